@@ -1,0 +1,147 @@
+"""Build the openai client from flags and environment, and translate its errors.
+
+Configuration follows the SDK's own conventions (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``)
+so that traceview talks to exactly the host the application talked to. The key is read
+from the environment only and never printed, stored or echoed back in an error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import openai
+
+from traceview.provider.errors import ProviderError, scrub
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RETRIES = 2
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """Where and how to reach the provider; holds the *name* of the key variable, not the key."""
+
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
+
+    def resolved_base_url(self) -> str:
+        """The base URL the SDK will use: flag, else ``OPENAI_BASE_URL``, else the default."""
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+    @property
+    def host(self) -> str:
+        """Host (and port) only: safe to store in a snapshot (no userinfo, path or query)."""
+        return host_of(self.resolved_base_url())
+
+
+def host_of(url: str) -> str:
+    """``hostname[:port]`` of ``url``; userinfo, path and query are dropped on purpose."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    return f"{host}:{parts.port}" if parts.port else host
+
+
+def make_client(config: ProviderConfig) -> openai.OpenAI:
+    """An ``openai.OpenAI`` configured from ``config``; raises ProviderError(auth) without a key."""
+    key = os.environ.get(config.api_key_env, "").strip()
+    if not key:
+        raise ProviderError(
+            "auth",
+            f"no API key: ${config.api_key_env} is not set. Set it, or name the variable that "
+            "holds the key with --api-key-env NAME — or diff against a saved snapshot with "
+            "--items FILE, which needs no key.",
+        )
+    try:
+        return openai.OpenAI(
+            api_key=key,
+            base_url=config.resolved_base_url(),
+            timeout=config.timeout,
+            max_retries=config.max_retries,
+        )
+    except openai.OpenAIError as exc:  # e.g. an unusable base URL
+        msg = f"cannot set up the client: {scrub(str(exc), key)}"
+        raise ProviderError("network", msg) from None
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    """The provider's own error text, if it sent one, cleaned of anything key-shaped."""
+    body = exc.body
+    msg: object = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        msg = inner.get("message") if isinstance(inner, dict) else inner
+    if not isinstance(msg, str) or not msg.strip():
+        return ""
+    msg = " ".join(msg.split())
+    return f" The provider said: {scrub(msg)[:300]}"
+
+
+def map_openai_error(exc: Exception, *, what: str, config: ProviderConfig) -> ProviderError:
+    """Translate an SDK exception into a ProviderError that says what to do about it.
+
+    ``what`` names the thing being fetched ("conversation conv_…"), so a 404 can say which.
+    """
+    host = config.host
+    tries = f"after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'}"
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError(
+            "timeout",
+            f"timed out: {host} did not answer within {config.timeout:g} s ({tries}). "
+            "Raise --timeout or --max-retries, or check the network.",
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderError(
+            "network",
+            f"cannot reach {host}: the connection failed ({tries}). Check the network and the "
+            "base URL (--base-url or $OPENAI_BASE_URL).",
+        )
+    if isinstance(exc, openai.APIStatusError):
+        code = exc.status_code
+        said = _server_message(exc)
+        if code in (401, 403):
+            return ProviderError(
+                "auth",
+                f"the provider refused the API key in ${config.api_key_env} (HTTP {code}). "
+                "Check that the key is valid and belongs to the project that owns "
+                f"{what}, or name another variable with --api-key-env NAME.{said}",
+                status_code=code,
+            )
+        if code == 404:
+            return ProviderError(
+                "not_found",
+                f"{what} was not found at {host} (HTTP 404): it was deleted, its retention "
+                "ended, or it belongs to another project. Provider copy unavailable — diff "
+                f"against a saved snapshot with --items FILE.{said}",
+                status_code=code,
+            )
+        if code == 429:
+            return ProviderError(
+                "rate_limited",
+                f"rate limited by {host} (HTTP 429, {tries}). Wait a minute and try again, "
+                f"or raise --max-retries.{said}",
+                status_code=code,
+            )
+        if code >= 500:
+            return ProviderError(
+                "server_error",
+                f"{host} had a server error (HTTP {code}, {tries}). This is on the provider's "
+                f"side: try again later.{said}",
+                status_code=code,
+            )
+        return ProviderError(
+            "bad_request",
+            f"{host} refused the request for {what} (HTTP {code}).{said}",
+            status_code=code,
+        )
+    if isinstance(exc, openai.APIResponseValidationError | ValueError):
+        return ProviderError(
+            "malformed", f"{host} sent a response for {what} that is not valid JSON: {exc}"
+        )
+    return ProviderError("network", f"request for {what} failed: {scrub(str(exc))}")

@@ -1,0 +1,273 @@
+"""Read every stored item of a conversation (or a response chain) from the provider.
+
+A provider copy is only worth diffing if it is *all* of the conversation: the listing is
+paged (at most 100 items a page) and defaults to newest-first, so this module always asks
+for ``order=asc`` and ``limit=100``, follows every page to the end, and records how many
+pages it read and whether it reached the last one. Anything less is raised as a
+ProviderError whose ``partial`` copy is labelled incomplete.
+
+Pages are read raw (the JSON the provider sent, not the SDK's models) so that a field the
+provider omitted stays omitted instead of turning into ``null``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import openai
+
+from traceview.provider.client import ProviderConfig, host_of, map_openai_error
+from traceview.provider.errors import ProviderError
+
+# The include flags that carry hosted-tool evidence (see docs/openai-wire.md §2.2).
+HOSTED_EVIDENCE_INCLUDE: tuple[str, ...] = (
+    "file_search_call.results",
+    "web_search_call.action.sources",
+    "code_interpreter_call.outputs",
+)
+PAGE_LIMIT = 100
+DEFAULT_MAX_PAGES = 1000  # 100,000 items: far beyond any real conversation, still bounded
+
+
+@dataclass
+class ProviderCopy:
+    """A conversation's items as the provider lists them, with how they were obtained.
+
+    ``complete`` is true only when the last page said ``has_more: false`` (and, for a chain,
+    the final response was read too). ``origin`` says where the copy came from: ``live``,
+    ``snapshot`` or ``capture`` (a recorded listing).
+    """
+
+    conversation: str
+    items: list[dict[str, Any]]
+    pages: int
+    complete: bool
+    kind: str = "conversation"  # "conversation" | "chain"
+    include: list[str] = field(default_factory=list)
+    host: str | None = None
+    fetched_at: str | None = None
+    origin: str = "live"
+    stopped: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def item_count(self) -> int:
+        return len(self.items)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _config_of(client: openai.OpenAI) -> ProviderConfig:
+    timeout = client.timeout if isinstance(client.timeout, int | float) else 0.0
+    return ProviderConfig(
+        base_url=str(client.base_url), timeout=float(timeout), max_retries=client.max_retries
+    )
+
+
+def _parse_page(raw: Any, *, page_no: int, what: str, host: str) -> dict[str, Any]:
+    """Check one raw list page; a page that is not a list object is a ``malformed`` error."""
+    try:
+        body = json.loads(raw.text)
+    except ValueError as exc:
+        raise ProviderError(
+            "malformed", f"page {page_no} of {what} from {host} is not JSON ({exc})."
+        ) from None
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ProviderError(
+            "malformed",
+            f"page {page_no} of {what} from {host} is not a list page "
+            '(expected {"object": "list", "data": [...]}).',
+        )
+    bad = [i for i, it in enumerate(body["data"]) if not isinstance(it, dict)]
+    if bad:
+        raise ProviderError(
+            "malformed", f"page {page_no} of {what} from {host}: data[{bad[0]}] is not an object."
+        )
+    if body.get("has_more") not in (None, True, False):
+        raise ProviderError(
+            "malformed", f"page {page_no} of {what} from {host}: has_more is not true/false."
+        )
+    return body
+
+
+def _paginate(
+    call: Callable[[str | None], Any],
+    next_cursor: Callable[[dict[str, Any]], str | None],
+    *,
+    what: str,
+    config: ProviderConfig,
+    max_pages: int,
+    base: ProviderCopy,
+) -> ProviderCopy:
+    """Follow ``call(after)`` page by page until ``has_more`` is false.
+
+    Stops with ``cursor_runaway`` when a cursor repeats or ``max_pages`` is exceeded, and
+    de-duplicates items listed twice (the conversation changed while it was being read),
+    saying so in ``warnings``. On any failure the copy read so far goes out on ``partial``.
+    """
+    copy = base
+    seen_ids: set[str] = set()
+    seen_cursors: set[str] = set()
+    after: str | None = None
+    while True:
+        if copy.pages >= max_pages:
+            raise _partial(
+                copy,
+                ProviderError(
+                    "cursor_runaway",
+                    f"{what} still had more pages after {max_pages} pages "
+                    f"({copy.item_count} items): stopped. The listing may never end; if the "
+                    "conversation is really this long, raise --max-pages.",
+                ),
+            )
+        try:
+            raw = call(after)
+        except openai.OpenAIError as exc:
+            raise _partial(copy, map_openai_error(exc, what=what, config=config)) from None
+        try:
+            body = _parse_page(raw, page_no=copy.pages + 1, what=what, host=config.host)
+        except ProviderError as err:
+            raise _partial(copy, err) from None
+        copy.pages += 1
+        dupes = 0
+        for item in body["data"]:
+            iid = item.get("id")
+            if isinstance(iid, str) and iid in seen_ids:
+                dupes += 1
+                continue
+            if isinstance(iid, str):
+                seen_ids.add(iid)
+            copy.items.append(item)
+        if dupes:
+            copy.warnings.append(
+                f"the conversation changed while it was being read: page {copy.pages} listed "
+                f"{dupes} item(s) already seen on an earlier page (kept once). Fetch again for "
+                "a consistent copy."
+            )
+        if body.get("has_more") is not True:
+            copy.complete = True
+            return copy
+        cursor = next_cursor(body)
+        if not cursor:
+            raise _partial(
+                copy,
+                ProviderError(
+                    "malformed",
+                    f"page {copy.pages} of {what} says has_more but gives no cursor to continue "
+                    "from: the rest of the conversation cannot be listed.",
+                ),
+            )
+        if cursor in seen_cursors:
+            raise _partial(
+                copy,
+                ProviderError(
+                    "cursor_runaway",
+                    f"the listing of {what} loops: page {copy.pages} points back to cursor "
+                    f"{cursor!r}, which was already followed. Stopped after {copy.pages} pages.",
+                ),
+            )
+        seen_cursors.add(cursor)
+        after = cursor
+
+
+def _partial(copy: ProviderCopy, err: ProviderError) -> ProviderError:
+    copy.complete = False
+    copy.stopped = err.to_dict()
+    err.partial = copy
+    return err
+
+
+def fetch_conversation_items(
+    client: openai.OpenAI,
+    conversation_id: str,
+    *,
+    include: list[str] | tuple[str, ...] = HOSTED_EVIDENCE_INCLUDE,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    config: ProviderConfig | None = None,
+) -> ProviderCopy:
+    """All items of ``conversation_id``, oldest first, every page read; raises ProviderError."""
+    config = config or _config_of(client)
+    what = f"conversation {conversation_id}"
+    incl = list(include)
+
+    def call(after: str | None) -> Any:
+        kwargs: dict[str, Any] = {"order": "asc", "limit": PAGE_LIMIT}
+        if incl:
+            kwargs["include"] = incl
+        if after is not None:
+            kwargs["after"] = after
+        return client.conversations.items.with_raw_response.list(conversation_id, **kwargs)
+
+    base = ProviderCopy(
+        conversation=conversation_id, items=[], pages=0, complete=False, kind="conversation",
+        include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
+    )
+    # Conversation items page on the page's ``last_id`` field (wire doc §3.2).
+    return _paginate(
+        call, lambda body: body.get("last_id") or None,
+        what=what, config=config, max_pages=max_pages, base=base,
+    )
+
+
+def _last_data_id(body: dict[str, Any]) -> str | None:
+    data = body.get("data") or []
+    last = data[-1] if data else None
+    return last.get("id") if isinstance(last, dict) else None
+
+
+def fetch_chain_items(
+    client: openai.OpenAI,
+    last_response_id: str,
+    *,
+    include: list[str] | tuple[str, ...] = HOSTED_EVIDENCE_INCLUDE,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    config: ProviderConfig | None = None,
+) -> ProviderCopy:
+    """The context of a ``previous_response_id`` chain: the last response's input items
+    (every page) followed by its output items. Raises ProviderError.
+    """
+    config = config or _config_of(client)
+    what = f"response {last_response_id}"
+    incl = list(include)
+
+    def call(after: str | None) -> Any:
+        kwargs: dict[str, Any] = {"order": "asc", "limit": PAGE_LIMIT}
+        if incl:
+            kwargs["include"] = incl
+        if after is not None:
+            kwargs["after"] = after
+        return client.responses.input_items.with_raw_response.list(last_response_id, **kwargs)
+
+    base = ProviderCopy(
+        conversation=last_response_id, items=[], pages=0, complete=False, kind="chain",
+        include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
+    )
+    # Response input items page on the last data element's id, not ``last_id`` (§3.2).
+    copy = _paginate(
+        call, _last_data_id, what=what, config=config, max_pages=max_pages, base=base
+    )
+    copy.complete = False
+    try:
+        kwargs: dict[str, Any] = {"include": incl} if incl else {}
+        raw = client.responses.with_raw_response.retrieve(last_response_id, **kwargs)
+    except openai.OpenAIError as exc:
+        raise _partial(copy, map_openai_error(exc, what=what, config=config)) from None
+    try:
+        body = json.loads(raw.text)
+    except ValueError:
+        body = None
+    output = body.get("output") if isinstance(body, dict) else None
+    if not isinstance(output, list) or not all(isinstance(it, dict) for it in output):
+        raise _partial(
+            copy,
+            ProviderError("malformed", f"{what} from {config.host} has no usable output list."),
+        )
+    copy.items.extend(output)
+    copy.complete = True
+    return copy
