@@ -1,0 +1,284 @@
+"""The inspector app: wiring of screens, the load worker and app-wide actions.
+
+``make_app`` is the factory the CLI, the screenshot command, the benchmark and the
+tests all use; the data source is injectable (``session_factory``) so tests can feed a
+fixed capture without the filesystem.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from traceview.ui.detail_screen import DetailScreen
+from traceview.ui.help_screen import HelpScreen
+from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
+from traceview.ui.loader import run_session
+from traceview.ui.main_screen import MainScreen
+from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
+from traceview.ui.state import LoadState
+
+SessionFactory = Callable[[list[str], Any], Any]
+VIEWS = ("turns", "detail", "conversations", "problems", "help")
+
+
+def default_session(paths: list[str], options: Any) -> Any:
+    from traceview.analysis import Options, Session
+
+    return Session(paths, options if options is not None else Options())
+
+
+class InspectorApp(App[int]):
+    """Turns side by side with what they cost; everything else is one key away."""
+
+    CSS_PATH = "inspector.tcss"
+    TITLE = "traceview"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("c", "conversations", "Conversations", id="app.conversations"),
+        Binding("p", "problems", "Problems", id="app.problems"),
+        Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
+    ]
+
+    def __init__(
+        self,
+        paths: list[str],
+        options: Any = None,
+        *,
+        screenshot_dir: str | os.PathLike[str] | None = None,
+        session_factory: SessionFactory | None = None,
+    ) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.options = options
+        self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
+        self.session = (session_factory or default_session)(self.paths, options)
+        self.state = LoadState()
+        self.main = MainScreen()
+
+    @property
+    def sources(self) -> list[str]:
+        capture = getattr(self.session, "capture", None)
+        return list(getattr(capture, "sources", None) or self.paths)
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main
+
+    def on_mount(self) -> None:
+        self.run_worker(self._load, thread=True, name="load capture", group="load")
+
+    def _load(self) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        run_session(self.session, self.post_message, lambda: worker.is_cancelled)
+
+    # -- messages from the load worker ---------------------------------------------------
+    def on_turns_loaded(self, message: TurnsLoaded) -> None:
+        touched = self.state.add_turns(message.turns)
+        self.main.turns_added(message.turns, touched)
+        self._refresh_lists()
+
+    def on_problems_found(self, message: ProblemsFound) -> None:
+        self.state.problems.extend(message.problems)
+        self.main.refresh_title()
+        self._refresh_lists(problems=True)
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        self.state.bytes_read = message.bytes_read
+        self.state.total_bytes = message.total_bytes
+        self.state.lines = message.lines
+        self.main.refresh_title()
+
+    def on_load_finished(self, message: LoadFinished) -> None:
+        self.state.finish(message.analysis, message.error)
+        analysis = message.analysis
+        known = {id(p) for p in self.state.problems}
+        for problem in getattr(analysis, "problems", None) or []:
+            if id(problem) not in known and problem not in self.state.problems:
+                self.state.problems.append(problem)
+        if message.error:
+            self.notify(f"load stopped: {message.error}", severity="error", markup=False)
+        if self.main.key is None and self.state.by_key:
+            self.main.show_conversation(next(iter(self.state.by_key)))
+        self.main.refresh_title()
+        self.main._show_legend()
+        self._refresh_lists(problems=True)
+
+    def _refresh_lists(self, problems: bool = False) -> None:
+        screen = self.screen
+        if isinstance(screen, ConversationsScreen) or (
+            problems and isinstance(screen, ProblemsScreen)
+        ):
+            screen.refresh_data()
+
+    # -- actions -------------------------------------------------------------------------
+    def action_detail(self, raw: bool = False) -> None:
+        turn = self.main.current_turn()
+        if turn is None:
+            self.notify("no turn selected yet", markup=False)
+            return
+        self.push_screen(DetailScreen(turn, raw=raw))
+
+    def action_conversations(self) -> None:
+        if not isinstance(self.screen, ConversationsScreen):
+            self._show(ConversationsScreen(id="conversations"))
+
+    def action_problems(self) -> None:
+        if not isinstance(self.screen, ProblemsScreen):
+            self._show(ProblemsScreen(id="problems"))
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self._show(HelpScreen(id="help-screen"))
+
+    def _show(self, screen: Screen[Any]) -> None:
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, DetailScreen):
+            self.pop_screen()
+        self.push_screen(screen)
+
+    def view_name(self) -> str:
+        screen = self.screen
+        if isinstance(screen, DetailScreen):
+            return "detail"
+        if isinstance(screen, ConversationsScreen):
+            return "conversations"
+        if isinstance(screen, ProblemsScreen):
+            return "problems"
+        if isinstance(screen, HelpScreen):
+            return "help"
+        return "turns"
+
+    def screenshot_name(self) -> str:
+        """``<capture>-<view>-turn<N>.svg``: says what the picture shows."""
+        stem = Path(self.sources[0]).name if self.sources else "capture"
+        for suffix in (".gz", ".jsonl", ".json"):
+            stem = stem.removesuffix(suffix)
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem) or "capture"
+        screen = self.screen
+        turn = screen.turn if isinstance(screen, DetailScreen) else self.main.current_turn()
+        view = self.view_name()
+        suffix = f"-turn{turn.index}" if turn is not None and view in ("turns", "detail") else ""
+        return f"{stem}-{view}{suffix}.svg"
+
+    def action_screenshot(self) -> None:
+        self.screenshot_dir.mkdir(parents=True, exist_ok=True)
+        written = self.save_screenshot(self.screenshot_name(), str(self.screenshot_dir))
+        self.notify(f"screenshot written to {written}", title="screenshot", markup=False)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every action as "group: action", offered only where it applies."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("view: conversations", "Pick a conversation", self.action_conversations)
+        yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
+        yield SystemCommand("view: help", "Keys and legends", self.action_help)
+        yield SystemCommand("app: screenshot", "Save an SVG of this screen", self.action_screenshot)
+        if isinstance(screen, MainScreen):
+            yield SystemCommand("turns: open detail", "Detail of the selected turn",
+                                self.action_detail)
+            yield SystemCommand("turns: raw bodies", "Detail with raw JSON bodies",
+                                lambda: self.action_detail(raw=True))
+            yield SystemCommand("turns: next marked turn", "Jump to the next turn with a marker",
+                                lambda: screen.action_next_marked(1))
+            yield SystemCommand("turns: previous marked turn", "Jump to the previous marked turn",
+                                lambda: screen.action_next_marked(-1))
+            yield SystemCommand("turns: filter", "Filter turns by text or marker",
+                                screen.action_filter)
+        if isinstance(screen, DetailScreen):
+            yield SystemCommand("detail: toggle raw bodies", "Tree or raw JSON",
+                                screen.action_toggle_raw)
+            yield SystemCommand("detail: search bodies", "Find text in the bodies",
+                                screen.action_search)
+            yield SystemCommand("detail: back", "Back to the turns", screen.action_back)
+
+    async def go_to(self, view: str, turn_index: int | None = None) -> bool:
+        """Open ``view`` (one of VIEWS) at turn ``turn_index``; False if that turn is unknown."""
+        ok = True
+        if turn_index is not None:
+            turn = self.state.by_index.get(turn_index)
+            if turn is None:
+                ok = False
+            else:
+                from traceview.ui.state import conversation_key
+
+                self.main.show_conversation(conversation_key(turn), turn_index)
+        if view == "detail":
+            self.action_detail()
+        elif view == "conversations":
+            self.action_conversations()
+        elif view == "problems":
+            self.action_problems()
+        elif view == "help":
+            self.action_help()
+        return ok
+
+
+def make_app(
+    paths: list[str],
+    options: Any = None,
+    *,
+    screenshot_dir: str | os.PathLike[str] | None = None,
+    session_factory: SessionFactory | None = None,
+) -> InspectorApp:
+    """The inspector on ``paths``; nothing is read until the app runs."""
+    return InspectorApp(
+        paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory
+    )
+
+
+def _spool_stdin(paths: list[str]) -> tuple[list[str], str | None]:
+    """Save a piped capture ("-") to a temp file and give the keyboard back to the app.
+
+    Textual reads keys from standard input; a capture piped into it would be read as
+    keystrokes. Like ``less``, read the pipe first, then reattach fd 0 to the terminal.
+    """
+    if "-" not in paths:
+        return paths, None
+    fd, temp = tempfile.mkstemp(prefix="traceview-stdin-", suffix=".jsonl")
+    with os.fdopen(fd, "wb") as out:
+        while chunk := sys.stdin.buffer.read(1 << 20):
+            out.write(chunk)
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        os.unlink(temp)
+        raise
+    os.dup2(tty, 0)
+    os.close(tty)
+    return [temp if p == "-" else p for p in paths], temp
+
+
+def run_inspector(
+    paths: list[str], options: Any = None, screenshot_dir: str | os.PathLike[str] | None = None
+) -> int:
+    """Run the inspector in this terminal; the exit code for the CLI."""
+    missing = [p for p in paths if p != "-" and not os.path.exists(p)]
+    if missing:
+        print(f"traceview: no such file or directory: {missing[0]}", file=sys.stderr)
+        return 2
+    if not paths:
+        print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
+        return 2
+    try:
+        paths, temp = _spool_stdin(paths)
+    except OSError as exc:
+        print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
+        return 2
+    try:
+        app = make_app(paths, options, screenshot_dir=screenshot_dir)
+        result = app.run()
+    finally:
+        if temp:
+            os.unlink(temp)
+    return int(result or 0) if app.return_code is None else app.return_code

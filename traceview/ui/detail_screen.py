@@ -1,0 +1,171 @@
+"""Detail of one turn: the core's account of its numbers, hosted calls, and bodies.
+
+Bodies are re-read from the capture in a thread worker (they may be megabytes) and
+arrive as a BodiesLoaded message; they are redacted before they reach any widget.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Input, Static
+
+from traceview.ui import format as fmt
+from traceview.ui.json_tree import BodyTree, Path, find, raw_text
+from traceview.ui.loader import read_bodies
+from traceview.ui.main_screen import account_text, capture_name
+from traceview.ui.messages import BodiesLoaded
+from traceview.ui.safe_text import safe
+
+if TYPE_CHECKING:
+    from traceview.ui.app import InspectorApp
+
+
+def numbers_line(turn: Any) -> Text:
+    """The turn's contract numbers in one line, formatted only."""
+    parts = [
+        ("sent", fmt.size(turn.request_bytes)),
+        ("owned-state equivalent", fmt.size(turn.owned_state_bytes)),
+        ("billed in", fmt.num(turn.input_tokens)),
+        ("expected", fmt.num(turn.expected_input)),
+        ("unexplained ≈", fmt.signed(turn.unexplained_tokens)),
+        ("cached", fmt.num(turn.cached_tokens)),
+        ("out", fmt.num(turn.output_tokens)),
+        ("reasoning", fmt.num(turn.reasoning_tokens)),
+        ("ms", fmt.num(turn.elapsed_ms)),
+        ("cost", fmt.cost(turn.cost_usd)),
+    ]
+    out = Text()
+    for label, value in parts:
+        out.append(f"{label} ", style="dim")
+        out.append(f"{value}   ", style="bold")
+    markers = turn.markers or []
+    if markers:
+        out.append("\nmarkers ", style="dim")
+        for marker in markers:
+            out.append(f"{fmt.marker_symbol(marker)} ", style="bold")
+            out.append_text(safe(f"{marker} — {fmt.marker_meaning(marker)}   "))
+    return out
+
+
+class DetailScreen(Screen[None]):
+    """Everything about one turn; `r` flips the bodies between tree and raw text."""
+
+    BINDINGS = [
+        Binding("escape,backspace", "back", "Back", id="detail.back"),
+        Binding("r", "toggle_raw", "Raw/tree", id="detail.raw"),
+        Binding("slash", "search", "Search bodies", id="detail.search"),
+        Binding("n", "next_match(1)", "Next match", id="detail.next_match"),
+        Binding("N", "next_match(-1)", "Prev match", show=False, id="detail.previous_match"),
+    ]
+
+    def __init__(self, turn: Any, *, raw: bool = False) -> None:
+        super().__init__(id="detail")
+        self.turn = turn
+        self.raw = raw
+        self.bodies: list[tuple[str, Any]] = []
+        self.matches: list[Path] = []
+        self.match_at = -1
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        title = Text("traceview", style="bold")
+        title.append(" · ")
+        title.append_text(safe(capture_name(self.inspector.sources)))
+        title.append(f" · turn {self.turn.index}")
+        conv = getattr(self.turn, "conversation", None)
+        if conv:
+            title.append_text(safe(f" · {fmt.short_id(conv, 24)}"))
+        yield Static(title, id="detail-title")
+        with VerticalScroll(id="account"):
+            yield Static(numbers_line(self.turn), id="numbers")
+            yield Static(account_text(self.turn), id="account-text")
+        yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
+        with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
+            yield BodyTree(id="tree")
+            with VerticalScroll(id="raw"):
+                yield Static(id="raw-text")
+        yield Input(placeholder="search bodies (enter: next match)", id="search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        session = self.inspector.session
+        index = self.turn.index
+        self.query_one("#tree", BodyTree).focus()
+        self.run_worker(
+            lambda: self.post_message(read_bodies(session, index)),
+            thread=True,
+            group="bodies",
+            name=f"read bodies of turn {index}",
+        )
+
+    def on_bodies_loaded(self, message: BodiesLoaded) -> None:
+        title = self.query_one("#bodies-title", Static)
+        if message.error:
+            title.update(safe(f"bodies: {message.error}", style="italic"))
+            return
+        self.bodies = [("request", message.request), ("response", message.response)]
+        self.query_one("#tree", BodyTree).load(self.bodies)
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        switcher = self.query_one("#bodies", ContentSwitcher)
+        switcher.current = "raw" if self.raw else "tree"
+        if self.raw and self.bodies:
+            self.query_one("#raw-text", Static).update(raw_text(self.bodies))
+        mode = "raw JSON (r: tree)" if self.raw else "tree (r: raw JSON, / search)"
+        title = Text("bodies", style="bold")
+        title.append(f" · {mode} · redacted, long strings clipped", style="dim")
+        self.query_one("#bodies-title", Static).update(title)
+
+    def action_back(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.has_class("visible"):
+            search.remove_class("visible")
+            self.query_one("#tree", BodyTree).focus()
+            return
+        self.app.pop_screen()
+
+    def action_toggle_raw(self) -> None:
+        self.raw = not self.raw
+        self._show_mode()
+        self.query_one("#raw" if self.raw else "#tree").focus()
+
+    def action_search(self) -> None:
+        if self.raw:
+            self.raw = False
+            self._show_mode()
+        box = self.query_one("#search", Input)
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.search(event.value)
+        self.query_one("#tree", BodyTree).focus()
+
+    def search(self, query: str) -> int:
+        """Find ``query`` in keys and values; put the cursor on the first match."""
+        self.matches = find(self.bodies, query) if query else []
+        self.match_at = -1
+        if not self.matches:
+            self.notify(f"no match for “{query}”" if query else "empty search", markup=False)
+            return 0
+        self.action_next_match(1)
+        return len(self.matches)
+
+    def action_next_match(self, direction: int) -> None:
+        if not self.matches:
+            return
+        self.match_at = (self.match_at + direction) % len(self.matches)
+        self.query_one("#tree", BodyTree).reveal(self.matches[self.match_at])
+        self.notify(f"match {self.match_at + 1} of {len(self.matches):,}", timeout=2, markup=False)

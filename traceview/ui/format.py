@@ -1,0 +1,124 @@
+"""Formatting of numbers the core computed: separators, sizes, signs, symbols.
+
+The screen computes nothing; these functions only turn a value from a TurnReport,
+ConversationReport or the totals into text. ``None`` (a number that cannot be known)
+is always shown as an em dash, never as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import humanize
+
+DASH = "—"
+
+#: Evidence states of a hosted call, readable without colour.
+EVIDENCE_SYMBOLS: dict[str, str] = {"captured": "✓", "empty": "∅", "missing": "✗"}
+EVIDENCE_MEANING: dict[str, str] = {
+    "captured": "results captured",
+    "empty": "ran, found nothing",
+    "missing": "results not captured",
+}
+
+# Fallback symbols for markers; the core's MARKER_LEGEND wins when it names one.
+_MARKER_SYMBOLS: dict[str, str] = {
+    "deposit": "⊕",
+    "compaction": "⊖",
+    "compaction_likely": "⊖?",
+    "incomplete": "…",
+    "failed": "✖",
+    "evidence_missing": "✗",
+    "tool_offered_unused": "○",
+    "request_only": "→",
+    "response_only": "←",
+    "stream_cut": "✂",
+    "cache_miss": "◌",
+}
+
+
+def _markers() -> Mapping[str, tuple[str, str]]:
+    """The core's marker table: marker -> (symbol, meaning)."""
+    try:
+        from traceview.analysis.markers import MARKERS
+    except ImportError:  # formatting works without the core (tests with a fake)
+        return {}
+    return MARKERS
+
+
+def known_markers() -> list[str]:
+    """Every marker the core can emit, in its display order."""
+    return list(_markers()) or list(_MARKER_SYMBOLS)
+
+
+def marker_symbol(marker: str) -> str:
+    """A short symbol for a marker (1–2 cells), readable without colour."""
+    entry = _markers().get(marker)
+    return (entry[0] if entry else None) or _MARKER_SYMBOLS.get(marker) or "•"
+
+
+def marker_meaning(marker: str) -> str:
+    """One-line meaning of a marker, from the core's legend."""
+    entry = _markers().get(marker)
+    return (entry[1] if entry else None) or marker.replace("_", " ")
+
+
+def markers_cell(markers: Iterable[str]) -> str:
+    return "".join(marker_symbol(m) for m in markers)
+
+
+def num(value: int | float | None) -> str:
+    """Thousands separators; a dash for unknown."""
+    if value is None:
+        return DASH
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def signed(value: int | float | None) -> str:
+    """Signed with separators (``+3,970``); a dash for unknown."""
+    if value is None:
+        return DASH
+    return f"{int(value):+,}"
+
+
+def size(value: int | None) -> str:
+    """Byte counts: ``312 B``, ``34.1 kB``, ``1.2 GB``."""
+    if value is None:
+        return DASH
+    if value < 1000:
+        return f"{value} B"
+    return humanize.naturalsize(value, format="%.1f")
+
+
+def cost(value: float | None) -> str:
+    if value is None:
+        return DASH
+    if value and value < 0.01:
+        return f"${value:.4f}"
+    return f"${value:,.2f}"
+
+
+def hosted_type(call_type: str | None) -> str:
+    """``file_search_call`` → ``file_search``: the column is narrow."""
+    name = call_type or "?"
+    return name[:-5] if name.endswith("_call") else name
+
+
+def hosted_cell(calls: list[Mapping[str, Any]] | None) -> str:
+    """First hosted call with its evidence symbol, plus how many more."""
+    if not calls:
+        return DASH
+    first = calls[0]
+    text = f"{hosted_type(first.get('type'))} {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
+    if len(calls) > 1:
+        text += f" +{len(calls) - 1}"
+    return text
+
+
+def short_id(value: str | None, keep: int = 12) -> str:
+    if not value:
+        return DASH
+    return value if len(value) <= keep else value[:keep] + "…"

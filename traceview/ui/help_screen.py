@@ -1,0 +1,80 @@
+"""Help: every key binding (collected from the classes that declare them) and legends."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from traceview.ui import format as fmt
+
+
+def binding_groups() -> list[tuple[str, list[Binding]]]:
+    """(where, bindings) for every screen/widget of the inspector, in reading order."""
+    from traceview.ui.app import InspectorApp
+    from traceview.ui.detail_screen import DetailScreen
+    from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
+    from traceview.ui.main_screen import MainScreen
+    from traceview.ui.row_table import RowTable
+
+    groups = [
+        ("everywhere", InspectorApp.BINDINGS),
+        ("lists (turns, conversations, problems)", RowTable.BINDINGS),
+        ("turns view", MainScreen.BINDINGS),
+        ("detail", DetailScreen.BINDINGS),
+        ("conversations", ConversationsScreen.BINDINGS),
+        ("problems", ProblemsScreen.BINDINGS),
+        ("help", HelpScreen.BINDINGS),
+    ]
+    return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]
+
+
+def _key_label(keys: str) -> str:
+    names = {"slash": "/", "question_mark": "?", "escape": "esc", "pagedown": "pgdn",
+             "pageup": "pgup", "backspace": "⌫", "enter": "enter", "tab": "tab"}
+    return " ".join(names.get(k, k) for k in keys.split(","))
+
+
+def help_text() -> Text:
+    out = Text()
+    out.append("traceview keys", style="bold")
+    out.append("  (ids in brackets can be remapped; ctrl+p opens the command palette)\n\n",
+               style="dim")
+    for where, bindings in binding_groups():
+        out.append(f"{where}\n", style="bold underline")
+        for b in bindings:
+            out.append(f"  {_key_label(b.key):<14}", style="bold")
+            out.append(f"{b.description:<22}")
+            out.append(f"[{b.id}]\n", style="dim")
+        out.append("\n")
+    out.append("  tab / shift+tab  move between panes\n")
+    out.append("  mouse           click a row to select it, click it again to open it\n\n")
+    out.append("markers\n", style="bold underline")
+    for marker in fmt.known_markers():
+        out.append(f"  {fmt.marker_symbol(marker):<4}", style="bold")
+        out.append(f"{marker:<22}{fmt.marker_meaning(marker)}\n")
+    out.append("\nhosted-call evidence\n", style="bold underline")
+    for state, symbol in fmt.EVIDENCE_SYMBOLS.items():
+        out.append(f"  {symbol:<4}", style="bold")
+        out.append(f"{state:<22}{fmt.EVIDENCE_MEANING[state]}\n")
+    out.append("\ncolumns\n", style="bold underline")
+    out.append(
+        "  sent = request bytes on the wire · billed in = usage.input_tokens · unexpl.≈ = billed\n"
+        "  minus expected input, an estimate (+ deposit, − compaction) · — = not known\n"
+    )
+    return out
+
+
+class HelpScreen(Screen[None]):
+    BINDINGS = [Binding("escape,q", "back", "Back", id="help.back")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(help_text(), id="help-text")
+        yield Footer()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,192 @@
+"""Conversations and problems: bounded-cost lists over the core's reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from traceview.ui import format as fmt
+from traceview.ui.row_table import Column, RowTable
+from traceview.ui.safe_text import safe
+from traceview.ui.state import ALL
+from traceview.ui.turns import RowHeader
+
+if TYPE_CHECKING:
+    from traceview.ui.app import InspectorApp
+
+
+@dataclass(frozen=True)
+class ConversationRow:
+    """One pickable line: a ConversationReport's totals, or what is known while loading."""
+
+    key: str
+    number: str
+    name: str
+    kind: str
+    turns: int | None
+    input_tokens: int | None
+    cost_usd: float | None
+    markers: dict[str, int]
+
+
+def _markers(counts: dict[str, int]) -> str:
+    return " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) or fmt.DASH
+
+
+CONVERSATION_COLUMNS = [
+    Column("#", 6, lambda r: r.number),
+    Column("conversation", 0, lambda r: r.name, align="left", min_width=16),
+    Column("kind", 13, lambda r: r.kind, align="left"),
+    Column("turns", 8, lambda r: fmt.num(r.turns)),
+    Column("billed input", 14, lambda r: fmt.num(r.input_tokens)),
+    Column("cost", 10, lambda r: fmt.cost(r.cost_usd)),
+    Column("markers", 24, lambda r: _markers(r.markers), align="left"),
+]
+
+
+def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
+    state = app.state
+    totals = getattr(state.analysis, "totals", None) or {}
+    rows = [
+        ConversationRow(
+            ALL,
+            "all",
+            "every turn in the capture",
+            "",
+            totals.get("turns") if state.done else None,
+            totals.get("input_tokens") if state.done else None,
+            totals.get("cost_usd") if state.done else None,
+            {},
+        )
+    ]
+    for n, key in enumerate(state.by_key, start=1):
+        conv = state.conversations.get(key)
+        if conv is None:
+            rows.append(ConversationRow(key, str(n), key, "loading…", None, None, None, {}))
+            continue
+        rows.append(
+            ConversationRow(
+                key,
+                str(n),
+                conv.id or key,
+                conv.kind,
+                len(conv.turns),
+                conv.input_tokens,
+                conv.cost_usd,
+                dict(conv.markers or {}),
+            )
+        )
+    return rows
+
+
+class ConversationsScreen(Screen[None]):
+    """Pick the conversation the turns view shows."""
+
+    BINDINGS = [Binding("escape", "back", "Back", id="conversations.back")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="conversations-title")
+        table = RowTable(CONVERSATION_COLUMNS, marked=lambda r: bool(r.markers), id="conv-table")
+        yield RowHeader(table)
+        yield table
+        yield Footer()
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+        table = self.query_one(RowTable)
+        key = self.inspector.main.key
+        for i, row in enumerate(table.rows):
+            if row.key == key:
+                table.move_to(i)
+        table.focus()
+
+    def refresh_data(self) -> None:
+        table = self.query_one(RowTable)
+        table.set_rows(conversation_rows(self.inspector), table.cursor)
+        state = self.inspector.state
+        title = Text("conversations", style="bold")
+        title.append(f" · {len(state.by_key):,} in ")
+        from traceview.ui.main_screen import capture_name
+
+        title.append_text(safe(capture_name(self.inspector.sources)))
+        if not state.done:
+            title.append(" · loading, totals follow when the capture is read", style="italic")
+        title.append(" · enter shows its turns", style="dim")
+        self.query_one("#conversations-title", Static).update(title)
+
+    @on(RowTable.Selected)
+    def _picked(self, event: RowTable.Selected) -> None:
+        row = event.table.rows[event.row]
+        self.app.pop_screen()
+        self.inspector.main.show_conversation(row.key)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+PROBLEM_COLUMNS = [
+    Column("source", 24, lambda p: p.source, align="left"),
+    Column("line", 8, lambda p: fmt.num(p.line)),
+    Column("kind", 20, lambda p: p.kind, align="left"),
+    Column("message", 0, lambda p: p.message, align="left", min_width=20),
+]
+
+
+class ProblemsScreen(Screen[None]):
+    """Everything the load could not read as intended, with line numbers."""
+
+    BINDINGS = [Binding("escape", "back", "Back", id="problems.back")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="problems-title")
+        table = RowTable(PROBLEM_COLUMNS, id="problem-table")
+        yield RowHeader(table)
+        yield table
+        yield Static(id="problem-detail")
+        yield Footer()
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+        self.query_one(RowTable).focus()
+
+    def refresh_data(self) -> None:
+        state = self.inspector.state
+        table = self.query_one(RowTable)
+        table.set_rows(list(state.problems), table.cursor)
+        title = Text("problems", style="bold")
+        title.append(f" · {len(state.problems):,} found while loading")
+        if state.error:
+            title.append_text(safe(f" · load stopped: {state.error}", style="bold"))
+        if not state.problems:
+            title.append(" · none: every line was read", style="dim")
+        self.query_one("#problems-title", Static).update(title)
+        self._show(table.current())
+
+    @on(RowTable.Highlighted)
+    def _highlighted(self, event: RowTable.Highlighted) -> None:
+        self._show(event.table.current())
+
+    def _show(self, problem: Any | None) -> None:
+        text = Text()
+        if problem is not None:
+            text.append_text(safe(f"{problem.source}:{problem.line} ", style="bold"))
+            text.append_text(safe(f"{problem.kind}\n{problem.message}", multiline=True))
+        self.query_one("#problem-detail", Static).update(text)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,98 @@
+"""The load worker: runs the core's Session in a thread and posts messages.
+
+It is a plain function of (session, post, cancelled) so tests and the benchmark can
+drive it without an app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.message import Message
+
+from traceview.ui.messages import (
+    BodiesLoaded,
+    LoadFinished,
+    LoadProgress,
+    ProblemsFound,
+    TurnsLoaded,
+)
+
+
+def run_session(
+    session: Any, post: Callable[[Message], object], cancelled: Callable[[], bool]
+) -> None:
+    """Iterate ``session.run()`` and post one message per kind of news in each batch.
+
+    Any exception from the core ends the load with a readable message instead of
+    crashing the app: a damaged capture must still open.
+    """
+    try:
+        for batch in session.run():
+            if cancelled():
+                return
+            if batch.turns:
+                post(TurnsLoaded(list(batch.turns)))
+            if batch.problems:
+                post(ProblemsFound(list(batch.problems)))
+            progress = batch.progress
+            if progress is not None:
+                post(LoadProgress(progress.bytes_read, progress.total_bytes, progress.lines))
+    except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+        post(LoadFinished(getattr(session, "analysis", None), f"{type(exc).__name__}: {exc}"))
+        return
+    post(LoadFinished(session.analysis))
+
+
+def capture_turn(capture: Any, index: int) -> Any | None:
+    """The capture's Turn with this 1-based index, or None (turns are in index order)."""
+    turns = getattr(capture, "turns", None) or []
+    if 0 < index <= len(turns) and turns[index - 1].index == index:
+        return turns[index - 1]
+    for turn in turns:
+        if turn.index == index:
+            return turn
+    return None
+
+
+def read_bodies(session: Any, turn_index: int) -> BodiesLoaded:
+    """Re-read and redact one turn's request/response records (they are never kept)."""
+    redact = _redactor()
+    capture = getattr(session, "capture", None)
+    turn = capture_turn(capture, turn_index) if capture is not None else None
+    if turn is None:
+        return BodiesLoaded(turn_index, None, None, "this turn's records are not indexed yet")
+    try:
+        request = capture.read(turn.request) if turn.request is not None else None
+        response = capture.read(turn.response) if turn.response is not None else None
+    except OSError as exc:
+        return BodiesLoaded(turn_index, None, None, f"could not re-read the capture: {exc}")
+    return BodiesLoaded(turn_index, redact(request), redact(response), None)
+
+
+def _redactor() -> Callable[[Any], Any]:
+    """The core's redact; until it exists, a conservative stand-in that masks keys."""
+    try:
+        from traceview.capture.redact import redact
+    except ImportError:
+        return _mask_secrets
+    return redact
+
+
+_SECRET_KEYS = {"authorization", "api_key", "api-key", "x-api-key", "openai-api-key"}
+
+
+def _mask_secrets(value: Any) -> Any:
+    import re
+
+    if isinstance(value, dict):
+        return {
+            k: "[redacted]" if str(k).lower() in _SECRET_KEYS else _mask_secrets(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_mask_secrets(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(r"sk-[A-Za-z0-9_-]{8,}", "sk-[redacted]", value)
+    return value

@@ -1,0 +1,60 @@
+"""Messages the load worker posts to the app.
+
+The worker thread never touches a widget: it only posts these, and the app's handlers
+(running on the event loop) own all UI state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+
+class TurnsLoaded(Message):
+    """A batch of newly finished TurnReports (each turn arrives exactly once)."""
+
+    def __init__(self, turns: list[Any]) -> None:
+        super().__init__()
+        self.turns = turns
+
+
+class ProblemsFound(Message):
+    """Problems found in the capture since the last batch."""
+
+    def __init__(self, problems: list[Any]) -> None:
+        super().__init__()
+        self.problems = problems
+
+
+class LoadProgress(Message):
+    """How far the load got; only the newest one matters, so queued ones coalesce."""
+
+    def __init__(self, bytes_read: int, total_bytes: int | None, lines: int) -> None:
+        super().__init__()
+        self.bytes_read = bytes_read
+        self.total_bytes = total_bytes
+        self.lines = lines
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress)
+
+
+class LoadFinished(Message):
+    """The load ended: ``analysis`` is complete, or ``error`` says why it stopped."""
+
+    def __init__(self, analysis: Any | None, error: str | None = None) -> None:
+        super().__init__()
+        self.analysis = analysis
+        self.error = error
+
+
+class BodiesLoaded(Message):
+    """The redacted request and response records of one turn, re-read from the capture."""
+
+    def __init__(self, turn_index: int, request: Any, response: Any, error: str | None) -> None:
+        super().__init__()
+        self.turn_index = turn_index
+        self.request = request
+        self.response = response
+        self.error = error

@@ -1,0 +1,65 @@
+"""Make untrusted capture text safe to put on a terminal.
+
+Everything a capture holds was written by someone else: a prompt can contain Rich
+markup (``[bold]``), ANSI/OSC escape sequences or bidi overrides. The inspector shows
+such text *literally*: it only ever builds ``rich.text.Text`` objects (never markup
+strings) and passes every string through :func:`visible` first, which swaps control
+characters for visible stand-ins so nothing can style, link, move the cursor or reach
+the terminal raw.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+# Bidi embeddings/overrides/isolates and other invisible format characters that can
+# reorder or hide text on screen.
+_FORMAT_CHARS = "\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+
+
+def _stand_in(code: int) -> str:
+    """The visible replacement for one control or format character."""
+    if code < 0x20:
+        return chr(0x2400 + code)  # U+2400.. "Control Pictures": ␛ for ESC, ␀ for NUL
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return f"\\u{code:04x}"  # C1 controls and format characters: escaped repr
+
+
+def _build_table(keep_newlines: bool) -> dict[int, str]:
+    table = {c: _stand_in(c) for c in range(0x20)}
+    table[0x7F] = _stand_in(0x7F)
+    for c in range(0x80, 0xA0):
+        table[c] = _stand_in(c)
+    for ch in _FORMAT_CHARS:
+        table[ord(ch)] = _stand_in(ord(ch))
+    if keep_newlines:
+        del table[0x0A]
+        table[0x09] = "    "
+    return table
+
+
+_ONE_LINE = _build_table(keep_newlines=False)
+_MULTI_LINE = _build_table(keep_newlines=True)
+
+
+def visible(value: object, *, multiline: bool = False) -> str:
+    """Return ``value`` as a string with every control/format character made visible.
+
+    ``multiline`` keeps line feeds (for wrapped prose); otherwise a newline becomes ␊ so
+    a table cell stays on one line.
+    """
+    text = value if isinstance(value, str) else str(value)
+    return text.translate(_MULTI_LINE if multiline else _ONE_LINE)
+
+
+def safe(value: object, style: str = "", *, multiline: bool = False) -> Text:
+    """A ``Text`` holding ``value`` literally (no markup parsing), made visible."""
+    return Text(visible(value, multiline=multiline), style=style)
+
+
+def clip(value: str, limit: int) -> str:
+    """Cut a long string before it reaches any renderer, saying how much was cut."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… (+{len(value) - limit:,} chars)"

@@ -1,0 +1,82 @@
+"""What the app knows about the capture so far; owned by the app's message handlers.
+
+Only grouping and lookup live here (which turns belong to which conversation, which
+turn has index N). Every number shown still comes from the core's reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+ALL = "\x00all"  # the pseudo-conversation key for "every turn in the capture"
+
+
+@dataclass
+class LoadState:
+    turns: list[Any] = field(default_factory=list)
+    by_index: dict[int, Any] = field(default_factory=dict)
+    by_key: dict[str, list[Any]] = field(default_factory=dict)
+    problems: list[Any] = field(default_factory=list)
+    bytes_read: int = 0
+    total_bytes: int | None = None
+    lines: int = 0
+    done: bool = False
+    error: str | None = None
+    analysis: Any | None = None
+    conversations: dict[str, Any] = field(default_factory=dict)
+
+    def add_turns(self, turns: Iterable[Any]) -> set[str]:
+        """File new turns under their conversation; return the keys that grew."""
+        touched: set[str] = set()
+        for turn in turns:
+            key = conversation_key(turn)
+            self.turns.append(turn)
+            self.by_index[turn.index] = turn
+            self.by_key.setdefault(key, []).append(turn)
+            touched.add(key)
+        return touched
+
+    def finish(self, analysis: Any | None, error: str | None) -> None:
+        self.done = True
+        self.error = error
+        self.analysis = analysis
+        if analysis is not None:
+            for conv in getattr(analysis, "conversations", None) or []:
+                self.conversations[str(conv.key)] = conv
+
+    def rows_for(self, key: str) -> list[Any]:
+        return self.turns if key == ALL else self.by_key.get(key, [])
+
+    @property
+    def keys(self) -> list[str]:
+        return list(self.by_key)
+
+    @property
+    def fraction(self) -> float | None:
+        if self.done:
+            return 1.0
+        if not self.total_bytes:
+            return None
+        return min(1.0, self.bytes_read / self.total_bytes)
+
+
+def conversation_key(turn: Any) -> str:
+    key = getattr(turn, "conversation_key", None)
+    return str(key) if key is not None else f"file:{getattr(turn, 'source', '?')}"
+
+
+def matches(turn: Any, query: str) -> bool:
+    """Filter rule for ``/``: text in the user message, or a marker name or symbol."""
+    from traceview.ui.format import marker_symbol
+
+    needle = query.strip().lower()
+    if not needle:
+        return True
+    if needle.startswith("marker:"):
+        needle = needle[7:].strip()
+        return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())
+    if needle in (turn.user_text or "").lower():
+        return True
+    return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())
