@@ -1,11 +1,132 @@
-"""Command-line entry point: argument parsing and dispatch only."""
+"""Command-line entry point: argument parsing and dispatch only.
+
+`traceview PATH...` opens the inspector; `traceview COMMAND ...` runs a headless
+command. Heavy modules (Textual, the openai SDK) are imported only by the command
+that needs them, so `traceview report` starts fast.
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Callable
+
+from traceview import __version__
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+COMMANDS = {
+    "report": "print the analysis of a capture (text, markdown or JSON)",
+    "screenshot": "write an SVG/PNG screenshot of an inspector view, headless",
+    "fetch": "save the provider's copy of a conversation to a snapshot file",
+    "diff": "diff a capture against the provider's copy (live or a snapshot)",
+    "sim": "run the loopback provider simulator",
+    "demo": "record a simulated claims conversation and open it",
+}
+
+
+def add_analysis_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("analysis thresholds")
+    g.add_argument("--deposit-min-tokens", type=int, default=500, metavar="N",
+                   help="smallest unexplained rise marked as a deposit (default 500)")
+    g.add_argument("--deposit-ratio", type=float, default=0.25, metavar="R",
+                   help="…and at least this fraction of the expected input (default 0.25)")
+    g.add_argument("--compaction-min-drop", type=int, default=0, metavar="N",
+                   help="smallest fall in billed input marked compaction_likely (default 0)")
+    g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
+                   "bundled one")
+
+
+def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
+    from traceview.analysis.options import Options
+
+    return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
+                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing)
+
+
+def _report_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help=COMMANDS["report"], description=COMMANDS["report"])
+    p.add_argument("paths", nargs="+", metavar="CAPTURE",
+                   help="capture files, directories of captures, .gz, or - for stdin")
+    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--width", type=int, default=None, help="text width (default: terminal)")
+    add_analysis_options(p)
+    p.set_defaults(run=_run_report)
+
+
+def _run_report(ns: argparse.Namespace) -> int:
+    from traceview.report.command import run_report
+
+    return run_report(ns, options_from(ns))
+
+
+def _optional(sub: argparse._SubParsersAction, name: str, module: str,
+              add: str, run: str) -> None:
+    """Register a command whose implementation may not be installed in this build."""
+    p = sub.add_parser(name, help=COMMANDS[name], description=COMMANDS[name])
+    try:
+        mod = __import__(module, fromlist=[add])
+        getattr(mod, add)(p)
+        fn: Callable[[argparse.Namespace], int] = getattr(mod, run)
+    except (ImportError, AttributeError) as exc:
+        def fn(ns: argparse.Namespace, _e: Exception = exc) -> int:
+            print(f"traceview {name}: not available in this build ({_e})", file=sys.stderr)
+            return EXIT_USAGE
+    p.set_defaults(run=fn)
+
+
+def build_command_parser(command: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="traceview")
+    sub = parser.add_subparsers(dest="command", required=True)
+    if command == "report":
+        _report_parser(sub)
+    elif command == "screenshot":
+        _optional(sub, "screenshot", "traceview.ui.screenshot", "add_arguments", "run")
+    elif command == "fetch":
+        _optional(sub, "fetch", "traceview.provider.commands", "add_fetch_arguments", "run_fetch")
+    elif command == "diff":
+        _optional(sub, "diff", "traceview.provider.commands", "add_diff_arguments", "run_diff")
+    elif command == "sim":
+        _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
+    elif command == "demo":
+        _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    return parser
+
+
+def build_inspector_parser() -> argparse.ArgumentParser:
+    cmds = "\n".join(f"  {k:<11} {v}" for k, v in COMMANDS.items())
+    p = argparse.ArgumentParser(
+        prog="traceview",
+        description="Inspect captures of OpenAI API traffic: bytes sent vs tokens billed, "
+                    "context that arrived without a request, hosted tool evidence, compaction.",
+        epilog=f"commands (traceview COMMAND --help):\n{cmds}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="CAPTURE",
+                   help="capture files, directories of captures, .gz, or - for stdin")
+    p.add_argument("--version", action="version", version=f"traceview {__version__}")
+    p.add_argument("--screenshot-dir", metavar="DIR", help="where `s` writes screenshots "
+                   "(default ./screenshots)")
+    p.add_argument("--items", metavar="FILE", help="a provider-copy snapshot (or a capture with "
+                   "a recorded items listing) to diff against offline")
+    add_analysis_options(p)
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    print("traceview: not yet", file=sys.stderr)
-    return 2
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in COMMANDS:
+        ns = build_command_parser(argv[0]).parse_args(argv)
+        return int(ns.run(ns) or 0)
+    if not argv or argv[0] in ("-h", "--help"):
+        build_inspector_parser().print_help()
+        return EXIT_OK if argv else EXIT_USAGE
+    ns = build_inspector_parser().parse_args(argv)
+    try:
+        from traceview.ui.app import run_inspector
+    except ImportError as exc:
+        print(f"traceview: the inspector is not available ({exc}); "
+              "try `traceview report CAPTURE`", file=sys.stderr)
+        return EXIT_USAGE
+    return int(run_inspector(ns.paths, options_from(ns), screenshot_dir=ns.screenshot_dir,
+                             items=ns.items) or 0)

@@ -1,1 +1,1 @@
-
+"""Headless output of an analysis: text tables, markdown, JSON."""

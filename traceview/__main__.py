@@ -1,0 +1,5 @@
+import sys
+
+from traceview.cli import main
+
+sys.exit(main())

@@ -1,0 +1,72 @@
+"""Which conversation a turn belongs to, decided as turns arrive.
+
+A `conversation` handle names it outright; a `previous_response_id` joins the chain of
+the response it names; a stateless turn continues the previous stateless turn of the
+same file when its input extends that turn's input (same first user message, more
+items) — otherwise it starts a conversation of its own, so independent calls and
+several sub-chats in one file are told apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from traceview.capture.model import Turn
+
+
+@dataclass(slots=True)
+class _Tail:
+    key: str
+    api: str
+    input_count: int
+    first_sig: int | None
+
+
+class ConversationGrouper:
+    def __init__(self) -> None:
+        self.kinds: dict[str, str] = {}
+        self.ids: dict[str, str | None] = {}
+        self._by_response: dict[str, str] = {}
+        self._stateless_tail: dict[int, _Tail] = {}
+
+    def assign(self, turn: Turn) -> str:
+        key = self._key(turn)
+        if turn.response_id:
+            self._by_response[turn.response_id] = key
+        return key
+
+    def _key(self, turn: Turn) -> str:
+        cid = turn.conversation_id
+        if cid:
+            self._new(cid, "conversation", cid)
+            return cid
+        prev = turn.previous_response_id
+        if prev:
+            key = self._by_response.get(prev)
+            if key is None:
+                key = prev  # the chain's earlier responses are not in this capture
+                self._new(key, "chain", key)
+            elif self.kinds.get(key) == "stateless":
+                self.kinds[key] = "chain"
+                self.ids[key] = key
+            return key
+        req = turn.req
+        tail = self._stateless_tail.get(turn.source)
+        if (req is not None and tail is not None and tail.api == turn.api
+                and req.first_user_sig is not None and req.first_user_sig == tail.first_sig
+                and req.input_count > tail.input_count):
+            tail.input_count = req.input_count
+            return tail.key
+        key = turn.response_id or f"turn-{turn.index}"
+        if key in self.kinds:
+            key = f"{key}#{turn.index}"
+        self._new(key, "stateless", None)
+        if req is not None:
+            self._stateless_tail[turn.source] = _Tail(key, turn.api, req.input_count,
+                                                      req.first_user_sig)
+        return key
+
+    def _new(self, key: str, kind: str, cid: str | None) -> None:
+        if key not in self.kinds:
+            self.kinds[key] = kind
+            self.ids[key] = cid

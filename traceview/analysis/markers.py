@@ -1,0 +1,37 @@
+"""The markers a turn can carry: their rules live in the analyzer, their words here."""
+
+from __future__ import annotations
+
+# marker -> (symbol readable without colour, one-line meaning). Order is display order.
+MARKERS: dict[str, tuple[str, str]] = {
+    "deposit": ("⊕", "billed for far more than the turn explains: context arrived without "
+                "a request"),
+    "compaction": ("⇲", "compaction happened: a compaction item, trigger or "
+                   "/responses/compact call"),
+    "compaction_likely": ("↘", "billed input fell with no compaction signal: context shrank "
+                          "(cause unknown)"),
+    "evidence_missing": ("✗", "a hosted call's results were not captured (see the include flag)"),
+    "incomplete": ("…", "the response stopped early (incomplete)"),
+    "failed": ("!", "the call failed (error status, HTTP error or transport error)"),
+    "cancelled": ("⊘", "the response was cancelled"),
+    "stream_cut": ("✂", "the stream ended before its terminal event: no usage"),
+    "request_only": ("→", "a request with no recorded response"),
+    "response_only": ("←", "a response with no recorded request"),
+    "tool_offered_unused": ("·", "a hosted tool was offered but not used (informational)"),
+}
+
+# Short labels for narrow tables; the legend spells each one out.
+MARKER_SHORT: dict[str, str] = {
+    "deposit": "deposit", "compaction": "compact", "compaction_likely": "shrank?",
+    "evidence_missing": "no-evid", "incomplete": "incompl", "failed": "failed",
+    "cancelled": "cancel", "stream_cut": "cut", "request_only": "req-only",
+    "response_only": "res-only", "tool_offered_unused": "unused",
+}
+
+MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}
+MARKER_SYMBOLS: dict[str, str] = {k: sym for k, (sym, _) in MARKERS.items()}
+ORDER = {k: i for i, k in enumerate(MARKERS)}
+
+
+def ordered(markers: set[str]) -> list[str]:
+    return sorted(markers, key=lambda m: ORDER.get(m, len(ORDER)))

@@ -1,0 +1,18 @@
+"""Thresholds and inputs that change what analysis concludes; every one has a CLI flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    # A deposit is an unexplained rise of at least this many tokens…
+    deposit_min_tokens: int = 500
+    # …and at least this fraction of the expected input.
+    deposit_ratio: float = 0.25
+    # A drop in billed input of at least this many tokens counts as compaction_likely
+    # (0: any drop below the previous turn's input).
+    compaction_min_drop: int = 0
+    # A pricing table to use instead of the bundled one.
+    pricing_path: str | None = None

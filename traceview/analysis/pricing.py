@@ -1,0 +1,101 @@
+"""What a turn cost: tokens by the model's price, hosted tool calls by their fees.
+
+Prices come from a data file (bundled, or --pricing FILE) with the date they were
+taken. A model the table does not know gives no cost and a reason, never a 0.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+_DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+
+
+class PricingError(Exception):
+    """A pricing file that cannot be used; the message names the file and the fault."""
+
+
+@dataclass
+class Cost:
+    usd: float | None
+    tokens_usd: float | None
+    hosted_usd: float
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        r = lambda v: None if v is None else round(v, 6)  # noqa: E731
+        return {"tokens_usd": r(self.tokens_usd), "hosted_usd": r(self.hosted_usd),
+                "reason": self.reason}
+
+
+class Pricing:
+    def __init__(self, table: dict[str, Any], origin: str) -> None:
+        self.origin = origin
+        self.taken = str(table.get("taken", "unknown date"))
+        self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
+        self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
+
+    @classmethod
+    def load(cls, path: str | None = None) -> Pricing:
+        if path is None:
+            raw = resources.files("traceview.analysis").joinpath("pricing.json").read_bytes()
+            return cls(orjson.loads(raw), "bundled")
+        try:
+            table = orjson.loads(Path(path).read_bytes())
+        except OSError as exc:
+            raise PricingError(f"{path}: cannot read pricing file ({exc.strerror or exc})") from exc
+        except orjson.JSONDecodeError as exc:
+            raise PricingError(f"{path}: pricing file is not valid JSON ({exc})") from exc
+        if not isinstance(table, dict) or not isinstance(table.get("models"), dict):
+            raise PricingError(f'{path}: pricing file needs a "models" object '
+                               '(model -> {"input", "cached_input", "output"} USD per 1M tokens)')
+        return cls(table, path)
+
+    def model_prices(self, model: str | None) -> dict[str, float] | None:
+        if not model:
+            return None
+        if model in self.models:
+            return self.models[model]
+        base = _DATE_SUFFIX.sub("", model)
+        return self.models.get(base)
+
+    def cost(self, model: str | None, input_tokens: int | None, cached: int | None,
+             output: int | None, hosted: list[dict[str, Any]]) -> Cost:
+        hosted_usd = self._hosted(hosted)
+        if input_tokens is None or output is None:
+            return Cost(None, None, hosted_usd, "no usage recorded for this turn")
+        prices = self.model_prices(model)
+        if prices is None:
+            return Cost(None, None, hosted_usd,
+                        f"model {model!r} is not in the pricing table ({self.origin}, "
+                        f"taken {self.taken}); pass --pricing FILE")
+        try:
+            cached_n = cached or 0
+            fresh = max(input_tokens - cached_n, 0)
+            usd = (fresh * prices["input"] + cached_n * prices.get("cached_input", prices["input"])
+                   + output * prices["output"]) / 1_000_000
+        except (KeyError, TypeError):
+            return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete")
+        return Cost(usd + hosted_usd, usd, hosted_usd, None)
+
+    def _hosted(self, hosted: list[dict[str, Any]]) -> float:
+        total = 0.0
+        containers: set[str] = set()
+        for call in hosted:
+            fee = self.hosted.get(call.get("type", ""))
+            if not isinstance(fee, dict):
+                continue
+            if "per_container" in fee:
+                key = call.get("container_id") or "one container per turn"
+                if key not in containers:
+                    containers.add(key)
+                    total += float(fee["per_container"])
+            elif "per_call" in fee:
+                total += float(fee["per_call"])
+        return total

@@ -1,0 +1,127 @@
+"""Analysis of a whole capture, all at once or progressively.
+
+`Session.run()` is a generator meant for a worker thread: it reads lines, pairs them,
+analyses each finished turn, and yields a Batch about every `interval` seconds (the
+first one sooner) so a screen can show rows while the rest of the file is still read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from traceview.analysis.analyzer import Analyzer
+from traceview.analysis.options import Options
+from traceview.analysis.stats import totals
+from traceview.analysis.turn_report import ConversationReport, TurnReport
+from traceview.capture.capture import Capture, CaptureLoader, Progress
+from traceview.capture.model import Problem
+
+SCHEMA = "traceview.report/1"
+
+
+@dataclass
+class Analysis:
+    capture: Capture
+    turns: list[TurnReport] = field(default_factory=list)
+    conversations: list[ConversationReport] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    pricing: dict[str, Any] = field(default_factory=dict)
+    complete: bool = False
+
+    def turn(self, index: int) -> TurnReport | None:
+        t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
+        if t is not None and t.index == index:
+            return t
+        return next((x for x in self.turns if x.index == index), None)
+
+    def to_report(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "sources": self.capture.sources,
+            "complete": self.complete,
+            "conversations": [c.to_dict() for c in self.conversations],
+            "turns": [t.to_dict() for t in self.turns],
+            "exchanges": [e.to_dict() for e in self.capture.exchanges],
+            "totals": self.totals,
+            "pricing": self.pricing,
+            "problems": [p.to_dict() for p in self.problems],
+        }
+
+
+@dataclass
+class Batch:
+    turns: list[TurnReport]
+    problems: list[Problem]
+    progress: Progress
+
+
+class Session:
+    def __init__(self, paths: list[str] | str, options: Options | None = None,
+                 *, interval: float = 0.25, first_interval: float = 0.05) -> None:
+        self.options = options or Options()
+        self.interval = interval
+        self.first_interval = first_interval
+        self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths))
+        self.analyzer = Analyzer(self.options)
+        self.capture = self.loader.capture
+        self.analysis = Analysis(self.capture, problems=self.capture.problems)
+        self.analysis.pricing = {"origin": self.analyzer.pricing.origin,
+                                 "taken": self.analyzer.pricing.taken}
+
+    def run(self) -> Iterator[Batch]:
+        """Raises SourceError up front if the only path cannot be opened."""
+        self.loader.open_all()
+        b = self.loader.builder
+        fresh: list[TurnReport] = []
+        names = self.capture.sources
+        start = last = time.monotonic()
+        wait = self.first_interval
+        for n in self.loader.steps():
+            while b.finished:
+                turn = b.finished.popleft()
+                fresh.append(self.analyzer.add(turn, names[turn.source]))
+            if n & 255 == 0 or fresh and n & 15 == 0:
+                now = time.monotonic()
+                if now - last >= wait:
+                    yield self._batch(fresh, done=False)
+                    fresh = []
+                    last = now
+                    wait = self.interval
+        while b.finished:
+            turn = b.finished.popleft()
+            fresh.append(self.analyzer.add(turn, names[turn.source]))
+        self._finish()
+        del start
+        yield self._batch(fresh, done=True)
+
+    def _batch(self, fresh: list[TurnReport], done: bool) -> Batch:
+        problems = list(self.loader.builder.new_problems)
+        self.loader.builder.new_problems.clear()
+        self.analysis.turns = self.analyzer.reports
+        return Batch(fresh, problems, self.loader.progress(done))
+
+    def _finish(self) -> None:
+        a = self.analysis
+        a.turns = sorted(self.analyzer.reports, key=lambda t: t.index)
+        self.analyzer.reports = a.turns
+        a.conversations = self.analyzer.conversations()
+        by_conv = {c.id: c for c in a.conversations if c.id}
+        for ex in self.capture.exchanges:
+            if ex.conversation_id and ex.conversation_id in by_conv:
+                by_conv[ex.conversation_id].exchanges.append(ex.index)
+        a.totals = totals(a.turns)
+        a.complete = True
+
+    def run_to_end(self) -> Analysis:
+        for _ in self.run():
+            pass
+        return self.analysis
+
+
+def analyze(paths_or_capture: list[str] | str, options: Options | None = None) -> Analysis:
+    """Read and analyse a capture in one call (the headless report uses this)."""
+    return Session(paths_or_capture, options).run_to_end()

@@ -1,0 +1,119 @@
+"""A loaded capture: sources, turns, exchanges, problems, and bodies on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from traceview.capture.lines import iter_lines
+from traceview.capture.model import Exchange, Problem, RecordRef, Turn
+from traceview.capture.reader import CaptureBuilder
+from traceview.capture.sources import Source, SourceError, expand_paths, open_source
+
+
+@dataclass
+class Progress:
+    bytes_read: int
+    total_bytes: int | None
+    lines: int
+    done: bool
+
+
+@dataclass
+class Capture:
+    """Everything known about a capture, with bodies left in their files."""
+
+    sources: list[str]
+    turns: list[Turn] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    _open: list[Source] = field(default_factory=list, repr=False)
+
+    def read(self, ref: RecordRef | None) -> dict[str, Any] | None:
+        """Re-read one whole record by its byte range; None if it cannot be read."""
+        if ref is None or not (0 <= ref.source < len(self._open)):
+            return None
+        try:
+            raw = self._open[ref.source].pread(ref.offset, ref.length)
+            obj = orjson.loads(raw)
+        except (OSError, ValueError):
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    def read_raw(self, ref: RecordRef | None, limit: int | None = None) -> bytes | None:
+        if ref is None or not (0 <= ref.source < len(self._open)):
+            return None
+        n = ref.length if limit is None else min(limit, ref.length)
+        try:
+            return self._open[ref.source].pread(ref.offset, n)
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        for s in self._open:
+            s.close()
+
+
+class CaptureLoader:
+    """Reads sources line by line into a Capture, in steps a caller can interleave."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = expand_paths(paths)
+        if not self.paths:
+            raise SourceError("no capture given")
+        self.capture = Capture(sources=list(self.paths))
+        self.builder = CaptureBuilder(self.capture.sources)
+        self.capture.turns = self.builder.turns
+        self.capture.exchanges = self.builder.exchanges
+        self.capture.problems = self.builder.problems
+        self.bytes_read = 0
+        self.lines = 0
+        self.total_bytes: int | None = 0
+
+    def open_all(self) -> None:
+        """Open every source up front, so a bad path fails before anything is shown.
+
+        With several paths a source that cannot be opened becomes a problem instead;
+        with one, the error is the whole answer.
+        """
+        for i, path in enumerate(self.paths):
+            try:
+                src = open_source(path)
+            except SourceError as exc:
+                if len(self.paths) == 1:
+                    raise
+                src = Source(path, open("/dev/null", "rb"), 0)  # noqa: SIM115
+                self.builder.problem(i, 0, "unreadable_source", str(exc))
+            for note in src.notes:
+                self.builder.problem(i, 0, "damaged_source", note)
+            if src.name == "<stdin>":
+                self.capture.sources[i] = src.name
+            self.capture._open.append(src)
+            if self.total_bytes is not None:
+                self.total_bytes = None if src.size is None else self.total_bytes + src.size
+
+    def steps(self) -> Iterator[int]:
+        """Feed every line; yields after each line so callers can batch by time or count."""
+        feed = self.builder.feed
+        for i, src in enumerate(self.capture._open):
+            for line_no, offset, raw, ended in iter_lines(src.handle):
+                feed(i, line_no, offset, raw, ended)
+                self.lines += 1
+                self.bytes_read += len(raw) + 1
+                yield self.lines
+            self.builder.close()
+
+    def progress(self, done: bool = False) -> Progress:
+        return Progress(self.bytes_read, self.total_bytes, self.lines, done)
+
+
+def load(paths: list[str] | str) -> Capture:
+    """Read a whole capture. Raises SourceError only when nothing at all can be read."""
+    loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths))
+    loader.open_all()
+    for _ in loader.steps():
+        pass
+    return loader.capture

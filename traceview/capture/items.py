@@ -1,0 +1,204 @@
+"""Reading items: message text, who produced an item, and hosted-call evidence.
+
+Every dict from a capture is open-ended (docs/openai-wire.md): dispatch on `type`,
+treat any field as possibly missing or null, never trust id prefixes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traceview.capture.model import HostedCall
+
+TEXT_PART_TYPES = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
+
+# Item types the model (or the provider on its behalf) writes; everything else in an
+# input list was supplied by the client.
+MODEL_ITEM_TYPES = {
+    "reasoning", "function_call", "custom_tool_call", "file_search_call", "web_search_call",
+    "code_interpreter_call", "image_generation_call", "computer_call", "local_shell_call",
+    "shell_call", "apply_patch_call", "mcp_list_tools", "mcp_call", "mcp_approval_request",
+    "tool_search_call", "program", "compaction", "additional_tools",
+}
+
+# The include flag that puts each hosted call's evidence into the response.
+INCLUDE_FLAGS = {
+    "file_search_call": "file_search_call.results",
+    "web_search_call": "web_search_call.action.sources",
+    "code_interpreter_call": "code_interpreter_call.outputs",
+}
+
+HOSTED_TYPES = {
+    "file_search_call", "web_search_call", "code_interpreter_call", "image_generation_call",
+    "mcp_call", "mcp_list_tools", "shell_call", "tool_search_call", "program",
+}
+
+# Keys whose strings are identifiers or opaque blobs, not text the model reads as words.
+_NON_TEXT_KEYS = {
+    "type", "id", "role", "status", "call_id", "encrypted_content", "image_url", "file_data",
+    "file_id", "result", "approval_request_id", "container_id", "phase",
+}
+
+
+def message_text(item: Any) -> str | None:
+    """The readable text of a message item (typed or typeless), or None."""
+    if not isinstance(item, dict):
+        return None
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict):
+                if part.get("type") in TEXT_PART_TYPES and isinstance(part.get("text"), str):
+                    parts.append(part["text"])
+                elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+                    parts.append(part["refusal"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def is_message(item: Any) -> bool:
+    return isinstance(item, dict) and (
+        item.get("type") == "message" or ("type" not in item and "role" in item)
+    )
+
+
+def model_produced(item: Any) -> bool:
+    """True for items the model wrote (assistant messages, calls, reasoning)."""
+    if not isinstance(item, dict):
+        return False
+    if is_message(item):
+        return item.get("role") == "assistant"
+    t = item.get("type")
+    return isinstance(t, str) and t in MODEL_ITEM_TYPES
+
+
+def describe_item(item: Any) -> str:
+    """A short label for an input item that is not a user message."""
+    if not isinstance(item, dict):
+        return f"⟨{type(item).__name__}⟩"
+    t = item.get("type") or item.get("role") or "item"
+    return f"⟨{t}⟩"
+
+
+def text_bytes(obj: Any) -> int:
+    """UTF-8 bytes of the words in an item tree: the part a tokenizer turns into tokens."""
+    if isinstance(obj, str):
+        return len(obj.encode("utf-8", "surrogatepass"))
+    if isinstance(obj, dict):
+        return sum(text_bytes(v) for k, v in obj.items() if k not in _NON_TEXT_KEYS)
+    if isinstance(obj, list):
+        return sum(text_bytes(v) for v in obj)
+    return 0
+
+
+def _queries(item: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    qs = item.get("queries")
+    if isinstance(qs, list):
+        out.extend(q for q in qs if isinstance(q, str))
+    action = item.get("action")
+    if isinstance(action, dict):
+        if isinstance(action.get("query"), str):
+            out.append(action["query"])
+        if isinstance(action.get("queries"), list):
+            out.extend(q for q in action["queries"] if isinstance(q, str) and q not in out)
+    return out
+
+
+def _state(value: Any) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, list | dict | str) and len(value) == 0:
+        return "empty"
+    return "captured"
+
+
+def _count(value: Any, noun: str) -> str:
+    n = len(value) if isinstance(value, list) else 0
+    return f"{n} {noun}{'' if n == 1 else 's'} captured"
+
+
+def hosted_calls(output: list[Any]) -> list[HostedCall]:
+    """Every hosted call in a response's output, with the state of its evidence."""
+    by_call_id: dict[str, dict[str, Any]] = {}
+    for item in output:
+        if isinstance(item, dict) and isinstance(item.get("call_id"), str):
+            t = item.get("type")
+            if t in ("shell_call_output", "tool_search_output", "program_output"):
+                by_call_id[item["call_id"]] = item
+    calls: list[HostedCall] = []
+    for item in output:
+        if not isinstance(item, dict):
+            continue
+        t = item.get("type")
+        if t not in HOSTED_TYPES:
+            continue
+        call = _hosted_call(t, item, by_call_id)
+        if call is not None:
+            calls.append(call)
+    return calls
+
+
+def _hosted_call(
+    t: str, item: dict[str, Any], by_call_id: dict[str, dict[str, Any]]
+) -> HostedCall | None:
+    cid = item.get("id") if isinstance(item.get("id"), str) else None
+    status = item.get("status") if isinstance(item.get("status"), str) else None
+    flag = INCLUDE_FLAGS.get(t)
+    queries = _queries(item)
+    if t == "file_search_call":
+        results = item.get("results")
+        ev = _state(results)
+        detail = _count(results, "result") if ev == "captured" else None
+        return HostedCall(t, cid, status, ev, flag, queries, detail)
+    if t == "web_search_call":
+        action = item.get("action")
+        if not isinstance(action, dict):
+            return HostedCall(t, cid, status, "missing", flag, queries, "no action recorded")
+        kind = action.get("type")
+        if kind in ("open_page", "find_in_page"):
+            url = action.get("url")
+            what = "opened" if kind == "open_page" else f"searched {action.get('pattern')!r} in"
+            return HostedCall(t, cid, status, "captured", None, queries, f"{what} {url}")
+        sources = action.get("sources")
+        ev = _state(sources)
+        detail = _count(sources, "source") if ev == "captured" else None
+        return HostedCall(t, cid, status, ev, flag, queries, detail)
+    if t == "code_interpreter_call":
+        outputs = item.get("outputs")
+        ev = _state(outputs)
+        detail = _count(outputs, "output") if ev == "captured" else None
+        return HostedCall(t, cid, status, ev, flag, queries, detail)
+    if t == "image_generation_call":
+        result = item.get("result")
+        if isinstance(result, str) and result:
+            detail = f"image, {len(result):,} base64 chars"
+            return HostedCall(t, cid, status, "captured", None, queries, detail)
+        return HostedCall(t, cid, status, "missing", None, queries, f"no image (status {status})")
+    if t == "mcp_call":
+        if item.get("output") is not None:
+            return HostedCall(t, cid, status, _state(item.get("output")), None, queries,
+                              f"{item.get('server_label')}.{item.get('name')}")
+        err = item.get("error")
+        detail = f"error: {err.get('message') or err.get('type')}" if isinstance(err, dict) else (
+            f"error: {err}" if err else "no output (failed or pending)")
+        return HostedCall(t, cid, status, "missing", None, queries, detail)
+    if t == "mcp_list_tools":
+        tools = item.get("tools")
+        return HostedCall(t, cid, status, _state(tools), None, queries, _count(tools, "tool"))
+    if t in ("shell_call", "tool_search_call", "program"):
+        if t == "shell_call":
+            env = item.get("environment")
+            if not (isinstance(env, dict) and str(env.get("type", "")).startswith("container")):
+                return None  # a local shell call is run by the client, not hosted
+        if t == "tool_search_call" and item.get("execution") != "server":
+            return None
+        out = by_call_id.get(item.get("call_id")) if isinstance(item.get("call_id"), str) else None
+        ev = "captured" if out is not None else "missing"
+        return HostedCall(t, cid, status, ev, None, queries, None)
+    return None

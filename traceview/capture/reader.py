@@ -1,0 +1,259 @@
+"""Pair records into turns and exchanges, one line at a time.
+
+The builder is fed lines in file order and never looks back at a body: each record is
+parsed once, reduced to facts, and dropped. Pairing uses the recorder's explicit link
+(`id`) when records carry one, else file order (a request waits for the next response).
+Finished turns are queued so a caller can show them while the rest is still read.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import orjson
+
+from traceview.capture.endpoints import (
+    api_from_body,
+    api_from_response,
+    ids_in_path,
+    split_endpoint,
+    turn_api,
+)
+from traceview.capture.facts import NON_TERMINAL, request_facts, response_facts
+from traceview.capture.model import Exchange, Problem, RecordRef, Turn
+
+_STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
+
+
+class CaptureBuilder:
+    """Incremental pairing state for one capture (any number of sources)."""
+
+    def __init__(self, source_names: list[str]) -> None:
+        self.source_names = source_names
+        self.turns: list[Turn] = []
+        self.exchanges: list[Exchange] = []
+        self.problems: list[Problem] = []
+        self.finished: deque[Turn] = deque()
+        self.new_problems: deque[Problem] = deque()
+        self._pending: Turn | Exchange | None = None
+        self._linked: dict[str, Turn | Exchange] = {}
+        self._polling: dict[str, Turn] = {}
+        self._stream: dict[str, Any] | None = None
+
+    # ---- problems -------------------------------------------------------------------
+    def problem(self, source: int, line: int, kind: str, message: str) -> None:
+        p = Problem(self.source_names[source], line, kind, message)
+        self.problems.append(p)
+        self.new_problems.append(p)
+
+    # ---- one line ---------------------------------------------------------------------
+    def feed(self, source: int, line: int, offset: int, raw: bytes, ended: bool) -> None:
+        if not raw.strip():
+            return
+        ref = RecordRef(source, offset, len(raw), line)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            self._bad_line(source, line, raw, ended, exc)
+            return
+        if not isinstance(obj, dict):
+            self.problem(source, line, "unknown_record",
+                         f"a JSON {type(obj).__name__} where a record object was expected")
+            return
+        d = obj.get("dir")
+        if d == "req":
+            self._close_stream()
+            self._request(obj, ref)
+        elif d == "res":
+            self._close_stream()
+            self._response(obj, ref)
+        elif isinstance(obj.get("type"), str) and "sequence_number" in obj:
+            self._stream_event(obj, ref)
+        elif api_from_response(obj) is not None:
+            # A bare response body per line (a log of resp.model_dump()).
+            self._close_stream()
+            self._response({"dir": "res", "body": obj}, ref)
+        else:
+            keys = ", ".join(list(obj)[:5]) or "none"
+            self.problem(source, line, "unknown_record",
+                         f"not a capture record (keys: {keys}); expected "
+                         '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
+
+    def _bad_line(self, source: int, line: int, raw: bytes, ended: bool, exc: Exception) -> None:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as ue:
+            self.problem(source, line, "invalid_utf8",
+                         f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
+                         "line skipped")
+            return
+        if not ended:
+            self.problem(source, line, "truncated_line",
+                         f"last line ends mid-record ({len(raw):,} bytes, no newline): "
+                         "the writer probably stopped while writing it; line skipped")
+            return
+        self.problem(source, line, "malformed_json", f"not valid JSON ({exc}); line skipped")
+
+    # ---- requests ---------------------------------------------------------------------
+    def _request(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        body = obj.get("body")
+        endpoint = obj.get("endpoint")
+        link = obj.get("id") if isinstance(obj.get("id"), str) else None
+        if obj.get("recorded") is False and body is None:
+            return  # the request was never recorded; its response will stand alone
+        if isinstance(endpoint, str) and endpoint.strip():
+            method, path, query = split_endpoint(endpoint)
+            api = turn_api(method, path)
+        else:
+            method, path, query = "POST", "/v1/responses", ""
+            api = api_from_body(body)
+            if api is None:
+                self.problem(ref.source, ref.line, "unknown_record",
+                             "request record without an endpoint whose body is not a "
+                             "Responses or Chat Completions request; kept as an exchange")
+        if link is None and self._pending is not None:
+            self._finish_unanswered(self._pending)
+            self._pending = None
+        if api is not None:
+            rec: Turn | Exchange = Turn(len(self.turns) + 1, ref.source, ref.line, api, request=ref)
+            if isinstance(body, dict):
+                rec.req = request_facts(api, body, obj.get("bytes"))
+            else:
+                self.problem(ref.source, ref.line, "unknown_record",
+                             "request body is not a JSON object; its numbers are unknown")
+            self.turns.append(rec)
+        else:
+            conv, rid = ids_in_path(path)
+            rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
+                           request=ref, conversation_id=conv, response_id=rid)
+            self.exchanges.append(rec)
+        rec.link = link
+        if link is not None:
+            self._linked[link] = rec
+        else:
+            self._pending = rec
+
+    def _finish_unanswered(self, rec: Turn | Exchange) -> None:
+        if isinstance(rec, Turn):
+            self.finished.append(rec)
+
+    # ---- responses --------------------------------------------------------------------
+    def _response(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        link = obj.get("id") if isinstance(obj.get("id"), str) else None
+        rec: Turn | Exchange | None = None
+        if link is not None and link in self._linked:
+            rec = self._linked.pop(link)
+        elif link is None and self._pending is not None:
+            rec, self._pending = self._pending, None
+        if rec is None:
+            rec = self._orphan(obj, ref)
+            if rec is None:
+                return
+        if isinstance(rec, Turn):
+            self._answer_turn(rec, obj, ref)
+        else:
+            self._answer_exchange(rec, obj, ref)
+
+    def _orphan(self, obj: dict[str, Any], ref: RecordRef) -> Turn | Exchange | None:
+        body = obj.get("body")
+        api = api_from_response(body)
+        if api is None and isinstance(obj.get("events"), list):
+            api = "responses"
+        if api is not None:
+            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api)
+            self.turns.append(turn)
+            return turn
+        self.problem(ref.source, ref.line, "unknown_record",
+                     "response record with no request before it, and not a model response; "
+                     "kept as an exchange")
+        ex = Exchange(len(self.exchanges) + 1, ref.source, ref.line, "?",
+                      "(request not recorded)", "")
+        self.exchanges.append(ex)
+        return ex
+
+    def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
+        turn.response = ref
+        turn.res = response_facts(obj)
+        rid = turn.res.response_id
+        if (turn.res.status in NON_TERMINAL and rid and not turn.res.stream_cut):
+            # Background mode: a later GET /v1/responses/{id} will carry the outcome.
+            self._polling[rid] = turn
+            return
+        self.finished.append(turn)
+
+    def _answer_exchange(self, ex: Exchange, obj: dict[str, Any], ref: RecordRef) -> None:
+        ex.response = ref
+        status = obj.get("status_code", obj.get("status"))
+        is_int = isinstance(status, int) and not isinstance(status, bool)
+        ex.status_code = status if is_int else None
+        body = obj.get("body")
+        if not isinstance(body, dict):
+            if isinstance(obj.get("error"), dict):
+                ex.error = str(obj["error"].get("message") or obj["error"].get("type"))
+            return
+        ex.object = body.get("object") if isinstance(body.get("object"), str) else None
+        if isinstance(body.get("error"), dict):
+            err = body["error"]
+            ex.error = str(err.get("message") or err.get("code") or "error")
+        if isinstance(body.get("data"), list):
+            ex.item_count = len(body["data"])
+            ex.has_more = body.get("has_more") if isinstance(body.get("has_more"), bool) else None
+        if ex.object == "conversation" and isinstance(body.get("id"), str):
+            ex.conversation_id = ex.conversation_id or body["id"]
+        if ex.object == "response" and ex.method == "GET":
+            self._resolve_poll(body, obj, ref)
+
+    def _resolve_poll(self, body: dict[str, Any], obj: dict[str, Any], ref: RecordRef) -> None:
+        rid = body.get("id")
+        turn = self._polling.get(rid) if isinstance(rid, str) else None
+        if turn is None:
+            return
+        facts = response_facts({"body": body, "elapsed_ms": None})
+        elapsed = turn.res.elapsed_ms if turn.res else None
+        facts.elapsed_ms = elapsed
+        turn.res = facts
+        turn.response = ref
+        turn.notes.append(f"outcome read from a later retrieve (line {ref.line}): {facts.status}")
+        if facts.status not in NON_TERMINAL:
+            del self._polling[rid]
+            self.finished.append(turn)
+
+    # ---- stream events written one per line -------------------------------------------------
+    def _stream_event(self, ev: dict[str, Any], ref: RecordRef) -> None:
+        if self._stream is None:
+            self._stream = {"events": [], "ref": ref}
+        s = self._stream
+        t = ev.get("type")
+        # Keep only what rebuilding needs: snapshots, finished items, errors.
+        if isinstance(ev.get("response"), dict) or t in ("response.output_item.done", "error"):
+            s["events"].append(ev)
+        s["count"] = s.get("count", 0) + 1
+        s["ref"] = ref
+        if t in _STREAM_TERMINAL or t == "error":
+            self._close_stream()
+
+    def _close_stream(self) -> None:
+        s, self._stream = self._stream, None
+        if s is None:
+            return
+        record = {"dir": "res", "events": s["events"]}
+        self._response(record, s["ref"])
+        turn = self.turns[-1] if self.turns else None
+        if turn is not None and turn.res is not None and turn.response == s["ref"]:
+            turn.res.stream_events = s.get("count")
+
+    # ---- end of input -----------------------------------------------------------------
+    def close(self) -> None:
+        """Flush what is still open: unanswered requests, cut streams, unfinished polls."""
+        self._close_stream()
+        if self._pending is not None:
+            self._finish_unanswered(self._pending)
+            self._pending = None
+        for rec in self._linked.values():
+            self._finish_unanswered(rec)
+        self._linked.clear()
+        for turn in self._polling.values():
+            turn.notes.append("still queued/in progress at the end of the capture")
+            self.finished.append(turn)
+        self._polling.clear()
