@@ -1,0 +1,468 @@
+"""Capture vs provider copy: which items both hold, which only one holds, which differ.
+
+Pure functions over lists of dicts. The capture side comes from ``transcript`` (each turn's
+request input items, then its response output items); the provider side is the list of
+items the provider holds now (a live fetch or a snapshot).
+
+Alignment keeps both orders (difflib over one key per item):
+- messages by role and whitespace-normalised text — the provider gives user messages ids
+  (``msg_…``) that the capture's request never had, so ids cannot match them;
+- ``*_output`` items by ``call_id`` (their ids are assigned by the provider);
+- every other item by its ``id``; items with no id by their content.
+Inside a stretch that does not line up, items sharing an id or call_id are still paired
+(as ``changed``).
+
+Matched items are compared after normalisation. Ignored on purpose, because they differ
+between an honest capture and an honest listing without the model reading anything
+different: ``id`` (see above), ``status`` (a streamed capture may hold ``in_progress``
+snapshots; the listing says ``completed``), ``created_by``, null vs absent vs empty
+values (``model_dump()`` writes every declared key), the ``async_``/``schema_`` aliases,
+and include-gated fields that were not asked for on the provider side
+(``encrypted_content``, ``logprobs``, image URLs). Hosted-tool evidence (file-search
+``results``, web-search ``action.sources``, code-interpreter ``outputs``) is compared
+strictly: null locally and present at the provider is the central finding.
+
+Token figures are estimates: ceil(UTF-8 bytes of the item's text / 4).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from traceview.analysis.transcript import CaptureItem
+
+SCHEMA = "traceview.diff/1"
+KINDS = ("same", "changed", "provider_only", "capture_only")
+
+# type -> (dotted path of the evidence, include flag, plain name)
+EVIDENCE: dict[str, tuple[str, str, str]] = {
+    "file_search_call": ("results", "file_search_call.results", "file-search results"),
+    "web_search_call": ("action.sources", "web_search_call.action.sources",
+                        "web-search sources"),
+    "code_interpreter_call": ("outputs", "code_interpreter_call.outputs",
+                              "code-interpreter outputs"),
+}
+HOSTED_TYPES = {
+    "file_search_call", "web_search_call", "code_interpreter_call", "image_generation_call",
+    "mcp_call", "mcp_list_tools", "tool_search_call", "tool_search_output", "program",
+    "program_output", "shell_call", "shell_call_output",
+}
+_IGNORED_KEYS = {"id", "status", "created_by"}
+_ALIASES = {"async_": "async", "schema_": "schema"}
+_TEXT_PARTS = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
+# Fields the provider fills only when the listing asked for them (never compared when
+# the provider side lacks them).
+_GATED = {"encrypted_content", "logprobs", "image_url"}
+_NO_TEXT = {"id", "call_id", "type", "status", "role", "encrypted_content", "file_id",
+            "container_id", "created_by", "approval_request_id"}
+
+
+@dataclass
+class DiffRow:
+    """One line of the diff: an item of either side, or a pair of the same item."""
+
+    kind: str  # same | changed | provider_only | capture_only
+    turn: int | None
+    reason: str
+    capture_item: dict[str, Any] | None = None
+    provider_item: dict[str, Any] | None = None
+    side: str | None = None  # capture side: input | output | added
+    tokens: int | None = None  # ≈ tokens one side holds that the other lacks
+    evidence: str | None = None  # plain name of the hosted evidence involved, if any
+
+    @property
+    def item(self) -> dict[str, Any]:
+        return self.provider_item or self.capture_item or {}
+
+    @property
+    def item_type(self) -> str:
+        return item_type(self.item)
+
+    @property
+    def item_id(self) -> str | None:
+        for it in (self.provider_item, self.capture_item):
+            if it and isinstance(it.get("id"), str):
+                return it["id"]
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "turn": self.turn, "side": self.side, "type": self.item_type,
+            "id": self.item_id, "reason": self.reason, "tokens": self.tokens,
+            "capture_item": self.capture_item, "provider_item": self.provider_item,
+        }
+
+
+@dataclass
+class DiffResult:
+    """The diff of one conversation, with where the provider copy came from."""
+
+    conversation: str
+    rows: list[DiffRow]
+    complete: bool
+    pages: int
+    verdict: str = ""
+    kind: str = "conversation"
+    origin: str = "live"
+    include: list[str] = field(default_factory=list)
+    host: str | None = None
+    fetched_at: str | None = None
+    stopped: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(KINDS, 0)
+        for row in self.rows:
+            counts[row.kind] += 1
+        return counts
+
+    @property
+    def differs(self) -> bool:
+        return any(r.kind != "same" for r in self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``traceview.diff/1`` JSON document."""
+        return {
+            "schema": SCHEMA, "conversation": self.conversation, "kind": self.kind,
+            "complete": self.complete, "pages": self.pages, "origin": self.origin,
+            "host": self.host, "fetched_at": self.fetched_at, "include": self.include,
+            "stopped": self.stopped, "warnings": self.warnings, "counts": self.counts,
+            "verdict": self.verdict, "rows": [r.to_dict() for r in self.rows],
+        }
+
+
+# ------------------------------------------------------------------ item helpers
+
+
+def item_type(item: dict[str, Any]) -> str:
+    kind = item.get("type")
+    if isinstance(kind, str):
+        return kind
+    return "message" if "role" in item else "unknown"
+
+
+def message_text(item: dict[str, Any]) -> str:
+    """All text of a message, whitespace-collapsed (the alignment key's text)."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return " ".join(content.split())
+    parts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict):
+            text = part.get("text", part.get("refusal"))
+            parts.append(text if isinstance(text, str) else f"<{part.get('type')}>")
+    return " ".join(" ".join(parts).split())
+
+
+def _get(item: dict[str, Any], path: str) -> Any:
+    cur: Any = item
+    for key in path.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(key)
+    return cur
+
+
+def text_of(obj: Any) -> str:
+    """The text an item carries for the model (ids, types and opaque blobs left out)."""
+    out: list[str] = []
+
+    def walk(o: Any, key: str | None) -> None:
+        if isinstance(o, str):
+            if key not in _NO_TEXT:
+                out.append(o)
+        elif isinstance(o, dict):
+            for k, v in o.items():
+                walk(v, k)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v, key)
+
+    walk(obj, None)
+    return "\n".join(out)
+
+
+def estimate_tokens(obj: Any) -> int:
+    """≈ tokens: ceil(UTF-8 bytes of the text / 4). An estimate, and labelled as one."""
+    return math.ceil(len(text_of(obj).encode("utf-8")) / 4)
+
+
+def align_key(item: dict[str, Any]) -> tuple[Any, ...]:
+    kind = item_type(item)
+    if kind == "message":
+        return ("message", item.get("role"), message_text(item))
+    if kind.endswith("_output") and isinstance(item.get("call_id"), str):
+        return (kind, item["call_id"])
+    if isinstance(item.get("id"), str):
+        return ("id", item["id"])
+    return ("content", kind, json.dumps(normalise(item), sort_keys=True, default=str))
+
+
+def _same_identity(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if item_type(a) != item_type(b):
+        return False
+    for key in ("id", "call_id"):
+        if isinstance(a.get(key), str) and a.get(key) == b.get(key):
+            return True
+    return False
+
+
+def normalise(obj: Any, *, top: bool = True) -> Any:
+    """A comparable form: no nulls or empties, no aliases, text parts unified."""
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        if top and "role" in obj and "type" not in obj:
+            obj = {"type": "message", **obj}
+        for key, val in obj.items():
+            key = _ALIASES.get(key, key)
+            if top and key in _IGNORED_KEYS:
+                continue
+            if key == "content" and isinstance(val, str) and obj.get("type") == "message":
+                val = [{"type": "text", "text": val}]
+            if key == "type" and val in _TEXT_PARTS and not top:
+                val = "text"
+            norm = normalise(val, top=False)
+            if norm in (None, [], {}, ""):
+                continue
+            out[key] = norm
+        return out
+    if isinstance(obj, list):
+        return [normalise(v, top=False) for v in obj]
+    return obj
+
+
+def _drop(obj: Any, keys: set[str]) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop(v, keys) for k, v in obj.items() if k not in keys}
+    if isinstance(obj, list):
+        return [_drop(v, keys) for v in obj]
+    return obj
+
+
+def _gated_missing(a: Any, b: Any) -> set[str]:
+    """Gated keys present (non-null) on one side only: not compared."""
+    def found(o: Any, acc: set[str]) -> set[str]:
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k in _GATED and v not in (None, [], ""):
+                    acc.add(k)
+                found(v, acc)
+        elif isinstance(o, list):
+            for v in o:
+                found(v, acc)
+        return acc
+    return found(a, set()) ^ found(b, set())
+
+
+def _count(val: Any, noun: str) -> str:
+    """"5 results" for a list; "a value" for anything else."""
+    if isinstance(val, list):
+        return f"{len(val):,} {noun}"
+    return "a value"
+
+
+def compare(cap: dict[str, Any], prov: dict[str, Any], include: Sequence[str]
+            ) -> tuple[list[str], int, str | None]:
+    """Differences between two copies of one item: (reasons, evidence tokens, evidence name).
+
+    No reasons means the same item.
+    """
+    reasons: list[str] = []
+    ev_tokens = 0
+    ev_name: str | None = None
+    kind = item_type(prov)
+    cap_n, prov_n = normalise(cap), normalise(prov)
+    if kind in EVIDENCE:
+        path, flag, name = EVIDENCE[kind]
+        c_val, p_val = _get(cap, path), _get(prov, path)
+        field_name = path
+        noun = path.split(".")[-1]
+        if c_val is None and p_val is not None:
+            ev_tokens = estimate_tokens(p_val)
+            ev_name = name
+            reasons.append(
+                f"{field_name}: not captured locally (null); the provider has "
+                f"{_count(p_val, noun)}, ≈ {ev_tokens:,} tokens (needs include={flag})"
+            )
+        elif c_val is not None and p_val is None:
+            if flag in include:
+                reasons.append(f"{field_name}: the capture has {_count(c_val, noun)}; the provider "
+                               "copy has none although it was listed with that include flag")
+        elif c_val != p_val and normalise(c_val, top=False) != normalise(p_val, top=False):
+            reasons.append(f"{field_name} differ: capture {_count(c_val, noun)}, "
+                           f"provider {_count(p_val, noun)}")
+        drop = set(path.split(".")[-1:])
+        cap_n, prov_n = _drop(cap_n, drop), _drop(prov_n, drop)
+    gated = _gated_missing(cap_n, prov_n)
+    if gated:
+        cap_n, prov_n = _drop(cap_n, gated), _drop(prov_n, gated)
+    if cap_n != prov_n:
+        keys = sorted(k for k in set(cap_n) | set(prov_n) if cap_n.get(k) != prov_n.get(k))
+        if keys == ["content"] and kind == "message":
+            c_text, p_text = text_of(cap.get("content")), text_of(prov.get("content"))
+            if message_text(cap) == message_text(prov):
+                reasons.append("text differs in whitespace only")
+            else:
+                reasons.append(f"text differs: capture {len(c_text):,} chars, "
+                               f"provider {len(p_text):,} chars")
+        else:
+            shown = ", ".join(keys[:4]) + (" …" if len(keys) > 4 else "")
+            reasons.append(f"content differs in: {shown}")
+    return reasons, ev_tokens, ev_name
+
+
+# ------------------------------------------------------------------ rows and verdict
+
+
+def _provider_only_reason(item: dict[str, Any]) -> str:
+    kind = item_type(item)
+    if kind == "compaction":
+        return "compaction item written by the provider (it stands in for earlier items)"
+    if kind in HOSTED_TYPES:
+        return f"hosted {kind} the provider ran and stored; the capture has no record of it"
+    if kind == "message":
+        role = item.get("role") or "unknown"
+        if role == "assistant":
+            return "assistant message with no local record (a response the capture missed)"
+        return (f"{role} message the capture never sent (added by another client or "
+                "outside the recorded calls)")
+    if kind == "configuration_update":
+        return "settings change written by the provider"
+    return f"{kind} held by the provider with no local record"
+
+
+def _where(ci: CaptureItem) -> str:
+    if ci.turn is None:
+        return "added through the Conversations API" + (f", line {ci.line}" if ci.line else "")
+    return f"turn {ci.turn} {ci.side}"
+
+
+def _capture_only_reason(ci: CaptureItem, complete: bool, compacted: bool) -> str:
+    base = f"in the capture ({_where(ci)}) but not in the provider copy"
+    if not complete:
+        return base + ": the copy is partial, it may be on a page that was not read"
+    if compacted:
+        return base + ": compacted away (the provider holds a compaction item in its place)"
+    return base + ": dropped by compaction or truncation, deleted, or never stored"
+
+
+def diff_items(capture: Sequence[CaptureItem], provider: Sequence[dict[str, Any]], *,
+               include: Sequence[str] = (), complete: bool = True) -> list[DiffRow]:
+    """Aligned rows for the two sides, both orders preserved."""
+    a = [align_key(ci.item) for ci in capture]
+    b = [align_key(it) for it in provider]
+    compacted = any(item_type(it) == "compaction" for it in provider)
+    rows: list[DiffRow] = []
+    last_turn: list[int | None] = [None]
+
+    def pair(ci: CaptureItem, prov: dict[str, Any]) -> None:
+        reasons, ev_tokens, ev_name = compare(ci.item, prov, include)
+        if reasons:
+            rows.append(DiffRow("changed", ci.turn, "; ".join(reasons), ci.item, prov,
+                                ci.side, ev_tokens or None, ev_name))
+        else:
+            rows.append(DiffRow("same", ci.turn, "same item", ci.item, prov, ci.side))
+        last_turn[0] = ci.turn if ci.turn is not None else last_turn[0]
+
+    def only_capture(ci: CaptureItem) -> None:
+        rows.append(DiffRow("capture_only", ci.turn, _capture_only_reason(ci, complete, compacted),
+                            ci.item, None, ci.side, estimate_tokens(ci.item)))
+        last_turn[0] = ci.turn if ci.turn is not None else last_turn[0]
+
+    def only_provider(prov: dict[str, Any]) -> None:
+        rows.append(DiffRow("provider_only", last_turn[0], _provider_only_reason(prov), None,
+                            prov, None, estimate_tokens(prov)))
+
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            for ci, prov in zip(capture[i1:i2], provider[j1:j2], strict=True):
+                pair(ci, prov)
+            continue
+        pending = list(range(j1, j2))
+        for ci in capture[i1:i2]:
+            match = next((j for j in pending if _same_identity(ci.item, provider[j])), None)
+            if match is None:
+                only_capture(ci)
+                continue
+            while pending and pending[0] != match:
+                only_provider(provider[pending.pop(0)])
+            pending.pop(0)
+            pair(ci, provider[match])
+        for j in pending:
+            only_provider(provider[j])
+    _fill_leading_turns(rows)
+    return rows
+
+
+def _fill_leading_turns(rows: list[DiffRow]) -> None:
+    """Provider-only rows before any capture item belong with the first turn that follows."""
+    nxt: int | None = None
+    for row in reversed(rows):
+        if row.kind != "provider_only" and row.turn is not None:
+            nxt = row.turn
+        elif row.kind == "provider_only" and row.turn is None:
+            row.turn = nxt
+
+
+def verdict(rows: Sequence[DiffRow], *, complete: bool, pages: int,
+            stopped: dict[str, Any] | None = None) -> str:
+    """A sentence a person can quote in a postmortem."""
+    p_only = [r for r in rows if r.kind == "provider_only"]
+    c_only = [r for r in rows if r.kind == "capture_only"]
+    evidence: dict[str, int] = {}
+    other_changed = 0
+    for r in rows:
+        if r.kind == "changed":
+            if r.evidence:
+                evidence[r.evidence] = evidence.get(r.evidence, 0) + (r.tokens or 0)
+            else:
+                other_changed += 1
+    sentences: list[str] = []
+    held: list[str] = []
+    if p_only:
+        n = len(p_only)
+        toks = sum(r.tokens or 0 for r in p_only)
+        held.append(f"{n:,} item{'s' if n != 1 else ''} (≈ {toks:,} tokens)")
+    held += [f"≈ {t:,} tokens' worth of {name}" for name, t in evidence.items()]
+    if held:
+        sentences.append("The provider holds " + " and ".join(held)
+                         + " that this capture never recorded.")
+    if c_only:
+        n = len(c_only)
+        sentences.append(f"The capture has {n:,} item{'s' if n != 1 else ''} the provider no "
+                         "longer holds (compacted, truncated or deleted).")
+    if other_changed:
+        sentences.append(f"{other_changed:,} item{'s differ' if other_changed != 1 else ' differs'}"
+                         " in content.")
+    if not sentences:
+        sentences.append(f"The provider copy matches the capture: all {len(rows):,} items "
+                         "are the same.")
+    elif held or c_only:
+        sentences.append("(Token figures are estimates: UTF-8 bytes ÷ 4.)")
+    if not complete:
+        why = f" ({stopped.get('message')})" if stopped and stopped.get("message") else ""
+        sentences.append(f"The provider copy is PARTIAL: {pages} page(s) read, not the whole "
+                         f"conversation{why}.")
+    return " ".join(sentences)
+
+
+def diff(capture: Sequence[CaptureItem], provider: Sequence[dict[str, Any]], *,
+         conversation: str, complete: bool, pages: int, include: Sequence[str] = (),
+         kind: str = "conversation", origin: str = "live", host: str | None = None,
+         fetched_at: str | None = None, stopped: dict[str, Any] | None = None,
+         warnings: Sequence[str] = ()) -> DiffResult:
+    """The whole diff of one conversation, rows plus a quotable verdict."""
+    rows = diff_items(capture, provider, include=include, complete=complete)
+    return DiffResult(
+        conversation=conversation, rows=rows, complete=complete, pages=pages,
+        verdict=verdict(rows, complete=complete, pages=pages, stopped=stopped), kind=kind,
+        origin=origin, include=list(include), host=host, fetched_at=fetched_at,
+        stopped=stopped, warnings=list(warnings),
+    )

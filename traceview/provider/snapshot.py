@@ -1,0 +1,261 @@
+"""Save a provider copy to a file, and read one back — from a snapshot or from a capture.
+
+Postmortems happen days after the fact, when the provider may no longer hold the
+conversation. A snapshot keeps the copy together with what a reader needs to trust it:
+when it was fetched, from which host, which conversation, which include flags, how many
+pages were read and whether that was all of them. It never holds a key or a full URL.
+
+A capture that recorded the application's own ``GET …/items`` listing (or a response's
+``GET …/input_items``) works too: the recorded pages are merged into one copy, which is
+complete only if the recorded listing reached its last page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from traceview.provider.fetch import ProviderCopy
+
+SNAPSHOT_SCHEMA = "traceview.snapshot/1"
+
+_LISTING = re.compile(
+    r"^/(?:v1/)?(?:(?P<conv>conversations)/(?P<cid>[^/]+)/items|"
+    r"(?P<resp>responses)/(?P<rid>[^/]+)/input_items)/?$"
+)
+
+
+class SnapshotError(Exception):
+    """A file that cannot be used as a provider copy; the message names file, line and cause."""
+
+
+def snapshot_dict(copy: ProviderCopy) -> dict[str, Any]:
+    """The JSON document for ``copy`` (schema ``traceview.snapshot/1``)."""
+    return {
+        "schema": SNAPSHOT_SCHEMA,
+        "fetched_at": copy.fetched_at,
+        "host": copy.host,
+        "kind": copy.kind,
+        "conversation": copy.conversation,
+        "include": list(copy.include),
+        "pages": copy.pages,
+        "item_count": copy.item_count,
+        "complete": copy.complete,
+        "stopped": copy.stopped,
+        "warnings": list(copy.warnings),
+        "items": copy.items,
+    }
+
+
+def save_snapshot(copy: ProviderCopy, path: str | Path) -> None:
+    """Write ``copy`` to ``path`` as a snapshot (UTF-8 JSON)."""
+    text = json.dumps(snapshot_dict(copy), ensure_ascii=False, indent=1)
+    Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def load_items(path: str | Path, conversation: str | None = None) -> ProviderCopy:
+    """A provider copy from a snapshot, a saved list page, or a capture with a recorded listing.
+
+    ``conversation`` picks one when the file holds listings of several. Raises SnapshotError.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None  # several lines: a capture
+    if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA:
+        return _from_snapshot(doc, p, conversation)
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list) and "dir" not in doc:
+        return _from_list_page(doc, p, conversation)
+    if isinstance(doc, dict) and "schema" in doc:
+        raise SnapshotError(f"{p}: schema {doc.get('schema')!r} is not {SNAPSHOT_SCHEMA}")
+    return _from_capture(text, p, conversation)
+
+
+def _from_snapshot(doc: dict[str, Any], p: Path, conversation: str | None) -> ProviderCopy:
+    items = doc.get("items")
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise SnapshotError(f"{p}: snapshot 'items' is not a list of objects")
+    conv = doc.get("conversation")
+    if conversation and conv and conversation != conv:
+        raise SnapshotError(f"{p}: this snapshot is of {conv}, not {conversation}")
+    pages = doc.get("pages")
+    copy = ProviderCopy(
+        conversation=str(conv or conversation or "?"),
+        items=items,
+        pages=pages if isinstance(pages, int) else 0,
+        complete=doc.get("complete") is True,
+        kind=str(doc.get("kind") or "conversation"),
+        include=[str(f) for f in doc.get("include") or []],
+        host=doc.get("host") if isinstance(doc.get("host"), str) else None,
+        fetched_at=doc.get("fetched_at") if isinstance(doc.get("fetched_at"), str) else None,
+        origin="snapshot",
+        stopped=doc.get("stopped") if isinstance(doc.get("stopped"), dict) else None,
+        warnings=[str(w) for w in doc.get("warnings") or []],
+    )
+    if doc.get("item_count") not in (None, len(items)):
+        copy.warnings.append(
+            f"the snapshot says item_count {doc.get('item_count')} but holds {len(items)} items"
+        )
+    return copy
+
+
+def _from_list_page(doc: dict[str, Any], p: Path, conversation: str | None) -> ProviderCopy:
+    """A single saved list page (for example ``curl`` output): complete if it is the last."""
+    items = [i for i in doc["data"] if isinstance(i, dict)]
+    return ProviderCopy(
+        conversation=conversation or "?", items=items, pages=1,
+        complete=doc.get("has_more") is not True, origin="snapshot",
+        warnings=[] if doc.get("has_more") is not True else
+        [f"{p} is one page of a longer listing (has_more: true)"],
+    )
+
+
+@dataclass
+class _Listing:
+    """One recorded walk through a listing: its pages in the order they were requested."""
+
+    kind: str
+    target: str
+    order: str
+    include: list[str]
+    first_line: int
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    cursor: str | None = None  # what the next page's ``after`` must be
+
+
+def _from_capture(text: str, p: Path, conversation: str | None) -> ProviderCopy:
+    listings: list[_Listing] = []
+    notes: list[str] = []
+    pending: tuple[int, str, str, dict[str, list[str]], Any] | None = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # the capture reader reports malformed lines; here they carry no listing
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("dir") == "req":
+            pending = _listing_request(rec, lineno)
+            continue
+        if rec.get("dir") != "res" or pending is None:
+            continue
+        req_line, kind, target, params, link = pending
+        pending = None
+        if link is not None and rec.get("id") not in (None, link):
+            continue
+        status = rec.get("status_code", rec.get("status", 200))
+        body = rec.get("body")
+        if status not in (None, 200) or not isinstance(body, dict):
+            notes.append(f"line {lineno}: the recorded listing of {target} got HTTP {status}")
+            continue
+        if not isinstance(body.get("data"), list):
+            notes.append(f"line {lineno}: the recorded listing of {target} is not a list page")
+            continue
+        _add_page(listings, kind, target, params, body, req_line)
+    if not listings:
+        raise SnapshotError(
+            f"{p}: neither a snapshot nor a capture with a recorded GET …/items listing. "
+            "Save one with `traceview fetch CAPTURE -o snapshot.json`."
+            + (f" ({'; '.join(notes)})" if notes else "")
+        )
+    targets = list(dict.fromkeys(lst.target for lst in listings))
+    if conversation:
+        chosen = [lst for lst in listings if lst.target == conversation]
+        if not chosen:
+            raise SnapshotError(
+                f"{p}: no recorded listing of {conversation} (it has: {', '.join(targets)})"
+            )
+    elif len(targets) > 1:
+        raise SnapshotError(
+            f"{p}: recorded listings of several conversations ({', '.join(targets)}); "
+            "pick one with --conversation ID"
+        )
+    else:
+        chosen = listings
+    return _merge(chosen[-1], p, notes)  # the latest recorded walk is the freshest copy
+
+
+def _listing_request(
+    rec: dict[str, Any], lineno: int
+) -> tuple[int, str, str, dict[str, list[str]], Any] | None:
+    endpoint = rec.get("endpoint")
+    if not isinstance(endpoint, str):
+        return None
+    method, _, url = endpoint.strip().partition(" ")
+    if method.upper() != "GET":
+        return None
+    parts = urlsplit(url.strip())
+    m = _LISTING.match(parts.path)
+    if not m:
+        return None
+    kind, target = ("conversation", m["cid"]) if m["conv"] else ("chain", m["rid"])
+    return lineno, kind, target, parse_qs(parts.query, keep_blank_values=True), rec.get("id")
+
+
+def _add_page(
+    listings: list[_Listing], kind: str, target: str, params: dict[str, list[str]],
+    body: dict[str, Any], line: int,
+) -> None:
+    after = (params.get("after") or [None])[0]
+    current = next((lst for lst in reversed(listings) if lst.target == target), None)
+    if after is None or current is None or current.cursor != after:
+        current = _Listing(
+            kind=kind, target=target, order=(params.get("order") or ["desc"])[0],
+            include=params.get("include[]") or params.get("include") or [], first_line=line,
+        )
+        listings.append(current)
+    current.pages.append(body)
+    data = body.get("data") or []
+    if kind == "conversation":
+        current.cursor = body.get("last_id")
+    else:
+        last = data[-1] if data else None
+        current.cursor = last.get("id") if isinstance(last, dict) else None
+
+
+def _merge(listing: _Listing, p: Path, notes: list[str]) -> ProviderCopy:
+    items: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for page in listing.pages:
+        for item in page.get("data") or []:
+            if not isinstance(item, dict):
+                continue
+            iid = item.get("id")
+            if isinstance(iid, str):
+                if iid in seen:
+                    continue
+                seen.add(iid)
+            items.append(item)
+    warnings = list(notes)
+    if listing.order != "asc":
+        items.reverse()  # the provider's default order is newest first
+        warnings.append(
+            f"the recorded listing was newest-first (order={listing.order}); shown oldest-first"
+        )
+    complete = listing.pages[-1].get("has_more") is not True
+    if not complete:
+        warnings.append(
+            f"the recorded listing stops after {len(listing.pages)} page(s) with has_more: true"
+        )
+    if listing.kind == "chain":
+        warnings.append("a recorded input_items listing holds the response's input items only")
+    return ProviderCopy(
+        conversation=listing.target, items=items, pages=len(listing.pages), complete=complete,
+        kind=listing.kind, include=listing.include, host=None, fetched_at=None,
+        origin="capture", warnings=warnings,
+    )
