@@ -19,7 +19,7 @@ from textual.widgets import ContentSwitcher, Footer, Input, Static
 from traceview.ui import format as fmt
 from traceview.ui.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.loader import read_bodies
-from traceview.ui.main_screen import account_text, capture_name
+from traceview.ui.main_screen import account_text, capture_name, hosted_line
 from traceview.ui.messages import BodiesLoaded
 from traceview.ui.safe_text import safe
 
@@ -51,6 +51,21 @@ def numbers_line(turn: Any) -> Text:
         for marker in markers:
             out.append(f"{fmt.marker_symbol(marker)} ", style="bold")
             out.append_text(safe(f"{marker} — {fmt.marker_meaning(marker)}   "))
+    return out
+
+
+def attribution_text(turn: Any, by_index: dict[int, Any]) -> Text:
+    """The earlier hosted calls the core attributed this turn's unexplained tokens to."""
+    attribution = getattr(turn, "attribution", None) or {}
+    source = by_index.get(attribution.get("turn")) if attribution.get("turn") else None
+    if source is None:
+        return Text()
+    ids = set(attribution.get("hosted_calls") or [])
+    calls = [c for c in source.hosted_calls or [] if not ids or c.get("id") in ids]
+    out = Text(f"consistent with hosted calls of turn {source.index}:\n", style="bold")
+    for call in calls:
+        out.append_text(hosted_line(call))
+        out.append("\n")
     return out
 
 
@@ -89,6 +104,8 @@ class DetailScreen(Screen[None]):
         with VerticalScroll(id="account"):
             yield Static(numbers_line(self.turn), id="numbers")
             yield Static(account_text(self.turn), id="account-text")
+            attribution = attribution_text(self.turn, self.inspector.state.by_index)
+            yield Static(attribution, id="attribution")
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")
@@ -99,10 +116,11 @@ class DetailScreen(Screen[None]):
 
     def on_mount(self) -> None:
         session = self.inspector.session
-        index = self.turn.index
+        turn = self.turn
+        index = turn.index
         self.query_one("#tree", BodyTree).focus()
         self.run_worker(
-            lambda: self.post_message(read_bodies(session, index)),
+            lambda: self.post_message(read_bodies(session, turn)),
             thread=True,
             group="bodies",
             name=f"read bodies of turn {index}",

@@ -96,6 +96,8 @@ def size(value: int | None) -> str:
 def cost(value: float | None) -> str:
     if value is None:
         return DASH
+    if 0 < value < 0.00005:
+        return "<$0.0001"
     if value and value < 0.01:
         return f"${value:.4f}"
     return f"${value:,.2f}"

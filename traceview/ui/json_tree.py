@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import clip, visible
 
-PREVIEW_CHARS = 160  # a string value in a tree label
+PREVIEW_CHARS = 80  # a string value in a tree label
 RAW_STRING_CHARS = 2000  # a string value in the raw view
 CHUNK = 200  # children materialised per expansion
 RAW_LIMIT = 400_000  # characters of raw text rendered at most
@@ -41,7 +41,7 @@ def _scalar(value: Any, limit: int = PREVIEW_CHARS) -> Text:
         if len(body) > limit:
             size = fmt.size(len(value.encode("utf-8", "replace")))
             return Text.assemble(
-                (f'"{body[:limit]}…"', "json.str"), (f"  ({size} string, clipped)", "dim italic")
+                (f"({size} string, clipped) ", "dim italic"), (f'"{body[:limit]}…"', "json.str")
             )
         return Text(f'"{body}"', style="json.str")
     if value is None:

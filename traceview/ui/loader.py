@@ -56,16 +56,22 @@ def capture_turn(capture: Any, index: int) -> Any | None:
     return None
 
 
-def read_bodies(session: Any, turn_index: int) -> BodiesLoaded:
+def read_bodies(session: Any, report: Any) -> BodiesLoaded:
     """Re-read and redact one turn's request/response records (they are never kept)."""
     redact = _redactor()
+    turn_index = report.index
     capture = getattr(session, "capture", None)
-    turn = capture_turn(capture, turn_index) if capture is not None else None
-    if turn is None:
-        return BodiesLoaded(turn_index, None, None, "this turn's records are not indexed yet")
+    request_ref = getattr(report, "request_ref", None)
+    response_ref = getattr(report, "response_ref", None)
+    if request_ref is None and response_ref is None and capture is not None:
+        turn = capture_turn(capture, turn_index)
+        if turn is not None:
+            request_ref, response_ref = turn.request, turn.response
+    if capture is None or (request_ref is None and response_ref is None):
+        return BodiesLoaded(turn_index, None, None, "no records of this turn to show")
     try:
-        request = capture.read(turn.request) if turn.request is not None else None
-        response = capture.read(turn.response) if turn.response is not None else None
+        request = capture.read(request_ref) if request_ref is not None else None
+        response = capture.read(response_ref) if response_ref is not None else None
     except OSError as exc:
         return BodiesLoaded(turn_index, None, None, f"could not re-read the capture: {exc}")
     return BodiesLoaded(turn_index, redact(request), redact(response), None)

@@ -17,7 +17,7 @@ from traceview.ui import format as fmt
 from traceview.ui.row_table import RowTable
 from traceview.ui.safe_text import safe
 from traceview.ui.state import ALL, matches
-from traceview.ui.turns import RowHeader, TurnChart, make_turns_table
+from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
 
 if TYPE_CHECKING:
     from traceview.ui.app import InspectorApp
@@ -117,7 +117,8 @@ class MainScreen(Screen[None]):
     def _rebuild(self, turn_index: int | None = None) -> None:
         state = self.inspector.state
         source = state.rows_for(self.key) if self.key is not None else []
-        self.rows = [t for t in source if matches(t, self.filter_text)] if self.filter_text else source
+        query = self.filter_text
+        self.rows = [t for t in source if matches(t, query)] if query else source
         cursor = 0
         if turn_index is not None:
             for i, turn in enumerate(self.rows):
@@ -198,12 +199,14 @@ class MainScreen(Screen[None]):
         """From the ConversationReport once loaded; while loading, a tally of the rows."""
         conv = self.inspector.state.conversations.get(self.key or "")
         if conv is not None and not self.filter_text:
-            return dict(conv.markers or {})
-        counts: dict[str, int] = {}
-        for turn in self.rows:
-            for marker in turn.markers or ():
-                counts[marker] = counts.get(marker, 0) + 1
-        return counts
+            counts = dict(conv.markers or {})
+        else:
+            counts = {}
+            for turn in self.rows:
+                for marker in turn.markers or ():
+                    counts[marker] = counts.get(marker, 0) + 1
+        order = {m: i for i, m in enumerate(fmt.known_markers())}
+        return dict(sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))
 
     # -- selection ------------------------------------------------------------------------
     @on(RowTable.Highlighted, "#turns")
@@ -241,10 +244,11 @@ class MainScreen(Screen[None]):
         start = self.table.cursor + direction
         indices = range(start, len(self.rows)) if direction > 0 else range(start, -1, -1)
         for i in indices:
-            if self.rows[i].markers:
+            if is_marked(self.rows[i]):
                 self.table.move_to(i)
                 return
-        self.notify("no more marked turns " + ("below" if direction > 0 else "above"), markup=False)
+        where = "below" if direction > 0 else "above"
+        self.notify(f"no more marked turns {where}", markup=False)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -44,7 +44,15 @@ TURN_COLUMNS: list[Column] = [
 
 
 def make_turns_table(id: str = "turns") -> RowTable:
-    return RowTable(TURN_COLUMNS, marked=lambda t: bool(t.markers), id=id)
+    return RowTable(TURN_COLUMNS, marked=is_marked, id=id)
+
+
+#: Markers that inform rather than warn: they do not make a turn "marked" for m/M.
+INFORMATIONAL = {"tool_offered_unused"}
+
+
+def is_marked(turn: Any) -> bool:
+    return any(m not in INFORMATIONAL for m in turn.markers or ())
 
 
 class RowHeader(Widget):
@@ -62,7 +70,13 @@ class RowHeader(Widget):
 
 
 def _spark(
-    values: Sequence[int | None], top: float, cursor: int | None, *, log: bool = True
+    values: Sequence[int | None],
+    top: float,
+    cursor: int | None,
+    *,
+    log: bool = True,
+    cell: int = 1,
+    mark: str = "bold",
 ) -> Text:
     """Blocks scaled against ``top`` (log scale when ``log``); unknown values are blank."""
     text = Text()
@@ -75,7 +89,7 @@ def _spark(
             else:
                 share = value / top
             ch = BLOCKS[min(len(BLOCKS) - 1, max(0, round(share * (len(BLOCKS) - 1))))]
-        text.append(ch, style="reverse" if i == cursor else "")
+        text.append(ch * cell, style=mark if i == cursor else "dim")
     return text
 
 
@@ -86,7 +100,7 @@ class TurnChart(Widget):
     turn, so the shape of the bill is visible at a glance and in SVG screenshots.
     """
 
-    DEFAULT_CSS = "TurnChart { height: 3; }"
+    DEFAULT_CSS = "TurnChart { height: 4; }"
     LABEL = 24
 
     def __init__(self, id: str | None = None) -> None:
@@ -99,9 +113,11 @@ class TurnChart(Widget):
         self.refresh()
 
     def render(self) -> Text:
-        span = max(1, self.size.width - self.LABEL - 28)
+        room = max(1, self.size.width - self.LABEL - 28)
         if not self.rows:
             return Text("no turns yet", style="dim")
+        cell = max(1, min(4, room // len(self.rows)))
+        span = room // cell
         start = max(0, min(self.cursor - span // 2, len(self.rows) - span))
         window = self.rows[start : start + span]
         cursor = self.cursor - start
@@ -111,20 +127,22 @@ class TurnChart(Widget):
         top = max([v for v in (*sent, *billed) if v] or [1])
         top_cum = max([v for v in cumulative if v] or [1])
         current = self.rows[self.cursor] if self.cursor < len(self.rows) else None
+        accent = self.app.get_css_variables().get("accent")
+        mark = f"bold {accent}" if accent else "bold"
         lines = [
             (
                 "bytes sent (log)",
-                _spark(sent, top, cursor),
+                _spark(sent, top, cursor, cell=cell, mark=mark),
                 fmt.size(current.request_bytes) if current else "",
             ),
             (
                 "billed input (log)",
-                _spark(billed, top, cursor),
+                _spark(billed, top, cursor, cell=cell, mark=mark),
                 f"{fmt.num(current.input_tokens)} tokens" if current else "",
             ),
             (
                 "cumulative billed",
-                _spark(cumulative, top_cum, cursor, log=False),
+                _spark(cumulative, top_cum, cursor, log=False, cell=cell, mark=mark),
                 f"{fmt.num(current.cumulative_input_tokens)} so far" if current else "",
             ),
         ]

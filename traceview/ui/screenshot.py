@@ -1,0 +1,100 @@
+"""`traceview screenshot`: the inspector rendered headless to SVG (or PNG) for scripts/CI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+VIEWS = ("turns", "detail", "conversations", "problems", "help")
+MONO_FAMILY = "DejaVu Sans Mono"
+PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of the `screenshot` subcommand (the CLI owns the parser)."""
+    parser.add_argument("capture", nargs="+", help="capture file(s) or directory")
+    parser.add_argument("-o", "--output", required=True, help="file to write: .svg or .png")
+    parser.add_argument("--view", choices=VIEWS, default="turns", help="which screen to show")
+    parser.add_argument("--turn", type=int, default=None, help="select turn N (1-based index)")
+    parser.add_argument("--size", default="160x48", help="terminal size WIDTHxHEIGHT")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not match:
+        raise ValueError(f"--size must look like 160x48, not {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (20 <= width <= 1000 and 5 <= height <= 500):
+        raise ValueError(f"--size {text} is out of range (20..1000 x 5..500)")
+    return width, height
+
+
+async def render_svg(
+    paths: list[str],
+    view: str = "turns",
+    turn: int | None = None,
+    size: tuple[int, int] = (160, 48),
+    options: Any = None,
+    session_factory: Any = None,
+) -> tuple[str, str | None]:
+    """The SVG of ``view`` once the whole capture is loaded, and a warning if any."""
+    from traceview.ui.app import make_app
+
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    app = make_app(paths, options, session_factory=session_factory)
+    warning = None
+    async with app.run_test(size=size) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not await app.go_to(view, turn):
+            warning = f"turn {turn} is not in the capture; showing the first turn"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        svg = app.export_screenshot(title=f"traceview · {view}")
+    return svg, warning
+
+
+def svg_to_png(svg: str, output: Path) -> None:
+    """Convert with cairosvg, swapping the web font for an installed monospace family."""
+    import cairosvg  # optional extra: traceview[png]
+
+    svg = svg.replace('"Fira Code"', f'"{MONO_FAMILY}"').replace("Fira Code", MONO_FAMILY)
+    cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(output))
+
+
+def run(ns: argparse.Namespace) -> int:
+    """Entry point for `traceview screenshot`; returns the exit code."""
+    output = Path(ns.output)
+    try:
+        size = parse_size(ns.size)
+    except ValueError as exc:
+        print(f"traceview screenshot: {exc}", file=sys.stderr)
+        return 2
+    missing = [p for p in ns.capture if p != "-" and not os.path.exists(p)]
+    if missing:
+        print(f"traceview screenshot: no such file or directory: {missing[0]}", file=sys.stderr)
+        return 2
+    png = output.suffix.lower() == ".png"
+    if png:
+        try:
+            import cairosvg  # noqa: F401
+        except ImportError:
+            print(f"traceview screenshot: {PNG_HINT}", file=sys.stderr)
+            return 2
+    svg, warning = asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size))
+    if warning:
+        print(f"traceview screenshot: {warning}", file=sys.stderr)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if png:
+        svg_to_png(svg, output)
+    else:
+        output.write_text(svg, encoding="utf-8")
+    print(f"wrote {output}")
+    return 0
