@@ -1,0 +1,189 @@
+"""Turns HTTP exchanges into capture records (the format in DESIGN.md).
+
+A request record is written *before* the request is sent, so a process that dies
+mid-turn leaves a ``request_only`` turn instead of nothing. The response record is
+written when the body has been read completely (for a stream: when it closes),
+linked to its request by ``id``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from traceview.record.sse import terminal_response
+from traceview.record.writer import CaptureWriter
+
+# Response headers worth keeping: they identify the call to the provider's support and
+# give server-side timing. Nothing else from the headers is ever written.
+SAFE_RESPONSE_HEADERS = ("x-request-id", "openai-processing-ms")
+
+
+def _parse_json(raw: bytes) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return False, None
+
+
+class Clock:
+    """Wall time and elapsed time; swapped for a frozen clock when output must be stable."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def start(self) -> float:
+        return time.perf_counter()
+
+    def elapsed_ms(self, started: float, headers: dict[str, str]) -> int:
+        return int(round((time.perf_counter() - started) * 1000))
+
+
+class FrozenClock(Clock):
+    """Deterministic timestamps for checked-in samples.
+
+    ``ts`` advances by a fixed step per record; ``elapsed_ms`` is the server's own
+    ``openai-processing-ms`` header when present (the simulator sends a deterministic
+    one), else 0.
+    """
+
+    def __init__(self, start: float = 1767225600.0, step: float = 1.0) -> None:
+        self._counter = itertools.count()
+        self._start = start
+        self._step = step
+
+    def now(self) -> float:
+        return self._start + next(self._counter) * self._step
+
+    def start(self) -> float:
+        return 0.0
+
+    def elapsed_ms(self, started: float, headers: dict[str, str]) -> int:
+        try:
+            return int(float(headers.get("openai-processing-ms", "0")))
+        except ValueError:
+            return 0
+
+
+def random_link() -> str:
+    return "rec_" + uuid.uuid4().hex[:20]
+
+
+def counter_links(prefix: str = "rec_") -> Callable[[], str]:
+    counter = itertools.count(1)
+    return lambda: f"{prefix}{next(counter):06d}"
+
+
+class Recorder:
+    """Writes linked req/res records for every exchange handed to it."""
+
+    def __init__(
+        self,
+        capture: str | os.PathLike[str] | CaptureWriter,
+        *,
+        fsync: bool = False,
+        clock: Clock | None = None,
+        link_ids: Callable[[], str] | None = None,
+    ) -> None:
+        self.writer = capture if isinstance(capture, CaptureWriter) else CaptureWriter(
+            capture, fsync=fsync
+        )
+        self.clock = clock or Clock()
+        self._link_ids = link_ids or random_link
+
+    @property
+    def path(self) -> str:
+        return str(self.writer.path)
+
+    def note_secret(self, value: str | None) -> None:
+        self.writer.scrubber.add_secret(value)
+
+    def request(
+        self, method: str, raw_path: str, raw: bytes | None, content_type: str, length: int | None
+    ) -> str:
+        """Write the request record now; returns the link id for the response."""
+        link = self._link_ids()
+        record: dict[str, Any] = {
+            "dir": "req",
+            "id": link,
+            "ts": self.clock.now(),
+            "endpoint": f"{method} {unquote(raw_path)}",
+        }
+        if raw is None:
+            record["bytes"] = length
+            record["body"] = (
+                {"non_json": True, "content_type": content_type, "bytes": length}
+                if length
+                else None
+            )
+        else:
+            record["bytes"] = len(raw)
+            ok, body = _parse_json(raw) if raw else (True, None)
+            record["body"] = (
+                body if ok else {"non_json": True, "content_type": content_type, "bytes": len(raw)}
+            )
+        self.writer.write(record)
+        return link
+
+    def response(
+        self,
+        link: str,
+        *,
+        status_code: int,
+        elapsed_ms: int,
+        raw: bytes,
+        content_type: str,
+        headers: dict[str, str],
+        stream: bool,
+        error: dict[str, str] | None = None,
+    ) -> None:
+        """Write the response record; a stream is stored as events plus its final body."""
+        record: dict[str, Any] = {
+            "dir": "res",
+            "id": link,
+            "ts": self.clock.now(),
+            "status_code": status_code,
+            "elapsed_ms": elapsed_ms,
+        }
+        if stream:
+            from traceview.record.sse import parse_events
+
+            events = parse_events(raw)
+            record["body"] = terminal_response(events)
+            record["events"] = events
+        else:
+            ok, body = _parse_json(raw) if raw else (True, None)
+            if not ok and error:  # cut off mid-body: what arrived is not a body
+                body, ok = None, True
+            record["body"] = (
+                body if ok else {"non_json": True, "content_type": content_type, "bytes": len(raw)}
+            )
+        kept = {k: headers[k] for k in SAFE_RESPONSE_HEADERS if k in headers}
+        if kept:
+            record["headers"] = kept
+        if error:
+            record["error"] = error
+        self.writer.write(record)
+
+    def failure(self, link: str, *, kind: str, message: str, elapsed_ms: int) -> None:
+        """The request never got a response: timeout, refused connection, reset."""
+        self.writer.write(
+            {
+                "dir": "res",
+                "id": link,
+                "ts": self.clock.now(),
+                "status_code": None,
+                "elapsed_ms": elapsed_ms,
+                "error": {"type": kind, "message": message},
+                "body": None,
+            }
+        )
+
+    def close(self) -> None:
+        self.writer.close()

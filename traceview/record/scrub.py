@@ -1,0 +1,45 @@
+"""Keep API keys out of captures.
+
+Headers are never recorded, but keys also leak into bodies (a prompt that quotes a
+config file, an error message that echoes the key). Every serialised line is scrubbed
+for anything shaped like an OpenAI key and for the exact secrets seen in the
+Authorization / api-key headers of the requests being recorded.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+KEY_PATTERN = re.compile(rb"sk-[A-Za-z0-9_\-]{16,}")
+REDACTED = b"sk-***REDACTED***"
+# Shorter values are not secrets worth the risk of mangling ordinary text.
+MIN_SECRET_LENGTH = 8
+
+
+class Scrubber:
+    """Replaces key-shaped strings and registered secrets in serialised records."""
+
+    def __init__(self) -> None:
+        self._secrets: set[bytes] = set()
+        self._lock = threading.Lock()
+
+    def add_secret(self, value: str | bytes | None) -> None:
+        if not value:
+            return
+        raw = value.encode() if isinstance(value, str) else bytes(value)
+        for prefix in (b"Bearer ", b"bearer "):
+            if raw.startswith(prefix):
+                raw = raw[len(prefix) :]
+        raw = raw.strip()
+        if len(raw) >= MIN_SECRET_LENGTH:
+            with self._lock:
+                self._secrets.add(raw)
+
+    def scrub_bytes(self, line: bytes) -> bytes:
+        with self._lock:
+            secrets = sorted(self._secrets, key=len, reverse=True)
+        for secret in secrets:
+            if secret in line:
+                line = line.replace(secret, b"***REDACTED***")
+        return KEY_PATTERN.sub(REDACTED, line)

@@ -1,0 +1,212 @@
+"""httpx2 transports that record every exchange while delegating to a real transport.
+
+The openai SDK accepts ``http_client=httpx2.Client(transport=...)``; recording at this
+layer stores the exact request bytes the SDK put on the wire, every retry as its own
+exchange, and streams as they are consumed (the response record is finished when the
+SDK closes the stream, i.e. before ``responses.create`` hands the last event back).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx2
+
+from traceview.record.recorder import Recorder
+
+SECRET_HEADERS = ("authorization", "api-key", "openai-api-key", "x-api-key")
+
+
+def _begin(recorder: Recorder, request: httpx2.Request) -> str:
+    for name in SECRET_HEADERS:
+        recorder.note_secret(request.headers.get(name))
+    content_type = request.headers.get("content-type", "")
+    try:
+        raw: bytes | None = request.content
+        length: int | None = len(raw)
+    except httpx2.RequestNotRead:  # multipart uploads and other generators
+        raw = None
+        header = request.headers.get("content-length")
+        length = int(header) if header and header.isdigit() else None
+    raw_path = request.url.raw_path.decode("ascii", errors="replace")
+    return recorder.request(request.method, raw_path, raw, content_type, length)
+
+
+def _failure_kind(exc: BaseException) -> str:
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx2.ConnectError):
+        return "connection_error"
+    return type(exc).__name__
+
+
+def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes:
+    """Undo content-encoding (gzip, br, …) the way the client itself would."""
+    if not headers.get("content-encoding"):
+        return raw
+    try:
+        return httpx2.Response(status, headers=headers, content=raw).read()
+    except Exception:
+        return raw
+
+
+class _Exchange:
+    """Collects one response body and writes its record exactly once."""
+
+    def __init__(
+        self, recorder: Recorder, link: str, started: float, response: httpx2.Response
+    ) -> None:
+        self.recorder = recorder
+        self.link = link
+        self.started = started
+        self.status = response.status_code
+        self.headers = response.headers
+        content_type = response.headers.get("content-type", "")
+        self.content_type = content_type
+        self.stream = content_type.startswith("text/event-stream")
+        self.chunks: list[bytes] = []
+        self.error: dict[str, str] | None = None
+        self._done = False
+        self._lock = threading.Lock()
+
+    def finish(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.recorder.response(
+            self.link,
+            status_code=self.status,
+            elapsed_ms=self.recorder.clock.elapsed_ms(self.started, headers),
+            raw=_decode(self.status, self.headers, b"".join(self.chunks)),
+            content_type=self.content_type,
+            headers=headers,
+            stream=self.stream,
+            error=self.error,
+        )
+
+
+class _TeeStream(httpx2.SyncByteStream):
+    def __init__(self, inner: httpx2.SyncByteStream, exchange: _Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for chunk in self._inner:
+                self._exchange.chunks.append(chunk)
+                yield chunk
+        except Exception as exc:
+            self._exchange.error = {"type": _failure_kind(exc), "message": str(exc)}
+            raise
+        self._exchange.finish()
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            # A stream abandoned half-way is recorded with what arrived (no terminal event).
+            self._exchange.finish()
+
+
+class _AsyncTeeStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, exchange: _Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                self._exchange.chunks.append(chunk)
+                yield chunk
+        except Exception as exc:
+            self._exchange.error = {"type": _failure_kind(exc), "message": str(exc)}
+            raise
+        self._exchange.finish()
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            self._exchange.finish()
+
+
+class RecordingTransport(httpx2.BaseTransport):
+    """Records through ``recorder`` and sends through ``inner`` (default: plain HTTP)."""
+
+    def __init__(self, recorder: Recorder, inner: httpx2.BaseTransport | None = None) -> None:
+        self.recorder = recorder
+        self.inner = inner or httpx2.HTTPTransport(limits=_default_limits())
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        link = _begin(self.recorder, request)
+        started = self.recorder.clock.start()
+        try:
+            response = self.inner.handle_request(request)
+        except Exception as exc:
+            self.recorder.failure(
+                link,
+                kind=_failure_kind(exc),
+                message=str(exc),
+                elapsed_ms=self.recorder.clock.elapsed_ms(started, {}),
+            )
+            raise
+        exchange = _Exchange(self.recorder, link, started, response)
+        assert isinstance(response.stream, httpx2.SyncByteStream)
+        return httpx2.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_TeeStream(response.stream, exchange),
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class AsyncRecordingTransport(httpx2.AsyncBaseTransport):
+    """The asyncio twin of :class:`RecordingTransport`."""
+
+    def __init__(
+        self, recorder: Recorder, inner: httpx2.AsyncBaseTransport | None = None
+    ) -> None:
+        self.recorder = recorder
+        self.inner = inner or httpx2.AsyncHTTPTransport(limits=_default_limits())
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        link = _begin(self.recorder, request)
+        started = self.recorder.clock.start()
+        try:
+            response = await self.inner.handle_async_request(request)
+        except Exception as exc:
+            self.recorder.failure(
+                link,
+                kind=_failure_kind(exc),
+                message=str(exc),
+                elapsed_ms=self.recorder.clock.elapsed_ms(started, {}),
+            )
+            raise
+        exchange = _Exchange(self.recorder, link, started, response)
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        return httpx2.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_AsyncTeeStream(response.stream, exchange),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _default_limits() -> Any:
+    """The SDK's own connection limits, so recording does not change pooling behaviour."""
+    try:
+        from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+        return DEFAULT_CONNECTION_LIMITS
+    except ImportError:  # pragma: no cover - older/newer SDK layouts
+        return httpx2.Limits(max_connections=1000, max_keepalive_connections=100)

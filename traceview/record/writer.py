@@ -1,0 +1,83 @@
+"""Append-only capture writer: one record, one line, one ``os.write``.
+
+Many threads, asyncio tasks and even processes may record into the same capture.
+Each record is serialised completely first and then handed to the kernel in a single
+``write`` on a descriptor opened with ``O_APPEND``, under a per-path lock, so lines never
+interleave and a process killed at any moment leaves only whole lines behind (at worst
+a request record whose response never arrived, which traceview shows as ``request_only``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from traceview.record.scrub import Scrubber
+
+_PATH_LOCKS: dict[str, threading.Lock] = {}
+_PATH_LOCKS_GUARD = threading.Lock()
+
+
+def _lock_for(path: str) -> threading.Lock:
+    """One lock per real path, shared by every writer in this process."""
+    with _PATH_LOCKS_GUARD:
+        return _PATH_LOCKS.setdefault(path, threading.Lock())
+
+
+def _dumps(record: dict[str, Any]) -> bytes:
+    """Compact JSON; falls back to the stdlib for values orjson refuses (huge ints)."""
+    try:
+        return orjson.dumps(record)
+    except TypeError:
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+
+
+class CaptureWriter:
+    """Writes records to one capture file; safe to share between threads and tasks."""
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fsync = fsync
+        self.scrubber = Scrubber()
+        # 0o600: a capture holds prompts and answers; other users have no business reading it.
+        self._fd: int | None = os.open(
+            self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600
+        )
+        self._lock = _lock_for(os.path.realpath(self.path))
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Serialise, scrub secrets, and append the record as one whole line."""
+        line = self.scrubber.scrub_bytes(_dumps(record)) + b"\n"
+        with self._lock:
+            if self._fd is None:
+                raise ValueError(f"capture {self.path} is closed")
+            view = memoryview(line)
+            while view:  # a regular file takes it in one go; loop only for pathological cases
+                written = os.write(self._fd, view)
+                view = view[written:]
+            if self.fsync:
+                os.fsync(self._fd)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+    def __enter__(self) -> CaptureWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        try:
+            self.close()
+        except Exception:
+            pass

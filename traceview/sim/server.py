@@ -1,0 +1,234 @@
+"""The simulator on a loopback socket, with fault injection for tests.
+
+In-process use::
+
+    with SimServer() as sim:                     # port 0: a free port
+        client = OpenAI(base_url=sim.base_url, api_key="sk-test", max_retries=0)
+        sim.inject(status=429, times=1)           # the next request gets a rate limit
+        gate = sim.hold()                         # requests wait until gate.set()
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from traceview.sim.api import Api, Reply
+from traceview.sim.engine import DEFAULT_CONTEXT_WINDOW, Engine
+from traceview.sim.state import DEFAULT_EPOCH, SimError, SimState
+
+NO_KEY_MESSAGE = (
+    "You didn't provide an API key. You need to provide your API key in an Authorization "
+    "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field "
+    "(with blank username) if you're accessing the API from your browser and are prompted for "
+    "a username and password. You can obtain an API key from "
+    "https://platform.openai.com/account/api-keys."
+)
+FAULT_BODIES = {
+    429: SimError(
+        429,
+        "Rate limit reached for gpt-4.1 in organization org-sim on tokens per min (TPM): "
+        "Limit 30000, Used 30000, Requested 1210. Please try again in 2.42s. Visit "
+        "https://platform.openai.com/account/rate-limits to learn more.",
+        type="tokens", code="rate_limit_exceeded",
+    ),
+    500: SimError(500, "The server had an error while processing your request. Sorry about that!",
+                  type="server_error"),
+    503: SimError(503, "The engine is currently overloaded, please try again later.",
+                  type="server_error"),
+}
+
+
+@dataclass
+class Fault:
+    status: int | None
+    times: int
+    path: str | None
+    hold: threading.Event | None
+
+
+class SimServer:
+    """A threaded loopback HTTP server around :class:`Api`; a context manager."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        seed: str | None = None,
+        frozen_at: int | None = None,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
+        log: Any = None,
+    ) -> None:
+        if seed is not None and frozen_at is None:
+            frozen_at = DEFAULT_EPOCH
+        self.state = SimState(seed=seed, frozen_at=frozen_at)
+        self.api = Api(self.state, Engine(self.state, context_window))
+        self.log = log
+        self._faults: list[Fault] = []
+        self._faults_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._request_ids = 0
+        self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        host = f"[{host}]" if ":" in str(host) else host
+        return f"http://{host}:{port}/v1"
+
+    # -- fault injection ----------------------------------------------------------
+    def inject(
+        self,
+        status: int | None = None,
+        *,
+        times: int = 1,
+        path: str | None = None,
+        hold: threading.Event | None = None,
+    ) -> None:
+        """The next ``times`` requests (whose path starts with ``path``) fail with
+        ``status`` and/or wait for ``hold`` to be set before being answered."""
+        with self._faults_lock:
+            self._faults.append(Fault(status, times, path, hold))
+
+    def hold(self, *, times: int = 1, path: str | None = None) -> threading.Event:
+        """Make the next requests slow: they are answered only once the event is set."""
+        gate = threading.Event()
+        self.inject(None, times=times, path=path, hold=gate)
+        return gate
+
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._faults_lock:
+            for fault in self._faults:
+                if fault.path is None or path.startswith(fault.path):
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+    def _wait(self, gate: threading.Event) -> None:
+        while not gate.is_set() and not self._closing.is_set():
+            gate.wait(0.05)
+
+    def next_request_id(self) -> str:
+        with self._faults_lock:
+            self._request_ids += 1
+            n = self._request_ids
+        if self.state.ids.seed is None:
+            return self.state.ids.new("req")[:36]
+        return f"req_{n:032x}"
+
+    # -- lifecycle ------------------------------------------------------------------
+    def start(self) -> SimServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="traceview-sim",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        self._closing.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(_Handler):
+        server_sim = sim
+
+    return Handler
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_sim: SimServer
+    server_version = "traceview-sim"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if self.server_sim.log is not None:
+            print(f"{self.command} {self.path} -> {args[1] if len(args) > 1 else ''}",
+                  file=self.server_sim.log, flush=True)
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def do_DELETE(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        sim = self.server_sim
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            fault = sim._take_fault(parts.path)
+            if fault is not None and fault.hold is not None:
+                sim._wait(fault.hold)
+            if fault is not None and fault.status is not None:
+                raise FAULT_BODIES.get(fault.status) or SimError(
+                    fault.status, f"Injected HTTP {fault.status}.", type="server_error")
+            auth = self.headers.get("authorization") or ""
+            key = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
+            if not key:
+                raise SimError(401, NO_KEY_MESSAGE)
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            query = parse_qs(parts.query, keep_blank_values=True)
+            reply = sim.api.dispatch(self.command, parts.path, query, body)
+        except SimError as err:
+            reply = Reply(err.status, err.body)
+        except Exception as exc:  # a simulator bug must still answer like a server
+            print(f"traceview sim: internal error on {self.command} {parts.path}: {exc!r}",
+                  file=sys.stderr)
+            reply = Reply(500, FAULT_BODIES[500].body)
+        self._send(reply)
+
+    def _send(self, reply: Reply) -> None:
+        sim = self.server_sim
+        self.send_response(reply.status)
+        self.send_header("x-request-id", sim.next_request_id())
+        self.send_header("openai-processing-ms", str(reply.processing_ms))
+        self.send_header("openai-version", "2020-10-01")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if reply.events is None:
+            payload = json.dumps(reply.body).encode()
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        try:
+            for frame in reply.events:
+                self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
