@@ -60,10 +60,11 @@ class Store:
     # Called after each page is served: lets a test change the conversation between pages.
     after_page: Callable[[str, int], None] | None = None
     pages_served: int = 0
+    key: str = "test"
 
     def route(self, seen: Seen) -> Reply:
         parts = seen.path.strip("/").split("/")
-        if seen.authorization != "Bearer test":
+        if seen.authorization != f"Bearer {self.key}":
             return 401, {"error": {"message": "Incorrect API key provided: sk-te****st",
                                    "type": "invalid_request_error", "code": "invalid_api_key"}}
         if parts[:2] == ["v1", "conversations"] and len(parts) == 4 and parts[3] == "items":

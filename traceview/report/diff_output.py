@@ -1,0 +1,131 @@
+"""Render a DiffResult as text (a Rich table), markdown, or the ``traceview.diff/1`` JSON.
+
+Item fields come from captures and the provider: untrusted. They reach the terminal only
+as ``rich.text.Text`` (never markup) with control characters made visible, and markdown
+cells are escaped. Kind symbols (``=`` ``~`` ``+P`` ``-C``) keep the table legible without
+colour.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from traceview.analysis.diff import KINDS, DiffResult, DiffRow
+
+SYMBOLS = {"same": "=", "changed": "~", "provider_only": "+P", "capture_only": "-C"}
+LEGEND = {
+    "same": "same item on both sides",
+    "changed": "same item, different content",
+    "provider_only": "only the provider holds it",
+    "capture_only": "only the capture holds it",
+}
+_STYLES = {"same": "dim", "changed": "yellow", "provider_only": "cyan", "capture_only": "magenta"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(value: object, limit: int = 200) -> str:
+    """One line of untrusted text: control and bidi characters shown as escapes."""
+    text = "" if value is None else str(value)
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", " "))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe(result: DiffResult) -> str:
+    """Where the provider copy came from, in one line."""
+    origin = {"live": "fetched live", "snapshot": "from a snapshot",
+              "capture": "from a listing recorded in the capture"}.get(result.origin,
+                                                                       result.origin)
+    bits = [f"{result.kind} {safe(result.conversation)}", origin]
+    if result.host:
+        bits.append(f"host {safe(result.host)}")
+    if result.fetched_at:
+        bits.append(f"at {safe(result.fetched_at)}")
+    bits.append(f"{result.pages} page{'s' if result.pages != 1 else ''}")
+    bits.append("complete" if result.complete else "PARTIAL")
+    return " · ".join(bits)
+
+
+def _counts_line(result: DiffResult) -> str:
+    c = result.counts
+    return "  ".join(f"{SYMBOLS[k]} {k} {c[k]:,}" for k in KINDS)
+
+
+def _turn(row: DiffRow) -> str:
+    return "—" if row.turn is None else str(row.turn)
+
+
+def render_text(result: DiffResult, width: int = 100, color: bool = False) -> str:
+    """A Rich table of rows, with header, counts, verdict and warnings."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, force_terminal=color, no_color=not color,
+                      highlight=False, emoji=False, markup=False)
+    console.print(Text("traceview diff · " + describe(result)))
+    console.print(Text(_counts_line(result)))
+    table = Table(show_edge=False, pad_edge=False, expand=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("turn", justify="right", no_wrap=True)
+    table.add_column("item", no_wrap=True, max_width=34, overflow="ellipsis")
+    table.add_column("reason", ratio=1)
+    for row in result.rows:
+        style = _STYLES.get(row.kind, "") if color else ""
+        item = safe(row.item_type) + (f" {safe(row.item_id)}" if row.item_id else "")
+        table.add_row(Text(SYMBOLS.get(row.kind, "?"), style=style), Text(_turn(row)),
+                      Text(item), Text(safe(row.reason, 400)))
+    console.print(table)
+    console.print(Text(safe(result.verdict, 2000)))
+    for warning in result.warnings:
+        console.print(Text("note: " + safe(warning, 400)))
+    console.print(Text("legend: " + "  ".join(f"{SYMBOLS[k]} {LEGEND[k]}" for k in KINDS)))
+    return buf.getvalue()
+
+
+def _md(value: object) -> str:
+    return safe(value, 400).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`") \
+        .replace("<", "&lt;")
+
+
+def render_markdown(result: DiffResult) -> str:
+    """A markdown section that pastes into a postmortem document."""
+    lines = [
+        f"### Provider copy vs capture: {_md(result.conversation)}",
+        "",
+        f"{_md(describe(result))}",
+        "",
+        f"**Verdict:** {_md(result.verdict)}",
+        "",
+        "| " + " | ".join(f"{SYMBOLS[k]} {k}" for k in KINDS) + " |",
+        "|" + "---:|" * len(KINDS),
+        "| " + " | ".join(f"{result.counts[k]:,}" for k in KINDS) + " |",
+        "",
+        "| kind | turn | item | reason |",
+        "|---|---:|---|---|",
+    ]
+    for row in result.rows:
+        item = _md(row.item_type) + (f" `{_md(row.item_id)}`" if row.item_id else "")
+        lines.append(f"| {SYMBOLS.get(row.kind, '?')} {row.kind} | {_turn(row)} | {item} "
+                     f"| {_md(row.reason)} |")
+    for warning in result.warnings:
+        lines.append(f"\n> note: {_md(warning)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: DiffResult) -> str:
+    """The ``traceview.diff/1`` document."""
+    doc: dict[str, Any] = result.to_dict()
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+
+
+def render(result: DiffResult, fmt: str, width: int = 100) -> str:
+    """Dispatch on ``fmt``: text | markdown | json."""
+    if fmt == "json":
+        return render_json(result)
+    if fmt == "markdown":
+        return render_markdown(result)
+    return render_text(result, width=width)
