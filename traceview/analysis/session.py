@@ -78,7 +78,7 @@ class Session:
         b = self.loader.builder
         fresh: list[TurnReport] = []
         names = self.capture.sources
-        start = last = time.monotonic()
+        last = time.monotonic()
         wait = self.first_interval
         for n in self.loader.steps():
             while b.finished:
@@ -95,7 +95,6 @@ class Session:
             turn = b.finished.popleft()
             fresh.append(self.analyzer.add(turn, names[turn.source]))
         self._finish()
-        del start
         yield self._batch(fresh, done=True)
 
     def _batch(self, fresh: list[TurnReport], done: bool) -> Batch:
@@ -109,10 +108,7 @@ class Session:
         a.turns = sorted(self.analyzer.reports, key=lambda t: t.index)
         self.analyzer.reports = a.turns
         a.conversations = self.analyzer.conversations()
-        by_conv = {c.id: c for c in a.conversations if c.id}
-        for ex in self.capture.exchanges:
-            if ex.conversation_id and ex.conversation_id in by_conv:
-                by_conv[ex.conversation_id].exchanges.append(ex.index)
+        _attach_exchanges(a)
         a.totals = totals(a.turns)
         a.complete = True
 
@@ -122,6 +118,30 @@ class Session:
         return self.analysis
 
 
-def analyze(paths_or_capture: list[str] | str, options: Options | None = None) -> Analysis:
-    """Read and analyse a capture in one call (the headless report uses this)."""
-    return Session(paths_or_capture, options).run_to_end()
+def analyze(paths_or_capture: list[str] | str | Capture,
+            options: Options | None = None) -> Analysis:
+    """Read and analyse a capture in one call (the headless report uses this).
+
+    Given an already loaded Capture, its turns are analysed without reading it again.
+    """
+    if not isinstance(paths_or_capture, Capture):
+        return Session(paths_or_capture, options).run_to_end()
+    cap = paths_or_capture
+    analyzer = Analyzer(options or Options())
+    for turn in cap.turns:
+        analyzer.add(turn, cap.sources[turn.source])
+    a = Analysis(cap, problems=cap.problems,
+                 pricing={"origin": analyzer.pricing.origin, "taken": analyzer.pricing.taken})
+    a.turns = analyzer.reports
+    a.conversations = analyzer.conversations()
+    _attach_exchanges(a)
+    a.totals = totals(a.turns)
+    a.complete = True
+    return a
+
+
+def _attach_exchanges(a: Analysis) -> None:
+    by_conv = {c.id: c for c in a.conversations if c.id}
+    for ex in a.capture.exchanges:
+        if ex.conversation_id and ex.conversation_id in by_conv:
+            by_conv[ex.conversation_id].exchanges.append(ex.index)

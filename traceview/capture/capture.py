@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,10 +86,8 @@ class CaptureLoader:
             except SourceError as exc:
                 if len(self.paths) == 1:
                     raise
-                src = Source(path, open("/dev/null", "rb"), 0)  # noqa: SIM115
-                self.builder.problem(i, 0, "unreadable_source", str(exc))
-            for note in src.notes:
-                self.builder.problem(i, 0, "damaged_source", note)
+                src = Source(path, open(os.devnull, "rb"), 0)  # noqa: SIM115
+                self.builder.problem(i, 1, "unreadable_source", str(exc))
             if src.name == "<stdin>":
                 self.capture.sources[i] = src.name
             self.capture._open.append(src)
@@ -99,12 +98,16 @@ class CaptureLoader:
         """Feed every line; yields after each line so callers can batch by time or count."""
         feed = self.builder.feed
         for i, src in enumerate(self.capture._open):
+            last = 0
             for line_no, offset, raw, ended in iter_lines(src.handle):
                 feed(i, line_no, offset, raw, ended)
+                last = line_no
                 self.lines += 1
                 self.bytes_read += len(raw) + 1
                 yield self.lines
             self.builder.close()
+            for note in src.notes:  # damage found while decompressing: after the last line
+                self.builder.problem(i, last + 1, "damaged_source", note)
 
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)

@@ -152,10 +152,6 @@ def _usage_into(f: ResponseFacts, usage: Any) -> None:
         f.cached_tokens = _int(det.get("cached_tokens")) if isinstance(det, dict) else None
         odet = usage.get("completion_tokens_details")
         f.reasoning_tokens = _int(odet.get("reasoning_tokens")) if isinstance(odet, dict) else None
-    if f.input_tokens is not None and f.cached_tokens is None:
-        f.cached_tokens = 0 if "input_tokens_details" not in usage else None
-    if f.output_tokens is not None and f.reasoning_tokens is None:
-        f.reasoning_tokens = 0 if "output_tokens_details" not in usage else None
 
 
 def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:

@@ -1,0 +1,217 @@
+"""Reading captures: every format, pairing rules, and problems that never stop a load."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.core.builders import message, req, res, response, write
+from traceview.capture import SourceError, load
+
+
+def test_two_line_pairs_become_turns_with_usage(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "hello there"}), res(response("resp_1", 100, 20)),
+        req({"model": "m", "input": "again", "previous_response_id": "resp_1"}),
+        res(response("resp_2", 130, 25)),
+    ])
+    cap = load(str(p))
+    assert [t.index for t in cap.turns] == [1, 2]
+    assert [t.line for t in cap.turns] == [1, 3]
+    assert cap.turns[0].res.input_tokens == 100
+    assert cap.turns[1].previous_response_id == "resp_1"
+    assert cap.problems == []
+
+
+def test_request_bytes_prefer_recorded_wire_length(tmp_path: Path) -> None:
+    body = {"model": "m", "input": "hi"}
+    p = write(tmp_path / "c.jsonl", [req(body, bytes=999), res(response("r", 1, 1)),
+                                     req(body), res(response("r2", 1, 1))])
+    cap = load(str(p))
+    assert cap.turns[0].req.request_bytes == 999
+    assert cap.turns[1].req.request_bytes == len(orjson.dumps(body))
+
+
+def test_chat_completions_pair(tmp_path: Path) -> None:
+    chat_res = {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
+                "choices": [{"index": 0, "finish_reason": "length",
+                             "message": {"role": "assistant", "content": "cut"}}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 9,
+                          "prompt_tokens_details": {"cached_tokens": 10},
+                          "completion_tokens_details": None}}
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}),
+        res(chat_res)])
+    t = load(str(p)).turns[0]
+    assert t.api == "chat"
+    assert (t.res.input_tokens, t.res.cached_tokens, t.res.output_tokens) == (50, 10, 9)
+    assert t.res.reasoning_tokens is None  # details null: unknown, not 0
+    assert t.res.status == "incomplete"
+    assert t.req.user_text == "hi"
+
+
+def test_compact_call_is_a_turn_and_listings_are_exchanges(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [
+        req({"items": []}, endpoint="POST /v1/conversations"),
+        res({"id": "conv_1", "object": "conversation", "created_at": 1}),
+        req({"model": "m", "input": "x"}, endpoint="POST /v1/responses/compact"),
+        res({"id": "resp_c", "object": "response.compaction", "created_at": 1,
+             "output": [{"type": "compaction", "id": "cmp_1", "encrypted_content": "zz"}],
+             "usage": {"input_tokens": 10, "output_tokens": 2}}),
+        req(None, endpoint="GET /v1/conversations/conv_1/items?limit=100&order=asc"),
+        res({"object": "list", "data": [{"id": "a"}, {"id": "b"}], "has_more": False}),
+    ])
+    cap = load(str(p))
+    assert [t.api for t in cap.turns] == ["compact"]
+    assert cap.turns[0].res.compaction_output
+    assert [e.method for e in cap.exchanges] == ["POST", "GET"]
+    listing = cap.exchanges[1]
+    assert (listing.conversation_id, listing.item_count, listing.has_more) == ("conv_1", 2, False)
+    assert cap.exchanges[0].conversation_id == "conv_1"
+
+
+def test_streamed_turn_uses_terminal_event_and_cut_stream_has_no_usage(tmp_path: Path) -> None:
+    final = response("resp_s", 40, 8)
+    events = [{"type": "response.created", "sequence_number": 0,
+               "response": {**final, "status": "in_progress", "usage": None}},
+              {"type": "response.output_item.done", "sequence_number": 1,
+               "item": message("partial")},
+              {"type": "response.completed", "sequence_number": 2, "response": final}]
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "a", "stream": True}),
+        {"dir": "res", "elapsed_ms": None, "events": events, "body": None},
+        req({"model": "m", "input": "b", "stream": True}),
+        {"dir": "res", "elapsed_ms": None, "events": events[:2]},
+    ])
+    whole, cut = load(str(p)).turns
+    assert (whole.res.input_tokens, whole.res.status, whole.res.stream_cut) == (40, "completed",
+                                                                               False)
+    assert whole.res.stream_events == 3
+    assert cut.res.stream_cut and cut.res.input_tokens is None and cut.res.status == "unknown"
+    assert cut.res.assistant_text == "partial"
+
+
+def test_stream_events_one_per_line_are_rebuilt_into_a_turn(tmp_path: Path) -> None:
+    final = response("resp_e", 12, 3)
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "a", "stream": True}),
+        {"type": "response.created", "sequence_number": 0, "response": {**final, "usage": None}},
+        {"type": "response.output_text.delta", "sequence_number": 1, "delta": "hi"},
+        {"type": "response.completed", "sequence_number": 2, "response": final},
+    ])
+    cap = load(str(p))
+    assert len(cap.turns) == 1 and cap.problems == []
+    assert cap.turns[0].res.input_tokens == 12 and cap.turns[0].res.stream_events == 3
+
+
+def test_linked_records_pair_by_id_even_when_interleaved(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "first"}, id="a"),
+        req({"model": "m", "input": "second"}, id="b"),
+        res(response("resp_b", 2, 2), id="b"),
+        res(response("resp_a", 1, 1), id="a"),
+    ])
+    cap = load(str(p))
+    assert [(t.req.user_text, t.response_id) for t in cap.turns] == [
+        ("first", "resp_a"), ("second", "resp_b")]
+
+
+def test_unanswered_request_and_orphan_response_are_kept(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "lost"}),
+        req({"model": "m", "input": "ok"}), res(response("r1", 5, 5)),
+        res(response("r2", 6, 6)),
+    ])
+    cap = load(str(p))
+    assert [(t.req is not None, t.res is not None) for t in cap.turns] == [
+        (True, False), (True, True), (False, True)]
+
+
+def test_background_turn_takes_outcome_from_later_retrieve(tmp_path: Path) -> None:
+    queued = response("resp_bg", None, None, status="queued")
+    done = response("resp_bg", 70, 7)
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "slow", "background": True}), res(queued),
+        req(None, endpoint="GET /v1/responses/resp_bg"),
+        res({**queued, "status": "in_progress"}),
+        req(None, endpoint="GET /v1/responses/resp_bg"), res(done),
+    ])
+    cap = load(str(p))
+    assert len(cap.turns) == 1 and len(cap.exchanges) == 2
+    t = cap.turns[0]
+    assert (t.res.status, t.res.input_tokens) == ("completed", 70)
+    assert "later retrieve" in t.notes[0]
+
+
+def test_http_error_and_transport_error_are_failed_turns(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "a"}),
+        {"dir": "res", "status_code": 429, "body": {"error": {"message": "slow down",
+                                                              "code": "rate_limit_exceeded"}}},
+        req({"model": "m", "input": "b"}),
+        {"dir": "res", "body": None, "error": {"type": "timeout", "message": "read timed out"}},
+    ])
+    a, b = load(str(p)).turns
+    assert a.res.status == "failed" and "slow down" in a.res.error
+    assert b.res.status == "failed" and b.res.error.startswith("timeout")
+
+
+@pytest.mark.parametrize("raw,kind", [
+    (b'{"dir": "req", "body": {', "malformed_json"),
+    (b'{"dir": "req", "body": {"input": "caf\xe9"}}', "invalid_utf8"),
+    (b'{"hello": "world"}', "unknown_record"),
+    (b'[1, 2, 3]', "unknown_record"),
+])
+def test_bad_lines_become_problems_with_line_numbers(tmp_path: Path, raw: bytes, kind: str) -> None:
+    p = write(tmp_path / "c.jsonl", [req({"model": "m", "input": "a"}), res(response("r", 1, 1)),
+                                     raw, req({"model": "m", "input": "b"}),
+                                     res(response("r2", 1, 1))])
+    cap = load(str(p))
+    assert len(cap.turns) == 2
+    assert [(pr.line, pr.kind) for pr in cap.problems] == [(3, kind)]
+
+
+def test_truncated_last_line_is_reported_not_fatal(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write(p, [req({"model": "m", "input": "a"}), res(response("r", 1, 1))])
+    with open(p, "ab") as f:
+        f.write(b'{"dir": "req", "body": {"model": "m", "inp')
+    cap = load(str(p))
+    assert len(cap.turns) == 1
+    assert [(pr.line, pr.kind) for pr in cap.problems] == [(3, "truncated_line")]
+
+
+def test_gz_directory_and_stdin_read_the_same(tmp_path: Path) -> None:
+    recs = [req({"model": "m", "input": "a"}), res(response("r", 3, 4))]
+    plain = write(tmp_path / "d" / "a.jsonl", recs) if (tmp_path / "d").mkdir() is None else None
+    raw = plain.read_bytes()
+    (tmp_path / "d" / "b.jsonl.gz").write_bytes(gzip.compress(raw))
+    (tmp_path / "d" / "notes.txt").write_text("not a capture")
+    cap = load(str(tmp_path / "d"))
+    assert len(cap.sources) == 2 and len(cap.turns) == 2
+    assert cap.read(cap.turns[1].response)["body"]["id"] == "r"
+    out = subprocess.run([sys.executable, "-c",
+                          "from traceview.capture import load; c = load('-');"
+                          "print(len(c.turns), c.turns[0].res.output_tokens, c.sources)"],
+                         input=raw, capture_output=True, check=True)
+    assert out.stdout.decode().strip() == "1 4 ['<stdin>']"
+
+
+def test_bodies_are_reread_by_byte_range(tmp_path: Path) -> None:
+    p = write(tmp_path / "c.jsonl", [req({"model": "m", "input": "x" * 5000}),
+                                     res(response("r", 1, 1))])
+    cap = load(str(p))
+    assert cap.read(cap.turns[0].request)["body"]["input"] == "x" * 5000
+
+
+def test_missing_path_is_a_source_error(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="no such file"):
+        load(str(tmp_path / "nope.jsonl"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError, match="no capture files"):
+        load(str(tmp_path / "empty"))
