@@ -23,7 +23,7 @@ from typing import Any
 PRIMING = 3
 ITEM_OVERHEAD = 4
 RESULT_OVERHEAD = 4
-HOSTED_TOOL_TOKENS = {"file_search": 1_036, "web_search": 420, "web_search_preview": 420}
+HOSTED_TOOL_TOKENS = {"file_search": 1_069, "web_search": 420, "web_search_preview": 420}
 FUNCTION_TOOL_OVERHEAD = 8
 # Prompt-cache reads: the prefix shared with the previous request of the same
 # conversation or chain, in blocks of CACHE_BLOCK, once it reaches CACHE_MIN tokens.
@@ -56,7 +56,7 @@ def _strings(value: Any, key: str | None = None) -> Iterable[str]:
 
 def count_result(result: dict[str, Any]) -> int:
     """One file-search result chunk as it sits in the model's context."""
-    return RESULT_OVERHEAD + count_text(result.get("filename")) + count_text(result.get("text"))
+    return RESULT_OVERHEAD + count_text(result.get("text"))
 
 
 def count_item(item: dict[str, Any]) -> int:

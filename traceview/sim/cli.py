@@ -1,0 +1,56 @@
+"""``traceview sim``: run the simulator standalone (for your own tests, or ``--base-url``)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+
+LOOPBACK_NAMES = ("localhost",)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1, loopback only)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="port to listen on (default: a free port, printed at start)")
+    parser.add_argument("--seed", default=None,
+                        help="deterministic ids and a frozen clock (same input, same output)")
+    parser.add_argument("--quiet", action="store_true", help="do not log each request")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def run(ns: argparse.Namespace) -> int:
+    from traceview.sim.server import SimServer
+
+    if not 0 <= ns.port <= 65535:
+        print(f"traceview sim: --port must be between 0 and 65535, not {ns.port}",
+              file=sys.stderr)
+        return 2
+    try:
+        sim = SimServer(ns.host, ns.port, seed=ns.seed, log=None if ns.quiet else sys.stderr)
+    except OSError as exc:
+        print(f"traceview sim: cannot listen on {ns.host}:{ns.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    if not _is_loopback(ns.host):
+        print(f"traceview sim: warning: listening on {ns.host}, not loopback; anyone who can "
+              "reach this address can use it (it accepts any key)", file=sys.stderr)
+    print(f"traceview sim listening on {sim.base_url}", flush=True)
+    print(f"  OPENAI_BASE_URL={sim.base_url} OPENAI_API_KEY=sk-anything  (Ctrl-C to stop)",
+          flush=True)
+    try:
+        sim.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.httpd.server_close()
+    return 0
