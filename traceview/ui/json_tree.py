@@ -158,8 +158,12 @@ class BodyTree(Tree[NodeData]):
                     materialise(found)
                 found.expand()
             node = found
-        self.move_cursor(node)
+        self.call_after_refresh(self._select, node)
         return True
+
+    def _select(self, node: TreeNode[NodeData]) -> None:
+        self.move_cursor(node)
+        self.scroll_to_node(node)
 
     @staticmethod
     def _child_with(node: TreeNode[NodeData], path: Path) -> TreeNode[NodeData] | None:

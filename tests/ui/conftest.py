@@ -1,0 +1,25 @@
+"""Shared fixtures for the inspector tests: sample paths and a fixed environment."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_traces"
+
+
+def sample(name: str) -> str:
+    path = SAMPLES / f"{name}.jsonl"
+    if not path.exists():
+        pytest.skip(f"sample capture {path.name} not generated yet")
+    return str(path)
+
+
+@pytest.fixture
+def claims() -> str:
+    return sample("claims")

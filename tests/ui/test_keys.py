@@ -1,0 +1,251 @@
+"""Pilot tests: every key a user relies on, with the messages it produces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from traceview.ui.app import make_app
+from traceview.ui.detail_screen import DetailScreen
+from traceview.ui.help_screen import HelpScreen, binding_groups
+from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
+from traceview.ui.messages import BodiesLoaded, LoadFinished, TurnsLoaded
+from traceview.ui.row_table import RowTable
+
+from .conftest import sample
+
+SIZE = (140, 40)
+
+
+async def loaded(app, pilot):
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def plain(widget: Static) -> str:
+    return str(widget.render())
+
+
+def cursor_turn(app) -> int:
+    return app.main.current_turn().index
+
+
+async def test_load_posts_batches_and_shows_every_turn(claims):
+    seen = []
+    app = make_app([claims])
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await loaded(app, pilot)
+        kinds = {type(m) for m in seen}
+        assert TurnsLoaded in kinds and LoadFinished in kinds
+        assert len(app.main.rows) == 4
+        title = plain(app.main.query_one("#title", Static))
+        assert "claims.jsonl" in title and "4 turns" in title and "markers" in title
+        assert "loading" not in title
+
+
+async def test_j_k_and_arrows_move_the_cursor(claims):
+    seen = []
+    app = make_app([claims])
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("j", "down")
+        assert cursor_turn(app) == 3
+        await pilot.press("k")
+        assert cursor_turn(app) == 2
+        await pilot.press("up", "up")
+        await pilot.pause()
+        assert cursor_turn(app) == 1
+        unique = {id(m): m for m in seen if isinstance(m, RowTable.Highlighted)}
+        rows = [m.row for m in unique.values()]
+        assert rows[-5:] == [1, 2, 1, 0, 0]
+
+
+async def test_m_and_shift_m_jump_between_marked_turns(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("m")
+        assert cursor_turn(app) == 2
+        await pilot.press("m")
+        assert cursor_turn(app) == 3
+        assert "deposit" in app.main.current_turn().markers
+        await pilot.press("M")
+        assert cursor_turn(app) == 2
+
+
+async def test_enter_opens_detail_with_the_cores_account_and_bodies(claims):
+    seen = []
+    app = make_app([claims])
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("j", "j", "enter")
+        await loaded(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DetailScreen) and screen.turn.index == 3
+        assert any(isinstance(m, BodiesLoaded) and m.turn_index == 3 for m in seen)
+        account = plain(screen.query_one("#account-text", Static))
+        assert "6,110" in account and "arrived without a request" in account
+        attribution = plain(screen.query_one("#attribution", Static))
+        assert "turn 2" in attribution and "file_search_call.results" in attribution
+        assert [name for name, _ in screen.bodies] == ["request", "response"]
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_r_shows_raw_bodies_and_toggles_back(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("r")
+        await loaded(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, DetailScreen) and screen.raw
+        assert '"dir": "req"' in plain(screen.query_one("#raw-text", Static))
+        await pilot.press("r")
+        assert not screen.raw and screen.query_one("#bodies").current == "tree"
+
+
+async def test_detail_search_moves_to_a_match(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("j", "enter")
+        await loaded(app, pilot)
+        await pilot.press("slash", *"results", "enter")
+        screen = app.screen
+        assert screen.matches, "turn 2 has a file_search_call with results"
+        node = screen.query_one("#tree").cursor_node
+        assert node is not None and node.data.path == screen.matches[0]
+        await pilot.press("n")
+        await pilot.pause()
+        assert screen.match_at == 1 % len(screen.matches)
+
+
+async def test_slash_filters_by_text_and_by_marker(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("slash", *"exce", "enter")
+        assert [t.index for t in app.main.rows] == [3]
+        assert "matching" in plain(app.main.query_one("#title", Static))
+        await pilot.press("escape")
+        assert len(app.main.rows) == 4
+        await pilot.press("slash", *"depo", "enter")
+        assert [t.index for t in app.main.rows] == [3]
+
+
+async def test_c_lists_conversations_and_enter_picks_one():
+    app = make_app([sample("service_day")])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        first = app.main.key
+        await pilot.press("c")
+        screen = app.screen
+        assert isinstance(screen, ConversationsScreen)
+        table = screen.query_one(RowTable)
+        assert table.rows[0].number == "all" and len(table.rows) == len(app.state.by_key) + 1
+        assert all(r.turns is not None for r in table.rows)
+        await pilot.press("j", "enter")
+        assert app.screen is app.main and app.main.key != first
+        assert app.main.key in plain(app.main.query_one("#title", Static)) or "of" in plain(
+            app.main.query_one("#title", Static)
+        )
+        await pilot.press("c", "home", "enter")
+        assert len(app.main.rows) == len(app.state.turns)
+
+
+async def test_p_lists_problems_with_line_numbers():
+    app = make_app([sample("damaged")])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.state.problems
+        await pilot.press("p")
+        screen = app.screen
+        assert isinstance(screen, ProblemsScreen)
+        assert len(screen.query_one(RowTable).rows) == len(app.state.problems)
+        detail = plain(screen.query_one("#problem-detail", Static))
+        assert f":{app.state.problems[0].line} " in detail
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_question_mark_shows_every_binding(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = plain(app.screen.query_one("#help-text", Static))
+        for _, bindings in binding_groups():
+            for binding in bindings:
+                assert binding.id in text
+        assert "deposit" in text and "∅" in text
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+
+async def test_s_writes_a_named_svg_and_says_where(claims, tmp_path: Path):
+    app = make_app([claims], screenshot_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("j", "j", "s")
+        written = tmp_path / "claims-turns-turn3.svg"
+        assert written.exists() and written.read_text().startswith("<svg")
+        assert any(str(written) in n.message for n in app._notifications)
+        await pilot.press("enter")
+        await loaded(app, pilot)
+        await pilot.press("s")
+        assert (tmp_path / "claims-detail-turn3.svg").exists()
+
+
+async def test_tab_moves_between_panes(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.focused.id == "turns"
+        await pilot.press("tab")
+        assert app.focused.id == "summary"
+        await pilot.press("shift+tab")
+        assert app.focused.id == "turns"
+
+
+async def test_mouse_click_selects_and_second_click_opens(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.click("#turns", offset=(10, 2))
+        assert cursor_turn(app) == 3
+        await pilot.click("#turns", offset=(10, 2), times=2)
+        await loaded(app, pilot)
+        assert isinstance(app.screen, DetailScreen)
+
+
+async def test_q_quits(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+    assert app.return_code in (0, None)
+
+
+async def test_every_action_is_in_the_command_palette(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("turns: next marked turn", "turns: filter", "turns: open detail",
+                      "view: conversations", "view: problems", "view: help", "app: screenshot"):
+            assert title in titles
+        await pilot.press("enter")
+        await loaded(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "detail: toggle raw bodies" in titles and "turns: filter" not in titles
+
+
+def test_every_binding_has_an_id_and_a_description():
+    for _, bindings in binding_groups():
+        for binding in bindings:
+            assert binding.id and binding.description
