@@ -169,3 +169,12 @@ def test_json_document_shape() -> None:
     assert {"conversation", "complete", "pages", "rows"} <= set(doc)
     row = doc["rows"][3]
     assert {"kind", "turn", "reason", "capture_item", "provider_item"} <= set(row)
+
+
+def test_compaction_listed_before_the_turn_input_is_the_same_item_moved() -> None:
+    cmp_item = {"id": "cmp_1", "type": "compaction", "encrypted_content": "opaque"}
+    cap = capture_items([(3, {"input": "Summarise"}, {"output": [cmp_item, answer(3, "ok")]})])
+    prov = [cmp_item, listed_user(3, "Summarise"), answer(3, "ok")]
+    result = run(cap, prov)
+    assert [r.kind for r in result.rows] == ["same", "same", "same"]
+    assert result.rows[0].item_id == "cmp_1" and "different position" in result.rows[0].reason

@@ -397,8 +397,51 @@ def diff_items(capture: Sequence[CaptureItem], provider: Sequence[dict[str, Any]
             pair(ci, provider[match])
         for j in pending:
             only_provider(provider[j])
+    rows = _pair_moved(rows, include)
     _fill_leading_turns(rows)
     return rows
+
+
+def _identity(item: dict[str, Any]) -> list[tuple[str, str, str]]:
+    kind = item_type(item)
+    return [(kind, key, item[key]) for key in ("id", "call_id") if isinstance(item.get(key), str)]
+
+
+def _pair_moved(rows: list[DiffRow], include: Sequence[str]) -> list[DiffRow]:
+    """Join a capture-only and a provider-only row that are the same item at different places.
+
+    The provider stores a compaction item *before* the turn's input, while the response
+    lists it first in ``output``; such an item moved, it did not vanish. The pair takes the
+    provider's position.
+    """
+    by_identity: dict[tuple[str, str, str], DiffRow] = {}
+    for row in rows:
+        if row.kind == "capture_only" and row.capture_item is not None:
+            for key in _identity(row.capture_item):
+                by_identity.setdefault(key, row)
+    if not by_identity:
+        return rows
+    consumed: set[int] = set()
+    out: list[DiffRow] = []
+    for row in rows:
+        if row.kind == "provider_only" and row.provider_item is not None:
+            match = next((by_identity[k] for k in _identity(row.provider_item)
+                          if k in by_identity and id(by_identity[k]) not in consumed), None)
+            if match is not None and match.capture_item is not None:
+                consumed.add(id(match))
+                reasons, ev_tokens, ev_name = compare(match.capture_item, row.provider_item,
+                                                      include)
+                moved = "listed at a different position"
+                if item_type(row.provider_item) == "compaction":
+                    moved += " (the provider stores a compaction before the turn's input)"
+                out.append(DiffRow(
+                    "changed" if reasons else "same", match.turn,
+                    "; ".join(reasons + [moved]) if reasons else f"same item, {moved}",
+                    match.capture_item, row.provider_item, match.side, ev_tokens or None,
+                    ev_name))
+                continue
+        out.append(row)
+    return [r for r in out if id(r) not in consumed]
 
 
 def _fill_leading_turns(rows: list[DiffRow]) -> None:

@@ -57,6 +57,13 @@ def _counts_line(result: DiffResult) -> str:
     return "  ".join(f"{SYMBOLS[k]} {k} {c[k]:,}" for k in KINDS)
 
 
+def item_label(row: DiffRow) -> str:
+    """``type (role) id`` — what the row is about, in one short untrusted-safe string."""
+    role = row.item.get("role") if row.item_type == "message" else None
+    label = safe(row.item_type, 40) + (f" ({safe(role, 20)})" if role else "")
+    return label + (f" {safe(row.item_id, 80)}" if row.item_id else "")
+
+
 def _turn(row: DiffRow) -> str:
     return "—" if row.turn is None else str(row.turn)
 
@@ -75,9 +82,8 @@ def render_text(result: DiffResult, width: int = 100, color: bool = False) -> st
     table.add_column("reason", ratio=1)
     for row in result.rows:
         style = _STYLES.get(row.kind, "") if color else ""
-        item = safe(row.item_type) + (f" {safe(row.item_id)}" if row.item_id else "")
         table.add_row(Text(SYMBOLS.get(row.kind, "?"), style=style), Text(_turn(row)),
-                      Text(item), Text(safe(row.reason, 400)))
+                      Text(item_label(row)), Text(safe(row.reason, 400)))
     console.print(table)
     console.print(Text(safe(result.verdict, 2000)))
     for warning in result.warnings:
@@ -108,7 +114,7 @@ def render_markdown(result: DiffResult) -> str:
         "|---|---:|---|---|",
     ]
     for row in result.rows:
-        item = _md(row.item_type) + (f" `{_md(row.item_id)}`" if row.item_id else "")
+        item = _md(item_label(row))
         lines.append(f"| {SYMBOLS.get(row.kind, '?')} {row.kind} | {_turn(row)} | {item} "
                      f"| {_md(row.reason)} |")
     for warning in result.warnings:
