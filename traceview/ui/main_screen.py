@@ -15,7 +15,7 @@ from textual.widgets import Footer, Input, Static
 
 from traceview.ui import format as fmt
 from traceview.ui.row_table import RowTable
-from traceview.ui.safe_text import safe
+from traceview.ui.safe_text import clip, safe
 from traceview.ui.state import ALL, matches
 from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
 
@@ -38,6 +38,10 @@ def account_text(turn: Any) -> Text:
     if getattr(turn, "model", None):
         out.append_text(safe(f"  {turn.model}", style="dim"))
     out.append("\n")
+    if turn.user_text:
+        out.append("user: ", style="dim")
+        out.append_text(safe(clip(turn.user_text, 2000), style="italic", multiline=True))
+        out.append("\n")
     for sentence in getattr(turn, "explanation", None) or []:
         out.append_text(safe(sentence, multiline=True))
         out.append("\n")

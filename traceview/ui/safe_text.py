@@ -17,13 +17,20 @@ from rich.text import Text
 _FORMAT_CHARS = "\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 
 
+_NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+
+
 def _stand_in(code: int) -> str:
-    """The visible replacement for one control or format character."""
-    if code < 0x20:
-        return chr(0x2400 + code)  # U+2400.. "Control Pictures": ␛ for ESC, ␀ for NUL
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return f"\\u{code:04x}"  # C1 controls and format characters: escaped repr
+    """The visible replacement for one control or format character: its escaped repr.
+
+    Escapes (``\\x1b[31m``) read the same in every font and are what a developer
+    recognises; the "Control Pictures" block is missing from many monospace fonts.
+    """
+    if code in _NAMED:
+        return _NAMED[code]
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"  # bidi overrides and other format characters
 
 
 def _build_table(keep_newlines: bool) -> dict[int, str]:
@@ -46,8 +53,8 @@ _MULTI_LINE = _build_table(keep_newlines=True)
 def visible(value: object, *, multiline: bool = False) -> str:
     """Return ``value`` as a string with every control/format character made visible.
 
-    ``multiline`` keeps line feeds (for wrapped prose); otherwise a newline becomes ␊ so
-    a table cell stays on one line.
+    ``multiline`` keeps line feeds (for wrapped prose); otherwise a newline becomes ``\\n``
+    so a table cell stays on one line.
     """
     text = value if isinstance(value, str) else str(value)
     return text.translate(_MULTI_LINE if multiline else _ONE_LINE)
