@@ -204,3 +204,15 @@ def test_recorded_pages_merge_following_the_cursor(tmp_path: Path) -> None:
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
     copy = load_items(f)
     assert copy.pages == 3 and copy.complete and len(copy.items) == 6
+
+
+def test_recorded_input_items_listing_leaves_the_last_output_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = str(FIXTURES / "dotnet_function_call_previd_input_items.jsonl")
+    assert main(["diff", path, "--items", path, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "chain" and doc["complete"] is True
+    assert doc["counts"] == {"same": 3, "changed": 0, "provider_only": 0, "capture_only": 0}
+    assert [r["type"] for r in doc["rows"]] == ["message", "function_call",
+                                                "function_call_output"]

@@ -167,8 +167,12 @@ def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
     if cap.problems:
         warnings.append(f"the capture had {len(cap.problems)} problem(s) while loading; "
                         "see `traceview report`")
+    items = capture_side(cap, target)
+    if not copy.covers_output and target.turns:
+        last = target.turns[-1]
+        items = [ci for ci in items if not (ci.turn == last and ci.side == "output")]
     result = diff(
-        capture_side(cap, target), copy.items, conversation=target.id,
+        items, copy.items, conversation=target.id,
         complete=copy.complete, pages=copy.pages, include=copy.include, kind=copy.kind,
         origin=copy.origin, host=copy.host, fetched_at=copy.fetched_at, stopped=copy.stopped,
         warnings=warnings,

@@ -53,6 +53,8 @@ class ProviderCopy:
     origin: str = "live"
     stopped: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    # False for a recorded ``input_items`` listing: the last response's output is not in it.
+    covers_output: bool = True
 
     @property
     def item_count(self) -> int:

@@ -253,8 +253,10 @@ def _merge(listing: _Listing, p: Path, notes: list[str]) -> ProviderCopy:
             f"the recorded listing stops after {len(listing.pages)} page(s) with has_more: true"
         )
     if listing.kind == "chain":
-        warnings.append("a recorded input_items listing holds the response's input items only")
+        warnings.append("a recorded input_items listing holds the response's input items "
+                        "only; the last turn's output is left out of the comparison")
     return ProviderCopy(
+        covers_output=listing.kind != "chain",
         conversation=listing.target, items=items, pages=len(listing.pages), complete=complete,
         kind=listing.kind, include=listing.include, host=None, fetched_at=None,
         origin="capture", warnings=warnings,
