@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.conversations import ConversationGrouper
-from traceview.analysis.explain import explain
 from traceview.analysis.markers import ordered
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
@@ -63,8 +62,8 @@ class Analyzer:
         cost = self.pricing.cost(rep.model, rep.input_tokens, rep.cached_tokens,
                                  rep.output_tokens, rep.hosted_calls)
         rep.cost_usd = None if cost.usd is None else round(cost.usd, 6)
-        rep.cost = cost.to_dict()
-        rep.explanation = explain(rep)
+        rep.cost_tokens_usd, rep.cost_hosted_usd, rep.cost_reason = (
+            cost.tokens_usd, cost.hosted_usd, cost.reason)
         self._account(turn, rep, st)
         self.reports.append(rep)
         return rep

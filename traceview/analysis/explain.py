@@ -5,10 +5,14 @@ Only words are composed here; every number comes from the TurnReport as computed
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import humanize
 
-from traceview.analysis.turn_report import TurnReport
 from traceview.capture.estimate import METHOD
+
+if TYPE_CHECKING:
+    from traceview.analysis.turn_report import TurnReport
 
 
 def _n(v: int | None) -> str:
@@ -69,11 +73,11 @@ def explain(r: TurnReport) -> list[str]:
     if "response_only" in r.markers:
         out.append("This response has no recorded request.")
     if r.cost_usd is not None:
-        hosted = r.cost.get("hosted_usd") if r.cost else 0
+        hosted = r.cost_hosted_usd
         extra = f", of which ${hosted:.4f} hosted tool fees" if hosted else ""
         out.append(f"Cost ≈ ${r.cost_usd:.4f}{extra}.")
-    elif r.cost and r.cost.get("reason"):
-        out.append(f"Cost unknown: {r.cost['reason']}.")
+    elif r.cost_reason:
+        out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)
     return out
 

@@ -23,7 +23,7 @@ def totals(turns: list[TurnReport]) -> dict[str, Any]:
         return sum(getattr(t, attr) or 0 for t in turns)
 
     costs = [t.cost_usd for t in turns if t.cost_usd is not None]
-    hosted_fees = sum((t.cost or {}).get("hosted_usd") or 0 for t in turns)
+    hosted_fees = sum(t.cost_hosted_usd for t in turns)
     lat = [t.elapsed_ms for t in turns if t.elapsed_ms is not None]
     lat_h = [t.elapsed_ms for t in turns if t.elapsed_ms is not None and t.hosted_calls]
     lat_n = [t.elapsed_ms for t in turns if t.elapsed_ms is not None and not t.hosted_calls]

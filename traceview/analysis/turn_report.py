@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.explain import explain
 from traceview.capture.model import RecordRef
 
 # Keys of a turn in traceview.report/1, in contract order.
@@ -52,14 +53,27 @@ class TurnReport:
     markers: list[str] = field(default_factory=list)
     attribution: dict[str, Any] | None = None
     cost_usd: float | None = None
-    cost: dict[str, Any] | None = None
+    cost_tokens_usd: float | None = None
+    cost_hosted_usd: float = 0.0
+    cost_reason: str | None = None
     incomplete_reason: str | None = None
     error: str | None = None
     stream_events: int | None = None
     notes: list[str] = field(default_factory=list)
-    explanation: list[str] = field(default_factory=list)
     request_ref: RecordRef | None = None
     response_ref: RecordRef | None = None
+
+    @property
+    def cost(self) -> dict[str, Any]:
+        """Where the cost came from: tokens, hosted tool fees, or why it is unknown."""
+        r = None if self.cost_tokens_usd is None else round(self.cost_tokens_usd, 6)
+        return {"tokens_usd": r, "hosted_usd": round(self.cost_hosted_usd, 6),
+                "reason": self.cost_reason}
+
+    @property
+    def explanation(self) -> list[str]:
+        """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
+        return explain(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in CONTRACT_KEYS}

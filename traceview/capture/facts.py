@@ -20,7 +20,7 @@ from traceview.capture.items import (
 from traceview.capture.model import RequestFacts, ResponseFacts
 
 USER_TEXT_MAX = 200
-ASSISTANT_TEXT_MAX = 300
+ASSISTANT_TEXT_MAX = 160
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
 NON_TERMINAL = ("queued", "in_progress")
 
@@ -45,7 +45,7 @@ def _conversation_id(value: Any) -> str | None:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[: limit * 2].split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -177,12 +177,12 @@ def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:
     )
     f.hosted_calls = hosted_calls(output)
     f.compaction_output = "compaction" in f.output_types or f.object == "response.compaction"
-    texts = [
-        message_text(i) or "" for i in output
-        if is_message(i) and i.get("role") == "assistant"
-    ]
-    joined = " ".join(t for t in texts if t)
-    f.assistant_text = _clip(joined, ASSISTANT_TEXT_MAX) if joined else None
+    for i in output:  # the first words of the answer; the body holds the rest
+        if is_message(i) and i.get("role") == "assistant":
+            text = message_text(i)
+            if text:
+                f.assistant_text = _clip(text, ASSISTANT_TEXT_MAX)
+                break
     diag = body.get("prompt_cache_diagnostics")
     if isinstance(diag, dict) and isinstance(diag.get("reason"), str):
         f.cache_miss_reason = diag["reason"]

@@ -1,0 +1,109 @@
+"""Full analysis of a large capture, against the bare cost of the same work.
+
+Prints time ratios against (a) reading the bytes and (b) `orjson.loads` on every line,
+and peak RSS as a fraction of the file size. Each measurement runs in a fresh process
+so its peak RSS is its own. Targets: time ≤ 1.5 × the orjson loop, RSS ≤ 25 % of size.
+
+    python bench/load.py            # 200 MB capture, generated once into /tmp
+    python bench/load.py --mb 50 --path /tmp/x.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+PHASES = {
+    "read": """
+with open(PATH, 'rb') as f:
+    while f.read(4 << 20):
+        pass
+""",
+    "orjson": """
+import orjson
+from traceview.capture.lines import iter_lines
+with open(PATH, 'rb') as f:
+    for _, _, raw, _ in iter_lines(f):
+        if raw.strip():
+            orjson.loads(raw)
+""",
+    "orjson_readline": """
+import orjson
+with open(PATH, 'rb') as f:
+    for raw in f:
+        if raw.strip():
+            orjson.loads(raw)
+""",
+    "analysis": """
+from traceview.analysis import analyze
+a = analyze(PATH)
+assert a.complete
+N = len(a.turns)
+""",
+}
+
+RUNNER = """
+import resource, sys, time
+PATH = sys.argv[1]
+N = None
+t0 = time.perf_counter()
+{body}
+dt = time.perf_counter() - t0
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(dt, rss, N)
+"""
+
+
+def measure(phase: str, path: Path, repeat: int) -> tuple[float, int, int | None]:
+    best = None
+    for _ in range(repeat):
+        code = RUNNER.format(body=PHASES[phase])
+        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                             text=True, check=True, cwd=HERE.parent)
+        dt, rss, n = out.stdout.split()
+        cur = (float(dt), int(rss), None if n == "None" else int(n))
+        best = cur if best is None or cur[0] < best[0] else best
+    assert best is not None
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mb", type=int, default=200, help="capture size to generate (MB)")
+    ap.add_argument("--path", default=None, help="capture to use (generated if missing)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per phase; best is kept")
+    ap.add_argument("--json", action="store_true", help="print the numbers as JSON too")
+    ns = ap.parse_args()
+    path = Path(ns.path or f"/tmp/traceview-bench-{ns.mb}mb.jsonl")
+    if not path.exists():
+        sys.path.insert(0, str(HERE))
+        from gen_capture import generate
+
+        print(f"generating {path} ({ns.mb} MB)…", flush=True)
+        generate(path, ns.mb * 1_000_000)
+    size = path.stat().st_size
+    results = {p: measure(p, path, ns.repeat) for p in PHASES}
+    read_t, _, _ = results["read"]
+    loop_t, loop_rss, _ = results["orjson"]
+    an_t, an_rss, turns = results["analysis"]
+    print(f"capture: {path} — {size / 1e6:,.0f} MB, {turns:,} turns")
+    print(f"{'phase':<18}{'seconds':>9}{'peak RSS':>12}{'RSS/size':>10}")
+    for name, (t, rss, _) in results.items():
+        print(f"{name:<18}{t:>9.2f}{rss / 1e6:>10.0f} MB{rss / size:>9.1%}")
+    ratio = an_t / loop_t
+    print(f"analysis / orjson loop:  {ratio:.2f}×  (target ≤ 1.5)")
+    print(f"analysis / bare read:    {an_t / read_t:.1f}×")
+    print(f"analysis peak RSS:       {an_rss / size:.1%} of file size  (target ≤ 25 %)")
+    if ns.json:
+        print(json.dumps({"size": size, "turns": turns, "ratio_orjson": ratio,
+                          "ratio_read": an_t / read_t, "rss_fraction": an_rss / size}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
