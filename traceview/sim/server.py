@@ -44,6 +44,14 @@ FAULT_BODIES = {
 }
 
 
+class Gate(threading.Event):
+    """Holds requests until set; ``arrived`` is set once a held request has come in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = threading.Event()
+
+
 @dataclass
 class Fault:
     status: int | None
@@ -74,7 +82,7 @@ class SimServer:
         self._faults_lock = threading.Lock()
         self._closing = threading.Event()
         self._request_ids = 0
-        self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self.httpd = _QuietServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -98,9 +106,9 @@ class SimServer:
         with self._faults_lock:
             self._faults.append(Fault(status, times, path, hold))
 
-    def hold(self, *, times: int = 1, path: str | None = None) -> threading.Event:
-        """Make the next requests slow: they are answered only once the event is set."""
-        gate = threading.Event()
+    def hold(self, *, times: int = 1, path: str | None = None) -> Gate:
+        """Make the next requests slow: they are answered only once the gate is set."""
+        gate = Gate()
         self.inject(None, times=times, path=path, hold=gate)
         return gate
 
@@ -115,6 +123,8 @@ class SimServer:
         return None
 
     def _wait(self, gate: threading.Event) -> None:
+        if isinstance(gate, Gate):
+            gate.arrived.set()
         while not gate.is_set() and not self._closing.is_set():
             gate.wait(0.05)
 
@@ -128,8 +138,8 @@ class SimServer:
 
     # -- lifecycle ------------------------------------------------------------------
     def start(self) -> SimServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="traceview-sim",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
+                                        name="traceview-sim", daemon=True)
         self._thread.start()
         return self
 
@@ -148,6 +158,18 @@ class SimServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client hanging up (timeouts, abandoned streams) is normal here, not an error."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
