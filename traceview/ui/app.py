@@ -66,6 +66,7 @@ class InspectorApp(App[int]):
         self.session = (session_factory or default_session)(self.paths, options)
         self.state = LoadState()
         self.main = MainScreen()
+        self.items_path: str | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -260,9 +261,16 @@ def _spool_stdin(paths: list[str]) -> tuple[list[str], str | None]:
 
 
 def run_inspector(
-    paths: list[str], options: Any = None, screenshot_dir: str | os.PathLike[str] | None = None
+    paths: list[str],
+    options: Any = None,
+    screenshot_dir: str | os.PathLike[str] | None = None,
+    items: str | None = None,
 ) -> int:
-    """Run the inspector in this terminal; the exit code for the CLI."""
+    """Run the inspector in this terminal; the exit code for the CLI.
+
+    ``items`` (a provider-copy snapshot for the diff view) is accepted and kept on the
+    app for the diff screen; this view set does not read it yet.
+    """
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:
         print(f"traceview: no such file or directory: {missing[0]}", file=sys.stderr)
@@ -277,6 +285,7 @@ def run_inspector(
         return 2
     try:
         app = make_app(paths, options, screenshot_dir=screenshot_dir)
+        app.items_path = items
         result = app.run()
     finally:
         if temp:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -136,7 +137,7 @@ class ConversationsScreen(Screen[None]):
 
 
 PROBLEM_COLUMNS = [
-    Column("source", 24, lambda p: p.source, align="left"),
+    Column("source", 24, lambda p: Path(str(p.source)).name, align="left"),
     Column("line", 8, lambda p: fmt.num(p.line)),
     Column("kind", 20, lambda p: p.kind, align="left"),
     Column("message", 0, lambda p: p.message, align="left", min_width=20),

@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from traceview.ui.app import InspectorApp
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def capture_name(sources: list[str]) -> str:
     if not sources:
         return "(no capture)"
@@ -164,18 +168,18 @@ class MainScreen(Screen[None]):
         title.append_text(safe(capture_name(self.inspector.sources)))
         title.append(" · ")
         title.append_text(safe(self.conversation_label()))
-        title.append(f" · {len(self.rows):,} turns")
+        title.append(f" · {plural(len(self.rows), 'turn')}")
         if self.filter_text:
             title.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
         counts = self.marker_counts()
         total = sum(counts.values())
-        title.append(f" · {total:,} markers")
+        title.append(f" · {plural(total, 'marker')}")
         if counts:
             title.append(
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
         if state.problems:
-            title.append(f" · {len(state.problems):,} problems (p)", style="bold")
+            title.append(f" · {plural(len(state.problems), 'problem')} (p)", style="bold")
         if not state.done:
             frac = state.fraction
             bar = f"{frac:.0%}" if frac is not None else f"{state.lines:,} lines"
