@@ -1,0 +1,84 @@
+"""Regenerate the simulator-made samples: the claims scenario, recorded for real.
+
+Drives ``traceview.sim`` (seeded ids, frozen clock) through ``traceview.record`` and the
+real openai SDK, so every byte is what the recorder writes for what the simulator
+answers. Deterministic: a second run gives byte-identical files.
+
+    /tmp/venv/bin/python sample_traces/regenerate.py            # rewrite
+    /tmp/venv/bin/python sample_traces/regenerate.py --check    # exit 1 if stale
+
+Writes ``claims_sim.jsonl`` beside this script (the hand-built ``claims.jsonl`` stays:
+its turn-4 numbers and request sizes come from a different application shape), and
+``claims_sim_included.jsonl``, the same conversation recorded with
+``include=["file_search_call.results"]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SAMPLES = {
+    "claims_sim.jsonl": {"include": False},
+    "claims_sim_included.jsonl": {"include": True},
+}
+SEED = "traceview-sample-CS-88213"
+
+
+def record(path: Path, *, include: bool) -> None:
+    import traceview.record
+    from traceview.sim import SimServer
+    from traceview.sim.scenario import run_claims
+
+    recorder = traceview.record.Recorder(
+        path, clock=traceview.record.FrozenClock(), link_ids=traceview.record.counter_links()
+    )
+    with SimServer(seed=SEED) as sim:
+        client = traceview.record.client(recorder, base_url=sim.base_url,
+                                         api_key="sk-sample-0000000000000000", max_retries=0)
+        try:
+            run_claims(client, include=include)
+        finally:
+            client.close()
+            recorder.close()
+
+
+def build(directory: Path) -> dict[str, bytes]:
+    out = {}
+    for name, options in SAMPLES.items():
+        target = directory / name
+        target.unlink(missing_ok=True)  # the recorder appends
+        record(target, **options)
+        out[name] = target.read_bytes()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed files instead of writing")
+    ns = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = build(Path(tmp))
+    stale = [n for n, data in fresh.items()
+             if not (HERE / n).exists() or (HERE / n).read_bytes() != data]
+    if ns.check:
+        for name in stale:
+            print(f"sample_traces/{name} is stale; run sample_traces/regenerate.py",
+                  file=sys.stderr)
+        return 1 if stale else 0
+    for name, data in fresh.items():
+        tmp_path = HERE / f".{name}.tmp"
+        tmp_path.write_bytes(data)
+        os.replace(tmp_path, HERE / name)
+        print(f"wrote sample_traces/{name} ({len(data):,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""`traceview sim`, `traceview demo`, the round-trip script and the sample generator."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from traceview.sim import cli, demo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ns(module, argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    module.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_demo_records_the_claims_scenario(tmp_path, capsys):
+    out = tmp_path / "demo.jsonl"
+    assert demo.run(_ns(demo, ["--out", str(out), "--no-open"])) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 10  # conversation create + four turns, req and res each
+    assert str(out) in capsys.readouterr().out
+    assert "sk-traceview-demo" not in out.read_text()
+
+
+def test_demo_opens_the_inspector_on_the_capture(tmp_path, monkeypatch):
+    opened: list[list[str]] = []
+    ui_app = pytest.importorskip("traceview.ui.app")
+    monkeypatch.setattr(ui_app, "run_inspector", lambda paths: opened.append(paths) or 0)
+    out = tmp_path / "demo.jsonl"
+    assert demo.run(_ns(demo, ["--out", str(out), "--stream"])) == 0
+    assert opened == [[str(out)]]
+
+
+def test_demo_refuses_to_append_to_an_existing_capture(tmp_path, capsys):
+    out = tmp_path / "demo.jsonl"
+    out.write_text("{}\n")
+    assert demo.run(_ns(demo, ["--out", str(out), "--no-open"])) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_sim_rejects_a_bad_port(capsys):
+    assert cli.run(_ns(cli, ["--port", "70000"])) == 2
+    assert "--port" in capsys.readouterr().err
+
+
+def test_roundtrip_script_shows_deposit_and_evidence():
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "sim_roundtrip.py")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "claims.jsonl: ok" in done.stdout and "claims-include.jsonl: ok" in done.stdout
+
+
+def test_committed_simulator_samples_are_current():
+    done = subprocess.run([sys.executable, str(ROOT / "sample_traces" / "regenerate.py"),
+                           "--check"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
