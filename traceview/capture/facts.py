@@ -5,6 +5,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 import orjson
@@ -38,10 +39,15 @@ def _dumps_len(obj: Any) -> int:
 
 def _conversation_id(value: Any) -> str | None:
     if isinstance(value, str) and value:
-        return value
+        return intern(value)
     if isinstance(value, dict) and isinstance(value.get("id"), str):
-        return value["id"]
+        return intern(value["id"])
     return None
+
+
+def _name(value: Any) -> str | None:
+    """A short string repeated on many turns (model, status): one shared copy, not one each."""
+    return intern(value) if isinstance(value, str) and len(value) < 100 else None
 
 
 def _clip(text: str, limit: int) -> str:
@@ -86,13 +92,13 @@ def _tools(tools: Any) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for tool in tools:
         if isinstance(tool, dict) and isinstance(tool.get("type"), str):
-            seen.setdefault(tool["type"], None)
+            seen.setdefault(intern(tool["type"]), None)
     return tuple(seen)
 
 
 def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> RequestFacts:
     f = RequestFacts(api=api)
-    f.model = body.get("model") if isinstance(body.get("model"), str) else None
+    f.model = _name(body.get("model"))
     raw = _int(recorded_bytes)
     f.request_bytes = raw if raw is not None else _dumps_len(body)
     f.tools_offered = _tools(body.get("tools"))
@@ -157,14 +163,14 @@ def _usage_into(f: ResponseFacts, usage: Any) -> None:
 def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:
     f.object = body.get("object") if isinstance(body.get("object"), str) else None
     f.response_id = body.get("id") if isinstance(body.get("id"), str) else None
-    f.model = body.get("model") if isinstance(body.get("model"), str) else None
+    f.model = _name(body.get("model"))
     _usage_into(f, body.get("usage"))
     if f.object == "chat.completion" or "choices" in body:
         _chat_into(f, body)
         return
     status = body.get("status")
     if isinstance(status, str):
-        f.status = status
+        f.status = intern(status)
     elif f.object == "response.compaction":
         f.status = "completed"
     f.conversation_id = _conversation_id(body.get("conversation"))
