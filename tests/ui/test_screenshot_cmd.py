@@ -1,0 +1,74 @@
+"""`traceview screenshot`: headless SVG/PNG of a chosen view and turn."""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import html
+import re
+
+import pytest
+
+from traceview.ui import screenshot
+
+from .conftest import sample
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    screenshot.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def svg_text(svg: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+def test_detail_of_turn_3_as_svg(tmp_path, capsys):
+    out = tmp_path / "turn3.svg"
+    assert screenshot.run(parse(sample("claims"), "-o", str(out), "--view", "detail",
+                                "--turn", "3", "--size", "140x40")) == 0
+    text = svg_text(out.read_text())
+    assert "turn 3" in text and "6,110" in text and "tokens arrived without a request" in text
+    assert "file_search_call.results" in text
+    assert str(out) in capsys.readouterr().out
+
+
+def test_png_swaps_the_web_font(tmp_path, monkeypatch):
+    seen = {}
+    import cairosvg
+
+    def fake_svg2png(bytestring, write_to):
+        seen["svg"] = bytestring.decode()
+        open(write_to, "wb").write(b"\x89PNG")
+
+    monkeypatch.setattr(cairosvg, "svg2png", fake_svg2png)
+    out = tmp_path / "turns.png"
+    assert screenshot.run(parse(sample("claims"), "-o", str(out), "--size", "100x30")) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert "Fira Code" not in seen["svg"] and screenshot.MONO_FAMILY in seen["svg"]
+
+
+def test_png_without_cairosvg_says_how_to_get_it(tmp_path, monkeypatch, capsys):
+    real_import = builtins.__import__
+
+    def no_cairo(name, *args, **kwargs):
+        if name == "cairosvg":
+            raise ImportError("no cairosvg")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_cairo)
+    assert screenshot.run(parse(sample("claims"), "-o", str(tmp_path / "x.png"))) == 2
+    assert "pip install 'traceview[png]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", ["big", "10x3", "160x"])
+def test_bad_size_is_a_clear_error(size, capsys, tmp_path):
+    assert screenshot.run(parse(sample("claims"), "-o", str(tmp_path / "x.svg"),
+                                "--size", size)) == 2
+    assert "--size" in capsys.readouterr().err
+
+
+def test_missing_capture_is_a_clear_error(tmp_path, capsys):
+    assert screenshot.run(parse(str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "x.svg"))) == 2
+    assert "nope.jsonl" in capsys.readouterr().err
