@@ -19,6 +19,7 @@ from traceview.capture.items import (
     model_produced,
 )
 from traceview.capture.model import RequestFacts, ResponseFacts
+from traceview.capture.redact import redact_text
 
 USER_TEXT_MAX = 200
 ASSISTANT_TEXT_MAX = 160
@@ -51,7 +52,7 @@ def _name(value: Any) -> str | None:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text[: limit * 2].split())
+    text = redact_text(" ".join(text[: limit * 2].split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -236,7 +237,7 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
 def _error_text(err: dict[str, Any]) -> str:
     code = err.get("code") or err.get("type")
     msg = err.get("message")
-    return f"{code}: {msg}" if code and msg else str(msg or code or "error")
+    return redact_text(f"{code}: {msg}" if code and msg else str(msg or code or "error"))
 
 
 def _from_events(events: list[Any]) -> tuple[dict[str, Any] | None, bool, str | None]:
@@ -308,7 +309,8 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f.status = "failed"
     transport = record.get("error")
     if isinstance(transport, dict) and not isinstance(body, dict):
-        f.error = f"{transport.get('type') or 'error'}: {transport.get('message') or ''}".strip()
+        f.error = redact_text(
+            f"{transport.get('type') or 'error'}: {transport.get('message') or ''}".strip())
         f.status = "failed"
     if http is not None and http >= 400:
         f.status = "failed"

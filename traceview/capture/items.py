@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.capture.model import HostedCall
+from traceview.capture.redact import redact_text
 
 TEXT_PART_TYPES = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
 
@@ -97,6 +98,10 @@ def text_bytes(obj: Any) -> int:
 
 
 def _queries(item: dict[str, Any]) -> list[str]:
+    return [redact_text(q) for q in _raw_queries(item)]
+
+
+def _raw_queries(item: dict[str, Any]) -> list[str]:
     out: list[str] = []
     qs = item.get("queries")
     if isinstance(qs, list):

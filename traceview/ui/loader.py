@@ -78,27 +78,7 @@ def read_bodies(session: Any, report: Any) -> BodiesLoaded:
 
 
 def _redactor() -> Callable[[Any], Any]:
-    """The core's redact; until it exists, a conservative stand-in that masks keys."""
-    try:
-        from traceview.capture.redact import redact
-    except ImportError:
-        return _mask_secrets
+    """The core's redact: secret-named fields and key-shaped strings masked."""
+    from traceview.capture.redact import redact
+
     return redact
-
-
-_SECRET_KEYS = {"authorization", "api_key", "api-key", "x-api-key", "openai-api-key"}
-
-
-def _mask_secrets(value: Any) -> Any:
-    import re
-
-    if isinstance(value, dict):
-        return {
-            k: "[redacted]" if str(k).lower() in _SECRET_KEYS else _mask_secrets(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_mask_secrets(v) for v in value]
-    if isinstance(value, str):
-        return re.sub(r"sk-[A-Za-z0-9_-]{8,}", "sk-[redacted]", value)
-    return value
