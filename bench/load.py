@@ -26,18 +26,9 @@ with open(PATH, 'rb') as f:
 """,
     "orjson": """
 import orjson
-from traceview.capture.lines import iter_lines
-with open(PATH, 'rb') as f:
-    for _, _, raw, _ in iter_lines(f):
-        if raw.strip():
-            orjson.loads(raw)
-""",
-    "orjson_readline": """
-import orjson
 with open(PATH, 'rb') as f:
     for raw in f:
-        if raw.strip():
-            orjson.loads(raw)
+        orjson.loads(raw)
 """,
     "analysis": """
 from traceview.analysis import analyze

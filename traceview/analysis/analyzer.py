@@ -71,42 +71,19 @@ class Analyzer:
     # ---- the numbers ----------------------------------------------------------------
     def _numbers(self, turn: Turn, key: str, source_name: str, st: _ConvState) -> TurnReport:
         req, res = turn.req, turn.res
-        rep = TurnReport(
-            index=turn.index, line=turn.line, source=source_name,
-            conversation=turn.conversation_id, conversation_key=key, api=turn.api,
-            status=res.status if res else "unknown", model=turn.model,
-            response_id=turn.response_id, previous_response_id=turn.previous_response_id,
-            request_ref=turn.request, response_ref=turn.response, notes=list(turn.notes),
-        )
-        if req is not None:
-            rep.user_text = req.user_text
-            rep.user_words = req.user_words
-            rep.request_bytes = req.request_bytes
-            rep.tools_offered = list(req.tools_offered)
-            rep.new_input_estimate = req.new_input_tokens
-            chained = bool(turn.conversation_id or turn.previous_response_id)
-            if req.request_bytes is not None:
-                rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
-        if res is not None:
-            rep.input_tokens = res.input_tokens
-            rep.cached_tokens = res.cached_tokens
-            rep.output_tokens = res.output_tokens
-            rep.reasoning_tokens = res.reasoning_tokens
-            rep.elapsed_ms = res.elapsed_ms
-            rep.assistant_text = res.assistant_text
-            rep.hosted_calls = [c.to_dict() for c in res.hosted_calls]
-            rep.incomplete_reason = res.incomplete_reason
-            rep.error = res.error
-            rep.stream_events = res.stream_events
+        rep = TurnReport(turn, source_name, key)
+        if req is not None and req.request_bytes is not None:
+            chained = bool(req.conversation_id or req.previous_response_id)
+            rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
         prev = st.last_usage
         if (prev is not None and req is not None and prev.input_tokens is not None
                 and prev.output_tokens is not None):
             visible = prev.output_tokens - (prev.reasoning_tokens or 0)
             rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
-            if rep.input_tokens is not None:
-                rep.unexplained_tokens = rep.input_tokens - rep.expected_input
-        if rep.input_tokens is not None:
-            rep.cumulative_input_tokens = st.cumulative + rep.input_tokens
+            if res is not None and res.input_tokens is not None:
+                rep.unexplained_tokens = res.input_tokens - rep.expected_input
+        if res is not None and res.input_tokens is not None:
+            rep.cumulative_input_tokens = st.cumulative + res.input_tokens
         else:
             rep.cumulative_input_tokens = st.cumulative if st.cumulative else None
         return rep
@@ -167,15 +144,19 @@ class Analyzer:
     # ---- carry state to the next turn ---------------------------------------------------
     def _account(self, turn: Turn, rep: TurnReport, st: _ConvState) -> None:
         conv = st.report
-        conv.turns.append(rep.index)
-        conv.input_tokens += rep.input_tokens or 0
-        conv.cached_tokens += rep.cached_tokens or 0
-        conv.output_tokens += rep.output_tokens or 0
-        conv.hosted_calls += len(rep.hosted_calls)
+        conv.turns.append(turn.index)
+        res = turn.res
+        if res is not None and res.input_tokens is not None:
+            # Sums over the turns whose usage is known; None while no turn's is.
+            conv.usage_turns += 1
+            conv.input_tokens = (conv.input_tokens or 0) + res.input_tokens
+            conv.cached_tokens = (conv.cached_tokens or 0) + (res.cached_tokens or 0)
+            conv.output_tokens = (conv.output_tokens or 0) + (res.output_tokens or 0)
+        conv.hosted_calls += len(res.hosted_calls) if res is not None else 0
         if rep.cost_usd is None:
             conv.cost_unknown_turns += 1
-        elif conv.cost_usd is not None:
-            conv.cost_usd += rep.cost_usd
+        else:
+            conv.cost_usd = (conv.cost_usd or 0.0) + rep.cost_usd
         for mk in rep.markers:
             conv.markers[mk] = conv.markers.get(mk, 0) + 1
         if turn.req is not None:
@@ -192,7 +173,4 @@ class Analyzer:
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]
-        for c in convs:
-            if c.cost_unknown_turns and c.cost_usd == 0.0:
-                c.cost_usd = None
         return sorted(convs, key=lambda c: c.turns[0] if c.turns else 0)

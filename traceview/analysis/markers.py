@@ -34,4 +34,9 @@ ORDER = {k: i for i, k in enumerate(MARKERS)}
 
 
 def ordered(markers: set[str]) -> list[str]:
+    if not markers:
+        return _NO_MARKERS  # shared: most turns carry none; never mutated
     return sorted(markers, key=lambda m: ORDER.get(m, len(ORDER)))
+
+
+_NO_MARKERS: list[str] = []

@@ -1,12 +1,16 @@
-"""The analysed numbers of one turn: exactly the report contract's keys, plus a few extras."""
+"""The analysed numbers of one turn: exactly the report contract's keys, plus a few extras.
+
+A TurnReport holds only what analysis adds (expected input, markers, cost, …) and reads
+everything else from the Turn's facts through properties: one copy of each number per
+turn, which is what keeps a gigabyte capture's summary small.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.explain import explain
-from traceview.capture.model import RecordRef
+from traceview.capture.model import RecordRef, Turn
 
 # Keys of a turn in traceview.report/1, in contract order.
 CONTRACT_KEYS = (
@@ -17,52 +21,139 @@ CONTRACT_KEYS = (
 )
 EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
-    "user_words", "assistant_text", "cumulative_input_tokens", "new_input_estimate",
+    "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
 )
+_NONE: tuple = ()
 
 
-@dataclass(slots=True)
 class TurnReport:
-    index: int
-    line: int
-    source: str
-    conversation: str | None
-    conversation_key: str
-    api: str
-    status: str
-    model: str | None = None
-    response_id: str | None = None
-    previous_response_id: str | None = None
-    user_text: str | None = None
-    user_words: int | None = None
-    assistant_text: str | None = None
-    request_bytes: int | None = None
-    owned_state_bytes: int | None = None
-    input_tokens: int | None = None
-    cached_tokens: int | None = None
-    output_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    elapsed_ms: int | None = None
-    new_input_estimate: int | None = None
-    expected_input: int | None = None
-    unexplained_tokens: int | None = None
-    cumulative_input_tokens: int | None = None
-    tools_offered: list[str] = field(default_factory=list)
-    hosted_calls: list[dict[str, Any]] = field(default_factory=list)
-    markers: list[str] = field(default_factory=list)
-    attribution: dict[str, Any] | None = None
-    cost_usd: float | None = None
-    cost_tokens_usd: float | None = None
-    cost_hosted_usd: float = 0.0
-    cost_reason: str | None = None
-    incomplete_reason: str | None = None
-    error: str | None = None
-    stream_events: int | None = None
-    notes: list[str] = field(default_factory=list)
-    request_ref: RecordRef | None = None
-    response_ref: RecordRef | None = None
+    __slots__ = ("turn", "source", "conversation_key", "owned_state_bytes", "expected_input",
+                 "unexplained_tokens", "cumulative_input_tokens", "markers", "attribution",
+                 "cost_usd", "cost_tokens_usd", "cost_hosted_usd", "cost_reason")
 
+    def __init__(self, turn: Turn, source: str, conversation_key: str) -> None:
+        self.turn = turn
+        self.source = source
+        self.conversation_key = conversation_key
+        self.owned_state_bytes: int | None = None
+        self.expected_input: int | None = None
+        self.unexplained_tokens: int | None = None
+        self.cumulative_input_tokens: int | None = None
+        self.markers: list[str] = []
+        self.attribution: dict[str, Any] | None = None
+        self.cost_usd: float | None = None
+        self.cost_tokens_usd: float | None = None
+        self.cost_hosted_usd: float = 0.0
+        self.cost_reason: str | None = None
+
+    def __repr__(self) -> str:
+        return f"TurnReport(index={self.index}, markers={self.markers})"
+
+    # ---- from the turn itself --------------------------------------------------------------
+    @property
+    def index(self) -> int:
+        return self.turn.index
+
+    @property
+    def line(self) -> int:
+        return self.turn.line
+
+    @property
+    def api(self) -> str:
+        return self.turn.api
+
+    @property
+    def conversation(self) -> str | None:
+        return self.turn.conversation_id
+
+    @property
+    def model(self) -> str | None:
+        return self.turn.model
+
+    @property
+    def response_id(self) -> str | None:
+        return self.turn.response_id
+
+    @property
+    def previous_response_id(self) -> str | None:
+        return self.turn.previous_response_id
+
+    @property
+    def request_ref(self) -> RecordRef | None:
+        return self.turn.request
+
+    @property
+    def response_ref(self) -> RecordRef | None:
+        return self.turn.response
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self.turn.notes)
+
+    # ---- from the request --------------------------------------------------------------
+    @property
+    def user_text(self) -> str | None:
+        return self.turn.req.user_text if self.turn.req else None
+
+    @property
+    def user_words(self) -> int | None:
+        return self.turn.req.user_words if self.turn.req else None
+
+    @property
+    def request_bytes(self) -> int | None:
+        return self.turn.req.request_bytes if self.turn.req else None
+
+    @property
+    def tools_offered(self) -> list[str]:
+        return list(self.turn.req.tools_offered) if self.turn.req else []
+
+    @property
+    def new_input_estimate(self) -> int | None:
+        return self.turn.req.new_input_tokens if self.turn.req else None
+
+    # ---- from the response ------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        return self.turn.res.status if self.turn.res else "unknown"
+
+    @property
+    def input_tokens(self) -> int | None:
+        return self.turn.res.input_tokens if self.turn.res else None
+
+    @property
+    def cached_tokens(self) -> int | None:
+        return self.turn.res.cached_tokens if self.turn.res else None
+
+    @property
+    def output_tokens(self) -> int | None:
+        return self.turn.res.output_tokens if self.turn.res else None
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        return self.turn.res.reasoning_tokens if self.turn.res else None
+
+    @property
+    def elapsed_ms(self) -> int | None:
+        return self.turn.res.elapsed_ms if self.turn.res else None
+
+    @property
+    def hosted_calls(self) -> list[dict[str, Any]]:
+        return self.turn.res.hosted_calls if self.turn.res else []
+
+    @property
+    def incomplete_reason(self) -> str | None:
+        return self.turn.res.incomplete_reason if self.turn.res else None
+
+    @property
+    def error(self) -> str | None:
+        return self.turn.res.error if self.turn.res else None
+
+    @property
+    def stream_events(self) -> int | None:
+        return self.turn.res.stream_events if self.turn.res else None
+
+    # ---- composed on demand ----------------------------------------------------------
     @property
     def cost(self) -> dict[str, Any]:
         """Where the cost came from: tokens, hosted tool fees, or why it is unknown."""
@@ -81,21 +172,28 @@ class TurnReport:
         return d
 
 
-@dataclass(slots=True)
 class ConversationReport:
-    key: str
-    id: str | None
-    kind: str  # conversation | chain | stateless
-    source: str
-    turns: list[int] = field(default_factory=list)
-    input_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    hosted_calls: int = 0
-    cost_usd: float | None = 0.0
-    cost_unknown_turns: int = 0
-    markers: dict[str, int] = field(default_factory=dict)
-    exchanges: list[int] = field(default_factory=list)
+    """Per-conversation totals, for the conversations list and the report."""
+
+    __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
+                 "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
+                 "exchanges", "usage_turns")
+
+    def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
+        self.key = key
+        self.id = id
+        self.kind = kind  # conversation | chain | stateless
+        self.source = source
+        self.turns: list[int] = []
+        self.input_tokens: int | None = None
+        self.cached_tokens: int | None = None
+        self.output_tokens: int | None = None
+        self.hosted_calls = 0
+        self.cost_usd: float | None = None
+        self.cost_unknown_turns = 0
+        self.markers: dict[str, int] = {}
+        self.exchanges: list[int] = []
+        self.usage_turns = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -103,7 +103,7 @@ class CaptureLoader:
                 feed(i, line_no, offset, raw, ended)
                 last = line_no
                 self.lines += 1
-                self.bytes_read += len(raw) + 1
+                self.bytes_read += len(raw)
                 yield self.lines
             self.builder.close()
             for note in src.notes:  # damage found while decompressing: after the last line

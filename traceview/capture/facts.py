@@ -21,8 +21,7 @@ from traceview.capture.items import (
 from traceview.capture.model import RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
-USER_TEXT_MAX = 200
-ASSISTANT_TEXT_MAX = 160
+USER_TEXT_MAX = 160
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
 NON_TERMINAL = ("queued", "in_progress")
 
@@ -46,6 +45,16 @@ def _conversation_id(value: Any) -> str | None:
     return None
 
 
+_TUPLES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _shared(t: tuple[str, ...]) -> tuple[str, ...]:
+    """One copy of each distinct small tuple (item kinds, tools): turns repeat them."""
+    if len(_TUPLES) > 10_000:
+        return t
+    return _TUPLES.setdefault(t, t)
+
+
 def _name(value: Any) -> str | None:
     """A short string repeated on many turns (model, status): one shared copy, not one each."""
     return intern(value) if isinstance(value, str) and len(value) < 100 else None
@@ -53,7 +62,8 @@ def _name(value: Any) -> str | None:
 
 def _clip(text: str, limit: int) -> str:
     text = redact_text(" ".join(text[: limit * 2].split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    # An ASCII ellipsis: one non-ASCII character would double the string's memory.
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
@@ -94,7 +104,7 @@ def _tools(tools: Any) -> tuple[str, ...]:
     for tool in tools:
         if isinstance(tool, dict) and isinstance(tool.get("type"), str):
             seen.setdefault(intern(tool["type"]), None)
-    return tuple(seen)
+    return _shared(tuple(seen))
 
 
 def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> RequestFacts:
@@ -162,7 +172,7 @@ def _usage_into(f: ResponseFacts, usage: Any) -> None:
 
 
 def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:
-    f.object = body.get("object") if isinstance(body.get("object"), str) else None
+    f.object = _name(body.get("object"))
     f.response_id = body.get("id") if isinstance(body.get("id"), str) else None
     f.model = _name(body.get("model"))
     _usage_into(f, body.get("usage"))
@@ -178,18 +188,13 @@ def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:
     output = body.get("output")
     output = output if isinstance(output, list) else []
     f.output_bytes = _dumps_len(output) if output else 0
-    f.output_types = tuple(
-        str(i.get("type") or ("message" if "role" in i else "?"))
+    f.output_types = _shared(tuple(
+        intern(str(i.get("type") or ("message" if "role" in i else "?")))
         for i in output if isinstance(i, dict)
-    )
-    f.hosted_calls = hosted_calls(output)
+    ))
+    if output:
+        f.hosted_calls = [c.to_dict() for c in hosted_calls(output)]
     f.compaction_output = "compaction" in f.output_types or f.object == "response.compaction"
-    for i in output:  # the first words of the answer; the body holds the rest
-        if is_message(i) and i.get("role") == "assistant":
-            text = message_text(i)
-            if text:
-                f.assistant_text = _clip(text, ASSISTANT_TEXT_MAX)
-                break
     diag = body.get("prompt_cache_diagnostics")
     if isinstance(diag, dict) and isinstance(diag.get("reason"), str):
         f.cache_miss_reason = diag["reason"]
@@ -230,8 +235,6 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
     }.get(finish or "", "unknown")
     if finish in ("length", "content_filter"):
         f.incomplete_reason = "max_output_tokens" if finish == "length" else finish
-    joined = " ".join(texts)
-    f.assistant_text = _clip(joined, ASSISTANT_TEXT_MAX) if joined else None
 
 
 def _error_text(err: dict[str, Any]) -> str:

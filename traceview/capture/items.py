@@ -6,6 +6,7 @@ treat any field as possibly missing or null, never trust id prefixes.
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 from traceview.capture.model import HostedCall
@@ -153,7 +154,8 @@ def _hosted_call(
     t: str, item: dict[str, Any], by_call_id: dict[str, dict[str, Any]]
 ) -> HostedCall | None:
     cid = item.get("id") if isinstance(item.get("id"), str) else None
-    status = item.get("status") if isinstance(item.get("status"), str) else None
+    status = intern(item["status"]) if isinstance(item.get("status"), str) else None
+    t = intern(t)
     flag = INCLUDE_FLAGS.get(t)
     queries = _queries(item)
     if t == "file_search_call":

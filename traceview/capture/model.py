@@ -100,12 +100,11 @@ class ResponseFacts:
     elapsed_ms: int | None = None
     output_bytes: int = 0
     output_types: tuple[str, ...] = ()
-    hosted_calls: list[HostedCall] = field(default_factory=list)
+    hosted_calls: list[dict[str, Any]] | tuple[()] = ()
     compaction_output: bool = False
     cache_miss_reason: str | None = None
     incomplete_reason: str | None = None
     error: str | None = None
-    assistant_text: str | None = None
     stream_events: int | None = None
     stream_cut: bool = False
     web_search_requests: int | None = None
@@ -125,7 +124,7 @@ class Turn:
     req: RequestFacts | None = None
     res: ResponseFacts | None = None
     link: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
 
     @property
     def response_id(self) -> str | None:

@@ -49,9 +49,10 @@ class CaptureBuilder:
 
     # ---- one line ---------------------------------------------------------------------
     def feed(self, source: int, line: int, offset: int, raw: bytes, ended: bool) -> None:
-        if not raw.strip():
+        n = len(raw) - 1 if ended else len(raw)  # the record without its newline
+        if n < 3 and not raw.strip():
             return
-        ref = RecordRef(source, offset, len(raw), line)
+        ref = RecordRef(source, offset, n, line)
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -81,6 +82,9 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     def _bad_line(self, source: int, line: int, raw: bytes, ended: bool, exc: Exception) -> None:
+        if not raw.strip():
+            return
+        raw = raw.rstrip(b"\r\n")
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as ue:
@@ -214,7 +218,8 @@ class CaptureBuilder:
         facts.elapsed_ms = elapsed
         turn.res = facts
         turn.response = ref
-        turn.notes.append(f"outcome read from a later retrieve (line {ref.line}): {facts.status}")
+        turn.notes = (*turn.notes,
+                      f"outcome read from a later retrieve (line {ref.line}): {facts.status}")
         if facts.status not in NON_TERMINAL:
             del self._polling[rid]
             self.finished.append(turn)
@@ -254,6 +259,6 @@ class CaptureBuilder:
             self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
-            turn.notes.append("still queued/in progress at the end of the capture")
+            turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
