@@ -192,3 +192,22 @@ def test_analyze_accepts_a_loaded_capture(tmp_path: Path) -> None:
     path = str(_claims(tmp_path))
     again = analyze(load(path))
     assert [t.to_dict() for t in again.turns] == [t.to_dict() for t in analyze(path).turns]
+
+
+def test_stream_cut_and_cancelled_markers(tmp_path: Path) -> None:
+    final = response("r1", 10, 5)
+    recs = [req({"model": "m", "input": "a", "stream": True}),
+            {"dir": "res", "events": [{"type": "response.created", "sequence_number": 0,
+                                       "response": {**final, "usage": None}}]},
+            req({"model": "m", "input": "b", "background": True}),
+            res(response("r2", None, None, status="cancelled"))]
+    a = analyze(str(write(tmp_path / "c.jsonl", recs)))
+    assert [t.markers for t in a.turns] == [["stream_cut"], ["cancelled"]]
+    assert a.turns[0].input_tokens is None
+    assert any("terminal event" in s for s in a.turns[0].explanation)
+
+
+def test_report_states_which_numbers_are_estimates(tmp_path: Path) -> None:
+    doc = analyze(str(_claims(tmp_path))).to_report()
+    assert "4 bytes" in doc["estimates"]["new_input_estimate"]
+    assert set(doc["estimates"]) == {"expected_input", "new_input_estimate", "unexplained_tokens"}

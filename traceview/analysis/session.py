@@ -18,9 +18,17 @@ from traceview.analysis.options import Options
 from traceview.analysis.stats import totals
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
+from traceview.capture.estimate import METHOD
 from traceview.capture.model import Problem
 
 SCHEMA = "traceview.report/1"
+# Which numbers are estimates, and how they are made: stated in every report.
+ESTIMATES = {
+    "expected_input": "previous turn's billed input + its visible output (output - reasoning) "
+                      "+ new_input_estimate",
+    "new_input_estimate": METHOD,
+    "unexplained_tokens": "input_tokens - expected_input (inherits the estimate)",
+}
 
 
 @dataclass
@@ -48,6 +56,7 @@ class Analysis:
             "turns": [t.to_dict() for t in self.turns],
             "exchanges": [e.to_dict() for e in self.capture.exchanges],
             "totals": self.totals,
+            "estimates": ESTIMATES,
             "pricing": self.pricing,
             "problems": [p.to_dict() for p in self.problems],
         }

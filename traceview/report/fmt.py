@@ -22,8 +22,11 @@ def size(v: int | None) -> str:
 
 
 def usd(v: float | None) -> str:
+    """Four decimals under a dollar (token prices are that small), cents above."""
     if v is None:
         return "—"
+    if 0 < v < 0.00005:
+        return "<$0.0001"
     return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
