@@ -152,23 +152,24 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     return f
 
 
+# Responses names, then the Chat Completions names for the same four numbers.
+_USAGE_NAMES = (
+    ("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"),
+    ("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"),
+)
+
+
 def _usage_into(f: ResponseFacts, usage: Any) -> None:
     if not isinstance(usage, dict):
         return
-    if "input_tokens" in usage or "output_tokens" in usage:
-        f.input_tokens = _int(usage.get("input_tokens"))
-        f.output_tokens = _int(usage.get("output_tokens"))
-        det = usage.get("input_tokens_details")
-        f.cached_tokens = _int(det.get("cached_tokens")) if isinstance(det, dict) else None
-        odet = usage.get("output_tokens_details")
-        f.reasoning_tokens = _int(odet.get("reasoning_tokens")) if isinstance(odet, dict) else None
-    else:  # Chat Completions names
-        f.input_tokens = _int(usage.get("prompt_tokens"))
-        f.output_tokens = _int(usage.get("completion_tokens"))
-        det = usage.get("prompt_tokens_details")
-        f.cached_tokens = _int(det.get("cached_tokens")) if isinstance(det, dict) else None
-        odet = usage.get("completion_tokens_details")
-        f.reasoning_tokens = _int(odet.get("reasoning_tokens")) if isinstance(odet, dict) else None
+    chat = "input_tokens" not in usage and "output_tokens" not in usage
+    inp, out, inp_det, out_det = _USAGE_NAMES[chat]
+    f.input_tokens = _int(usage.get(inp))
+    f.output_tokens = _int(usage.get(out))
+    det = usage.get(inp_det)
+    f.cached_tokens = _int(det.get("cached_tokens")) if isinstance(det, dict) else None
+    odet = usage.get(out_det)
+    f.reasoning_tokens = _int(odet.get("reasoning_tokens")) if isinstance(odet, dict) else None
 
 
 def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:

@@ -150,6 +150,15 @@ def hosted_calls(output: list[Any]) -> list[HostedCall]:
     return calls
 
 
+# Hosted calls whose evidence is a list that an include flag fills: (field, noun).
+# For web search the list sits on the call's `action`.
+_LISTED_EVIDENCE = {
+    "file_search_call": ("results", "result"),
+    "web_search_call": ("sources", "source"),
+    "code_interpreter_call": ("outputs", "output"),
+}
+
+
 def _hosted_call(
     t: str, item: dict[str, Any], by_call_id: dict[str, dict[str, Any]]
 ) -> HostedCall | None:
@@ -158,28 +167,21 @@ def _hosted_call(
     t = intern(t)
     flag = INCLUDE_FLAGS.get(t)
     queries = _queries(item)
-    if t == "file_search_call":
-        results = item.get("results")
-        ev = _state(results)
-        detail = _count(results, "result") if ev == "captured" else None
-        return HostedCall(t, cid, status, ev, flag, queries, detail)
-    if t == "web_search_call":
-        action = item.get("action")
-        if not isinstance(action, dict):
-            return HostedCall(t, cid, status, "missing", flag, queries, "no action recorded")
-        kind = action.get("type")
-        if kind in ("open_page", "find_in_page"):
-            url = action.get("url")
-            what = "opened" if kind == "open_page" else f"searched {action.get('pattern')!r} in"
-            return HostedCall(t, cid, status, "captured", None, queries, f"{what} {url}")
-        sources = action.get("sources")
-        ev = _state(sources)
-        detail = _count(sources, "source") if ev == "captured" else None
-        return HostedCall(t, cid, status, ev, flag, queries, detail)
-    if t == "code_interpreter_call":
-        outputs = item.get("outputs")
-        ev = _state(outputs)
-        detail = _count(outputs, "output") if ev == "captured" else None
+    if t in _LISTED_EVIDENCE:
+        field_name, noun = _LISTED_EVIDENCE[t]
+        if t == "web_search_call":
+            action = item.get("action")
+            if not isinstance(action, dict):
+                return HostedCall(t, cid, status, "missing", flag, queries, "no action recorded")
+            kind = action.get("type")
+            if kind in ("open_page", "find_in_page"):
+                url = action.get("url")
+                what = "opened" if kind == "open_page" else f"searched {action.get('pattern')!r} in"
+                return HostedCall(t, cid, status, "captured", None, queries, f"{what} {url}")
+            item = action
+        value = item.get(field_name)
+        ev = _state(value)
+        detail = _count(value, noun) if ev == "captured" else None
         return HostedCall(t, cid, status, ev, flag, queries, detail)
     if t == "image_generation_call":
         result = item.get("result")
