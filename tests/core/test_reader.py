@@ -215,3 +215,16 @@ def test_missing_path_is_a_source_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceError, match="no capture files"):
         load(str(tmp_path / "empty"))
+
+
+def test_directory_of_many_captures_needs_few_file_descriptors(tmp_path: Path) -> None:
+    recs = [req({"model": "m", "input": "a"}), res(response("r", 3, 4))]
+    for i in range(300):
+        write(tmp_path / f"case-{i:03d}.jsonl", recs)
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))\n"
+            "from traceview.analysis import analyze\n"
+            f"a = analyze({str(tmp_path)!r})\n"
+            "print(len(a.turns), a.capture.read(a.turns[-1].response_ref)['body']['id'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["300", "r"]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -13,6 +17,8 @@ from traceview.capture.lines import iter_lines
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
+
+MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
 
 
 @dataclass
@@ -31,31 +37,57 @@ class Capture:
     turns: list[Turn] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    _open: list[Source] = field(default_factory=list, repr=False)
+    _files: list[Source] = field(default_factory=list, repr=False)
+    _handles: OrderedDict[int, BinaryIO] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _spool: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+
+    def spool_dir(self) -> Path:
+        """A private directory for decompressed sources, removed with the capture."""
+        if self._spool is None:
+            self._spool = tempfile.TemporaryDirectory(prefix="traceview-")
+        return Path(self._spool.name)
+
+    def _pread(self, source: int, offset: int, length: int) -> bytes:
+        with self._lock:
+            handle = self._handles.get(source)
+            if handle is None:
+                handle = open(self._files[source].path, "rb")  # noqa: SIM115 - cached
+                self._handles[source] = handle
+                if len(self._handles) > MAX_OPEN_FILES:
+                    self._handles.popitem(last=False)[1].close()
+            else:
+                self._handles.move_to_end(source)
+            return os.pread(handle.fileno(), length, offset)
 
     def read(self, ref: RecordRef | None) -> dict[str, Any] | None:
         """Re-read one whole record by its byte range; None if it cannot be read."""
-        if ref is None or not (0 <= ref.source < len(self._open)):
+        raw = self.read_raw(ref)
+        if raw is None:
             return None
         try:
-            raw = self._open[ref.source].pread(ref.offset, ref.length)
             obj = orjson.loads(raw)
-        except (OSError, ValueError):
+        except ValueError:
             return None
         return obj if isinstance(obj, dict) else None
 
     def read_raw(self, ref: RecordRef | None, limit: int | None = None) -> bytes | None:
-        if ref is None or not (0 <= ref.source < len(self._open)):
+        if ref is None or not (0 <= ref.source < len(self._files)):
             return None
         n = ref.length if limit is None else min(limit, ref.length)
         try:
-            return self._open[ref.source].pread(ref.offset, n)
+            return self._pread(ref.source, ref.offset, n)
         except OSError:
             return None
 
     def close(self) -> None:
-        for s in self._open:
-            s.close()
+        with self._lock:
+            for h in self._handles.values():
+                h.close()
+            self._handles.clear()
+        if self._spool is not None:
+            self._spool.cleanup()
+            self._spool = None
 
 
 class CaptureLoader:
@@ -75,36 +107,41 @@ class CaptureLoader:
         self.total_bytes: int | None = 0
 
     def open_all(self) -> None:
-        """Open every source up front, so a bad path fails before anything is shown.
+        """Check every source up front, so a bad path fails before anything is shown.
 
-        With several paths a source that cannot be opened becomes a problem instead;
+        With several paths a source that cannot be read becomes a problem instead;
         with one, the error is the whole answer.
         """
         for i, path in enumerate(self.paths):
             try:
-                src = open_source(path)
+                src = open_source(path, self.capture.spool_dir)
             except SourceError as exc:
                 if len(self.paths) == 1:
                     raise
-                src = Source(path, open(os.devnull, "rb"), 0)  # noqa: SIM115
+                src = Source(path, os.devnull, 0)
                 self.builder.problem(i, 1, "unreadable_source", str(exc))
             if src.name == "<stdin>":
                 self.capture.sources[i] = src.name
-            self.capture._open.append(src)
+            self.capture._files.append(src)
             if self.total_bytes is not None:
                 self.total_bytes = None if src.size is None else self.total_bytes + src.size
 
     def steps(self) -> Iterator[int]:
         """Feed every line; yields after each line so callers can batch by time or count."""
         feed = self.builder.feed
-        for i, src in enumerate(self.capture._open):
+        for i, src in enumerate(self.capture._files):
             last = 0
-            for line_no, offset, raw, ended in iter_lines(src.handle):
-                feed(i, line_no, offset, raw, ended)
-                last = line_no
-                self.lines += 1
-                self.bytes_read += len(raw)
-                yield self.lines
+            try:
+                with open(src.path, "rb") as handle:
+                    for line_no, offset, raw, ended in iter_lines(handle):
+                        feed(i, line_no, offset, raw, ended)
+                        last = line_no
+                        self.lines += 1
+                        self.bytes_read += len(raw)
+                        yield self.lines
+            except OSError as exc:  # vanished or unreadable since it was checked
+                self.builder.problem(i, last + 1, "unreadable_source",
+                                     f"stopped reading: {exc.strerror or exc}")
             self.builder.close()
             for note in src.notes:  # damage found while decompressing: after the last line
                 self.builder.problem(i, last + 1, "damaged_source", note)

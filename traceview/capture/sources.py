@@ -9,11 +9,10 @@ keeps random access without holding the decompressed bytes in memory.
 from __future__ import annotations
 
 import gzip
-import os
 import shutil
 import sys
-import tempfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -27,20 +26,18 @@ class SourceError(Exception):
 
 @dataclass
 class Source:
-    """One capture file, open for random access for as long as the capture lives."""
+    """One capture file: the name the user gave, and the file its bytes are read from.
+
+    No file stays open here: a directory of ten thousand captures must not need ten
+    thousand descriptors. A `.gz` or stdin source is decompressed once into `path`, a
+    file in the capture's spool directory.
+    """
 
     name: str
-    handle: BinaryIO
+    path: str
     size: int | None
     spooled: bool = False
     notes: list[str] = field(default_factory=list)
-
-    def pread(self, offset: int, length: int) -> bytes:
-        fd = self.handle.fileno()
-        return os.pread(fd, length, offset)
-
-    def close(self) -> None:
-        self.handle.close()
 
 
 def expand_paths(paths: list[str]) -> list[str]:
@@ -65,54 +62,53 @@ def expand_paths(paths: list[str]) -> list[str]:
     return out
 
 
-def _spool(reader: BinaryIO) -> tuple[BinaryIO, int]:
-    tmp = tempfile.TemporaryFile()
-    shutil.copyfileobj(reader, tmp, 1 << 20)
-    size = tmp.tell()
-    tmp.seek(0)
-    return tmp, size
+def _spool(reader: BinaryIO, target: Path) -> int:
+    with open(target, "wb") as out:
+        shutil.copyfileobj(reader, out, 1 << 20)
+        return out.tell()
 
 
-def open_source(path: str) -> Source:
-    """Open one path for reading; raises SourceError with a message a person can act on."""
+def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
+    """Check one path can be read; raises SourceError with a message a person can act on.
+
+    `spool_dir` is called only when the source needs decompressing (or is stdin).
+    """
     if path == "-":
-        handle, size = _spool(sys.stdin.buffer)
-        return Source("<stdin>", handle, size, spooled=True)
+        target = spool_dir() / "stdin.jsonl"
+        size = _spool(sys.stdin.buffer, target)
+        return Source("<stdin>", str(target), size, spooled=True)
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{path}: no such file")
     if p.is_dir():
         raise SourceError(f"{path}: is a directory")
     try:
-        handle = open(p, "rb")  # noqa: SIM115 - lives as long as the capture
+        with open(p, "rb") as handle:
+            magic = handle.read(2)
+            if magic != b"\x1f\x8b":
+                return Source(path, path, p.stat().st_size)
+            target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{p.name}.jsonl"
+            src = Source(path, str(target), None, spooled=True)
+            try:
+                with gzip.GzipFile(fileobj=handle) as gz:
+                    src.size = _spool(gz, target)
+            except (OSError, EOFError, zlib.error) as exc:
+                # A gzip cut short still yields what was decompressed before the cut.
+                handle.seek(0)
+                src.size = _spool_partial_gzip(handle, target)
+                src.notes.append(f"gzip stream damaged ({exc}); read {src.size:,} bytes "
+                                 "before the damage")
+            return src
     except OSError as exc:
-        raise SourceError(f"{path}: cannot open ({exc.strerror or exc})") from exc
-    magic = handle.read(2)
-    handle.seek(0)
-    if magic == b"\x1f\x8b":
-        src = Source(path, handle, None, spooled=True)
-        try:
-            with gzip.GzipFile(fileobj=handle) as gz:
-                spooled, size = _spool(gz)
-        except (OSError, EOFError, zlib.error) as exc:
-            # A gzip cut short still yields what was decompressed before the cut.
-            handle.seek(0)
-            spooled, size = _spool_partial_gzip(handle)
-            src.notes.append(f"gzip stream damaged ({exc}); read {size} bytes before the damage")
-        handle.close()
-        src.handle, src.size = spooled, size
-        return src
-    return Source(path, handle, p.stat().st_size)
+        raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
-def _spool_partial_gzip(handle: BinaryIO) -> tuple[BinaryIO, int]:
-    tmp = tempfile.TemporaryFile()
+def _spool_partial_gzip(handle: BinaryIO, target: Path) -> int:
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    while chunk := handle.read(1 << 20):
-        try:
-            tmp.write(d.decompress(chunk))
-        except zlib.error:
-            break
-    size = tmp.tell()
-    tmp.seek(0)
-    return tmp, size
+    with open(target, "wb") as out:
+        while chunk := handle.read(1 << 20):
+            try:
+                out.write(d.decompress(chunk))
+            except zlib.error:
+                break
+        return out.tell()
