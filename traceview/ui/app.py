@@ -21,6 +21,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from traceview.ui.detail_screen import DetailScreen
+from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
+from traceview.ui.diff_worker import DiffRequest
 from traceview.ui.help_screen import HelpScreen
 from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
 from traceview.ui.loader import run_session
@@ -29,7 +31,7 @@ from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, Tur
 from traceview.ui.state import LoadState
 
 SessionFactory = Callable[[list[str], Any], Any]
-VIEWS = ("turns", "detail", "conversations", "problems", "help")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff")
 
 
 def default_session(paths: list[str], options: Any) -> Any:
@@ -49,6 +51,8 @@ class InspectorApp(App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("c", "conversations", "Conversations", id="app.conversations"),
         Binding("p", "problems", "Problems", id="app.problems"),
+        Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
+                id="app.diff"),
         Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
     ]
 
@@ -67,7 +71,12 @@ class InspectorApp(App[int]):
         self.session = (session_factory or default_session)(self.paths, options)
         self.state = LoadState()
         self.main = MainScreen()
+        # The diff view (`d`): a snapshot to compare with offline instead of fetching, where
+        # `w` writes snapshots, and fetch settings (None: the CLI's defaults).
         self.items_path: str | None = None
+        self.snapshot_dir = Path(".")
+        self.diff_timeout: float | None = None
+        self.diff_max_retries: int | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -153,6 +162,32 @@ class InspectorApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self._show(HelpScreen(id="help-screen"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `d` means nothing inside the diff itself: keep it out of that footer.
+        if action == "diff" and isinstance(self.screen, DiffScreen | DiffBodiesScreen):
+            return False
+        return True
+
+    def action_diff(self) -> None:
+        """Open the diff of the selected turn's conversation against the provider copy."""
+        if isinstance(self.screen, DiffScreen | DiffBodiesScreen):
+            return
+        if not self.state.done:
+            self.notify("the capture is still loading: d works once it is read", markup=False)
+            return
+        screen = self.screen
+        turn = screen.turn if isinstance(screen, DetailScreen) else self.main.current_turn()
+        if turn is None:
+            self.notify("no turn selected yet", markup=False)
+            return
+        request = DiffRequest(
+            paths=list(self.paths), turn_index=turn.index,
+            conversation=getattr(turn, "conversation", None), items_path=self.items_path,
+            timeout=self.diff_timeout, max_retries=self.diff_max_retries,
+            capture=getattr(self.session, "capture", None),
+        )
+        self.push_screen(DiffScreen(request))
+
     def _show(self, screen: Screen[Any]) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, DetailScreen):
             self.pop_screen()
@@ -168,6 +203,8 @@ class InspectorApp(App[int]):
             return "problems"
         if isinstance(screen, HelpScreen):
             return "help"
+        if isinstance(screen, DiffScreen | DiffBodiesScreen):
+            return "diff"
         return "turns"
 
     def screenshot_name(self) -> str:
@@ -180,6 +217,9 @@ class InspectorApp(App[int]):
         turn = screen.turn if isinstance(screen, DetailScreen) else self.main.current_turn()
         view = self.view_name()
         suffix = f"-turn{turn.index}" if turn is not None and view in ("turns", "detail") else ""
+        target = getattr(screen, "target", None) if isinstance(screen, DiffScreen) else None
+        if target:
+            suffix = "-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", target)[:80] or "conversation")
         return f"{stem}-{view}{suffix}.svg"
 
     def action_screenshot(self) -> None:
@@ -194,6 +234,22 @@ class InspectorApp(App[int]):
         yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
         yield SystemCommand("view: help", "Keys and legends", self.action_help)
         yield SystemCommand("app: screenshot", "Save an SVG of this screen", self.action_screenshot)
+        if not isinstance(screen, DiffScreen | DiffBodiesScreen):
+            yield SystemCommand("diff: provider copy vs capture",
+                                "Fetch the provider copy of this conversation and diff it",
+                                self.action_diff)
+        if isinstance(screen, DiffScreen):
+            yield SystemCommand("diff: next difference", "Jump to the next row that differs",
+                                lambda: screen.action_next_difference(1))
+            yield SystemCommand("diff: previous difference", "Jump to the previous difference",
+                                lambda: screen.action_next_difference(-1))
+            yield SystemCommand("diff: show both bodies", "Capture and provider item side by side",
+                                screen.action_open_bodies)
+            yield SystemCommand("diff: save snapshot", "Write the provider copy to a file",
+                                screen.action_save_snapshot)
+            yield SystemCommand("diff: fetch again", "Fetch the provider copy again",
+                                screen.action_refetch)
+            yield SystemCommand("diff: back", "Back (cancels a running fetch)", screen.action_back)
         if isinstance(screen, MainScreen):
             yield SystemCommand("turns: open detail", "Detail of the selected turn",
                                 self.action_detail)
@@ -231,6 +287,8 @@ class InspectorApp(App[int]):
             self.action_problems()
         elif view == "help":
             self.action_help()
+        elif view == "diff":
+            self.action_diff()
         return ok
 
 
@@ -277,8 +335,8 @@ def run_inspector(
 ) -> int:
     """Run the inspector in this terminal; the exit code for the CLI.
 
-    ``items`` (a provider-copy snapshot for the diff view) is accepted and kept on the
-    app for the diff screen; this view set does not read it yet.
+    ``items`` (a provider-copy snapshot, or a capture with a recorded listing): `d` diffs
+    against it offline instead of fetching the provider copy.
     """
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:

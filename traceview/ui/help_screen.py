@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
 
 
@@ -16,6 +17,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     """(where, bindings) for every screen/widget of the inspector, in reading order."""
     from traceview.ui.app import InspectorApp
     from traceview.ui.detail_screen import DetailScreen
+    from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
     from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
     from traceview.ui.main_screen import MainScreen
     from traceview.ui.row_table import RowTable
@@ -27,6 +29,8 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
         ("detail", DetailScreen.BINDINGS),
         ("conversations", ConversationsScreen.BINDINGS),
         ("problems", ProblemsScreen.BINDINGS),
+        ("diff vs provider (d)", DiffScreen.BINDINGS),
+        ("diff item bodies (enter in the diff)", DiffBodiesScreen.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]
@@ -60,6 +64,10 @@ def help_text() -> Text:
     for state, symbol in fmt.EVIDENCE_SYMBOLS.items():
         out.append(f"  {symbol:<4}", style="bold")
         out.append(f"{state:<22}{fmt.EVIDENCE_MEANING[state]}\n")
+    out.append("\ndiff rows (capture vs provider copy)\n", style="bold underline")
+    for kind, symbol in SYMBOLS.items():
+        out.append(f"  {symbol:<4}", style="bold")
+        out.append(f"{kind:<22}{LEGEND[kind]}\n")
     out.append("\ncolumns\n", style="bold underline")
     out.append(
         "  sent = request bytes on the wire · billed in = usage.input_tokens · unexpl.≈ = billed\n"

@@ -58,3 +58,11 @@ class BodiesLoaded(Message):
         self.request = request
         self.response = response
         self.error = error
+
+
+class DiffReady(Message):
+    """The diff worker finished: ``outcome`` is a ``diff_worker.DiffOutcome``."""
+
+    def __init__(self, outcome: Any) -> None:
+        super().__init__()
+        self.outcome = outcome

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VIEWS = ("turns", "detail", "conversations", "problems", "help")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff")
 MONO_FAMILY = "DejaVu Sans Mono"
 PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
 
@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--view", choices=VIEWS, default="turns", help="which screen to show")
     parser.add_argument("--turn", type=int, default=None, help="select turn N (1-based index)")
     parser.add_argument("--size", default="160x48", help="terminal size WIDTHxHEIGHT")
+    parser.add_argument("--items", metavar="FILE", default=None,
+                        help="with --view diff: a snapshot to diff against offline (without it "
+                             "the provider copy is fetched with $OPENAI_API_KEY/$OPENAI_BASE_URL)")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -41,12 +44,17 @@ async def render_svg(
     size: tuple[int, int] = (160, 48),
     options: Any = None,
     session_factory: Any = None,
+    items: str | None = None,
 ) -> tuple[str, str | None]:
-    """The SVG of ``view`` once the whole capture is loaded, and a warning if any."""
+    """The SVG of ``view`` once the whole capture is loaded, and a warning if any.
+
+    ``items``: the snapshot the diff view compares with (offline); see ``--items``.
+    """
     from traceview.ui.app import make_app
 
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     app = make_app(paths, options, session_factory=session_factory)
+    app.items_path = items
     warning = None
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
@@ -88,7 +96,13 @@ def run(ns: argparse.Namespace) -> int:
         except ImportError:
             print(f"traceview screenshot: {PNG_HINT}", file=sys.stderr)
             return 2
-    svg, warning = asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size))
+    items = getattr(ns, "items", None)
+    if items is not None and not os.path.exists(items):
+        print(f"traceview screenshot: no such file or directory: {items}", file=sys.stderr)
+        return 2
+    svg, warning = asyncio.run(
+        render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
+    )
     if warning:
         print(f"traceview screenshot: {warning}", file=sys.stderr)
     output.parent.mkdir(parents=True, exist_ok=True)

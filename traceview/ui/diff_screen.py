@@ -1,0 +1,410 @@
+"""The diff view: the capture's items beside the provider copy, aligned row by row.
+
+The provider copy is fetched (or read from ``--items FILE``) in a thread worker owned by
+this screen, so leaving the screen cancels it and the UI stays live while it runs. The
+rows come from the core's ``analysis.diff``; this module only lays them out. A copy that
+is partial, or a fetch that failed, is announced in a banner and is never labelled
+complete. Item bodies are redacted before they are shown, and all of it is shown as
+literal text.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, Static
+
+from traceview.analysis.diff import KINDS, message_text
+from traceview.capture.redact import redact
+from traceview.report.diff_output import LEGEND, SYMBOLS
+from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
+from traceview.ui.json_tree import raw_text
+from traceview.ui.main_screen import capture_name
+from traceview.ui.messages import DiffReady
+from traceview.ui.row_table import Column, RowTable
+from traceview.ui.safe_text import clip, safe
+from traceview.ui.turns import RowHeader
+
+if TYPE_CHECKING:
+    from traceview.ui.app import InspectorApp
+
+SIDES = {"input": "in", "output": "out", "added": "added"}
+
+
+def _turn_cell(row: Any) -> str:
+    turn = "—" if row.turn is None else str(row.turn)
+    side = SIDES.get(row.side or "", row.side or "")
+    return f"{turn} {side}".strip()
+
+
+def item_summary(item: dict[str, Any] | None, absent: str) -> Text:
+    """``type (role) “text…”`` or ``type id``: what one side holds, in one line."""
+    if item is None:
+        return Text(absent, style="dim")
+    kind = item.get("type") if isinstance(item.get("type"), str) else (
+        "message" if "role" in item else "unknown")
+    if kind == "message":
+        role = item.get("role")
+        label = f"{kind} ({role}) " if isinstance(role, str) else f"{kind} "
+        return safe(label + "“" + clip(message_text(item), 120) + "”")
+    ident = item.get("id") or item.get("call_id") or ""
+    return safe(f"{kind} {ident}".strip())
+
+
+def diff_columns() -> list[Column]:
+    return [
+        Column("", 3, lambda r: Text(SYMBOLS.get(r.kind, "?"), style="bold"), align="left"),
+        Column("turn", 8, _turn_cell, align="left"),
+        Column("capture", 34,
+               lambda r: item_summary(r.capture_item, "— not in the capture"), align="left"),
+        Column("provider", 34,
+               lambda r: item_summary(r.provider_item, "— not at the provider"), align="left"),
+        Column("reason", 0, lambda r: safe(r.reason), align="left", min_width=16),
+    ]
+
+
+class DiffTable(RowTable):
+    """Diff rows, each coloured by kind through a component class (theme variables)."""
+
+    COMPONENT_CLASSES = RowTable.COMPONENT_CLASSES | {
+        f"diff-table--{kind.replace('_', '-')}" for kind in KINDS
+    }
+
+    def row_text(self, row: Any, total: int) -> Text:
+        text = super().row_text(row, total)
+        style = self.get_component_rich_style(
+            f"diff-table--{str(row.kind).replace('_', '-')}", partial=True
+        )
+        text.stylize_before(style)
+        return text
+
+
+def banner_text(outcome: DiffOutcome) -> Text | None:
+    """Why this diff is not the whole story (failed or partial), or None when it is."""
+    result = outcome.result
+    if result is None:
+        if outcome.error_kind == "cancelled":
+            return None
+        kind = outcome.error_kind or "error"
+        return safe(f"FAILED — no provider copy, nothing compared. {kind}: {outcome.error}",
+                    style="bold")
+    if result.complete:
+        return None
+    stopped = result.stopped or {}
+    reason = stopped.get("message") or outcome.error or next(
+        iter(result.warnings), "the listing did not reach its last page")
+    kind = stopped.get("kind") or outcome.error_kind
+    pages = f"{result.pages} page{'s' if result.pages != 1 else ''} read"
+    text = safe(f"PARTIAL — {pages}, stopped: {f'{kind}: ' if kind else ''}{reason}",
+                style="bold")
+    text.append(" — the rows below are not the whole conversation.")
+    return text
+
+
+def status_text(outcome: DiffOutcome | None) -> Text:
+    """Complete or PARTIAL first (it decides how far to trust every row), then the source."""
+    out = Text()
+    if outcome is None:
+        out.append("⟳ fetching…", style="italic")
+        return out
+    result = outcome.result
+    if result is None:
+        out.append("FAILED", style="bold reverse")
+        out.append(" no provider copy")
+        return out
+    out.append("complete" if result.complete else "PARTIAL", style="bold reverse")
+    pages = f"{result.pages} page{'s' if result.pages != 1 else ''}"
+    out.append(f"  {pages} read · ")
+    origin = {"live": "fetched live", "snapshot": "from a snapshot",
+              "capture": "from a listing recorded in the capture"}.get(result.origin,
+                                                                       result.origin)
+    out.append_text(safe(origin))
+    if result.host:
+        out.append_text(safe(f" · host {result.host}"))
+    if result.fetched_at:
+        out.append_text(safe(f" · at {result.fetched_at}"))
+    if result.include:
+        out.append_text(safe(" · include " + ", ".join(result.include), style="dim"))
+    return out
+
+
+def summary_text(outcome: DiffOutcome) -> Text:
+    """Counts by kind (symbol + name, readable without colour), the verdict, and notes."""
+    result = outcome.result
+    out = Text()
+    if result is None:
+        out.append("no rows: ", style="bold")
+        out.append("press r to fetch again, or open the capture with --items FILE "
+                   "(a snapshot saved by `traceview fetch` or by w here)", style="dim")
+        return out
+    counts = result.counts
+    for kind in KINDS:
+        out.append(f"{SYMBOLS[kind]} ", style="bold")
+        out.append(f"{kind.replace('_', ' ')} {counts[kind]:,}   ")
+    out.append("\n")
+    out.append_text(safe(result.verdict, multiline=True))
+    banner_said = {outcome.error} if outcome.error else set()
+    for warning in result.warnings:
+        if warning not in banner_said:
+            out.append("\nnote: ", style="dim")
+            out.append_text(safe(warning, style="dim"))
+    return out
+
+
+def legend_text() -> Text:
+    out = Text()
+    for kind in KINDS:
+        out.append(f"{SYMBOLS[kind]} ", style="bold")
+        out.append(f"{LEGEND[kind]}   ")
+    return out
+
+
+def _file_part(value: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("_") or "conversation"
+
+
+class DiffScreen(Screen[None]):
+    """Capture | provider, one aligned row per item; n/p hop between differences."""
+
+    BINDINGS = [
+        Binding("n", "next_difference(1)", "Next diff", id="diff.next"),
+        Binding("p", "next_difference(-1)", "Prev diff", id="diff.previous"),
+        Binding("w", "save_snapshot", "Save", tooltip="Save the provider copy as a snapshot",
+                id="diff.save"),
+        Binding("r", "refetch", "Refetch", tooltip="Fetch the provider copy again",
+                id="diff.refetch"),
+        Binding("escape,q", "back", "Back", tooltip="Back (cancels a running fetch)",
+                id="diff.back"),
+    ]
+
+    def __init__(self, request: DiffRequest) -> None:
+        super().__init__(id="diff")
+        self.request = request
+        self.outcome: DiffOutcome | None = None
+        self.rows: list[Any] = []
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def fetching(self) -> bool:
+        return any(w.group == "diff" and w.is_running for w in self.workers)
+
+    @property
+    def target(self) -> str | None:
+        return self.outcome.target if self.outcome is not None else None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="diff-title")
+        yield Static(id="diff-status")
+        yield Static(id="diff-banner")
+        with Horizontal(id="diff-fetching"):
+            yield LoadingIndicator(id="diff-spinner")
+            yield Static(id="diff-fetching-text")
+        yield Static(id="diff-summary")
+        table = DiffTable(diff_columns(), id="diff-rows")
+        yield RowHeader(table, id="diff-header")
+        yield table
+        with VerticalScroll(id="diff-row"):
+            yield Static(id="diff-row-text")
+        yield Static(legend_text(), id="diff-legend")
+        yield Footer()
+
+    @property
+    def table(self) -> DiffTable:
+        return self.query_one("#diff-rows", DiffTable)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        self.start()
+
+    # -- the worker -------------------------------------------------------------------------
+    def start(self) -> None:
+        """(Re)fetch in a thread; an earlier fetch of this screen is cancelled (exclusive)."""
+        self.outcome = None
+        self.rows = []
+        self.table.set_rows(self.rows)
+        self.query_one("#diff-summary", Static).update("")
+        self.query_one("#diff-row-text", Static).update("")
+        self._show_banner(None)
+        source = (f"reading {self.request.items_path}" if self.request.items_path
+                  else "fetching provider copy")
+        self.query_one("#diff-fetching-text", Static).update(
+            safe(f"{source} of turn {self.request.turn_index}'s conversation… (esc to cancel)")
+        )
+        self.query_one("#diff-fetching").add_class("visible")
+        self._refresh_title()
+        request = self.request
+        self.run_worker(lambda: self._work(request), thread=True, exclusive=True, group="diff",
+                        name="fetch provider copy", exit_on_error=False)
+
+    def _work(self, request: DiffRequest) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        try:
+            outcome = compute_diff(request, lambda: worker.is_cancelled)
+        except Exception as exc:  # a bug must not take the inspector down with it
+            outcome = DiffOutcome(None, error=f"{type(exc).__name__}: {exc}",
+                                  error_kind="internal")
+        if not worker.is_cancelled:
+            self.post_message(DiffReady(outcome))
+
+    def on_diff_ready(self, message: DiffReady) -> None:
+        self.query_one("#diff-fetching").remove_class("visible")
+        self.outcome = message.outcome
+        result = self.outcome.result
+        self.rows = list(result.rows) if result is not None else []
+        first = next((i for i, r in enumerate(self.rows) if r.kind != "same"), 0)
+        self.table.set_rows(self.rows, first)
+        self._show_banner(banner_text(self.outcome))
+        self.query_one("#diff-summary", Static).update(summary_text(self.outcome))
+        self.query_one("#diff-header", RowHeader).refresh()
+        self._refresh_title()
+        self._show_row()
+
+    # -- display ----------------------------------------------------------------------------
+    def _refresh_title(self) -> None:
+        title = Text("traceview", style="bold")
+        title.append(" · diff vs provider copy · ")
+        title.append_text(safe(capture_name(self.inspector.sources)))
+        outcome = self.outcome
+        if outcome is not None and outcome.target:
+            kind = outcome.result.kind if outcome.result is not None else "conversation"
+            title.append_text(safe(f" · {kind} {outcome.target}"))
+        self.query_one("#diff-title", Static).update(title)
+        self.query_one("#diff-status", Static).update(status_text(outcome))
+
+    def _show_banner(self, text: Text | None) -> None:
+        banner = self.query_one("#diff-banner", Static)
+        banner.update(text or "")
+        banner.set_class(text is not None, "visible")
+        failed = self.outcome is not None and self.outcome.result is None
+        banner.set_class(failed, "-failed")
+
+    @on(RowTable.Highlighted, "#diff-rows")
+    def _highlighted(self, event: RowTable.Highlighted) -> None:
+        self._show_row()
+
+    @on(RowTable.Selected, "#diff-rows")
+    def _selected(self, event: RowTable.Selected) -> None:
+        self.action_open_bodies()
+
+    def _show_row(self) -> None:
+        row = self.table.current()
+        out = Text()
+        if row is not None:
+            out.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind}", style="bold")
+            out.append(f"  turn {_turn_cell(row)}  ")
+            out.append_text(safe(f"{row.item_type} {row.item_id or ''}".strip(), style="dim"))
+            if row.tokens:
+                out.append(f"  ≈ {row.tokens:,} tokens", style="bold")
+            out.append("\n")
+            out.append_text(safe(row.reason, multiline=True))
+            out.append("  (enter: both bodies)", style="dim")
+        self.query_one("#diff-row-text", Static).update(out)
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_next_difference(self, direction: int) -> None:
+        start = self.table.cursor + direction
+        indices = range(start, len(self.rows)) if direction > 0 else range(start, -1, -1)
+        for i in indices:
+            if self.rows[i].kind != "same":
+                self.table.move_to(i)
+                return
+        where = "below" if direction > 0 else "above"
+        self.notify(f"no more differences {where}", markup=False)
+
+    def action_open_bodies(self) -> None:
+        row = self.table.current()
+        if row is not None:
+            self.app.push_screen(DiffBodiesScreen(row))
+
+    def snapshot_path(self) -> Path:
+        """``<capture-stem>-<conversation>-snapshot.json`` in the snapshot directory."""
+        stem = Path(self.inspector.sources[0]).name if self.inspector.sources else "capture"
+        for suffix in (".gz", ".jsonl", ".json"):
+            stem = stem.removesuffix(suffix)
+        name = f"{_file_part(stem)}-{_file_part(self.target or 'conversation')}-snapshot.json"
+        return Path(getattr(self.inspector, "snapshot_dir", None) or ".") / name
+
+    def action_save_snapshot(self) -> Path | None:
+        copy = self.outcome.copy if self.outcome is not None else None
+        if copy is None:
+            self.notify("no provider copy to save yet", markup=False)
+            return None
+        from traceview.provider.snapshot import save_snapshot
+
+        path = self.snapshot_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_snapshot(copy, path)
+        except OSError as exc:
+            self.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error",
+                        markup=False)
+            return None
+        state = "complete" if copy.complete else "PARTIAL"
+        self.notify(f"snapshot ({state}, {copy.item_count:,} items) written to {path}",
+                    title="snapshot", markup=False)
+        return path
+
+    def action_refetch(self) -> None:
+        self.start()
+
+    def action_back(self) -> None:
+        if self.fetching:
+            self.workers.cancel_group(self, "diff")
+            self.notify("diff cancelled", markup=False)
+        self.app.pop_screen()
+
+
+class DiffBodiesScreen(Screen[None]):
+    """One diff row's two items side by side: capture left, provider right (redacted)."""
+
+    BINDINGS = [
+        Binding("escape,q,backspace", "back", "Back", id="diff_bodies.back"),
+    ]
+
+    def __init__(self, row: Any) -> None:
+        super().__init__(id="diff-bodies")
+        self.row = row
+
+    def compose(self) -> ComposeResult:
+        row = self.row
+        title = Text("traceview", style="bold")
+        title.append(" · diff item · ")
+        title.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind} · turn {_turn_cell(row)} · ")
+        title.append_text(safe(f"{row.item_type} {row.item_id or ''}".strip()))
+        yield Static(title, id="diff-bodies-title")
+        yield Static(safe(row.reason, multiline=True), id="diff-bodies-reason")
+        with Horizontal(id="diff-bodies-panes"):
+            with VerticalScroll(id="diff-capture-body", classes="diff-body"):
+                yield Static(body_text("capture", row.capture_item, "not in the capture"))
+            with VerticalScroll(id="diff-provider-body", classes="diff-body"):
+                yield Static(body_text("provider", row.provider_item, "not at the provider"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#diff-capture-body").focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+def body_text(side: str, item: dict[str, Any] | None, absent: str) -> Text:
+    """One side's item as pretty JSON, redacted and clipped, or a line saying it is absent."""
+    if item is None:
+        out = Text(f"── {side} ", style="bold")
+        out.append("─" * 40 + "\n", style="dim")
+        out.append(f"— {absent}\n", style="italic")
+        return out
+    return raw_text([(side, redact(item))])
