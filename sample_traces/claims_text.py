@@ -8,8 +8,6 @@ retrieved policy text ~4,000 tokens, each answer roughly its billed output.
 from __future__ import annotations
 
 CASE = "CS-88213"
-POLICY_FILE = "HomeShield-Policy-Wording-2025.pdf"
-SCHEDULE_FILE = "HomeShield-Schedule-CS-88213.pdf"
 
 SYSTEM_RULES = [
     "You are Ava, the claims assistant for HomeShield Insurance. You help policyholders "
@@ -160,11 +158,6 @@ ANSWERS = [
     "agreed [Policy Wording, Claims Conditions 7.4].\n\n"
     "If anything changes, for example you find more damage under the units, tell the "
     "handler and quote " + CASE + ".",
-]
-
-FILE_SEARCH_QUERIES = [
-    ["accidental damage cover home policy", "escape of water washing machine"],
-    ["claim summary escape of water excess", "claims process settlement timeline"],
 ]
 
 POLICY_SECTIONS = [

@@ -4,13 +4,14 @@ Drives ``traceview.sim`` (seeded ids, frozen clock) through ``traceview.record``
 real openai SDK, so every byte is what the recorder writes for what the simulator
 answers. Deterministic: a second run gives byte-identical files.
 
-    /tmp/venv/bin/python sample_traces/regenerate.py            # rewrite
-    /tmp/venv/bin/python sample_traces/regenerate.py --check    # exit 1 if stale
+    /tmp/venv/bin/python sample_traces/regenerate.py                  # rewrite
+    /tmp/venv/bin/python sample_traces/regenerate.py --check          # exit 1 if stale
+    /tmp/venv/bin/python sample_traces/regenerate.py --out-dir DIR    # write elsewhere
 
-Writes ``claims_sim.jsonl`` beside this script (the hand-built ``claims.jsonl`` stays:
-its turn-4 numbers and request sizes come from a different application shape), and
-``claims_sim_included.jsonl``, the same conversation recorded with
-``include=["file_search_call.results"]``.
+Writes ``claims.jsonl`` (the scenario in ``traceview/sim/scenario.py``, file search
+without ``include``: results null, the deposit unexplained) and ``claims_included.jsonl``
+(the same conversation recorded with ``include=["file_search_call.results"]``: the
+evidence captured). Every other sample is hand-built by ``make_samples.py``.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SAMPLES = {
-    "claims_sim.jsonl": {"include": False},
-    "claims_sim_included.jsonl": {"include": True},
+    "claims.jsonl": {"include": False},
+    "claims_included.jsonl": {"include": True},
 }
 SEED = "traceview-sample-CS-88213"
 
@@ -61,21 +62,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
                         help="compare with the committed files instead of writing")
+    parser.add_argument("--out-dir", type=Path, default=HERE, metavar="DIR",
+                        help="directory to write (or check) the samples in (default: %(default)s)")
     ns = parser.parse_args(argv)
+    out_dir: Path = ns.out_dir
+    if not out_dir.is_dir():
+        print(f"regenerate.py: --out-dir {out_dir} is not a directory", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         fresh = build(Path(tmp))
     stale = [n for n, data in fresh.items()
-             if not (HERE / n).exists() or (HERE / n).read_bytes() != data]
+             if not (out_dir / n).exists() or (out_dir / n).read_bytes() != data]
     if ns.check:
         for name in stale:
-            print(f"sample_traces/{name} is stale; run sample_traces/regenerate.py",
+            print(f"{out_dir / name} is stale; run sample_traces/regenerate.py",
                   file=sys.stderr)
         return 1 if stale else 0
     for name, data in fresh.items():
-        tmp_path = HERE / f".{name}.tmp"
+        tmp_path = out_dir / f".{name}.tmp"
         tmp_path.write_bytes(data)
-        os.replace(tmp_path, HERE / name)
-        print(f"wrote sample_traces/{name} ({len(data):,} bytes)")
+        os.replace(tmp_path, out_dir / name)
+        print(f"wrote {out_dir / name} ({len(data):,} bytes)")
     return 0
 
 

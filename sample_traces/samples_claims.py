@@ -1,4 +1,8 @@
-"""The claims samples (hosted and owned state) and the long previous_response_id chain."""
+"""The owned-state claims sample and the long previous_response_id chain.
+
+The hosted claims sample (``claims.jsonl``) is no longer hand-built: ``regenerate.py``
+records it from the simulator.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +15,7 @@ from sdk_build import (
     MODEL_ALIAS,
     alnum_id,
     chat_completion,
-    conversation,
     dump,
-    file_citation,
-    file_search_call,
-    file_search_tool,
     hex_id,
     message,
     response,
@@ -23,12 +23,9 @@ from sdk_build import (
 )
 
 T_CLAIMS = 1755868800  # 2025-08-22 13:20:00 UTC (ids start 68a8…, as real ones of that day)
-CONV_ID = hex_id("conv", "claims/conversation", T_CLAIMS, width=48)
-VECTOR_STORE = "vs_" + hex_id("", "claims/vector-store", T_CLAIMS, width=32, sep="")
-FILE_POLICY = alnum_id("file", "claims/policy-wording", 22)
-FILE_SCHEDULE = alnum_id("file", "claims/schedule", 22)
 
-# (input, output, cached, elapsed_ms, seconds after T_CLAIMS): the numbers the issue quotes.
+# (input, output, cached, elapsed_ms, seconds after T_CLAIMS) of the hosted claim as the issue
+# quotes it; the owned-state capture borrows its timing.
 CLAIMS_TURNS = [
     (1210, 380, 0, 2104, 60),
     (1690, 402, 0, 5812, 240),
@@ -42,48 +39,6 @@ LONG_TURNS = [  # (input, output, cached, elapsed_ms)
     (5200, 420, 3584, 4633), (6110, 380, 5120, 4102), (6530, 400, 6016, 3825),
     (6980, 390, 6528, 4011), (4120, 330, 0, 3297),
 ]
-
-
-def _cited(text: str) -> list[dict[str, Any]]:
-    """file_citation annotations at the end of every ``[…]`` reference in the answer."""
-    notes = []
-    start = text.find("[")
-    while start != -1:
-        end = text.find("]", start)
-        ref = text[start + 1 : end]
-        file_id, name = (FILE_SCHEDULE, ct.SCHEDULE_FILE) if "Schedule" in ref else (
-            FILE_POLICY, ct.POLICY_FILE)
-        notes.append(file_citation(file_id, name, end + 1))
-        start = text.find("[", end)
-    return notes
-
-
-def claims_hosted() -> bytes:
-    """CS-88213 on one conversation handle; file_search on turns 2 and 4, results not kept."""
-    out = CaptureLines()
-    meta = {"case": ct.CASE}
-    out.req({"items": [{"type": "message", "role": "developer", "content": ct.SYSTEM_PROMPT}],
-             "metadata": meta}, endpoint="POST /v1/conversations")
-    out.res(dump(conversation(CONV_ID, T_CLAIMS, meta)), 212)
-    tool_req = {"type": "file_search", "vector_store_ids": [VECTOR_STORE]}
-    for n, (inp, outp, cached, elapsed, offset) in enumerate(CLAIMS_TURNS):
-        created = T_CLAIMS + offset
-        out.req({"model": MODEL_ALIAS, "conversation": CONV_ID,
-                 "input": [{"role": "user", "content": ct.USER_TEXTS[n]}],
-                 "tools": [tool_req], "metadata": meta, "store": True})
-        items: list[Any] = []
-        if n in (1, 3):
-            items.append(file_search_call(hex_id("fs", f"claims/fs/{n}", created),
-                                          ct.FILE_SEARCH_QUERIES[n // 2], results=None))
-        text = ct.ANSWERS[n]
-        items.append(message(hex_id("msg", f"claims/msg/{n}", created), text,
-                             _cited(text) if n in (1, 3) else []))
-        body = response(resp_id=hex_id("resp", f"claims/resp/{n}", created), created_at=created,
-                        output=items, usage_=usage(inp, outp, cached),
-                        tools=[file_search_tool(VECTOR_STORE)], conversation_id=CONV_ID,
-                        metadata=meta, elapsed_s=max(1, elapsed // 1000))
-        out.res(dump(body), elapsed)
-    return out.to_bytes()
 
 
 def claims_owned_state() -> bytes:

@@ -1,6 +1,8 @@
-"""The sample captures hold the numbers the docs and the issue quote, and match their generator.
+"""The sample captures hold the numbers the docs and the issue quote, and match their generators.
 
-Read with plain orjson (no traceview code), so a reader bug cannot hide a sample bug.
+``claims.jsonl`` and ``claims_included.jsonl`` come from ``regenerate.py`` (the simulator
+recorded through the recorder); the rest from ``make_samples.py``. Read with plain orjson
+(no traceview code), so a reader bug cannot hide a sample bug.
 """
 
 from __future__ import annotations
@@ -19,13 +21,31 @@ def _records(name: str) -> list[dict]:
     return [orjson.loads(line) for line in (SAMPLES / name).read_bytes().splitlines()]
 
 
+def _is_model_call(rec: dict) -> bool:
+    """A Responses/Chat request: unlabelled (hand-built) or recorded to /responses."""
+    endpoint = rec.get("endpoint")
+    return endpoint is None or endpoint.rstrip("/").endswith(("/v1/responses",
+                                                               "/chat/completions"))
+
+
 def _turns(records: list[dict]) -> list[tuple[dict, dict | None]]:
-    """Model-call pairs (skipping recorded non-turn endpoints), in file order."""
+    """Model-call pairs (skipping recorded non-turn endpoints), in file order.
+
+    Recorder lines pair by ``id``; hand-built lines by order.
+    """
     out: list[tuple[dict, dict | None]] = []
+    by_link: dict[str, int] = {}
     for rec in records:
-        if rec["dir"] == "req" and "endpoint" not in rec:
-            out.append((rec, None))
-        elif rec["dir"] == "res" and out and out[-1][1] is None and (
+        if rec["dir"] == "req":
+            if _is_model_call(rec):
+                if "id" in rec:
+                    by_link[rec["id"]] = len(out)
+                out.append((rec, None))
+        elif "id" in rec:
+            if rec["id"] in by_link:
+                n = by_link.pop(rec["id"])
+                out[n] = (out[n][0], rec)
+        elif out and out[-1][1] is None and (
                 rec["body"] is None or rec["body"].get("object") != "conversation"):
             out[-1] = (out[-1][0], rec)
     return out
@@ -60,24 +80,78 @@ def test_committed_samples_are_exactly_what_the_generator_writes(make_samples):
     assert make_samples.verify(built) == []
 
 
-def test_claims_numbers_match_the_issue():
-    turns = _turns(_records("claims.jsonl"))
+@pytest.fixture(scope="module")
+def regenerate():
+    spec = importlib.util.spec_from_file_location("regenerate", SAMPLES / "regenerate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_regenerate_is_deterministic_and_matches_the_committed_claims(regenerate, tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        out_dir = tmp_path / name
+        out_dir.mkdir()
+        assert regenerate.main(["--out-dir", str(out_dir)]) == 0
+        runs.append({p.name: p.read_bytes() for p in sorted(out_dir.glob("*.jsonl"))})
+    assert sorted(runs[0]) == ["claims.jsonl", "claims_included.jsonl"]
+    assert runs[0] == runs[1]
+    for name, data in runs[0].items():
+        assert (SAMPLES / name).read_bytes() == data, f"{name} is stale: rerun regenerate.py"
+    assert regenerate.main(["--check", "--out-dir", str(tmp_path / "a")]) == 0
+
+
+def test_make_samples_no_longer_writes_the_simulated_claims(make_samples):
+    assert not {"claims.jsonl", "claims_included.jsonl"} & set(make_samples.BUILDERS)
+    assert not list(SAMPLES.glob("claims_sim*.jsonl"))
+
+
+@pytest.mark.parametrize("name", ["claims.jsonl", "claims_included.jsonl"])
+def test_claims_numbers_match_the_issue(name):
+    records = _records(name)
+    included = name == "claims_included.jsonl"
+    create = records[0]
+    assert create["endpoint"] == "POST /v1/conversations"
+    assert create["body"]["items"][0]["role"] == "developer"  # the prompt, sent once
+    turns = _turns(records)
+    assert len(turns) == 4
     usage = [res["body"]["usage"] for _, res in turns]
-    assert [(u["input_tokens"], u["output_tokens"], u["input_tokens_details"]["cached_tokens"])
-            for u in usage] == [(1210, 380, 0), (1690, 402, 0), (6110, 290, 1024),
-                                (6580, 510, 6016)]
-    assert [res["elapsed_ms"] for _, res in turns] == [2104, 5812, 2230, 6903]
+    assert [(u["input_tokens"], u["output_tokens"]) for u in usage] == [
+        (1210, 380), (1690, 402), (6110, 290), (6580, 510)]
+    assert sum(u["input_tokens"] for u in usage) == 15590
     assert all(u["output_tokens_details"]["reasoning_tokens"] == 0 for u in usage)
     assert len({req["body"]["conversation"] for req, _ in turns}) == 1
     assert all(req["body"]["tools"][0]["type"] == "file_search" for req, _ in turns)
-    assert turns[2][0]["body"]["input"][0]["content"] == (
-        "What's the excess I would pay on this claim?")
-    assert len(orjson.dumps(turns[3][0]["body"])) < 1000
+    assert all("instructions" not in req["body"] for req, _ in turns)
+    question = turns[2][0]["body"]["input"][0]["content"]
+    assert question == "What's the excess I would pay on this claim?"
+    assert len(question.split()) == 9
+    turn4 = len(orjson.dumps(turns[3][0]["body"]))
+    assert turn4 < 1000 and turns[3][0]["bytes"] == turn4
+    assert usage[3]["input_tokens"] > 6000
     for n, (req, res) in enumerate(turns):
         calls = [i for i in res["body"]["output"] if i["type"] == "file_search_call"]
         assert len(calls) == (1 if n in (1, 3) else 0)
-        assert all(c["results"] is None and c["queries"] for c in calls)
-        assert "include" not in req["body"]
+        assert all(c["queries"] and c["status"] == "completed" for c in calls)
+        if included:
+            assert req["body"]["include"] == ["file_search_call.results"]
+            assert all(c["results"] and all(r["text"] for r in c["results"]) for c in calls)
+        else:
+            assert "include" not in req["body"]
+            assert all(c["results"] is None for c in calls)
+
+
+def test_claims_turn_3_is_billed_for_the_chunks_stored_on_turn_2():
+    """The deposit is exactly the evidence claims_included.jsonl captured."""
+    plain = _turns(_records("claims.jsonl"))
+    full = _turns(_records("claims_included.jsonl"))
+    [call] = [i for i in full[1][1]["body"]["output"] if i["type"] == "file_search_call"]
+    chunk_tokens = sum(4 + -(-len(r["text"].encode()) // 4) for r in call["results"])
+    before = plain[1][1]["body"]["usage"]
+    grew = plain[2][1]["body"]["usage"]["input_tokens"] - before["input_tokens"]
+    assert chunk_tokens > 3000 and grew > chunk_tokens + before["output_tokens"]
+    assert [t[1]["body"]["usage"] for t in plain] == [t[1]["body"]["usage"] for t in full]
 
 
 def test_long_conversation_chains_and_shrinks_silently():

@@ -25,7 +25,8 @@ def test_demo_records_the_claims_scenario(tmp_path, capsys):
     out = tmp_path / "demo.jsonl"
     assert demo.run(_ns(demo, ["--out", str(out), "--no-open"])) == 0
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(records) == 10  # conversation create + four turns, req and res each
+    # conversation create, four turns and the claims note added before turn 4: req and res each
+    assert len(records) == 12
     assert str(out) in capsys.readouterr().out
     assert "sk-traceview-demo" not in out.read_text()
 

@@ -12,10 +12,11 @@ from traceview.sim import SimServer, scenario
 def test_claims_scenario_bills_the_sample_numbers(sim, client):
     conv = scenario.run_claims(client)
     items = list(client.conversations.items.list(conv, order="asc"))
-    assert [i.role for i in items if i.type == "message"] == ["user", "assistant"] * 4
+    roles = [i.role for i in items if i.type == "message"]
+    assert roles == ["developer", *["user", "assistant"] * 3, "developer", "user", "assistant"]
     assert [i.type for i in items].count("file_search_call") == 2
     usage = [record.body["usage"] for record in sim.state.responses.values()]
-    assert [u["input_tokens"] for u in usage] == [1210, 1690, 6110, 6429]
+    assert [u["input_tokens"] for u in usage] == [1210, 1690, 6110, 6580]
     assert [u["output_tokens"] for u in usage] == [380, 402, 290, 510]
 
 
