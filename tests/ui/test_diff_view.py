@@ -346,3 +346,43 @@ def test_diff_view_snapshot(snap_compare, offline_env, items, keys):
     app = make_app([str(CAPTURE)])
     app.items_path = str(FIXTURES / items)
     assert snap_compare(app, terminal_size=SIZE, run_before=diff_then(*keys))
+
+
+# -- headless export and untrusted text ----------------------------------------------------------
+
+
+async def test_screenshot_view_diff_uses_items_offline(offline_env):
+    from traceview.ui.screenshot import render_svg
+
+    svg, warning = await render_svg([str(CAPTURE)], "diff", size=SIZE, items=str(SNAPSHOT))
+    assert warning is None
+    assert "complete" in svg and "file_search_call" in svg and "changed" in svg
+
+
+def test_screenshot_command_rejects_a_missing_items_file(tmp_path, capsys):
+    import argparse
+
+    from traceview.ui import screenshot
+
+    parser = argparse.ArgumentParser()
+    screenshot.add_arguments(parser)
+    ns = parser.parse_args([str(CAPTURE), "-o", str(tmp_path / "d.svg"), "--view", "diff",
+                            "--items", str(tmp_path / "nope.json")])
+    assert screenshot.run(ns) == 2
+    assert "nope.json" in capsys.readouterr().err
+    assert not (tmp_path / "d.svg").exists()
+
+
+def test_item_bodies_are_redacted_and_literal():
+    from traceview.ui.diff_screen import body_text, item_summary
+
+    item = {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "[bold red]key sk-abcdefghijklmnop\x1b[2J"}],
+            "api_key": "hunter2-secret"}
+    body = body_text("capture", item, "absent").plain
+    assert "sk-abcdefghijklmnop" not in body and "hunter2" not in body
+    assert "[redacted]" in body and "\x1b" not in body
+    summary = item_summary(item, "absent")
+    assert "[bold red]" in summary.plain and not summary.spans and "\x1b" not in summary.plain
+    assert "sk-abcdefghijklmnop" not in summary.plain
+    assert body_text("provider", None, "not at the provider").plain.count("not at the provider")

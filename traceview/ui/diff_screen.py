@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
 from traceview.analysis.diff import KINDS, message_text
-from traceview.capture.redact import redact
+from traceview.capture.redact import redact, redact_text
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
 from traceview.ui.json_tree import raw_text
@@ -54,9 +54,9 @@ def item_summary(item: dict[str, Any] | None, absent: str) -> Text:
     if kind == "message":
         role = item.get("role")
         label = f"{kind} ({role}) " if isinstance(role, str) else f"{kind} "
-        return safe(label + "“" + clip(message_text(item), 120) + "”")
+        return safe(redact_text(label + "“" + clip(message_text(item), 120) + "”"))
     ident = item.get("id") or item.get("call_id") or ""
-    return safe(f"{kind} {ident}".strip())
+    return safe(redact_text(f"{kind} {ident}".strip()))
 
 
 def diff_columns() -> list[Column]:
@@ -67,7 +67,8 @@ def diff_columns() -> list[Column]:
                lambda r: item_summary(r.capture_item, "— not in the capture"), align="left"),
         Column("provider", 34,
                lambda r: item_summary(r.provider_item, "— not at the provider"), align="left"),
-        Column("reason", 0, lambda r: safe(r.reason), align="left", min_width=16),
+        Column("reason", 0, lambda r: safe(redact_text(r.reason)), align="left",
+               min_width=16),
     ]
 
 
@@ -309,7 +310,7 @@ class DiffScreen(Screen[None]):
             if row.tokens:
                 out.append(f"  ≈ {row.tokens:,} tokens", style="bold")
             out.append("\n")
-            out.append_text(safe(row.reason, multiline=True))
+            out.append_text(safe(redact_text(row.reason), multiline=True))
             out.append("  (enter: both bodies)", style="dim")
         self.query_one("#diff-row-text", Static).update(out)
 
@@ -385,7 +386,7 @@ class DiffBodiesScreen(Screen[None]):
         title.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind} · turn {_turn_cell(row)} · ")
         title.append_text(safe(f"{row.item_type} {row.item_id or ''}".strip()))
         yield Static(title, id="diff-bodies-title")
-        yield Static(safe(row.reason, multiline=True), id="diff-bodies-reason")
+        yield Static(safe(redact_text(row.reason), multiline=True), id="diff-bodies-reason")
         with Horizontal(id="diff-bodies-panes"):
             with VerticalScroll(id="diff-capture-body", classes="diff-body"):
                 yield Static(body_text("capture", row.capture_item, "not in the capture"))
