@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.explain import explain
+from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
 
 # Keys of a turn in traceview.report/1, in contract order.
@@ -94,7 +95,10 @@ class TurnReport:
     # ---- from the request --------------------------------------------------------------
     @property
     def user_text(self) -> str | None:
-        return self.turn.req.user_text if self.turn.req else None
+        text = self.turn.req.user_text if self.turn.req else None
+        if text is not None and len(text) >= USER_TEXT_MAX:
+            return text + "…"  # cut at read time; the full text is in the request body
+        return text
 
     @property
     def user_words(self) -> int | None:

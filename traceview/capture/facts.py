@@ -61,9 +61,8 @@ def _name(value: Any) -> str | None:
 
 
 def _clip(text: str, limit: int) -> str:
-    text = redact_text(" ".join(text[: limit * 2].split()))
-    # An ASCII ellipsis: one non-ASCII character would double the string's memory.
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """Whitespace folded, secrets masked, cut at `limit` (marked where shown, see model)."""
+    return redact_text(" ".join(text[: limit * 2].split()))[:limit]
 
 
 def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:

@@ -72,6 +72,8 @@ class RequestFacts:
     input_bytes: int = 0
     input_count: int = 0
     new_input_tokens: int = 0
+    # The first USER_TEXT_MAX characters, kept ASCII-cheap: the "…" that marks a cut is
+    # added where the text is read (a single non-ASCII character doubles a str's memory).
     user_text: str | None = None
     user_words: int | None = None
     first_user_sig: int | None = None

@@ -161,6 +161,14 @@ def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
         return None, str(exc)
     if copy is None:
         return None, error
+    return compare(cap, target, copy, error), None
+
+
+def compare(cap: Any, target: Any, copy: ProviderCopy, error: str | None = None) -> DiffResult:
+    """Diff a provider copy against the capture's side of `target` (CLI and inspector).
+
+    `error` is the reason a partial copy stopped; it leads the warnings.
+    """
     warnings = list(copy.warnings)
     if error:
         warnings.insert(0, error)
@@ -171,13 +179,12 @@ def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
     if not copy.covers_output and target.turns:
         last = target.turns[-1]
         items = [ci for ci in items if not (ci.turn == last and ci.side == "output")]
-    result = diff(
+    return diff(
         items, copy.items, conversation=target.id,
         complete=copy.complete, pages=copy.pages, include=copy.include, kind=copy.kind,
         origin=copy.origin, host=copy.host, fetched_at=copy.fetched_at, stopped=copy.stopped,
         warnings=warnings,
     )
-    return result, None
 
 
 def run_diff(ns: argparse.Namespace) -> int:

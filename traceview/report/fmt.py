@@ -6,11 +6,17 @@ import humanize
 
 
 def num(v: int | float | None) -> str:
-    return "—" if v is None else f"{v:,}"
+    """Thousands separators; one decimal for a fractional float; a dash for unknown."""
+    if v is None:
+        return "—"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:,.1f}"
+    return f"{int(v):,}"
 
 
-def signed(v: int | None) -> str:
-    return "—" if v is None else f"{v:+,}"
+def signed(v: int | float | None) -> str:
+    """Signed with separators (``+3,970``); a dash for unknown."""
+    return "—" if v is None else f"{int(v):+,}"
 
 
 def size(v: int | None) -> str:

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.analysis.diff import DiffResult, diff
-from traceview.analysis.transcript import Target, capture_side, pick_target, targets
+from traceview.analysis.diff import DiffResult
+from traceview.analysis.transcript import Target, pick_target, targets
 
 
 @dataclass(frozen=True)
@@ -150,21 +150,8 @@ def compute_diff(
                            target=target.id)
     if cancelled():
         return DiffOutcome(None, error="cancelled", error_kind="cancelled", target=target.id)
-    warnings = list(copy.warnings)
-    if error:
-        warnings.insert(0, error)
-    if cap.problems:
-        warnings.append(f"the capture had {len(cap.problems)} problem(s) while loading; "
-                        "see `traceview report`")
-    items = capture_side(cap, target)
-    if not copy.covers_output and target.turns:
-        last = target.turns[-1]
-        items = [ci for ci in items if not (ci.turn == last and ci.side == "output")]
-    result = diff(
-        items, copy.items, conversation=target.id,
-        complete=copy.complete, pages=copy.pages, include=copy.include, kind=copy.kind,
-        origin=copy.origin, host=copy.host, fetched_at=copy.fetched_at, stopped=copy.stopped,
-        warnings=warnings,
-    )
+    from traceview.provider.commands import compare
+
+    result = compare(cap, target, copy, error)
     return DiffOutcome(result, copy=copy, error=error, error_kind=kind, target=target.id,
-                       warnings=warnings)
+                       warnings=list(result.warnings))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import humanize
+from traceview.report import fmt
 
 DASH = "—"
 
@@ -22,40 +22,22 @@ EVIDENCE_MEANING: dict[str, str] = {
     "missing": "results not captured",
 }
 
-# Fallback symbols for markers; the core's MARKER_LEGEND wins when it names one.
-_MARKER_SYMBOLS: dict[str, str] = {
-    "deposit": "⊕",
-    "compaction": "⊖",
-    "compaction_likely": "⊖?",
-    "incomplete": "…",
-    "failed": "✖",
-    "evidence_missing": "✗",
-    "tool_offered_unused": "○",
-    "request_only": "→",
-    "response_only": "←",
-    "stream_cut": "✂",
-    "cache_miss": "◌",
-}
-
-
 def _markers() -> Mapping[str, tuple[str, str]]:
     """The core's marker table: marker -> (symbol, meaning)."""
-    try:
-        from traceview.analysis.markers import MARKERS
-    except ImportError:  # formatting works without the core (tests with a fake)
-        return {}
+    from traceview.analysis.markers import MARKERS
+
     return MARKERS
 
 
 def known_markers() -> list[str]:
     """Every marker the core can emit, in its display order."""
-    return list(_markers()) or list(_MARKER_SYMBOLS)
+    return list(_markers())
 
 
 def marker_symbol(marker: str) -> str:
     """A short symbol for a marker (1–2 cells), readable without colour."""
     entry = _markers().get(marker)
-    return (entry[0] if entry else None) or _MARKER_SYMBOLS.get(marker) or "•"
+    return (entry[0] if entry else None) or "•"
 
 
 def marker_meaning(marker: str) -> str:
@@ -68,39 +50,11 @@ def markers_cell(markers: Iterable[str]) -> str:
     return "".join(marker_symbol(m) for m in markers)
 
 
-def num(value: int | float | None) -> str:
-    """Thousands separators; a dash for unknown."""
-    if value is None:
-        return DASH
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.1f}"
-    return f"{int(value):,}"
-
-
-def signed(value: int | float | None) -> str:
-    """Signed with separators (``+3,970``); a dash for unknown."""
-    if value is None:
-        return DASH
-    return f"{int(value):+,}"
-
-
-def size(value: int | None) -> str:
-    """Byte counts: ``312 B``, ``34.1 kB``, ``1.2 GB``."""
-    if value is None:
-        return DASH
-    if value < 1000:
-        return f"{value} B"
-    return humanize.naturalsize(value, format="%.1f")
-
-
-def cost(value: float | None) -> str:
-    if value is None:
-        return DASH
-    if 0 < value < 0.00005:
-        return "<$0.0001"
-    if value and value < 0.01:
-        return f"${value:.4f}"
-    return f"${value:,.2f}"
+# The same numbers read the same in the report and on screen.
+num = fmt.num
+signed = fmt.signed
+size = fmt.size
+cost = fmt.usd
 
 
 def hosted_type(call_type: str | None) -> str:
