@@ -15,18 +15,23 @@ HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parent / "sample_traces"
 SIZE = (140, 40)
 
-#: (output stem, capture, view, turn)
+FIXTURES = HERE.parent / "tests" / "ui" / "fixtures"
+
+#: (output stem, capture path, view, turn, provider snapshot for the diff view)
 SHOTS = [
-    ("claims-turns", "claims", "turns", 3),
-    ("claims-detail-turn3", "claims", "detail", 3),
-    ("service_day-conversations", "service_day", "conversations", None),
+    ("claims-turns", SAMPLES / "claims.jsonl", "turns", 3, None),
+    ("claims-detail-turn3", SAMPLES / "claims.jsonl", "detail", 3, None),
+    ("service_day-conversations", SAMPLES / "service_day.jsonl", "conversations", None, None),
+    # A claims conversation recorded from the simulator, and the provider's copy of it.
+    ("claims-diff", FIXTURES / "diff_capture.jsonl", "diff", None,
+     FIXTURES / "diff_snapshot.json"),
 ]
 
 
 def main() -> int:
-    for stem, capture, view, turn in SHOTS:
-        path = str(SAMPLES / f"{capture}.jsonl")
-        svg, warning = asyncio.run(render_svg([path], view, turn, SIZE))
+    for stem, capture, view, turn, items in SHOTS:
+        svg, warning = asyncio.run(render_svg([str(capture)], view, turn, SIZE,
+                                              items=str(items) if items else None))
         if warning:
             print(f"{stem}: {warning}", file=sys.stderr)
         (HERE / f"{stem}.svg").write_text(svg, encoding="utf-8")
