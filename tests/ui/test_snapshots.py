@@ -6,11 +6,13 @@ at the result (``screenshots/export.py`` writes PNGs of the same views).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from traceview.ui.app import make_app
 
-from .conftest import sample
+from .conftest import ROOT, sample
 
 SIZE = (140, 40)
 
@@ -39,6 +41,9 @@ def loaded_then(view: str, turn: int | None = None):
         ("long_conversation", "turns", None),
     ],
 )
-def test_view_snapshot(snap_compare, capture, view, turn):
-    app = make_app([sample(capture)])
+def test_view_snapshot(snap_compare, monkeypatch, capture, view, turn):
+    # A path relative to the checkout: screens show it, and the baseline must not depend
+    # on where the repository was cloned.
+    monkeypatch.chdir(ROOT)
+    app = make_app([os.path.relpath(sample(capture), ROOT)])
     assert snap_compare(app, terminal_size=SIZE, run_before=loaded_then(view, turn))
