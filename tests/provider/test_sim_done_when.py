@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
+import traceview.record as record  # noqa: E402
+import traceview.sim as sim_mod  # noqa: E402
 from traceview.provider.commands import main
-
-sim_mod = pytest.importorskip("traceview.sim")
-record = pytest.importorskip("traceview.record")
 
 TOOLS = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import traceview.analysis as analysis  # noqa: E402
+import traceview.capture as capture_mod  # noqa: E402
 import traceview.record
 from traceview.sim.scenario import run_claims
-
-analysis = pytest.importorskip("traceview.analysis")
-capture_mod = pytest.importorskip("traceview.capture")
 
 
 def _analyse(path):

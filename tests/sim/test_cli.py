@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from traceview.sim import cli, demo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +31,7 @@ def test_demo_records_the_claims_scenario(tmp_path, capsys):
 
 def test_demo_opens_the_inspector_on_the_capture(tmp_path, monkeypatch):
     opened: list[list[str]] = []
-    ui_app = pytest.importorskip("traceview.ui.app")
+    import traceview.ui.app as ui_app
     monkeypatch.setattr(ui_app, "run_inspector", lambda paths: opened.append(paths) or 0)
     out = tmp_path / "demo.jsonl"
     assert demo.run(_ns(demo, ["--out", str(out), "--stream"])) == 0

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+import traceview.sim as sim_mod  # noqa: E402
 from traceview.provider.commands import main as provider_main
 from traceview.provider.snapshot import load_items
 from traceview.ui.app import make_app
@@ -26,8 +27,6 @@ from traceview.ui.main_screen import MainScreen
 from traceview.ui.messages import DiffReady
 
 from .fixtures.make_diff_fixtures import SEED, record_claims
-
-sim_mod = pytest.importorskip("traceview.sim")
 
 SIZE = (140, 40)
 KEY = "sk-test-ui-diff-0123456789"
