@@ -37,9 +37,20 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
                    "bundled one")
 
 
-def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
-    from traceview.analysis.options import Options
+class UsageError(Exception):
+    """An argument that cannot be used; its message says which and why."""
 
+
+def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
+    """Analysis options from the flags; a pricing file is checked now, not mid-load."""
+    from traceview.analysis.options import Options
+    from traceview.analysis.pricing import Pricing, PricingError
+
+    if ns.pricing:
+        try:
+            Pricing.load(ns.pricing)
+        except PricingError as exc:
+            raise UsageError(str(exc)) from None
     return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
                    compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing)
 
@@ -57,7 +68,12 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
 def _run_report(ns: argparse.Namespace) -> int:
     from traceview.report.command import run_report
 
-    return run_report(ns, options_from(ns))
+    try:
+        options = options_from(ns)
+    except UsageError as exc:
+        print(f"traceview: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return run_report(ns, options)
 
 
 def _optional(sub: argparse._SubParsersAction, name: str, module: str,
@@ -128,5 +144,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"traceview: the inspector is not available ({exc}); "
               "try `traceview report CAPTURE`", file=sys.stderr)
         return EXIT_USAGE
-    return int(run_inspector(ns.paths, options_from(ns), screenshot_dir=ns.screenshot_dir,
+    try:
+        options = options_from(ns)
+    except UsageError as exc:
+        print(f"traceview: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return int(run_inspector(ns.paths, options, screenshot_dir=ns.screenshot_dir,
                              items=ns.items) or 0)

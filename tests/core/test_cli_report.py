@@ -97,6 +97,9 @@ def test_damaged_capture_exits_1_and_lists_problems() -> None:
     (["report", "sample_traces/claims.jsonl", "--pricing", "/nonexistent.json"],
      b"cannot read pricing file"),
     (["report"], b"required"),
+    (["sample_traces/claims.jsonl", "--pricing", "/nonexistent.json"],
+     b"cannot read pricing file"),
+    (["/nonexistent.jsonl"], b"no such file"),
     ([], b"usage"),
 ])
 def test_unusable_arguments_exit_2_without_traceback(args: list[str], needle: bytes) -> None:

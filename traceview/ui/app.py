@@ -78,10 +78,14 @@ class InspectorApp(App[int]):
         self.diff_timeout: float | None = None
         self.diff_max_retries: int | None = None
 
+    #: Display names for paths the user never typed (stdin spooled to a temp file).
+    source_aliases: dict[str, str] = {}
+
     @property
     def sources(self) -> list[str]:
         capture = getattr(self.session, "capture", None)
-        return list(getattr(capture, "sources", None) or self.paths)
+        names = list(getattr(capture, "sources", None) or self.paths)
+        return [self.source_aliases.get(n, n) for n in names]
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
@@ -353,6 +357,8 @@ def run_inspector(
     try:
         app = make_app(paths, options, screenshot_dir=screenshot_dir)
         app.items_path = items
+        if temp:
+            app.source_aliases = {temp: "<stdin>"}
         result = app.run()
     finally:
         if temp:
