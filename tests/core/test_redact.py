@@ -36,3 +36,12 @@ def test_report_of_hostile_sample_holds_no_key() -> None:
                              capture_output=True, cwd=ROOT, check=False)
         assert out.returncode in (0, 1)
         assert b"FAKEKEY" not in out.stdout and b"sk-FAKE" not in out.stdout
+
+
+def test_report_shows_markup_and_escapes_literally() -> None:
+    out = subprocess.run([sys.executable, "-m", "traceview", "report",
+                          "sample_traces/hostile.jsonl", "--width", "200"],
+                         capture_output=True, cwd=ROOT, check=False)
+    assert b"\x1b" not in out.stdout and b"\x07" not in out.stdout
+    assert b"[bold red]pwned[/]" in out.stdout  # markup printed as text, not applied
+    assert b"\\x1b[31m" in out.stdout
