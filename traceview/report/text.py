@@ -52,7 +52,8 @@ def render_text(analysis: Analysis, console: Console) -> None:
                       f"{_plural(len(analysis.conversations), 'conversation')}", style="bold"))
     for conv in analysis.conversations:
         turns = [by_index[i] for i in conv.turns if i in by_index]
-        title = (f"\n{conv.kind} {conv.id or conv.key} · {_plural(len(turns), 'turn')} · "
+        parts.append(Text(""))
+        title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(turns), 'turn')} · "
                  f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
         parts.append(turns_table(turns, plain(title)))
         for t in turns:
