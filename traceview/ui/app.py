@@ -90,7 +90,12 @@ class InspectorApp(App[int]):
     def get_default_screen(self) -> Screen[Any]:
         return self.main
 
+    #: Binding id → key string, from the user's keymap file (see ui/keymap.py).
+    keymap: dict[str, str] = {}
+
     def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
         # The load worker is CPU-bound Python; a shorter GIL switch interval lets the
         # event loop take the GIL back within ~1 ms so keys stay responsive while loading.
         self._switch_interval = sys.getswitchinterval()
@@ -349,6 +354,13 @@ def run_inspector(
     if not paths:
         print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
         return 2
+    from traceview.ui.keymap import KeymapError, load_keymap
+
+    try:
+        keymap = load_keymap()
+    except KeymapError as exc:
+        print(f"traceview: {exc}", file=sys.stderr)
+        return 2
     try:
         paths, temp = _spool_stdin(paths)
     except OSError as exc:
@@ -357,6 +369,7 @@ def run_inspector(
     try:
         app = make_app(paths, options, screenshot_dir=screenshot_dir)
         app.items_path = items
+        app.keymap = keymap
         if temp:
             app.source_aliases = {temp: "<stdin>"}
         result = app.run()

@@ -1,0 +1,68 @@
+"""Users remap keys by binding id, in a small TOML file.
+
+Every binding of the inspector has an id (`app.quit`, `main.next_marked`, …; `?` lists
+them). A file of id → key overrides the defaults:
+
+    # ~/.config/traceview/keymap.toml   (or the file named by $TRACEVIEW_KEYMAP)
+    [keys]
+    "app.quit" = "ctrl+q"
+    "main.next_marked" = "n,m"
+
+An unknown id or a value that is not a key string is refused with the file's name, so a
+typo never silently does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+ENV = "TRACEVIEW_KEYMAP"
+
+
+class KeymapError(Exception):
+    """A keymap file that cannot be used; the message names the file and the fault."""
+
+
+def default_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "traceview" / "keymap.toml"
+
+
+def binding_ids() -> set[str]:
+    from traceview.ui.help_screen import binding_groups
+
+    return {b.id for _, bindings in binding_groups() for b in bindings if b.id}
+
+
+def load_keymap(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """The user's keymap: from `path`, else $TRACEVIEW_KEYMAP, else the default file.
+
+    No file at the default place is no keymap; a file named explicitly must exist.
+    """
+    explicit = path or os.environ.get(ENV)
+    file = Path(explicit) if explicit else default_path()
+    if not file.exists():
+        if explicit:
+            raise KeymapError(f"{file}: keymap file not found")
+        return {}
+    try:
+        doc = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeymapError(f"{file}: cannot read keymap ({exc})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise KeymapError(f"{file}: not valid TOML ({exc})") from exc
+    keys = doc.get("keys", {})
+    if not isinstance(keys, dict):
+        raise KeymapError(f'{file}: expected a [keys] table of "binding.id" = "key"')
+    known = binding_ids()
+    unknown = sorted(k for k in keys if k not in known)
+    if unknown:
+        raise KeymapError(f"{file}: unknown binding id(s) {', '.join(unknown)}; "
+                          f"known ids: {', '.join(sorted(known))}")
+    bad = sorted(k for k, v in keys.items() if not isinstance(v, str) or not v.strip())
+    if bad:
+        raise KeymapError(f"{file}: keys for {', '.join(bad)} must be non-empty strings "
+                          '(e.g. "ctrl+q" or "n,m")')
+    return {k: v.strip() for k, v in keys.items()}
