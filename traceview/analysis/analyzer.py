@@ -61,9 +61,9 @@ class Analyzer:
         self._markers(turn, rep, st)
         cost = self.pricing.cost(rep.model, rep.input_tokens, rep.cached_tokens,
                                  rep.output_tokens, rep.hosted_calls)
-        rep.cost_usd = None if cost.usd is None else round(cost.usd, 6)
-        rep.cost_tokens_usd, rep.cost_hosted_usd, rep.cost_reason = (
-            cost.tokens_usd, cost.hosted_usd, cost.reason)
+        rep.cost_tokens_usd, rep.cost_reason = cost.tokens_usd, cost.reason
+        if cost.hosted_usd:
+            rep.cost_hosted_usd = cost.hosted_usd
         self._account(turn, rep, st)
         self.reports.append(rep)
         return rep
@@ -80,8 +80,6 @@ class Analyzer:
                 and prev.output_tokens is not None):
             visible = prev.output_tokens - (prev.reasoning_tokens or 0)
             rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
-            if res is not None and res.input_tokens is not None:
-                rep.unexplained_tokens = res.input_tokens - rep.expected_input
         if res is not None and res.input_tokens is not None:
             rep.cumulative_input_tokens = st.cumulative + res.input_tokens
         else:

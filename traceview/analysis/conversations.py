@@ -31,7 +31,10 @@ class ConversationGrouper:
 
     def assign(self, turn: Turn) -> str:
         key = self._key(turn)
-        if turn.response_id:
+        # Only responses outside a conversation handle can be continued by a chain
+        # (the API refuses `conversation` with `previous_response_id`); mapping the rest
+        # would cost a dict entry per turn for nothing.
+        if turn.response_id and not turn.conversation_id:
             self._by_response[turn.response_id] = key
         return key
 

@@ -30,8 +30,8 @@ _NONE: tuple = ()
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "owned_state_bytes", "expected_input",
-                 "unexplained_tokens", "cumulative_input_tokens", "markers", "attribution",
-                 "cost_usd", "cost_tokens_usd", "cost_hosted_usd", "cost_reason")
+                 "cumulative_input_tokens", "markers", "attribution", "cost_tokens_usd",
+                 "cost_hosted_usd", "cost_reason")
 
     def __init__(self, turn: Turn, source: str, conversation_key: str) -> None:
         self.turn = turn
@@ -39,11 +39,9 @@ class TurnReport:
         self.conversation_key = conversation_key
         self.owned_state_bytes: int | None = None
         self.expected_input: int | None = None
-        self.unexplained_tokens: int | None = None
         self.cumulative_input_tokens: int | None = None
         self.markers: list[str] = []
         self.attribution: dict[str, Any] | None = None
-        self.cost_usd: float | None = None
         self.cost_tokens_usd: float | None = None
         self.cost_hosted_usd: float = 0.0
         self.cost_reason: str | None = None
@@ -156,6 +154,19 @@ class TurnReport:
     @property
     def stream_events(self) -> int | None:
         return self.turn.res.stream_events if self.turn.res else None
+
+    # ---- derived (not stored: a gigabyte capture holds a hundred thousand of these) ----
+    @property
+    def unexplained_tokens(self) -> int | None:
+        """Billed input minus expected input: positive is a deposit, negative compaction."""
+        inp = self.input_tokens
+        return None if inp is None or self.expected_input is None else inp - self.expected_input
+
+    @property
+    def cost_usd(self) -> float | None:
+        if self.cost_tokens_usd is None:
+            return None
+        return round(self.cost_tokens_usd + self.cost_hosted_usd, 6)
 
     # ---- composed on demand ----------------------------------------------------------
     @property

@@ -140,6 +140,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     f.input_bytes = _dumps_len(items) if items else 0
     f.user_text, f.user_words, f.first_user_sig = _user_side(items)
     chained = bool(f.conversation_id or f.previous_response_id)
+    if chained:
+        f.first_user_sig = None  # only stateless turns are grouped by their first message
     f.new_input_tokens = estimate_tokens(_new_items(items, chained))
     for item in items:
         if isinstance(item, dict):

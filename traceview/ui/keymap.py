@@ -6,7 +6,7 @@ them). A file of id → key overrides the defaults:
     # ~/.config/traceview/keymap.toml   (or the file named by $TRACEVIEW_KEYMAP)
     [keys]
     "app.quit" = "ctrl+q"
-    "main.next_marked" = "n,m"
+    "turns.next_marked" = "n,m"
 
 An unknown id or a value that is not a key string is refused with the file's name, so a
 typo never silently does nothing.
