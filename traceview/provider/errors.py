@@ -10,7 +10,7 @@ is ever passed off as the whole conversation.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     from traceview.provider.fetch import ProviderCopy
@@ -27,17 +27,7 @@ ErrorKind = Literal[
     "cursor_runaway",
 ]
 
-ERROR_KINDS: tuple[str, ...] = (
-    "auth",
-    "not_found",
-    "rate_limited",
-    "server_error",
-    "bad_request",
-    "timeout",
-    "network",
-    "malformed",
-    "cursor_runaway",
-)
+ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 
 # Server messages are shown to the user; a 401 from the real provider echoes a masked key
 # ("Incorrect API key provided: sk-proj-****abcd"). Strip anything key-shaped regardless.

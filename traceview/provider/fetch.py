@@ -197,15 +197,7 @@ def fetch_conversation_items(
     config = config or _config_of(client)
     what = f"conversation {conversation_id}"
     incl = list(include)
-
-    def call(after: str | None) -> Any:
-        kwargs: dict[str, Any] = {"order": "asc", "limit": PAGE_LIMIT}
-        if incl:
-            kwargs["include"] = incl
-        if after is not None:
-            kwargs["after"] = after
-        return client.conversations.items.with_raw_response.list(conversation_id, **kwargs)
-
+    call = _pager(client.conversations.items.with_raw_response.list, conversation_id, incl)
     base = ProviderCopy(
         conversation=conversation_id, items=[], pages=0, complete=False, kind="conversation",
         include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
@@ -215,6 +207,23 @@ def fetch_conversation_items(
         call, lambda body: body.get("last_id") or None,
         what=what, config=config, max_pages=max_pages, base=base,
     )
+
+
+def _pager(list_call: Callable[..., Any], owner: str,
+           include: list[str]) -> Callable[[str | None], Any]:
+    """One page request: oldest first, the largest page, the evidence flags, the cursor.
+
+    Parameters go only when set, as the SDK sends them (wire doc §3.2).
+    """
+    def call(after: str | None) -> Any:
+        kwargs: dict[str, Any] = {"order": "asc", "limit": PAGE_LIMIT}
+        if include:
+            kwargs["include"] = include
+        if after is not None:
+            kwargs["after"] = after
+        return list_call(owner, **kwargs)
+
+    return call
 
 
 def _last_data_id(body: dict[str, Any]) -> str | None:
@@ -237,15 +246,7 @@ def fetch_chain_items(
     config = config or _config_of(client)
     what = f"response {last_response_id}"
     incl = list(include)
-
-    def call(after: str | None) -> Any:
-        kwargs: dict[str, Any] = {"order": "asc", "limit": PAGE_LIMIT}
-        if incl:
-            kwargs["include"] = incl
-        if after is not None:
-            kwargs["after"] = after
-        return client.responses.input_items.with_raw_response.list(last_response_id, **kwargs)
-
+    call = _pager(client.responses.input_items.with_raw_response.list, last_response_id, incl)
     base = ProviderCopy(
         conversation=last_response_id, items=[], pages=0, complete=False, kind="chain",
         include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
