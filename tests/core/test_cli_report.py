@@ -129,3 +129,13 @@ def test_report_never_modifies_the_capture() -> None:
     before = path.read_bytes()
     run("report", str(path))
     assert path.read_bytes() == before
+
+
+def test_streamed_json_equals_the_document() -> None:
+    from traceview.analysis import analyze
+    from traceview.report.json_out import render_json
+
+    a = analyze(str(SAMPLES / "service_day.jsonl"))
+    assert orjson.loads(render_json(a)) == orjson.loads(orjson.dumps(a.to_report()))
+    empty = analyze(str(REAL / "dotnet_conversation_item_endpoints.jsonl"))
+    assert orjson.loads(render_json(empty))["turns"] == []

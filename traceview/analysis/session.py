@@ -47,13 +47,15 @@ class Analysis:
             return t
         return next((x for x in self.turns if x.index == index), None)
 
-    def to_report(self) -> dict[str, Any]:
+    def to_report(self, *, turns: Any = None) -> dict[str, Any]:
+        """The traceview.report/1 document; `turns` replaces the turn list (a streaming
+        writer passes a placeholder and writes the turns one at a time)."""
         return {
             "schema": SCHEMA,
             "sources": self.capture.sources,
             "complete": self.complete,
             "conversations": [c.to_dict() for c in self.conversations],
-            "turns": [t.to_dict() for t in self.turns],
+            "turns": [t.to_dict() for t in self.turns] if turns is None else turns,
             "exchanges": [e.to_dict() for e in self.capture.exchanges],
             "totals": self.totals,
             "estimates": ESTIMATES,

@@ -11,7 +11,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import analyze
 from traceview.capture.sources import SourceError
-from traceview.report.json_out import render_json
+from traceview.report.json_out import iter_json
 from traceview.report.markdown import render_markdown
 from traceview.report.text import render_text
 
@@ -24,7 +24,8 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
         return 2
     try:
         if ns.format == "json":
-            sys.stdout.buffer.write(render_json(analysis))
+            for chunk in iter_json(analysis):
+                sys.stdout.buffer.write(chunk)
         elif ns.format == "markdown":
             sys.stdout.write(render_markdown(analysis))
         else:

@@ -1,11 +1,31 @@
-"""The traceview.report/1 document, as bytes."""
+"""The traceview.report/1 document, written a turn at a time.
+
+A capture of a hundred thousand turns would need every turn's dict in memory at once to
+serialise in one call; streaming keeps the report's peak at the analysis's own.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import orjson
 
 from traceview.analysis.session import Analysis
 
+_PLACEHOLDER = "\u0000turns\u0000"
+
+
+def iter_json(analysis: Analysis) -> Iterator[bytes]:
+    """The document as chunks of bytes, indented like orjson's OPT_INDENT_2."""
+    head = orjson.dumps(analysis.to_report(turns=_PLACEHOLDER), option=orjson.OPT_INDENT_2)
+    before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)
+    yield before + b"["
+    sep = b"\n    "
+    for i, turn in enumerate(analysis.turns):
+        body = orjson.dumps(turn.to_dict(), option=orjson.OPT_INDENT_2).replace(b"\n", sep)
+        yield (b"," if i else b"") + sep + body
+    yield (b"\n  ]" if analysis.turns else b"]") + after + b"\n"
+
 
 def render_json(analysis: Analysis) -> bytes:
-    return orjson.dumps(analysis.to_report(), option=orjson.OPT_INDENT_2) + b"\n"
+    return b"".join(iter_json(analysis))

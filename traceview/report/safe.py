@@ -55,6 +55,8 @@ def visible(value: object, *, multiline: bool = False) -> str:
     so a table cell stays on one line.
     """
     text = value if isinstance(value, str) else str(value)
+    if text.isprintable():  # the common case; translate() walks every character
+        return text
     return text.translate(_MULTI_LINE if multiline else _ONE_LINE)
 
 

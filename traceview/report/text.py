@@ -1,9 +1,8 @@
-"""A Rich table per conversation that reads in a 100-column terminal, colour optional."""
+"""A table per conversation that reads in a 100-column terminal, colour optional."""
 
 from __future__ import annotations
 
-from rich.console import Console, Group
-from rich.table import Table
+from rich.console import Console
 from rich.text import Text
 
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
@@ -20,32 +19,64 @@ def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _markers(t: TurnReport) -> Text:
-    return Text(" ".join(f"{MARKER_SYMBOLS.get(m, '?')}{MARKER_SHORT.get(m, m)}"
-                         for m in t.markers) or "")
+def _markers(t: TurnReport) -> str:
+    return " ".join(f"{MARKER_SYMBOLS.get(m, '?')}{MARKER_SHORT.get(m, m)}" for m in t.markers)
 
 
-def turns_table(turns: list[TurnReport], title: str) -> Table:
-    table = Table(title=Text(title), title_justify="left", expand=False, pad_edge=False,
-                  show_edge=False, header_style="bold underline", box=None, padding=(0, 1))
-    for col, just in [("#", "right"), ("user", "left"), ("sent", "right"),
-                      ("billed in", "right"), ("unexpl.", "right"), ("cached", "right"),
-                      ("out", "right"), ("hosted", "left"), ("ms", "right")]:
-        table.add_column(col, justify=just, no_wrap=True,
-                         max_width=17 if col == "user" else None, overflow="ellipsis")
-    table.add_column("markers", overflow="fold", min_width=16)
-    for t in turns:
-        table.add_row(
-            str(t.index), Text(plain(t.user_text or "")), size(t.request_bytes),
-            num(t.input_tokens), signed(t.unexplained_tokens), num(t.cached_tokens),
-            num(t.output_tokens), Text(hosted_cell(t.hosted_calls)), num(t.elapsed_ms),
-            _markers(t),
-        )
-    return table
+# (heading, widest it may grow, right-aligned): columns fit their content up to the cap,
+# so a typical conversation reads in 100 columns; markers come last and are never cut.
+_COLUMNS = [("#", 7, True), ("user", 17, False), ("sent", 8, True), ("billed in", 11, True),
+            ("unexpl.", 9, True), ("cached", 9, True), ("out", 8, True), ("hosted", 14, False),
+            ("ms", 8, True), ("markers", 0, False)]
+
+
+def _cell(value: str, width: int, right: bool) -> str:
+    if len(value) > width:
+        value = value[: width - 1] + "…"
+    return value.rjust(width) if right else value.ljust(width)
+
+
+def turns_table(turns: list[TurnReport]) -> Text:
+    """The turns of one conversation as fixed-width lines: a hundred thousand rows print
+    in seconds (a rich.Table measures every cell, ~2 ms a row)."""
+    rows = [
+        (str(t.index), plain(t.user_text or ""), size(t.request_bytes), num(t.input_tokens),
+         signed(t.unexplained_tokens), num(t.cached_tokens), num(t.output_tokens),
+         hosted_cell(t.hosted_calls), num(t.elapsed_ms), _markers(t))
+        for t in turns
+    ]
+    widths = [min(cap, max([len(h)] + [len(r[i]) for r in rows])) if cap else 0
+              for i, (h, cap, _) in enumerate(_COLUMNS)]
+    out = Text()
+    header = "  ".join(_cell(h, w, r) if w else h
+                       for (h, _, r), w in zip(_COLUMNS, widths, strict=True))
+    out.append(header.rstrip() + "\n", style="bold underline")
+    for row in rows:
+        line = "  ".join(_cell(v, w, r) if w else v
+                         for v, w, (_, _, r) in zip(row, widths, _COLUMNS, strict=True))
+        out.append(line.rstrip() + "\n")
+    out.rstrip()
+    return out
+
+
+def _fill(text: str, width: int) -> str:
+    """Greedy word wrap with a hanging indent (textwrap's regex split is ~20x slower, which
+    matters when a large capture has thousands of marked turns)."""
+    lines: list[str] = []
+    line = "  "
+    for word in text.split(" "):
+        if len(line) + len(word) + 1 > width and line.strip():
+            lines.append(line.rstrip())
+            line = "    "
+        line += word + " "
+    lines.append(line.rstrip())
+    return "\n".join(lines)
 
 
 def render_text(analysis: Analysis, console: Console) -> None:
+    width = console.width
     parts: list = []
+    laid_out: set[int] = set()  # ids: Text compares by value, which would be quadratic
     by_index = {t.index: t for t in analysis.turns}
     src = ", ".join(analysis.capture.sources)
     parts.append(Text(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
@@ -55,11 +86,14 @@ def render_text(analysis: Analysis, console: Console) -> None:
         parts.append(Text(""))
         title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(turns), 'turn')} · "
                  f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
-        parts.append(turns_table(turns, plain(title)))
-        for t in turns:
-            if EXPLAIN_MARKERS.intersection(t.markers):
-                parts.append(Text(f"  turn {t.index}: ", style="bold") +
-                                  Text(plain(" ".join(t.explanation[:6]))))
+        parts.append(Text(plain(title)))
+        parts.append(turns_table(turns))
+        laid_out.add(id(parts[-1]))
+        notes = [_fill(f"turn {t.index}: " + plain(" ".join(t.explanation[:6])), width)
+                 for t in turns if EXPLAIN_MARKERS.intersection(t.markers)]
+        if notes:
+            parts.append(Text("\n".join(notes)))
+            laid_out.add(id(parts[-1]))
     parts.append(_totals(analysis))
     used = sorted({m for t in analysis.turns for m in t.markers})
     if used:
@@ -75,7 +109,10 @@ def render_text(analysis: Analysis, console: Console) -> None:
         parts.append(Text(f"\n{len(analysis.problems)} problems while reading:", style="bold"))
         for p in analysis.problems:
             parts.append(Text(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}")))
-    console.print(Group(*parts))
+    for part in parts:
+        # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
+        # line would cost seconds on a large capture.
+        console.print(part, soft_wrap=id(part) in laid_out)
 
 
 def _totals(analysis: Analysis) -> Text:
