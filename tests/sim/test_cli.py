@@ -51,7 +51,7 @@ def test_sim_rejects_a_bad_port(capsys):
 
 
 def test_roundtrip_script_shows_deposit_and_evidence():
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "sim_roundtrip.py")],
+    done = subprocess.run([sys.executable, "-m", "traceview.sim.roundtrip"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "claims.jsonl: ok" in done.stdout and "claims-include.jsonl: ok" in done.stdout

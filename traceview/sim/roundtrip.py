@@ -6,7 +6,7 @@ capture and checks what a user should see: a deposit on the turn after the file 
 evidence "missing" on the search, and "captured" when include was set. Exit 0 when all
 holds; no API key and no network needed.
 
-    /tmp/venv/bin/python scripts/sim_roundtrip.py [--keep DIR]
+    python -m traceview.sim.roundtrip [--keep DIR]
 """
 
 from __future__ import annotations
