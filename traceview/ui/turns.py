@@ -149,7 +149,8 @@ class TurnChart(Widget):
         out = Text()
         for n, (label, spark, value) in enumerate(lines):
             out.append(label.ljust(self.LABEL - 4), style="dim")
-            out.append(f"{start + 1:>3} " if n == 0 else "    ", style="dim")
+            # The first row names the turn the bars start at (the chart scrolls with the cursor).
+            out.append(f"{'#' + str(start + 1):>3} " if n == 0 else "    ", style="dim")
             out.append_text(spark)
             out.append("  ")
             out.append_text(safe(value, style="bold"))
