@@ -134,6 +134,18 @@ class _AsyncTeeStream(httpx2.AsyncByteStream):
             self._exchange.finish()
 
 
+def _record_failure(recorder: Recorder, link: str, started: Any, exc: Exception) -> None:
+    """A transport error (timeout, refused connection) becomes the response record."""
+    recorder.failure(link, kind=_failure_kind(exc), message=str(exc),
+                     elapsed_ms=recorder.clock.elapsed_ms(started, {}))
+
+
+def _teed(response: httpx2.Response, stream: Any) -> httpx2.Response:
+    """The same response, its body read through the recording tee."""
+    return httpx2.Response(status_code=response.status_code, headers=response.headers,
+                           stream=stream, extensions=response.extensions)
+
+
 class RecordingTransport(httpx2.BaseTransport):
     """Records through ``recorder`` and sends through ``inner`` (default: plain HTTP)."""
 
@@ -147,21 +159,11 @@ class RecordingTransport(httpx2.BaseTransport):
         try:
             response = self.inner.handle_request(request)
         except Exception as exc:
-            self.recorder.failure(
-                link,
-                kind=_failure_kind(exc),
-                message=str(exc),
-                elapsed_ms=self.recorder.clock.elapsed_ms(started, {}),
-            )
+            _record_failure(self.recorder, link, started, exc)
             raise
-        exchange = _Exchange(self.recorder, link, started, response)
         assert isinstance(response.stream, httpx2.SyncByteStream)
-        return httpx2.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_TeeStream(response.stream, exchange),
-            extensions=response.extensions,
-        )
+        return _teed(response, _TeeStream(response.stream,
+                                          _Exchange(self.recorder, link, started, response)))
 
     def close(self) -> None:
         self.inner.close()
@@ -182,21 +184,11 @@ class AsyncRecordingTransport(httpx2.AsyncBaseTransport):
         try:
             response = await self.inner.handle_async_request(request)
         except Exception as exc:
-            self.recorder.failure(
-                link,
-                kind=_failure_kind(exc),
-                message=str(exc),
-                elapsed_ms=self.recorder.clock.elapsed_ms(started, {}),
-            )
+            _record_failure(self.recorder, link, started, exc)
             raise
-        exchange = _Exchange(self.recorder, link, started, response)
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        return httpx2.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_AsyncTeeStream(response.stream, exchange),
-            extensions=response.extensions,
-        )
+        return _teed(response, _AsyncTeeStream(response.stream,
+                                               _Exchange(self.recorder, link, started, response)))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
