@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.conversations import ConversationGrouper
-from traceview.analysis.markers import ordered
+from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.turn_report import ConversationReport, TurnReport
-from traceview.capture.model import Turn
+from traceview.capture.model import ResponseFacts, Turn
 
 HOSTED_TOOL_CALLS = {
     "file_search": ("file_search_call",),
@@ -33,7 +33,7 @@ TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "c
 @dataclass
 class _ConvState:
     report: ConversationReport
-    last_usage: TurnReport | None = None
+    last_usage: ResponseFacts | None = None  # the last response whose usage is known
     last_compacted: bool = False
     history_bytes: int = 0
     cumulative: int = 0
@@ -59,8 +59,12 @@ class Analyzer:
         conv.id = self.grouper.ids[key]
         rep = self._numbers(turn, key, source_name, st)
         self._markers(turn, rep, st)
-        cost = self.pricing.cost(rep.model, rep.input_tokens, rep.cached_tokens,
-                                 rep.output_tokens, rep.hosted_calls)
+        res = turn.res
+        if res is not None:
+            cost = self.pricing.cost(turn.model, res.input_tokens, res.cached_tokens,
+                                     res.output_tokens, res.hosted_calls)
+        else:
+            cost = self.pricing.cost(turn.model, None, None, None, ())
         rep.cost_tokens_usd, rep.cost_reason = cost.tokens_usd, cost.reason
         if cost.hosted_usd:
             rep.cost_hosted_usd = cost.hosted_usd
@@ -76,52 +80,57 @@ class Analyzer:
             chained = bool(req.conversation_id or req.previous_response_id)
             rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
         prev = st.last_usage
-        if (prev is not None and req is not None and prev.input_tokens is not None
-                and prev.output_tokens is not None):
+        if prev is not None and req is not None:
             visible = prev.output_tokens - (prev.reasoning_tokens or 0)
             rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
-        if res is not None and res.input_tokens is not None:
-            rep.cumulative_input_tokens = st.cumulative + res.input_tokens
+        inp = res.input_tokens if res is not None else None
+        if inp is not None:
+            rep.cumulative_input_tokens = st.cumulative + inp
         else:
             rep.cumulative_input_tokens = st.cumulative if st.cumulative else None
         return rep
 
     # ---- the markers ----------------------------------------------------------------
     def _markers(self, turn: Turn, rep: TurnReport, st: _ConvState) -> None:
+        """Markers in display order (markers.MARKERS), each rule stated once."""
         req, res, o = turn.req, turn.res, self.options
-        m: set[str] = set()
-        if req is None:
-            m.add("response_only")
-        if res is None:
-            m.add("request_only")
-        if rep.status in TERMINAL_FAIL:
-            m.add(TERMINAL_FAIL[rep.status])
-        if res is not None and res.stream_cut:
-            m.add("stream_cut")
-        explicit = turn.api == "compact" or bool(
-            (res and (res.compaction_output or res.cache_miss_reason == "context_compacted"))
-            or (req and (req.compaction_trigger or req.compaction_input)))
-        if explicit:
-            m.add("compaction")
-        un, exp = rep.unexplained_tokens, rep.expected_input
-        if un is not None and exp is not None and un >= max(o.deposit_min_tokens,
-                                                            o.deposit_ratio * exp):
-            m.add("deposit")
+        status = res.status if res is not None else "unknown"
+        inp = res.input_tokens if res is not None else None
+        calls = res.hosted_calls if res is not None else ()
+        m: list[str] = []
+        exp = rep.expected_input
+        if (inp is not None and exp is not None
+                and inp - exp >= max(o.deposit_min_tokens, o.deposit_ratio * exp)):
+            m.append("deposit")
             rep.attribution = self._attribute(st)
+        explicit = turn.api == "compact" or bool(
+            (res is not None and (res.compaction_output
+                                  or res.cache_miss_reason == "context_compacted"))
+            or (req is not None and (req.compaction_trigger or req.compaction_input)))
+        if explicit:
+            m.append("compaction")
         prev = st.last_usage
-        if (not explicit and not st.last_compacted and prev is not None
-                and prev.input_tokens is not None and rep.input_tokens is not None
-                and rep.input_tokens < prev.input_tokens - o.compaction_min_drop):
-            m.add("compaction_likely")
-        if any(c["evidence"] == "missing" for c in rep.hosted_calls):
-            m.add("evidence_missing")
-        if res is not None and rep.status == "completed":
-            used = {c["type"] for c in rep.hosted_calls}
-            for tool in rep.tools_offered:
-                calls = HOSTED_TOOL_CALLS.get(tool)
-                if calls and not used.intersection(calls):
-                    m.add("tool_offered_unused")
-        rep.markers = ordered(m)
+        if (not explicit and not st.last_compacted and prev is not None and inp is not None
+                and inp < prev.input_tokens - o.compaction_min_drop):
+            m.append("compaction_likely")
+        if any(c["evidence"] == "missing" for c in calls):
+            m.append("evidence_missing")
+        if status in TERMINAL_FAIL:
+            m.append(TERMINAL_FAIL[status])
+        if res is not None and res.stream_cut:
+            m.append("stream_cut")
+        if res is None:
+            m.append("request_only")
+        if req is None:
+            m.append("response_only")
+        if res is not None and status == "completed" and req is not None:
+            used = {c["type"] for c in calls}
+            for tool in req.tools_offered:
+                hosted = HOSTED_TOOL_CALLS.get(tool)
+                if hosted and not used.intersection(hosted):
+                    m.append("tool_offered_unused")
+                    break
+        rep.markers = m if m else NO_MARKERS
 
     def _attribute(self, st: _ConvState) -> dict[str, Any] | None:
         if not st.pending_hosted:
@@ -143,31 +152,31 @@ class Analyzer:
     def _account(self, turn: Turn, rep: TurnReport, st: _ConvState) -> None:
         conv = st.report
         conv.turns.append(turn.index)
-        res = turn.res
-        if res is not None and res.input_tokens is not None:
-            # Sums over the turns whose usage is known; None while no turn's is.
-            conv.usage_turns += 1
-            conv.input_tokens = (conv.input_tokens or 0) + res.input_tokens
-            conv.cached_tokens = (conv.cached_tokens or 0) + (res.cached_tokens or 0)
-            conv.output_tokens = (conv.output_tokens or 0) + (res.output_tokens or 0)
-        conv.hosted_calls += len(res.hosted_calls) if res is not None else 0
-        if rep.cost_usd is None:
+        req, res = turn.req, turn.res
+        if res is not None:
+            inp = res.input_tokens
+            if inp is not None:
+                # Sums over the turns whose usage is known; None while no turn's is.
+                conv.usage_turns += 1
+                conv.input_tokens = (conv.input_tokens or 0) + inp
+                conv.cached_tokens = (conv.cached_tokens or 0) + (res.cached_tokens or 0)
+                conv.output_tokens = (conv.output_tokens or 0) + (res.output_tokens or 0)
+                st.cumulative += inp
+                if res.output_tokens is not None:
+                    st.last_usage = res
+                    st.last_compacted = "compaction" in rep.markers
+            st.history_bytes += res.output_bytes
+            if res.hosted_calls:
+                conv.hosted_calls += len(res.hosted_calls)
+                st.pending_hosted.append((turn.index, res.hosted_calls))
+        if req is not None:
+            st.history_bytes += req.input_bytes
+        if rep.cost_tokens_usd is None:
             conv.cost_unknown_turns += 1
         else:
-            conv.cost_usd = (conv.cost_usd or 0.0) + rep.cost_usd
+            conv.cost_usd = (conv.cost_usd or 0.0) + rep.cost_tokens_usd + rep.cost_hosted_usd
         for mk in rep.markers:
             conv.markers[mk] = conv.markers.get(mk, 0) + 1
-        if turn.req is not None:
-            st.history_bytes += turn.req.input_bytes
-        if turn.res is not None:
-            st.history_bytes += turn.res.output_bytes
-        if rep.input_tokens is not None:
-            st.cumulative += rep.input_tokens
-        if rep.input_tokens is not None and rep.output_tokens is not None:
-            st.last_usage = rep
-            st.last_compacted = "compaction" in rep.markers
-        if rep.hosted_calls:
-            st.pending_hosted.append((rep.index, rep.hosted_calls))
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]

@@ -30,13 +30,7 @@ MARKER_SHORT: dict[str, str] = {
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}
 MARKER_SYMBOLS: dict[str, str] = {k: sym for k, (sym, _) in MARKERS.items()}
-ORDER = {k: i for i, k in enumerate(MARKERS)}
 
 
-def ordered(markers: set[str]) -> list[str]:
-    if not markers:
-        return _NO_MARKERS  # shared: most turns carry none; never mutated
-    return sorted(markers, key=lambda m: ORDER.get(m, len(ORDER)))
-
-
-_NO_MARKERS: list[str] = []
+# Shared by every turn that carries no marker (most do not); never mutated.
+NO_MARKERS: list[str] = []
