@@ -71,6 +71,10 @@ class _Exchange:
         self._done = False
         self._lock = threading.Lock()
 
+    def fail(self, exc: Exception) -> None:
+        """The body stopped with an error: recorded with what arrived before it."""
+        self.error = {"type": _failure_kind(exc), "message": str(exc)}
+
     def finish(self) -> None:
         with self._lock:
             if self._done:
@@ -100,7 +104,7 @@ class _TeeStream(httpx2.SyncByteStream):
                 self._exchange.chunks.append(chunk)
                 yield chunk
         except Exception as exc:
-            self._exchange.error = {"type": _failure_kind(exc), "message": str(exc)}
+            self._exchange.fail(exc)
             raise
         self._exchange.finish()
 
@@ -123,7 +127,7 @@ class _AsyncTeeStream(httpx2.AsyncByteStream):
                 self._exchange.chunks.append(chunk)
                 yield chunk
         except Exception as exc:
-            self._exchange.error = {"type": _failure_kind(exc), "message": str(exc)}
+            self._exchange.fail(exc)
             raise
         self._exchange.finish()
 
