@@ -15,7 +15,7 @@ from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.turn_report import ConversationReport, TurnReport
-from traceview.capture.model import ResponseFacts, Turn
+from traceview.capture.model import HostedCall, ResponseFacts, Turn
 
 HOSTED_TOOL_CALLS = {
     "file_search": ("file_search_call",),
@@ -27,6 +27,9 @@ HOSTED_TOOL_CALLS = {
     "image_generation": ("image_generation_call",),
     "mcp": ("mcp_call", "mcp_list_tools", "mcp_approval_request"),
 }
+# One list per distinct combination of markers, shared by every turn that carries it (a
+# few dozen combinations cover a capture); like NO_MARKERS, never mutated.
+_MARKER_LISTS: dict[tuple[str, ...], list[str]] = {}
 TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "cancelled"}
 
 
@@ -37,7 +40,7 @@ class _ConvState:
     last_compacted: bool = False
     history_bytes: int = 0
     cumulative: int = 0
-    pending_hosted: list[tuple[int, list[dict[str, Any]]]] = field(default_factory=list)
+    pending_hosted: list[tuple[int, tuple[HostedCall, ...]]] = field(default_factory=list)
 
 
 class Analyzer:
@@ -49,6 +52,11 @@ class Analyzer:
         self.reports: list[TurnReport] = []
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
+        """Numbers, markers, cost and conversation totals of one turn, in one pass.
+
+        Written as one flat method on purpose: it runs once per turn of captures with a
+        hundred thousand turns, and each helper call costs as much as the rule it holds.
+        """
         key = self.grouper.assign(turn)
         st = self.states.get(key)
         if st is None:
@@ -57,46 +65,28 @@ class Analyzer:
         conv = st.report
         conv.kind = self.grouper.kinds[key]
         conv.id = self.grouper.ids[key]
-        rep = self._numbers(turn, key, source_name, st)
-        self._markers(turn, rep, st)
-        res = turn.res
-        if res is not None:
-            cost = self.pricing.cost(turn.model, res.input_tokens, res.cached_tokens,
-                                     res.output_tokens, res.hosted_calls)
-        else:
-            cost = self.pricing.cost(turn.model, None, None, None, ())
-        rep.cost_tokens_usd, rep.cost_reason = cost.tokens_usd, cost.reason
-        if cost.hosted_usd:
-            rep.cost_hosted_usd = cost.hosted_usd
-        self._account(turn, rep, st)
-        self.reports.append(rep)
-        return rep
-
-    # ---- the numbers ----------------------------------------------------------------
-    def _numbers(self, turn: Turn, key: str, source_name: str, st: _ConvState) -> TurnReport:
-        req, res = turn.req, turn.res
+        req, res, o = turn.req, turn.res, self.options
         rep = TurnReport(turn, source_name, key)
-        if req is not None and req.request_bytes is not None:
-            chained = bool(req.conversation_id or req.previous_response_id)
-            rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
         prev = st.last_usage
-        if prev is not None and req is not None:
-            visible = prev.output_tokens - (prev.reasoning_tokens or 0)
-            rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
-        inp = res.input_tokens if res is not None else None
+
+        # ---- the numbers ----
+        if req is not None:
+            if req.request_bytes is not None:
+                chained = req.conversation_id is not None or req.previous_response_id is not None
+                rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
+            if prev is not None:
+                visible = prev.output_tokens - (prev.reasoning_tokens or 0)
+                rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
+        if res is not None:
+            inp, status, calls = res.input_tokens, res.status, res.hosted_calls
+        else:
+            inp, status, calls = None, "unknown", ()
         if inp is not None:
             rep.cumulative_input_tokens = st.cumulative + inp
-        else:
-            rep.cumulative_input_tokens = st.cumulative if st.cumulative else None
-        return rep
+        elif st.cumulative:
+            rep.cumulative_input_tokens = st.cumulative
 
-    # ---- the markers ----------------------------------------------------------------
-    def _markers(self, turn: Turn, rep: TurnReport, st: _ConvState) -> None:
-        """Markers in display order (markers.MARKERS), each rule stated once."""
-        req, res, o = turn.req, turn.res, self.options
-        status = res.status if res is not None else "unknown"
-        inp = res.input_tokens if res is not None else None
-        calls = res.hosted_calls if res is not None else ()
+        # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
         exp = rep.expected_input
         if (inp is not None and exp is not None
@@ -109,52 +99,41 @@ class Analyzer:
             or (req is not None and (req.compaction_trigger or req.compaction_input)))
         if explicit:
             m.append("compaction")
-        prev = st.last_usage
-        if (not explicit and not st.last_compacted and prev is not None and inp is not None
+        elif (not st.last_compacted and prev is not None and inp is not None
                 and inp < prev.input_tokens - o.compaction_min_drop):
             m.append("compaction_likely")
-        if any(c["evidence"] == "missing" for c in calls):
+        if calls and any(c.evidence == "missing" for c in calls):
             m.append("evidence_missing")
         if status in TERMINAL_FAIL:
             m.append(TERMINAL_FAIL[status])
-        if res is not None and res.stream_cut:
-            m.append("stream_cut")
         if res is None:
             m.append("request_only")
+        elif res.stream_cut:
+            m.append("stream_cut")
         if req is None:
             m.append("response_only")
-        if res is not None and status == "completed" and req is not None:
-            used = {c["type"] for c in calls}
+        elif res is not None and status == "completed" and req.tools_offered:
+            used = {c.type for c in calls}
             for tool in req.tools_offered:
                 hosted = HOSTED_TOOL_CALLS.get(tool)
                 if hosted and not used.intersection(hosted):
                     m.append("tool_offered_unused")
                     break
-        rep.markers = m if m else NO_MARKERS
+        rep.markers = _MARKER_LISTS.setdefault(tuple(m), m) if m else NO_MARKERS
 
-    def _attribute(self, st: _ConvState) -> dict[str, Any] | None:
-        if not st.pending_hosted:
-            return None
-        turns = [t for t, _ in st.pending_hosted]
-        calls = [c for _, cs in st.pending_hosted for c in cs]
-        st.pending_hosted = []
-        missing = [c for c in calls if c["evidence"] == "missing"]
-        flags = sorted({c["include"] for c in missing if c["include"]})
-        return {
-            "turn": turns[-1], "turns": turns,
-            "hosted_calls": [c["id"] for c in calls],
-            "types": sorted({c["type"] for c in calls}),
-            "evidence_missing": bool(missing),
-            "include": flags,
-        }
-
-    # ---- carry state to the next turn ---------------------------------------------------
-    def _account(self, turn: Turn, rep: TurnReport, st: _ConvState) -> None:
-        conv = st.report
-        conv.turns.append(turn.index)
-        req, res = turn.req, turn.res
+        # ---- the cost ----
+        model = (res.model if res is not None else None) or (req.model if req else None)
         if res is not None:
-            inp = res.input_tokens
+            cost = self.pricing.cost(model, inp, res.cached_tokens, res.output_tokens, calls)
+        else:
+            cost = self.pricing.cost(model, None, None, None, ())
+        rep.cost_tokens_usd, rep.cost_reason = cost.tokens_usd, cost.reason
+        if cost.hosted_usd:
+            rep.cost_hosted_usd = cost.hosted_usd
+
+        # ---- carry state to the next turn ----
+        conv.turns.append(turn.index)
+        if res is not None:
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
                 conv.usage_turns += 1
@@ -164,19 +143,38 @@ class Analyzer:
                 st.cumulative += inp
                 if res.output_tokens is not None:
                     st.last_usage = res
-                    st.last_compacted = "compaction" in rep.markers
+                    st.last_compacted = explicit
             st.history_bytes += res.output_bytes
-            if res.hosted_calls:
-                conv.hosted_calls += len(res.hosted_calls)
-                st.pending_hosted.append((turn.index, res.hosted_calls))
+            if calls:
+                conv.hosted_calls += len(calls)
+                st.pending_hosted.append((turn.index, calls))
         if req is not None:
             st.history_bytes += req.input_bytes
         if rep.cost_tokens_usd is None:
             conv.cost_unknown_turns += 1
         else:
             conv.cost_usd = (conv.cost_usd or 0.0) + rep.cost_tokens_usd + rep.cost_hosted_usd
+        cm = conv.markers
         for mk in rep.markers:
-            conv.markers[mk] = conv.markers.get(mk, 0) + 1
+            cm[mk] = cm.get(mk, 0) + 1
+        self.reports.append(rep)
+        return rep
+
+    def _attribute(self, st: _ConvState) -> dict[str, Any] | None:
+        if not st.pending_hosted:
+            return None
+        turns = [t for t, _ in st.pending_hosted]
+        calls = [c for _, cs in st.pending_hosted for c in cs]
+        st.pending_hosted = []
+        missing = [c for c in calls if c.evidence == "missing"]
+        flags = sorted({c.include for c in missing if c.include})
+        return {
+            "turn": turns[-1], "turns": turns,
+            "hosted_calls": [c.id for c in calls],
+            "types": sorted({c.type for c in calls}),
+            "evidence_missing": bool(missing),
+            "include": flags,
+        }
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]

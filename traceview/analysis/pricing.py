@@ -7,12 +7,15 @@ taken. A model the table does not know gives no cost and a reason, never a 0.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from traceview.capture.model import HostedCall
 
 _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
@@ -40,6 +43,7 @@ class Pricing:
         self.taken = str(table.get("taken", "unknown date"))
         self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
         self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
+        self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
 
     @classmethod
     def load(cls, path: str | None = None) -> Pricing:
@@ -60,13 +64,19 @@ class Pricing:
     def model_prices(self, model: str | None) -> dict[str, float] | None:
         if not model:
             return None
-        if model in self.models:
-            return self.models[model]
-        base = _DATE_SUFFIX.sub("", model)
-        return self.models.get(base)
+        try:
+            return self._resolved[model]  # a capture names a handful of models many times
+        except KeyError:
+            pass
+        prices = self.models.get(model)
+        if prices is None:
+            prices = self.models.get(_DATE_SUFFIX.sub("", model))
+        if len(self._resolved) < 1024:
+            self._resolved[model] = prices
+        return prices
 
     def cost(self, model: str | None, input_tokens: int | None, cached: int | None,
-             output: int | None, hosted: list[dict[str, Any]]) -> Cost:
+             output: int | None, hosted: Sequence[HostedCall]) -> Cost:
         hosted_usd = self._hosted(hosted)
         if input_tokens is None or output is None:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn")
@@ -84,17 +94,18 @@ class Pricing:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete")
         return Cost(usd + hosted_usd, usd, hosted_usd, None)
 
-    def _hosted(self, hosted: list[dict[str, Any]]) -> float:
+    def _hosted(self, hosted: Sequence[HostedCall]) -> float:
+        if not hosted:
+            return 0.0
         total = 0.0
-        containers: set[str] = set()
+        container_billed = False  # calls do not name their container: one per turn
         for call in hosted:
-            fee = self.hosted.get(call.get("type", ""))
+            fee = self.hosted.get(call.type)
             if not isinstance(fee, dict):
                 continue
             if "per_container" in fee:
-                key = call.get("container_id") or "one container per turn"
-                if key not in containers:
-                    containers.add(key)
+                if not container_billed:
+                    container_billed = True
                     total += float(fee["per_container"])
             elif "per_call" in fee:
                 total += float(fee["per_call"])

@@ -141,7 +141,7 @@ class TurnReport:
 
     @property
     def hosted_calls(self) -> list[dict[str, Any]]:
-        return self.turn.res.hosted_calls if self.turn.res else []
+        return [c.to_dict() for c in self.turn.res.hosted_calls] if self.turn.res else []
 
     @property
     def incomplete_reason(self) -> str | None:

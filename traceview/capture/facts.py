@@ -10,24 +10,21 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.estimate import estimate_tokens
+from traceview.capture.estimate import BYTES_PER_TOKEN, TOKENS_PER_ITEM, estimate_tokens
 from traceview.capture.items import (
+    HOSTED_TYPES,
     describe_item,
     hosted_calls,
     is_message,
     message_text,
     model_produced,
 )
-from traceview.capture.model import RequestFacts, ResponseFacts
+from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
 USER_TEXT_MAX = 160
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
 NON_TERMINAL = ("queued", "in_progress")
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _dumps_len(obj: Any) -> int:
@@ -106,111 +103,143 @@ def _tools(tools: Any) -> tuple[str, ...]:
     return _shared(tuple(seen))
 
 
+# `input` given as a string is one user message; its bytes as that item, without dumping it.
+_STR_ITEM_BYTES = len(orjson.dumps([{"role": "user", "content": ""}])) - 2
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> RequestFacts:
-    f = RequestFacts(api=api)
-    f.model = _name(body.get("model"))
-    raw = _int(recorded_bytes)
-    f.request_bytes = raw if raw is not None else _dumps_len(body)
-    f.tools_offered = _tools(body.get("tools"))
-    f.stream = body.get("stream") is True
+    """One pass over a request body. Written flat, with the common shapes first: it runs
+    once per turn of captures that can hold a hundred thousand turns (bench/load.py)."""
+    g = body.get
+    model = g("model")
+    model = intern(model) if type(model) is str and len(model) < 100 else None
+    rb = recorded_bytes if type(recorded_bytes) is int else _dumps_len(body)
+    tools = g("tools")
+    tools_offered = _tools(tools) if tools else ()
+    stream = g("stream") is True
     if api == "chat":
-        messages = body.get("messages")
-        items = messages if isinstance(messages, list) else []
-        f.input_bytes = _dumps_len(items)
-        f.input_count = len(items)
-        f.user_text, f.user_words, f.first_user_sig = _user_side(items)
-        f.new_input_tokens = estimate_tokens(_new_items(items, False))
-        return f
-    f.conversation_id = _conversation_id(body.get("conversation"))
-    prev = body.get("previous_response_id")
-    f.previous_response_id = prev if isinstance(prev, str) and prev else None
-    inc = body.get("include")
-    f.include = tuple(x for x in inc if isinstance(x, str)) if isinstance(inc, list) else ()
-    f.context_management = bool(body.get("context_management"))
-    f.truncation = body.get("truncation") if isinstance(body.get("truncation"), str) else None
-    f.background = body.get("background") is True
-    raw_input = body.get("input")
-    if isinstance(raw_input, str):
-        items: list[Any] = [{"role": "user", "content": raw_input}]
-    elif isinstance(raw_input, list):
-        items = raw_input
+        return _chat_request(model, rb, tools_offered, stream, g("messages"))
+    conv = g("conversation")
+    conv = (intern(conv) if conv else None) if type(conv) is str else _conversation_id(conv)
+    prev = g("previous_response_id")
+    prev = prev if type(prev) is str and prev else None
+    inc = g("include")
+    include = tuple([x for x in inc if type(x) is str]) if type(inc) is list else ()
+    trunc = g("truncation")
+    chained = conv is not None or prev is not None
+    raw_input = g("input")
+    compaction_input = compaction_trigger = False
+    if type(raw_input) is str:
+        # The common case: one user message, read without building the item.
+        count = 1
+        ib = _dumps_len(raw_input)
+        ib = ib + _STR_ITEM_BYTES if ib else 0
+        user_text = _clip(raw_input, USER_TEXT_MAX)
+        words: int | None = len(raw_input.split())
+        sig = None if chained else hash(raw_input)
+        new_tokens = -(-_utf8_len(raw_input) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
     else:
-        items = []
-    f.input_count = len(items)
-    f.input_bytes = _dumps_len(items) if items else 0
-    f.user_text, f.user_words, f.first_user_sig = _user_side(items)
-    chained = bool(f.conversation_id or f.previous_response_id)
-    if chained:
-        f.first_user_sig = None  # only stateless turns are grouped by their first message
-    f.new_input_tokens = estimate_tokens(_new_items(items, chained))
-    for item in items:
-        if isinstance(item, dict):
-            t = item.get("type")
-            if t == "compaction":
-                f.compaction_input = True
-            elif t == "compaction_trigger":
-                f.compaction_trigger = True
-    return f
+        items: list[Any] = raw_input if type(raw_input) is list else []
+        count = len(items)
+        ib = _dumps_len(items) if items else 0
+        user_text, words, sig = _user_side(items)
+        if chained:
+            sig = None  # only stateless turns are grouped by their first message
+        new_tokens = estimate_tokens(_new_items(items, chained))
+        for item in items:
+            if type(item) is dict:
+                t = item.get("type")
+                if t == "compaction":
+                    compaction_input = True
+                elif t == "compaction_trigger":
+                    compaction_trigger = True
+    return RequestFacts(
+        api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
+        words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
+        trunc if type(trunc) is str else None, stream, g("background") is True)
 
 
-# Responses names, then the Chat Completions names for the same four numbers.
-_USAGE_NAMES = (
-    ("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"),
-    ("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"),
-)
+def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bool,
+                  messages: Any) -> RequestFacts:
+    items = messages if isinstance(messages, list) else []
+    user_text, words, sig = _user_side(items)
+    return RequestFacts(
+        "chat", model, None, None, (), tools, rb, _dumps_len(items), len(items),
+        estimate_tokens(_new_items(items, False)), user_text, words, sig, stream=stream)
 
 
-def _usage_into(f: ResponseFacts, usage: Any) -> None:
-    if not isinstance(usage, dict):
-        return
-    chat = "input_tokens" not in usage and "output_tokens" not in usage
-    inp, out, inp_det, out_det = _USAGE_NAMES[chat]
-    f.input_tokens = _int(usage.get(inp))
-    f.output_tokens = _int(usage.get(out))
-    det = usage.get(inp_det)
-    f.cached_tokens = _int(det.get("cached_tokens")) if isinstance(det, dict) else None
-    odet = usage.get(out_det)
-    f.reasoning_tokens = _int(odet.get("reasoning_tokens")) if isinstance(odet, dict) else None
-
-
-def _response_body_into(f: ResponseFacts, body: dict[str, Any]) -> None:
-    f.object = _name(body.get("object"))
-    f.response_id = body.get("id") if isinstance(body.get("id"), str) else None
-    f.model = _name(body.get("model"))
-    _usage_into(f, body.get("usage"))
-    if f.object == "chat.completion" or "choices" in body:
+def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:
+    """Facts from a response body, in one pass and one construction (see request_facts)."""
+    g = body.get
+    obj = g("object")
+    obj = intern(obj) if type(obj) is str and len(obj) < 100 else None
+    rid = g("id")
+    rid = rid if type(rid) is str else None
+    model = g("model")
+    model = intern(model) if type(model) is str and len(model) < 100 else None
+    inp = out = cached = reasoning = None
+    usage = g("usage")
+    if type(usage) is dict:
+        ug = usage.get
+        if "input_tokens" in usage or "output_tokens" in usage:
+            inp, out = ug("input_tokens"), ug("output_tokens")
+            det, odet = ug("input_tokens_details"), ug("output_tokens_details")
+        else:  # Chat Completions names for the same four numbers
+            inp, out = ug("prompt_tokens"), ug("completion_tokens")
+            det, odet = ug("prompt_tokens_details"), ug("completion_tokens_details")
+        inp = inp if type(inp) is int else None
+        out = out if type(out) is int else None
+        cached = det.get("cached_tokens") if type(det) is dict else None
+        cached = cached if type(cached) is int else None
+        reasoning = odet.get("reasoning_tokens") if type(odet) is dict else None
+        reasoning = reasoning if type(reasoning) is int else None
+    if obj == "chat.completion" or "choices" in body:
+        f = ResponseFacts(rid, obj, "unknown", http, model, None, inp, cached, out, reasoning,
+                          elapsed)
         _chat_into(f, body)
-        return
-    status = body.get("status")
-    if isinstance(status, str):
-        f.status = intern(status)
-    elif f.object == "response.compaction":
-        f.status = "completed"
-    f.conversation_id = _conversation_id(body.get("conversation"))
-    output = body.get("output")
-    output = output if isinstance(output, list) else []
-    f.output_bytes = _dumps_len(output) if output else 0
-    f.output_types = _shared(tuple(
-        intern(str(i.get("type") or ("message" if "role" in i else "?")))
-        for i in output if isinstance(i, dict)
-    ))
-    if output:
-        f.hosted_calls = [c.to_dict() for c in hosted_calls(output)]
-    f.compaction_output = "compaction" in f.output_types or f.object == "response.compaction"
-    diag = body.get("prompt_cache_diagnostics")
-    if isinstance(diag, dict) and isinstance(diag.get("reason"), str):
-        f.cache_miss_reason = diag["reason"]
-    inc = body.get("incomplete_details")
-    if isinstance(inc, dict) and isinstance(inc.get("reason"), str):
-        f.incomplete_reason = inc["reason"]
-    err = body.get("error")
-    if isinstance(err, dict):
-        f.error = _error_text(err)
-    tu = body.get("tool_usage")
-    if isinstance(tu, dict) and isinstance(tu.get("web_search"), dict):
-        f.web_search_requests = _int(tu["web_search"].get("num_requests"))
-    it = body.get("input_transformations")
-    f.input_transformations = len(it) if isinstance(it, list) else 0
+        return f
+    status = g("status")
+    if type(status) is str:
+        status = intern(status)
+    else:
+        status = "completed" if obj == "response.compaction" else "unknown"
+    conv = g("conversation")
+    conv = (intern(conv) if conv else None) if type(conv) is str else _conversation_id(conv)
+    output = g("output")
+    types: tuple[str, ...] = ()
+    calls: tuple[HostedCall, ...] = ()
+    ob = 0
+    if type(output) is list and output:
+        ob = _dumps_len(output)
+        kinds = []
+        for i in output:
+            if type(i) is dict:
+                t = i.get("type")
+                kinds.append(intern(t) if type(t) is str and t else
+                             intern(str(t or ("message" if "role" in i else "?"))))
+        types = _shared(tuple(kinds))
+        if not HOSTED_TYPES.isdisjoint(types):
+            calls = hosted_calls(output)
+    diag = g("prompt_cache_diagnostics")
+    cache_miss = diag.get("reason") if type(diag) is dict else None
+    inc = g("incomplete_details")
+    incomplete = inc.get("reason") if type(inc) is dict else None
+    err = g("error")
+    tu = g("tool_usage")
+    ws = tu.get("web_search") if type(tu) is dict else None
+    ws = ws.get("num_requests") if type(ws) is dict else None
+    it = g("input_transformations")
+    return ResponseFacts(
+        rid, obj, status, http, model, conv, inp, cached, out, reasoning, elapsed, ob, types,
+        calls, "compaction" in types or obj == "response.compaction",
+        cache_miss if type(cache_miss) is str else None,
+        incomplete if type(incomplete) is str else None,
+        _error_text(err) if type(err) is dict else None, None, False,
+        ws if type(ws) is int else None, len(it) if type(it) is list else 0)
 
 
 def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
@@ -282,29 +311,33 @@ def _from_events(events: list[Any]) -> tuple[dict[str, Any] | None, bool, str | 
 
 def response_facts(record: dict[str, Any]) -> ResponseFacts:
     """Facts from a `res` record: body, stream events, HTTP status, transport error."""
-    f = ResponseFacts()
-    f.elapsed_ms = _int(record.get("elapsed_ms"))
-    http = _int(record.get("status_code"))
-    if http is None:
-        http = _int(record.get("status"))
-    f.http_status = http
-    body = record.get("body")
-    events = record.get("events")
+    g = record.get
+    elapsed = g("elapsed_ms")
+    elapsed = elapsed if type(elapsed) is int else None
+    http = g("status_code")
+    if type(http) is not int:
+        http = g("status")
+        http = http if type(http) is int else None
+    body = g("body")
+    events = g("events")
     cut = False
     ev_error = None
-    if isinstance(events, list):
-        f.stream_events = len(events)
-        if not isinstance(body, dict):
+    if type(events) is list:
+        if type(body) is not dict:
             body, cut, ev_error = _from_events(events)
         else:
             _, cut, ev_error = _from_events(events[-3:]) if events else (None, True, None)
             cut = cut and not any(
                 isinstance(e, dict) and e.get("type") in TERMINAL_EVENTS for e in events
             )
-    if isinstance(body, dict):
-        _response_body_into(f, body)
-        if "error" in body and f.object is None and isinstance(body["error"], dict):
+    if type(body) is dict:
+        f = _from_body(body, elapsed, http)
+        if "error" in body and f.object is None and type(body["error"]) is dict:
             f.status = "failed"
+    else:
+        f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
+    if type(events) is list:
+        f.stream_events = len(events)
     if cut:
         f.stream_cut = True
         if f.status in NON_TERMINAL or f.status == "unknown":
@@ -312,8 +345,8 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
     if ev_error and not f.error:
         f.error = ev_error
         f.status = "failed"
-    transport = record.get("error")
-    if isinstance(transport, dict) and not isinstance(body, dict):
+    transport = g("error")
+    if type(transport) is dict and type(body) is not dict:
         f.error = redact_text(
             f"{transport.get('type') or 'error'}: {transport.get('message') or ''}".strip())
         f.status = "failed"

@@ -98,8 +98,8 @@ def text_bytes(obj: Any) -> int:
     return 0
 
 
-def _queries(item: dict[str, Any]) -> list[str]:
-    return [redact_text(q) for q in _raw_queries(item)]
+def _queries(item: dict[str, Any]) -> tuple[str, ...]:
+    return tuple([redact_text(q) for q in _raw_queries(item)])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:
@@ -129,7 +129,7 @@ def _count(value: Any, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'} captured"
 
 
-def hosted_calls(output: list[Any]) -> list[HostedCall]:
+def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
     """Every hosted call in a response's output, with the state of its evidence."""
     by_call_id: dict[str, dict[str, Any]] = {}
     for item in output:
@@ -142,12 +142,12 @@ def hosted_calls(output: list[Any]) -> list[HostedCall]:
         if not isinstance(item, dict):
             continue
         t = item.get("type")
-        if t not in HOSTED_TYPES:
+        if type(t) is not str or t not in HOSTED_TYPES:
             continue
         call = _hosted_call(t, item, by_call_id)
         if call is not None:
             calls.append(call)
-    return calls
+    return tuple(calls)
 
 
 # Hosted calls whose evidence is a list that an include flag fills: (field, noun).

@@ -6,18 +6,45 @@ file and are re-read through a RecordRef when someone asks for them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+# A RecordRef packed into one int: offset | length << 48 | line << 88 | source << 128.
+# Kept per turn as one small int object instead of four ints and a tuple (a tenth of the
+# summary's memory on a large capture); unpacked only when a body is re-read.
+_OFFSET_BITS, _LENGTH_BITS, _LINE_BITS = 48, 40, 40
+_LENGTH_SHIFT = _OFFSET_BITS
+_LINE_SHIFT = _LENGTH_SHIFT + _LENGTH_BITS
+_SOURCE_SHIFT = _LINE_SHIFT + _LINE_BITS
+_LINE_MASK = (1 << _LINE_BITS) - 1
 
 
-@dataclass(frozen=True, slots=True)
-class RecordRef:
+class RecordRef(NamedTuple):
     """Where one record line sits: enough to re-read it with one pread."""
 
     source: int
     offset: int
     length: int
     line: int
+
+    def pack(self) -> int:
+        return (self.offset | self.length << _LENGTH_SHIFT | self.line << _LINE_SHIFT
+                | self.source << _SOURCE_SHIFT)
+
+    @classmethod
+    def unpack(cls, packed: int) -> RecordRef:
+        return cls(packed >> _SOURCE_SHIFT,
+                   packed & ((1 << _OFFSET_BITS) - 1),
+                   packed >> _LENGTH_SHIFT & ((1 << _LENGTH_BITS) - 1),
+                   packed >> _LINE_SHIFT & _LINE_MASK)
+
+
+def _pack(ref: RecordRef | None) -> int | None:
+    return None if ref is None else ref.pack()
+
+
+def _unpack(packed: int | None) -> RecordRef | None:
+    return None if packed is None else RecordRef.unpack(packed)
 
 
 @dataclass(slots=True)
@@ -36,14 +63,18 @@ class Problem:
 
 @dataclass(slots=True)
 class HostedCall:
-    """One output item the provider executed itself, and what it left behind."""
+    """One output item the provider executed itself, and what it left behind.
+
+    A slots object, not a dict: a large capture holds one per hosted call. Reports turn
+    it into a dict (`to_dict`) only when they write it.
+    """
 
     type: str
     id: str | None
     status: str | None
     evidence: str  # captured | empty | missing
     include: str | None  # the include flag that captures the evidence, if one exists
-    queries: list[str] = field(default_factory=list)
+    queries: tuple[str, ...] = ()
     detail: str | None = None  # one line: what was found, or why nothing was
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,7 +84,7 @@ class HostedCall:
             "status": self.status,
             "evidence": self.evidence,
             "include": self.include,
-            "queries": self.queries,
+            "queries": list(self.queries),
             "detail": self.detail,
         }
 
@@ -102,7 +133,7 @@ class ResponseFacts:
     elapsed_ms: int | None = None
     output_bytes: int = 0
     output_types: tuple[str, ...] = ()
-    hosted_calls: list[dict[str, Any]] | tuple[()] = ()
+    hosted_calls: tuple[HostedCall, ...] = ()
     compaction_output: bool = False
     cache_miss_reason: str | None = None
     incomplete_reason: str | None = None
@@ -113,20 +144,53 @@ class ResponseFacts:
     input_transformations: int = 0
 
 
-@dataclass(slots=True)
 class Turn:
     """One model call: a request with its response (either half may be missing)."""
 
-    index: int
-    source: int
-    line: int
-    api: str
-    request: RecordRef | None = None
-    response: RecordRef | None = None
-    req: RequestFacts | None = None
-    res: ResponseFacts | None = None
-    link: str | None = None
-    notes: tuple[str, ...] = ()
+    __slots__ = ("index", "source", "_line", "api", "_request", "_response", "req", "res",
+                 "link", "notes")
+
+    def __init__(self, index: int, source: int, line: int, api: str,
+                 request: RecordRef | None = None, response: RecordRef | None = None,
+                 req: RequestFacts | None = None, res: ResponseFacts | None = None,
+                 link: str | None = None, notes: tuple[str, ...] = ()) -> None:
+        self.index = index
+        self.source = source
+        self.api = api
+        self._request = _pack(request)
+        self._response = _pack(response)
+        self.req = req
+        self.res = res
+        self.link = link
+        self.notes = notes
+        # The first line is read back from a packed ref when there is one (one int less).
+        self._line = None if self._request is not None else line
+
+    @property
+    def line(self) -> int:
+        """The turn's first line: its request's, else its response's."""
+        if self._request is not None:
+            return self._request >> _LINE_SHIFT & _LINE_MASK
+        return self._line or 0
+
+    def __repr__(self) -> str:
+        return f"Turn(index={self.index}, line={self.line}, api={self.api!r})"
+
+    @property
+    def request(self) -> RecordRef | None:
+        return _unpack(self._request)
+
+    @request.setter
+    def request(self, ref: RecordRef | None) -> None:
+        self._request = _pack(ref)
+
+    @property
+    def response(self) -> RecordRef | None:
+        return _unpack(self._response)
+
+    @response.setter
+    def response(self, ref: RecordRef | None) -> None:
+        self._response = _pack(ref)
 
     @property
     def response_id(self) -> str | None:
