@@ -228,3 +228,27 @@ def test_directory_of_many_captures_needs_few_file_descriptors(tmp_path: Path) -
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["300", "r"]
+
+
+def test_absurd_counts_read_as_unknown_not_as_wrapped_numbers(tmp_path: Path) -> None:
+    # Counts are packed 40 bits apiece (capture/packed.py); a negative or huge value in a
+    # damaged capture must read back as unknown, never as a neighbouring field's bits.
+    body = response("r", 100, 20)
+    body["usage"]["input_tokens"] = -5
+    body["usage"]["output_tokens"] = 10**15
+    p = write(tmp_path / "c.jsonl", [req({"model": "m", "input": "hi"}),
+                                     {"dir": "res", "body": body, "elapsed_ms": 2**41}])
+    t = load(str(p)).turns[0]
+    assert (t.res.input_tokens, t.res.output_tokens, t.res.elapsed_ms) == (None, None, None)
+    assert t.res.status == "completed" and t.req.request_bytes > 0
+
+
+def test_record_refs_reach_past_four_gigabytes() -> None:
+    from traceview.capture.model import RecordRef, Turn
+
+    ref = RecordRef(3, 5_000_000_000, 70_000, 12_345_678)
+    assert RecordRef.unpack(ref.pack()) == ref
+    turn = Turn(1, 3, ref.line, "responses", request=ref)
+    assert (turn.request, turn.response, turn.line) == (ref, None, 12_345_678)
+    turn.response = ref._replace(offset=5_000_070_001, line=12_345_679)
+    assert turn.response.offset == 5_000_070_001 and turn.line == 12_345_678

@@ -14,8 +14,9 @@ from traceview.analysis.conversations import ConversationGrouper
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
+from traceview.analysis.stats import Totals
 from traceview.analysis.turn_report import ConversationReport, TurnReport
-from traceview.capture.model import HostedCall, ResponseFacts, Turn
+from traceview.capture.model import HostedCall, Turn
 
 HOSTED_TOOL_CALLS = {
     "file_search": ("file_search_call",),
@@ -36,7 +37,10 @@ TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "c
 @dataclass
 class _ConvState:
     report: ConversationReport
-    last_usage: ResponseFacts | None = None  # the last response whose usage is known
+    # Billed input and visible output (output - reasoning) of the last response whose usage
+    # is known: what the next turn's expected input starts from.
+    last_input: int | None = None
+    last_visible: int = 0
     last_compacted: bool = False
     history_bytes: int = 0
     cumulative: int = 0
@@ -50,6 +54,7 @@ class Analyzer:
         self.grouper = ConversationGrouper()
         self.states: dict[str, _ConvState] = {}
         self.reports: list[TurnReport] = []
+        self.totals = Totals()
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn, in one pass.
@@ -66,31 +71,32 @@ class Analyzer:
         conv.kind = self.grouper.kinds[key]
         conv.id = self.grouper.ids[key]
         req, res, o = turn.req, turn.res, self.options
-        rep = TurnReport(turn, source_name, key)
-        prev = st.last_usage
+        prev = st.last_input
 
         # ---- the numbers ----
+        owned = expected = cumulative = req_bytes = None
         if req is not None:
-            if req.request_bytes is not None:
+            req_bytes = req.request_bytes
+            if req_bytes is not None:
                 chained = req.conversation_id is not None or req.previous_response_id is not None
-                rep.owned_state_bytes = req.request_bytes + (st.history_bytes if chained else 0)
+                owned = req_bytes + (st.history_bytes if chained else 0)
             if prev is not None:
-                visible = prev.output_tokens - (prev.reasoning_tokens or 0)
-                rep.expected_input = prev.input_tokens + visible + req.new_input_tokens
+                expected = prev + st.last_visible + req.new_input_tokens
         if res is not None:
             inp, status, calls = res.input_tokens, res.status, res.hosted_calls
+            cached, out = res.cached_tokens, res.output_tokens
         else:
-            inp, status, calls = None, "unknown", ()
+            inp, status, calls, cached, out = None, "unknown", (), None, None
         if inp is not None:
-            rep.cumulative_input_tokens = st.cumulative + inp
+            cumulative = st.cumulative + inp
         elif st.cumulative:
-            rep.cumulative_input_tokens = st.cumulative
+            cumulative = st.cumulative
+        rep = TurnReport(turn, source_name, key, owned, expected, cumulative)
 
         # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
-        exp = rep.expected_input
-        if (inp is not None and exp is not None
-                and inp - exp >= max(o.deposit_min_tokens, o.deposit_ratio * exp)):
+        if (inp is not None and expected is not None
+                and inp - expected >= max(o.deposit_min_tokens, o.deposit_ratio * expected)):
             m.append("deposit")
             rep.attribution = self._attribute(st)
         explicit = turn.api == "compact" or bool(
@@ -100,7 +106,7 @@ class Analyzer:
         if explicit:
             m.append("compaction")
         elif (not st.last_compacted and prev is not None and inp is not None
-                and inp < prev.input_tokens - o.compaction_min_drop):
+                and inp < prev - o.compaction_min_drop):
             m.append("compaction_likely")
         if calls and any(c.evidence == "missing" for c in calls):
             m.append("evidence_missing")
@@ -123,40 +129,59 @@ class Analyzer:
 
         # ---- the cost ----
         model = (res.model if res is not None else None) or (req.model if req else None)
-        if res is not None:
-            cost = self.pricing.cost(model, inp, res.cached_tokens, res.output_tokens, calls)
-        else:
-            cost = self.pricing.cost(model, None, None, None, ())
-        rep.cost_tokens_usd, rep.cost_reason = cost.tokens_usd, cost.reason
-        if cost.hosted_usd:
-            rep.cost_hosted_usd = cost.hosted_usd
+        cost = self.pricing.cost(model, inp, cached, out, calls)
+        tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
+        rep.cost_tokens_usd, rep.cost_reason = tokens_usd, cost.reason
+        if hosted_usd:
+            rep.cost_hosted_usd = hosted_usd
 
-        # ---- carry state to the next turn ----
+        # ---- carry state to the next turn, and into the totals ----
+        tot = self.totals
+        tot.turns += 1
+        tot.owned_state_bytes += owned or 0
+        tot.hosted_fees_usd += hosted_usd
         conv.turns.append(turn.index)
         if res is not None:
+            reasoning = res.reasoning_tokens
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
                 conv.usage_turns += 1
                 conv.input_tokens = (conv.input_tokens or 0) + inp
-                conv.cached_tokens = (conv.cached_tokens or 0) + (res.cached_tokens or 0)
-                conv.output_tokens = (conv.output_tokens or 0) + (res.output_tokens or 0)
+                conv.cached_tokens = (conv.cached_tokens or 0) + (cached or 0)
+                conv.output_tokens = (conv.output_tokens or 0) + (out or 0)
                 st.cumulative += inp
-                if res.output_tokens is not None:
-                    st.last_usage = res
+                tot.input_tokens += inp
+                if out is not None:
+                    st.last_input = inp
+                    st.last_visible = out - (reasoning or 0)
                     st.last_compacted = explicit
+            tot.cached_tokens += cached or 0
+            tot.output_tokens += out or 0
+            tot.reasoning_tokens += reasoning or 0
             st.history_bytes += res.output_bytes
+            elapsed = res.elapsed_ms
+            if elapsed is not None:
+                tot.latency.append(elapsed)
+                (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
             if calls:
                 conv.hosted_calls += len(calls)
+                tot.hosted_calls += len(calls)
                 st.pending_hosted.append((turn.index, calls))
         if req is not None:
             st.history_bytes += req.input_bytes
-        if rep.cost_tokens_usd is None:
+            if req_bytes is not None:
+                tot.request_bytes += req_bytes
+        if tokens_usd is None:
             conv.cost_unknown_turns += 1
+            tot.cost_unknown_turns += 1
         else:
-            conv.cost_usd = (conv.cost_usd or 0.0) + rep.cost_tokens_usd + rep.cost_hosted_usd
-        cm = conv.markers
+            conv.cost_usd = (conv.cost_usd or 0.0) + tokens_usd + rep.cost_hosted_usd
+            tot.priced = True
+            tot.cost_usd += tokens_usd + rep.cost_hosted_usd
+        cm, tm = conv.markers, tot.markers
         for mk in rep.markers:
             cm[mk] = cm.get(mk, 0) + 1
+            tm[mk] = tm.get(mk, 0) + 1
         self.reports.append(rep)
         return rep
 

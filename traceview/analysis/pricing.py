@@ -44,6 +44,7 @@ class Pricing:
         self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
         self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
+        self._reasons: dict[str | None, str] = {}
 
     @classmethod
     def load(cls, path: str | None = None) -> Pricing:
@@ -82,9 +83,7 @@ class Pricing:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn")
         prices = self.model_prices(model)
         if prices is None:
-            return Cost(None, None, hosted_usd,
-                        f"model {model!r} is not in the pricing table ({self.origin}, "
-                        f"taken {self.taken}); pass --pricing FILE")
+            return Cost(None, None, hosted_usd, self._unknown_reason(model))
         try:
             cached_n = cached or 0
             fresh = max(input_tokens - cached_n, 0)
@@ -93,6 +92,16 @@ class Pricing:
         except (KeyError, TypeError):
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete")
         return Cost(usd + hosted_usd, usd, hosted_usd, None)
+
+    def _unknown_reason(self, model: str | None) -> str:
+        """One shared string per unknown model, not one per turn."""
+        reason = self._reasons.get(model)
+        if reason is None:
+            reason = (f"model {model!r} is not in the pricing table ({self.origin}, "
+                      f"taken {self.taken}); pass --pricing FILE")
+            if len(self._reasons) < 1024:
+                self._reasons[model] = reason
+        return reason
 
     def _hosted(self, hosted: Sequence[HostedCall]) -> float:
         if not hosted:

@@ -15,7 +15,6 @@ from typing import Any
 
 from traceview.analysis.analyzer import Analyzer
 from traceview.analysis.options import Options
-from traceview.analysis.stats import totals
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
@@ -125,7 +124,7 @@ class Session:
         self.analyzer.reports = a.turns
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
-        a.totals = totals(a.turns)
+        a.totals = self.analyzer.totals.to_dict()
         a.complete = True
 
     def run_to_end(self) -> Analysis:
@@ -151,7 +150,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
     _attach_exchanges(a)
-    a.totals = totals(a.turns)
+    a.totals = analyzer.totals.to_dict()
     a.complete = True
     return a
 

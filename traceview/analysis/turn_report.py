@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.explain import explain
+from traceview.analysis.markers import NO_MARKERS
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
+from traceview.capture.packed import BITS, code, count
 
 # Keys of a turn in traceview.report/1, in contract order.
 CONTRACT_KEYS = (
@@ -29,18 +31,23 @@ _NONE: tuple = ()
 
 
 class TurnReport:
-    __slots__ = ("turn", "source", "conversation_key", "owned_state_bytes", "expected_input",
-                 "cumulative_input_tokens", "markers", "attribution", "cost_tokens_usd",
-                 "cost_hosted_usd", "cost_reason")
+    __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
+                 "cost_tokens_usd", "cost_hosted_usd", "cost_reason")
 
-    def __init__(self, turn: Turn, source: str, conversation_key: str) -> None:
+    # Counts packed into one int, like the facts' (capture/packed.py).
+    owned_state_bytes = count(0)
+    expected_input = count(1)
+    cumulative_input_tokens = count(2)
+
+    def __init__(self, turn: Turn, source: str, conversation_key: str,
+                 owned_state_bytes: int | None = None, expected_input: int | None = None,
+                 cumulative_input_tokens: int | None = None) -> None:
         self.turn = turn
         self.source = source
         self.conversation_key = conversation_key
-        self.owned_state_bytes: int | None = None
-        self.expected_input: int | None = None
-        self.cumulative_input_tokens: int | None = None
-        self.markers: list[str] = []
+        self._n = (code(owned_state_bytes) | code(expected_input) << BITS
+                   | code(cumulative_input_tokens) << 2 * BITS)
+        self.markers: list[str] = NO_MARKERS
         self.attribution: dict[str, Any] | None = None
         self.cost_tokens_usd: float | None = None
         self.cost_hosted_usd: float = 0.0

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from traceview.capture.packed import BITS, MASK, count, flag
+
 # A RecordRef packed into one int: offset | length << 48 | line << 88 | source << 128.
 # Kept per turn as one small int object instead of four ints and a tuple (a tenth of the
 # summary's memory on a large capture); unpacked only when a body is re-read.
@@ -89,71 +91,137 @@ class HostedCall:
         }
 
 
-@dataclass(slots=True)
+def _c(v: int | None) -> int:
+    """The packed code of a nullable count (see capture/packed.py): None -> 0, v -> v + 1."""
+    return v + 1 if v is not None and 0 <= v < _COUNT_MAX else 0
+
+
+def _z(v: int) -> int:
+    """The packed code of a count whose absence means 0."""
+    return v if 0 <= v < _COUNT_MAX else 0
+
+
+_COUNT_MAX = MASK - 1
+_B1, _B2, _B3, _B4, _B5, _B6, _B7, _B8, _B9 = (BITS * i for i in range(1, 10))
+
+
 class RequestFacts:
-    """What the request side of a turn says, read once from its body."""
+    """What the request side of a turn says, read once from its body.
 
-    api: str = "responses"
-    model: str | None = None
-    conversation_id: str | None = None
-    previous_response_id: str | None = None
-    include: tuple[str, ...] = ()
-    tools_offered: tuple[str, ...] = ()
-    request_bytes: int | None = None
-    input_bytes: int = 0
-    input_count: int = 0
-    new_input_tokens: int = 0
-    # The first USER_TEXT_MAX characters, kept ASCII-cheap: the "…" that marks a cut is
-    # added where the text is read (a single non-ASCII character doubles a str's memory).
-    user_text: str | None = None
-    user_words: int | None = None
-    first_user_sig: int | None = None
-    compaction_input: bool = False
-    compaction_trigger: bool = False
-    context_management: bool = False
-    truncation: str | None = None
-    stream: bool = False
-    background: bool = False
+    Counts and flags are packed (capture/packed.py): a large capture holds one of these
+    per turn. Positional order is the constructor's, as in a dataclass.
+    """
+
+    __slots__ = ("api", "model", "conversation_id", "previous_response_id", "include",
+                 "tools_offered", "user_text", "first_user_sig", "truncation", "_n", "_flags")
+
+    request_bytes = count(0)
+    input_bytes = count(1, nullable=False)
+    new_input_tokens = count(2, nullable=False)
+    input_count = count(3, nullable=False)
+    user_words = count(4)
+    compaction_input = flag(0)
+    compaction_trigger = flag(1)
+    context_management = flag(2)
+    stream = flag(3)
+    background = flag(4)
+
+    def __init__(self, api: str = "responses", model: str | None = None,
+                 conversation_id: str | None = None, previous_response_id: str | None = None,
+                 include: tuple[str, ...] = (), tools_offered: tuple[str, ...] = (),
+                 request_bytes: int | None = None, input_bytes: int = 0, input_count: int = 0,
+                 new_input_tokens: int = 0, user_text: str | None = None,
+                 user_words: int | None = None, first_user_sig: int | None = None,
+                 compaction_input: bool = False, compaction_trigger: bool = False,
+                 context_management: bool = False, truncation: str | None = None,
+                 stream: bool = False, background: bool = False) -> None:
+        self.api = api
+        self.model = model
+        self.conversation_id = conversation_id
+        self.previous_response_id = previous_response_id
+        self.include = include
+        self.tools_offered = tools_offered
+        # The first USER_TEXT_MAX characters, kept ASCII-cheap: the "…" that marks a cut
+        # is added where the text is read (one non-ASCII character doubles a str's memory).
+        self.user_text = user_text
+        self.first_user_sig = first_user_sig
+        self.truncation = truncation
+        self._n = (_c(request_bytes) | _z(input_bytes) << _B1 | _z(new_input_tokens) << _B2
+                   | _z(input_count) << _B3 | _c(user_words) << _B4)
+        self._flags = (compaction_input | compaction_trigger << 1 | context_management << 2
+                       | stream << 3 | background << 4)
+
+    def __repr__(self) -> str:
+        return (f"RequestFacts(api={self.api!r}, model={self.model!r}, "
+                f"request_bytes={self.request_bytes}, input_count={self.input_count})")
 
 
-@dataclass(slots=True)
 class ResponseFacts:
-    """What the response side of a turn says, read once from its body."""
+    """What the response side of a turn says, read once from its body (counts packed, as
+    in RequestFacts)."""
 
-    response_id: str | None = None
-    object: str | None = None
-    status: str = "unknown"
-    http_status: int | None = None
-    model: str | None = None
-    conversation_id: str | None = None
-    input_tokens: int | None = None
-    cached_tokens: int | None = None
-    output_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    elapsed_ms: int | None = None
-    output_bytes: int = 0
-    output_types: tuple[str, ...] = ()
-    hosted_calls: tuple[HostedCall, ...] = ()
-    compaction_output: bool = False
-    cache_miss_reason: str | None = None
-    incomplete_reason: str | None = None
-    error: str | None = None
-    stream_events: int | None = None
-    stream_cut: bool = False
-    web_search_requests: int | None = None
-    input_transformations: int = 0
+    __slots__ = ("response_id", "object", "status", "model", "conversation_id", "output_types",
+                 "hosted_calls", "cache_miss_reason", "incomplete_reason", "error", "_n",
+                 "_flags")
+
+    # Usually-set counts first: the packed int is only as long as its highest field.
+    input_tokens = count(0)
+    cached_tokens = count(1)
+    output_tokens = count(2)
+    reasoning_tokens = count(3)
+    elapsed_ms = count(4)
+    output_bytes = count(5, nullable=False)
+    input_transformations = count(6, nullable=False)
+    http_status = count(7)
+    stream_events = count(8)
+    web_search_requests = count(9)
+    compaction_output = flag(0)
+    stream_cut = flag(1)
+
+    def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
+                 status: str = "unknown", http_status: int | None = None,
+                 model: str | None = None, conversation_id: str | None = None,
+                 input_tokens: int | None = None, cached_tokens: int | None = None,
+                 output_tokens: int | None = None, reasoning_tokens: int | None = None,
+                 elapsed_ms: int | None = None, output_bytes: int = 0,
+                 output_types: tuple[str, ...] = (),
+                 hosted_calls: tuple[HostedCall, ...] = (), compaction_output: bool = False,
+                 cache_miss_reason: str | None = None, incomplete_reason: str | None = None,
+                 error: str | None = None, stream_events: int | None = None,
+                 stream_cut: bool = False, web_search_requests: int | None = None,
+                 input_transformations: int = 0) -> None:
+        self.response_id = response_id
+        self.object = object
+        self.status = status
+        self.model = model
+        self.conversation_id = conversation_id
+        self.output_types = output_types
+        self.hosted_calls = hosted_calls
+        self.cache_miss_reason = cache_miss_reason
+        self.incomplete_reason = incomplete_reason
+        self.error = error
+        self._n = (_c(input_tokens) | _c(cached_tokens) << _B1 | _c(output_tokens) << _B2
+                   | _c(reasoning_tokens) << _B3 | _c(elapsed_ms) << _B4
+                   | _z(output_bytes) << _B5 | _z(input_transformations) << _B6
+                   | _c(http_status) << _B7 | _c(stream_events) << _B8
+                   | _c(web_search_requests) << _B9)
+        self._flags = compaction_output | stream_cut << 1
+
+    def __repr__(self) -> str:
+        return (f"ResponseFacts(response_id={self.response_id!r}, status={self.status!r}, "
+                f"input_tokens={self.input_tokens}, output_tokens={self.output_tokens})")
 
 
 class Turn:
     """One model call: a request with its response (either half may be missing)."""
 
     __slots__ = ("index", "source", "_line", "api", "_request", "_response", "req", "res",
-                 "link", "notes")
+                 "notes")
 
     def __init__(self, index: int, source: int, line: int, api: str,
                  request: RecordRef | None = None, response: RecordRef | None = None,
                  req: RequestFacts | None = None, res: ResponseFacts | None = None,
-                 link: str | None = None, notes: tuple[str, ...] = ()) -> None:
+                 notes: tuple[str, ...] = ()) -> None:
         self.index = index
         self.source = source
         self.api = api
@@ -161,7 +229,6 @@ class Turn:
         self._response = _pack(response)
         self.req = req
         self.res = res
-        self.link = link
         self.notes = notes
         # The first line is read back from a packed ref when there is one (one int less).
         self._line = None if self._request is not None else line
@@ -232,7 +299,6 @@ class Exchange:
     item_count: int | None = None
     has_more: bool | None = None
     error: str | None = None
-    link: str | None = None
 
     @property
     def endpoint(self) -> str:

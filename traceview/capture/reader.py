@@ -132,8 +132,7 @@ class CaptureBuilder:
             rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
-        rec.link = link
-        if link is not None:
+        if link is not None:  # held only until the response arrives, not per turn
             self._linked[link] = rec
         else:
             self._pending = rec
