@@ -34,7 +34,7 @@ _MARKER_LISTS: dict[tuple[str, ...], list[str]] = {}
 TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "cancelled"}
 
 
-@dataclass
+@dataclass(slots=True)
 class _ConvState:
     report: ConversationReport
     # Billed input and visible output (output - reasoning) of the last response whose usage
@@ -91,7 +91,7 @@ class Analyzer:
             cumulative = st.cumulative + inp
         elif st.cumulative:
             cumulative = st.cumulative
-        rep = TurnReport(turn, source_name, key, owned, expected, cumulative)
+        rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing)
 
         # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
@@ -131,9 +131,6 @@ class Analyzer:
         model = (res.model if res is not None else None) or (req.model if req else None)
         cost = self.pricing.cost(model, inp, cached, out, calls)
         tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
-        rep.cost_tokens_usd, rep.cost_reason = tokens_usd, cost.reason
-        if hosted_usd:
-            rep.cost_hosted_usd = hosted_usd
 
         # ---- carry state to the next turn, and into the totals ----
         tot = self.totals
@@ -175,9 +172,9 @@ class Analyzer:
             conv.cost_unknown_turns += 1
             tot.cost_unknown_turns += 1
         else:
-            conv.cost_usd = (conv.cost_usd or 0.0) + tokens_usd + rep.cost_hosted_usd
+            conv.cost_usd = (conv.cost_usd or 0.0) + tokens_usd + hosted_usd
             tot.priced = True
-            tot.cost_usd += tokens_usd + rep.cost_hosted_usd
+            tot.cost_usd += tokens_usd + hosted_usd
         cm, tm = conv.markers, tot.markers
         for mk in rep.markers:
             cm[mk] = cm.get(mk, 0) + 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +48,8 @@ class Pricing:
     @classmethod
     def load(cls, path: str | None = None) -> Pricing:
         if path is None:
-            raw = resources.files("traceview.analysis").joinpath("pricing.json").read_bytes()
+            # Next to this module (importlib.resources would cost 2 MB of imports for one file).
+            raw = Path(__file__).with_name("pricing.json").read_bytes()
             return cls(orjson.loads(raw), "bundled")
         try:
             table = orjson.loads(Path(path).read_bytes())

@@ -120,8 +120,8 @@ class Session:
 
     def _finish(self) -> None:
         a = self.analysis
-        a.turns = sorted(self.analyzer.reports, key=lambda t: t.index)
-        self.analyzer.reports = a.turns
+        self.analyzer.reports.sort(key=_index)  # in place: no second list of every turn
+        a.turns = self.analyzer.reports
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
@@ -153,6 +153,10 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     a.totals = analyzer.totals.to_dict()
     a.complete = True
     return a
+
+
+def _index(t: TurnReport) -> int:
+    return t.turn.index
 
 
 def _attach_exchanges(a: Analysis) -> None:

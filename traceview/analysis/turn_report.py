@@ -11,6 +11,7 @@ from typing import Any
 
 from traceview.analysis.explain import explain
 from traceview.analysis.markers import NO_MARKERS
+from traceview.analysis.pricing import Cost, Pricing
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
 from traceview.capture.packed import BITS, code, count
@@ -32,7 +33,7 @@ _NONE: tuple = ()
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "cost_tokens_usd", "cost_hosted_usd", "cost_reason")
+                 "_pricing")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -41,7 +42,8 @@ class TurnReport:
 
     def __init__(self, turn: Turn, source: str, conversation_key: str,
                  owned_state_bytes: int | None = None, expected_input: int | None = None,
-                 cumulative_input_tokens: int | None = None) -> None:
+                 cumulative_input_tokens: int | None = None,
+                 pricing: Pricing | None = None) -> None:
         self.turn = turn
         self.source = source
         self.conversation_key = conversation_key
@@ -49,9 +51,9 @@ class TurnReport:
                    | code(cumulative_input_tokens) << 2 * BITS)
         self.markers: list[str] = NO_MARKERS
         self.attribution: dict[str, Any] | None = None
-        self.cost_tokens_usd: float | None = None
-        self.cost_hosted_usd: float = 0.0
-        self.cost_reason: str | None = None
+        # Cost is priced again when read (a dict lookup and three products) rather than
+        # held: two floats and a reason per turn are 5 % of a large capture's summary.
+        self._pricing = pricing
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -169,19 +171,37 @@ class TurnReport:
         inp = self.input_tokens
         return None if inp is None or self.expected_input is None else inp - self.expected_input
 
+    def _cost(self) -> Cost:
+        res = self.turn.res
+        if self._pricing is None:
+            return Cost(None, None, 0.0, "not priced")
+        if res is None:
+            return self._pricing.cost(self.model, None, None, None, ())
+        return self._pricing.cost(self.model, res.input_tokens, res.cached_tokens,
+                                  res.output_tokens, res.hosted_calls)
+
+    @property
+    def cost_tokens_usd(self) -> float | None:
+        return self._cost().tokens_usd
+
+    @property
+    def cost_hosted_usd(self) -> float:
+        return self._cost().hosted_usd
+
+    @property
+    def cost_reason(self) -> str | None:
+        return self._cost().reason
+
     @property
     def cost_usd(self) -> float | None:
-        if self.cost_tokens_usd is None:
-            return None
-        return round(self.cost_tokens_usd + self.cost_hosted_usd, 6)
+        c = self._cost()
+        return None if c.tokens_usd is None else round(c.tokens_usd + c.hosted_usd, 6)
 
     # ---- composed on demand ----------------------------------------------------------
     @property
     def cost(self) -> dict[str, Any]:
         """Where the cost came from: tokens, hosted tool fees, or why it is unknown."""
-        r = None if self.cost_tokens_usd is None else round(self.cost_tokens_usd, 6)
-        return {"tokens_usd": r, "hosted_usd": round(self.cost_hosted_usd, 6),
-                "reason": self.cost_reason}
+        return self._cost().to_dict()
 
     @property
     def explanation(self) -> list[str]:

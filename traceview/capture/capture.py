@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -17,6 +16,9 @@ from traceview.capture.lines import iter_lines
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
+
+if TYPE_CHECKING:
+    from tempfile import TemporaryDirectory
 
 MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
 
@@ -40,12 +42,16 @@ class Capture:
     _files: list[Source] = field(default_factory=list, repr=False)
     _handles: OrderedDict[int, BinaryIO] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _spool: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+    _spool: TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     def spool_dir(self) -> Path:
         """A private directory for decompressed sources, removed with the capture."""
         if self._spool is None:
-            self._spool = tempfile.TemporaryDirectory(prefix="traceview-")
+            # Imported here: only .gz and stdin sources spool, and tempfile brings shutil,
+            # bz2, lzma and random with it (a megabyte a plain load does not need).
+            from tempfile import TemporaryDirectory
+
+            self._spool = TemporaryDirectory(prefix="traceview-")
         return Path(self._spool.name)
 
     def _pread(self, source: int, offset: int, length: int) -> bytes:

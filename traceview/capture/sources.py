@@ -8,10 +8,7 @@ keeps random access without holding the decompressed bytes in memory.
 
 from __future__ import annotations
 
-import gzip
-import shutil
 import sys
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +60,8 @@ def expand_paths(paths: list[str]) -> list[str]:
 
 
 def _spool(reader: BinaryIO, target: Path) -> int:
+    import shutil  # here, like gzip and zlib below: plain files never need them
+
     with open(target, "wb") as out:
         shutil.copyfileobj(reader, out, 1 << 20)
         return out.tell()
@@ -87,6 +86,9 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
             magic = handle.read(2)
             if magic != b"\x1f\x8b":
                 return Source(path, path, p.stat().st_size)
+            import gzip
+            import zlib
+
             target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{p.name}.jsonl"
             src = Source(path, str(target), None, spooled=True)
             try:
@@ -104,6 +106,8 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
 
 
 def _spool_partial_gzip(handle: BinaryIO, target: Path) -> int:
+    import zlib
+
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     with open(target, "wb") as out:
         while chunk := handle.read(1 << 20):
