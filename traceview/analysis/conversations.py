@@ -30,20 +30,26 @@ class ConversationGrouper:
         self._stateless_tail: dict[int, _Tail] = {}
 
     def assign(self, turn: Turn) -> str:
-        key = self._key(turn)
+        req, res = turn.req, turn.res
+        cid = (req.conversation_id if req is not None else None) or (
+            res.conversation_id if res is not None else None)
+        if cid:  # the common case on a large capture: one dict lookup
+            if cid not in self.kinds:
+                self._new(cid, "conversation", cid)
+            return cid
+        rid = res.response_id if res is not None else None
+        key = self._key(turn, rid)
         # Only responses outside a conversation handle can be continued by a chain
         # (the API refuses `conversation` with `previous_response_id`); mapping the rest
         # would cost a dict entry per turn for nothing.
-        if turn.response_id and not turn.conversation_id:
-            self._by_response[turn.response_id] = key
+        if rid:
+            self._by_response[rid] = key
         return key
 
-    def _key(self, turn: Turn) -> str:
-        cid = turn.conversation_id
-        if cid:
-            self._new(cid, "conversation", cid)
-            return cid
-        prev = turn.previous_response_id
+    def _key(self, turn: Turn, rid: str | None) -> str:
+        """The key of a turn without a conversation handle."""
+        req = turn.req
+        prev = req.previous_response_id if req is not None else None
         if prev:
             key = self._by_response.get(prev)
             if key is None:
@@ -53,14 +59,13 @@ class ConversationGrouper:
                 self.kinds[key] = "chain"
                 self.ids[key] = key
             return key
-        req = turn.req
         tail = self._stateless_tail.get(turn.source)
         if (req is not None and tail is not None and tail.api == turn.api
                 and req.first_user_sig is not None and req.first_user_sig == tail.first_sig
                 and req.input_count > tail.input_count):
             tail.input_count = req.input_count
             return tail.key
-        key = turn.response_id or f"turn-{turn.index}"
+        key = rid or f"turn-{turn.index}"
         if key in self.kinds:
             key = f"{key}#{turn.index}"
         self._new(key, "stateless", None)

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -23,8 +22,9 @@ class PricingError(Exception):
     """A pricing file that cannot be used; the message names the file and the fault."""
 
 
-@dataclass
-class Cost:
+class Cost(NamedTuple):
+    """A turn's price (a tuple: built once per turn, and again whenever a report reads it)."""
+
     usd: float | None
     tokens_usd: float | None
     hosted_usd: float
@@ -78,10 +78,12 @@ class Pricing:
 
     def cost(self, model: str | None, input_tokens: int | None, cached: int | None,
              output: int | None, hosted: Sequence[HostedCall]) -> Cost:
-        hosted_usd = self._hosted(hosted)
+        hosted_usd = self._hosted(hosted) if hosted else 0.0
         if input_tokens is None or output is None:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn")
-        prices = self.model_prices(model)
+        prices = self._resolved.get(model) if model else None  # the usual case, one lookup
+        if prices is None:
+            prices = self.model_prices(model)
         if prices is None:
             return Cost(None, None, hosted_usd, self._unknown_reason(model))
         try:

@@ -91,21 +91,22 @@ class Session:
         names = self.capture.sources
         last = time.monotonic()
         wait = self.first_interval
+        next_freeze = 4096
         for n in self.loader.steps():
-            if n & 4095 == 0:
+            if n >= next_freeze:
                 # Summaries live as long as the capture; stop the collector from re-scanning
                 # them on every pass (it otherwise costs a quarter of the load time).
                 gc.freeze()
+                next_freeze = n + 4096
             while b.finished:
                 turn = b.finished.popleft()
                 fresh.append(self.analyzer.add(turn, names[turn.source]))
-            if n & 255 == 0 or fresh and n & 15 == 0:
-                now = time.monotonic()
-                if now - last >= wait:
-                    yield self._batch(fresh, done=False)
-                    fresh = []
-                    last = now
-                    wait = self.interval
+            now = time.monotonic()
+            if now - last >= wait:
+                yield self._batch(fresh, done=False)
+                fresh = []
+                last = now
+                wait = self.interval
         while b.finished:
             turn = b.finished.popleft()
             fresh.append(self.analyzer.add(turn, names[turn.source]))

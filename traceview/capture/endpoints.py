@@ -40,7 +40,8 @@ def api_from_body(body: Any) -> str | None:
         return None
     if "messages" in body:
         return "chat"
-    if any(k in body for k in ("input", "previous_response_id", "conversation", "prompt", "model")):
+    if ("input" in body or "model" in body or "previous_response_id" in body
+            or "conversation" in body or "prompt" in body):
         return "responses"
     return None
 

@@ -93,14 +93,26 @@ def _new_items(items: list[Any], chained: bool) -> list[Any]:
     return items
 
 
+_TOOL_SETS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
 def _tools(tools: Any) -> tuple[str, ...]:
-    if not isinstance(tools, list):
+    """The distinct tool types offered, in order; one shared tuple per distinct list (a
+    service offers the same few tool lists on every request)."""
+    if type(tools) is not list:
         return ()
-    seen: dict[str, None] = {}
-    for tool in tools:
-        if isinstance(tool, dict) and isinstance(tool.get("type"), str):
-            seen.setdefault(intern(tool["type"]), None)
-    return _shared(tuple(seen))
+    key = tuple([t.get("type") if type(t) is dict else None for t in tools])
+    try:
+        return _TOOL_SETS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable "type" (a damaged capture): not a tool type
+        key = tuple([t if type(t) is str else None for t in key])
+    seen = dict.fromkeys(intern(t) for t in key if type(t) is str)
+    types = _shared(tuple(seen))
+    if len(_TOOL_SETS) < 1024:
+        _TOOL_SETS[key] = types
+    return types
 
 
 # `input` given as a string is one user message; its bytes as that item, without dumping it.
