@@ -29,6 +29,7 @@ EXTRA_KEYS = (
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
 )
 _NONE: tuple = ()
+_LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 
 class TurnReport:
@@ -172,13 +173,22 @@ class TurnReport:
         return None if inp is None or self.expected_input is None else inp - self.expected_input
 
     def _cost(self) -> Cost:
+        # A report reads the cost four ways per turn (cost_usd, cost, and the explanation's
+        # two): the last turn priced is remembered, one (report, cost) pair for the process.
+        global _LAST_COST
+        last = _LAST_COST
+        if last[0] is self:
+            return last[1]
         res = self.turn.res
         if self._pricing is None:
-            return Cost(None, None, 0.0, "not priced")
-        if res is None:
-            return self._pricing.cost(self.model, None, None, None, ())
-        return self._pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                  res.output_tokens, res.hosted_calls)
+            cost = Cost(None, None, 0.0, "not priced")
+        elif res is None:
+            cost = self._pricing.cost(self.model, None, None, None, ())
+        else:
+            cost = self._pricing.cost(self.model, res.input_tokens, res.cached_tokens,
+                                      res.output_tokens, res.hosted_calls)
+        _LAST_COST = (self, cost)
+        return cost
 
     @property
     def cost_tokens_usd(self) -> float | None:
