@@ -200,11 +200,13 @@ class ResponseFacts:
         self.cache_miss_reason = cache_miss_reason
         self.incomplete_reason = incomplete_reason
         self.error = error
-        self._n = (_c(input_tokens) | _c(cached_tokens) << _B1 | _c(output_tokens) << _B2
-                   | _c(reasoning_tokens) << _B3 | _c(elapsed_ms) << _B4
-                   | _z(output_bytes) << _B5 | _z(input_transformations) << _B6
-                   | _c(http_status) << _B7 | _c(stream_events) << _B8
-                   | _c(web_search_requests) << _B9)
+        n = (_c(input_tokens) | _c(cached_tokens) << _B1 | _c(output_tokens) << _B2
+             | _c(reasoning_tokens) << _B3 | _c(elapsed_ms) << _B4 | _z(output_bytes) << _B5)
+        if (input_transformations or http_status is not None or stream_events is not None
+                or web_search_requests is not None):  # seldom: skip four calls
+            n |= (_z(input_transformations) << _B6 | _c(http_status) << _B7
+                  | _c(stream_events) << _B8 | _c(web_search_requests) << _B9)
+        self._n = n
         self._flags = compaction_output | stream_cut << 1
 
     def __repr__(self) -> str:
