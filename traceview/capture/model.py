@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from traceview.capture.packed import BITS, MASK, count, flag
+from traceview.capture.packed import BITS, code, code0, count, flag
 
 # A RecordRef packed into one int: offset | length << 48 | line << 88 | source << 128.
 # Kept per turn as one small int object instead of four ints and a tuple (a tenth of the
@@ -91,17 +91,6 @@ class HostedCall:
         }
 
 
-def _c(v: int | None) -> int:
-    """The packed code of a nullable count (see capture/packed.py): None -> 0, v -> v + 1."""
-    return v + 1 if v is not None and 0 <= v < _COUNT_MAX else 0
-
-
-def _z(v: int) -> int:
-    """The packed code of a count whose absence means 0."""
-    return v if 0 <= v < _COUNT_MAX else 0
-
-
-_COUNT_MAX = MASK - 1
 _B1, _B2, _B3, _B4, _B5, _B6, _B7, _B8, _B9 = (BITS * i for i in range(1, 10))
 
 
@@ -146,8 +135,9 @@ class RequestFacts:
         self.user_text = user_text
         self.first_user_sig = first_user_sig
         self.truncation = truncation
-        self._n = (_c(request_bytes) | _z(input_bytes) << _B1 | _z(new_input_tokens) << _B2
-                   | _z(input_count) << _B3 | _c(user_words) << _B4)
+        self._n = (code(request_bytes) | code0(input_bytes) << _B1
+                   | code0(new_input_tokens) << _B2 | code0(input_count) << _B3
+                   | code(user_words) << _B4)
         self._flags = (compaction_input | compaction_trigger << 1 | context_management << 2
                        | stream << 3 | background << 4)
 
@@ -200,12 +190,13 @@ class ResponseFacts:
         self.cache_miss_reason = cache_miss_reason
         self.incomplete_reason = incomplete_reason
         self.error = error
-        n = (_c(input_tokens) | _c(cached_tokens) << _B1 | _c(output_tokens) << _B2
-             | _c(reasoning_tokens) << _B3 | _c(elapsed_ms) << _B4 | _z(output_bytes) << _B5)
+        n = (code(input_tokens) | code(cached_tokens) << _B1 | code(output_tokens) << _B2
+             | code(reasoning_tokens) << _B3 | code(elapsed_ms) << _B4
+             | code0(output_bytes) << _B5)
         if (input_transformations or http_status is not None or stream_events is not None
                 or web_search_requests is not None):  # seldom: skip four calls
-            n |= (_z(input_transformations) << _B6 | _c(http_status) << _B7
-                  | _c(stream_events) << _B8 | _c(web_search_requests) << _B9)
+            n |= (code0(input_transformations) << _B6 | code(http_status) << _B7
+                  | code(stream_events) << _B8 | code(web_search_requests) << _B9)
         self._n = n
         self._flags = compaction_output | stream_cut << 1
 

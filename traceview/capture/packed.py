@@ -1,4 +1,4 @@
-"""Several counts of one record kept in a single int, read back through descriptors.
+"""Several counts of one record kept in a single int, read back through properties.
 
 A capture's summary keeps a dozen counts per turn (tokens, bytes, milliseconds). As
 separate int objects they cost 28-32 bytes each plus a slot: more than half of what a
@@ -15,15 +15,18 @@ from typing import Any
 
 BITS = 40
 MASK = (1 << BITS) - 1
+_LIMIT = MASK - 1  # the largest count that packs: its code, count + 1, must stay below MASK
 
 
-def code(value: int | None, nullable: bool = True) -> int:
-    """A count's bits before shifting: for nullable counts None -> 0 and v -> v + 1; for
-    counts whose absence means 0, v itself (so their usual value costs no bits)."""
-    if value is None:
-        return 0
-    v = value + 1 if nullable else value
-    return v if 0 <= v < MASK else 0
+def code(value: int | None) -> int:
+    """A nullable count's bits before shifting: None -> 0, v -> v + 1 (0 if it cannot be
+    packed, so it reads back as unknown)."""
+    return value + 1 if value is not None and 0 <= value < _LIMIT else 0
+
+
+def code0(value: int | None) -> int:
+    """The bits of a count whose absence means 0: v itself, so its usual value costs none."""
+    return value if value is not None and 0 <= value < _LIMIT else 0
 
 
 def count(index: int, *, nullable: bool = True) -> property:
@@ -39,8 +42,10 @@ def count(index: int, *, nullable: bool = True) -> property:
         def get(obj: Any, _s: int = shift, _m: int = MASK) -> int | None:
             return obj._n >> _s & _m
 
+    encode = code if nullable else code0
+
     def put(obj: Any, value: int | None) -> None:
-        obj._n = obj._n & ~(MASK << shift) | code(value, nullable) << shift
+        obj._n = obj._n & ~(MASK << shift) | encode(value) << shift
 
     return property(get, put)
 
