@@ -252,3 +252,17 @@ def test_record_refs_reach_past_four_gigabytes() -> None:
     assert (turn.request, turn.response, turn.line) == (ref, None, 12_345_678)
     turn.response = ref._replace(offset=5_000_070_001, line=12_345_679)
     assert turn.response.offset == 5_000_070_001 and turn.line == 12_345_678
+
+
+def test_setting_one_packed_count_leaves_its_neighbours_alone() -> None:
+    from traceview.capture.model import ResponseFacts
+
+    f = ResponseFacts(input_tokens=6110, cached_tokens=0, output_tokens=290, elapsed_ms=1760,
+                      output_bytes=4_000)
+    f.cached_tokens = 2**39  # the widest a field holds
+    f.elapsed_ms = None  # a poll's result carries no timing
+    f.stream_events = 12
+    assert (f.input_tokens, f.cached_tokens, f.output_tokens, f.elapsed_ms, f.output_bytes,
+            f.stream_events, f.http_status) == (6110, 2**39, 290, None, 4_000, 12, None)
+    f.cached_tokens = -1  # unusable: unknown, and the neighbours still intact
+    assert (f.input_tokens, f.cached_tokens, f.output_tokens) == (6110, None, 290)
