@@ -2,7 +2,8 @@
 
 Each conversation keeps only what the next turn needs: the last turn with usage, the
 bytes an owned transcript would have resent so far, and the hosted calls not yet
-matched to a deposit. That keeps memory flat however long the capture is.
+matched to a deposit. That keeps memory flat however long the capture is. The
+conversations' and the capture's totals are summed in the same pass.
 """
 
 from __future__ import annotations
