@@ -4,7 +4,7 @@ Prints time ratios against (a) reading the bytes and (b) `orjson.loads` on every
 and peak RSS as a fraction of the file size. Each measurement runs in a fresh process
 so its peak RSS is its own. Targets: time ≤ 1.5 × the orjson loop, RSS ≤ 25 % of size.
 
-    python bench/load.py            # 200 MB capture, generated once into /tmp
+    python bench/load.py            # 200 MB capture, generated once into the temp dir
     python bench/load.py --mb 50 --path /tmp/x.jsonl
 """
 
@@ -14,6 +14,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -28,16 +29,24 @@ with open(PATH, 'rb') as f:
 import orjson
 with open(PATH, 'rb') as f:
     for raw in f:
-        orjson.loads(raw)
+        try:  # a damaged line costs the baseline no more than it costs the analysis
+            orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
 """,
     # --stages: where the time between the orjson loop and the full analysis goes.
     "fields": """
 import orjson
 with open(PATH, 'rb') as f:
     for raw in f:
-        o = orjson.loads(raw)
-        b = o.get("body") or {}
-        u = b.get("usage") or {}
+        try:
+            o = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        b = o.get("body") if isinstance(o, dict) else None
+        b = b if isinstance(b, dict) else {}
+        u = b.get("usage") if isinstance(b.get("usage"), dict) else {}
+        o = o if isinstance(o, dict) else {}
         (o.get("dir"), o.get("id"), b.get("id"), b.get("status"), b.get("conversation"),
          u.get("input_tokens"), u.get("output_tokens"))
 """,
@@ -65,6 +74,10 @@ print(dt, rss, N)
 """
 
 
+class BenchError(Exception):
+    """A capture or phase the benchmark cannot use; the message says which and why."""
+
+
 def measure(phases: list[str], path: Path, repeat: int) -> dict[str, tuple[float, int, int | None]]:
     """Best time of `repeat` runs per phase, the phases interleaved run by run so a busy
     machine slows them alike (the ratios are what matter)."""
@@ -73,7 +86,10 @@ def measure(phases: list[str], path: Path, repeat: int) -> dict[str, tuple[float
         for phase in phases:
             code = RUNNER.format(body=PHASES[phase])
             out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                                 text=True, check=True, cwd=HERE.parent)
+                                 text=True, cwd=HERE.parent)
+            if out.returncode != 0:
+                last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+                raise BenchError(f"the {phase} phase failed on {path}: {last}")
             dt, rss, n = out.stdout.split()
             cur = (float(dt), int(rss), None if n == "None" else int(n))
             if phase not in best or cur[0] < best[phase][0]:
@@ -91,7 +107,23 @@ def main() -> int:
                     help="also time the stages in between: the orjson loop plus the few fields "
                          "any analysis reads, and reading + pairing without the analysis")
     ns = ap.parse_args()
-    path = Path(ns.path or f"/tmp/traceview-bench-{ns.mb}mb.jsonl")
+    if ns.repeat < 1 or ns.mb < 1:
+        ap.error("--repeat and --mb must be at least 1")
+    path = Path(ns.path or Path(tempfile.gettempdir()) / f"traceview-bench-{ns.mb}mb.jsonl")
+    try:
+        return _run(ns, path)
+    except BenchError as exc:
+        print(f"load.py: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"load.py: {path}: {exc.strerror or exc}; pass --path to a writable file "
+              "or an existing capture", file=sys.stderr)
+        return 2
+
+
+def _run(ns: argparse.Namespace, path: Path) -> int:
+    if path.is_dir():
+        raise BenchError(f"{path} is a directory; pass one capture file")
     if not path.exists():
         sys.path.insert(0, str(HERE))
         from gen_capture import generate
@@ -99,6 +131,8 @@ def main() -> int:
         print(f"generating {path} ({ns.mb} MB)…", flush=True)
         generate(path, ns.mb * 1_000_000)
     size = path.stat().st_size
+    if size == 0:
+        raise BenchError(f"{path} is empty")
     phases = [p for p in PHASES if ns.stages or p not in ("fields", "reader")]
     results = measure(phases, path, ns.repeat)
     read_t, _, _ = results["read"]
