@@ -6,25 +6,22 @@ arrive as a BodiesLoaded message; they are redacted before they reach any widget
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.loader import read_bodies
 from traceview.ui.main_screen import account_text, capture_name, hosted_line
 from traceview.ui.messages import BodiesLoaded
 from traceview.ui.safe_text import safe
-
-if TYPE_CHECKING:
-    from traceview.ui.app import InspectorApp
 
 
 def numbers_line(turn: Any) -> Text:
@@ -69,7 +66,7 @@ def attribution_text(turn: Any, by_index: dict[int, Any]) -> Text:
     return out
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(InspectorScreen):
     """Everything about one turn; `r` flips the bodies between tree and raw text."""
 
     BINDINGS = [
@@ -88,9 +85,6 @@ class DetailScreen(Screen[None]):
         self.matches: list[Path] = []
         self.match_at = -1
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         title = Text("traceview", style="bold")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -26,15 +26,13 @@ from traceview.analysis.diff import KINDS, message_text
 from traceview.capture.redact import redact, redact_text
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
+from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.json_tree import raw_text
 from traceview.ui.main_screen import capture_name
 from traceview.ui.messages import DiffReady
 from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import clip, safe
 from traceview.ui.turns import RowHeader
-
-if TYPE_CHECKING:
-    from traceview.ui.app import InspectorApp
 
 SIDES = {"input": "in", "output": "out", "added": "added"}
 
@@ -172,7 +170,7 @@ def _file_part(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("_") or "conversation"
 
 
-class DiffScreen(Screen[None]):
+class DiffScreen(InspectorScreen):
     """Capture | provider, one aligned row per item; n/p hop between differences."""
 
     BINDINGS = [
@@ -192,9 +190,6 @@ class DiffScreen(Screen[None]):
         self.outcome: DiffOutcome | None = None
         self.rows: list[Any] = []
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
 
     @property
     def fetching(self) -> bool:

@@ -10,10 +10,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
 from traceview.ui.state import ALL
@@ -87,7 +87,7 @@ def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
     return rows
 
 
-class ConversationsScreen(Screen[None]):
+class ConversationsScreen(InspectorScreen):
     """Pick the conversation the turns view shows."""
 
     BINDINGS = [Binding("escape", "back", "Back", id="conversations.back")]
@@ -99,9 +99,6 @@ class ConversationsScreen(Screen[None]):
         yield table
         yield Footer()
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:
         self.refresh_data()
@@ -144,7 +141,7 @@ PROBLEM_COLUMNS = [
 ]
 
 
-class ProblemsScreen(Screen[None]):
+class ProblemsScreen(InspectorScreen):
     """Everything the load could not read as intended, with line numbers."""
 
     BINDINGS = [Binding("escape", "back", "Back", id="problems.back")]
@@ -157,9 +154,6 @@ class ProblemsScreen(Screen[None]):
         yield Static(id="problem-detail")
         yield Footer()
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:
         self.refresh_data()

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import RowTable
 from traceview.ui.safe_text import clip, safe
 from traceview.ui.state import ALL, matches
 from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
-
-if TYPE_CHECKING:
-    from traceview.ui.app import InspectorApp
 
 
 def plural(count: int, noun: str) -> str:
@@ -76,7 +73,7 @@ def hosted_line(call: dict[str, Any]) -> Text:
     return line
 
 
-class MainScreen(Screen[None]):
+class MainScreen(InspectorScreen):
     """One conversation's turns at a time, with the selected turn explained below."""
 
     BINDINGS = [
@@ -93,9 +90,6 @@ class MainScreen(Screen[None]):
         self.filter_text = ""
         self.rows: list[Any] = []
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")

@@ -1,0 +1,19 @@
+"""The base of the inspector's own screens."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from traceview.ui.app import InspectorApp
+
+
+class InspectorScreen(Screen[None]):
+    """A screen of the inspector: reaches the loaded analysis and the app's shared state
+    through `inspector`, typed, instead of the generic `app`."""
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
