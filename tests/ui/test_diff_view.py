@@ -321,13 +321,7 @@ async def test_d_is_in_help_footer_and_palette(offline_env, tmp_path):
 
 def diff_then(*keys: str):
     async def run_before(pilot) -> None:
-        app = pilot.app
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("d")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await open_diff(pilot.app, pilot)
         if keys:
             await pilot.press(*keys)
             await pilot.pause()
