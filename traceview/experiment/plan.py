@@ -14,21 +14,15 @@
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
+from traceview.analysis.compare import is_pinned
 from traceview.analysis.pricing import Pricing
 from traceview.experiment.source import SourceConversation
 
-_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 ARMS = ("A", "B")
-
-
-def is_pinned(model: str) -> bool:
-    """True for a dated snapshot name such as ``gpt-4.1-2025-04-14``."""
-    return bool(_SNAPSHOT.search(model))
 
 
 def model_problem(model: str, allow_alias: bool) -> str | None:

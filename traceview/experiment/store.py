@@ -16,6 +16,8 @@ from typing import Any
 class TranscriptStore:
     def __init__(self, path: str | Path) -> None:
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # an app's usual setting: no fsync per turn
         self.db.execute("CREATE TABLE IF NOT EXISTS messages (thread TEXT NOT NULL, "
                         "seq INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL, "
                         "PRIMARY KEY (thread, seq))")

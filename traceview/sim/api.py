@@ -10,9 +10,9 @@ from typing import Any
 
 from traceview.sim import bodies, corpus, stores, stream, tokens
 from traceview.sim.engine import Engine
+from traceview.sim.items import check_include, normalize_input, render
 from traceview.sim.latency import HEADER as LATENCY_HEADER
 from traceview.sim.latency import LatencyModel
-from traceview.sim.items import check_include, normalize_input, render
 from traceview.sim.state import ConversationRecord, SimError, SimState
 
 

@@ -179,9 +179,10 @@ class Engine:
     def __init__(self, state: SimState, context_window: int = DEFAULT_CONTEXT_WINDOW) -> None:
         self.state = state
         self.context_window = context_window
-        # Prompt caching for requests without a handle (they resend their transcript):
-        # the provider caches any repeated prefix, keyed by content, not by item id. Off by
-        # default so the checked-in samples keep their numbers; the ab profile turns it on.
+        # Prompt caching by content across requests (a request that resends its transcript,
+        # or a new conversation's first turn, hits the cache the previous request with the
+        # same instructions and tools left). Off by default so the checked-in samples keep
+        # their numbers; the ab profile turns it on.
         self.stateless_cache = False
         self._stateless_prefixes: dict[tuple[str, str], Prefix] = {}
 
@@ -221,10 +222,11 @@ class Engine:
             previous_prefix = conv.last_prefix if conv else prev.prefix if prev else None
             input_tokens = prefix.base_tokens + sum(prefix.item_tokens)
             cached = _cached(previous_prefix, prefix)
-            if self.stateless_cache and conv is None and prev is None:
+            if self.stateless_cache:  # the provider's cache is by content, across requests
                 by_content = Prefix(prefix.head, tuple(_content_key(i) for i in rendered),
                                     prefix.item_tokens, prefix.base_tokens)
-                cached = _cached(self._stateless_prefixes.get(prefix.head), by_content)
+                cached = max(cached, _cached(self._stateless_prefixes.get(prefix.head),
+                                             by_content))
                 self._stateless_prefixes[prefix.head] = by_content
 
             output: list[dict[str, Any]] = []

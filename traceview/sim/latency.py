@@ -32,12 +32,12 @@ class LatencyModel:
 
     seed: int = 0
     base_ms: float = 420.0
-    fresh_token_ms: float = 0.16
-    cached_token_ms: float = 0.015
-    output_token_ms: float = 3.0
+    fresh_token_ms: float = 0.6
+    cached_token_ms: float = 0.03
+    output_token_ms: float = 2.0
     retrieval_ms: float = 650.0
     retrieval_sigma: float = 0.85
-    spread_sigma: float = 0.12
+    spread_sigma: float = 0.1
     _rng: random.Random = field(init=False, repr=False)
     _lock: threading.Lock = field(init=False, repr=False, default_factory=threading.Lock)
 

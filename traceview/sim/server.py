@@ -21,8 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 from traceview.sim.api import Api, Reply
 from traceview.sim.engine import DEFAULT_CONTEXT_WINDOW, Engine
 from traceview.sim.latency import LatencyModel
-from traceview.sim.stores import multipart_body
 from traceview.sim.state import DEFAULT_EPOCH, SimError, SimState
+from traceview.sim.stores import multipart_body
 
 NO_KEY_MESSAGE = (
     "You didn't provide an API key. You need to provide your API key in an Authorization "
