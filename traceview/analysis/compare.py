@@ -34,7 +34,7 @@ from traceview.analysis.stats import percentiles
 SCHEMA = "traceview.compare/1"
 MICRO = 1_000_000
 TOKEN_PARTS = ("fresh_input", "cached_input", "output")
-BINS = 16
+BINS = 24
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 

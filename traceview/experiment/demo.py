@@ -109,3 +109,31 @@ def run_ab_demo(folder: Path, *, sample: int = 8, runs: int = 2, seed: int = 7,
             for c in clients.values():
                 c.close()
     return m
+
+
+def run(ns: Any) -> int:
+    """``traceview demo --ab [--out DIR] [--no-open]``."""
+    import sys
+    import time
+
+    folder = Path(ns.out or f"traceview-ab-demo-{time.strftime('%Y%m%d-%H%M%S')}")
+    if (folder / "manifest.json").exists():
+        print(f"traceview demo: {folder} already holds a run; choose another --out",
+              file=sys.stderr)
+        return 2
+    try:
+        m = run_ab_demo(folder, progress=sys.stderr)
+    except OSError as exc:
+        print(f"traceview demo: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"traceview demo: {m['status']} — {len(m['completed'])} units in {folder} "
+          "(latencies simulated)")
+    if ns.no_open:
+        print(f"  read it with: traceview compare {folder}")
+        return 0
+    try:
+        from traceview.ui.compare_app import run_compare_app
+    except ImportError:
+        print(f"  read it with: traceview compare {folder}")
+        return 0
+    return run_compare_app([str(folder)])

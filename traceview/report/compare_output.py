@@ -46,6 +46,15 @@ def _usd(v: Any, sign: bool = False) -> str:
     return f"{'+' if sign and v > 0 else '-' if v < 0 else ''}${abs(v):,.6f}"
 
 
+def window(first: str | None, last: str | None) -> str:
+    """``2026-11-30 17:59–18:03`` when both ends share a date, else both in full."""
+    if not first or not last:
+        return "—"
+    if first[:10] == last[:10]:
+        return f"{first[:10]} {first[11:16]}–{last[11:16]}"
+    return f"{first[:16].replace('T', ' ')} → {last[:16].replace('T', ' ')}"
+
+
 def rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     """(what, A, B, B − A) rows shared by the text and markdown layouts."""
     A, B, D = doc["arms"]["A"], doc["arms"]["B"], doc["difference"]
@@ -57,14 +66,12 @@ def rows(doc: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     add("conversations played", lambda a: _n(a["sample"]["conversations"]))
     add("turns", lambda a: _n(a["sample"]["turns"]))
     add("runs per conversation", lambda a: _n(a["sample"]["runs_per_conversation"]))
-    add("time window (UTC)", lambda a: f"{a['sample']['first_ts'] or '—'} → "
-        f"{a['sample']['last_ts'] or '—'}")
+    add("time window (UTC)", lambda a: window(a["sample"]["first_ts"], a["sample"]["last_ts"]))
     add("hours of day (UTC)", lambda a: ", ".join(map(str, a["sample"]["hours_utc"])) or "—")
     add("models", lambda a: safe(", ".join(a["sample"]["models"]) or "—"))
     lat = D["latency_median_ms"]
     add("latency, all turns", lambda a: _ms(a["latency_ms"]["all"]),
-        "—" if lat["ms"] is None else f"median {lat['ms']:+,.0f} ms "
-        f"[{lat['low']:+,.0f}, {lat['high']:+,.0f}]")
+        "—" if lat["ms"] is None else f"median {lat['ms']:+,.0f} ms")
     add("  turns with hosted calls", lambda a: _ms(a["latency_ms"]["with_hosted"]))
     add("  turns without", lambda a: _ms(a["latency_ms"]["without"]))
     add("  of which own state work", lambda a: _ms(a["latency_ms"]["state_ms"]))
