@@ -23,15 +23,15 @@ from traceview.sim.latency import LatencyModel
 from traceview.sim.server import SimServer
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def sim():
     with SimServer(seed="ab-test", latency=LatencyModel(seed=1), stateless_cache=True) as s:
         yield s
 
 
-@pytest.fixture
-def source(tmp_path, sim) -> Path:
-    path = tmp_path / "source.jsonl"
+@pytest.fixture(scope="module")
+def source(tmp_path_factory, sim) -> Path:
+    path = tmp_path_factory.mktemp("source") / "source.jsonl"
     with traceview.record.client(path, base_url=sim.base_url, api_key=DEMO_KEY,
                                  max_retries=0) as client:
         record_source(path, client)

@@ -156,7 +156,7 @@ def teardown_retrieval(m: dict[str, Any], client: Any) -> None:
 
 
 def execute(folder: Path, m: dict[str, Any], docs: list[Path], clients: dict[str, Any], *,
-            stop: threading.Event | None = None, progress: TextIO | None = sys.stderr,
+            stop: threading.Event | None = None, progress: TextIO | None | str = "stderr",
             after_call: Any = None) -> Runner:
     """Set up retrieval, run the units, tear down: the testable core of the command."""
     import openai

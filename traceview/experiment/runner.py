@@ -63,7 +63,7 @@ class Progress:
 class Runner:
     def __init__(self, folder: Path, manifest: dict[str, Any], clients: dict[str, Any], *,
                  retriever: Retriever | None, pricing: Pricing | None = None,
-                 stop: threading.Event | None = None, progress: TextIO | None = sys.stderr,
+                 stop: threading.Event | None = None, progress: TextIO | None | str = "stderr",
                  after_call: Callable[[Call], None] | None = None) -> None:
         self.folder = folder
         self.m = manifest
@@ -71,7 +71,7 @@ class Runner:
         self.retriever = retriever
         self.pricing = pricing or Pricing.load()
         self.stop = stop or threading.Event()
-        self.progress_out = progress
+        self.progress_out = sys.stderr if progress == "stderr" else progress
         self.after_call = after_call
         self.ledger = CaptureWriter(folder / "ledger.jsonl")
         self.store = TranscriptStore(folder / "A-store.sqlite")

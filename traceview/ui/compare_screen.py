@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -133,5 +132,5 @@ class CompareScreen(Screen[None]):
                          id="cmp-claim")
             with Horizontal(id="cmp-plots"):
                 yield Static(distribution(doc), id="cmp-latency")
-                yield Static(Group(waterfall(doc)), id="cmp-waterfall")
+                yield Static(waterfall(doc), id="cmp-waterfall")
         yield Footer()
