@@ -163,3 +163,31 @@ def test_an_interrupt_inside_a_unit_is_cut_back_and_resume_finishes(
     resumed = play(out, mf.read(out), sim, docs)
     assert resumed["status"] == "complete"
     whole(out, resumed)
+
+
+def test_a_run_killed_outright_resumes_from_its_journal(tmp_path, sim, source, docs):
+    out = tmp_path / "out"
+    m0 = plan(source, docs)
+    started = json.loads(json.dumps(m0))
+    stop = threading.Event()
+
+    def after(call):
+        after.n += 1
+        if after.n == 4:
+            stop.set()
+
+    after.n = 0
+    m = play(out, m0, sim, docs, stop=stop, after_call=after)
+    done = list(m["completed"])
+    assert done
+    # As if the process had been killed: no final manifest, and a torn unit at the end.
+    started["vector_store"], started["files"] = m["vector_store"], m["files"]
+    mf.write(out, started)
+    with open(out / "A.jsonl", "ab") as handle:
+        handle.write(b'{"dir":"req","id":"rec_torn","body":{"model":"x"}}\n')
+    replayed = []
+    resumed = play(out, mf.read(out), sim, docs, after_call=replayed.append)
+    assert resumed["status"] == "complete"
+    assert resumed["completed"][: len(done)] == done
+    assert not {f"{c.arm}:{c.conversation}:{c.run}" for c in replayed} & set(done)
+    whole(out, resumed)

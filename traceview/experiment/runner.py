@@ -74,13 +74,16 @@ class Runner:
         self.progress_out = sys.stderr if progress == "stderr" else progress
         self.after_call = after_call
         self.ledger = CaptureWriter(folder / "ledger.jsonl")
+        self.journal = CaptureWriter(folder / mf.JOURNAL)
         self.store = TranscriptStore(folder / "A-store.sqlite")
-        self.own_ms = 0.0  # the runner's own work per call, beyond the SDK call (bench)
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> str:
         """Plays every unit not yet done; returns the manifest status it ends with."""
         sample = {c["key"]: _conversation(c) for c in self.m["sample"]}
+        mf.fold_journal(self.folder, self.m)  # a run killed outright wrote no manifest
+        if self.m["offsets"]:
+            mf.cut_to(self.folder, self.m["offsets"])  # what an unfinished unit left
         done = set(self.m["completed"]) | {f["unit"] for f in self.m["failed"]}
         order = [Unit(*_split(tag)) for tag in self.m["order"]]
         todo = [u for u in order if u.tag not in done]
@@ -97,17 +100,18 @@ class Runner:
             for unit in todo:
                 if self.stop.is_set():
                     break
+                error = None
                 try:
                     player.play(unit, sample[unit.conversation])
                 except CallFailed as exc:
-                    self.m["failed"].append({"unit": unit.tag, "error": str(exc)})
+                    error = str(exc)
+                    self.m["failed"].append({"unit": unit.tag, "error": error})
                 else:
                     self.m["completed"].append(unit.tag)
-                t0 = time.perf_counter()
                 self.m["offsets"] = mf.offsets(self.folder)
-                mf.write(self.folder, self.m)
+                self.journal.write({"unit": unit.tag, "error": error,
+                                    "offsets": self.m["offsets"]})
                 progress.unit(unit)
-                self.own_ms += (time.perf_counter() - t0) * 1000
         except KeyboardInterrupt:
             self.stop.set()
         except Exception as exc:
@@ -132,18 +136,17 @@ class Runner:
             self.m["offsets"] = mf.offsets(self.folder)
             mf.write(self.folder, self.m)
             self.ledger.close()
+            self.journal.close()
             self.store.close()
         return self.m["status"]
 
     def _record(self, call: Call, progress: Progress) -> None:
-        t0 = time.perf_counter()
         self.ledger.write(call.to_dict())
         if call.input_tokens is not None and call.output_tokens is not None:
             cost = self.pricing.cost(self.m["model"], call.input_tokens, call.cached_tokens,
                                      call.output_tokens, ())
             fee = (self.pricing.hosted.get("file_search_call") or {}).get("per_call", 0.0)
             progress.spend += (cost.usd or 0.0) + call.hosted_calls * float(fee)
-        self.own_ms += (time.perf_counter() - t0) * 1000
         if self.after_call is not None:
             self.after_call(call)
 
