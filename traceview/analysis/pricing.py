@@ -57,6 +57,8 @@ class Pricing:
         self.taken = str(table.get("taken", "unknown date"))
         self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
         self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
+        storage = table.get("storage")
+        self.storage: dict[str, Any] = dict(storage) if isinstance(storage, dict) else {}
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
         self._reasons: dict[str | None, str] = {}
 
