@@ -224,9 +224,8 @@ def _histogram(a: list[ArmTurn], b: list[ArmTurn]) -> dict[str, Any]:
     values = [t.latency_ms for t in a + b if t.latency_ms is not None]
     if not values:
         return {"edges_ms": [], "A": {}, "B": {}}
-    top = max(values) or 1.0
-    width = top / BINS
-    edges = [round(i * width, 1) for i in range(BINS + 1)]
+    width = max(max(values), 1.0) / BINS
+    edges = [round(i * width, 1) for i in range(BINS + 1)]  # 0 … the slowest turn
 
     def counts(turns: list[ArmTurn], hosted: bool) -> list[int]:
         c = [0] * BINS
