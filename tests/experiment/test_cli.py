@@ -95,3 +95,17 @@ def test_the_latency_model_is_seeded(seed):
     draws = [one.draw(1000, 500, 200, n % 2) for n in range(20)]
     assert draws == [two.draw(1000, 500, 200, n % 2) for n in range(20)]
     assert all(d > 0 for d in draws)
+
+
+def test_compare_open_hands_the_computed_document_to_the_screen(monkeypatch):
+    import traceview.ui.compare_app as compare_app
+
+    seen = {}
+
+    def fake(paths, doc):
+        seen.update(paths=paths, doc=doc)
+        return 0
+
+    monkeypatch.setattr(compare_app, "run_compare_app", fake)
+    assert main(["compare", AB, "--open"]) == 0
+    assert seen["paths"] == [AB] and seen["doc"]["schema"] == "traceview.compare/1"

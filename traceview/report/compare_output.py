@@ -160,6 +160,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     p.add_argument("--pricing", metavar="FILE", help="pricing table JSON")
+    p.add_argument("--open", action="store_true",
+                   help="open the compare screen instead of printing")
 
 
 def build(paths: list[str], *, seed: int = 0, resamples: int = 2000,
@@ -186,6 +188,13 @@ def run(ns: argparse.Namespace) -> int:
     except (ArmsError, PricingError, SourceError) as exc:
         print(f"traceview compare: {safe(exc)}", file=sys.stderr)
         return 2
+    if getattr(ns, "open", False):
+        try:
+            from traceview.ui.compare_app import run_compare_app
+        except ImportError as exc:
+            print(f"traceview compare: the screen is not available ({exc})", file=sys.stderr)
+            return 2
+        return run_compare_app(list(ns.arms), doc)
     render = {"json": render_json, "markdown": render_markdown}.get(ns.format, render_text)
     try:
         sys.stdout.write(render(doc))
