@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -132,3 +133,26 @@ def test_the_demo_results_compare_as_pinned():
     # The simulator's shape: B better at the median, worse in the tail.
     assert B["latency_ms"]["all"]["p50"] < A["latency_ms"]["all"]["p50"]
     assert B["latency_ms"]["all"]["p95"] > A["latency_ms"]["all"]["p95"]
+
+
+def test_hosted_fees_follow_the_providers_counters_where_present(tmp_path):
+    # One turn whose output holds one web_search_call item but whose usage counter says 3.
+    req = {"dir": "req", "body": {"model": "gpt-4.1-2025-04-14", "input": "latest news?"}}
+    res = {"dir": "res", "elapsed_ms": 900, "body": {
+        "id": "resp_1", "object": "response", "status": "completed",
+        "model": "gpt-4.1-2025-04-14",
+        "output": [{"type": "web_search_call", "id": "ws_1", "status": "completed",
+                    "action": {"type": "search", "query": "news"}}],
+        "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
+                  "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                  "total_tokens": 110, "server_tool_use": {"web_search_requests": 3}}}}
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in (req, res)) + "\n")
+    arm = arm_from_capture("B", [str(path)])
+    assert arm.turns[0].hosted == (("web_search_call", 3),)
+    empty = Arm("A", "a", [])
+    doc = compare(empty, arm, PRICING, resamples=50)
+    fee = PRICING.hosted["web_search_call"]["per_call"]
+    step = doc["difference"]["cost"]["decomposition"][-1]
+    assert step["component"] == "fee:web_search_call"
+    assert step["micro_usd"] == round(3 * fee * 1_000_000)

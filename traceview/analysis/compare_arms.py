@@ -19,6 +19,7 @@ from typing import Any
 
 from traceview.analysis.compare import Arm, ArmTurn
 from traceview.analysis.options import Options
+from traceview.analysis.pricing import counters_for
 from traceview.analysis.session import analyze
 
 _TS = re.compile(rb'"ts":\s*([0-9]+(?:\.[0-9]+)?)')
@@ -33,13 +34,16 @@ def is_results_folder(path: str) -> bool:
 
 
 def _hosted(turn: Any) -> tuple[tuple[str, int], ...]:
+    """Hosted calls by type: the provider's own counters where it reports them (it bills
+    what it counted), else the output items counted."""
     res = turn.turn.res
-    if res is None or not res.hosted_calls:
+    if res is None:
         return ()
     counts: dict[str, int] = {}
-    for call in res.hosted_calls:
+    for call in res.hosted_calls or ():
         counts[call.type] = counts.get(call.type, 0) + 1
-    return tuple(sorted(counts.items()))
+    counts.update(counters_for(res) or {})
+    return tuple(sorted((k, n) for k, n in counts.items() if n))
 
 
 def _ts(analysis: Any, turn: Any) -> float | None:
