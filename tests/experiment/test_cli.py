@@ -109,3 +109,22 @@ def test_compare_open_hands_the_computed_document_to_the_screen(monkeypatch):
     monkeypatch.setattr(compare_app, "run_compare_app", fake)
     assert main(["compare", AB, "--open"]) == 0
     assert seen["paths"] == [AB] and seen["doc"]["schema"] == "traceview.compare/1"
+
+
+def test_an_unreachable_provider_stops_the_run_with_a_message(capsys, tmp_path, monkeypatch):
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-sim-test-000000000000")
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "r"
+    code = main(["ab", SOURCE, "-o", str(out), "--model", "gpt-4.1-2025-04-14", "--sample", "2",
+                 "--runs", "1", "--base-url", f"http://127.0.0.1:{port}/v1",
+                 "--max-retries", "0"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "stopped: APIConnectionError" in err and "--resume" in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "partial" and manifest["completed"] == []
+    assert (out / "A.jsonl").read_bytes() == b""  # the unanswered request was cut

@@ -13,6 +13,8 @@ import pytest
 
 import traceview.record
 from traceview.analysis import analyze
+from traceview.analysis.compare import compare
+from traceview.analysis.compare_arms import load_arms
 from traceview.experiment import manifest as mf
 from traceview.experiment.arms import simulated_clock
 from traceview.experiment.command import execute, make_clients, plan_manifest
@@ -136,10 +138,14 @@ def test_a_stop_between_units_leaves_whole_captures_and_resume_finishes(
     assert m["status"] == "partial" and 0 < len(m["completed"]) < len(m["order"])
     assert m["vector_store"] and "deleted" not in m  # kept for the resume
     whole(out, m)
+    a, b, _ = load_arms([str(out)])
+    assert any("the run is partial" in w for w in compare(a, b, resamples=50)["warnings"])
     resumed = play(out, mf.read(out), sim, docs)
     assert resumed["status"] == "complete"
     whole(out, resumed)
     assert len(resumed["sessions"]) == 2
+    a, b, _ = load_arms([str(out)])
+    assert not any("partial" in w for w in compare(a, b, resamples=50)["warnings"])
 
 
 def test_an_interrupt_inside_a_unit_is_cut_back_and_resume_finishes(
