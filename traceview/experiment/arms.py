@@ -133,7 +133,9 @@ class ArmPlayer:
         client = self.clients["A"]
         thread = f"{unit.conversation}#{unit.run}"
         self.store.forget(thread)
-        carry = 0.0  # the store write after turn n is state work of turn n
+        # The store write after turn n delays request n+1, so it counts in that turn's
+        # state work; after the last turn the user already has the answer (not counted).
+        carry = 0.0
         for turn, message in enumerate(conv.user_messages, 1):
             t0 = self.clock()
             history: list[dict[str, Any]] = self.store.load(thread)
