@@ -1,0 +1,89 @@
+"""The report, byte for byte, pinned: a performance change must not change what it says.
+
+sha256 of `traceview report --format json` and of the text report (width 100) for every
+real fixture, every sample and a 20,000-line slice of each bench shape (generated here,
+deterministically). A digest that changes means the report changed: if that was meant
+(a new key, a fixed number), re-pin with `TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/core/test_golden_report.py` and say
+why in the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from traceview.cli import main
+
+ROOT = Path(__file__).parent.parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import gen_capture  # noqa: E402
+import gen_hosted  # noqa: E402
+
+SLICE_LINES = 20_000
+SLICES = {"bench_slice.jsonl": gen_capture.generate, "hosted_slice.jsonl": gen_hosted.generate}
+
+
+def captures() -> list[str]:
+    """Relative paths (the report names its sources as given)."""
+    real = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests/fixtures/real").glob("*.jsonl"))
+    samples = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "sample_traces").glob("*.jsonl"))
+    return real + samples
+
+
+def make_slices(where: Path) -> None:
+    for name, gen in SLICES.items():
+        if not (where / name).exists():
+            gen(where / name, 10**12, lines=SLICE_LINES)
+
+
+def digest(capsysbinary: pytest.CaptureFixture[bytes], *argv: str) -> str:
+    main(["report", *argv])
+    return hashlib.sha256(capsysbinary.readouterr().out).hexdigest()
+
+
+def compute(capsysbinary: pytest.CaptureFixture[bytes], path: str) -> tuple[str, str]:
+    return (digest(capsysbinary, path, "--format", "json"),
+            digest(capsysbinary, path, "--format", "text", "--width", "100"))
+
+
+PINNED = Path(__file__).with_name("golden_reports.json")
+GOLDEN: dict[str, list[str]] = json.loads(PINNED.read_text()) if PINNED.exists() else {}
+UPDATE = os.environ.get("TRACEVIEW_GOLDEN_UPDATE") == "1"
+
+
+def check(name: str, got: tuple[str, str]) -> None:
+    if UPDATE:  # re-pin: TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/core/test_golden_report.py
+        GOLDEN[name] = list(got)
+        PINNED.write_text(json.dumps(dict(sorted(GOLDEN.items())), indent=1) + "\n")
+    assert list(got) == GOLDEN.get(name), f"{name}: report changed (json, text digests)"
+
+
+@pytest.fixture(scope="module")
+def slice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("golden")
+    make_slices(where)
+    return where
+
+
+@pytest.mark.parametrize("path", captures())
+def test_report_is_byte_identical(path: str, capsysbinary: pytest.CaptureFixture[bytes],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    check(path, compute(capsysbinary, path))
+
+
+@pytest.mark.parametrize("name", sorted(SLICES))
+def test_bench_slice_report_is_byte_identical(name: str, slice_dir: Path,
+                                              capsysbinary: pytest.CaptureFixture[bytes],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(slice_dir)
+    check(name, compute(capsysbinary, name))
+
+
+def test_every_capture_is_pinned() -> None:
+    assert set(GOLDEN) == set(captures()) | set(SLICES)
