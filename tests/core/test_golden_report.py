@@ -3,8 +3,8 @@
 sha256 of `traceview report --format json` and of the text report (width 100) for every
 real fixture, every sample and a 20,000-line slice of each bench shape (generated here,
 deterministically). A digest that changes means the report changed: if that was meant
-(a new key, a fixed number), re-pin with `TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/core/test_golden_report.py` and say
-why in the commit.
+(a new key, a fixed number), re-pin with
+`TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/core/test_golden_report.py` and say why in the commit.
 """
 
 from __future__ import annotations
