@@ -5,6 +5,7 @@ Only words are composed here; every number comes from the TurnReport as computed
 
 from __future__ import annotations
 
+from math import log
 from typing import TYPE_CHECKING
 
 from traceview.capture.estimate import METHOD
@@ -18,13 +19,23 @@ def _n(v: int | None) -> str:
     return "unknown" if v is None else f"{v:,}"
 
 
-def _b(v: int | None) -> str:
-    # Imported here: humanize pulls in datetime, decimal, gettext… (4 MB and 30 ms at start-up)
-    # that a headless load of a large capture never needs.
-    import humanize
+_SUFFIXES = ("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "RB", "QB")
 
-    return "unknown" if v is None else humanize.naturalsize(v, binary=False, format="%.1f").replace(
-        " Bytes", " B").replace(" Byte", " B")
+
+def _b(v: int | None) -> str:
+    """`humanize.naturalsize(v, format="%.1f")` with " B" for bytes, written out: the same
+    text (a test compares), without the translation lookups that made it a tenth of a
+    report's time. Kept here so a headless load never imports humanize."""
+    if v is None:
+        return "unknown"
+    value = float(v)
+    a = abs(value)
+    if a < 1000:
+        return f"{int(value)} B"
+    exp = int(min(log(a, 1000), len(_SUFFIXES)))
+    if exp < len(_SUFFIXES) and abs(float("%.1f" % (a / (1000**exp)))) >= 1000:
+        exp += 1
+    return "%.1f" % (value / (1000**exp)) + " " + _SUFFIXES[exp - 1]
 
 
 def _include(flag: str) -> str:
