@@ -9,6 +9,7 @@ Finished turns are queued so a caller can show them while the rest is still read
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -21,7 +22,14 @@ from traceview.capture.endpoints import (
     turn_api,
 )
 from traceview.capture.facts import NON_TERMINAL, request_facts, response_facts
-from traceview.capture.model import Attempt, Exchange, Problem, RecordRef, Turn
+from traceview.capture.model import (
+    Attempt,
+    Exchange,
+    Problem,
+    RecordRef,
+    ResponseFacts,
+    Turn,
+)
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
@@ -54,83 +62,65 @@ class CaptureBuilder:
 
     # ---- one line ---------------------------------------------------------------------
     def feed(self, source: int, line: int, offset: int, raw: bytes, ended: bool) -> None:
-        n = len(raw) - 1 if ended else len(raw)  # the record without its newline
-        if n < 3 and not raw.strip():
+        self.feed_pre(source, line, offset, len(raw) - 1 if ended else len(raw),
+                      line_facts(raw, ended, keep=True))
+
+    def feed_pre(self, source: int, line: int, offset: int, n: int, pre: Pre,
+                 reread: Callable[[], dict[str, Any]] | None = None) -> None:
+        """Pair one line from what `line_facts` made of it (here or in a worker process).
+
+        `reread` parses the line again from the file, for the few records whose body the
+        pairing needs after all (exchanges, retries, stream events): a worker does not send
+        bodies back. In one process the parsed record rides in `pre` instead."""
+        if pre is None:
             return
         ref = RecordRef(source, offset, n, line)
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            self._bad_line(source, line, raw, ended, exc)
-            return
-        if not isinstance(obj, dict):
-            self.problem(source, line, "unknown_record",
-                         f"a JSON {type(obj).__name__} where a record object was expected")
-            return
-        d = obj.get("dir")
-        if d == "req":
+        kind = pre[0]
+        if kind == "req":
             self._close_stream()
-            self._request(obj, ref)
-        elif d == "res":
+            self._request(pre, ref, _getter(pre[-1], reread))
+        elif kind == "res":
             self._close_stream()
-            self._response(obj, ref)
-        elif isinstance(obj.get("type"), str) and "sequence_number" in obj:
+            self._response(pre, ref, _getter(pre[-1], reread))
+        elif kind == "problem":
+            self.problem(source, line, pre[1], pre[2])
+        else:  # "other": stream events, bare response bodies, unknown records
+            obj = pre[1] if pre[1] is not None else reread() if reread else {}
+            self._other(obj, ref)
+
+    def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        if isinstance(obj.get("type"), str) and "sequence_number" in obj:
             self._stream_event(obj, ref)
         elif api_from_response(obj) is not None:
             # A bare response body per line (a log of resp.model_dump()).
             self._close_stream()
-            self._response({"dir": "res", "body": obj}, ref)
+            rec = {"dir": "res", "body": obj}
+            self._response(response_pre(rec, True), ref, lambda: rec)
         else:
             keys = ", ".join(list(obj)[:5]) or "none"
-            self.problem(source, line, "unknown_record",
+            self.problem(ref.source, ref.line, "unknown_record",
                          f"not a capture record (keys: {keys}); expected "
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
-    def _bad_line(self, source: int, line: int, raw: bytes, ended: bool, exc: Exception) -> None:
-        if not raw.strip():
-            return
-        raw = raw.rstrip(b"\r\n")
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as ue:
-            self.problem(source, line, "invalid_utf8",
-                         f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
-                         "line skipped")
-            return
-        if not ended:
-            self.problem(source, line, "truncated_line",
-                         f"last line ends mid-record ({len(raw):,} bytes, no newline): "
-                         "the writer probably stopped while writing it; line skipped")
-            return
-        self.problem(source, line, "malformed_json", f"not valid JSON ({exc}); line skipped")
-
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, obj: dict[str, Any], ref: RecordRef) -> None:
-        body = obj.get("body")
-        endpoint = obj.get("endpoint")
-        link = obj.get("id") if isinstance(obj.get("id"), str) else None
-        if obj.get("recorded") is False and body is None:
+    def _request(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+        _, skip, link, method, path, query, api, no_api, facts, body_ok, _ = pre
+        if skip:
             return  # the request was never recorded; its response will stand alone
-        if isinstance(endpoint, str) and endpoint.strip():
-            method, path, query = split_endpoint(endpoint)
-            api = turn_api(method, path)
-        else:
-            method, path, query = "POST", "/v1/responses", ""
-            api = api_from_body(body)
-            if api is None:
-                self.problem(ref.source, ref.line, "unknown_record",
-                             "request record without an endpoint whose body is not a "
-                             "Responses or Chat Completions request; kept as an exchange")
+        if no_api:
+            self.problem(ref.source, ref.line, "unknown_record",
+                         "request record without an endpoint whose body is not a "
+                         "Responses or Chat Completions request; kept as an exchange")
         if link is None and self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, body)
+            retry_of = self._retry_of(api, obj)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
-            if isinstance(body, dict):
-                rec.req = request_facts(api, body, obj.get("bytes"))
-                self._last_input = (rec, _input_of(api, body))
+            if body_ok:
+                rec.req = facts
+                self._last_input = (rec, _lazy_input(api, obj))
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -150,17 +140,18 @@ class CaptureBuilder:
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, body: Any) -> Turn | None:
+    def _retry_of(self, api: str, obj: Callable[[], dict[str, Any]]) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
         held, self._failed = self._failed, None
         if held is None:
             return None
-        failed, old = held
+        failed, old_input = held
+        body = obj().get("body")
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
                 and self.turns and self.turns[-1] is failed):
-            new = _input_of(api, body)
+            old, new = old_input(), _input_of(api, body)
             g = body.get
             conv = g("conversation")
             conv = conv.get("id") if isinstance(conv, dict) else conv
@@ -176,26 +167,25 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, obj: dict[str, Any], ref: RecordRef) -> None:
-        link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    def _response(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+        link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
             rec = self._linked.pop(link)
         elif link is None and self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
-            rec = self._orphan(obj, ref)
+            rec = self._orphan(pre, ref)
             if rec is None:
                 return
         if isinstance(rec, Turn):
-            self._answer_turn(rec, obj, ref)
+            self._answer_turn(rec, pre[4] or response_facts(obj()), ref)
         else:
-            self._answer_exchange(rec, obj, ref)
+            self._answer_exchange(rec, obj(), ref)
 
-    def _orphan(self, obj: dict[str, Any], ref: RecordRef) -> Turn | Exchange | None:
-        body = obj.get("body")
-        api = api_from_response(body)
-        if api is None and isinstance(obj.get("events"), list):
+    def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
+        _, _, api, events, _, _ = pre
+        if api is None and events:
             api = "responses"
         if api is not None:
             turn = Turn(len(self.turns) + 1, ref.source, ref.line, api)
@@ -209,9 +199,9 @@ class CaptureBuilder:
         self.exchanges.append(ex)
         return ex
 
-    def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
+    def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef) -> None:
         turn.response = ref
-        turn.res = response_facts(obj)
+        turn.res = facts
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
@@ -287,7 +277,7 @@ class CaptureBuilder:
         if s is None:
             return
         record = {"dir": "res", "events": s["events"]}
-        self._response(record, s["ref"])
+        self._response(response_pre(record, True), s["ref"], lambda: record)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")
@@ -309,6 +299,95 @@ class CaptureBuilder:
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
+
+
+# ---- what one line says, without pairing state (pure: runs in worker processes) ---------
+# A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
+# body_ok, obj) | ("res", link, api, events, facts, obj) | ("problem", kind, message) |
+# ("other", obj) | None (blank). `obj` is the parsed record when `keep` (one process), else
+# None: a worker sends no bodies back, and the few records that need theirs are re-read.
+Pre = tuple | None
+
+
+def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
+    n = len(raw) - 1 if ended else len(raw)  # the record without its newline
+    if n < 3 and not raw.strip():
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return _bad_line(raw, ended, exc)
+    if not isinstance(obj, dict):
+        return ("problem", "unknown_record",
+                f"a JSON {type(obj).__name__} where a record object was expected")
+    d = obj.get("dir")
+    if d == "req":
+        return request_pre(obj, keep)
+    if d == "res":
+        return response_pre(obj, keep)
+    return ("other", obj if keep else None)
+
+
+def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
+    body = obj.get("body")
+    endpoint = obj.get("endpoint")
+    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    keep_obj = obj if keep else None
+    if obj.get("recorded") is False and body is None:
+        return ("req", True, link, None, None, None, None, False, None, False, keep_obj)
+    if isinstance(endpoint, str) and endpoint.strip():
+        method, path, query = split_endpoint(endpoint)
+        api = turn_api(method, path)
+        no_api = False
+    else:
+        method, path, query = "POST", "/v1/responses", ""
+        api = api_from_body(body)
+        no_api = api is None
+    body_ok = isinstance(body, dict)
+    facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
+    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, keep_obj)
+
+
+def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
+    """The response side: its facts when it reads as a model response (or a stream), else
+    None (an exchange's answer: the pairing reads its body when it needs it)."""
+    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    api = api_from_response(obj.get("body"))
+    events = isinstance(obj.get("events"), list)
+    facts = response_facts(obj) if api is not None or events else None
+    return ("res", link, api, events, facts, obj if keep else None)
+
+
+def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
+    if not raw.strip():
+        return None
+    raw = raw.rstrip(b"\r\n")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as ue:
+        return ("problem", "invalid_utf8",
+                f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
+                "line skipped")
+    if not ended:
+        return ("problem", "truncated_line",
+                f"last line ends mid-record ({len(raw):,} bytes, no newline): "
+                "the writer probably stopped while writing it; line skipped")
+    return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
+
+
+def _getter(obj: dict[str, Any] | None,
+            reread: Callable[[], dict[str, Any]] | None) -> Callable[[], dict[str, Any]]:
+    if obj is not None:
+        return lambda: obj
+    if reread is None:
+        return dict
+    return reread
+
+
+def _lazy_input(api: str, obj: Callable[[], dict[str, Any]]) -> Callable[[], Any]:
+    """The request's input, read when a retry check needs it: in one process from the
+    parsed record (kept, as before, one at a time), else re-read from the file."""
+    return lambda: _input_of(api, obj().get("body") or {})
 
 
 def _input_of(api: str, body: dict[str, Any]) -> Any:
