@@ -70,19 +70,47 @@ def slice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where
 
 
+@pytest.fixture(params=["one process", "workers"])
+def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One process, or facts made in 2 worker processes over chunks of a few kB (so every
+    capture is cut in many places, mid-conversation and mid-stream)."""
+    if request.param == "workers":
+        monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+        monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+        monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "5000")
+    else:
+        monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    return str(request.param)
+
+
 @pytest.mark.parametrize("path", captures())
-def test_report_is_byte_identical(path: str, capsysbinary: pytest.CaptureFixture[bytes],
+def test_report_is_byte_identical(path: str, mode: str,
+                                  capsysbinary: pytest.CaptureFixture[bytes],
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     check(path, compute(capsysbinary, path))
 
 
 @pytest.mark.parametrize("name", sorted(SLICES))
-def test_bench_slice_report_is_byte_identical(name: str, slice_dir: Path,
+def test_bench_slice_report_is_byte_identical(name: str, mode: str, slice_dir: Path,
                                               capsysbinary: pytest.CaptureFixture[bytes],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    if mode == "workers":
+        monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", str(1 << 20))
     monkeypatch.chdir(slice_dir)
     check(name, compute(capsysbinary, name))
+
+
+def test_a_directory_reads_the_same_with_workers(capsysbinary: pytest.CaptureFixture[bytes],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file of a directory goes to a worker whole (and in chunks when large)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    one = compute(capsysbinary, "tests/fixtures/real")
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+    monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "20000")
+    assert compute(capsysbinary, "tests/fixtures/real") == one
 
 
 def test_every_capture_is_pinned() -> None:

@@ -1,0 +1,118 @@
+"""Facts on every core: the lines of a large capture reduced in worker processes.
+
+What a line says (`reader.line_facts`) depends on that line alone, so a large file is cut
+into chunks at line boundaries, and the files of a directory are taken whole, and worker
+processes reduce each chunk to a list of (length, ended, facts). The main process only
+pairs and analyses, consuming the chunks in file order: line numbers, offsets, problems
+and turn order are exactly those of a single-process read (a test compares the reports
+byte for byte). `extract` is also what a cluster job would map over files.
+
+Small captures stay in one process: starting workers costs more than they save.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from traceview.capture.reader import Pre, line_facts
+
+CHUNK_BYTES = 4 << 20
+# Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
+MIN_PARALLEL_BYTES = 48 << 20
+
+Chunk = list[tuple[int, bool, Pre]]
+Task = tuple[int, str, int, int]  # source index, path, start, end
+
+
+def workers() -> int:
+    """Worker processes to use: $TRACEVIEW_WORKERS, else one per core (1: no workers)."""
+    env = os.environ.get("TRACEVIEW_WORKERS", "").strip()
+    try:
+        n = int(env) if env else (os.cpu_count() or 1)
+    except ValueError:
+        n = 1
+    return max(1, n)
+
+
+def min_parallel_bytes() -> int:
+    env = os.environ.get("TRACEVIEW_PARALLEL_MIN_BYTES", "").strip()
+    return int(env) if env.isdigit() else MIN_PARALLEL_BYTES
+
+
+def chunk_bytes() -> int:
+    env = os.environ.get("TRACEVIEW_CHUNK_BYTES", "").strip()
+    return max(1, int(env)) if env.isdigit() else CHUNK_BYTES
+
+
+def extract(path: str, start: int, end: int) -> Chunk:
+    """Every line in bytes [start, end) of `path` (which begin and end at line
+    boundaries) as (length with newline, ended by a newline, what it says)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    out: Chunk = []
+    append = out.append
+    for raw in io.BytesIO(data):  # splits at b"\n" only, like the file loop
+        ended = raw[-1:] == b"\n"
+        append((len(raw), ended, line_facts(raw, ended)))
+    return out
+
+
+def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
+    """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
+    last at the end of the file)."""
+    ranges: list[tuple[int, int]] = []
+    start = 0
+    with open(path, "rb") as f:
+        while start < size:
+            f.seek(min(start + chunk, size))
+            end = f.tell()
+            if end < size:
+                f.readline()
+                end = f.tell()
+            ranges.append((start, end))
+            start = end
+    return ranges
+
+
+class Extractor:
+    """Runs `extract` over tasks in a process pool, results handed back in task order, a
+    bounded number in flight (so memory stays a few chunks, not the whole file)."""
+
+    def __init__(self, n_workers: int) -> None:
+        import multiprocessing
+
+        # forkserver, not fork: the inspector loads from a thread, and forking a threaded
+        # process can copy a held lock into the child.
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
+            else "spawn"
+        self.pool = ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context(method))
+        self.ahead = 2 * n_workers
+        self._queue: deque[tuple[Task, Future[Chunk]]] = deque()
+        self._tasks: Iterator[Task] = iter(())
+
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+        self._tasks = tasks
+        self._fill()
+        while self._queue:
+            task, fut = self._queue.popleft()
+            try:
+                result: Chunk | OSError = fut.result()
+            except OSError as exc:
+                result = exc
+            self._fill()
+            yield task, result
+
+    def _fill(self) -> None:
+        while len(self._queue) < self.ahead:
+            task = next(self._tasks, None)
+            if task is None:
+                return
+            self._queue.append((task, self.pool.submit(extract, task[1], task[2], task[3])))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
