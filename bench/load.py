@@ -88,8 +88,11 @@ N = None
 t0 = time.perf_counter()
 {body}
 dt = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(dt, rss, N, file=sys.__stdout__)
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = me.ru_maxrss * 1024
+print(me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime, kids.ru_maxrss * 1024,
+      dt, rss, N, file=sys.__stdout__)
 """
 
 
@@ -98,6 +101,10 @@ class BenchError(Exception):
 
 
 Result = tuple[float, int, "int | None", list[float]]
+# CPU seconds of the phase's own process and of its worker processes, and the workers'
+# peak RSS, per run: on a busy machine wall time says little about scaling, but the main
+# process's CPU time is the critical path of the all-cores run.
+cpus: dict[str, list[tuple[float, float, int]]] = {}
 
 
 def measure(phases: list[str], path: Path, repeat: int) -> dict[str, Result]:
@@ -105,6 +112,7 @@ def measure(phases: list[str], path: Path, repeat: int) -> dict[str, Result]:
     interleaved run by run so a busy machine slows them alike (the ratios are what matter).
     A phase named `x@N` runs phase x with TRACEVIEW_WORKERS=N."""
     best: dict[str, Result] = {}
+    cpus.clear()
     for _ in range(repeat):
         for phase in phases:
             name, _, workers = phase.partition("@")
@@ -115,7 +123,8 @@ def measure(phases: list[str], path: Path, repeat: int) -> dict[str, Result]:
             if out.returncode != 0:
                 last = (out.stderr.strip().splitlines() or ["no output"])[-1]
                 raise BenchError(f"the {phase} phase failed on {path}: {last}")
-            dt, rss, n = out.stdout.split()[-3:]
+            cpu, kid_cpu, kid_rss, dt, rss, n = out.stdout.split()[-6:]
+            cpus.setdefault(phase, []).append((float(cpu), float(kid_cpu), int(kid_rss)))
             times = best[phase][3] if phase in best else []
             times.append(float(dt))
             cur = (float(dt), int(rss), None if n == "None" else int(n), times)
@@ -197,6 +206,10 @@ def _run(ns: argparse.Namespace, path: Path, shape: str) -> int:
         per_turn = f"{(rss - loop_rss) / turns:>9,.0f}" if turns and "@" in name else ""
         print(f"{name:<18}{t:>9.2f}{_spread(times):>13}{rss / 1e6:>10.0f} MB{rss / size:>9.1%}"
               f"{t / loop_t:>8.2f}×{per_turn}")
+    print(f"{'phase':<18}{'main CPU s':>11}{'workers CPU s':>15}{'worker RSS':>12}")
+    for name in results:
+        c = min(cpus[name])
+        print(f"{name:<18}{c[0]:>11.2f}{c[1]:>15.2f}{c[2] / 1e6:>9.0f} MB")
     summary: dict[str, float] = {"size": size, "turns": turns}
     for n in counts:
         j, tx = results[f"report-json@{n}"], results[f"report-text@{n}"]

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import random
 from pathlib import Path
 
 import humanize
 import pytest
+from rich.console import Console
 
 from traceview.analysis.explain import _b
 from traceview.analysis.session import analyze
 from traceview.analysis.turn_report import CONTRACT_KEYS, EXTRA_KEYS
+from traceview.report.text import render_text
 
 ROOT = Path(__file__).parent.parent.parent
 CAPTURES = sorted([*(ROOT / "tests/fixtures/real").glob("*.jsonl"),
@@ -40,3 +43,16 @@ def test_byte_sizes_read_as_humanize_writes_them() -> None:
         want = humanize.naturalsize(v, binary=False, format="%.1f")
         assert _b(v) == want.replace(" Bytes", " B").replace(" Byte", " B"), v
     assert _b(None) == "unknown"
+
+
+@pytest.mark.parametrize("name", ["service_day.jsonl", "hostile.jsonl", "damaged.jsonl"])
+def test_text_report_reads_the_same_on_a_terminal(name: str) -> None:
+    """The plain writer (pipes, files) and Rich's styled print (a terminal) say the same."""
+    a = analyze(str(ROOT / "sample_traces" / name))
+    pipe = io.StringIO()
+    render_text(a, Console(file=pipe, width=100, highlight=False, markup=False, emoji=False))
+    tty = Console(file=io.StringIO(), width=100, highlight=False, markup=False, emoji=False,
+                  force_terminal=True, color_system="truecolor", record=True)
+    render_text(a, tty)
+    assert pipe.getvalue() == tty.export_text(styles=False)
+    assert "\x1b[" in tty.file.getvalue()  # the terminal got styles; the pipe did not

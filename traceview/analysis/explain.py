@@ -22,7 +22,7 @@ def _n(v: int | None) -> str:
 _SUFFIXES = ("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "RB", "QB")
 
 
-def _b(v: int | None) -> str:
+def bytes_text(v: int | None) -> str:
     """`humanize.naturalsize(v, format="%.1f")` with " B" for bytes, written out: the same
     text (a test compares), without the translation lookups that made it a tenth of a
     report's time. Kept here so a headless load never imports humanize."""
@@ -36,6 +36,9 @@ def _b(v: int | None) -> str:
     if exp < len(_SUFFIXES) and abs(float("%.1f" % (a / (1000**exp)))) >= 1000:
         exp += 1
     return "%.1f" % (value / (1000**exp)) + " " + _SUFFIXES[exp - 1]
+
+
+_b = bytes_text
 
 
 def _include(flag: str) -> str:

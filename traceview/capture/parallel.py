@@ -90,7 +90,10 @@ class Extractor:
         # process can copy a held lock into the child.
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
             else "spawn"
-        self.pool = ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context(method))
+        ctx = multiprocessing.get_context(method)
+        if method == "forkserver":  # workers fork with the reader already imported
+            ctx.set_forkserver_preload(["traceview.capture.reader"])
+        self.pool = ProcessPoolExecutor(n_workers, mp_context=ctx)
         self.ahead = 2 * n_workers
         self._queue: deque[tuple[Task, Future[Chunk]]] = deque()
         self._tasks: Iterator[Task] = iter(())
