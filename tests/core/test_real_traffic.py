@@ -355,3 +355,15 @@ def test_report_json_carries_the_new_fields(tmp_path: Path) -> None:
     assert len(t1["attempts"]) == 2 and t1["markers"] == ["retried"]
     assert doc["totals"]["usage_turns"] == 2 and doc["totals"]["attempts"] == 1
     assert "basis" in doc["totals"]["latency_ms"]
+
+
+def test_text_report_shows_attempts_and_coverage(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(_retry(tmp_path))],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "2,280×2" in out and "↻retried" in out
+    err = {"error": {"message": "x", "type": "server_error", "code": "server_error"}}
+    only = write(tmp_path / "one_failed.jsonl",
+                 [req({"model": "gpt-4.1", "input": "x"}), res(err, 10, status=500)])
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(only)],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "billed in — (over 0 of 1 turns with usage)" in out

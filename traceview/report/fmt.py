@@ -19,6 +19,14 @@ def signed(v: int | float | None) -> str:
     return "—" if v is None else f"{int(v):+,}"
 
 
+def latency(turn: object) -> str:
+    """A turn's caller latency in ms; ``×N`` when it took N attempts (the failed tries'
+    time is included in the number)."""
+    ms = num(getattr(turn, "caller_elapsed_ms", None))
+    n = len(getattr(turn, "attempts", None) or ())
+    return f"{ms}×{n}" if n > 1 else ms
+
+
 def size(v: int | None) -> str:
     if v is None:
         return "—"

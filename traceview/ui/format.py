@@ -46,6 +46,11 @@ def marker_meaning(marker: str) -> str:
     return (entry[1] if entry else None) or marker.replace("_", " ")
 
 
+def latency_cell(turn: Any) -> str:
+    """The caller's latency; ``×N`` when the turn took N attempts (failed tries included)."""
+    return fmt.latency(turn)
+
+
 def markers_cell(markers: Iterable[str]) -> str:
     return "".join(marker_symbol(m) for m in markers)
 

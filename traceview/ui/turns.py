@@ -38,7 +38,7 @@ TURN_COLUMNS: list[Column] = [
     Column("out", 7, lambda t: fmt.num(t.output_tokens)),
     Column("reason", 7, lambda t: fmt.num(t.reasoning_tokens)),
     Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls), align="left"),
-    Column("ms", 7, lambda t: fmt.num(t.elapsed_ms)),
+    Column("ms", 7, lambda t: fmt.latency_cell(t)),
     Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left"),
 ]
 
