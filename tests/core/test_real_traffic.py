@@ -39,7 +39,7 @@ def _compacting_chain(tmp_path: Path) -> Path:
     recs: list[dict[str, Any]] = []
     prev = None
     window: list[dict[str, Any]] = []
-    inputs = {1: 1200, 2: 1900, 3: 2700, 4: 900, 5: 1700, 6: 950, 7: 1800, 8: 1000}
+    inputs = {1: 1200, 2: 1335, 3: 1470, 4: 400, 5: 535, 6: 420, 7: 555, 8: 430}
     for n in range(1, 9):
         text = f"question {n} about the long report"
         body: dict[str, Any] = {"model": "gpt-4.1", "input": text,
@@ -76,6 +76,7 @@ def test_compaction_counted_where_it_happened(tmp_path: Path) -> None:
     assert compacted == [3, 5, 7]
     assert a.totals["markers"]["compaction"] == 3
     assert not any("compaction_likely" in t.markers for t in a.turns)
+    assert not any("deposit" in t.markers for t in a.turns)
     t4 = a.turns[3]
     assert t4.analysis_context["compaction_resent"] == 3
     assert any("resends the compaction item first seen on turn 3" in s for s in t4.explanation)
