@@ -32,6 +32,23 @@ TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete
 NON_TERMINAL = ("queued", "in_progress")
 
 
+def _dumps(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return b""
+
+
+# Substrings whose absence from an item list's JSON proves it carries no non-text input:
+# one C-level search spares the walk on the turns (nearly all) that have none.
+_MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"image_url"',
+                b'"input_audio"', b'"file"')
+
+
+def _may_carry_media(raw: bytes) -> bool:
+    return any(h in raw for h in _MEDIA_HINTS)
+
+
 def _dumps_len(obj: Any) -> int:
     try:
         return len(orjson.dumps(obj))
@@ -163,7 +180,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     else:
         items: list[Any] = raw_input if type(raw_input) is list else []
         count = len(items)
-        ib = _dumps_len(items) if items else 0
+        raw_items = _dumps(items) if items else b""
+        ib = len(raw_items)
         user_text, words, sig = _user_side(items)
         if chained:
             sig = None  # only stateless turns are grouped by their first message
@@ -183,7 +201,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                     cid = item.get(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
-        media = media_parts(new, model) if new else []
+        media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -253,6 +271,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                   g: Any, raw_tools: Any) -> RequestFacts:
     messages = g("messages")
     items = messages if isinstance(messages, list) else []
+    raw_items = _dumps(items)
     user_text, words, sig = _user_side(items)
     new = _new_items(items, False)
     new_tokens = estimate_tokens(new)
@@ -261,12 +280,12 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                 and type(m.get("tool_call_id")) is str]
     if answered:
         extra["answered"] = tuple(answered)
-    media = media_parts(new, model) if new else []
+    media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
     f = RequestFacts(
-        "chat", model, None, None, (), tools, rb, _dumps_len(items), len(items),
+        "chat", model, None, None, (), tools, rb, len(raw_items), len(items),
         new_tokens, user_text, words, sig, stream=stream)
     _request_common(f, g, raw_tools, tools, extra)
     return f
@@ -314,7 +333,8 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     calls: tuple[HostedCall, ...] = ()
     ob = 0
     if type(output) is list and output:
-        ob = _dumps_len(output)
+        raw_output = _dumps(output)
+        ob = len(raw_output)
         kinds = []
         for i in output:
             if type(i) is dict:
@@ -347,9 +367,24 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
     if type(fs) is int:
         f.file_search_requests = fs
-    if types:
+    if types and (not _plain(types) or b'"refusal"' in raw_output):
         _output_extras(f, output, types)
     return f
+
+
+# Item-kind tuples (shared, see _shared) that hold nothing _output_extras reads: known
+# types only, no action, no compaction. Most turns' kinds are one of a few such tuples.
+_PLAIN_TYPES: dict[tuple[str, ...], bool] = {}
+
+
+def _plain(types: tuple[str, ...]) -> bool:
+    plain = _PLAIN_TYPES.get(types)
+    if plain is None:
+        plain = (KNOWN_OUTPUT_TYPES.issuperset(types) and ACTION_TYPES.isdisjoint(types)
+                 and "compaction" not in types)
+        if len(_PLAIN_TYPES) < 4096:
+            _PLAIN_TYPES[types] = plain
+    return plain
 
 
 def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
