@@ -368,3 +368,18 @@ def test_text_report_shows_attempts_and_coverage(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "traceview", "report", str(only)],
                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert "billed in — (over 0 of 1 turns with usage)" in out
+
+
+def test_failed_attempt_input_is_not_on_the_capture_side_of_the_diff(tmp_path: Path) -> None:
+    from traceview.analysis.transcript import capture_side, pick_target
+    from traceview.capture.capture import load
+
+    body = {"model": "gpt-4.1", "conversation": "conv_1",
+            "input": [{"role": "user", "content": "Summarise the claim"}]}
+    err = {"error": {"message": "overloaded", "type": "server_error", "code": "server_error"}}
+    recs = [req(body), res(err, 90, status=503),
+            *_turn(body, sdk.body("resp_ok", 900, 80, [message("done", "msg_ok")],
+                                  conv="conv_1"))]
+    cap = load(str(write(tmp_path / "conv_retry.jsonl", recs)))
+    items = capture_side(cap, pick_target(cap, None))
+    assert [(i.side, i.turn) for i in items] == [("input", 1), ("output", 1)]
