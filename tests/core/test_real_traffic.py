@@ -383,3 +383,43 @@ def test_failed_attempt_input_is_not_on_the_capture_side_of_the_diff(tmp_path: P
     cap = load(str(write(tmp_path / "conv_retry.jsonl", recs)))
     items = capture_side(cap, pick_target(cap, None))
     assert [(i.side, i.turn) for i in items] == [("input", 1), ("output", 1)]
+
+
+def test_standalone_compact_call_keeps_a_stateless_conversation_whole(tmp_path: Path) -> None:
+    u1 = {"role": "user", "content": "Read the policy and remember it."}
+    a1 = message("Noted.", "msg_a1")
+    u2 = {"role": "user", "content": "What is excluded?"}
+    a2 = message("Floods.", "msg_a2")
+    cmp = sdk.compaction("cmp_9", "opaque" * 40)
+    compacted = {"id": "resp_c", "object": "response.compaction", "created_at": 1,
+                 "output": [u1 | {"type": "message"}, u2 | {"type": "message"}, cmp],
+                 "usage": {"input_tokens": 5200, "output_tokens": 300, "total_tokens": 5500,
+                           "input_tokens_details": {"cached_tokens": 0},
+                           "output_tokens_details": {"reasoning_tokens": 0}}}
+    window = [u1, u2, {"type": "compaction", "encrypted_content": cmp["encrypted_content"]}]
+    recs = [*_turn({"model": "gpt-4.1", "input": [u1]},
+                   sdk.body("resp_1", 5000, 10, [a1])),
+            *_turn({"model": "gpt-4.1", "input": [u1, a1, u2]},
+                   sdk.body("resp_2", 5030, 10, [a2])),
+            req({"model": "gpt-4.1", "input": [u1, a1, u2, a2]},
+                endpoint="POST /v1/responses/compact"), res(compacted, 900),
+            *_turn({"model": "gpt-4.1", "input": [*window, {"role": "user", "content": "And?"}]},
+                   sdk.body("resp_4", 420, 10, [message("That's all.")]))]
+    a = analyze(str(write(tmp_path / "compact_call.jsonl", recs)))
+    assert [t.api for t in a.turns] == ["responses", "responses", "compact", "responses"]
+    assert len(a.conversations) == 1
+    assert [t.index for t in a.turns if "compaction" in t.markers] == [3]
+    assert "compaction_likely" not in a.turns[3].markers
+    assert a.turns[3].analysis_context["compaction_resent"] == 3
+
+
+def test_vector_store_storage_fee_is_shown_when_a_capture_creates_stores(
+        tmp_path: Path) -> None:
+    recs = [req({"name": "claims"}, endpoint="POST /v1/vector_stores"),
+            res({"id": "vs_1", "object": "vector_store", "status": "completed"}, 100),
+            *_turn({"model": "gpt-4.1", "input": "hi"}, sdk.body("resp_1", 10, 2, [message("ok")]))]
+    a = analyze(str(write(tmp_path / "vs.jsonl", recs)))
+    vs = a.totals["vector_stores"]
+    assert vs["created"] == 1 and vs["storage_fee"]["per_gb_day"] == 0.10
+    b = analyze(str(_retry(tmp_path)))
+    assert b.totals["vector_stores"] == {"created": 0, "storage_fee": None}
