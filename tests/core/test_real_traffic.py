@@ -423,3 +423,13 @@ def test_vector_store_storage_fee_is_shown_when_a_capture_creates_stores(
     assert vs["created"] == 1 and vs["storage_fee"]["per_gb_day"] == 0.10
     b = analyze(str(_retry(tmp_path)))
     assert b.totals["vector_stores"] == {"created": 0, "storage_fee": None}
+
+
+def test_real_pdf_and_image_url_input_is_listed_with_unknown_tokens() -> None:
+    t = analyze(str(ROOT / "tests/fixtures/real/dotnet_input_items_multipart_pagination.jsonl")
+                ).turns[0]
+    assert [(m["type"], m["source"], m["tokens"]) for m in t.media_input] == [
+        ("input_file", "inline", None), ("input_image", "url", None)]
+    assert t.media_input[0]["filename"] == "test_favorite_foods.pdf"
+    assert t.expected_input is None and t.expected_input_unknown is None  # first turn
+    assert any("input_file: tokens unknown" in s for s in t.explanation)

@@ -114,7 +114,7 @@ class Analyzer:
                 chained = req.conversation_id is not None or req.previous_response_id is not None
                 owned = req_bytes + (st.history_bytes if chained else 0)
             media = rx.get("media") if rx else None
-            if media and any(m["tokens"] is None for m in media):
+            if prev is not None and media and any(m["tokens"] is None for m in media):
                 ctx["expected_unknown"] = EXPECTED_UNKNOWN_MEDIA
             elif prev is not None:
                 expected = prev + st.last_visible + req.new_input_tokens

@@ -22,7 +22,7 @@ def signed(v: int | float | None) -> str:
 def latency(turn: object) -> str:
     """A turn's caller latency in ms; ``×N`` when it took N attempts (the failed tries'
     time is included in the number)."""
-    ms = num(getattr(turn, "caller_elapsed_ms", None))
+    ms = num(getattr(turn, "caller_elapsed_ms", getattr(turn, "elapsed_ms", None)))
     n = len(getattr(turn, "attempts", None) or ())
     return f"{ms}×{n}" if n > 1 else ms
 
