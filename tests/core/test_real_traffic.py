@@ -433,3 +433,18 @@ def test_real_pdf_and_image_url_input_is_listed_with_unknown_tokens() -> None:
     assert t.media_input[0]["filename"] == "test_favorite_foods.pdf"
     assert t.expected_input is None and t.expected_input_unknown is None  # first turn
     assert any("input_file: tokens unknown" in s for s in t.explanation)
+
+
+def test_deposit_attribution_fits_a_request_that_sent_the_flag(tmp_path: Path) -> None:
+    from tests.core.builders import conv_turn
+
+    flag = ["file_search_call.results"]
+    recs = (conv_turn("conv_1", "My washing machine flooded", "r1", 1210, 380, tools=True)
+            + conv_turn("conv_1", "Is accidental damage covered?", "r2", 1690, 402, tools=True,
+                        output=[file_search("fs_1", None), message("yes")], include=flag)
+            + conv_turn("conv_1", "What's the excess?", "r3", 6110, 290, tools=True))
+    t3 = analyze(str(write(tmp_path / "claims_sent.jsonl", recs))).turns[2]
+    assert "deposit" in t3.markers
+    assert t3.attribution["include"] == [] and t3.attribution["include_sent"] == flag
+    text = " ".join(t3.explanation)
+    assert "although the request sent" in text and "lacked" not in text
