@@ -448,3 +448,25 @@ def test_deposit_attribution_fits_a_request_that_sent_the_flag(tmp_path: Path) -
     assert t3.attribution["include"] == [] and t3.attribution["include_sent"] == flag
     text = " ".join(t3.explanation)
     assert "although the request sent" in text and "lacked" not in text
+
+
+def test_type_confused_items_never_crash_the_new_readers(tmp_path: Path) -> None:
+    body = {"model": "gpt-4.1", "store": "yes", "instructions": ["odd"],
+            "tools": [{"type": "function", "name": ["x"]}, "junk"],
+            "input": [{"type": "compaction", "encrypted_content": 3, "id": None},
+                      {"type": ["function_call_output"], "call_id": 1},
+                      {"type": {"k": 1}}, {"role": "user", "content": [
+                          {"type": "input_image", "image_url": {"url": 5}, "detail": 7},
+                          {"type": "input_image", "image_url": "data:image/png;base64,@@@"}]}]}
+    reply = sdk.body("resp_1", 10, 2, [message("ok")], service_tier="default")
+    reply["output"] += [{"type": ["x"]}, {"type": "function_call", "call_id": ["c"],
+                                          "name": {"n": 1}}, {"type": "computer_call"}]
+    reply["tool_usage"] = {"web_search": {"num_requests": "3"}}
+    reply["usage"]["server_tool_use"] = {"web_search_requests": -1}
+    recs = [req(body), res(reply, 5, headers={"x-request-id": ["r"],
+                                              "openai-processing-ms": "fast"})]
+    a = analyze(str(write(tmp_path / "confused.jsonl", recs)))
+    t = a.turns[0]
+    assert t.store is None and t.request_id is None and t.processing_ms is None
+    assert [m["tokens"] for m in t.media_input] == [None, None]
+    assert t.to_dict()["index"] == 1 and t.explanation

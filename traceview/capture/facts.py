@@ -197,7 +197,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                     keys.extend(compaction_keys(item))
                 elif t == "compaction_trigger":
                     compaction_trigger = True
-                elif t in ANSWER_KEYS:
+                elif type(t) is str and t in ANSWER_KEYS:
                     cid = item.get(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
@@ -427,7 +427,8 @@ def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) 
     if not ACTION_TYPES.isdisjoint(types):
         actions = []
         for item in output:
-            if type(item) is not dict or item.get("type") not in ACTION_TYPES:
+            if type(item) is not dict or type(item.get("type")) is not str or (
+                    item["type"] not in ACTION_TYPES):
                 continue
             t = item["type"]
             cid = item.get("id" if t == "mcp_approval_request" else "call_id")
