@@ -470,3 +470,15 @@ def test_type_confused_items_never_crash_the_new_readers(tmp_path: Path) -> None
     assert t.store is None and t.request_id is None and t.processing_ms is None
     assert [m["tokens"] for m in t.media_input] == [None, None]
     assert t.to_dict()["index"] == 1 and t.explanation
+
+
+def test_new_strings_from_the_capture_are_masked(tmp_path: Path) -> None:
+    key = "sk-proj-" + "A1b2C3d4" * 6
+    body = {"model": "gpt-4.1", "input": [{"role": "user", "content": [
+        {"type": "input_file", "filename": f"{key}.pdf", "file_data": "data:x"}]}]}
+    reply = sdk.body("resp_1", 10, 2, [message("ok")])
+    reply["output"].append({"type": f"{key}_call"})
+    recs = [req(body), res(reply, 5, headers={"x-request-id": key})]
+    a = analyze(str(write(tmp_path / "secret.jsonl", recs)))
+    doc = json.dumps(a.to_report())
+    assert key not in doc and key not in " ".join(a.turns[0].explanation)

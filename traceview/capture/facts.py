@@ -395,9 +395,9 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
         f.store_set = True
         f.store_value = store
     tier = g("service_tier")
-    f.service_tier = _name(tier)
+    f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() else _masked(tier)
     fp = g("system_fingerprint")
-    f.fingerprint = _name(fp)
+    f.fingerprint = _masked(fp) if type(fp) is str and fp else None
     stu = usage.get("server_tool_use") if type(usage) is dict else None
     if type(stu) is dict:
         ws, fs = stu.get("web_search_requests"), stu.get("file_search_requests")
@@ -405,6 +405,11 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
             f.web_search_requests = ws
         if type(fs) is int and f.file_search_requests is None:
             f.file_search_requests = fs
+
+
+def _masked(value: str) -> str | None:
+    """A short provider string that is not plainly a name: masked and clipped."""
+    return _name(redact_text(value)[:99])
 
 
 def _error_code(err: dict[str, Any]) -> str | None:
@@ -421,7 +426,8 @@ def _extra(f: ResponseFacts) -> dict[str, Any]:
 def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) -> None:
     """Unknown item types, items that hand the next step to the application, refusals and
     compaction keys: each read only when the output holds that kind of item."""
-    unknown = [(i, t) for i, t in enumerate(types) if t not in KNOWN_OUTPUT_TYPES]
+    unknown = [(i, redact_text(t)[:100]) for i, t in enumerate(types)
+               if t not in KNOWN_OUTPUT_TYPES]
     if unknown:
         _extra(f)["unknown_items"] = tuple(unknown)
     if not ACTION_TYPES.isdisjoint(types):
