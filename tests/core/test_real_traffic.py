@@ -482,3 +482,13 @@ def test_new_strings_from_the_capture_are_masked(tmp_path: Path) -> None:
     a = analyze(str(write(tmp_path / "secret.jsonl", recs)))
     doc = json.dumps(a.to_report())
     assert key not in doc and key not in " ".join(a.turns[0].explanation)
+
+
+def test_unknown_item_is_shown_in_the_row(tmp_path: Path) -> None:
+    reply = sdk.body("resp_1", 900, 40, [message("ok")])
+    reply["output"].insert(0, {"id": "qs_1", "type": "quantum_search_call"})
+    path = write(tmp_path / "unk_row.jsonl", _turn({"model": "gpt-4.1", "input": "q"}, reply))
+    done = subprocess.run([sys.executable, "-m", "traceview", "report", str(path), "--format",
+                           "markdown"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 1  # a problem was found while reading: it says so
+    assert "| unknown item type quantum_search_call |" in done.stdout

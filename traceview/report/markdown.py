@@ -27,7 +27,7 @@ def render_markdown(analysis: Analysis) -> str:
                 f"| {t.index} | {_cell((t.user_text or '')[:60])} | {size(t.request_bytes)} "
                 f"| {num(t.input_tokens)} | {signed(t.unexplained_tokens)} "
                 f"| {num(t.cached_tokens)} | {num(t.output_tokens)} "
-                f"| {hosted_cell(t.hosted_calls)} | {latency(t)} "
+                f"| {_cell(hosted_cell(t.hosted_calls, t.unknown_items))} | {latency(t)} "
                 f"| {', '.join(t.markers)} |")
         out.append("")
         for t in turns:

@@ -42,7 +42,7 @@ def turns_table(turns: list[TurnReport]) -> Text:
     rows = [
         (str(t.index), plain(t.user_text or ""), size(t.request_bytes), num(t.input_tokens),
          signed(t.unexplained_tokens), num(t.cached_tokens), num(t.output_tokens),
-         hosted_cell(t.hosted_calls), latency(t), _markers(t))
+         plain(hosted_cell(t.hosted_calls, t.unknown_items)), latency(t), _markers(t))
         for t in turns
     ]
     widths = [min(cap, max([len(h)] + [len(r[i]) for r in rows])) if cap else 0
