@@ -245,7 +245,11 @@ class TurnReport:
 
     @property
     def model_passes(self) -> int:
-        return self.context.get("passes", 1) if self.context else 1
+        """Model passes the output shows (1 + hosted calls the model continued after)."""
+        from traceview.analysis.analyzer import model_passes
+
+        res = self.turn.res
+        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
 
     @property
     def finish_reasons(self) -> list[str]:
@@ -406,7 +410,8 @@ class TurnReport:
             "store": store, "service_tier": tier, "system_fingerprint": fingerprint,
             "media_input": list(rx.get("media", ())) if rx else [],
             "expected_input_unknown": ctx.get("expected_unknown") if ctx else None,
-            "model_passes": ctx.get("passes", 1) if ctx else 1,
+            "model_passes": (_passes()(res.output_types)
+                             if res is not None and res.hosted_calls else 1),
             "finish_reasons": list(x.get("finish_reasons", ())) if x else [],
             "unknown_items": [{"index": i, "type": ty}
                               for i, ty in (x.get("unknown_items", ()) if x else ())],
@@ -425,6 +430,13 @@ class TurnReport:
                          "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason}
         d["explanation"] = explain(view)  # type: ignore[arg-type]
         return d
+
+
+def _passes() -> Any:
+    """analyzer.model_passes, imported on first use (the analyzer imports this module)."""
+    from traceview.analysis.analyzer import model_passes
+
+    return model_passes
 
 
 class _RowView:

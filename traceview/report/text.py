@@ -38,14 +38,20 @@ def _cell(value: str, width: int, right: bool) -> str:
     return value.rjust(width) if right else value.ljust(width)
 
 
+def _latency(r: dict) -> str:
+    """fmt.latency from a row: caller latency in ms, ``×N`` when it took N attempts."""
+    ms, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
+    return f"{ms}×{n}" if n > 1 else ms
+
+
 def _table_lines(rows: list[dict]) -> tuple[str, str]:
     """A conversation's turns as fixed-width lines, from their rows (the same rows the
     JSON report writes): the header line, and the body."""
     cells = [
         (str(r["index"]), plain(r["user_text"] or ""), size(r["request_bytes"]),
          num(r["input_tokens"]), signed(r["unexplained_tokens"]), num(r["cached_tokens"]),
-         num(r["output_tokens"]), hosted_cell(r["hosted_calls"]), num(r["elapsed_ms"]),
-         _markers(r["markers"]))
+         num(r["output_tokens"]), plain(hosted_cell(r["hosted_calls"], r["unknown_items"])),
+         _latency(r), _markers(r["markers"]))
         for r in rows
     ]
     widths = [min(cap, max([len(h)] + [len(r[i]) for r in cells])) if cap else 0
@@ -151,12 +157,19 @@ def render_text(analysis: Analysis, console: Console) -> None:
             out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
 
 
+def _coverage(t: dict) -> str:
+    """Which turns a token total covers, when it is not all of them."""
+    n, turns = t.get("usage_turns"), t.get("turns")
+    return f"(over {n} of {turns} turns with usage) " if n is not None and n != turns else ""
+
+
 def _totals(analysis: Analysis) -> Text:
     t = analysis.totals
     lat = t.get("latency_ms", {})
     return Text(
         f"\ntotals: {t.get('turns')} turns · billed in {num(t.get('input_tokens'))} "
-        f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
+        + _coverage(t)
+        + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
         + f" · latency p50 {num(lat.get('p50'))} ms, p95 {num(lat.get('p95'))} ms"
