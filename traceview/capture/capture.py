@@ -154,8 +154,13 @@ class CaptureLoader:
         if n_workers > 1:
             sizes = [_size(src.path) for src in self.capture._files]
             if sum(sizes) >= min_parallel_bytes():
-                yield from self._steps_parallel(every, n_workers, sizes)
-                return
+                try:
+                    extractor = Extractor(n_workers)
+                except Exception:  # noqa: BLE001 - no worker processes here: one process
+                    extractor = None
+                if extractor is not None:
+                    yield from self._steps_parallel(every, extractor, sizes)
+                    return
         feed = self.builder.feed
         for i, src in enumerate(self.capture._files):
             lines0, bytes0 = self.lines, self.bytes_read
@@ -178,11 +183,11 @@ class CaptureLoader:
             self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
             yield self.lines
 
-    def _steps_parallel(self, every: int, n_workers: int, sizes: list[int]) -> Iterator[int]:
+    def _steps_parallel(self, every: int, extractor: Extractor,
+                        sizes: list[int]) -> Iterator[int]:
         """As `steps`, with each line's facts made in worker processes (capture/parallel.py):
         the same calls on the builder in the same order, so the same capture."""
         files = self.capture._files
-        extractor = Extractor(n_workers)
         chunk = chunk_bytes()
 
         def tasks() -> Iterator[Task]:

@@ -93,7 +93,13 @@ class Extractor:
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":  # workers fork with the reader already imported
             ctx.set_forkserver_preload(["traceview.capture.reader"])
+        _start_helpers(method)
         self.pool = ProcessPoolExecutor(n_workers, mp_context=ctx)
+        try:  # fail here, before any line is read, so the caller can read in one process
+            self.pool.submit(os.getpid).result(timeout=60)
+        except BaseException:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            raise
         self.ahead = 2 * n_workers
         self._queue: deque[tuple[Task, Future[Chunk]]] = deque()
         self._tasks: Iterator[Task] = iter(())
@@ -119,3 +125,29 @@ class Extractor:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_helpers(method: str) -> None:
+    """Start multiprocessing's helper processes with a real stderr to inherit. Under the
+    inspector sys.stderr is Textual's capture, whose fileno() is -1: the resource tracker
+    would fail to start with it ("bad value(s) in fds_to_keep"). The helpers get
+    /dev/null instead, so nothing they print lands on the screen."""
+    import sys
+    from multiprocessing import forkserver, resource_tracker
+
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        usable = False
+    saved = sys.stderr
+    devnull = None if usable else open(os.devnull, "w")  # noqa: SIM115 - closed below
+    try:
+        if devnull is not None:
+            sys.stderr = devnull
+        resource_tracker.ensure_running()
+        if method == "forkserver":
+            forkserver.ensure_running()
+    finally:
+        if devnull is not None:
+            sys.stderr = saved
+            devnull.close()
