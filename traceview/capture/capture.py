@@ -154,13 +154,8 @@ class CaptureLoader:
         if n_workers > 1:
             sizes = [_size(src.path) for src in self.capture._files]
             if sum(sizes) >= min_parallel_bytes():
-                try:
-                    extractor = Extractor(n_workers)
-                except Exception:  # noqa: BLE001 - no worker processes here: one process
-                    extractor = None
-                if extractor is not None:
-                    yield from self._steps_parallel(every, extractor, sizes)
-                    return
+                yield from self._steps_parallel(every, Extractor(n_workers), sizes)
+                return
         feed = self.builder.feed
         for i, src in enumerate(self.capture._files):
             lines0, bytes0 = self.lines, self.bytes_read

@@ -20,7 +20,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from traceview.capture.reader import Pre, line_facts
 
-CHUNK_BYTES = 4 << 20
+# 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
+# inspector's event loop waits out while it loads.
+CHUNK_BYTES = 1 << 20
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
 
@@ -80,51 +82,88 @@ def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
 
 
 class Extractor:
-    """Runs `extract` over tasks in a process pool, results handed back in task order, a
-    bounded number in flight (so memory stays a few chunks, not the whole file)."""
+    """Runs `extract` over tasks, results handed back in task order with a bounded number
+    in flight (memory stays a few chunks, not the whole file).
+
+    The first task runs here, so the first rows show while the workers start. A task the
+    pool cannot run (it could not start, or broke) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers."""
 
     def __init__(self, n_workers: int) -> None:
+        self.n_workers = n_workers
+        self.ahead = 2 * n_workers
+        self.pool: ProcessPoolExecutor | None = None
+
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+        first = next(tasks, None)
+        if first is None:
+            return
+        yield first, _here(first)
+        self._start()
+        queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
+        while True:
+            while len(queue) < self.ahead:
+                task = next(tasks, None)
+                if task is None:
+                    break
+                queue.append((task, self._submit(task)))
+            if not queue:
+                return
+            task, fut = queue.popleft()
+            yield task, self._result(task, fut)
+
+    def _start(self) -> None:
         import multiprocessing
 
         # forkserver, not fork: the inspector loads from a thread, and forking a threaded
         # process can copy a held lock into the child.
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
             else "spawn"
-        ctx = multiprocessing.get_context(method)
-        if method == "forkserver":  # workers fork with the reader already imported
-            ctx.set_forkserver_preload(["traceview.capture.reader"])
-        _start_helpers(method)
-        self.pool = ProcessPoolExecutor(n_workers, mp_context=ctx)
-        try:  # fail here, before any line is read, so the caller can read in one process
-            self.pool.submit(os.getpid).result(timeout=60)
-        except BaseException:
+        try:
+            ctx = multiprocessing.get_context(method)
+            if method == "forkserver":  # workers fork with the reader already imported
+                ctx.set_forkserver_preload(["traceview.capture.reader"])
+            _start_helpers(method)
+            self.pool = ProcessPoolExecutor(self.n_workers, mp_context=ctx)
+        except Exception:  # noqa: BLE001 - no workers here: every chunk is read in-process
+            self.pool = None
+
+    def _submit(self, task: Task) -> Future[Chunk] | None:
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(extract, task[1], task[2], task[3])
+        except Exception:  # noqa: BLE001 - a broken pool: the rest is read in-process
+            self._give_up()
+            return None
+
+    def _result(self, task: Task, fut: Future[Chunk] | None) -> Chunk | OSError:
+        if fut is None:
+            return _here(task)
+        try:
+            return fut.result()
+        except OSError as exc:  # the file itself: the same error a single process meets
+            return exc
+        except Exception:  # noqa: BLE001 - the worker, not the file: read it here
+            self._give_up()
+            return _here(task)
+
+    def _give_up(self) -> None:
+        if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        self.ahead = 2 * n_workers
-        self._queue: deque[tuple[Task, Future[Chunk]]] = deque()
-        self._tasks: Iterator[Task] = iter(())
-
-    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
-        self._tasks = tasks
-        self._fill()
-        while self._queue:
-            task, fut = self._queue.popleft()
-            try:
-                result: Chunk | OSError = fut.result()
-            except OSError as exc:
-                result = exc
-            self._fill()
-            yield task, result
-
-    def _fill(self) -> None:
-        while len(self._queue) < self.ahead:
-            task = next(self._tasks, None)
-            if task is None:
-                return
-            self._queue.append((task, self.pool.submit(extract, task[1], task[2], task[3])))
+            self.pool = None
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _here(task: Task) -> Chunk | OSError:
+    try:
+        return extract(task[1], task[2], task[3])
+    except OSError as exc:
+        return exc
 
 
 def _start_helpers(method: str) -> None:
