@@ -205,11 +205,10 @@ class CaptureLoader:
                 with _Rereader(src.path) as reread:
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
-                        ahead = next(results, None)
-                        if failed is not None:
-                            continue
-                        if isinstance(result, OSError):
+                        if isinstance(result, OSError) and failed is None:
                             failed = result
+                        if failed is not None:
+                            ahead = next(results, None)
                             continue
                         for length, ended, pre in result:
                             line_no += 1
@@ -220,6 +219,9 @@ class CaptureLoader:
                             if not line_no % every:
                                 self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
                                 yield self.lines
+                        # The next chunk is asked for only now: the first one's rows show
+                        # before the workers have even started.
+                        ahead = next(results, None)
                 if failed is not None:
                     self.builder.problem(i, line_no + 1, "unreadable_source",
                                          f"stopped reading: {failed.strerror or failed}")
