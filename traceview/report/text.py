@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.control import strip_control_codes
+from rich.control import STRIP_CONTROL_CODES, strip_control_codes
 from rich.text import Text
 
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
@@ -93,6 +93,9 @@ def _fill(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
+_STRIPPED = "".join(map(chr, STRIP_CONTROL_CODES))  # what Rich drops from any Text
+
+
 class _Out:
     """Where the report's parts go. Without colour (a pipe or a file: what a large report
     is written to) each part is written as the plain text Rich would print for it; on a
@@ -107,7 +110,8 @@ class _Out:
 
     def part(self, text: str, style: str | None = None, *, laid_out: bool = False) -> None:
         if self.plain and "\t" not in text:
-            text = strip_control_codes(text)
+            if any(c in text for c in _STRIPPED):  # translate() walks every character
+                text = strip_control_codes(text)
             if laid_out or all(cell_len(line) <= self.width for line in text.split("\n")):
                 self.write(text + "\n")
                 return
