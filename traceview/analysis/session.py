@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.analyzer import Analyzer
+from traceview.analysis.hosted_state import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
@@ -39,6 +40,10 @@ class Analysis:
     problems: list[Problem] = field(default_factory=list)
     pricing: dict[str, Any] = field(default_factory=dict)
     complete: bool = False
+    # Set by analysis/hosted_state.py once every turn is in.
+    pricing_table: Any = None
+    ledger: Any = None
+    objects: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -59,6 +64,7 @@ class Analysis:
             "totals": self.totals,
             "estimates": ESTIMATES,
             "pricing": self.pricing,
+            "objects": self.objects.to_dict() if self.objects is not None else None,
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -126,6 +132,8 @@ class Session:
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.pricing_table = self.analyzer.pricing
+        attach_hosted_state(a)
         a.complete = True
 
     def run_to_end(self) -> Analysis:
@@ -152,6 +160,8 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     a.conversations = analyzer.conversations()
     _attach_exchanges(a)
     a.totals = analyzer.totals.to_dict()
+    a.pricing_table = analyzer.pricing
+    attach_hosted_state(a)
     a.complete = True
     return a
 

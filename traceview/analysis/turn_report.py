@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.explain import explain
+from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing
 from traceview.capture.facts import USER_TEXT_MAX
@@ -27,6 +28,7 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
+    "carried_context",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -34,7 +36,7 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "_pricing")
+                 "_pricing", "carried")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -55,6 +57,8 @@ class TurnReport:
         # Cost is priced again when read (a dict lookup and three products) rather than
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self._pricing = pricing
+        # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
+        self.carried: TurnCarry | None = None
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -214,6 +218,11 @@ class TurnReport:
         return self._cost().to_dict()
 
     @property
+    def carried_context(self) -> dict[str, Any]:
+        """Context from earlier turns this turn is billed for again (the ledger's share)."""
+        return self.carried.to_dict() if self.carried is not None else EMPTY_CARRY
+
+    @property
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
@@ -229,7 +238,7 @@ class ConversationReport:
 
     __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
                  "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "exchanges", "usage_turns")
+                 "exchanges", "usage_turns", "carried")
 
     def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
         self.key = key
@@ -246,6 +255,7 @@ class ConversationReport:
         self.markers: dict[str, int] = {}
         self.exchanges: list[int] = []
         self.usage_turns = 0
+        self.carried: ConversationLedger | None = None  # set by the ledger's pass
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -256,4 +266,5 @@ class ConversationReport:
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
             "exchanges": self.exchanges,
+            "carried_context": self.carried.to_dict() if self.carried is not None else None,
         }

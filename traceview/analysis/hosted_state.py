@@ -1,0 +1,40 @@
+"""The post-pass that follows hosted state over a whole capture: the carried-context
+ledger and the provider objects inventory.
+
+Both need the finished conversations (a source is billed on turns that arrive after it),
+so they run once, after the one-pass analyzer, and attach their results to the turn and
+conversation reports every output path already reads.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from traceview.analysis.ledger import ToolConfig, build_ledger, tool_config
+
+if TYPE_CHECKING:
+    from traceview.analysis.session import Analysis
+
+
+def attach(analysis: Analysis) -> None:
+    """Compute the ledger and the objects inventory and attach them to `analysis`."""
+    cap = analysis.capture
+    by_index = {t.index: t for t in analysis.turns}
+
+    def config_of(index: int) -> ToolConfig | None:
+        t = by_index.get(index)
+        if t is None or t.request_ref is None:
+            return None
+        rec = cap.read(t.request_ref)
+        return tool_config(rec.get("body")) if rec else None
+
+    bills = {c.key: c.cost_usd for c in analysis.conversations}
+    pricing = getattr(analysis, "pricing_table", None)
+    ledger = build_ledger(analysis.turns, pricing, config_of, bills)
+    for index, carry in ledger.turns.items():
+        t = by_index.get(index)
+        if t is not None:
+            t.carried = carry
+    for conv in analysis.conversations:
+        conv.carried = ledger.conversations.get(conv.key)
+    analysis.ledger = ledger
