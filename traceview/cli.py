@@ -20,6 +20,7 @@ COMMANDS = {
     "screenshot": "write an SVG/PNG screenshot of an inspector view, headless",
     "fetch": "save the provider's copy of a conversation to a snapshot file",
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
+    "fidelity": "score replay fidelity: can each conversation's last input be rebuilt locally",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
 }
@@ -102,6 +103,8 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "fetch", "traceview.provider.commands", "add_fetch_arguments", "run_fetch")
     elif command == "diff":
         _optional(sub, "diff", "traceview.provider.commands", "add_diff_arguments", "run_diff")
+    elif command == "fidelity":
+        _optional(sub, "fidelity", "traceview.provider.fidelity_command", "add_arguments", "run")
     elif command == "sim":
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":

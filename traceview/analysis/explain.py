@@ -54,6 +54,9 @@ def explain(r: TurnReport) -> list[str]:
                    f"request's new input (an estimate: {METHOD}).")
     out.extend(_deposit(r))
     out.extend(_carried(r))
+    copy = getattr(r, "provider_copy", None)
+    if copy:
+        out.append(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
     if "compaction" in r.markers:
         out.append("Compaction happened on this turn (a compaction item, trigger or compact call "
                    "is in the capture); earlier items were replaced by an opaque summary.")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger, tool_config
+from traceview.analysis.objects import inventory
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Analysis
@@ -38,3 +40,14 @@ def attach(analysis: Analysis) -> None:
     for conv in analysis.conversations:
         conv.carried = ledger.conversations.get(conv.key)
     analysis.ledger = ledger
+
+    storage = pricing.storage.get("vector_store") if pricing is not None else None
+    objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage)
+    for index, note in objects.turn_notes.items():
+        t = by_index.get(index)
+        if t is not None:
+            t.provider_copy = note
+    analysis.objects = objects
+    # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
+    # copy is given: `traceview fidelity --live / --items`).
+    analysis.fidelity = assess(analysis, objects=objects, label="capture only")

@@ -42,6 +42,8 @@ class Pricing:
         self.taken = str(table.get("taken", "unknown date"))
         self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
         self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
+        # Storage fees of provider objects (analysis/objects.py), e.g. vector stores per GB-day.
+        self.storage: dict[str, dict[str, Any]] = dict(table.get("storage") or {})
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
         self._reasons: dict[str | None, str] = {}
 

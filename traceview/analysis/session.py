@@ -44,6 +44,7 @@ class Analysis:
     pricing_table: Any = None
     ledger: Any = None
     objects: Any = None
+    fidelity: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -65,6 +66,7 @@ class Analysis:
             "estimates": ESTIMATES,
             "pricing": self.pricing,
             "objects": self.objects.to_dict() if self.objects is not None else None,
+            "fidelity": self.fidelity.to_dict() if self.fidelity is not None else None,
             "problems": [p.to_dict() for p in self.problems],
         }
 

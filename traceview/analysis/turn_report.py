@@ -28,7 +28,7 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
-    "carried_context",
+    "carried_context", "provider_copy",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -36,7 +36,7 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "_pricing", "carried")
+                 "_pricing", "carried", "provider_copy")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -59,6 +59,9 @@ class TurnReport:
         self._pricing = pricing
         # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
         self.carried: TurnCarry | None = None
+        # Set by the objects pass (analysis/objects.py) when the capture deleted this turn's
+        # provider copy: {"object", "kind", "state", "line", "note"}.
+        self.provider_copy: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
