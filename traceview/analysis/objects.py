@@ -342,3 +342,17 @@ def _iso(epoch: float | None) -> str | None:
         return None
     t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=epoch)
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def deletions(exchanges: list[Any]) -> dict[str, int]:
+    """Object id -> the line of the ``DELETE`` exchange that removed it (no body reads)."""
+    out: dict[str, int] = {}
+    for ex in exchanges:
+        if ex.method != "DELETE" or ex.status_code not in (None, 200):
+            continue
+        parts = [p for p in ex.path.split("/") if p]
+        if parts and parts[0] == "v1":
+            parts = parts[1:]
+        if len(parts) == 2 and parts[0] in _PATHS:
+            out.setdefault(parts[1], ex.line)
+    return out

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from traceview.analysis.diff import DiffResult, diff
+from traceview.analysis.objects import deletions
 from traceview.analysis.transcript import Target, capture_side, pick_target
 from traceview.capture import SourceError, load
 from traceview.provider.client import (
@@ -191,6 +192,12 @@ def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
     except _Fail as exc:
         return None, str(exc)
     if copy is None:
+        line = deletions(cap.exchanges).get(target.id)
+        if line is not None:
+            return None, (f"provider copy deleted (line {line}): the capture itself deleted "
+                          f"{target.id}, so there is nothing live to compare; the local record "
+                          "is whole (`traceview report`), and a snapshot taken before the "
+                          "deletion still diffs with --items FILE")
         return None, error
     return compare(cap, target, copy, error), None
 
