@@ -42,7 +42,7 @@ from traceview.analysis.transcript import (
 REASONS = {
     "deleted": "provider copy deleted",
     "expired": "provider copy expired",
-    "compaction": "compaction (an encrypted summary replaced earlier items)",
+    "compaction": "compaction (earlier items dropped, or replaced by an encrypted summary)",
     "evidence_missing": "hosted results not captured",
     "encrypted_reasoning": "encrypted reasoning the capture does not hold",
     "outside_capture": "items added outside the capture",
