@@ -41,7 +41,8 @@ def attach(analysis: Analysis) -> None:
         conv.carried = ledger.conversations.get(conv.key)
     analysis.ledger = ledger
 
-    storage = pricing.storage.get("vector_store") if pricing is not None else None
+    store_price = pricing.storage.get("vector_store") if pricing is not None else None
+    storage = store_price if isinstance(store_price, dict) else None
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage)
     for index, note in objects.turn_notes.items():
         t = by_index.get(index)

@@ -295,9 +295,9 @@ def _attach_to_turns(result: Objects, turns: list[Any], response_turn: dict[str,
 
 def _storage_fee(usage_bytes: int, price: dict[str, Any]) -> float | None:
     try:
-        per_gb_day = float(price["usd_per_gb_day"])
+        per_gb_day = float(price.get("per_gb_day", price.get("usd_per_gb_day")))
         free = float(price.get("free_gb", 0))
-    except (KeyError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return None
     return max(usage_bytes / 1e9 - free, 0.0) * per_gb_day
 
