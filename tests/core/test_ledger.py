@@ -39,8 +39,10 @@ def test_claims_turn2_file_search_is_carried_into_turns_3_and_4_with_its_cost() 
 def test_growth_has_cumulative_input_owned_bytes_and_a_labelled_projection() -> None:
     a = analyze(str(SAMPLES / "claims.jsonl"))
     g = a.conversations[0].to_dict()["carried_context"]["growth"]
-    assert [s["cumulative_input_tokens"] for s in g["series"]] == [1210, 2900, 9010, 15590]
-    assert [s["owned_state_bytes"] for s in g["series"]] == [410, 2533, 4682, 6156]
+    assert g["cumulative_input_tokens"] == 15590 and g["owned_state_bytes"] == 6156
+    turns = [a.turn(i).to_dict() for i in (1, 2, 3, 4)]
+    assert [t["cumulative_input_tokens"] for t in turns] == [1210, 2900, 9010, 15590]
+    assert [t["owned_state_bytes"] for t in turns] == [410, 2533, 4682, 6156]
     p = g["projection"]
     assert p["label"].startswith("projection")
     assert p["tokens_per_turn_growth"] == 2053.0

@@ -43,7 +43,9 @@ def test_claims_objects_and_retention() -> None:
     assert conv["expires_around"] is None and "not subject to the 30-day TTL" in conv["expiry"]
     responses = [o for o in doc["objects"] if o["kind"] == "response"]
     assert all(o["store"] is True and o["expires_around"] == "2026-01-31" for o in responses)
-    assert responses[0]["retention"]["days"] == 30 and responses[0]["retention"]["as_of"]
+    assert responses[0]["retention"] == "default"
+    default = doc["retention_defaults"]["response"]
+    assert default["days"] == 30 and default["as_of"] and "conversation-state" in default["source"]
     assert by_kind["vector_store"]["id"] == "vs_68a1c0claims2024policy"
     assert by_kind["vector_store"]["turns"] == [1, 2, 3, 4]
 

@@ -199,16 +199,17 @@ def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str 
 
 
 def judge_hosted(key: str, cid: str | None, final_turn: int, final_response: str | None,
-                 rebuilt: list[dict[str, Any]], received: Received | None,
+                 rebuilt: list[dict[str, Any]] | None, received: Received | None,
                  static: tuple[str, str] | None) -> Verdict:
     """A hosted conversation: the rebuild against the provider's input_items.
 
     `static` is the first reason the rebuild cannot be exact whatever the provider says
-    (compaction, evidence not captured, …), found from the capture alone.
+    (compaction, evidence not captured, …), found from the capture alone; with one, the
+    rebuild may be skipped (`rebuilt` None: no local hash is reported).
     """
-    r_hash = digest(rebuilt)
+    r_hash = digest(rebuilt) if rebuilt is not None else None
     v = Verdict(key, cid, "hosted", final_turn, final_response, False, None, "", r_hash,
-                None, None, len(rebuilt), None)
+                None, None, len(rebuilt) if rebuilt is not None else None, None)
     got = received if received is not None and received.status == "ok" else None
     if got is not None and got.items is not None:
         v.received_sha256 = digest(got.items)
@@ -302,8 +303,13 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
-            rebuilt = _rebuilt_hosted(cap, conv, turns, final, writes)
-            static = _static_reason(cap, conv, turns, final, rebuilt, deleted, got)
+            static = _early_reason(conv, turns, final, deleted)
+            # The rebuild reads every body of the conversation: skipped when a reason is
+            # already certain and there is no provider copy to hash against.
+            rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
+                       if static is None or got is not None else None)
+            if static is None and rebuilt is not None:
+                static = _late_reason(turns, final, rebuilt)
             out.verdicts.append(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt,
                                              got, static))
         else:
@@ -384,10 +390,10 @@ def conversation_writes(cap: Any) -> dict[str, list[Any]]:
     return out
 
 
-def _static_reason(cap: Any, conv: Any, turns: list[Any], final: Any,
-                   rebuilt: list[dict[str, Any]], deleted: dict[str, int],
-                   got: Received | None) -> tuple[str, str] | None:
-    """The first reason, from the capture alone, that the rebuild cannot be exact."""
+def _early_reason(conv: Any, turns: list[Any], final: Any,
+                  deleted: dict[str, int]) -> tuple[str, str] | None:
+    """Reasons known from the analysed turns alone, no body read: deleted, compaction,
+    hosted results not captured (the first three of the order)."""
     for oid in (conv.id, final.response_id):
         if oid and oid in deleted:
             return "deleted", (f"provider copy deleted (line {deleted[oid]}); the local record "
@@ -401,8 +407,6 @@ def _static_reason(cap: Any, conv: Any, turns: list[Any], final: Any,
             return "compaction", (f"likely compaction on turn {t.index}: billed input fell with "
                                   "no signal in the capture, so the provider dropped or "
                                   "summarised items")
-    if any(i.get("type") == "compaction" for i in rebuilt):
-        return "compaction", "the rebuilt input holds an encrypted compaction summary"
     for t in before:
         if t.index == final.index:
             continue
@@ -411,6 +415,15 @@ def _static_reason(cap: Any, conv: Any, turns: list[Any], final: Any,
                 flag = f' (add include=["{c["include"]}"])' if c.get("include") else ""
                 return "evidence_missing", (f"{c['type'].removesuffix('_call')} results on turn "
                                             f"{t.index} were not captured{flag}")
+    return None
+
+
+def _late_reason(turns: list[Any], final: Any,
+                 rebuilt: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """Reasons that need the rebuilt items: a compaction summary in them, encrypted
+    reasoning, then items added outside the capture."""
+    if any(i.get("type") == "compaction" for i in rebuilt):
+        return "compaction", "the rebuilt input holds an encrypted compaction summary"
     for i in rebuilt:
         if i.get("type") == "reasoning" and not i.get("encrypted_content"):
             return "encrypted_reasoning", (
@@ -422,8 +435,8 @@ def _static_reason(cap: Any, conv: Any, turns: list[Any], final: Any,
         return "outside_capture", (f"the chain continues response "
                                    f"{first.turn.previous_response_id}, which is not in the "
                                    "capture")
-    for t in before:
-        if "deposit" in t.markers and not t.attribution:
+    for t in turns:
+        if t.index <= final.index and "deposit" in t.markers and not t.attribution:
             return "outside_capture", (f"≈ {t.unexplained_tokens:,} tokens entered before turn "
                                        f"{t.index} with no request or hosted call in the capture")
     return None

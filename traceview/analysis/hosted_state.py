@@ -8,14 +8,18 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from traceview.analysis.fidelity import assess
-from traceview.analysis.ledger import ToolConfig, build_ledger, tool_config
+from traceview.analysis.ledger import ToolConfig, build_ledger
+from traceview.analysis.ledger import tool_name as _tool_name
 from traceview.analysis.objects import inventory
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Analysis
+
+_VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
 
 
 def attach(analysis: Analysis) -> None:
@@ -24,11 +28,17 @@ def attach(analysis: Analysis) -> None:
     by_index = {t.index: t for t in analysis.turns}
 
     def config_of(index: int) -> ToolConfig | None:
+        """Tools from the turn's facts; vector store ids from its request bytes (read only
+        when it offers file_search, and never parsed)."""
         t = by_index.get(index)
-        if t is None or t.request_ref is None:
+        if t is None or t.turn.req is None:
             return None
-        rec = cap.read(t.request_ref)
-        return tool_config(rec.get("body")) if rec else None
+        tools = frozenset(_tool_name(x) for x in t.tools_offered)
+        stores: frozenset[str] = frozenset()
+        if "file_search" in tools and t.request_ref is not None:
+            raw = cap.read_raw(t.request_ref) or b""
+            stores = frozenset(m.decode() for m in _VS_ID.findall(raw))
+        return ToolConfig(tools, stores)
 
     bills = {c.key: c.cost_usd for c in analysis.conversations}
     pricing = getattr(analysis, "pricing_table", None)

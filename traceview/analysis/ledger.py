@@ -74,6 +74,11 @@ class ToolConfig:
     vector_store_ids: frozenset[str] = frozenset()
 
 
+def tool_name(kind: str) -> str:
+    """A tool type as the ledger compares it (web search's dated aliases are one tool)."""
+    return "web_search" if kind in _WEB_ALIASES else kind
+
+
 def tool_config(body: Any) -> ToolConfig | None:
     """A request body's tool configuration (None when the body is not a request)."""
     if not isinstance(body, dict):
@@ -394,12 +399,14 @@ def _price(pricing: Pricing | None, t: LedgerTurn, tokens: int) -> float | None:
 
 
 def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[str, Any]:
-    """Cumulative billed input next to owned-state equivalent bytes, and a labelled projection
-    of the next `project` turns' input from a line fitted since the last compaction."""
-    series: list[dict[str, Any]] = []
+    """Cumulative billed input and owned-state equivalent bytes at the conversation's last
+    turn (each turn carries its own: `cumulative_input_tokens`, `owned_state_bytes`), and a
+    labelled projection of the next `project` turns' input from a line fitted since the
+    last compaction."""
     cumulative = 0
     fit_x: list[int] = []
     fit_y: list[int] = []
+    last_owned = None
     for n, t in enumerate(turns, 1):
         inp = t.input_tokens
         if any(m in t.markers for m in ENDS):
@@ -408,12 +415,10 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
             cumulative += inp
             fit_x.append(n)
             fit_y.append(inp)
-        series.append({"turn": t.index, "input_tokens": inp,
-                       "cumulative_input_tokens": cumulative if fit_x or cumulative else None,
-                       "request_bytes": t.request_bytes,
-                       "owned_state_bytes": t.owned_state_bytes})
+        if t.owned_state_bytes is not None:
+            last_owned = t.owned_state_bytes
     projection: dict[str, Any] | None = None
-    if len(fit_x) >= 2 and len(set(fit_x)) >= 2:
+    if len(fit_x) >= 2:
         slope, intercept = statistics.linear_regression(fit_x, fit_y)
         last = len(turns)
         nxt = []
@@ -425,7 +430,8 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
                         "cumulative_input_tokens": running})
         projection = {"label": PROJECTION, "tokens_per_turn_growth": round(slope, 1),
                       "fitted_turns": len(fit_x), "next": nxt}
-    return {"series": series, "cumulative_input_tokens": cumulative, "projection": projection}
+    return {"cumulative_input_tokens": cumulative if fit_x or cumulative else None,
+            "owned_state_bytes": last_owned, "projection": projection}
 
 
 # ------------------------------------------------------------------------------- helpers

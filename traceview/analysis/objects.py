@@ -45,6 +45,7 @@ _FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+)"')
 _STORE = re.compile(rb'"store"\s*:\s*(true|false)')
 _CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
+HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 
 @dataclass
@@ -79,7 +80,7 @@ class ProviderObject:
 
     def retention(self) -> dict[str, Any]:
         base = dict(RETENTION[self.kind])
-        if self.kind == "vector_store" and self.expires_after:
+        if self.expires_after:
             base["text"] = (f"expires_after {self.expires_after.get('days')} day(s) after "
                             f"{self.expires_after.get('anchor', 'last_active_at')}")
             base["source"] = "the vector store's expires_after (in the capture)"
@@ -94,7 +95,7 @@ class ProviderObject:
         when = self.expires_at
         if when is None:
             days = RETENTION[self.kind]["days"]
-            if self.kind == "vector_store" and self.expires_after:
+            if self.expires_after:
                 days = self.expires_after.get("days")
                 anchor = self.last_used_at or self.created_at
             else:
@@ -116,7 +117,10 @@ class ProviderObject:
             "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns,
             "store": self.store, "deleted_line": self.deleted_line,
             "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
-            "retention": self.retention(), "expires_around": date, "expiry": sentence,
+            # The documented default is stated once, in the inventory's retention_defaults;
+            # only a vector store's own expires_after is spelled out here.
+            "retention": self.retention() if self.expires_after else "default",
+            "expires_around": date, "expiry": sentence,
             "usage_bytes": self.usage_bytes, "expires_after": self.expires_after,
             "storage_usd_per_day": None if self.storage_usd_per_day is None
             else round(self.storage_usd_per_day, 6),
@@ -141,8 +145,10 @@ class Objects:
     def counts(self) -> dict[str, int]:
         return {k: sum(1 for o in self.objects if o.kind == k) for k in KINDS}
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"counts": self.counts(), "objects": [o.to_dict() for o in self.objects],
+    def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
+        """`objects` replaces the list (a placeholder for a streaming writer)."""
+        listed = [o.to_dict() for o in self.objects] if objects is None else objects
+        return {"counts": self.counts(), "objects": listed,
                 "storage_price": self.storage_price,
                 "retention_defaults": RETENTION}
 
@@ -151,12 +157,12 @@ class Objects:
 
 
 def inventory(turns: list[Any], exchanges: list[Any],
-              read_raw: Callable[[Any], bytes | None],
+              read_raw: Callable[..., bytes | None],
               storage_price: dict[str, Any] | None = None) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
-    `read_raw(ref)` returns a record's bytes (ids, `store` and `created_at` are found in
-    them without parsing the body).
+    `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
+    `created_at` are found in them without parsing the body).
     """
     found: dict[tuple[str, str], ProviderObject] = {}
 
@@ -178,13 +184,18 @@ def inventory(turns: list[Any], exchanges: list[Any],
     response_turn: dict[str, int] = {}
     for t in turns:
         req_raw = read_raw(t.request_ref) if t.request_ref is not None else None
-        res_raw = read_raw(t.response_ref) if t.response_ref is not None else None
+        # A response names files (citations, container files) only around hosted calls;
+        # otherwise its head, where `created_at` sits, is enough (bodies can be large).
+        res_ref = t.response_ref
+        head = None if t.hosted_calls else HEAD_BYTES
+        res_raw = read_raw(res_ref, head) if res_ref is not None else None
         when = _created(res_raw)
         if t.api == "responses" and t.response_id:
             r = obj("response", t.response_id)
             r.created_line = t.turn.response.line if t.turn.response else t.line
             r.created_at = when
-            r.store = _store(req_raw, res_raw)
+            flag = getattr(t, "store", None)  # the facts' flag (request, else response echo)
+            r.store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
             r.turns.append(t.index)
             response_turn[t.response_id] = t.index
         prev = t.turn.previous_response_id

@@ -52,9 +52,10 @@ class Analysis:
             return t
         return next((x for x in self.turns if x.index == index), None)
 
-    def to_report(self, *, turns: Any = None) -> dict[str, Any]:
-        """The traceview.report/1 document; `turns` replaces the turn list (a streaming
-        writer passes a placeholder and writes the turns one at a time)."""
+    def to_report(self, *, turns: Any = None, objects: Any = None) -> dict[str, Any]:
+        """The traceview.report/1 document; `turns` replaces the turn list and `objects` the
+        provider objects' list (a streaming writer passes placeholders and writes them one
+        at a time)."""
         return {
             "schema": SCHEMA,
             "sources": self.capture.sources,
@@ -65,7 +66,8 @@ class Analysis:
             "totals": self.totals,
             "estimates": ESTIMATES,
             "pricing": self.pricing,
-            "objects": self.objects.to_dict() if self.objects is not None else None,
+            "objects": (None if self.objects is None
+                        else self.objects.to_dict(objects=objects)),
             "fidelity": self.fidelity.to_dict() if self.fidelity is not None else None,
             "problems": [p.to_dict() for p in self.problems],
         }

@@ -49,19 +49,22 @@ def sources_table(ledger: dict[str, Any]) -> Table:
     return table
 
 
-def turns_table(ledger: dict[str, Any], carries: dict[int, dict[str, Any]]) -> Table:
+def turns_table(turns: list[Any]) -> Table:
+    """One row per turn: its billed input, the carried share, cumulative input and the
+    owned-state equivalent bytes — all numbers of the turn's report."""
     table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
     for name in ("turn", "billed in", "carried", "carried cost ≈", "cumulative in",
                  "owned-state bytes", "outlived tool config"):
         table.add_column(name, justify="left" if name.startswith("outlived") else "right")
-    for row in (ledger.get("growth") or {}).get("series") or []:
-        carry = carries.get(row["turn"]) or {}
+    for t in turns:
+        carry = getattr(t, "carried_context", None) or {}
         outlived = "; ".join(o["reason"] for o in carry.get("outlived_tools") or [])
         table.add_row(
-            fmt.num(row["turn"]), fmt.num(row.get("input_tokens")),
+            fmt.num(t.index), fmt.num(t.input_tokens),
             fmt.num(carry.get("tokens")) if carry.get("tokens") else fmt.DASH,
             fmt.cost(carry.get("cost_usd")) if carry.get("tokens") else fmt.DASH,
-            fmt.num(row.get("cumulative_input_tokens")), fmt.size(row.get("owned_state_bytes")),
+            fmt.num(getattr(t, "cumulative_input_tokens", None)),
+            fmt.size(getattr(t, "owned_state_bytes", None)),
             safe(outlived) if outlived else Text(fmt.DASH))
     return table
 
@@ -80,7 +83,7 @@ def projection_text(ledger: dict[str, Any]) -> Text:
 
 
 def ledger_renderable(name: str, ledger: dict[str, Any] | None,
-                      carries: dict[int, dict[str, Any]]) -> Group | Text:
+                      turns: list[Any]) -> Group | Text:
     if ledger is None:
         return Text("the ledger is computed once the whole capture is read", style="italic")
     head = Text()
@@ -96,7 +99,7 @@ def ledger_renderable(name: str, ledger: dict[str, Any] | None,
     else:
         parts += [Text("no context arrived without a request in this conversation",
                        style="dim"), Text("")]
-    parts += [Text("turn by turn", style="underline"), turns_table(ledger, carries), Text(""),
+    parts += [Text("turn by turn", style="underline"), turns_table(turns), Text(""),
               projection_text(ledger)]
     return Group(*parts)
 
@@ -127,9 +130,7 @@ class LedgerScreen(InspectorScreen):
         else:
             name = (conv.id or conv.key) if conv is not None else key
             ledger = conv.to_dict().get("carried_context") if conv is not None else None
-            carries = {t.index: getattr(t, "carried_context", None) or {}
-                       for t in app.state.rows_for(key)}
-            body = ledger_renderable(name, ledger, carries)
+            body = ledger_renderable(name, ledger, list(app.state.rows_for(key)))
         self.query_one("#ledger-title", Static).update(title)
         self.query_one("#ledger-body", Static).update(body)
 

@@ -47,7 +47,8 @@ OBJECT_COLUMNS = [
 ]
 
 
-def object_detail(o: dict[str, Any] | None) -> Text:
+def object_detail(o: dict[str, Any] | None,
+                  defaults: dict[str, Any] | None = None) -> Text:
     if o is None:
         return Text("no provider objects in this capture", style="dim")
     out = Text()
@@ -65,7 +66,9 @@ def object_detail(o: dict[str, Any] | None) -> Text:
         out.append(f", deleted line {o['deleted_line']}")
     if o.get("missing_line"):
         out.append(f", HTTP 404 on line {o['missing_line']}")
-    ret = o.get("retention") or {}
+    ret = o.get("retention")
+    if not isinstance(ret, dict):
+        ret = (defaults or {}).get(o["kind"]) or {}
     out.append("\n")
     out.append_text(safe(f"retention: {ret.get('text')} — source: {ret.get('source')}, "
                          f"as of {ret.get('as_of')}", style="dim"))
@@ -95,6 +98,7 @@ class ObjectsScreen(InspectorScreen):
         objects = getattr(state.analysis, "objects", None)
         doc = objects.to_dict() if objects is not None else None
         rows = doc["objects"] if doc else []
+        self._defaults = doc["retention_defaults"] if doc else {}
         table = self.query_one(RowTable)
         table.set_rows(rows, table.cursor)
         title = Text("provider objects", style="bold")
@@ -112,7 +116,8 @@ class ObjectsScreen(InspectorScreen):
         self._show(event.table.current())
 
     def _show(self, o: dict[str, Any] | None) -> None:
-        self.query_one("#object-detail", Static).update(object_detail(o))
+        self.query_one("#object-detail", Static).update(
+            object_detail(o, getattr(self, "_defaults", None)))
 
     def action_back(self) -> None:
         self.app.pop_screen()
