@@ -161,3 +161,26 @@ def test_conversation_deleted_in_the_capture_says_so(
     assert all(n and n["line"] == 7 for n in notes)
     assert any("provider copy deleted (line 7)" in s for s in report["turns"][0]["explanation"])
     assert diff_code == 2 and "provider copy deleted (line 7)" in diff_err
+
+
+def test_bad_input_is_a_message_and_exit_2_never_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["fidelity", str(tmp_path / "missing.jsonl")]) == 2
+    assert "missing.jsonl: no such file" in capsys.readouterr().err
+    snap = tmp_path / "old.json"
+    snap.write_text('{"schema": "traceview.snapshot/1", "items": []}')
+    claims = str(SAMPLES / "claims.jsonl")
+    assert main(["fidelity", claims, "--items", str(snap)]) == 2
+    assert "holds no input_items listing" in capsys.readouterr().err
+    assert main(["fidelity", claims, "--live", "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "no API key" in capsys.readouterr().err
+
+
+def test_fidelity_text_of_a_hostile_capture_is_literal_and_redacted(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for fmt in ("text", "markdown", "json"):
+        main(["fidelity", str(SAMPLES / "hostile.jsonl"), "--format", fmt])
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and "sk-proj-FAKEKEY" not in out

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from traceview.capture.redact import redact_text
+
 # The documented defaults, with where they are written and when that text was taken.
 RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
                     "(platform.openai.com/docs/guides/conversation-state)")
@@ -273,7 +275,7 @@ def _details(o: ProviderObject, body: dict[str, Any]) -> None:
         o.created_at = float(created)
     for key in ("filename", "name"):
         if isinstance(body.get(key), str) and o.name is None:
-            o.name = body[key]
+            o.name = redact_text(body[key])  # names are the application's text
     size = body.get("usage_bytes", body.get("bytes"))
     if isinstance(size, int):
         o.usage_bytes = size

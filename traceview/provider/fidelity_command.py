@@ -64,7 +64,10 @@ def _live(ns: argparse.Namespace, finals: list[str],
           saved: dict[str, InputItemsCopy]) -> dict[str, Received]:
     config = _config(ns)
     include = ns.include if ns.include is not None else list(HOSTED_EVIDENCE_INCLUDE)
-    client = make_client(config)
+    try:
+        client = make_client(config)
+    except ProviderError as err:
+        raise _Fail(err.message) from None
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     out: dict[str, Received] = {}
     for rid in finals:
@@ -91,7 +94,8 @@ def scores(ns: argparse.Namespace) -> tuple[list[Fidelity], Analysis]:
     try:
         analysis = analyze([ns.capture])
     except SourceError as exc:
-        raise _Fail(f"{ns.capture}: {exc}") from None
+        text = str(exc)
+        raise _Fail(text if ns.capture in text else f"{ns.capture}: {text}") from None
     saved = _saved(ns.items or [])
     result: list[Fidelity] = []
     if saved:
