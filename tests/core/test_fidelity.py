@@ -100,3 +100,17 @@ def test_canonical_form_ignores_ids_status_and_presentation_but_not_text() -> No
     assert digest(a) != digest([{"role": "user", "content": "hi!"}])
     assert canonical(a) == (b'[{"content":[{"text":"hi","type":"text"}],"role":"user",'
                             b'"type":"message"}]')
+
+
+def test_compare_reports_fidelity_per_arm() -> None:
+    from traceview.analysis.compare_arms import arm_from_capture
+
+    ab = SAMPLES / "ab"
+    a = arm_from_capture("A", [str(ab / "A.jsonl")]).fidelity
+    b = arm_from_capture("B", [str(ab / "B.jsonl")]).fidelity
+    # the owned arm's retriever drops last turn's passages from the transcript it resends
+    assert (a["score_pct"], a["by_reason"]) == (62.5, {"replays": 10, "edited_history": 6})
+    # the hosted arm cannot be confirmed without the provider's input_items
+    assert b["score_pct"] == 0.0
+    assert b["by_reason"] == {"no_provider_copy": 14, "evidence_missing": 2}
+    assert a["status"].startswith("62.5 % replay (10 of 16; capture only)")

@@ -186,7 +186,10 @@ def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str 
                     f"a single turn: its input is its own request ({len(final)} item(s))")
         return v
     where = first_difference(prefix, final[:len(prefix)])
-    comp = _first_marker(markers, final_turn, ("compaction", "compaction_likely"))
+    # Only an explicit compaction (a compaction item or compact call) is the provider's
+    # doing here; a fall in billed input on an owned transcript is the application sending
+    # less, i.e. history dropped.
+    comp = _first_marker(markers, final_turn, ("compaction",))
     if comp is not None:
         v.reason = "compaction"
         v.detail = f"compaction on turn {comp[0]}: the final request no longer resends history"
