@@ -113,4 +113,4 @@ def test_compare_reports_fidelity_per_arm() -> None:
     # the hosted arm cannot be confirmed without the provider's input_items
     assert b["score_pct"] == 0.0
     assert b["by_reason"] == {"no_provider_copy": 14, "evidence_missing": 2}
-    assert a["status"].startswith("62.5 % replay (10 of 16; capture only)")
+    assert a["status"] == "62.5 % replay (10/16, capture only)"

@@ -104,9 +104,7 @@ def arm_fidelity(analysis: Any) -> dict[str, Any] | None:
     doc.pop("verdicts", None)
     n, ok = doc["conversations"], doc["replay"]
     pct = "n/a" if doc["score_pct"] is None else f"{doc['score_pct']:g} %"
-    others = ", ".join(f"{k} {v}" for k, v in sorted(doc["by_reason"].items()) if k != "replays")
-    doc["status"] = (f"{pct} replay ({ok} of {n}; capture only)"
-                     + (f" — {others}" if others else ""))
+    doc["status"] = f"{pct} replay ({ok}/{n}, capture only)"  # reasons: by_reason
     return doc
 
 
