@@ -184,3 +184,30 @@ def test_fidelity_text_of_a_hostile_capture_is_literal_and_redacted(
         main(["fidelity", str(SAMPLES / "hostile.jsonl"), "--format", fmt])
         out = capsys.readouterr().out
         assert "\x1b" not in out and "sk-proj-FAKEKEY" not in out
+
+
+def test_items_added_by_another_client_make_the_hashes_differ(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import openai
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    cap = tmp_path / "outside.jsonl"
+    with SimServer() as sim:
+        recorded = record.client(str(cap), base_url=sim.base_url, api_key="sk-test",
+                                 max_retries=0)
+        other = openai.OpenAI(base_url=sim.base_url, api_key="sk-test", max_retries=0)
+        conv = recorded.conversations.create()
+        recorded.responses.create(model="gpt-4.1", conversation=conv.id, input="Hello")
+        # another client writes to the same conversation; the capture never sees it
+        other.conversations.items.create(conv.id, items=[
+            {"type": "message", "role": "user", "content": "note from the CRM"}])
+        recorded.responses.create(model="gpt-4.1", conversation=conv.id, input="And now?")
+        recorded.close()
+        other.close()
+        code, doc = _json(capsys, ["fidelity", str(cap), "--live", "--base-url", sim.base_url,
+                                   "--format", "json"])
+    [v] = doc["scores"][0]["verdicts"]
+    assert code == 1 and (v["status"], v["reason"]) == ("fails", "outside_capture")
+    assert v["received_items"] == v["rebuilt_items"] + 1
+    assert v["received_sha256"] != v["rebuilt_sha256"]
