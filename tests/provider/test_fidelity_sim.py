@@ -211,3 +211,32 @@ def test_items_added_by_another_client_make_the_hashes_differ(
     assert code == 1 and (v["status"], v["reason"]) == ("fails", "outside_capture")
     assert v["received_items"] == v["rebuilt_items"] + 1
     assert v["received_sha256"] != v["rebuilt_sha256"]
+
+
+def test_objects_of_a_recorded_upload_vector_store_and_their_deletion(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import openai
+
+    cap = tmp_path / "objects.jsonl"
+    with SimServer() as sim:
+        client = record.client(str(cap), base_url=sim.base_url, api_key="sk-test",
+                               max_retries=0)
+        f = client.files.create(file=("policy.md", b"# Policy\nEscape of water..."),
+                                purpose="assistants")
+        vs = client.vector_stores.create(name="claims policy", file_ids=[f.id])
+        client.responses.create(model="gpt-4.1", input="Is a leak covered?",
+                                tools=[{"type": "file_search", "vector_store_ids": [vs.id]}])
+        client.vector_stores.delete(vs.id)
+        client.files.delete(f.id)
+        with pytest.raises(openai.NotFoundError):
+            client.vector_stores.retrieve(vs.id)
+        client.close()
+    assert main(["report", str(cap), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["objects"]
+    by_id = {o["id"]: o for o in doc["objects"]}
+    store, upload = by_id[vs.id], by_id[f.id]
+    assert (store["created_line"], store["deleted_line"], store["missing_line"]) == (3, 7, 11)
+    assert store["name"] == "claims policy" and store["turns"] == [1]
+    assert store["state"] == "deleted" and store["expiry"] == "provider copy deleted (line 7)"
+    assert (upload["created_line"], upload["deleted_line"]) == (1, 9)
+    assert upload["name"] == "policy.md"

@@ -43,7 +43,7 @@ KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
 _VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
-_FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+)"')
+_FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
 _STORE = re.compile(rb'"store"\s*:\s*(true|false)')
 _CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
