@@ -70,3 +70,17 @@ def test_vector_store_expires_after_and_storage_fee_and_store_false(tmp_path: Pa
     assert v["storage_usd_per_day"] == 0.2  # (3 GB - 1 GB free) x $0.10
     r = by_kind["response"]
     assert r["store"] is False and r["state"] == "not_stored" and r["expires_around"] is None
+
+
+def test_a_failing_hosted_state_pass_is_a_problem_not_a_crash(monkeypatch) -> None:
+    import traceview.analysis.hosted_state as hs
+
+    def boom(*_a, **_k):
+        raise ValueError("unexpected shape")
+
+    monkeypatch.setattr(hs, "inventory", boom)
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    doc = a.to_report()
+    assert doc["turns"][3]["input_tokens"] == 6580  # the rest of the report stands
+    [p] = [p for p in doc["problems"] if p["kind"] == "hosted_state_error"]
+    assert "ValueError: unexpected shape" in p["message"]

@@ -15,6 +15,7 @@ from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
 from traceview.analysis.objects import inventory
+from traceview.capture.model import Problem
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Analysis
@@ -23,7 +24,23 @@ _VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
 
 
 def attach(analysis: Analysis) -> None:
-    """Compute the ledger and the objects inventory and attach them to `analysis`."""
+    """Compute the ledger, the objects inventory and replay fidelity, and attach them.
+
+    These passes read bodies again; a shape nothing anticipated must not take the rest
+    of the report down with it, so a failure is reported as a problem (and the three
+    stay unset) instead of raised.
+    """
+    try:
+        _attach(analysis)
+    except Exception as exc:  # noqa: BLE001 - a safety net; the message names the cause
+        source = analysis.capture.sources[0] if analysis.capture.sources else "?"
+        analysis.problems.append(Problem(
+            source, 0, "hosted_state_error",
+            f"the carried-context / objects / fidelity passes stopped: "
+            f"{type(exc).__name__}: {exc}; every other number is unaffected"))
+
+
+def _attach(analysis: Analysis) -> None:
     cap = analysis.capture
     by_index = {t.index: t for t in analysis.turns}
 
