@@ -22,6 +22,7 @@ COMMANDS = {
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
+    "proxy": "run a local proxy that records any client's OpenAI traffic into a capture",
 }
 
 
@@ -106,6 +107,8 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":
         _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    elif command == "proxy":
+        _optional(sub, "proxy", "traceview.record.proxy_server", "add_arguments", "run")
     return parser
 
 

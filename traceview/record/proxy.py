@@ -1,0 +1,188 @@
+"""A recording reverse proxy: any language's client, recorded like ``traceview.record``.
+
+The application only changes its base URL (``OPENAI_BASE_URL=http://127.0.0.1:8080/v1``).
+This module is the ASGI application; the listening side is uvicorn (``proxy_server.py``),
+the upstream side is the same httpx2 stack the openai SDK uses, wrapped in the recorder's
+own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
+that writes a recorded SDK call: same records, same redaction, same whole-line writes.
+
+Bodies of requests are read whole (they are JSON or uploads the recorder stores whole
+anyway); responses are relayed chunk by chunk as the upstream sends them, never buffered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from traceview.record.recorder import Recorder
+from traceview.record.transport import (
+    EXCHANGE_EXTENSION,
+    AsyncRecordingTransport,
+    _default_limits,
+)
+
+DEFAULT_UPSTREAM = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
+
+# Connection-level headers belong to one hop, not to the exchange (RFC 9110 §7.6.1);
+# host and content-length are set again by the upstream client for the bytes it sends.
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+    "transfer-encoding", "upgrade", "host", "content-length",
+})
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def default_upstream(env: dict[str, str] | None = None) -> str:
+    """``OPENAI_BASE_URL`` of the proxy's own environment, else the provider's public API."""
+    env = os.environ if env is None else env
+    return (env.get("OPENAI_BASE_URL") or "").strip() or DEFAULT_UPSTREAM
+
+
+def upstream_url(upstream: str, path: str, query: bytes) -> str:
+    """Where a request for ``path`` goes.
+
+    Clients are pointed at ``http://proxy/v1``, so their paths start with ``/v1``; an
+    upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
+    """
+    base = upstream.rstrip("/")
+    if urlsplit(base).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
+        path = path[3:]
+    url = base + path
+    return f"{url}?{query.decode('latin-1')}" if query else url
+
+
+def _error_body(kind: str, message: str) -> bytes:
+    import json
+
+    return json.dumps({"error": {"message": message, "type": kind, "param": None,
+                                 "code": kind}}).encode()
+
+
+class RecordingProxy:
+    """The ASGI app: forward each request upstream through a recording transport."""
+
+    def __init__(self, recorder: Recorder, upstream: str = DEFAULT_UPSTREAM, *,
+                 timeout: float = DEFAULT_TIMEOUT,
+                 inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.recorder = recorder
+        self.upstream = upstream
+        self.timeout = timeout
+        self._inner = inner
+        self._client: httpx2.AsyncClient | None = None
+
+    def _http(self) -> httpx2.AsyncClient:
+        """Built on first use, inside the server's event loop (its pool belongs to it)."""
+        if self._client is None:
+            inner = self._inner or httpx2.AsyncHTTPTransport(limits=_default_limits())
+            self._client = httpx2.AsyncClient(
+                transport=AsyncRecordingTransport(self.recorder, inner),
+                timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
+                follow_redirects=False,
+            )
+            # Only the client's headers go upstream: no user-agent or accept-encoding of ours.
+            self._client.headers = httpx2.Headers()
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self._exchange(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
+                   if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        client = self._http()
+        request = client.build_request(
+            scope["method"], upstream_url(self.upstream, scope["path"], scope["query_string"]),
+            headers=headers, content=bytes(body))
+        try:
+            response = await client.send(request, stream=True)
+        except httpx2.TimeoutException as exc:
+            await _reply_error(send, 504, "upstream_timeout",
+                               f"traceview proxy: the upstream did not answer in time ({exc})")
+            return
+        except httpx2.HTTPError as exc:
+            await _reply_error(send, 502, "upstream_unreachable",
+                               f"traceview proxy: cannot reach the upstream {self.upstream} "
+                               f"({type(exc).__name__}: {exc})")
+            return
+        await self._relay(response, receive, send)
+
+    async def _relay(self, response: httpx2.Response, receive: Receive, send: Send) -> None:
+        """Pass the body through as it arrives; a client that hangs up cancels the upstream."""
+        relay = asyncio.ensure_future(self._pump(response, send))
+        watch = asyncio.ensure_future(_disconnected(receive))
+        try:
+            done, _ = await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if relay in done:
+                relay.result()
+                return
+            relay.cancel()
+            exchange = response.extensions.get(EXCHANGE_EXTENSION)
+            if exchange is not None:
+                exchange.cut("client_disconnected",
+                         "the client closed the connection before the response ended; "
+                         "the upstream request was cancelled")
+        finally:
+            watch.cancel()
+            # Closing the stream closes the upstream connection and writes the record.
+            await response.aclose()
+
+    async def _pump(self, response: httpx2.Response, send: Send) -> None:
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": [(k, v) for k, v in response.headers.raw
+                                if k.decode("latin-1").lower() not in HOP_BY_HOP
+                                or k.lower() == b"content-length"]})
+        try:
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except httpx2.HTTPError:
+            pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _reply_error(send: Send, status: int, kind: str, message: str) -> None:
+    payload = _error_body(kind, message)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})
