@@ -163,16 +163,26 @@ class RecordingProxy:
             await response.aclose()
 
     async def _pump(self, response: httpx2.Response, send: Send) -> None:
+        """Relay the body chunk by chunk. The record is written when the upstream body ends
+        and before the client can see the end, as with the recorder (a caller that has its
+        answer finds it in the capture): a stream ends with a separate empty chunk, and of a
+        body of known length the last chunk is held back until the record is written."""
         await send({"type": "http.response.start", "status": response.status_code,
                     "headers": [(k, v) for k, v in response.headers.raw
                                 if k.decode("latin-1").lower() not in HOP_BY_HOP
                                 or k.lower() == b"content-length"]})
+        hold = "content-length" in response.headers
+        held = b""
         try:
             async for chunk in response.aiter_raw():
+                if hold:
+                    chunk, held = held, chunk
+                    if not chunk:
+                        continue
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
             pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        await send({"type": "http.response.body", "body": held, "more_body": False})
 
 
 async def _disconnected(receive: Receive) -> None:
