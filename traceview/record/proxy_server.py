@@ -30,7 +30,9 @@ LOOPBACK = "127.0.0.1"
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say they are TCP;
+    # without it every response waits ~40 ms for the client's delayed ACK (Nagle).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(2048)
@@ -59,7 +61,7 @@ class ProxyServer:
         self.sock = _bind(host, port)
         self.app = RecordingProxy(self.recorder, self.upstream, timeout=timeout)
         config = uvicorn.Config(self.app, lifespan="on", log_level="warning", access_log=False,
-                                timeout_keep_alive=75, loop="asyncio", http="h11")
+                                timeout_keep_alive=75, loop="auto", http="auto")
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()

@@ -195,6 +195,9 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle on, the body waits for the
+    # client's delayed ACK (~40 ms a call for asyncio clients, such as the proxy).
+    disable_nagle_algorithm = True
     server_sim: SimServer
     server_version = "traceview-sim"
     sys_version = ""
