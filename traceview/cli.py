@@ -36,6 +36,9 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
                    help="smallest fall in billed input marked compaction_likely (default 0)")
     g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
                    "bundled one")
+    p.add_argument("--from", dest="from_format", default=None,
+                   choices=["capture", "har", "batch", "otlp"],
+                   help="read every file as this format (default: detected per file)")
 
 
 class UsageError(Exception):
@@ -53,7 +56,8 @@ def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
         except PricingError as exc:
             raise UsageError(str(exc)) from None
     return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
-                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing)
+                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing,
+                   from_format=getattr(ns, "from_format", None))
 
 
 def _report_parser(sub: argparse._SubParsersAction) -> None:

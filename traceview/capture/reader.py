@@ -123,6 +123,8 @@ class CaptureBuilder:
             rec: Turn | Exchange = Turn(len(self.turns) + 1, ref.source, ref.line, api, request=ref)
             if isinstance(body, dict):
                 rec.req = request_facts(api, body, obj.get("bytes"))
+                if "origin" in obj:
+                    _imported(rec, obj["origin"])
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -178,6 +180,8 @@ class CaptureBuilder:
     def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
         turn.response = ref
         turn.res = response_facts(obj)
+        if "origin" in obj:
+            _imported(turn, obj["origin"])
         rid = turn.res.response_id
         if (turn.res.status in NON_TERMINAL and rid and not turn.res.stream_cut):
             # Background mode: a later GET /v1/responses/{id} will carry the outcome.
@@ -261,3 +265,28 @@ class CaptureBuilder:
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
+
+
+def origin_note(origin: Any) -> str | None:
+    """'imported from HAR entry 3; …' for a record an importer wrote (capture/formats)."""
+    if not isinstance(origin, dict) or not isinstance(origin.get("format"), str):
+        return None
+    fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
+           "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
+                                                                     origin["format"])
+    note = f"imported from {fmt}, entry {origin.get('entry')}"
+    missing = origin.get("cannot_carry")
+    if isinstance(missing, list) and missing:
+        note += "; not in that format: " + "; ".join(str(m) for m in missing)
+    return note
+
+
+def _imported(turn: Turn, origin: Any) -> None:
+    """Say where an imported turn came from; numbers its format cannot carry stay unknown."""
+    note = origin_note(origin)
+    if note is not None and note not in turn.notes:
+        turn.notes = (*turn.notes, note)
+    missing = origin.get("cannot_carry") if isinstance(origin, dict) else None
+    if turn.req is not None and isinstance(missing, list) and any(
+            isinstance(m, str) and m.startswith("request bytes") for m in missing):
+        turn.req.request_bytes = None

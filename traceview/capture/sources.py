@@ -35,6 +35,8 @@ class Source:
     size: int | None
     spooled: bool = False
     notes: list[str] = field(default_factory=list)
+    # (problem kind, message) about the whole file, e.g. an unsupported format.
+    findings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def expand_paths(paths: list[str]) -> list[str]:
