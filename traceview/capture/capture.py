@@ -120,6 +120,7 @@ class CaptureLoader:
         With several paths a source that cannot be read becomes a problem instead;
         with one, the error is the whole answer.
         """
+        adopted: list[tuple[Source, Any]] = []
         for i, path in enumerate(self.paths):
             try:
                 src = open_source(path, self.capture.spool_dir)
@@ -129,24 +130,32 @@ class CaptureLoader:
                 src = Source(path, os.devnull, 0)
                 self.builder.problem(i, 1, "unreadable_source", str(exc))
             else:
-                self._adopt(src)
+                adopted.append((src, self._adopt(src)))
             if src.name == "<stdin>":
                 self.capture.sources[i] = src.name
             self.capture._files.append(src)
+        self._use_adopted(adopted)
+        for src in self.capture._files:
             if self.total_bytes is not None:
                 self.total_bytes = None if src.size is None else self.total_bytes + src.size
 
-    def _adopt(self, src: Source) -> None:
+    def _adopt(self, src: Source) -> Any:
         """A foreign file (HAR, Batch, OTLP) is read through its conversion to records."""
         from traceview.capture.formats import adopt
 
-        adopted = adopt(src.name, src.path, self.capture.spool_dir, self.from_format)
-        if adopted.path != src.path:
-            src.path, src.spooled = adopted.path, True
-            src.size = os.path.getsize(adopted.path)
-        src.findings = adopted.findings
-        if adopted.summary is not None:
-            self.capture.imports.append({"source": src.name, **adopted.summary})
+        return adopt(src.name, src.path, self.capture.spool_dir, self.from_format)
+
+    def _use_adopted(self, adopted: list[tuple[Source, Any]]) -> None:
+        from traceview.capture.formats import join_batches
+
+        join_batches([a for _, a in adopted], self.capture.spool_dir)
+        for src, a in adopted:
+            if a.path != src.path:
+                src.path, src.spooled = a.path, True
+                src.size = os.path.getsize(a.path)
+            src.findings = a.findings
+            if a.summary is not None:
+                self.capture.imports.append({"source": src.name, **a.summary})
 
     def steps(self, every: int = 16) -> Iterator[int]:
         """Feed every line; yield the line count every `every` lines and at the end of each

@@ -33,6 +33,7 @@ class Adopted:
     path: str  # where the records are read from (the spooled conversion, or the file itself)
     summary: dict[str, Any] | None = None  # for the report's ``imports`` list
     findings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    original: str = ""  # the file the conversion was read from
 
 
 def _first_line(head: bytes) -> bytes:
@@ -120,12 +121,36 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
         except FormatError as exc:
             return Adopted(fmt, str(target), None, [("unsupported_format", f"{name}: {exc}")])
     summary = em.summary(calls)
+    if fmt == "batch":
+        with open(path, "rb") as f:
+            summary["side"] = batch.side(_first_line(f.read(HEAD)))
     findings = []
     if calls == 0:
         findings.append(("no_provider_calls", f"this is a {_NAMES[fmt]} with 0 provider calls"
                          + (f" ({summary['ignored']} other entries ignored)"
                             if summary["ignored"] else "")))
-    return Adopted(fmt, str(target), summary, findings)
+    return Adopted(fmt, str(target), summary, findings, path)
+
+
+def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
+    """Batch input and output files given together are read as one: the first input file
+    gets every record (requests each followed by its response), the others are emptied."""
+    sides = [(a, a.summary.get("side")) for a in adopted if a.fmt == "batch" and a.summary]
+    inputs = [a for a, s in sides if s == "input"]
+    outputs = [a for a, s in sides if s == "output"]
+    if not inputs or not outputs:
+        return
+    target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-batch-joined.jsonl"
+    with open(target, "wb") as out:
+        em = Emitter(out, "batch")
+        calls = batch.join([Path(a.original).read_bytes().splitlines() for a in inputs],
+                           [Path(a.original).read_bytes().splitlines() for a in outputs], em)
+    first = inputs[0]
+    first.path = str(target)
+    first.summary = {**em.summary(calls), "side": "input+output"}
+    for a in inputs[1:] + outputs:
+        a.path = _EMPTY
+        a.summary = {**(a.summary or {}), "joined_into": "the first batch input file"}
 
 
 _NAMES = {"har": "HAR file", "batch": "OpenAI Batch file", "otlp": "OTLP JSON trace file",

@@ -199,6 +199,8 @@ def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> N
             res_body["conversation"] = {"id": conv}
         endpoint = "POST /v1/responses"
     if failed:
+        if chat:  # a chat body has no status of its own: an error body is how it fails
+            res_body["object"] = None
         res_body["error"] = {"code": "span_error",
                              "message": str(span["status"].get("message") or "span failed")}
     em.write({"dir": "req", "id": link, "ts": start / 1e9 if start else None,
