@@ -23,6 +23,7 @@ COMMANDS = {
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
     "proxy": "run a local proxy that records any client's OpenAI traffic into a capture",
+    "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
 }
 
 
@@ -111,6 +112,8 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":
         _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    elif command == "hydrate":
+        _optional(sub, "hydrate", "traceview.provider.hydrate", "add_arguments", "run")
     elif command == "proxy":
         _optional(sub, "proxy", "traceview.record.proxy_server", "add_arguments", "run")
     return parser
