@@ -70,10 +70,19 @@ def test_otlp_genai_spans_become_turns_that_say_what_they_cannot_carry():
 
 
 def test_otlp_json_lines_from_the_collector_file_exporter(tmp_path):
+    """The collector's file exporter writes one export request per line, spans split up."""
     doc = json.loads((FIXTURES / "otlp_genai.json").read_text())
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    lines = []
+    for part in (spans[:2], spans[2:]):
+        one = json.loads(json.dumps(doc))
+        one["resourceSpans"][0]["scopeSpans"][0]["spans"] = part
+        lines.append(json.dumps(one))
     path = tmp_path / "spans.jsonl"
-    path.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
-    assert len(_report(path)["turns"]) == 6
+    path.write_text("\n".join(lines) + "\n")
+    r = _report(path)
+    assert [t["input_tokens"] for t in r["turns"]] == [1210, 6110, 42]
+    assert r["imports"][0]["format"] == "otlp"
 
 
 def test_the_checked_in_har_fixture_reads_bodies_streams_and_status():

@@ -242,3 +242,25 @@ def test_cli_refuses_an_upstream_that_is_the_proxy_itself(tmp_path, capsys, monk
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
     assert main(["proxy", "--port", "8080", "-o", str(tmp_path / "t.jsonl")]) == 2
     assert "is this proxy itself" in capsys.readouterr().err
+
+
+def test_multipart_uploads_are_recorded_like_the_recorder_does(proxied):
+    _, proxy, out = proxied
+    with pytest.raises(openai.NotFoundError):  # the simulator has no files endpoint
+        _sdk(proxy).files.create(file=("notes.txt", b"hello world"), purpose="assistants")
+    req, res = read_records(out)
+    assert req["endpoint"] == "POST /v1/files"
+    assert req["body"]["non_json"] is True
+    assert req["body"]["content_type"].startswith("multipart/form-data")
+    assert req["bytes"] == req["body"]["bytes"] > len(b"hello world")
+    assert res["status_code"] == 404
+
+
+def test_rotating_proxy_records_through_the_current_file_link(tmp_path):
+    import os
+
+    link = tmp_path / "trace.jsonl"
+    with SimServer() as sim, ProxyServer(link, upstream=sim.base_url, rotate="1MB") as proxy:
+        _sdk(proxy).responses.create(model="gpt-4.1", input="Hi")
+    assert link.is_symlink() and os.readlink(link).startswith("trace-")
+    assert [r["dir"] for r in read_records(link)] == ["req", "res"]
