@@ -78,25 +78,27 @@ class RecordingProxy:
         self.upstream = upstream
         self.timeout = timeout
         self._inner = inner
-        self._client: httpx2.AsyncClient | None = None
+        self._transport: AsyncRecordingTransport | None = None
+        self._timeouts = {"connect": min(timeout, 10.0), "read": timeout, "write": timeout,
+                          "pool": timeout}
 
-    def _http(self) -> httpx2.AsyncClient:
-        """Built on first use, inside the server's event loop (its pool belongs to it)."""
-        if self._client is None:
+    def _upstream(self) -> AsyncRecordingTransport:
+        """Built on first use, inside the server's event loop (its pool belongs to it).
+
+        The transport is used without an ``httpx2.AsyncClient`` on purpose: a client keeps
+        cookies from responses and sends them on later requests (one application's cookies
+        would reach another's), adds headers of its own and follows redirects. A proxy
+        wants none of that, and skipping it halves the proxy's own time per request.
+        """
+        if self._transport is None:
             inner = self._inner or httpx2.AsyncHTTPTransport(limits=_default_limits())
-            self._client = httpx2.AsyncClient(
-                transport=AsyncRecordingTransport(self.recorder, inner),
-                timeout=httpx2.Timeout(self.timeout, connect=min(self.timeout, 10.0)),
-                follow_redirects=False,
-            )
-            # Only the client's headers go upstream: no user-agent or accept-encoding of ours.
-            self._client.headers = httpx2.Headers()
-        return self._client
+            self._transport = AsyncRecordingTransport(self.recorder, inner)
+        return self._transport
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -125,12 +127,11 @@ class RecordingProxy:
                 break
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
                    if k.decode("latin-1").lower() not in HOP_BY_HOP]
-        client = self._http()
-        request = client.build_request(
+        request = httpx2.Request(
             scope["method"], upstream_url(self.upstream, scope["path"], scope["query_string"]),
-            headers=headers, content=bytes(body))
+            headers=headers, content=bytes(body), extensions={"timeout": self._timeouts})
         try:
-            response = await client.send(request, stream=True)
+            response = await self._upstream().handle_async_request(request)
         except httpx2.TimeoutException as exc:
             await _reply_error(send, 504, "upstream_timeout",
                                f"traceview proxy: the upstream did not answer in time ({exc})")
@@ -160,7 +161,7 @@ class RecordingProxy:
         finally:
             watch.cancel()
             # Closing the stream closes the upstream connection and writes the record.
-            await response.aclose()
+            await response.stream.aclose()  # type: ignore[union-attr]
 
     async def _pump(self, response: httpx2.Response, send: Send) -> None:
         """Relay the body chunk by chunk. The record is written when the upstream body ends
@@ -174,7 +175,7 @@ class RecordingProxy:
         hold = "content-length" in response.headers
         held = b""
         try:
-            async for chunk in response.aiter_raw():
+            async for chunk in response.stream:  # type: ignore[union-attr]
                 if hold:
                     chunk, held = held, chunk
                     if not chunk:
