@@ -140,3 +140,29 @@ def test_importing_never_modifies_the_file(tmp_path):
     before = path.read_bytes()
     _report(path)
     assert path.read_bytes() == before
+
+
+def test_har_entries_without_a_response_or_a_body_say_so(tmp_path):
+    entry = {"startedDateTime": "2026-01-01T00:00:00.000Z", "time": 30,
+             "request": {"method": "POST", "url": "https://api.openai.com/v1/responses",
+                         "headers": [], "bodySize": 40, "postData": {
+                             "mimeType": "application/json",
+                             "text": '{"model":"gpt-4.1","input":"hi"}'}},
+             "response": {"status": 200, "headers": [],
+                          "content": {"size": 900, "mimeType": "application/json"}},
+             "timings": {"send": 1, "wait": 29, "receive": 0}}
+    aborted = {**entry, "response": {"status": 0, "headers": [], "content": {"size": 0},
+                                     "_error": "net::ERR_CONNECTION_RESET"}}
+    path = tmp_path / "devtools.har"
+    path.write_text(json.dumps({"log": {"version": "1.2", "entries": [entry, aborted]}}))
+    r = _report(path)
+    first, second = r["turns"]
+    assert first["request_bytes"] == len('{"model":"gpt-4.1","input":"hi"}')
+    assert first["elapsed_ms"] == 30 and first["input_tokens"] is None
+    assert "response body (left out of the HAR" in " ".join(first["notes"])
+    assert second["status"] == "failed" and "ERR_CONNECTION_RESET" in (second["error"] or "")
+
+
+def test_a_failed_chat_span_keeps_its_error_text():
+    r = _report(FIXTURES / "otlp_genai.json")
+    assert "RateLimitError: 429" in (r["turns"][2]["error"] or "")

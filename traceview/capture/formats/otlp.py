@@ -201,6 +201,7 @@ def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> N
     if failed:
         if chat:  # a chat body has no status of its own: an error body is how it fails
             res_body["object"] = None
+            del res_body["choices"]
         res_body["error"] = {"code": "span_error",
                              "message": str(span["status"].get("message") or "span failed")}
     em.write({"dir": "req", "id": link, "ts": start / 1e9 if start else None,
