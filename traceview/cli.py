@@ -24,6 +24,8 @@ COMMANDS = {
     "demo": "record a simulated claims conversation and open it",
     "proxy": "run a local proxy that records any client's OpenAI traffic into a capture",
     "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
+    "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
+    "compare": "compare two arms (an `ab` results folder, or two captures)",
 }
 
 
@@ -116,6 +118,10 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "hydrate", "traceview.provider.hydrate", "add_arguments", "run")
     elif command == "proxy":
         _optional(sub, "proxy", "traceview.record.proxy_server", "add_arguments", "run")
+    elif command == "ab":
+        _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
+    elif command == "compare":
+        _optional(sub, "compare", "traceview.report.compare_output", "add_arguments", "run")
     return parser
 
 
