@@ -169,7 +169,12 @@ def run(ns: argparse.Namespace) -> int:
     print(f"traceview proxy: recording into {visible(str(current))}; point clients at\n"
           f"  OPENAI_BASE_URL={server.base_url}\n"
           f"forwarding to {visible(upstream)} (Ctrl-C to stop)", file=sys.stderr)
-    server.serve_forever()
-    server.recorder.close()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on
+        pass
+    finally:
+        server.recorder.close()
+    print("traceview proxy: stopped", file=sys.stderr)
     return 0
 
