@@ -166,3 +166,11 @@ def test_har_entries_without_a_response_or_a_body_say_so(tmp_path):
 def test_a_failed_chat_span_keeps_its_error_text():
     r = _report(FIXTURES / "otlp_genai.json")
     assert "RateLimitError: 429" in (r["turns"][2]["error"] or "")
+
+
+def test_text_report_says_what_was_imported_and_ignored(capsys):
+    assert main(["report", "--width", "200", str(FIXTURES)]) == 1  # the two unimportable files
+    out = capsys.readouterr().out
+    assert "mitmproxy.har as har: 2 provider calls, 2 other entries ignored" in out
+    assert "as otlp: 3 provider calls" in out and "cannot carry: cached tokens" in out
+    assert "this looks like a Langfuse export" in out
