@@ -127,8 +127,11 @@ class RecordingProxy:
                 break
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
                    if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        # raw_path: the path as the client encoded it (``path`` is percent-decoded).
+        raw_path = scope.get("raw_path")
+        path = raw_path.decode("latin-1") if raw_path else scope["path"]
         request = httpx2.Request(
-            scope["method"], upstream_url(self.upstream, scope["path"], scope["query_string"]),
+            scope["method"], upstream_url(self.upstream, path, scope["query_string"]),
             headers=headers, content=bytes(body), extensions={"timeout": self._timeouts})
         try:
             response = await self._upstream().handle_async_request(request)
