@@ -174,3 +174,15 @@ def test_text_report_says_what_was_imported_and_ignored(capsys):
     assert "mitmproxy.har as har: 2 provider calls, 2 other entries ignored" in out
     assert "as otlp: 3 provider calls" in out and "cannot carry: cached tokens" in out
     assert "this looks like a Langfuse export" in out
+
+
+def test_captures_with_a_long_or_cut_first_line_stay_captures(tmp_path):
+    from traceview.capture.formats import sniff
+
+    big = tmp_path / "big.jsonl"
+    big.write_text(json.dumps({"dir": "req", "body": {"model": "m", "input": "x" * 200_000}})
+                   + "\n" + json.dumps({"dir": "res", "body": {"object": "response"}}) + "\n")
+    assert sniff(str(big)) == ("capture", None)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"dir": "req", "body": {"input": "' + "x" * 300 + '\n{"dir": "res"}\n')
+    assert sniff(str(cut)) == ("capture", None)  # damaged: the reader reports it per line

@@ -23,6 +23,8 @@ from traceview.capture.formats.describe import looks_like
 
 FORMATS = ("capture", "har", "batch", "otlp")
 HEAD = 1 << 16
+FIRST_LINE_MAX = 64 << 20  # a first record larger than this is not sniffed further
+PRETTY_FIRST_LINE = 256
 
 
 @dataclass
@@ -63,6 +65,8 @@ def sniff(path: str) -> tuple[str, Any]:
     'json' for a whole-file JSON that is none of the importable formats."""
     with open(path, "rb") as f:
         head = f.read(HEAD)
+        if b"\n" not in head.lstrip()[:HEAD - 1]:  # a first line longer than the head
+            head += f.readline(FIRST_LINE_MAX)
     line = _first_line(head)
     if not line:
         return "capture", None
@@ -84,8 +88,9 @@ def sniff(path: str) -> tuple[str, Any]:
         return "json", first  # a JSON object (or JSONL of them) of a shape not imported
     if isinstance(first, list):
         return "json", first
-    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if first is None and stripped[:1] in (b"{", b"["):
+    if first is None and len(line) <= PRETTY_FIRST_LINE and line[:1] in (b"{", b"["):
+        # Pretty-printed JSON opens with a short line ("{", '{"log": {'); a JSONL record
+        # cut short is long, and its file may be gigabytes: never read that whole.
         try:
             doc = orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError:
