@@ -186,3 +186,30 @@ def test_captures_with_a_long_or_cut_first_line_stay_captures(tmp_path):
     cut = tmp_path / "cut.jsonl"
     cut.write_text('{"dir": "req", "body": {"input": "' + "x" * 300 + '\n{"dir": "res"}\n')
     assert sniff(str(cut)) == ("capture", None)  # damaged: the reader reports it per line
+
+
+def test_openinference_llm_spans(tmp_path):
+    def attr(k, v):
+        return {"key": k, "value": {"intValue": str(v)} if isinstance(v, int)
+                else {"stringValue": v}}
+
+    attrs = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4.1-mini",
+             "llm.token_count.prompt": 321, "llm.token_count.completion": 12,
+             "llm.token_count.prompt_details.cache_read": 256,
+             "llm.input_messages.0.message.role": "system",
+             "llm.input_messages.0.message.content": "Be brief.",
+             "llm.input_messages.1.message.role": "user",
+             "llm.input_messages.1.message.content": "What is covered?",
+             "llm.output_messages.0.message.role": "assistant",
+             "llm.output_messages.0.message.content": "Section 3.",
+             "session.id": "conv_oi1"}
+    span = {"traceId": "t", "spanId": "s", "name": "ChatCompletion",
+            "startTimeUnixNano": "1767225600000000000", "endTimeUnixNano": "1767225600450000000",
+            "attributes": [attr(k, v) for k, v in attrs.items()], "status": {}}
+    path = tmp_path / "oi.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]},
+                               indent=1))
+    (turn,) = _report(path)["turns"]
+    assert (turn["input_tokens"], turn["cached_tokens"], turn["output_tokens"]) == (321, 256, 12)
+    assert turn["user_text"] == "What is covered?" and turn["elapsed_ms"] == 450
+    assert turn["conversation"] == "conv_oi1"

@@ -93,7 +93,11 @@ def spans_of(doc: Any) -> list[dict[str, Any]]:
     return spans
 
 
-def _messages(attrs: dict[str, Any], new: str, old: str) -> list[dict[str, Any]] | None:
+def _messages(attrs: dict[str, Any], new: str, old: str,
+              openinference: str) -> list[dict[str, Any]] | None:
+    """Messages from the current convention (one JSON attribute), else the indexed ones:
+    OpenLLMetry's ``gen_ai.prompt.N.role``, OpenInference's
+    ``llm.input_messages.N.message.role``."""
     raw = attrs.get(new)
     if isinstance(raw, str):
         try:
@@ -103,12 +107,15 @@ def _messages(attrs: dict[str, Any], new: str, old: str) -> list[dict[str, Any]]
         if isinstance(parsed, list):
             return [_flatten(m) for m in parsed if isinstance(m, dict)]
     out: list[dict[str, Any]] = []
-    n = 0
-    while f"{old}.{n}.role" in attrs or f"{old}.{n}.content" in attrs:
-        out.append({"role": attrs.get(f"{old}.{n}.role") or "user",
-                    "content": attrs.get(f"{old}.{n}.content") or ""})
-        n += 1
-    return out or None
+    for prefix in (f"{old}.{{n}}.", f"{openinference}.{{n}}.message."):
+        n = 0
+        while (f"{prefix.format(n=n)}role" in attrs or f"{prefix.format(n=n)}content" in attrs):
+            out.append({"role": attrs.get(f"{prefix.format(n=n)}role") or "user",
+                        "content": attrs.get(f"{prefix.format(n=n)}content") or ""})
+            n += 1
+        if out:
+            return out
+    return None
 
 
 def _flatten(message: dict[str, Any]) -> dict[str, Any]:
@@ -152,8 +159,9 @@ def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> N
     missing = list(ALWAYS_MISSING)
     missing += [f"{k.replace('_', ' ')} (not recorded by the instrumentation)"
                 for k, v in usage.items() if v is None]
-    inputs = _messages(attrs, "gen_ai.input.messages", "gen_ai.prompt")
-    outputs = _messages(attrs, "gen_ai.output.messages", "gen_ai.completion")
+    inputs = _messages(attrs, "gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages")
+    outputs = _messages(attrs, "gen_ai.output.messages", "gen_ai.completion",
+                        "llm.output_messages")
     if inputs is None:
         missing.append("message content (not captured by the instrumentation)")
     chat = (isinstance(rid, str) and rid.startswith("chatcmpl")) or (
