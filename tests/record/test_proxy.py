@@ -290,3 +290,17 @@ def test_the_proxy_command_serves_and_stops_cleanly(tmp_path):
             proc.send_signal(signal.SIGINT)
             assert proc.wait(30) == 0
     assert [r["dir"] for r in read_records(out)] == ["req", "res"]
+
+
+def test_the_upstream_goes_through_the_environments_proxy(monkeypatch):
+    from traceview.record.proxy import env_proxy
+
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY",
+                 "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://corp-proxy:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.example")
+    assert env_proxy("https://api.openai.com/v1") == "http://corp-proxy:3128"
+    assert env_proxy("https://gw.internal.example/v1") is None
+    monkeypatch.setenv("HTTP_PROXY", "http://corp-proxy:3128")
+    assert env_proxy("http://127.0.0.1:9/v1") is None  # loopback never goes through a proxy

@@ -61,6 +61,20 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
     return f"{url}?{query.decode('latin-1')}" if query else url
 
 
+def env_proxy(upstream: str) -> str | None:
+    """The outgoing proxy the environment names for the upstream (HTTPS_PROXY, NO_PROXY…),
+    as an httpx2 client would use it: the upstream is fixed, so this is decided once."""
+    from urllib.request import getproxies, proxy_bypass
+
+    parts = urlsplit(upstream)
+    proxies = getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or parts.hostname in ("localhost", "127.0.0.1", "::1") or (
+            parts.hostname and proxy_bypass(parts.hostname)):
+        return None
+    return proxy
+
+
 def _error_body(kind: str, message: str) -> bytes:
     import json
 
@@ -91,7 +105,8 @@ class RecordingProxy:
         wants none of that, and skipping it halves the proxy's own time per request.
         """
         if self._transport is None:
-            inner = self._inner or httpx2.AsyncHTTPTransport(limits=_default_limits())
+            inner = self._inner or httpx2.AsyncHTTPTransport(
+                limits=_default_limits(), proxy=env_proxy(self.upstream))
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
 
