@@ -51,7 +51,9 @@ def response_ids(args: list[str]) -> list[str]:
     found: list[str] = []
     for arg in args:
         path = Path(arg)
-        if RESPONSE_ID.fullmatch(arg) or not path.exists():
+        if arg == "-":
+            found.extend(RESPONSE_ID.findall(sys.stdin.read()))
+        elif RESPONSE_ID.fullmatch(arg) or not path.exists():
             found.extend(RESPONSE_ID.findall(arg))
         else:
             found.extend(RESPONSE_ID.findall(path.read_text("utf-8", errors="replace")))
@@ -140,7 +142,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 
     p.add_argument("sources", nargs="+", metavar="IDS_OR_FILE",
-                   help="response ids (resp_…), or files holding them (a trace export, logs)")
+                   help="response ids (resp_…), or files holding them (a trace export, logs; "
+                        "- for stdin)")
     p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
                    help="capture file to write (marked as rebuilt from the provider)")
     g = p.add_argument_group("provider")
