@@ -79,3 +79,11 @@ def test_no_ids_is_a_usage_error(tmp_path, capsys):
     empty.write_text("nothing here")
     assert main(["hydrate", str(empty), "-o", str(tmp_path / "x.jsonl")]) == 2
     assert "no response ids" in capsys.readouterr().err
+
+
+def test_ids_can_come_from_stdin(monkeypatch):
+    import io
+
+    ids = "resp_abc12345678\nresp_def12345678 resp_abc12345678"
+    monkeypatch.setattr("sys.stdin", io.StringIO(ids))
+    assert response_ids(["-"]) == ["resp_abc12345678", "resp_def12345678"]
