@@ -118,8 +118,7 @@ def test_a_pretty_printed_response_body_is_read_as_one_turn(tmp_path):
 def test_from_forces_a_format_and_says_when_the_file_is_another(tmp_path):
     r = _report(FIXTURES / "batch_input.jsonl", fmt="har")
     assert [p["kind"] for p in r["problems"]] == ["unsupported_format"]
-    assert "--from har, but this is a OpenAI Batch file" in r["problems"][0]["message"] or \
-        "--from har, but this is an OpenAI Batch file" in r["problems"][0]["message"]
+    assert "--from har, but this is an OpenAI Batch file" in r["problems"][0]["message"]
     # --from capture reads a HAR as JSONL records: the per-line problems of a raw read
     raw = _report(FIXTURES / "mitmproxy.har", fmt="capture")
     assert raw["turns"] == [] and len(raw["problems"]) > 1

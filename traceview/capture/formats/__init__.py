@@ -10,6 +10,7 @@ problem per line. Pure: no network, no clock.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,7 +132,7 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
             summary["side"] = batch.side(_first_line(f.read(HEAD)))
     findings = []
     if calls == 0:
-        findings.append(("no_provider_calls", f"this is a {_NAMES[fmt]} with 0 provider calls"
+        findings.append(("no_provider_calls", f"this is {_NAMES[fmt]} with 0 provider calls"
                          + (f" ({summary['ignored']} other entries ignored)"
                             if summary["ignored"] else "")))
     return Adopted(fmt, str(target), summary, findings, path)
@@ -158,8 +159,8 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
         a.summary = {**(a.summary or {}), "joined_into": "the first batch input file"}
 
 
-_NAMES = {"har": "HAR file", "batch": "OpenAI Batch file", "otlp": "OTLP JSON trace file",
-          "capture": "capture"}
+_NAMES = {"har": "a HAR file", "batch": "an OpenAI Batch file",
+          "otlp": "an OTLP JSON trace file", "capture": "a capture"}
 
 
 def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
@@ -196,10 +197,10 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
 
 
 def _refuse(path: str, forced: str, fmt: str, doc: Any) -> Adopted:
-    what = looks_like(doc) if fmt == "json" else f"this is a {_NAMES.get(fmt, fmt)}"
+    what = looks_like(doc) if fmt == "json" else f"this is {_NAMES.get(fmt, fmt)}"
     return Adopted(forced, _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
                                            f"--from {forced}, but {what}")])
 
 
-_EMPTY = "/dev/null"
+_EMPTY = os.devnull
 __all__ = ["FORMATS", "Adopted", "FormatError", "adopt", "sniff"]
