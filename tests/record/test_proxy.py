@@ -304,3 +304,15 @@ def test_the_upstream_goes_through_the_environments_proxy(monkeypatch):
     assert env_proxy("https://gw.internal.example/v1") is None
     monkeypatch.setenv("HTTP_PROXY", "http://corp-proxy:3128")
     assert env_proxy("http://127.0.0.1:9/v1") is None  # loopback never goes through a proxy
+
+
+def test_a_large_upload_is_streamed_upstream_and_recorded_by_length(proxied):
+    _, proxy, out = proxied
+    payload = bytes(range(256)) * (3 * 4096)  # 3 MB: arrives in many pieces
+    uploaded = _sdk(proxy).files.create(file=("big.bin", payload), purpose="assistants")
+    req, res = read_records(out)
+    assert uploaded.bytes == req["bytes"] > len(payload)  # the whole body reached the upstream
+    assert req["body"] == {"non_json": True, "content_type": req["body"]["content_type"],
+                           "bytes": req["bytes"]}
+    assert req["body"]["content_type"].startswith("multipart/form-data")
+    assert res["status_code"] == 200 and len(out.read_bytes()) < 10_000  # no bytes stored

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,6 +29,9 @@ from traceview.record.transport import (
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
+# Request bodies up to this size are read whole (the record keeps their exact bytes);
+# larger ones, and every multipart upload, are streamed upstream as they arrive.
+STREAM_UPLOADS_ABOVE = 8 << 20
 
 # Connection-level headers belong to one hop, not to the exchange (RFC 9110 §7.6.1);
 # host and content-length are set again by the upstream client for the bytes it sends.
@@ -132,22 +135,36 @@ class RecordingProxy:
                 return
 
     async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        first = await receive()
+        if first["type"] == "http.disconnect":
+            return
+        length = _content_length(scope)
+        content: bytes | AsyncIterator[bytes]
+        if first.get("more_body") and length is not None and (
+                length > STREAM_UPLOADS_ABOVE or _is_multipart(scope)):
+            # A large upload goes on as it arrives, never held whole; like the recorder
+            # with the SDK's multipart stream, its record keeps its length, not its bytes.
+            content = _rest_of_body(first, receive)
+        else:
+            body = bytearray(first.get("body", b""))
+            more = first.get("more_body", False)
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+            content, length = bytes(body), None
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
                    if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        if length is not None:  # streamed upload: the upstream needs its length up front
+            headers.append(("content-length", str(length)))
         # raw_path: the path as the client encoded it (``path`` is percent-decoded).
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else scope["path"]
         request = httpx2.Request(
             scope["method"], upstream_url(self.upstream, path, scope["query_string"]),
-            headers=headers, content=bytes(body), extensions={"timeout": self._timeouts})
+            headers=headers, content=content, extensions={"timeout": self._timeouts})
         try:
             response = await self._upstream().handle_async_request(request)
         except httpx2.TimeoutException as exc:
@@ -159,6 +176,8 @@ class RecordingProxy:
                                f"traceview proxy: cannot reach the upstream {self.upstream} "
                                f"({type(exc).__name__}: {exc})")
             return
+        except ClientGone:
+            return  # recorded by the transport as a failure of kind ClientGone
         await self._relay(response, receive, send)
 
     async def _relay(self, response: httpx2.Response, receive: Receive, send: Send) -> None:
@@ -202,6 +221,33 @@ class RecordingProxy:
         except httpx2.HTTPError:
             pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
         await send({"type": "http.response.body", "body": held, "more_body": False})
+
+
+class ClientGone(Exception):
+    """The client hung up while its request body was still being sent upstream."""
+
+
+def _content_length(scope: Scope) -> int | None:
+    for k, v in scope["headers"]:
+        if k.lower() == b"content-length" and v.strip().isdigit():
+            return int(v)
+    return None
+
+
+def _is_multipart(scope: Scope) -> bool:
+    return any(k.lower() == b"content-type" and v.lower().startswith(b"multipart/")
+               for k, v in scope["headers"])
+
+
+async def _rest_of_body(first: dict[str, Any], receive: Receive) -> AsyncIterator[bytes]:
+    yield first.get("body", b"")
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone("the client hung up during its upload")
+        yield message.get("body", b"")
+        more = message.get("more_body", False)
 
 
 async def _disconnected(receive: Receive) -> None:
