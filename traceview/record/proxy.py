@@ -6,8 +6,9 @@ the upstream side is the same httpx2 stack the openai SDK uses, wrapped in the r
 own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
 that writes a recorded SDK call: same records, same redaction, same whole-line writes.
 
-Bodies of requests are read whole (they are JSON or uploads the recorder stores whole
-anyway); responses are relayed chunk by chunk as the upstream sends them, never buffered.
+Request bodies are read whole (the record keeps their exact bytes), except large and
+multipart uploads, which stream upstream as they arrive; responses are relayed chunk by
+chunk as the upstream sends them, never buffered.
 """
 
 from __future__ import annotations
