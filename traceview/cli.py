@@ -23,6 +23,8 @@ COMMANDS = {
     "fidelity": "score replay fidelity: can each conversation's last input be rebuilt locally",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
+    "proxy": "run a local proxy that records any client's OpenAI traffic into a capture",
+    "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
     "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
     "compare": "compare two arms (an `ab` results folder, or two captures)",
 }
@@ -38,6 +40,9 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
                    help="smallest fall in billed input marked compaction_likely (default 0)")
     g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
                    "bundled one")
+    p.add_argument("--from", dest="from_format", default=None,
+                   choices=["capture", "har", "batch", "otlp"],
+                   help="read every file as this format (default: detected per file)")
 
 
 class UsageError(Exception):
@@ -55,7 +60,8 @@ def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
         except PricingError as exc:
             raise UsageError(str(exc)) from None
     return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
-                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing)
+                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing,
+                   from_format=getattr(ns, "from_format", None))
 
 
 def _report_parser(sub: argparse._SubParsersAction) -> None:
@@ -111,6 +117,10 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":
         _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    elif command == "hydrate":
+        _optional(sub, "hydrate", "traceview.provider.hydrate", "add_arguments", "run")
+    elif command == "proxy":
+        _optional(sub, "proxy", "traceview.record.proxy_server", "add_arguments", "run")
     elif command == "ab":
         _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
     elif command == "compare":

@@ -74,6 +74,7 @@ class Analysis:
                         else self.objects.to_dict(objects=objects)),
             "fidelity": self.fidelity.to_dict() if self.fidelity is not None else None,
             "problems": [p.to_dict() for p in self.problems],
+            "imports": self.capture.imports,
         }
 
 
@@ -90,7 +91,8 @@ class Session:
         self.options = options or Options()
         self.interval = interval
         self.first_interval = first_interval
-        self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths))
+        self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
+                                    self.options.from_format)
         self.analyzer = Analyzer(self.options)
         self.capture = self.loader.capture
         self.analysis = Analysis(self.capture, problems=self.capture.problems)

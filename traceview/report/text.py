@@ -105,6 +105,8 @@ def render_text(analysis: Analysis, console: Console) -> None:
     if analysis.capture.exchanges:
         parts.append(Text(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
                           "(listings, retrieves, deletes); see --format json."))
+    for imp in getattr(analysis.capture, "imports", ()):
+        parts.append(Text(plain(_imported(imp))))
     if analysis.problems:
         parts.append(Text(f"\n{len(analysis.problems)} problems while reading:", style="bold"))
         for p in analysis.problems:
@@ -113,6 +115,18 @@ def render_text(analysis: Analysis, console: Console) -> None:
         # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
         # line would cost seconds on a large capture.
         console.print(part, soft_wrap=id(part) in laid_out)
+
+
+def _imported(imp: dict) -> str:
+    """One line per imported file: what it was, how many calls, what was left out."""
+    line = (f"imported {imp.get('source')} as {imp.get('format')}: "
+            f"{imp.get('provider_calls')} provider calls")
+    if imp.get("ignored"):
+        kinds = ", ".join(f"{n} {k}" for k, n in (imp.get("ignored_kinds") or {}).items())
+        line += f", {imp['ignored']} other entries ignored ({kinds})"
+    if imp.get("cannot_carry"):
+        line += "; the format cannot carry: " + "; ".join(imp["cannot_carry"])
+    return line
 
 
 def _coverage(t: dict) -> str:
