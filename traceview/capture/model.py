@@ -165,6 +165,10 @@ class ResponseFacts:
     http_status = count(7)
     stream_events = count(8)
     web_search_requests = count(9)
+    # When the turn started, whole seconds since the epoch (what `created_at` holds; ms
+    # would not pack): the body's `created_at` (chat: `created`), else the record's `ts`
+    # less the elapsed time. Set after construction.
+    started_at = count(10)
     compaction_output = flag(0)
     stream_cut = flag(1)
 

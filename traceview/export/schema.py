@@ -1,0 +1,154 @@
+"""The fleet tables' schema, stated once: Parquet, DuckDB, CSV and the README read it here.
+
+`traceview.turns/1` is the report's turn object (`report --format json`) flattened into
+one row: every key of `TurnReport.to_dict()` is a column (or, for `cost` and `index`,
+named below), so a number in the table means exactly what it means in the report. Types
+are written in a small notation of plain tuples, so this module imports nothing heavy;
+`arrow_schema()` turns them into pyarrow types when the `[fleet]` extra is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TURNS = "traceview.turns/1"
+CONVERSATIONS = "traceview.conversations/1"
+PROBLEMS = "traceview.problems/1"
+
+# A type is "string" | "int64" | "float64" | "bool" | "timestamp" (ms, UTC, no zone),
+# ("list", type) or ("struct", ((name, type), ...)).
+Type = Any
+
+HOSTED_CALL: Type = ("struct", (
+    ("type", "string"), ("id", "string"), ("status", "string"), ("evidence", "string"),
+    ("include", "string"), ("queries", ("list", "string")), ("detail", "string")))
+ATTRIBUTION: Type = ("struct", (
+    ("turn", "int64"), ("turns", ("list", "int64")), ("hosted_calls", ("list", "string")),
+    ("types", ("list", "string")), ("evidence_missing", "bool"),
+    ("include", ("list", "string"))))
+MARKER_COUNT: Type = ("struct", (("marker", "string"), ("count", "int64")))
+
+# (column, type, meaning). Order is the column order of every output.
+TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file the turn was read from (as named on the command line)"),
+    ("capture_index", "int64", "the turn's index in its capture (report `index`)"),
+    ("line", "int64", "line of the turn's first record in the capture"),
+    ("conversation_index", "int64", "1-based position of the turn in its conversation"),
+    ("conversation", "string", "provider conversation id, null for chains and stateless"),
+    ("conversation_key", "string", "traceview's key for the conversation (any kind)"),
+    ("conversation_kind", "string", "conversation | chain | stateless"),
+    ("ts", "timestamp", "when the turn started (response `created_at`, else record `ts`), UTC"),
+    ("date", "string", "UTC date of `ts` (YYYY-MM-DD), `unknown` without one; partition key"),
+    ("api", "string", "responses | chat | compact"),
+    ("status", "string", "completed | incomplete | failed | cancelled | … | unknown"),
+    ("model", "string", "model of the response, else of the request"),
+    ("response_id", "string", "the response's id"),
+    ("previous_response_id", "string", "the request's previous_response_id"),
+    ("user_text", "string", "short text of the new user input (sanitised, secrets masked)"),
+    ("user_words", "int64", "words in the new user input"),
+    ("request_bytes", "int64", "bytes of the request body on the wire"),
+    ("owned_state_bytes", "int64", "bytes the turn would send if the app owned the transcript"),
+    ("input_tokens", "int64", "billed input tokens"),
+    ("cached_tokens", "int64", "cached part of the billed input"),
+    ("output_tokens", "int64", "billed output tokens"),
+    ("reasoning_tokens", "int64", "reasoning part of the output"),
+    ("elapsed_ms", "int64", "response time in ms"),
+    ("expected_input", "int64", "estimate: previous input + visible output + new input"),
+    ("unexplained_tokens", "int64", "input_tokens - expected_input (deposit > 0, compaction < 0)"),
+    ("cumulative_input_tokens", "int64", "billed input of the conversation so far"),
+    ("new_input_estimate", "int64", "estimated tokens of the request's new input"),
+    ("tools_offered", ("list", "string"), "tool types the request offered"),
+    ("hosted_calls", ("list", HOSTED_CALL), "hosted calls in the response, with their evidence"),
+    ("markers", ("list", "string"), "deposit, compaction, evidence_missing, …"),
+    ("attribution", ATTRIBUTION, "for a deposit: the hosted calls it is attributed to"),
+    ("carried_context", "int64", "carried context re-billed on this turn (null if not analysed)"),
+    ("cost_usd", "float64", "tokens + hosted tool fees, USD (null when not priced)"),
+    ("cost_tokens_usd", "float64", "token part of the cost (report `cost.tokens_usd`)"),
+    ("cost_hosted_usd", "float64", "hosted tool fees (report `cost.hosted_usd`)"),
+    ("cost_reason", "string", "why the cost is unknown or partial (report `cost.reason`)"),
+    ("incomplete_reason", "string", "the response's incomplete_details.reason"),
+    ("error", "string", "error text (secrets masked)"),
+    ("stream_events", "int64", "stream events recorded for a streamed turn"),
+    ("notes", ("list", "string"), "reader notes on the turn"),
+    ("explanation", ("list", "string"), "the report's plain-language sentences"),
+    ("extras", "string", "JSON of report keys this schema version has no column for"),
+)
+
+CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file"),
+    ("key", "string", "traceview's conversation key (joins turns.conversation_key)"),
+    ("id", "string", "provider conversation id, null for chains and stateless"),
+    ("kind", "string", "conversation | chain | stateless"),
+    ("turns", ("list", "int64"), "capture indices of its turns"),
+    ("turn_count", "int64", "number of turns"),
+    ("first_ts", "timestamp", "start of its first turn with a time, UTC"),
+    ("input_tokens", "int64", "billed input, summed"),
+    ("cached_tokens", "int64", "cached input, summed"),
+    ("output_tokens", "int64", "output, summed"),
+    ("hosted_calls", "int64", "hosted calls, counted"),
+    ("cost_usd", "float64", "cost of the priced turns, USD"),
+    ("cost_unknown_turns", "int64", "turns that could not be priced"),
+    ("markers", ("list", MARKER_COUNT), "how many turns carry each marker"),
+    ("exchanges", ("list", "int64"), "indices of its non-turn exchanges (listings, deletes)"),
+    ("carried_context", "int64", "carried context of the conversation (null if not analysed)"),
+    ("extras", "string", "JSON of report keys this schema version has no column for"),
+)
+
+PROBLEM_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file"),
+    ("line", "int64", "line in the capture (0: the whole file)"),
+    ("kind", "string", "malformed_json | truncated_line | unknown_record | …"),
+    ("message", "string", "what is wrong (sanitised)"),
+)
+
+TABLES: dict[str, tuple[str, tuple[tuple[str, Type, str], ...]]] = {
+    "turns": (TURNS, TURN_COLUMNS),
+    "conversations": (CONVERSATIONS, CONVERSATION_COLUMNS),
+    "problems": (PROBLEMS, PROBLEM_COLUMNS),
+}
+
+# Report keys that become differently named columns.
+TURN_RENAMED = {"index": "capture_index"}
+TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
+
+
+def column_names(table: str) -> list[str]:
+    return [name for name, _, _ in TABLES[table][1]]
+
+
+def describe(t: Type) -> str:
+    """The type as the README writes it: `list<struct<type: string, …>>`."""
+    if isinstance(t, str):
+        return t
+    if t[0] == "list":
+        return f"list<{describe(t[1])}>"
+    return "struct<" + ", ".join(f"{n}: {describe(s)}" for n, s in t[1]) + ">"
+
+
+def markdown_table(table: str) -> str:
+    """The README's table of one schema, generated from the definition above."""
+    name, cols = TABLES[table]
+    out = [f"`{table}` — `{name}`", "", "| column | type | meaning |", "|---|---|---|"]
+    out += [f"| `{n}` | `{describe(t)}` | {m} |" for n, t, m in cols]
+    return "\n".join(out)
+
+
+def arrow_type(t: Type) -> Any:
+    import pyarrow as pa
+
+    simple = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(),
+              "bool": pa.bool_(), "timestamp": pa.timestamp("ms")}
+    if isinstance(t, str):
+        return simple[t]
+    if t[0] == "list":
+        return pa.list_(arrow_type(t[1]))
+    return pa.struct([pa.field(n, arrow_type(s)) for n, s in t[1]])
+
+
+def arrow_schema(table: str) -> Any:
+    """The pyarrow schema of `table`, carrying its schema name in the metadata."""
+    import pyarrow as pa
+
+    name, cols = TABLES[table]
+    return pa.schema([pa.field(n, arrow_type(t)) for n, t, _ in cols],
+                     metadata={b"traceview.schema": name.encode()})
