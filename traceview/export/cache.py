@@ -56,7 +56,7 @@ class Cache:
         duckdb = need("duckdb", "fleet")
         self.pa = need("pyarrow", "fleet")
         directory.mkdir(parents=True, exist_ok=True)
-        self.options = options
+        self.options = options or Options()
         self.con = duckdb.connect(str(directory / CACHE_FILE))
         self.read: list[str] = []  # captures (re)analysed by the last refresh
         self._create()

@@ -43,6 +43,9 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None) -
             raise ExportError(f"{paths[0]}: no such DuckDB file")
         con = duckdb.connect(paths[0], read_only=True)
         return con, f"database {paths[0]}"
+    for p in paths:
+        if not Path(p).exists():
+            raise ExportError(f"{p}: no such file or directory")
     files = expand_paths(paths)
     cache = Cache(cache_dir, options)
     keys = cache.refresh(files)
