@@ -19,7 +19,8 @@ import orjson
 from traceview.export import need
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
-BATCH_ROWS = 50_000
+BATCH_ROWS = 2048  # rows held as Python dicts before they become columns
+ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -104,6 +105,8 @@ class ParquetSink(Sink):
         self.prefix = prefix
         self._schemas = {t: arrow_schema(t) for t in TABLES}
         self._writers: dict[tuple[str, str], Any] = {}
+        # Columns waiting for a full row group: a dict per row costs ten times the memory.
+        self._pending: dict[tuple[str, str], list[Any]] = {}
 
     def partition(self, table: str, row: dict[str, Any]) -> str:
         if table != "turns":
@@ -120,15 +123,25 @@ class ParquetSink(Sink):
             d = self.out / table / part if part else self.out / table
             d.mkdir(parents=True, exist_ok=True)
             w = self.pq.ParquetWriter(d / f"{self.prefix}.parquet", self._schemas[table],
-                                      compression="zstd")
+                                      compression="snappy")
             self._writers[(table, part)] = w
         return w
 
     def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
-        batch = self.pa.Table.from_pylist(rows, schema=self._schemas[table])
-        self._writer(table, part).write_table(batch)
+        batch = self.pa.RecordBatch.from_pylist(rows, schema=self._schemas[table])
+        pending = self._pending.setdefault((table, part), [])
+        pending.append(batch)
+        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
+            self._flush(table, part)
+
+    def _flush(self, table: str, part: str) -> None:
+        pending = self._pending.pop((table, part), [])
+        if pending:
+            self._writer(table, part).write_table(self.pa.Table.from_batches(pending))
 
     def _close(self) -> None:
+        for table, part in list(self._pending):
+            self._flush(table, part)
         for table in TABLES:
             if not any(t == table for t, _ in self._writers):
                 # An empty table still has a file, so its schema reads back.
