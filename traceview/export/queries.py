@@ -12,7 +12,8 @@ QUERIES: dict[str, tuple[str, str]] = {
     "rebilled": ("Top re-billed conversations", """\
 WITH t AS (SELECT *, count(*) OVER (PARTITION BY source, conversation_key) AS conv_turns
            FROM turns)
-SELECT left(conversation_key, 20) AS conversation, any_value(conversation_kind) AS kind,
+SELECT regexp_extract(source, '[^/]+$') AS capture,
+       left(conversation_key, 20) AS conversation, any_value(conversation_kind) AS kind,
        count(*) AS turns,
        sum(unexplained_tokens) FILTER (WHERE list_contains(markers, 'deposit')) AS deposited,
        coalesce(sum(carried_context),
@@ -20,7 +21,7 @@ SELECT left(conversation_key, 20) AS conversation, any_value(conversation_kind) 
                   FILTER (WHERE list_contains(markers, 'deposit'))) AS rebilled_tokens
 FROM t GROUP BY source, conversation_key
 HAVING rebilled_tokens > 0
-ORDER BY rebilled_tokens DESC, conversation LIMIT 10"""),
+ORDER BY rebilled_tokens DESC, capture, conversation LIMIT 10"""),
     "evidence": ("Evidence-missing rate by tool", """\
 SELECT c.type AS tool, count(*) AS calls,
        count(*) FILTER (WHERE c.evidence = 'missing') AS missing,

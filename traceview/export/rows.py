@@ -32,6 +32,8 @@ _INT_ONLY = {"carried_context"}  # columns a newer report may fill; any other sh
 
 
 _CLEAN: dict[str, str] = {}
+_SCALARS = frozenset((int, float, bool, type(None)))
+_DAYS: dict[int, str] = {}
 
 
 def clean(value: Any) -> Any:
@@ -52,9 +54,9 @@ def clean(value: Any) -> Any:
             return done
         return visible(redact_text(value))
     if t is dict:
-        return {k: clean(v) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else clean(v) for k, v in value.items()}
     if t is list or t is tuple:
-        return [clean(v) for v in value]
+        return [v if type(v) in _SCALARS else clean(v) for v in value]
     return value
 
 
@@ -72,7 +74,11 @@ def day(ms: int | None) -> str:
     """The UTC date of a time in ms, the partition key; `unknown` without one."""
     if ms is None:
         return "unknown"
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
+    n = ms // 86_400_000
+    d = _DAYS.get(n)
+    if d is None:
+        d = _DAYS[n] = datetime.fromtimestamp(n * 86_400, tz=UTC).strftime("%Y-%m-%d")
+    return d
 
 
 def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[str, Row]]:
