@@ -13,6 +13,7 @@ import pytest
 from tests.export.conftest import REAL, ROOT, SAMPLES
 from traceview.analysis.session import analyze
 from traceview.export.queries import QUERIES
+from traceview.export.readme_tables import rewrite
 from traceview.export.rows import capture_rows
 from traceview.export.schema import (
     TABLES,
@@ -210,9 +211,11 @@ def test_sql_output_formats_and_errors(tv, samples_export: Path, tmp_path: Path)
 
 
 def test_readme_documents_the_schema_and_queries() -> None:
-    """The README's tables are generated from schema.py; its queries are QUERIES."""
+    """The README's tables come from schema.py, its five queries and their output on the
+    samples from QUERIES: regenerating the section changes nothing."""
     readme = (ROOT / "README.md").read_text()
     for table in TABLES:
-        assert markdown_table(table) in readme, f"regenerate the README table for {table}"
+        assert markdown_table(table) in readme, table
     for _, q in QUERIES.values():
         assert q in readme
+    assert rewrite(readme) == readme, "stale: python -m traceview.export.readme_tables"

@@ -78,8 +78,10 @@ def turn_spans(row: dict[str, Any]) -> list[dict[str, Any]]:
         "gen_ai.usage.output_tokens": row.get("output_tokens"),
         "gen_ai.usage.cache_read.input_tokens": row.get("cached_tokens"),
         "gen_ai.usage.reasoning.output_tokens": row.get("reasoning_tokens"),
-        "gen_ai.response.finish_reasons": [row["incomplete_reason"]]
-        if row.get("incomplete_reason") else [row["status"]],
+        "gen_ai.response.finish_reasons": row.get("finish_reasons")
+        or ([row["incomplete_reason"]] if row.get("incomplete_reason") else [row["status"]]),
+        "error.type": row.get("error_code") if status["code"] == 2 else None,
+        "http.response.status_code": row.get("http_status"),
         "traceview.source": row.get("source"),
         "traceview.line": row.get("line"),
         "traceview.turn.index": row.get("capture_index"),

@@ -20,7 +20,7 @@ from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.redact import redact, redact_text
 from traceview.capture.sources import SourceError
-from traceview.export.schema import TURN_FLATTENED, TURN_RENAMED, column_names
+from traceview.export.schema import TURN_FLATTENED, TURN_RENAMED, column_names, json_columns
 from traceview.report.safe import visible
 
 Row = dict[str, Any]
@@ -28,6 +28,7 @@ _TURN_COLS = column_names("turns")
 _CONV_COLS = column_names("conversations")
 _TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED)
 _CONV_KNOWN = set(_CONV_COLS)
+_TURN_JSON = json_columns("turns")
 _INT_ONLY = {"carried_context"}  # columns a newer report may fill; any other shape -> extras
 
 
@@ -120,6 +121,9 @@ def _rows(analysis: Analysis) -> Iterator[tuple[str, Row]]:
             extras=_extras(d, _TURN_KNOWN))
         if type(row["carried_context"]) is not int:
             row["carried_context"] = None
+        for k in _TURN_JSON:
+            v = row[k]
+            row[k] = orjson.dumps(redact(v)).decode() if v else None
         yield "turns", clean(row)
     for c in analysis.conversations:
         d = c.to_dict()

@@ -16,6 +16,7 @@ CONVERSATIONS = "traceview.conversations/1"
 PROBLEMS = "traceview.problems/1"
 
 # A type is "string" | "int64" | "float64" | "bool" | "timestamp" (ms, UTC, no zone),
+# "json" (a string holding JSON: for values whose shape varies from row to row),
 # ("list", type) or ("struct", ((name, type), ...)).
 Type = Any
 
@@ -25,7 +26,15 @@ HOSTED_CALL: Type = ("struct", (
 ATTRIBUTION: Type = ("struct", (
     ("turn", "int64"), ("turns", ("list", "int64")), ("hosted_calls", ("list", "string")),
     ("types", ("list", "string")), ("evidence_missing", "bool"),
-    ("include", ("list", "string"))))
+    ("include", ("list", "string")), ("include_sent", ("list", "string"))))
+ATTEMPT: Type = ("struct", (
+    ("line", "int64"), ("status", "string"), ("http_status", "int64"), ("error", "string"),
+    ("error_code", "string"), ("elapsed_ms", "int64")))
+UNKNOWN_ITEM: Type = ("struct", (("index", "int64"), ("type", "string")))
+ACTION_ITEM: Type = ("struct", (
+    ("type", "string"), ("call_id", "string"), ("name", "string"), ("id", "string")))
+COUNTER: Type = ("struct", (
+    ("counter", "string"), ("provider", "int64"), ("items", "int64"), ("item", "string")))
 MARKER_COUNT: Type = ("struct", (("marker", "string"), ("count", "int64")))
 
 # (column, type, meaning). Order is the column order of every output.
@@ -69,6 +78,23 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("incomplete_reason", "string", "the response's incomplete_details.reason"),
     ("error", "string", "error text (secrets masked)"),
     ("stream_events", "int64", "stream events recorded for a streamed turn"),
+    ("http_status", "int64", "HTTP status of the final attempt"),
+    ("error_code", "string", "the provider's error code"),
+    ("request_id", "string", "the provider's request id (x-request-id)"),
+    ("processing_ms", "int64", "the provider's own processing time (openai-processing-ms)"),
+    ("attempts", ("list", ATTEMPT), "every try of the turn: failed ones retried, then the final"),
+    ("caller_elapsed_ms", "int64", "what the caller waited, failed attempts included"),
+    ("store", "bool", "the request's `store` (null: not sent)"),
+    ("service_tier", "string", "service tier of the response"),
+    ("system_fingerprint", "string", "the response's system_fingerprint"),
+    ("finish_reasons", ("list", "string"), "finish reasons of the response"),
+    ("model_passes", "int64", "model passes inside the turn (hosted tool loops)"),
+    ("media_input", "json", "non-text parts of the new input, with estimated tokens"),
+    ("expected_input_unknown", "string", "why expected_input is null"),
+    ("unknown_items", ("list", UNKNOWN_ITEM), "output items traceview does not know"),
+    ("action_items", ("list", ACTION_ITEM), "output items that hand the next step to the app"),
+    ("provider_counters", ("list", COUNTER), "the provider's tool counters vs the items seen"),
+    ("analysis_context", "json", "rare analysis findings behind the markers"),
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
@@ -88,6 +114,7 @@ CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("hosted_calls", "int64", "hosted calls, counted"),
     ("cost_usd", "float64", "cost of the priced turns, USD"),
     ("cost_unknown_turns", "int64", "turns that could not be priced"),
+    ("usage_turns", "int64", "turns with usage"),
     ("markers", ("list", MARKER_COUNT), "how many turns carry each marker"),
     ("exchanges", ("list", "int64"), "indices of its non-turn exchanges (listings, deletes)"),
     ("carried_context", "int64", "carried context of the conversation (null if not analysed)"),
@@ -116,6 +143,10 @@ def column_names(table: str) -> list[str]:
     return [name for name, _, _ in TABLES[table][1]]
 
 
+def json_columns(table: str) -> list[str]:
+    return [name for name, t, _ in TABLES[table][1] if t == "json"]
+
+
 def describe(t: Type) -> str:
     """The type as the README writes it: `list<struct<type: string, …>>`."""
     if isinstance(t, str):
@@ -136,7 +167,8 @@ def markdown_table(table: str) -> str:
 def arrow_type(t: Type) -> Any:
     import pyarrow as pa
 
-    simple = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(),
+    simple = {"string": pa.string(), "json": pa.string(), "int64": pa.int64(),
+              "float64": pa.float64(),
               "bool": pa.bool_(), "timestamp": pa.timestamp("ms")}
     if isinstance(t, str):
         return simple[t]
