@@ -89,3 +89,11 @@ def test_export_bad_inputs(tv, tmp_path: Path) -> None:
     rc, _, err = tv("export", SAMPLES / "claims.jsonl", "--to", "parquet", "-o", tmp_path / "p",
                     "--partition-by", "colour")
     assert rc == 2 and "cannot partition by colour" in err
+
+
+def test_an_unusable_cache_is_one_line(tv, tmp_path: Path) -> None:
+    """The engine's own errors (here: a cache file that is not a database) are a message."""
+    (tmp_path / "fleet.duckdb").write_bytes(b"not a database at all" * 100)
+    rc, out, err = tv("sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", tmp_path)
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "not a valid DuckDB database" in err

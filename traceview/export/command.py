@@ -16,6 +16,25 @@ SQL_HELP = "run a SQL query over the turns of captures (or of an export)"
 TARGETS = ("parquet", "duckdb", "csv", "otlp")
 
 
+def engine_errors() -> tuple[type[BaseException], ...]:
+    """The error types of the installed engines (a locked database, a full disk inside
+    Arrow): reported in one line like every other unusable output."""
+    found: list[type[BaseException]] = []
+    try:
+        import duckdb
+
+        found.append(duckdb.Error)
+    except ImportError:
+        pass
+    try:
+        import pyarrow as pa
+
+        found.append(pa.ArrowException)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
 def _say(command: str, message: str) -> None:
     print(f"traceview {command}: {visible(message)}", file=sys.stderr)
 
@@ -84,8 +103,8 @@ def run_export(ns: argparse.Namespace) -> int:
             counts = export_files(files, sink, options)
             if kind == "parquet":
                 write_manifest(Path(out or ""), partition_by, len(files))
-    except (MissingExtra, ExportError, OSError) as exc:
-        _say("export", str(exc))
+    except (MissingExtra, ExportError, OSError, *engine_errors()) as exc:
+        _say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     where = out if out else ns.otlp_endpoint
     _say("export", f"{counts['turns']:,} turns, {counts['conversations']:,} conversations, "
@@ -145,8 +164,9 @@ def run_sql(ns: argparse.Namespace) -> int:
         duckdb = sql.need("duckdb", "fleet")
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
                                   options)
-    except (UsageError, SourceError, MissingExtra, ExportError, OSError) as exc:
-        _say("sql", str(exc))
+    except (UsageError, SourceError, MissingExtra, ExportError, OSError,
+            *engine_errors()) as exc:
+        _say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:
         cols, rows = sql.query(con, ns.query)
