@@ -115,6 +115,12 @@ def measure(label: str, inputs: list[str], files: list[Path], work: Path) -> dic
     out = work / f"export-{label}"
     shutil.rmtree(out, ignore_errors=True)
     export = run_tv("export", *inputs, "--to", "parquet", "-o", str(out))
+    jobs = None
+    if len(files) > 1:
+        shutil.rmtree(out, ignore_errors=True)
+        jobs = run_tv("export", *inputs, "--to", "parquet", "-o", str(out), "--jobs", "2")
+        shutil.rmtree(out, ignore_errors=True)
+        export = run_tv("export", *inputs, "--to", "parquet", "-o", str(out))
     import pyarrow.dataset as ds
 
     rows = ds.dataset(out / "turns", format="parquet").count_rows()
@@ -133,6 +139,8 @@ def measure(label: str, inputs: list[str], files: list[Path], work: Path) -> dic
         "export_vs_report_cpu": round(export["cpu"] / report["cpu"], 2),
         "export_vs_loads": round(export["s"] / loads_s, 2),
         "rss_share_of_input": round(export["rss"] / size, 3),
+        "export_jobs2_s": round(jobs["s"], 2) if jobs else "-",
+        "jobs2_vs_report": round(jobs["s"] / report["s"], 2) if jobs else "-",
         "sql_cli_s": round(sql_cli["s"], 3), "sql_first_query_s": round(sql_first, 4),
         "sql_query_s": round(sql_s, 4),
         "jq_s": round(jq_s, 2),

@@ -9,10 +9,12 @@ import pytest
 
 from bench.gen_fleet import write_fleet
 from traceview.cli import main
-from traceview.export.cluster import chunks, export_on_cluster
+from traceview.export.cluster import export_on_cluster
+from traceview.export.run import chunks
 from traceview.export.schema import TABLES
 
 distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
 
 
 def _rows(root: Path, table: str) -> list[dict]:
@@ -50,6 +52,19 @@ def test_cluster_export_equals_single_machine(tmp_path: Path) -> None:
     assert len(list((cl / "turns").rglob("*.parquet"))) > len(
         list((single / "turns").rglob("*.parquet")))  # several workers' files side by side
     assert (cl / "_traceview.json").is_file()
+
+
+def test_local_jobs_equal_one_process(tmp_path: Path) -> None:
+    caps = tmp_path / "caps"
+    write_fleet(caps, 30)
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["export", str(caps), "--to", "parquet", "-o", str(one)]) == 0
+    assert main(["export", str(caps), "--to", "parquet", "-o", str(two), "--jobs", "2"]) == 0
+    for table in TABLES:
+        assert _rows(two, table) == _rows(one, table), table
+    assert _layout(two) == _layout(one)
+    assert len(list((two / "turns").rglob("*.parquet"))) > len(
+        list((one / "turns").rglob("*.parquet")))
 
 
 def test_chunks_balance_by_size(tmp_path: Path) -> None:

@@ -15,26 +15,8 @@ from typing import Any
 
 from traceview.analysis.options import Options
 from traceview.export import need
-from traceview.export.run import export_parquet_chunk
+from traceview.export.run import chunks, export_parquet_chunk
 from traceview.export.sinks import TABLES, prepare_dir, write_manifest
-
-
-def chunks(files: list[str], n: int) -> list[list[str]]:
-    """`files` dealt into at most `n` chunks of similar total size (largest first)."""
-    n = max(1, min(n, len(files)))
-    out: list[list[str]] = [[] for _ in range(n)]
-    load = [0] * n
-    sizes = {}
-    for f in files:
-        try:
-            sizes[f] = Path(f).stat().st_size
-        except OSError:
-            sizes[f] = 0
-    for f in sorted(files, key=lambda f: -sizes[f]):
-        i = load.index(min(load))
-        out[i].append(f)
-        load[i] += sizes[f]
-    return [c for c in out if c]
 
 
 def export_on_cluster(client: Any, files: list[str], out: Path | str, *,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -53,6 +54,8 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
                    help="parquet partitions: date, or date,model (default date)")
     p.add_argument("--otlp-endpoint", metavar="URL", help="also post the spans to this "
                    "OTLP/HTTP traces endpoint (e.g. http://localhost:4318/v1/traces)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parquet: export a "
+                   "directory in N local worker processes (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the parquet export on a Dask "
                    "cluster: a scheduler address, or local:N for N local workers")
     add_analysis_options(p)
@@ -97,6 +100,15 @@ def run_export(ns: argparse.Namespace) -> int:
                                            options=options)
             finally:
                 client.close()
+        elif kind == "parquet" and ns.jobs > 1 and len(files) > 1:
+            from traceview.export.run import export_parallel
+            from traceview.export.sinks import ParquetSink, prepare_dir
+
+            _system_pool()
+            ParquetSink(Path(out or ""), partition_by=partition_by)  # checks the arguments
+            prepare_dir(Path(out or ""))
+            counts = export_parallel(files, Path(out or ""), ns.jobs, partition_by, options)
+            write_manifest(Path(out or ""), partition_by, len(files))
         else:
             _system_pool()
             sink = _sink(kind, out, ns.otlp_endpoint, partition_by)
@@ -114,12 +126,9 @@ def run_export(ns: argparse.Namespace) -> int:
 
 def _system_pool() -> None:
     """Arrow's default pool (mimalloc) keeps freed row groups' memory: a third more peak
-    RSS on a large export (bench/export.py). The process's own allocator returns it."""
-    try:
-        import pyarrow as pa
-    except ImportError:
-        return
-    pa.set_memory_pool(pa.system_memory_pool())
+    RSS on a large export (bench/export.py). The process's own allocator returns it; read
+    when pyarrow starts, so worker processes inherit it too."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 
 def _sink(kind: str, out: str | None, endpoint: str | None, partition_by: tuple[str, ...]):

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from traceview.analysis.options import Options
-from traceview.capture.sources import expand_paths
 from traceview.export.rows import capture_rows
 from traceview.export.sinks import ParquetSink, Sink
 
@@ -36,5 +35,36 @@ def export_parquet_chunk(files: list[str], out: str, prefix: str,
                         options)
 
 
-def capture_files(paths: list[str]) -> list[str]:
-    return expand_paths(paths)
+def chunks(files: list[str], n: int) -> list[list[str]]:
+    """`files` dealt into at most `n` chunks of similar total size (largest first)."""
+    n = max(1, min(n, len(files)))
+    out: list[list[str]] = [[] for _ in range(n)]
+    load = [0] * n
+    sizes = {}
+    for f in files:
+        try:
+            sizes[f] = Path(f).stat().st_size
+        except OSError:
+            sizes[f] = 0
+    for f in sorted(files, key=lambda f: -sizes[f]):
+        i = load.index(min(load))
+        out[i].append(f)
+        load[i] += sizes[f]
+    return [c for c in out if c]
+
+
+def export_parallel(files: list[str], out: Path, jobs: int, partition_by: tuple[str, ...],
+                    options: Options | None) -> dict[str, int]:
+    """The Parquet export in `jobs` local worker processes (the cluster job's map step,
+    without a cluster): each writes its own files into the shared layout."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts = chunks(files, jobs * 4)
+    totals: dict[str, int] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(export_parquet_chunk, part, str(out), f"part-{i:05d}",
+                               partition_by, options) for i, part in enumerate(parts)]
+        for fut in futures:
+            for t, n in fut.result().items():
+                totals[t] = totals.get(t, 0) + n
+    return totals
