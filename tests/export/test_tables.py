@@ -219,3 +219,52 @@ def test_readme_documents_the_schema_and_queries() -> None:
     for _, q in QUERIES.values():
         assert q in readme
     assert rewrite(readme) == readme, "stale: python -m traceview.export.readme_tables"
+
+
+def test_carried_context_is_picked_up_when_the_report_has_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The carried-context ledger's objects (issue #13's shape) fill the columns, and the
+    re-billed query then sums the measured figure instead of the deposit estimate."""
+    from traceview.analysis.turn_report import ConversationReport, TurnReport
+
+    turn_dict, conv_dict = TurnReport.to_dict, ConversationReport.to_dict
+
+    def with_carry(self):
+        d = turn_dict(self)
+        d["carried_context"] = {"tokens": 1000 * (self.index - 1), "cost_usd": 0.5,
+                                "sources": [{"id": "dep-3", "tokens": 7}]}
+        return d
+
+    def conv_with_carry(self):
+        d = conv_dict(self)
+        d["carried_context"] = {"tokens": 6000, "cost_usd": 1.5, "sources": []}
+        return d
+
+    monkeypatch.setattr(TurnReport, "to_dict", with_carry)
+    monkeypatch.setattr(ConversationReport, "to_dict", conv_with_carry)
+    rows = list(capture_rows(str(SAMPLES / "claims.jsonl")))
+    turns = [r for t, r in rows if t == "turns"]
+    assert [r["carried_context"] for r in turns] == [0, 1000, 2000, 3000]
+    assert turns[1]["carried_context_usd"] == 0.5
+    assert json.loads(turns[1]["carried_context_detail"])["sources"][0]["id"] == "dep-3"
+    assert all(r["extras"] is None for r in turns)
+    [conv] = [r for t, r in rows if t == "conversations"]
+    assert (conv["carried_context"], conv["carried_context_usd"]) == (6000, 1.5)
+
+    from traceview.export.run import export_files
+    from traceview.export.sinks import DuckDBSink
+
+    export_files([str(SAMPLES / "claims.jsonl")], DuckDBSink(tmp_path / "c.duckdb"))
+    con = duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True)
+    [top] = con.execute(QUERIES["rebilled"][1]).fetchall()
+    assert top[-1] == 6000  # measured carried context, not 4,003 × 2
+
+
+def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview.analysis.turn_report import TurnReport
+
+    turn_dict = TurnReport.to_dict
+    monkeypatch.setattr(TurnReport, "to_dict",
+                        lambda self: {**turn_dict(self), "future_key": {"x": "sk-ABCDEFGHIJKL"}})
+    turns = [r for t, r in capture_rows(str(SAMPLES / "claims.jsonl")) if t == "turns"]
+    assert json.loads(turns[0]["extras"]) == {"future_key": {"x": "sk-[redacted]"}}

@@ -20,7 +20,13 @@ from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.redact import redact, redact_text
 from traceview.capture.sources import SourceError
-from traceview.export.schema import TURN_FLATTENED, TURN_RENAMED, column_names, json_columns
+from traceview.export.schema import (
+    CARRIED,
+    TURN_FLATTENED,
+    TURN_RENAMED,
+    column_names,
+    json_columns,
+)
 from traceview.report.safe import visible
 
 Row = dict[str, Any]
@@ -28,8 +34,7 @@ _TURN_COLS = column_names("turns")
 _CONV_COLS = column_names("conversations")
 _TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED)
 _CONV_KNOWN = set(_CONV_COLS)
-_TURN_JSON = json_columns("turns")
-_INT_ONLY = {"carried_context"}  # columns a newer report may fill; any other shape -> extras
+_TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 
 
 _CLEAN: dict[str, str] = {}
@@ -62,13 +67,24 @@ def clean(value: Any) -> Any:
 
 
 def _extras(d: dict[str, Any], known: set[str]) -> str | None:
-    if known.issuperset(d) and type(d.get("carried_context")) in (int, type(None)):
+    if known.issuperset(d):
         return None  # the usual case: every key has its column
     rest = {k: v for k, v in d.items() if k not in known}
-    for k in _INT_ONLY:
-        if k in d and d[k] is not None and type(d[k]) is not int:
-            rest[k] = d[k]
     return orjson.dumps(clean(redact(rest))).decode() if rest else None
+
+
+def _carried(row: dict[str, Any], value: Any) -> None:
+    """The report's `carried_context` (an object with `tokens` and `cost_usd`; a bare count
+    is taken as the tokens) into its three columns."""
+    tokens = usd = detail = None
+    if type(value) is dict:
+        tokens = value.get("tokens") if type(value.get("tokens")) is int else None
+        usd = value.get("cost_usd") if type(value.get("cost_usd")) in (int, float) else None
+        detail = orjson.dumps(redact(value)).decode()
+    elif type(value) is int:
+        tokens = value
+    row["carried_context"], row["carried_context_usd"] = tokens, usd
+    row["carried_context_detail"] = detail
 
 
 def day(ms: int | None) -> str:
@@ -119,8 +135,7 @@ def _rows(analysis: Analysis) -> Iterator[tuple[str, Row]]:
             ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
             cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
             extras=_extras(d, _TURN_KNOWN))
-        if type(row["carried_context"]) is not int:
-            row["carried_context"] = None
+        _carried(row, d.get("carried_context"))
         for k in _TURN_JSON:
             v = row[k]
             row[k] = orjson.dumps(redact(v)).decode() if v else None
@@ -131,8 +146,7 @@ def _rows(analysis: Analysis) -> Iterator[tuple[str, Row]]:
         row.update(turn_count=len(c.turns), first_ts=first_ms.get(c.key),
                    markers=[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()],
                    extras=_extras(d, _CONV_KNOWN))
-        if type(row["carried_context"]) is not int:
-            row["carried_context"] = None
+        _carried(row, d.get("carried_context"))
         yield "conversations", clean(row)
     for p in analysis.problems:
         d = p.to_dict()

@@ -35,6 +35,9 @@ ACTION_ITEM: Type = ("struct", (
     ("type", "string"), ("call_id", "string"), ("name", "string"), ("id", "string")))
 COUNTER: Type = ("struct", (
     ("counter", "string"), ("provider", "int64"), ("items", "int64"), ("item", "string")))
+PROVIDER_COPY: Type = ("struct", (
+    ("object", "string"), ("kind", "string"), ("state", "string"), ("line", "int64"),
+    ("note", "string")))
 MARKER_COUNT: Type = ("struct", (("marker", "string"), ("count", "int64")))
 
 # (column, type, meaning). Order is the column order of every output.
@@ -70,7 +73,11 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("hosted_calls", ("list", HOSTED_CALL), "hosted calls in the response, with their evidence"),
     ("markers", ("list", "string"), "deposit, compaction, evidence_missing, …"),
     ("attribution", ATTRIBUTION, "for a deposit: the hosted calls it is attributed to"),
-    ("carried_context", "int64", "carried context re-billed on this turn (null if not analysed)"),
+    ("carried_context", "int64",
+     "tokens of earlier context this turn is billed for again (the carried-context ledger; "
+     "null when the analysis has none)"),
+    ("carried_context_usd", "float64", "what that carried context cost on this turn"),
+    ("carried_context_detail", "json", "the report's whole `carried_context` object"),
     ("cost_usd", "float64", "tokens + hosted tool fees, USD (null when not priced)"),
     ("cost_tokens_usd", "float64", "token part of the cost (report `cost.tokens_usd`)"),
     ("cost_hosted_usd", "float64", "hosted tool fees (report `cost.hosted_usd`)"),
@@ -95,6 +102,7 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("action_items", ("list", ACTION_ITEM), "output items that hand the next step to the app"),
     ("provider_counters", ("list", COUNTER), "the provider's tool counters vs the items seen"),
     ("analysis_context", "json", "rare analysis findings behind the markers"),
+    ("provider_copy", PROVIDER_COPY, "when the capture deleted this turn's provider copy"),
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
@@ -117,7 +125,10 @@ CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("usage_turns", "int64", "turns with usage"),
     ("markers", ("list", MARKER_COUNT), "how many turns carry each marker"),
     ("exchanges", ("list", "int64"), "indices of its non-turn exchanges (listings, deletes)"),
-    ("carried_context", "int64", "carried context of the conversation (null if not analysed)"),
+    ("carried_context", "int64", "carried-context tokens re-billed over the conversation "
+     "(null when the analysis has none)"),
+    ("carried_context_usd", "float64", "what the carried context cost"),
+    ("carried_context_detail", "json", "the report's whole `carried_context` object"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 
@@ -136,6 +147,8 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, Type, str], ...]]] = {
 
 # Report keys that become differently named columns.
 TURN_RENAMED = {"index": "capture_index"}
+# `carried_context` (an object in the report) becomes its tokens, its cost and the object.
+CARRIED = ("carried_context", "carried_context_usd", "carried_context_detail")
 TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
 
 
