@@ -44,8 +44,10 @@ def connect(address: str) -> Any:
     """A client for `address`: a scheduler (`tcp://host:8786`) or `local:N` (N workers)."""
     distributed = need("distributed", "cluster")
     if address.startswith("local:"):
-        n = int(address.split(":", 1)[1] or 2)
-        cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
+        n = address.split(":", 1)[1] or "2"
+        if not n.isdigit() or int(n) < 1:
+            raise ValueError(f"--dask {address}: local:N needs a number of workers")
+        cluster = distributed.LocalCluster(n_workers=int(n), threads_per_worker=1,
                                            processes=True, dashboard_address=None)
         return distributed.Client(cluster)
     return distributed.Client(address)

@@ -100,6 +100,8 @@ def run_export(ns: argparse.Namespace) -> int:
                                            options=options)
             finally:
                 client.close()
+                if getattr(client, "cluster", None) is not None:
+                    client.cluster.close()  # a local:N cluster this command started
         elif kind == "parquet" and ns.jobs > 1 and len(files) > 1:
             from traceview.export.run import export_parallel
             from traceview.export.sinks import ParquetSink, prepare_dir
@@ -115,7 +117,7 @@ def run_export(ns: argparse.Namespace) -> int:
             counts = export_files(files, sink, options)
             if kind == "parquet":
                 write_manifest(Path(out or ""), partition_by, len(files))
-    except (MissingExtra, ExportError, OSError, *engine_errors()) as exc:
+    except (MissingExtra, ExportError, OSError, ValueError, *engine_errors()) as exc:
         _say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     where = out if out else ns.otlp_endpoint
