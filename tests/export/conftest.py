@@ -10,6 +10,8 @@ from traceview.cli import main
 
 ROOT = Path(__file__).parent.parent.parent
 SAMPLES = ROOT / "sample_traces"
+# The top-level samples (sample_traces/ab/ holds an experiment's arms, not used here).
+SAMPLE_FILES = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
 REAL = ROOT / "tests" / "fixtures" / "real"
 
 
@@ -32,6 +34,6 @@ def tv(capsys: pytest.CaptureFixture[str]) -> Run:
 def samples_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The samples exported to Parquet once for the session."""
     out = tmp_path_factory.mktemp("export") / "samples"
-    rc = main(["export", str(SAMPLES), "--to", "parquet", "-o", str(out)])
+    rc = main(["export", *SAMPLE_FILES, "--to", "parquet", "-o", str(out)])
     assert rc == 1  # damaged.jsonl has problems: reported, not fatal
     return out

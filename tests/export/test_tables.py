@@ -10,7 +10,7 @@ import duckdb
 import pyarrow.dataset as ds
 import pytest
 
-from tests.export.conftest import REAL, ROOT, SAMPLES
+from tests.export.conftest import REAL, ROOT, SAMPLE_FILES, SAMPLES
 from traceview.analysis.session import analyze
 from traceview.export.queries import QUERIES
 from traceview.export.readme_tables import rewrite
@@ -149,7 +149,7 @@ def test_five_queries_on_real_captures_agree_with_the_report(tv, tmp_path: Path)
 
 def test_duckdb_file_answers_like_the_parquet(tv, samples_export: Path, tmp_path: Path) -> None:
     db = tmp_path / "fleet.duckdb"
-    rc, _, _ = tv("export", SAMPLES, "--to", "duckdb", db)
+    rc, _, _ = tv("export", *SAMPLE_FILES, "--to", "duckdb", db)
     assert rc == 1 and db.is_file()
     for _, q in QUERIES.values():
         assert _sql(tv, q, db, cache=tmp_path) == _sql(tv, q, samples_export, cache=tmp_path)

@@ -11,7 +11,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from traceview.capture.sources import expand_paths
 from traceview.export.queries import QUERIES
 from traceview.export.run import export_files
 from traceview.export.schema import TABLES, markdown_table
@@ -20,15 +19,15 @@ from traceview.export.sql import connect, query, render
 
 TABLES_AT, QUERIES_AT, AFTER = ("### The tables\n", "### Five fleet questions\n",
                                 "### The same job on a cluster")
-INTRO = ("Output on the samples (`traceview sql \"…\" sample_traces/`). The tests run all five "
-         "on the\nsamples and on the real captures in `tests/fixtures/real/`, and check them "
-         "against the report.\n")
+INTRO = ("Output on the samples (`traceview sql \"…\" sample_traces/*.jsonl`). The tests run "
+         "all five on\nthe samples and on the real captures in `tests/fixtures/real/`, and "
+         "check them against the report.\n")
 
 
 def query_outputs(samples: str = "sample_traces") -> str:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "export"
-        files = expand_paths([samples])
+        files = sorted(str(p) for p in Path(samples).glob("*.jsonl"))
         export_files(files, ParquetSink(out))
         write_manifest(out, ("date",), len(files))
         con, _ = connect([str(out)], Path(tmp))
