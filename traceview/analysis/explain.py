@@ -52,18 +52,16 @@ def explain(r: TurnReport) -> list[str]:
     ctx = r.context or {}
     out.extend(_media(r))
     if r.expected_input is not None:
-        basis = ctx.get("pass_basis")
-        start = (f"turn {basis['turn']}'s first-pass input (its {basis['passes']} model passes "
-                 "billed the context once each)" if basis else "the previous turn's billed input")
-        out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: {start} and visible output "
-                   f"plus ≈ {_n(r.new_input_estimate)} for this request's new input (an "
-                   f"estimate: {METHOD}).")
+        out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: the previous turn's billed "
+                   f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
+                   f"request's new input (an estimate: {METHOD}).")
     elif r.expected_input_unknown:
         out.append(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
-    if ctx.get("passes"):
-        out.append(f"The output shows {ctx['passes']} model passes (a hosted tool loop): billed "
-                   "input counts the context once per pass, so a deposit is claimed only beyond "
-                   f"{ctx['passes']} × the expected input.")
+    passes = r.model_passes
+    if passes > 1:
+        out.append(f"The output shows {passes} model passes (a hosted tool loop): billed input "
+                   "counts the context once per pass, so a deposit is claimed only beyond "
+                   f"{passes} × the expected input.")
     out.extend(_deposit(r))
     if "compaction" in r.markers:
         out.append("Compaction happened on this turn (a compaction item, trigger or compact call "

@@ -18,6 +18,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
+from traceview.capture.media import RULE as MEDIA_RULE
 from traceview.capture.model import Problem
 
 SCHEMA = "traceview.report/1"
@@ -27,6 +28,9 @@ ESTIMATES = {
                       "+ new_input_estimate",
     "new_input_estimate": METHOD,
     "unexplained_tokens": "input_tokens - expected_input (inherits the estimate)",
+    "media_input": MEDIA_RULE,
+    "caller_elapsed_ms": "elapsed_ms of the final attempt + elapsed_ms of every failed attempt "
+                         "retried before it",
 }
 
 

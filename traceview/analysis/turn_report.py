@@ -261,7 +261,11 @@ class TurnReport:
 
     @property
     def model_passes(self) -> int:
-        return self.context.get("passes", 1) if self.context else 1
+        """Model passes the output shows (1 + hosted calls the model continued after)."""
+        from traceview.analysis.analyzer import model_passes
+
+        res = self.turn.res
+        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
 
     @property
     def finish_reasons(self) -> list[str]:

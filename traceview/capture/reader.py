@@ -125,7 +125,7 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, body)
+            retry_of = self._retry_of(api, body, ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
             if isinstance(body, dict):
@@ -150,7 +150,7 @@ class CaptureBuilder:
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, body: Any) -> Turn | None:
+    def _retry_of(self, api: str, body: Any, source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
@@ -159,7 +159,7 @@ class CaptureBuilder:
             return None
         failed, old = held
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
-                and self.turns and self.turns[-1] is failed):
+                and failed.source == source and self.turns and self.turns[-1] is failed):
             new = _input_of(api, body)
             g = body.get
             conv = g("conversation")
