@@ -51,11 +51,11 @@ def clean(value: Any) -> Any:
     """
     t = type(value)
     if t is str:
-        if len(value) < 64:  # models, statuses, ids, markers: the same few, again and again
+        if len(value) < 40:  # models, statuses, markers, tools: the same few, again and again
             done = _CLEAN.get(value)
             if done is None:
                 done = visible(redact_text(value))
-                if len(_CLEAN) < 65536:
+                if len(_CLEAN) < 4096:
                     _CLEAN[value] = done
             return done
         return visible(redact_text(value))
