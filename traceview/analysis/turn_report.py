@@ -7,9 +7,11 @@ turn, which is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.explain import explain
+from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
@@ -32,6 +34,9 @@ EXTRA_KEYS = (
     "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
     "expected_input_unknown", "model_passes", "finish_reasons", "unknown_items",
     "action_items", "provider_counters", "analysis_context",
+    # issue #13: hosted state over a conversation's life
+    "carried_context", "provider_copy",
+    "ts",
 )
 _NONE: tuple = ()
 _MASK = (1 << BITS) - 1
@@ -40,7 +45,7 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "_pricing", "context")
+                 "_pricing", "context", "carried", "provider_copy")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -64,6 +69,11 @@ class TurnReport:
         # What the analyzer found that only some turns have (passes of a hosted loop, a
         # resent compaction, calls left unanswered, changed fingerprints…); None on most.
         self.context: dict[str, Any] | None = None
+        # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
+        self.carried: TurnCarry | None = None
+        # Set by the objects pass (analysis/objects.py) when the capture deleted this turn's
+        # provider copy: {"object", "kind", "state", "line", "note"}.
+        self.provider_copy: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -157,6 +167,21 @@ class TurnReport:
     @property
     def elapsed_ms(self) -> int | None:
         return self.turn.res.elapsed_ms if self.turn.res else None
+
+    @property
+    def started_ms(self) -> int | None:
+        s = self.turn.res.started_at if self.turn.res else None
+        return None if s is None else s * 1000
+
+    @property
+    def ts(self) -> str | None:
+        """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
+        recorder's `ts` less the elapsed time); null when the capture does not say."""
+        ms = self.started_ms
+        if ms is None:
+            return None
+        stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
+        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     @property
     def hosted_calls(self) -> list[dict[str, Any]]:
@@ -327,6 +352,11 @@ class TurnReport:
         return self._cost().to_dict()
 
     @property
+    def carried_context(self) -> dict[str, Any]:
+        """Context from earlier turns this turn is billed for again (the ledger's share)."""
+        return self.carried.to_dict() if self.carried is not None else EMPTY_CARRY
+
+    @property
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
@@ -419,17 +449,30 @@ class TurnReport:
                              for ty, ci, nm, i in (x.get("actions", ()) if x else ())],
             "provider_counters": list(ctx.get("counters", ())) if ctx else [],
             "analysis_context": dict(ctx) if ctx else {},
+            "carried_context": (self.carried.to_dict() if self.carried is not None
+                                else EMPTY_CARRY),
+            "provider_copy": self.provider_copy,
+            "ts": _ts(res.started_at if res is not None else None),
         }
         if not explained:  # the text report explains only the turns it marks
-            d["_view"] = (ctx, req.include if req else (), c)
+            d["_view"] = (ctx, req.include if req else (), c, self.carried)
             return d
         # The explanation reads the row's own values (plain attribute reads on a copy of
         # the row) plus the few inputs that are not in it.
         view = _RowView()
         view.__dict__ = {**d, "context": ctx, "include_sent": req.include if req else (),
-                         "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason}
+                         "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
+                         "carried": self.carried}
         d["explanation"] = explain(view)  # type: ignore[arg-type]
         return d
+
+
+def _ts(started_at: Any) -> str | None:
+    """TurnReport.ts from the response's start (seconds), the same arithmetic."""
+    if started_at is None:
+        return None
+    ms = started_at * 1000
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _passes() -> Any:
@@ -445,10 +488,11 @@ class _RowView:
 
 def explain_row(d: dict[str, Any]) -> list[str]:
     """The explanation of a row made with `row(explained=False)`."""
-    ctx, include, c = d["_view"]
+    ctx, include, c, carried = d["_view"]
     view = _RowView()
     view.__dict__ = {**d, "context": ctx, "include_sent": include,
-                     "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason}
+                     "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
+                     "carried": carried}
     return explain(view)  # type: ignore[arg-type]
 
 
@@ -457,7 +501,7 @@ class ConversationReport:
 
     __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
                  "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "exchanges", "usage_turns")
+                 "exchanges", "usage_turns", "carried")
 
     def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
         self.key = key
@@ -474,6 +518,7 @@ class ConversationReport:
         self.markers: dict[str, int] = {}
         self.exchanges: list[int] = []
         self.usage_turns = 0
+        self.carried: ConversationLedger | None = None  # set by the ledger's pass
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -485,4 +530,5 @@ class ConversationReport:
             "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
             "usage_turns": self.usage_turns,
             "exchanges": self.exchanges,
+            "carried_context": self.carried.to_dict() if self.carried is not None else None,
         }

@@ -104,7 +104,7 @@ class CaptureBuilder:
 
     # ---- requests ---------------------------------------------------------------------
     def _request(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
-        _, skip, link, method, path, query, api, no_api, facts, body_ok, _ = pre
+        _, skip, link, method, path, query, api, no_api, facts, body_ok, origin, _ = pre
         if skip:
             return  # the request was never recorded; its response will stand alone
         if no_api:
@@ -120,6 +120,8 @@ class CaptureBuilder:
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
             if body_ok:
                 rec.req = facts
+                if origin is not None:
+                    _imported(rec, origin)
                 self._last_input = (rec, _lazy_input(api, obj))
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
@@ -180,12 +182,12 @@ class CaptureBuilder:
             if rec is None:
                 return
         if isinstance(rec, Turn):
-            self._answer_turn(rec, pre[4] or response_facts(obj()), ref)
+            self._answer_turn(rec, pre[4] or response_facts(obj()), ref, pre[5])
         else:
             self._answer_exchange(rec, obj(), ref)
 
     def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
-        _, _, api, events, _, _ = pre
+        _, _, api, events, _, _, _ = pre
         if api is None and events:
             api = "responses"
         if api is not None:
@@ -200,9 +202,12 @@ class CaptureBuilder:
         self.exchanges.append(ex)
         return ex
 
-    def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef) -> None:
+    def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef,
+                     origin: Any = None) -> None:
         turn.response = ref
         turn.res = facts
+        if origin is not None:
+            _imported(turn, origin)
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
@@ -302,11 +307,37 @@ class CaptureBuilder:
         self._polling.clear()
 
 
+def origin_note(origin: Any) -> str | None:
+    """'imported from HAR entry 3; …' for a record an importer wrote (capture/formats)."""
+    if not isinstance(origin, dict) or not isinstance(origin.get("format"), str):
+        return None
+    fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
+           "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
+                                                                     origin["format"])
+    note = f"imported from {fmt}, entry {origin.get('entry')}"
+    missing = origin.get("cannot_carry")
+    if isinstance(missing, list) and missing:
+        note += "; not in that format: " + "; ".join(str(m) for m in missing)
+    return note
+
+
+def _imported(turn: Turn, origin: Any) -> None:
+    """Say where an imported turn came from; numbers its format cannot carry stay unknown."""
+    note = origin_note(origin)
+    if note is not None and note not in turn.notes:
+        turn.notes = (*turn.notes, note)
+    missing = origin.get("cannot_carry") if isinstance(origin, dict) else None
+    if turn.req is not None and isinstance(missing, list) and any(
+            isinstance(m, str) and m.startswith("request bytes") for m in missing):
+        turn.req.request_bytes = None
+
+
 # ---- what one line says, without pairing state (pure: runs in worker processes) ---------
 # A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
-# body_ok, obj) | ("res", link, api, events, facts, obj) | ("problem", kind, message) |
-# ("other", obj) | None (blank). `obj` is the parsed record when `keep` (one process), else
-# None: a worker sends no bodies back, and the few records that need theirs are re-read.
+# body_ok, origin, obj) | ("res", link, api, events, facts, origin, obj) |
+# ("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
+# when `keep` (one process), else None: a worker sends no bodies back, and the few records
+# that need theirs are re-read.
 Pre = tuple | None
 
 
@@ -335,7 +366,7 @@ def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
     link = obj.get("id") if isinstance(obj.get("id"), str) else None
     keep_obj = obj if keep else None
     if obj.get("recorded") is False and body is None:
-        return ("req", True, link, None, None, None, None, False, None, False, keep_obj)
+        return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
     if isinstance(endpoint, str) and endpoint.strip():
         method, path, query = split_endpoint(endpoint)
         api = turn_api(method, path)
@@ -346,7 +377,9 @@ def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
         no_api = api is None
     body_ok = isinstance(body, dict)
     facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
-    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, keep_obj)
+    origin = obj.get("origin")  # a record an importer wrote (capture/formats)
+    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
+            keep_obj)
 
 
 def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
@@ -356,7 +389,7 @@ def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
     api = api_from_response(obj.get("body"))
     events = isinstance(obj.get("events"), list)
     facts = response_facts(obj) if api is not None or events else None
-    return ("res", link, api, events, facts, obj if keep else None)
+    return ("res", link, api, events, facts, obj.get("origin"), obj if keep else None)
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:

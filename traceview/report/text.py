@@ -155,10 +155,24 @@ def render_text(analysis: Analysis, console: Console) -> None:
     if analysis.capture.exchanges:
         out.part(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
                  "(listings, retrieves, deletes); see --format json.")
+    for imp in getattr(analysis.capture, "imports", ()):
+        out.part(plain(_imported(imp)))
     if analysis.problems:
         out.part(f"\n{len(analysis.problems)} problems while reading:", style="bold")
         for p in analysis.problems:
             out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
+
+
+def _imported(imp: dict) -> str:
+    """One line per imported file: what it was, how many calls, what was left out."""
+    line = (f"imported {imp.get('source')} as {imp.get('format')}: "
+            f"{imp.get('provider_calls')} provider calls")
+    if imp.get("ignored"):
+        kinds = ", ".join(f"{n} {k}" for k, n in (imp.get("ignored_kinds") or {}).items())
+        line += f", {imp['ignored']} other entries ignored ({kinds})"
+    if imp.get("cannot_carry"):
+        line += "; the format cannot carry: " + "; ".join(imp["cannot_carry"])
+    return line
 
 
 def _coverage(t: dict) -> str:

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare", "ledger",
+         "objects")
 MONO_FAMILY = "DejaVu Sans Mono"
 PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
 
