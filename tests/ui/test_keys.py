@@ -39,7 +39,7 @@ async def test_load_posts_batches_and_shows_every_turn(claims):
         kinds = {type(m) for m in seen}
         assert TurnsLoaded in kinds and LoadFinished in kinds
         assert len(app.main.rows) == 4
-        title = plain(app.main.query_one("#title", Static))
+        title = plain(app.main.query_one("#title"))
         assert "claims.jsonl" in title and "4 turns" in title and "markers" in title
         assert "loading" not in title
 
@@ -128,7 +128,7 @@ async def test_slash_filters_by_text_and_by_marker(claims):
         await loaded(app, pilot)
         await pilot.press("slash", *"exce", "enter")
         assert [t.index for t in app.main.rows] == [3]
-        assert "matching" in plain(app.main.query_one("#title", Static))
+        assert "matching" in plain(app.main.query_one("#title"))
         await pilot.press("escape")
         assert len(app.main.rows) == 4
         await pilot.press("slash", *"depo", "enter")
@@ -148,8 +148,8 @@ async def test_c_lists_conversations_and_enter_picks_one():
         assert all(r.turns is not None for r in table.rows)
         await pilot.press("j", "enter")
         assert app.screen is app.main and app.main.key != first
-        assert app.main.key in plain(app.main.query_one("#title", Static)) or "of" in plain(
-            app.main.query_one("#title", Static)
+        assert app.main.key in plain(app.main.query_one("#title")) or "of" in plain(
+            app.main.query_one("#title")
         )
         await pilot.press("c", "home", "enter")
         assert len(app.main.rows) == len(app.state.turns)

@@ -84,6 +84,21 @@ def explain(r: TurnReport) -> list[str]:
     return out
 
 
+def findings(r: TurnReport) -> list[str]:
+    """The sentences that say what is wrong or surprising about a turn, for screens to put
+    before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
+    failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
+    out = list(_deposit(r))
+    for sentence in explain(r):
+        if sentence in out:
+            continue
+        if (sentence.startswith(("Compaction happened", "Billed input fell", "The call failed",
+                                 "The response is incomplete", "The stream stopped"))
+                or "results not captured" in sentence):
+            out.append(sentence)
+    return out
+
+
 def _deposit(r: TurnReport) -> list[str]:
     if "deposit" not in r.markers or r.unexplained_tokens is None:
         return []

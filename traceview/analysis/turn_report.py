@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from traceview.analysis.explain import explain
+from traceview.analysis.explain import explain, findings
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing
 from traceview.capture.facts import USER_TEXT_MAX
@@ -27,6 +27,7 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
+    "findings",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -217,6 +218,11 @@ class TurnReport:
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
+
+    @property
+    def findings(self) -> list[str]:
+        """The explanation's sentences that report a finding, to lead with on screen."""
+        return findings(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in CONTRACT_KEYS}

@@ -87,6 +87,10 @@ class InspectorApp(App[int]):
         names = list(getattr(capture, "sources", None) or self.paths)
         return [self.source_aliases.get(n, n) for n in names]
 
+    def follow_label(self) -> str:
+        """What the title says about follow mode ("" when not following)."""
+        return ""
+
     def get_default_screen(self) -> Screen[Any]:
         return self.main
 

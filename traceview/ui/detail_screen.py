@@ -13,13 +13,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import ContentSwitcher, Footer, Input, Static
+from textual.widgets import ContentSwitcher, Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.loader import read_bodies
-from traceview.ui.main_screen import account_text, capture_name, hosted_line
+from traceview.ui.main_screen import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.messages import BodiesLoaded
 from traceview.ui.safe_text import safe
 
@@ -96,8 +97,12 @@ class DetailScreen(InspectorScreen):
             title.append_text(safe(f" · {fmt.short_id(conv, 24)}"))
         yield Static(title, id="detail-title")
         with VerticalScroll(id="account"):
+            # The finding first: at 80x24 it is the one thing that must be on screen.
+            findings = Static(findings_text(self.turn), id="findings")
+            findings.display = bool(getattr(self.turn, "findings", None))
+            yield findings
             yield Static(numbers_line(self.turn), id="numbers")
-            yield Static(account_text(self.turn), id="account-text")
+            yield Static(account_text(self.turn, with_findings=False), id="account-text")
             attribution = attribution_text(self.turn, self.inspector.state.by_index)
             yield Static(attribution, id="attribution")
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
@@ -106,7 +111,7 @@ class DetailScreen(InspectorScreen):
             with VerticalScroll(id="raw"):
                 yield Static(id="raw-text")
         yield Input(placeholder="search bodies (enter: next match)", id="search")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         session = self.inspector.session

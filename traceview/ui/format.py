@@ -63,15 +63,23 @@ def hosted_type(call_type: str | None) -> str:
     return name[:-5] if name.endswith("_call") else name
 
 
-def hosted_cell(calls: list[Mapping[str, Any]] | None) -> str:
-    """First hosted call with its evidence symbol, plus how many more."""
+def hosted_cell(calls: list[Mapping[str, Any]] | None, width: int | None = None) -> str:
+    """First hosted call with its evidence symbol, plus how many more.
+
+    Given a ``width``, the tool name is abbreviated (``file_se…``) so the evidence symbol
+    and the count always fit: the symbol is the signal, the name is context.
+    """
     if not calls:
         return DASH
     first = calls[0]
-    text = f"{hosted_type(first.get('type'))} {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
+    name = hosted_type(first.get("type"))
+    tail = f" {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
     if len(calls) > 1:
-        text += f" +{len(calls) - 1}"
-    return text
+        tail += f" +{len(calls) - 1}"
+    if width is not None and len(name) + len(tail) > width:
+        room = max(1, width - len(tail))
+        name = name[: room - 1] + "…" if room > 1 else name[:1]
+    return name + tail
 
 
 def short_id(value: str | None, keep: int = 12) -> str:

@@ -7,10 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
@@ -82,7 +83,7 @@ class HelpScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Static(help_text(), id="help-text")
-        yield Footer()
+        yield KeyFooter()
 
     def action_back(self) -> None:
         self.app.pop_screen()

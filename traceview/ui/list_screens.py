@@ -10,9 +10,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
@@ -97,7 +98,7 @@ class ConversationsScreen(InspectorScreen):
         table = RowTable(CONVERSATION_COLUMNS, marked=lambda r: bool(r.markers), id="conv-table")
         yield RowHeader(table)
         yield table
-        yield Footer()
+        yield KeyFooter()
 
 
     def on_mount(self) -> None:
@@ -152,7 +153,7 @@ class ProblemsScreen(InspectorScreen):
         yield RowHeader(table)
         yield table
         yield Static(id="problem-detail")
-        yield Footer()
+        yield KeyFooter()
 
 
     def on_mount(self) -> None:

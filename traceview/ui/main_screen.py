@@ -10,13 +10,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import RowTable
 from traceview.ui.safe_text import clip, safe
 from traceview.ui.state import ALL, matches
+from traceview.ui.title_bar import Part, TitleBar
 from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
 
 
@@ -31,19 +33,34 @@ def capture_name(sources: list[str]) -> str:
     return name if len(sources) == 1 else f"{name} +{len(sources) - 1} more"
 
 
-def account_text(turn: Any) -> Text:
-    """The turn's explanation sentences (composed by the core) and its hosted calls."""
+def findings_text(turn: Any) -> Text:
+    """The core's finding sentences (deposit, compaction, missing evidence), bold."""
+    out = Text()
+    for sentence in getattr(turn, "findings", None) or []:
+        out.append_text(safe(sentence, style="bold", multiline=True))
+        out.append("\n")
+    return out
+
+
+def account_text(turn: Any, *, with_findings: bool = True, user_limit: int = 2000) -> Text:
+    """The turn's explanation (composed by the core): its findings first, then the user's
+    message and the arithmetic, then its hosted calls."""
     out = Text()
     out.append(f"turn {turn.index}", style="bold")
     out.append(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim")
     if getattr(turn, "model", None):
         out.append_text(safe(f"  {turn.model}", style="dim"))
     out.append("\n")
+    lead = list(getattr(turn, "findings", None) or [])
+    if with_findings:
+        out.append_text(findings_text(turn))
     if turn.user_text:
         out.append("user: ", style="dim")
-        out.append_text(safe(clip(turn.user_text, 2000), style="italic", multiline=True))
+        out.append_text(safe(clip(turn.user_text, user_limit), style="italic", multiline=True))
         out.append("\n")
     for sentence in getattr(turn, "explanation", None) or []:
+        if sentence in lead:
+            continue
         out.append_text(safe(sentence, multiline=True))
         out.append("\n")
     if turn.unexplained_tokens is not None:
@@ -92,7 +109,7 @@ class MainScreen(InspectorScreen):
 
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
+        yield TitleBar(id="title")
         table = make_turns_table()
         yield RowHeader(table, id="turns-header")
         yield table
@@ -101,7 +118,7 @@ class MainScreen(InspectorScreen):
         with VerticalScroll(id="summary"):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text or marker (e.g. deposit, ⊕)", id="filter")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> RowTable:
@@ -110,6 +127,9 @@ class MainScreen(InspectorScreen):
     def on_mount(self) -> None:
         self.table.focus()
         self.refresh_title()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height <= 30, "-short")
 
     # -- data -----------------------------------------------------------------------------
     def show_conversation(self, key: str, turn_index: int | None = None) -> None:
@@ -157,32 +177,39 @@ class MainScreen(InspectorScreen):
 
     def refresh_title(self) -> None:
         state = self.inspector.state
-        title = Text("traceview", style="bold")
-        title.append(" · ")
-        title.append_text(safe(capture_name(self.inspector.sources)))
-        title.append(" · ")
-        title.append_text(safe(self.conversation_label()))
-        title.append(f" · {plural(len(self.rows), 'turn')}")
+        name = capture_name(self.inspector.sources)
+        parts = [
+            Part(4, [Text("traceview", style="bold")]),
+            Part(2, [safe(name), safe(fmt.short_id(name, 16))]),
+            Part(3, [safe(self.conversation_label()), safe(self.conversation_label(short=True))]),
+        ]
+        turns = Text(plural(len(self.rows), "turn"))
         if self.filter_text:
-            title.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+            turns.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+        parts.append(Part(0, [turns]))
         counts = self.marker_counts()
-        total = sum(counts.values())
-        title.append(f" · {plural(total, 'marker')}")
+        markers = Text(plural(sum(counts.values()), "marker"))
         if counts:
-            title.append(
+            markers.append(
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
+        parts.append(Part(0, [markers]))
+        if self.inspector.follow_label():
+            parts.append(Part(1, [Text(self.inspector.follow_label(), style="italic")]))
         if state.problems:
-            title.append(f" · {plural(len(state.problems), 'problem')} (p)", style="bold")
+            parts.append(
+                Part(0, [Text(f"{plural(len(state.problems), 'problem')} (p)", style="bold")])
+            )
         if not state.done:
             frac = state.fraction
             bar = f"{frac:.0%}" if frac is not None else f"{state.lines:,} lines"
-            title.append(f"  ⟳ loading {bar}", style="italic")
+            parts.append(Part(1, [Text(f"⟳ loading {bar}", style="italic")], separator="  "))
         elif state.error:
-            title.append_text(safe(f"  load stopped: {state.error}", style="bold"))
-        self.query_one("#title", Static).update(title)
+            parts.append(Part(0, [safe(f"load stopped: {state.error}", style="bold")],
+                              separator="  "))
+        self.query_one("#title", TitleBar).set_parts(parts)
 
-    def conversation_label(self) -> str:
+    def conversation_label(self, short: bool = False) -> str:
         state = self.inspector.state
         if self.key is None:
             return "no turns yet"
@@ -192,6 +219,8 @@ class MainScreen(InspectorScreen):
         name = (getattr(conv, "id", None) if conv else None) or self.key
         kind = f"{conv.kind} " if conv is not None and getattr(conv, "kind", None) else ""
         label = f"{kind}{fmt.short_id(name, 24)}"
+        if short:
+            return fmt.short_id(name, 12)
         if len(state.by_key) > 1:
             position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
             label += f" ({position:,} of {len(state.by_key):,}, c to pick)"
@@ -219,11 +248,19 @@ class MainScreen(InspectorScreen):
     def _selected(self, event: RowTable.Selected) -> None:
         self.inspector.action_detail()
 
+    def empty_text(self) -> str:
+        return f"no turns match /{self.filter_text}" if self.filter_text else "no turns yet"
+
     def _show_current(self) -> None:
         turn = self.table.current()
-        self.query_one(TurnChart).show(self.rows, self.table.cursor)
+        self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         summary = self.query_one("#summary-text", Static)
-        summary.update(account_text(turn) if turn is not None else Text("no turn selected"))
+        if turn is None:
+            summary.update(safe(self.empty_text() if self.filter_text else "no turn selected"))
+        else:
+            # A short screen gets the finding and a line of the user's message, not a page.
+            limit = 2000 if self.size.height > 30 else max(40, self.size.width - 12)
+            summary.update(account_text(turn, user_limit=limit))
         self._show_legend()
 
     def _show_legend(self) -> None:

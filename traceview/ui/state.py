@@ -67,8 +67,21 @@ def conversation_key(turn: Any) -> str:
     return str(key) if key is not None else f"file:{getattr(turn, 'source', '?')}"
 
 
+def _hosted_matches(turn: Any, needle: str) -> bool:
+    """A hosted call's tool name (``file_search``), evidence word or symbol (``✗``)."""
+    from traceview.ui.format import EVIDENCE_SYMBOLS
+
+    for call in getattr(turn, "hosted_calls", None) or ():
+        kind = str(call.get("type") or "").lower()
+        evidence = str(call.get("evidence") or "")
+        if needle in kind or needle == evidence or needle == EVIDENCE_SYMBOLS.get(evidence):
+            return True
+    return False
+
+
 def matches(turn: Any, query: str) -> bool:
-    """Filter rule for ``/``: text in the user message, or a marker name or symbol."""
+    """Filter rule for ``/``: text in the user message, a marker name or symbol, or a hosted
+    call's tool name or evidence (``file_search``, ``missing``, ``✗``)."""
     from traceview.ui.format import marker_symbol
 
     needle = query.strip().lower()
@@ -77,6 +90,6 @@ def matches(turn: Any, query: str) -> bool:
     if needle.startswith("marker:"):
         needle = needle[7:].strip()
         return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())
-    if needle in (turn.user_text or "").lower():
+    if needle in (turn.user_text or "").lower() or _hosted_matches(turn, needle):
         return True
     return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())

@@ -28,18 +28,27 @@ def _unexplained(turn: Any) -> Text:
     return text
 
 
+def _hosted(turn: Any, width: int) -> Text:
+    """The hosted cell for ``width`` cells: the tool name gives way, the symbol never."""
+    return safe(fmt.hosted_cell(turn.hosted_calls, width)).copy()
+
+
+# Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
+# leave the screen first at 80 columns (reachable with →).
 TURN_COLUMNS: list[Column] = [
-    Column("#", 5, lambda t: fmt.num(t.index)),
-    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=12),
-    Column("sent", 9, lambda t: fmt.size(t.request_bytes)),
-    Column("billed in", 10, lambda t: fmt.num(t.input_tokens)),
-    Column("unexpl.≈", 10, _unexplained),
-    Column("cached", 8, lambda t: fmt.num(t.cached_tokens)),
-    Column("out", 7, lambda t: fmt.num(t.output_tokens)),
-    Column("reason", 7, lambda t: fmt.num(t.reasoning_tokens)),
-    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls), align="left"),
-    Column("ms", 7, lambda t: fmt.num(t.elapsed_ms)),
-    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left"),
+    Column("#", 4, lambda t: fmt.num(t.index)),
+    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=10,
+           priority=1),
+    Column("sent", 8, lambda t: fmt.size(t.request_bytes)),
+    Column("billed in", 9, lambda t: fmt.num(t.input_tokens)),
+    Column("unexpl.≈", 9, _unexplained),
+    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
+    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
+    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
+    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls), align="left", shrink=12,
+           fit=_hosted),
+    Column("ms", 7, lambda t: fmt.num(t.elapsed_ms), priority=5),
+    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
 ]
 
 
@@ -64,9 +73,22 @@ class RowHeader(Widget):
         super().__init__(id=id)
         self.table = table
 
+    def on_mount(self) -> None:
+        self.table.header = self
+
     def render(self) -> Text:
-        width = self.table.size.width or self.size.width
-        return self.table.header_text(width)
+        """The titles, scrolled with the table; arrows say that columns lie beyond."""
+        table = self.table
+        width = table.size.width or self.size.width
+        full = table.header_text(width)
+        x = int(table.scroll_offset.x)
+        pin = min(table.pinned_width(width), width)
+        text = full[:pin] + full[pin + x : pin + x + width - pin] if x else full[:width]
+        if x:
+            text = text[: max(0, pin - 1)] + Text("←", style="bold") + text[pin:]
+        if table.hidden_right():
+            text = text[: max(0, width - 1)] + Text("→", style="bold")
+        return text
 
 
 def _spark(
@@ -107,15 +129,16 @@ class TurnChart(Widget):
         super().__init__(id=id)
         self.rows: Sequence[Any] = ()
         self.cursor = 0
+        self.empty = "no turns yet"
 
-    def show(self, rows: Sequence[Any], cursor: int) -> None:
-        self.rows, self.cursor = rows, cursor
+    def show(self, rows: Sequence[Any], cursor: int, empty: str = "no turns yet") -> None:
+        self.rows, self.cursor, self.empty = rows, cursor, empty
         self.refresh()
 
     def render(self) -> Text:
         room = max(1, self.size.width - self.LABEL - 28)
         if not self.rows:
-            return Text("no turns yet", style="dim")
+            return safe(self.empty, style="dim")
         cell = max(1, min(4, room // len(self.rows)))
         span = room // cell
         start = max(0, min(self.cursor - span // 2, len(self.rows) - span))
