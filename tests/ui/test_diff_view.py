@@ -229,7 +229,9 @@ async def test_items_file_diffs_offline_without_network(offline_env, tmp_path):
                                                 "capture_only": 0}
 
 
-async def test_n_p_move_between_differences_and_enter_shows_both_bodies(offline_env, tmp_path):
+async def test_n_shift_n_move_between_differences_and_enter_shows_both_bodies(
+    offline_env, tmp_path
+):
     app = new_app(CAPTURE, tmp_path, items=PARTIAL)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(app, pilot)
@@ -239,9 +241,9 @@ async def test_n_p_move_between_differences_and_enter_shows_both_bodies(offline_
         assert screen.table.cursor == differing[0]
         await pilot.press("n")
         assert screen.table.cursor == differing[1]
-        await pilot.press("p")
+        await pilot.press("N")
         assert screen.table.cursor == differing[0]
-        await pilot.press("p")  # nothing above: stays, says so
+        await pilot.press("N")  # nothing above: stays, says so
         assert screen.table.cursor == differing[0]
         await pilot.press("home", "n")
         assert screen.table.cursor == differing[0]

@@ -85,7 +85,8 @@ async def test_enter_opens_detail_with_the_cores_account_and_bodies(claims):
         assert isinstance(screen, DetailScreen) and screen.turn.index == 3
         assert any(isinstance(m, BodiesLoaded) and m.turn_index == 3 for m in seen)
         account = plain(screen.query_one("#account-text", Static))
-        assert "6,110" in account and "arrived without a request" in account
+        finding = plain(screen.query_one("#findings", Static))
+        assert "6,110" in account and "arrived without a request" in finding
         attribution = plain(screen.query_one("#attribution", Static))
         assert "turn 2" in attribution and "file_search_call.results" in attribution
         assert [name for name, _ in screen.bodies] == ["request", "response"]

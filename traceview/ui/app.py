@@ -179,6 +179,9 @@ class InspectorApp(App[int]):
         # `d` means nothing inside the diff itself: keep it out of that footer.
         if action == "diff" and isinstance(self.screen, DiffScreen | DiffBodiesScreen):
             return False
+        # `q` quits from the turns view only; every other screen binds it to back.
+        if action == "quit" and not isinstance(self.screen, MainScreen):
+            return False
         return True
 
     def action_diff(self) -> None:

@@ -71,7 +71,7 @@ class DetailScreen(InspectorScreen):
     """Everything about one turn; `r` flips the bodies between tree and raw text."""
 
     BINDINGS = [
-        Binding("escape,backspace", "back", "Back", id="detail.back"),
+        Binding("escape,q,backspace", "back", "Back", id="detail.back"),
         Binding("r", "toggle_raw", "Raw/tree", id="detail.raw"),
         Binding("slash", "search", "Search bodies", id="detail.search"),
         Binding("n", "next_match(1)", "Next match", id="detail.next_match"),

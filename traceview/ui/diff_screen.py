@@ -176,7 +176,7 @@ class DiffScreen(InspectorScreen):
 
     BINDINGS = [
         Binding("n", "next_difference(1)", "Next diff", id="diff.next"),
-        Binding("p", "next_difference(-1)", "Prev diff", id="diff.previous"),
+        Binding("N", "next_difference(-1)", "Prev diff", id="diff.previous"),
         Binding("w", "save_snapshot", "Save", tooltip="Save the provider copy as a snapshot",
                 id="diff.save"),
         Binding("r", "refetch", "Refetch", tooltip="Fetch the provider copy again",

@@ -91,7 +91,7 @@ def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
 class ConversationsScreen(InspectorScreen):
     """Pick the conversation the turns view shows."""
 
-    BINDINGS = [Binding("escape", "back", "Back", id="conversations.back")]
+    BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="conversations-title")
@@ -145,7 +145,7 @@ PROBLEM_COLUMNS = [
 class ProblemsScreen(InspectorScreen):
     """Everything the load could not read as intended, with line numbers."""
 
-    BINDINGS = [Binding("escape", "back", "Back", id="problems.back")]
+    BINDINGS = [Binding("escape,q", "back", "Back", id="problems.back")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="problems-title")
