@@ -40,6 +40,14 @@ def default_session(paths: list[str], options: Any) -> Any:
     return Session(paths, options if options is not None else Options())
 
 
+def follow_session(paths: list[str], options: Any) -> Any:
+    """A session that keeps reading what is appended (``--follow``, ``F``)."""
+    from traceview.analysis import Options
+    from traceview.analysis.follow import FollowSession
+
+    return FollowSession(paths, options if options is not None else Options())
+
+
 class InspectorApp(App[int]):
     """Turns side by side with what they cost; everything else is one key away."""
 
@@ -54,6 +62,10 @@ class InspectorApp(App[int]):
         Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
                 id="app.diff"),
         Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
+        Binding("F", "follow", "Follow", tooltip="Follow the capture as it is written",
+                id="app.follow"),
+        Binding("R", "reload", "Reload", show=False, tooltip="Read the capture again",
+                id="app.reload"),
     ]
 
     def __init__(
@@ -63,12 +75,18 @@ class InspectorApp(App[int]):
         *,
         screenshot_dir: str | os.PathLike[str] | None = None,
         session_factory: SessionFactory | None = None,
+        follow: bool = False,
     ) -> None:
         super().__init__()
+        from traceview.ui.follow import Follow
+
         self.paths = list(paths)
         self.options = options
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
-        self.session = (session_factory or default_session)(self.paths, options)
+        self.session_factory = session_factory or (follow_session if follow else default_session)
+        self.session = self.session_factory(self.paths, options)
+        self.follow = Follow(self)
+        self.follow.on = follow
         self.state = LoadState()
         self.main = MainScreen()
         # The diff view (`d`): a snapshot to compare with offline instead of fetching, where
@@ -89,6 +107,10 @@ class InspectorApp(App[int]):
 
     def follow_label(self) -> str:
         """What the title says about follow mode ("" when not following)."""
+        if self.follow.on:
+            return "● following (F pauses)"
+        if hasattr(self.session, "poll"):
+            return "following paused (F)"
         return ""
 
     def get_default_screen(self) -> Screen[Any]:
@@ -144,9 +166,59 @@ class InspectorApp(App[int]):
             self.notify(f"load stopped: {message.error}", severity="error", markup=False)
         if self.main.key is None and self.state.by_key:
             self.main.show_conversation(next(iter(self.state.by_key)))
+        if self.follow.on:
+            self.follow.start()
         self.main.refresh_title()
         self.main._show_legend()
         self._refresh_lists(problems=True)
+
+    def on_follow_updated(self, message: Any) -> None:
+        analysis = message.analysis
+        self.state.analysis = analysis
+        for conv in getattr(analysis, "conversations", None) or []:
+            self.state.conversations[str(conv.key)] = conv
+        if message.replaced and not self.follow.told_replaced:
+            self.follow.told_replaced = True
+            self.notify("the capture file was replaced or truncated: R reads it again",
+                        severity="warning", markup=False)
+        self.main.refresh_title()
+        self.main._show_legend()
+        self._refresh_lists(problems=True)
+
+    def action_follow(self) -> None:
+        """F: follow the capture as it grows, or pause following."""
+        if self.follow.on:
+            self.follow.stop()
+            self.notify("following paused", markup=False, timeout=2)
+        elif hasattr(self.session, "poll"):
+            self.follow.start()
+            self.notify("following the capture", markup=False, timeout=2)
+        else:
+            # Opened without --follow: read it again as a followed capture.
+            self.follow.on = True
+            self.session_factory = follow_session
+            self.action_reload()
+            return
+        self.main.refresh_title()
+
+    def action_reload(self) -> None:
+        """R: read the capture again from the start (after it was replaced)."""
+        self.workers.cancel_group(self, "load")
+        self.workers.cancel_group(self, "follow")
+        while len(self.screen_stack) > 1 and self.screen is not self.main:
+            self.pop_screen()
+        try:
+            self.session = self.session_factory(self.paths, self.options)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.notify(f"reload failed: {exc}", severity="error", markup=False)
+            return
+        self.state = LoadState()
+        self.follow.seen = None
+        self.follow.told_replaced = False
+        self.follow.busy = False
+        self.main.reset()
+        sys.setswitchinterval(min(self._switch_interval, 0.001))
+        self.run_worker(self._load, thread=True, name="load capture", group="load")
 
     def _refresh_lists(self, problems: bool = False) -> None:
         screen = self.screen
@@ -314,10 +386,12 @@ def make_app(
     *,
     screenshot_dir: str | os.PathLike[str] | None = None,
     session_factory: SessionFactory | None = None,
+    follow: bool = False,
 ) -> InspectorApp:
     """The inspector on ``paths``; nothing is read until the app runs."""
     return InspectorApp(
-        paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory
+        paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory,
+        follow=follow,
     )
 
 
@@ -348,6 +422,7 @@ def run_inspector(
     options: Any = None,
     screenshot_dir: str | os.PathLike[str] | None = None,
     items: str | None = None,
+    follow: bool = False,
 ) -> int:
     """Run the inspector in this terminal; the exit code for the CLI.
 
@@ -374,7 +449,7 @@ def run_inspector(
         print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
         return 2
     try:
-        app = make_app(paths, options, screenshot_dir=screenshot_dir)
+        app = make_app(paths, options, screenshot_dir=screenshot_dir, follow=follow)
         app.items_path = items
         app.keymap = keymap
         if temp:

@@ -151,8 +151,21 @@ class MainScreen(InspectorScreen):
         self.refresh_title()
         self._show_current()
 
+    def reset(self) -> None:
+        """Forget the shown conversation (the capture is being read again)."""
+        self.key = None
+        self.rows = []
+        self.table.set_rows(self.rows)
+        self._show_current()
+        self.refresh_title()
+
     def turns_added(self, turns: list[Any], touched: set[str]) -> None:
-        """New turns arrived: grow the visible list only if they belong to it."""
+        """New turns arrived: grow the visible list only if they belong to it.
+
+        The cursor stays on its turn, unless it was on the last row: then it follows the
+        newest turn (like ``tail -f``)."""
+        table = self.table
+        on_last = bool(self.rows) and table.cursor == table.virtual_size.height - 1
         if self.key is None and touched:
             self.key = next(iter(self.inspector.state.by_key))
             self._rebuild()
@@ -164,10 +177,12 @@ class MainScreen(InspectorScreen):
                 )
             was_empty = self.table.virtual_size.height == 0
             self.table.rows_grew()
-            if was_empty:
+            if on_last and self.inspector.follow.on and len(self.rows) > table.cursor + 1:
+                table.move_to(len(self.rows) - 1)
+            elif was_empty:
                 self._show_current()
             else:
-                self.query_one(TurnChart).show(self.rows, self.table.cursor)
+                self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         self.refresh_title()
 
     def _in_view(self, turn: Any) -> bool:
