@@ -80,8 +80,7 @@ class Session:
         self.analyzer = Analyzer(self.options)
         self.capture = self.loader.capture
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
-        self.analysis.pricing = {"origin": self.analyzer.pricing.origin,
-                                 "taken": self.analyzer.pricing.taken}
+        self.analysis.pricing = _pricing_info(self.analyzer)
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""
@@ -126,6 +125,7 @@ class Session:
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.complete = True
 
     def run_to_end(self) -> Analysis:
@@ -146,14 +146,28 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     analyzer = Analyzer(options or Options())
     for turn in cap.turns:
         analyzer.add(turn, cap.sources[turn.source])
-    a = Analysis(cap, problems=cap.problems,
-                 pricing={"origin": analyzer.pricing.origin, "taken": analyzer.pricing.taken})
+    a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
     _attach_exchanges(a)
     a.totals = analyzer.totals.to_dict()
+    a.totals["vector_stores"] = _vector_stores(a, analyzer)
     a.complete = True
     return a
+
+
+def _pricing_info(analyzer: Analyzer) -> dict[str, Any]:
+    p = analyzer.pricing
+    return {"origin": p.origin, "taken": p.taken, "storage": p.storage}
+
+
+def _vector_stores(a: Analysis, analyzer: Analyzer) -> dict[str, Any]:
+    """Vector stores the capture created: their storage is billed per GB-day while they
+    exist, which the capture cannot size; the rate is shown beside the count."""
+    created = sum(1 for e in a.capture.exchanges
+                  if e.method == "POST" and e.path.rstrip("/") == "/v1/vector_stores")
+    fee = analyzer.pricing.storage.get("vector_store")
+    return {"created": created, "storage_fee": fee if created and isinstance(fee, dict) else None}
 
 
 def _index(t: TurnReport) -> int:
