@@ -191,13 +191,13 @@ async def test_s_writes_a_named_svg_and_says_where(claims, tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("j", "j", "s")
-        written = tmp_path / "claims-turns-turn3.svg"
-        assert written.exists() and written.read_text().startswith("<svg")
+        [written] = tmp_path.glob("claims-turns-turn3-*.svg")  # name, then a timestamp
+        assert written.read_text().startswith("<svg")
         assert any(str(written) in n.message for n in app._notifications)
         await pilot.press("enter")
         await loaded(app, pilot)
         await pilot.press("s")
-        assert (tmp_path / "claims-detail-turn3.svg").exists()
+        assert len(list(tmp_path.glob("claims-detail-turn3-*.svg"))) == 1
 
 
 async def test_tab_moves_between_panes(claims):

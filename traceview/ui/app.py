@@ -311,13 +311,21 @@ class InspectorApp(App[int]):
         return f"{stem}-{view}{suffix}.svg"
 
     def action_screenshot(self) -> None:
+        """`s`: a new timestamped file every time, never over an existing one."""
+        from traceview.ui.table_export import unique_path
+
         self.screenshot_dir.mkdir(parents=True, exist_ok=True)
-        written = self.save_screenshot(self.screenshot_name(), str(self.screenshot_dir))
+        target = unique_path(self.screenshot_dir, self.screenshot_name().removesuffix(".svg"),
+                             "svg")
+        written = self.save_screenshot(target.name, str(self.screenshot_dir))
         self.notify(f"screenshot written to {written}", title="screenshot", markup=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action as "group: action", offered only where it applies."""
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            # Textual's own entry writes an unnamed SVG to the working directory.
+            if "screenshot" not in command.title.lower():
+                yield command
         yield SystemCommand("view: conversations", "Pick a conversation", self.action_conversations)
         yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
         yield SystemCommand("view: help", "Keys and legends", self.action_help)
@@ -349,7 +357,28 @@ class InspectorApp(App[int]):
                                 lambda: screen.action_next_marked(-1))
             yield SystemCommand("turns: filter", "Filter turns by text or marker",
                                 screen.action_filter)
+            yield SystemCommand("turns: go to turn N", "Jump to a turn by its number (:)",
+                                screen.action_goto)
+            yield SystemCommand("turns: sort by next column", "Cycle the sort column (S)",
+                                screen.action_sort)
+            yield SystemCommand("turns: copy selected id", "Copy the turn's response id (y)",
+                                screen.action_copy)
+            for fmt_name in ("csv", "json", "markdown"):
+                yield SystemCommand(f"export: visible table as {fmt_name}",
+                                    "Write the filtered rows and shown columns to a file",
+                                    lambda f=fmt_name: screen.export_table(f))
+            table = screen.table
+            for column in table.columns[1:]:
+                hidden = column.title in table.hidden
+                yield SystemCommand(
+                    f"columns: {'show' if hidden else 'hide'} {column.title}",
+                    "Show or hide this column of the turns table",
+                    lambda t=column.title: screen.toggle_column(t))
         if isinstance(screen, DetailScreen):
+            yield SystemCommand("detail: next turn", "The next turn's detail (])",
+                                lambda: self.run_action("step(1)", screen))
+            yield SystemCommand("detail: previous turn", "The previous turn's detail ([)",
+                                lambda: self.run_action("step(-1)", screen))
             yield SystemCommand("detail: toggle raw bodies", "Tree or raw JSON",
                                 screen.action_toggle_raw)
             yield SystemCommand("detail: search bodies", "Find text in the bodies",

@@ -76,6 +76,8 @@ class DetailScreen(InspectorScreen):
         Binding("slash", "search", "Search bodies", id="detail.search"),
         Binding("n", "next_match(1)", "Next match", id="detail.next_match"),
         Binding("N", "next_match(-1)", "Prev match", show=False, id="detail.previous_match"),
+        Binding("right_square_bracket", "step(1)", "Next turn", id="detail.next_turn"),
+        Binding("left_square_bracket", "step(-1)", "Prev turn", id="detail.previous_turn"),
     ]
 
     def __init__(self, turn: Any, *, raw: bool = False) -> None:
@@ -151,6 +153,20 @@ class DetailScreen(InspectorScreen):
             self.query_one("#tree", BodyTree).focus()
             return
         self.app.pop_screen()
+
+    async def action_step(self, direction: int) -> None:
+        """]/[: the next or previous turn of the turns view, without going back to it."""
+        main = self.inspector.main
+        rows = main.rows
+        at = next((i for i, t in enumerate(rows) if t is self.turn), None)
+        target = None if at is None else at + direction
+        if target is None or not 0 <= target < len(rows):
+            self.notify("no more turns " + ("below" if direction > 0 else "above"), markup=False)
+            return
+        main.table.move_to(target)
+        app = self.app
+        await app.pop_screen()
+        await app.push_screen(DetailScreen(rows[target], raw=self.raw))
 
     def action_toggle_raw(self) -> None:
         self.raw = not self.raw

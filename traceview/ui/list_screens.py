@@ -177,6 +177,14 @@ class ProblemsScreen(InspectorScreen):
     def _highlighted(self, event: RowTable.Highlighted) -> None:
         self._show(event.table.current())
 
+    @on(RowTable.Selected)
+    def _opened(self, event: RowTable.Selected) -> None:
+        from traceview.ui.problem_line import ProblemLineScreen
+
+        problem = event.table.current()
+        if problem is not None:
+            self.app.push_screen(ProblemLineScreen(problem))
+
     def _show(self, problem: Any | None) -> None:
         text = Text()
         if problem is not None:

@@ -99,6 +99,17 @@ class MainScreen(InspectorScreen):
         Binding("slash", "filter", "Filter", id="turns.filter"),
         Binding("r", "raw", "Raw bodies", id="turns.raw"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="turns.clear_filter"),
+        Binding("colon", "goto", "Go to turn", show=False, id="turns.goto"),
+        Binding("S", "sort", "Sort", show=False, id="turns.sort"),
+        Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
+        Binding("E", "export", "Export CSV", show=False, id="turns.export"),
+    ]
+
+    #: Sort keys, cycled by S: (column title, TurnReport attribute). None: file order.
+    SORTS: list[tuple[str, str | None]] = [
+        ("#", None), ("billed in", "input_tokens"), ("unexpl.≈", "unexplained_tokens"),
+        ("sent", "request_bytes"), ("cached", "cached_tokens"), ("out", "output_tokens"),
+        ("ms", "elapsed_ms"),
     ]
 
     def __init__(self) -> None:
@@ -106,6 +117,7 @@ class MainScreen(InspectorScreen):
         self.key: str | None = None
         self.filter_text = ""
         self.rows: list[Any] = []
+        self.sort_at = 0  # index into SORTS
 
 
     def compose(self) -> ComposeResult:
@@ -117,7 +129,9 @@ class MainScreen(InspectorScreen):
         yield Static(id="legend")
         with VerticalScroll(id="summary"):
             yield Static(id="summary-text")
-        yield Input(placeholder="filter: text or marker (e.g. deposit, ⊕)", id="filter")
+        yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
+                    id="filter")
+        yield Input(placeholder="go to turn number (enter)", id="goto", type="integer")
         yield KeyFooter()
 
     @property
@@ -141,6 +155,11 @@ class MainScreen(InspectorScreen):
         source = state.rows_for(self.key) if self.key is not None else []
         query = self.filter_text
         self.rows = [t for t in source if matches(t, query)] if query else source
+        attr = self.SORTS[self.sort_at][1]
+        if attr is not None:
+            # Descending, unknown values last: the biggest bill or deposit on top.
+            self.rows = sorted(self.rows, key=lambda t: (getattr(t, attr) is None,
+                                                         -(getattr(t, attr) or 0)))
         cursor = 0
         if turn_index is not None:
             for i, turn in enumerate(self.rows):
@@ -171,6 +190,9 @@ class MainScreen(InspectorScreen):
             self._rebuild()
             return
         if self.key == ALL or self.key in touched:
+            if self.SORTS[self.sort_at][1] is not None:
+                self._rebuild(self.table.current().index if self.table.current() else None)
+                return
             if self.filter_text:
                 self.rows.extend(
                     t for t in turns if self._in_view(t) and matches(t, self.filter_text)
@@ -201,6 +223,8 @@ class MainScreen(InspectorScreen):
         turns = Text(plural(len(self.rows), "turn"))
         if self.filter_text:
             turns.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+        if self.SORTS[self.sort_at][1] is not None:
+            turns.append(f" by {self.SORTS[self.sort_at][0]} ↓", style="italic")
         parts.append(Part(0, [turns]))
         counts = self.marker_counts()
         markers = Text(plural(sum(counts.values()), "marker"))
@@ -334,3 +358,75 @@ class MainScreen(InspectorScreen):
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
+
+    # -- habits from other apps: go to, sort, copy, export, columns ------------------------
+    def action_goto(self) -> None:
+        box = self.query_one("#goto", Input)
+        box.value = ""
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Submitted, "#goto")
+    def _goto_submitted(self, event: Input.Submitted) -> None:
+        box = self.query_one("#goto", Input)
+        box.remove_class("visible")
+        self.table.focus()
+        try:
+            self.go_to_turn(int(event.value))
+        except ValueError:
+            self.notify(f"not a turn number: {event.value}", markup=False)
+
+    def go_to_turn(self, number: int) -> bool:
+        """Select turn ``number`` (capture-wide index), switching conversation if needed."""
+        from traceview.ui.state import conversation_key
+
+        turn = self.inspector.state.by_index.get(number)
+        if turn is None:
+            self.notify(f"no turn {number:,} in this capture", markup=False)
+            return False
+        if not any(t is turn for t in self.rows):
+            if self.filter_text:
+                self.action_clear_filter()
+            if self.key != ALL:
+                self.key = conversation_key(turn)
+        self._rebuild(number)
+        return True
+
+    def action_sort(self) -> None:
+        self.sort_at = (self.sort_at + 1) % len(self.SORTS)
+        current = self.table.current()
+        self._rebuild(current.index if current is not None else None)
+        title, attr = self.SORTS[self.sort_at]
+        self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
+                    markup=False, timeout=2)
+
+    def action_copy(self) -> None:
+        """y: the selected turn's response id (else its turn number) to the clipboard."""
+        turn = self.table.current()
+        if turn is None:
+            return
+        value = getattr(turn, "response_id", None) or f"turn {turn.index}"
+        self.app.copy_to_clipboard(value)
+        self.notify(safe(f"copied {value}").plain, markup=False, timeout=2)
+
+    def action_export(self) -> None:
+        self.export_table("csv")
+
+    def export_table(self, fmt_name: str) -> None:
+        from traceview.ui.table_export import write_export
+
+        table = self.table
+        columns = [c for c, _ in table.layout(table.size.width or 200)]
+        stem = Path(self.inspector.sources[0]).stem if self.inspector.sources else "capture"
+        try:
+            path = write_export(self.inspector.screenshot_dir, f"{stem}-turns", fmt_name,
+                                columns, self.rows)
+        except OSError as exc:
+            self.notify(f"export failed: {exc}", severity="error", markup=False)
+            return
+        self.last_export = path
+        self.notify(safe(f"{len(self.rows):,} rows written to {path}").plain, markup=False)
+
+    def toggle_column(self, title: str) -> None:
+        shown = self.table.toggle_column(title)
+        self.notify(f"column {title} {'shown' if shown else 'hidden'}", markup=False, timeout=2)
