@@ -143,7 +143,8 @@ async def test_w_saves_a_snapshot_without_the_key_and_s_exports_svg(
     copy = load_items(saved[0])
     assert copy.complete and copy.conversation == target and copy.item_count == 7
     shots = list((tmp_path / "shots").glob("*.svg"))
-    assert [p.name for p in shots] == [f"claims-recorded-diff-{target}.svg"]
+    # the view and conversation, then a timestamp: `s` never overwrites
+    assert [p.name.rsplit("-", 1)[0] for p in shots] == [f"claims-recorded-diff-{target}"]
     svg = shots[0].read_text(encoding="utf-8")
     assert "complete" in svg and "file_search_call" in svg and KEY not in svg
 
