@@ -76,8 +76,12 @@ class InspectorApp(App[int]):
         screenshot_dir: str | os.PathLike[str] | None = None,
         session_factory: SessionFactory | None = None,
         follow: bool = False,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        #: The theme to start with (--theme, else the remembered one); saved when changed.
+        self.start_theme = theme
+        self.remember_theme = False
         from traceview.ui.follow import Follow
 
         self.paths = list(paths)
@@ -122,11 +126,32 @@ class InspectorApp(App[int]):
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
+        if self.start_theme:
+            if self.start_theme in self.available_themes:
+                self.theme = self.start_theme
+            else:
+                known = ", ".join(sorted(self.available_themes))
+                self.notify(f"unknown theme {self.start_theme!r}; themes: {known}",
+                            severity="warning", markup=False)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         # The load worker is CPU-bound Python; a shorter GIL switch interval lets the
         # event loop take the GIL back within ~1 ms so keys stay responsive while loading.
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(min(self._switch_interval, 0.001))
         self.run_worker(self._load, thread=True, name="load capture", group="load")
+
+    def _theme_changed(self, theme: Any) -> None:
+        """Repaint every cached row now (not at the next resize), and remember the theme."""
+        from traceview.ui.row_table import RowTable
+
+        for screen in self.screen_stack:
+            for table in screen.query(RowTable):
+                table.restyle()
+        if self.remember_theme:
+            from traceview.ui.settings import save_theme
+
+            if save_theme(theme.name) is None:
+                self.notify("could not save the theme to the config file", markup=False)
 
     def _load(self) -> None:
         from textual.worker import get_current_worker
@@ -416,11 +441,12 @@ def make_app(
     screenshot_dir: str | os.PathLike[str] | None = None,
     session_factory: SessionFactory | None = None,
     follow: bool = False,
+    theme: str | None = None,
 ) -> InspectorApp:
     """The inspector on ``paths``; nothing is read until the app runs."""
     return InspectorApp(
         paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory,
-        follow=follow,
+        follow=follow, theme=theme,
     )
 
 
@@ -452,6 +478,7 @@ def run_inspector(
     screenshot_dir: str | os.PathLike[str] | None = None,
     items: str | None = None,
     follow: bool = False,
+    theme: str | None = None,
 ) -> int:
     """Run the inspector in this terminal; the exit code for the CLI.
 
@@ -478,7 +505,11 @@ def run_inspector(
         print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
         return 2
     try:
-        app = make_app(paths, options, screenshot_dir=screenshot_dir, follow=follow)
+        from traceview.ui.settings import load_settings
+
+        app = make_app(paths, options, screenshot_dir=screenshot_dir, follow=follow,
+                       theme=theme or load_settings().get("theme"))
+        app.remember_theme = True
         app.items_path = items
         app.keymap = keymap
         if temp:

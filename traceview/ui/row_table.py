@@ -240,6 +240,14 @@ class RowTable(ScrollView, can_focus=True):
             target = next((s for s in reversed(starts) if s < current), 0)
         self.scroll_to(x=min(target, limit), animate=False, immediate=True)
 
+    def restyle(self) -> None:
+        """The theme changed: drop every cached row so all of them repaint at once."""
+        self._generation += 1
+        self._strips.clear()
+        self.refresh()
+        if self.header is not None:
+            self.header.refresh()
+
     def toggle_column(self, title: str) -> bool:
         """Hide or show a column by title; True if it is now shown."""
         if title in self.hidden:
