@@ -22,6 +22,8 @@ COMMANDS = {
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
+    "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
+    "compare": "compare two arms (an `ab` results folder, or two captures)",
 }
 
 
@@ -106,6 +108,10 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":
         _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    elif command == "ab":
+        _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
+    elif command == "compare":
+        _optional(sub, "compare", "traceview.report.compare_output", "add_arguments", "run")
     return parser
 
 

@@ -20,7 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from traceview.sim.api import Api, Reply
 from traceview.sim.engine import DEFAULT_CONTEXT_WINDOW, Engine
+from traceview.sim.latency import LatencyModel
 from traceview.sim.state import DEFAULT_EPOCH, SimError, SimState
+from traceview.sim.stores import multipart_body
 
 NO_KEY_MESSAGE = (
     "You didn't provide an API key. You need to provide your API key in an Authorization "
@@ -72,11 +74,18 @@ class SimServer:
         frozen_at: int | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         log: Any = None,
+        latency: LatencyModel | None = None,
+        stateless_cache: bool = False,
     ) -> None:
+        """``latency`` / ``stateless_cache``: the experiment profile (``traceview ab``
+        against the simulator) — simulated timings in a header, and prompt caching of
+        requests that resend their transcript. Both off by default."""
         if seed is not None and frozen_at is None:
             frozen_at = DEFAULT_EPOCH
         self.state = SimState(seed=seed, frozen_at=frozen_at)
-        self.api = Api(self.state, Engine(self.state, context_window))
+        engine = Engine(self.state, context_window)
+        engine.stateless_cache = stateless_cache
+        self.api = Api(self.state, engine, latency)
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
@@ -219,6 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = None
+            if (self.headers.get("content-type") or "").startswith("multipart/form-data"):
+                body = multipart_body(raw)
             query = parse_qs(parts.query, keep_blank_values=True)
             reply = sim.api.dispatch(self.command, parts.path, query, body)
         except SimError as err:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare")
 MONO_FAMILY = "DejaVu Sans Mono"  # used when fontconfig cannot be asked
 PREFERRED_MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono",
                   "Menlo", "Consolas", "Courier New")
@@ -123,9 +123,14 @@ def run(ns: argparse.Namespace) -> int:
     if items is not None and not os.path.exists(items):
         print(f"traceview screenshot: no such file or directory: {items}", file=sys.stderr)
         return 2
-    svg, warning = asyncio.run(
-        render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
-    )
+    if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
+        from traceview.ui.compare_app import render_compare_svg
+
+        svg, warning = asyncio.run(render_compare_svg(list(ns.capture), size))
+    else:
+        svg, warning = asyncio.run(
+            render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
+        )
     if warning:
         print(f"traceview screenshot: {warning}", file=sys.stderr)
     output.parent.mkdir(parents=True, exist_ok=True)
