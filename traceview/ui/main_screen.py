@@ -103,6 +103,7 @@ class MainScreen(InspectorScreen):
         Binding("S", "sort", "Sort", show=False, id="turns.sort"),
         Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
         Binding("E", "export", "Export CSV", show=False, id="turns.export"),
+        Binding("L", "chart_scale", "Chart log/linear", show=False, id="turns.chart_scale"),
     ]
 
     #: Sort keys, cycled by S: (column title, TurnReport attribute). None: file order.
@@ -408,6 +409,9 @@ class MainScreen(InspectorScreen):
         value = getattr(turn, "response_id", None) or f"turn {turn.index}"
         self.app.copy_to_clipboard(value)
         self.notify(safe(f"copied {value}").plain, markup=False, timeout=2)
+
+    def action_chart_scale(self) -> None:
+        self.query_one(TurnChart).toggle_log()
 
     def action_export(self) -> None:
         self.export_table("csv")
