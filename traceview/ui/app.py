@@ -295,11 +295,23 @@ class InspectorApp(App[int]):
             return
         request = DiffRequest(
             paths=list(self.paths), turn_index=turn.index,
-            conversation=getattr(turn, "conversation", None), items_path=self.items_path,
+            conversation=getattr(turn, "conversation", None), items_path=self.diff_items(),
             timeout=self.diff_timeout, max_retries=self.diff_max_retries,
             capture=getattr(self.session, "capture", None),
         )
         self.push_screen(DiffScreen(request))
+
+    def diff_items(self) -> str | None:
+        """The snapshot `d` compares with: --items, else — with no API key to fetch with —
+        a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
+        so the diff works offline and says it is a snapshot, and from when."""
+        if self.items_path is not None:
+            return self.items_path
+        if os.environ.get("OPENAI_API_KEY") or len(self.paths) != 1:
+            return None
+        capture = Path(self.paths[0])
+        sibling = capture.with_name(capture.name.removesuffix(".jsonl") + ".snapshot.json")
+        return str(sibling) if sibling.is_file() else None
 
     def _show(self, screen: Screen[Any]) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, DetailScreen):
