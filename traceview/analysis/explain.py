@@ -27,6 +27,13 @@ def _b(v: int | None) -> str:
         " Bytes", " B").replace(" Byte", " B")
 
 
+def _usd(v: float) -> str:
+    """Dollars in the report's one style: four decimals under $1, "<$0.0001" when smaller."""
+    if 0 < v < 0.00005:
+        return "<$0.0001"
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+
+
 def _include(flag: str) -> str:
     return f'include=["{flag}"]'
 
@@ -104,8 +111,8 @@ def explain(r: TurnReport) -> list[str]:
         out.append("This response has no recorded request.")
     if r.cost_usd is not None:
         hosted = r.cost_hosted_usd
-        extra = f", of which ${hosted:.4f} hosted tool fees" if hosted else ""
-        out.append(f"Cost ≈ ${r.cost_usd:.4f}{extra}.")
+        extra = f", of which {_usd(hosted)} hosted tool fees" if hosted else ""
+        out.append(f"Cost ≈ {_usd(r.cost_usd)}{extra}.")
     elif r.cost_reason:
         out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)

@@ -143,7 +143,8 @@ class DetailScreen(InspectorScreen):
             self.query_one("#raw-text", Static).update(raw_text(self.bodies))
         mode = "raw JSON (r: tree)" if self.raw else "tree (r: raw JSON, / search)"
         title = Text("bodies", style="bold")
-        title.append(f" · {mode} · redacted, long strings clipped", style="dim")
+        title.append(f" · {mode} · redacted, long strings clipped · sizes are of the recorded "
+                     "lines; `sent` counts only the request body on the wire", style="dim")
         self.query_one("#bodies-title", Static).update(title)
 
     def action_back(self) -> None:

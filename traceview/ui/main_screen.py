@@ -140,8 +140,22 @@ class MainScreen(InspectorScreen):
         return self.query_one("#turns", RowTable)
 
     def on_mount(self) -> None:
-        self.table.focus()
+        from dataclasses import replace
+
+        table = self.table
+        # `#` counts within the conversation shown; across the capture in "all turns".
+        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t))),
+                         *table.columns[1:]]
+        self.query_one(TurnChart).number = self.number
+        table.focus()
         self.refresh_title()
+
+    def number(self, turn: Any) -> int:
+        """The number `#` shows: per conversation when one is shown (the detail and the
+        report keep the capture-wide index)."""
+        if self.key == ALL:
+            return turn.index
+        return self.inspector.state.position(turn) or turn.index
 
     def on_resize(self) -> None:
         self.set_class(self.size.height <= 30, "-short")
@@ -378,10 +392,17 @@ class MainScreen(InspectorScreen):
             self.notify(f"not a turn number: {event.value}", markup=False)
 
     def go_to_turn(self, number: int) -> bool:
-        """Select turn ``number`` (capture-wide index), switching conversation if needed."""
+        """Select turn ``number`` as `#` shows it: within the conversation shown, else the
+        capture-wide index (switching conversation if needed)."""
         from traceview.ui.state import conversation_key
 
-        turn = self.inspector.state.by_index.get(number)
+        state = self.inspector.state
+        group = state.by_key.get(self.key or "") if self.key != ALL else None
+        if group is not None and 0 < number <= len(group):
+            turn = group[number - 1]
+            number = turn.index
+        else:
+            turn = state.by_index.get(number)
         if turn is None:
             self.notify(f"no turn {number:,} in this capture", markup=False)
             return False

@@ -6,6 +6,7 @@ turn has index N). Every number shown still comes from the core's reports.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,17 +27,30 @@ class LoadState:
     error: str | None = None
     analysis: Any | None = None
     conversations: dict[str, Any] = field(default_factory=dict)
+    #: Turn index → its number within its conversation (the position in the report's
+    #: ``conversations[].turns``); 4 bytes a turn, not a dict entry.
+    positions: array = field(default_factory=lambda: array("l"))
 
     def add_turns(self, turns: Iterable[Any]) -> set[str]:
         """File new turns under their conversation; return the keys that grew."""
         touched: set[str] = set()
+        positions = self.positions
         for turn in turns:
             key = conversation_key(turn)
             self.turns.append(turn)
             self.by_index[turn.index] = turn
-            self.by_key.setdefault(key, []).append(turn)
+            group = self.by_key.setdefault(key, [])
+            group.append(turn)
             touched.add(key)
+            if turn.index >= len(positions):
+                positions.extend([0] * (turn.index + 1 - len(positions)))
+            positions[turn.index] = len(group)
         return touched
+
+    def position(self, turn: Any) -> int | None:
+        """The turn's number within its conversation (1 = its first turn)."""
+        i = turn.index
+        return self.positions[i] if 0 <= i < len(self.positions) and self.positions[i] else None
 
     def finish(self, analysis: Any | None, error: str | None) -> None:
         self.done = True

@@ -143,6 +143,7 @@ class TurnChart(Widget):
         self.cursor = 0
         self.empty = "no turns yet"
         self.log_scale = False
+        self.number: Any = lambda turn: turn.index  # what `#` shows for a turn
 
     def show(self, rows: Sequence[Any], cursor: int, empty: str = "no turns yet") -> None:
         self.rows, self.cursor, self.empty = rows, cursor, empty
@@ -203,13 +204,14 @@ class TurnChart(Widget):
                 out.append("\n")
         if current is not None:
             # The selected turn's number under its column (turn numbers, not positions).
-            label = f"▲ turn {current.index}"
+            label = f"▲ turn {self.number(current)}"
             at = self.LABEL + cursor * cell
             pad = max(0, min(at, self.size.width - len(label) - 1))
             out.append("\n" + " " * pad)
             out.append(label, style=mark)
             note = f"   {scale} scale (L: {'linear' if self.log_scale else 'log'})"
             if start > 0 or start + span < len(self.rows):
-                note += f" · turns {window[0].index}–{window[-1].index} of {len(self.rows):,}"
+                first, last = self.number(window[0]), self.number(window[-1])
+                note += f" · turns {first}–{last} of {len(self.rows):,}"
             out.append(note, style="dim")
         return out
