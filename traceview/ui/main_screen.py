@@ -182,6 +182,7 @@ class MainScreen(InspectorScreen):
                     cursor = i
                     break
         self.table.set_rows(self.rows, cursor)
+        self._fit_table()
         self.refresh_title()
         self._show_current()
 
@@ -214,6 +215,7 @@ class MainScreen(InspectorScreen):
                 )
             was_empty = self.table.virtual_size.height == 0
             self.table.rows_grew()
+            self._fit_table()
             if on_last and self.inspector.follow.on and len(self.rows) > table.cursor + 1:
                 table.move_to(len(self.rows) - 1)
             elif was_empty:
@@ -221,6 +223,10 @@ class MainScreen(InspectorScreen):
             else:
                 self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         self.refresh_title()
+
+    def _fit_table(self) -> None:
+        """A short conversation's table takes only its rows: the account gets the room."""
+        self.table.styles.max_height = max(3, len(self.rows)) if len(self.rows) < 200 else None
 
     def _in_view(self, turn: Any) -> bool:
         from traceview.ui.state import conversation_key
