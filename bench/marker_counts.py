@@ -6,6 +6,11 @@ marker rule can be judged by how many turns it moves (run before and after, comp
     python bench/marker_counts.py                 # tests/fixtures/real + sample_traces
     python bench/marker_counts.py --per-file      # one line per capture as well
     python bench/marker_counts.py PATH ...        # other captures or directories
+
+marker_counts.before.txt / .after.txt beside this script: the same census at acfcaf2
+(before issue #10) and after it, over the real fixtures + samples and over the captures
+tests/core/test_real_traffic.py builds with the SDK's types (collected with
+`pytest tests/core/test_real_traffic.py --basetemp=DIR`, then this script on DIR's files).
 """
 
 from __future__ import annotations

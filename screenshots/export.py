@@ -26,6 +26,10 @@ SHOTS = [
     ("claims-detail-turn3", SAMPLES / "claims.jsonl", "detail", 3, None, SIZE),
     ("service_day-conversations", SAMPLES / "service_day.jsonl", "conversations", None, None,
      SIZE),
+    ("claims-ledger", SAMPLES / "claims.jsonl", "ledger", 3, None, SIZE),
+    ("claims-objects", SAMPLES / "claims.jsonl", "objects", None, None, SIZE),
+    ("long_conversation-fidelity", SAMPLES / "long_conversation.jsonl", "conversations", 1,
+     None, SIZE),
     # A claims conversation recorded from the simulator, and the provider's copy of it.
     ("claims-diff", FIXTURES / "diff_capture.jsonl", "diff", None,
      FIXTURES / "diff_snapshot.json", SIZE),

@@ -39,7 +39,7 @@ def _compacting_chain(tmp_path: Path) -> Path:
     recs: list[dict[str, Any]] = []
     prev = None
     window: list[dict[str, Any]] = []
-    inputs = {1: 1200, 2: 1900, 3: 2700, 4: 900, 5: 1700, 6: 950, 7: 1800, 8: 1000}
+    inputs = {1: 1200, 2: 1335, 3: 1470, 4: 400, 5: 535, 6: 420, 7: 555, 8: 430}
     for n in range(1, 9):
         text = f"question {n} about the long report"
         body: dict[str, Any] = {"model": "gpt-4.1", "input": text,
@@ -76,6 +76,7 @@ def test_compaction_counted_where_it_happened(tmp_path: Path) -> None:
     assert compacted == [3, 5, 7]
     assert a.totals["markers"]["compaction"] == 3
     assert not any("compaction_likely" in t.markers for t in a.turns)
+    assert not any("deposit" in t.markers for t in a.turns)
     t4 = a.turns[3]
     assert t4.analysis_context["compaction_resent"] == 3
     assert any("resends the compaction item first seen on turn 3" in s for s in t4.explanation)
@@ -355,3 +356,139 @@ def test_report_json_carries_the_new_fields(tmp_path: Path) -> None:
     assert len(t1["attempts"]) == 2 and t1["markers"] == ["retried"]
     assert doc["totals"]["usage_turns"] == 2 and doc["totals"]["attempts"] == 1
     assert "basis" in doc["totals"]["latency_ms"]
+
+
+def test_text_report_shows_attempts_and_coverage(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(_retry(tmp_path))],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "2,280×2" in out and "↻retried" in out
+    err = {"error": {"message": "x", "type": "server_error", "code": "server_error"}}
+    only = write(tmp_path / "one_failed.jsonl",
+                 [req({"model": "gpt-4.1", "input": "x"}), res(err, 10, status=500)])
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(only)],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "billed in — (over 0 of 1 turns with usage)" in out
+
+
+def test_failed_attempt_input_is_not_on_the_capture_side_of_the_diff(tmp_path: Path) -> None:
+    from traceview.analysis.transcript import capture_side, pick_target
+    from traceview.capture.capture import load
+
+    body = {"model": "gpt-4.1", "conversation": "conv_1",
+            "input": [{"role": "user", "content": "Summarise the claim"}]}
+    err = {"error": {"message": "overloaded", "type": "server_error", "code": "server_error"}}
+    recs = [req(body), res(err, 90, status=503),
+            *_turn(body, sdk.body("resp_ok", 900, 80, [message("done", "msg_ok")],
+                                  conv="conv_1"))]
+    cap = load(str(write(tmp_path / "conv_retry.jsonl", recs)))
+    items = capture_side(cap, pick_target(cap, None))
+    assert [(i.side, i.turn) for i in items] == [("input", 1), ("output", 1)]
+
+
+def test_standalone_compact_call_keeps_a_stateless_conversation_whole(tmp_path: Path) -> None:
+    u1 = {"role": "user", "content": "Read the policy and remember it."}
+    a1 = message("Noted.", "msg_a1")
+    u2 = {"role": "user", "content": "What is excluded?"}
+    a2 = message("Floods.", "msg_a2")
+    cmp = sdk.compaction("cmp_9", "opaque" * 40)
+    compacted = {"id": "resp_c", "object": "response.compaction", "created_at": 1,
+                 "output": [u1 | {"type": "message"}, u2 | {"type": "message"}, cmp],
+                 "usage": {"input_tokens": 5200, "output_tokens": 300, "total_tokens": 5500,
+                           "input_tokens_details": {"cached_tokens": 0},
+                           "output_tokens_details": {"reasoning_tokens": 0}}}
+    window = [u1, u2, {"type": "compaction", "encrypted_content": cmp["encrypted_content"]}]
+    recs = [*_turn({"model": "gpt-4.1", "input": [u1]},
+                   sdk.body("resp_1", 5000, 10, [a1])),
+            *_turn({"model": "gpt-4.1", "input": [u1, a1, u2]},
+                   sdk.body("resp_2", 5030, 10, [a2])),
+            req({"model": "gpt-4.1", "input": [u1, a1, u2, a2]},
+                endpoint="POST /v1/responses/compact"), res(compacted, 900),
+            *_turn({"model": "gpt-4.1", "input": [*window, {"role": "user", "content": "And?"}]},
+                   sdk.body("resp_4", 420, 10, [message("That's all.")]))]
+    a = analyze(str(write(tmp_path / "compact_call.jsonl", recs)))
+    assert [t.api for t in a.turns] == ["responses", "responses", "compact", "responses"]
+    assert len(a.conversations) == 1
+    assert [t.index for t in a.turns if "compaction" in t.markers] == [3]
+    assert "compaction_likely" not in a.turns[3].markers
+    assert a.turns[3].analysis_context["compaction_resent"] == 3
+
+
+def test_vector_store_storage_fee_is_shown_when_a_capture_creates_stores(
+        tmp_path: Path) -> None:
+    recs = [req({"name": "claims"}, endpoint="POST /v1/vector_stores"),
+            res({"id": "vs_1", "object": "vector_store", "status": "completed"}, 100),
+            *_turn({"model": "gpt-4.1", "input": "hi"}, sdk.body("resp_1", 10, 2, [message("ok")]))]
+    a = analyze(str(write(tmp_path / "vs.jsonl", recs)))
+    vs = a.totals["vector_stores"]
+    assert vs["created"] == 1 and vs["storage_fee"]["per_gb_day"] == 0.10
+    b = analyze(str(_retry(tmp_path)))
+    assert b.totals["vector_stores"] == {"created": 0, "storage_fee": None}
+
+
+def test_real_pdf_and_image_url_input_is_listed_with_unknown_tokens() -> None:
+    t = analyze(str(ROOT / "tests/fixtures/real/dotnet_input_items_multipart_pagination.jsonl")
+                ).turns[0]
+    assert [(m["type"], m["source"], m["tokens"]) for m in t.media_input] == [
+        ("input_file", "inline", None), ("input_image", "url", None)]
+    assert t.media_input[0]["filename"] == "test_favorite_foods.pdf"
+    assert t.expected_input is None and t.expected_input_unknown is None  # first turn
+    assert any("input_file: tokens unknown" in s for s in t.explanation)
+
+
+def test_deposit_attribution_fits_a_request_that_sent_the_flag(tmp_path: Path) -> None:
+    from tests.core.builders import conv_turn
+
+    flag = ["file_search_call.results"]
+    recs = (conv_turn("conv_1", "My washing machine flooded", "r1", 1210, 380, tools=True)
+            + conv_turn("conv_1", "Is accidental damage covered?", "r2", 1690, 402, tools=True,
+                        output=[file_search("fs_1", None), message("yes")], include=flag)
+            + conv_turn("conv_1", "What's the excess?", "r3", 6110, 290, tools=True))
+    t3 = analyze(str(write(tmp_path / "claims_sent.jsonl", recs))).turns[2]
+    assert "deposit" in t3.markers
+    assert t3.attribution["include"] == [] and t3.attribution["include_sent"] == flag
+    text = " ".join(t3.explanation)
+    assert "although the request sent" in text and "lacked" not in text
+
+
+def test_type_confused_items_never_crash_the_new_readers(tmp_path: Path) -> None:
+    body = {"model": "gpt-4.1", "store": "yes", "instructions": ["odd"],
+            "tools": [{"type": "function", "name": ["x"]}, "junk"],
+            "input": [{"type": "compaction", "encrypted_content": 3, "id": None},
+                      {"type": ["function_call_output"], "call_id": 1},
+                      {"type": {"k": 1}}, {"role": "user", "content": [
+                          {"type": "input_image", "image_url": {"url": 5}, "detail": 7},
+                          {"type": "input_image", "image_url": "data:image/png;base64,@@@"}]}]}
+    reply = sdk.body("resp_1", 10, 2, [message("ok")], service_tier="default")
+    reply["output"] += [{"type": ["x"]}, {"type": "function_call", "call_id": ["c"],
+                                          "name": {"n": 1}}, {"type": "computer_call"}]
+    reply["tool_usage"] = {"web_search": {"num_requests": "3"}}
+    reply["usage"]["server_tool_use"] = {"web_search_requests": -1}
+    recs = [req(body), res(reply, 5, headers={"x-request-id": ["r"],
+                                              "openai-processing-ms": "fast"})]
+    a = analyze(str(write(tmp_path / "confused.jsonl", recs)))
+    t = a.turns[0]
+    assert t.store is None and t.request_id is None and t.processing_ms is None
+    assert [m["tokens"] for m in t.media_input] == [None, None]
+    assert t.to_dict()["index"] == 1 and t.explanation
+
+
+def test_new_strings_from_the_capture_are_masked(tmp_path: Path) -> None:
+    key = "sk-proj-" + "A1b2C3d4" * 6
+    body = {"model": "gpt-4.1", "input": [{"role": "user", "content": [
+        {"type": "input_file", "filename": f"{key}.pdf", "file_data": "data:x"}]}]}
+    reply = sdk.body("resp_1", 10, 2, [message("ok")])
+    reply["output"].append({"type": f"{key}_call"})
+    recs = [req(body), res(reply, 5, headers={"x-request-id": key})]
+    a = analyze(str(write(tmp_path / "secret.jsonl", recs)))
+    doc = json.dumps(a.to_report())
+    assert key not in doc and key not in " ".join(a.turns[0].explanation)
+
+
+def test_unknown_item_is_shown_in_the_row(tmp_path: Path) -> None:
+    reply = sdk.body("resp_1", 900, 40, [message("ok")])
+    reply["output"].insert(0, {"id": "qs_1", "type": "quantum_search_call"})
+    path = write(tmp_path / "unk_row.jsonl", _turn({"model": "gpt-4.1", "input": "q"}, reply))
+    done = subprocess.run([sys.executable, "-m", "traceview", "report", str(path), "--format",
+                           "markdown"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 1  # a problem was found while reading: it says so
+    assert "| unknown item type quantum_search_call |" in done.stdout

@@ -22,7 +22,7 @@ def test_compare_text_reads_the_results_folder(capsys):
     assert "latencies are SIMULATED" in out
     assert "cost change decomposed (USD, B − A):" in out
     assert "net difference (B − A)" in out and "= the sum of the lines above" in out
-    assert "replay fidelity" in out and "not measured" in out
+    assert "replay fidelity" in out and "replay (" in out and "capture only" in out
     assert "the invoice is not the usage fields" in out
 
 

@@ -76,8 +76,8 @@ async def test_hosted_name_is_abbreviated_but_the_evidence_symbol_never_cut():
     calls = [{"type": "file_search_call", "evidence": "missing"},
              {"type": "web_search_call", "evidence": "captured"}]
     assert fmt.hosted_cell(calls) == "file_search ✗ +1"
-    assert fmt.hosted_cell(calls, 12) == "file_s… ✗ +1"
-    assert fmt.hosted_cell(calls[:1], 6).endswith(" ✗")
+    assert fmt.hosted_cell(calls, width=12) == "file_s… ✗ +1"
+    assert fmt.hosted_cell(calls[:1], width=6).endswith(" ✗")
 
 
 async def test_title_keeps_marker_counts_and_problems_at_80_columns():

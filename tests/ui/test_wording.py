@@ -8,7 +8,7 @@ import sys
 
 from textual.widgets import Static
 
-from traceview.analysis.explain import _usd
+from traceview.analysis.explain import _dollars
 from traceview.capture.capture import load
 from traceview.ui.app import make_app
 from traceview.ui.json_tree import label_for
@@ -41,7 +41,7 @@ def test_one_item_is_not_items_and_tiny_costs_read_the_same_everywhere():
         "input", [1]).plain
     assert "2 items" in label_for("input", [1, 2]).plain
     assert "1 key" in label_for("body", {"a": 1}).plain
-    assert _usd(0.00003) == "<$0.0001" and _usd(0.0123) == "$0.0123"
+    assert _dollars(0.00003) == "<$0.0001" and _dollars(0.0123) == "$0.0123"
 
 
 def test_a_binary_file_is_one_not_a_capture_problem(tmp_path):

@@ -64,11 +64,10 @@ class _ConvState:
     cumulative: int = 0
     pending_hosted: list[tuple[int, tuple[HostedCall, ...], tuple[str, ...]]] = field(
         default_factory=list)
-    # Model passes of the last turn with usage, its index, and its expected input (the
-    # first pass's basis when a hosted loop billed the context several times).
+    # Model passes of the last turn with usage (a hosted loop bills the context once per
+    # pass), and its index.
     last_passes: int = 1
     last_index: int = 0
-    last_expected: int | None = None
     # Calls the last turn handed to the application, and that turn's report (marked
     # unanswered_call when the next turn does not answer them).
     open_actions: tuple[tuple[str, str | None, str | None, str | None], ...] = ()
@@ -109,24 +108,16 @@ class Analyzer:
         owned = expected = cumulative = req_bytes = None
         ctx: dict[str, Any] = {}
         rx = req.extra if req is not None else None
-        basis = prev
-        if (prev is not None and st.last_passes > 1 and st.last_expected is not None
-                and prev - st.last_expected >= o.deposit_min_tokens):
-            # The last turn's hosted loop billed the context once per pass: this turn grows
-            # from its first pass, not from the sum of its passes.
-            basis = st.last_expected
-            ctx["pass_basis"] = {"turn": st.last_index, "passes": st.last_passes,
-                                 "basis": basis}
         if req is not None:
             req_bytes = req.request_bytes
             if req_bytes is not None:
                 chained = req.conversation_id is not None or req.previous_response_id is not None
                 owned = req_bytes + (st.history_bytes if chained else 0)
             media = rx.get("media") if rx else None
-            if media and any(m["tokens"] is None for m in media):
+            if prev is not None and media and any(m["tokens"] is None for m in media):
                 ctx["expected_unknown"] = EXPECTED_UNKNOWN_MEDIA
-            elif basis is not None:
-                expected = basis + st.last_visible + req.new_input_tokens
+            elif prev is not None:
+                expected = prev + st.last_visible + req.new_input_tokens
         if res is not None:
             inp, status, calls = res.input_tokens, res.status, res.hosted_calls
             cached, out = res.cached_tokens, res.output_tokens
@@ -137,9 +128,8 @@ class Analyzer:
         elif st.cumulative:
             cumulative = st.cumulative
         rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing)
-        passes = model_passes(res.output_types) if res is not None and calls else 1
-        if passes > 1:
-            ctx["passes"] = passes
+        # A hosted loop bills the context once per model pass (TurnReport.model_passes).
+        passes = model_passes(res.output_types) if calls else 1
 
         # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
@@ -150,7 +140,8 @@ class Analyzer:
             rep.attribution = self._attribute(st)
         # Compaction counts where it happened: a request that only resends a compaction
         # item seen earlier in the capture is not a new compaction.
-        resent = self._resent_compaction(turn)
+        resent = (self._resent_compaction(turn)
+                  if rx or (res is not None and res.extra) else None)
         if resent is not None:
             ctx["compaction_resent"] = resent
         explicit = turn.api == "compact" or bool(
@@ -207,7 +198,9 @@ class Analyzer:
                     ctx["unoffered"] = stray
         if res is not None and res.refusal:
             m.append("refusal")
-        counters = self._counters(res, calls) if res is not None else None
+        counters = (self._counters(res, calls) if res is not None and (
+            res.web_search_requests is not None or res.file_search_requests is not None)
+            else None)
         if counters:
             ctx["counters"] = counters
             if any(c["provider"] != c["items"] for c in counters):
@@ -219,17 +212,19 @@ class Analyzer:
                                                    or req.conversation_id):
             m.append("unstored_chain")
         if res is not None:
-            changed = []
-            for attr, label in (("fingerprint", "system_fingerprint"),
-                                ("service_tier", "service_tier")):
-                now, before = getattr(res, attr), getattr(st, attr)
-                if now is not None and before is not None and now != before:
-                    changed.append({"field": label, "from": before, "to": now})
-                if now is not None:
-                    setattr(st, attr, now)
-            if changed:
-                m.append("fingerprint_changed")
-                ctx["changed"] = changed
+            fp, tier = res.fingerprint, res.service_tier
+            if (fp is not None and fp != st.fingerprint) or (
+                    tier is not None and tier != st.service_tier):
+                changed = [{"field": label, "from": before, "to": now}
+                           for label, now, before in (
+                               ("system_fingerprint", fp, st.fingerprint),
+                               ("service_tier", tier, st.service_tier))
+                           if now is not None and before is not None and now != before]
+                if changed:
+                    m.append("fingerprint_changed")
+                    ctx["changed"] = changed
+                st.fingerprint = fp if fp is not None else st.fingerprint
+                st.service_tier = tier if tier is not None else st.service_tier
         if req is not None:
             if st.first_instructions is None:
                 st.first_instructions = req.instructions
@@ -237,13 +232,15 @@ class Analyzer:
                   and not req.instructions):
                 m.append("instructions_dropped")
         rep.markers = _MARKER_LISTS.setdefault(tuple(m), m) if m else NO_MARKERS
-        self._answer_actions(st, rx)
+        if st.open_actions:
+            self._answer_actions(st, rx)
         if ctx:
             rep.context = ctx
 
         # ---- the cost ----
         model = (res.model if res is not None else None) or (req.model if req else None)
-        cost = self.pricing.cost(model, inp, cached, out, calls, counters_for(res))
+        cost = self.pricing.cost(model, inp, cached, out, calls,
+                                 counters_for(res) if counters else None)
         tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
 
         # ---- carry state to the next turn, and into the totals ----
@@ -269,12 +266,11 @@ class Analyzer:
                     st.last_compacted = explicit
                     st.last_passes = passes
                     st.last_index = turn.index
-                    st.last_expected = expected
             tot.cached_tokens += cached or 0
             tot.output_tokens += out or 0
             tot.reasoning_tokens += reasoning or 0
             st.history_bytes += res.output_bytes
-            elapsed = rep.caller_elapsed_ms
+            elapsed = rep.caller_elapsed_ms if turn.attempts else res.elapsed_ms
             if elapsed is not None:
                 tot.latency.append(elapsed)
                 (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)

@@ -91,7 +91,21 @@ def arm_from_capture(name: str, paths: list[str], options: Options | None = None
         turns.append(ArmTurn(conv, latency, t.input_tokens, t.cached_tokens, t.output_tokens,
                              _hosted(t), t.model, ts, state, t.status))
     analysis.capture.close()
-    return Arm(name, ", ".join(paths), turns)
+    return Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis))
+
+
+def arm_fidelity(analysis: Any) -> dict[str, Any] | None:
+    """Replay fidelity of an arm's conversations from its capture alone (issue #13): the
+    score, counts by reason, and a one-line status for the table."""
+    fid = getattr(analysis, "fidelity", None)
+    if fid is None:
+        return None
+    doc = fid.to_dict()
+    doc.pop("verdicts", None)
+    n, ok = doc["conversations"], doc["replay"]
+    pct = "n/a" if doc["score_pct"] is None else f"{doc['score_pct']:g} %"
+    doc["status"] = f"{pct} replay ({ok}/{n}, capture only)"  # reasons: by_reason
+    return doc
 
 
 def load_arms(paths: list[str], options: Options | None = None

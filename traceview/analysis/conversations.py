@@ -73,7 +73,9 @@ class ConversationGrouper:
                                                           req.first_user_sig)
             return joined
         tail = self._stateless_tail.get(turn.source)
-        if (req is not None and tail is not None and tail.api == turn.api
+        # A standalone compact call continues the stateless conversation it compacts.
+        if (req is not None and tail is not None
+                and (tail.api == turn.api or turn.api == "compact")
                 and req.first_user_sig is not None and req.first_user_sig == tail.first_sig
                 and req.input_count > tail.input_count):
             tail.input_count = req.input_count

@@ -27,7 +27,7 @@ def _b(v: int | None) -> str:
         " Bytes", " B").replace(" Byte", " B")
 
 
-def _usd(v: float) -> str:
+def _dollars(v: float) -> str:
     """Dollars in the report's one style: four decimals under $1, "<$0.0001" when smaller."""
     if 0 < v < 0.00005:
         return "<$0.0001"
@@ -59,19 +59,21 @@ def explain(r: TurnReport) -> list[str]:
     ctx = r.context or {}
     out.extend(_media(r))
     if r.expected_input is not None:
-        basis = ctx.get("pass_basis")
-        start = (f"turn {basis['turn']}'s first-pass input (its {basis['passes']} model passes "
-                 "billed the context once each)" if basis else "the previous turn's billed input")
-        out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: {start} and visible output "
-                   f"plus ≈ {_n(r.new_input_estimate)} for this request's new input (an "
-                   f"estimate: {METHOD}).")
+        out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: the previous turn's billed "
+                   f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
+                   f"request's new input (an estimate: {METHOD}).")
     elif r.expected_input_unknown:
         out.append(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
-    if ctx.get("passes"):
-        out.append(f"The output shows {ctx['passes']} model passes (a hosted tool loop): billed "
-                   "input counts the context once per pass, so a deposit is claimed only beyond "
-                   f"{ctx['passes']} × the expected input.")
+    passes = r.model_passes
+    if passes > 1:
+        out.append(f"The output shows {passes} model passes (a hosted tool loop): billed input "
+                   "counts the context once per pass, so a deposit is claimed only beyond "
+                   f"{passes} × the expected input.")
     out.extend(_deposit(r))
+    out.extend(_carried(r))
+    copy = getattr(r, "provider_copy", None)
+    if copy:
+        out.append(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
     if "compaction" in r.markers:
         out.append("Compaction happened on this turn (a compaction item, trigger or compact call "
                    "is in the capture); earlier items were replaced by an opaque summary.")
@@ -111,8 +113,8 @@ def explain(r: TurnReport) -> list[str]:
         out.append("This response has no recorded request.")
     if r.cost_usd is not None:
         hosted = r.cost_hosted_usd
-        extra = f", of which {_usd(hosted)} hosted tool fees" if hosted else ""
-        out.append(f"Cost ≈ {_usd(r.cost_usd)}{extra}.")
+        extra = f", of which {_dollars(hosted)} hosted tool fees" if hosted else ""
+        out.append(f"Cost ≈ {_dollars(r.cost_usd)}{extra}.")
     elif r.cost_reason:
         out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)
@@ -175,6 +177,43 @@ def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
     if c.get("include"):
         return base + f"results not captured — add {_include(c['include'])} to the request."
     return base + f"no evidence recorded{' — ' + c['detail'] if c.get('detail') else ''}."
+
+
+def _usd(v: float | None) -> str:
+    return "cost unknown" if v is None else f"≈ {_dollars(v)}"
+
+
+def _carried(r: TurnReport) -> list[str]:
+    """The ledger's account: what this turn's arrivals cost later, what it carries now."""
+    carry = getattr(r, "carried", None)
+    if carry is None:
+        return []
+    out: list[str] = []
+    for s in carry.arrived:
+        what = "This deposit" if s.kind == "deposit" else "These captured hosted results"
+        later = s.later_turns
+        if later:
+            out.append(f"{what} has been re-billed on {later} later turn"
+                       f"{'s' if later != 1 else ''}: ≈ {_n(s.tokens_rebilled)} tokens, "
+                       f"{_usd(s.cost_rebilled_usd)} (apportioned at each turn's cached/fresh "
+                       "split)" + (f"; carrying ended by {s.ended_by['kind'].replace('_', ' ')} "
+                                   f"on turn {s.ended_by['turn']}." if s.ended_by else "."))
+        else:
+            out.append(f"{what} is billed on this turn ({_n(s.tokens)} tokens); no later turn "
+                       "of the conversation has re-billed it yet"
+                       + (f" (compaction on turn {s.ended_by['turn']} ended it)."
+                          if s.ended_by else "."))
+    earlier = [(s, c) for s, c in carry.charges if s.arrived_turn != r.index]
+    if earlier:
+        tokens = sum(c.tokens for _, c in earlier)
+        cost = None if any(c.cost_usd is None for _, c in earlier) else sum(
+            c.cost_usd or 0.0 for _, c in earlier)
+        froms = ", ".join(f"turn {s.arrived_turn}" for s, _ in earlier)
+        out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
+                   f"({froms}): {_usd(cost)} of this turn's cost (apportioned).")
+    for o in carry.outlived_tools:
+        out.append(f"Context from {o['source']} outlives its tool configuration: {o['reason']}.")
+    return out
 
 
 def _media(r: TurnReport) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.explain import explain, findings
+from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
@@ -33,6 +34,8 @@ EXTRA_KEYS = (
     "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
     "expected_input_unknown", "model_passes", "finish_reasons", "unknown_items",
     "action_items", "provider_counters", "analysis_context",
+    # issue #13: hosted state over a conversation's life
+    "carried_context", "provider_copy",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -40,7 +43,7 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "_pricing", "context")
+                 "_pricing", "context", "carried", "provider_copy")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -64,6 +67,11 @@ class TurnReport:
         # What the analyzer found that only some turns have (passes of a hosted loop, a
         # resent compaction, calls left unanswered, changed fingerprints…); None on most.
         self.context: dict[str, Any] | None = None
+        # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
+        self.carried: TurnCarry | None = None
+        # Set by the objects pass (analysis/objects.py) when the capture deleted this turn's
+        # provider copy: {"object", "kind", "state", "line", "note"}.
+        self.provider_copy: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -245,7 +253,11 @@ class TurnReport:
 
     @property
     def model_passes(self) -> int:
-        return self.context.get("passes", 1) if self.context else 1
+        """Model passes the output shows (1 + hosted calls the model continued after)."""
+        from traceview.analysis.analyzer import model_passes
+
+        res = self.turn.res
+        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
 
     @property
     def finish_reasons(self) -> list[str]:
@@ -323,6 +335,11 @@ class TurnReport:
         return self._cost().to_dict()
 
     @property
+    def carried_context(self) -> dict[str, Any]:
+        """Context from earlier turns this turn is billed for again (the ledger's share)."""
+        return self.carried.to_dict() if self.carried is not None else EMPTY_CARRY
+
+    @property
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
@@ -343,7 +360,7 @@ class ConversationReport:
 
     __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
                  "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "exchanges", "usage_turns")
+                 "exchanges", "usage_turns", "carried")
 
     def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
         self.key = key
@@ -360,6 +377,7 @@ class ConversationReport:
         self.markers: dict[str, int] = {}
         self.exchanges: list[int] = []
         self.usage_turns = 0
+        self.carried: ConversationLedger | None = None  # set by the ledger's pass
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -371,4 +389,5 @@ class ConversationReport:
             "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
             "usage_turns": self.usage_turns,
             "exchanges": self.exchanges,
+            "carried_context": self.carried.to_dict() if self.carried is not None else None,
         }

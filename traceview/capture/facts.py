@@ -32,6 +32,23 @@ TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete
 NON_TERMINAL = ("queued", "in_progress")
 
 
+def _dumps(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return b""
+
+
+# Substrings whose absence from an item list's JSON proves it carries no non-text input:
+# one C-level search spares the walk on the turns (nearly all) that have none.
+_MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"image_url"',
+                b'"input_audio"', b'"file"')
+
+
+def _may_carry_media(raw: bytes) -> bool:
+    return any(h in raw for h in _MEDIA_HINTS)
+
+
 def _dumps_len(obj: Any) -> int:
     try:
         return len(orjson.dumps(obj))
@@ -163,7 +180,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     else:
         items: list[Any] = raw_input if type(raw_input) is list else []
         count = len(items)
-        ib = _dumps_len(items) if items else 0
+        raw_items = _dumps(items) if items else b""
+        ib = len(raw_items)
         user_text, words, sig = _user_side(items)
         if chained:
             sig = None  # only stateless turns are grouped by their first message
@@ -179,11 +197,11 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                     keys.extend(compaction_keys(item))
                 elif t == "compaction_trigger":
                     compaction_trigger = True
-                elif t in ANSWER_KEYS:
+                elif type(t) is str and t in ANSWER_KEYS:
                     cid = item.get(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
-        media = media_parts(new, model) if new else []
+        media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -253,6 +271,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                   g: Any, raw_tools: Any) -> RequestFacts:
     messages = g("messages")
     items = messages if isinstance(messages, list) else []
+    raw_items = _dumps(items)
     user_text, words, sig = _user_side(items)
     new = _new_items(items, False)
     new_tokens = estimate_tokens(new)
@@ -261,12 +280,12 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                 and type(m.get("tool_call_id")) is str]
     if answered:
         extra["answered"] = tuple(answered)
-    media = media_parts(new, model) if new else []
+    media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
     f = RequestFacts(
-        "chat", model, None, None, (), tools, rb, _dumps_len(items), len(items),
+        "chat", model, None, None, (), tools, rb, len(raw_items), len(items),
         new_tokens, user_text, words, sig, stream=stream)
     _request_common(f, g, raw_tools, tools, extra)
     return f
@@ -314,7 +333,8 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     calls: tuple[HostedCall, ...] = ()
     ob = 0
     if type(output) is list and output:
-        ob = _dumps_len(output)
+        raw_output = _dumps(output)
+        ob = len(raw_output)
         kinds = []
         for i in output:
             if type(i) is dict:
@@ -347,9 +367,24 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
     if type(fs) is int:
         f.file_search_requests = fs
-    if types:
+    if types and (not _plain(types) or b'"refusal"' in raw_output):
         _output_extras(f, output, types)
     return f
+
+
+# Item-kind tuples (shared, see _shared) that hold nothing _output_extras reads: known
+# types only, no action, no compaction. Most turns' kinds are one of a few such tuples.
+_PLAIN_TYPES: dict[tuple[str, ...], bool] = {}
+
+
+def _plain(types: tuple[str, ...]) -> bool:
+    plain = _PLAIN_TYPES.get(types)
+    if plain is None:
+        plain = (KNOWN_OUTPUT_TYPES.issuperset(types) and ACTION_TYPES.isdisjoint(types)
+                 and "compaction" not in types)
+        if len(_PLAIN_TYPES) < 4096:
+            _PLAIN_TYPES[types] = plain
+    return plain
 
 
 def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
@@ -360,9 +395,9 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
         f.store_set = True
         f.store_value = store
     tier = g("service_tier")
-    f.service_tier = _name(tier)
+    f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() else _masked(tier)
     fp = g("system_fingerprint")
-    f.fingerprint = _name(fp)
+    f.fingerprint = _masked(fp) if type(fp) is str and fp else None
     stu = usage.get("server_tool_use") if type(usage) is dict else None
     if type(stu) is dict:
         ws, fs = stu.get("web_search_requests"), stu.get("file_search_requests")
@@ -370,6 +405,11 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
             f.web_search_requests = ws
         if type(fs) is int and f.file_search_requests is None:
             f.file_search_requests = fs
+
+
+def _masked(value: str) -> str | None:
+    """A short provider string that is not plainly a name: masked and clipped."""
+    return _name(redact_text(value)[:99])
 
 
 def _error_code(err: dict[str, Any]) -> str | None:
@@ -386,13 +426,15 @@ def _extra(f: ResponseFacts) -> dict[str, Any]:
 def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) -> None:
     """Unknown item types, items that hand the next step to the application, refusals and
     compaction keys: each read only when the output holds that kind of item."""
-    unknown = [(i, t) for i, t in enumerate(types) if t not in KNOWN_OUTPUT_TYPES]
+    unknown = [(i, redact_text(t)[:100]) for i, t in enumerate(types)
+               if t not in KNOWN_OUTPUT_TYPES]
     if unknown:
         _extra(f)["unknown_items"] = tuple(unknown)
     if not ACTION_TYPES.isdisjoint(types):
         actions = []
         for item in output:
-            if type(item) is not dict or item.get("type") not in ACTION_TYPES:
+            if type(item) is not dict or type(item.get("type")) is not str or (
+                    item["type"] not in ACTION_TYPES):
                 continue
             t = item["type"]
             cid = item.get("id" if t == "mcp_approval_request" else "call_id")

@@ -27,6 +27,8 @@ import math
 import struct
 from typing import Any
 
+from traceview.capture.redact import redact_text
+
 RULE = ("OpenAI vision guide 'Calculating costs' (rule as published 2025-10): tiles of 512 px "
         "after fitting 2048² and a 768 px short side (base + per-tile tokens), or 32 px patches "
         "capped at 1,536 × a model multiplier; detail=auto counted as high")
@@ -193,7 +195,7 @@ def describe(part: dict[str, Any], model: str | None) -> dict[str, Any]:
                  else "unknown")
         return {"type": t, "source": where, "detail": detail, "width": w, "height": h,
                 "tokens": tokens}
-    name = part.get("filename") if isinstance(part.get("filename"), str) else None
+    name = redact_text(part["filename"])[:200] if isinstance(part.get("filename"), str) else None
     return {"type": t, "source": "file_id" if part.get("file_id") else "inline",
             "filename": name, "tokens": None}
 

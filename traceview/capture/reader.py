@@ -125,11 +125,13 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, body)
+            retry_of = self._retry_of(api, body, ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
             if isinstance(body, dict):
                 rec.req = request_facts(api, body, obj.get("bytes"))
+                if "origin" in obj:
+                    _imported(rec, obj["origin"])
                 self._last_input = (rec, _input_of(api, body))
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
@@ -150,7 +152,7 @@ class CaptureBuilder:
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, body: Any) -> Turn | None:
+    def _retry_of(self, api: str, body: Any, source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
@@ -159,7 +161,7 @@ class CaptureBuilder:
             return None
         failed, old = held
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
-                and self.turns and self.turns[-1] is failed):
+                and failed.source == source and self.turns and self.turns[-1] is failed):
             new = _input_of(api, body)
             g = body.get
             conv = g("conversation")
@@ -212,6 +214,8 @@ class CaptureBuilder:
     def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
         turn.response = ref
         turn.res = response_facts(obj)
+        if "origin" in obj:
+            _imported(turn, obj["origin"])
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
@@ -309,6 +313,31 @@ class CaptureBuilder:
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
+
+
+def origin_note(origin: Any) -> str | None:
+    """'imported from HAR entry 3; …' for a record an importer wrote (capture/formats)."""
+    if not isinstance(origin, dict) or not isinstance(origin.get("format"), str):
+        return None
+    fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
+           "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
+                                                                     origin["format"])
+    note = f"imported from {fmt}, entry {origin.get('entry')}"
+    missing = origin.get("cannot_carry")
+    if isinstance(missing, list) and missing:
+        note += "; not in that format: " + "; ".join(str(m) for m in missing)
+    return note
+
+
+def _imported(turn: Turn, origin: Any) -> None:
+    """Say where an imported turn came from; numbers its format cannot carry stay unknown."""
+    note = origin_note(origin)
+    if note is not None and note not in turn.notes:
+        turn.notes = (*turn.notes, note)
+    missing = origin.get("cannot_carry") if isinstance(origin, dict) else None
+    if turn.req is not None and isinstance(missing, list) and any(
+            isinstance(m, str) and m.startswith("request bytes") for m in missing):
+        turn.req.request_bytes = None
 
 
 def _input_of(api: str, body: dict[str, Any]) -> Any:

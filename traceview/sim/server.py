@@ -89,6 +89,7 @@ class SimServer:
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
+        self._stream_holds: list[tuple[int, Gate]] = []
         self._closing = threading.Event()
         self._request_ids = 0
         self.httpd = _QuietServer((host, port), _handler_for(self))
@@ -120,6 +121,18 @@ class SimServer:
         gate = Gate()
         self.inject(None, times=times, path=path, hold=gate)
         return gate
+
+    def hold_stream(self, *, after: int = 1) -> Gate:
+        """The next stream sends ``after`` events, then waits for the gate (a stalled model);
+        ``gate.arrived`` is set once those events are written."""
+        gate = Gate()
+        with self._faults_lock:
+            self._stream_holds.append((after, gate))
+        return gate
+
+    def _take_stream_hold(self) -> tuple[int, Gate] | None:
+        with self._faults_lock:
+            return self._stream_holds.pop(0) if self._stream_holds else None
 
     def _take_fault(self, path: str) -> Fault | None:
         with self._faults_lock:
@@ -173,6 +186,7 @@ class _QuietServer(ThreadingHTTPServer):
     """A client hanging up (timeouts, abandoned streams) is normal here, not an error."""
 
     daemon_threads = True
+    request_queue_size = 256  # many clients at once (a proxy under test) must not be refused
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
@@ -190,6 +204,9 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle on, the body waits for the
+    # client's delayed ACK (~40 ms a call for asyncio clients, such as the proxy).
+    disable_nagle_algorithm = True
     server_sim: SimServer
     server_version = "traceview-sim"
     sys_version = ""
@@ -258,8 +275,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
+        stall = sim._take_stream_hold()
         try:
-            for frame in reply.events:
+            for n, frame in enumerate(reply.events):
+                if stall is not None and n == stall[0]:
+                    stall[1].arrived.set()
+                    sim._wait(stall[1])
                 self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")

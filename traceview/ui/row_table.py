@@ -75,8 +75,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("home,g", "jump(0)", "First row", show=False, id="rows.first"),
         Binding("end,G", "jump(-1)", "Last row", show=False, id="rows.last"),
         Binding("enter", "select", "Open", show=True, id="rows.select"),
-        Binding("right,l", "scroll_columns(1)", "Columns →", show=False, id="rows.right"),
-        Binding("left,h", "scroll_columns(-1)", "Columns ←", show=False, id="rows.left"),
+        Binding("right", "scroll_columns(1)", "Columns →", show=False, id="rows.right"),
+        Binding("left", "scroll_columns(-1)", "Columns ←", show=False, id="rows.left"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)

@@ -30,7 +30,8 @@ def _unexplained(turn: Any) -> Text:
 
 def _hosted(turn: Any, width: int) -> Text:
     """The hosted cell for ``width`` cells: the tool name gives way, the symbol never."""
-    return safe(fmt.hosted_cell(turn.hosted_calls, width)).copy()
+    return safe(fmt.hosted_cell(turn.hosted_calls, getattr(turn, "unknown_items", None),
+                                width)).copy()
 
 
 # Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
@@ -45,9 +46,10 @@ TURN_COLUMNS: list[Column] = [
     Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
     Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
     Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
-    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls), align="left", shrink=12,
-           fit=_hosted),
-    Column("ms", 7, lambda t: fmt.num(t.elapsed_ms), priority=5),
+    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
+                                                    getattr(t, "unknown_items", None)),
+           align="left", shrink=12, fit=_hosted),
+    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5),
     Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
 ]
 
