@@ -176,3 +176,26 @@ async def test_capital_f_starts_and_pauses_following(tmp_path):
         await pilot.press("F")
         await pilot.pause()
         assert not app.follow.on and "paused" in str(app.main.query_one("#title").render())
+
+
+async def test_follow_moves_on_when_a_rotated_link_points_to_a_new_file(tmp_path):
+    """`traceview proxy --rotate` keeps trace.jsonl as a symlink to the current file."""
+    lines = Path(sample("claims")).read_bytes().splitlines(keepends=True)
+    first = tmp_path / "trace-2026-11-29.jsonl"
+    first.write_bytes(b"".join(lines[:6]))
+    link = tmp_path / "trace.jsonl"
+    link.symlink_to(first.name)
+    waiter = Waiter()
+    app = make_app([str(link)], follow=True)
+    async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
+        await waiter.until(lambda: app.state.done and len(app.main.rows) == 2, "2 turns")
+        second = tmp_path / "trace-2026-11-30.jsonl"
+        second.write_bytes(b"".join(lines))
+        tmp_link = tmp_path / ".trace.tmp"
+        tmp_link.symlink_to(second.name)
+        tmp_link.replace(link)  # the proxy's atomic re-point
+        await waiter.until(lambda: app.state.done and len(app.main.rows) == 4,
+                           "the new file followed")
+        await pilot.pause()
+        assert app.follow.on and any("rotated to trace-2026-11-30.jsonl" in n.message
+                                     for n in app._notifications)

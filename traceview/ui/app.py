@@ -208,6 +208,13 @@ class InspectorApp(App[int]):
         self.state.analysis = analysis
         for conv in getattr(analysis, "conversations", None) or []:
             self.state.conversations[str(conv.key)] = conv
+        if message.replaced and len(self.paths) == 1 and os.path.islink(self.paths[0]):
+            # `traceview proxy --rotate` keeps the path as a link to the current file: a
+            # rotation is a new file to follow, read from its start.
+            target = os.path.basename(os.readlink(self.paths[0]))
+            self.notify(f"the capture rotated to {target}: following it", markup=False)
+            self.action_reload()
+            return
         if message.replaced and not self.follow.told_replaced:
             self.follow.told_replaced = True
             self.notify("the capture file was replaced or truncated: R reads it again",
