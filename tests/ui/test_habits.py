@@ -162,3 +162,22 @@ async def test_help_and_footer_show_the_remapped_keys(claims):
         assert line.split()[0] == "n"
         line = next(x for x in text.splitlines() if "[app.help]" in x)
         assert line.split()[0] == "f1"
+
+
+async def test_the_palettes_screenshot_entry_writes_the_screen_not_the_palette(claims, tmp_path):
+    from textual.command import CommandPalette
+
+    app = make_app([claims], screenshot_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"app: screenshot")
+        await app.workers.wait_for_complete()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        shots = list(Path(tmp_path).glob("claims-turns-*.svg"))
+        assert len(shots) == 1
+        assert "app: screenshot" not in shots[0].read_text(encoding="utf-8")
