@@ -27,6 +27,8 @@ COMMANDS = {
     "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
     "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
     "compare": "compare two arms (an `ab` results folder, or two captures)",
+    "export": "write every turn of captures as Parquet, DuckDB, CSV or OTLP spans",
+    "sql": "run a SQL query over the turns of captures (or of an export)",
 }
 
 
@@ -125,6 +127,10 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
     elif command == "compare":
         _optional(sub, "compare", "traceview.report.compare_output", "add_arguments", "run")
+    elif command == "export":
+        _optional(sub, "export", "traceview.export.command", "add_export_arguments", "run_export")
+    elif command == "sql":
+        _optional(sub, "sql", "traceview.export.command", "add_sql_arguments", "run_sql")
     return parser
 
 

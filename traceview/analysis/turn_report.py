@@ -7,6 +7,7 @@ turn, which is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.explain import explain, findings
@@ -36,6 +37,7 @@ EXTRA_KEYS = (
     "action_items", "provider_counters", "analysis_context",
     # issue #13: hosted state over a conversation's life
     "carried_context", "provider_copy",
+    "ts",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -165,6 +167,21 @@ class TurnReport:
     @property
     def elapsed_ms(self) -> int | None:
         return self.turn.res.elapsed_ms if self.turn.res else None
+
+    @property
+    def started_ms(self) -> int | None:
+        s = self.turn.res.started_at if self.turn.res else None
+        return None if s is None else s * 1000
+
+    @property
+    def ts(self) -> str | None:
+        """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
+        recorder's `ts` less the elapsed time); null when the capture does not say."""
+        ms = self.started_ms
+        if ms is None:
+            return None
+        stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
+        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     @property
     def hosted_calls(self) -> list[dict[str, Any]]:
