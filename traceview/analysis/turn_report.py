@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from traceview.analysis.explain import explain
+from traceview.analysis.explain import explain, findings, findings_of
 from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
@@ -29,6 +29,7 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
+    "findings",
     # issue #10: attempts, run-level facts, non-text input, items that need the application
     "attempts", "caller_elapsed_ms", "http_status", "error_code", "request_id",
     "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
@@ -361,6 +362,11 @@ class TurnReport:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
 
+    @property
+    def findings(self) -> list[str]:
+        """The explanation's sentences that report a finding, to lead with on screen."""
+        return findings(self)
+
     def to_dict(self) -> dict[str, Any]:
         return self.row()
 
@@ -432,7 +438,7 @@ class TurnReport:
             "cumulative_input_tokens": cum, "new_input_estimate": new_input,
             "attribution": self.attribution, "cost": c.to_dict(),
             "incomplete_reason": incomplete, "error": error, "stream_events": events,
-            "notes": list(t.notes), "explanation": None,
+            "notes": list(t.notes), "explanation": None, "findings": None,
             "attempts": attempts, "caller_elapsed_ms": caller, "http_status": http_status,
             "error_code": error_code,
             "request_id": x.get("request_id") if x else None,
@@ -463,7 +469,8 @@ class TurnReport:
         view.__dict__ = {**d, "context": ctx, "include_sent": req.include if req else (),
                          "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
                          "carried": self.carried}
-        d["explanation"] = explain(view)  # type: ignore[arg-type]
+        d["explanation"] = explanation = explain(view)  # type: ignore[arg-type]
+        d["findings"] = findings_of(view, explanation)  # type: ignore[arg-type]
         return d
 
 

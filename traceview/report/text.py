@@ -137,8 +137,13 @@ def render_text(analysis: Analysis, console: Console) -> None:
         title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
                  f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
         out.part(plain(title))
-        out.table(*_table_lines(rows))
-        notes = [_fill(f"turn {r['index']}: " + plain(" ".join(explain_row(r)[:6])), width)
+        header, body = _table_lines(rows)
+        out.table(header, body)
+        # The notes wrap at the table's width: one column of reading, not two.
+        table_width = max((len(line) for line in (header + "\n" + body).rstrip().splitlines()),
+                          default=width)
+        note_width = max(60, min(width, table_width))
+        notes = [_fill(f"turn {r['index']}: " + plain(" ".join(explain_row(r)[:6])), note_width)
                  for r in rows if EXPLAIN_MARKERS.intersection(r["markers"])]
         if notes:
             out.part("\n".join(notes), laid_out=True)
@@ -158,9 +163,15 @@ def render_text(analysis: Analysis, console: Console) -> None:
     for imp in getattr(analysis.capture, "imports", ()):
         out.part(plain(_imported(imp)))
     if analysis.problems:
-        out.part(f"\n{len(analysis.problems)} problems while reading:", style="bold")
+        out.part(f"\n{_plural(len(analysis.problems), 'problem')} while reading:",
+                 style="bold")
         for p in analysis.problems:
             out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
+
+
+def _ms(v: float | None) -> str:
+    """Whole milliseconds: a median of two turns is not more precise than its inputs."""
+    return num(None if v is None else round(v))
 
 
 def _imported(imp: dict) -> str:
@@ -190,5 +201,5 @@ def _totals(analysis: Analysis) -> Text:
         + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
-        + f" · latency p50 {num(lat.get('p50'))} ms, p95 {num(lat.get('p95'))} ms"
+        + f" · latency p50 {_ms(lat.get('p50'))} ms, p95 {_ms(lat.get('p95'))} ms"
     )
