@@ -37,6 +37,7 @@ EXTRA_KEYS = (
     # issue #13: hosted state over a conversation's life
     "carried_context", "provider_copy",
     "ts",
+    "findings",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
