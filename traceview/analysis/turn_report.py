@@ -438,7 +438,7 @@ class TurnReport:
             "cumulative_input_tokens": cum, "new_input_estimate": new_input,
             "attribution": self.attribution, "cost": c.to_dict(),
             "incomplete_reason": incomplete, "error": error, "stream_events": events,
-            "notes": list(t.notes), "explanation": None, "findings": None,
+            "notes": list(t.notes), "explanation": None,
             "attempts": attempts, "caller_elapsed_ms": caller, "http_status": http_status,
             "error_code": error_code,
             "request_id": x.get("request_id") if x else None,
@@ -459,6 +459,7 @@ class TurnReport:
                                 else EMPTY_CARRY),
             "provider_copy": self.provider_copy,
             "ts": _ts(res.started_at if res is not None else None),
+            "findings": None,
         }
         if not explained:  # the text report explains only the turns it marks
             d["_view"] = (ctx, req.include if req else (), c, self.carried)
