@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from traceview.capture.redact import add_secret
 from traceview.provider.errors import ProviderError, scrub
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -58,6 +59,7 @@ def make_client(config: ProviderConfig) -> openai.OpenAI:
             "holds the key with --api-key-env NAME — or diff against a saved snapshot with "
             "--items FILE, which needs no key.",
         )
+    add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
     try:
         return openai.OpenAI(
             api_key=key,

@@ -9,7 +9,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
-from traceview.report.safe import plain
+from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
                    "stream_cut", "incomplete"}
@@ -110,6 +110,12 @@ def render_text(analysis: Analysis, console: Console) -> None:
         for p in analysis.problems:
             parts.append(Text(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}")))
     for part in parts:
+        # The one boundary every line passes: whatever a field held (a file name, a model,
+        # a status), no control reaches the terminal and no key is written.
+        text = part.plain
+        safe = visible(text, multiline=True)
+        if safe != text:
+            part.plain = safe
         # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
         # line would cost seconds on a large capture.
         console.print(part, soft_wrap=id(part) in laid_out)
