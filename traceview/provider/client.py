@@ -124,9 +124,12 @@ def map_openai_error(exc: Exception, *, what: str, config: ProviderConfig) -> Pr
                 status_code=code,
             )
         if code == 429:
+            after = exc.response.headers.get("retry-after") if exc.response is not None else None
+            wait = (f"The provider asks to wait {scrub(after)[:20]} s (Retry-After)"
+                    if after else "Wait a minute")
             return ProviderError(
                 "rate_limited",
-                f"rate limited by {host} (HTTP 429, {tries}). Wait a minute and try again, "
+                f"rate limited by {host} (HTTP 429, {tries}). {wait} and try again, "
                 f"or raise --max-retries.{said}",
                 status_code=code,
             )

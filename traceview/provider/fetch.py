@@ -152,6 +152,12 @@ def _paginate(
                 f"{dupes} item(s) already seen on an earlier page (kept once). Fetch again for "
                 "a consistent copy."
             )
+        if body.get("has_more") is None and body.get("last_id"):
+            # No has_more but a cursor: nothing says this was the last page.
+            raise _partial(copy, ProviderError(
+                "malformed",
+                f"page {copy.pages} of {what} has no has_more (missing or null) but a "
+                "last_id to continue from: cannot tell whether the listing is complete."))
         if body.get("has_more") is not True:
             copy.complete = True
             return copy

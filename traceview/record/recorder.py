@@ -76,8 +76,15 @@ def random_link() -> str:
 
 
 def counter_links(prefix: str = "rec_") -> Callable[[], str]:
+    """Readable, ordered link ids that are still unique across processes.
+
+    Several processes may record into one capture; a bare counter gives each of them the
+    same ids and the reader could not tell whose response is whose. Each counter is
+    prefixed with this process's id and a random tag.
+    """
     counter = itertools.count(1)
-    return lambda: f"{prefix}{next(counter):06d}"
+    tag = f"{os.getpid():x}{uuid.uuid4().hex[:6]}"
+    return lambda: f"{prefix}{tag}_{next(counter):06d}"
 
 
 class Recorder:

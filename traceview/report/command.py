@@ -17,6 +17,14 @@ from traceview.report.markdown import iter_markdown
 from traceview.report.text import render_text
 
 
+class _Console(Console):
+    """Rich exits 1 on a closed pipe; `report | head` got what it asked for, so it is 0."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def run_report(ns: argparse.Namespace, options: Options) -> int:
     try:
         analysis = analyze(ns.paths, options)
@@ -31,8 +39,8 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
             for text in iter_markdown(analysis):
                 sys.stdout.write(text)
         else:
-            render_text(analysis, Console(width=ns.width, highlight=False, markup=False,
-                                          emoji=False))
+            render_text(analysis, _Console(width=ns.width, highlight=False, markup=False,
+                                           emoji=False))
         sys.stdout.flush()
     except BrokenPipeError:
         # `report | head`: the reader has what it wanted. Quiet, and no second error

@@ -114,7 +114,7 @@ def json_safe(chunk: bytes) -> bytes:
     raw. Escaping them keeps the JSON equal (same value after parsing) and inert on a
     terminal. Only ever applied inside strings: these characters are invalid elsewhere.
     """
-    if chunk.isascii():
+    if chunk.isascii() and b"\x7f" not in chunk:
         return chunk
     text = chunk.decode("utf-8", "surrogatepass")
     if text.isprintable() or not _JSON_UNSAFE.search(text):

@@ -374,7 +374,14 @@ def run_inspector(
     if not paths:
         print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
         return 2
+    from traceview.capture.sources import SourceError, expand_paths
     from traceview.ui.keymap import KeymapError, load_keymap
+
+    try:
+        expand_paths([p for p in paths if p != "-"])
+    except SourceError as exc:  # an empty directory: one line, before any screen
+        print(f"traceview: {exc}", file=sys.stderr)
+        return 2
 
     try:
         keymap = load_keymap()
