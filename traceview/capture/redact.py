@@ -29,7 +29,7 @@ SECRET_KEYS = {
     "subscription_key",
 }
 
-_VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]]"
+_VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]\\]"
 _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
           r"auth[_-]?token|session[_-]?token|client[_-]?secret|secret[_-]?key|"
           r"subscription[_-]?key|private[_-]?key|password|passwd|authorization")
@@ -46,9 +46,9 @@ _PATTERNS = re.compile(
     rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
     # Query strings: ?key= &api_key= &access_token= …
     r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|"
-    r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>]{4,}"
+    r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>\\]{4,}"
     # https://user:password@host
-    r"|(?P<keep6>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@\"']+:)[^\s/@\"']{3,}(?=@)"
+    r"|(?P<keep6>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@\"'\\]+:)[^\s/@\"'\\]{3,}(?=@)"
     # JWTs, Google API keys, AWS access key ids, GitHub tokens: masked whole.
     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
     r"|AIza[0-9A-Za-z_\-]{30,}"
