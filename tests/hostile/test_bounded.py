@@ -126,7 +126,8 @@ def test_wrong_types_in_every_position_never_crash(tmp_path: Path) -> None:
     snap = tmp_path / "s.json"
     snap.write_bytes(orjson.dumps({"object": "traceview.snapshot", "conversation": "conv_1",
                                    "kind": "conversation", "complete": True, "pages": 1,
-                                   "items": [r.get("body") if isinstance(r, dict) else r for r in records[:200]]}))
+                                   "items": [r.get("body") if isinstance(r, dict) else r
+                                             for r in records[:200]]}))
     for args in (["report", str(cap), "--format", "markdown"],
                  ["diff", str(cap), "--items", str(snap), "--conversation", "conv_1"]):
         out = traceview(*args)

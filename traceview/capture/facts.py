@@ -263,7 +263,8 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
         for ch in choices:
             if not isinstance(ch, dict):
                 continue
-            finish = ch.get("finish_reason") or finish
+            reason = ch.get("finish_reason")
+            finish = (reason if isinstance(reason, str) else None) or finish
             msg = ch.get("message") if isinstance(ch.get("message"), dict) else {}
             if isinstance(msg.get("content"), str):
                 texts.append(msg["content"])

@@ -98,6 +98,18 @@ class CaptureBuilder:
             self.problem(source, line, "unknown_record",
                          f"a JSON {type(obj).__name__} where a record object was expected")
             return
+        try:
+            self._record(obj, ref)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                RecursionError) as exc:
+            # A shape nothing anticipated: a problem on its line, never a traceback. The
+            # structure fuzz (tests/hostile) asserts this never happens for known shapes.
+            self.problem(source, line, "internal_error",
+                         f"record could not be read ({type(exc).__name__}: {exc}); "
+                         "line skipped — please report this capture line")
+
+    def _record(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        source, line = ref.source, ref.line
         d = obj.get("dir")
         if d == "req":
             self._close_stream()
