@@ -77,16 +77,17 @@ def random_link() -> str:
     return "rec_" + uuid.uuid4().hex[:20]
 
 
-def counter_links(prefix: str = "rec_") -> Callable[[], str]:
+def counter_links(prefix: str = "rec_", *, deterministic: bool = False) -> Callable[[], str]:
     """Readable, ordered link ids that are still unique across processes.
 
     Several processes may record into one capture; a bare counter gives each of them the
     same ids and the reader could not tell whose response is whose. Each counter is
-    prefixed with this process's id and a random tag.
+    prefixed with this process's id and a random tag, unless ``deterministic`` (byte-for-
+    byte reproducible captures from one process, like the committed samples).
     """
     counter = itertools.count(1)
-    tag = f"{os.getpid():x}{uuid.uuid4().hex[:6]}"
-    return lambda: f"{prefix}{tag}_{next(counter):06d}"
+    tag = "" if deterministic else f"{os.getpid():x}{uuid.uuid4().hex[:6]}_"
+    return lambda: f"{prefix}{tag}{next(counter):06d}"
 
 
 class Recorder:
