@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import orjson
 
 from traceview.analysis.session import Analysis
-from traceview.capture.redact import redact
+from traceview.capture.redact import redact_json
 from traceview.report.safe import json_safe
 
 _PLACEHOLDER = "\u0000turns\u0000"
@@ -23,13 +23,13 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
-    head = json_safe(orjson.dumps(redact(analysis.to_report(turns=_PLACEHOLDER)),
-                                  option=orjson.OPT_INDENT_2))
+    head = json_safe(redact_json(orjson.dumps(analysis.to_report(turns=_PLACEHOLDER),
+                                              option=orjson.OPT_INDENT_2)))
     before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)
     yield before + b"["
     sep = b"\n    "
     for i, turn in enumerate(analysis.turns):
-        body = json_safe(orjson.dumps(redact(turn.to_dict()), option=orjson.OPT_INDENT_2)
+        body = json_safe(redact_json(orjson.dumps(turn.to_dict(), option=orjson.OPT_INDENT_2))
                          ).replace(b"\n", sep)
         yield (b"," if i else b"") + sep + body
     yield (b"\n  ]" if analysis.turns else b"]") + after + b"\n"
