@@ -22,6 +22,10 @@ SHOTS = [
     ("claims-turns", SAMPLES / "claims.jsonl", "turns", 3, None),
     ("claims-detail-turn3", SAMPLES / "claims.jsonl", "detail", 3, None),
     ("service_day-conversations", SAMPLES / "service_day.jsonl", "conversations", None, None),
+    ("claims-ledger", SAMPLES / "claims.jsonl", "ledger", 3, None),
+    ("claims-objects", SAMPLES / "claims.jsonl", "objects", None, None),
+    ("long_conversation-fidelity", SAMPLES / "long_conversation.jsonl", "conversations", 1,
+     None),
     # A claims conversation recorded from the simulator, and the provider's copy of it.
     ("claims-diff", FIXTURES / "diff_capture.jsonl", "diff", None,
      FIXTURES / "diff_snapshot.json"),

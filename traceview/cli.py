@@ -20,8 +20,13 @@ COMMANDS = {
     "screenshot": "write an SVG/PNG screenshot of an inspector view, headless",
     "fetch": "save the provider's copy of a conversation to a snapshot file",
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
+    "fidelity": "score replay fidelity: can each conversation's last input be rebuilt locally",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
+    "proxy": "run a local proxy that records any client's OpenAI traffic into a capture",
+    "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
+    "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
+    "compare": "compare two arms (an `ab` results folder, or two captures)",
 }
 
 
@@ -35,6 +40,9 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
                    help="smallest fall in billed input marked compaction_likely (default 0)")
     g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
                    "bundled one")
+    p.add_argument("--from", dest="from_format", default=None,
+                   choices=["capture", "har", "batch", "otlp"],
+                   help="read every file as this format (default: detected per file)")
 
 
 class UsageError(Exception):
@@ -52,7 +60,8 @@ def options_from(ns: argparse.Namespace):  # -> Options (import deferred)
         except PricingError as exc:
             raise UsageError(str(exc)) from None
     return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
-                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing)
+                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing,
+                   from_format=getattr(ns, "from_format", None))
 
 
 def _report_parser(sub: argparse._SubParsersAction) -> None:
@@ -102,10 +111,20 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "fetch", "traceview.provider.commands", "add_fetch_arguments", "run_fetch")
     elif command == "diff":
         _optional(sub, "diff", "traceview.provider.commands", "add_diff_arguments", "run_diff")
+    elif command == "fidelity":
+        _optional(sub, "fidelity", "traceview.provider.fidelity_command", "add_arguments", "run")
     elif command == "sim":
         _optional(sub, "sim", "traceview.sim.cli", "add_arguments", "run")
     elif command == "demo":
         _optional(sub, "demo", "traceview.sim.demo", "add_arguments", "run")
+    elif command == "hydrate":
+        _optional(sub, "hydrate", "traceview.provider.hydrate", "add_arguments", "run")
+    elif command == "proxy":
+        _optional(sub, "proxy", "traceview.record.proxy_server", "add_arguments", "run")
+    elif command == "ab":
+        _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
+    elif command == "compare":
+        _optional(sub, "compare", "traceview.report.compare_output", "add_arguments", "run")
     return parser
 
 

@@ -210,4 +210,6 @@ def test_stream_cut_and_cancelled_markers(tmp_path: Path) -> None:
 def test_report_states_which_numbers_are_estimates(tmp_path: Path) -> None:
     doc = analyze(str(_claims(tmp_path))).to_report()
     assert "4 bytes" in doc["estimates"]["new_input_estimate"]
-    assert set(doc["estimates"]) == {"expected_input", "new_input_estimate", "unexplained_tokens"}
+    assert set(doc["estimates"]) == {"expected_input", "new_input_estimate", "unexplained_tokens",
+                                     "media_input", "caller_elapsed_ms"}
+    assert "2025-10" in doc["estimates"]["media_input"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-FORBIDDEN = ("textual", "openai", "httpx", "httpx2")
+FORBIDDEN = ("textual", "openai", "httpx", "httpx2", "uvicorn")
 
 
 def test_core_imports_neither_textual_nor_network() -> None:
@@ -14,6 +14,8 @@ def test_core_imports_neither_textual_nor_network() -> None:
         "import traceview.capture, traceview.analysis, traceview.report.text\n"
         "import traceview.report.markdown, traceview.report.json_out\n"
         "from traceview.analysis import analyze\n"
+        "import traceview.capture.formats, traceview.capture.formats.describe\n"
+        "import traceview.analysis.compare, traceview.analysis.compare_arms\n"
         f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})\n"
         "print(','.join(bad))\n"
     )

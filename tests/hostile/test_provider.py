@@ -15,7 +15,6 @@ from traceview.provider.client import ProviderConfig
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import ProviderCopy, _paginate
 from traceview.sim import SimServer
-from traceview.sim.cli import parse_fault
 
 from .corpus import ROOT, assert_no_traceback, traceview, write_jsonl
 
@@ -108,6 +107,8 @@ def test_simulator_answers_a_bad_content_length_with_400() -> None:
 
 
 def test_sim_faults_switch_on_from_flags() -> None:
+    from traceview.sim.cli import parse_fault
+
     assert parse_fault("429:2@/v1/responses") == {"times": 2, "path": "/v1/responses",
                                                  "status": 429}
     assert parse_fault("slow=1.5:0") == {"times": 0, "path": None, "kind": "slow",

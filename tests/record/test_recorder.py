@@ -7,7 +7,6 @@ import json
 
 import httpx2
 import openai
-import pytest
 
 import traceview.record
 from tests.record.conftest import API_KEY, read_records
@@ -109,12 +108,12 @@ async def test_async_client_records_concurrent_tasks(sim, capture):
 
 def test_multipart_upload_is_recorded_as_non_json(sim, capture):
     client = _client(capture, sim)
-    with pytest.raises(openai.NotFoundError):  # the simulator has no files endpoint
-        client.files.create(file=("notes.txt", b"hello world"), purpose="assistants")
+    uploaded = client.files.create(file=("notes.txt", b"hello world"), purpose="assistants")
     req, res = read_records(capture)
     assert req["body"]["non_json"] is True
     assert req["body"]["content_type"].startswith("multipart/form-data")
-    assert res["status_code"] == 404
+    assert res["status_code"] == 200 and res["body"]["filename"] == "notes.txt"
+    assert res["body"]["id"] == uploaded.id
 
 
 def test_gzip_responses_are_recorded_decoded(capture):

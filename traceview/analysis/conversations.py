@@ -4,7 +4,9 @@ A `conversation` handle names it outright; a `previous_response_id` joins the ch
 the response it names; a stateless turn continues the previous stateless turn of the
 same file when its input extends that turn's input (same first user message, more
 items) — otherwise it starts a conversation of its own, so independent calls and
-several sub-chats in one file are told apart.
+several sub-chats in one file are told apart. A stateless turn that resends a compaction
+item an earlier turn produced continues that turn's conversation: compaction shortens a
+conversation, it does not start a new one.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ class ConversationGrouper:
         self.ids: dict[str, str | None] = {}
         self._by_response: dict[str, str] = {}
         self._stateless_tail: dict[int, _Tail] = {}
+        # Compaction item keys (capture/facts.compaction_keys) -> the conversation that
+        # produced or first sent them; a handful per capture.
+        self._by_compaction: dict[str, str] = {}
 
     def assign(self, turn: Turn) -> str:
         req, res = turn.req, turn.res
@@ -36,9 +41,11 @@ class ConversationGrouper:
         if cid:  # the common case on a large capture: one dict lookup
             if cid not in self.kinds:
                 self._new(cid, "conversation", cid)
+            self._note_compactions(turn, cid)
             return cid
         rid = res.response_id if res is not None else None
         key = self._key(turn, rid)
+        self._note_compactions(turn, key)
         # Only responses outside a conversation handle can be continued by a chain
         # (the API refuses `conversation` with `previous_response_id`); mapping the rest
         # would cost a dict entry per turn for nothing.
@@ -59,8 +66,16 @@ class ConversationGrouper:
                 self.kinds[key] = "chain"
                 self.ids[key] = key
             return key
+        joined = self._compaction_owner(turn)
+        if joined is not None:
+            if req is not None:
+                self._stateless_tail[turn.source] = _Tail(joined, turn.api, req.input_count,
+                                                          req.first_user_sig)
+            return joined
         tail = self._stateless_tail.get(turn.source)
-        if (req is not None and tail is not None and tail.api == turn.api
+        # A standalone compact call continues the stateless conversation it compacts.
+        if (req is not None and tail is not None
+                and (tail.api == turn.api or turn.api == "compact")
                 and req.first_user_sig is not None and req.first_user_sig == tail.first_sig
                 and req.input_count > tail.input_count):
             tail.input_count = req.input_count
@@ -73,6 +88,26 @@ class ConversationGrouper:
             self._stateless_tail[turn.source] = _Tail(key, turn.api, req.input_count,
                                                       req.first_user_sig)
         return key
+
+    def _compaction_owner(self, turn: Turn) -> str | None:
+        """The conversation whose compaction item this request resends, if any."""
+        extra = turn.req.extra if turn.req is not None else None
+        keys = extra.get("compaction_keys") if extra else None
+        if not keys or not self._by_compaction:
+            return None
+        for k in keys:
+            owner = self._by_compaction.get(k)
+            if owner is not None:
+                return owner
+        return None
+
+    def _note_compactions(self, turn: Turn, key: str) -> None:
+        """Remember which conversation each compaction item (sent or produced) belongs to."""
+        for facts in (turn.req, turn.res):
+            extra = facts.extra if facts is not None else None
+            if extra and "compaction_keys" in extra:
+                for k in extra["compaction_keys"]:
+                    self._by_compaction.setdefault(k, key)
 
     def _new(self, key: str, kind: str, cid: str | None) -> None:
         if key not in self.kinds:

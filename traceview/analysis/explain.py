@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from traceview.capture.estimate import METHOD
+from traceview.capture.media import RULE as IMAGE_RULE
 
 if TYPE_CHECKING:
     from traceview.analysis.turn_report import TurnReport
@@ -48,24 +49,53 @@ def explain(r: TurnReport) -> list[str]:
             and r.owned_state_bytes > r.request_bytes):
         out.append(f"Had the application kept the transcript itself, this request would have "
                    f"resent ≈ {_b(r.owned_state_bytes)}.")
+    ctx = r.context or {}
+    out.extend(_media(r))
     if r.expected_input is not None:
         out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: the previous turn's billed "
                    f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
                    f"request's new input (an estimate: {METHOD}).")
+    elif r.expected_input_unknown:
+        out.append(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
+    passes = r.model_passes
+    if passes > 1:
+        out.append(f"The output shows {passes} model passes (a hosted tool loop): billed input "
+                   "counts the context once per pass, so a deposit is claimed only beyond "
+                   f"{passes} × the expected input.")
     out.extend(_deposit(r))
+    out.extend(_carried(r))
+    copy = getattr(r, "provider_copy", None)
+    if copy:
+        out.append(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
     if "compaction" in r.markers:
         out.append("Compaction happened on this turn (a compaction item, trigger or compact call "
                    "is in the capture); earlier items were replaced by an opaque summary.")
+    if ctx.get("compaction_resent"):
+        out.append(f"The request resends the compaction item first seen on turn "
+                   f"{ctx['compaction_resent']}: not a new compaction; billed input restarts "
+                   "from the compacted window.")
     if "compaction_likely" in r.markers:
         out.append(f"Billed input fell to {_n(r.input_tokens)} although the conversation grew, and "
                    "nothing in the capture shows compaction: the context shrank (cause unknown — "
                    "truncation=auto, withheld reasoning, or an unlogged compact call).")
+    if ctx.get("after_passes"):
+        a = ctx["after_passes"]
+        out.append(f"Billed input is lower than turn {a['turn']}'s, which covered {a['passes']} "
+                   "model passes of a hosted tool loop: not a sign of compaction.")
     for c in r.hosted_calls:
-        out.append(_hosted(c))
+        out.append(_hosted(c, r.include_sent))
+    out.extend(_counters(r))
+    out.extend(_items(r))
     if r.status == "incomplete":
         out.append(f"The response is incomplete ({r.incomplete_reason or 'no reason given'}).")
+    if r.finish_reasons:
+        out.append(f"{len(r.finish_reasons)} choices finished: {', '.join(r.finish_reasons)}.")
     if r.status == "failed":
-        out.append(f"The call failed: {r.error or 'no error recorded'}.")
+        code = f" [HTTP {r.http_status}]" if r.http_status else ""
+        ecode = f" (code {r.error_code})" if r.error_code else ""
+        out.append(f"The call failed{code}: {r.error or 'no error recorded'}{ecode}.")
+    out.extend(_attempts(r))
+    out.extend(_run_facts(r))
     if "stream_cut" in r.markers:
         out.append(f"The stream stopped after {_n(r.stream_events)} events without its terminal "
                    "event, so the turn has no usage.")
@@ -98,6 +128,10 @@ def _deposit(r: TurnReport) -> list[str]:
     if a["evidence_missing"] and a["include"]:
         flags = " and ".join(_include(f) for f in a["include"])
         s += f", not captured (the request lacked {flags})."
+    elif a["evidence_missing"] and a.get("include_sent"):
+        flags = " and ".join(_include(f) for f in a["include_sent"])
+        s += (f", not captured although the request sent {flags} (the provider returned "
+              "nothing).")
     elif a["evidence_missing"]:
         s += ", not captured."
     else:
@@ -105,7 +139,7 @@ def _deposit(r: TurnReport) -> list[str]:
     return [s]
 
 
-def _hosted(c: dict) -> str:
+def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
     name = c["type"].removesuffix("_call")
     q = c.get("queries") or []
     queries = f" for {', '.join(repr(x) for x in q[:3])}" if q else ""
@@ -115,6 +149,133 @@ def _hosted(c: dict) -> str:
         return base + f"evidence captured{' — ' + c['detail'] if c.get('detail') else ''}."
     if ev == "empty":
         return base + "ran and found nothing (empty result list)."
+    if c.get("include") and c["include"] in sent:
+        return base + (f"results not captured although the request sent "
+                       f"{_include(c['include'])}: the provider returned nothing.")
     if c.get("include"):
         return base + f"results not captured — add {_include(c['include'])} to the request."
     return base + f"no evidence recorded{' — ' + c['detail'] if c.get('detail') else ''}."
+
+
+def _usd(v: float | None) -> str:
+    return "cost unknown" if v is None else f"≈ ${v:.4f}"
+
+
+def _carried(r: TurnReport) -> list[str]:
+    """The ledger's account: what this turn's arrivals cost later, what it carries now."""
+    carry = getattr(r, "carried", None)
+    if carry is None:
+        return []
+    out: list[str] = []
+    for s in carry.arrived:
+        what = "This deposit" if s.kind == "deposit" else "These captured hosted results"
+        later = s.later_turns
+        if later:
+            out.append(f"{what} has been re-billed on {later} later turn"
+                       f"{'s' if later != 1 else ''}: ≈ {_n(s.tokens_rebilled)} tokens, "
+                       f"{_usd(s.cost_rebilled_usd)} (apportioned at each turn's cached/fresh "
+                       "split)" + (f"; carrying ended by {s.ended_by['kind'].replace('_', ' ')} "
+                                   f"on turn {s.ended_by['turn']}." if s.ended_by else "."))
+        else:
+            out.append(f"{what} is billed on this turn ({_n(s.tokens)} tokens); no later turn "
+                       "of the conversation has re-billed it yet"
+                       + (f" (compaction on turn {s.ended_by['turn']} ended it)."
+                          if s.ended_by else "."))
+    earlier = [(s, c) for s, c in carry.charges if s.arrived_turn != r.index]
+    if earlier:
+        tokens = sum(c.tokens for _, c in earlier)
+        cost = None if any(c.cost_usd is None for _, c in earlier) else sum(
+            c.cost_usd or 0.0 for _, c in earlier)
+        froms = ", ".join(f"turn {s.arrived_turn}" for s, _ in earlier)
+        out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
+                   f"({froms}): {_usd(cost)} of this turn's cost (apportioned).")
+    for o in carry.outlived_tools:
+        out.append(f"Context from {o['source']} outlives its tool configuration: {o['reason']}.")
+    return out
+
+
+def _media(r: TurnReport) -> list[str]:
+    media = r.media_input
+    if not media:
+        return []
+    parts = []
+    for m in media:
+        what = m["type"]
+        if m.get("width"):
+            what += f" {m['width']}×{m['height']}"
+        if m.get("detail"):
+            what += f" detail={m['detail']}"
+        parts.append(f"{what}: " + (f"≈ {_n(m['tokens'])} tokens" if m["tokens"] is not None
+                                    else "tokens unknown"))
+    s = f"Non-text input: {'; '.join(parts)}"
+    if any(m["tokens"] is not None for m in media):
+        s += f" (images estimated by the {IMAGE_RULE})"
+    return [s + "."]
+
+
+def _counters(r: TurnReport) -> list[str]:
+    out = []
+    for c in r.provider_counters:
+        if c["provider"] != c["items"]:
+            out.append(f"The provider counted {c['provider']} ({c['counter']}) but the output "
+                       f"holds {c['items']} {c['item']} items; cost uses the provider's count.")
+    return out
+
+
+def _items(r: TurnReport) -> list[str]:
+    """Items that change what happens next, and items this version cannot read."""
+    out = []
+    for u in r.unknown_items:
+        out.append(f"Output item {u['index']} is an unknown item type {u['type']!r}: not read "
+                   "(it may be a hosted call this version does not know).")
+    for a in r.action_items:
+        name = f" {a['name']}" if a.get("name") else ""
+        if a["type"] == "mcp_approval_request":
+            out.append(f"The turn ends waiting for approval of MCP call{name}: the application "
+                       "must answer with an mcp_approval_response.")
+        elif a["type"] == "computer_call":
+            out.append(f"Computer action{name} requested: the application must perform it and "
+                       "send a computer_call_output screenshot.")
+        else:
+            out.append(f"The model called {a['type'].removesuffix('_call')}{name}: the "
+                       "application must run it and send its output.")
+    ctx = r.context or {}
+    for a in ctx.get("unanswered", ()):
+        out.append(f"The next turn did not answer {a['type']} {a.get('name') or ''} "
+                   f"({a.get('call_id')}).")
+    if ctx.get("unoffered"):
+        out.append(f"The model called {', '.join(ctx['unoffered'])}, which the request did not "
+                   "offer as a function tool.")
+    if "refusal" in r.markers:
+        out.append("The model refused (a refusal is in the output).")
+    return out
+
+
+def _attempts(r: TurnReport) -> list[str]:
+    tries = r.attempts
+    if not tries:
+        return []
+    failed = tries[:-1]
+    lines = ", ".join(
+        f"line {a['line']} {a['status']}"
+        + (f" HTTP {a['http_status']}" if a.get("http_status") else "")
+        + (f" {a['error_code']}" if a.get("error_code") else "") for a in failed)
+    return [f"{len(tries)} attempts: {lines}, then this one. Caller latency "
+            f"{_n(r.caller_elapsed_ms)} ms includes the failed attempts' elapsed time."]
+
+
+def _run_facts(r: TurnReport) -> list[str]:
+    out = []
+    if "unstored_chain" in r.markers:
+        out.append("store:false on a chained turn: this response is not stored, so the chain "
+                   "cannot be read back from the provider or continued from it.")
+    for c in (r.context or {}).get("changed", ()):
+        out.append(f"{c['field']} changed from {c['from']} to {c['to']} inside the conversation.")
+    if "instructions_dropped" in r.markers:
+        out.append("Instructions were sent on the chain's first turn but not here: they do not "
+                   "carry over previous_response_id, so this turn ran without them.")
+    if r.request_id or r.processing_ms is not None:
+        rid = f"x-request-id {r.request_id}" if r.request_id else ""
+        pm = f"openai-processing-ms {r.processing_ms}" if r.processing_ms is not None else ""
+        out.append("Provider headers: " + ", ".join(x for x in (rid, pm) if x) + ".")
+    return out

@@ -18,6 +18,22 @@ MARKERS: dict[str, tuple[str, str]] = {
     "request_only": ("→", "a request with no recorded response"),
     "response_only": ("←", "a response with no recorded request"),
     "tool_offered_unused": ("·", "a hosted tool was offered but not used (informational)"),
+    "retried": ("↻", "the turn took more than one attempt: failed tries retried with the same "
+                "input (see attempts)"),
+    "unknown_item": ("?", "the response holds an output item of a type traceview does not know"),
+    "approval_request": ("⏸", "the turn ends waiting for approval of an MCP tool call"),
+    "computer_action": ("⌖", "the model asked the application to perform a computer action"),
+    "unanswered_call": ("↯", "a call the model made was not answered by the next turn"),
+    "unoffered_function": ("⚠", "the model called a function that was not offered"),
+    "refusal": ("⛔", "the model refused (a refusal content part or chat refusal)"),
+    "counter_mismatch": ("≠", "the provider's tool counter disagrees with the hosted calls in "
+                         "the output"),
+    "unstored_chain": ("⊄", "store:false on a turn that chains (previous_response_id or "
+                       "conversation): the chain cannot be read back"),
+    "fingerprint_changed": ("⇄", "system_fingerprint or service_tier changed inside the "
+                            "conversation"),
+    "instructions_dropped": ("⌀", "instructions sent on the chain's first turn are missing "
+                             "here (they do not carry over previous_response_id)"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -25,7 +41,11 @@ MARKER_SHORT: dict[str, str] = {
     "deposit": "deposit", "compaction": "compact", "compaction_likely": "shrank?",
     "evidence_missing": "no-evid", "incomplete": "incompl", "failed": "failed",
     "cancelled": "cancel", "stream_cut": "cut", "request_only": "req-only",
-    "response_only": "res-only", "tool_offered_unused": "unused",
+    "response_only": "res-only", "tool_offered_unused": "unused", "retried": "retried",
+    "unknown_item": "unknown", "approval_request": "approve", "computer_action": "computer",
+    "unanswered_call": "unanswd", "unoffered_function": "unoffer", "refusal": "refusal",
+    "counter_mismatch": "counter", "unstored_chain": "unstored", "fingerprint_changed": "fprint",
+    "instructions_dropped": "no-instr",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

@@ -16,3 +16,5 @@ class Options:
     compaction_min_drop: int = 0
     # A pricing table to use instead of the bundled one.
     pricing_path: str | None = None
+    # Read every source as this format (capture, har, batch, otlp); None detects each.
+    from_format: str | None = None

@@ -18,6 +18,21 @@ from traceview.capture.model import HostedCall
 _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
+# Counters the provider reports for hosted tools (ResponseFacts attribute), and the output
+# item each one counts.
+COUNTERS = (("web_search_requests", "web_search_call"),
+            ("file_search_requests", "file_search_call"))
+
+
+def counters_for(res: Any) -> dict[str, int] | None:
+    """The provider's own hosted-tool counters, keyed by the item type they count: cost
+    uses them in place of counting items (the provider bills what it counted)."""
+    if res is None:
+        return None
+    out = {item: n for attr, item in COUNTERS if (n := getattr(res, attr)) is not None}
+    return out or None
+
+
 class PricingError(Exception):
     """A pricing file that cannot be used; the message names the file and the fault."""
 
@@ -69,6 +84,8 @@ class Pricing:
         self.taken = str(table.get("taken", "unknown date"))
         self.models: dict[str, dict[str, float]] = dict(table.get("models") or {})
         self.hosted: dict[str, dict[str, Any]] = dict(table.get("hosted_tools") or {})
+        storage = table.get("storage")
+        self.storage: dict[str, Any] = dict(storage) if isinstance(storage, dict) else {}
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
         self._reasons: dict[str | None, str] = {}
 
@@ -107,8 +124,9 @@ class Pricing:
         return prices
 
     def cost(self, model: str | None, input_tokens: int | None, cached: int | None,
-             output: int | None, hosted: Sequence[HostedCall]) -> Cost:
-        hosted_usd = self._hosted(hosted) if hosted else 0.0
+             output: int | None, hosted: Sequence[HostedCall],
+             counters: dict[str, int] | None = None) -> Cost:
+        hosted_usd = self._hosted(hosted, counters) if hosted or counters else 0.0
         if input_tokens is None or output is None:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn")
         prices = self._resolved.get(model) if model else None  # the usual case, one lookup
@@ -135,12 +153,13 @@ class Pricing:
                 self._reasons[model] = reason
         return reason
 
-    def _hosted(self, hosted: Sequence[HostedCall]) -> float:
-        if not hosted:
-            return 0.0
+    def _hosted(self, hosted: Sequence[HostedCall],
+                counters: dict[str, int] | None = None) -> float:
         total = 0.0
         container_billed = False  # calls do not name their container: one per turn
         for call in hosted:
+            if counters and call.type in counters:
+                continue  # billed by the provider's count below
             fee = self.hosted.get(call.type)
             if not isinstance(fee, dict):
                 continue
@@ -150,4 +169,8 @@ class Pricing:
                     total += float(fee["per_container"])
             elif "per_call" in fee:
                 total += float(fee["per_call"])
+        for item, n in (counters or {}).items():
+            fee = self.hosted.get(item)
+            if isinstance(fee, dict) and "per_call" in fee:
+                total += float(fee["per_call"]) * n
         return total

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.analyzer import Analyzer
+from traceview.analysis.hosted_state import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
+from traceview.capture.media import RULE as MEDIA_RULE
 from traceview.capture.model import Problem
 
 SCHEMA = "traceview.report/1"
@@ -27,6 +29,9 @@ ESTIMATES = {
                       "+ new_input_estimate",
     "new_input_estimate": METHOD,
     "unexplained_tokens": "input_tokens - expected_input (inherits the estimate)",
+    "media_input": MEDIA_RULE,
+    "caller_elapsed_ms": "elapsed_ms of the final attempt + elapsed_ms of every failed attempt "
+                         "retried before it",
 }
 
 
@@ -39,6 +44,11 @@ class Analysis:
     problems: list[Problem] = field(default_factory=list)
     pricing: dict[str, Any] = field(default_factory=dict)
     complete: bool = False
+    # Set by analysis/hosted_state.py once every turn is in.
+    pricing_table: Any = None
+    ledger: Any = None
+    objects: Any = None
+    fidelity: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -46,9 +56,10 @@ class Analysis:
             return t
         return next((x for x in self.turns if x.index == index), None)
 
-    def to_report(self, *, turns: Any = None) -> dict[str, Any]:
-        """The traceview.report/1 document; `turns` replaces the turn list (a streaming
-        writer passes a placeholder and writes the turns one at a time)."""
+    def to_report(self, *, turns: Any = None, objects: Any = None) -> dict[str, Any]:
+        """The traceview.report/1 document; `turns` replaces the turn list and `objects` the
+        provider objects' list (a streaming writer passes placeholders and writes them one
+        at a time)."""
         return {
             "schema": SCHEMA,
             "sources": self.capture.sources,
@@ -59,7 +70,11 @@ class Analysis:
             "totals": self.totals,
             "estimates": ESTIMATES,
             "pricing": self.pricing,
+            "objects": (None if self.objects is None
+                        else self.objects.to_dict(objects=objects)),
+            "fidelity": self.fidelity.to_dict() if self.fidelity is not None else None,
             "problems": [p.to_dict() for p in self.problems],
+            "imports": self.capture.imports,
         }
 
 
@@ -76,12 +91,12 @@ class Session:
         self.options = options or Options()
         self.interval = interval
         self.first_interval = first_interval
-        self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths))
+        self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
+                                    self.options.from_format)
         self.analyzer = Analyzer(self.options)
         self.capture = self.loader.capture
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
-        self.analysis.pricing = {"origin": self.analyzer.pricing.origin,
-                                 "taken": self.analyzer.pricing.taken}
+        self.analysis.pricing = _pricing_info(self.analyzer)
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""
@@ -126,6 +141,9 @@ class Session:
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
+        a.pricing_table = self.analyzer.pricing
+        attach_hosted_state(a)
         a.complete = True
 
     def run_to_end(self) -> Analysis:
@@ -146,14 +164,30 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     analyzer = Analyzer(options or Options())
     for turn in cap.turns:
         analyzer.add(turn, cap.sources[turn.source])
-    a = Analysis(cap, problems=cap.problems,
-                 pricing={"origin": analyzer.pricing.origin, "taken": analyzer.pricing.taken})
+    a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
     _attach_exchanges(a)
     a.totals = analyzer.totals.to_dict()
+    a.totals["vector_stores"] = _vector_stores(a, analyzer)
+    a.pricing_table = analyzer.pricing
+    attach_hosted_state(a)
     a.complete = True
     return a
+
+
+def _pricing_info(analyzer: Analyzer) -> dict[str, Any]:
+    p = analyzer.pricing
+    return {"origin": p.origin, "taken": p.taken, "storage": p.storage}
+
+
+def _vector_stores(a: Analysis, analyzer: Analyzer) -> dict[str, Any]:
+    """Vector stores the capture created: their storage is billed per GB-day while they
+    exist, which the capture cannot size; the rate is shown beside the count."""
+    created = sum(1 for e in a.capture.exchanges
+                  if e.method == "POST" and e.path.rstrip("/") == "/v1/vector_stores")
+    fee = analyzer.pricing.storage.get("vector_store")
+    return {"created": created, "storage_fee": fee if created and isinstance(fee, dict) else None}
 
 
 def _index(t: TurnReport) -> int:

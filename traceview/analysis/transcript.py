@@ -41,8 +41,9 @@ def normalise_input(entry: Any) -> dict[str, Any] | None:
     if not isinstance(entry, dict):
         return None
     kind = entry.get("type")
-    if (isinstance(kind, str) and kind in NOT_STORED) or (
-            kind is None and "role" not in entry and "id" in entry):
+    if kind is not None and not isinstance(kind, str):
+        return entry  # a type that is not a string: kept as it is, never interpreted
+    if kind in NOT_STORED or (kind is None and "role" not in entry and "id" in entry):
         return None  # an item_reference may omit its type
     if kind is None and "role" in entry:
         entry = {"type": "message", **entry}

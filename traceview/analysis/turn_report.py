@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.explain import explain
+from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
-from traceview.analysis.pricing import Cost, Pricing
+from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
 from traceview.capture.packed import BITS, code, count
@@ -27,6 +28,13 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
+    # issue #10: attempts, run-level facts, non-text input, items that need the application
+    "attempts", "caller_elapsed_ms", "http_status", "error_code", "request_id",
+    "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
+    "expected_input_unknown", "model_passes", "finish_reasons", "unknown_items",
+    "action_items", "provider_counters", "analysis_context",
+    # issue #13: hosted state over a conversation's life
+    "carried_context", "provider_copy",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -34,7 +42,7 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnReport:
     __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
-                 "_pricing")
+                 "_pricing", "context", "carried", "provider_copy")
 
     # Counts packed into one int, like the facts' (capture/packed.py).
     owned_state_bytes = count(0)
@@ -55,6 +63,14 @@ class TurnReport:
         # Cost is priced again when read (a dict lookup and three products) rather than
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self._pricing = pricing
+        # What the analyzer found that only some turns have (passes of a hosted loop, a
+        # resent compaction, calls left unanswered, changed fingerprints…); None on most.
+        self.context: dict[str, Any] | None = None
+        # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
+        self.carried: TurnCarry | None = None
+        # Set by the objects pass (analysis/objects.py) when the capture deleted this turn's
+        # provider copy: {"object", "kind", "state", "line", "note"}.
+        self.provider_copy: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -165,6 +181,110 @@ class TurnReport:
     def stream_events(self) -> int | None:
         return self.turn.res.stream_events if self.turn.res else None
 
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        """Every try of this turn in order: the failed ones retried, then the final one."""
+        if not self.turn.attempts:
+            return []
+        final = {"line": self.line, "status": self.status, "http_status": self.http_status,
+                 "error": self.error, "error_code": self.error_code,
+                 "elapsed_ms": self.elapsed_ms}
+        return [*(a.to_dict() for a in self.turn.attempts), final]
+
+    @property
+    def caller_elapsed_ms(self) -> int | None:
+        """What the caller waited: the final attempt plus every failed attempt before it
+        (those with a recorded elapsed time)."""
+        own = self.elapsed_ms
+        if own is None or not self.turn.attempts:
+            return own
+        return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
+
+    @property
+    def http_status(self) -> int | None:
+        return self.turn.res.http_status if self.turn.res else None
+
+    @property
+    def error_code(self) -> str | None:
+        return self.turn.res.error_code if self.turn.res else None
+
+    def _res_extra(self, key: str, default: Any = None) -> Any:
+        x = self.turn.res.extra if self.turn.res else None
+        return x.get(key, default) if x else default
+
+    def _req_extra(self, key: str, default: Any = None) -> Any:
+        x = self.turn.req.extra if self.turn.req else None
+        return x.get(key, default) if x else default
+
+    @property
+    def request_id(self) -> str | None:
+        return self._res_extra("request_id")
+
+    @property
+    def processing_ms(self) -> int | None:
+        return self._res_extra("processing_ms")
+
+    @property
+    def store(self) -> bool | None:
+        """The request's `store`, else the response's echo of it; None when neither says."""
+        s = self.turn.req.store if self.turn.req else None
+        if s is None and self.turn.res is not None:
+            s = self.turn.res.store
+        return s
+
+    @property
+    def service_tier(self) -> str | None:
+        return self.turn.res.service_tier if self.turn.res else None
+
+    @property
+    def system_fingerprint(self) -> str | None:
+        return self.turn.res.fingerprint if self.turn.res else None
+
+    @property
+    def media_input(self) -> list[dict[str, Any]]:
+        """Non-text parts of the new input, with their estimated tokens (null: unknown)."""
+        return list(self._req_extra("media", ()))
+
+    @property
+    def expected_input_unknown(self) -> str | None:
+        """Why expected_input is null although the previous turn's usage is known."""
+        return self.context.get("expected_unknown") if self.context else None
+
+    @property
+    def model_passes(self) -> int:
+        """Model passes the output shows (1 + hosted calls the model continued after)."""
+        from traceview.analysis.analyzer import model_passes
+
+        res = self.turn.res
+        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
+
+    @property
+    def finish_reasons(self) -> list[str]:
+        return list(self._res_extra("finish_reasons", ()))
+
+    @property
+    def unknown_items(self) -> list[dict[str, Any]]:
+        return [{"index": i, "type": t} for i, t in self._res_extra("unknown_items", ())]
+
+    @property
+    def action_items(self) -> list[dict[str, Any]]:
+        """Output items that hand the next step to the application."""
+        return [{"type": t, "call_id": c, "name": n, "id": i}
+                for t, c, n, i in self._res_extra("actions", ())]
+
+    @property
+    def provider_counters(self) -> list[dict[str, Any]]:
+        return list(self.context.get("counters", ())) if self.context else []
+
+    @property
+    def analysis_context(self) -> dict[str, Any]:
+        """Rare analysis findings behind the markers and the account (see README)."""
+        return dict(self.context) if self.context else {}
+
+    @property
+    def include_sent(self) -> tuple[str, ...]:
+        return self.turn.req.include if self.turn.req else ()
+
     # ---- derived (not stored: a gigabyte capture holds a hundred thousand of these) ----
     @property
     def unexplained_tokens(self) -> int | None:
@@ -186,7 +306,7 @@ class TurnReport:
             cost = self._pricing.cost(self.model, None, None, None, ())
         else:
             cost = self._pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                      res.output_tokens, res.hosted_calls)
+                                      res.output_tokens, res.hosted_calls, counters_for(res))
         _LAST_COST = (self, cost)
         return cost
 
@@ -214,6 +334,11 @@ class TurnReport:
         return self._cost().to_dict()
 
     @property
+    def carried_context(self) -> dict[str, Any]:
+        """Context from earlier turns this turn is billed for again (the ledger's share)."""
+        return self.carried.to_dict() if self.carried is not None else EMPTY_CARRY
+
+    @property
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
@@ -229,7 +354,7 @@ class ConversationReport:
 
     __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
                  "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "exchanges", "usage_turns")
+                 "exchanges", "usage_turns", "carried")
 
     def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
         self.key = key
@@ -246,6 +371,7 @@ class ConversationReport:
         self.markers: dict[str, int] = {}
         self.exchanges: list[int] = []
         self.usage_turns = 0
+        self.carried: ConversationLedger | None = None  # set by the ledger's pass
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -255,5 +381,7 @@ class ConversationReport:
             "hosted_calls": self.hosted_calls,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
+            "usage_turns": self.usage_turns,
             "exchanges": self.exchanges,
+            "carried_context": self.carried.to_dict() if self.carried is not None else None,
         }

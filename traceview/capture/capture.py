@@ -41,6 +41,8 @@ class Capture:
     turns: list[Turn] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # One entry per source read through an importer (HAR, Batch, OTLP): what it held.
+    imports: list[dict[str, Any]] = field(default_factory=list)
     _files: list[Source] = field(default_factory=list, repr=False)
     _handles: OrderedDict[int, BinaryIO] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -101,9 +103,10 @@ class Capture:
 class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], from_format: str | None = None) -> None:
         self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
         self.paths = expand_paths(paths, self.unlisted)
+        self.from_format = from_format  # None: detect each source's format
         if not self.paths:
             raise SourceError("no capture given")
         self.capture = Capture(sources=list(self.paths))
@@ -125,6 +128,7 @@ class CaptureLoader:
             problem = Problem(name, 1, "unreadable_source", reason)
             self.builder.problems.append(problem)
             self.builder.new_problems.append(problem)
+        adopted: list[tuple[Source, Any]] = []
         for i, path in enumerate(self.paths):
             try:
                 src = open_source(path, self.capture.spool_dir)
@@ -133,11 +137,33 @@ class CaptureLoader:
                     raise
                 src = Source(path, os.devnull, 0)
                 self.builder.problem(i, 1, "unreadable_source", str(exc))
+            else:
+                adopted.append((src, self._adopt(src)))
             if src.name == "<stdin>":
                 self.capture.sources[i] = src.name
             self.capture._files.append(src)
+        self._use_adopted(adopted)
+        for src in self.capture._files:
             if self.total_bytes is not None:
                 self.total_bytes = None if src.size is None else self.total_bytes + src.size
+
+    def _adopt(self, src: Source) -> Any:
+        """A foreign file (HAR, Batch, OTLP) is read through its conversion to records."""
+        from traceview.capture.formats import adopt
+
+        return adopt(src.name, src.path, self.capture.spool_dir, self.from_format)
+
+    def _use_adopted(self, adopted: list[tuple[Source, Any]]) -> None:
+        from traceview.capture.formats import join_batches
+
+        join_batches([a for _, a in adopted], self.capture.spool_dir)
+        for src, a in adopted:
+            if a.path != src.path:
+                src.path, src.spooled = a.path, True
+                src.size = os.path.getsize(a.path)
+            src.findings = a.findings
+            if a.summary is not None:
+                self.capture.imports.append({"source": src.name, **a.summary})
 
     def steps(self, every: int = 16) -> Iterator[int]:
         """Feed every line; yield the line count every `every` lines and at the end of each
@@ -153,6 +179,8 @@ class CaptureLoader:
         for i, src in enumerate(self.capture._files):
             lines0, bytes0 = self.lines, self.bytes_read
             line_no = offset = 0
+            for kind, message in src.findings:  # about the whole file: before its lines
+                self.builder.problem(i, 1, kind, message)
             try:
                 with open(src.path, "rb") as handle:
                     readline = handle.readline
@@ -194,9 +222,9 @@ class CaptureLoader:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)
 
 
-def load(paths: list[str] | str) -> Capture:
+def load(paths: list[str] | str, from_format: str | None = None) -> Capture:
     """Read a whole capture. Raises SourceError only when nothing at all can be read."""
-    loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths))
+    loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths), from_format)
     loader.open_all()
     for _ in loader.steps():
         pass

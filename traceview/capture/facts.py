@@ -7,24 +7,46 @@ from __future__ import annotations
 
 from sys import intern
 from typing import Any
+from zlib import crc32
 
 import orjson
 
 from traceview.capture.estimate import BYTES_PER_TOKEN, TOKENS_PER_ITEM, estimate_tokens
 from traceview.capture.items import (
+    ACTION_TYPES,
+    ANSWER_KEYS,
     HOSTED_TYPES,
+    KNOWN_OUTPUT_TYPES,
     describe_item,
     hosted_calls,
     is_message,
     message_text,
     model_produced,
 )
+from traceview.capture.media import media_parts
 from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
 USER_TEXT_MAX = 160
 TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
 NON_TERMINAL = ("queued", "in_progress")
+
+
+def _dumps(obj: Any) -> bytes:
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return b""
+
+
+# Substrings whose absence from an item list's JSON proves it carries no non-text input:
+# one C-level search spares the walk on the turns (nearly all) that have none.
+_MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"image_url"',
+                b'"input_audio"', b'"file"')
+
+
+def _may_carry_media(raw: bytes) -> bool:
+    return any(h in raw for h in _MEDIA_HINTS)
 
 
 def _dumps_len(obj: Any) -> int:
@@ -134,7 +156,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     tools_offered = _tools(tools) if tools else ()
     stream = g("stream") is True
     if api == "chat":
-        return _chat_request(model, rb, tools_offered, stream, g("messages"))
+        return _chat_request(model, rb, tools_offered, stream, g, tools)
     conv = g("conversation")
     conv = (intern(conv) if conv else None) if type(conv) is str else _conversation_id(conv)
     prev = g("previous_response_id")
@@ -145,6 +167,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     chained = conv is not None or prev is not None
     raw_input = g("input")
     compaction_input = compaction_trigger = False
+    extra: dict[str, Any] = {}
     if type(raw_input) is str:
         # The common case: one user message, read without building the item.
         count = 1
@@ -157,31 +180,115 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     else:
         items: list[Any] = raw_input if type(raw_input) is list else []
         count = len(items)
-        ib = _dumps_len(items) if items else 0
+        raw_items = _dumps(items) if items else b""
+        ib = len(raw_items)
         user_text, words, sig = _user_side(items)
         if chained:
             sig = None  # only stateless turns are grouped by their first message
-        new_tokens = estimate_tokens(_new_items(items, chained))
+        new = _new_items(items, chained)
+        new_tokens = estimate_tokens(new)
+        keys: list[str] = []
+        answered: list[str] = []
         for item in items:
             if type(item) is dict:
                 t = item.get("type")
                 if t == "compaction":
                     compaction_input = True
+                    keys.extend(compaction_keys(item))
                 elif t == "compaction_trigger":
                     compaction_trigger = True
-    return RequestFacts(
+                elif type(t) is str and t in ANSWER_KEYS:
+                    cid = item.get(ANSWER_KEYS[t])
+                    if type(cid) is str:
+                        answered.append(cid)
+        media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+        if keys:
+            extra["compaction_keys"] = tuple(keys)
+        if answered:
+            extra["answered"] = tuple(answered)
+        if media:
+            extra["media"] = media
+            new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+    f = RequestFacts(
         api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
         trunc if type(trunc) is str else None, stream, g("background") is True)
+    _request_common(f, g, tools, tools_offered, extra)
+    return f
+
+
+def compaction_keys(item: dict[str, Any]) -> list[str]:
+    """What identifies a compaction item when it is resent: its id and its opaque content
+    (a request may resend it without the id)."""
+    out = []
+    if type(item.get("id")) is str:
+        out.append("id:" + item["id"])
+    enc = item.get("encrypted_content")
+    if type(enc) is str and enc:
+        out.append(f"enc:{crc32(enc.encode('utf-8', 'surrogatepass')):08x}:{len(enc)}")
+    return out
+
+
+def _function_names(tools: Any) -> tuple[str, ...] | None:
+    """Names of the function tools offered; None when a tool's names cannot be listed (a
+    namespace or a damaged entry), so no call is ever flagged as unoffered by mistake."""
+    names: list[str] = []
+    for t in tools:
+        if type(t) is not dict:
+            return None
+        kind = t.get("type")
+        if kind == "function":
+            name = t.get("name")
+            if type(name) is not str and type(t.get("function")) is dict:
+                name = t["function"].get("name")  # chat: {"type":"function","function":{...}}
+            if type(name) is not str:
+                return None
+            names.append(name)
+        elif kind in ("namespace", "tool_search", "programmatic_tool_calling"):
+            return None
+    return _shared(tuple(names))
+
+
+def _request_common(f: RequestFacts, g: Any, tools: Any, offered: tuple[str, ...],
+                    extra: dict[str, Any]) -> None:
+    """Facts both APIs' requests share: store, instructions, function names offered."""
+    store = g("store")
+    if type(store) is bool:
+        f.store_set = True
+        f.store_value = store
+    instr = g("instructions")
+    if instr:
+        f.instructions = True
+    if "function" in offered and type(tools) is list:
+        names = _function_names(tools)
+        if names is not None:
+            extra["functions"] = names
+    if extra:
+        f.extra = extra
 
 
 def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bool,
-                  messages: Any) -> RequestFacts:
+                  g: Any, raw_tools: Any) -> RequestFacts:
+    messages = g("messages")
     items = messages if isinstance(messages, list) else []
+    raw_items = _dumps(items)
     user_text, words, sig = _user_side(items)
-    return RequestFacts(
-        "chat", model, None, None, (), tools, rb, _dumps_len(items), len(items),
-        estimate_tokens(_new_items(items, False)), user_text, words, sig, stream=stream)
+    new = _new_items(items, False)
+    new_tokens = estimate_tokens(new)
+    extra: dict[str, Any] = {}
+    answered = [m["tool_call_id"] for m in new if type(m) is dict and m.get("role") == "tool"
+                and type(m.get("tool_call_id")) is str]
+    if answered:
+        extra["answered"] = tuple(answered)
+    media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+    if media:
+        extra["media"] = media
+        new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+    f = RequestFacts(
+        "chat", model, None, None, (), tools, rb, len(raw_items), len(items),
+        new_tokens, user_text, words, sig, stream=stream)
+    _request_common(f, g, raw_tools, tools, extra)
+    return f
 
 
 def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:
@@ -226,7 +333,8 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     calls: tuple[HostedCall, ...] = ()
     ob = 0
     if type(output) is list and output:
-        ob = _dumps_len(output)
+        raw_output = _dumps(output)
+        ob = len(raw_output)
         kinds = []
         for i in output:
             if type(i) is dict:
@@ -245,40 +353,166 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     ws = tu.get("web_search") if type(tu) is dict else None
     ws = ws.get("num_requests") if type(ws) is dict else None
     it = g("input_transformations")
-    return ResponseFacts(
+    f = ResponseFacts(
         rid, obj, status, http, model, conv, inp, cached, out, reasoning, elapsed, ob, types,
         calls, "compaction" in types or obj == "response.compaction",
         cache_miss if type(cache_miss) is str else None,
         incomplete if type(incomplete) is str else None,
         _error_text(err) if type(err) is dict else None, None, False,
         ws if type(ws) is int else None, len(it) if type(it) is list else 0)
+    _response_common(f, g, usage)
+    if type(err) is dict:
+        f.error_code = _error_code(err)
+    fs = tu.get("file_search") if type(tu) is dict else None
+    fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
+    if type(fs) is int:
+        f.file_search_requests = fs
+    if types and (not _plain(types) or b'"refusal"' in raw_output):
+        _output_extras(f, output, types)
+    return f
+
+
+# Item-kind tuples (shared, see _shared) that hold nothing _output_extras reads: known
+# types only, no action, no compaction. Most turns' kinds are one of a few such tuples.
+_PLAIN_TYPES: dict[tuple[str, ...], bool] = {}
+
+
+def _plain(types: tuple[str, ...]) -> bool:
+    plain = _PLAIN_TYPES.get(types)
+    if plain is None:
+        plain = (KNOWN_OUTPUT_TYPES.issuperset(types) and ACTION_TYPES.isdisjoint(types)
+                 and "compaction" not in types)
+        if len(_PLAIN_TYPES) < 4096:
+            _PLAIN_TYPES[types] = plain
+    return plain
+
+
+def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
+    """Facts both APIs' responses share: store, service tier, fingerprint, tool counters
+    kept in `usage.server_tool_use` (the shape some gateways report)."""
+    store = g("store")
+    if type(store) is bool:
+        f.store_set = True
+        f.store_value = store
+    tier = g("service_tier")
+    f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() else _masked(tier)
+    fp = g("system_fingerprint")
+    f.fingerprint = _masked(fp) if type(fp) is str and fp else None
+    stu = usage.get("server_tool_use") if type(usage) is dict else None
+    if type(stu) is dict:
+        ws, fs = stu.get("web_search_requests"), stu.get("file_search_requests")
+        if type(ws) is int and f.web_search_requests is None:
+            f.web_search_requests = ws
+        if type(fs) is int and f.file_search_requests is None:
+            f.file_search_requests = fs
+
+
+def _masked(value: str) -> str | None:
+    """A short provider string that is not plainly a name: masked and clipped."""
+    return _name(redact_text(value)[:99])
+
+
+def _error_code(err: dict[str, Any]) -> str | None:
+    code = err.get("code") or err.get("type")
+    return redact_text(str(code))[:100] if isinstance(code, str | int) and code != "" else None
+
+
+def _extra(f: ResponseFacts) -> dict[str, Any]:
+    if f.extra is None:
+        f.extra = {}
+    return f.extra
+
+
+def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) -> None:
+    """Unknown item types, items that hand the next step to the application, refusals and
+    compaction keys: each read only when the output holds that kind of item."""
+    unknown = [(i, redact_text(t)[:100]) for i, t in enumerate(types)
+               if t not in KNOWN_OUTPUT_TYPES]
+    if unknown:
+        _extra(f)["unknown_items"] = tuple(unknown)
+    if not ACTION_TYPES.isdisjoint(types):
+        actions = []
+        for item in output:
+            if type(item) is not dict or type(item.get("type")) is not str or (
+                    item["type"] not in ACTION_TYPES):
+                continue
+            t = item["type"]
+            cid = item.get("id" if t == "mcp_approval_request" else "call_id")
+            name = item.get("name")
+            if t == "computer_call":
+                act = item.get("action")
+                name = act.get("type") if type(act) is dict else "actions"
+            iid = item.get("id")
+            actions.append((t, cid if type(cid) is str else None,
+                            redact_text(name)[:80] if type(name) is str else None,
+                            iid if type(iid) is str else None))
+        _extra(f)["actions"] = tuple(actions)
+    if "message" in types:
+        for item in output:
+            if type(item) is dict and type(item.get("content")) is list:
+                for part in item["content"]:
+                    if type(part) is dict and part.get("type") == "refusal":
+                        f.refusal = True
+    if "compaction" in types:
+        keys = [k for item in output if type(item) is dict and item.get("type") == "compaction"
+                for k in compaction_keys(item)]
+        _extra(f)["compaction_keys"] = tuple(keys)
+
+
+_CHAT_STATUS = {
+    "stop": "completed", "tool_calls": "completed", "function_call": "completed",
+    "length": "incomplete", "content_filter": "incomplete",
+}
 
 
 def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
+    """Every choice counts (n > 1): any choice cut by length (or filtered) makes the turn
+    incomplete, whichever choice comes last."""
     choices = body.get("choices")
-    finish = None
-    texts: list[str] = []
+    finishes: list[str] = []
     types: list[str] = []
+    actions: list[tuple[str, str | None, str | None, str | None]] = []
     if isinstance(choices, list):
         for ch in choices:
             if not isinstance(ch, dict):
                 continue
-            reason = ch.get("finish_reason")
-            finish = (reason if isinstance(reason, str) else None) or finish
+            fr = ch.get("finish_reason")
+            if isinstance(fr, str) and fr:
+                finishes.append(intern(fr) if len(fr) < 40 else fr[:40])
             msg = ch.get("message") if isinstance(ch.get("message"), dict) else {}
             if isinstance(msg.get("content"), str):
-                texts.append(msg["content"])
                 types.append("message")
-            if isinstance(msg.get("tool_calls"), list) and msg["tool_calls"]:
+            if isinstance(msg.get("refusal"), str) and msg["refusal"]:
+                f.refusal = True
+            calls = msg.get("tool_calls")
+            if isinstance(calls, list) and calls:
                 types.append("tool_calls")
+                for c in calls:
+                    if isinstance(c, dict):
+                        fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                        name = fn.get("name")
+                        actions.append(("function_call",
+                                        c.get("id") if isinstance(c.get("id"), str) else None,
+                                        redact_text(name)[:80] if isinstance(name, str) else None,
+                                        None))
         f.output_bytes = _dumps_len([c.get("message") for c in choices if isinstance(c, dict)])
-    f.output_types = tuple(types)
-    f.status = {
-        "stop": "completed", "tool_calls": "completed", "function_call": "completed",
-        "length": "incomplete", "content_filter": "incomplete",
-    }.get(finish or "", "unknown")
-    if finish in ("length", "content_filter"):
-        f.incomplete_reason = "max_output_tokens" if finish == "length" else finish
+    f.output_types = _shared(tuple(types))
+    statuses = [_CHAT_STATUS.get(fr, "unknown") for fr in finishes]
+    bad = [fr for fr in finishes if fr in ("length", "content_filter")]
+    if bad:
+        f.status = "incomplete"
+        f.incomplete_reason = "max_output_tokens" if "length" in bad else bad[0]
+        if len(finishes) > 1:
+            f.incomplete_reason += f" ({len(bad)} of {len(finishes)} choices)"
+    elif statuses:
+        f.status = "completed" if all(s == "completed" for s in statuses) else "unknown"
+    else:
+        f.status = "unknown"
+    if len(finishes) > 1:
+        _extra(f)["finish_reasons"] = tuple(finishes)
+    if actions:
+        _extra(f)["actions"] = tuple(actions)
+    _response_common(f, body.get, body.get("usage"))
 
 
 def _error_text(err: dict[str, Any]) -> str:
@@ -358,13 +592,35 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
     if ev_error and not f.error:
         f.error = ev_error
         f.status = "failed"
+        code = ev_error.split(":", 1)[0] if ":" in ev_error else None
+        f.error_code = code[:100] if code and " " not in code else f.error_code
     transport = g("error")
     if type(transport) is dict and type(body) is not dict:
         f.error = redact_text(
             f"{transport.get('type') or 'error'}: {transport.get('message') or ''}".strip())
+        f.error_code = _error_code(transport)
         f.status = "failed"
     if http is not None and http >= 400:
         f.status = "failed"
         if not f.error:
             f.error = f"HTTP {http}"
+        if type(body) is dict and type(body.get("error")) is dict and not f.error_code:
+            f.error_code = _error_code(body["error"])
+    headers = g("headers")
+    if type(headers) is dict:
+        _headers_into(f, headers)
     return f
+
+
+def _headers_into(f: ResponseFacts, headers: dict[str, Any]) -> None:
+    """x-request-id and openai-processing-ms, where the recorder kept them."""
+    low = {str(k).lower(): v for k, v in headers.items()}
+    rid = low.get("x-request-id")
+    ms = low.get("openai-processing-ms")
+    if isinstance(rid, str) and rid:
+        _extra(f)["request_id"] = redact_text(rid)[:100]
+    if isinstance(ms, str | int | float) and not isinstance(ms, bool):
+        try:
+            _extra(f)["processing_ms"] = int(float(ms))
+        except (ValueError, OverflowError):
+            pass

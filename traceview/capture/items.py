@@ -35,6 +35,33 @@ HOSTED_TYPES = {
     "mcp_call", "mcp_list_tools", "shell_call", "tool_search_call", "program",
 }
 
+# Every output item type the provider is known to send (docs/openai-wire.md §2.1, plus the
+# listed-only `configuration_update`). A type outside this set is shown as an unknown item,
+# never silently dropped: it may be a hosted call this version cannot read.
+KNOWN_OUTPUT_TYPES = frozenset({
+    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+    "custom_tool_call_output", "file_search_call", "web_search_call", "code_interpreter_call",
+    "image_generation_call", "computer_call", "computer_call_output", "local_shell_call",
+    "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
+    "apply_patch_call_output", "mcp_list_tools", "mcp_call", "mcp_approval_request",
+    "mcp_approval_response", "tool_search_call", "tool_search_output", "additional_tools",
+    "program", "program_output", "compaction", "configuration_update",
+})
+
+# Output items that hand the next step to the application: it must run the call (or ask a
+# person to approve it) and answer with an item carrying the same call id.
+ACTION_TYPES = frozenset({
+    "function_call", "custom_tool_call", "computer_call", "local_shell_call",
+    "apply_patch_call", "mcp_approval_request",
+})
+# Input items that answer an action: type -> the key holding the call id they answer.
+ANSWER_KEYS = {
+    "function_call_output": "call_id", "custom_tool_call_output": "call_id",
+    "computer_call_output": "call_id", "local_shell_call_output": "call_id",
+    "apply_patch_call_output": "call_id", "shell_call_output": "call_id",
+    "mcp_approval_response": "approval_request_id",
+}
+
 # Keys whose strings are identifiers or opaque blobs, not text the model reads as words.
 _NON_TEXT_KEYS = {
     "type", "id", "role", "status", "call_id", "encrypted_content", "image_url", "file_data",

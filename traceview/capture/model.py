@@ -102,7 +102,8 @@ class RequestFacts:
     """
 
     __slots__ = ("api", "model", "conversation_id", "previous_response_id", "include",
-                 "tools_offered", "user_text", "first_user_sig", "truncation", "_n", "_flags")
+                 "tools_offered", "user_text", "first_user_sig", "truncation", "_n", "_flags",
+                 "extra")
 
     request_bytes = count(0)
     input_bytes = count(1, nullable=False)
@@ -114,6 +115,9 @@ class RequestFacts:
     context_management = flag(2)
     stream = flag(3)
     background = flag(4)
+    store_set = flag(5)
+    store_value = flag(6)
+    instructions = flag(7)
 
     def __init__(self, api: str = "responses", model: str | None = None,
                  conversation_id: str | None = None, previous_response_id: str | None = None,
@@ -140,6 +144,14 @@ class RequestFacts:
                    | code(user_words) << _B4)
         self._flags = (compaction_input | compaction_trigger << 1 | context_management << 2
                        | stream << 3 | background << 4)
+        # Seldom-set facts (non-text input, compaction item keys, call ids answered, function
+        # names offered): one dict on the turns that have any, None on the rest.
+        self.extra: dict[str, Any] | None = None
+
+    @property
+    def store(self) -> bool | None:
+        """The request's `store` flag, or None when it did not send one (provider default)."""
+        return self.store_value if self.store_set else None
 
     def __repr__(self) -> str:
         return (f"RequestFacts(api={self.api!r}, model={self.model!r}, "
@@ -152,7 +164,7 @@ class ResponseFacts:
 
     __slots__ = ("response_id", "object", "status", "model", "conversation_id", "output_types",
                  "hosted_calls", "cache_miss_reason", "incomplete_reason", "error", "_n",
-                 "_flags")
+                 "_flags", "service_tier", "fingerprint", "error_code", "extra")
 
     # Usually-set counts first: the packed int is only as long as its highest field.
     input_tokens = count(0)
@@ -165,8 +177,12 @@ class ResponseFacts:
     http_status = count(7)
     stream_events = count(8)
     web_search_requests = count(9)
+    file_search_requests = count(10)
     compaction_output = flag(0)
     stream_cut = flag(1)
+    store_set = flag(2)
+    store_value = flag(3)
+    refusal = flag(4)
 
     def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
                  status: str = "unknown", http_status: int | None = None,
@@ -199,17 +215,48 @@ class ResponseFacts:
                   | code(stream_events) << _B8 | code(web_search_requests) << _B9)
         self._n = n
         self._flags = compaction_output | stream_cut << 1
+        self.service_tier: str | None = None
+        self.fingerprint: str | None = None  # chat system_fingerprint
+        self.error_code: str | None = None
+        # Seldom-set facts (unknown item types, action items, chat finish reasons, stored
+        # headers, compaction item keys): one dict on the responses that have any.
+        self.extra: dict[str, Any] | None = None
+
+    @property
+    def store(self) -> bool | None:
+        return self.store_value if self.store_set else None
 
     def __repr__(self) -> str:
         return (f"ResponseFacts(response_id={self.response_id!r}, status={self.status!r}, "
                 f"input_tokens={self.input_tokens}, output_tokens={self.output_tokens})")
 
 
+@dataclass(slots=True)
+class Attempt:
+    """One failed try of a turn that was then retried with the same input."""
+
+    line: int
+    status: str
+    http_status: int | None
+    error: str | None
+    error_code: str | None
+    elapsed_ms: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "status": self.status, "http_status": self.http_status,
+                "error": self.error, "error_code": self.error_code,
+                "elapsed_ms": self.elapsed_ms}
+
+
 class Turn:
-    """One model call: a request with its response (either half may be missing)."""
+    """One model call: a request with its response (either half may be missing).
+
+    `attempts` holds the failed tries before it that were retried with the same input
+    (empty on almost every turn): they are part of this turn, not turns of their own.
+    """
 
     __slots__ = ("index", "source", "_line", "api", "_request", "_response", "req", "res",
-                 "notes")
+                 "notes", "attempts")
 
     def __init__(self, index: int, source: int, line: int, api: str,
                  request: RecordRef | None = None, response: RecordRef | None = None,
@@ -223,6 +270,7 @@ class Turn:
         self.req = req
         self.res = res
         self.notes = notes
+        self.attempts: tuple[Attempt, ...] = ()
         # The first line is read back from a packed ref when there is one (one int less).
         self._line = None if self._request is not None else line
 

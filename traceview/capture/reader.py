@@ -22,7 +22,7 @@ from traceview.capture.endpoints import (
     turn_api,
 )
 from traceview.capture.facts import NON_TERMINAL, request_facts, response_facts
-from traceview.capture.model import Exchange, Problem, RecordRef, Turn
+from traceview.capture.model import Attempt, Exchange, Problem, RecordRef, Turn
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
@@ -68,6 +68,11 @@ class CaptureBuilder:
         self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
         self._stream: dict[str, Any] | None = None
+        # Retries: the input of the latest request (a reference to its parsed body, one at a
+        # time), and a failed turn held back until the next request shows whether it is a
+        # retry of it (then an attempt of that turn) or not (then a turn of its own).
+        self._last_input: tuple[Turn, Any] | None = None
+        self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
     def problem(self, source: int, line: int, kind: str, message: str) -> None:
@@ -168,13 +173,23 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            rec: Turn | Exchange = Turn(len(self.turns) + 1, ref.source, ref.line, api, request=ref)
+            retry_of = self._retry_of(api, body, ref.source)
+            index = retry_of.index if retry_of is not None else len(self.turns) + 1
+            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
             if isinstance(body, dict):
                 rec.req = request_facts(api, body, obj.get("bytes"))
+                if "origin" in obj:
+                    _imported(rec, obj["origin"])
+                self._last_input = (rec, _input_of(api, body))
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
-            self.turns.append(rec)
+                self._last_input = None
+            if retry_of is not None:
+                rec.attempts = (*retry_of.attempts, _attempt(retry_of))
+                self.turns[-1] = rec
+            else:
+                self.turns.append(rec)
         else:
             conv, rid = ids_in_path(path)
             rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
@@ -189,6 +204,27 @@ class CaptureBuilder:
             waiting.append(rec)
         else:
             self._pending = rec
+
+    def _retry_of(self, api: str, body: Any, source: int) -> Turn | None:
+        """The held failed turn this request retries (same API, same chain handles, its
+        input the failed input possibly extended), else None; a held turn that is not
+        retried is released as a turn of its own."""
+        held, self._failed = self._failed, None
+        if held is None:
+            return None
+        failed, old = held
+        if (isinstance(body, dict) and failed.api == api and failed.req is not None
+                and failed.source == source and self.turns and self.turns[-1] is failed):
+            new = _input_of(api, body)
+            g = body.get
+            conv = g("conversation")
+            conv = conv.get("id") if isinstance(conv, dict) else conv
+            same_handles = (failed.req.previous_response_id == (g("previous_response_id") or None)
+                            and failed.req.conversation_id == (conv or None))
+            if same_handles and _extends(old, new):
+                return failed
+        self.finished.append(failed)
+        return None
 
     def _finish_unanswered(self, rec: Turn | Exchange) -> None:
         if isinstance(rec, Turn):
@@ -238,10 +274,23 @@ class CaptureBuilder:
             self.problem(ref.source, ref.line, "absurd_number",
                          f"usage.{name} is {value}: not a possible token count; shown as "
                          "unknown")
+        if "origin" in obj:
+            _imported(turn, obj["origin"])
+        unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
+        for i, t in unknown or ():
+            self.problem(ref.source, ref.line, "unknown_item",
+                         f"output item {i} has type {t!r}, which this version of traceview "
+                         "does not know: shown as an unknown item, not counted as a hosted call")
         rid = turn.res.response_id
         if (turn.res.status in NON_TERMINAL and rid and not turn.res.stream_cut):
             # Background mode: a later GET /v1/responses/{id} will carry the outcome.
             self._polling[rid] = turn
+            return
+        last = self._last_input
+        if turn.res.status == "failed" and last is not None and last[0] is turn:
+            if self._failed is not None:
+                self.finished.append(self._failed[0])
+            self._failed = (turn, last[1])  # held: the next request may retry it
             return
         self.finished.append(turn)
 
@@ -311,6 +360,9 @@ class CaptureBuilder:
     def close(self) -> None:
         """Flush what is still open: unanswered requests, cut streams, unfinished polls."""
         self._close_stream()
+        if self._failed is not None:
+            self.finished.append(self._failed[0])
+            self._failed = None
         if self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
@@ -322,3 +374,48 @@ class CaptureBuilder:
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
+
+
+def origin_note(origin: Any) -> str | None:
+    """'imported from HAR entry 3; …' for a record an importer wrote (capture/formats)."""
+    if not isinstance(origin, dict) or not isinstance(origin.get("format"), str):
+        return None
+    fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
+           "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
+                                                                     origin["format"])
+    note = f"imported from {fmt}, entry {origin.get('entry')}"
+    missing = origin.get("cannot_carry")
+    if isinstance(missing, list) and missing:
+        note += "; not in that format: " + "; ".join(str(m) for m in missing)
+    return note
+
+
+def _imported(turn: Turn, origin: Any) -> None:
+    """Say where an imported turn came from; numbers its format cannot carry stay unknown."""
+    note = origin_note(origin)
+    if note is not None and note not in turn.notes:
+        turn.notes = (*turn.notes, note)
+    missing = origin.get("cannot_carry") if isinstance(origin, dict) else None
+    if turn.req is not None and isinstance(missing, list) and any(
+            isinstance(m, str) and m.startswith("request bytes") for m in missing):
+        turn.req.request_bytes = None
+
+
+def _input_of(api: str, body: dict[str, Any]) -> Any:
+    return body.get("messages") if api == "chat" else body.get("input")
+
+
+def _extends(old: Any, new: Any) -> bool:
+    """True when `new` is the same input as `old`, possibly with items added at the end."""
+    if old is None or new is None:
+        return False
+    if isinstance(old, list) and isinstance(new, list):
+        return len(new) >= len(old) > 0 and new[: len(old)] == old
+    return bool(old == new)
+
+
+def _attempt(turn: Turn) -> Attempt:
+    res = turn.res
+    return Attempt(turn.line, res.status if res else "unknown",
+                   res.http_status if res else None, res.error if res else None,
+                   res.error_code if res else None, res.elapsed_ms if res else None)

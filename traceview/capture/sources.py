@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-CAPTURE_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".ndjson", ".ndjson.gz", ".log", ".gz")
+CAPTURE_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".ndjson", ".ndjson.gz", ".log", ".gz",
+                    ".har")
 
 
 class SourceError(Exception):
@@ -35,6 +36,8 @@ class Source:
     size: int | None
     spooled: bool = False
     notes: list[str] = field(default_factory=list)
+    # (problem kind, message) about the whole file, e.g. an unsupported format.
+    findings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def expand_paths(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[str]:

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from traceview.analysis.diff import DiffResult, diff
+from traceview.analysis.objects import deletions
 from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
 from traceview.capture.redact import redact
@@ -27,6 +28,7 @@ from traceview.provider.fetch import (
     ProviderCopy,
     fetch_chain_items,
     fetch_conversation_items,
+    fetch_input_items,
 )
 from traceview.provider.snapshot import SnapshotError, load_items, save_snapshot
 from traceview.report.diff_output import render
@@ -120,7 +122,7 @@ def _fetch(ns: argparse.Namespace, target: Target) -> tuple[ProviderCopy | None,
 def run_fetch(ns: argparse.Namespace) -> int:
     """Fetch the provider copy and save it as a snapshot (a partial one is saved, labelled)."""
     try:
-        _, target = _target(ns, allow_unlisted=True)
+        cap, target = _target(ns, allow_unlisted=True)
         copy, error = _fetch(ns, target)
     except _Fail as exc:
         print(f"traceview fetch: {exc}", file=sys.stderr)
@@ -129,8 +131,9 @@ def run_fetch(ns: argparse.Namespace) -> int:
         print(f"traceview fetch: {error}", file=sys.stderr)
     if copy is None:
         return EXIT_ERROR
+    inputs = _fetch_final_input(ns, cap, target) if copy.complete else None
     try:
-        save_snapshot(copy, ns.output)
+        save_snapshot(copy, ns.output, inputs)
     except OSError as exc:
         print(f"traceview fetch: cannot write {ns.output}: {exc.strerror or exc}",
               file=sys.stderr)
@@ -141,6 +144,35 @@ def run_fetch(ns: argparse.Namespace) -> int:
     for warning in copy.warnings:
         print(f"note: {warning}", file=sys.stderr)
     return EXIT_SAME if copy.complete else EXIT_DIFFERENT
+
+
+def final_response_id(cap: Any, target: Target) -> str | None:
+    """The id of the target's last response in the capture (its final turn)."""
+    if target.kind == "chain" and target.response_ids:
+        return target.response_ids[-1]
+    by_index = {t.index: t for t in cap.turns}
+    for index in reversed(target.turns):
+        t = by_index.get(index)
+        if t is not None and t.response_id:
+            return t.response_id
+    return target.id if target.id.startswith("resp_") else None
+
+
+def _fetch_final_input(ns: argparse.Namespace, cap: Any,
+                       target: Target) -> ProviderCopy | dict[str, Any] | None:
+    """The final response's input items, for replay fidelity later (never fails the fetch)."""
+    rid = final_response_id(cap, target)
+    if rid is None:
+        return None
+    include = ns.include if ns.include is not None else list(HOSTED_EVIDENCE_INCLUDE)
+    config = _config(ns)
+    try:
+        return fetch_input_items(make_client(config), rid, include=include,
+                                 max_pages=ns.max_pages, config=config)
+    except ProviderError as err:
+        print(f"note: the input items of {rid} were not saved: {err.message}", file=sys.stderr)
+        return {"response": rid, "status": "not_found" if err.kind == "not_found" else "error",
+                "error": err.message}
 
 
 def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
@@ -161,6 +193,12 @@ def build_diff(ns: argparse.Namespace) -> tuple[DiffResult | None, str | None]:
     except _Fail as exc:
         return None, str(exc)
     if copy is None:
+        line = deletions(cap.exchanges).get(target.id)
+        if line is not None:
+            return None, (f"provider copy deleted (line {line}): the capture itself deleted "
+                          f"{target.id}, so there is nothing live to compare; the local record "
+                          "is whole (`traceview report`), and a snapshot taken before the "
+                          "deletion still diffs with --items FILE")
         return None, error
     return compare(cap, target, copy, error), None
 

@@ -238,6 +238,34 @@ def _last_data_id(body: dict[str, Any]) -> str | None:
     return last.get("id") if isinstance(last, dict) else None
 
 
+def fetch_input_items(
+    client: openai.OpenAI,
+    response_id: str,
+    *,
+    include: list[str] | tuple[str, ...] = HOSTED_EVIDENCE_INCLUDE,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    config: ProviderConfig | None = None,
+) -> ProviderCopy:
+    """The input the model received for ``response_id``: ``GET /v1/responses/{id}/input_items``,
+    oldest first, every page read (kind ``input_items``). Raises ProviderError.
+
+    Used by the chain diff, by replay fidelity and by ``fetch`` (which saves it too).
+    """
+    config = config or _config_of(client)
+    what = f"response {response_id}"
+    incl = list(include)
+    call = _pager(client.responses.input_items.with_raw_response.list, response_id, incl)
+    base = ProviderCopy(
+        conversation=response_id, items=[], pages=0, complete=False, kind="input_items",
+        include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
+        covers_output=False,
+    )
+    # Response input items page on the last data element's id, not ``last_id`` (§3.2).
+    return _paginate(
+        call, _last_data_id, what=what, config=config, max_pages=max_pages, base=base
+    )
+
+
 def fetch_chain_items(
     client: openai.OpenAI,
     last_response_id: str,
@@ -252,15 +280,15 @@ def fetch_chain_items(
     config = config or _config_of(client)
     what = f"response {last_response_id}"
     incl = list(include)
-    call = _pager(client.responses.input_items.with_raw_response.list, last_response_id, incl)
-    base = ProviderCopy(
-        conversation=last_response_id, items=[], pages=0, complete=False, kind="chain",
-        include=incl, host=host_of(str(client.base_url)), fetched_at=_now(),
-    )
-    # Response input items page on the last data element's id, not ``last_id`` (§3.2).
-    copy = _paginate(
-        call, _last_data_id, what=what, config=config, max_pages=max_pages, base=base
-    )
+    try:
+        copy = fetch_input_items(client, last_response_id, include=incl, max_pages=max_pages,
+                                 config=config)
+    except ProviderError as err:
+        if err.partial is not None:
+            err.partial.kind, err.partial.covers_output = "chain", True
+        raise
+    copy.kind = "chain"
+    copy.covers_output = True
     copy.complete = False
     try:
         kwargs: dict[str, Any] = {"include": incl} if incl else {}

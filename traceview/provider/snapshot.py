@@ -35,9 +35,15 @@ class SnapshotError(Exception):
     """A file that cannot be used as a provider copy; the message names file, line and cause."""
 
 
-def snapshot_dict(copy: ProviderCopy) -> dict[str, Any]:
-    """The JSON document for ``copy`` (schema ``traceview.snapshot/1``)."""
-    return {
+def snapshot_dict(copy: ProviderCopy,
+                  input_items: ProviderCopy | dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON document for ``copy`` (schema ``traceview.snapshot/1``).
+
+    ``input_items`` is the last response's ``GET …/input_items`` (what the model received
+    on the final turn, for replay fidelity), or a dict ``{"response", "error", "status"}``
+    saying why it could not be read.
+    """
+    doc = {
         "schema": SNAPSHOT_SCHEMA,
         "fetched_at": copy.fetched_at,
         "host": copy.host,
@@ -51,15 +57,25 @@ def snapshot_dict(copy: ProviderCopy) -> dict[str, Any]:
         "warnings": list(copy.warnings),
         "items": copy.items,
     }
+    if isinstance(input_items, ProviderCopy):
+        doc["input_items"] = {
+            "response": input_items.conversation, "fetched_at": input_items.fetched_at,
+            "pages": input_items.pages, "complete": input_items.complete,
+            "include": list(input_items.include), "stopped": input_items.stopped,
+            "item_count": input_items.item_count, "items": input_items.items,
+        }
+    elif isinstance(input_items, dict):
+        doc["input_items"] = input_items
+    return doc
 
 
-def save_snapshot(copy: ProviderCopy, path: str | Path) -> None:
-    """Write ``copy`` to ``path`` as a snapshot (UTF-8 JSON), secrets masked.
-
-    A provider's stored text can quote a key (the one in use, or any other): the file
-    holds nothing the redactor would not let through to a screen.
+def save_snapshot(copy: ProviderCopy, path: str | Path,
+                  input_items: ProviderCopy | dict[str, Any] | None = None) -> None:
+    """Write ``copy`` (and the final response's input items) to ``path`` (UTF-8 JSON),
+    secrets masked: a provider's stored text can quote a key (the one in use, or any
+    other), and the file holds nothing the redactor would not let through to a screen.
     """
-    text = json.dumps(redact(snapshot_dict(copy)), ensure_ascii=False, indent=1)
+    text = json.dumps(redact(snapshot_dict(copy, input_items)), ensure_ascii=False, indent=1)
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
@@ -273,3 +289,66 @@ def _merge(listing: _Listing, p: Path, notes: list[str]) -> ProviderCopy:
         kind=listing.kind, include=listing.include, host=None, fetched_at=None,
         origin="capture", warnings=warnings,
     )
+
+
+@dataclass
+class InputItemsCopy:
+    """A saved ``input_items`` listing of one response (what the model received)."""
+
+    response: str
+    items: list[dict[str, Any]] | None
+    complete: bool
+    fetched_at: str | None
+    origin: str  # snapshot | capture
+    status: str = "ok"  # ok | not_found | error
+    error: str | None = None
+
+
+def load_input_items(path: str | Path) -> dict[str, InputItemsCopy]:
+    """Every saved ``input_items`` listing in a snapshot (its ``input_items`` section, or a
+    snapshot of kind ``input_items``) or in a capture's recorded listings, by response id.
+    Raises SnapshotError."""
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    found: dict[str, InputItemsCopy] = {}
+    if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA:
+        when = doc.get("fetched_at") if isinstance(doc.get("fetched_at"), str) else None
+        sec = doc.get("input_items")
+        if doc.get("kind") == "input_items":
+            sec = {"response": doc.get("conversation"), "items": doc.get("items"),
+                   "complete": doc.get("complete"), "fetched_at": when}
+        if isinstance(sec, dict) and isinstance(sec.get("response"), str):
+            items = sec.get("items")
+            ok = isinstance(items, list) and all(isinstance(i, dict) for i in items)
+            status = str(sec.get("status") or ("ok" if ok else "error"))
+            found[sec["response"]] = InputItemsCopy(
+                sec["response"], items if ok else None, sec.get("complete") is True,
+                sec.get("fetched_at") if isinstance(sec.get("fetched_at"), str) else when,
+                "snapshot", status, sec.get("error") if isinstance(sec.get("error"), str)
+                else None)
+        if not found:
+            raise SnapshotError(f"{p}: this snapshot holds no input_items listing (take a new "
+                                "one with `traceview fetch`, which now saves it)")
+        return found
+    if isinstance(doc, dict):
+        raise SnapshotError(f"{p}: not a {SNAPSHOT_SCHEMA} snapshot or a capture")
+    try:
+        copy = _from_capture(text, p, None)
+    except SnapshotError:
+        raise SnapshotError(f"{p}: neither a snapshot nor a capture with a recorded "
+                            "GET /v1/responses/{id}/input_items listing") from None
+    if copy.kind == "chain":
+        found[copy.conversation] = InputItemsCopy(copy.conversation, copy.items, copy.complete,
+                                                  None, "capture")
+    if not found:
+        raise SnapshotError(f"{p}: the capture records no input_items listing")
+    return found

@@ -75,6 +75,10 @@ class _Exchange:
         """The body stopped with an error: recorded with what arrived before it."""
         self.error = {"type": _failure_kind(exc), "message": str(exc)}
 
+    def cut(self, kind: str, message: str) -> None:
+        """The reader of the body went away (the proxy's client hung up)."""
+        self.error = {"type": kind, "message": message}
+
     def finish(self) -> None:
         with self._lock:
             if self._done:
@@ -144,10 +148,15 @@ def _record_failure(recorder: Recorder, link: str, started: Any, exc: Exception)
                      elapsed_ms=recorder.clock.elapsed_ms(started, {}))
 
 
+EXCHANGE_EXTENSION = "traceview.exchange"
+
+
 def _teed(response: httpx2.Response, stream: Any) -> httpx2.Response:
-    """The same response, its body read through the recording tee."""
+    """The same response, its body read through the recording tee; the exchange rides in
+    the extensions so a caller (the proxy) can say why a body was abandoned."""
     return httpx2.Response(status_code=response.status_code, headers=response.headers,
-                           stream=stream, extensions=response.extensions)
+                           stream=stream, extensions={**response.extensions,
+                                                      EXCHANGE_EXTENSION: stream._exchange})
 
 
 class RecordingTransport(httpx2.BaseTransport):

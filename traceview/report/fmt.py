@@ -19,6 +19,14 @@ def signed(v: int | float | None) -> str:
     return "—" if v is None else f"{int(v):+,}"
 
 
+def latency(turn: object) -> str:
+    """A turn's caller latency in ms; ``×N`` when it took N attempts (the failed tries'
+    time is included in the number)."""
+    ms = num(getattr(turn, "caller_elapsed_ms", getattr(turn, "elapsed_ms", None)))
+    n = len(getattr(turn, "attempts", None) or ())
+    return f"{ms}×{n}" if n > 1 else ms
+
+
 def size(v: int | None) -> str:
     if v is None:
         return "—"
@@ -36,8 +44,10 @@ def usd(v: float | None) -> str:
     return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
-def hosted_cell(calls: list[dict]) -> str:
-    """Hosted calls with their evidence, readable without colour: ✓ captured, ∅ empty, ✗ missing."""
+def hosted_cell(calls: list[dict], unknown: list[dict] | None = None) -> str:
+    """Hosted calls with their evidence, readable without colour: ✓ captured, ∅ empty, ✗ missing;
+    then any output item of an unknown type (it may be a hosted call this version cannot read)."""
     sym = {"captured": "✓", "empty": "∅", "missing": "✗"}
-    return " ".join(f"{c['type'].removesuffix('_call')} {sym.get(c['evidence'], '?')}"
-                    for c in calls) or "—"
+    parts = [f"{c['type'].removesuffix('_call')} {sym.get(c['evidence'], '?')}" for c in calls]
+    parts += [f"unknown item type {u['type']}" for u in unknown or ()]
+    return " ".join(parts) or "—"

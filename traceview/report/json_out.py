@@ -15,6 +15,7 @@ from traceview.capture.redact import redact_json
 from traceview.report.safe import json_safe
 
 _PLACEHOLDER = "\u0000turns\u0000"
+_OBJECTS = "\u0000objects\u0000"  # the provider objects' list: one per stored response
 
 
 def iter_json(analysis: Analysis) -> Iterator[bytes]:
@@ -23,8 +24,8 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
-    head = json_safe(redact_json(orjson.dumps(analysis.to_report(turns=_PLACEHOLDER),
-                                              option=orjson.OPT_INDENT_2)))
+    head = json_safe(redact_json(orjson.dumps(
+        analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS), option=orjson.OPT_INDENT_2)))
     before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)
     yield before + b"["
     sep = b"\n    "
@@ -32,7 +33,20 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
         body = json_safe(redact_json(orjson.dumps(turn.to_dict(), option=orjson.OPT_INDENT_2))
                          ).replace(b"\n", sep)
         yield (b"," if i else b"") + sep + body
-    yield (b"\n  ]" if analysis.turns else b"]") + after + b"\n"
+    yield b"\n  ]" if analysis.turns else b"]"
+    marker = orjson.dumps(_OBJECTS)
+    if marker not in after:
+        yield after + b"\n"
+        return
+    middle, tail = after.split(marker, 1)
+    yield middle + b"["
+    sep = b"\n      "
+    objects = analysis.objects.objects
+    for i, obj in enumerate(objects):
+        body = json_safe(redact_json(orjson.dumps(obj.to_dict(), option=orjson.OPT_INDENT_2))
+                         ).replace(b"\n", sep)
+        yield (b"," if i else b"") + sep + body
+    yield (b"\n    ]" if objects else b"]") + tail + b"\n"
 
 
 def render_json(analysis: Analysis) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from traceview.analysis.session import Analysis
-from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
 from traceview.report.safe import plain, visible
 
 
@@ -43,7 +43,7 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
                 f"| {t.index} | {_cell((t.user_text or '')[:60])} | {size(t.request_bytes)} "
                 f"| {num(t.input_tokens)} | {signed(t.unexplained_tokens)} "
                 f"| {num(t.cached_tokens)} | {num(t.output_tokens)} "
-                f"| {hosted_cell(t.hosted_calls)} | {num(t.elapsed_ms)} "
+                f"| {_cell(hosted_cell(t.hosted_calls, t.unknown_items))} | {latency(t)} "
                 f"| {', '.join(t.markers)} |")
         out.append("")
         for t in turns:

@@ -8,7 +8,7 @@ from rich.text import Text
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport
-from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
 from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -42,7 +42,7 @@ def turns_table(turns: list[TurnReport]) -> Text:
     rows = [
         (str(t.index), plain(t.user_text or ""), size(t.request_bytes), num(t.input_tokens),
          signed(t.unexplained_tokens), num(t.cached_tokens), num(t.output_tokens),
-         hosted_cell(t.hosted_calls), num(t.elapsed_ms), _markers(t))
+         plain(hosted_cell(t.hosted_calls, t.unknown_items)), latency(t), _markers(t))
         for t in turns
     ]
     widths = [min(cap, max([len(h)] + [len(r[i]) for r in rows])) if cap else 0
@@ -105,6 +105,8 @@ def render_text(analysis: Analysis, console: Console) -> None:
     if analysis.capture.exchanges:
         parts.append(Text(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
                           "(listings, retrieves, deletes); see --format json."))
+    for imp in getattr(analysis.capture, "imports", ()):
+        parts.append(Text(plain(_imported(imp))))
     if analysis.problems:
         parts.append(Text(f"\n{len(analysis.problems)} problems while reading:", style="bold"))
         for p in analysis.problems:
@@ -128,12 +130,31 @@ def render_text(analysis: Analysis, console: Console) -> None:
         console.print(part, soft_wrap=id(part) in laid_out)
 
 
+def _imported(imp: dict) -> str:
+    """One line per imported file: what it was, how many calls, what was left out."""
+    line = (f"imported {imp.get('source')} as {imp.get('format')}: "
+            f"{imp.get('provider_calls')} provider calls")
+    if imp.get("ignored"):
+        kinds = ", ".join(f"{n} {k}" for k, n in (imp.get("ignored_kinds") or {}).items())
+        line += f", {imp['ignored']} other entries ignored ({kinds})"
+    if imp.get("cannot_carry"):
+        line += "; the format cannot carry: " + "; ".join(imp["cannot_carry"])
+    return line
+
+
+def _coverage(t: dict) -> str:
+    """Which turns a token total covers, when it is not all of them."""
+    n, turns = t.get("usage_turns"), t.get("turns")
+    return f"(over {n} of {turns} turns with usage) " if n is not None and n != turns else ""
+
+
 def _totals(analysis: Analysis) -> Text:
     t = analysis.totals
     lat = t.get("latency_ms", {})
     return Text(
         f"\ntotals: {t.get('turns')} turns · billed in {num(t.get('input_tokens'))} "
-        f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
+        + _coverage(t)
+        + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
         + f" · latency p50 {num(lat.get('p50'))} ms, p95 {num(lat.get('p95'))} ms"

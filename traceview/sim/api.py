@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.sim import bodies, corpus, stream, tokens
+from traceview.sim import bodies, corpus, stores, stream, tokens
 from traceview.sim.engine import Engine
 from traceview.sim.items import check_include, normalize_input, render
+from traceview.sim.latency import HEADER as LATENCY_HEADER
+from traceview.sim.latency import LatencyModel
 from traceview.sim.state import ConversationRecord, SimError, SimState
 
 
@@ -80,6 +82,11 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("POST", r"/v1/conversations/(?P<cid>[^/]+)", "update_conversation"),
         ("DELETE", r"/v1/conversations/(?P<cid>[^/]+)", "delete_conversation"),
         ("POST", r"/v1/chat/completions", "chat"),
+        ("POST", r"/v1/files", "create_file"),
+        ("DELETE", r"/v1/files/(?P<fid>[^/]+)", "delete_file"),
+        ("POST", r"/v1/vector_stores", "create_vector_store"),
+        ("GET", r"/v1/vector_stores/(?P<vid>[^/]+)", "get_vector_store"),
+        ("DELETE", r"/v1/vector_stores/(?P<vid>[^/]+)", "delete_vector_store"),
     ]
 ]
 
@@ -87,9 +94,11 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
 class Api:
     """The provider's HTTP surface over one :class:`SimState`."""
 
-    def __init__(self, state: SimState, engine: Engine) -> None:
+    def __init__(self, state: SimState, engine: Engine, latency: LatencyModel | None = None
+                 ) -> None:
         self.state = state
         self.engine = engine
+        self.latency = latency  # off by default: see latency.py
 
     def dispatch(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
         for route_method, pattern, handler in _ROUTES:
@@ -106,11 +115,14 @@ class Api:
     def create_response(self, query: dict, body: dict, **_: Any) -> Reply:
         outcome = self.engine.create(body)
         rendered = outcome.rendered()
+        headers = ({} if self.latency is None
+                   else {LATENCY_HEADER: str(self.latency.for_response(outcome.body))})
         if body.get("stream"):
             obfuscate = (body.get("stream_options") or {}).get("include_obfuscation", True)
             frames = (stream.frame(e) for e in stream.events(rendered, obfuscate is not False))
-            return Reply(200, events=frames, processing_ms=outcome.processing_ms)
-        return Reply(200, rendered, processing_ms=outcome.processing_ms)
+            return Reply(200, events=frames, processing_ms=outcome.processing_ms,
+                         headers=headers)
+        return Reply(200, rendered, processing_ms=outcome.processing_ms, headers=headers)
 
     def get_response(self, query: dict, rid: str, **_: Any) -> Reply:
         with self.state.lock:
@@ -194,6 +206,22 @@ class Api:
                 raise SimError(404, f"Item with id '{iid}' not found.")
             conv.items = kept
             return Reply(200, bodies.conversation(conv.id, conv.created_at, conv.metadata))
+
+    # -- files and vector stores (bookkeeping for the ab runner's hosted arm) -------
+    def create_file(self, body: dict, **_: Any) -> Reply:
+        return Reply(200, stores.create_file(self.state, body))
+
+    def delete_file(self, fid: str, **_: Any) -> Reply:
+        return Reply(200, stores.delete_file(self.state, fid))
+
+    def create_vector_store(self, body: dict, **_: Any) -> Reply:
+        return Reply(200, stores.create_vector_store(self.state, body))
+
+    def get_vector_store(self, vid: str, **_: Any) -> Reply:
+        return Reply(200, stores.get_vector_store(self.state, vid))
+
+    def delete_vector_store(self, vid: str, **_: Any) -> Reply:
+        return Reply(200, stores.delete_vector_store(self.state, vid))
 
     # -- chat completions (stateless) ---------------------------------------------
     def chat(self, body: dict, **_: Any) -> Reply:

@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stream", action="store_true", help="stream the responses")
     parser.add_argument("--no-open", action="store_true",
                         help="only record; do not open the inspector")
+    parser.add_argument("--ab", action="store_true",
+                        help="run a small hosted-vs-owned experiment on the simulator "
+                             "(simulated latencies) and open the comparison; --out is the "
+                             "results folder")
 
 
 def record_demo(path: str | Path, *, include: bool = False, stream: bool = False) -> str:
@@ -40,6 +44,10 @@ def record_demo(path: str | Path, *, include: bool = False, stream: bool = False
 
 
 def run(ns: argparse.Namespace) -> int:
+    if getattr(ns, "ab", False):
+        from traceview.experiment.demo import run as run_ab
+
+        return run_ab(ns)
     path = Path(ns.out or f"traceview-demo-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     if path.exists() and path.stat().st_size:
         print(f"traceview demo: {path} already exists; choose another --out", file=sys.stderr)

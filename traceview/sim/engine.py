@@ -85,6 +85,12 @@ def _prefix(request: dict[str, Any], items: list[dict[str, Any]]) -> Prefix:
     )
 
 
+def _content_key(item: dict[str, Any]) -> str:
+    """An item's identity for a content-keyed cache: everything but its id."""
+    body = json.dumps({k: v for k, v in item.items() if k != "id"}, sort_keys=True)
+    return hashlib.sha256(body.encode()).hexdigest()[:24]
+
+
 def _cached(previous: Prefix | None, current: Prefix) -> int:
     if previous is None or previous.head != current.head:
         return 0
@@ -173,6 +179,12 @@ class Engine:
     def __init__(self, state: SimState, context_window: int = DEFAULT_CONTEXT_WINDOW) -> None:
         self.state = state
         self.context_window = context_window
+        # Prompt caching by content across requests (a request that resends its transcript,
+        # or a new conversation's first turn, hits the cache the previous request with the
+        # same instructions and tools left). Off by default so the checked-in samples keep
+        # their numbers; the ab profile turns it on.
+        self.stateless_cache = False
+        self._stateless_prefixes: dict[tuple[str, str], Prefix] = {}
 
     def compaction_item(self, replaced: list[dict[str, Any]]) -> dict[str, Any]:
         cmp_id = self.state.ids.new("cmp")
@@ -210,6 +222,12 @@ class Engine:
             previous_prefix = conv.last_prefix if conv else prev.prefix if prev else None
             input_tokens = prefix.base_tokens + sum(prefix.item_tokens)
             cached = _cached(previous_prefix, prefix)
+            if self.stateless_cache:  # the provider's cache is by content, across requests
+                by_content = Prefix(prefix.head, tuple(_content_key(i) for i in rendered),
+                                    prefix.item_tokens, prefix.base_tokens)
+                cached = max(cached, _cached(self._stateless_prefixes.get(prefix.head),
+                                             by_content))
+                self._stateless_prefixes[prefix.head] = by_content
 
             output: list[dict[str, Any]] = []
             threshold = _compact_threshold(request)

@@ -20,7 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from traceview.sim.api import Api, Reply
 from traceview.sim.engine import DEFAULT_CONTEXT_WINDOW, Engine
+from traceview.sim.latency import LatencyModel
 from traceview.sim.state import DEFAULT_EPOCH, SimError, SimState
+from traceview.sim.stores import multipart_body
 
 NO_KEY_MESSAGE = (
     "You didn't provide an API key. You need to provide your API key in an Authorization "
@@ -81,14 +83,22 @@ class SimServer:
         frozen_at: int | None = None,
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         log: Any = None,
+        latency: LatencyModel | None = None,
+        stateless_cache: bool = False,
     ) -> None:
+        """``latency`` / ``stateless_cache``: the experiment profile (``traceview ab``
+        against the simulator) — simulated timings in a header, and prompt caching of
+        requests that resend their transcript. Both off by default."""
         if seed is not None and frozen_at is None:
             frozen_at = DEFAULT_EPOCH
         self.state = SimState(seed=seed, frozen_at=frozen_at)
-        self.api = Api(self.state, Engine(self.state, context_window))
+        engine = Engine(self.state, context_window)
+        engine.stateless_cache = stateless_cache
+        self.api = Api(self.state, engine, latency)
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
+        self._stream_holds: list[tuple[int, Gate]] = []
         self._closing = threading.Event()
         self._request_ids = 0
         self._endless = 0
@@ -127,6 +137,18 @@ class SimServer:
         gate = Gate()
         self.inject(None, times=times, path=path, hold=gate)
         return gate
+
+    def hold_stream(self, *, after: int = 1) -> Gate:
+        """The next stream sends ``after`` events, then waits for the gate (a stalled model);
+        ``gate.arrived`` is set once those events are written."""
+        gate = Gate()
+        with self._faults_lock:
+            self._stream_holds.append((after, gate))
+        return gate
+
+    def _take_stream_hold(self) -> tuple[int, Gate] | None:
+        with self._faults_lock:
+            return self._stream_holds.pop(0) if self._stream_holds else None
 
     def _take_fault(self, path: str) -> Fault | None:
         with self._faults_lock:
@@ -189,6 +211,7 @@ class _QuietServer(ThreadingHTTPServer):
     """A client hanging up (timeouts, abandoned streams) is normal here, not an error."""
 
     daemon_threads = True
+    request_queue_size = 256  # many clients at once (a proxy under test) must not be refused
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
@@ -206,6 +229,9 @@ def _handler_for(sim: SimServer) -> type[BaseHTTPRequestHandler]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle on, the body waits for the
+    # client's delayed ACK (~40 ms a call for asyncio clients, such as the proxy).
+    disable_nagle_algorithm = True
     server_sim: SimServer
     server_version = "traceview-sim"
     sys_version = ""
@@ -268,6 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw) if raw else None
             except ValueError:
                 body = None
+            if (self.headers.get("content-type") or "").startswith("multipart/form-data"):
+                body = multipart_body(raw)
             query = parse_qs(parts.query, keep_blank_values=True)
             reply = sim.api.dispatch(self.command, parts.path, query, body)
         except SimError as err:
@@ -307,8 +335,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
+        stall = sim._take_stream_hold()
         try:
-            for frame in reply.events:
+            for n, frame in enumerate(reply.events):
+                if stall is not None and n == stall[0]:
+                    stall[1].arrived.set()
+                    sim._wait(stall[1])
                 self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")

@@ -31,7 +31,7 @@ from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, Tur
 from traceview.ui.state import LoadState
 
 SessionFactory = Callable[[list[str], Any], Any]
-VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "ledger", "objects")
 
 
 def default_session(paths: list[str], options: Any) -> Any:
@@ -54,6 +54,12 @@ class InspectorApp(App[int]):
         Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
                 id="app.diff"),
         Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
+        # Not in the footer (it is full, and every screen's snapshot would move): listed by
+        # `?` and the command palette.
+        Binding("l", "ledger", "Ledger", tooltip="Carried context of this conversation",
+                show=False, id="app.ledger"),
+        Binding("o", "objects", "Objects", tooltip="Provider objects the capture touched",
+                show=False, id="app.objects"),
     ]
 
     def __init__(
@@ -159,8 +165,8 @@ class InspectorApp(App[int]):
         screen = self.screen
         if isinstance(screen, ConversationsScreen) or (
             problems and isinstance(screen, ProblemsScreen)
-        ):
-            screen.refresh_data()
+        ) or (problems and type(screen).__name__ in ("LedgerScreen", "ObjectsScreen")):
+            screen.refresh_data()  # type: ignore[attr-defined]
 
     # -- actions -------------------------------------------------------------------------
     def action_detail(self, raw: bool = False) -> None:
@@ -177,6 +183,18 @@ class InspectorApp(App[int]):
     def action_problems(self) -> None:
         if not isinstance(self.screen, ProblemsScreen):
             self._show(ProblemsScreen(id="problems"))
+
+    def action_ledger(self) -> None:
+        from traceview.ui.ledger_screen import LedgerScreen
+
+        if not isinstance(self.screen, LedgerScreen):
+            self._show(LedgerScreen(id="ledger-screen"))
+
+    def action_objects(self) -> None:
+        from traceview.ui.objects_screen import ObjectsScreen
+
+        if not isinstance(self.screen, ObjectsScreen):
+            self._show(ObjectsScreen(id="objects-screen"))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -225,6 +243,9 @@ class InspectorApp(App[int]):
             return "help"
         if isinstance(screen, DiffScreen | DiffBodiesScreen):
             return "diff"
+        name = type(screen).__name__
+        if name in ("LedgerScreen", "ObjectsScreen"):
+            return name.removesuffix("Screen").lower()
         return "turns"
 
     def screenshot_name(self) -> str:
@@ -253,6 +274,12 @@ class InspectorApp(App[int]):
         yield SystemCommand("view: conversations", "Pick a conversation", self.action_conversations)
         yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
         yield SystemCommand("view: help", "Keys and legends", self.action_help)
+        yield SystemCommand("view: carried-context ledger",
+                            "What context that arrived without a request costs, turn by turn",
+                            self.action_ledger)
+        yield SystemCommand("view: provider objects",
+                            "Conversations, stored responses, files, vector stores; retention",
+                            self.action_objects)
         yield SystemCommand("app: screenshot", "Save an SVG of this screen", self.action_screenshot)
         if not isinstance(screen, DiffScreen | DiffBodiesScreen):
             yield SystemCommand("diff: provider copy vs capture",
@@ -309,6 +336,10 @@ class InspectorApp(App[int]):
             self.action_help()
         elif view == "diff":
             self.action_diff()
+        elif view == "ledger":
+            self.action_ledger()
+        elif view == "objects":
+            self.action_objects()
         return ok
 
 

@@ -35,7 +35,7 @@ def numbers_line(turn: Any) -> Text:
         ("cached", fmt.num(turn.cached_tokens)),
         ("out", fmt.num(turn.output_tokens)),
         ("reasoning", fmt.num(turn.reasoning_tokens)),
-        ("ms", fmt.num(turn.elapsed_ms)),
+        ("ms", fmt.latency_cell(turn)),
         ("cost", fmt.cost(turn.cost_usd)),
     ]
     out = Text()

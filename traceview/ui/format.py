@@ -46,6 +46,11 @@ def marker_meaning(marker: str) -> str:
     return (entry[1] if entry else None) or marker.replace("_", " ")
 
 
+def latency_cell(turn: Any) -> str:
+    """The caller's latency; ``×N`` when the turn took N attempts (failed tries included)."""
+    return fmt.latency(turn)
+
+
 def markers_cell(markers: Iterable[str]) -> str:
     return "".join(marker_symbol(m) for m in markers)
 
@@ -63,8 +68,12 @@ def hosted_type(call_type: str | None) -> str:
     return name[:-5] if name.endswith("_call") else name
 
 
-def hosted_cell(calls: list[Mapping[str, Any]] | None) -> str:
-    """First hosted call with its evidence symbol, plus how many more."""
+def hosted_cell(calls: list[Mapping[str, Any]] | None,
+                unknown: list[Mapping[str, Any]] | None = None) -> str:
+    """First hosted call with its evidence symbol, plus how many more; an output item of
+    an unknown type shows as ``unknown item type X`` (it may be a hosted call)."""
+    if unknown and not calls:
+        return f"unknown item type {unknown[0].get('type')}"
     if not calls:
         return DASH
     first = calls[0]

@@ -18,8 +18,10 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.app import InspectorApp
     from traceview.ui.detail_screen import DetailScreen
     from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
+    from traceview.ui.ledger_screen import LedgerScreen
     from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
     from traceview.ui.main_screen import MainScreen
+    from traceview.ui.objects_screen import ObjectsScreen
     from traceview.ui.row_table import RowTable
 
     groups = [
@@ -31,6 +33,8 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
         ("problems", ProblemsScreen.BINDINGS),
         ("diff vs provider (d)", DiffScreen.BINDINGS),
         ("diff item bodies (enter in the diff)", DiffBodiesScreen.BINDINGS),
+        ("carried-context ledger (l)", LedgerScreen.BINDINGS),
+        ("provider objects (o)", ObjectsScreen.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]

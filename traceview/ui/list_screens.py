@@ -35,6 +35,9 @@ class ConversationRow:
     input_tokens: int | None
     cost_usd: float | None
     markers: dict[str, int]
+    carried: int | None = None  # carried-context tokens (analysis/ledger.py)
+    replay: str = fmt.DASH  # replay fidelity verdict (analysis/fidelity.py)
+    replay_line: str = ""
 
 
 def _markers(counts: dict[str, int]) -> str:
@@ -48,6 +51,8 @@ CONVERSATION_COLUMNS = [
     Column("turns", 8, lambda r: fmt.num(r.turns)),
     Column("billed input", 14, lambda r: fmt.num(r.input_tokens)),
     Column("cost", 10, lambda r: fmt.cost(r.cost_usd)),
+    Column("carried", 9, lambda r: fmt.num(r.carried) if r.carried else fmt.DASH),
+    Column("replay", 12, lambda r: r.replay, align="left"),
     Column("markers", 24, lambda r: _markers(r.markers), align="left"),
 ]
 
@@ -67,8 +72,11 @@ def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
             {},
         )
     ]
+    fidelity = getattr(state.analysis, "fidelity", None)
     for n, key in enumerate(state.by_key, start=1):
         conv = state.conversations.get(key)
+        verdict = fidelity.verdict(key) if fidelity is not None else None
+        carried = getattr(conv, "carried", None)
         if conv is None:
             rows.append(ConversationRow(key, str(n), key, "loading…", None, None, None, {}))
             continue
@@ -82,9 +90,25 @@ def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
                 conv.input_tokens,
                 conv.cost_usd,
                 dict(conv.markers or {}),
+                carried.tokens if carried is not None else None,
+                _replay_cell(verdict),
+                verdict.line() if verdict is not None else "",
             )
         )
     return rows
+
+
+def _replay_cell(verdict: Any) -> str:
+    if verdict is None:
+        return fmt.DASH
+    if verdict.replays:
+        return "✓ replays"
+    short = {"evidence_missing": "no evidence", "compaction": "compaction",
+             "encrypted_reasoning": "encrypted", "outside_capture": "outside",
+             "edited_history": "edited", "no_provider_copy": "unverified", "deleted": "deleted",
+             "expired": "expired", "differs": "differs"}
+    return f"✗ {short.get(verdict.reason, verdict.reason)}" if verdict.status == "fails" \
+        else f"? {short.get(verdict.reason, verdict.reason)}"
 
 
 class ConversationsScreen(InspectorScreen):
@@ -97,6 +121,7 @@ class ConversationsScreen(InspectorScreen):
         table = RowTable(CONVERSATION_COLUMNS, marked=lambda r: bool(r.markers), id="conv-table")
         yield RowHeader(table)
         yield table
+        yield Static(id="conversation-fidelity")
         yield Footer()
 
 
@@ -122,6 +147,25 @@ class ConversationsScreen(InspectorScreen):
             title.append(" · loading, totals follow when the capture is read", style="italic")
         title.append(" · enter shows its turns", style="dim")
         self.query_one("#conversations-title", Static).update(title)
+        self._fidelity(table.current())
+
+    @on(RowTable.Highlighted)
+    def _highlighted(self, event: RowTable.Highlighted) -> None:
+        self._fidelity(event.table.current())
+
+    def _fidelity(self, row: ConversationRow | None) -> None:
+        """The highlighted conversation's replay-fidelity line (from the capture alone)."""
+        text = Text()
+        if row is not None and row.replay_line:
+            text.append("replay fidelity: ", style="bold")
+            text.append_text(safe(row.replay_line))
+        elif row is not None and row.key == ALL:
+            fidelity = getattr(self.inspector.state.analysis, "fidelity", None)
+            if fidelity is not None and fidelity.score is not None:
+                text.append("replay fidelity: ", style="bold")
+                text.append(f"{fidelity.score:g} % of conversations replay from the capture "
+                            "alone (hosted ones need `traceview fidelity --live` or --items)")
+        self.query_one("#conversation-fidelity", Static).update(text)
 
     @on(RowTable.Selected)
     def _picked(self, event: RowTable.Selected) -> None:

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare", "ledger",
+         "objects")
 MONO_FAMILY = "DejaVu Sans Mono"
 PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
 
@@ -124,9 +125,14 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.capture.sources import SourceError
 
     try:
-        svg, warning = asyncio.run(
-            render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
-        )
+        if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
+            from traceview.ui.compare_app import render_compare_svg
+
+            svg, warning = asyncio.run(render_compare_svg(list(ns.capture), size))
+        else:
+            svg, warning = asyncio.run(
+                render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
+            )
     except (ScreenshotRefused, SourceError) as exc:
         print(f"traceview screenshot: {exc}; nothing written", file=sys.stderr)
         return 2

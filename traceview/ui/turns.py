@@ -37,8 +37,10 @@ TURN_COLUMNS: list[Column] = [
     Column("cached", 8, lambda t: fmt.num(t.cached_tokens)),
     Column("out", 7, lambda t: fmt.num(t.output_tokens)),
     Column("reason", 7, lambda t: fmt.num(t.reasoning_tokens)),
-    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls), align="left"),
-    Column("ms", 7, lambda t: fmt.num(t.elapsed_ms)),
+    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
+                                                    getattr(t, "unknown_items", None)),
+           align="left"),
+    Column("ms", 7, lambda t: fmt.latency_cell(t)),
     Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left"),
 ]
 

@@ -1,0 +1,116 @@
+"""Replay fidelity from the capture alone: the verdicts and reasons a user relies on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.builders import message, req, res, response, write
+from traceview.analysis import analyze
+from traceview.analysis.fidelity import canonical, digest
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+def _verdicts(path: Path) -> list[dict]:
+    return analyze(str(path)).to_report()["fidelity"]["verdicts"]
+
+
+def test_samples_verdicts_and_reasons() -> None:
+    [claims] = _verdicts(SAMPLES / "claims.jsonl")
+    assert (claims["status"], claims["reason"]) == ("fails", "evidence_missing")
+    [owned] = _verdicts(SAMPLES / "claims_owned_state.jsonl")
+    assert owned["status"] == "replays" and owned["mode"] == "owned"
+    assert owned["rebuilt_sha256"] == owned["received_sha256"]
+    [long] = _verdicts(SAMPLES / "long_conversation.jsonl")
+    assert (long["status"], long["reason"]) == ("fails", "compaction")
+    assert "turn 8" in long["detail"]
+    # hosted, evidence captured: nothing local says no, but only the provider can say yes
+    [incl] = _verdicts(SAMPLES / "claims_included.jsonl")
+    assert (incl["status"], incl["reason"]) == ("unverified", "no_provider_copy")
+
+
+def test_score_counts_only_conversations_that_replay() -> None:
+    fid = analyze(str(SAMPLES / "service_day.jsonl")).to_report()["fidelity"]
+    assert fid["conversations"] == 7 and fid["replay"] == 4 and fid["score_pct"] == 57.1
+    assert fid["by_reason"] == {"no_provider_copy": 2, "compaction": 1, "replays": 4}
+
+
+def test_a_recorded_input_items_listing_is_what_the_model_received() -> None:
+    [v] = _verdicts(REAL / "dotnet_function_call_previd_input_items.jsonl")
+    assert v["mode"] == "hosted" and v["status"] == "replays"
+    assert v["received_from"] == "provider input_items (capture)"
+    assert v["rebuilt_sha256"] == v["received_sha256"]
+
+
+def _owned(tmp_path: Path, second_input: list[dict]) -> Path:
+    first = [{"role": "user", "content": "hello"}]
+    return write(tmp_path / "o.jsonl", [
+        req({"model": "gpt-4o-mini", "input": first}),
+        res(response("r1", 100, 10, output=[message("hi there", "m1")])),
+        req({"model": "gpt-4o-mini", "input": second_input}),
+        res(response("r2", 130, 10, output=[message("ok", "m2")])),
+    ])
+
+
+def test_owned_state_replays_when_the_final_request_extends_the_history(tmp_path: Path) -> None:
+    full = [{"role": "user", "content": "hello"},
+            {"id": "m1", "type": "message", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "hi there", "annotations": []}]},
+            {"role": "user", "content": "and then?"}]
+    [v] = _verdicts(_owned(tmp_path, full))
+    assert v["status"] == "replays" and v["rebuilt_items"] == 3
+
+
+def test_owned_state_with_edited_history_does_not_replay(tmp_path: Path) -> None:
+    edited = [{"role": "user", "content": "hello"},
+              {"role": "assistant", "content": "hi THERE"},  # the application rewrote it
+              {"role": "user", "content": "and then?"}]
+    [v] = _verdicts(_owned(tmp_path, edited))
+    assert (v["status"], v["reason"]) == ("fails", "edited_history")
+    assert "item 1" in v["detail"] and v["rebuilt_sha256"] != v["received_sha256"]
+
+
+def test_encrypted_reasoning_and_outside_capture(tmp_path: Path) -> None:
+    reasoning = {"id": "rs_1", "type": "reasoning", "summary": []}
+    p = write(tmp_path / "r.jsonl", [
+        req({"model": "o4-mini", "input": "q1", "previous_response_id": "resp_elsewhere"}),
+        res(response("r1", 100, 10, output=[reasoning, message("a", "m1")])),
+        req({"model": "o4-mini", "input": "q2", "previous_response_id": "r1"}),
+        res(response("r2", 130, 10)),
+    ])
+    [v] = _verdicts(p)
+    assert (v["status"], v["reason"]) == ("fails", "encrypted_reasoning")
+    p2 = write(tmp_path / "o.jsonl", [
+        req({"model": "gpt-4o-mini", "input": "q1", "previous_response_id": "resp_elsewhere"}),
+        res(response("r1", 100, 10)),
+        req({"model": "gpt-4o-mini", "input": "q2", "previous_response_id": "r1"}),
+        res(response("r2", 130, 10)),
+    ])
+    [v2] = _verdicts(p2)
+    assert (v2["status"], v2["reason"]) == ("fails", "outside_capture")
+    assert "resp_elsewhere" in v2["detail"]
+
+
+def test_canonical_form_ignores_ids_status_and_presentation_but_not_text() -> None:
+    a = [{"role": "user", "content": "hi"}]
+    b = [{"id": "msg_9", "type": "message", "role": "user", "status": "completed",
+          "content": [{"type": "input_text", "text": "hi", "annotations": []}]}]
+    assert canonical(a) == canonical(b) and digest(a) == digest(b)
+    assert digest(a) != digest([{"role": "user", "content": "hi!"}])
+    assert canonical(a) == (b'[{"content":[{"text":"hi","type":"text"}],"role":"user",'
+                            b'"type":"message"}]')
+
+
+def test_compare_reports_fidelity_per_arm() -> None:
+    from traceview.analysis.compare_arms import arm_from_capture
+
+    ab = SAMPLES / "ab"
+    a = arm_from_capture("A", [str(ab / "A.jsonl")]).fidelity
+    b = arm_from_capture("B", [str(ab / "B.jsonl")]).fidelity
+    # the owned arm's retriever drops last turn's passages from the transcript it resends
+    assert (a["score_pct"], a["by_reason"]) == (62.5, {"replays": 10, "edited_history": 6})
+    # the hosted arm cannot be confirmed without the provider's input_items
+    assert b["score_pct"] == 0.0
+    assert b["by_reason"] == {"no_provider_copy": 14, "evidence_missing": 2}
+    assert a["status"] == "62.5 % replay (10/16, capture only)"

@@ -1,0 +1,86 @@
+"""Provider objects: created / used / deleted, with the retention each implies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.builders import req, res, response, write
+from traceview.analysis import analyze
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+def _objects(path: Path) -> dict:
+    return analyze(str(path)).to_report()["objects"]
+
+
+def test_delete_then_404_is_attached_to_the_turn_and_the_record_stays_whole() -> None:
+    a = analyze(str(REAL / "dotnet_retrieve_delete_then_404.jsonl"))
+    doc = a.to_report()
+    [r] = doc["objects"]["objects"]
+    assert (r["kind"], r["state"], r["created_line"]) == ("response", "deleted", 2)
+    assert r["deleted_line"] == 5 and r["missing_line"] == 7 and r["used_lines"] == [3]
+    assert r["expiry"] == "provider copy deleted (line 5)"
+    t = a.turn(1)
+    assert t.provider_copy["line"] == 5
+    assert any("provider copy deleted (line 5)" in s for s in t.explanation)
+    assert t.input_tokens is not None  # the local record is whole
+
+
+def test_conversation_item_endpoints_inventory() -> None:
+    [c] = _objects(REAL / "dotnet_conversation_item_endpoints.jsonl")["objects"]
+    assert (c["kind"], c["created_line"], c["deleted_line"]) == ("conversation", 1, 9)
+    assert c["used_lines"] == [3, 5, 7] and c["created_at"] == "2026-07-25T15:28:18Z"
+
+
+def test_claims_objects_and_retention() -> None:
+    doc = _objects(SAMPLES / "claims.jsonl")
+    assert doc["counts"] == {"conversation": 1, "response": 4, "file": 1, "vector_store": 1}
+    by_kind = {o["kind"]: o for o in doc["objects"]}
+    conv = by_kind["conversation"]
+    assert conv["created_line"] == 1 and conv["turns"] == [1, 2, 3, 4]
+    assert conv["expires_around"] is None and "not subject to the 30-day TTL" in conv["expiry"]
+    responses = [o for o in doc["objects"] if o["kind"] == "response"]
+    assert all(o["store"] is True and o["expires_around"] == "2026-01-31" for o in responses)
+    assert responses[0]["retention"] == "default"
+    default = doc["retention_defaults"]["response"]
+    assert default["days"] == 30 and default["as_of"] and "conversation-state" in default["source"]
+    assert by_kind["vector_store"]["id"] == "vs_68a1c0claims2024policy"
+    assert by_kind["vector_store"]["turns"] == [1, 2, 3, 4]
+
+
+def test_vector_store_expires_after_and_storage_fee_and_store_false(tmp_path: Path) -> None:
+    vs = {"id": "vs_big", "object": "vector_store", "created_at": 1767225600,
+          "name": "policies", "usage_bytes": 3_000_000_000,
+          "expires_after": {"anchor": "last_active_at", "days": 7}}
+    p = write(tmp_path / "v.jsonl", [
+        {"dir": "req", "endpoint": "POST /v1/vector_stores", "body": {"name": "policies"}},
+        {"dir": "res", "status_code": 200, "body": vs},
+        req({"model": "gpt-4o-mini", "input": "q", "store": False,
+             "tools": [{"type": "file_search", "vector_store_ids": ["vs_big"]}]}),
+        res(response("resp_x", 100, 10, created_at=1767312000)),  # a day later
+    ])
+    doc = _objects(p)
+    by_kind = {o["kind"]: o for o in doc["objects"]}
+    v = by_kind["vector_store"]
+    assert v["created_line"] == 1 and v["name"] == "policies" and v["used_lines"] == [3]
+    assert v["expires_around"] == "2026-01-09"  # last used 2026-01-02 + 7 days
+    assert "expires_after 7 day(s)" in v["retention"]["text"]
+    assert v["storage_usd_per_day"] == 0.2  # (3 GB - 1 GB free) x $0.10
+    r = by_kind["response"]
+    assert r["store"] is False and r["state"] == "not_stored" and r["expires_around"] is None
+
+
+def test_a_failing_hosted_state_pass_is_a_problem_not_a_crash(monkeypatch) -> None:
+    import traceview.analysis.hosted_state as hs
+
+    def boom(*_a, **_k):
+        raise ValueError("unexpected shape")
+
+    monkeypatch.setattr(hs, "inventory", boom)
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    doc = a.to_report()
+    assert doc["turns"][3]["input_tokens"] == 6580  # the rest of the report stands
+    [p] = [p for p in doc["problems"] if p["kind"] == "hosted_state_error"]
+    assert "ValueError: unexpected shape" in p["message"]

@@ -1,0 +1,147 @@
+"""Arms for the comparison, from captures or from an ``ab`` results folder.
+
+* ``traceview compare RESULTS/`` — the folder ``traceview ab`` wrote: ``A.jsonl`` and
+  ``B.jsonl`` analysed as captures, joined by response id with ``ledger.jsonl``, which
+  holds the latency at the caller (including arm A's store work) and which played
+  conversation and run each turn belongs to; ``manifest.json`` gives runs and status.
+* ``traceview compare A B`` — any two captures (files or directories): conversations as
+  the analysis groups them, latency = the recorded ``elapsed_ms``, time from each
+  response record's ``ts`` when the recorder wrote one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from traceview.analysis.compare import Arm, ArmTurn
+from traceview.analysis.options import Options
+from traceview.analysis.pricing import counters_for
+from traceview.analysis.session import analyze
+
+_TS = re.compile(rb'"ts":\s*([0-9]+(?:\.[0-9]+)?)')
+
+
+class ArmsError(Exception):
+    """Arms that cannot be read; the message names the path and the fault."""
+
+
+def is_results_folder(path: str) -> bool:
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, "manifest.json"))
+
+
+def _hosted(turn: Any) -> tuple[tuple[str, int], ...]:
+    """Hosted calls by type: the provider's own counters where it reports them (it bills
+    what it counted), else the output items counted."""
+    res = turn.turn.res
+    if res is None:
+        return ()
+    counts: dict[str, int] = {}
+    for call in res.hosted_calls or ():
+        counts[call.type] = counts.get(call.type, 0) + 1
+    counts.update(counters_for(res) or {})
+    return tuple(sorted((k, n) for k, n in counts.items() if n))
+
+
+def _ts(analysis: Any, turn: Any) -> float | None:
+    """The recorder's ``ts`` near the start of the response (else request) record."""
+    for ref in (turn.response_ref, turn.request_ref):
+        raw = analysis.capture.read_raw(ref, limit=160)
+        m = _TS.search(raw or b"")
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    out = []
+    try:
+        with open(path, "rb") as handle:
+            for line in handle:
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(obj, dict):
+                    out.append(obj)
+    except OSError as exc:
+        raise ArmsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return out
+
+
+def arm_from_capture(name: str, paths: list[str], options: Options | None = None,
+                     ledger: dict[str, dict[str, Any]] | None = None) -> Arm:
+    for p in paths:
+        if not os.path.exists(p):
+            raise ArmsError(f"{p}: no such file or directory")
+    analysis = analyze(paths, options)
+    turns: list[ArmTurn] = []
+    for t in analysis.turns:
+        if t.api == "compact":
+            continue
+        line = (ledger or {}).get(t.response_id or "")
+        if line is not None:
+            conv = f"{line.get('conversation')}#{line.get('run')}"
+            latency, ts, state = line.get("latency_ms"), line.get("ts"), line.get("state_ms")
+        else:
+            conv, latency, ts, state = t.conversation_key, t.elapsed_ms, _ts(analysis, t), None
+        turns.append(ArmTurn(conv, latency, t.input_tokens, t.cached_tokens, t.output_tokens,
+                             _hosted(t), t.model, ts, state, t.status))
+    analysis.capture.close()
+    return Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis))
+
+
+def arm_fidelity(analysis: Any) -> dict[str, Any] | None:
+    """Replay fidelity of an arm's conversations from its capture alone (issue #13): the
+    score, counts by reason, and a one-line status for the table."""
+    fid = getattr(analysis, "fidelity", None)
+    if fid is None:
+        return None
+    doc = fid.to_dict()
+    doc.pop("verdicts", None)
+    n, ok = doc["conversations"], doc["replay"]
+    pct = "n/a" if doc["score_pct"] is None else f"{doc['score_pct']:g} %"
+    doc["status"] = f"{pct} replay ({ok}/{n}, capture only)"  # reasons: by_reason
+    return doc
+
+
+def load_arms(paths: list[str], options: Options | None = None
+              ) -> tuple[Arm, Arm, dict[str, Any]]:
+    """(A, B, meta) from one results folder or two captures."""
+    if len(paths) == 1 and is_results_folder(paths[0]):
+        return _from_folder(Path(paths[0]), options)
+    if len(paths) != 2:
+        raise ArmsError("give an `ab` results folder, or two captures: A (owned) then B (hosted)")
+    a = arm_from_capture("A", [paths[0]], options)
+    b = arm_from_capture("B", [paths[1]], options)
+    return a, b, {"latency": "measured (recorded elapsed_ms)", "status": None}
+
+
+def _from_folder(folder: Path, options: Options | None) -> tuple[Arm, Arm, dict[str, Any]]:
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ArmsError(f"{folder / 'manifest.json'}: cannot read ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise ArmsError(f"{folder / 'manifest.json'}: not a manifest")
+    ledger = {line["response_id"]: line for line in _read_jsonl(folder / "ledger.jsonl")
+              if line.get("response_id")}
+    arms = []
+    for name in ("A", "B"):
+        path = folder / f"{name}.jsonl"
+        if not path.exists():
+            raise ArmsError(f"{path}: missing from the results folder")
+        arm = arm_from_capture(name, [str(path)], options, ledger)
+        arm.runs = manifest.get("runs")
+        arm.source_conversations = len(manifest.get("sample") or []) or None
+        if manifest.get("status") != "complete":
+            arm.notes.append(f"the run is {manifest.get('status')}: "
+                             f"{len(manifest.get('completed') or [])} of "
+                             f"{len(manifest.get('order') or [])} units done")
+        arms.append(arm)
+    latency = "simulated" if manifest.get("latency") == "simulated" else "measured"
+    return arms[0], arms[1], {"latency": latency, "status": manifest.get("status"),
+                              "model": manifest.get("model"), "seed": manifest.get("seed")}

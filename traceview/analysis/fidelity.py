@@ -1,0 +1,478 @@
+"""Replay fidelity: can a conversation's last input be rebuilt, exactly, from what is held
+locally?
+
+The definition, used literally: rebuild the exact input of a conversation's **final**
+turn from the capture (its requests and responses in order, plus the hosted evidence it
+captured), serialise it canonically, hash it (sha256), and compare with the hash of the
+input the model actually received. A conversation replays only if the hashes match.
+
+What the model received:
+- an owned-state turn (no ``conversation``, no ``previous_response_id``): its own request.
+  The rebuild is the previous turn's input and output followed by the final request's new
+  items, so an application that silently edited or dropped history does not replay;
+- a hosted turn: the provider's ``GET /v1/responses/{id}/input_items`` (every page), given
+  by the caller (live, a snapshot) or recorded in the capture itself.
+
+A conversation that does not replay gets exactly one reason, the first that applies:
+provider copy deleted / expired, compaction, hosted results not captured, encrypted
+reasoning, items added outside the capture, then whatever the hashes show.
+
+Canonical form: each item in stored shape (``transcript.normalise_input``), then
+``item_compare.normalise`` (no ids, statuses, nulls or empties; text parts unified),
+without presentation-only fields (``annotations``, ``logprobs``); the list is serialised
+as JSON with sorted keys, no whitespace, UTF-8.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from traceview.analysis.item_compare import normalise
+from traceview.analysis.transcript import (
+    _response_body,
+    capture_items,
+    normalise_input,
+    request_items,
+)
+
+REASONS = {
+    "deleted": "provider copy deleted",
+    "expired": "provider copy expired",
+    "compaction": "compaction (earlier items dropped, or replaced by an encrypted summary)",
+    "evidence_missing": "hosted results not captured",
+    "encrypted_reasoning": "encrypted reasoning the capture does not hold",
+    "outside_capture": "items added outside the capture",
+    "edited_history": "history edited or dropped by the application",
+    "differs": "the provider's input differs from the rebuilt input",
+    "no_provider_copy": "not verified: no provider copy of the final input",
+    "no_request": "the final turn's request was not recorded",
+}
+_PRESENTATION = {"annotations", "logprobs"}
+
+
+# ------------------------------------------------------------------------------ hashing
+
+
+def canonical_item(item: Any) -> Any:
+    stored = normalise_input(item) if isinstance(item, dict) else item
+    return _strip(normalise(stored if stored is not None else item))
+
+
+def _strip(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _strip(v) for k, v in obj.items() if k not in _PRESENTATION}
+    if isinstance(obj, list):
+        return [_strip(v) for v in obj]
+    return obj
+
+
+def canonical(items: Sequence[Any]) -> bytes:
+    """The canonical serialisation of an input (a list of items)."""
+    return json.dumps([canonical_item(i) for i in items], sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8")
+
+
+def digest(items: Sequence[Any]) -> str:
+    return hashlib.sha256(canonical(items)).hexdigest()
+
+
+def first_difference(a: Sequence[Any], b: Sequence[Any]) -> int | None:
+    """Index of the first item that differs (canonically), or None when equal."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if canonical_item(x) != canonical_item(y):
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+# ------------------------------------------------------------------------------ verdicts
+
+
+@dataclass
+class Received:
+    """What the model received for a hosted final turn, and where that copy came from."""
+
+    items: list[dict[str, Any]] | None
+    origin: str  # live | snapshot | capture
+    fetched_at: str | None = None
+    complete: bool = True
+    status: str = "ok"  # ok | not_found | error
+    error: str | None = None
+
+
+@dataclass
+class Verdict:
+    conversation: str  # the conversation key
+    id: str | None
+    mode: str  # owned | hosted
+    final_turn: int | None
+    final_response: str | None
+    replays: bool
+    reason: str | None  # a REASONS key
+    detail: str
+    rebuilt_sha256: str | None = None
+    received_sha256: str | None = None
+    received_from: str | None = None
+    rebuilt_items: int | None = None
+    received_items: int | None = None
+
+    @property
+    def status(self) -> str:
+        if self.replays:
+            return "replays"
+        return "unverified" if self.reason == "no_provider_copy" else "fails"
+
+    def line(self) -> str:
+        """One line for the conversations screen and text output."""
+        if self.replays:
+            return f"replays (sha256 {self.rebuilt_sha256[:12] if self.rebuilt_sha256 else '?'}…)"
+        return f"{self.status}: {REASONS.get(self.reason or '', self.reason)} — {self.detail}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "conversation": self.conversation, "id": self.id, "mode": self.mode,
+            "final_turn": self.final_turn, "final_response": self.final_response,
+            "status": self.status, "replays": self.replays, "reason": self.reason,
+            "reason_text": REASONS.get(self.reason or "") if self.reason else None,
+            "detail": self.detail, "rebuilt_sha256": self.rebuilt_sha256,
+            "received_sha256": self.received_sha256, "received_from": self.received_from,
+            "rebuilt_items": self.rebuilt_items, "received_items": self.received_items,
+        }
+
+
+@dataclass
+class Fidelity:
+    verdicts: list[Verdict] = field(default_factory=list)
+    label: str = "now"
+
+    @property
+    def score(self) -> float | None:
+        """% of conversations that replay (None when there are none)."""
+        if not self.verdicts:
+            return None
+        return round(100.0 * sum(v.replays for v in self.verdicts) / len(self.verdicts), 1)
+
+    def verdict(self, key: str) -> Verdict | None:
+        return next((v for v in self.verdicts if v.conversation == key), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for v in self.verdicts:
+            counts[v.reason or "replays"] = counts.get(v.reason or "replays", 0) + 1
+        return {"label": self.label, "score_pct": self.score,
+                "conversations": len(self.verdicts),
+                "replay": sum(v.replays for v in self.verdicts), "by_reason": counts,
+                "verdicts": [v.to_dict() for v in self.verdicts],
+                "method": "sha256 of the canonical JSON of the final turn's input, rebuilt "
+                          "from the capture, against the input the model received"}
+
+
+def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str | None,
+                previous: list[dict[str, Any]] | None, final: list[dict[str, Any]],
+                markers: dict[int, list[str]]) -> Verdict:
+    """An owned-state conversation: the final request must extend the previous turn's
+    input and output (`previous`, None for a first turn)."""
+    prefix = previous or []
+    rebuilt = prefix + final[len(prefix):]
+    r_hash, f_hash = digest(rebuilt), digest(final)
+    v = Verdict(key, cid, "owned", final_turn, final_response, r_hash == f_hash, None, "",
+                r_hash, f_hash, f"own request (turn {final_turn})", len(rebuilt), len(final))
+    if v.replays:
+        v.detail = (f"the final request (turn {final_turn}) is the earlier turns' input and "
+                    f"output plus {len(final) - len(prefix)} new item(s)" if previous else
+                    f"a single turn: its input is its own request ({len(final)} item(s))")
+        return v
+    where = first_difference(prefix, final[:len(prefix)])
+    # Only an explicit compaction (a compaction item or compact call) is the provider's
+    # doing here; a fall in billed input on an owned transcript is the application sending
+    # less, i.e. history dropped.
+    comp = _first_marker(markers, final_turn, ("compaction",))
+    if comp is not None:
+        v.reason = "compaction"
+        v.detail = f"compaction on turn {comp[0]}: the final request no longer resends history"
+    else:
+        v.reason = "edited_history"
+        v.detail = (f"the final request (turn {final_turn}) differs from the previous turn's "
+                    f"input and output at item {where if where is not None else len(final)}"
+                    f" ({len(final)} item(s) sent, {len(prefix)} expected before the new ones)")
+    return v
+
+
+def judge_hosted(key: str, cid: str | None, final_turn: int, final_response: str | None,
+                 rebuilt: list[dict[str, Any]] | None, received: Received | None,
+                 static: tuple[str, str] | None) -> Verdict:
+    """A hosted conversation: the rebuild against the provider's input_items.
+
+    `static` is the first reason the rebuild cannot be exact whatever the provider says
+    (compaction, evidence not captured, …), found from the capture alone; with one, the
+    rebuild may be skipped (`rebuilt` None: no local hash is reported).
+    """
+    r_hash = digest(rebuilt) if rebuilt is not None else None
+    v = Verdict(key, cid, "hosted", final_turn, final_response, False, None, "", r_hash,
+                None, None, len(rebuilt) if rebuilt is not None else None, None)
+    got = received if received is not None and received.status == "ok" else None
+    if got is not None and got.items is not None:
+        v.received_sha256 = digest(got.items)
+        v.received_items = len(got.items)
+        v.received_from = _from(got)
+    if received is not None and received.status == "not_found" and (
+            static is None or static[0] not in ("deleted",)):
+        v.reason = "expired"
+        v.received_from = _from(received)
+        v.detail = (f"the provider no longer has response {final_response} "
+                    f"({received.error or 'not found'}; listed {received.origin}"
+                    f"{' on ' + received.fetched_at if received.fetched_at else ''})")
+        return v
+    if static is not None:
+        v.reason, v.detail = static
+        return v
+    if received is not None and received.status == "error":
+        v.reason = "no_provider_copy"
+        v.detail = f"the provider's input_items could not be read: {received.error}"
+        return v
+    if got is None or got.items is None:
+        v.reason = "no_provider_copy"
+        v.detail = ("the provider's input_items for the final turn were not read: pass --live "
+                    "or --items SNAPSHOT")
+        return v
+    if not got.complete:
+        v.reason = "differs"
+        v.detail = "the provider copy is partial (not every page was read)"
+        return v
+    if v.received_sha256 == r_hash:
+        v.replays = True
+        v.detail = (f"{len(rebuilt)} item(s) rebuilt from the capture hash the same as the "
+                    f"provider's input_items ({v.received_from})")
+        return v
+    where = first_difference(rebuilt, got.items)
+    if len(got.items) > len(rebuilt) and where == len(rebuilt):
+        v.reason = "outside_capture"
+        v.detail = (f"the provider's input has {len(got.items) - len(rebuilt)} item(s) after the "
+                    "capture's (another client, or the Conversations API)")
+    elif len(got.items) > len(rebuilt):
+        v.reason = "outside_capture"
+        v.detail = (f"the provider's input has {len(got.items)} items, the capture rebuilds "
+                    f"{len(rebuilt)}; first difference at item {where}")
+    else:
+        v.reason = "differs"
+        v.detail = f"first difference at item {where} (provider {len(got.items)} items, " \
+                   f"capture {len(rebuilt)})"
+    return v
+
+
+def _from(r: Received) -> str:
+    when = f" fetched {r.fetched_at}" if r.fetched_at else ""
+    return f"provider input_items ({r.origin}{when})"
+
+
+def _first_marker(markers: dict[int, list[str]], upto: int,
+                  wanted: tuple[str, ...]) -> tuple[int, str] | None:
+    for idx in sorted(markers):
+        if idx > upto:
+            break
+        for m in markers[idx]:
+            if m in wanted:
+                return idx, m
+    return None
+
+
+# ------------------------------------------------------------------------------ over an Analysis
+
+
+def assess(analysis: Any, received: dict[str, Received] | None = None,
+           objects: Any = None, label: str = "now") -> Fidelity:
+    """The verdict of every conversation of an analysed capture.
+
+    `received` maps a final response id to the provider's copy of its input; without one,
+    a recorded ``GET …/input_items`` listing in the capture is used when there is one.
+    `objects` (analysis/objects.py) tells which provider copies the capture deleted.
+    """
+    cap = analysis.capture
+    by_index = {t.index: t for t in analysis.turns}
+    recorded = recorded_input_items(cap)
+    writes = conversation_writes(cap)
+    deleted = objects.deleted_ids() if objects is not None else {}
+    out = Fidelity(label=label)
+    for conv in analysis.conversations:
+        turns = [by_index[i] for i in conv.turns if i in by_index]
+        requested = [t for t in turns if t.request_ref is not None and t.api != "compact"]
+        if not requested:
+            continue
+        final = requested[-1]
+        markers = {t.index: list(t.markers) for t in turns}
+        rid = final.response_id
+        if final.turn.conversation_id or final.turn.previous_response_id:
+            got = (received or {}).get(rid or "") or recorded.get(rid or "")
+            static = _early_reason(conv, turns, final, deleted)
+            # The rebuild reads every body of the conversation: skipped when a reason is
+            # already certain and there is no provider copy to hash against.
+            rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
+                       if static is None or got is not None else None)
+            if static is None and rebuilt is not None:
+                static = _late_reason(turns, final, rebuilt)
+            out.verdicts.append(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt,
+                                             got, static))
+        else:
+            final_items = _request_items(cap, final)
+            prev = requested[-2] if len(requested) > 1 else None
+            previous = (_request_items(cap, prev) + _response_items(cap, prev)
+                        if prev is not None else None)
+            v = judge_owned(conv.key, conv.id, final.index, rid, previous, final_items,
+                            markers)
+            if rid and rid in deleted:
+                v.detail += (f"; the provider's stored copy was deleted (line {deleted[rid]}), "
+                             "which an owned transcript does not need")
+            out.verdicts.append(v)
+    return out
+
+
+def _body(cap: Any, ref: Any) -> dict[str, Any] | None:
+    rec = cap.read(ref) if ref is not None else None
+    body = rec.get("body") if isinstance(rec, dict) else None
+    return body if isinstance(body, dict) else None
+
+
+def _request_items(cap: Any, t: Any) -> list[dict[str, Any]]:
+    body = _body(cap, t.request_ref)
+    if body is None:
+        return []
+    if isinstance(body.get("messages"), list):  # Chat Completions
+        return [m for m in body["messages"] if isinstance(m, dict)]
+    items = request_items(body)
+    if isinstance(body.get("instructions"), str) and body["instructions"]:
+        items = [{"type": "message", "role": "developer",
+                  "content": [{"type": "input_text", "text": body["instructions"]}]}, *items]
+    return items
+
+
+def _response_items(cap: Any, t: Any) -> list[dict[str, Any]]:
+    rec = cap.read(t.response_ref) if t.response_ref is not None else None
+    if not isinstance(rec, dict):
+        return []
+    body = rec.get("body")
+    if isinstance(body, dict) and isinstance(body.get("choices"), list):  # Chat Completions
+        msgs = [c.get("message") for c in body["choices"] if isinstance(c, dict)]
+        return [m for m in msgs[:1] if isinstance(m, dict)]
+    body = _response_body(rec)
+    out = body.get("output") if isinstance(body, dict) else None
+    return [i for i in out if isinstance(i, dict)] if isinstance(out, list) else []
+
+
+def _rebuilt_hosted(cap: Any, conv: Any, turns: list[Any], final: Any,
+                    writes: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """The capture's items of a hosted conversation up to the final turn's input, in stored
+    order: each turn's input and output, and items the application wrote through the
+    Conversations API (`writes`, by conversation id). Reads only this conversation's bodies."""
+    rows: list[tuple[int, int, int | None, Any, Any]] = []
+    for t in turns:
+        if t.api != "responses" or t.index > final.index:
+            continue
+        req = _body(cap, t.request_ref)
+        rec = cap.read(t.response_ref) if t.response_ref is not None else None
+        res = _response_body(rec) if t.index != final.index else None
+        rows.append((t.turn.source, t.line, t.index, req, res))
+    for ex in writes.get(conv.id or "", []) if final.turn.conversation_id else []:
+        if (ex.source, ex.line) < (final.turn.source, final.line):
+            rows.append((ex.source, ex.line, None, _body(cap, ex.request),
+                         _body(cap, ex.response)))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [ci.item for _s, _l, turn, req, res in rows
+            for ci in capture_items([(turn, req, res)])]
+
+
+def conversation_writes(cap: Any) -> dict[str, list[Any]]:
+    """Conversations API writes (create with items, add items) by conversation id."""
+    out: dict[str, list[Any]] = {}
+    for ex in getattr(cap, "exchanges", []):
+        if (ex.conversation_id and ex.method == "POST" and ex.status_code in (None, 200)
+                and ex.path.rstrip("/").endswith(("/conversations", "/items"))):
+            out.setdefault(ex.conversation_id, []).append(ex)
+    return out
+
+
+def _early_reason(conv: Any, turns: list[Any], final: Any,
+                  deleted: dict[str, int]) -> tuple[str, str] | None:
+    """Reasons known from the analysed turns alone, no body read: deleted, compaction,
+    hosted results not captured (the first three of the order)."""
+    for oid in (conv.id, final.response_id):
+        if oid and oid in deleted:
+            return "deleted", (f"provider copy deleted (line {deleted[oid]}); the local record "
+                               "stays whole and readable")
+    before = [t for t in turns if t.index <= final.index]
+    for t in before:
+        if "compaction" in t.markers:
+            return "compaction", (f"compaction on turn {t.index}: an encrypted summary replaced "
+                                  "earlier items")
+        if "compaction_likely" in t.markers:
+            return "compaction", (f"likely compaction on turn {t.index}: billed input fell with "
+                                  "no signal in the capture, so the provider dropped or "
+                                  "summarised items")
+    for t in before:
+        if t.index == final.index:
+            continue
+        for c in t.hosted_calls:
+            if c.get("evidence") == "missing":
+                flag = f' (add include=["{c["include"]}"])' if c.get("include") else ""
+                return "evidence_missing", (f"{c['type'].removesuffix('_call')} results on turn "
+                                            f"{t.index} were not captured{flag}")
+    return None
+
+
+def _late_reason(turns: list[Any], final: Any,
+                 rebuilt: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """Reasons that need the rebuilt items: a compaction summary in them, encrypted
+    reasoning, then items added outside the capture."""
+    if any(i.get("type") == "compaction" for i in rebuilt):
+        return "compaction", "the rebuilt input holds an encrypted compaction summary"
+    for i in rebuilt:
+        if i.get("type") == "reasoning" and not i.get("encrypted_content"):
+            return "encrypted_reasoning", (
+                "the provider holds reasoning items the capture has only by id; capture them "
+                'with include=["reasoning.encrypted_content"]')
+    first = turns[0] if turns else None
+    if (first is not None and first.turn.previous_response_id
+            and not any(t.response_id == first.turn.previous_response_id for t in turns)):
+        return "outside_capture", (f"the chain continues response "
+                                   f"{first.turn.previous_response_id}, which is not in the "
+                                   "capture")
+    for t in turns:
+        if t.index <= final.index and "deposit" in t.markers and not t.attribution:
+            return "outside_capture", (f"≈ {t.unexplained_tokens:,} tokens entered before turn "
+                                       f"{t.index} with no request or hosted call in the capture")
+    return None
+
+
+def recorded_input_items(cap: Any) -> dict[str, Received]:
+    """``GET /responses/{id}/input_items`` listings recorded in the capture, pages merged
+    (a page with ``after=`` continues the listing before it), oldest first."""
+    walks: dict[str, tuple[bool, list[dict[str, Any]], bool]] = {}
+    found: dict[str, Received] = {}
+    for ex in getattr(cap, "exchanges", []):
+        if ex.method != "GET" or not ex.path.rstrip("/").endswith("/input_items"):
+            continue
+        rid = ex.path.rstrip("/").split("/")[-2]
+        if ex.status_code not in (None, 200):
+            if ex.status_code == 404:
+                found[rid] = Received(None, "capture", status="not_found",
+                                      error=f"HTTP 404 at line {ex.line}")
+            continue
+        rec = cap.read(ex.response)
+        body = rec.get("body") if isinstance(rec, dict) else None
+        data = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(data, list):
+            continue
+        items = [i for i in data if isinstance(i, dict)]
+        desc = "order=asc" not in (ex.query or "")
+        more = body.get("has_more") is True
+        if rid in walks and "after=" in (ex.query or ""):
+            walks[rid][1].extend(items)
+            walks[rid] = (walks[rid][0], walks[rid][1], more)
+        else:
+            walks[rid] = (desc, items, more)
+    for rid, (desc, items, more) in walks.items():
+        found[rid] = Received(list(reversed(items)) if desc else items, "capture",
+                              complete=not more)
+    return found

@@ -1,0 +1,371 @@
+"""Provider objects: what a capture created, used and deleted on the provider's side.
+
+Hosted state lives in objects the application never holds: conversations, stored
+responses (``store`` is true unless the request said false), files and vector stores.
+This inventory lists each one with the lines that created, used and deleted it, the
+retention that applies (the documented default with its source and date, or a vector
+store's ``expires_after``) and so when it expires, and — where the price table has one —
+its storage fee. Deletions recorded in the capture (a ``DELETE`` exchange, a later 404)
+are attached to the turns they affect, so those turns say "provider copy deleted (line N)"
+while the local record stays whole.
+
+Pure: ids and dates are read from the records' raw bytes through the capture.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from traceview.capture.redact import redact_text
+
+# The documented defaults, with where they are written and when that text was taken.
+RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
+                    "(platform.openai.com/docs/guides/conversation-state)")
+RETENTION_AS_OF = "2025-10-01"
+RETENTION: dict[str, dict[str, Any]] = {
+    "response": {"days": 30, "text": "stored responses are kept 30 days by default",
+                 "source": RETENTION_SOURCE, "as_of": RETENTION_AS_OF},
+    "conversation": {"days": None, "text": "conversations and their items are not subject to "
+                     "the 30-day TTL: kept until deleted", "source": RETENTION_SOURCE,
+                     "as_of": RETENTION_AS_OF},
+    "file": {"days": None, "text": "files are kept until deleted (unless uploaded with "
+             "expires_after)", "source": "OpenAI API reference, Files",
+             "as_of": RETENTION_AS_OF},
+    "vector_store": {"days": None, "text": "vector stores are kept until deleted unless "
+                     "expires_after is set", "source": "OpenAI API reference, Vector stores",
+                     "as_of": RETENTION_AS_OF},
+}
+KINDS = ("conversation", "response", "file", "vector_store")
+_PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
+          "vector_stores": "vector_store"}
+_VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
+_FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+_STORE = re.compile(rb'"store"\s*:\s*(true|false)')
+_CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
+MAX_LINES = 20  # used-on lines kept per object (the count is exact)
+HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
+
+
+@dataclass
+class ProviderObject:
+    kind: str  # conversation | response | file | vector_store
+    id: str
+    created_line: int | None = None
+    created_at: float | None = None  # epoch seconds, when known
+    last_used_at: float | None = None
+    used_lines: list[int] = field(default_factory=list)
+    uses: int = 0
+    turns: list[int] = field(default_factory=list)
+    store: bool | None = None  # responses only
+    deleted_line: int | None = None
+    missing_line: int | None = None  # a later 404 names it
+    items_deleted_lines: list[int] = field(default_factory=list)
+    name: str | None = None
+    usage_bytes: int | None = None
+    expires_after: dict[str, Any] | None = None
+    expires_at: float | None = None
+    storage_usd_per_day: float | None = None
+
+    @property
+    def state(self) -> str:
+        if self.deleted_line is not None:
+            return "deleted"
+        if self.missing_line is not None:
+            return "not_found"
+        if self.kind == "response" and self.store is False:
+            return "not_stored"
+        return "exists"
+
+    def retention(self) -> dict[str, Any]:
+        base = dict(RETENTION[self.kind])
+        if self.expires_after:
+            base["text"] = (f"expires_after {self.expires_after.get('days')} day(s) after "
+                            f"{self.expires_after.get('anchor', 'last_active_at')}")
+            base["source"] = "the vector store's expires_after (in the capture)"
+        return base
+
+    def expires(self) -> tuple[str | None, str]:
+        """(ISO date or None, sentence)."""
+        if self.state == "deleted":
+            return None, f"provider copy deleted (line {self.deleted_line})"
+        if self.state == "not_stored":
+            return None, "not stored (store=false): nothing kept to expire"
+        when = self.expires_at
+        if when is None:
+            days = RETENTION[self.kind]["days"]
+            if self.expires_after:
+                days = self.expires_after.get("days")
+                anchor = self.last_used_at or self.created_at
+            else:
+                anchor = self.created_at
+            if isinstance(days, int | float) and anchor is not None:
+                when = anchor + float(days) * 86400
+            elif days is None:
+                return None, RETENTION[self.kind]["text"]
+            else:
+                return None, "expiry unknown (no creation time in the capture)"
+        date = _date(when)
+        return date, f"expires around {date}"
+
+    def to_dict(self) -> dict[str, Any]:
+        date, sentence = self.expires()
+        return {
+            "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
+            "created_line": self.created_line, "created_at": _iso(self.created_at),
+            "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns,
+            "store": self.store, "deleted_line": self.deleted_line,
+            "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
+            # The documented default is stated once, in the inventory's retention_defaults;
+            # only a vector store's own expires_after is spelled out here.
+            "retention": self.retention() if self.expires_after else "default",
+            "expires_around": date, "expiry": sentence,
+            "usage_bytes": self.usage_bytes, "expires_after": self.expires_after,
+            "storage_usd_per_day": None if self.storage_usd_per_day is None
+            else round(self.storage_usd_per_day, 6),
+        }
+
+
+@dataclass
+class Objects:
+    objects: list[ProviderObject] = field(default_factory=list)
+    turn_notes: dict[int, dict[str, Any]] = field(default_factory=dict)
+    storage_price: dict[str, Any] | None = None
+
+    def deleted_ids(self) -> dict[str, int]:
+        """Object id -> the line that deleted it (or a later 404 that shows it gone)."""
+        out: dict[str, int] = {}
+        for o in self.objects:
+            line = o.deleted_line or o.missing_line
+            if line is not None:
+                out[o.id] = line
+        return out
+
+    def counts(self) -> dict[str, int]:
+        return {k: sum(1 for o in self.objects if o.kind == k) for k in KINDS}
+
+    def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
+        """`objects` replaces the list (a placeholder for a streaming writer)."""
+        listed = [o.to_dict() for o in self.objects] if objects is None else objects
+        return {"counts": self.counts(), "objects": listed,
+                "storage_price": self.storage_price,
+                "retention_defaults": RETENTION}
+
+
+# ------------------------------------------------------------------------------ building
+
+
+def inventory(turns: list[Any], exchanges: list[Any],
+              read_raw: Callable[..., bytes | None],
+              storage_price: dict[str, Any] | None = None) -> Objects:
+    """The objects of a capture from its analysed turns and its exchanges.
+
+    `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
+    `created_at` are found in them without parsing the body).
+    """
+    found: dict[tuple[str, str], ProviderObject] = {}
+
+    def obj(kind: str, oid: str) -> ProviderObject:
+        key = (kind, oid)
+        if key not in found:
+            found[key] = ProviderObject(kind, oid)
+        return found[key]
+
+    def use(o: ProviderObject, line: int, turn: int | None, when: float | None) -> None:
+        o.uses += 1
+        if len(o.used_lines) < MAX_LINES and line not in o.used_lines:
+            o.used_lines.append(line)
+        if turn is not None and turn not in o.turns:
+            o.turns.append(turn)
+        if when is not None:
+            o.last_used_at = max(o.last_used_at or when, when)
+
+    response_turn: dict[str, int] = {}
+    for t in turns:
+        req_raw = read_raw(t.request_ref) if t.request_ref is not None else None
+        # A response names files (citations, container files) only around hosted calls;
+        # otherwise its head, where `created_at` sits, is enough (bodies can be large).
+        res_ref = t.response_ref
+        head = None if t.hosted_calls else HEAD_BYTES
+        res_raw = read_raw(res_ref, head) if res_ref is not None else None
+        when = _created(res_raw)
+        if t.api == "responses" and t.response_id:
+            r = obj("response", t.response_id)
+            r.created_line = t.turn.response.line if t.turn.response else t.line
+            r.created_at = when
+            flag = getattr(t, "store", None)  # the facts' flag (request, else response echo)
+            r.store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
+            r.turns.append(t.index)
+            response_turn[t.response_id] = t.index
+        prev = t.turn.previous_response_id
+        if prev:
+            use(obj("response", prev), t.line, t.index, when)
+        if t.turn.conversation_id:
+            c = obj("conversation", t.turn.conversation_id)
+            use(c, t.line, t.index, when)
+            if c.created_at is None:
+                c.created_at = when
+        named = {("vector_store", m.decode()) for raw in (req_raw, res_raw)
+                 for m in _VS_ID.findall(raw or b"")}
+        named |= {("file", m.decode()) for raw in (req_raw, res_raw)
+                  for m in _FILE_ID.findall(raw or b"")}
+        for kind, oid in sorted(named):
+            use(obj(kind, oid), t.line, t.index, when)
+    for ex in exchanges:
+        _exchange(ex, obj, use, read_raw)
+    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price)
+    for o in result.objects:
+        o.used_lines.sort()
+        if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
+            o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
+    _attach_to_turns(result, turns, response_turn)
+    return result
+
+
+def _exchange(ex: Any, obj: Callable[[str, str], ProviderObject],
+              use: Callable[[ProviderObject, int, int | None, float | None], None],
+              read_raw: Callable[[Any], bytes | None]) -> None:
+    parts = [p for p in ex.path.split("/") if p]
+    if parts and parts[0] == "v1":
+        parts = parts[1:]
+    if not parts or parts[0] not in _PATHS:
+        return
+    kind = _PATHS[parts[0]]
+    ok = ex.status_code in (None, 200, 201)
+    if len(parts) == 1:  # a create
+        if ex.method == "POST" and ok:
+            raw = read_raw(ex.response)
+            body = _json(raw)
+            oid = body.get("id") if isinstance(body, dict) else None
+            if isinstance(oid, str):
+                o = obj(kind, oid)
+                o.created_line = ex.line
+                _details(o, body)
+        return
+    oid = parts[1]
+    if kind == "response" and oid == "compact":
+        return
+    o = obj(kind, oid)
+    sub = parts[2:]
+    if ex.method == "DELETE" and ok:
+        if sub and kind == "conversation" and sub[0] == "items":
+            o.items_deleted_lines.append(ex.line)
+        elif not sub:
+            o.deleted_line = o.deleted_line or ex.line
+        return
+    if ex.status_code == 404 and not sub:
+        o.missing_line = o.missing_line or ex.line
+        return
+    if ex.status_code == 404 and kind == "response" and sub == ["input_items"]:
+        o.missing_line = o.missing_line or ex.line
+        return
+    use(o, ex.line, None, None)
+    if ok and not sub and ex.method in ("GET", "POST"):
+        body = _json(read_raw(ex.response))
+        if isinstance(body, dict) and body.get("id") == oid:
+            _details(o, body)
+
+
+def _details(o: ProviderObject, body: dict[str, Any]) -> None:
+    created = body.get("created_at")
+    if isinstance(created, int | float) and o.created_at is None:
+        o.created_at = float(created)
+    for key in ("filename", "name"):
+        if isinstance(body.get(key), str) and o.name is None:
+            o.name = redact_text(body[key])  # names are the application's text
+    size = body.get("usage_bytes", body.get("bytes"))
+    if isinstance(size, int):
+        o.usage_bytes = size
+    if isinstance(body.get("expires_after"), dict):
+        o.expires_after = body["expires_after"]
+    if isinstance(body.get("expires_at"), int | float):
+        o.expires_at = float(body["expires_at"])
+    if o.kind == "response" and isinstance(body.get("store"), bool):
+        o.store = body["store"]
+
+
+def _attach_to_turns(result: Objects, turns: list[Any], response_turn: dict[str, int]) -> None:
+    """Each turn whose provider copy was deleted (or found gone) gets a note."""
+    gone = {o.id: o for o in result.objects if o.state in ("deleted", "not_found")}
+    if not gone:
+        return
+    for t in turns:
+        for oid in (t.turn.conversation_id, t.response_id):
+            o = gone.get(oid) if oid else None
+            if o is None:
+                continue
+            line = o.deleted_line or o.missing_line
+            what = "deleted" if o.deleted_line is not None else "gone (HTTP 404)"
+            result.turn_notes[t.index] = {
+                "object": o.id, "kind": o.kind, "state": o.state, "line": line,
+                "note": f"provider copy {what} (line {line}); the local record stays whole",
+            }
+            break
+
+
+def _storage_fee(usage_bytes: int, price: dict[str, Any]) -> float | None:
+    try:
+        per_gb_day = float(price.get("per_gb_day", price.get("usd_per_gb_day")))
+        free = float(price.get("free_gb", 0))
+    except (TypeError, ValueError):
+        return None
+    return max(usage_bytes / 1e9 - free, 0.0) * per_gb_day
+
+
+def _order(o: ProviderObject) -> tuple[int, int, str]:
+    first = o.created_line or (o.used_lines[0] if o.used_lines else 0)
+    return KINDS.index(o.kind), first, o.id
+
+
+def _store(req_raw: bytes | None, res_raw: bytes | None) -> bool:
+    """Stored unless the request (or the response's echo) says store=false."""
+    for raw in (req_raw, res_raw):
+        m = _STORE.search(raw or b"")
+        if m:
+            return m.group(1) == b"true"
+    return True
+
+
+def _created(raw: bytes | None) -> float | None:
+    m = _CREATED.search(raw or b"")
+    return float(m.group(1)) if m else None
+
+
+def _json(raw: bytes | None) -> Any:
+    import orjson
+
+    if not raw:
+        return None
+    try:
+        rec = orjson.loads(raw)
+    except ValueError:
+        return None
+    return rec.get("body") if isinstance(rec, dict) else None
+
+
+def _date(epoch: float) -> str:
+    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=epoch)).date().isoformat()
+
+
+def _iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=epoch)
+    return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def deletions(exchanges: list[Any]) -> dict[str, int]:
+    """Object id -> the line of the ``DELETE`` exchange that removed it (no body reads)."""
+    out: dict[str, int] = {}
+    for ex in exchanges:
+        if ex.method != "DELETE" or ex.status_code not in (None, 200):
+            continue
+        parts = [p for p in ex.path.split("/") if p]
+        if parts and parts[0] == "v1":
+            parts = parts[1:]
+        if len(parts) == 2 and parts[0] in _PATHS:
+            out.setdefault(parts[1], ex.line)
+    return out

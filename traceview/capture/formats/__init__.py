@@ -1,0 +1,206 @@
+"""Importers: files people already have (HAR, Batch, OTLP GenAI spans) as capture records.
+
+``adopt`` is called on every source before it is read. A native capture (JSONL records)
+is left alone at the cost of reading its first line; a foreign file is converted once into
+a spooled JSONL of the same records the recorder writes, which the loader then reads like
+any capture (so bodies can still be re-read by byte range). A whole-file JSON of a shape
+traceview does not import gives ONE finding that says what it looks like, instead of a
+problem per line. Pure: no network, no clock.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from traceview.capture.formats import batch, har, otlp
+from traceview.capture.formats.common import Emitter, FormatError
+from traceview.capture.formats.describe import looks_like
+
+FORMATS = ("capture", "har", "batch", "otlp")
+HEAD = 1 << 16
+FIRST_LINE_MAX = 64 << 20  # a first record larger than this is not sniffed further
+PRETTY_FIRST_LINE = 256
+
+
+@dataclass
+class Adopted:
+    """What ``adopt`` decided for one source."""
+
+    fmt: str  # one of FORMATS
+    path: str  # where the records are read from (the spooled conversion, or the file itself)
+    summary: dict[str, Any] | None = None  # for the report's ``imports`` list
+    findings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    original: str = ""  # the file the conversion was read from
+
+
+def _first_line(head: bytes) -> bytes:
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head.split(b"\n", 1)[0].strip()
+
+
+def _capture_like(obj: dict[str, Any]) -> bool:
+    return ("dir" in obj or ("type" in obj and "sequence_number" in obj)
+            or obj.get("object") in ("response", "chat.completion", "response.compaction"))
+
+
+def _objects(lines: list[bytes]) -> list[dict[str, Any]]:
+    out = []
+    for raw in lines:
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def sniff(path: str) -> tuple[str, Any]:
+    """(format, parsed document or None). 'capture' for JSONL records and anything unparsed;
+    'json' for a whole-file JSON that is none of the importable formats."""
+    with open(path, "rb") as f:
+        head = f.read(HEAD)
+        if b"\n" not in head.lstrip()[:HEAD - 1]:  # a first line longer than the head
+            head += f.readline(FIRST_LINE_MAX)
+    line = _first_line(head)
+    if not line:
+        return "capture", None
+    try:
+        first = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        first = None
+    if isinstance(first, dict):
+        if _capture_like(first):
+            return "capture", None
+        if batch.is_input(first) or batch.is_output(first):
+            return "batch", None
+        if "resourceSpans" in first:
+            return "otlp", None
+        if isinstance(first.get("log"), dict):
+            return "har", first
+        if any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
+            return "capture", None
+        return "json", first  # a JSON object (or JSONL of them) of a shape not imported
+    if isinstance(first, list):
+        return "json", first
+    if first is None and len(line) <= PRETTY_FIRST_LINE and line[:1] in (b"{", b"["):
+        # Pretty-printed JSON opens with a short line ("{", '{"log": {'); a JSONL record
+        # cut short is long, and its file may be gigabytes: never read that whole.
+        try:
+            doc = orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
+        except orjson.JSONDecodeError:
+            return "capture", None  # a damaged capture: the reader says where, line by line
+        if isinstance(doc, dict) and isinstance(doc.get("log"), dict):
+            return "har", doc
+        if isinstance(doc, dict) and "resourceSpans" in doc:
+            return "otlp", doc
+        return "json", doc
+    return "capture", None
+
+
+def adopt(name: str, path: str, spool_dir: Callable[[], Path],
+          forced: str | None = None) -> Adopted:
+    """Decide how to read one source and convert it if it is foreign."""
+    if forced == "capture":
+        return Adopted("capture", path)
+    try:
+        fmt, doc = sniff(path)
+    except OSError:
+        return Adopted("capture", path)  # the loader reports the unreadable file itself
+    if forced is not None and forced != fmt:
+        return _refuse(path, forced, fmt, doc)
+    if fmt == "capture":
+        return Adopted("capture", path)
+    if fmt == "json":
+        return _unrecognised(path, doc, spool_dir)
+    target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{Path(name).name}.{fmt}.jsonl"
+    with open(target, "wb") as out:
+        em = Emitter(out, fmt)
+        try:
+            calls = _convert(fmt, path, doc, em)
+        except FormatError as exc:
+            return Adopted(fmt, str(target), None, [("unsupported_format", f"{name}: {exc}")])
+    summary = em.summary(calls)
+    if fmt == "batch":
+        with open(path, "rb") as f:
+            summary["side"] = batch.side(_first_line(f.read(HEAD)))
+    findings = []
+    if calls == 0:
+        findings.append(("no_provider_calls", f"this is {_NAMES[fmt]} with 0 provider calls"
+                         + (f" ({summary['ignored']} other entries ignored)"
+                            if summary["ignored"] else "")))
+    return Adopted(fmt, str(target), summary, findings, path)
+
+
+def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
+    """Batch input and output files given together are read as one: the first input file
+    gets every record (requests each followed by its response), the others are emptied."""
+    sides = [(a, a.summary.get("side")) for a in adopted if a.fmt == "batch" and a.summary]
+    inputs = [a for a, s in sides if s == "input"]
+    outputs = [a for a, s in sides if s == "output"]
+    if not inputs or not outputs:
+        return
+    target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-batch-joined.jsonl"
+    with open(target, "wb") as out:
+        em = Emitter(out, "batch")
+        calls = batch.join([Path(a.original).read_bytes().splitlines() for a in inputs],
+                           [Path(a.original).read_bytes().splitlines() for a in outputs], em)
+    first = inputs[0]
+    first.path = str(target)
+    first.summary = {**em.summary(calls), "side": "input+output"}
+    for a in inputs[1:] + outputs:
+        a.path = _EMPTY
+        a.summary = {**(a.summary or {}), "joined_into": "the first batch input file"}
+
+
+_NAMES = {"har": "a HAR file", "batch": "an OpenAI Batch file",
+          "otlp": "an OTLP JSON trace file", "capture": "a capture"}
+
+
+def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
+    if fmt == "har":
+        return har.convert(doc if doc is not None else _whole(path), em)
+    if fmt == "batch":
+        return batch.convert(Path(path).read_bytes().splitlines(), em)
+    if doc is not None:
+        return otlp.convert([doc], em)
+    docs = []  # OTLP JSON Lines (the collector's file exporter): one export request a line
+    for raw in Path(path).read_bytes().splitlines():
+        try:
+            docs.append(orjson.loads(raw))
+        except orjson.JSONDecodeError:
+            em.ignore("malformed line")
+    return otlp.convert(docs, em)
+
+
+def _whole(path: str) -> Any:
+    try:
+        return orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError as exc:
+        raise FormatError(f"not valid JSON ({exc})") from None
+
+
+def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted:
+    if isinstance(doc, dict) and _capture_like(doc):
+        # One pretty-printed response body: a capture of one response, not a foreign file.
+        target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{Path(path).name}.jsonl"
+        target.write_bytes(orjson.dumps({"dir": "res", "body": doc}) + b"\n")
+        return Adopted("capture", str(target))
+    return Adopted("json", _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
+                                           f"{looks_like(doc)}")])
+
+
+def _refuse(path: str, forced: str, fmt: str, doc: Any) -> Adopted:
+    what = looks_like(doc) if fmt == "json" else f"this is {_NAMES.get(fmt, fmt)}"
+    return Adopted(forced, _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
+                                           f"--from {forced}, but {what}")])
+
+
+_EMPTY = os.devnull
+__all__ = ["FORMATS", "Adopted", "FormatError", "adopt", "sniff"]

@@ -1,0 +1,148 @@
+"""HAR 1.2 (browser devtools, Charles, Fiddler, mitmproxy's HAR export, Playwright).
+
+Each provider call among the entries becomes a req/res record pair with the exact bodies
+(``postData.text``; ``content.text``, base64-decoded when ``encoding`` says so), the
+status, the start time and the entry's total time; a ``text/event-stream`` body is stored
+as events plus the final body, exactly as the recorder stores a stream. Every other entry
+(page loads, scripts, telemetry) is counted and ignored.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from traceview.capture.formats.common import (
+    Emitter,
+    FormatError,
+    parse_body,
+    provider_path,
+    stream_body,
+)
+
+KEPT_HEADERS = ("x-request-id", "openai-processing-ms")
+
+
+def _epoch(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _text_bytes(holder: dict[str, Any]) -> bytes | None:
+    text = holder.get("text")
+    if not isinstance(text, str):
+        return None
+    if holder.get("encoding") == "base64":
+        try:
+            return base64.b64decode(text, validate=False)
+        except (binascii.Error, ValueError):
+            return None
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _elapsed(entry: dict[str, Any]) -> int | None:
+    total = entry.get("time")
+    if isinstance(total, (int, float)) and not isinstance(total, bool) and total >= 0:
+        return int(round(total))
+    timings = entry.get("timings")
+    if isinstance(timings, dict):
+        parts = [v for v in timings.values()
+                 if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+        return int(round(sum(parts))) if parts else None
+    return None
+
+
+def _headers(entry_part: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for h in entry_part.get("headers") or []:
+        if isinstance(h, dict) and isinstance(h.get("name"), str):
+            name = h["name"].lower()
+            if name in KEPT_HEADERS and isinstance(h.get("value"), str):
+                out[name] = h["value"]
+    return out
+
+
+def entries_of(doc: Any) -> list[Any]:
+    log = doc.get("log") if isinstance(doc, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    if not isinstance(entries, list):
+        raise FormatError("not a HAR file: no log.entries list")
+    return entries
+
+
+def convert(doc: Any, em: Emitter) -> int:
+    """Write the provider calls of a HAR document; returns how many there were."""
+    calls = 0
+    for n, entry in enumerate(entries_of(doc), start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
+            em.ignore("damaged entry")
+            continue
+        req = entry["request"]
+        url = req.get("url") if isinstance(req.get("url"), str) else ""
+        parts = urlsplit(url)
+        path = provider_path(parts.path)
+        method = str(req.get("method") or "GET").upper()
+        if path is None or method == "OPTIONS":
+            em.ignore("not a provider call")
+            continue
+        calls += 1
+        _pair(entry, n, method, path + (f"?{parts.query}" if parts.query else ""), em)
+    return calls
+
+
+def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter) -> None:
+    req = entry["request"]
+    link = f"har_{n:06d}"
+    started = _epoch(entry.get("startedDateTime"))
+    post = req.get("postData") if isinstance(req.get("postData"), dict) else {}
+    raw = _text_bytes(post)
+    missing: list[str] = []
+    size = req.get("bodySize")
+    if raw is None and isinstance(size, int) and size > 0:
+        missing.append("request body")
+    record: dict[str, Any] = {"dir": "req", "id": link, "ts": started,
+                              "endpoint": f"{method} {endpoint}",
+                              "bytes": len(raw) if raw is not None else (
+                                  size if isinstance(size, int) and size > 0 else None),
+                              "body": parse_body(raw, str(post.get("mimeType") or ""))}
+    res = entry.get("response") if isinstance(entry.get("response"), dict) else {}
+    content = res.get("content") if isinstance(res.get("content"), dict) else {}
+    body_raw = _text_bytes(content)
+    status = res.get("status")
+    elapsed = _elapsed(entry)
+    out: dict[str, Any] = {"dir": "res", "id": link,
+                           "ts": None if started is None or elapsed is None
+                           else started + elapsed / 1000}
+    if not isinstance(status, int) or isinstance(status, bool) or status <= 0:
+        # Browsers log an aborted or refused request with status 0 and no body.
+        out.update(status_code=None, elapsed_ms=elapsed, body=None,
+                   error={"type": "no_response", "message": str(
+                       res.get("_error") or res.get("statusText") or "the HAR entry has no "
+                       "response (aborted, refused or still pending when it was exported)")})
+    else:
+        out.update(status_code=status, elapsed_ms=elapsed)
+        mime = str(content.get("mimeType") or "")
+        size = content.get("size")
+        if body_raw is None and isinstance(size, int) and size > 0:
+            missing.append("response body")
+        if body_raw is not None and mime.startswith("text/event-stream"):
+            out["body"], out["events"] = stream_body(body_raw)
+        else:
+            out["body"] = parse_body(body_raw, mime)
+        headers = _headers(res)
+        if headers:
+            out["headers"] = headers
+    origin = em.origin(n, [f"{m} (left out of the HAR by the tool that exported it)"
+                           for m in missing])
+    record["origin"] = origin
+    out["origin"] = origin
+    em.write(record)
+    em.write(out)
+    em.turns += 1

@@ -1,0 +1,192 @@
+"""`traceview hydrate`: rebuild a capture from response ids, while the provider keeps them.
+
+For teams whose only trace is a list of response ids (an agents-SDK trace export, ids in
+logs): each stored response is retrieved, with its ``input_items`` (every page), and
+written as a req/res pair. The capture says it is rebuilt: every record carries
+``origin: {"format": "provider", …}`` and the turns note that they were rebuilt from the
+provider, not recorded on the wire — so request bytes and elapsed time stay unknown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from traceview.provider.client import ProviderConfig, make_client, map_openai_error
+from traceview.provider.errors import ProviderError
+from traceview.provider.fetch import (
+    HOSTED_EVIDENCE_INCLUDE,
+    ProviderCopy,
+    _last_data_id,
+    _pager,
+    _paginate,
+    host_of,
+)
+
+RESPONSE_ID = re.compile(r"\bresp_[A-Za-z0-9]{8,}\b")
+REBUILT = ["request bytes (rebuilt from the provider's stored copy, not the wire)",
+           "elapsed time (not recorded on the wire)"]
+# What a rebuilt request repeats from the stored response (the rest was never stored).
+REQUEST_FIELDS = ("model", "instructions", "tools", "tool_choice", "previous_response_id",
+                  "truncation", "reasoning", "text", "max_output_tokens", "store",
+                  "background", "parallel_tool_calls", "metadata", "prompt_cache_key")
+
+
+@dataclass
+class Hydrated:
+    written: list[str] = field(default_factory=list)
+    partial: list[str] = field(default_factory=list)
+    failed: list[tuple[str, ProviderError]] = field(default_factory=list)
+
+
+def response_ids(args: list[str]) -> list[str]:
+    """Ids given directly, or found anywhere in the files named (JSON, logs, plain lists)."""
+    found: list[str] = []
+    for arg in args:
+        path = Path(arg)
+        if arg == "-":
+            found.extend(RESPONSE_ID.findall(sys.stdin.read()))
+        elif RESPONSE_ID.fullmatch(arg) or not path.exists():
+            found.extend(RESPONSE_ID.findall(arg))
+        else:
+            found.extend(RESPONSE_ID.findall(path.read_text("utf-8", errors="replace")))
+    return list(dict.fromkeys(found))
+
+
+def _input_items(client: openai.OpenAI, rid: str, include: list[str],
+                 config: ProviderConfig, max_pages: int) -> ProviderCopy:
+    call = _pager(client.responses.input_items.with_raw_response.list, rid, include)
+    base = ProviderCopy(conversation=rid, items=[], pages=0, complete=False, kind="chain",
+                        include=include, host=host_of(str(client.base_url)))
+    copy = _paginate(call, _last_data_id, what=f"input items of {rid}", config=config,
+                     max_pages=max_pages, base=base)
+    return copy
+
+
+def _retrieve(client: openai.OpenAI, rid: str, include: list[str],
+              config: ProviderConfig) -> dict[str, Any]:
+    try:
+        raw = client.responses.with_raw_response.retrieve(rid, include=include)
+    except openai.OpenAIError as exc:
+        raise map_openai_error(exc, what=f"response {rid}", config=config) from None
+    try:
+        body = json.loads(raw.text)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise ProviderError("malformed", f"response {rid} from {config.host} is not a JSON "
+                            "object")
+    return body
+
+
+def _records(n: int, rid: str, body: dict[str, Any], items: ProviderCopy,
+             host: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    request: dict[str, Any] = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
+    conv = body.get("conversation")
+    if isinstance(conv, dict) and isinstance(conv.get("id"), str):
+        request["conversation"] = conv["id"]
+    request["input"] = items.items
+    origin: dict[str, Any] = {"format": "provider", "entry": rid, "host": host,
+                              "cannot_carry": list(REBUILT)}
+    if not items.complete:
+        origin["cannot_carry"].append("some input items (the listing stopped early)")
+        origin["partial"] = True
+    link = f"hydrated_{n:06d}"
+    created = body.get("created_at")
+    done = body.get("completed_at")
+    return ({"dir": "req", "id": link, "ts": created, "endpoint": "POST /v1/responses",
+             "body": request, "origin": origin},
+            {"dir": "res", "id": link, "ts": done if done is not None else created,
+             "status_code": 200, "elapsed_ms": None, "body": body, "origin": origin})
+
+
+def hydrate(client: openai.OpenAI, ids: list[str], writer: Any, *,
+            include: list[str] | None = None, config: ProviderConfig | None = None,
+            max_pages: int = 1000) -> Hydrated:
+    """Write one rebuilt turn per id into ``writer`` (a CaptureWriter), oldest first as
+    given; an id the provider no longer has is reported, not fatal."""
+    include = list(HOSTED_EVIDENCE_INCLUDE if include is None else include)
+    config = config or ProviderConfig(base_url=str(client.base_url))
+    host = host_of(str(client.base_url))
+    result = Hydrated()
+    for n, rid in enumerate(ids, start=1):
+        try:
+            body = _retrieve(client, rid, include, config)
+            try:
+                items = _input_items(client, rid, include, config, max_pages)
+            except ProviderError as err:
+                partial = getattr(err, "partial", None)
+                if partial is None:
+                    raise
+                items = partial
+                result.partial.append(rid)
+        except ProviderError as err:
+            result.failed.append((rid, err))
+            continue
+        for record in _records(n, rid, body, items, host):
+            writer.write(record)
+        result.written.append(rid)
+    return result
+
+
+# ---- the command ------------------------------------------------------------------------------
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
+
+    p.add_argument("sources", nargs="+", metavar="IDS_OR_FILE",
+                   help="response ids (resp_…), or files holding them (a trace export, logs; "
+                        "- for stdin)")
+    p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
+                   help="capture file to write (marked as rebuilt from the provider)")
+    g = p.add_argument_group("provider")
+    g.add_argument("--base-url", metavar="URL",
+                   help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
+    g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
+                   help="environment variable that holds the API key (default: OPENAI_API_KEY)")
+    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N")
+    g.add_argument("--max-pages", type=int, default=1000, metavar="N",
+                   help="stop an input_items listing after N pages (default 1000)")
+    g.add_argument("--include", action="append", metavar="FLAG",
+                   help="include flag to retrieve with (repeatable; default: "
+                        + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
+
+
+def run(ns: argparse.Namespace) -> int:
+    from traceview.capture.redact import redact_text
+    from traceview.record.writer import CaptureWriter
+    from traceview.report.safe import visible
+
+    def say(text: str) -> None:
+        print(visible(redact_text(text)), file=sys.stderr)
+
+    ids = response_ids(ns.sources)
+    if not ids:
+        say("traceview hydrate: no response ids (resp_…) in " + " ".join(ns.sources))
+        return 2
+    config = ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
+                            timeout=ns.timeout, max_retries=ns.max_retries)
+    try:
+        client = make_client(config)
+    except ProviderError as err:
+        say(f"traceview hydrate: {err}")
+        return 2
+    with CaptureWriter(ns.output) as writer:
+        result = hydrate(client, ids, writer, include=ns.include, config=config,
+                         max_pages=ns.max_pages)
+    for rid, err in result.failed:
+        say(f"traceview hydrate: {rid}: {err}")
+    for rid in result.partial:
+        say(f"traceview hydrate: {rid}: input items incomplete (listing stopped early)")
+    say(f"traceview hydrate: {len(result.written)} of {len(ids)} responses rebuilt into "
+        f"{ns.output} (from the provider, not a wire capture)")
+    return 0 if not result.failed and not result.partial else 1
+

@@ -1,0 +1,264 @@
+"""A recording reverse proxy: any language's client, recorded like ``traceview.record``.
+
+The application only changes its base URL (``OPENAI_BASE_URL=http://127.0.0.1:8080/v1``).
+This module is the ASGI application; the listening side is uvicorn (``proxy_server.py``),
+the upstream side is the same httpx2 stack the openai SDK uses, wrapped in the recorder's
+own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
+that writes a recorded SDK call: same records, same redaction, same whole-line writes.
+
+Request bodies are read whole (the record keeps their exact bytes), except large and
+multipart uploads, which stream upstream as they arrive; responses are relayed chunk by
+chunk as the upstream sends them, never buffered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2
+
+from traceview.record.recorder import Recorder
+from traceview.record.transport import (
+    EXCHANGE_EXTENSION,
+    AsyncRecordingTransport,
+    _default_limits,
+)
+
+DEFAULT_UPSTREAM = "https://api.openai.com/v1"
+DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
+# Request bodies up to this size are read whole (the record keeps their exact bytes);
+# larger ones, and every multipart upload, are streamed upstream as they arrive.
+STREAM_UPLOADS_ABOVE = 8 << 20
+
+# Connection-level headers belong to one hop, not to the exchange (RFC 9110 §7.6.1);
+# host and content-length are set again by the upstream client for the bytes it sends.
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+    "transfer-encoding", "upgrade", "host", "content-length",
+})
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def default_upstream(env: dict[str, str] | None = None) -> str:
+    """``OPENAI_BASE_URL`` of the proxy's own environment, else the provider's public API."""
+    env = os.environ if env is None else env
+    return (env.get("OPENAI_BASE_URL") or "").strip() or DEFAULT_UPSTREAM
+
+
+def upstream_url(upstream: str, path: str, query: bytes) -> str:
+    """Where a request for ``path`` goes.
+
+    Clients are pointed at ``http://proxy/v1``, so their paths start with ``/v1``; an
+    upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
+    """
+    base = upstream.rstrip("/")
+    if urlsplit(base).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
+        path = path[3:]
+    url = base + path
+    return f"{url}?{query.decode('latin-1')}" if query else url
+
+
+def env_proxy(upstream: str) -> str | None:
+    """The outgoing proxy the environment names for the upstream (HTTPS_PROXY, NO_PROXY…),
+    as an httpx2 client would use it: the upstream is fixed, so this is decided once."""
+    from urllib.request import getproxies, proxy_bypass
+
+    parts = urlsplit(upstream)
+    proxies = getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or parts.hostname in ("localhost", "127.0.0.1", "::1") or (
+            parts.hostname and proxy_bypass(parts.hostname)):
+        return None
+    return proxy
+
+
+def _error_body(kind: str, message: str) -> bytes:
+    import json
+
+    return json.dumps({"error": {"message": message, "type": kind, "param": None,
+                                 "code": kind}}).encode()
+
+
+class RecordingProxy:
+    """The ASGI app: forward each request upstream through a recording transport."""
+
+    def __init__(self, recorder: Recorder, upstream: str = DEFAULT_UPSTREAM, *,
+                 timeout: float = DEFAULT_TIMEOUT,
+                 inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.recorder = recorder
+        self.upstream = upstream
+        self.timeout = timeout
+        self._inner = inner
+        self._transport: AsyncRecordingTransport | None = None
+        self._timeouts = {"connect": min(timeout, 10.0), "read": timeout, "write": timeout,
+                          "pool": timeout}
+
+    def _upstream(self) -> AsyncRecordingTransport:
+        """Built on first use, inside the server's event loop (its pool belongs to it).
+
+        The transport is used without an ``httpx2.AsyncClient`` on purpose: a client keeps
+        cookies from responses and sends them on later requests (one application's cookies
+        would reach another's), adds headers of its own and follows redirects. A proxy
+        wants none of that, and skipping it halves the proxy's own time per request.
+        """
+        if self._transport is None:
+            inner = self._inner or httpx2.AsyncHTTPTransport(
+                limits=_default_limits(), proxy=env_proxy(self.upstream))
+            self._transport = AsyncRecordingTransport(self.recorder, inner)
+        return self._transport
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self._exchange(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+        first = await receive()
+        if first["type"] == "http.disconnect":
+            return
+        length = _content_length(scope)
+        content: bytes | AsyncIterator[bytes]
+        if first.get("more_body") and length is not None and (
+                length > STREAM_UPLOADS_ABOVE or _is_multipart(scope)):
+            # A large upload goes on as it arrives, never held whole; like the recorder
+            # with the SDK's multipart stream, its record keeps its length, not its bytes.
+            content = _rest_of_body(first, receive)
+        else:
+            body = bytearray(first.get("body", b""))
+            more = first.get("more_body", False)
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+            content, length = bytes(body), None
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
+                   if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        if length is not None:  # streamed upload: the upstream needs its length up front
+            headers.append(("content-length", str(length)))
+        # raw_path: the path as the client encoded it (``path`` is percent-decoded).
+        raw_path = scope.get("raw_path")
+        path = raw_path.decode("latin-1") if raw_path else scope["path"]
+        request = httpx2.Request(
+            scope["method"], upstream_url(self.upstream, path, scope["query_string"]),
+            headers=headers, content=content, extensions={"timeout": self._timeouts})
+        try:
+            response = await self._upstream().handle_async_request(request)
+        except httpx2.TimeoutException as exc:
+            await _reply_error(send, 504, "upstream_timeout",
+                               f"traceview proxy: the upstream did not answer in time ({exc})")
+            return
+        except httpx2.HTTPError as exc:
+            await _reply_error(send, 502, "upstream_unreachable",
+                               f"traceview proxy: cannot reach the upstream {self.upstream} "
+                               f"({type(exc).__name__}: {exc})")
+            return
+        except ClientGone:
+            return  # recorded by the transport as a failure of kind ClientGone
+        await self._relay(response, receive, send)
+
+    async def _relay(self, response: httpx2.Response, receive: Receive, send: Send) -> None:
+        """Pass the body through as it arrives; a client that hangs up cancels the upstream."""
+        relay = asyncio.ensure_future(self._pump(response, send))
+        watch = asyncio.ensure_future(_disconnected(receive))
+        try:
+            done, _ = await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if relay in done:
+                relay.result()
+                return
+            relay.cancel()
+            exchange = response.extensions.get(EXCHANGE_EXTENSION)
+            if exchange is not None:
+                exchange.cut("client_disconnected",
+                         "the client closed the connection before the response ended; "
+                         "the upstream request was cancelled")
+        finally:
+            watch.cancel()
+            # Closing the stream closes the upstream connection and writes the record.
+            await response.stream.aclose()  # type: ignore[union-attr]
+
+    async def _pump(self, response: httpx2.Response, send: Send) -> None:
+        """Relay the body chunk by chunk. The record is written when the upstream body ends
+        and before the client can see the end, as with the recorder (a caller that has its
+        answer finds it in the capture): a stream ends with a separate empty chunk, and of a
+        body of known length the last chunk is held back until the record is written."""
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": [(k, v) for k, v in response.headers.raw
+                                if k.decode("latin-1").lower() not in HOP_BY_HOP
+                                or k.lower() == b"content-length"]})
+        hold = "content-length" in response.headers
+        held = b""
+        try:
+            async for chunk in response.stream:  # type: ignore[union-attr]
+                if hold:
+                    chunk, held = held, chunk
+                    if not chunk:
+                        continue
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except httpx2.HTTPError:
+            pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
+        await send({"type": "http.response.body", "body": held, "more_body": False})
+
+
+class ClientGone(Exception):
+    """The client hung up while its request body was still being sent upstream."""
+
+
+def _content_length(scope: Scope) -> int | None:
+    for k, v in scope["headers"]:
+        if k.lower() == b"content-length" and v.strip().isdigit():
+            return int(v)
+    return None
+
+
+def _is_multipart(scope: Scope) -> bool:
+    return any(k.lower() == b"content-type" and v.lower().startswith(b"multipart/")
+               for k, v in scope["headers"])
+
+
+async def _rest_of_body(first: dict[str, Any], receive: Receive) -> AsyncIterator[bytes]:
+    yield first.get("body", b"")
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone("the client hung up during its upload")
+        yield message.get("body", b"")
+        more = message.get("more_body", False)
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _reply_error(send: Send, status: int, kind: str, message: str) -> None:
+    payload = _error_body(kind, message)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})

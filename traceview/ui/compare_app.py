@@ -1,0 +1,72 @@
+"""A small app around the compare screen (``traceview compare --open``, ``demo --ab``,
+``screenshot --view compare``): the document is computed in a worker, then shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.widgets import Static
+
+from traceview.ui.compare_screen import CompareScreen
+from traceview.ui.safe_text import safe
+
+
+class CompareApp(App[int]):
+    TITLE = "traceview compare"
+
+    def __init__(self, paths: list[str] | None = None, *, doc: dict[str, Any] | None = None,
+                 seed: int = 0) -> None:
+        super().__init__()
+        self.paths = list(paths or [])
+        self.doc = doc
+        self.seed = seed
+        self.error: str | None = None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static("comparing…", id="cmp-loading")
+
+    def on_mount(self) -> None:
+        if self.doc is not None:
+            self.push_screen(CompareScreen(self.doc))
+        else:
+            self._build()
+
+    @work(thread=True, exclusive=True)
+    def _build(self) -> None:
+        from traceview.report.compare_output import build
+
+        try:
+            doc = build(self.paths, seed=self.seed)
+        except Exception as exc:  # shown, never a traceback over the screen
+            self.call_from_thread(self._show_error, f"{type(exc).__name__}: {exc}")
+            return
+        self.call_from_thread(self._show_doc, doc)
+
+    def _show_doc(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.push_screen(CompareScreen(doc))
+
+    def _show_error(self, message: str) -> None:
+        self.error = message
+        self.query_one("#cmp-loading", Static).update(safe(f"cannot compare: {message}"))
+
+
+def run_compare_app(paths: list[str], doc: dict[str, Any] | None = None) -> int:
+    return CompareApp(paths, doc=doc).run() or 0
+
+
+async def render_compare_svg(paths: list[str], size: tuple[int, int] = (160, 48),
+                             doc: dict[str, Any] | None = None) -> tuple[str, str | None]:
+    """The compare screen's SVG once the comparison is computed, and an error if any."""
+    import os
+
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    app = CompareApp(paths, doc=doc)
+    async with app.run_test(size=size) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        svg = app.export_screenshot(title="traceview · compare")
+    return svg, app.error
