@@ -115,21 +115,38 @@ def redact_text(text: str) -> str:
     return _PATTERNS.sub(_sub, text)
 
 
+_LITERALS_B = tuple(lit.encode() for lit in _LITERALS if lit != 'key"')
+# traceview's own report fields whose names end in "key": not a hint of a secret.
+_OWN_KEYS = (b'"key":', b'"conversation_key":')
+
+
+def _maybe_secret_json(chunk: bytes) -> bool:
+    low = chunk.lower()
+    for lit in _LITERALS_B:
+        if lit in low:
+            return True
+    if low.count(b'key":') > sum(low.count(k) for k in _OWN_KEYS):
+        return True
+    return b"=" in low and (b"?" in low or b"&" in low or b";" in low)
+
+
 def redact_json(chunk: bytes) -> bytes:
-    """Serialised JSON with secrets masked, in one pass over the text (a report of a
-    million turns cannot afford a walk over every value).
+    """Serialised JSON with secrets masked, a line at a time (a report of a million turns
+    cannot afford a walk over every value, nor copies of its largest chunk).
 
     Safe on JSON text: no pattern's masked part can contain a quote or a backslash, so
     string boundaries and escapes stay intact and the document stays valid.
     """
-    text = chunk.decode("utf-8", "surrogatepass")
-    # traceview's own field names that look like secret names to the pre-check.
-    probe = text.replace('"conversation_key":', "")
-    if not _known_sorted and not _maybe_secret(probe.replace('"key":', "")):
+    if not _known_sorted and not _maybe_secret_json(chunk):
         return chunk
-    # Line by line: the full pattern runs only on the lines that hint at a secret.
-    out = "\n".join([redact_text(line) for line in text.split("\n")])
-    return out.encode("utf-8", "surrogatepass")
+    lines = chunk.split(b"\n")
+    for i, line in enumerate(lines):
+        if _known_sorted or _maybe_secret_json(line):
+            text = line.decode("utf-8", "surrogatepass")
+            out = redact_text(text)
+            if out is not text:
+                lines[i] = out.encode("utf-8", "surrogatepass")
+    return b"\n".join(lines)
 
 
 def is_secret_name(name: str) -> bool:
