@@ -283,7 +283,7 @@ def test_empty_directory_is_one_line(tmp_path: Path) -> None:
 
 def test_many_tiny_lines_stream(tmp_path: Path) -> None:
     cap = tmp_path / "tiny.jsonl"
-    cap.write_bytes(b'{"dir":"req","body":{"model":"m","input":"x"}}\n' * 20_000)
+    cap.write_bytes(b'{"dir":"req","body":{"model":"m","input":"x"}}\n' * 10_000)
     for fmt in ("text", "markdown", "json"):
         out = traceview("report", str(cap), "--format", fmt, timeout=120)
         assert_no_traceback(out)
