@@ -27,6 +27,8 @@ COMMANDS = {
     "hydrate": "rebuild a capture from response ids (fetches each response and its input)",
     "ab": "run the hosted-vs-owned experiment: both arms through the SDK, one capture each",
     "compare": "compare two arms (an `ab` results folder, or two captures)",
+    "export": "write every turn of captures as Parquet, DuckDB, CSV or OTLP spans",
+    "sql": "run a SQL query over the turns of captures (or of an export)",
 }
 
 
@@ -125,6 +127,10 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         _optional(sub, "ab", "traceview.experiment.command", "add_arguments", "run")
     elif command == "compare":
         _optional(sub, "compare", "traceview.report.compare_output", "add_arguments", "run")
+    elif command == "export":
+        _optional(sub, "export", "traceview.export.command", "add_export_arguments", "run_export")
+    elif command == "sql":
+        _optional(sub, "sql", "traceview.export.command", "add_sql_arguments", "run_sql")
     return parser
 
 
@@ -144,6 +150,10 @@ def build_inspector_parser() -> argparse.ArgumentParser:
                    "(default ./screenshots)")
     p.add_argument("--items", metavar="FILE", help="a provider-copy snapshot (or a capture with "
                    "a recorded items listing) to diff against offline")
+    p.add_argument("--follow", action="store_true", help="keep reading the capture as it is "
+                   "written (F toggles, R reloads a replaced file)")
+    p.add_argument("--theme", metavar="NAME", help="colour theme (e.g. nord, gruvbox, "
+                   "textual-light); the last one picked is remembered")
     add_analysis_options(p)
     return p
 
@@ -172,4 +182,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return int(run_inspector(ns.paths, options, screenshot_dir=ns.screenshot_dir,
-                             items=ns.items) or 0)
+                             items=ns.items, follow=ns.follow, theme=ns.theme) or 0)

@@ -7,9 +7,10 @@ turn, which is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from traceview.analysis.explain import explain
+from traceview.analysis.explain import explain, findings
 from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
@@ -35,6 +36,8 @@ EXTRA_KEYS = (
     "action_items", "provider_counters", "analysis_context",
     # issue #13: hosted state over a conversation's life
     "carried_context", "provider_copy",
+    "ts",
+    "findings",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
@@ -164,6 +167,21 @@ class TurnReport:
     @property
     def elapsed_ms(self) -> int | None:
         return self.turn.res.elapsed_ms if self.turn.res else None
+
+    @property
+    def started_ms(self) -> int | None:
+        s = self.turn.res.started_at if self.turn.res else None
+        return None if s is None else s * 1000
+
+    @property
+    def ts(self) -> str | None:
+        """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
+        recorder's `ts` less the elapsed time); null when the capture does not say."""
+        ms = self.started_ms
+        if ms is None:
+            return None
+        stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
+        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     @property
     def hosted_calls(self) -> list[dict[str, Any]]:
@@ -342,6 +360,11 @@ class TurnReport:
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
+
+    @property
+    def findings(self) -> list[str]:
+        """The explanation's sentences that report a finding, to lead with on screen."""
+        return findings(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in CONTRACT_KEYS}

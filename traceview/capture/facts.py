@@ -5,6 +5,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 from zlib import crc32
@@ -556,6 +557,28 @@ def _from_events(events: list[Any]) -> tuple[dict[str, Any] | None, bool, str | 
     return None, True, error
 
 
+def _started_at(body: Any, ts: Any, elapsed: int | None) -> int | None:
+    """When the turn started, in seconds: the provider's own creation time, else the
+    recorder's clock (a record's `ts` is written when the response arrived)."""
+    if type(body) is dict:
+        created = body.get("created_at")
+        if created is None:
+            created = body.get("created")
+        if type(created) in (int, float) and created > 0:
+            return int(created)
+    if type(ts) is str and ts:
+        try:
+            stamp = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=UTC)
+        ts = stamp.timestamp()
+    if type(ts) in (int, float) and ts > 0:
+        return int(ts - (elapsed or 0) / 1000)
+    return None
+
+
 def response_facts(record: dict[str, Any]) -> ResponseFacts:
     """Facts from a `res` record: body, stream events, HTTP status, transport error."""
     g = record.get
@@ -585,6 +608,9 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
+    started = _started_at(body, g("ts"), elapsed)
+    if started is not None:
+        f.started_at = started
     if cut:
         f.stream_cut = True
         if f.status in NON_TERMINAL or f.status == "unknown":

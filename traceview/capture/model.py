@@ -178,6 +178,10 @@ class ResponseFacts:
     stream_events = count(8)
     web_search_requests = count(9)
     file_search_requests = count(10)
+    # When the turn started, whole seconds since the epoch (what `created_at` holds; ms
+    # would not pack): the body's `created_at` (chat: `created`), else the record's `ts`
+    # less the elapsed time. Set after construction.
+    started_at = count(11)
     compaction_output = flag(0)
     stream_cut = flag(1)
     store_set = flag(2)

@@ -1,0 +1,99 @@
+"""`traceview sql` over captures: an incremental cache; and the optional extras' messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.export.conftest import SAMPLES
+from traceview.export.cache import Cache
+
+Q = "SELECT source, count(*) AS n FROM turns GROUP BY source ORDER BY source"
+
+
+def _counts(tv, src: Path, cache: Path) -> dict[str, int]:
+    rc, out, err = tv("sql", Q, src, "--format", "json", "--cache", cache)
+    assert rc == 0, err
+    return {Path(r["source"]).name: r["n"] for r in json.loads(out)}
+
+
+def test_cache_reads_only_what_changed(tv, tmp_path: Path) -> None:
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    for name in ("claims.jsonl", "service_day.jsonl", "long_conversation.jsonl"):
+        shutil.copy(SAMPLES / name, caps / name)
+    cache = tmp_path / "cache"
+    first = _counts(tv, caps, cache)
+    assert first == {"claims.jsonl": 4, "long_conversation.jsonl": 8, "service_day.jsonl": 12}
+
+    c = Cache(cache)
+    files = sorted(str(p) for p in caps.iterdir())
+    c.refresh(files)
+    assert c.read == []  # nothing changed: nothing re-read
+    os.utime(caps / "claims.jsonl", ns=(1, 1))  # touched, same bytes: hashed, not re-read
+    c.refresh(files)
+    assert c.read == []
+    with open(caps / "claims.jsonl", "ab") as f:  # a turn appended: that file only
+        f.write((SAMPLES / "claims.jsonl").read_bytes().splitlines(keepends=True)[-2])
+        f.write((SAMPLES / "claims.jsonl").read_bytes().splitlines(keepends=True)[-1])
+    c.refresh(files)
+    assert [Path(p).name for p in c.read] == ["claims.jsonl"]
+    c.con.close()
+
+    (caps / "service_day.jsonl").unlink()
+    assert _counts(tv, caps, cache) == {"claims.jsonl": 5, "long_conversation.jsonl": 8}
+    # Another question over one file: the cache holds the others but the views show one.
+    assert _counts(tv, caps / "claims.jsonl", cache) == {"claims.jsonl": 5}
+
+
+def test_cache_follows_analysis_options(tv, tmp_path: Path) -> None:
+    q = "SELECT count(*) AS n FROM turns WHERE list_contains(markers, 'deposit')"
+    base = ["sql", q, SAMPLES / "claims.jsonl", "--format", "json", "--cache", tmp_path]
+    _, out, _ = tv(*base)
+    assert json.loads(out) == [{"n": 1}]
+    _, out, _ = tv(*base, "--deposit-min-tokens", "100000")
+    assert json.loads(out) == [{"n": 0}]
+
+
+@pytest.mark.parametrize("module,argv,extra", [
+    ("pyarrow", ["export", SAMPLES / "claims.jsonl", "--to", "parquet", "-o", "{tmp}/o"],
+     "fleet"),
+    ("duckdb", ["sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", "{tmp}/c"], "fleet"),
+    ("distributed", ["export", SAMPLES / "claims.jsonl", "--to", "parquet", "-o", "{tmp}/o",
+                     "--dask", "local:2"], "cluster"),
+])
+def test_missing_extra_names_it(tv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                module: str, argv: list, extra: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # import now raises ImportError
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in argv]
+    rc, out, err = tv(*args)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1
+    assert f"pip install 'traceview[{extra}]'" in err
+
+
+def test_export_bad_inputs(tv, tmp_path: Path) -> None:
+    rc, _, err = tv("export", tmp_path / "nope.jsonl", "--to", "csv", "-o", tmp_path / "o")
+    assert rc == 1 and "tv" not in err  # an unreadable file is a problem row, not a crash
+    rows = (tmp_path / "o" / "problems.csv").read_text().splitlines()
+    assert "unreadable_source" in rows[1]
+    rc, _, err = tv("export", SAMPLES / "claims.jsonl", "--to", "xml", "-o", tmp_path)
+    assert rc == 2 and "choose one of parquet, duckdb, csv, otlp" in err
+    rc, _, err = tv("export", SAMPLES / "claims.jsonl", "--to", "parquet")
+    assert rc == 2 and "needs an output" in err
+    rc, _, err = tv("export", SAMPLES / "claims.jsonl", "--to", "parquet", "-o", tmp_path / "p",
+                    "--partition-by", "colour")
+    assert rc == 2 and "cannot partition by colour" in err
+
+
+def test_an_unusable_cache_is_one_line(tv, tmp_path: Path) -> None:
+    """The engine's own errors (here: a cache file that is not a database) are a message."""
+    (tmp_path / "fleet.duckdb").write_bytes(b"not a database at all" * 100)
+    rc, out, err = tv("sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", tmp_path)
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "not a valid DuckDB database" in err

@@ -1,0 +1,22 @@
+"""Fleet-scale output: the turn table as Parquet, DuckDB, CSV or OTLP spans; SQL; a cluster job.
+
+pyarrow/duckdb (`[fleet]`) and dask (`[cluster]`) are optional extras: the base install
+stays small, and a command that needs one says which in a single line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+
+class MissingExtra(Exception):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+def need(module: str, extra: str) -> ModuleType:
+    """Import `module`, or raise MissingExtra naming the pip extra that provides it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtra(f"{module} is not installed: pip install 'traceview[{extra}]'") from None

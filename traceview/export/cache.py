@@ -1,0 +1,132 @@
+"""An incremental cache of the fleet tables, so `traceview sql CAPTURES` reads each capture once.
+
+One DuckDB file holds every capture's rows, tagged with the capture's absolute path, and
+a manifest of (size, mtime, hash) per capture. A re-run over a directory re-reads only
+the captures whose size or mtime changed *and* whose content hash differs (a touched but
+unchanged file costs one hash, not an analysis).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from traceview.analysis.options import Options
+from traceview.export import need
+from traceview.export.rows import capture_rows
+from traceview.export.schema import TABLES, arrow_schema, column_names
+from traceview.export.sinks import Sink
+
+CACHE_FILE = "fleet.duckdb"
+# Bumped when the tables' schema or the analysis options change what a row holds.
+CACHE_VERSION = "traceview.turns/1;1"
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "traceview"
+
+
+def file_hash(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
+
+
+class _CacheSink(Sink):
+    """Rows of one capture, inserted into the cache tables with the capture's key."""
+
+    def __init__(self, con: Any, key: str) -> None:
+        super().__init__()
+        self.pa = need("pyarrow", "fleet")
+        self.con = con
+        self.key = key
+        self._schemas = {t: arrow_schema(t) for t in TABLES}
+
+    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
+        t = self.pa.Table.from_pylist(rows, schema=self._schemas[table])
+        batch = t.append_column("capture_key", self.pa.array([self.key] * len(t),  # noqa: F841
+                                                             self.pa.string()))
+        self.con.execute(f"INSERT INTO cache_{table} SELECT * FROM batch")
+
+
+class Cache:
+    def __init__(self, directory: Path, options: Options | None = None) -> None:
+        duckdb = need("duckdb", "fleet")
+        self.pa = need("pyarrow", "fleet")
+        directory.mkdir(parents=True, exist_ok=True)
+        self.options = options or Options()
+        self.con = duckdb.connect(str(directory / CACHE_FILE))
+        self.read: list[str] = []  # captures (re)analysed by the last refresh
+        self._create()
+
+    def _create(self) -> None:
+        con = self.con
+        con.execute("CREATE TABLE IF NOT EXISTS cache_meta (k VARCHAR PRIMARY KEY, v VARCHAR)")
+        have = con.execute("SELECT v FROM cache_meta WHERE k = 'version'").fetchone()
+        version = CACHE_VERSION + f";{self.options!r}"
+        if have is None or have[0] != version:
+            for table in TABLES:
+                con.execute(f"DROP TABLE IF EXISTS cache_{table}")
+            con.execute("DROP TABLE IF EXISTS cache_captures")
+            con.execute("INSERT OR REPLACE INTO cache_meta VALUES ('version', ?)", [version])
+        for table in TABLES:
+            s = arrow_schema(table)
+            empty = s.append(self.pa.field("capture_key", self.pa.string())).empty_table()  # noqa: F841
+            con.execute(f"CREATE TABLE IF NOT EXISTS cache_{table} AS SELECT * FROM empty")
+        con.execute("CREATE TABLE IF NOT EXISTS cache_captures (key VARCHAR PRIMARY KEY, "
+                    "size BIGINT, mtime_ns BIGINT, hash VARCHAR)")
+
+    def refresh(self, files: list[str]) -> list[str]:
+        """Bring the cache up to date for `files`; returns their keys (absolute paths)."""
+        keys = []
+        self.read = []
+        known = {k: (s, m, h) for k, s, m, h in
+                 self.con.execute("SELECT key, size, mtime_ns, hash FROM cache_captures")
+                 .fetchall()}
+        for path in files:
+            key = os.path.abspath(path)
+            keys.append(key)
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            size, mtime = (st.st_size, st.st_mtime_ns) if st else (-1, -1)
+            old = known.get(key)
+            if old and old[0] == size and old[1] == mtime:
+                continue
+            digest = file_hash(path) if st else ""
+            if old and old[0] == size and old[2] == digest:
+                self.con.execute("UPDATE cache_captures SET mtime_ns = ? WHERE key = ?",
+                                 [mtime, key])
+                continue
+            self._load(path, key, size, mtime, digest)
+        return keys
+
+    def _load(self, path: str, key: str, size: int, mtime: int, digest: str) -> None:
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            for table in TABLES:
+                con.execute(f"DELETE FROM cache_{table} WHERE capture_key = ?", [key])
+            sink = _CacheSink(con, key)
+            for table, row in capture_rows(path, self.options):
+                sink.add(table, row)
+            sink.close()
+            con.execute("INSERT OR REPLACE INTO cache_captures VALUES (?, ?, ?, ?)",
+                        [key, size, mtime, digest])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        self.read.append(path)
+
+    def views(self, keys: list[str]) -> None:
+        """`turns`, `conversations`, `problems` as views of the rows of `keys` only."""
+        wanted_keys = self.pa.table({"key": self.pa.array(keys, self.pa.string())})  # noqa: F841
+        self.con.execute("CREATE OR REPLACE TEMP TABLE wanted AS SELECT key FROM wanted_keys")
+        for table in TABLES:
+            cols = ", ".join(f'"{c}"' for c in column_names(table))
+            self.con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT {cols} FROM "
+                             f"cache_{table} WHERE capture_key IN (SELECT key FROM wanted)")

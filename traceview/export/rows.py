@@ -1,0 +1,154 @@
+"""One capture file -> rows of the fleet tables (the map step every exporter shares).
+
+Rows are built from the report's own objects (`TurnReport.to_dict()`,
+`ConversationReport.to_dict()`, `Problem.to_dict()`), so a table and
+`traceview report --format json` can never disagree. Each file is analysed on its own,
+exactly as `traceview report FILE` would: the unit a worker (or a cluster) takes.
+Every string leaves through the redactor and the sanitiser: an export is an output path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from traceview.analysis.options import Options
+from traceview.analysis.pricing import PricingError
+from traceview.analysis.session import Analysis, analyze
+from traceview.capture.redact import redact, redact_text
+from traceview.capture.sources import SourceError
+from traceview.export.schema import (
+    CARRIED,
+    TURN_FLATTENED,
+    TURN_RENAMED,
+    column_names,
+    json_columns,
+)
+from traceview.report.safe import visible
+
+Row = dict[str, Any]
+_TURN_COLS = column_names("turns")
+_CONV_COLS = column_names("conversations")
+_TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED)
+_CONV_KNOWN = set(_CONV_COLS)
+_TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
+
+
+_CLEAN: dict[str, str] = {}
+_SCALARS = frozenset((int, float, bool, type(None)))
+_DAYS: dict[int, str] = {}
+
+
+def clean(value: Any) -> Any:
+    """A row (or any JSON-shaped value) with every string's secrets masked and made visible.
+
+    Rows' keys are schema names and the report's own keys, never secret-named fields, so
+    only the strings need the redactor here; arbitrary JSON (`extras`) also goes through
+    `redact()`, which masks values under secret-named keys.
+    """
+    t = type(value)
+    if t is str:
+        if len(value) < 40:  # models, statuses, markers, tools: the same few, again and again
+            done = _CLEAN.get(value)
+            if done is None:
+                done = visible(redact_text(value))
+                if len(_CLEAN) < 4096:
+                    _CLEAN[value] = done
+            return done
+        return visible(redact_text(value))
+    if t is dict:
+        return {k: v if type(v) in _SCALARS else clean(v) for k, v in value.items()}
+    if t is list or t is tuple:
+        return [v if type(v) in _SCALARS else clean(v) for v in value]
+    return value
+
+
+def _extras(d: dict[str, Any], known: set[str]) -> str | None:
+    if known.issuperset(d):
+        return None  # the usual case: every key has its column
+    rest = {k: v for k, v in d.items() if k not in known}
+    return orjson.dumps(clean(redact(rest))).decode() if rest else None
+
+
+def _carried(row: dict[str, Any], value: Any) -> None:
+    """The report's `carried_context` (an object with `tokens` and `cost_usd`; a bare count
+    is taken as the tokens) into its three columns."""
+    tokens = usd = detail = None
+    if type(value) is dict:
+        tokens = value.get("tokens") if type(value.get("tokens")) is int else None
+        usd = value.get("cost_usd") if type(value.get("cost_usd")) in (int, float) else None
+        detail = orjson.dumps(redact(value)).decode()
+    elif type(value) is int:
+        tokens = value
+    row["carried_context"], row["carried_context_usd"] = tokens, usd
+    row["carried_context_detail"] = detail
+
+
+def day(ms: int | None) -> str:
+    """The UTC date of a time in ms, the partition key; `unknown` without one."""
+    if ms is None:
+        return "unknown"
+    n = ms // 86_400_000
+    d = _DAYS.get(n)
+    if d is None:
+        d = _DAYS[n] = datetime.fromtimestamp(n * 86_400, tz=UTC).strftime("%Y-%m-%d")
+    return d
+
+
+def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[str, Row]]:
+    """(table, row) pairs for one capture file: its turns, conversations, problems.
+
+    A file that cannot be read at all is one problem row, never an exception: a directory
+    of ten thousand captures is not stopped by one bad file.
+    """
+    try:
+        analysis = analyze([path], options)
+    except (SourceError, PricingError) as exc:
+        yield "problems", {"source": clean(path), "line": 0, "kind": "unreadable_source",
+                           "message": clean(str(exc))}
+        return
+    try:
+        yield from _rows(analysis)
+    finally:
+        analysis.capture.close()
+
+
+def _rows(analysis: Analysis) -> Iterator[tuple[str, Row]]:
+    where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
+    first_ms: dict[str, int] = {}
+    for c in analysis.conversations:
+        for pos, i in enumerate(c.turns, 1):
+            where[i] = (c.kind, pos)
+    for t in analysis.turns:
+        d = t.to_dict()
+        kind, pos = where.get(t.index, (None, None))
+        ms = t.started_ms
+        if ms is not None and t.conversation_key not in first_ms:
+            first_ms[t.conversation_key] = ms
+        row = {k: d.get(k) for k in _TURN_COLS}
+        cost = d.get("cost") or {}
+        row.update(
+            capture_index=d["index"], conversation_index=pos, conversation_kind=kind,
+            ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
+            cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
+            extras=_extras(d, _TURN_KNOWN))
+        _carried(row, d.get("carried_context"))
+        for k in _TURN_JSON:
+            v = row[k]
+            row[k] = orjson.dumps(redact(v)).decode() if v else None
+        yield "turns", clean(row)
+    for c in analysis.conversations:
+        d = c.to_dict()
+        row = {k: d.get(k) for k in _CONV_COLS}
+        row.update(turn_count=len(c.turns), first_ts=first_ms.get(c.key),
+                   markers=[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()],
+                   extras=_extras(d, _CONV_KNOWN))
+        _carried(row, d.get("carried_context"))
+        yield "conversations", clean(row)
+    for p in analysis.problems:
+        d = p.to_dict()
+        yield "problems", clean({"source": d["source"], "line": d["line"], "kind": d["kind"],
+                                 "message": d["message"]})

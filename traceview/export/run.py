@@ -1,0 +1,70 @@
+"""The export job: captures -> rows -> a sink, one capture file at a time.
+
+The same function runs on one machine (`traceview export`) and on every worker of the
+cluster job (`cluster.py`), so both write the same rows in the same layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from traceview.analysis.options import Options
+from traceview.export.rows import capture_rows
+from traceview.export.sinks import ParquetSink, Sink
+
+
+def export_files(files: list[str], sink: Sink, options: Options | None = None,
+                 on_file: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Feed every row of every file into `sink`, close it, and return the row counts."""
+    try:
+        for path in files:
+            for table, row in capture_rows(path, options):
+                sink.add(table, row)
+            if on_file:
+                on_file(path)
+    finally:
+        sink.close()
+    return dict(sink.counts)
+
+
+def export_parquet_chunk(files: list[str], out: str, prefix: str,
+                         partition_by: tuple[str, ...], options: Options | None) -> dict[str, int]:
+    """One worker's share of a Parquet export (a module-level function: it is pickled)."""
+    return export_files(files, ParquetSink(Path(out), partition_by=partition_by, prefix=prefix),
+                        options)
+
+
+def chunks(files: list[str], n: int) -> list[list[str]]:
+    """`files` dealt into at most `n` chunks of similar total size (largest first)."""
+    n = max(1, min(n, len(files)))
+    out: list[list[str]] = [[] for _ in range(n)]
+    load = [0] * n
+    sizes = {}
+    for f in files:
+        try:
+            sizes[f] = Path(f).stat().st_size
+        except OSError:
+            sizes[f] = 0
+    for f in sorted(files, key=lambda f: -sizes[f]):
+        i = load.index(min(load))
+        out[i].append(f)
+        load[i] += sizes[f]
+    return [c for c in out if c]
+
+
+def export_parallel(files: list[str], out: Path, jobs: int, partition_by: tuple[str, ...],
+                    options: Options | None) -> dict[str, int]:
+    """The Parquet export in `jobs` local worker processes (the cluster job's map step,
+    without a cluster): each writes its own files into the shared layout."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts = chunks(files, jobs * 4)
+    totals: dict[str, int] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(export_parquet_chunk, part, str(out), f"part-{i:05d}",
+                               partition_by, options) for i, part in enumerate(parts)]
+        for fut in futures:
+            for t, n in fut.result().items():
+                totals[t] = totals.get(t, 0) + n
+    return totals

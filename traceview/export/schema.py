@@ -1,0 +1,200 @@
+"""The fleet tables' schema, stated once: Parquet, DuckDB, CSV and the README read it here.
+
+`traceview.turns/1` is the report's turn object (`report --format json`) flattened into
+one row: every key of `TurnReport.to_dict()` is a column (or, for `cost` and `index`,
+named below), so a number in the table means exactly what it means in the report. Types
+are written in a small notation of plain tuples, so this module imports nothing heavy;
+`arrow_schema()` turns them into pyarrow types when the `[fleet]` extra is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TURNS = "traceview.turns/1"
+CONVERSATIONS = "traceview.conversations/1"
+PROBLEMS = "traceview.problems/1"
+
+# A type is "string" | "int64" | "float64" | "bool" | "timestamp" (ms, UTC, no zone),
+# "json" (a string holding JSON: for values whose shape varies from row to row),
+# ("list", type) or ("struct", ((name, type), ...)).
+Type = Any
+
+HOSTED_CALL: Type = ("struct", (
+    ("type", "string"), ("id", "string"), ("status", "string"), ("evidence", "string"),
+    ("include", "string"), ("queries", ("list", "string")), ("detail", "string")))
+ATTRIBUTION: Type = ("struct", (
+    ("turn", "int64"), ("turns", ("list", "int64")), ("hosted_calls", ("list", "string")),
+    ("types", ("list", "string")), ("evidence_missing", "bool"),
+    ("include", ("list", "string")), ("include_sent", ("list", "string"))))
+ATTEMPT: Type = ("struct", (
+    ("line", "int64"), ("status", "string"), ("http_status", "int64"), ("error", "string"),
+    ("error_code", "string"), ("elapsed_ms", "int64")))
+UNKNOWN_ITEM: Type = ("struct", (("index", "int64"), ("type", "string")))
+ACTION_ITEM: Type = ("struct", (
+    ("type", "string"), ("call_id", "string"), ("name", "string"), ("id", "string")))
+COUNTER: Type = ("struct", (
+    ("counter", "string"), ("provider", "int64"), ("items", "int64"), ("item", "string")))
+PROVIDER_COPY: Type = ("struct", (
+    ("object", "string"), ("kind", "string"), ("state", "string"), ("line", "int64"),
+    ("note", "string")))
+MARKER_COUNT: Type = ("struct", (("marker", "string"), ("count", "int64")))
+
+# (column, type, meaning). Order is the column order of every output.
+TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file the turn was read from (as named on the command line)"),
+    ("capture_index", "int64", "the turn's index in its capture (report `index`)"),
+    ("line", "int64", "line of the turn's first record in the capture"),
+    ("conversation_index", "int64", "1-based position of the turn in its conversation"),
+    ("conversation", "string", "provider conversation id, null for chains and stateless"),
+    ("conversation_key", "string", "traceview's key for the conversation (any kind)"),
+    ("conversation_kind", "string", "conversation | chain | stateless"),
+    ("ts", "timestamp", "when the turn started (response `created_at`, else record `ts`), UTC"),
+    ("date", "string", "UTC date of `ts` (YYYY-MM-DD), `unknown` without one; partition key"),
+    ("api", "string", "responses | chat | compact"),
+    ("status", "string", "completed | incomplete | failed | cancelled | … | unknown"),
+    ("model", "string", "model of the response, else of the request"),
+    ("response_id", "string", "the response's id"),
+    ("previous_response_id", "string", "the request's previous_response_id"),
+    ("user_text", "string", "short text of the new user input (sanitised, secrets masked)"),
+    ("user_words", "int64", "words in the new user input"),
+    ("request_bytes", "int64", "bytes of the request body on the wire"),
+    ("owned_state_bytes", "int64", "bytes the turn would send if the app owned the transcript"),
+    ("input_tokens", "int64", "billed input tokens"),
+    ("cached_tokens", "int64", "cached part of the billed input"),
+    ("output_tokens", "int64", "billed output tokens"),
+    ("reasoning_tokens", "int64", "reasoning part of the output"),
+    ("elapsed_ms", "int64", "response time in ms"),
+    ("expected_input", "int64", "estimate: previous input + visible output + new input"),
+    ("unexplained_tokens", "int64", "input_tokens - expected_input (deposit > 0, compaction < 0)"),
+    ("cumulative_input_tokens", "int64", "billed input of the conversation so far"),
+    ("new_input_estimate", "int64", "estimated tokens of the request's new input"),
+    ("tools_offered", ("list", "string"), "tool types the request offered"),
+    ("hosted_calls", ("list", HOSTED_CALL), "hosted calls in the response, with their evidence"),
+    ("markers", ("list", "string"), "deposit, compaction, evidence_missing, …"),
+    ("attribution", ATTRIBUTION, "for a deposit: the hosted calls it is attributed to"),
+    ("carried_context", "int64",
+     "tokens of earlier context this turn is billed for again (the carried-context ledger; "
+     "null when the analysis has none)"),
+    ("carried_context_usd", "float64", "what that carried context cost on this turn"),
+    ("carried_context_detail", "json", "the report's whole `carried_context` object"),
+    ("cost_usd", "float64", "tokens + hosted tool fees, USD (null when not priced)"),
+    ("cost_tokens_usd", "float64", "token part of the cost (report `cost.tokens_usd`)"),
+    ("cost_hosted_usd", "float64", "hosted tool fees (report `cost.hosted_usd`)"),
+    ("cost_reason", "string", "why the cost is unknown or partial (report `cost.reason`)"),
+    ("incomplete_reason", "string", "the response's incomplete_details.reason"),
+    ("error", "string", "error text (secrets masked)"),
+    ("stream_events", "int64", "stream events recorded for a streamed turn"),
+    ("http_status", "int64", "HTTP status of the final attempt"),
+    ("error_code", "string", "the provider's error code"),
+    ("request_id", "string", "the provider's request id (x-request-id)"),
+    ("processing_ms", "int64", "the provider's own processing time (openai-processing-ms)"),
+    ("attempts", ("list", ATTEMPT), "every try of the turn: failed ones retried, then the final"),
+    ("caller_elapsed_ms", "int64", "what the caller waited, failed attempts included"),
+    ("store", "bool", "the request's `store` (null: not sent)"),
+    ("service_tier", "string", "service tier of the response"),
+    ("system_fingerprint", "string", "the response's system_fingerprint"),
+    ("finish_reasons", ("list", "string"), "finish reasons of the response"),
+    ("model_passes", "int64", "model passes inside the turn (hosted tool loops)"),
+    ("media_input", "json", "non-text parts of the new input, with estimated tokens"),
+    ("expected_input_unknown", "string", "why expected_input is null"),
+    ("unknown_items", ("list", UNKNOWN_ITEM), "output items traceview does not know"),
+    ("action_items", ("list", ACTION_ITEM), "output items that hand the next step to the app"),
+    ("provider_counters", ("list", COUNTER), "the provider's tool counters vs the items seen"),
+    ("analysis_context", "json", "rare analysis findings behind the markers"),
+    ("provider_copy", PROVIDER_COPY, "when the capture deleted this turn's provider copy"),
+    ("notes", ("list", "string"), "reader notes on the turn"),
+    ("explanation", ("list", "string"), "the report's plain-language sentences"),
+    ("findings", ("list", "string"), "the sentences that say what is wrong or surprising"),
+    ("extras", "string", "JSON of report keys this schema version has no column for"),
+)
+
+CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file"),
+    ("key", "string", "traceview's conversation key (joins turns.conversation_key)"),
+    ("id", "string", "provider conversation id, null for chains and stateless"),
+    ("kind", "string", "conversation | chain | stateless"),
+    ("turns", ("list", "int64"), "capture indices of its turns"),
+    ("turn_count", "int64", "number of turns"),
+    ("first_ts", "timestamp", "start of its first turn with a time, UTC"),
+    ("input_tokens", "int64", "billed input, summed"),
+    ("cached_tokens", "int64", "cached input, summed"),
+    ("output_tokens", "int64", "output, summed"),
+    ("hosted_calls", "int64", "hosted calls, counted"),
+    ("cost_usd", "float64", "cost of the priced turns, USD"),
+    ("cost_unknown_turns", "int64", "turns that could not be priced"),
+    ("usage_turns", "int64", "turns with usage"),
+    ("markers", ("list", MARKER_COUNT), "how many turns carry each marker"),
+    ("exchanges", ("list", "int64"), "indices of its non-turn exchanges (listings, deletes)"),
+    ("carried_context", "int64", "carried-context tokens re-billed over the conversation "
+     "(null when the analysis has none)"),
+    ("carried_context_usd", "float64", "what the carried context cost"),
+    ("carried_context_detail", "json", "the report's whole `carried_context` object"),
+    ("extras", "string", "JSON of report keys this schema version has no column for"),
+)
+
+PROBLEM_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file"),
+    ("line", "int64", "line in the capture (0: the whole file)"),
+    ("kind", "string", "malformed_json | truncated_line | unknown_record | …"),
+    ("message", "string", "what is wrong (sanitised)"),
+)
+
+TABLES: dict[str, tuple[str, tuple[tuple[str, Type, str], ...]]] = {
+    "turns": (TURNS, TURN_COLUMNS),
+    "conversations": (CONVERSATIONS, CONVERSATION_COLUMNS),
+    "problems": (PROBLEMS, PROBLEM_COLUMNS),
+}
+
+# Report keys that become differently named columns.
+TURN_RENAMED = {"index": "capture_index"}
+# `carried_context` (an object in the report) becomes its tokens, its cost and the object.
+CARRIED = ("carried_context", "carried_context_usd", "carried_context_detail")
+TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
+
+
+def column_names(table: str) -> list[str]:
+    return [name for name, _, _ in TABLES[table][1]]
+
+
+def json_columns(table: str) -> list[str]:
+    return [name for name, t, _ in TABLES[table][1] if t == "json"]
+
+
+def describe(t: Type) -> str:
+    """The type as the README writes it: `list<struct<type: string, …>>`."""
+    if isinstance(t, str):
+        return t
+    if t[0] == "list":
+        return f"list<{describe(t[1])}>"
+    return "struct<" + ", ".join(f"{n}: {describe(s)}" for n, s in t[1]) + ">"
+
+
+def markdown_table(table: str) -> str:
+    """The README's table of one schema, generated from the definition above."""
+    name, cols = TABLES[table]
+    out = [f"`{table}` — `{name}`", "", "| column | type | meaning |", "|---|---|---|"]
+    out += [f"| `{n}` | `{describe(t)}` | {m} |" for n, t, m in cols]
+    return "\n".join(out)
+
+
+def arrow_type(t: Type) -> Any:
+    import pyarrow as pa
+
+    simple = {"string": pa.string(), "json": pa.string(), "int64": pa.int64(),
+              "float64": pa.float64(),
+              "bool": pa.bool_(), "timestamp": pa.timestamp("ms")}
+    if isinstance(t, str):
+        return simple[t]
+    if t[0] == "list":
+        return pa.list_(arrow_type(t[1]))
+    return pa.struct([pa.field(n, arrow_type(s)) for n, s in t[1]])
+
+
+def arrow_schema(table: str) -> Any:
+    """The pyarrow schema of `table`, carrying its schema name in the metadata."""
+    import pyarrow as pa
+
+    name, cols = TABLES[table]
+    return pa.schema([pa.field(n, arrow_type(t)) for n, t, _ in cols],
+                     metadata={b"traceview.schema": name.encode()})

@@ -1,0 +1,219 @@
+"""Where rows go: Parquet (partitioned), a DuckDB database, CSV files.
+
+Each sink takes rows one at a time and writes them in batches (a Parquet row group, one
+DuckDB insert): memory holds one batch per open partition, never a whole table.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from traceview.export import need
+from traceview.export.schema import TABLES, arrow_schema, column_names
+
+BATCH_ROWS = 2048  # rows held as Python dicts before they become columns
+ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
+MANIFEST = "_traceview.json"
+PARTITION_KEYS = ("date", "model")
+
+
+class ExportError(Exception):
+    """An output that cannot be written; the message says which and why."""
+
+
+class Sink:
+    """Buffers rows per (table, partition) and hands full batches to `_write`."""
+
+    batch_rows = BATCH_ROWS
+
+    def __init__(self) -> None:
+        self._buf: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.counts = {t: 0 for t in TABLES}
+
+    def partition(self, table: str, row: dict[str, Any]) -> str:
+        return ""
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        key = (table, self.partition(table, row))
+        buf = self._buf.setdefault(key, [])
+        buf.append(row)
+        self.counts[table] += 1
+        if len(buf) >= self.batch_rows:
+            self._write(key[0], key[1], buf)
+            self._buf[key] = []
+
+    def close(self) -> None:
+        for (table, part), rows in self._buf.items():
+            if rows:
+                self._write(table, part, rows)
+        self._buf.clear()
+        self._close()
+
+    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        pass
+
+
+def prepare_dir(out: Path) -> None:
+    """An output directory: new, empty, or a previous export (whose tables are replaced)."""
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / MANIFEST).is_file():
+            raise ExportError(f"{out}: directory is not empty and holds no traceview export; "
+                              "choose a new or empty directory")
+        for table in TABLES:
+            shutil.rmtree(out / table, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def write_manifest(out: Path, partition_by: tuple[str, ...], sources: int) -> None:
+    doc = {"schemas": {t: name for t, (name, _) in TABLES.items()},
+           "partition_by": list(partition_by), "captures": sources,
+           "layout": "TABLE/[date=D/[model=M/]]PREFIX-N.parquet"}
+    (out / MANIFEST).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+
+
+class ParquetSink(Sink):
+    """`DIR/turns/date=…[/model=…]/PREFIX-N.parquet`, `DIR/conversations/…`, `DIR/problems/…`.
+
+    Partition values are kept inside the files too, so a file read alone has every
+    column of the documented schema. `prefix` names this writer's files: a cluster's
+    workers write side by side into the same layout.
+    """
+
+    def __init__(self, out: Path | str, *, partition_by: tuple[str, ...] = ("date",),
+                 prefix: str = "part-0") -> None:
+        super().__init__()
+        self.pa = need("pyarrow", "fleet")
+        self.pq = need("pyarrow.parquet", "fleet")
+        self.out = Path(out)
+        bad = [k for k in partition_by if k not in PARTITION_KEYS]
+        if bad:
+            raise ExportError(f"cannot partition by {', '.join(bad)} (choose from date, model)")
+        self.partition_by = partition_by
+        self.prefix = prefix
+        self._schemas = {t: arrow_schema(t) for t in TABLES}
+        self._writers: dict[tuple[str, str], Any] = {}
+        # Columns waiting for a full row group: a dict per row costs ten times the memory.
+        self._pending: dict[tuple[str, str], list[Any]] = {}
+
+    def partition(self, table: str, row: dict[str, Any]) -> str:
+        if table != "turns":
+            return ""
+        parts = []
+        for key in self.partition_by:
+            value = row.get(key) or "unknown"
+            parts.append(f"{key}={quote(str(value), safe='')}")
+        return "/".join(parts)
+
+    def _writer(self, table: str, part: str) -> Any:
+        w = self._writers.get((table, part))
+        if w is None:
+            d = self.out / table / part if part else self.out / table
+            d.mkdir(parents=True, exist_ok=True)
+            w = self.pq.ParquetWriter(d / f"{self.prefix}.parquet", self._schemas[table],
+                                      compression="snappy")
+            self._writers[(table, part)] = w
+        return w
+
+    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
+        batch = self.pa.RecordBatch.from_pylist(rows, schema=self._schemas[table])
+        pending = self._pending.setdefault((table, part), [])
+        pending.append(batch)
+        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
+            self._flush(table, part)
+
+    def _flush(self, table: str, part: str) -> None:
+        pending = self._pending.pop((table, part), [])
+        if pending:
+            self._writer(table, part).write_table(self.pa.Table.from_batches(pending))
+
+    def _close(self) -> None:
+        for table, part in list(self._pending):
+            self._flush(table, part)
+        for table in TABLES:
+            if not any(t == table for t, _ in self._writers):
+                # An empty table still has a file, so its schema reads back.
+                part = self.partition(table, {}) if table == "turns" else ""
+                self._writer(table, part)
+        for w in self._writers.values():
+            w.close()
+        self._writers.clear()
+
+
+class DuckDBSink(Sink):
+    """A DuckDB database file holding the three tables (replaced if they exist)."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__()
+        self.pa = need("pyarrow", "fleet")
+        duckdb = need("duckdb", "fleet")
+        self._schemas = {t: arrow_schema(t) for t in TABLES}
+        try:
+            self.con = duckdb.connect(str(path))
+        except duckdb.Error as exc:
+            raise ExportError(f"{path}: cannot open as a DuckDB database ({exc})") from None
+        for table, schema in self._schemas.items():
+            empty = schema.empty_table()  # noqa: F841 (read by name below)
+            self.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM empty")
+
+    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
+        batch = self.pa.Table.from_pylist(rows, schema=self._schemas[table])  # noqa: F841
+        self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
+
+    def _close(self) -> None:
+        self.con.close()
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+class CsvSink(Sink):
+    """`DIR/turns.csv`, `DIR/conversations.csv`, `DIR/problems.csv`; lists and structs as
+    JSON text, unknown values as empty cells, times as ISO 8601 UTC."""
+
+    def __init__(self, out: Path | str) -> None:
+        super().__init__()
+        self.out = Path(out)
+        if self.out.exists() and not self.out.is_dir():
+            raise ExportError(f"{self.out}: exists and is not a directory")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._files = {}
+        self._writers = {}
+        for table in TABLES:
+            f = open(self.out / f"{table}.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115
+            self._files[table] = f
+            self._writers[table] = csv.writer(f)
+            self._writers[table].writerow(column_names(table))
+
+    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
+        cols = column_names(table)
+        w = self._writers[table]
+        for row in rows:
+            cells = []
+            for c in cols:
+                v = row.get(c)
+                if c in ("ts", "first_ts") and v is not None:
+                    v = datetime.fromtimestamp(v / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                cells.append(_csv_cell(v))
+            w.writerow(cells)
+
+    def _close(self) -> None:
+        for f in self._files.values():
+            f.close()

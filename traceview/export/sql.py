@@ -1,0 +1,130 @@
+"""`traceview sql`: DuckDB over an export, a DuckDB file, or captures (via the cache).
+
+The tables are always `turns`, `conversations` and `problems` with the documented schema,
+whichever of the three the rows come from. Results pass the redactor and the sanitiser
+before they are printed, like every other output.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from traceview.analysis.options import Options
+from traceview.capture.redact import redact_text
+from traceview.capture.sources import expand_paths
+from traceview.export import need
+from traceview.export.cache import Cache
+from traceview.export.schema import TABLES, column_names
+from traceview.export.sinks import MANIFEST, ExportError
+from traceview.report.safe import visible
+
+
+def connect(paths: list[str], cache_dir: Path, options: Options | None = None) -> tuple[Any, str]:
+    """A connection where `turns`, `conversations`, `problems` name the rows of `paths`,
+    and a line saying where they came from."""
+    duckdb = need("duckdb", "fleet")
+    if len(paths) == 1 and (Path(paths[0]) / MANIFEST).is_file():
+        con = duckdb.connect()
+        root = Path(paths[0])
+        for table in TABLES:
+            cols = ", ".join(f'"{c}"' for c in column_names(table))
+            glob = str(root / table / "**" / "*.parquet").replace("'", "''")
+            con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM read_parquet('{glob}', "
+                        "hive_partitioning = false)")
+        return con, f"export {paths[0]}"
+    if len(paths) == 1 and paths[0].endswith(".duckdb"):
+        if not Path(paths[0]).is_file():
+            raise ExportError(f"{paths[0]}: no such DuckDB file")
+        con = duckdb.connect(paths[0], read_only=True)
+        return con, f"database {paths[0]}"
+    for p in paths:
+        if not Path(p).exists():
+            raise ExportError(f"{p}: no such file or directory")
+    files = expand_paths(paths)
+    cache = Cache(cache_dir, options)
+    keys = cache.refresh(files)
+    cache.views(keys)
+    return cache.con, (f"{len(files)} capture(s), {len(cache.read)} read, "
+                       f"{len(files) - len(cache.read)} from cache {cache_dir}")
+
+
+def query(con: Any, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    cur = con.execute(sql)
+    cols = [d[0] for d in cur.description] if cur.description else []
+    return cols, cur.fetchall() if cols else []
+
+
+def _plain(v: Any) -> Any:
+    """A result value as JSON-shaped data: times as ISO text, decimals as floats."""
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, bytes):
+        return v.hex()
+    return v
+
+
+def _safe(v: Any) -> Any:
+    if isinstance(v, str):
+        return visible(redact_text(v))
+    if isinstance(v, list):
+        return [_safe(x) for x in v]
+    if isinstance(v, dict):
+        return {visible(k): _safe(x) for k, x in v.items()}
+    return v
+
+
+def cell(v: Any) -> str:
+    """One value as table text: null as empty, floats without noise, nested as JSON."""
+    v = _safe(_plain(v))
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}" if abs(v) < 1e15 else str(v)
+    if isinstance(v, list | dict):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
+
+
+def render(cols: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
+    cols = [visible(c) for c in cols]
+    if fmt == "json":
+        data = [{c: _safe(_plain(v)) for c, v in zip(cols, r, strict=True)} for r in rows]
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(cols)
+        w.writerows([cell(v) for v in r] for r in rows)
+        return buf.getvalue()
+    text = [[cell(v) for v in r] for r in rows]
+    if fmt == "markdown":
+        esc = [[t.replace("|", "\\|") for t in r] for r in [cols, *text]]
+        lines = ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(cols)]
+        lines += ["| " + " | ".join(r) + " |" for r in esc[1:]]
+        return "\n".join(lines) + "\n"
+    widths = [max([len(c)] + [len(r[i]) for r in text]) for i, c in enumerate(cols)]
+    numeric = [all(_is_number(r[i]) for r in rows) and bool(rows) for i in range(len(cols))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if n else v.ljust(w)
+                         for v, w, n in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(cols), line(["─" * w for w in widths])] + [line(r) for r in text]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out) + "\n"
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, int | float | Decimal) and not isinstance(v, bool))
