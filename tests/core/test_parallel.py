@@ -73,3 +73,30 @@ def test_signatures_agree_across_processes() -> None:
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env={"PYTHONHASHSEED": "random"}).stdout.strip()
     assert int(other) == signature("water damage")
+
+
+def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview.capture import capture
+
+    sample = (ROOT / "sample_traces" / "service_day.jsonl").read_bytes().splitlines(True)
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(sample[:6]) + b'{"x": "' + b"a" * 5000
+                     + b'"}\n' + b"".join(sample[6:]))
+    monkeypatch.setattr(capture, "MAX_LINE_BYTES", 4096)
+
+    def report(workers: str) -> bytes:
+        monkeypatch.setenv("TRACEVIEW_WORKERS", workers)
+        monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+        monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "2000")
+        return render_json(analyze(str(path)))
+
+    want = report("1")
+    assert b"line_too_long" in want
+
+    class NoPool:  # every chunk read in this process, where the patched limit applies
+        def __init__(self, *_: object, **__: object) -> None:
+            raise OSError("no processes here")
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    assert report("2") == want

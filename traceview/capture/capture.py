@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from traceview.capture import bounded
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
     Chunk,
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
 
 MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
+# The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
+# problem on its line and skipped in chunks, so memory stays bounded whatever the input.
+MAX_LINE_BYTES = 256 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -82,7 +87,7 @@ class Capture:
         if raw is None:
             return None
         try:
-            obj = orjson.loads(raw)
+            obj = bounded.loads(raw)
         except ValueError:
             return None
         return obj if isinstance(obj, dict) else None
@@ -110,7 +115,8 @@ class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
     def __init__(self, paths: list[str], from_format: str | None = None) -> None:
-        self.paths = expand_paths(paths)
+        self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
+        self.paths = expand_paths(paths, self.unlisted)
         self.from_format = from_format  # None: detect each source's format
         if not self.paths:
             raise SourceError("no capture given")
@@ -129,6 +135,10 @@ class CaptureLoader:
         With several paths a source that cannot be read becomes a problem instead;
         with one, the error is the whole answer.
         """
+        for name, reason in self.unlisted:
+            problem = Problem(name, 1, "unreadable_source", reason)
+            self.builder.problems.append(problem)
+            self.builder.new_problems.append(problem)
         adopted: list[tuple[Source, Any]] = []
         for i, path in enumerate(self.paths):
             try:
@@ -196,8 +206,15 @@ class CaptureLoader:
                 continue
             try:
                 with open(src.path, "rb") as handle:
-                    for raw in handle:
+                    readline = handle.readline
+                    while raw := readline(MAX_LINE_BYTES):
                         line_no += 1
+                        if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                            offset += self._skip_long_line(i, line_no, handle, len(raw))
+                            continue
+                        if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
+                            offset += 3
+                            raw = raw[3:]
                         feed(i, line_no, offset, raw, raw[-1:] == b"\n")
                         offset += len(raw)
                         if not line_no % every:
@@ -257,6 +274,9 @@ class CaptureLoader:
                             ahead = next(results, None)
                             continue
                         for length, ended, pre in result:
+                            if length < 0:  # bytes before line 1 that are no line's (a BOM)
+                                offset -= length
+                                continue
                             line_no += 1
                             if pre is not None:
                                 n = length - 1 if ended else length
@@ -278,6 +298,18 @@ class CaptureLoader:
                 yield self.lines
         finally:
             extractor.close()
+
+    def _skip_long_line(self, source: int, line_no: int, handle: BinaryIO, read: int) -> int:
+        """Skip the rest of an over-long line in bounded chunks; its length in bytes."""
+        while True:
+            chunk = handle.readline(1 << 20)
+            read += len(chunk)
+            if not chunk or chunk[-1:] == b"\n":
+                break
+        self.builder.problem(source, line_no, "line_too_long",
+                             f"line is {read:,} bytes, over the {MAX_LINE_BYTES >> 20} MiB a "
+                             "record may have; line skipped")
+        return read
 
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)

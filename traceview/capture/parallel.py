@@ -52,30 +52,54 @@ def chunk_bytes() -> int:
 
 def extract(path: str, start: int, end: int) -> Chunk:
     """Every line in bytes [start, end) of `path` (which begin and end at line
-    boundaries) as (length with newline, ended by a newline, what it says)."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
+    boundaries) as (length with newline, ended by a newline, what it says), read as the
+    one-process loop reads them: a line past MAX_LINE_BYTES is a problem and skipped in
+    bounded pieces, and a BOM before line 1 is an entry of its own (negative length)."""
+    from traceview.capture.capture import _BOM, MAX_LINE_BYTES
+
     out: Chunk = []
     append = out.append
-    for raw in io.BytesIO(data):  # splits at b"\n" only, like the file loop
-        ended = raw[-1:] == b"\n"
-        append((len(raw), ended, line_facts(raw, ended)))
+    with open(path, "rb") as f:
+        f.seek(start)
+        readline = f.readline
+        pos = start
+        while pos < end and (raw := readline(MAX_LINE_BYTES)):
+            if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                read = len(raw)
+                while True:
+                    piece = readline(1 << 20)
+                    read += len(piece)
+                    if not piece or piece[-1:] == b"\n":
+                        break
+                append((read, True, ("problem", "line_too_long",
+                                     f"line is {read:,} bytes, over the "
+                                     f"{MAX_LINE_BYTES >> 20} MiB a record may have; "
+                                     "line skipped")))
+                pos += read
+                continue
+            pos += len(raw)
+            if pos == start + len(raw) and start == 0 and raw.startswith(_BOM):
+                append((-3, False, None))  # a BOM is not JSON
+                raw = raw[3:]
+            ended = raw[-1:] == b"\n"
+            append((len(raw), ended, line_facts(raw, ended)))
     return out
 
 
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
-    last at the end of the file)."""
+    last at the end of the file). Line ends are found in bounded reads."""
     ranges: list[tuple[int, int]] = []
     start = 0
     with open(path, "rb") as f:
         while start < size:
             f.seek(min(start + chunk, size))
             end = f.tell()
-            if end < size:
-                f.readline()
+            while end < size:
+                piece = f.readline(1 << 20)
                 end = f.tell()
+                if not piece or piece[-1:] == b"\n":
+                    break
             ranges.append((start, end))
             start = end
     return ranges

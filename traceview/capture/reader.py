@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
@@ -34,6 +35,31 @@ from traceview.capture.model import (
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
+_COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
+
+
+def _absurd(value: Any) -> bool:
+    """A number no count can be: negative, astronomically large, or fractional (orjson
+    reads an integer past 64 bits as a float)."""
+    if type(value) is int:
+        return not 0 <= value < _COUNT_LIMIT
+    return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
+
+
+def _absurd_counts(body: Any) -> list[tuple[str, int]]:
+    """Usage numbers no provider sends (negative, or beyond any real count)."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return []
+    found = []
+    for key, value in usage.items():
+        if _absurd(value):
+            found.append((str(key), value))
+        elif isinstance(value, dict):
+            found += [(f"{key}.{k}", v) for k, v in value.items() if _absurd(v)]
+    return found
+
+
 class CaptureBuilder:
     """Incremental pairing state for one capture (any number of sources)."""
 
@@ -45,7 +71,9 @@ class CaptureBuilder:
         self.finished: deque[Turn] = deque()
         self.new_problems: deque[Problem] = deque()
         self._pending: Turn | Exchange | None = None
-        self._linked: dict[str, Turn | Exchange] = {}
+        # Link id -> requests waiting for their response, oldest first: a reused id (two
+        # recorders with counters) pairs in file order and is a problem, never a lost turn.
+        self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
         self._stream: dict[str, Any] | None = None
         # Retries: the input of the latest request (a reference to its parsed body, one at a
@@ -76,14 +104,25 @@ class CaptureBuilder:
             return
         ref = RecordRef(source, offset, n, line)
         kind = pre[0]
+        if kind == "problem":
+            self.problem(source, line, pre[1], pre[2])
+            return
+        try:
+            self._record(kind, pre, ref, reread)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                RecursionError) as exc:
+            # A shape nothing anticipated: a problem on its line, never a traceback. The
+            # structure fuzz (tests/hostile) asserts this never happens for known shapes.
+            self.problem(source, line, "internal_error", _internal(exc))
+
+    def _record(self, kind: str, pre: tuple, ref: RecordRef,
+                reread: Callable[[], dict[str, Any]] | None) -> None:
         if kind == "req":
             self._close_stream()
             self._request(pre, ref, _getter(pre[-1], reread))
         elif kind == "res":
             self._close_stream()
             self._response(pre, ref, _getter(pre[-1], reread))
-        elif kind == "problem":
-            self.problem(source, line, pre[1], pre[2])
         else:  # "other": stream events, bare response bodies, unknown records
             obj = pre[1] if pre[1] is not None else reread() if reread else {}
             self._other(obj, ref)
@@ -138,7 +177,12 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            self._linked[link] = rec
+            waiting = self._linked.setdefault(link, deque())
+            if waiting:
+                self.problem(ref.source, ref.line, "duplicate_link",
+                             f"link id {link!r} is already used by an unanswered request "
+                             f"(line {waiting[-1].line}); responses are paired in file order")
+            waiting.append(rec)
         else:
             self._pending = rec
 
@@ -174,7 +218,10 @@ class CaptureBuilder:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
-            rec = self._linked.pop(link)
+            waiting = self._linked[link]
+            rec = waiting.popleft()
+            if not waiting:
+                del self._linked[link]
         elif link is None and self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
@@ -182,12 +229,12 @@ class CaptureBuilder:
             if rec is None:
                 return
         if isinstance(rec, Turn):
-            self._answer_turn(rec, pre[4] or response_facts(obj()), ref, pre[5])
+            self._answer_turn(rec, pre[4] or response_facts(obj()), ref, pre[5], pre[6])
         else:
             self._answer_exchange(rec, obj(), ref)
 
     def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
-        _, _, api, events, _, _, _ = pre
+        _, _, api, events, _, _, _, _ = pre
         if api is None and events:
             api = "responses"
         if api is not None:
@@ -203,9 +250,13 @@ class CaptureBuilder:
         return ex
 
     def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef,
-                     origin: Any = None) -> None:
+                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
         turn.response = ref
         turn.res = facts
+        for name, value in absurd:
+            self.problem(ref.source, ref.line, "absurd_number",
+                         f"usage.{name} is {value}: not a possible token count; shown as "
+                         "unknown")
         if origin is not None:
             _imported(turn, origin)
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
@@ -298,8 +349,9 @@ class CaptureBuilder:
         if self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
-        for rec in self._linked.values():
-            self._finish_unanswered(rec)
+        for waiting in self._linked.values():
+            for rec in waiting:
+                self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
@@ -334,7 +386,7 @@ def _imported(turn: Turn, origin: Any) -> None:
 
 # ---- what one line says, without pairing state (pure: runs in worker processes) ---------
 # A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
-# body_ok, origin, obj) | ("res", link, api, events, facts, origin, obj) |
+# body_ok, origin, obj) | ("res", link, api, events, facts, origin, absurd, obj) |
 # ("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
 # when `keep` (one process), else None: a worker sends no bodies back, and the few records
 # that need theirs are re-read.
@@ -348,16 +400,30 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        return _bad_line(raw, ended, exc)
+        if "recursion" not in str(exc).lower():
+            return _bad_line(raw, ended, exc)
+        obj = TooDeep("nested deeper than the parser allows")
+    if isinstance(obj, TooDeep) or (may_be_deep(raw) and too_deep(obj)):
+        return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
+                "line skipped")
     if not isinstance(obj, dict):
         return ("problem", "unknown_record",
                 f"a JSON {type(obj).__name__} where a record object was expected")
     d = obj.get("dir")
-    if d == "req":
-        return request_pre(obj, keep)
-    if d == "res":
-        return response_pre(obj, keep)
+    try:
+        if d == "req":
+            return request_pre(obj, keep)
+        if d == "res":
+            return response_pre(obj, keep)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+            RecursionError) as exc:
+        return ("problem", "internal_error", _internal(exc))
     return ("other", obj if keep else None)
+
+
+def _internal(exc: Exception) -> str:
+    return (f"record could not be read ({type(exc).__name__}: {exc}); "
+            "line skipped — please report this capture line")
 
 
 def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
@@ -389,7 +455,8 @@ def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
     api = api_from_response(obj.get("body"))
     events = isinstance(obj.get("events"), list)
     facts = response_facts(obj) if api is not None or events else None
-    return ("res", link, api, events, facts, obj.get("origin"), obj if keep else None)
+    return ("res", link, api, events, facts, obj.get("origin"),
+            _absurd_counts(obj.get("body")), obj if keep else None)
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:

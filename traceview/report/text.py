@@ -11,7 +11,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
-from traceview.report.safe import plain
+from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
                    "stream_cut", "incomplete"}
@@ -109,6 +109,9 @@ class _Out:
         self.write = console.file.write
 
     def part(self, text: str, style: str | None = None, *, laid_out: bool = False) -> None:
+        # The one boundary every line passes: whatever a field held (a file name, a model,
+        # a status), no control reaches the terminal and no key is written.
+        text = visible(text, multiline=True)
         if self.plain and "\t" not in text:
             if any(c in text for c in _STRIPPED):  # translate() walks every character
                 text = strip_control_codes(text)
@@ -121,7 +124,8 @@ class _Out:
         if self.plain:
             self.part((header + "\n" + body).rstrip(), laid_out=True)
         else:
-            self.console.print(_table_text(header, body), soft_wrap=True)
+            self.console.print(_table_text(visible(header, multiline=True),
+                                           visible(body, multiline=True)), soft_wrap=True)
 
 
 def render_text(analysis: Analysis, console: Console) -> None:
