@@ -111,7 +111,8 @@ class _Out:
     def part(self, text: str, style: str | None = None, *, laid_out: bool = False) -> None:
         # The one boundary every line passes: whatever a field held (a file name, a model,
         # a status), no control reaches the terminal and no key is written.
-        text = visible(text, multiline=True)
+        if not text.replace("\n", "").isprintable():  # else visible() would walk it all
+            text = visible(text, multiline=True)
         if self.plain and "\t" not in text:
             if any(c in text for c in _STRIPPED):  # translate() walks every character
                 text = strip_control_codes(text)
