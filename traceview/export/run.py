@@ -10,17 +10,28 @@ from collections.abc import Callable
 from pathlib import Path
 
 from traceview.analysis.options import Options
-from traceview.export.rows import capture_rows
+from traceview.analysis.pricing import Pricing, PricingError
+from traceview.export.rows import capture_tables
 from traceview.export.sinks import ParquetSink, Sink
+
+
+def shared_pricing(options: Options | None) -> Pricing | None:
+    """The pricing table, loaded once for every file of an export; None when it cannot be
+    loaded, so each file reports the error as its own problem row (as before)."""
+    try:
+        return Pricing.load((options or Options()).pricing_path)
+    except PricingError:
+        return None
 
 
 def export_files(files: list[str], sink: Sink, options: Options | None = None,
                  on_file: Callable[[str], None] | None = None) -> dict[str, int]:
     """Feed every row of every file into `sink`, close it, and return the row counts."""
+    pricing = shared_pricing(options) if len(files) > 1 else None
     try:
         for path in files:
-            for table, row in capture_rows(path, options):
-                sink.add(table, row)
+            for table, cols in capture_tables(path, options, pricing=pricing):
+                sink.add_columns(table, cols)
             if on_file:
                 on_file(path)
     finally:

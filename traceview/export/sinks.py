@@ -50,6 +50,13 @@ class Sink:
             self._write(key[0], key[1], buf)
             self._buf[key] = []
 
+    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
+        """A batch of rows given as columns (rows.capture_tables); row sinks take them
+        one row at a time, the Parquet sink as they are."""
+        names = list(cols)
+        for values in zip(*cols.values(), strict=True):
+            self.add(table, dict(zip(names, values, strict=True)))
+
     def close(self) -> None:
         for (table, part), rows in self._buf.items():
             if rows:
@@ -117,6 +124,38 @@ class ParquetSink(Sink):
             parts.append(f"{key}={quote(str(value), safe='')}")
         return "/".join(parts)
 
+    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
+        """Columns straight into Arrow arrays (`pa.array` per column): no row dict per
+        row, no row-to-column pivot; split by partition with `take` when they differ."""
+        pa = self.pa
+        schema = self._schemas[table]
+        n = len(next(iter(cols.values()))) if cols else 0
+        if not n:
+            return
+        self.counts[table] += n
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array(cols[f.name], type=f.type) for f in schema], schema=schema)
+        if table != "turns" or not self.partition_by:
+            self._add_batch(table, "", batch)
+            return
+        keys = [cols[k] for k in self.partition_by]
+        parts: dict[str, list[int]] = {}
+        for i, values in enumerate(zip(*keys, strict=True)):
+            part = "/".join(f"{k}={quote(str(v or 'unknown'), safe='')}"
+                            for k, v in zip(self.partition_by, values, strict=True))
+            parts.setdefault(part, []).append(i)
+        if len(parts) == 1:
+            self._add_batch(table, next(iter(parts)), batch)
+            return
+        for part, idx in parts.items():
+            self._add_batch(table, part, batch.take(pa.array(idx, type=pa.int64())))
+
+    def _add_batch(self, table: str, part: str, batch: Any) -> None:
+        pending = self._pending.setdefault((table, part), [])
+        pending.append(batch)
+        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
+            self._flush(table, part)
+
     def _writer(self, table: str, part: str) -> Any:
         w = self._writers.get((table, part))
         if w is None:
@@ -128,11 +167,8 @@ class ParquetSink(Sink):
         return w
 
     def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
-        batch = self.pa.RecordBatch.from_pylist(rows, schema=self._schemas[table])
-        pending = self._pending.setdefault((table, part), [])
-        pending.append(batch)
-        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
-            self._flush(table, part)
+        self._add_batch(table, part, self.pa.RecordBatch.from_pylist(
+            rows, schema=self._schemas[table]))
 
     def _flush(self, table: str, part: str) -> None:
         pending = self._pending.pop((table, part), [])
