@@ -114,6 +114,11 @@ class ParquetSink(Sink):
         self._writers: dict[tuple[str, str], Any] = {}
         # Columns waiting for a full row group: a dict per row costs ten times the memory.
         self._pending: dict[tuple[str, str], list[Any]] = {}
+        self._npending: dict[tuple[str, str], int] = {}
+        # Column batches (add_columns) not yet Arrow: lists of the rows' own values.
+        self._cols: dict[tuple[str, str], dict[str, list[Any]]] = {}
+        self._ncols: dict[tuple[str, str], int] = {}
+        self._part_names: dict[tuple[Any, ...], str] = {}
 
     def partition(self, table: str, row: dict[str, Any]) -> str:
         if table != "turns":
@@ -125,35 +130,60 @@ class ParquetSink(Sink):
         return "/".join(parts)
 
     def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
-        """Columns straight into Arrow arrays (`pa.array` per column): no row dict per
-        row, no row-to-column pivot; split by partition with `take` when they differ."""
-        pa = self.pa
-        schema = self._schemas[table]
+        """Columns kept as column lists per partition until a batch is full, then one
+        `pa.array` per column: no row dict per row, no row-to-column pivot, and no Arrow
+        call per small file (a 4-turn capture costs list extends only)."""
         n = len(next(iter(cols.values()))) if cols else 0
         if not n:
             return
         self.counts[table] += n
-        batch = pa.RecordBatch.from_arrays(
-            [pa.array(cols[f.name], type=f.type) for f in schema], schema=schema)
         if table != "turns" or not self.partition_by:
-            self._add_batch(table, "", batch)
+            self._extend(table, "", cols, None, n)
             return
-        keys = [cols[k] for k in self.partition_by]
         parts: dict[str, list[int]] = {}
-        for i, values in enumerate(zip(*keys, strict=True)):
-            part = "/".join(f"{k}={quote(str(v or 'unknown'), safe='')}"
-                            for k, v in zip(self.partition_by, values, strict=True))
+        for i, values in enumerate(zip(*(cols[k] for k in self.partition_by), strict=True)):
+            try:
+                part = self._part_names.get(values)
+            except TypeError:  # a value the capture made a list: named, never memoised
+                part = self.partition(table, dict(zip(self.partition_by, values, strict=True)))
+            if part is None:
+                part = self.partition(table, dict(zip(self.partition_by, values, strict=True)))
+                if len(self._part_names) < 4096:
+                    self._part_names[values] = part
             parts.setdefault(part, []).append(i)
         if len(parts) == 1:
-            self._add_batch(table, next(iter(parts)), batch)
+            self._extend(table, next(iter(parts)), cols, None, n)
             return
         for part, idx in parts.items():
-            self._add_batch(table, part, batch.take(pa.array(idx, type=pa.int64())))
+            self._extend(table, part, cols, idx, len(idx))
+
+    def _extend(self, table: str, part: str, cols: dict[str, list[Any]],
+                idx: list[int] | None, n: int) -> None:
+        key = (table, part)
+        buf = self._cols.get(key)
+        if buf is None:
+            buf = self._cols[key] = {name: [] for name in cols}
+            self._ncols[key] = 0
+        for name, values in cols.items():
+            buf[name].extend(values if idx is None else [values[i] for i in idx])
+        self._ncols[key] += n
+        if self._ncols[key] >= self.batch_rows:
+            self._columns_out(key)
+
+    def _columns_out(self, key: tuple[str, str]) -> None:
+        buf = self._cols.pop(key, None)
+        self._ncols.pop(key, None)
+        if not buf:
+            return
+        pa, schema = self.pa, self._schemas[key[0]]
+        self._add_batch(key[0], key[1], pa.RecordBatch.from_arrays(
+            [pa.array(buf[f.name], type=f.type) for f in schema], schema=schema))
 
     def _add_batch(self, table: str, part: str, batch: Any) -> None:
-        pending = self._pending.setdefault((table, part), [])
-        pending.append(batch)
-        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
+        key = (table, part)
+        self._pending.setdefault(key, []).append(batch)
+        self._npending[key] = self._npending.get(key, 0) + batch.num_rows
+        if self._npending[key] >= ROW_GROUP_ROWS:
             self._flush(table, part)
 
     def _writer(self, table: str, part: str) -> Any:
@@ -172,10 +202,13 @@ class ParquetSink(Sink):
 
     def _flush(self, table: str, part: str) -> None:
         pending = self._pending.pop((table, part), [])
+        self._npending.pop((table, part), None)
         if pending:
             self._writer(table, part).write_table(self.pa.Table.from_batches(pending))
 
     def _close(self) -> None:
+        for key in list(self._cols):
+            self._columns_out(key)
         for table, part in list(self._pending):
             self._flush(table, part)
         for table in TABLES:
