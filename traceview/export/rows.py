@@ -72,6 +72,29 @@ def clean(value: Any) -> Any:
     return value
 
 
+# Every substring that makes `redact_text` look at a string (`sk-`, `earer`, and in lower
+# case `key`, `authorization`) or that a secret-named key (capture.redact.SECRET_KEYS)
+# contains: JSON without any of them comes out of the redactor unchanged.
+_TRIGGERS = ("sk-", "earer", "key", "authorization", "access_token", "password", "secret")
+
+
+def _no_trigger(text: str) -> bool:
+    low = text.lower()
+    return not any(t in low for t in _TRIGGERS)
+
+
+def _dumps_redacted(value: Any) -> str:
+    """`orjson.dumps(redact(value))`, without walking `value` in Python when the JSON text
+    holds nothing the redactor looks for (then redact(value) equals value)."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = ""
+    if text and _no_trigger(text):
+        return text
+    return orjson.dumps(redact(value)).decode()
+
+
 def _extras(d: dict[str, Any], known: set[str]) -> str | None:
     if known.issuperset(d):
         return None  # the usual case: every key has its column
@@ -86,7 +109,7 @@ def _carried(row: dict[str, Any], value: Any) -> tuple[Any, Any, Any]:
     if type(value) is dict:
         tokens = value.get("tokens") if type(value.get("tokens")) is int else None
         usd = value.get("cost_usd") if type(value.get("cost_usd")) in (int, float) else None
-        detail = orjson.dumps(redact(value)).decode()
+        detail = _dumps_redacted(value)
     elif type(value) is int:
         tokens = value
     row["carried_context"], row["carried_context_usd"] = tokens, usd
@@ -108,7 +131,7 @@ def day(ms: int | None) -> str:
 Columns = dict[str, list[Any]]
 # Rows of one table held as Python objects before they become Arrow columns: per batch,
 # so a capture of a hundred thousand turns never holds all its rows at once.
-BATCH_TURNS = 4096
+BATCH_TURNS = 1024
 _TURN_TYPES = column_types("turns")
 _CONV_COLS_T = column_types("conversations")
 _PROB_COLS_T = column_types("problems")
@@ -153,6 +176,7 @@ def _column(values: list[Any], kind: Any) -> list[Any]:
     if kind in _NUMERIC:
         if not any(type(v) not in _SCALARS for v in values):
             return values
+        return [v if type(v) in _SCALARS else clean(v) for v in values]
     return [v if type(v) in _SCALARS else clean(v) for v in values]
 
 
@@ -213,5 +237,5 @@ def _turn_columns(turns: list[Any], where: dict[int, tuple[str, int]],
     for i, k in enumerate(CARRIED):
         cols[k] = [c[i] for c in carried]
     for k in _TURN_JSON:
-        cols[k] = [orjson.dumps(redact(v)).decode() if v else None for v in cols[k]]
+        cols[k] = [_dumps_redacted(v) if v else None for v in cols[k]]
     return {k: _column(cols[k], kind) for k, kind in _TURN_TYPES.items()}
