@@ -41,10 +41,6 @@ _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 _CLEAN: dict[str, str] = {}
 _SCALARS = frozenset((int, float, bool, type(None)))
 _NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
-# Turn columns not read straight from the report dict under their own name.
-_TURN_SPECIAL = frozenset(("capture_index", "conversation_index", "conversation_kind", "ts",
-                           "date", "cost_tokens_usd", "cost_hosted_usd", "cost_reason",
-                           "extras", *CARRIED))
 _DAYS: dict[int, str] = {}
 
 
@@ -102,7 +98,7 @@ def _extras(d: dict[str, Any], known: set[str]) -> str | None:
     return orjson.dumps(clean(redact(rest))).decode() if rest else None
 
 
-def _carried(row: dict[str, Any], value: Any) -> tuple[Any, Any, Any]:
+def _carried(row: dict[str, Any], value: Any) -> None:
     """The report's `carried_context` (an object with `tokens` and `cost_usd`; a bare count
     is taken as the tokens) into its three columns."""
     tokens = usd = detail = None
@@ -114,7 +110,6 @@ def _carried(row: dict[str, Any], value: Any) -> tuple[Any, Any, Any]:
         tokens = value
     row["carried_context"], row["carried_context_usd"] = tokens, usd
     row["carried_context_detail"] = detail
-    return tokens, usd, detail
 
 
 def day(ms: int | None) -> str:
@@ -129,30 +124,26 @@ def day(ms: int | None) -> str:
 
 
 Columns = dict[str, list[Any]]
-# Rows of one table held as Python objects before they become Arrow columns: per batch,
-# so a capture of a hundred thousand turns never holds all its rows at once.
+# Rows held as Python objects before they become columns: a batch, never a whole table.
 BATCH_TURNS = 1024
-_TURN_TYPES = column_types("turns")
-_CONV_COLS_T = column_types("conversations")
-_PROB_COLS_T = column_types("problems")
+_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
 
 
 def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[str, Row]]:
-    """(table, row) pairs for one capture file: its turns, conversations, problems.
-
-    The rows of `capture_tables`, one at a time (for sinks that write rows: CSV, OTLP, the
-    SQL cache); the Parquet export takes the columns as they are.
-    """
-    for table, cols in capture_tables(path, options):
+    """(table, row) pairs for one capture file: its turns, conversations, problems, every
+    string sanitised and redacted (the rows of `columns(capture_raw(…))`, one at a time)."""
+    for table, rows in capture_raw(path, options):
+        cols = columns(table, rows)
         names = list(cols)
         for values in zip(*cols.values(), strict=True):
             yield table, dict(zip(names, values, strict=True))
 
 
-def capture_tables(path: str, options: Options | None = None, *,
-                   pricing: Pricing | None = None) -> Iterator[tuple[str, Columns]]:
-    """(table, columns) batches for one capture file: its turns, conversations, problems,
-    every column a list in schema order (one batch of up to BATCH_TURNS rows at a time).
+def capture_raw(path: str, options: Options | None = None, *,
+                pricing: Pricing | None = None) -> Iterator[tuple[str, list[Row]]]:
+    """(table, rows) for one capture file, its strings not yet cleaned: `columns()` cleans
+    them column by column, so an exporter may gather the rows of many small files into
+    one batch first (per-column work is paid per batch, not per file).
 
     A file that cannot be read at all is one problem row, never an exception: a directory
     of ten thousand captures is not stopped by one bad file. `pricing`: a table already
@@ -161,30 +152,28 @@ def capture_tables(path: str, options: Options | None = None, *,
     try:
         analysis = analyze([path], options, pricing=pricing, totals=False)
     except (SourceError, PricingError) as exc:
-        yield "problems", {"source": [clean(path)], "line": [0], "kind": ["unreadable_source"],
-                           "message": [clean(str(exc))]}
+        yield "problems", [{"source": path, "line": 0, "kind": "unreadable_source",
+                            "message": str(exc)}]
         return
     try:
-        yield from _tables(analysis)
+        yield from _raw(analysis)
     finally:
         analysis.capture.close()
 
 
+def columns(table: str, rows: list[Row]) -> Columns:
+    """Rows (from `capture_raw`) as columns in schema order, every value cleaned exactly
+    as `clean(row)` cleans it: numbers untouched, every string sanitised and redacted."""
+    return {k: _column([r[k] for r in rows], t) for k, t in _TYPES[table].items()}
+
+
 def _column(values: list[Any], kind: Any) -> list[Any]:
-    """One column's values, cleaned: the same `clean()` on every value a row would get,
-    without a row dict around it (numbers go through untouched, as `clean` leaves them)."""
-    if kind in _NUMERIC:
-        if not any(type(v) not in _SCALARS for v in values):
-            return values
-        return [v if type(v) in _SCALARS else clean(v) for v in values]
+    if kind in _NUMERIC and not any(type(v) not in _SCALARS for v in values):
+        return values
     return [v if type(v) in _SCALARS else clean(v) for v in values]
 
 
-def _columns(rows: list[Row], types: dict[str, Any]) -> Columns:
-    return {k: _column([r[k] for r in rows], t) for k, t in types.items()}
-
-
-def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
+def _raw(analysis: Analysis) -> Iterator[tuple[str, list[Row]]]:
     where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
     first_ms: dict[str, int] = {}
     for c in analysis.conversations:
@@ -192,7 +181,7 @@ def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
             where[i] = (c.kind, pos)
     turns = analysis.turns
     for lo in range(0, len(turns), BATCH_TURNS):
-        yield "turns", _turn_columns(turns[lo:lo + BATCH_TURNS], where, first_ms)
+        yield "turns", [_turn_row(t, where, first_ms) for t in turns[lo:lo + BATCH_TURNS]]
     if analysis.conversations:
         rows = []
         for c in analysis.conversations:
@@ -204,38 +193,28 @@ def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
                        extras=_extras(d, _CONV_KNOWN))
             _carried(row, d.get("carried_context"))
             rows.append(row)
-        yield "conversations", _columns(rows, _CONV_COLS_T)
+        yield "conversations", rows
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
-        yield "problems", _columns(
-            [{"source": d["source"], "line": d["line"], "kind": d["kind"],
-              "message": d["message"]} for d in ds], _PROB_COLS_T)
+        yield "problems", [{"source": d["source"], "line": d["line"], "kind": d["kind"],
+                            "message": d["message"]} for d in ds]
 
 
-def _turn_columns(turns: list[Any], where: dict[int, tuple[str, int]],
-                  first_ms: dict[str, int]) -> Columns:
-    """The turns table's columns for a run of turns: each report dict read once per
-    column (a list comprehension), then cleaned column by column."""
-    ds = [t.to_dict() for t in turns]
-    cols: Columns = {k: [d.get(k) for d in ds] for k in _TURN_TYPES if k not in _TURN_SPECIAL}
-    ms = [t.started_ms for t in turns]
-    for t, m in zip(turns, ms, strict=True):
-        if m is not None and t.conversation_key not in first_ms:
-            first_ms[t.conversation_key] = m
-    pos = [where.get(d["index"], (None, None)) for d in ds]
-    costs = [d.get("cost") or {} for d in ds]
-    cols["capture_index"] = [d["index"] for d in ds]
-    cols["conversation_index"] = [p[1] for p in pos]
-    cols["conversation_kind"] = [p[0] for p in pos]
-    cols["ts"] = ms
-    cols["date"] = [day(m) for m in ms]
-    cols["cost_tokens_usd"] = [c.get("tokens_usd") for c in costs]
-    cols["cost_hosted_usd"] = [c.get("hosted_usd") for c in costs]
-    cols["cost_reason"] = [c.get("reason") for c in costs]
-    cols["extras"] = [_extras(d, _TURN_KNOWN) for d in ds]
-    carried = [_carried({}, d.get("carried_context")) for d in ds]
-    for i, k in enumerate(CARRIED):
-        cols[k] = [c[i] for c in carried]
+def _turn_row(t: Any, where: dict[int, tuple[str, int]], first_ms: dict[str, int]) -> Row:
+    d = t.to_dict()
+    kind, pos = where.get(t.index, (None, None))
+    ms = t.started_ms
+    if ms is not None and t.conversation_key not in first_ms:
+        first_ms[t.conversation_key] = ms
+    row = {k: d.get(k) for k in _TURN_COLS}
+    cost = d.get("cost") or {}
+    row.update(
+        capture_index=d["index"], conversation_index=pos, conversation_kind=kind,
+        ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
+        cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
+        extras=_extras(d, _TURN_KNOWN))
+    _carried(row, d.get("carried_context"))
     for k in _TURN_JSON:
-        cols[k] = [_dumps_redacted(v) if v else None for v in cols[k]]
-    return {k: _column(cols[k], kind) for k, kind in _TURN_TYPES.items()}
+        v = row[k]
+        row[k] = _dumps_redacted(v) if v else None
+    return row

@@ -51,7 +51,7 @@ class Sink:
             self._buf[key] = []
 
     def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
-        """A batch of rows given as columns (rows.capture_tables); row sinks take them
+        """A batch of rows given as columns (rows.columns); row sinks take them
         one row at a time, the Parquet sink as they are."""
         names = list(cols)
         for values in zip(*cols.values(), strict=True):
