@@ -182,20 +182,35 @@ class RecordingProxy:
         await self._relay(response, receive, send)
 
     async def _relay(self, response: httpx2.Response, receive: Receive, send: Send) -> None:
-        """Pass the body through as it arrives; a client that hangs up cancels the upstream."""
-        relay = asyncio.ensure_future(self._pump(response, send))
+        """Pass the body through as it arrives; a client that hangs up cancels the upstream.
+
+        The body is pumped in this task; one watcher task waits for the client's
+        disconnect and, if it comes first, cancels this task (a task and an
+        ``asyncio.wait`` fewer per request than racing two tasks: bench/proxy.py)."""
+        me = asyncio.current_task()
+        state = {"pumping": True, "cut": False}
+
+        def gone(fut: asyncio.Future[None]) -> None:
+            if state["pumping"] and not fut.cancelled() and fut.exception() is None:
+                state["cut"] = True
+                me.cancel()  # type: ignore[union-attr]
+
         watch = asyncio.ensure_future(_disconnected(receive))
+        watch.add_done_callback(gone)
         try:
-            done, _ = await asyncio.wait({relay, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if relay in done:
-                relay.result()
-                return
-            relay.cancel()
-            exchange = response.extensions.get(EXCHANGE_EXTENSION)
-            if exchange is not None:
-                exchange.cut("client_disconnected",
-                         "the client closed the connection before the response ended; "
-                         "the upstream request was cancelled")
+            try:
+                await self._pump(response, send)
+            except asyncio.CancelledError:
+                if not state["cut"]:
+                    raise  # the server's own cancellation (shutdown): not a disconnect
+                me.uncancel()  # type: ignore[union-attr]
+                exchange = response.extensions.get(EXCHANGE_EXTENSION)
+                if exchange is not None:
+                    exchange.cut("client_disconnected",
+                                 "the client closed the connection before the response ended; "
+                                 "the upstream request was cancelled")
+            finally:
+                state["pumping"] = False
         finally:
             watch.cancel()
             # Closing the stream closes the upstream connection and writes the record.
