@@ -41,6 +41,8 @@ HOP_BY_HOP = frozenset({
     "transfer-encoding", "upgrade", "host", "content-length",
 })
 
+_HOP_BY_HOP_BYTES = frozenset(h.encode() for h in HOP_BY_HOP)
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -221,11 +223,16 @@ class RecordingProxy:
         and before the client can see the end, as with the recorder (a caller that has its
         answer finds it in the capture): a stream ends with a separate empty chunk, and of a
         body of known length the last chunk is held back until the record is written."""
+        headers, hold = [], False
+        for k, v in response.headers.raw:  # one pass: no Headers lookups per request
+            name = k.lower()
+            if name == b"content-length":
+                hold = True
+            elif name in _HOP_BY_HOP_BYTES:
+                continue
+            headers.append((k, v))
         await send({"type": "http.response.start", "status": response.status_code,
-                    "headers": [(k, v) for k, v in response.headers.raw
-                                if k.decode("latin-1").lower() not in HOP_BY_HOP
-                                or k.lower() == b"content-length"]})
-        hold = "content-length" in response.headers
+                    "headers": headers})
         held = b""
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
