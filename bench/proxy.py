@@ -108,6 +108,16 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
     return clients * per_client / (time.perf_counter() - t), errors
 
 
+def _loop_name() -> str:
+    """The event loop uvicorn picks in this environment (`loop="auto"`): uvloop when it
+    imports, which the `[proxy]` extra installs."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio (uvloop not installed: pip install 'traceview[proxy]')"
+    return "uvloop"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=1000, help="paired calls for latency")
@@ -128,6 +138,7 @@ def main() -> None:
     try:
         _wait_listening(sim_port, sim)
         _wait_listening(proxy_port, proxy)
+        print(f"proxy event loop: {_loop_name()}")
         direct = f"http://127.0.0.1:{sim_port}/v1/responses"
         proxied = f"http://127.0.0.1:{proxy_port}/v1/responses"
         with httpx2.Client(timeout=60) as http:
