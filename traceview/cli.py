@@ -150,6 +150,10 @@ def build_inspector_parser() -> argparse.ArgumentParser:
                    "(default ./screenshots)")
     p.add_argument("--items", metavar="FILE", help="a provider-copy snapshot (or a capture with "
                    "a recorded items listing) to diff against offline")
+    p.add_argument("--follow", action="store_true", help="keep reading the capture as it is "
+                   "written (F toggles, R reloads a replaced file)")
+    p.add_argument("--theme", metavar="NAME", help="colour theme (e.g. nord, gruvbox, "
+                   "textual-light); the last one picked is remembered")
     add_analysis_options(p)
     return p
 
@@ -175,4 +179,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return int(run_inspector(ns.paths, options, screenshot_dir=ns.screenshot_dir,
-                             items=ns.items) or 0)
+                             items=ns.items, follow=ns.follow, theme=ns.theme) or 0)

@@ -27,6 +27,13 @@ def _b(v: int | None) -> str:
         " Bytes", " B").replace(" Byte", " B")
 
 
+def _dollars(v: float) -> str:
+    """Dollars in the report's one style: four decimals under $1, "<$0.0001" when smaller."""
+    if 0 < v < 0.00005:
+        return "<$0.0001"
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+
+
 def _include(flag: str) -> str:
     return f'include=["{flag}"]'
 
@@ -106,11 +113,26 @@ def explain(r: TurnReport) -> list[str]:
         out.append("This response has no recorded request.")
     if r.cost_usd is not None:
         hosted = r.cost_hosted_usd
-        extra = f", of which ${hosted:.4f} hosted tool fees" if hosted else ""
-        out.append(f"Cost ≈ ${r.cost_usd:.4f}{extra}.")
+        extra = f", of which {_dollars(hosted)} hosted tool fees" if hosted else ""
+        out.append(f"Cost ≈ {_dollars(r.cost_usd)}{extra}.")
     elif r.cost_reason:
         out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)
+    return out
+
+
+def findings(r: TurnReport) -> list[str]:
+    """The sentences that say what is wrong or surprising about a turn, for screens to put
+    before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
+    failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
+    out = list(_deposit(r))
+    for sentence in explain(r):
+        if sentence in out:
+            continue
+        if (sentence.startswith(("Compaction happened", "Billed input fell", "The call failed",
+                                 "The response is incomplete", "The stream stopped"))
+                or "results not captured" in sentence):
+            out.append(sentence)
     return out
 
 
@@ -158,7 +180,7 @@ def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
 
 
 def _usd(v: float | None) -> str:
-    return "cost unknown" if v is None else f"≈ ${v:.4f}"
+    return "cost unknown" if v is None else f"≈ {_dollars(v)}"
 
 
 def _carried(r: TurnReport) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from traceview.analysis.explain import explain
+from traceview.analysis.explain import explain, findings
 from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
@@ -29,6 +29,7 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
+    "findings",
     # issue #10: attempts, run-level facts, non-text input, items that need the application
     "attempts", "caller_elapsed_ms", "http_status", "error_code", "request_id",
     "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
@@ -359,6 +360,11 @@ class TurnReport:
     def explanation(self) -> list[str]:
         """Plain-language sentences, composed on demand (cheap, and not held for every turn)."""
         return explain(self)
+
+    @property
+    def findings(self) -> list[str]:
+        """The explanation's sentences that report a finding, to lead with on screen."""
+        return findings(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in CONTRACT_KEYS}

@@ -173,6 +173,12 @@ class CaptureLoader:
             line_no = offset = 0
             for kind, message in src.findings:  # about the whole file: before its lines
                 self.builder.problem(i, 1, kind, message)
+            verdict = None if src.findings else not_a_capture(src.path)
+            if verdict is not None:
+                # One clear problem instead of one per line of a binary or foreign file.
+                self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
+                yield self.lines
+                continue
             try:
                 with open(src.path, "rb") as handle:
                     for raw in handle:
@@ -193,6 +199,42 @@ class CaptureLoader:
 
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)
+
+
+SNIFF = 1 << 16
+SNIFF_LINES = 20
+
+
+def not_a_capture(path: str) -> str | None:
+    """Why the file at ``path`` is not a JSONL capture, judged from its first 64 KB; None
+    if it may be one (an empty file may still become one: it is being written)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF)
+    except OSError:
+        return None  # the read loop reports it with the line it stopped at
+    if b"\x00" in head:
+        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
+    lines = head.split(b"\n")
+    complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]
+    if not complete:
+        start = head.lstrip().removeprefix(b"\xef\xbb\xbf")[:1]
+        if start and start != b"{":
+            return f"it starts with {_shown(head)}; expected one JSON object per line"
+        return None
+    for line in complete:
+        try:
+            if isinstance(orjson.loads(line), dict):
+                return None
+        except orjson.JSONDecodeError:
+            continue
+    return (f"none of its first {len(complete)} lines is a JSON object (line 1: "
+            f"{_shown(complete[0])}); expected one JSON record per line")
+
+
+def _shown(raw: bytes) -> str:
+    text = raw.strip()[:40].decode("utf-8", "replace")
+    return repr(text) + ("…" if len(raw.strip()) > 40 else "")
 
 
 def load(paths: list[str] | str, from_format: str | None = None) -> Capture:

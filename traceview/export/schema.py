@@ -105,6 +105,7 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("provider_copy", PROVIDER_COPY, "when the capture deleted this turn's provider copy"),
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
+    ("findings", ("list", "string"), "the sentences that say what is wrong or surprising"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 

@@ -37,7 +37,8 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
     finally:
         analysis.capture.close()
     if analysis.problems:
-        print(f"traceview: {len(analysis.problems)} problem(s) while reading; "
+        n = len(analysis.problems)
+        print(f"traceview: {n:,} problem{'' if n == 1 else 's'} while reading; "
               "everything readable is shown", file=sys.stderr)
         return 1
     return 0

@@ -87,9 +87,13 @@ def render_text(analysis: Analysis, console: Console) -> None:
         title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(turns), 'turn')} · "
                  f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
         parts.append(Text(plain(title)))
-        parts.append(turns_table(turns))
+        table = turns_table(turns)
+        parts.append(table)
         laid_out.add(id(parts[-1]))
-        notes = [_fill(f"turn {t.index}: " + plain(" ".join(t.explanation[:6])), width)
+        # The notes wrap at the table's width: one column of reading, not two.
+        table_width = max((len(line) for line in table.plain.splitlines()), default=width)
+        note_width = max(60, min(width, table_width))
+        notes = [_fill(f"turn {t.index}: " + plain(" ".join(t.explanation[:6])), note_width)
                  for t in turns if EXPLAIN_MARKERS.intersection(t.markers)]
         if notes:
             parts.append(Text("\n".join(notes)))
@@ -108,13 +112,19 @@ def render_text(analysis: Analysis, console: Console) -> None:
     for imp in getattr(analysis.capture, "imports", ()):
         parts.append(Text(plain(_imported(imp))))
     if analysis.problems:
-        parts.append(Text(f"\n{len(analysis.problems)} problems while reading:", style="bold"))
+        parts.append(Text(f"\n{_plural(len(analysis.problems), 'problem')} while reading:",
+                          style="bold"))
         for p in analysis.problems:
             parts.append(Text(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}")))
     for part in parts:
         # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
         # line would cost seconds on a large capture.
         console.print(part, soft_wrap=id(part) in laid_out)
+
+
+def _ms(v: float | None) -> str:
+    """Whole milliseconds: a median of two turns is not more precise than its inputs."""
+    return num(None if v is None else round(v))
 
 
 def _imported(imp: dict) -> str:
@@ -144,5 +154,5 @@ def _totals(analysis: Analysis) -> Text:
         + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
-        + f" · latency p50 {num(lat.get('p50'))} ms, p95 {num(lat.get('p95'))} ms"
+        + f" · latency p50 {_ms(lat.get('p50'))} ms, p95 {_ms(lat.get('p95'))} ms"
     )

@@ -12,7 +12,9 @@ from typing import Any
 
 VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare", "ledger",
          "objects")
-MONO_FAMILY = "DejaVu Sans Mono"
+MONO_FAMILY = "DejaVu Sans Mono"  # used when fontconfig cannot be asked
+PREFERRED_MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono",
+                  "Menlo", "Consolas", "Courier New")
 PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
 
 
@@ -70,11 +72,32 @@ async def render_svg(
     return svg, warning
 
 
+def local_mono() -> str:
+    """A monospace family installed here (fontconfig's list), so columns stay aligned
+    when the SVG's web font (Fira Code) is not available to the rasteriser."""
+    import shutil
+    import subprocess
+
+    if shutil.which("fc-list") is None:
+        return MONO_FAMILY
+    try:
+        listed = subprocess.run(["fc-list", ":spacing=mono", "family"], capture_output=True,
+                                text=True, timeout=5, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return MONO_FAMILY
+    families = {f.strip() for line in listed.splitlines() for f in line.split(",") if f.strip()}
+    for family in PREFERRED_MONO:
+        if family in families:
+            return family
+    return sorted(families)[0] if families else MONO_FAMILY
+
+
 def svg_to_png(svg: str, output: Path) -> None:
     """Convert with cairosvg, swapping the web font for an installed monospace family."""
     import cairosvg  # optional extra: traceview[png]
 
-    svg = svg.replace('"Fira Code"', f'"{MONO_FAMILY}"').replace("Fira Code", MONO_FAMILY)
+    mono = local_mono()
+    svg = svg.replace('"Fira Code"', f'"{mono}"').replace("Fira Code", mono)
     cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(output))
 
 
