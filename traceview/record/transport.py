@@ -232,7 +232,15 @@ class AsyncRecordingTransport(httpx2.AsyncBaseTransport):
 
 
 def _default_limits() -> Any:
-    """The SDK's own connection limits, so recording does not change pooling behaviour."""
+    """The SDK's own connection limits, so recording does not change pooling behaviour.
+
+    Read from the SDK only when it is already loaded (an application recording its own
+    client): importing the whole `openai` package just for two numbers cost the proxy
+    ~25 MB of RSS and a first request that waited for the import."""
+    import sys
+
+    if "openai" not in sys.modules:
+        return httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
     try:
         from openai._constants import DEFAULT_CONNECTION_LIMITS
 
