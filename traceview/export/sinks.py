@@ -1,7 +1,8 @@
 """Where rows go: Parquet (partitioned), a DuckDB database, CSV files.
 
-Each sink takes rows one at a time and writes them in batches (a Parquet row group, one
-DuckDB insert): memory holds one batch per open partition, never a whole table.
+Each sink takes rows one at a time, or a batch of rows as columns (`add_columns`, what the
+export feeds it), and writes them in batches (a Parquet row group, one DuckDB insert):
+memory holds one batch per open partition, never a whole table.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import orjson
 from traceview.export import need
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
-BATCH_ROWS = 2048  # rows held as Python dicts before they become columns
+BATCH_ROWS = 2048  # rows held as Python objects (dicts, or column lists) before Arrow
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
