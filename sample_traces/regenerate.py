@@ -44,7 +44,8 @@ def record(path: Path, *, include: bool) -> None:
     from traceview.sim.scenario import run_claims
 
     recorder = traceview.record.Recorder(
-        path, clock=traceview.record.FrozenClock(), link_ids=traceview.record.counter_links()
+        path, clock=traceview.record.FrozenClock(),
+        link_ids=traceview.record.counter_links(deterministic=True),
     )
     with SimServer(seed=SEED) as sim:
         client = traceview.record.client(recorder, base_url=sim.base_url,

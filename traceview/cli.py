@@ -159,6 +159,9 @@ def build_inspector_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from traceview.report.safe import install_safe_stderr
+
+    install_safe_stderr()  # every message: secrets masked, control made visible
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
         ns = build_command_parser(argv[0]).parse_args(argv)

@@ -29,16 +29,51 @@ def test_ordinary_text_is_untouched() -> None:
     assert redact_text(text) == text
 
 
-def test_report_of_hostile_sample_holds_no_key() -> None:
+KEY = "sk-proj-FAKEKEY1234567890abcdef"
+
+
+def _leaky_capture(path: Path) -> Path:
+    """A capture whose *shown* fields carry a key and escapes: the user text, an error, an
+    exchange endpoint. (The hostile sample keeps its keys in fields no report shows, so a
+    report without redaction passed over it unnoticed.)"""
+    import orjson
+
+    records = [
+        {"dir": "req", "body": {"model": "gpt-4o", "input": f"my key is {KEY} \x1b[31mred"}},
+        {"dir": "res", "body": {"object": "response", "id": "resp_1", "status": "failed",
+                                "error": {"code": "x", "message": f"echo {KEY}"},
+                                "output": [], "usage": {"input_tokens": 3,
+                                                        "output_tokens": 1}}},
+        {"dir": "req", "body": {"model": "gpt-4o", "input": "\x1b[31mred\x07 text"}},
+        {"dir": "res", "body": {"object": "response", "id": "resp_2", "status": "completed",
+                                "output": [], "usage": {"input_tokens": 3,
+                                                        "output_tokens": 1}}},
+        {"dir": "req", "endpoint": f"GET /v1/models?api_key={KEY}"},
+        {"dir": "res", "status_code": 200, "body": {"object": "list", "data": []}},
+    ]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+def test_report_of_a_leaky_capture_holds_no_key(tmp_path: Path) -> None:
+    cap = _leaky_capture(tmp_path / "leaky.jsonl")
     for fmt in ("text", "markdown", "json"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report",
-                              "sample_traces/hostile.jsonl", "--format", fmt],
+        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
+                              "--format", fmt, "--width", "300"],
                              capture_output=True, cwd=ROOT, check=False)
-        assert out.returncode in (0, 1)
-        assert b"FAKEKEY" not in out.stdout and b"sk-FAKE" not in out.stdout
+        assert out.returncode in (0, 1), out.stderr
+        assert b"FAKEKEY" not in out.stdout, fmt
+        assert b"[redacted]" in out.stdout, fmt  # the field was shown, masked
 
 
-def test_report_shows_markup_and_escapes_literally() -> None:
+def test_report_shows_markup_and_escapes_literally(tmp_path: Path) -> None:
+    cap = _leaky_capture(tmp_path / "leaky.jsonl")
+    for fmt in ("text", "markdown"):
+        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
+                              "--format", fmt, "--width", "300"],
+                             capture_output=True, cwd=ROOT, check=False)
+        assert b"\x1b" not in out.stdout, fmt
+        assert b"\\x1b[31mred" in out.stdout, fmt  # shown, as text
     for fmt in ("text", "markdown"):
         out = subprocess.run([sys.executable, "-m", "traceview", "report",
                               "sample_traces/hostile.jsonl", "--format", fmt, "--width", "200"],

@@ -93,7 +93,8 @@ def estimate_tokens(obj: Any) -> int:
 def align_key(item: dict[str, Any]) -> tuple[Any, ...]:
     kind = item_type(item)
     if kind == "message":
-        return ("message", item.get("role"), message_text(item))
+        role = item.get("role")  # the key is hashed: a list or dict here is not a role
+        return ("message", role if isinstance(role, str) else None, message_text(item))
     if kind.endswith("_output") and isinstance(item.get("call_id"), str):
         return (kind, item["call_id"])
     if isinstance(item.get("id"), str):
@@ -122,7 +123,7 @@ def normalise(obj: Any, *, top: bool = True) -> Any:
                 continue
             if key == "content" and isinstance(val, str) and obj.get("type") == "message":
                 val = [{"type": "text", "text": val}]
-            if key == "type" and val in _TEXT_PARTS and not top:
+            if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
                 val = "text"
             norm = normalise(val, top=False)
             if norm in (None, [], {}, ""):

@@ -29,7 +29,6 @@ EXTRA_KEYS = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
-    "findings",
     # issue #10: attempts, run-level facts, non-text input, items that need the application
     "attempts", "caller_elapsed_ms", "http_status", "error_code", "request_id",
     "processing_ms", "store", "service_tier", "system_fingerprint", "media_input",
@@ -38,6 +37,7 @@ EXTRA_KEYS = (
     # issue #13: hosted state over a conversation's life
     "carried_context", "provider_copy",
     "ts",
+    "findings",
 )
 _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))

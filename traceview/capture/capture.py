@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from traceview.capture import bounded
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
 
 MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
+# The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
+# problem on its line and skipped in chunks, so memory stays bounded whatever the input.
+MAX_LINE_BYTES = 256 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -73,7 +78,7 @@ class Capture:
         if raw is None:
             return None
         try:
-            obj = orjson.loads(raw)
+            obj = bounded.loads(raw)
         except ValueError:
             return None
         return obj if isinstance(obj, dict) else None
@@ -101,7 +106,8 @@ class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
     def __init__(self, paths: list[str], from_format: str | None = None) -> None:
-        self.paths = expand_paths(paths)
+        self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
+        self.paths = expand_paths(paths, self.unlisted)
         self.from_format = from_format  # None: detect each source's format
         if not self.paths:
             raise SourceError("no capture given")
@@ -120,6 +126,10 @@ class CaptureLoader:
         With several paths a source that cannot be read becomes a problem instead;
         with one, the error is the whole answer.
         """
+        for name, reason in self.unlisted:
+            problem = Problem(name, 1, "unreadable_source", reason)
+            self.builder.problems.append(problem)
+            self.builder.new_problems.append(problem)
         adopted: list[tuple[Source, Any]] = []
         for i, path in enumerate(self.paths):
             try:
@@ -181,8 +191,15 @@ class CaptureLoader:
                 continue
             try:
                 with open(src.path, "rb") as handle:
-                    for raw in handle:
+                    readline = handle.readline
+                    while raw := readline(MAX_LINE_BYTES):
                         line_no += 1
+                        if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                            offset += self._skip_long_line(i, line_no, handle, len(raw))
+                            continue
+                        if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
+                            offset += 3
+                            raw = raw[3:]
                         feed(i, line_no, offset, raw, raw[-1:] == b"\n")
                         offset += len(raw)
                         if not line_no % every:
@@ -196,6 +213,18 @@ class CaptureLoader:
                 self.builder.problem(i, line_no + 1, "damaged_source", note)
             self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
             yield self.lines
+
+    def _skip_long_line(self, source: int, line_no: int, handle: BinaryIO, read: int) -> int:
+        """Skip the rest of an over-long line in bounded chunks; its length in bytes."""
+        while True:
+            chunk = handle.readline(1 << 20)
+            read += len(chunk)
+            if not chunk or chunk[-1:] == b"\n":
+                break
+        self.builder.problem(source, line_no, "line_too_long",
+                             f"line is {read:,} bytes, over the {MAX_LINE_BYTES >> 20} MiB a "
+                             "record may have; line skipped")
+        return read
 
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
@@ -26,6 +27,31 @@ from traceview.capture.model import Attempt, Exchange, Problem, RecordRef, Turn
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
+_COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
+
+
+def _absurd(value: Any) -> bool:
+    """A number no count can be: negative, astronomically large, or fractional (orjson
+    reads an integer past 64 bits as a float)."""
+    if type(value) is int:
+        return not 0 <= value < _COUNT_LIMIT
+    return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
+
+
+def _absurd_counts(body: Any) -> list[tuple[str, int]]:
+    """Usage numbers no provider sends (negative, or beyond any real count)."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return []
+    found = []
+    for key, value in usage.items():
+        if _absurd(value):
+            found.append((str(key), value))
+        elif isinstance(value, dict):
+            found += [(f"{key}.{k}", v) for k, v in value.items() if _absurd(v)]
+    return found
+
+
 class CaptureBuilder:
     """Incremental pairing state for one capture (any number of sources)."""
 
@@ -37,7 +63,9 @@ class CaptureBuilder:
         self.finished: deque[Turn] = deque()
         self.new_problems: deque[Problem] = deque()
         self._pending: Turn | Exchange | None = None
-        self._linked: dict[str, Turn | Exchange] = {}
+        # Link id -> requests waiting for their response, oldest first: a reused id (two
+        # recorders with counters) pairs in file order and is a problem, never a lost turn.
+        self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
         self._stream: dict[str, Any] | None = None
         # Retries: the input of the latest request (a reference to its parsed body, one at a
@@ -61,12 +89,32 @@ class CaptureBuilder:
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            self._bad_line(source, line, raw, ended, exc)
+            if "recursion" in str(exc).lower():
+                exc = TooDeep("nested deeper than the parser allows")
+            else:
+                self._bad_line(source, line, raw, ended, exc)
+                return
+            obj = exc
+        if isinstance(obj, TooDeep) or (may_be_deep(raw) and too_deep(obj)):
+            self.problem(source, line, "too_deep",
+                         f"record nested deeper than {MAX_DEPTH} levels; line skipped")
             return
         if not isinstance(obj, dict):
             self.problem(source, line, "unknown_record",
                          f"a JSON {type(obj).__name__} where a record object was expected")
             return
+        try:
+            self._record(obj, ref)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                RecursionError) as exc:
+            # A shape nothing anticipated: a problem on its line, never a traceback. The
+            # structure fuzz (tests/hostile) asserts this never happens for known shapes.
+            self.problem(source, line, "internal_error",
+                         f"record could not be read ({type(exc).__name__}: {exc}); "
+                         "line skipped — please report this capture line")
+
+    def _record(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        source, line = ref.source, ref.line
         d = obj.get("dir")
         if d == "req":
             self._close_stream()
@@ -148,7 +196,12 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            self._linked[link] = rec
+            waiting = self._linked.setdefault(link, deque())
+            if waiting:
+                self.problem(ref.source, ref.line, "duplicate_link",
+                             f"link id {link!r} is already used by an unanswered request "
+                             f"(line {waiting[-1].line}); responses are paired in file order")
+            waiting.append(rec)
         else:
             self._pending = rec
 
@@ -182,7 +235,10 @@ class CaptureBuilder:
         link = obj.get("id") if isinstance(obj.get("id"), str) else None
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
-            rec = self._linked.pop(link)
+            waiting = self._linked[link]
+            rec = waiting.popleft()
+            if not waiting:
+                del self._linked[link]
         elif link is None and self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
@@ -214,6 +270,10 @@ class CaptureBuilder:
     def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
         turn.response = ref
         turn.res = response_facts(obj)
+        for name, value in _absurd_counts(obj.get("body")):
+            self.problem(ref.source, ref.line, "absurd_number",
+                         f"usage.{name} is {value}: not a possible token count; shown as "
+                         "unknown")
         if "origin" in obj:
             _imported(turn, obj["origin"])
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
@@ -306,8 +366,9 @@ class CaptureBuilder:
         if self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
-        for rec in self._linked.values():
-            self._finish_unanswered(rec)
+        for waiting in self._linked.values():
+            for rec in waiting:
+                self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")

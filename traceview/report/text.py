@@ -9,7 +9,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
-from traceview.report.safe import plain
+from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
                    "stream_cut", "incomplete"}
@@ -116,9 +116,22 @@ def render_text(analysis: Analysis, console: Console) -> None:
                           style="bold"))
         for p in analysis.problems:
             parts.append(Text(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}")))
+    plain_out = not console.is_terminal and not console.record
+    write = console.file.write
     for part in parts:
+        # The one boundary every line passes: whatever a field held (a file name, a model,
+        # a status), no control reaches the terminal and no key is written.
+        text = part.plain
+        safe = visible(text, multiline=True)
+        if safe != text:
+            part.plain = safe
         # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
-        # line would cost seconds on a large capture.
+        # line would cost seconds on a large capture. Into a pipe or file (no styles), a
+        # line that needs no wrapping is written as is: console.print costs ~0.3 ms a call,
+        # minutes for a capture of a million one-turn conversations.
+        if plain_out and (id(part) in laid_out or (len(safe) <= width and "\n" not in safe)):
+            write(safe + "\n")
+            continue
         console.print(part, soft_wrap=id(part) in laid_out)
 
 

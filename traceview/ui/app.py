@@ -126,6 +126,17 @@ class InspectorApp(App[int]):
     def get_default_screen(self) -> Screen[Any]:
         return self.main
 
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every notification (from any screen) made visible and redacted, never markup.
+
+        Screens' ``self.notify`` lands here, so no call site can forget: messages quote
+        file names, load errors and provider replies.
+        """
+        from traceview.report.safe import line
+
+        kwargs["markup"] = False
+        super().notify(line(message), title=line(title) if title else "", **kwargs)
+
     #: Binding id → key string, from the user's keymap file (see ui/keymap.py).
     keymap: dict[str, str] = {}
 
@@ -534,6 +545,15 @@ def _spool_stdin(paths: list[str]) -> tuple[list[str], str | None]:
     return [temp if p == "-" else p for p in paths], temp
 
 
+def _has_terminal(paths: list[str]) -> bool:
+    """The inspector draws on stdout and reads keys from stdin (or /dev/tty after "-")."""
+    if not os.isatty(1):
+        return False
+    if "-" in paths or os.isatty(0):
+        return True
+    return False
+
+
 def run_inspector(
     paths: list[str],
     options: Any = None,
@@ -554,12 +574,23 @@ def run_inspector(
     if not paths:
         print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
         return 2
+    from traceview.capture.sources import SourceError, expand_paths
     from traceview.ui.keymap import KeymapError, load_keymap
+
+    try:
+        expand_paths([p for p in paths if p != "-"])
+    except SourceError as exc:  # an empty directory: one line, before any screen
+        print(f"traceview: {exc}", file=sys.stderr)
+        return 2
 
     try:
         keymap = load_keymap()
     except KeymapError as exc:
         print(f"traceview: {exc}", file=sys.stderr)
+        return 2
+    if not _has_terminal(paths):
+        print("traceview: the inspector needs a terminal (stdout and stdin are not one); "
+              "try `traceview report CAPTURE` or `traceview screenshot`", file=sys.stderr)
         return 2
     try:
         paths, temp = _spool_stdin(paths)

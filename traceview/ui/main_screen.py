@@ -47,7 +47,7 @@ def account_text(turn: Any, *, with_findings: bool = True, user_limit: int = 200
     message and the arithmetic, then its hosted calls."""
     out = Text()
     out.append(f"turn {turn.index}", style="bold")
-    out.append(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim")
+    out.append_text(safe(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim"))
     if getattr(turn, "model", None):
         out.append_text(safe(f"  {turn.model}", style="dim"))
     out.append("\n")

@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from traceview.ui.safe_text import safe
+from traceview.ui.safe_text import safe, visible
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,12 @@ class Column:
 
 
 def _fit(value: str | Text, width: int, align: str) -> Text:
-    text = value if isinstance(value, Text) else safe(value)
-    text = text.copy()
+    """One cell, made safe here whatever the column's renderer built (the table boundary)."""
+    if isinstance(value, Text):
+        plain = value.plain
+        text = value.copy() if visible(plain) == plain else safe(plain, style=value.style)
+    else:
+        text = safe(value)
     text.no_wrap = True
     text.truncate(width, overflow="ellipsis")
     text.align("left" if align == "left" else "right", width)

@@ -130,7 +130,7 @@ class TurnChart(Widget):
 
     Linear scales by default (``L`` switches to log), so a deposit is a jump in the
     billed row with no jump in the bytes row, and a compaction is a fall. One column
-    (up to ten, when they fit) per turn; the window follows the cursor and widens
+    (up to sixteen, when they fit) per turn; the window follows the cursor and widens
     with the terminal. The selected turn is highlighted in every row and labelled by
     its number under the glyph row. A short screen drops the cumulative row.
     """
@@ -158,7 +158,7 @@ class TurnChart(Widget):
     def window(self) -> tuple[int, int, int]:
         """(first turn shown, turns shown, cells per turn) for the current width."""
         room = max(1, self.size.width - self.LABEL - self.VALUE - 2)
-        cell = max(1, min(10, room // max(1, len(self.rows))))
+        cell = max(1, min(16, room // max(1, len(self.rows))))
         span = max(1, room // cell)
         start = max(0, min(self.cursor - span // 2, len(self.rows) - span))
         return start, span, cell
