@@ -18,7 +18,7 @@ import orjson
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
-from traceview.capture.redact import redact, redact_text
+from traceview.capture.redact import inert_json, redact, redact_text
 from traceview.capture.sources import SourceError
 from traceview.export.schema import (
     CARRIED,
@@ -68,17 +68,6 @@ def clean(value: Any) -> Any:
     return value
 
 
-# Every substring that makes `redact_text` look at a string (`sk-`, `earer`, and in lower
-# case `key`, `authorization`) or that a secret-named key (capture.redact.SECRET_KEYS)
-# contains: JSON without any of them comes out of the redactor unchanged.
-_TRIGGERS = ("sk-", "earer", "key", "authorization", "access_token", "password", "secret")
-
-
-def _no_trigger(text: str) -> bool:
-    low = text.lower()
-    return not any(t in low for t in _TRIGGERS)
-
-
 def _dumps_redacted(value: Any) -> str:
     """`orjson.dumps(redact(value))`, without walking `value` in Python when the JSON text
     holds nothing the redactor looks for (then redact(value) equals value)."""
@@ -86,7 +75,7 @@ def _dumps_redacted(value: Any) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = ""
-    if text and _no_trigger(text):
+    if text and inert_json(text):
         return text
     return orjson.dumps(redact(value)).decode()
 
