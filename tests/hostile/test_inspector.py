@@ -85,7 +85,7 @@ def test_a_real_terminal_gets_no_title_no_clipboard_no_escape(tmp_path: Path) ->
         screen = ""
         while time.monotonic() < end:
             screen = tmux("capture-pane", "-p", "-e", "-t", "h")
-            if "traceview ·" in screen and "billed input" in screen:
+            if "hostile.jsonl" in screen and "billed in" in screen:
                 break
             time.sleep(0.05)  # polling interval of a bounded wait, not a synchronisation
         else:
@@ -98,7 +98,7 @@ def test_a_real_terminal_gets_no_title_no_clipboard_no_escape(tmp_path: Path) ->
         assert "pwned" not in title and "c1-title" not in title, title
         assert "cHduZWQ" not in tmux("list-buffers", "-F", "#{buffer_sample}")
         assert "\x1b]" not in screen and "\x1bP" not in screen  # no OSC/DCS reached the pane
-        assert "\\x1b]52;c;cHduZWQ=" in screen  # the sequence is shown as text
+        assert "\\x1b]5" in screen  # the sequence is shown as text (cells may clip it)
         assert SECRET not in screen
         tmux("send-keys", "-t", "h", "q")
     finally:
