@@ -80,3 +80,24 @@ def test_report_shows_markup_and_escapes_literally(tmp_path: Path) -> None:
                              capture_output=True, cwd=ROOT, check=False)
         assert not any(c in out.stdout for c in (b"\x1b", b"\x07", b"\x00", b"\xe2\x80\xae"))
     assert b"[bold red]pwned[/]" in out.stdout  # markup printed as text, never applied
+
+
+def test_redact_json_masks_only_hinted_lines_and_repeats_of_them() -> None:
+    """A large serialised chunk: every line holding a key is masked (repeats too), the rest
+    is left byte for byte, and the document still parses to the same shape."""
+    import orjson
+
+    from traceview.capture.redact import redact_json
+
+    doc = {"conversations": [{"key": f"turn-{i}", "note": "share = a / b; split"}
+                             for i in range(200)],
+           "leak": ["ok"] * 50 + ["Authorization: Bearer abcdef1234567890", "sk-proj-" + "a1" * 20,
+                                  "https://x.test/v1?api_key=zzzz9999", "plain"]}
+    raw = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+    out = redact_json(raw)
+    back = orjson.loads(out)
+    assert back["conversations"] == doc["conversations"]
+    leak = back["leak"]
+    assert leak[:50] == ["ok"] * 50 and leak[-1] == "plain"
+    assert "abcdef1234567890" not in out.decode() and "a1a1a1a1" not in out.decode()
+    assert "zzzz9999" not in out.decode() and out.count(b"[redacted]") == 3

@@ -134,19 +134,72 @@ def redact_json(chunk: bytes) -> bytes:
     """Serialised JSON with secrets masked, a line at a time (a report of a million turns
     cannot afford a walk over every value, nor copies of its largest chunk).
 
+    Only the lines that hold a hint of a secret are decoded and searched: the hints are
+    found with C substring searches over the whole chunk, so a large chunk with a single
+    hint costs one pass, not a check per line.
+
     Safe on JSON text: no pattern's masked part can contain a quote or a backslash, so
     string boundaries and escapes stay intact and the document stays valid.
     """
     if not _known_sorted and not _maybe_secret_json(chunk):
         return chunk
-    lines = chunk.split(b"\n")
-    for i, line in enumerate(lines):
-        if _known_sorted or _maybe_secret_json(line):
+    starts = _hinted_lines(chunk)
+    if not starts:
+        return chunk
+    out: list[bytes] = []
+    pos = 0
+    done: dict[bytes, bytes | None] = {}  # a sentence repeated per conversation: search once
+    for start in sorted(starts):
+        end = chunk.find(b"\n", start)
+        end = len(chunk) if end < 0 else end
+        line = chunk[start:end]
+        if line not in done:
             text = line.decode("utf-8", "surrogatepass")
-            out = redact_text(text)
-            if out is not text:
-                lines[i] = out.encode("utf-8", "surrogatepass")
-    return b"\n".join(lines)
+            masked = redact_text(text)
+            done[line] = None if masked is text else masked.encode("utf-8", "surrogatepass")
+        if done[line] is not None:
+            out += (chunk[pos:start], done[line])
+            pos = end
+    if not out:
+        return chunk
+    out.append(chunk[pos:])
+    return b"".join(out)
+
+
+def _line_start(chunk: bytes, at: int) -> int:
+    return chunk.rfind(b"\n", 0, at) + 1
+
+
+def _hinted_lines(chunk: bytes) -> set[int]:
+    """Start offsets of the lines of ``chunk`` that may hold a secret."""
+    if _known_sorted:  # a known key can hide in any shape: every line is searched
+        starts = {0}
+        i = chunk.find(b"\n")
+        while i >= 0:
+            starts.add(i + 1)
+            i = chunk.find(b"\n", i + 1)
+        return starts
+    low = chunk.lower()
+    starts: set[int] = set()
+    for lit in (*_LITERALS_B, b'key":'):
+        i = low.find(lit)
+        while i >= 0:
+            start = _line_start(low, i)
+            end = low.find(b"\n", i)
+            line = low[start:len(low) if end < 0 else end]
+            if lit != b'key":' or line.count(b'key":') > sum(line.count(k) for k in _OWN_KEYS):
+                starts.add(start)
+            i = low.find(lit, i + len(lit))
+    i = low.find(b"=")
+    while i >= 0:
+        start = _line_start(low, i)
+        end = low.find(b"\n", i)
+        end = len(low) if end < 0 else end
+        line = low[start:end]
+        if b"?" in line or b"&" in line or b";" in line:
+            starts.add(start)
+        i = low.find(b"=", end)  # one check per line
+    return starts
 
 
 def is_secret_name(name: str) -> bool:
