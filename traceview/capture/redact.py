@@ -236,16 +236,18 @@ def redact(obj: Any) -> Any:
     return root[0]
 
 
-# Every substring that makes `redact_text` look at a string (`sk-`, `earer`, and in lower
-# case `key`, `authorization`) or that a secret-named key (SECRET_KEYS) contains.
-_TRIGGERS = ("sk-", "earer", "key", "authorization", "access_token", "password", "secret")
+_SECRET_KEY_FIELDS = tuple(f'"{name}":' for name in sorted(SECRET_KEYS))
 
 
 def inert_json(text: str) -> bool:
     """True when the JSON value whose serialised text this is comes out of `redact()`
-    unchanged: none of the substrings the redactor looks for occurs in it (a string or key
-    holding one would hold it verbatim in its JSON, which escapes no letter). Lets a
-    writer serialise first and walk the value in Python only when it must."""
-    low = text.lower()
-    return not any(t in low for t in _TRIGGERS)
+    unchanged, decided by C substring searches instead of a Python walk of every value.
 
+    With no backslash in the text, every key and string appears in it verbatim, so any
+    hint `redact_text` looks for (`_maybe_secret`) and any secret-named field (`"name":`,
+    compared as `is_secret_name` compares) would show in the text; a known key may hide
+    in any shape, so none may be registered."""
+    if _known_sorted or "\\" in text or _maybe_secret(text):
+        return False
+    low = text.lower().replace("-", "_")
+    return not any(field in low for field in _SECRET_KEY_FIELDS)
