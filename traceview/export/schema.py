@@ -157,6 +157,11 @@ def column_names(table: str) -> list[str]:
     return [name for name, _, _ in TABLES[table][1]]
 
 
+def column_types(table: str) -> dict[str, Type]:
+    """Column name -> type, in column order."""
+    return {name: t for name, t, _ in TABLES[table][1]}
+
+
 def json_columns(table: str) -> list[str]:
     return [name for name, t, _ in TABLES[table][1] if t == "json"]
 

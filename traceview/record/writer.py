@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.redact import redact
+from traceview.capture.redact import inert_json, redact
 from traceview.record.scrub import Scrubber
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
@@ -54,7 +54,10 @@ class CaptureWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
-        line = self.scrubber.scrub_bytes(_dumps(redact(record))) + b"\n"
+        raw = _dumps(record)
+        if not inert_json(raw.decode("utf-8", "replace")):
+            raw = _dumps(redact(record))  # the Python walk only when a key or string needs it
+        line = self.scrubber.scrub_bytes(raw) + b"\n"
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"capture {self.path} is closed")
