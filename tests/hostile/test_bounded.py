@@ -273,6 +273,26 @@ def test_unreadable_subdirectory_is_reported(tmp_path: Path) -> None:
     assert b"locked" in out.stdout + out.stderr
 
 
+def test_unreadable_subdirectory_is_a_problem_even_as_root(tmp_path: Path, monkeypatch) -> None:
+    """Root lists every directory, so the permission is denied by the walk itself here: the
+    sub-directory is named as a problem and the readable capture is still read."""
+    (tmp_path / "ok.jsonl").write_bytes(GOOD)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "hidden.jsonl").write_bytes(GOOD)
+    real = os.scandir
+
+    def scandir(path=".", *args, **kwargs):
+        if os.fspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(locked))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    a = analyze([str(tmp_path)])
+    assert [t.line for t in a.turns] == [1]
+    assert any("locked" in p.message or "locked" in (p.source or "") for p in a.problems)
+
+
 def test_empty_directory_is_one_line(tmp_path: Path) -> None:
     for args in (["report", str(tmp_path)], [str(tmp_path)]):
         out = traceview(*args)
