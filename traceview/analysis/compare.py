@@ -70,6 +70,7 @@ class Arm:
     source_conversations: int | None = None
     fidelity: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    problems: int = 0  # problems met reading the arm's capture (a damaged or hostile file)
 
 
 def _f(x: Fraction) -> float:
@@ -260,6 +261,7 @@ def compare(a: Arm, b: Arm, pricing: Pricing | None = None, *, seed: int = 0,
                      "unpriced_turns": unpriced},
             "fidelity": arm.fidelity or {"status": "not measured"},
             "notes": list(arm.notes),
+            "problems": arm.problems,
         }
     keys = list(TOKEN_PARTS) + sorted({k for c in costs.values() for k in c} - set(TOKEN_PARTS))
     deltas = [costs[b.name].get(k, Fraction(0)) - costs[a.name].get(k, Fraction(0))

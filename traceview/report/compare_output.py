@@ -149,7 +149,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def render_json(doc: dict[str, Any]) -> str:
-    return redact_text(json.dumps(doc, indent=1, ensure_ascii=False)) + "\n"
+    return redact_text(json.dumps(doc, indent=1, ensure_ascii=True)) + "\n"
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -201,4 +201,17 @@ def run(ns: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         return 0
+    return problems_exit(doc)
+
+
+def problems_exit(doc: dict[str, Any]) -> int:
+    """1 when an arm's capture was read with problems (as `report` exits), else 0; the
+    problems themselves are in the arms' notes, at the top of every format."""
+    arms = doc.get("arms") or {}
+    bad = [a for a in (arms.values() if isinstance(arms, dict) else arms)
+           if isinstance(a, dict) and a.get("problems")]
+    if bad:
+        print(f"traceview compare: {sum(a['problems'] for a in bad)} problem(s) reading the "
+              "arms' captures (see the notes; `traceview report` lists them)", file=sys.stderr)
+        return 1
     return 0

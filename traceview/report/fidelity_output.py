@@ -19,7 +19,7 @@ SCHEMA = "traceview.fidelity/1"
 def to_json(scores: list[Fidelity], sources: list[str]) -> str:
     doc: dict[str, Any] = {"schema": SCHEMA, "sources": sources,
                            "scores": [f.to_dict() for f in scores]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
 def _score(f: Fidelity) -> str:
