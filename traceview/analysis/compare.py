@@ -208,8 +208,12 @@ def _tokens(arm: Arm, pricing: Pricing, conversations: int) -> dict[str, Any]:
         if prices is None or not prices.get("input"):
             equiv = None
             break
-        ratio = Fraction(str(prices.get("cached_input", prices["input"]))) / Fraction(
-            str(prices["input"]))
+        try:  # a price that is not a number is unknown here, as in turn_components
+            ratio = Fraction(str(prices.get("cached_input", prices["input"]))) / Fraction(
+                str(prices["input"]))
+        except (ValueError, TypeError, ZeroDivisionError):
+            equiv = None
+            break
         equiv += (t.input_tokens or 0) - (t.cached_tokens or 0) + (t.cached_tokens or 0) * ratio
     per = (lambda v: round(v / conversations, 1)) if conversations else (lambda v: None)
     return {
