@@ -122,7 +122,7 @@ def normalise(obj: Any, *, top: bool = True) -> Any:
                 continue
             if key == "content" and isinstance(val, str) and obj.get("type") == "message":
                 val = [{"type": "text", "text": val}]
-            if key == "type" and val in _TEXT_PARTS and not top:
+            if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
                 val = "text"
             norm = normalise(val, top=False)
             if norm in (None, [], {}, ""):
