@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import threading
 
-from traceview.capture.redact import redact_text
+import orjson
+
+from traceview.capture.redact import redact, redact_text
 
 KEY_PATTERN = re.compile(rb"sk-[A-Za-z0-9_\-]{16,}")
 REDACTED = b"sk-***REDACTED***"
@@ -47,8 +49,13 @@ class Scrubber:
         line = KEY_PATTERN.sub(REDACTED, line)
         # Then the core redactor, so a capture masks every shape it knows (``?api_key=`` in
         # an endpoint the proxy or the SDK's default_query sent, Bearer tokens in bodies,
-        # Google and Azure keys): the same redactor every other output path uses. It only
-        # masks runs that hold no quote or backslash, so the JSON line stays valid.
+        # Google and Azure keys): the same redactor every other output path uses.
         text = line.decode("utf-8", "surrogatepass")
         masked = redact_text(text)
-        return line if masked == text else masked.encode("utf-8", "surrogatepass")
+        if masked == text:
+            return line
+        try:  # a mask that ate an escape's backslash would break the line: check it
+            orjson.loads(masked)
+            return masked.encode("utf-8", "surrogatepass")
+        except orjson.JSONDecodeError:  # then mask value by value (rare: masking happened)
+            return orjson.dumps(redact(orjson.loads(line)))

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from traceview.capture.redact import redact_text
+from traceview.capture.redact import redact, redact_text
 from traceview.report.safe import visible
 
 COMPONENT_NAMES = {"fresh_input": "fresh input", "cached_input": "cached input",
@@ -149,7 +149,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def render_json(doc: dict[str, Any]) -> str:
-    return redact_text(json.dumps(doc, indent=1, ensure_ascii=True)) + "\n"
+    # Each value redacted on its own, then every non-ASCII character escaped: C1 controls,
+    # bidi and zero-width characters cannot reach a terminal, and the document is unchanged.
+    return json.dumps(redact(doc), indent=1, ensure_ascii=True) + "\n"
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -211,7 +213,8 @@ def problems_exit(doc: dict[str, Any]) -> int:
     bad = [a for a in (arms.values() if isinstance(arms, dict) else arms)
            if isinstance(a, dict) and a.get("problems")]
     if bad:
-        print(f"traceview compare: {sum(a['problems'] for a in bad)} problem(s) reading the "
-              "arms' captures (see the notes; `traceview report` lists them)", file=sys.stderr)
+        where = ", ".join(safe(a.get("label")) for a in bad)
+        print(f"traceview compare: {sum(a['problems'] for a in bad)} problem(s) reading "
+              f"{where} (see the notes; `traceview report` lists them)", file=sys.stderr)
         return 1
     return 0
