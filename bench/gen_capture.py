@@ -58,13 +58,15 @@ def _response(rng: random.Random, rid: str, conv: str, inp: int, out: int, searc
     return body
 
 
-def generate(path: Path, size: int, seed: int = 7) -> int:
+def generate(path: Path, size: int, seed: int = 7, lines: int | None = None) -> int:
+    """Write about `size` bytes (or only the first `lines` lines: a slice of the same
+    capture) to `path`; return the turns begun."""
     rng = random.Random(seed)
     written = 0
     live: list[list] = []  # [conv_id, turn, input_tokens]
-    n = 0
+    n = n_lines = 0
     with open(path, "wb") as f:
-        while written < size:
+        while written < size and (lines is None or n_lines < lines):
             if len(live) < 40 or rng.random() < 0.1:
                 live.append([f"conv_{n:012d}", 0, 800])
             c = rng.choice(live)
@@ -83,8 +85,11 @@ def generate(path: Path, size: int, seed: int = 7) -> int:
                 orjson.dumps({"dir": "res", "id": f"x{n}", "elapsed_ms": rng.randint(800, 7000),
                               "body": res}),
             ):
+                if lines is not None and n_lines >= lines:
+                    return n
                 f.write(line + b"\n")
                 written += len(line) + 1
+                n_lines += 1
             if c[1] > 30:
                 live.remove(c)
     return n

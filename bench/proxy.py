@@ -8,7 +8,9 @@ its own process); this script is the client, on keep-alive connections. Prints:
 - added latency per stream chunk: each event's arrival, relative to the first byte, through
   the proxy minus directly (the proxy's cost of forwarding one chunk);
 - throughput with 64 concurrent clients (threads), errors counted, vs direct;
-- the proxy's RSS after warm-up and after 10,000 requests (it must stay flat).
+- the proxy's RSS after warm-up and after 10,000 requests (it must stay flat);
+- the proxy process's CPU per call (from /proc): its own work, which a loaded machine's
+  scheduling does not inflate the way it inflates the latency percentiles.
 
 Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, 64 clients no errors, RSS flat.
 
@@ -19,6 +21,7 @@ Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, 64 clients no e
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import statistics
 import subprocess
@@ -60,6 +63,12 @@ def _rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the process has used: its own work, whatever the load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -108,6 +117,16 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
     return clients * per_client / (time.perf_counter() - t), errors
 
 
+def _loop_name() -> str:
+    """The event loop uvicorn picks in this environment (`loop="auto"`): uvloop when it
+    imports, which the `[proxy]` extra installs."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio (uvloop not installed: pip install 'traceview[proxy]')"
+    return "uvloop"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=1000, help="paired calls for latency")
@@ -128,6 +147,7 @@ def main() -> None:
     try:
         _wait_listening(sim_port, sim)
         _wait_listening(proxy_port, proxy)
+        print(f"proxy event loop: {_loop_name()}")
         direct = f"http://127.0.0.1:{sim_port}/v1/responses"
         proxied = f"http://127.0.0.1:{proxy_port}/v1/responses"
         with httpx2.Client(timeout=60) as http:
@@ -135,15 +155,19 @@ def main() -> None:
                 _timed_post(http, direct)
                 _timed_post(http, proxied)
             d, p = [], []
+            cpu0 = _cpu_s(proxy.pid)
             for _ in range(ns.calls):
                 d.append(_timed_post(http, direct))
                 p.append(_timed_post(http, proxied))
+            cpu_per_call = (_cpu_s(proxy.pid) - cpu0) / ns.calls * 1000
             added = [b - a for a, b in zip(d, p, strict=True)]
             print(f"request latency, {ns.calls} paired calls (ms):")
             print(f"  direct   p50 {_pct(d, 50):6.2f}  p95 {_pct(d, 95):6.2f}")
             print(f"  proxied  p50 {_pct(p, 50):6.2f}  p95 {_pct(p, 95):6.2f}")
             print(f"  added    p50 {statistics.median(added):6.2f}  p95 {_pct(added, 95):6.2f}"
                   "   (target p50 <= 1, p95 <= 5)")
+            print(f"  proxy process CPU per call {cpu_per_call:6.3f} ms   (its own work: uvicorn, "
+                  "relay, records; load-independent)")
             chunk_added: list[float] = []
             events = 0
             for _ in range(ns.streams):
@@ -157,10 +181,13 @@ def main() -> None:
                   f"p95 {_pct(chunk_added, 95):6.3f}   (target <= 1)")
         per = max(1, 2000 // ns.clients)
         rate_d, err_d = _throughput(direct, ns.clients, per)
+        cpu0 = _cpu_s(proxy.pid)
         rate_p, err_p = _throughput(proxied, ns.clients, per)
+        cpu_64 = (_cpu_s(proxy.pid) - cpu0) / (ns.clients * per) * 1000
         print(f"throughput, {ns.clients} concurrent clients x {per} calls:")
         print(f"  direct   {rate_d:8.0f} req/s  errors {err_d}")
-        print(f"  proxied  {rate_p:8.0f} req/s  errors {err_p}   ratio {rate_p / rate_d:.2f}")
+        print(f"  proxied  {rate_p:8.0f} req/s  errors {err_p}   ratio {rate_p / rate_d:.2f}"
+              f"   (proxy CPU {cpu_64:.3f} ms per call)")
         rss0 = _rss_kb(proxy.pid)
         with httpx2.Client(timeout=60) as http:
             marks = []

@@ -4,7 +4,8 @@ Prints: the bare cost (read every byte; orjson.loads every line), the time until
 first rows are on screen, key latency (j pressed while the capture is still loading:
 time until the key is handled and the screen refreshed), and the time to load fully.
 
-    python bench/ui_latency.py                 # generates ~1 GB in a temp dir
+    python bench/ui_latency.py                 # generates ~1 GB (hosted shape) in a temp dir
+    python bench/ui_latency.py --shape bench   # the bigger-turn shape
     python bench/ui_latency.py --size 200MB
     python bench/ui_latency.py --capture big.jsonl
 """
@@ -102,13 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=parse_size, default=parse_size("1GB"),
                         help="size of the generated capture (default 1GB)")
     parser.add_argument("--keys", type=int, default=50, help="keys to time while loading")
+    parser.add_argument("--shape", choices=("hosted", "bench"), default="hosted",
+                        help="generated capture: many ~4 kB hosted-state turns (gen_hosted, "
+                             "the default) or bigger turns (gen_capture)")
     ns = parser.parse_args(argv)
 
     temp = None
     path = ns.capture
     if path is None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from gen_capture import generate
+        if ns.shape == "hosted":
+            from gen_hosted import generate
+        else:
+            from gen_capture import generate
 
         temp = tempfile.TemporaryDirectory(prefix="traceview-bench-")
         path = Path(temp.name) / "big.jsonl"

@@ -8,6 +8,10 @@ answers. Deterministic: a second run gives byte-identical files.
     /tmp/venv/bin/python sample_traces/regenerate.py --check          # exit 1 if stale
     /tmp/venv/bin/python sample_traces/regenerate.py --out-dir DIR    # write elsewhere
 
+Also writes ``claims.snapshot.json``: the simulator's provider copy of the claims
+conversation, saved as a snapshot (``fetched_at`` pinned to the frozen clock, host named
+"simulator"), so `d` on the sample works offline.
+
 Writes ``claims.jsonl`` (the scenario in ``traceview/sim/scenario.py``, file search
 without ``include``: results null, the deposit unexplained) and ``claims_included.jsonl``
 (the same conversation recorded with ``include=["file_search_call.results"]``: the
@@ -30,22 +34,45 @@ SAMPLES = {
 SEED = "traceview-sample-CS-88213"
 
 
+SNAPSHOT_OF = "claims.jsonl"
+FETCHED_AT = "2026-01-01T00:00:10Z"  # just after the frozen clock's turns
+
+
 def record(path: Path, *, include: bool) -> None:
     import traceview.record
     from traceview.sim import SimServer
     from traceview.sim.scenario import run_claims
 
     recorder = traceview.record.Recorder(
-        path, clock=traceview.record.FrozenClock(), link_ids=traceview.record.counter_links()
+        path, clock=traceview.record.FrozenClock(),
+        link_ids=traceview.record.counter_links(deterministic=True),
     )
     with SimServer(seed=SEED) as sim:
         client = traceview.record.client(recorder, base_url=sim.base_url,
                                          api_key="sk-sample-0000000000000000", max_retries=0)
         try:
-            run_claims(client, include=include)
+            conversation = run_claims(client, include=include)
+            if path.name == SNAPSHOT_OF:
+                snapshot(sim, conversation, path.with_name("claims.snapshot.json"))
         finally:
             client.close()
             recorder.close()
+
+
+def snapshot(sim, conversation: str, target: Path) -> None:  # noqa: ANN001
+    """The simulator's copy of ``conversation``, every page, as a deterministic snapshot."""
+    from traceview.provider.client import ProviderConfig, make_client
+    from traceview.provider.fetch import HOSTED_EVIDENCE_INCLUDE, fetch_conversation_items
+    from traceview.provider.snapshot import save_snapshot
+
+    os.environ.setdefault("TRACEVIEW_SAMPLE_KEY", "sk-sample-0000000000000000")
+    config = ProviderConfig(base_url=sim.base_url, api_key_env="TRACEVIEW_SAMPLE_KEY",
+                            max_retries=0)
+    copy = fetch_conversation_items(make_client(config), conversation,
+                                    include=list(HOSTED_EVIDENCE_INCLUDE), config=config)
+    copy.fetched_at = FETCHED_AT
+    copy.host = "simulator (loopback)"
+    save_snapshot(copy, target)
 
 
 def build(directory: Path) -> dict[str, bytes]:
@@ -55,6 +82,7 @@ def build(directory: Path) -> dict[str, bytes]:
         target.unlink(missing_ok=True)  # the recorder appends
         record(target, **options)
         out[name] = target.read_bytes()
+    out["claims.snapshot.json"] = (directory / "claims.snapshot.json").read_bytes()
     return out
 
 

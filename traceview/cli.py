@@ -150,11 +150,18 @@ def build_inspector_parser() -> argparse.ArgumentParser:
                    "(default ./screenshots)")
     p.add_argument("--items", metavar="FILE", help="a provider-copy snapshot (or a capture with "
                    "a recorded items listing) to diff against offline")
+    p.add_argument("--follow", action="store_true", help="keep reading the capture as it is "
+                   "written (F toggles, R reloads a replaced file)")
+    p.add_argument("--theme", metavar="NAME", help="colour theme (e.g. nord, gruvbox, "
+                   "textual-light); the last one picked is remembered")
     add_analysis_options(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from traceview.report.safe import install_safe_stderr
+
+    install_safe_stderr()  # every message: secrets masked, control made visible
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in COMMANDS:
         ns = build_command_parser(argv[0]).parse_args(argv)
@@ -175,4 +182,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return int(run_inspector(ns.paths, options, screenshot_dir=ns.screenshot_dir,
-                             items=ns.items) or 0)
+                             items=ns.items, follow=ns.follow, theme=ns.theme) or 0)

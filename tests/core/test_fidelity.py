@@ -108,9 +108,9 @@ def test_compare_reports_fidelity_per_arm() -> None:
     ab = SAMPLES / "ab"
     a = arm_from_capture("A", [str(ab / "A.jsonl")]).fidelity
     b = arm_from_capture("B", [str(ab / "B.jsonl")]).fidelity
-    # the owned arm's retriever drops last turn's passages from the transcript it resends
-    assert (a["score_pct"], a["by_reason"]) == (62.5, {"replays": 10, "edited_history": 6})
+    # the owned arm keeps its passages in the transcript it resends: every conversation replays
+    assert (a["score_pct"], a["by_reason"]) == (100.0, {"replays": 16})
     # the hosted arm cannot be confirmed without the provider's input_items
     assert b["score_pct"] == 0.0
     assert b["by_reason"] == {"no_provider_copy": 14, "evidence_missing": 2}
-    assert a["status"] == "62.5 % replay (10/16, capture only)"
+    assert a["status"] == "100 % replay (16/16, capture only)"

@@ -29,19 +29,75 @@ def test_ordinary_text_is_untouched() -> None:
     assert redact_text(text) == text
 
 
-def test_report_of_hostile_sample_holds_no_key() -> None:
+KEY = "sk-proj-FAKEKEY1234567890abcdef"
+
+
+def _leaky_capture(path: Path) -> Path:
+    """A capture whose *shown* fields carry a key and escapes: the user text, an error, an
+    exchange endpoint. (The hostile sample keeps its keys in fields no report shows, so a
+    report without redaction passed over it unnoticed.)"""
+    import orjson
+
+    records = [
+        {"dir": "req", "body": {"model": "gpt-4o", "input": f"my key is {KEY} \x1b[31mred"}},
+        {"dir": "res", "body": {"object": "response", "id": "resp_1", "status": "failed",
+                                "error": {"code": "x", "message": f"echo {KEY}"},
+                                "output": [], "usage": {"input_tokens": 3,
+                                                        "output_tokens": 1}}},
+        {"dir": "req", "body": {"model": "gpt-4o", "input": "\x1b[31mred\x07 text"}},
+        {"dir": "res", "body": {"object": "response", "id": "resp_2", "status": "completed",
+                                "output": [], "usage": {"input_tokens": 3,
+                                                        "output_tokens": 1}}},
+        {"dir": "req", "endpoint": f"GET /v1/models?api_key={KEY}"},
+        {"dir": "res", "status_code": 200, "body": {"object": "list", "data": []}},
+    ]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    return path
+
+
+def test_report_of_a_leaky_capture_holds_no_key(tmp_path: Path) -> None:
+    cap = _leaky_capture(tmp_path / "leaky.jsonl")
     for fmt in ("text", "markdown", "json"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report",
-                              "sample_traces/hostile.jsonl", "--format", fmt],
+        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
+                              "--format", fmt, "--width", "300"],
                              capture_output=True, cwd=ROOT, check=False)
-        assert out.returncode in (0, 1)
-        assert b"FAKEKEY" not in out.stdout and b"sk-FAKE" not in out.stdout
+        assert out.returncode in (0, 1), out.stderr
+        assert b"FAKEKEY" not in out.stdout, fmt
+        assert b"[redacted]" in out.stdout, fmt  # the field was shown, masked
 
 
-def test_report_shows_markup_and_escapes_literally() -> None:
+def test_report_shows_markup_and_escapes_literally(tmp_path: Path) -> None:
+    cap = _leaky_capture(tmp_path / "leaky.jsonl")
+    for fmt in ("text", "markdown"):
+        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
+                              "--format", fmt, "--width", "300"],
+                             capture_output=True, cwd=ROOT, check=False)
+        assert b"\x1b" not in out.stdout, fmt
+        assert b"\\x1b[31mred" in out.stdout, fmt  # shown, as text
     for fmt in ("text", "markdown"):
         out = subprocess.run([sys.executable, "-m", "traceview", "report",
                               "sample_traces/hostile.jsonl", "--format", fmt, "--width", "200"],
                              capture_output=True, cwd=ROOT, check=False)
         assert not any(c in out.stdout for c in (b"\x1b", b"\x07", b"\x00", b"\xe2\x80\xae"))
     assert b"[bold red]pwned[/]" in out.stdout  # markup printed as text, never applied
+
+
+def test_redact_json_masks_only_hinted_lines_and_repeats_of_them() -> None:
+    """A large serialised chunk: every line holding a key is masked (repeats too), the rest
+    is left byte for byte, and the document still parses to the same shape."""
+    import orjson
+
+    from traceview.capture.redact import redact_json
+
+    doc = {"conversations": [{"key": f"turn-{i}", "note": "share = a / b; split"}
+                             for i in range(200)],
+           "leak": ["ok"] * 50 + ["Authorization: Bearer abcdef1234567890", "sk-proj-" + "a1" * 20,
+                                  "https://x.test/v1?api_key=zzzz9999", "plain"]}
+    raw = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
+    out = redact_json(raw)
+    back = orjson.loads(out)
+    assert back["conversations"] == doc["conversations"]
+    leak = back["leak"]
+    assert leak[:50] == ["ok"] * 50 and leak[-1] == "plain"
+    assert "abcdef1234567890" not in out.decode() and "a1a1a1a1" not in out.decode()
+    assert "zzzz9999" not in out.decode() and out.count(b"[redacted]") == 3

@@ -23,7 +23,7 @@ KEY = "sk-proj-HARTESTkey000000000000000000000"
 def _claims(tmp_path: Path, *, stream: bool) -> tuple[Path, Path]:
     """The claims run once, recorded by the recorder and by a HAR of the same exchanges."""
     capture = tmp_path / "claims.jsonl"
-    recorder = Recorder(capture, clock=FrozenClock(), link_ids=counter_links())
+    recorder = Recorder(capture, clock=FrozenClock(), link_ids=counter_links(deterministic=True))
     har = HarTransport(httpx2.HTTPTransport())
     with SimServer(seed="har") as sim:
         client = openai.OpenAI(base_url=sim.base_url, api_key=KEY, max_retries=0,

@@ -23,7 +23,8 @@ TOOLS = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
 
 
 def _record_claims(sim: SimServer, path: Path, include: bool) -> None:
-    rec = record.Recorder(path, clock=record.FrozenClock(), link_ids=record.counter_links())
+    rec = record.Recorder(path, clock=record.FrozenClock(),
+                          link_ids=record.counter_links(deterministic=True))
     client = record.client(rec, base_url=sim.base_url, api_key="sk-sample-0000000000000000",
                            max_retries=0)
     try:

@@ -143,7 +143,8 @@ async def test_w_saves_a_snapshot_without_the_key_and_s_exports_svg(
     copy = load_items(saved[0])
     assert copy.complete and copy.conversation == target and copy.item_count == 7
     shots = list((tmp_path / "shots").glob("*.svg"))
-    assert [p.name for p in shots] == [f"claims-recorded-diff-{target}.svg"]
+    # the view and conversation, then a timestamp: `s` never overwrites
+    assert [p.name.rsplit("-", 1)[0] for p in shots] == [f"claims-recorded-diff-{target}"]
     svg = shots[0].read_text(encoding="utf-8")
     assert "complete" in svg and "file_search_call" in svg and KEY not in svg
 
@@ -229,7 +230,9 @@ async def test_items_file_diffs_offline_without_network(offline_env, tmp_path):
                                                 "capture_only": 0}
 
 
-async def test_n_p_move_between_differences_and_enter_shows_both_bodies(offline_env, tmp_path):
+async def test_n_shift_n_move_between_differences_and_enter_shows_both_bodies(
+    offline_env, tmp_path
+):
     app = new_app(CAPTURE, tmp_path, items=PARTIAL)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_diff(app, pilot)
@@ -239,9 +242,9 @@ async def test_n_p_move_between_differences_and_enter_shows_both_bodies(offline_
         assert screen.table.cursor == differing[0]
         await pilot.press("n")
         assert screen.table.cursor == differing[1]
-        await pilot.press("p")
+        await pilot.press("N")
         assert screen.table.cursor == differing[0]
-        await pilot.press("p")  # nothing above: stays, says so
+        await pilot.press("N")  # nothing above: stays, says so
         assert screen.table.cursor == differing[0]
         await pilot.press("home", "n")
         assert screen.table.cursor == differing[0]

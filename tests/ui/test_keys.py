@@ -39,7 +39,7 @@ async def test_load_posts_batches_and_shows_every_turn(claims):
         kinds = {type(m) for m in seen}
         assert TurnsLoaded in kinds and LoadFinished in kinds
         assert len(app.main.rows) == 4
-        title = plain(app.main.query_one("#title", Static))
+        title = plain(app.main.query_one("#title"))
         assert "claims.jsonl" in title and "4 turns" in title and "markers" in title
         assert "loading" not in title
 
@@ -85,7 +85,8 @@ async def test_enter_opens_detail_with_the_cores_account_and_bodies(claims):
         assert isinstance(screen, DetailScreen) and screen.turn.index == 3
         assert any(isinstance(m, BodiesLoaded) and m.turn_index == 3 for m in seen)
         account = plain(screen.query_one("#account-text", Static))
-        assert "6,110" in account and "arrived without a request" in account
+        finding = plain(screen.query_one("#findings", Static))
+        assert "6,110" in account and "arrived without a request" in finding
         attribution = plain(screen.query_one("#attribution", Static))
         assert "turn 2" in attribution and "file_search_call.results" in attribution
         assert [name for name, _ in screen.bodies] == ["request", "response"]
@@ -128,7 +129,7 @@ async def test_slash_filters_by_text_and_by_marker(claims):
         await loaded(app, pilot)
         await pilot.press("slash", *"exce", "enter")
         assert [t.index for t in app.main.rows] == [3]
-        assert "matching" in plain(app.main.query_one("#title", Static))
+        assert "matching" in plain(app.main.query_one("#title"))
         await pilot.press("escape")
         assert len(app.main.rows) == 4
         await pilot.press("slash", *"depo", "enter")
@@ -148,8 +149,8 @@ async def test_c_lists_conversations_and_enter_picks_one():
         assert all(r.turns is not None for r in table.rows)
         await pilot.press("j", "enter")
         assert app.screen is app.main and app.main.key != first
-        assert app.main.key in plain(app.main.query_one("#title", Static)) or "of" in plain(
-            app.main.query_one("#title", Static)
+        assert app.main.key in plain(app.main.query_one("#title")) or "of" in plain(
+            app.main.query_one("#title")
         )
         await pilot.press("c", "home", "enter")
         assert len(app.main.rows) == len(app.state.turns)
@@ -190,13 +191,13 @@ async def test_s_writes_a_named_svg_and_says_where(claims, tmp_path: Path):
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
         await pilot.press("j", "j", "s")
-        written = tmp_path / "claims-turns-turn3.svg"
-        assert written.exists() and written.read_text().startswith("<svg")
+        [written] = tmp_path.glob("claims-turns-turn3-*.svg")  # name, then a timestamp
+        assert written.read_text().startswith("<svg")
         assert any(str(written) in n.message for n in app._notifications)
         await pilot.press("enter")
         await loaded(app, pilot)
         await pilot.press("s")
-        assert (tmp_path / "claims-detail-turn3.svg").exists()
+        assert len(list(tmp_path.glob("claims-detail-turn3-*.svg"))) == 1
 
 
 async def test_tab_moves_between_panes(claims):

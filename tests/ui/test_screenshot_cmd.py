@@ -72,3 +72,28 @@ def test_bad_size_is_a_clear_error(size, capsys, tmp_path):
 def test_missing_capture_is_a_clear_error(tmp_path, capsys):
     assert screenshot.run(parse(str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "x.svg"))) == 2
     assert "nope.jsonl" in capsys.readouterr().err
+
+
+def test_png_rasterises_with_an_installed_monospace_family(monkeypatch, tmp_path):
+    import shutil
+    import subprocess
+
+    from traceview.ui import screenshot
+
+    if shutil.which("fc-list") is None:
+        pytest.skip("fontconfig is not installed")
+    family = screenshot.local_mono()
+    listed = subprocess.run(["fc-list", ":spacing=mono", "family"], capture_output=True,
+                            text=True, check=True).stdout
+    assert family in listed
+    seen = {}
+
+    class FakeCairo:
+        @staticmethod
+        def svg2png(bytestring, write_to):
+            seen["svg"] = bytestring.decode("utf-8")
+
+    monkeypatch.setitem(__import__("sys").modules, "cairosvg", FakeCairo)
+    screenshot.svg_to_png('<svg><style>font-family: "Fira Code", monospace;</style></svg>',
+                          tmp_path / "x.png")
+    assert "Fira Code" not in seen["svg"] and f'"{family}"' in seen["svg"]

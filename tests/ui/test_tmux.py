@@ -93,3 +93,33 @@ def test_claims_in_a_real_terminal(tmux: Tmux):
     )
     assert "traceview-exit-0-done" in screen
     assert "Traceback" not in screen
+
+
+def test_claims_at_80x24_shows_the_signals(tmux: Tmux):
+    """The size many terminals and SSH sessions open at: hosted evidence, markers, the
+    marker counts and `? Help` are on the screen without scrolling."""
+    claims = sample("claims")
+    command = " ".join(
+        ["unset COLUMNS LINES;", "TEXTUAL_ANIMATIONS=none", *traceview_command(), claims,
+         "; echo traceview-exit-$?-done"]
+    )
+    tmux.run(
+        "new-session", "-d", "-s", tmux.session, "-x", "80", "-y", "24", "-c", str(ROOT),
+        "env", "TERM=xterm-256color", "PS1=$ ", "sh",
+    )
+    tmux.run("set-option", "-t", tmux.session, "window-size", "manual")
+    tmux.run("resize-window", "-t", tmux.session, "-x", "80", "-y", "24")
+    tmux.keys(command, "Enter")
+
+    def signals(screen: str) -> bool:
+        rows = {line.split()[0]: line for line in screen.splitlines()[2:8] if line.split()}
+        return ("4 turns" in screen and "3" in rows and "⊕" in rows["3"]
+                and "file_search ✗" in rows.get("2", "") and "? Help" in screen)
+
+    screen = tmux.wait_for(signals, "turn 3's ⊕ and turn 2's file_search ✗ at 80x24")
+    assert "5 markers (⊕1 ✗2" in screen.splitlines()[0]
+    assert "? Help" in [line for line in screen.splitlines() if line.strip()][-1]
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    tmux.keys("q")
+    screen = tmux.wait_for(lambda s: re.search(r"traceview-exit-\d+-done", s), "the app to quit")
+    assert "Traceback" not in screen

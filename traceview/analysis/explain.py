@@ -5,6 +5,7 @@ Only words are composed here; every number comes from the TurnReport as computed
 
 from __future__ import annotations
 
+from math import log
 from typing import TYPE_CHECKING
 
 from traceview.capture.estimate import METHOD
@@ -18,13 +19,33 @@ def _n(v: int | None) -> str:
     return "unknown" if v is None else f"{v:,}"
 
 
-def _b(v: int | None) -> str:
-    # Imported here: humanize pulls in datetime, decimal, gettext… (4 MB and 30 ms at start-up)
-    # that a headless load of a large capture never needs.
-    import humanize
+_SUFFIXES = ("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "RB", "QB")
 
-    return "unknown" if v is None else humanize.naturalsize(v, binary=False, format="%.1f").replace(
-        " Bytes", " B").replace(" Byte", " B")
+
+def bytes_text(v: int | None) -> str:
+    """`humanize.naturalsize(v, format="%.1f")` with " B" for bytes, written out: the same
+    text (a test compares), without the translation lookups that made it a tenth of a
+    report's time. Kept here so a headless load never imports humanize."""
+    if v is None:
+        return "unknown"
+    value = float(v)
+    a = abs(value)
+    if a < 1000:
+        return f"{int(value)} B"
+    exp = int(min(log(a, 1000), len(_SUFFIXES)))
+    if exp < len(_SUFFIXES) and abs(float("%.1f" % (a / (1000**exp)))) >= 1000:
+        exp += 1
+    return "%.1f" % (value / (1000**exp)) + " " + _SUFFIXES[exp - 1]
+
+
+_b = bytes_text
+
+
+def _dollars(v: float) -> str:
+    """Dollars in the report's one style: four decimals under $1, "<$0.0001" when smaller."""
+    if 0 < v < 0.00005:
+        return "<$0.0001"
+    return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
 def _include(flag: str) -> str:
@@ -106,11 +127,31 @@ def explain(r: TurnReport) -> list[str]:
         out.append("This response has no recorded request.")
     if r.cost_usd is not None:
         hosted = r.cost_hosted_usd
-        extra = f", of which ${hosted:.4f} hosted tool fees" if hosted else ""
-        out.append(f"Cost ≈ ${r.cost_usd:.4f}{extra}.")
+        extra = f", of which {_dollars(hosted)} hosted tool fees" if hosted else ""
+        out.append(f"Cost ≈ {_dollars(r.cost_usd)}{extra}.")
     elif r.cost_reason:
         out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)
+    return out
+
+
+def findings(r: TurnReport) -> list[str]:
+    """The sentences that say what is wrong or surprising about a turn, for screens to put
+    before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
+    failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
+    return findings_of(r, explain(r))
+
+
+def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
+    """`findings` from an explanation already composed (a report writes both)."""
+    out = list(_deposit(r))
+    for sentence in explanation:
+        if sentence in out:
+            continue
+        if (sentence.startswith(("Compaction happened", "Billed input fell", "The call failed",
+                                 "The response is incomplete", "The stream stopped"))
+                or "results not captured" in sentence):
+            out.append(sentence)
     return out
 
 
@@ -158,7 +199,7 @@ def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
 
 
 def _usd(v: float | None) -> str:
-    return "cost unknown" if v is None else f"≈ ${v:.4f}"
+    return "cost unknown" if v is None else f"≈ {_dollars(v)}"
 
 
 def _carried(r: TurnReport) -> list[str]:

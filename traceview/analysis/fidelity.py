@@ -177,7 +177,9 @@ def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str 
     input and output (`previous`, None for a first turn)."""
     prefix = previous or []
     rebuilt = prefix + final[len(prefix):]
-    r_hash, f_hash = digest(rebuilt), digest(final)
+    # A first turn's rebuild is its own request, item for item: one hash serves both.
+    f_hash = digest(final)
+    r_hash = digest(rebuilt) if previous else f_hash
     v = Verdict(key, cid, "owned", final_turn, final_response, r_hash == f_hash, None, "",
                 r_hash, f_hash, f"own request (turn {final_turn})", len(rebuilt), len(final))
     if v.replays:

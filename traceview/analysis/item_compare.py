@@ -93,7 +93,8 @@ def estimate_tokens(obj: Any) -> int:
 def align_key(item: dict[str, Any]) -> tuple[Any, ...]:
     kind = item_type(item)
     if kind == "message":
-        return ("message", item.get("role"), message_text(item))
+        role = item.get("role")  # the key is hashed: a list or dict here is not a role
+        return ("message", role if isinstance(role, str) else None, message_text(item))
     if kind.endswith("_output") and isinstance(item.get("call_id"), str):
         return (kind, item["call_id"])
     if isinstance(item.get("id"), str):

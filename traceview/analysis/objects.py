@@ -174,12 +174,21 @@ def inventory(turns: list[Any], exchanges: list[Any],
             found[key] = ProviderObject(kind, oid)
         return found[key]
 
+    # Membership beside each object's turn list: `turn not in o.turns` scanned the list,
+    # quadratic in the turns that use one vector store (minutes at 200 MB, hours at 1 GB).
+    turn_sets: dict[int, set[int]] = {}
+
     def use(o: ProviderObject, line: int, turn: int | None, when: float | None) -> None:
         o.uses += 1
         if len(o.used_lines) < MAX_LINES and line not in o.used_lines:
             o.used_lines.append(line)
-        if turn is not None and turn not in o.turns:
-            o.turns.append(turn)
+        if turn is not None:
+            seen = turn_sets.get(id(o))
+            if seen is None:
+                seen = turn_sets[id(o)] = set(o.turns)
+            if turn not in seen:
+                seen.add(turn)
+                o.turns.append(turn)
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
@@ -199,6 +208,8 @@ def inventory(turns: list[Any], exchanges: list[Any],
             flag = getattr(t, "store", None)  # the facts' flag (request, else response echo)
             r.store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
             r.turns.append(t.index)
+            if id(r) in turn_sets:
+                turn_sets[id(r)].add(t.index)
             response_turn[t.response_id] = t.index
         prev = t.turn.previous_response_id
         if prev:

@@ -16,6 +16,7 @@ from typing import Any
 from traceview.analysis.analyzer import Analyzer
 from traceview.analysis.hosted_state import attach as attach_hosted_state
 from traceview.analysis.options import Options
+from traceview.analysis.pricing import Pricing
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
@@ -86,14 +87,20 @@ class Batch:
 
 
 class Session:
+    """`pricing`: an already loaded table, shared by callers that analyse many files one by
+    one (the export); `totals=False` leaves `Analysis.totals` empty for callers that never
+    read it (the percentiles cost more than a small file's rows)."""
+
     def __init__(self, paths: list[str] | str, options: Options | None = None,
-                 *, interval: float = 0.25, first_interval: float = 0.05) -> None:
+                 *, interval: float = 0.25, first_interval: float = 0.05,
+                 pricing: Pricing | None = None, totals: bool = True) -> None:
         self.options = options or Options()
         self.interval = interval
         self.first_interval = first_interval
+        self.totals = totals
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
                                     self.options.from_format)
-        self.analyzer = Analyzer(self.options)
+        self.analyzer = Analyzer(self.options, pricing)
         self.capture = self.loader.capture
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
         self.analysis.pricing = _pricing_info(self.analyzer)
@@ -140,8 +147,9 @@ class Session:
         a.turns = self.analyzer.reports
         a.conversations = self.analyzer.conversations()
         _attach_exchanges(a)
-        a.totals = self.analyzer.totals.to_dict()
-        a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
+        if self.totals:
+            a.totals = self.analyzer.totals.to_dict()
+            a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         attach_hosted_state(a)
         a.complete = True
@@ -153,13 +161,16 @@ class Session:
 
 
 def analyze(paths_or_capture: list[str] | str | Capture,
-            options: Options | None = None) -> Analysis:
+            options: Options | None = None, *, pricing: Pricing | None = None,
+            totals: bool = True) -> Analysis:
     """Read and analyse a capture in one call (the headless report uses this).
 
     Given an already loaded Capture, its turns are analysed without reading it again.
+    `pricing` and `totals` as for `Session` (paths only).
     """
     if not isinstance(paths_or_capture, Capture):
-        return Session(paths_or_capture, options).run_to_end()
+        return Session(paths_or_capture, options, pricing=pricing,
+                       totals=totals).run_to_end()
     cap = paths_or_capture
     analyzer = Analyzer(options or Options())
     for turn in cap.turns:

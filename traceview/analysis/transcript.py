@@ -156,8 +156,13 @@ def targets(cap: Any) -> list[Target]:
         if rid in referenced or idx not in prev_of:
             continue  # not the end of a chain, or a turn with no predecessor
         chain = [idx]
+        seen = {idx}  # previous_response_id can loop in a hostile capture: stop at a repeat
         while chain[-1] in prev_of and prev_of[chain[-1]] in by_response:
-            chain.append(by_response[prev_of[chain[-1]]])
+            nxt = by_response[prev_of[chain[-1]]]
+            if nxt in seen:
+                break
+            seen.add(nxt)
+            chain.append(nxt)
         chain.reverse()
         chains.append(Target("chain", rid, chain, [rid_of[i] for i in chain if i in rid_of]))
     return list(convs.values()) + chains

@@ -5,14 +5,24 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from traceview.capture import bounded
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
+from traceview.capture.parallel import (
+    Chunk,
+    Extractor,
+    Task,
+    chunk_bytes,
+    min_parallel_bytes,
+    split,
+    workers,
+)
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
 
@@ -20,6 +30,10 @@ if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
 
 MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
+# The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
+# problem on its line and skipped in chunks, so memory stays bounded whatever the input.
+MAX_LINE_BYTES = 256 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -73,7 +87,7 @@ class Capture:
         if raw is None:
             return None
         try:
-            obj = orjson.loads(raw)
+            obj = bounded.loads(raw)
         except ValueError:
             return None
         return obj if isinstance(obj, dict) else None
@@ -101,7 +115,8 @@ class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
     def __init__(self, paths: list[str], from_format: str | None = None) -> None:
-        self.paths = expand_paths(paths)
+        self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
+        self.paths = expand_paths(paths, self.unlisted)
         self.from_format = from_format  # None: detect each source's format
         if not self.paths:
             raise SourceError("no capture given")
@@ -120,6 +135,10 @@ class CaptureLoader:
         With several paths a source that cannot be read becomes a problem instead;
         with one, the error is the whole answer.
         """
+        for name, reason in self.unlisted:
+            problem = Problem(name, 1, "unreadable_source", reason)
+            self.builder.problems.append(problem)
+            self.builder.new_problems.append(problem)
         adopted: list[tuple[Source, Any]] = []
         for i, path in enumerate(self.paths):
             try:
@@ -167,16 +186,35 @@ class CaptureLoader:
         record can be re-read later with one pread. A last line without a newline is passed
         on as such: the reader reports it as a record cut mid-write.
         """
+        n_workers = workers()
+        if n_workers > 1:
+            sizes = [_size(src.path) for src in self.capture._files]
+            if sum(sizes) >= min_parallel_bytes():
+                yield from self._steps_parallel(every, Extractor(n_workers), sizes)
+                return
         feed = self.builder.feed
         for i, src in enumerate(self.capture._files):
             lines0, bytes0 = self.lines, self.bytes_read
             line_no = offset = 0
             for kind, message in src.findings:  # about the whole file: before its lines
                 self.builder.problem(i, 1, kind, message)
+            verdict = None if src.findings else not_a_capture(src.path)
+            if verdict is not None:
+                # One clear problem instead of one per line of a binary or foreign file.
+                self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
+                yield self.lines
+                continue
             try:
                 with open(src.path, "rb") as handle:
-                    for raw in handle:
+                    readline = handle.readline
+                    while raw := readline(MAX_LINE_BYTES):
                         line_no += 1
+                        if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                            offset += self._skip_long_line(i, line_no, handle, len(raw))
+                            continue
+                        if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
+                            offset += 3
+                            raw = raw[3:]
                         feed(i, line_no, offset, raw, raw[-1:] == b"\n")
                         offset += len(raw)
                         if not line_no % every:
@@ -191,8 +229,160 @@ class CaptureLoader:
             self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
             yield self.lines
 
+    def _steps_parallel(self, every: int, extractor: Extractor,
+                        sizes: list[int]) -> Iterator[int]:
+        """As `steps`, with each line's facts made in worker processes (capture/parallel.py):
+        the same calls on the builder in the same order, so the same capture."""
+        files = self.capture._files
+        chunk = chunk_bytes()
+
+        # As the serial loop judges each source before reading it; a foreign file's chunks
+        # are never sent.
+        verdicts = [None if src.findings else not_a_capture(src.path) for src in files]
+
+        def tasks() -> Iterator[Task]:
+            for i, src in enumerate(files):
+                if verdicts[i] is not None:
+                    continue
+                try:
+                    ranges = split(src.path, sizes[i], chunk)
+                except OSError:
+                    ranges = [(0, 1)]  # the worker meets the same error and reports it
+                for start, end in ranges:
+                    yield i, src.path, start, end
+
+        feed = self.builder.feed_pre
+        results = extractor.run(tasks())
+        ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
+        try:
+            for i, src in enumerate(files):
+                lines0, bytes0 = self.lines, self.bytes_read
+                line_no = offset = 0
+                failed: OSError | None = None
+                for kind, message in src.findings:  # about the whole file: before its lines
+                    self.builder.problem(i, 1, kind, message)
+                if verdicts[i] is not None:
+                    self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdicts[i]}")
+                    yield self.lines
+                    continue
+                with _Rereader(src.path) as reread:
+                    while ahead is not None and ahead[0][0] == i:
+                        result = ahead[1]
+                        if isinstance(result, OSError) and failed is None:
+                            failed = result
+                        if failed is not None:
+                            ahead = next(results, None)
+                            continue
+                        for length, ended, pre in result:
+                            if length < 0:  # bytes before line 1 that are no line's (a BOM)
+                                offset -= length
+                                continue
+                            line_no += 1
+                            if pre is not None:
+                                n = length - 1 if ended else length
+                                feed(i, line_no, offset, n, pre, reread.at(offset, n))
+                            offset += length
+                            if not line_no % every:
+                                self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
+                                yield self.lines
+                        # The next chunk is asked for only now: the first one's rows show
+                        # before the workers have even started.
+                        ahead = next(results, None)
+                if failed is not None:
+                    self.builder.problem(i, line_no + 1, "unreadable_source",
+                                         f"stopped reading: {failed.strerror or failed}")
+                self.builder.close()
+                for note in src.notes:
+                    self.builder.problem(i, line_no + 1, "damaged_source", note)
+                self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
+                yield self.lines
+        finally:
+            extractor.close()
+
+    def _skip_long_line(self, source: int, line_no: int, handle: BinaryIO, read: int) -> int:
+        """Skip the rest of an over-long line in bounded chunks; its length in bytes."""
+        while True:
+            chunk = handle.readline(1 << 20)
+            read += len(chunk)
+            if not chunk or chunk[-1:] == b"\n":
+                break
+        self.builder.problem(source, line_no, "line_too_long",
+                             f"line is {read:,} bytes, over the {MAX_LINE_BYTES >> 20} MiB a "
+                             "record may have; line skipped")
+        return read
+
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+class _Rereader:
+    """Parses one record again from its source, for the few the pairing needs whole."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.handle: BinaryIO | None = None
+
+    def __enter__(self) -> _Rereader:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+    def at(self, offset: int, length: int) -> Callable[[], dict[str, Any]]:
+        return lambda: self.read(offset, length)
+
+    def read(self, offset: int, length: int) -> dict[str, Any]:
+        try:
+            if self.handle is None:
+                self.handle = open(self.path, "rb")  # noqa: SIM115 - closed on exit
+            obj = orjson.loads(os.pread(self.handle.fileno(), length, offset))
+        except (OSError, ValueError):
+            return {}
+        return obj if isinstance(obj, dict) else {}
+
+
+SNIFF = 1 << 16
+SNIFF_LINES = 20
+
+
+def not_a_capture(path: str) -> str | None:
+    """Why the file at ``path`` is not a JSONL capture, judged from its first 64 KB; None
+    if it may be one (an empty file may still become one: it is being written)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF)
+    except OSError:
+        return None  # the read loop reports it with the line it stopped at
+    if b"\x00" in head:
+        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
+    lines = head.split(b"\n")
+    complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]
+    if not complete:
+        start = head.lstrip().removeprefix(b"\xef\xbb\xbf")[:1]
+        if start and start != b"{":
+            return f"it starts with {_shown(head)}; expected one JSON object per line"
+        return None
+    for line in complete:
+        try:
+            if isinstance(orjson.loads(line), dict):
+                return None
+        except orjson.JSONDecodeError:
+            continue
+    return (f"none of its first {len(complete)} lines is a JSON object (line 1: "
+            f"{_shown(complete[0])}); expected one JSON record per line")
+
+
+def _shown(raw: bytes) -> str:
+    text = raw.strip()[:40].decode("utf-8", "replace")
+    return repr(text) + ("…" if len(raw.strip()) > 40 else "")
 
 
 def load(paths: list[str] | str, from_format: str | None = None) -> Capture:

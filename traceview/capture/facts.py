@@ -6,6 +6,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from hashlib import blake2b
 from sys import intern
 from typing import Any
 from zlib import crc32
@@ -85,12 +86,19 @@ def _clip(text: str, limit: int) -> str:
     return redact_text(" ".join(text[: limit * 2].split()))[:limit]
 
 
+def signature(text: str) -> int:
+    """A stable 64-bit signature of a text, equal in every process. Not hash(): str hashes
+    are salted per process, and facts are made in worker processes (capture/parallel.py)
+    whose signatures the main process compares."""
+    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest())
+
+
 def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
     """(short text of the last input item, words of that text, signature of the first user text)."""
     first_sig = None
     for item in items:
         if is_message(item) and item.get("role") == "user":
-            first_sig = hash(message_text(item) or "")
+            first_sig = signature(message_text(item) or "")
             break
     if not items:
         return None, None, first_sig
@@ -176,7 +184,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = ib + _STR_ITEM_BYTES if ib else 0
         user_text = _clip(raw_input, USER_TEXT_MAX)
         words: int | None = len(raw_input.split())
-        sig = None if chained else hash(raw_input)
+        sig = None if chained else signature(raw_input)
         new_tokens = -(-_utf8_len(raw_input) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
     else:
         items: list[Any] = raw_input if type(raw_input) is list else []

@@ -80,7 +80,7 @@ def message_text(item: Any) -> str | None:
         parts = []
         for part in content:
             if isinstance(part, dict):
-                if part.get("type") in TEXT_PART_TYPES and isinstance(part.get("text"), str):
+                if isinstance(part.get("text"), str) and _str_in(part.get("type"), TEXT_PART_TYPES):
                     parts.append(part["text"])
                 elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
                     parts.append(part["refusal"])
@@ -88,6 +88,11 @@ def message_text(item: Any) -> str | None:
                 parts.append(part)
         return "\n".join(parts) if parts else None
     return None
+
+
+def _str_in(value: Any, names: Any) -> bool:
+    """``value in names`` for a set of names; a list or dict in a damaged capture is not one."""
+    return isinstance(value, str) and value in names
 
 
 def is_message(item: Any) -> bool:

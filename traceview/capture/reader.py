@@ -9,10 +9,12 @@ Finished turns are queued so a caller can show them while the rest is still read
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
@@ -21,9 +23,41 @@ from traceview.capture.endpoints import (
     turn_api,
 )
 from traceview.capture.facts import NON_TERMINAL, request_facts, response_facts
-from traceview.capture.model import Attempt, Exchange, Problem, RecordRef, Turn
+from traceview.capture.model import (
+    Attempt,
+    Exchange,
+    Problem,
+    RecordRef,
+    ResponseFacts,
+    Turn,
+)
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
+
+
+_COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
+
+
+def _absurd(value: Any) -> bool:
+    """A number no count can be: negative, astronomically large, or fractional (orjson
+    reads an integer past 64 bits as a float)."""
+    if type(value) is int:
+        return not 0 <= value < _COUNT_LIMIT
+    return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
+
+
+def _absurd_counts(body: Any) -> list[tuple[str, int]]:
+    """Usage numbers no provider sends (negative, or beyond any real count)."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return []
+    found = []
+    for key, value in usage.items():
+        if _absurd(value):
+            found.append((str(key), value))
+        elif isinstance(value, dict):
+            found += [(f"{key}.{k}", v) for k, v in value.items() if _absurd(v)]
+    return found
 
 
 class CaptureBuilder:
@@ -37,7 +71,9 @@ class CaptureBuilder:
         self.finished: deque[Turn] = deque()
         self.new_problems: deque[Problem] = deque()
         self._pending: Turn | Exchange | None = None
-        self._linked: dict[str, Turn | Exchange] = {}
+        # Link id -> requests waiting for their response, oldest first: a reused id (two
+        # recorders with counters) pairs in file order and is a problem, never a lost turn.
+        self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
         self._stream: dict[str, Any] | None = None
         # Retries: the input of the latest request (a reference to its parsed body, one at a
@@ -54,85 +90,78 @@ class CaptureBuilder:
 
     # ---- one line ---------------------------------------------------------------------
     def feed(self, source: int, line: int, offset: int, raw: bytes, ended: bool) -> None:
-        n = len(raw) - 1 if ended else len(raw)  # the record without its newline
-        if n < 3 and not raw.strip():
+        self.feed_pre(source, line, offset, len(raw) - 1 if ended else len(raw),
+                      line_facts(raw, ended, keep=True))
+
+    def feed_pre(self, source: int, line: int, offset: int, n: int, pre: Pre,
+                 reread: Callable[[], dict[str, Any]] | None = None) -> None:
+        """Pair one line from what `line_facts` made of it (here or in a worker process).
+
+        `reread` parses the line again from the file, for the few records whose body the
+        pairing needs after all (exchanges, retries, stream events): a worker does not send
+        bodies back. In one process the parsed record rides in `pre` instead."""
+        if pre is None:
             return
         ref = RecordRef(source, offset, n, line)
+        kind = pre[0]
+        if kind == "problem":
+            self.problem(source, line, pre[1], pre[2])
+            return
         try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            self._bad_line(source, line, raw, ended, exc)
-            return
-        if not isinstance(obj, dict):
-            self.problem(source, line, "unknown_record",
-                         f"a JSON {type(obj).__name__} where a record object was expected")
-            return
-        d = obj.get("dir")
-        if d == "req":
+            self._record(kind, pre, ref, reread)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                RecursionError) as exc:
+            # A shape nothing anticipated: a problem on its line, never a traceback. The
+            # structure fuzz (tests/hostile) asserts this never happens for known shapes.
+            self.problem(source, line, "internal_error", _internal(exc))
+
+    def _record(self, kind: str, pre: tuple, ref: RecordRef,
+                reread: Callable[[], dict[str, Any]] | None) -> None:
+        if kind == "req":
             self._close_stream()
-            self._request(obj, ref)
-        elif d == "res":
+            self._request(pre, ref, _getter(pre[-1], reread))
+        elif kind == "res":
             self._close_stream()
-            self._response(obj, ref)
-        elif isinstance(obj.get("type"), str) and "sequence_number" in obj:
+            self._response(pre, ref, _getter(pre[-1], reread))
+        else:  # "other": stream events, bare response bodies, unknown records
+            obj = pre[1] if pre[1] is not None else reread() if reread else {}
+            self._other(obj, ref)
+
+    def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
+        if isinstance(obj.get("type"), str) and "sequence_number" in obj:
             self._stream_event(obj, ref)
         elif api_from_response(obj) is not None:
             # A bare response body per line (a log of resp.model_dump()).
             self._close_stream()
-            self._response({"dir": "res", "body": obj}, ref)
+            rec = {"dir": "res", "body": obj}
+            self._response(response_pre(rec, True), ref, lambda: rec)
         else:
             keys = ", ".join(list(obj)[:5]) or "none"
-            self.problem(source, line, "unknown_record",
+            self.problem(ref.source, ref.line, "unknown_record",
                          f"not a capture record (keys: {keys}); expected "
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
-    def _bad_line(self, source: int, line: int, raw: bytes, ended: bool, exc: Exception) -> None:
-        if not raw.strip():
-            return
-        raw = raw.rstrip(b"\r\n")
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as ue:
-            self.problem(source, line, "invalid_utf8",
-                         f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
-                         "line skipped")
-            return
-        if not ended:
-            self.problem(source, line, "truncated_line",
-                         f"last line ends mid-record ({len(raw):,} bytes, no newline): "
-                         "the writer probably stopped while writing it; line skipped")
-            return
-        self.problem(source, line, "malformed_json", f"not valid JSON ({exc}); line skipped")
-
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, obj: dict[str, Any], ref: RecordRef) -> None:
-        body = obj.get("body")
-        endpoint = obj.get("endpoint")
-        link = obj.get("id") if isinstance(obj.get("id"), str) else None
-        if obj.get("recorded") is False and body is None:
+    def _request(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+        _, skip, link, method, path, query, api, no_api, facts, body_ok, origin, _ = pre
+        if skip:
             return  # the request was never recorded; its response will stand alone
-        if isinstance(endpoint, str) and endpoint.strip():
-            method, path, query = split_endpoint(endpoint)
-            api = turn_api(method, path)
-        else:
-            method, path, query = "POST", "/v1/responses", ""
-            api = api_from_body(body)
-            if api is None:
-                self.problem(ref.source, ref.line, "unknown_record",
-                             "request record without an endpoint whose body is not a "
-                             "Responses or Chat Completions request; kept as an exchange")
+        if no_api:
+            self.problem(ref.source, ref.line, "unknown_record",
+                         "request record without an endpoint whose body is not a "
+                         "Responses or Chat Completions request; kept as an exchange")
         if link is None and self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, body, ref.source)
+            retry_of = self._retry_of(api, obj, ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
-            if isinstance(body, dict):
-                rec.req = request_facts(api, body, obj.get("bytes"))
-                if "origin" in obj:
-                    _imported(rec, obj["origin"])
-                self._last_input = (rec, _input_of(api, body))
+            if body_ok:
+                rec.req = facts
+                if origin is not None:
+                    _imported(rec, origin)
+                self._last_input = (rec, _lazy_input(api, obj))
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -148,21 +177,28 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            self._linked[link] = rec
+            waiting = self._linked.setdefault(link, deque())
+            if waiting:
+                self.problem(ref.source, ref.line, "duplicate_link",
+                             f"link id {link!r} is already used by an unanswered request "
+                             f"(line {waiting[-1].line}); responses are paired in file order")
+            waiting.append(rec)
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, body: Any, source: int) -> Turn | None:
+    def _retry_of(self, api: str, obj: Callable[[], dict[str, Any]],
+                  source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
         held, self._failed = self._failed, None
         if held is None:
             return None
-        failed, old = held
+        failed, old_input = held
+        body = obj().get("body")
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
                 and failed.source == source and self.turns and self.turns[-1] is failed):
-            new = _input_of(api, body)
+            old, new = old_input(), _input_of(api, body)
             g = body.get
             conv = g("conversation")
             conv = conv.get("id") if isinstance(conv, dict) else conv
@@ -178,26 +214,28 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, obj: dict[str, Any], ref: RecordRef) -> None:
-        link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    def _response(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+        link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
-            rec = self._linked.pop(link)
+            waiting = self._linked[link]
+            rec = waiting.popleft()
+            if not waiting:
+                del self._linked[link]
         elif link is None and self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
-            rec = self._orphan(obj, ref)
+            rec = self._orphan(pre, ref)
             if rec is None:
                 return
         if isinstance(rec, Turn):
-            self._answer_turn(rec, obj, ref)
+            self._answer_turn(rec, pre[4] or response_facts(obj()), ref, pre[5], pre[6])
         else:
-            self._answer_exchange(rec, obj, ref)
+            self._answer_exchange(rec, obj(), ref)
 
-    def _orphan(self, obj: dict[str, Any], ref: RecordRef) -> Turn | Exchange | None:
-        body = obj.get("body")
-        api = api_from_response(body)
-        if api is None and isinstance(obj.get("events"), list):
+    def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
+        _, _, api, events, _, _, _, _ = pre
+        if api is None and events:
             api = "responses"
         if api is not None:
             turn = Turn(len(self.turns) + 1, ref.source, ref.line, api)
@@ -211,11 +249,16 @@ class CaptureBuilder:
         self.exchanges.append(ex)
         return ex
 
-    def _answer_turn(self, turn: Turn, obj: dict[str, Any], ref: RecordRef) -> None:
+    def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef,
+                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
         turn.response = ref
-        turn.res = response_facts(obj)
-        if "origin" in obj:
-            _imported(turn, obj["origin"])
+        turn.res = facts
+        for name, value in absurd:
+            self.problem(ref.source, ref.line, "absurd_number",
+                         f"usage.{name} is {value}: not a possible token count; shown as "
+                         "unknown")
+        if origin is not None:
+            _imported(turn, origin)
         unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
@@ -291,7 +334,7 @@ class CaptureBuilder:
         if s is None:
             return
         record = {"dir": "res", "events": s["events"]}
-        self._response(record, s["ref"])
+        self._response(response_pre(record, True), s["ref"], lambda: record)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")
@@ -306,8 +349,9 @@ class CaptureBuilder:
         if self._pending is not None:
             self._finish_unanswered(self._pending)
             self._pending = None
-        for rec in self._linked.values():
-            self._finish_unanswered(rec)
+        for waiting in self._linked.values():
+            for rec in waiting:
+                self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
@@ -338,6 +382,113 @@ def _imported(turn: Turn, origin: Any) -> None:
     if turn.req is not None and isinstance(missing, list) and any(
             isinstance(m, str) and m.startswith("request bytes") for m in missing):
         turn.req.request_bytes = None
+
+
+# ---- what one line says, without pairing state (pure: runs in worker processes) ---------
+# A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
+# body_ok, origin, obj) | ("res", link, api, events, facts, origin, absurd, obj) |
+# ("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
+# when `keep` (one process), else None: a worker sends no bodies back, and the few records
+# that need theirs are re-read.
+Pre = tuple | None
+
+
+def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
+    n = len(raw) - 1 if ended else len(raw)  # the record without its newline
+    if n < 3 and not raw.strip():
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "recursion" not in str(exc).lower():
+            return _bad_line(raw, ended, exc)
+        obj = TooDeep("nested deeper than the parser allows")
+    if isinstance(obj, TooDeep) or (may_be_deep(raw) and too_deep(obj)):
+        return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
+                "line skipped")
+    if not isinstance(obj, dict):
+        return ("problem", "unknown_record",
+                f"a JSON {type(obj).__name__} where a record object was expected")
+    d = obj.get("dir")
+    try:
+        if d == "req":
+            return request_pre(obj, keep)
+        if d == "res":
+            return response_pre(obj, keep)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+            RecursionError) as exc:
+        return ("problem", "internal_error", _internal(exc))
+    return ("other", obj if keep else None)
+
+
+def _internal(exc: Exception) -> str:
+    return (f"record could not be read ({type(exc).__name__}: {exc}); "
+            "line skipped — please report this capture line")
+
+
+def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
+    body = obj.get("body")
+    endpoint = obj.get("endpoint")
+    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    keep_obj = obj if keep else None
+    if obj.get("recorded") is False and body is None:
+        return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
+    if isinstance(endpoint, str) and endpoint.strip():
+        method, path, query = split_endpoint(endpoint)
+        api = turn_api(method, path)
+        no_api = False
+    else:
+        method, path, query = "POST", "/v1/responses", ""
+        api = api_from_body(body)
+        no_api = api is None
+    body_ok = isinstance(body, dict)
+    facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
+    origin = obj.get("origin")  # a record an importer wrote (capture/formats)
+    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
+            keep_obj)
+
+
+def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
+    """The response side: its facts when it reads as a model response (or a stream), else
+    None (an exchange's answer: the pairing reads its body when it needs it)."""
+    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    api = api_from_response(obj.get("body"))
+    events = isinstance(obj.get("events"), list)
+    facts = response_facts(obj) if api is not None or events else None
+    return ("res", link, api, events, facts, obj.get("origin"),
+            _absurd_counts(obj.get("body")), obj if keep else None)
+
+
+def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
+    if not raw.strip():
+        return None
+    raw = raw.rstrip(b"\r\n")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as ue:
+        return ("problem", "invalid_utf8",
+                f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
+                "line skipped")
+    if not ended:
+        return ("problem", "truncated_line",
+                f"last line ends mid-record ({len(raw):,} bytes, no newline): "
+                "the writer probably stopped while writing it; line skipped")
+    return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
+
+
+def _getter(obj: dict[str, Any] | None,
+            reread: Callable[[], dict[str, Any]] | None) -> Callable[[], dict[str, Any]]:
+    if obj is not None:
+        return lambda: obj
+    if reread is None:
+        return dict
+    return reread
+
+
+def _lazy_input(api: str, obj: Callable[[], dict[str, Any]]) -> Callable[[], Any]:
+    """The request's input, read when a retry check needs it: in one process from the
+    parsed record (kept, as before, one at a time), else re-read from the file."""
+    return lambda: _input_of(api, obj().get("body") or {})
 
 
 def _input_of(api: str, body: dict[str, Any]) -> Any:

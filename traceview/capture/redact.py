@@ -1,56 +1,253 @@
 """Mask secrets before anything from a capture is shown, exported or written.
 
 Captures written by other tools may hold API keys: a header someone logged into a body,
-a prompt that quotes a config file, an error that echoes the key. Values under
-secret-named keys are masked whole; key-shaped strings are masked wherever they occur.
+a prompt that quotes a config file, an error that echoes the key, a query string with
+``?api_key=``. Values under secret-named keys are masked whole; key-shaped strings are
+masked wherever they occur (also inside words and after ``_``); and the exact keys this
+process knows (the one in use, from the environment or registered by a command with
+:func:`add_secret`) are masked wherever they appear, whatever their shape.
+
+This is the one redactor: the recorder, every report, the inspector (through
+``traceview.report.safe.visible``), snapshots and stderr all use it.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from typing import Any
 
 MASK = "[redacted]"
-SECRET_KEYS = {"authorization", "proxy-authorization", "api_key", "api-key", "apikey",
-               "x-api-key", "openai-api-key", "openai_api_key", "access_token", "password",
-               "client_secret", "secret"}
+
+# Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
+SECRET_KEYS = {
+    "authorization", "proxy_authorization", "api_key", "apikey", "x_api_key",
+    "openai_api_key", "azure_openai_api_key", "ocp_apim_subscription_key", "x_goog_api_key",
+    "access_token", "refresh_token", "id_token", "auth_token", "session_token", "password",
+    "passwd", "client_secret", "secret", "secret_key", "private_key", "cookie", "set_cookie",
+    "subscription_key",
+}
+
+_VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]\\]"
+_NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
+          r"auth[_-]?token|session[_-]?token|client[_-]?secret|secret[_-]?key|"
+          r"subscription[_-]?key|private[_-]?key|password|passwd|authorization|secret|cookie")
 _PATTERNS = re.compile(
-    r"(?P<sk>\bsk-[A-Za-z0-9_\-]{8,})"
-    r"|(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/\-]{8,}=*"
-    r"|(?P<named>\b(?:api[_-]?key|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?"
-    r"(?:[Bb]earer\s+)?)"
-    r"(?!\[redacted\])[^\s\"',}]{6,}",
-    re.IGNORECASE,
+    # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
+    # at a word start or after "_", or inside a word when long and mixed like a real key.
+    r"(?P<keep>(?<![A-Za-z0-9])(?:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
+    r"|(?P<keep2>sk-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}"
+    # NAME=value / "name": "value" / Name: [Bearer|Basic] value, incl. OPENAI_API_KEY=,
+    # AZURE_OPENAI_API_KEY=, api-key: <hex>, Ocp-Apim-Subscription-Key: <hex>.
+    rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))\\?[\"']?\s*[:=]\s*\\?[\"']?"
+    rf"(?:(?i:bearer|basic|token|digest)\s+)?){_VALUE}{{6,}}"
+    # Bearer <anything>
+    rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
+    # Query strings: ?key= &api_key= &access_token= …
+    r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|"
+    r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>\\]{4,}"
+    # https://user:password@host
+    r"|(?P<keep6>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@\"'\\]+:)[^\s/@\"'\\]{3,}(?=@)"
+    # JWTs, Google API keys, AWS access key ids, GitHub tokens: masked whole.
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}"
+    r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
+    r"|(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"
 )
+# Cheap pre-check in C (substring tests on the lower-cased text; a regex alternation costs
+# ~100 ns a character): text holding none of these cannot match any pattern.
+_LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_", "ghu_",
+             "ghs_", "ghr_", "github_pat", "://", "bearer", "secret", "passw", "authoriz",
+             "cookie", "key=", "key:", "key\"", "key'", "key =", "key :", "token=", "token:",
+             "token\"", "token'", "token =", "token :", "key\\\"", "token\\\"")
+
+
+def _maybe_secret(text: str) -> bool:
+    low = text.lower()
+    for lit in _LITERALS:
+        if lit in low:
+            return True
+    return "=" in low and ("?" in low or "&" in low or ";" in low)
+
+
+_known: set[str] = set()
+_known_sorted: list[str] = []
+_lock = threading.Lock()
+MIN_SECRET_LENGTH = 8  # shorter values would mangle ordinary text
+ENV_KEYS = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
+
+
+def add_secret(value: str | None) -> None:
+    """Mask this exact value wherever it appears from now on (the key a command uses)."""
+    if not value:
+        return
+    value = value.strip()
+    if value.lower().startswith("bearer "):
+        value = value[7:].strip()
+    if len(value) < MIN_SECRET_LENGTH:
+        return
+    with _lock:
+        if value not in _known:
+            _known.add(value)
+            _known_sorted[:] = sorted(_known, key=len, reverse=True)
+
+
+for _name in ENV_KEYS:  # the keys in use are known before any command runs
+    add_secret(os.environ.get(_name))
 
 
 def _sub(m: re.Match[str]) -> str:
-    if m.group("sk"):
-        return "sk-" + MASK
-    if m.group("bearer"):
-        return m.group("bearer") + MASK
-    return m.group("named") + MASK
+    keep = (m.group("keep") or m.group("keep2") or m.group("keep3") or m.group("keep4")
+            or m.group("keep5") or m.group("keep6") or "")
+    return keep + MASK
 
 
 def redact_text(text: str) -> str:
-    """The text with every key-shaped substring masked."""
-    if "sk-" not in text and "earer" not in text and not _maybe_named(text):
+    """The text with every key-shaped substring and every known key masked."""
+    if len(text) < MIN_SECRET_LENGTH:  # too short to hold any shape or known key
+        return text
+    for secret in _known_sorted:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    if not _maybe_secret(text):
         return text
     return _PATTERNS.sub(_sub, text)
 
 
-def _maybe_named(text: str) -> bool:
-    low = text.lower()
-    return "key" in low or "authorization" in low
+_LITERALS_B = tuple(lit.encode() for lit in _LITERALS if lit != 'key"')
+# traceview's own report fields whose names end in "key": not a hint of a secret.
+_OWN_KEYS = (b'"key":', b'"conversation_key":')
+
+
+def _maybe_secret_json(chunk: bytes) -> bool:
+    low = chunk.lower()
+    for lit in _LITERALS_B:
+        if lit in low:
+            return True
+    if low.count(b'key":') > sum(low.count(k) for k in _OWN_KEYS):
+        return True
+    return b"=" in low and (b"?" in low or b"&" in low or b";" in low)
+
+
+def redact_json(chunk: bytes) -> bytes:
+    """Serialised JSON with secrets masked, a line at a time (a report of a million turns
+    cannot afford a walk over every value, nor copies of its largest chunk).
+
+    Only the lines that hold a hint of a secret are decoded and searched: the hints are
+    found with C substring searches over the whole chunk, so a large chunk with a single
+    hint costs one pass, not a check per line.
+
+    Safe on JSON text: no pattern's masked part can contain a quote or a backslash, so
+    string boundaries and escapes stay intact and the document stays valid.
+    """
+    if not _known_sorted and not _maybe_secret_json(chunk):
+        return chunk
+    starts = _hinted_lines(chunk)
+    if not starts:
+        return chunk
+    out: list[bytes] = []
+    pos = 0
+    done: dict[bytes, bytes | None] = {}  # a sentence repeated per conversation: search once
+    for start in sorted(starts):
+        end = chunk.find(b"\n", start)
+        end = len(chunk) if end < 0 else end
+        line = chunk[start:end]
+        if line not in done:
+            text = line.decode("utf-8", "surrogatepass")
+            masked = redact_text(text)
+            done[line] = None if masked is text else masked.encode("utf-8", "surrogatepass")
+        if done[line] is not None:
+            out += (chunk[pos:start], done[line])
+            pos = end
+    if not out:
+        return chunk
+    out.append(chunk[pos:])
+    return b"".join(out)
+
+
+def _line_start(chunk: bytes, at: int) -> int:
+    return chunk.rfind(b"\n", 0, at) + 1
+
+
+def _hinted_lines(chunk: bytes) -> set[int]:
+    """Start offsets of the lines of ``chunk`` that may hold a secret."""
+    if _known_sorted:  # a known key can hide in any shape: every line is searched
+        starts = {0}
+        i = chunk.find(b"\n")
+        while i >= 0:
+            starts.add(i + 1)
+            i = chunk.find(b"\n", i + 1)
+        return starts
+    low = chunk.lower()
+    starts: set[int] = set()
+    for lit in (*_LITERALS_B, b'key":'):
+        i = low.find(lit)
+        while i >= 0:
+            start = _line_start(low, i)
+            end = low.find(b"\n", i)
+            line = low[start:len(low) if end < 0 else end]
+            if lit != b'key":' or line.count(b'key":') > sum(line.count(k) for k in _OWN_KEYS):
+                starts.add(start)
+            i = low.find(lit, i + len(lit))
+    i = low.find(b"=")
+    while i >= 0:
+        start = _line_start(low, i)
+        end = low.find(b"\n", i)
+        end = len(low) if end < 0 else end
+        line = low[start:end]
+        if b"?" in line or b"&" in line or b";" in line:
+            starts.add(start)
+        i = low.find(b"=", end)  # one check per line
+    return starts
+
+
+def is_secret_name(name: str) -> bool:
+    return name.lower().replace("-", "_") in SECRET_KEYS
 
 
 def redact(obj: Any) -> Any:
-    """A copy of a JSON value with secret-named fields and key-shaped strings masked."""
-    if isinstance(obj, dict):
-        return {k: (MASK if isinstance(k, str) and k.lower() in SECRET_KEYS and v
-                    else redact(v)) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [redact(v) for v in obj]
-    if isinstance(obj, str):
-        return redact_text(obj)
-    return obj
+    """A copy of a JSON value with secret-named fields and key-shaped strings masked.
+
+    Iterative, so a value nested as deep as the parser allows cannot exhaust the stack.
+    """
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(obj, root, 0)]
+    while stack:
+        value, parent, key = stack.pop()
+        if isinstance(value, dict):
+            new: dict[Any, Any] = {}
+            parent[key] = new
+            for k, v in value.items():
+                name = redact_text(k) if isinstance(k, str) else k
+                if isinstance(k, str) and v and is_secret_name(k):
+                    new[name] = MASK
+                else:
+                    new[name] = None
+                    stack.append((v, new, name))
+        elif isinstance(value, list):
+            items: list[Any] = [None] * len(value)
+            parent[key] = items
+            stack.extend((v, items, i) for i, v in enumerate(value))
+        elif isinstance(value, str):
+            parent[key] = redact_text(value)
+        else:
+            parent[key] = value
+    return root[0]
+
+
+_SECRET_KEY_FIELDS = tuple(f'"{name}":' for name in sorted(SECRET_KEYS))
+
+
+def inert_json(text: str) -> bool:
+    """True when the JSON value whose serialised text this is comes out of `redact()`
+    unchanged, decided by C substring searches instead of a Python walk of every value.
+
+    With no backslash in the text, every key and string appears in it verbatim, so any
+    hint `redact_text` looks for (`_maybe_secret`) and any secret-named field (`"name":`,
+    compared as `is_secret_name` compares) would show in the text; a known key may hide
+    in any shape, so none may be registered."""
+    if _known_sorted or "\\" in text or _maybe_secret(text):
+        return False
+    low = text.lower().replace("-", "_")
+    return not any(field in low for field in _SECRET_KEY_FIELDS)

@@ -40,8 +40,12 @@ class Source:
     findings: list[tuple[str, str]] = field(default_factory=list)
 
 
-def expand_paths(paths: list[str]) -> list[str]:
-    """Files stay as given; a directory becomes its capture files, sorted, recursively."""
+def expand_paths(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[str]:
+    """Files stay as given; a directory becomes its capture files, sorted, recursively.
+
+    A sub-directory that cannot be listed is not skipped in silence: ``(path, reason)``
+    goes on ``errors`` (the loader reports it as a problem).
+    """
     out: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -49,17 +53,78 @@ def expand_paths(paths: list[str]) -> list[str]:
             continue
         p = Path(raw)
         if p.is_dir():
-            found = sorted(
-                str(f)
-                for f in p.rglob("*")
-                if f.is_file() and f.name.lower().endswith(CAPTURE_SUFFIXES)
-            )
+            unreadable: list[tuple[str, str]] = []
+            found = sorted(_walk(raw, unreadable))
+            if errors is not None:
+                errors.extend(unreadable)
+            if not found and unreadable:
+                raise SourceError(f"{unreadable[0][0]}: {unreadable[0][1]}")
             if not found:
                 raise SourceError(f"{raw}: directory holds no capture files (*.jsonl, *.jsonl.gz)")
             out.extend(found)
         else:
             out.append(raw)
     return out
+
+
+def _walk(root: str, unreadable: list[tuple[str, str]]) -> list[str]:
+    import os
+
+    def onerror(exc: OSError) -> None:
+        unreadable.append((exc.filename or root, f"cannot read directory "
+                           f"({exc.strerror or exc}); its captures are not included"))
+
+    return [os.path.join(d, f) for d, _, files in os.walk(root, onerror=onerror)
+            for f in files if f.lower().endswith(CAPTURE_SUFFIXES)
+            and os.path.isfile(os.path.join(d, f))]
+
+
+FIFO_WAIT_S = 3.0  # how long a named pipe may wait for its writer before we say so
+
+
+def _open_stream(path: str) -> BinaryIO:
+    """Open a pipe without blocking forever: a FIFO nobody writes to is an error."""
+    import fcntl
+    import os
+    import time
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    deadline = time.monotonic() + FIFO_WAIT_S
+    first = b""
+    while True:
+        try:
+            first = os.read(fd, 1 << 16)
+        except BlockingIOError:  # a writer is attached, nothing written yet
+            import select
+
+            select.select([fd], [], [], 0.5)
+            continue
+        if first or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)  # no writer yet (EOF): give one a moment to open the pipe
+    if not first:
+        os.close(fd)
+        raise SourceError(f"{path}: a pipe with no writer (nothing arrived in "
+                          f"{FIFO_WAIT_S:g} s); start the writer first, or give a file")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return _Prefixed(first, os.fdopen(fd, "rb"))
+
+
+class _Prefixed:
+    """A stream with bytes already read put back in front (no peeked byte is lost)."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            out, self.head = (self.head, b"") if n < 0 or n >= len(self.head) else (
+                self.head[:n], self.head[n:])
+            return out
+        return self.rest.read(n)
+
+    def close(self) -> None:
+        self.rest.close()
 
 
 def _spool(reader: BinaryIO, target: Path) -> int:
@@ -84,11 +149,44 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
         raise SourceError(f"{path}: no such file")
     if p.is_dir():
         raise SourceError(f"{path}: is a directory")
+    import stat
+
+    try:
+        mode = p.stat().st_mode
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        raise SourceError(f"{path}: is a device, not a capture file (give a file, a "
+                          "directory, or - for a pipe)")
+    if stat.S_ISFIFO(mode):
+        # A pipe (process substitution <(…), a named FIFO) is read once, whole, into
+        # the spool: peeking at it for the gzip magic would lose what was peeked.
+        try:
+            stream = _open_stream(path)
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        try:
+            head = stream.read(2)
+            stream.head = head + stream.head  # type: ignore[attr-defined]
+            target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-pipe.jsonl"
+            if head == b"\x1f\x8b":
+                import gzip
+
+                with gzip.GzipFile(fileobj=stream) as gz:  # type: ignore[arg-type]
+                    size = _spool(gz, target)  # type: ignore[arg-type]
+            else:
+                size = _spool(stream, target)  # type: ignore[arg-type]
+        except (OSError, EOFError) as exc:
+            raise SourceError(f"{path}: cannot read ({exc})") from exc
+        finally:
+            stream.close()
+        return Source(path, str(target), size, spooled=True)
     try:
         with open(p, "rb") as handle:
             magic = handle.read(2)
             if magic != b"\x1f\x8b":
                 return Source(path, path, p.stat().st_size)
+            handle.seek(0)  # the magic bytes belong to the gzip header
             import gzip
             import zlib
 

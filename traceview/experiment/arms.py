@@ -1,8 +1,10 @@
 """One conversation played on one arm, through the real openai SDK.
 
 **A (owned)** keeps the transcript in its own store: before each turn it reads the
-thread back, adds the passages its retriever found for the new message (this turn
-only), and resends everything; after the answer it appends the message and the answer.
+thread back, adds the passages its retriever found for the new message, and resends
+everything; after the answer it appends the passages, the message and the answer, so its
+transcript holds what the model read, as B's stored conversation holds its file-search
+results (the arms differ only in where that state lives).
 That store work is timed (``state_ms``) and is part of the latency at the caller.
 
 **B (hosted)** creates a conversation and passes its handle with just the new message;
@@ -147,7 +149,8 @@ class ArmPlayer:
                 client.responses.with_raw_response.create(
                     model=self.model, instructions=instructions, input=i)))
             t1 = self.clock()
-            self.store.append(thread, ("user", message), ("assistant", resp.output_text))
+            kept = [(m["role"], m["content"]) for m in extra]
+            self.store.append(thread, *kept, ("user", message), ("assistant", resp.output_text))
             carry = (self.clock() - t1) * 1000
 
     def _hosted(self, unit: Unit, conv: SourceConversation, instructions: str) -> None:

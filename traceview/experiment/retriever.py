@@ -4,9 +4,9 @@ Deliberately small and documented, so the comparison is about *where* retrieval 
 not about a better index: documents are cut into windows of ``WINDOW`` words every
 ``STRIDE`` words; a query's content words (four letters or more, not stop words) score
 a window by how many distinct ones it contains; the top ``k`` windows with at least
-``min_hits`` are returned. A turn's retrieved passages go into that turn's request only
-(an application that owns its state decides what to resend; old passages are not
-re-billed on later turns).
+``min_hits`` are returned. A turn's retrieved passages are kept in arm A's transcript
+and resent on later turns, as arm B's hosted results stay in its stored conversation:
+the comparison is about where state lives, not about which state is kept.
 """
 
 from __future__ import annotations

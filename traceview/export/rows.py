@@ -16,15 +16,16 @@ from typing import Any
 import orjson
 
 from traceview.analysis.options import Options
-from traceview.analysis.pricing import PricingError
+from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
-from traceview.capture.redact import redact, redact_text
+from traceview.capture.redact import inert_json, redact, redact_text
 from traceview.capture.sources import SourceError
 from traceview.export.schema import (
     CARRIED,
     TURN_FLATTENED,
     TURN_RENAMED,
     column_names,
+    column_types,
     json_columns,
 )
 from traceview.report.safe import visible
@@ -39,6 +40,7 @@ _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 
 _CLEAN: dict[str, str] = {}
 _SCALARS = frozenset((int, float, bool, type(None)))
+_NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
 _DAYS: dict[int, str] = {}
 
 
@@ -66,6 +68,18 @@ def clean(value: Any) -> Any:
     return value
 
 
+def _dumps_redacted(value: Any) -> str:
+    """`orjson.dumps(redact(value))`, without walking `value` in Python when the JSON text
+    holds nothing the redactor looks for (then redact(value) equals value)."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = ""
+    if text and inert_json(text):
+        return text
+    return orjson.dumps(redact(value)).decode()
+
+
 def _extras(d: dict[str, Any], known: set[str]) -> str | None:
     if known.issuperset(d):
         return None  # the usual case: every key has its column
@@ -80,7 +94,7 @@ def _carried(row: dict[str, Any], value: Any) -> None:
     if type(value) is dict:
         tokens = value.get("tokens") if type(value.get("tokens")) is int else None
         usd = value.get("cost_usd") if type(value.get("cost_usd")) in (int, float) else None
-        detail = orjson.dumps(redact(value)).decode()
+        detail = _dumps_redacted(value)
     elif type(value) is int:
         tokens = value
     row["carried_context"], row["carried_context_usd"] = tokens, usd
@@ -98,57 +112,98 @@ def day(ms: int | None) -> str:
     return d
 
 
+Columns = dict[str, list[Any]]
+# Rows held as Python objects before they become columns: a batch, never a whole table.
+BATCH_TURNS = 1024
+_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
+
+
 def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[str, Row]]:
-    """(table, row) pairs for one capture file: its turns, conversations, problems.
+    """(table, row) pairs for one capture file: its turns, conversations, problems, every
+    string sanitised and redacted (the rows of `columns(capture_raw(…))`, one at a time)."""
+    for table, rows in capture_raw(path, options):
+        cols = columns(table, rows)
+        names = list(cols)
+        for values in zip(*cols.values(), strict=True):
+            yield table, dict(zip(names, values, strict=True))
+
+
+def capture_raw(path: str, options: Options | None = None, *,
+                pricing: Pricing | None = None) -> Iterator[tuple[str, list[Row]]]:
+    """(table, rows) for one capture file, its strings not yet cleaned: `columns()` cleans
+    them column by column, so an exporter may gather the rows of many small files into
+    one batch first (per-column work is paid per batch, not per file).
 
     A file that cannot be read at all is one problem row, never an exception: a directory
-    of ten thousand captures is not stopped by one bad file.
+    of ten thousand captures is not stopped by one bad file. `pricing`: a table already
+    loaded, shared by every file of an export (loading it is per-file setup otherwise).
     """
     try:
-        analysis = analyze([path], options)
+        analysis = analyze([path], options, pricing=pricing, totals=False)
     except (SourceError, PricingError) as exc:
-        yield "problems", {"source": clean(path), "line": 0, "kind": "unreadable_source",
-                           "message": clean(str(exc))}
+        yield "problems", [{"source": path, "line": 0, "kind": "unreadable_source",
+                            "message": str(exc)}]
         return
     try:
-        yield from _rows(analysis)
+        yield from _raw(analysis)
     finally:
         analysis.capture.close()
 
 
-def _rows(analysis: Analysis) -> Iterator[tuple[str, Row]]:
+def columns(table: str, rows: list[Row]) -> Columns:
+    """Rows (from `capture_raw`) as columns in schema order, every value cleaned exactly
+    as `clean(row)` cleans it: numbers untouched, every string sanitised and redacted."""
+    return {k: _column([r[k] for r in rows], t) for k, t in _TYPES[table].items()}
+
+
+def _column(values: list[Any], kind: Any) -> list[Any]:
+    if kind in _NUMERIC and not any(type(v) not in _SCALARS for v in values):
+        return values
+    return [v if type(v) in _SCALARS else clean(v) for v in values]
+
+
+def _raw(analysis: Analysis) -> Iterator[tuple[str, list[Row]]]:
     where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
     first_ms: dict[str, int] = {}
     for c in analysis.conversations:
         for pos, i in enumerate(c.turns, 1):
             where[i] = (c.kind, pos)
-    for t in analysis.turns:
-        d = t.to_dict()
-        kind, pos = where.get(t.index, (None, None))
-        ms = t.started_ms
-        if ms is not None and t.conversation_key not in first_ms:
-            first_ms[t.conversation_key] = ms
-        row = {k: d.get(k) for k in _TURN_COLS}
-        cost = d.get("cost") or {}
-        row.update(
-            capture_index=d["index"], conversation_index=pos, conversation_kind=kind,
-            ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
-            cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
-            extras=_extras(d, _TURN_KNOWN))
-        _carried(row, d.get("carried_context"))
-        for k in _TURN_JSON:
-            v = row[k]
-            row[k] = orjson.dumps(redact(v)).decode() if v else None
-        yield "turns", clean(row)
-    for c in analysis.conversations:
-        d = c.to_dict()
-        row = {k: d.get(k) for k in _CONV_COLS}
-        row.update(turn_count=len(c.turns), first_ts=first_ms.get(c.key),
-                   markers=[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()],
-                   extras=_extras(d, _CONV_KNOWN))
-        _carried(row, d.get("carried_context"))
-        yield "conversations", clean(row)
-    for p in analysis.problems:
-        d = p.to_dict()
-        yield "problems", clean({"source": d["source"], "line": d["line"], "kind": d["kind"],
-                                 "message": d["message"]})
+    turns = analysis.turns
+    for lo in range(0, len(turns), BATCH_TURNS):
+        yield "turns", [_turn_row(t, where, first_ms) for t in turns[lo:lo + BATCH_TURNS]]
+    if analysis.conversations:
+        rows = []
+        for c in analysis.conversations:
+            d = c.to_dict()
+            row = {k: d.get(k) for k in _CONV_COLS}
+            row.update(turn_count=len(c.turns), first_ts=first_ms.get(c.key),
+                       markers=[{"marker": m, "count": n}
+                                for m, n in (d["markers"] or {}).items()],
+                       extras=_extras(d, _CONV_KNOWN))
+            _carried(row, d.get("carried_context"))
+            rows.append(row)
+        yield "conversations", rows
+    if analysis.problems:
+        ds = [p.to_dict() for p in analysis.problems]
+        yield "problems", [{"source": d["source"], "line": d["line"], "kind": d["kind"],
+                            "message": d["message"]} for d in ds]
+
+
+def _turn_row(t: Any, where: dict[int, tuple[str, int]], first_ms: dict[str, int]) -> Row:
+    d = t.to_dict()
+    kind, pos = where.get(t.index, (None, None))
+    ms = t.started_ms
+    if ms is not None and t.conversation_key not in first_ms:
+        first_ms[t.conversation_key] = ms
+    row = {k: d.get(k) for k in _TURN_COLS}
+    cost = d.get("cost") or {}
+    row.update(
+        capture_index=d["index"], conversation_index=pos, conversation_kind=kind,
+        ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
+        cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
+        extras=_extras(d, _TURN_KNOWN))
+    _carried(row, d.get("carried_context"))
+    for k in _TURN_JSON:
+        v = row[k]
+        row[k] = _dumps_redacted(v) if v else None
+    return row

@@ -10,21 +10,42 @@ from collections.abc import Callable
 from pathlib import Path
 
 from traceview.analysis.options import Options
-from traceview.export.rows import capture_rows
+from traceview.analysis.pricing import Pricing, PricingError
+from traceview.export.rows import BATCH_TURNS, Row, capture_raw, columns
 from traceview.export.sinks import ParquetSink, Sink
+
+
+def shared_pricing(options: Options | None) -> Pricing | None:
+    """The pricing table, loaded once for every file of an export; None when it cannot be
+    loaded, so each file reports the error as its own problem row (as before)."""
+    try:
+        return Pricing.load((options or Options()).pricing_path)
+    except PricingError:
+        return None
 
 
 def export_files(files: list[str], sink: Sink, options: Options | None = None,
                  on_file: Callable[[str], None] | None = None) -> dict[str, int]:
     """Feed every row of every file into `sink`, close it, and return the row counts."""
+    pricing = shared_pricing(options) if len(files) > 1 else None
+    batches: dict[str, list[Row]] = {}
     try:
         for path in files:
-            for table, row in capture_rows(path, options):
-                sink.add(table, row)
+            for table, rows in capture_raw(path, options, pricing=pricing):
+                batch = batches.setdefault(table, [])
+                batch.extend(rows)
+                if len(batch) >= BATCH_TURNS:  # many small files make one batch
+                    sink.add_columns(table, columns(table, batch))
+                    batches[table] = []
             if on_file:
                 on_file(path)
     finally:
-        sink.close()
+        try:
+            for table, batch in batches.items():
+                if batch:
+                    sink.add_columns(table, columns(table, batch))
+        finally:
+            sink.close()
     return dict(sink.counts)
 
 

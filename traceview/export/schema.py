@@ -105,6 +105,7 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("provider_copy", PROVIDER_COPY, "when the capture deleted this turn's provider copy"),
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
+    ("findings", ("list", "string"), "the sentences that say what is wrong or surprising"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 
@@ -154,6 +155,11 @@ TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
 
 def column_names(table: str) -> list[str]:
     return [name for name, _, _ in TABLES[table][1]]
+
+
+def column_types(table: str) -> dict[str, Type]:
+    """Column name -> type, in column order."""
+    return {name: t for name, t, _ in TABLES[table][1]}
 
 
 def json_columns(table: str) -> list[str]:

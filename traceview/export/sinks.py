@@ -1,7 +1,8 @@
 """Where rows go: Parquet (partitioned), a DuckDB database, CSV files.
 
-Each sink takes rows one at a time and writes them in batches (a Parquet row group, one
-DuckDB insert): memory holds one batch per open partition, never a whole table.
+Each sink takes rows one at a time, or a batch of rows as columns (`add_columns`, what the
+export feeds it), and writes them in batches (a Parquet row group, one DuckDB insert):
+memory holds one batch per open partition, never a whole table.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import orjson
 from traceview.export import need
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
-BATCH_ROWS = 2048  # rows held as Python dicts before they become columns
+BATCH_ROWS = 2048  # rows held as Python objects (dicts, or column lists) before Arrow
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
@@ -49,6 +50,13 @@ class Sink:
         if len(buf) >= self.batch_rows:
             self._write(key[0], key[1], buf)
             self._buf[key] = []
+
+    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
+        """A batch of rows given as columns (rows.columns); row sinks take them
+        one row at a time, the Parquet sink as they are."""
+        names = list(cols)
+        for values in zip(*cols.values(), strict=True):
+            self.add(table, dict(zip(names, values, strict=True)))
 
     def close(self) -> None:
         for (table, part), rows in self._buf.items():
@@ -107,6 +115,11 @@ class ParquetSink(Sink):
         self._writers: dict[tuple[str, str], Any] = {}
         # Columns waiting for a full row group: a dict per row costs ten times the memory.
         self._pending: dict[tuple[str, str], list[Any]] = {}
+        self._npending: dict[tuple[str, str], int] = {}
+        # Column batches (add_columns) not yet Arrow: lists of the rows' own values.
+        self._cols: dict[tuple[str, str], dict[str, list[Any]]] = {}
+        self._ncols: dict[tuple[str, str], int] = {}
+        self._part_names: dict[tuple[Any, ...], str] = {}
 
     def partition(self, table: str, row: dict[str, Any]) -> str:
         if table != "turns":
@@ -116,6 +129,63 @@ class ParquetSink(Sink):
             value = row.get(key) or "unknown"
             parts.append(f"{key}={quote(str(value), safe='')}")
         return "/".join(parts)
+
+    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
+        """Columns kept as column lists per partition until a batch is full, then one
+        `pa.array` per column: no row dict per row, no row-to-column pivot, and no Arrow
+        call per small file (a 4-turn capture costs list extends only)."""
+        n = len(next(iter(cols.values()))) if cols else 0
+        if not n:
+            return
+        self.counts[table] += n
+        if table != "turns" or not self.partition_by:
+            self._extend(table, "", cols, None, n)
+            return
+        parts: dict[str, list[int]] = {}
+        for i, values in enumerate(zip(*(cols[k] for k in self.partition_by), strict=True)):
+            try:
+                part = self._part_names.get(values)
+            except TypeError:  # a value the capture made a list: named, never memoised
+                part = self.partition(table, dict(zip(self.partition_by, values, strict=True)))
+            if part is None:
+                part = self.partition(table, dict(zip(self.partition_by, values, strict=True)))
+                if len(self._part_names) < 4096:
+                    self._part_names[values] = part
+            parts.setdefault(part, []).append(i)
+        if len(parts) == 1:
+            self._extend(table, next(iter(parts)), cols, None, n)
+            return
+        for part, idx in parts.items():
+            self._extend(table, part, cols, idx, len(idx))
+
+    def _extend(self, table: str, part: str, cols: dict[str, list[Any]],
+                idx: list[int] | None, n: int) -> None:
+        key = (table, part)
+        buf = self._cols.get(key)
+        if buf is None:
+            buf = self._cols[key] = {name: [] for name in cols}
+            self._ncols[key] = 0
+        for name, values in cols.items():
+            buf[name].extend(values if idx is None else [values[i] for i in idx])
+        self._ncols[key] += n
+        if self._ncols[key] >= self.batch_rows:
+            self._columns_out(key)
+
+    def _columns_out(self, key: tuple[str, str]) -> None:
+        buf = self._cols.pop(key, None)
+        self._ncols.pop(key, None)
+        if not buf:
+            return
+        pa, schema = self.pa, self._schemas[key[0]]
+        self._add_batch(key[0], key[1], pa.RecordBatch.from_arrays(
+            [pa.array(buf[f.name], type=f.type) for f in schema], schema=schema))
+
+    def _add_batch(self, table: str, part: str, batch: Any) -> None:
+        key = (table, part)
+        self._pending.setdefault(key, []).append(batch)
+        self._npending[key] = self._npending.get(key, 0) + batch.num_rows
+        if self._npending[key] >= ROW_GROUP_ROWS:
+            self._flush(table, part)
 
     def _writer(self, table: str, part: str) -> Any:
         w = self._writers.get((table, part))
@@ -128,18 +198,18 @@ class ParquetSink(Sink):
         return w
 
     def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
-        batch = self.pa.RecordBatch.from_pylist(rows, schema=self._schemas[table])
-        pending = self._pending.setdefault((table, part), [])
-        pending.append(batch)
-        if sum(b.num_rows for b in pending) >= ROW_GROUP_ROWS:
-            self._flush(table, part)
+        self._add_batch(table, part, self.pa.RecordBatch.from_pylist(
+            rows, schema=self._schemas[table]))
 
     def _flush(self, table: str, part: str) -> None:
         pending = self._pending.pop((table, part), [])
+        self._npending.pop((table, part), None)
         if pending:
             self._writer(table, part).write_table(self.pa.Table.from_batches(pending))
 
     def _close(self) -> None:
+        for key in list(self._cols):
+            self._columns_out(key)
         for table, part in list(self._pending):
             self._flush(table, part)
         for table in TABLES:

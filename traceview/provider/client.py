@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from traceview.capture.redact import add_secret
 from traceview.provider.errors import ProviderError, scrub
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -58,6 +59,7 @@ def make_client(config: ProviderConfig) -> openai.OpenAI:
             "holds the key with --api-key-env NAME — or diff against a saved snapshot with "
             "--items FILE, which needs no key.",
         )
+    add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
     try:
         return openai.OpenAI(
             api_key=key,
@@ -122,9 +124,12 @@ def map_openai_error(exc: Exception, *, what: str, config: ProviderConfig) -> Pr
                 status_code=code,
             )
         if code == 429:
+            after = exc.response.headers.get("retry-after") if exc.response is not None else None
+            wait = (f"The provider asks to wait {scrub(after)[:20]} s (Retry-After)"
+                    if after else "Wait a minute")
             return ProviderError(
                 "rate_limited",
-                f"rate limited by {host} (HTTP 429, {tries}). Wait a minute and try again, "
+                f"rate limited by {host} (HTTP 429, {tries}). {wait} and try again, "
                 f"or raise --max-retries.{said}",
                 status_code=code,
             )

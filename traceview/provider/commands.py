@@ -12,8 +12,9 @@ from typing import Any
 
 from traceview.analysis.diff import DiffResult, diff
 from traceview.analysis.objects import deletions
-from traceview.analysis.transcript import Target, capture_side, pick_target
+from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
+from traceview.capture.redact import redact
 from traceview.provider.client import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -213,7 +214,11 @@ def compare(cap: Any, target: Any, copy: ProviderCopy, error: str | None = None)
     if cap.problems:
         warnings.append(f"the capture had {len(cap.problems)} problem(s) while loading; "
                         "see `traceview report`")
-    items = capture_side(cap, target)
+    # Both sides redacted before comparing: every output of the diff (text, markdown, json,
+    # the inspector) then holds no key, and a masked key cannot show up as a difference.
+    items = [CaptureItem(ci.turn, ci.side, redact(ci.item), ci.line)
+             for ci in capture_side(cap, target)]
+    copy.items = redact(copy.items)
     if not copy.covers_output and target.turns:
         last = target.turns[-1]
         items = [ci for ci in items if not (ci.turn == last and ci.side == "output")]

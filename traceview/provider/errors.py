@@ -36,9 +36,11 @@ _KEYLIKE = re.compile(r"\b(sk|sess|rk)-[A-Za-z0-9_\-*]{4,}")
 
 def scrub(text: str, secret: str | None = None) -> str:
     """Remove API-key-shaped substrings (and the configured key itself) from ``text``."""
+    from traceview.capture.redact import redact_text
+
     if secret:
         text = text.replace(secret, "***")
-    return _KEYLIKE.sub("***", text)
+    return redact_text(_KEYLIKE.sub("***", text))
 
 
 class ProviderError(Exception):

@@ -12,7 +12,6 @@ provider omitted stays omitted instead of turning into ``null``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from typing import Any
 
 import openai
 
+from traceview.capture import bounded
 from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
 
@@ -75,7 +75,7 @@ def _config_of(client: openai.OpenAI) -> ProviderConfig:
 def _parse_page(raw: Any, *, page_no: int, what: str, host: str) -> dict[str, Any]:
     """Check one raw list page; a page that is not a list object is a ``malformed`` error."""
     try:
-        body = json.loads(raw.text)
+        body = bounded.loads(raw.text)
     except ValueError as exc:
         raise ProviderError(
             "malformed", f"page {page_no} of {what} from {host} is not JSON ({exc})."
@@ -152,6 +152,12 @@ def _paginate(
                 f"{dupes} item(s) already seen on an earlier page (kept once). Fetch again for "
                 "a consistent copy."
             )
+        if body.get("has_more") is None and body.get("last_id"):
+            # No has_more but a cursor: nothing says this was the last page.
+            raise _partial(copy, ProviderError(
+                "malformed",
+                f"page {copy.pages} of {what} has no has_more (missing or null) but a "
+                "last_id to continue from: cannot tell whether the listing is complete."))
         if body.get("has_more") is not True:
             copy.complete = True
             return copy
@@ -290,7 +296,7 @@ def fetch_chain_items(
     except openai.OpenAIError as exc:
         raise _partial(copy, map_openai_error(exc, what=what, config=config)) from None
     try:
-        body = json.loads(raw.text)
+        body = bounded.loads(raw.text)
     except ValueError:
         body = None
     output = body.get("output") if isinstance(body, dict) else None

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from traceview.capture import bounded
+from traceview.capture.redact import redact
 from traceview.provider.fetch import ProviderCopy
 
 SNAPSHOT_SCHEMA = "traceview.snapshot/1"
@@ -69,8 +71,11 @@ def snapshot_dict(copy: ProviderCopy,
 
 def save_snapshot(copy: ProviderCopy, path: str | Path,
                   input_items: ProviderCopy | dict[str, Any] | None = None) -> None:
-    """Write ``copy`` (and the final response's input items) to ``path`` (UTF-8 JSON)."""
-    text = json.dumps(snapshot_dict(copy, input_items), ensure_ascii=False, indent=1)
+    """Write ``copy`` (and the final response's input items) to ``path`` (UTF-8 JSON),
+    secrets masked: a provider's stored text can quote a key (the one in use, or any
+    other), and the file holds nothing the redactor would not let through to a screen.
+    """
+    text = json.dumps(redact(snapshot_dict(copy, input_items)), ensure_ascii=False, indent=1)
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
@@ -89,7 +94,9 @@ def load_items(path: str | Path, conversation: str | None = None) -> ProviderCop
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"{p}: not UTF-8 text (byte {exc.start})") from None
     try:
-        doc = json.loads(text)
+        doc = bounded.loads(text)
+    except bounded.TooDeep as exc:
+        raise SnapshotError(f"{p}: {exc}; not a provider copy traceview can read") from None
     except ValueError:
         doc = None  # several lines: a capture
     if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA:
@@ -99,6 +106,10 @@ def load_items(path: str | Path, conversation: str | None = None) -> ProviderCop
     if isinstance(doc, dict) and "schema" in doc:
         raise SnapshotError(f"{p}: schema {doc.get('schema')!r} is not {SNAPSHOT_SCHEMA}")
     return _from_capture(text, p, conversation)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _from_snapshot(doc: dict[str, Any], p: Path, conversation: str | None) -> ProviderCopy:
@@ -115,12 +126,12 @@ def _from_snapshot(doc: dict[str, Any], p: Path, conversation: str | None) -> Pr
         pages=pages if isinstance(pages, int) else 0,
         complete=doc.get("complete") is True,
         kind=str(doc.get("kind") or "conversation"),
-        include=[str(f) for f in doc.get("include") or []],
+        include=[str(f) for f in _list(doc.get("include"))],
         host=doc.get("host") if isinstance(doc.get("host"), str) else None,
         fetched_at=doc.get("fetched_at") if isinstance(doc.get("fetched_at"), str) else None,
         origin="snapshot",
         stopped=doc.get("stopped") if isinstance(doc.get("stopped"), dict) else None,
-        warnings=[str(w) for w in doc.get("warnings") or []],
+        warnings=[str(w) for w in _list(doc.get("warnings"))],
     )
     if doc.get("item_count") not in (None, len(items)):
         copy.warnings.append(
@@ -161,7 +172,7 @@ def _from_capture(text: str, p: Path, conversation: str | None) -> ProviderCopy:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = bounded.loads(line)
         except ValueError:
             continue  # the capture reader reports malformed lines; here they carry no listing
         if not isinstance(rec, dict):

@@ -19,16 +19,35 @@ from traceview.record.recorder import Recorder
 SECRET_HEADERS = ("authorization", "api-key", "openai-api-key", "x-api-key")
 
 
+_BEGIN_HEADERS = frozenset((*SECRET_HEADERS, "content-type", "content-length"))
+
+
+def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, str]:
+    """``headers.get(name)`` for each wanted name, in one pass over the raw headers
+    (each ``get`` re-derives the encoding and scans every header: a proxy pays it per
+    request). Repeated headers are joined with ", ", as ``get`` joins them."""
+    found: dict[str, list[bytes]] = {}
+    for key, value in headers.raw:
+        name = key.lower().decode("latin-1")
+        if name in wanted:
+            found.setdefault(name, []).append(value)
+    if not found:
+        return {}
+    encoding = headers.encoding
+    return {k: ", ".join(v.decode(encoding) for v in vs) for k, vs in found.items()}
+
+
 def _begin(recorder: Recorder, request: httpx2.Request) -> str:
+    values = header_values(request.headers, _BEGIN_HEADERS)
     for name in SECRET_HEADERS:
-        recorder.note_secret(request.headers.get(name))
-    content_type = request.headers.get("content-type", "")
+        recorder.note_secret(values.get(name))
+    content_type = values.get("content-type", "")
     try:
         raw: bytes | None = request.content
         length: int | None = len(raw)
     except httpx2.RequestNotRead:  # multipart uploads and other generators
         raw = None
-        header = request.headers.get("content-length")
+        header = values.get("content-length")
         length = int(header) if header and header.isdigit() else None
     raw_path = request.url.raw_path.decode("ascii", errors="replace")
     return recorder.request(request.method, raw_path, raw, content_type, length)
@@ -52,6 +71,9 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes:
         return raw
 
 
+_CONTENT_TYPE = frozenset(("content-type",))
+
+
 class _Exchange:
     """Collects one response body and writes its record exactly once."""
 
@@ -63,7 +85,7 @@ class _Exchange:
         self.started = started
         self.status = response.status_code
         self.headers = response.headers
-        content_type = response.headers.get("content-type", "")
+        content_type = header_values(response.headers, _CONTENT_TYPE).get("content-type", "")
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
         self.chunks: list[bytes] = []
@@ -85,11 +107,13 @@ class _Exchange:
                 return
             self._done = True
         headers = {k.lower(): v for k, v in self.headers.items()}
+        raw = b"".join(self.chunks)
         self.recorder.response(
             self.link,
             status_code=self.status,
             elapsed_ms=self.recorder.clock.elapsed_ms(self.started, headers),
-            raw=_decode(self.status, self.headers, b"".join(self.chunks)),
+            raw=_decode(self.status, self.headers, raw) if headers.get("content-encoding")
+            else raw,
             content_type=self.content_type,
             headers=headers,
             stream=self.stream,
@@ -208,7 +232,15 @@ class AsyncRecordingTransport(httpx2.AsyncBaseTransport):
 
 
 def _default_limits() -> Any:
-    """The SDK's own connection limits, so recording does not change pooling behaviour."""
+    """The SDK's own connection limits, so recording does not change pooling behaviour.
+
+    Read from the SDK only when it is already loaded (an application recording its own
+    client): importing the whole `openai` package just for two numbers cost the proxy
+    ~25 MB of RSS and a first request that waited for the import."""
+    import sys
+
+    if "openai" not in sys.modules:
+        return httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
     try:
         from openai._constants import DEFAULT_CONNECTION_LIMITS
 

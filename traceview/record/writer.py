@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from traceview.capture.redact import inert_json, redact
 from traceview.record.scrub import Scrubber
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
@@ -53,16 +54,30 @@ class CaptureWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
-        line = self.scrubber.scrub_bytes(_dumps(record)) + b"\n"
+        raw = _dumps(record)
+        if not inert_json(raw.decode("utf-8", "replace")):
+            raw = _dumps(redact(record))  # the Python walk only when a key or string needs it
+        line = self.scrubber.scrub_bytes(raw) + b"\n"
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"capture {self.path} is closed")
+            start = os.fstat(self._fd).st_size
             view = memoryview(line)
-            while view:  # a regular file takes it in one go; loop only for pathological cases
-                written = os.write(self._fd, view)
-                view = view[written:]
-            if self.fsync:
-                os.fsync(self._fd)
+            try:
+                while view:  # a regular file takes it in one go; loop only for pathology
+                    written = os.write(self._fd, view)
+                    view = view[written:]
+                if self.fsync:
+                    os.fsync(self._fd)
+            except OSError:
+                # Full disk, file size limit (EFBIG), quota: a partial line would merge with
+                # the next record. Cut the file back to where this record began.
+                if len(view) != len(line):
+                    try:
+                        os.ftruncate(self._fd, start)
+                    except OSError:
+                        pass
+                raise
 
     def close(self) -> None:
         with self._lock:

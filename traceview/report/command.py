@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from rich.console import Console
@@ -12,8 +13,16 @@ from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import analyze
 from traceview.capture.sources import SourceError
 from traceview.report.json_out import iter_json
-from traceview.report.markdown import render_markdown
+from traceview.report.markdown import iter_markdown
 from traceview.report.text import render_text
+
+
+class _Console(Console):
+    """Rich exits 1 on a closed pipe; `report | head` got what it asked for, so it is 0."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def run_report(ns: argparse.Namespace, options: Options) -> int:
@@ -27,17 +36,23 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
             for chunk in iter_json(analysis):
                 sys.stdout.buffer.write(chunk)
         elif ns.format == "markdown":
-            sys.stdout.write(render_markdown(analysis))
+            for text in iter_markdown(analysis):
+                sys.stdout.write(text)
         else:
-            render_text(analysis, Console(width=ns.width, highlight=False, markup=False,
-                                          emoji=False))
+            render_text(analysis, _Console(width=ns.width, highlight=False, markup=False,
+                                           emoji=False))
         sys.stdout.flush()
     except BrokenPipeError:
+        # `report | head`: the reader has what it wanted. Quiet, and no second error
+        # when the interpreter flushes stdout on the way out.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
     finally:
         analysis.capture.close()
     if analysis.problems:
-        print(f"traceview: {len(analysis.problems)} problem(s) while reading; "
+        n = len(analysis.problems)
+        print(f"traceview: {n:,} problem{'' if n == 1 else 's'} while reading; "
               "everything readable is shown", file=sys.stderr)
         return 1
     return 0

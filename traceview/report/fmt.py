@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import humanize
+from traceview.analysis.explain import bytes_text
 
 
 def num(v: int | float | None) -> str:
@@ -32,7 +32,7 @@ def size(v: int | None) -> str:
         return "—"
     if v < 1000:
         return f"{v} B"
-    return humanize.naturalsize(v, format="%.1f")
+    return bytes_text(v)  # humanize.naturalsize(v, format="%.1f"), without its lookups
 
 
 def usd(v: float | None) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
-from traceview.report.safe import plain
+from traceview.report.safe import plain, visible
 
 
 def _cell(s: str) -> str:
@@ -12,6 +14,17 @@ def _cell(s: str) -> str:
 
 
 def render_markdown(analysis: Analysis) -> str:
+    return "".join(iter_markdown(analysis))
+
+
+def iter_markdown(analysis: Analysis) -> Iterator[str]:
+    """The report a conversation at a time (a million turns must not be one string), each
+    chunk made visible and redacted at this one boundary whatever its fields held."""
+    for chunk in _chunks(analysis):
+        yield visible("\n".join(chunk) + "\n", multiline=True)
+
+
+def _chunks(analysis: Analysis) -> Iterator[list[str]]:
     out: list[str] = [f"# traceview report: {_cell(', '.join(analysis.capture.sources))}", ""]
     by_index = {t.index: t for t in analysis.turns}
     for conv in analysis.conversations:
@@ -22,7 +35,10 @@ def render_markdown(analysis: Analysis) -> str:
                    "| ms | markers |")
         out.append("|---:|---|---:|---:|---:|---:|---:|---|---:|---|")
         turns = [by_index[i] for i in conv.turns if i in by_index]
-        for t in turns:
+        for n, t in enumerate(turns):
+            if n and not n % 2000:
+                yield out
+                out = []
             out.append(
                 f"| {t.index} | {_cell((t.user_text or '')[:60])} | {size(t.request_bytes)} "
                 f"| {num(t.input_tokens)} | {signed(t.unexplained_tokens)} "
@@ -35,6 +51,8 @@ def render_markdown(analysis: Analysis) -> str:
                 out.append(f"- **Turn {t.index}** ({', '.join(t.markers)}): "
                            + _cell(" ".join(t.explanation)))
         out.append("")
+        yield out
+        out = []
     tot = analysis.totals
     lat = tot.get("latency_ms", {})
     out.append(f"**Totals:** {tot.get('turns')} turns, billed input "
@@ -44,6 +62,9 @@ def render_markdown(analysis: Analysis) -> str:
                f"{num(lat.get('p95'))} ms.")
     if analysis.problems:
         out += ["", "## Problems", ""]
-        out += [f"- `{_cell(p.source)}` line {p.line}: **{p.kind}** — {_cell(p.message)}"
-                for p in analysis.problems]
-    return "\n".join(out) + "\n"
+        for n, p in enumerate(analysis.problems):
+            out.append(f"- `{_cell(p.source)}` line {p.line}: **{p.kind}** — {_cell(p.message)}")
+            if not (n + 1) % 2000:
+                yield out
+                out = []
+    yield out

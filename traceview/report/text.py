@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.control import STRIP_CONTROL_CODES, strip_control_codes
 from rich.text import Text
 
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import TurnReport
-from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
-from traceview.report.safe import plain
+from traceview.analysis.turn_report import TurnReport, explain_row
+from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
                    "stream_cut", "incomplete"}
@@ -19,8 +21,8 @@ def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _markers(t: TurnReport) -> str:
-    return " ".join(f"{MARKER_SYMBOLS.get(m, '?')}{MARKER_SHORT.get(m, m)}" for m in t.markers)
+def _markers(markers: list[str]) -> str:
+    return " ".join(f"{MARKER_SYMBOLS.get(m, '?')}{MARKER_SHORT.get(m, m)}" for m in markers)
 
 
 # (heading, widest it may grow, right-aligned): columns fit their content up to the cap,
@@ -36,25 +38,43 @@ def _cell(value: str, width: int, right: bool) -> str:
     return value.rjust(width) if right else value.ljust(width)
 
 
+def _latency(r: dict) -> str:
+    """fmt.latency from a row: caller latency in ms, ``×N`` when it took N attempts."""
+    ms, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
+    return f"{ms}×{n}" if n > 1 else ms
+
+
+def _table_lines(rows: list[dict]) -> tuple[str, str]:
+    """A conversation's turns as fixed-width lines, from their rows (the same rows the
+    JSON report writes): the header line, and the body."""
+    cells = [
+        (str(r["index"]), plain(r["user_text"] or ""), size(r["request_bytes"]),
+         num(r["input_tokens"]), signed(r["unexplained_tokens"]), num(r["cached_tokens"]),
+         num(r["output_tokens"]), plain(hosted_cell(r["hosted_calls"], r["unknown_items"])),
+         _latency(r), _markers(r["markers"]))
+        for r in rows
+    ]
+    widths = [min(cap, max([len(h)] + [len(r[i]) for r in cells])) if cap else 0
+              for i, (h, cap, _) in enumerate(_COLUMNS)]
+    header = "  ".join(_cell(h, w, r) if w else h
+                       for (h, _, r), w in zip(_COLUMNS, widths, strict=True))
+    body = "\n".join(
+        "  ".join(_cell(v, w, r) if w else v
+                  for v, w, (_, _, r) in zip(row, widths, _COLUMNS, strict=True)).rstrip()
+        for row in cells)
+    return header.rstrip(), body
+
+
 def turns_table(turns: list[TurnReport]) -> Text:
     """The turns of one conversation as fixed-width lines: a hundred thousand rows print
     in seconds (a rich.Table measures every cell, ~2 ms a row)."""
-    rows = [
-        (str(t.index), plain(t.user_text or ""), size(t.request_bytes), num(t.input_tokens),
-         signed(t.unexplained_tokens), num(t.cached_tokens), num(t.output_tokens),
-         plain(hosted_cell(t.hosted_calls, t.unknown_items)), latency(t), _markers(t))
-        for t in turns
-    ]
-    widths = [min(cap, max([len(h)] + [len(r[i]) for r in rows])) if cap else 0
-              for i, (h, cap, _) in enumerate(_COLUMNS)]
+    return _table_text(*_table_lines([t.row(explained=False) for t in turns]))
+
+
+def _table_text(header: str, body: str) -> Text:
     out = Text()
-    header = "  ".join(_cell(h, w, r) if w else h
-                       for (h, _, r), w in zip(_COLUMNS, widths, strict=True))
-    out.append(header.rstrip() + "\n", style="bold underline")
-    for row in rows:
-        line = "  ".join(_cell(v, w, r) if w else v
-                         for v, w, (_, _, r) in zip(row, widths, _COLUMNS, strict=True))
-        out.append(line.rstrip() + "\n")
+    out.append(header + "\n", style="bold underline")
+    out.append(body)
     out.rstrip()
     return out
 
@@ -73,48 +93,90 @@ def _fill(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
+_STRIPPED = "".join(map(chr, STRIP_CONTROL_CODES))  # what Rich drops from any Text
+
+
+class _Out:
+    """Where the report's parts go. Without colour (a pipe or a file: what a large report
+    is written to) each part is written as the plain text Rich would print for it; on a
+    terminal, Rich prints the styled Text. Parts laid out here (tables, notes) are never
+    re-wrapped; other parts go through Rich whenever they need wrapping."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.plain = console.color_system is None and not console.is_jupyter
+        self.width = console.width
+        self.write = console.file.write
+
+    def part(self, text: str, style: str | None = None, *, laid_out: bool = False) -> None:
+        # The one boundary every line passes: whatever a field held (a file name, a model,
+        # a status), no control reaches the terminal and no key is written.
+        if not text.replace("\n", "").isprintable():  # else visible() would walk it all
+            text = visible(text, multiline=True)
+        if self.plain and "\t" not in text:
+            if any(c in text for c in _STRIPPED):  # translate() walks every character
+                text = strip_control_codes(text)
+            if laid_out or all(cell_len(line) <= self.width for line in text.split("\n")):
+                self.write(text + "\n")
+                return
+        self.console.print(Text(text, style=style or ""), soft_wrap=laid_out)
+
+    def table(self, header: str, body: str) -> None:
+        if self.plain:
+            self.part((header + "\n" + body).rstrip(), laid_out=True)
+        else:
+            self.console.print(_table_text(visible(header, multiline=True),
+                                           visible(body, multiline=True)), soft_wrap=True)
+
+
 def render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
-    parts: list = []
-    laid_out: set[int] = set()  # ids: Text compares by value, which would be quadratic
+    out = _Out(console)
     by_index = {t.index: t for t in analysis.turns}
     src = ", ".join(analysis.capture.sources)
-    parts.append(Text(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
-                      f"{_plural(len(analysis.conversations), 'conversation')}", style="bold"))
+    out.part(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
+             f"{_plural(len(analysis.conversations), 'conversation')}", style="bold")
     for conv in analysis.conversations:
-        turns = [by_index[i] for i in conv.turns if i in by_index]
-        parts.append(Text(""))
-        title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(turns), 'turn')} · "
+        rows = [by_index[i].row(explained=False) for i in conv.turns if i in by_index]
+        out.part("")
+        title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
                  f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
-        parts.append(Text(plain(title)))
-        parts.append(turns_table(turns))
-        laid_out.add(id(parts[-1]))
-        notes = [_fill(f"turn {t.index}: " + plain(" ".join(t.explanation[:6])), width)
-                 for t in turns if EXPLAIN_MARKERS.intersection(t.markers)]
+        out.part(plain(title))
+        header, body = _table_lines(rows)
+        out.table(header, body)
+        # The notes wrap at the table's width: one column of reading, not two.
+        table_width = max((len(line) for line in (header + "\n" + body).rstrip().splitlines()),
+                          default=width)
+        note_width = max(60, min(width, table_width))
+        notes = [_fill(f"turn {r['index']}: " + plain(" ".join(explain_row(r)[:6])), note_width)
+                 for r in rows if EXPLAIN_MARKERS.intersection(r["markers"])]
         if notes:
-            parts.append(Text("\n".join(notes)))
-            laid_out.add(id(parts[-1]))
-    parts.append(_totals(analysis))
+            out.part("\n".join(notes), laid_out=True)
+    totals = _totals(analysis)
+    out.part(totals.plain, style=str(totals.style) or None)
     used = sorted({m for t in analysis.turns for m in t.markers})
     if used:
-        parts.append(Text("\nmarkers:"))
-        parts.extend(Text(f"  {MARKER_SHORT.get(m, m):<8} {m}: {MARKER_LEGEND[m]}")
-                     for m in used if m in MARKER_LEGEND)
-    parts.append(Text("unexpl. = billed input − expected input (an estimate); "
-                      "hosted: ✓ captured ∅ empty ✗ missing", style="dim"))
+        out.part("\nmarkers:")
+        for m in used:
+            if m in MARKER_LEGEND:
+                out.part(f"  {MARKER_SHORT.get(m, m):<8} {m}: {MARKER_LEGEND[m]}")
+    out.part("unexpl. = billed input − expected input (an estimate); "
+             "hosted: ✓ captured ∅ empty ✗ missing", style="dim")
     if analysis.capture.exchanges:
-        parts.append(Text(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
-                          "(listings, retrieves, deletes); see --format json."))
+        out.part(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
+                 "(listings, retrieves, deletes); see --format json.")
     for imp in getattr(analysis.capture, "imports", ()):
-        parts.append(Text(plain(_imported(imp))))
+        out.part(plain(_imported(imp)))
     if analysis.problems:
-        parts.append(Text(f"\n{len(analysis.problems)} problems while reading:", style="bold"))
+        out.part(f"\n{_plural(len(analysis.problems), 'problem')} while reading:",
+                 style="bold")
         for p in analysis.problems:
-            parts.append(Text(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}")))
-    for part in parts:
-        # Tables and notes are laid out here already; Rich's cell-aware re-wrap of every
-        # line would cost seconds on a large capture.
-        console.print(part, soft_wrap=id(part) in laid_out)
+            out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
+
+
+def _ms(v: float | None) -> str:
+    """Whole milliseconds: a median of two turns is not more precise than its inputs."""
+    return num(None if v is None else round(v))
 
 
 def _imported(imp: dict) -> str:
@@ -144,5 +206,5 @@ def _totals(analysis: Analysis) -> Text:
         + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
-        + f" · latency p50 {num(lat.get('p50'))} ms, p95 {num(lat.get('p95'))} ms"
+        + f" · latency p50 {_ms(lat.get('p50'))} ms, p95 {_ms(lat.get('p95'))} ms"
     )

@@ -17,6 +17,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", default=None,
                         help="deterministic ids and a frozen clock (same input, same output)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    parser.add_argument(
+        "--fault", action="append", default=[], metavar="KIND[:TIMES][@PATH]",
+        help="rehearse a failure (repeatable): an HTTP status (401, 403, 404, 429 with "
+             "Retry-After, 500, 503), slow[=SECONDS], cut (stream cut mid-way), malformed (a "
+             "page that is not JSON), endless (a listing whose cursor never ends). TIMES: how "
+             "many requests get it (default 1; 0 = every request); PATH: only requests whose "
+             "path starts with it, e.g. 429:2@/v1/responses")
+
+
+def parse_fault(spec: str) -> dict[str, object]:
+    """``KIND[=ARG][:TIMES][@PATH]`` as keyword arguments for ``SimServer.inject``."""
+    from traceview.sim.server import FAULT_KINDS
+
+    rest, _, path = spec.partition("@")
+    rest, _, times_s = rest.partition(":")
+    kind, _, arg = rest.partition("=")
+    try:
+        times = int(times_s) if times_s else 1
+        if times < 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--fault {spec}: TIMES must be a whole number ≥ 0") from None
+    out: dict[str, object] = {"times": times, "path": path or None}
+    if kind.isdigit() and 400 <= int(kind) <= 599:
+        out["status"] = int(kind)
+    elif kind in FAULT_KINDS:
+        out["kind"] = kind
+        if kind == "slow":
+            try:
+                out["delay"] = float(arg or 5)
+            except ValueError:
+                raise ValueError(f"--fault {spec}: slow=SECONDS needs a number") from None
+    else:
+        raise ValueError(f"--fault {spec}: KIND must be an HTTP status 400-599 or one of "
+                         f"{', '.join(FAULT_KINDS)}")
+    return out
 
 
 def _is_loopback(host: str) -> bool:
@@ -36,6 +72,11 @@ def run(ns: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
+        faults = [parse_fault(spec) for spec in ns.fault]
+    except ValueError as exc:
+        print(f"traceview sim: {exc}", file=sys.stderr)
+        return 2
+    try:
         sim = SimServer(ns.host, ns.port, seed=ns.seed, log=None if ns.quiet else sys.stderr)
     except OSError as exc:
         print(f"traceview sim: cannot listen on {ns.host}:{ns.port}: {exc.strerror or exc}",
@@ -44,9 +85,13 @@ def run(ns: argparse.Namespace) -> int:
     if not _is_loopback(ns.host):
         print(f"traceview sim: warning: listening on {ns.host}, not loopback; anyone who can "
               "reach this address can use it (it accepts any key)", file=sys.stderr)
+    for fault in faults:
+        sim.inject(**fault)  # type: ignore[arg-type]
     print(f"traceview sim listening on {sim.base_url}", flush=True)
     print(f"  OPENAI_BASE_URL={sim.base_url} OPENAI_API_KEY=sk-anything  (Ctrl-C to stop)",
           flush=True)
+    if faults:
+        print(f"  faults: {', '.join(ns.fault)}", flush=True)
     try:
         sim.serve_forever()
     except KeyboardInterrupt:

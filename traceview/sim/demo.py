@@ -52,18 +52,51 @@ def run(ns: argparse.Namespace) -> int:
     if path.exists() and path.stat().st_size:
         print(f"traceview demo: {path} already exists; choose another --out", file=sys.stderr)
         return 2
-    try:
-        conversation = record_demo(path, include=ns.include, stream=ns.stream)
-    except OSError as exc:
-        print(f"traceview demo: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    print(f"traceview demo: recorded conversation {conversation} (4 turns) to {path}")
     if ns.no_open:
+        try:
+            conversation = record_demo(path, include=ns.include, stream=ns.stream)
+        except OSError as exc:
+            print(f"traceview demo: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        print(f"traceview demo: recorded conversation {conversation} (4 turns) to {path}")
         print(f"  inspect it with: traceview {path}   or: traceview report {path}")
         return 0
-    try:
-        from traceview.ui.app import run_inspector
-    except ImportError:
-        print(f"  inspect it with: traceview report {path}")
-        return 0
-    return run_inspector([str(path)])
+    return record_and_inspect(path, include=ns.include, stream=ns.stream)
+
+
+def record_and_inspect(path: Path, *, include: bool = False, stream: bool = False) -> int:
+    """Record, then open the inspector while the simulator keeps running, so `d` fetches
+    the simulator's live provider copy (the environment points the diff at it)."""
+    import os
+
+    import traceview.record
+    from traceview.sim.scenario import run_claims
+    from traceview.sim.server import SimServer
+
+    with SimServer() as sim:
+        client = traceview.record.client(path, base_url=sim.base_url, api_key=DEMO_KEY,
+                                         max_retries=0)
+        try:
+            conversation = run_claims(client, include=include, stream=stream)
+        except OSError as exc:
+            print(f"traceview demo: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        finally:
+            client.close()
+        print(f"traceview demo: recorded conversation {conversation} (4 turns) to {path}")
+        try:
+            from traceview.ui.app import run_inspector
+        except ImportError:
+            print(f"  inspect it with: traceview report {path}")
+            return 0
+        saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+        os.environ["OPENAI_BASE_URL"] = sim.base_url
+        os.environ["OPENAI_API_KEY"] = DEMO_KEY
+        try:
+            return run_inspector([str(path)])
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value

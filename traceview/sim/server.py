@@ -57,10 +57,19 @@ class Gate(threading.Event):
 @dataclass
 class Fault:
     status: int | None
-    times: int
+    times: int  # 0: every request from now on
     path: str | None
     hold: threading.Event | None
+    message: str | None = None  # the error body's message (a 401 that echoes a key, …)
+    kind: str | None = None  # "slow" | "cut" | "malformed" | "endless" (see FAULT_KINDS)
+    delay: float = 0.0
 
+
+# Faults a user can switch on from `traceview sim --fault …` to rehearse their application's
+# handling: HTTP errors, a slow answer, a stream cut mid-way, a list page that is not JSON,
+# and a listing whose cursor never ends.
+FAULT_KINDS = ("slow", "cut", "malformed", "endless")
+RETRY_AFTER_S = 2
 
 class SimServer:
     """A threaded loopback HTTP server around :class:`Api`; a context manager."""
@@ -92,6 +101,7 @@ class SimServer:
         self._stream_holds: list[tuple[int, Gate]] = []
         self._closing = threading.Event()
         self._request_ids = 0
+        self._endless = 0
         self.httpd = _QuietServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -110,11 +120,17 @@ class SimServer:
         times: int = 1,
         path: str | None = None,
         hold: threading.Event | None = None,
+        message: str | None = None,
+        kind: str | None = None,
+        delay: float = 0.0,
     ) -> None:
-        """The next ``times`` requests (whose path starts with ``path``) fail with
-        ``status`` and/or wait for ``hold`` to be set before being answered."""
+        """The next ``times`` requests (``0``: all of them) whose path starts with ``path``
+        fail with ``status`` (its body saying ``message``), wait for ``hold``, or get the
+        fault ``kind`` (one of FAULT_KINDS; ``slow`` waits ``delay`` seconds)."""
+        if kind is not None and kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {kind!r}; one of {', '.join(FAULT_KINDS)}")
         with self._faults_lock:
-            self._faults.append(Fault(status, times, path, hold))
+            self._faults.append(Fault(status, times, path, hold, message, kind, delay))
 
     def hold(self, *, times: int = 1, path: str | None = None) -> Gate:
         """Make the next requests slow: they are answered only once the gate is set."""
@@ -138,9 +154,10 @@ class SimServer:
         with self._faults_lock:
             for fault in self._faults:
                 if fault.path is None or path.startswith(fault.path):
-                    fault.times -= 1
-                    if fault.times <= 0:
-                        self._faults.remove(fault)
+                    if fault.times > 0:
+                        fault.times -= 1
+                        if fault.times <= 0:
+                            self._faults.remove(fault)
                     return fault
         return None
 
@@ -180,6 +197,14 @@ class SimServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _cut(frames: Any) -> Any:
+    """The first two frames of a stream, then the connection drops (no terminal event)."""
+    for i, frame in enumerate(frames):
+        if i >= 2:
+            raise ConnectionResetError("stream cut by the injected fault")
+        yield frame
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -228,15 +253,39 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         sim = self.server_sim
         parts = urlsplit(self.path)
-        length = int(self.headers.get("content-length") or 0)
+        try:
+            length = int(self.headers.get("content-length") or 0)
+            if length < 0:
+                raise ValueError(length)
+        except ValueError:
+            self.close_connection = True  # the body's end is unknown: this connection is done
+            self._send(Reply(400, SimError(400, "Content-Length is not a byte count.").body))
+            return
         raw = self.rfile.read(length) if length else b""
+        fault: Fault | None = None
         try:
             fault = sim._take_fault(parts.path)
             if fault is not None and fault.hold is not None:
                 sim._wait(fault.hold)
+            if fault is not None and fault.kind == "slow":
+                sim._closing.wait(fault.delay)
             if fault is not None and fault.status is not None:
+                if fault.message is not None:
+                    raise SimError(fault.status, fault.message,
+                                   type="invalid_request_error" if fault.status < 500
+                                   else "server_error")
                 raise FAULT_BODIES.get(fault.status) or SimError(
                     fault.status, f"Injected HTTP {fault.status}.", type="server_error")
+            if fault is not None and fault.kind == "malformed":
+                self._send_raw(200, b"<html>upstream proxy error</html>", "text/html")
+                return
+            if fault is not None and fault.kind == "endless" and self.command == "GET":
+                with sim._faults_lock:
+                    sim._endless += 1
+                    n = sim._endless
+                self._send(Reply(200, {"object": "list", "data": [], "first_id": None,
+                                       "last_id": f"item_endless_{n}", "has_more": True}))
+                return
             auth = self.headers.get("authorization") or ""
             key = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
             if not key:
@@ -251,11 +300,22 @@ class _Handler(BaseHTTPRequestHandler):
             reply = sim.api.dispatch(self.command, parts.path, query, body)
         except SimError as err:
             reply = Reply(err.status, err.body)
+            if err.status == 429:
+                reply.headers["retry-after"] = str(RETRY_AFTER_S)
         except Exception as exc:  # a simulator bug must still answer like a server
             print(f"traceview sim: internal error on {self.command} {parts.path}: {exc!r}",
                   file=sys.stderr)
             reply = Reply(500, FAULT_BODIES[500].body)
+        if fault is not None and fault.kind == "cut" and reply.events is not None:
+            reply.events = _cut(reply.events)
         self._send(reply)
+
+    def _send_raw(self, status: int, payload: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def _send(self, reply: Reply) -> None:
         sim = self.server_sim

@@ -40,6 +40,14 @@ def default_session(paths: list[str], options: Any) -> Any:
     return Session(paths, options if options is not None else Options())
 
 
+def follow_session(paths: list[str], options: Any) -> Any:
+    """A session that keeps reading what is appended (``--follow``, ``F``)."""
+    from traceview.analysis import Options
+    from traceview.analysis.follow import FollowSession
+
+    return FollowSession(paths, options if options is not None else Options())
+
+
 class InspectorApp(App[int]):
     """Turns side by side with what they cost; everything else is one key away."""
 
@@ -54,6 +62,10 @@ class InspectorApp(App[int]):
         Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
                 id="app.diff"),
         Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
+        Binding("F", "follow", "Follow", tooltip="Follow the capture as it is written",
+                id="app.follow"),
+        Binding("R", "reload", "Reload", show=False, tooltip="Read the capture again",
+                id="app.reload"),
         # Not in the footer (it is full, and every screen's snapshot would move): listed by
         # `?` and the command palette.
         Binding("l", "ledger", "Ledger", tooltip="Carried context of this conversation",
@@ -69,12 +81,22 @@ class InspectorApp(App[int]):
         *,
         screenshot_dir: str | os.PathLike[str] | None = None,
         session_factory: SessionFactory | None = None,
+        follow: bool = False,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        #: The theme to start with (--theme, else the remembered one); saved when changed.
+        self.start_theme = theme
+        self.remember_theme = False
+        from traceview.ui.follow import Follow
+
         self.paths = list(paths)
         self.options = options
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
-        self.session = (session_factory or default_session)(self.paths, options)
+        self.session_factory = session_factory or (follow_session if follow else default_session)
+        self.session = self.session_factory(self.paths, options)
+        self.follow = Follow(self)
+        self.follow.on = follow
         self.state = LoadState()
         self.main = MainScreen()
         # The diff view (`d`): a snapshot to compare with offline instead of fetching, where
@@ -93,8 +115,27 @@ class InspectorApp(App[int]):
         names = list(getattr(capture, "sources", None) or self.paths)
         return [self.source_aliases.get(n, n) for n in names]
 
+    def follow_label(self) -> str:
+        """What the title says about follow mode ("" when not following)."""
+        if self.follow.on:
+            return "● following (F pauses)"
+        if hasattr(self.session, "poll"):
+            return "following paused (F)"
+        return ""
+
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every notification (from any screen) made visible and redacted, never markup.
+
+        Screens' ``self.notify`` lands here, so no call site can forget: messages quote
+        file names, load errors and provider replies.
+        """
+        from traceview.report.safe import line
+
+        kwargs["markup"] = False
+        super().notify(line(message), title=line(title) if title else "", **kwargs)
 
     #: Binding id → key string, from the user's keymap file (see ui/keymap.py).
     keymap: dict[str, str] = {}
@@ -102,11 +143,32 @@ class InspectorApp(App[int]):
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
+        if self.start_theme:
+            if self.start_theme in self.available_themes:
+                self.theme = self.start_theme
+            else:
+                known = ", ".join(sorted(self.available_themes))
+                self.notify(f"unknown theme {self.start_theme!r}; themes: {known}",
+                            severity="warning", markup=False)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         # The load worker is CPU-bound Python; a shorter GIL switch interval lets the
         # event loop take the GIL back within ~1 ms so keys stay responsive while loading.
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(min(self._switch_interval, 0.001))
         self.run_worker(self._load, thread=True, name="load capture", group="load")
+
+    def _theme_changed(self, theme: Any) -> None:
+        """Repaint every cached row now (not at the next resize), and remember the theme."""
+        from traceview.ui.row_table import RowTable
+
+        for screen in self.screen_stack:
+            for table in screen.query(RowTable):
+                table.restyle()
+        if self.remember_theme:
+            from traceview.ui.settings import save_theme
+
+            if save_theme(theme.name) is None:
+                self.notify("could not save the theme to the config file", markup=False)
 
     def _load(self) -> None:
         from textual.worker import get_current_worker
@@ -146,9 +208,81 @@ class InspectorApp(App[int]):
             self.notify(f"load stopped: {message.error}", severity="error", markup=False)
         if self.main.key is None and self.state.by_key:
             self.main.show_conversation(next(iter(self.state.by_key)))
+        if self.follow.on:
+            self.follow.start()
         self.main.refresh_title()
         self.main._show_legend()
         self._refresh_lists(problems=True)
+
+    def on_follow_updated(self, message: Any) -> None:
+        analysis = message.analysis
+        self.state.analysis = analysis
+        for conv in getattr(analysis, "conversations", None) or []:
+            self.state.conversations[str(conv.key)] = conv
+        if message.replaced and len(self.paths) == 1 and os.path.islink(self.paths[0]):
+            # `traceview proxy --rotate` keeps the path as a link to the current file: a
+            # rotation is a new file to follow, read from its start.
+            target = os.path.basename(os.readlink(self.paths[0]))
+            self.notify(f"the capture rotated to {target}: following it", markup=False)
+            self.action_reload()
+            return
+        if message.replaced and not self.follow.told_replaced:
+            self.follow.told_replaced = True
+            self.notify("the capture file was replaced or truncated: R reads it again",
+                        severity="warning", markup=False)
+        self.main.refresh_title()
+        self.main._show_legend()
+        self._refresh_lists(problems=True)
+
+    async def action_quit(self) -> None:
+        """`q` quits from the turns view (or a screen opened on its own); anywhere else it
+        goes back, like esc (most screens bind q to back themselves)."""
+        screen = self.screen
+        if isinstance(screen, MainScreen) or len(self.screen_stack) <= 1:
+            self.exit()
+            return
+        back = getattr(screen, "action_back", None)
+        if back is not None:
+            result = back()
+            if hasattr(result, "__await__"):
+                await result
+        else:
+            self.pop_screen()
+
+    def action_follow(self) -> None:
+        """F: follow the capture as it grows, or pause following."""
+        if self.follow.on:
+            self.follow.stop()
+            self.notify("following paused", markup=False, timeout=2)
+        elif hasattr(self.session, "poll"):
+            self.follow.start()
+            self.notify("following the capture", markup=False, timeout=2)
+        else:
+            # Opened without --follow: read it again as a followed capture.
+            self.follow.on = True
+            self.session_factory = follow_session
+            self.action_reload()
+            return
+        self.main.refresh_title()
+
+    def action_reload(self) -> None:
+        """R: read the capture again from the start (after it was replaced)."""
+        self.workers.cancel_group(self, "load")
+        self.workers.cancel_group(self, "follow")
+        while len(self.screen_stack) > 1 and self.screen is not self.main:
+            self.pop_screen()
+        try:
+            self.session = self.session_factory(self.paths, self.options)
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.notify(f"reload failed: {exc}", severity="error", markup=False)
+            return
+        self.state = LoadState()
+        self.follow.seen = None
+        self.follow.told_replaced = False
+        self.follow.busy = False
+        self.main.reset()
+        sys.setswitchinterval(min(self._switch_interval, 0.001))
+        self.run_worker(self._load, thread=True, name="load capture", group="load")
 
     def _refresh_lists(self, problems: bool = False) -> None:
         screen = self.screen
@@ -209,11 +343,23 @@ class InspectorApp(App[int]):
             return
         request = DiffRequest(
             paths=list(self.paths), turn_index=turn.index,
-            conversation=getattr(turn, "conversation", None), items_path=self.items_path,
+            conversation=getattr(turn, "conversation", None), items_path=self.diff_items(),
             timeout=self.diff_timeout, max_retries=self.diff_max_retries,
             capture=getattr(self.session, "capture", None),
         )
         self.push_screen(DiffScreen(request))
+
+    def diff_items(self) -> str | None:
+        """The snapshot `d` compares with: --items, else — with no API key to fetch with —
+        a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
+        so the diff works offline and says it is a snapshot, and from when."""
+        if self.items_path is not None:
+            return self.items_path
+        if os.environ.get("OPENAI_API_KEY") or len(self.paths) != 1:
+            return None
+        capture = Path(self.paths[0])
+        sibling = capture.with_name(capture.name.removesuffix(".jsonl") + ".snapshot.json")
+        return str(sibling) if sibling.is_file() else None
 
     def _show(self, screen: Screen[Any]) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, DetailScreen):
@@ -253,13 +399,21 @@ class InspectorApp(App[int]):
         return f"{stem}-{view}{suffix}.svg"
 
     def action_screenshot(self) -> None:
+        """`s`: a new timestamped file every time, never over an existing one."""
+        from traceview.ui.table_export import unique_path
+
         self.screenshot_dir.mkdir(parents=True, exist_ok=True)
-        written = self.save_screenshot(self.screenshot_name(), str(self.screenshot_dir))
+        target = unique_path(self.screenshot_dir, self.screenshot_name().removesuffix(".svg"),
+                             "svg")
+        written = self.save_screenshot(target.name, str(self.screenshot_dir))
         self.notify(f"screenshot written to {written}", title="screenshot", markup=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action as "group: action", offered only where it applies."""
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            # Textual's own entry writes an unnamed SVG to the working directory.
+            if "screenshot" not in command.title.lower():
+                yield command
         yield SystemCommand("view: conversations", "Pick a conversation", self.action_conversations)
         yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
         yield SystemCommand("view: help", "Keys and legends", self.action_help)
@@ -297,7 +451,28 @@ class InspectorApp(App[int]):
                                 lambda: screen.action_next_marked(-1))
             yield SystemCommand("turns: filter", "Filter turns by text or marker",
                                 screen.action_filter)
+            yield SystemCommand("turns: go to turn N", "Jump to a turn by its number (:)",
+                                screen.action_goto)
+            yield SystemCommand("turns: sort by next column", "Cycle the sort column (S)",
+                                screen.action_sort)
+            yield SystemCommand("turns: copy selected id", "Copy the turn's response id (y)",
+                                screen.action_copy)
+            for fmt_name in ("csv", "json", "markdown"):
+                yield SystemCommand(f"export: visible table as {fmt_name}",
+                                    "Write the filtered rows and shown columns to a file",
+                                    lambda f=fmt_name: screen.export_table(f))
+            table = screen.table
+            for column in table.columns[1:]:
+                hidden = column.title in table.hidden
+                yield SystemCommand(
+                    f"columns: {'show' if hidden else 'hide'} {column.title}",
+                    "Show or hide this column of the turns table",
+                    lambda t=column.title: screen.toggle_column(t))
         if isinstance(screen, DetailScreen):
+            yield SystemCommand("detail: next turn", "The next turn's detail (])",
+                                lambda: self.run_action("step(1)", screen))
+            yield SystemCommand("detail: previous turn", "The previous turn's detail ([)",
+                                lambda: self.run_action("step(-1)", screen))
             yield SystemCommand("detail: toggle raw bodies", "Tree or raw JSON",
                                 screen.action_toggle_raw)
             yield SystemCommand("detail: search bodies", "Find text in the bodies",
@@ -338,10 +513,13 @@ def make_app(
     *,
     screenshot_dir: str | os.PathLike[str] | None = None,
     session_factory: SessionFactory | None = None,
+    follow: bool = False,
+    theme: str | None = None,
 ) -> InspectorApp:
     """The inspector on ``paths``; nothing is read until the app runs."""
     return InspectorApp(
-        paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory
+        paths, options, screenshot_dir=screenshot_dir, session_factory=session_factory,
+        follow=follow, theme=theme,
     )
 
 
@@ -367,11 +545,22 @@ def _spool_stdin(paths: list[str]) -> tuple[list[str], str | None]:
     return [temp if p == "-" else p for p in paths], temp
 
 
+def _has_terminal(paths: list[str]) -> bool:
+    """The inspector draws on stdout and reads keys from stdin (or /dev/tty after "-")."""
+    if not os.isatty(1):
+        return False
+    if "-" in paths or os.isatty(0):
+        return True
+    return False
+
+
 def run_inspector(
     paths: list[str],
     options: Any = None,
     screenshot_dir: str | os.PathLike[str] | None = None,
     items: str | None = None,
+    follow: bool = False,
+    theme: str | None = None,
 ) -> int:
     """Run the inspector in this terminal; the exit code for the CLI.
 
@@ -385,12 +574,23 @@ def run_inspector(
     if not paths:
         print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
         return 2
+    from traceview.capture.sources import SourceError, expand_paths
     from traceview.ui.keymap import KeymapError, load_keymap
+
+    try:
+        expand_paths([p for p in paths if p != "-"])
+    except SourceError as exc:  # an empty directory: one line, before any screen
+        print(f"traceview: {exc}", file=sys.stderr)
+        return 2
 
     try:
         keymap = load_keymap()
     except KeymapError as exc:
         print(f"traceview: {exc}", file=sys.stderr)
+        return 2
+    if not _has_terminal(paths):
+        print("traceview: the inspector needs a terminal (stdout and stdin are not one); "
+              "try `traceview report CAPTURE` or `traceview screenshot`", file=sys.stderr)
         return 2
     try:
         paths, temp = _spool_stdin(paths)
@@ -398,7 +598,11 @@ def run_inspector(
         print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
         return 2
     try:
-        app = make_app(paths, options, screenshot_dir=screenshot_dir)
+        from traceview.ui.settings import load_settings
+
+        app = make_app(paths, options, screenshot_dir=screenshot_dir, follow=follow,
+                       theme=theme or load_settings().get("theme"))
+        app.remember_theme = True
         app.items_path = items
         app.keymap = keymap
         if temp:

@@ -16,9 +16,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.report.compare_output import component_name, rows
+from traceview.ui.footer import KeyFooter
 from traceview.ui.safe_text import safe
 
 BARS = " ▁▂▃▄▅▆▇█"
@@ -133,4 +134,4 @@ class CompareScreen(Screen[None]):
             with Horizontal(id="cmp-plots"):
                 yield Static(distribution(doc), id="cmp-latency")
                 yield Static(waterfall(doc), id="cmp-waterfall")
-        yield Footer()
+        yield KeyFooter()

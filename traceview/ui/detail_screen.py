@@ -13,13 +13,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import ContentSwitcher, Footer, Input, Static
+from textual.widgets import ContentSwitcher, Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.loader import read_bodies
-from traceview.ui.main_screen import account_text, capture_name, hosted_line
+from traceview.ui.main_screen import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.messages import BodiesLoaded
 from traceview.ui.safe_text import safe
 
@@ -70,11 +71,13 @@ class DetailScreen(InspectorScreen):
     """Everything about one turn; `r` flips the bodies between tree and raw text."""
 
     BINDINGS = [
-        Binding("escape,backspace", "back", "Back", id="detail.back"),
+        Binding("escape,q,backspace", "back", "Back", id="detail.back"),
         Binding("r", "toggle_raw", "Raw/tree", id="detail.raw"),
         Binding("slash", "search", "Search bodies", id="detail.search"),
         Binding("n", "next_match(1)", "Next match", id="detail.next_match"),
         Binding("N", "next_match(-1)", "Prev match", show=False, id="detail.previous_match"),
+        Binding("right_square_bracket", "step(1)", "Next turn", id="detail.next_turn"),
+        Binding("left_square_bracket", "step(-1)", "Prev turn", id="detail.previous_turn"),
     ]
 
     def __init__(self, turn: Any, *, raw: bool = False) -> None:
@@ -96,8 +99,12 @@ class DetailScreen(InspectorScreen):
             title.append_text(safe(f" · {fmt.short_id(conv, 24)}"))
         yield Static(title, id="detail-title")
         with VerticalScroll(id="account"):
+            # The finding first: at 80x24 it is the one thing that must be on screen.
+            findings = Static(findings_text(self.turn), id="findings")
+            findings.display = bool(getattr(self.turn, "findings", None))
+            yield findings
             yield Static(numbers_line(self.turn), id="numbers")
-            yield Static(account_text(self.turn), id="account-text")
+            yield Static(account_text(self.turn, with_findings=False), id="account-text")
             attribution = attribution_text(self.turn, self.inspector.state.by_index)
             yield Static(attribution, id="attribution")
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
@@ -106,7 +113,7 @@ class DetailScreen(InspectorScreen):
             with VerticalScroll(id="raw"):
                 yield Static(id="raw-text")
         yield Input(placeholder="search bodies (enter: next match)", id="search")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         session = self.inspector.session
@@ -136,7 +143,8 @@ class DetailScreen(InspectorScreen):
             self.query_one("#raw-text", Static).update(raw_text(self.bodies))
         mode = "raw JSON (r: tree)" if self.raw else "tree (r: raw JSON, / search)"
         title = Text("bodies", style="bold")
-        title.append(f" · {mode} · redacted, long strings clipped", style="dim")
+        title.append(f" · {mode} · redacted, long strings clipped · sizes are of the recorded "
+                     "lines; `sent` counts only the request body on the wire", style="dim")
         self.query_one("#bodies-title", Static).update(title)
 
     def action_back(self) -> None:
@@ -146,6 +154,20 @@ class DetailScreen(InspectorScreen):
             self.query_one("#tree", BodyTree).focus()
             return
         self.app.pop_screen()
+
+    async def action_step(self, direction: int) -> None:
+        """]/[: the next or previous turn of the turns view, without going back to it."""
+        main = self.inspector.main
+        rows = main.rows
+        at = next((i for i, t in enumerate(rows) if t is self.turn), None)
+        target = None if at is None else at + direction
+        if target is None or not 0 <= target < len(rows):
+            self.notify("no more turns " + ("below" if direction > 0 else "above"), markup=False)
+            return
+        main.table.move_to(target)
+        app = self.app
+        await app.pop_screen()
+        await app.push_screen(DetailScreen(rows[target], raw=self.raw))
 
     def action_toggle_raw(self) -> None:
         self.raw = not self.raw

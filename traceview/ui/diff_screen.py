@@ -20,12 +20,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from traceview.analysis.diff import KINDS, message_text
 from traceview.capture.redact import redact, redact_text
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.json_tree import raw_text
 from traceview.ui.main_screen import capture_name
@@ -175,7 +176,7 @@ class DiffScreen(InspectorScreen):
 
     BINDINGS = [
         Binding("n", "next_difference(1)", "Next diff", id="diff.next"),
-        Binding("p", "next_difference(-1)", "Prev diff", id="diff.previous"),
+        Binding("N", "next_difference(-1)", "Prev diff", id="diff.previous"),
         Binding("w", "save_snapshot", "Save", tooltip="Save the provider copy as a snapshot",
                 id="diff.save"),
         Binding("r", "refetch", "Refetch", tooltip="Fetch the provider copy again",
@@ -213,7 +214,7 @@ class DiffScreen(InspectorScreen):
         with VerticalScroll(id="diff-row"):
             yield Static(id="diff-row-text")
         yield Static(legend_text(), id="diff-legend")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> DiffTable:
@@ -387,7 +388,7 @@ class DiffBodiesScreen(Screen[None]):
                 yield Static(body_text("capture", row.capture_item, "not in the capture"))
             with VerticalScroll(id="diff-provider-body", classes="diff-body"):
                 yield Static(body_text("provider", row.provider_item, "not at the provider"))
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#diff-capture-body").focus()

@@ -69,18 +69,27 @@ def hosted_type(call_type: str | None) -> str:
 
 
 def hosted_cell(calls: list[Mapping[str, Any]] | None,
-                unknown: list[Mapping[str, Any]] | None = None) -> str:
+                unknown: list[Mapping[str, Any]] | None = None,
+                width: int | None = None) -> str:
     """First hosted call with its evidence symbol, plus how many more; an output item of
-    an unknown type shows as ``unknown item type X`` (it may be a hosted call)."""
+    an unknown type shows as ``unknown item type X`` (it may be a hosted call).
+
+    Given a ``width``, the tool name is abbreviated (``file_se…``) so the evidence symbol
+    and the count always fit: the symbol is the signal, the name is context.
+    """
     if unknown and not calls:
         return f"unknown item type {unknown[0].get('type')}"
     if not calls:
         return DASH
     first = calls[0]
-    text = f"{hosted_type(first.get('type'))} {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
+    name = hosted_type(first.get("type"))
+    tail = f" {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
     if len(calls) > 1:
-        text += f" +{len(calls) - 1}"
-    return text
+        tail += f" +{len(calls) - 1}"
+    if width is not None and len(name) + len(tail) > width:
+        room = max(1, width - len(tail))
+        name = name[: room - 1] + "…" if room > 1 else name[:1]
+    return name + tail
 
 
 def short_id(value: str | None, keep: int = 12) -> str:

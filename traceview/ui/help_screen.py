@@ -7,10 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
@@ -46,7 +47,9 @@ def _key_label(keys: str) -> str:
     return " ".join(names.get(k, k) for k in keys.split(","))
 
 
-def help_text() -> Text:
+def help_text(keymap: dict[str, str] | None = None) -> Text:
+    """Every binding with the key that is live now (``keymap``: the user's remapping)."""
+    keymap = keymap or {}
     out = Text()
     out.append("traceview keys", style="bold")
     out.append("  (ids in brackets can be remapped; ctrl+p opens the command palette)\n\n",
@@ -54,7 +57,8 @@ def help_text() -> Text:
     for where, bindings in binding_groups():
         out.append(f"{where}\n", style="bold underline")
         for b in bindings:
-            out.append(f"  {_key_label(b.key):<14}", style="bold")
+            key = keymap.get(b.id, b.key) if b.id else b.key
+            out.append(f"  {_key_label(key):<14}", style="bold")
             out.append(f"{b.description:<22}")
             out.append(f"[{b.id}]\n", style="dim")
         out.append("\n")
@@ -85,8 +89,8 @@ class HelpScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_text(), id="help-text")
-        yield Footer()
+            yield Static(help_text(getattr(self.app, "keymap", None)), id="help-text")
+        yield KeyFooter()
 
     def action_back(self) -> None:
         self.app.pop_screen()

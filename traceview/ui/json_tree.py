@@ -59,11 +59,11 @@ def label_for(key: str | int | None, value: Any) -> Text:
         label.append(": ")
     if isinstance(value, dict):
         kind = value.get("type") if isinstance(value.get("type"), str) else None
-        label.append(f"{{…}} {len(value):,} keys", style="dim")
+        label.append(f"{{…}} {len(value):,} key{'' if len(value) == 1 else 's'}", style="dim")
         if kind:
             label.append(f"  type={visible(kind)[:60]}", style="italic")
     elif isinstance(value, list):
-        label.append(f"[…] {len(value):,} items", style="dim")
+        label.append(f"[…] {len(value):,} item{'' if len(value) == 1 else 's'}", style="dim")
     else:
         label.append_text(_scalar(value))
     return label

@@ -15,9 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.safe_text import safe
 from traceview.ui.state import ALL
@@ -113,7 +114,7 @@ class LedgerScreen(InspectorScreen):
         yield Static(id="ledger-title")
         with VerticalScroll(id="ledger"):
             yield Static(id="ledger-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()

@@ -10,9 +10,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
@@ -114,7 +115,7 @@ def _replay_cell(verdict: Any) -> str:
 class ConversationsScreen(InspectorScreen):
     """Pick the conversation the turns view shows."""
 
-    BINDINGS = [Binding("escape", "back", "Back", id="conversations.back")]
+    BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="conversations-title")
@@ -122,7 +123,7 @@ class ConversationsScreen(InspectorScreen):
         yield RowHeader(table)
         yield table
         yield Static(id="conversation-fidelity")
-        yield Footer()
+        yield KeyFooter()
 
 
     def on_mount(self) -> None:
@@ -188,7 +189,7 @@ PROBLEM_COLUMNS = [
 class ProblemsScreen(InspectorScreen):
     """Everything the load could not read as intended, with line numbers."""
 
-    BINDINGS = [Binding("escape", "back", "Back", id="problems.back")]
+    BINDINGS = [Binding("escape,q", "back", "Back", id="problems.back")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="problems-title")
@@ -196,7 +197,7 @@ class ProblemsScreen(InspectorScreen):
         yield RowHeader(table)
         yield table
         yield Static(id="problem-detail")
-        yield Footer()
+        yield KeyFooter()
 
 
     def on_mount(self) -> None:
@@ -219,6 +220,14 @@ class ProblemsScreen(InspectorScreen):
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
         self._show(event.table.current())
+
+    @on(RowTable.Selected)
+    def _opened(self, event: RowTable.Selected) -> None:
+        from traceview.ui.problem_line import ProblemLineScreen
+
+        problem = event.table.current()
+        if problem is not None:
+            self.app.push_screen(ProblemLineScreen(problem))
 
     def _show(self, problem: Any | None) -> None:
         text = Text()

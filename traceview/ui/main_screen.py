@@ -10,13 +10,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import RowTable
 from traceview.ui.safe_text import clip, safe
 from traceview.ui.state import ALL, matches
+from traceview.ui.title_bar import Part, TitleBar
 from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
 
 
@@ -31,19 +33,34 @@ def capture_name(sources: list[str]) -> str:
     return name if len(sources) == 1 else f"{name} +{len(sources) - 1} more"
 
 
-def account_text(turn: Any) -> Text:
-    """The turn's explanation sentences (composed by the core) and its hosted calls."""
+def findings_text(turn: Any) -> Text:
+    """The core's finding sentences (deposit, compaction, missing evidence), bold."""
+    out = Text()
+    for sentence in getattr(turn, "findings", None) or []:
+        out.append_text(safe(sentence, style="bold", multiline=True))
+        out.append("\n")
+    return out
+
+
+def account_text(turn: Any, *, with_findings: bool = True, user_limit: int = 2000) -> Text:
+    """The turn's explanation (composed by the core): its findings first, then the user's
+    message and the arithmetic, then its hosted calls."""
     out = Text()
     out.append(f"turn {turn.index}", style="bold")
-    out.append(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim")
+    out.append_text(safe(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim"))
     if getattr(turn, "model", None):
         out.append_text(safe(f"  {turn.model}", style="dim"))
     out.append("\n")
+    lead = list(getattr(turn, "findings", None) or [])
+    if with_findings:
+        out.append_text(findings_text(turn))
     if turn.user_text:
         out.append("user: ", style="dim")
-        out.append_text(safe(clip(turn.user_text, 2000), style="italic", multiline=True))
+        out.append_text(safe(clip(turn.user_text, user_limit), style="italic", multiline=True))
         out.append("\n")
     for sentence in getattr(turn, "explanation", None) or []:
+        if sentence in lead:
+            continue
         out.append_text(safe(sentence, multiline=True))
         out.append("\n")
     if turn.unexplained_tokens is not None:
@@ -82,6 +99,18 @@ class MainScreen(InspectorScreen):
         Binding("slash", "filter", "Filter", id="turns.filter"),
         Binding("r", "raw", "Raw bodies", id="turns.raw"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="turns.clear_filter"),
+        Binding("colon", "goto", "Go to turn", show=False, id="turns.goto"),
+        Binding("S", "sort", "Sort", show=False, id="turns.sort"),
+        Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
+        Binding("E", "export", "Export CSV", show=False, id="turns.export"),
+        Binding("L", "chart_scale", "Chart log/linear", show=False, id="turns.chart_scale"),
+    ]
+
+    #: Sort keys, cycled by S: (column title, TurnReport attribute). None: file order.
+    SORTS: list[tuple[str, str | None]] = [
+        ("#", None), ("billed in", "input_tokens"), ("unexpl.≈", "unexplained_tokens"),
+        ("sent", "request_bytes"), ("cached", "cached_tokens"), ("out", "output_tokens"),
+        ("ms", "elapsed_ms"),
     ]
 
     def __init__(self) -> None:
@@ -89,10 +118,11 @@ class MainScreen(InspectorScreen):
         self.key: str | None = None
         self.filter_text = ""
         self.rows: list[Any] = []
+        self.sort_at = 0  # index into SORTS
 
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
+        yield TitleBar(id="title")
         table = make_turns_table()
         yield RowHeader(table, id="turns-header")
         yield table
@@ -100,16 +130,35 @@ class MainScreen(InspectorScreen):
         yield Static(id="legend")
         with VerticalScroll(id="summary"):
             yield Static(id="summary-text")
-        yield Input(placeholder="filter: text or marker (e.g. deposit, ⊕)", id="filter")
-        yield Footer()
+        yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
+                    id="filter")
+        yield Input(placeholder="go to turn number (enter)", id="goto", type="integer")
+        yield KeyFooter()
 
     @property
     def table(self) -> RowTable:
         return self.query_one("#turns", RowTable)
 
     def on_mount(self) -> None:
-        self.table.focus()
+        from dataclasses import replace
+
+        table = self.table
+        # `#` counts within the conversation shown; across the capture in "all turns".
+        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t))),
+                         *table.columns[1:]]
+        self.query_one(TurnChart).number = self.number
+        table.focus()
         self.refresh_title()
+
+    def number(self, turn: Any) -> int:
+        """The number `#` shows: per conversation when one is shown (the detail and the
+        report keep the capture-wide index)."""
+        if self.key == ALL:
+            return turn.index
+        return self.inspector.state.position(turn) or turn.index
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.height <= 30, "-short")
 
     # -- data -----------------------------------------------------------------------------
     def show_conversation(self, key: str, turn_index: int | None = None) -> None:
@@ -121,6 +170,11 @@ class MainScreen(InspectorScreen):
         source = state.rows_for(self.key) if self.key is not None else []
         query = self.filter_text
         self.rows = [t for t in source if matches(t, query)] if query else source
+        attr = self.SORTS[self.sort_at][1]
+        if attr is not None:
+            # Descending, unknown values last: the biggest bill or deposit on top.
+            self.rows = sorted(self.rows, key=lambda t: (getattr(t, attr) is None,
+                                                         -(getattr(t, attr) or 0)))
         cursor = 0
         if turn_index is not None:
             for i, turn in enumerate(self.rows):
@@ -128,27 +182,51 @@ class MainScreen(InspectorScreen):
                     cursor = i
                     break
         self.table.set_rows(self.rows, cursor)
+        self._fit_table()
         self.refresh_title()
         self._show_current()
 
+    def reset(self) -> None:
+        """Forget the shown conversation (the capture is being read again)."""
+        self.key = None
+        self.rows = []
+        self.table.set_rows(self.rows)
+        self._show_current()
+        self.refresh_title()
+
     def turns_added(self, turns: list[Any], touched: set[str]) -> None:
-        """New turns arrived: grow the visible list only if they belong to it."""
+        """New turns arrived: grow the visible list only if they belong to it.
+
+        The cursor stays on its turn, unless it was on the last row: then it follows the
+        newest turn (like ``tail -f``)."""
+        table = self.table
+        on_last = bool(self.rows) and table.cursor == table.virtual_size.height - 1
         if self.key is None and touched:
             self.key = next(iter(self.inspector.state.by_key))
             self._rebuild()
             return
         if self.key == ALL or self.key in touched:
+            if self.SORTS[self.sort_at][1] is not None:
+                self._rebuild(self.table.current().index if self.table.current() else None)
+                return
             if self.filter_text:
                 self.rows.extend(
                     t for t in turns if self._in_view(t) and matches(t, self.filter_text)
                 )
             was_empty = self.table.virtual_size.height == 0
             self.table.rows_grew()
-            if was_empty:
+            self._fit_table()
+            if on_last and self.inspector.follow.on and len(self.rows) > table.cursor + 1:
+                table.move_to(len(self.rows) - 1)
+            elif was_empty:
                 self._show_current()
             else:
-                self.query_one(TurnChart).show(self.rows, self.table.cursor)
+                self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         self.refresh_title()
+
+    def _fit_table(self) -> None:
+        """A short conversation's table takes only its rows: the account gets the room."""
+        self.table.styles.max_height = max(3, len(self.rows)) if len(self.rows) < 200 else None
 
     def _in_view(self, turn: Any) -> bool:
         from traceview.ui.state import conversation_key
@@ -157,32 +235,41 @@ class MainScreen(InspectorScreen):
 
     def refresh_title(self) -> None:
         state = self.inspector.state
-        title = Text("traceview", style="bold")
-        title.append(" · ")
-        title.append_text(safe(capture_name(self.inspector.sources)))
-        title.append(" · ")
-        title.append_text(safe(self.conversation_label()))
-        title.append(f" · {plural(len(self.rows), 'turn')}")
+        name = capture_name(self.inspector.sources)
+        parts = [
+            Part(4, [Text("traceview", style="bold")]),
+            Part(2, [safe(name), safe(fmt.short_id(name, 16))]),
+            Part(3, [safe(self.conversation_label()), safe(self.conversation_label(short=True))]),
+        ]
+        turns = Text(plural(len(self.rows), "turn"))
         if self.filter_text:
-            title.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+            turns.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+        if self.SORTS[self.sort_at][1] is not None:
+            turns.append(f" by {self.SORTS[self.sort_at][0]} ↓", style="italic")
+        parts.append(Part(0, [turns]))
         counts = self.marker_counts()
-        total = sum(counts.values())
-        title.append(f" · {plural(total, 'marker')}")
+        markers = Text(plural(sum(counts.values()), "marker"))
         if counts:
-            title.append(
+            markers.append(
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
+        parts.append(Part(0, [markers]))
+        if self.inspector.follow_label():
+            parts.append(Part(1, [Text(self.inspector.follow_label(), style="italic")]))
         if state.problems:
-            title.append(f" · {plural(len(state.problems), 'problem')} (p)", style="bold")
+            parts.append(
+                Part(0, [Text(f"{plural(len(state.problems), 'problem')} (p)", style="bold")])
+            )
         if not state.done:
             frac = state.fraction
             bar = f"{frac:.0%}" if frac is not None else f"{state.lines:,} lines"
-            title.append(f"  ⟳ loading {bar}", style="italic")
+            parts.append(Part(1, [Text(f"⟳ loading {bar}", style="italic")], separator="  "))
         elif state.error:
-            title.append_text(safe(f"  load stopped: {state.error}", style="bold"))
-        self.query_one("#title", Static).update(title)
+            parts.append(Part(0, [safe(f"load stopped: {state.error}", style="bold")],
+                              separator="  "))
+        self.query_one("#title", TitleBar).set_parts(parts)
 
-    def conversation_label(self) -> str:
+    def conversation_label(self, short: bool = False) -> str:
         state = self.inspector.state
         if self.key is None:
             return "no turns yet"
@@ -192,6 +279,8 @@ class MainScreen(InspectorScreen):
         name = (getattr(conv, "id", None) if conv else None) or self.key
         kind = f"{conv.kind} " if conv is not None and getattr(conv, "kind", None) else ""
         label = f"{kind}{fmt.short_id(name, 24)}"
+        if short:
+            return fmt.short_id(name, 12)
         if len(state.by_key) > 1:
             position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
             label += f" ({position:,} of {len(state.by_key):,}, c to pick)"
@@ -219,11 +308,19 @@ class MainScreen(InspectorScreen):
     def _selected(self, event: RowTable.Selected) -> None:
         self.inspector.action_detail()
 
+    def empty_text(self) -> str:
+        return f"no turns match /{self.filter_text}" if self.filter_text else "no turns yet"
+
     def _show_current(self) -> None:
         turn = self.table.current()
-        self.query_one(TurnChart).show(self.rows, self.table.cursor)
+        self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         summary = self.query_one("#summary-text", Static)
-        summary.update(account_text(turn) if turn is not None else Text("no turn selected"))
+        if turn is None:
+            summary.update(safe(self.empty_text() if self.filter_text else "no turn selected"))
+        else:
+            # A short screen gets the finding and a line of the user's message, not a page.
+            limit = 2000 if self.size.height > 30 else max(40, self.size.width - 12)
+            summary.update(account_text(turn, user_limit=limit))
         self._show_legend()
 
     def _show_legend(self) -> None:
@@ -282,3 +379,85 @@ class MainScreen(InspectorScreen):
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
+
+    # -- habits from other apps: go to, sort, copy, export, columns ------------------------
+    def action_goto(self) -> None:
+        box = self.query_one("#goto", Input)
+        box.value = ""
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Submitted, "#goto")
+    def _goto_submitted(self, event: Input.Submitted) -> None:
+        box = self.query_one("#goto", Input)
+        box.remove_class("visible")
+        self.table.focus()
+        try:
+            self.go_to_turn(int(event.value))
+        except ValueError:
+            self.notify(f"not a turn number: {event.value}", markup=False)
+
+    def go_to_turn(self, number: int) -> bool:
+        """Select turn ``number`` as `#` shows it: within the conversation shown, else the
+        capture-wide index (switching conversation if needed)."""
+        from traceview.ui.state import conversation_key
+
+        state = self.inspector.state
+        group = state.by_key.get(self.key or "") if self.key != ALL else None
+        if group is not None and 0 < number <= len(group):
+            turn = group[number - 1]
+            number = turn.index
+        else:
+            turn = state.by_index.get(number)
+        if turn is None:
+            self.notify(f"no turn {number:,} in this capture", markup=False)
+            return False
+        if not any(t is turn for t in self.rows):
+            if self.filter_text:
+                self.action_clear_filter()
+            if self.key != ALL:
+                self.key = conversation_key(turn)
+        self._rebuild(number)
+        return True
+
+    def action_sort(self) -> None:
+        self.sort_at = (self.sort_at + 1) % len(self.SORTS)
+        current = self.table.current()
+        self._rebuild(current.index if current is not None else None)
+        title, attr = self.SORTS[self.sort_at]
+        self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
+                    markup=False, timeout=2)
+
+    def action_copy(self) -> None:
+        """y: the selected turn's response id (else its turn number) to the clipboard."""
+        turn = self.table.current()
+        if turn is None:
+            return
+        value = getattr(turn, "response_id", None) or f"turn {turn.index}"
+        self.app.copy_to_clipboard(value)
+        self.notify(safe(f"copied {value}").plain, markup=False, timeout=2)
+
+    def action_chart_scale(self) -> None:
+        self.query_one(TurnChart).toggle_log()
+
+    def action_export(self) -> None:
+        self.export_table("csv")
+
+    def export_table(self, fmt_name: str) -> None:
+        from traceview.ui.table_export import write_export
+
+        table = self.table
+        columns = [c for c, _ in table.layout(table.size.width or 200)]
+        stem = Path(self.inspector.sources[0]).stem if self.inspector.sources else "capture"
+        try:
+            path = write_export(self.inspector.screenshot_dir, f"{stem}-turns", fmt_name,
+                                columns, self.rows)
+        except OSError as exc:
+            self.notify(f"export failed: {exc}", severity="error", markup=False)
+            return
+        self.last_export = path
+        self.notify(safe(f"{len(self.rows):,} rows written to {path}").plain, markup=False)
+
+    def toggle_column(self, title: str) -> None:
+        shown = self.table.toggle_column(title)
+        self.notify(f"column {title} {'shown' if shown else 'hidden'}", markup=False, timeout=2)

@@ -13,9 +13,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from traceview.ui import format as fmt
+from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
@@ -87,7 +88,7 @@ class ObjectsScreen(InspectorScreen):
         yield RowHeader(table)
         yield table
         yield Static(id="object-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()

@@ -3,6 +3,11 @@
 Stock DataTable measures every cell up front and freezes for seconds at 100k rows; this
 widget asks each column to render a cell only when its row scrolls into view, so a
 million rows cost the same as ten. Columns are fixed-width except one flexible column.
+
+Narrow terminals: each column has a priority. Columns that do not fit (highest priority
+number first) move past the right edge, where →/← scroll to them; the first column stays
+pinned so a scrolled row still says which turn it is. Some columns shrink before any
+column moves (``shrink``), and may render themselves for the width they got (``fit``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from traceview.ui.safe_text import safe
+from traceview.ui.safe_text import safe, visible
 
 
 @dataclass(frozen=True)
@@ -35,11 +40,27 @@ class Column:
     cell: Callable[[Any], str | Text]
     align: str = "right"
     min_width: int = 8
+    #: 0: always on screen; higher numbers leave the screen first when it is narrow.
+    priority: int = 0
+    #: The narrowest a fixed column may get before anything else moves (None: its width).
+    shrink: int | None = None
+    #: Renders the cell for a given width (e.g. abbreviate a name, keep a symbol).
+    fit: Callable[[Any, int], Text] | None = None
+
+    @property
+    def least(self) -> int:
+        if not self.width:
+            return self.min_width
+        return self.shrink if self.shrink is not None else self.width
 
 
 def _fit(value: str | Text, width: int, align: str) -> Text:
-    text = value if isinstance(value, Text) else safe(value)
-    text = text.copy()
+    """One cell, made safe here whatever the column's renderer built (the table boundary)."""
+    if isinstance(value, Text):
+        plain = value.plain
+        text = value.copy() if visible(plain) == plain else safe(plain, style=value.style)
+    else:
+        text = safe(value)
     text.no_wrap = True
     text.truncate(width, overflow="ellipsis")
     text.align("left" if align == "left" else "right", width)
@@ -58,6 +79,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("home,g", "jump(0)", "First row", show=False, id="rows.first"),
         Binding("end,G", "jump(-1)", "Last row", show=False, id="rows.last"),
         Binding("enter", "select", "Open", show=True, id="rows.select"),
+        Binding("right", "scroll_columns(1)", "Columns →", show=False, id="rows.right"),
+        Binding("left", "scroll_columns(-1)", "Columns ←", show=False, id="rows.left"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
@@ -90,6 +113,10 @@ class RowTable(ScrollView, can_focus=True):
         self._marked = marked
         self._strips: LRUCache[tuple[int, int, int, bool], Strip] = LRUCache(1024)
         self._generation = 0
+        self.hidden: set[str] = set()
+        self._layout_generation = 0
+        self._columns_cache: tuple[tuple[int, int, int], list[tuple[Column, int]]] | None = None
+        self.header: Any = None  # a RowHeader that repaints when the view scrolls sideways
 
     # -- data ---------------------------------------------------------------------------
     def set_rows(self, rows: Sequence[Any], cursor: int = 0) -> None:
@@ -97,7 +124,7 @@ class RowTable(ScrollView, can_focus=True):
         self.rows = rows
         self._generation += 1
         self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(rows))
+        self._update_virtual()
         self.cursor = max(0, min(cursor, len(rows) - 1))
         self.scroll_to_cursor(animate=False)
         self.refresh()
@@ -105,7 +132,7 @@ class RowTable(ScrollView, can_focus=True):
     def rows_grew(self) -> None:
         """The sequence got longer: extend the scroll range, repaint only if visible."""
         old = self.virtual_size.height
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self._update_virtual()
         if old <= self.scroll_offset.y + self.size.height:
             self.refresh()
         if old == 0 and self.rows:
@@ -117,27 +144,128 @@ class RowTable(ScrollView, can_focus=True):
         return None
 
     # -- layout -------------------------------------------------------------------------
+    def layout(self, total: int) -> list[tuple[Column, int]]:
+        """Columns in screen order with their widths: those that fit ``total`` cells first
+        (by priority), then the rest at their natural width, past the right edge."""
+        cache_key = (total, len(self.hidden), self._layout_generation)
+        if self._columns_cache is not None and self._columns_cache[0] == cache_key:
+            return self._columns_cache[1]
+        cols = [c for c in self.columns if c.title not in self.hidden]
+        shown = list(cols)
+        def need(group: list[Column], natural: bool = False) -> int:
+            widths = (c.width if natural and c.width and not c.priority else c.least
+                      for c in group)
+            return sum(widths) + len(group) - 1 + 1
+        # Optional columns leave before a signal column has to shrink.
+        for column in sorted((c for c in cols if c.priority), key=lambda c: -c.priority):
+            if need(shown, natural=True) <= total:
+                break
+            shown.remove(column)
+        spare = max(0, total - need(shown))
+        widths: dict[int, int] = {}
+        for c in sorted(shown, key=lambda c: c.priority):
+            w = c.least
+            if c.width and spare:
+                grow = min(spare, c.width - w)
+                w += grow
+                spare -= grow
+            widths[id(c)] = w
+        for c in shown:
+            if not c.width:
+                widths[id(c)] += spare
+                break
+        out = [(c, widths[id(c)]) for c in shown]
+        out += [(c, c.width or max(c.min_width, 24)) for c in cols if c not in shown]
+        self._columns_cache = (cache_key, out)
+        return out
+
     def widths(self, total: int) -> list[int]:
-        fixed = sum(c.width for c in self.columns if c.width) + len(self.columns) - 1
-        flex = max(0, total - fixed - 1)
-        return [c.width or max(c.min_width, flex) for c in self.columns]
+        return [w for _, w in self.layout(total)]
+
+    def full_width(self, total: int) -> int:
+        parts = self.layout(total)
+        return sum(w for _, w in parts) + len(parts) - 1 + 1
+
+    def _line(self, parts: list[Text]) -> Text:
+        return Text(" ").join(parts)
 
     def header_text(self, total: int) -> Text:
-        parts = [
-            _fit(c.title, w, c.align) for c, w in zip(self.columns, self.widths(total), strict=True)
-        ]
-        return Text(" ").join(parts)
+        return self._line([_fit(c.title, w, c.align) for c, w in self.layout(total)])
 
     def row_text(self, row: Any, total: int) -> Text:
-        parts = [
-            _fit(c.cell(row), w, c.align)
-            for c, w in zip(self.columns, self.widths(total), strict=True)
-        ]
-        return Text(" ").join(parts)
+        return self._line([
+            _fit(c.fit(row, w) if c.fit is not None else c.cell(row), w, c.align)
+            for c, w in self.layout(total)
+        ])
+
+    def pinned_width(self, total: int) -> int:
+        parts = self.layout(total)
+        return parts[0][1] + 1 if len(parts) > 1 else 0
+
+    def scrolled(self, line: Strip, width: int) -> Strip:
+        """The visible part of a full-width line: the pinned first column, then the rest
+        from the horizontal scroll offset."""
+        x = int(self.scroll_offset.x)
+        if not x:
+            return line.crop(0, width)
+        pin = min(self.pinned_width(width), width)
+        return Strip.join([line.crop(0, pin), line.crop(pin + x, pin + x + width - pin)])
+
+    def hidden_right(self) -> bool:
+        return self.scroll_offset.x + self.size.width < self.virtual_size.width
 
     def on_resize(self) -> None:
         self._strips.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self._update_virtual()
+
+    def _update_virtual(self) -> None:
+        self.virtual_size = Size(self.full_width(self.size.width), len(self.rows))
+        if self.header is not None:
+            self.header.refresh()
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        super().watch_scroll_x(old, new)
+        if self.header is not None:
+            self.header.refresh()
+        self.refresh()
+
+    def action_scroll_columns(self, direction: int) -> None:
+        """→/←: move the view by one column, so a column is never half shown."""
+        width = self.size.width
+        starts, x = [], 0
+        for _, w in self.layout(width)[1:]:
+            starts.append(x)
+            x += w + 1
+        limit = max(0, self.virtual_size.width - width)
+        current = int(self.scroll_offset.x)
+        if direction > 0:
+            target = next((s for s in starts if s > current), limit)
+        else:
+            target = next((s for s in reversed(starts) if s < current), 0)
+        self.scroll_to(x=min(target, limit), animate=False, immediate=True)
+
+    def restyle(self) -> None:
+        """The theme changed: drop every cached row so all of them repaint at once."""
+        self._generation += 1
+        self._strips.clear()
+        self.refresh()
+        if self.header is not None:
+            self.header.refresh()
+
+    def toggle_column(self, title: str) -> bool:
+        """Hide or show a column by title; True if it is now shown."""
+        if title in self.hidden:
+            self.hidden.discard(title)
+        elif title != self.columns[0].title:
+            self.hidden.add(title)
+        self._layout_generation += 1
+        self._generation += 1
+        self._strips.clear()
+        self._update_virtual()
+        if self.header is not None:
+            self.header.refresh()
+        self.refresh()
+        return title not in self.hidden
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
@@ -150,7 +278,7 @@ class RowTable(ScrollView, can_focus=True):
         if strip is None:
             strip = self._render_row(index, width, is_cursor)
             self._strips[key] = strip
-        return strip
+        return self.scrolled(strip, width)
 
     def _render_row(self, index: int, width: int, is_cursor: bool) -> Strip:
         row = self.rows[index]
@@ -165,7 +293,8 @@ class RowTable(ScrollView, can_focus=True):
             base += cursor_style
         segments = [Segment(s.text, base + s.style if s.style else base) for s in
                     text.render(self.app.console)]
-        return Strip(segments).extend_cell_length(width, base).crop(0, width)
+        full = max(width, self.virtual_size.width)
+        return Strip(segments).extend_cell_length(full, base).crop(0, full)
 
     # -- cursor -------------------------------------------------------------------------
     def watch_cursor(self, old: int, new: int) -> None:
@@ -182,7 +311,8 @@ class RowTable(ScrollView, can_focus=True):
 
     def scroll_to_cursor(self, animate: bool = False) -> None:
         self.scroll_to_region(
-            Region(0, self.cursor, 1, 1), animate=animate, force=True, immediate=True
+            Region(int(self.scroll_offset.x), self.cursor, 1, 1), animate=animate, force=True,
+            immediate=True,
         )
 
     def on_focus(self) -> None:

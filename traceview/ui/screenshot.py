@@ -12,7 +12,9 @@ from typing import Any
 
 VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare", "ledger",
          "objects")
-MONO_FAMILY = "DejaVu Sans Mono"
+MONO_FAMILY = "DejaVu Sans Mono"  # used when fontconfig cannot be asked
+PREFERRED_MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono",
+                  "Menlo", "Consolas", "Courier New")
 PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
 
 
@@ -67,14 +69,56 @@ async def render_svg(
         await app.workers.wait_for_complete()
         await pilot.pause()
         svg = app.export_screenshot(title=f"traceview · {view}")
+        failure = _failure(app, view, turn)
+    if failure:  # a picture of a failure is not the picture that was asked for
+        raise ScreenshotRefused(failure)
     return svg, warning
+
+
+class ScreenshotRefused(Exception):
+    """The view asked for cannot be shown truthfully (load failed, no such turn, no diff)."""
+
+
+def _failure(app: Any, view: str, turn: int | None) -> str | None:
+    error = getattr(app.state, "error", None)
+    if error:
+        return f"the capture could not be loaded: {error}"
+    if turn is not None and turn not in app.state.by_index:
+        return f"turn {turn} is not in the capture ({len(app.state.by_index)} turns)"
+    if view == "diff":
+        outcome = getattr(app.screen, "outcome", None)
+        if outcome is None or outcome.result is None:
+            reason = getattr(outcome, "error", None) or "no diff could be made"
+            return f"no diff to show: {reason}"
+    return None
+
+
+def local_mono() -> str:
+    """A monospace family installed here (fontconfig's list), so columns stay aligned
+    when the SVG's web font (Fira Code) is not available to the rasteriser."""
+    import shutil
+    import subprocess
+
+    if shutil.which("fc-list") is None:
+        return MONO_FAMILY
+    try:
+        listed = subprocess.run(["fc-list", ":spacing=mono", "family"], capture_output=True,
+                                text=True, timeout=5, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return MONO_FAMILY
+    families = {f.strip() for line in listed.splitlines() for f in line.split(",") if f.strip()}
+    for family in PREFERRED_MONO:
+        if family in families:
+            return family
+    return sorted(families)[0] if families else MONO_FAMILY
 
 
 def svg_to_png(svg: str, output: Path) -> None:
     """Convert with cairosvg, swapping the web font for an installed monospace family."""
     import cairosvg  # optional extra: traceview[png]
 
-    svg = svg.replace('"Fira Code"', f'"{MONO_FAMILY}"').replace("Fira Code", MONO_FAMILY)
+    mono = local_mono()
+    svg = svg.replace('"Fira Code"', f'"{mono}"').replace("Fira Code", mono)
     cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(output))
 
 
@@ -101,20 +145,31 @@ def run(ns: argparse.Namespace) -> int:
     if items is not None and not os.path.exists(items):
         print(f"traceview screenshot: no such file or directory: {items}", file=sys.stderr)
         return 2
-    if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
-        from traceview.ui.compare_app import render_compare_svg
+    from traceview.capture.sources import SourceError
 
-        svg, warning = asyncio.run(render_compare_svg(list(ns.capture), size))
-    else:
-        svg, warning = asyncio.run(
-            render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
-        )
+    try:
+        if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
+            from traceview.ui.compare_app import render_compare_svg
+
+            svg, warning = asyncio.run(render_compare_svg(list(ns.capture), size))
+        else:
+            svg, warning = asyncio.run(
+                render_svg(list(ns.capture), ns.view, ns.turn, size, items=items)
+            )
+    except (ScreenshotRefused, SourceError) as exc:
+        print(f"traceview screenshot: {exc}; nothing written", file=sys.stderr)
+        return 2
     if warning:
         print(f"traceview screenshot: {warning}", file=sys.stderr)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if png:
-        svg_to_png(svg, output)
-    else:
-        output.write_text(svg, encoding="utf-8")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        if png:
+            svg_to_png(svg, output)
+        else:
+            output.write_text(svg, encoding="utf-8")
+    except OSError as exc:
+        print(f"traceview screenshot: cannot write {output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     print(f"wrote {output}")
     return 0

@@ -6,6 +6,7 @@ turn has index N). Every number shown still comes from the core's reports.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,17 +27,30 @@ class LoadState:
     error: str | None = None
     analysis: Any | None = None
     conversations: dict[str, Any] = field(default_factory=dict)
+    #: Turn index → its number within its conversation (the position in the report's
+    #: ``conversations[].turns``); 4 bytes a turn, not a dict entry.
+    positions: array = field(default_factory=lambda: array("l"))
 
     def add_turns(self, turns: Iterable[Any]) -> set[str]:
         """File new turns under their conversation; return the keys that grew."""
         touched: set[str] = set()
+        positions = self.positions
         for turn in turns:
             key = conversation_key(turn)
             self.turns.append(turn)
             self.by_index[turn.index] = turn
-            self.by_key.setdefault(key, []).append(turn)
+            group = self.by_key.setdefault(key, [])
+            group.append(turn)
             touched.add(key)
+            if turn.index >= len(positions):
+                positions.extend([0] * (turn.index + 1 - len(positions)))
+            positions[turn.index] = len(group)
         return touched
+
+    def position(self, turn: Any) -> int | None:
+        """The turn's number within its conversation (1 = its first turn)."""
+        i = turn.index
+        return self.positions[i] if 0 <= i < len(self.positions) and self.positions[i] else None
 
     def finish(self, analysis: Any | None, error: str | None) -> None:
         self.done = True
@@ -67,8 +81,21 @@ def conversation_key(turn: Any) -> str:
     return str(key) if key is not None else f"file:{getattr(turn, 'source', '?')}"
 
 
+def _hosted_matches(turn: Any, needle: str) -> bool:
+    """A hosted call's tool name (``file_search``), evidence word or symbol (``✗``)."""
+    from traceview.ui.format import EVIDENCE_SYMBOLS
+
+    for call in getattr(turn, "hosted_calls", None) or ():
+        kind = str(call.get("type") or "").lower()
+        evidence = str(call.get("evidence") or "")
+        if needle in kind or needle == evidence or needle == EVIDENCE_SYMBOLS.get(evidence):
+            return True
+    return False
+
+
 def matches(turn: Any, query: str) -> bool:
-    """Filter rule for ``/``: text in the user message, or a marker name or symbol."""
+    """Filter rule for ``/``: text in the user message, a marker name or symbol, or a hosted
+    call's tool name or evidence (``file_search``, ``missing``, ``✗``)."""
     from traceview.ui.format import marker_symbol
 
     needle = query.strip().lower()
@@ -77,6 +104,6 @@ def matches(turn: Any, query: str) -> bool:
     if needle.startswith("marker:"):
         needle = needle[7:].strip()
         return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())
-    if needle in (turn.user_text or "").lower():
+    if needle in (turn.user_text or "").lower() or _hosted_matches(turn, needle):
         return True
     return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())

@@ -28,20 +28,29 @@ def _unexplained(turn: Any) -> Text:
     return text
 
 
+def _hosted(turn: Any, width: int) -> Text:
+    """The hosted cell for ``width`` cells: the tool name gives way, the symbol never."""
+    return safe(fmt.hosted_cell(turn.hosted_calls, getattr(turn, "unknown_items", None),
+                                width)).copy()
+
+
+# Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
+# leave the screen first at 80 columns (reachable with →).
 TURN_COLUMNS: list[Column] = [
-    Column("#", 5, lambda t: fmt.num(t.index)),
-    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=12),
-    Column("sent", 9, lambda t: fmt.size(t.request_bytes)),
-    Column("billed in", 10, lambda t: fmt.num(t.input_tokens)),
-    Column("unexpl.≈", 10, _unexplained),
-    Column("cached", 8, lambda t: fmt.num(t.cached_tokens)),
-    Column("out", 7, lambda t: fmt.num(t.output_tokens)),
-    Column("reason", 7, lambda t: fmt.num(t.reasoning_tokens)),
+    Column("#", 4, lambda t: fmt.num(t.index)),
+    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=10,
+           priority=1),
+    Column("sent", 8, lambda t: fmt.size(t.request_bytes)),
+    Column("billed in", 9, lambda t: fmt.num(t.input_tokens)),
+    Column("unexpl.≈", 9, _unexplained),
+    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
+    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
+    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
     Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
                                                     getattr(t, "unknown_items", None)),
-           align="left"),
-    Column("ms", 7, lambda t: fmt.latency_cell(t)),
-    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left"),
+           align="left", shrink=12, fit=_hosted),
+    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5),
+    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
 ]
 
 
@@ -66,21 +75,34 @@ class RowHeader(Widget):
         super().__init__(id=id)
         self.table = table
 
+    def on_mount(self) -> None:
+        self.table.header = self
+
     def render(self) -> Text:
-        width = self.table.size.width or self.size.width
-        return self.table.header_text(width)
+        """The titles, scrolled with the table; arrows say that columns lie beyond."""
+        table = self.table
+        width = table.size.width or self.size.width
+        full = table.header_text(width)
+        x = int(table.scroll_offset.x)
+        pin = min(table.pinned_width(width), width)
+        text = full[:pin] + full[pin + x : pin + x + width - pin] if x else full[:width]
+        if x:
+            text = text[: max(0, pin - 1)] + Text("←", style="bold") + text[pin:]
+        if table.hidden_right():
+            text = text[: max(0, width - 1)] + Text("→", style="bold")
+        return text
 
 
-def _spark(
+def _bars(
     values: Sequence[int | None],
     top: float,
     cursor: int | None,
     *,
-    log: bool = True,
+    log: bool = False,
     cell: int = 1,
     mark: str = "bold",
 ) -> Text:
-    """Blocks scaled against ``top`` (log scale when ``log``); unknown values are blank."""
+    """One block per turn scaled against ``top`` (linear unless ``log``); unknown is blank."""
     text = Text()
     for i, value in enumerate(values):
         if value is None or value <= 0 or top <= 0:
@@ -90,72 +112,108 @@ def _spark(
                 share = math.log10(value + 1) / math.log10(top + 1)
             else:
                 share = value / top
-            ch = BLOCKS[min(len(BLOCKS) - 1, max(0, round(share * (len(BLOCKS) - 1))))]
+            ch = BLOCKS[min(len(BLOCKS) - 1, max(0, math.ceil(share * len(BLOCKS)) - 1))]
         text.append(ch * cell, style=mark if i == cursor else "dim")
     return text
 
 
-class TurnChart(Widget):
-    """Bytes sent vs billed input per turn (one log scale), and cumulative billed input.
+def marker_glyph(turn: Any) -> str:
+    """The symbol of a turn's first warning marker (deposit ⊕, compaction …), else blank."""
+    for marker in turn.markers or ():
+        if marker not in INFORMATIONAL:
+            return fmt.marker_symbol(marker)[:1]
+    return " "
 
-    Shows the window of turns around the cursor that fits the width, one column per
-    turn, so the shape of the bill is visible at a glance and in SVG screenshots.
+
+class TurnChart(Widget):
+    """Billed input against bytes sent per turn, the cumulative bill, and marker glyphs.
+
+    Linear scales by default (``L`` switches to log), so a deposit is a jump in the
+    billed row with no jump in the bytes row, and a compaction is a fall. One column
+    (up to sixteen, when they fit) per turn; the window follows the cursor and widens
+    with the terminal. The selected turn is highlighted in every row and labelled by
+    its number under the glyph row. A short screen drops the cumulative row.
     """
 
-    DEFAULT_CSS = "TurnChart { height: 4; }"
-    LABEL = 24
+    DEFAULT_CSS = "TurnChart { height: 5; }"
+    LABEL = 12
+    VALUE = 16
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: Sequence[Any] = ()
         self.cursor = 0
+        self.empty = "no turns yet"
+        self.log_scale = False
+        self.number: Any = lambda turn: turn.index  # what `#` shows for a turn
 
-    def show(self, rows: Sequence[Any], cursor: int) -> None:
-        self.rows, self.cursor = rows, cursor
+    def show(self, rows: Sequence[Any], cursor: int, empty: str = "no turns yet") -> None:
+        self.rows, self.cursor, self.empty = rows, cursor, empty
         self.refresh()
 
-    def render(self) -> Text:
-        room = max(1, self.size.width - self.LABEL - 28)
-        if not self.rows:
-            return Text("no turns yet", style="dim")
-        cell = max(1, min(4, room // len(self.rows)))
-        span = room // cell
+    def toggle_log(self) -> None:
+        self.log_scale = not self.log_scale
+        self.refresh()
+
+    def window(self) -> tuple[int, int, int]:
+        """(first turn shown, turns shown, cells per turn) for the current width."""
+        room = max(1, self.size.width - self.LABEL - self.VALUE - 2)
+        cell = max(1, min(16, room // max(1, len(self.rows))))
+        span = max(1, room // cell)
         start = max(0, min(self.cursor - span // 2, len(self.rows) - span))
+        return start, span, cell
+
+    def render(self) -> Text:
+        if not self.rows:
+            return safe(self.empty, style="dim")
+        start, span, cell = self.window()
         window = self.rows[start : start + span]
         cursor = self.cursor - start
+        current = self.rows[self.cursor] if self.cursor < len(self.rows) else None
+        accent = self.app.get_css_variables().get("accent")
+        mark = f"bold {accent}" if accent else "bold reverse"
         sent = [t.request_bytes for t in window]
         billed = [t.input_tokens for t in window]
         cumulative = [t.cumulative_input_tokens for t in window]
-        top = max([v for v in (*sent, *billed) if v] or [1])
-        top_cum = max([v for v in cumulative if v] or [1])
-        current = self.rows[self.cursor] if self.cursor < len(self.rows) else None
-        accent = self.app.get_css_variables().get("accent")
-        mark = f"bold {accent}" if accent else "bold"
-        lines = [
-            (
-                "bytes sent (log)",
-                _spark(sent, top, cursor, cell=cell, mark=mark),
-                fmt.size(current.request_bytes) if current else "",
-            ),
-            (
-                "billed input (log)",
-                _spark(billed, top, cursor, cell=cell, mark=mark),
-                f"{fmt.num(current.input_tokens)} tokens" if current else "",
-            ),
-            (
-                "cumulative billed",
-                _spark(cumulative, top_cum, cursor, log=False, cell=cell, mark=mark),
-                f"{fmt.num(current.cumulative_input_tokens)} so far" if current else "",
-            ),
+        log = self.log_scale
+        scale = "log" if log else "linear"
+
+        def top(values: list[int | None]) -> int:
+            return max([v for v in values if v] or [1])
+
+        lines: list[tuple[str, Text, Text]] = [
+            ("billed in", _bars(billed, top(billed), cursor, log=log, cell=cell, mark=mark),
+             safe(f"{fmt.num(current.input_tokens)} tok" if current else "")),
+            ("bytes sent", _bars(sent, top(sent), cursor, log=log, cell=cell, mark=mark),
+             safe(fmt.size(current.request_bytes) if current else "")),
         ]
-        out = Text()
-        for n, (label, spark, value) in enumerate(lines):
-            out.append(label.ljust(self.LABEL - 4), style="dim")
-            # The first row names the turn the bars start at (the chart scrolls with the cursor).
-            out.append(f"{'#' + str(start + 1):>3} " if n == 0 else "    ", style="dim")
-            out.append_text(spark)
+        if self.size.height >= 5:
+            lines.append(
+                ("cumulative", _bars(cumulative, top(cumulative), cursor, cell=cell, mark=mark),
+                 safe(f"{fmt.num(current.cumulative_input_tokens)} total" if current else "")))
+        glyphs = Text()
+        for i, turn in enumerate(window):
+            glyph = marker_glyph(turn)
+            glyphs.append(glyph.ljust(cell), style=mark if i == cursor else "bold")
+        lines.append(("markers", glyphs, Text()))
+        out = Text(no_wrap=True, overflow="crop")
+        for n, (label, bars, value) in enumerate(lines):
+            out.append(label.ljust(self.LABEL)[: self.LABEL], style="dim")
+            out.append_text(bars)
             out.append("  ")
-            out.append_text(safe(value, style="bold"))
+            out.append_text(value.copy().stylize("bold") or value)
             if n < len(lines) - 1:
                 out.append("\n")
+        if current is not None:
+            # The selected turn's number under its column (turn numbers, not positions).
+            label = f"▲ turn {self.number(current)}"
+            at = self.LABEL + cursor * cell
+            pad = max(0, min(at, self.size.width - len(label) - 1))
+            out.append("\n" + " " * pad)
+            out.append(label, style=mark)
+            note = f"   {scale} scale (L: {'linear' if self.log_scale else 'log'})"
+            if start > 0 or start + span < len(self.rows):
+                first, last = self.number(window[0]), self.number(window[-1])
+                note += f" · turns {first}–{last} of {len(self.rows):,}"
+            out.append(note, style="dim")
         return out

@@ -1,0 +1,102 @@
+"""Facts on every core (issue #11): chunks, workers that cannot start, stable signatures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from traceview.analysis.session import analyze
+from traceview.capture import parallel
+from traceview.capture.facts import signature
+from traceview.report.json_out import render_json
+
+ROOT = Path(__file__).parent.parent.parent
+SAMPLE = str(ROOT / "sample_traces" / "service_day.jsonl")
+
+
+def test_chunks_cover_the_file_and_end_at_line_ends(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 50 + b'{"cut": ')  # last line without a newline
+    size = path.stat().st_size
+    ranges = parallel.split(str(path), size, 20)
+    assert ranges[0][0] == 0 and ranges[-1][1] == size
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    data = path.read_bytes()
+    assert all(data[end - 1:end] == b"\n" for _, end in ranges[:-1])
+    lines = [x for s, e in ranges for x in parallel.extract(str(path), s, e)]
+    assert len(lines) == 51 and lines[-1][1] is False  # the cut line arrives as cut
+    assert lines[-1][2][:2] == ("problem", "truncated_line")
+
+
+def _report(monkeypatch: pytest.MonkeyPatch, workers: str) -> bytes:
+    monkeypatch.setenv("TRACEVIEW_WORKERS", workers)
+    monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+    monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "3000")
+    return render_json(analyze(SAMPLE))
+
+
+def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where worker processes cannot start, every chunk is read in-process: same report."""
+    want = _report(monkeypatch, "1")
+
+    class NoPool:
+        def __init__(self, *_: object, **__: object) -> None:
+            raise OSError("no processes here")
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    assert _report(monkeypatch, "2") == want
+
+
+def test_a_pool_that_breaks_mid_load_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    want = _report(monkeypatch, "1")
+    real = parallel.ProcessPoolExecutor
+    calls = {"n": 0}
+
+    class Breaking(real):  # type: ignore[misc, valid-type]
+        def submit(self, *a: object, **k: object):  # type: ignore[no-untyped-def, override]
+            calls["n"] += 1
+            if calls["n"] > 3:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            return super().submit(*a, **k)
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Breaking)
+    assert _report(monkeypatch, "2") == want
+    assert calls["n"] > 3
+
+
+def test_signatures_agree_across_processes() -> None:
+    """hash() of a str differs per process; a signature made in a worker must match."""
+    code = "from traceview.capture.facts import signature; print(signature('water damage'))"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={"PYTHONHASHSEED": "random"}).stdout.strip()
+    assert int(other) == signature("water damage")
+
+
+def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview.capture import capture
+
+    sample = (ROOT / "sample_traces" / "service_day.jsonl").read_bytes().splitlines(True)
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(sample[:6]) + b'{"x": "' + b"a" * 5000
+                     + b'"}\n' + b"".join(sample[6:]))
+    monkeypatch.setattr(capture, "MAX_LINE_BYTES", 4096)
+
+    def report(workers: str) -> bytes:
+        monkeypatch.setenv("TRACEVIEW_WORKERS", workers)
+        monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+        monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "2000")
+        return render_json(analyze(str(path)))
+
+    want = report("1")
+    assert b"line_too_long" in want
+
+    class NoPool:  # every chunk read in this process, where the patched limit applies
+        def __init__(self, *_: object, **__: object) -> None:
+            raise OSError("no processes here")
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    assert report("2") == want

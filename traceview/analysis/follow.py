@@ -1,0 +1,148 @@
+"""Following a capture that is still being written (``traceview --follow``).
+
+A FollowSession is a Session that never closes the capture: the first pass reads every
+complete line, then ``poll()`` reads only the bytes appended since, feeds the complete
+lines to the same builder and analyzer, and returns the new turns. Nothing is re-read
+and nothing is analysed twice; each conversation's running state carries on.
+
+A last line without its newline is the writer mid-record: it is held back until the
+newline arrives instead of being reported as a truncated line. A request whose
+response has not arrived yet stays pending in the builder, as it would mid-file.
+
+``poll()`` is cheap when nothing changed (one ``os.stat``), so a caller can run it a
+few times a second without costing CPU while the capture is idle.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from traceview.analysis.session import Batch, Session, _attach_exchanges
+from traceview.capture.capture import Progress
+from traceview.capture.sources import SourceError
+
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class FileId:
+    """Which file is at the path: a replaced file (new inode) or a shrunk one is not the
+    file that was followed, and needs a reload rather than a tail."""
+
+    device: int
+    inode: int
+
+
+class FollowSession(Session):
+    """A Session over one growing file; ``poll()`` analyses what was appended."""
+
+    def __init__(self, paths: list[str] | str, options=None, **kwargs) -> None:  # noqa: ANN001
+        super().__init__(paths, options, **kwargs)
+        self.offset = 0  # bytes fed so far: always the end of a complete line
+        self.line_no = 0
+        self.file_id: FileId | None = None
+        self._tail = b""
+        self.replaced = False
+
+    @property
+    def path(self) -> str:
+        files = self.capture._files
+        return files[0].path if files else self.loader.paths[0]
+
+    def run(self) -> Iterator[Batch]:
+        self.loader.open_all()
+        files = self.capture._files
+        if len(files) != 1 or files[0].spooled:
+            raise SourceError("--follow needs exactly one plain capture file (not a directory, "
+                              ".gz or stdin)")
+        self.file_id = self._identify()
+        fresh = []
+        last = time.monotonic()
+        wait = self.first_interval
+        for chunk_turns in self._read_new():
+            fresh.extend(chunk_turns)
+            now = time.monotonic()
+            if now - last >= wait:
+                yield self._batch(fresh, done=False)
+                fresh, last, wait = [], now, self.interval
+        self._publish()
+        yield self._batch(fresh, done=True)
+
+    def poll(self) -> Batch | None:
+        """The turns and problems that arrived since the last call; None if nothing did.
+
+        Sets ``replaced`` (and reads nothing) when the path now holds another file or a
+        shorter one: the caller offers a reload.
+        """
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        read = self.offset + len(self._tail)
+        if self.file_id is not None and (
+            FileId(st.st_dev, st.st_ino) != self.file_id or st.st_size < read
+        ):
+            self.replaced = True
+            return None
+        if st.st_size == read:
+            return None
+        fresh = [t for turns in self._read_new() for t in turns]
+        problems = bool(self.loader.builder.new_problems)
+        if not fresh and not problems:
+            return None
+        self._publish()
+        return self._batch(fresh, done=True)
+
+    # -- internals ----------------------------------------------------------------------
+    def _identify(self) -> FileId | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return FileId(st.st_dev, st.st_ino)
+
+    def _read_new(self) -> Iterator[list]:
+        """Feed the complete lines appended since ``offset``; yield new TurnReports per chunk."""
+        b = self.loader.builder
+        names = self.capture.sources
+        feed = b.feed
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset + len(self._tail))
+            while chunk := handle.read(CHUNK):
+                data = self._tail + chunk
+                end = data.rfind(b"\n") + 1
+                self._tail = data[end:]
+                start = 0
+                while start < end:
+                    stop = data.index(b"\n", start) + 1
+                    self.line_no += 1
+                    feed(0, self.line_no, self.offset, data[start:stop], True)
+                    self.offset += stop - start
+                    start = stop
+                fresh = []
+                while b.finished:
+                    turn = b.finished.popleft()
+                    fresh.append(self.analyzer.add(turn, names[turn.source]))
+                self.loader.lines = self.line_no
+                self.loader.bytes_read = self.offset
+                yield fresh
+
+    def _publish(self) -> None:
+        """Bring the Analysis up to date (cheap: the analyzer kept its sums)."""
+        a = self.analysis
+        reports = self.analyzer.reports
+        if any(reports[i].index > reports[i + 1].index for i in range(len(reports) - 1)):
+            reports.sort(key=lambda t: t.index)
+        a.turns = reports
+        a.conversations = self.analyzer.conversations()
+        for conv in a.conversations:
+            conv.exchanges.clear()
+        _attach_exchanges(a)
+        a.totals = self.analyzer.totals.to_dict()
+        a.complete = True
+
+    def progress(self) -> Progress:
+        return Progress(self.offset, self.offset + len(self._tail), self.line_no, True)

@@ -1,0 +1,216 @@
+"""Facts on every core: the lines of a large capture reduced in worker processes.
+
+What a line says (`reader.line_facts`) depends on that line alone, so a large file is cut
+into chunks at line boundaries, and the files of a directory are taken whole, and worker
+processes reduce each chunk to a list of (length, ended, facts). The main process only
+pairs and analyses, consuming the chunks in file order: line numbers, offsets, problems
+and turn order are exactly those of a single-process read (a test compares the reports
+byte for byte). `extract` is also what a cluster job would map over files.
+
+Small captures stay in one process: starting workers costs more than they save.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from traceview.capture.reader import Pre, line_facts
+
+# 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
+# inspector's event loop waits out while it loads.
+CHUNK_BYTES = 1 << 20
+# Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
+MIN_PARALLEL_BYTES = 48 << 20
+
+Chunk = list[tuple[int, bool, Pre]]
+Task = tuple[int, str, int, int]  # source index, path, start, end
+
+
+def workers() -> int:
+    """Worker processes to use: $TRACEVIEW_WORKERS, else one per core (1: no workers)."""
+    env = os.environ.get("TRACEVIEW_WORKERS", "").strip()
+    try:
+        n = int(env) if env else (os.cpu_count() or 1)
+    except ValueError:
+        n = 1
+    return max(1, n)
+
+
+def min_parallel_bytes() -> int:
+    env = os.environ.get("TRACEVIEW_PARALLEL_MIN_BYTES", "").strip()
+    return int(env) if env.isdigit() else MIN_PARALLEL_BYTES
+
+
+def chunk_bytes() -> int:
+    env = os.environ.get("TRACEVIEW_CHUNK_BYTES", "").strip()
+    return max(1, int(env)) if env.isdigit() else CHUNK_BYTES
+
+
+def extract(path: str, start: int, end: int) -> Chunk:
+    """Every line in bytes [start, end) of `path` (which begin and end at line
+    boundaries) as (length with newline, ended by a newline, what it says), read as the
+    one-process loop reads them: a line past MAX_LINE_BYTES is a problem and skipped in
+    bounded pieces, and a BOM before line 1 is an entry of its own (negative length)."""
+    from traceview.capture.capture import _BOM, MAX_LINE_BYTES
+
+    out: Chunk = []
+    append = out.append
+    with open(path, "rb") as f:
+        f.seek(start)
+        readline = f.readline
+        pos = start
+        while pos < end and (raw := readline(MAX_LINE_BYTES)):
+            if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                read = len(raw)
+                while True:
+                    piece = readline(1 << 20)
+                    read += len(piece)
+                    if not piece or piece[-1:] == b"\n":
+                        break
+                append((read, True, ("problem", "line_too_long",
+                                     f"line is {read:,} bytes, over the "
+                                     f"{MAX_LINE_BYTES >> 20} MiB a record may have; "
+                                     "line skipped")))
+                pos += read
+                continue
+            pos += len(raw)
+            if pos == start + len(raw) and start == 0 and raw.startswith(_BOM):
+                append((-3, False, None))  # a BOM is not JSON
+                raw = raw[3:]
+            ended = raw[-1:] == b"\n"
+            append((len(raw), ended, line_facts(raw, ended)))
+    return out
+
+
+def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
+    """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
+    last at the end of the file). Line ends are found in bounded reads."""
+    ranges: list[tuple[int, int]] = []
+    start = 0
+    with open(path, "rb") as f:
+        while start < size:
+            f.seek(min(start + chunk, size))
+            end = f.tell()
+            while end < size:
+                piece = f.readline(1 << 20)
+                end = f.tell()
+                if not piece or piece[-1:] == b"\n":
+                    break
+            ranges.append((start, end))
+            start = end
+    return ranges
+
+
+class Extractor:
+    """Runs `extract` over tasks, results handed back in task order with a bounded number
+    in flight (memory stays a few chunks, not the whole file).
+
+    The first task runs here, so the first rows show while the workers start. A task the
+    pool cannot run (it could not start, or broke) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers."""
+
+    def __init__(self, n_workers: int) -> None:
+        self.n_workers = n_workers
+        self.ahead = 2 * n_workers
+        self.pool: ProcessPoolExecutor | None = None
+
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+        first = next(tasks, None)
+        if first is None:
+            return
+        yield first, _here(first)
+        self._start()
+        queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
+        while True:
+            while len(queue) < self.ahead:
+                task = next(tasks, None)
+                if task is None:
+                    break
+                queue.append((task, self._submit(task)))
+            if not queue:
+                return
+            task, fut = queue.popleft()
+            yield task, self._result(task, fut)
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        # forkserver, not fork: the inspector loads from a thread, and forking a threaded
+        # process can copy a held lock into the child.
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
+            else "spawn"
+        try:
+            ctx = multiprocessing.get_context(method)
+            if method == "forkserver":  # workers fork with the reader already imported
+                ctx.set_forkserver_preload(["traceview.capture.reader"])
+            _start_helpers(method)
+            self.pool = ProcessPoolExecutor(self.n_workers, mp_context=ctx)
+        except Exception:  # noqa: BLE001 - no workers here: every chunk is read in-process
+            self.pool = None
+
+    def _submit(self, task: Task) -> Future[Chunk] | None:
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(extract, task[1], task[2], task[3])
+        except Exception:  # noqa: BLE001 - a broken pool: the rest is read in-process
+            self._give_up()
+            return None
+
+    def _result(self, task: Task, fut: Future[Chunk] | None) -> Chunk | OSError:
+        if fut is None:
+            return _here(task)
+        try:
+            return fut.result()
+        except OSError as exc:  # the file itself: the same error a single process meets
+            return exc
+        except Exception:  # noqa: BLE001 - the worker, not the file: read it here
+            self._give_up()
+            return _here(task)
+
+    def _give_up(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _here(task: Task) -> Chunk | OSError:
+    try:
+        return extract(task[1], task[2], task[3])
+    except OSError as exc:
+        return exc
+
+
+def _start_helpers(method: str) -> None:
+    """Start multiprocessing's helper processes with a real stderr to inherit. Under the
+    inspector sys.stderr is Textual's capture, whose fileno() is -1: the resource tracker
+    would fail to start with it ("bad value(s) in fds_to_keep"). The helpers get
+    /dev/null instead, so nothing they print lands on the screen."""
+    import sys
+    from multiprocessing import forkserver, resource_tracker
+
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        usable = False
+    saved = sys.stderr
+    devnull = None if usable else open(os.devnull, "w")  # noqa: SIM115 - closed below
+    try:
+        if devnull is not None:
+            sys.stderr = devnull
+        resource_tracker.ensure_running()
+        if method == "forkserver":
+            forkserver.ensure_running()
+    finally:
+        if devnull is not None:
+            sys.stderr = saved
+            devnull.close()
