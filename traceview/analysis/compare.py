@@ -70,6 +70,7 @@ class Arm:
     source_conversations: int | None = None
     fidelity: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    problems: int = 0  # problems met reading the arm's capture (a damaged or hostile file)
 
 
 def _f(x: Fraction) -> float:
@@ -207,8 +208,12 @@ def _tokens(arm: Arm, pricing: Pricing, conversations: int) -> dict[str, Any]:
         if prices is None or not prices.get("input"):
             equiv = None
             break
-        ratio = Fraction(str(prices.get("cached_input", prices["input"]))) / Fraction(
-            str(prices["input"]))
+        try:  # a price that is not a number is unknown here, as in turn_components
+            ratio = Fraction(str(prices.get("cached_input", prices["input"]))) / Fraction(
+                str(prices["input"]))
+        except (ValueError, TypeError, ZeroDivisionError):
+            equiv = None
+            break
         equiv += (t.input_tokens or 0) - (t.cached_tokens or 0) + (t.cached_tokens or 0) * ratio
     per = (lambda v: round(v / conversations, 1)) if conversations else (lambda v: None)
     return {
@@ -260,6 +265,7 @@ def compare(a: Arm, b: Arm, pricing: Pricing | None = None, *, seed: int = 0,
                      "unpriced_turns": unpriced},
             "fidelity": arm.fidelity or {"status": "not measured"},
             "notes": list(arm.notes),
+            "problems": arm.problems,
         }
     keys = list(TOKEN_PARTS) + sorted({k for c in costs.values() for k in c} - set(TOKEN_PARTS))
     deltas = [costs[b.name].get(k, Fraction(0)) - costs[a.name].get(k, Fraction(0))

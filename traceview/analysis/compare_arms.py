@@ -29,6 +29,35 @@ class ArmsError(Exception):
     """Arms that cannot be read; the message names the path and the fault."""
 
 
+# A results folder is a file like any other: its manifest and ledger are checked field by
+# field where they are read, so a value of the wrong type is dropped (unknown), never a
+# crash deep in the statistics (hostile input, issue #9).
+_TS_MAX = 253402300799.0  # 9999-12-31: the last second a calendar can print
+
+
+def _number(v: Any, lo: float = 0.0, hi: float = 1e15) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if lo <= v <= hi else None
+
+
+def _count(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 31 else None
+
+
+def _ledger_line(line: dict[str, Any]) -> dict[str, Any] | None:
+    rid = line.get("response_id")
+    if not isinstance(rid, str) or not rid:
+        return None
+    conv, run = line.get("conversation"), line.get("run")
+    return {"response_id": rid,
+            "conversation": conv if isinstance(conv, str) else None,
+            "run": run if isinstance(run, int) and not isinstance(run, bool) else None,
+            "latency_ms": _number(line.get("latency_ms")),
+            "ts": _number(line.get("ts"), 0.0, _TS_MAX),
+            "state_ms": _number(line.get("state_ms"))}
+
+
 def is_results_folder(path: str) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, "manifest.json"))
 
@@ -91,7 +120,13 @@ def arm_from_capture(name: str, paths: list[str], options: Options | None = None
         turns.append(ArmTurn(conv, latency, t.input_tokens, t.cached_tokens, t.output_tokens,
                              _hosted(t), t.model, ts, state, t.status))
     analysis.capture.close()
-    return Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis))
+    arm = Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis),
+              problems=len(analysis.problems))
+    if analysis.problems:  # said at the top, never a silent arm of fewer turns
+        first = analysis.problems[0]
+        arm.notes.append(f"{len(analysis.problems)} problem(s) reading the capture; first: "
+                         f"{first.source} line {first.line}: {first.message}")
+    return arm
 
 
 def arm_fidelity(analysis: Any) -> dict[str, Any] | None:
@@ -127,20 +162,22 @@ def _from_folder(folder: Path, options: Options | None) -> tuple[Arm, Arm, dict[
         raise ArmsError(f"{folder / 'manifest.json'}: cannot read ({exc})") from None
     if not isinstance(manifest, dict):
         raise ArmsError(f"{folder / 'manifest.json'}: not a manifest")
-    ledger = {line["response_id"]: line for line in _read_jsonl(folder / "ledger.jsonl")
-              if line.get("response_id")}
+    ledger = {line["response_id"]: line for line in map(_ledger_line,
+                                                         _read_jsonl(folder / "ledger.jsonl"))
+              if line is not None}
     arms = []
     for name in ("A", "B"):
         path = folder / f"{name}.jsonl"
         if not path.exists():
             raise ArmsError(f"{path}: missing from the results folder")
         arm = arm_from_capture(name, [str(path)], options, ledger)
-        arm.runs = manifest.get("runs")
-        arm.source_conversations = len(manifest.get("sample") or []) or None
+        arm.runs = _count(manifest.get("runs"))
+        sample, completed, order = (manifest.get(k) for k in ("sample", "completed", "order"))
+        arm.source_conversations = len(sample) if isinstance(sample, list) and sample else None
         if manifest.get("status") != "complete":
             arm.notes.append(f"the run is {manifest.get('status')}: "
-                             f"{len(manifest.get('completed') or [])} of "
-                             f"{len(manifest.get('order') or [])} units done")
+                             f"{len(completed) if isinstance(completed, list) else 0} of "
+                             f"{len(order) if isinstance(order, list) else 0} units done")
         arms.append(arm)
     latency = "simulated" if manifest.get("latency") == "simulated" else "measured"
     return arms[0], arms[1], {"latency": latency, "status": manifest.get("status"),

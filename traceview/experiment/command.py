@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+from traceview.capture.redact import redact_text
+from traceview.capture.sources import SourceError
 from traceview.experiment import manifest as mf
 from traceview.experiment.plan import estimate_usd, model_problem, run_order, stratified_sample
 from traceview.experiment.retriever import Retriever
@@ -49,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _err(msg: str) -> int:
-    print(f"traceview ab: {visible(msg)}", file=sys.stderr)
+    print(f"traceview ab: {visible(redact_text(msg))}", file=sys.stderr)
     return 2
 
 
@@ -83,7 +85,7 @@ def plan_manifest(ns: argparse.Namespace, out: TextIO) -> dict[str, Any] | int:
     try:
         docs = _docs(ns.docs)
         conversations, skipped = extract(list(ns.source))
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, SourceError) as exc:
         return _err(str(exc))
     if not conversations:
         return _err(f"{', '.join(ns.source)}: no conversation with a user message to replay")
@@ -98,7 +100,7 @@ def plan_manifest(ns: argparse.Namespace, out: TextIO) -> dict[str, Any] | int:
           f"(turns→count, source {dict(sorted(dist_src.items()))}, "
           f"sample {dict(sorted(dist.items()))}), {ns.runs} runs per arm, "
           f"{len(order)} units ({sum(c.turns for c in sample) * ns.runs * 2} calls), "
-          f"model {visible(ns.model)}, seed {ns.seed}", file=out)
+          f"model {visible(redact_text(ns.model))}, seed {ns.seed}", file=out)
     if skipped:
         print(f"  skipped {len(skipped)} conversation(s) without a user message", file=out)
     est = "unknown (model not in the price table)" if estimate is None else f"${estimate:.4f}"
@@ -185,7 +187,7 @@ def run(ns: argparse.Namespace) -> int:
         except mf.ManifestError as exc:
             return _err(str(exc))
         if m.get("status") == "complete":
-            print(f"traceview ab: {folder} is already complete", file=sys.stderr)
+            print(f"traceview ab: {visible(folder)} is already complete", file=sys.stderr)
             return 0
         docs_dir = ns.docs
         if m["options"].get("docs") and not docs_dir:
@@ -200,7 +202,11 @@ def run(ns: argparse.Namespace) -> int:
             return planned
         m = planned
         docs_dir = ns.docs
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _err(f"-o {folder}: cannot create the results folder "
+                        f"({exc.strerror or exc})")
     try:
         docs = _docs(docs_dir)
     except ValueError as exc:
@@ -215,10 +221,11 @@ def run(ns: argparse.Namespace) -> int:
         for c in clients.values():
             c.close()
     done = len(m["completed"])
+    where = visible(folder)
     print(f"traceview ab: {m['status']} — {done} of {len(m['order'])} units done "
-          f"({len(m['failed'])} failed) in {folder}")
+          f"({len(m['failed'])} failed) in {where}")
     if m["status"] != "complete":
-        print(f"  continue with: traceview ab --resume -o {folder}")
+        print(f"  continue with: traceview ab --resume -o {where}")
         return 1
-    print(f"  read it with: traceview compare {folder}")
+    print(f"  read it with: traceview compare {where}")
     return 0

@@ -33,7 +33,7 @@ def now_iso(t: float | None = None) -> str:
 def write(folder: Path, manifest: dict[str, Any]) -> None:
     path = folder / NAME
     tmp = folder / (NAME + ".tmp")
-    text = redact_text(json.dumps(manifest, indent=1, ensure_ascii=False))
+    text = redact_text(json.dumps(manifest, indent=1, ensure_ascii=True))
     tmp.write_text(text + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
@@ -52,7 +52,68 @@ def read(folder: Path) -> dict[str, Any]:
         raise ManifestError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise ManifestError(f"{path}: not a traceview ab manifest (schema {SCHEMA})")
+    fault = shape_fault(data)
+    if fault:
+        raise ManifestError(f"{path}: {fault}; the run cannot be resumed from it")
     return data
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _unit_ok(tag: Any) -> bool:
+    """``ARM:CONVERSATION:RUN`` as the runner writes it."""
+    if not isinstance(tag, str) or tag.count(":") < 2:
+        return False
+    arm, rest = tag.split(":", 1)
+    return arm in ("A", "B") and rest.rsplit(":", 1)[1].isdigit()
+
+
+def shape_fault(m: dict[str, Any]) -> str | None:
+    """What is wrong with a manifest's shape (the first fault), or None.
+
+    ``--resume`` acts on the manifest: it truncates the outputs to ``offsets`` and replays
+    ``sample`` in ``order``. A manifest edited by hand or by another program is checked
+    field by field first, so a wrong type is a one-line refusal naming the field, never a
+    traceback halfway through a run, and no output is cut to a length it did not record.
+    """
+    if not isinstance(m.get("model"), str) or not m["model"]:
+        return "'model' is not a model name"
+    if not _is_int(m.get("runs")) or m["runs"] < 1:
+        return "'runs' is not a positive whole number"
+    if not isinstance(m.get("options"), dict):
+        return "'options' is not an object"
+    sample = m.get("sample")
+    if not isinstance(sample, list):
+        return "'sample' is not a list"
+    for i, c in enumerate(sample):
+        if not (isinstance(c, dict) and isinstance(c.get("key"), str)
+                and isinstance(c.get("user_messages"), list)
+                and all(isinstance(u, str) for u in c["user_messages"])
+                and all(c.get(k) is None or _is_int(c[k]) for k in
+                        ("input_tokens", "cached_tokens", "output_tokens"))
+                and all(c.get(k) is None or isinstance(c[k], str)
+                        for k in ("instructions", "model"))):
+            return f"'sample'[{i}] is not a conversation (key, user_messages, tokens)"
+    for key in ("order", "completed"):
+        seq = m.get(key)
+        if not isinstance(seq, list) or not all(_unit_ok(t) for t in seq):
+            return f"'{key}' is not a list of units (ARM:CONVERSATION:RUN)"
+    failed = m.get("failed")
+    if not isinstance(failed, list) or not all(
+            isinstance(f, dict) and _unit_ok(f.get("unit")) for f in failed):
+        return "'failed' is not a list of {unit, error}"
+    offsets = m.get("offsets")
+    if not isinstance(offsets, dict) or not all(
+            k in OUTPUTS and _is_int(v) and v >= 0 for k, v in offsets.items()):
+        return f"'offsets' is not a byte length per output file ({', '.join(OUTPUTS)})"
+    for key in ("notes", "sessions", "files"):
+        if not isinstance(m.get(key, []), list):
+            return f"'{key}' is not a list"
+    if m.get("vector_store") is not None and not isinstance(m["vector_store"], str):
+        return "'vector_store' is not an id"
+    return None
 
 
 def offsets(folder: Path) -> dict[str, int]:
@@ -88,9 +149,14 @@ def fold_journal(folder: Path, manifest: dict[str, Any]) -> None:
             continue
         if line["unit"] not in done:
             done.add(line["unit"])
+            if not _unit_ok(line["unit"]):
+                continue  # not a unit this runner wrote
             if line.get("error") is None:
                 manifest["completed"].append(line["unit"])
             else:
                 manifest["failed"].append({"unit": line["unit"], "error": line["error"]})
-        if isinstance(line.get("offsets"), dict):
-            manifest["offsets"] = line["offsets"]
+        offs = line.get("offsets")
+        if isinstance(offs, dict) and all(k in OUTPUTS and isinstance(v, int)
+                                          and not isinstance(v, bool) and v >= 0
+                                          for k, v in offs.items()):
+            manifest["offsets"] = offs

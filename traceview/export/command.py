@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from traceview.analysis.options import Options
+from traceview.capture.redact import redact_text
 from traceview.capture.sources import SourceError, expand_paths
 from traceview.export import MissingExtra
 from traceview.report.safe import visible
@@ -37,7 +38,7 @@ def engine_errors() -> tuple[type[BaseException], ...]:
 
 
 def _say(command: str, message: str) -> None:
-    print(f"traceview {command}: {visible(message)}", file=sys.stderr)
+    print(f"traceview {command}: {visible(redact_text(str(message)))}", file=sys.stderr)
 
 
 def add_export_arguments(p: argparse.ArgumentParser) -> None:

@@ -6,8 +6,8 @@ page), or from a snapshot saved earlier by ``traceview fetch`` (``--items``). Gi
 the score is taken twice — *then* from the snapshot and *now* live — and a live 404 for a
 response the snapshot still held counts as expired, with the snapshot's date.
 
-Exit status: 0 every conversation replays; 1 some do not (or are unverified); 2 bad
-arguments or an unreadable file.
+Exit status: 0 every conversation replays; 1 some do not (or are unverified), or the
+capture was read with problems; 2 bad arguments or an unreadable file.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from traceview.analysis.fidelity import Fidelity, Received, assess
 from traceview.analysis.session import Analysis, analyze
+from traceview.capture.redact import redact_text
 from traceview.capture.sources import SourceError
 from traceview.provider.client import make_client
 from traceview.provider.commands import _config, _Fail, add_provider_arguments
@@ -25,6 +26,7 @@ from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import HOSTED_EVIDENCE_INCLUDE, fetch_input_items
 from traceview.provider.snapshot import InputItemsCopy, SnapshotError, load_input_items
 from traceview.report.fidelity_output import render
+from traceview.report.safe import visible
 
 EXIT_ALL, EXIT_SOME, EXIT_ERROR = 0, 1, 2
 
@@ -115,7 +117,8 @@ def run(ns: argparse.Namespace) -> int:
     try:
         result, analysis = scores(ns)
     except _Fail as exc:
-        print(f"traceview fidelity: {exc}", file=sys.stderr)
+        print(f"traceview fidelity: {visible(redact_text(str(exc)), multiline=True)}",
+              file=sys.stderr)
         return EXIT_ERROR
     try:
         sys.stdout.write(render(result, analysis.capture.sources, ns.format))
@@ -124,4 +127,10 @@ def run(ns: argparse.Namespace) -> int:
         return EXIT_SOME
     finally:
         analysis.capture.close()
+    if analysis.problems:  # a damaged or hostile capture never scores "all replay" silently
+        first = analysis.problems[0]
+        print(visible(redact_text(
+            f"traceview fidelity: {len(analysis.problems)} problem(s) reading the capture; "
+            f"first: {first.source} line {first.line}: {first.message}")), file=sys.stderr)
+        return EXIT_SOME
     return EXIT_ALL if all(v.replays for f in result for v in f.verdicts) else EXIT_SOME

@@ -44,6 +44,11 @@ class Hydrated:
     written: list[str] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)
     failed: list[tuple[str, ProviderError]] = field(default_factory=list)
+    stopped: list[str] = field(default_factory=list)  # not tried after the key was refused
+
+
+class IdsError(Exception):
+    """A source of ids that cannot be read (a directory, an unreadable file)."""
 
 
 def response_ids(args: list[str]) -> list[str]:
@@ -56,7 +61,10 @@ def response_ids(args: list[str]) -> list[str]:
         elif RESPONSE_ID.fullmatch(arg) or not path.exists():
             found.extend(RESPONSE_ID.findall(arg))
         else:
-            found.extend(RESPONSE_ID.findall(path.read_text("utf-8", errors="replace")))
+            try:
+                found.extend(RESPONSE_ID.findall(path.read_text("utf-8", errors="replace")))
+            except OSError as exc:
+                raise IdsError(f"{arg}: cannot read ({exc.strerror or exc})") from None
     return list(dict.fromkeys(found))
 
 
@@ -129,6 +137,9 @@ def hydrate(client: openai.OpenAI, ids: list[str], writer: Any, *,
                 result.partial.append(rid)
         except ProviderError as err:
             result.failed.append((rid, err))
+            if err.kind == "auth":  # the key is refused: every other id would be too
+                result.stopped = [r for r in ids[n:] if r != rid]
+                break
             continue
         for record in _records(n, rid, body, items, host):
             writer.write(record)
@@ -161,14 +172,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
+    """Exit 0 every response rebuilt; 1 some missing or incomplete; 2 nothing rebuilt, or
+    unusable arguments (every message masked and made visible: ids, URLs and provider
+    replies are untrusted)."""
     from traceview.capture.redact import redact_text
     from traceview.record.writer import CaptureWriter
     from traceview.report.safe import visible
 
     def say(text: str) -> None:
-        print(visible(redact_text(text)), file=sys.stderr)
+        print(visible(redact_text(text), multiline=True), file=sys.stderr)
 
-    ids = response_ids(ns.sources)
+    if not ns.timeout > 0 or ns.max_pages < 1 or ns.max_retries < 0:
+        say("traceview hydrate: --timeout must be above 0, --max-pages at least 1 and "
+            "--max-retries at least 0")
+        return 2
+    try:
+        ids = response_ids(ns.sources)
+    except IdsError as exc:
+        say(f"traceview hydrate: {exc}")
+        return 2
     if not ids:
         say("traceview hydrate: no response ids (resp_…) in " + " ".join(ns.sources))
         return 2
@@ -179,14 +201,27 @@ def run(ns: argparse.Namespace) -> int:
     except ProviderError as err:
         say(f"traceview hydrate: {err}")
         return 2
-    with CaptureWriter(ns.output) as writer:
+    except Exception as exc:  # noqa: BLE001 - the SDK/httpx refuse a URL with their own types
+        say(f"traceview hydrate: --base-url {ns.base_url or '$OPENAI_BASE_URL'}: not a usable "
+            f"URL ({type(exc).__name__}: {exc})")
+        return 2
+    try:
+        writer = CaptureWriter(ns.output)
+    except OSError as exc:
+        say(f"traceview hydrate: -o {ns.output}: cannot write ({exc.strerror or exc})")
+        return 2
+    with writer:
         result = hydrate(client, ids, writer, include=ns.include, config=config,
                          max_pages=ns.max_pages)
     for rid, err in result.failed:
         say(f"traceview hydrate: {rid}: {err}")
+    if result.stopped:
+        say(f"traceview hydrate: stopped after the key was refused; {len(result.stopped)} "
+            "more id(s) not tried")
     for rid in result.partial:
         say(f"traceview hydrate: {rid}: input items incomplete (listing stopped early)")
     say(f"traceview hydrate: {len(result.written)} of {len(ids)} responses rebuilt into "
         f"{ns.output} (from the provider, not a wire capture)")
-    return 0 if not result.failed and not result.partial else 1
-
+    if not result.written:
+        return 2
+    return 0 if not result.failed and not result.partial and not result.stopped else 1

@@ -142,6 +142,22 @@ def _same_endpoint(upstream: str, host: str, port: int) -> bool:
     return parts.hostname in names and (parts.port or 80) == port
 
 
+def _upstream_fault(upstream: str) -> str | None:
+    """Why ``upstream`` cannot be forwarded to, or None: checked once at start, so a bad
+    URL is one line now rather than a traceback (or a 502 on every request) later."""
+    import httpx2
+
+    try:
+        parts = urlsplit(upstream)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+        httpx2.URL(upstream)
+    except (ValueError, httpx2.InvalidURL) as exc:
+        return f"not a usable URL ({exc})"
+    if not parts.scheme.startswith("http") or not parts.hostname:
+        return "expected an http(s) URL"
+    return None
+
+
 def run(ns: argparse.Namespace) -> int:
     from traceview.capture.redact import redact_text
     from traceview.report.safe import visible as _visible
@@ -150,9 +166,12 @@ def run(ns: argparse.Namespace) -> int:
         return _visible(redact_text(text))
 
     upstream = ns.upstream or default_upstream()
-    if not urlsplit(upstream).scheme.startswith("http"):
-        print(f"traceview proxy: --upstream {visible(upstream)}: expected an http(s) URL",
-              file=sys.stderr)
+    if not 0 <= ns.port <= 65535 or not ns.timeout > 0:
+        print("traceview proxy: --port must be 0-65535 and --timeout above 0", file=sys.stderr)
+        return 2
+    fault = _upstream_fault(upstream)
+    if fault:
+        print(f"traceview proxy: --upstream {visible(upstream)}: {fault}", file=sys.stderr)
         return 2
     if _same_endpoint(upstream, ns.host, ns.port):
         print(f"traceview proxy: the upstream {visible(upstream)} is this proxy itself "

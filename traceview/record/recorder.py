@@ -38,7 +38,9 @@ def _parse_json(raw: bytes) -> tuple[bool, Any]:
         pass
     try:
         return True, json.loads(raw)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # RecursionError: nested deeper than the stdlib parser goes (orjson stops at 1024
+        # levels); recorded as a non-JSON body — recording never fails the call it records.
         return False, None
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 import threading
 
+import orjson
+
+from traceview.capture.redact import redact, redact_text
+
 KEY_PATTERN = re.compile(rb"sk-[A-Za-z0-9_\-]{16,}")
 REDACTED = b"sk-***REDACTED***"
 # Shorter values are not secrets worth the risk of mangling ordinary text.
@@ -42,4 +46,16 @@ class Scrubber:
         for secret in secrets:
             if secret in line:
                 line = line.replace(secret, b"***REDACTED***")
-        return KEY_PATTERN.sub(REDACTED, line)
+        line = KEY_PATTERN.sub(REDACTED, line)
+        # Then the core redactor, so a capture masks every shape it knows (``?api_key=`` in
+        # an endpoint the proxy or the SDK's default_query sent, Bearer tokens in bodies,
+        # Google and Azure keys): the same redactor every other output path uses.
+        text = line.decode("utf-8", "surrogatepass")
+        masked = redact_text(text)
+        if masked == text:
+            return line
+        try:  # a mask that ate an escape's backslash would break the line: check it
+            orjson.loads(masked)
+            return masked.encode("utf-8", "surrogatepass")
+        except orjson.JSONDecodeError:  # then mask value by value (rare: masking happened)
+            return orjson.dumps(redact(orjson.loads(line)))

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from traceview.capture.redact import redact_text
+from traceview.capture.redact import redact, redact_text
 from traceview.report.safe import visible
 
 COMPONENT_NAMES = {"fresh_input": "fresh input", "cached_input": "cached input",
@@ -149,7 +149,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def render_json(doc: dict[str, Any]) -> str:
-    return redact_text(json.dumps(doc, indent=1, ensure_ascii=False)) + "\n"
+    # Each value redacted on its own, then every non-ASCII character escaped: C1 controls,
+    # bidi and zero-width characters cannot reach a terminal, and the document is unchanged.
+    return json.dumps(redact(doc), indent=1, ensure_ascii=True) + "\n"
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -201,4 +203,18 @@ def run(ns: argparse.Namespace) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         return 0
+    return problems_exit(doc)
+
+
+def problems_exit(doc: dict[str, Any]) -> int:
+    """1 when an arm's capture was read with problems (as `report` exits), else 0; the
+    problems themselves are in the arms' notes, at the top of every format."""
+    arms = doc.get("arms") or {}
+    bad = [a for a in (arms.values() if isinstance(arms, dict) else arms)
+           if isinstance(a, dict) and a.get("problems")]
+    if bad:
+        where = ", ".join(safe(a.get("label")) for a in bad)
+        print(f"traceview compare: {sum(a['problems'] for a in bad)} problem(s) reading "
+              f"{where} (see the notes; `traceview report` lists them)", file=sys.stderr)
+        return 1
     return 0

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from traceview.analysis.fidelity import REASONS, Fidelity
-from traceview.capture.redact import redact_text
+from traceview.capture.redact import redact, redact_text
 from traceview.report.safe import plain
 
 SCHEMA = "traceview.fidelity/1"
@@ -19,7 +19,9 @@ SCHEMA = "traceview.fidelity/1"
 def to_json(scores: list[Fidelity], sources: list[str]) -> str:
     doc: dict[str, Any] = {"schema": SCHEMA, "sources": sources,
                            "scores": [f.to_dict() for f in scores]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    # Each value redacted on its own (an escaped control before a key would hide its word
+    # boundary), then every non-ASCII character escaped: nothing reaches a terminal raw.
+    return json.dumps(redact(doc), indent=2, ensure_ascii=True) + "\n"
 
 
 def _score(f: Fidelity) -> str:

@@ -126,6 +126,14 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
             calls = _convert(fmt, path, doc, em)
         except FormatError as exc:
             return Adopted(fmt, str(target), None, [("unsupported_format", f"{name}: {exc}")])
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                RecursionError) as exc:
+            # A value of the wrong type where the format has a structure: the converters
+            # check the shapes they know, and this is the backstop, so a malformed foreign
+            # file is one problem naming it, never a traceback (hostile input, issue #9).
+            return Adopted(fmt, _EMPTY, None, [(
+                "unsupported_format", f"{name}: a malformed {_NAMES[fmt]} "
+                f"({type(exc).__name__}: {str(exc)[:200]})")])
     summary = em.summary(calls)
     if fmt == "batch":
         with open(path, "rb") as f:

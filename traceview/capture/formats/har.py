@@ -61,7 +61,8 @@ def _elapsed(entry: dict[str, Any]) -> int | None:
 
 def _headers(entry_part: dict[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
-    for h in entry_part.get("headers") or []:
+    headers = entry_part.get("headers")
+    for h in headers if isinstance(headers, list) else []:
         if isinstance(h, dict) and isinstance(h.get("name"), str):
             name = h["name"].lower()
             if name in KEPT_HEADERS and isinstance(h.get("value"), str):

@@ -82,14 +82,32 @@ def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
+def _nanos(v: Any) -> int:
+    """A ``*TimeUnixNano`` (a string of digits in OTLP JSON, a number from some exporters);
+    0 (unknown) for anything else, so one malformed span loses its timing, not the file."""
+    if isinstance(v, bool):
+        return 0
+    if isinstance(v, int):
+        return v if v > 0 else 0
+    if isinstance(v, float):
+        return int(v) if v > 0 and v == v and v != float("inf") else 0
+    if isinstance(v, str) and v.isascii() and v.isdigit():
+        return int(v)
+    return 0
+
+
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
 def spans_of(doc: Any) -> list[dict[str, Any]]:
     spans: list[dict[str, Any]] = []
-    for rs in (doc.get("resourceSpans") if isinstance(doc, dict) else None) or []:
+    for rs in _list(doc.get("resourceSpans") if isinstance(doc, dict) else None):
         if not isinstance(rs, dict):
             continue
-        for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
+        for ss in _list(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans")):
             if isinstance(ss, dict):
-                spans.extend(s for s in ss.get("spans") or [] if isinstance(s, dict))
+                spans.extend(s for s in _list(ss.get("spans")) if isinstance(s, dict))
     return spans
 
 
@@ -136,7 +154,7 @@ def is_model_call(attrs: dict[str, Any]) -> bool:
 
 def convert(docs: list[Any], em: Emitter) -> int:
     spans = [s for doc in docs for s in spans_of(doc)]
-    spans.sort(key=lambda s: int(s.get("startTimeUnixNano") or 0))
+    spans.sort(key=lambda s: _nanos(s.get("startTimeUnixNano")))
     calls = 0
     for n, span in enumerate(spans, start=1):
         attrs = _attrs(span.get("attributes"))
@@ -149,8 +167,8 @@ def convert(docs: list[Any], em: Emitter) -> int:
 
 
 def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> None:
-    start = int(span.get("startTimeUnixNano") or 0)
-    end = int(span.get("endTimeUnixNano") or 0)
+    start = _nanos(span.get("startTimeUnixNano"))
+    end = _nanos(span.get("endTimeUnixNano"))
     rid = _pick(attrs, "response_id")
     conv = _pick(attrs, "conversation")
     model = _pick(attrs, "model")
