@@ -128,3 +128,18 @@ def test_an_unreachable_provider_stops_the_run_with_a_message(capsys, tmp_path, 
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "partial" and manifest["completed"] == []
     assert (out / "A.jsonl").read_bytes() == b""  # the unanswered request was cut
+
+
+def test_screenshot_of_the_compare_view_is_written_headless(capsys, tmp_path):
+    """`screenshot --view compare` renders the compare screen of a results folder to SVG,
+    with both arms, the simulated-latency warning and the decomposition's net line."""
+    out = tmp_path / "cmp.svg"
+    rc = main(["screenshot", str(SAMPLES / "ab"), "--view", "compare", "-o", str(out),
+               "--size", "140x40"])
+    assert rc == 0 and out.exists()
+    svg = out.read_text().replace("&#160;", " ")
+    for text in ("A (owned)", "B (hosted)", "SIMULATED", "net (B − A)"):
+        assert text in svg, text
+    rc = main(["screenshot", str(tmp_path / "nowhere"), "--view", "compare",
+               "-o", str(tmp_path / "x.svg")])
+    assert rc != 0 and not (tmp_path / "x.svg").exists()
