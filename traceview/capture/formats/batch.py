@@ -7,6 +7,7 @@ wire timing: ``elapsed_ms`` is unknown, never 0.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -38,24 +39,14 @@ def join(inputs: list[list[bytes]], outputs: list[list[bytes]], em: Emitter) -> 
     by ``custom_id`` wherever it sits in the output (a batch finishes in any order)."""
     answers: dict[str, tuple[int, dict[str, Any]]] = {}
     for lines in outputs:
-        for n, raw in enumerate(lines, start=1):
-            try:
-                obj = orjson.loads(raw) if raw.strip() else None
-            except orjson.JSONDecodeError:
-                em.ignore("malformed line")
-                continue
+        for n, obj in _parsed(lines, em):
             if is_output(obj):
                 answers[str(obj["custom_id"])] = (n, obj)
             elif obj is not None:
                 em.ignore("not a batch line")
     calls = 0
     for lines in inputs:
-        for n, raw in enumerate(lines, start=1):
-            try:
-                obj = orjson.loads(raw) if raw.strip() else None
-            except orjson.JSONDecodeError:
-                em.ignore("malformed line")
-                continue
+        for n, obj in _parsed(lines, em):
             if not is_input(obj):
                 if obj is not None:
                     em.ignore("not a batch line")
@@ -70,6 +61,16 @@ def join(inputs: list[list[bytes]], outputs: list[list[bytes]], em: Emitter) -> 
         em.write(_output(obj, n, em))
     em.turns = calls
     return calls
+
+
+def _parsed(lines: list[bytes], em: Emitter) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each line; a blank line is None, a malformed one is counted
+    as ignored and skipped."""
+    for n, raw in enumerate(lines, start=1):
+        try:
+            yield n, (orjson.loads(raw) if raw.strip() else None)
+        except orjson.JSONDecodeError:
+            em.ignore("malformed line")
 
 
 def _write_input(obj: dict[str, Any], n: int, em: Emitter) -> None:
