@@ -16,6 +16,7 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.capture.redact import redact_json
+from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import json_safe
 
 _PLACEHOLDER = "\u0000turns\u0000"
@@ -50,6 +51,11 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
+    with paused_gc():
+        yield from _document(analysis)
+
+
+def _document(analysis: Analysis) -> Iterator[bytes]:
     head = _safe(orjson.dumps(
         analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS), option=orjson.OPT_INDENT_2))
     before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)

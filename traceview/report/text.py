@@ -11,6 +11,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -130,6 +131,11 @@ class _Out:
 
 
 def render_text(analysis: Analysis, console: Console) -> None:
+    with paused_gc():
+        _render_text(analysis, console)
+
+
+def _render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
     out = _Out(console)
     by_index = {t.index: t for t in analysis.turns}
