@@ -200,9 +200,13 @@ class InspectorApp(App[int]):
         sys.setswitchinterval(self._switch_interval)
         self.state.finish(message.analysis, message.error)
         analysis = message.analysis
+        # Problems the end-of-load passes added; by identity and by content, in one pass
+        # (a list membership test per problem is quadratic on a damaged capture).
         known = {id(p) for p in self.state.problems}
+        seen = {_problem_key(p) for p in self.state.problems}
         for problem in getattr(analysis, "problems", None) or []:
-            if id(problem) not in known and problem not in self.state.problems:
+            if id(problem) not in known and _problem_key(problem) not in seen:
+                seen.add(_problem_key(problem))
                 self.state.problems.append(problem)
         if message.error:
             self.notify(f"load stopped: {message.error}", severity="error", markup=False)
@@ -505,6 +509,10 @@ class InspectorApp(App[int]):
         elif view == "objects":
             self.action_objects()
         return ok
+
+
+def _problem_key(problem: Any) -> tuple[Any, ...]:
+    return tuple(getattr(problem, name, None) for name in ("source", "line", "kind", "message"))
 
 
 def make_app(

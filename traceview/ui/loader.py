@@ -19,6 +19,11 @@ from traceview.ui.messages import (
     TurnsLoaded,
 )
 
+#: The most turns one TurnsLoaded carries. Its handler files each turn under its
+#: conversation (a few µs a turn, on the event loop): a bounded batch keeps every handler
+#: well under the ~50 ms a key may wait, however many turns the core finished at once.
+MAX_TURNS_PER_MESSAGE = 2000
+
 
 def run_session(
     session: Any, post: Callable[[Message], object], cancelled: Callable[[], bool]
@@ -32,8 +37,9 @@ def run_session(
         for batch in session.run():
             if cancelled():
                 return
-            if batch.turns:
-                post(TurnsLoaded(list(batch.turns)))
+            turns = batch.turns
+            for start in range(0, len(turns), MAX_TURNS_PER_MESSAGE):
+                post(TurnsLoaded(list(turns[start:start + MAX_TURNS_PER_MESSAGE])))
             if batch.problems:
                 post(ProblemsFound(list(batch.problems)))
             progress = batch.progress
