@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from textual.message import Message
 
 from traceview.analysis import Options
 from traceview.analysis.session import Session, analyze
-from traceview.ui.app import make_app
+from traceview.ui.app import LOAD_NICE, make_app
 from traceview.ui.loader import MAX_TURNS_PER_MESSAGE, run_session
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
 from traceview.ui.row_table import Column, RowTable
@@ -194,3 +195,32 @@ def test_no_full_garbage_collection_while_a_capture_loads():
     during = [gc.get_threshold()[2] for _ in session.run()]
     assert len(during) > 1 and min(during) >= 1 << 30
     assert gc.get_threshold() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="thread priorities are Linux's")
+async def test_after_the_first_rows_the_load_yields_the_cpu_to_the_event_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On two busy cores the event loop waits for a core as much as for the GIL: the
+    load's thread runs at a lower priority once the first rows are out (not before: they
+    should come as fast as they can)."""
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    monkeypatch.delenv("TRACEVIEW_LOAD_NICE", raising=False)
+    niceness: list[int] = []
+
+    class Watched(Session):
+        def run(self):
+            for batch in super().run():
+                niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+                yield batch
+
+    path = str(REAL / "chatlas_tool_variations_stream_11turns.jsonl")
+    app = make_app([path], session_factory=lambda p, o: Watched(
+        p, Options(), interval=0, first_interval=0, step_lines=1))
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.state.done and len(niceness) > 2
+    assert niceness[0] == main
+    assert niceness[-1] == min(19, main + LOAD_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main
