@@ -204,6 +204,16 @@ async def _drive(app: Any, keys: int, gap: float, started: float, monitor: Monit
         result["conversations"] = len(app.state.by_key)
 
 
+def headless_load(path: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (this process) for the core alone to load the capture: what
+    the inspector's full load adds is the rest."""
+    from traceview.analysis.session import Session
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    Session([str(path)]).run_to_end()
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
@@ -246,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="load the capture this many times; print the best of each figure")
     parser.add_argument("--handlers", type=int, default=8,
                         help="list this many of the slowest message handlers (last run)")
+    parser.add_argument("--headless", action="store_true",
+                        help="also time the core's load alone (Session.run_to_end, no app)")
     parser.add_argument("--shape", choices=("hosted", "bench"), default="hosted",
                         help="generated capture: many ~4 kB hosted-state turns (gen_hosted, "
                              "the default) or bigger turns (gen_capture)")
@@ -275,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(max(1, ns.repeat)):
             result = asyncio.run(measure(path, ns.keys, ns.gap))
             runs.append(summary(result, parse_s))
+        headless = headless_load(path) if ns.headless else None
     finally:
         if temp is not None:
             temp.cleanup()
@@ -312,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"full load (all turns)        {best('full_load_s'):8.3f} s   "
           f"= {best('full_load_x'):.1f}x orjson.loads of every line   target <= 4x   "
           f"[{each('full_load_x', '.1f')}]")
+    if headless is not None:
+        print(f"core alone (no app)          {headless[0]:8.3f} s   "
+              f"= {headless[0] / parse_s:.1f}x orjson.loads   (main process CPU "
+              f"{headless[1]:.1f} s)")
     handlers = sorted(result["handlers"].items(), key=lambda kv: -kv[1][2])[:ns.handlers]
     print("worst stalls (last run), ms (event loop's CPU ms) @ s since start: " + ", ".join(
         f"{stall * 1000:.0f} ({cpu * 1000:.0f}) @ {at:.2f}"

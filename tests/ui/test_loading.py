@@ -224,3 +224,21 @@ async def test_after_the_first_rows_the_load_yields_the_cpu_to_the_event_loop(
     assert niceness[0] == main
     assert niceness[-1] == min(19, main + LOAD_NICE)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main
+
+
+def test_any_session_the_inspector_loads_runs_without_full_collections():
+    """A followed capture's session has its own run(): the loader turns full collections
+    off around whichever session it drives."""
+    import gc
+    from types import SimpleNamespace
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def run():
+        seen.append(gc.get_threshold()[2])
+        yield SimpleNamespace(turns=[], problems=[], progress=None)
+
+    run_session(SimpleNamespace(analysis=None, run=run), lambda m: None, lambda: False)
+    assert seen and seen[0] >= 1 << 30
+    assert gc.get_threshold() == before
