@@ -546,7 +546,8 @@ def _lower_priority(steps: int) -> None:
     """Make this thread (and the worker processes it starts after) yield the CPU to the
     event loop: on Linux each thread has its own nice value, and children inherit it.
     Elsewhere, or where it is refused, nothing changes."""
-    if steps <= 0 or not hasattr(os, "setpriority"):
+    # Only Linux gives each thread its own nice value; elsewhere a thread id is no pid.
+    if steps <= 0 or not sys.platform.startswith("linux"):
         return
     import threading
 
