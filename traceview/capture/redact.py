@@ -190,10 +190,6 @@ def redact_json(chunk: bytes) -> bytes:
     return b"".join(out)
 
 
-def _line_start(chunk: bytes, at: int) -> int:
-    return chunk.rfind(b"\n", 0, at) + 1
-
-
 def _hinted_lines(chunk: bytes) -> set[int]:
     """Start offsets of the lines of ``chunk`` that may hold a secret: those holding a
     literal of _LITERALS_B (lower-cased), a field name ending in "key" other than
