@@ -14,9 +14,10 @@ Pure: ids and dates are read from the records' raw bytes through the capture.
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -42,33 +43,45 @@ RETENTION: dict[str, dict[str, Any]] = {
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
-_VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
-_FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+# Vector store and file ids, as whole JSON strings, in one scan of the bytes (in valid JSON
+# two quoted strings never share a quote, so the matches are those of one pattern each).
+_IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+_KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
 _STORE = re.compile(rb'"store"\s*:\s*(true|false)')
 _CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 
-@dataclass
 class ProviderObject:
-    kind: str  # conversation | response | file | vector_store
-    id: str
-    created_line: int | None = None
-    created_at: float | None = None  # epoch seconds, when known
-    last_used_at: float | None = None
-    used_lines: list[int] = field(default_factory=list)
-    uses: int = 0
-    turns: list[int] = field(default_factory=list)
-    store: bool | None = None  # responses only
-    deleted_line: int | None = None
-    missing_line: int | None = None  # a later 404 names it
-    items_deleted_lines: list[int] = field(default_factory=list)
-    name: str | None = None
-    usage_bytes: int | None = None
-    expires_after: dict[str, Any] | None = None
-    expires_at: float | None = None
-    storage_usd_per_day: float | None = None
+    """One provider object. Slots, and the turn list an `array`: a capture that uses one
+    vector store on every turn lists every turn under it."""
+
+    __slots__ = ("kind", "id", "created_line", "created_at", "last_used_at", "used_lines",
+                 "uses", "turns", "store", "deleted_line", "missing_line",
+                 "items_deleted_lines", "name", "usage_bytes", "expires_after", "expires_at",
+                 "storage_usd_per_day")
+
+    def __init__(self, kind: str, id: str,  # noqa: A002 - the object's id
+                 created_line: int | None = None, created_at: float | None = None,
+                 store: bool | None = None) -> None:
+        self.kind = kind  # conversation | response | file | vector_store
+        self.id = id
+        self.created_line = created_line
+        self.created_at = created_at  # epoch seconds, when known
+        self.last_used_at: float | None = None
+        self.used_lines: list[int] = []
+        self.uses = 0
+        self.turns = array("q")
+        self.store = store  # responses only
+        self.deleted_line: int | None = None
+        self.missing_line: int | None = None  # a later 404 names it
+        self.items_deleted_lines: list[int] = []
+        self.name: str | None = None
+        self.usage_bytes: int | None = None
+        self.expires_after: dict[str, Any] | None = None
+        self.expires_at: float | None = None
+        self.storage_usd_per_day: float | None = None
 
     @property
     def state(self) -> str:
@@ -116,7 +129,7 @@ class ProviderObject:
         return {
             "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
             "created_line": self.created_line, "created_at": _iso(self.created_at),
-            "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns,
+            "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns.tolist(),
             "store": self.store, "deleted_line": self.deleted_line,
             "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
             # The documented default is stated once, in the inventory's retention_defaults;
@@ -129,23 +142,39 @@ class ProviderObject:
         }
 
 
-@dataclass
 class Objects:
-    objects: list[ProviderObject] = field(default_factory=list)
-    turn_notes: dict[int, dict[str, Any]] = field(default_factory=dict)
-    storage_price: dict[str, Any] | None = None
+    """The inventory. Stored responses that nothing but their own turn touched — one per
+    turn of a hosted capture — are not objects here but a row each (the turn's position,
+    its `created_at`, its store flag: 13 bytes), made into a `ProviderObject` only when
+    listed; every other object is held whole."""
+
+    def __init__(self, objects: list[ProviderObject] | None = None,
+                 turn_notes: dict[int, dict[str, Any]] | None = None,
+                 storage_price: dict[str, Any] | None = None,
+                 rows: _ResponseRows | None = None) -> None:
+        self._full = objects or []
+        self._rows = rows
+        self.turn_notes: dict[int, dict[str, Any]] = turn_notes or {}
+        self.storage_price = storage_price
+
+    @property
+    def objects(self) -> _Listing:
+        """Every object, in the inventory's order (kind, first line, id)."""
+        return _Listing(self._full, self._rows)
 
     def deleted_ids(self) -> dict[str, int]:
         """Object id -> the line that deleted it (or a later 404 that shows it gone)."""
         out: dict[str, int] = {}
-        for o in self.objects:
+        for o in self._full:  # a row is never deleted: a deletion makes it whole
             line = o.deleted_line or o.missing_line
             if line is not None:
                 out[o.id] = line
         return out
 
     def counts(self) -> dict[str, int]:
-        return {k: sum(1 for o in self.objects if o.kind == k) for k in KINDS}
+        out = {k: sum(1 for o in self._full if o.kind == k) for k in KINDS}
+        out["response"] += len(self._rows) if self._rows is not None else 0
+        return out
 
     def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
         """`objects` replaces the list (a placeholder for a streaming writer)."""
@@ -155,24 +184,109 @@ class Objects:
                 "retention_defaults": RETENTION}
 
 
+class _ResponseRows:
+    """Stored responses as columns, in the inventory's order: the position of the turn
+    that created each (its id and line are read back from the turn), `created_at` (NaN:
+    unknown) and the store flag."""
+
+    def __init__(self, turns: Any) -> None:
+        self.turns = turns
+        self.pos = array("q")
+        self.created = array("d")
+        self.store = bytearray()
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def add(self, pos: int, created: float | None, store: bool) -> None:
+        self.pos.append(pos)
+        self.created.append(_NAN if created is None else created)
+        self.store.append(store)
+
+    def sort(self, dead: set[int]) -> None:
+        """Drop the rows made whole (`dead`), and put the rest in the listing's order."""
+        keys = [(_created_line(self.turns[p]), self.turns[p].response_id or "", r)
+                for r, p in enumerate(self.pos) if r not in dead]
+        keys.sort()
+        pos, created, store = self.pos, self.created, self.store
+        self.pos = array("q", [pos[r] for _l, _i, r in keys])
+        self.created = array("d", [created[r] for _l, _i, r in keys])
+        self.store = bytearray(store[r] for _l, _i, r in keys)
+
+    def whole(self, r: int) -> ProviderObject:
+        t = self.turns[self.pos[r]]
+        when = self.created[r]
+        o = ProviderObject("response", t.response_id, _created_line(t),
+                           None if when != when else when, bool(self.store[r]))
+        o.turns.append(t.index)
+        return o
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        return (self.whole(r) for r in range(len(self.pos)))
+
+
+class _Listing:
+    """The inventory's list, made on demand: whole objects merged with response rows."""
+
+    def __init__(self, full: list[ProviderObject], rows: _ResponseRows | None) -> None:
+        self._full = full
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._full) + (len(self._rows) if self._rows is not None else 0)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        if not self._rows:
+            return iter(self._full)
+        return heapq.merge(self._full, self._rows, key=_order)
+
+    def __getitem__(self, i: int) -> ProviderObject:
+        return list(self)[i]
+
+
+_NAN = float("nan")
+
+
+def _created_line(t: Any) -> int:
+    ref = t.response_ref
+    return ref.line if ref is not None else t.line
+
+
 # ------------------------------------------------------------------------------ building
 
 
-def inventory(turns: list[Any], exchanges: list[Any],
+def inventory(turns: Sequence[Any], exchanges: list[Any],
               read_raw: Callable[..., bytes | None],
-              storage_price: dict[str, Any] | None = None) -> Objects:
+              storage_price: dict[str, Any] | None = None,
+              on_request: Callable[[Any, bytes | None, list[bytes]], None] | None = None,
+              ) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
-    `created_at` are found in them without parsing the body).
+    `created_at` are found in them without parsing the body). `on_request(turn, bytes,
+    ids)` is told each turn's request bytes and the object ids quoted in them (the ledger
+    reads its vector stores there: one read of each request serves both).
     """
     found: dict[tuple[str, str], ProviderObject] = {}
+    rows = _ResponseRows(turns)
+    row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
+    dead: set[int] = set()  # rows made whole
 
     def obj(kind: str, oid: str) -> ProviderObject:
         key = (kind, oid)
-        if key not in found:
-            found[key] = ProviderObject(kind, oid)
-        return found[key]
+        o = found.get(key)
+        if o is None:
+            r = row_of.pop(oid, None) if kind == "response" else None
+            if r is not None:
+                o = rows.whole(r)
+                dead.add(r)
+            else:
+                o = ProviderObject(kind, oid)
+            found[key] = o
+        return o
 
     # Membership beside each object's turn list: `turn not in o.turns` scanned the list,
     # quadratic in the turns that use one vector store (minutes at 200 MB, hours at 1 GB).
@@ -192,47 +306,62 @@ def inventory(turns: list[Any], exchanges: list[Any],
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    response_turn: dict[str, int] = {}
-    for t in turns:
-        req_raw = read_raw(t.request_ref) if t.request_ref is not None else None
+    for pos, t in enumerate(turns):
+        turn = t.turn
+        req_ref, res_ref = turn.request, turn.response
+        res = turn.res
+        req_raw = read_raw(req_ref) if req_ref is not None else None
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        res_ref = t.response_ref
-        head = None if t.hosted_calls else HEAD_BYTES
+        head = None if res is not None and res.hosted_calls else HEAD_BYTES
         res_raw = read_raw(res_ref, head) if res_ref is not None else None
         when = _created(res_raw)
-        if t.api == "responses" and t.response_id:
-            r = obj("response", t.response_id)
-            r.created_line = t.turn.response.line if t.turn.response else t.line
-            r.created_at = when
-            flag = getattr(t, "store", None)  # the facts' flag (request, else response echo)
-            r.store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
-            r.turns.append(t.index)
-            if id(r) in turn_sets:
-                turn_sets[id(r)].add(t.index)
-            response_turn[t.response_id] = t.index
-        prev = t.turn.previous_response_id
+        req_ids = _IDS.findall(req_raw) if req_raw else []
+        if on_request is not None:
+            on_request(t, req_raw, req_ids)
+        index = turn.index
+        line = turn.line
+        rid = res.response_id if res is not None else None
+        if rid and turn.api == "responses":
+            flag = t.store  # the facts' flag (request, else response echo)
+            store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
+            if rid in row_of or ("response", rid) in found:
+                r = obj("response", rid)
+                r.created_line = res_ref.line if res_ref is not None else line
+                r.created_at = when
+                r.store = store
+                r.turns.append(index)
+                if id(r) in turn_sets:
+                    turn_sets[id(r)].add(index)
+            else:
+                row_of[rid] = len(rows)
+                rows.add(pos, when, store)
+        req = turn.req
+        prev = req.previous_response_id if req is not None else None
         if prev:
-            use(obj("response", prev), t.line, t.index, when)
-        if t.turn.conversation_id:
-            c = obj("conversation", t.turn.conversation_id)
-            use(c, t.line, t.index, when)
+            use(obj("response", prev), line, index, when)
+        cid = turn.conversation_id
+        if cid:
+            c = obj("conversation", cid)
+            use(c, line, index, when)
             if c.created_at is None:
                 c.created_at = when
-        named = {("vector_store", m.decode()) for raw in (req_raw, res_raw)
-                 for m in _VS_ID.findall(raw or b"")}
-        named |= {("file", m.decode()) for raw in (req_raw, res_raw)
-                  for m in _FILE_ID.findall(raw or b"")}
-        for kind, oid in sorted(named):
-            use(obj(kind, oid), t.line, t.index, when)
+        res_ids = _IDS.findall(res_raw) if res_raw else []
+        if req_ids or res_ids:
+            named = {(_KIND_OF[m[:3]], m.decode()) for m in (*req_ids, *res_ids)}
+            for kind, oid in sorted(named):
+                use(obj(kind, oid), line, index, when)
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
-    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price)
-    for o in result.objects:
+    row_of.clear()
+    rows.sort(dead)
+    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
+                     rows=rows)
+    for o in result._full:
         o.used_lines.sort()
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
-    _attach_to_turns(result, turns, response_turn)
+    _attach_to_turns(result, turns)
     return result
 
 
@@ -298,9 +427,9 @@ def _details(o: ProviderObject, body: dict[str, Any]) -> None:
         o.store = body["store"]
 
 
-def _attach_to_turns(result: Objects, turns: list[Any], response_turn: dict[str, int]) -> None:
+def _attach_to_turns(result: Objects, turns: Sequence[Any]) -> None:
     """Each turn whose provider copy was deleted (or found gone) gets a note."""
-    gone = {o.id: o for o in result.objects if o.state in ("deleted", "not_found")}
+    gone = {o.id: o for o in result._full if o.state in ("deleted", "not_found")}
     if not gone:
         return
     for t in turns:
