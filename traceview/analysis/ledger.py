@@ -118,29 +118,56 @@ class Source:
     active, so a source's charges are one run `[_start, _stop)` of its conversation's
     charged turns (`ConversationLedger`), priced at each turn's per-token rate."""
 
-    __slots__ = ("id", "kind", "conversation", "arrived_turn", "tokens", "origin_turns",
-                 "hosted_calls", "types", "evidence_missing", "include", "config", "ended_by",
-                 "_conv", "_start", "_stop")
+    __slots__ = ("kind", "conversation", "arrived_turn", "tokens", "_origin", "_calls",
+                 "_types", "evidence_missing", "_include", "config", "_ended", "_conv",
+                 "_start", "_stop")
 
-    def __init__(self, id: str, kind: str, conversation: str,  # noqa: A002 - the source id
-                 arrived_turn: int, tokens: int, origin_turns: list[int] | None = None,
-                 hosted_calls: list[str] | None = None, types: list[str] | None = None,
-                 evidence_missing: bool = False, include: list[str] | None = None) -> None:
-        self.id = id
+    def __init__(self, kind: str, conversation: str, arrived_turn: int, tokens: int,
+                 origin_turns: Sequence[int] = (), hosted_calls: Sequence[str] = (),
+                 types: Sequence[str] = (), evidence_missing: bool = False,
+                 include: Sequence[str] = ()) -> None:
         self.kind = kind  # "deposit" | "hosted_result"
         self.conversation = conversation
         self.arrived_turn = arrived_turn  # the first turn billed for it
         self.tokens = tokens  # tokens it adds to each turn that carries it
-        self.origin_turns = origin_turns or []
-        self.hosted_calls = hosted_calls or []
-        self.types = types or []
+        # Held as tuples (a capture holds about one source per hosted call), given as lists.
+        self._origin = tuple(origin_turns)
+        self._calls = tuple(hosted_calls)
+        self._types = tuple(types)
         self.evidence_missing = evidence_missing
-        self.include = include or []
+        self._include = tuple(include)
         self.config: ToolConfig | None = None  # tools offered where it came from
-        self.ended_by: dict[str, Any] | None = None
+        self._ended: tuple[int, str] | None = None  # (turn, marker) that ended the carry
         self._conv: ConversationLedger | None = None
         self._start = 0
         self._stop = 0
+
+    @property
+    def id(self) -> str:
+        """deposit@<the turn it arrived on>, hosted_result@<the last turn of its calls>."""
+        if self.kind == "deposit":
+            return f"deposit@{self.arrived_turn}"
+        return f"hosted@{self._origin[-1]}"
+
+    @property
+    def origin_turns(self) -> list[int]:
+        return list(self._origin)
+
+    @property
+    def hosted_calls(self) -> list[str]:
+        return list(self._calls)
+
+    @property
+    def types(self) -> list[str]:
+        return list(self._types)
+
+    @property
+    def include(self) -> list[str]:
+        return list(self._include)
+
+    @property
+    def ended_by(self) -> dict[str, Any] | None:
+        return None if self._ended is None else {"turn": self._ended[0], "kind": self._ended[1]}
 
     def _cost(self, k: int) -> float | None:
         conv = self._conv
@@ -413,7 +440,7 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None
         marker_end = next((e for e in ENDS if e in m), None) if m else None
         if marker_end and active:
             for s in active:
-                s.ended_by = {"turn": t.index, "kind": marker_end}
+                s._ended = (t.index, marker_end)
                 s._stop = len(charged)
             active = []
         if marker_end:
@@ -464,13 +491,13 @@ def _deposit_source(key: str, t: LedgerTurn, by_index: dict[int, LedgerTurn],
     a = t.attribution or {}
     origin = [int(x) for x in a.get("turns") or []]
     s = Source(
-        id=f"deposit@{t.index}", kind="deposit", conversation=key, arrived_turn=t.index,
+        kind="deposit", conversation=key, arrived_turn=t.index,
         tokens=int(t.unexplained_tokens or 0), origin_turns=origin,
         hosted_calls=[c for c in a.get("hosted_calls") or [] if c],
         types=list(a.get("types") or []), evidence_missing=bool(a.get("evidence_missing")),
         include=list(a.get("include") or []),
     )
-    s.config = _origin_config(origin, by_index, config, s.types)
+    s.config = _origin_config(origin, by_index, config, s._types)
     return s
 
 
@@ -479,7 +506,7 @@ def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, Any]
     origin = sorted({o.index for o, _ in pending})
     types = sorted({c.type or "" for _, c in pending})
     s = Source(
-        id=f"hosted@{origin[-1]}", kind="hosted_result", conversation=key,
+        kind="hosted_result", conversation=key,
         arrived_turn=t.index, tokens=tokens, origin_turns=origin,
         hosted_calls=[c.id for _, c in pending if c.id], types=types,
     )
@@ -490,7 +517,7 @@ def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, Any]
 
 def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
                    config: Callable[[LedgerTurn], ToolConfig | None],
-                   types: list[str]) -> ToolConfig | None:
+                   types: Sequence[str]) -> ToolConfig | None:
     """The tools (and vector stores) the source's hosted calls came from."""
     wanted = {CALL_TOOL[t] for t in types if t in CALL_TOOL}
     if not wanted:
@@ -501,7 +528,17 @@ def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
         c = config(t) if t is not None else None
         if c is not None and "file_search" in wanted:
             stores |= c.vector_store_ids
-    return ToolConfig(frozenset(wanted), frozenset(stores))
+    key = (frozenset(wanted), frozenset(stores))
+    made = _ORIGIN_CONFIGS.get(key)
+    if made is None:
+        made = ToolConfig(*key)
+        if len(_ORIGIN_CONFIGS) < 4096:  # a handful in practice; bounded all the same
+            _ORIGIN_CONFIGS[key] = made
+    return made
+
+
+# One ToolConfig per distinct configuration of the sources (they repeat: one per call).
+_ORIGIN_CONFIGS: dict[tuple[frozenset[str], frozenset[str]], ToolConfig] = {}
 
 
 def _outlived(s: Source, here: ToolConfig | None) -> str | None:
