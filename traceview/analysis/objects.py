@@ -15,11 +15,12 @@ Pure: ids and dates are read from the records' raw bytes through the capture.
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.capture.redact import redact_text
 
@@ -70,9 +71,9 @@ class ProviderObject:
         self.created_line = created_line
         self.created_at = created_at  # epoch seconds, when known
         self.last_used_at: float | None = None
-        self.used_lines: list[int] = []
+        self.used_lines = array("q")  # at most MAX_LINES
         self.uses = 0
-        self.turns = array("q")
+        self.turns = array("I")  # turn indices (run 1..n)
         self.store = store  # responses only
         self.deleted_line: int | None = None
         self.missing_line: int | None = None  # a later 404 names it
@@ -129,7 +130,8 @@ class ProviderObject:
         return {
             "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
             "created_line": self.created_line, "created_at": _iso(self.created_at),
-            "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns.tolist(),
+            "used_lines": self.used_lines.tolist(), "uses": self.uses,
+            "turns": self.turns.tolist(),
             "store": self.store, "deleted_line": self.deleted_line,
             "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
             # The documented default is stated once, in the inventory's retention_defaults;
@@ -191,7 +193,7 @@ class _ResponseRows:
 
     def __init__(self, turns: Any) -> None:
         self.turns = turns
-        self.pos = array("q")
+        self.pos = array("I")
         self.created = array("d")
         self.store = bytearray()
 
@@ -203,13 +205,12 @@ class _ResponseRows:
         self.created.append(_NAN if created is None else created)
         self.store.append(store)
 
-    def sort(self, dead: set[int]) -> None:
-        """Drop the rows made whole (`dead`), and put the rest in the listing's order."""
-        keys = [(_created_line(self.turns[p]), self.turns[p].response_id or "", r)
-                for r, p in enumerate(self.pos) if r not in dead]
-        keys.sort()
+    def sort(self, keys: list[tuple[int, str, int]], dead: set[int]) -> None:
+        """Drop the rows made whole (`dead`), and put the rest in the listing's order
+        (`keys`: each row's created line, id and number)."""
+        keys = sorted(k for k in keys if k[2] not in dead) if dead else sorted(keys)
         pos, created, store = self.pos, self.created, self.store
-        self.pos = array("q", [pos[r] for _l, _i, r in keys])
+        self.pos = array("I", [pos[r] for _l, _i, r in keys])
         self.created = array("d", [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
@@ -241,7 +242,13 @@ class _Listing:
     def __iter__(self) -> Iterator[ProviderObject]:
         if not self._rows:
             return iter(self._full)
-        return heapq.merge(self._full, self._rows, key=_order)
+        full = self._full
+        responses = [o for o in full if o.kind == "response"]
+        if responses:
+            return heapq.merge(full, self._rows, key=_order)
+        # No whole response to interleave: the rows sit between the kinds before and after.
+        n = sum(1 for o in full if o.kind == "conversation")
+        return itertools.chain(full[:n], self._rows, full[n:])
 
     def __getitem__(self, i: int) -> ProviderObject:
         return list(self)[i]
@@ -274,6 +281,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     rows = _ResponseRows(turns)
     row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
     dead: set[int] = set()  # rows made whole
+    keys: list[tuple[int, str, int]] = []  # each row's place in the listing
 
     def obj(kind: str, oid: str) -> ProviderObject:
         key = (kind, oid)
@@ -310,11 +318,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         turn = t.turn
         req_ref, res_ref = turn.request, turn.response
         res = turn.res
-        req_raw = read_raw(req_ref) if req_ref is not None else None
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
         head = None if res is not None and res.hosted_calls else HEAD_BYTES
-        res_raw = read_raw(res_ref, head) if res_ref is not None else None
+        req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
         when = _created(res_raw)
         req_ids = _IDS.findall(req_raw) if req_raw else []
         if on_request is not None:
@@ -335,6 +342,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                     turn_sets[id(r)].add(index)
             else:
                 row_of[rid] = len(rows)
+                keys.append((res_ref.line if res_ref is not None else line, rid, len(rows)))
                 rows.add(pos, when, store)
         req = turn.req
         prev = req.previous_response_id if req is not None else None
@@ -354,15 +362,40 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
-    rows.sort(dead)
+    rows.sort(keys, dead)
+    del keys
     result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
                      rows=rows)
     for o in result._full:
-        o.used_lines.sort()
+        o.used_lines = array("q", sorted(o.used_lines))
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
     return result
+
+
+class _Span(NamedTuple):
+    """A byte range read like a record's (`read_raw` reads any such range)."""
+
+    source: int
+    offset: int
+    length: int
+    line: int
+
+
+def _read_pair(read_raw: Callable[..., bytes | None], req: Any, res: Any,
+               head: int | None) -> tuple[bytes | None, bytes | None]:
+    """A turn's request bytes and its response's (its first `head` bytes, when given):
+    one read when the response follows the request, as it does in most captures."""
+    if req is not None and res is not None and req.source == res.source:
+        gap = res.offset - (req.offset + req.length)
+        if 0 <= gap <= 64:
+            end = res.offset + (res.length if head is None else min(head, res.length))
+            data = read_raw(_Span(req.source, req.offset, end - req.offset, req.line))
+            if data is not None and len(data) == end - req.offset:
+                return data[:req.length], data[res.offset - req.offset:]
+    return (read_raw(req) if req is not None else None,
+            read_raw(res, head) if res is not None else None)
 
 
 def _exchange(ex: Any, obj: Callable[[str, str], ProviderObject],
