@@ -212,15 +212,24 @@ class Source:
         return _sum(self._cost(k) for k in self._later())
 
     def to_dict(self) -> dict[str, Any]:
+        # One walk over the charges for every figure (the properties each walk them again).
+        turns = self._conv._turns if self._conv is not None else _NO_TURNS
+        ks = range(self._start, self._stop)
+        costs = [self._cost(k) for k in ks]
+        arrived = self.arrived_turn
+        later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
+        tokens = self.tokens
         return {
-            "id": self.id, "kind": self.kind, "arrived_turn": self.arrived_turn,
-            "tokens_per_turn": self.tokens, "origin_turns": self.origin_turns,
-            "hosted_calls": self.hosted_calls, "types": self.types,
-            "evidence_missing": self.evidence_missing, "include": self.include,
-            "turns_carried": self.turns_carried, "later_turns": self.later_turns,
-            "tokens_billed": self.tokens_billed, "tokens_rebilled": self.tokens_rebilled,
-            "cost_usd": _round(self.cost_usd), "cost_rebilled_usd": _round(self.cost_rebilled_usd),
-            "charges": [c.to_dict() for c in self.charges], "ended_by": self.ended_by,
+            "id": self.id, "kind": self.kind, "arrived_turn": arrived,
+            "tokens_per_turn": tokens, "origin_turns": list(self._origin),
+            "hosted_calls": list(self._calls), "types": list(self._types),
+            "evidence_missing": self.evidence_missing, "include": list(self._include),
+            "turns_carried": len(costs), "later_turns": len(later),
+            "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
+            "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
+            "charges": [{"turn": turns[k], "tokens": tokens, "cost_usd": _round(c)}
+                        for k, c in zip(ks, costs, strict=True)],
+            "ended_by": self.ended_by,
         }
 
 
@@ -266,11 +275,15 @@ class TurnCarry:
         return [s for s in self._active() if s.arrived_turn == turn]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokens": self.tokens, "cost_usd": _round(self.cost_usd),
-                "sources": [{"id": s.id, "tokens": c.tokens, "cost_usd": _round(c.cost_usd)}
-                            for s, c in self.charges],
+        k = self._k
+        turn = self._conv._turns[k]
+        active = self._active()
+        costs = [s._cost(k) for s in active]
+        return {"tokens": sum(s.tokens for s in active), "cost_usd": _round(_sum(costs)),
+                "sources": [{"id": s.id, "tokens": s.tokens, "cost_usd": _round(c)}
+                            for s, c in zip(active, costs, strict=True)],
                 "outlived_tools": self.outlived_tools,
-                "arrived": [s.id for s in self.arrived]}
+                "arrived": [s.id for s in active if s.arrived_turn == turn]}
 
 
 class ConversationLedger:
@@ -632,9 +645,11 @@ def _growth_dict(cumulative: int | None, last_owned: int | None,
 def _sum(costs: Iterable[float | None]) -> float | None:
     """0.0 plus each cost in turn; None once any is unknown (the order of the additions is
     the order of the charges, so the float is the same however it is held)."""
-    total: float | None = 0.0
+    total = 0.0
     for c in costs:
-        total = _add(total, c)
+        if c is None:
+            return None
+        total += c
     return total
 
 
