@@ -282,6 +282,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
     dead: set[int] = set()  # rows made whole
     keys: list[tuple[int, str, int]] = []  # each row's place in the listing
+    ids: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
 
     def obj(kind: str, oid: str) -> ProviderObject:
         key = (kind, oid)
@@ -356,8 +357,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 c.created_at = when
         res_ids = _IDS.findall(res_raw) if res_raw else []
         if req_ids or res_ids:
-            named = {(_KIND_OF[m[:3]], m.decode()) for m in (*req_ids, *res_ids)}
-            for kind, oid in sorted(named):
+            # The same few ids on every turn: each one's (kind, id) is made once.
+            named = {ids.get(m) or ids.setdefault(m, (_KIND_OF[m[:3]], m.decode()))
+                     for m in (*req_ids, *res_ids)}
+            for kind, oid in sorted(named) if len(named) > 1 else named:
                 use(obj(kind, oid), line, index, when)
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
