@@ -342,8 +342,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 if id(r) in turn_sets:
                     turn_sets[id(r)].add(index)
             else:
-                row_of[rid] = len(rows)
-                keys.append((res_ref.line if res_ref is not None else line, rid, len(rows)))
+                row = row_of[rid] = len(rows.pos)
+                keys.append((res_ref.line if res_ref is not None else line, rid, row))
                 rows.add(pos, when, store)
         req = turn.req
         prev = req.previous_response_id if req is not None else None
