@@ -48,8 +48,8 @@ def _attach(analysis: Analysis) -> None:
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
                         on_request=configs.see)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
-    ledger = build_ledger(analysis.turns, pricing, configs.by_index.get, bills)
-    configs.by_index.clear()
+    ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
+    configs.clear()
     # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
     # copy is given: `traceview fidelity --live / --items`).
     fidelity = assess(analysis, objects=objects, label="capture only")
@@ -76,7 +76,9 @@ class _Configs:
     capture repeats a handful of configurations on every turn)."""
 
     def __init__(self) -> None:
-        self.by_index: dict[int, ToolConfig | None] = {}
+        # By turn index: a list while indices run 1..n (8 bytes a turn), else a map.
+        self._list: list[ToolConfig | None] = []
+        self._map: dict[int, ToolConfig | None] = {}
         self._tools: dict[tuple[str, ...], frozenset[str]] = {}
         self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
 
@@ -86,7 +88,6 @@ class _Configs:
         turn = t.turn
         req = turn.req
         if req is None:
-            self.by_index[turn.index] = None
             return
         offered = tuple(req.tools_offered)
         tools = self._tools.get(offered)
@@ -100,7 +101,29 @@ class _Configs:
         if made is None:
             made = self._made[key] = ToolConfig(
                 tools, frozenset(m.decode() for m in stores))
-        self.by_index[turn.index] = made
+        self._put(turn.index, made)
+
+    def _put(self, index: int, config: ToolConfig) -> None:
+        held = self._list
+        if index == len(held):
+            held.append(config)
+        elif 0 <= index < len(held):
+            held[index] = config
+        elif len(held) < index <= len(held) + 1024:
+            held.extend([None] * (index - len(held)))
+            held.append(config)
+        else:
+            self._map[index] = config
+
+    def get(self, index: int) -> ToolConfig | None:
+        """The configuration of turn `index` (None: no request, or not seen)."""
+        if index in self._map:
+            return self._map[index]
+        return self._list[index] if 0 <= index < len(self._list) else None
+
+    def clear(self) -> None:
+        self._list = []
+        self._map.clear()
 
 
 def _finder(turns: Any) -> Any:

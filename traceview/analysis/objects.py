@@ -205,10 +205,14 @@ class _ResponseRows:
         self.created.append(_NAN if created is None else created)
         self.store.append(store)
 
-    def sort(self, keys: list[tuple[int, str, int]], dead: set[int]) -> None:
-        """Drop the rows made whole (`dead`), and put the rest in the listing's order
-        (`keys`: each row's created line, id and number)."""
-        keys = sorted(k for k in keys if k[2] not in dead) if dead else sorted(keys)
+    def sort(self, in_order: bool, dead: set[int]) -> None:
+        """Drop the rows made whole (`dead`) and put the rest in the listing's order (by
+        created line, then id): nothing to do when they were added in that order, as they
+        are when one file is read."""
+        if in_order and not dead:
+            return
+        keys = sorted((_created_line(self.turns[p]), self.turns[p].response_id or "", r)
+                      for r, p in enumerate(self.pos) if r not in dead)
         pos, created, store = self.pos, self.created, self.store
         self.pos = array("I", [pos[r] for _l, _i, r in keys])
         self.created = array("d", [created[r] for _l, _i, r in keys])
@@ -281,7 +285,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     rows = _ResponseRows(turns)
     row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
     dead: set[int] = set()  # rows made whole
-    keys: list[tuple[int, str, int]] = []  # each row's place in the listing
+    last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
+    in_order = True  # rows were added in the listing's order
     ids: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
 
     def obj(kind: str, oid: str) -> ProviderObject:
@@ -297,21 +302,32 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             found[key] = o
         return o
 
-    # Membership beside each object's turn list: `turn not in o.turns` scanned the list,
-    # quadratic in the turns that use one vector store (minutes at 200 MB, hours at 1 GB).
+    # An object's turn list holds each turn once. Turns come in index order, so a list that
+    # only grew needs no membership test; one that did not gets a set beside it (`x in
+    # o.turns` scanned the list: quadratic in the turns that use one vector store).
     turn_sets: dict[int, set[int]] = {}
+
+    def add_turn(o: ProviderObject, turn: int, once: bool) -> None:
+        ts = o.turns
+        seen = turn_sets.get(id(o))
+        if seen is None:
+            if not ts or turn > ts[-1]:
+                ts.append(turn)
+                return
+            if once and turn == ts[-1]:
+                return
+            seen = turn_sets[id(o)] = set(ts)
+        if once and turn in seen:
+            return
+        seen.add(turn)
+        ts.append(turn)
 
     def use(o: ProviderObject, line: int, turn: int | None, when: float | None) -> None:
         o.uses += 1
         if len(o.used_lines) < MAX_LINES and line not in o.used_lines:
             o.used_lines.append(line)
         if turn is not None:
-            seen = turn_sets.get(id(o))
-            if seen is None:
-                seen = turn_sets[id(o)] = set(o.turns)
-            if turn not in seen:
-                seen.add(turn)
-                o.turns.append(turn)
+            add_turn(o, turn, True)
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
@@ -338,12 +354,12 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 r.created_line = res_ref.line if res_ref is not None else line
                 r.created_at = when
                 r.store = store
-                r.turns.append(index)
-                if id(r) in turn_sets:
-                    turn_sets[id(r)].add(index)
+                add_turn(r, index, False)
             else:
-                row = row_of[rid] = len(rows.pos)
-                keys.append((res_ref.line if res_ref is not None else line, rid, row))
+                row_of[rid] = len(rows.pos)
+                key = (res_ref.line if res_ref is not None else line, rid)
+                in_order = in_order and key > last_key
+                last_key = key
                 rows.add(pos, when, store)
         req = turn.req
         prev = req.previous_response_id if req is not None else None
@@ -365,8 +381,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
-    rows.sort(keys, dead)
-    del keys
+    rows.sort(in_order, dead)
     result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
                      rows=rows)
     for o in result._full:
