@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.item_compare import normalise
 from traceview.analysis.transcript import (
     _response_body,
@@ -293,7 +294,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     `objects` (analysis/objects.py) tells which provider copies the capture deleted.
     """
     cap = analysis.capture
-    turn = _finder(analysis.turns)
+    turn = finder(analysis.turns)
     recorded = recorded_input_items(cap)
     writes = conversation_writes(cap)
     deleted = objects.deleted_ids() if objects is not None else {}
@@ -335,24 +336,6 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
                              "which an owned transcript does not need")
             out.verdicts.append(v)
     return out
-
-
-def _finder(turns: Sequence[Any]) -> Any:
-    """Turn index -> its report: by position (indices run 1..n), else through a map made
-    the first time a position does not match."""
-    by_index: dict[int, Any] | None = None
-
-    def find(index: int) -> Any:
-        nonlocal by_index
-        if 0 < index <= len(turns):
-            t = turns[index - 1]
-            if t.index == index:
-                return t
-        if by_index is None:
-            by_index = {t.index: t for t in turns}
-        return by_index.get(index)
-
-    return find
 
 
 def _body(cap: Any, ref: Any) -> dict[str, Any] | None:

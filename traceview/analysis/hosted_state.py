@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
@@ -54,7 +55,7 @@ def _attach(analysis: Analysis) -> None:
     # copy is given: `traceview fidelity --live / --items`).
     fidelity = assess(analysis, objects=objects, label="capture only")
 
-    turn = _finder(analysis.turns)
+    turn = finder(analysis.turns)
     for conv_ledger in ledger.conversations.values():
         for carry in conv_ledger.carries():
             t = turn(carry.turn)
@@ -125,20 +126,3 @@ class _Configs:
         self._list = []
         self._map.clear()
 
-
-def _finder(turns: Any) -> Any:
-    """Turn index -> its report: by position (indices run 1..n), else through a map made
-    the first time a position does not match."""
-    by_index: dict[int, Any] | None = None
-
-    def find(index: int) -> Any:
-        nonlocal by_index
-        if 0 < index <= len(turns):
-            t = turns[index - 1]
-            if t.index == index:
-                return t
-        if by_index is None:
-            by_index = {t.index: t for t in turns}
-        return by_index.get(index)
-
-    return find

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
+from traceview.analysis.by_index import finder
 from traceview.capture.redact import redact_text
 
 # The documented defaults, with where they are written and when that text was taken.
@@ -146,7 +147,7 @@ class ProviderObject:
 
 class Objects:
     """The inventory. Stored responses that nothing but their own turn touched — one per
-    turn of a hosted capture — are not objects here but a row each (the turn's position,
+    turn of a hosted capture — are not objects here but a row each (the turn's index,
     its `created_at`, its store flag: 13 bytes), made into a `ProviderObject` only when
     listed; every other object is held whole."""
 
@@ -187,21 +188,21 @@ class Objects:
 
 
 class _ResponseRows:
-    """Stored responses as columns, in the inventory's order: the position of the turn
-    that created each (its id and line are read back from the turn), `created_at` (NaN:
+    """Stored responses as columns, in the inventory's order: the index of the turn that
+    created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
     unknown) and the store flag."""
 
-    def __init__(self, turns: Any) -> None:
-        self.turns = turns
-        self.pos = array("I")
+    def __init__(self, turns: Sequence[Any]) -> None:
+        self.find = finder(turns)
+        self.index = array("I")
         self.created = array("d")
         self.store = bytearray()
 
     def __len__(self) -> int:
-        return len(self.pos)
+        return len(self.index)
 
-    def add(self, pos: int, created: float | None, store: bool) -> None:
-        self.pos.append(pos)
+    def add(self, index: int, created: float | None, store: bool) -> None:
+        self.index.append(index)
         self.created.append(_NAN if created is None else created)
         self.store.append(store)
 
@@ -211,15 +212,16 @@ class _ResponseRows:
         are when one file is read."""
         if in_order and not dead:
             return
-        keys = sorted((_created_line(self.turns[p]), self.turns[p].response_id or "", r)
-                      for r, p in enumerate(self.pos) if r not in dead)
-        pos, created, store = self.pos, self.created, self.store
-        self.pos = array("I", [pos[r] for _l, _i, r in keys])
+        find = self.find
+        keys = sorted((_created_line(t), t.response_id or "", r)
+                      for r, t in enumerate(map(find, self.index)) if r not in dead)
+        index, created, store = self.index, self.created, self.store
+        self.index = array("I", [index[r] for _l, _i, r in keys])
         self.created = array("d", [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
     def whole(self, r: int) -> ProviderObject:
-        t = self.turns[self.pos[r]]
+        t = self.find(self.index[r])
         when = self.created[r]
         o = ProviderObject("response", t.response_id, _created_line(t),
                            None if when != when else when, bool(self.store[r]))
@@ -227,7 +229,7 @@ class _ResponseRows:
         return o
 
     def __iter__(self) -> Iterator[ProviderObject]:
-        return (self.whole(r) for r in range(len(self.pos)))
+        return (self.whole(r) for r in range(len(self.index)))
 
 
 class _Listing:
@@ -331,7 +333,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    for pos, t in enumerate(turns):
+    for t in turns:
         turn = t.turn
         req_ref, res_ref = turn.request, turn.response
         res = turn.res
@@ -356,11 +358,11 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 r.store = store
                 add_turn(r, index, False)
             else:
-                row_of[rid] = len(rows.pos)
+                row_of[rid] = len(rows.index)
                 key = (res_ref.line if res_ref is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
-                rows.add(pos, when, store)
+                rows.add(index, when, store)
         req = turn.req
         prev = req.previous_response_id if req is not None else None
         if prev:
