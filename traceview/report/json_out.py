@@ -8,6 +8,7 @@ per-call cost of those passes, paid per turn, was most of the writer's time.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -19,8 +20,11 @@ from traceview.capture.redact import redact_json
 from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import json_safe
 
-_PLACEHOLDER = "\u0000turns\u0000"
-_OBJECTS = "\u0000objects\u0000"  # the provider objects' list: one per stored response
+# Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
+# otherwise spell one and be taken for the list it names.
+_NONCE = secrets.token_hex(8)
+_PLACEHOLDER = f"\u0000turns-{_NONCE}\u0000"
+_OBJECTS = f"\u0000objects-{_NONCE}\u0000"  # the provider objects' list: one per stored response
 BATCH = 256  # rows per dumps / redact / sanitise call: ~1 MB of hosted-shape turns
 
 
@@ -55,30 +59,40 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
         yield from _document(analysis)
 
 
+# The lists that grow with the capture, streamed a batch at a time in place of a
+# placeholder: (placeholder, nesting depth of the list's key). A list dumped whole would
+# be the write's peak (every conversation's carried context, every verdict, at once).
+_CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
+_VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
+
+
 def _document(analysis: Analysis) -> Iterator[bytes]:
-    head = _safe(orjson.dumps(
-        analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS), option=orjson.OPT_INDENT_2))
-    before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)
-    yield before + b"["
-    yield from _items(analysis.turns, _turn_row, b"  ")
-    yield b"\n  ]" if analysis.turns else b"]"
-    marker = orjson.dumps(_OBJECTS)
-    if marker not in after:
-        yield after + b"\n"
-        return
-    middle, tail = after.split(marker, 1)
-    yield middle + b"["
-    objects = analysis.objects.objects
-    yield from _items(objects, _object_dict, b"    ")
-    yield (b"\n    ]" if objects else b"]") + tail + b"\n"
+    fidelity = analysis.fidelity
+    streamed: dict[bytes, tuple[Any, int]] = {
+        orjson.dumps(_CONVERSATIONS): (analysis.conversations, 1),
+        orjson.dumps(_PLACEHOLDER): (analysis.turns, 1),
+        orjson.dumps(_OBJECTS): (analysis.objects.objects if analysis.objects else (), 2),
+        orjson.dumps(_VERDICTS): (fidelity.verdicts if fidelity else (), 2),
+    }
+    rest = _safe(orjson.dumps(
+        analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS,
+                           conversations=_CONVERSATIONS, verdicts=_VERDICTS),
+        option=orjson.OPT_INDENT_2))
+    while True:  # the placeholders in document order: those present, each once
+        found = [(rest.find(m), m) for m in streamed if m in rest]
+        if not found:
+            break
+        _, marker = min(found)
+        values, depth = streamed.pop(marker)
+        before, rest = rest.split(marker, 1)
+        yield before + b"["
+        yield from _items(values, _as_dict, b"  " * depth)
+        yield b"\n" + b"  " * depth + b"]" if values else b"]"
+    yield rest + b"\n"
 
 
-def _turn_row(turn: Any) -> dict[str, Any]:
-    return turn.to_dict()
-
-
-def _object_dict(obj: Any) -> dict[str, Any]:
-    return obj.to_dict()
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value.to_dict()
 
 
 def render_json(analysis: Analysis) -> bytes:
