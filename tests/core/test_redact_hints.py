@@ -17,7 +17,7 @@ import pytest
 
 from tests.hostile.corpus import ESCAPES, KEY_SHAPES
 from traceview.capture import redact
-from traceview.capture.redact import _LITERALS_B, _hinted_lines, redact_json
+from traceview.capture.redact import _LITERALS_B, _SPACED_B, _hinted_lines, redact_json
 
 ROOT = Path(__file__).parent.parent.parent
 _OWN_KEYS = (b'"key":', b'"conversation_key":')
@@ -45,6 +45,8 @@ def reference_hinted_lines(chunk: bytes) -> set[int]:
         if b"?" in line or b"&" in line or b";" in line:
             starts.add(start)
         i = low.find(b"=", end)
+    for m in _SPACED_B.finditer(low):  # a name and its separator apart: "key  =", "key\\t:"
+        starts.add(low.rfind(b"\n", 0, m.start()) + 1)
     return starts
 
 

@@ -33,6 +33,7 @@ _VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]\\]"
 _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
           r"auth[_-]?token|session[_-]?token|client[_-]?secret|secret[_-]?key|"
           r"subscription[_-]?key|private[_-]?key|password|passwd|authorization|secret|cookie")
+_GAP = r"(?:\s|\\[tnrfb]|\\u[0-9a-fA-F]{4})*"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
@@ -40,7 +41,8 @@ _PATTERNS = re.compile(
     r"|(?P<keep2>sk-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}"
     # NAME=value / "name": "value" / Name: [Bearer|Basic] value, incl. OPENAI_API_KEY=,
     # AZURE_OPENAI_API_KEY=, api-key: <hex>, Ocp-Apim-Subscription-Key: <hex>.
-    rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))\\?[\"']?\s*[:=]\s*\\?[\"']?"
+    # Between name and value: whitespace, raw or as JSON writes it (\t, \n, \u00a0 …).
+    rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))\\?[\"']?{_GAP}[:=]{_GAP}\\?[\"']?"
     rf"(?:(?i:bearer|basic|token|digest)\s+)?){_VALUE}{{6,}}"
     # Bearer <anything>
     rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
@@ -63,11 +65,19 @@ _LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_
              "token\"", "token'", "token =", "token :", "key\\\"", "token\\\"")
 
 
+# "key" / "token" before ":" or "=" across more whitespace than the literals spell ("key  =",
+# "token\t:", or as JSON writes it, "key\\t="): the literals cover none or one space.
+_SPACED = re.compile(r"(?:key|token)(?:\s|\\[tnrfb]|\\u[0-9a-f]{4})+[:=]")
+_SPACED_B = re.compile(rb"(?:key|token)(?:\s|\\[tnrfb]|\\u[0-9a-f]{4}|[\x80-\xff]{2,4})+[:=]")
+
+
 def _maybe_secret(text: str) -> bool:
     low = text.lower()
     for lit in _LITERALS:
         if lit in low:
             return True
+    if ("key" in low or "token" in low) and _SPACED.search(low):
+        return True
     return "=" in low and ("?" in low or "&" in low or ";" in low)
 
 
@@ -218,6 +228,13 @@ def _hinted_lines(chunk: bytes) -> set[int]:
             if end < 0:
                 break
             m = anchor.search(low, end)
+    m = _SPACED_B.search(low)  # "key  =", "token\\t:" (see _SPACED)
+    while m is not None:
+        starts.add(rfind(b"\n", 0, m.start()) + 1)
+        end = find(b"\n", m.start())
+        if end < 0:
+            break
+        m = _SPACED_B.search(low, end)
     # "=": "key=", "token =" … and the query-string rule (a "?", "&" or ";" on its line).
     i = find(b"=")
     while i >= 0:
