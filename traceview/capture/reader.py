@@ -31,6 +31,7 @@ from traceview.capture.model import (
     ResponseFacts,
     Turn,
 )
+from traceview.capture.table import TurnTable
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
@@ -65,6 +66,7 @@ class CaptureBuilder:
 
     def __init__(self, source_names: list[str]) -> None:
         self.source_names = source_names
+        self.table = TurnTable()  # every turn's facts, in columns (capture/table.py)
         self.turns: list[Turn] = []
         self.exchanges: list[Exchange] = []
         self.problems: list[Problem] = []
@@ -156,7 +158,8 @@ class CaptureBuilder:
         if api is not None:
             retry_of = self._retry_of(api, obj, ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
-            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
+            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref,
+                                        table=self.table)
             if body_ok:
                 rec.req = facts
                 if origin is not None:
@@ -238,7 +241,7 @@ class CaptureBuilder:
         if api is None and events:
             api = "responses"
         if api is not None:
-            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api)
+            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api, table=self.table)
             self.turns.append(turn)
             return turn
         self.problem(ref.source, ref.line, "unknown_record",
