@@ -277,7 +277,9 @@ class CaptureLoader:
                         if failed is not None:
                             ahead = next(results, None)
                             continue
-                        for length, ended, pre in result:
+                        lines, facts = result
+                        self.builder.take(facts)
+                        for length, ended, pre in lines:
                             if length < 0:  # bytes before line 1 that are no line's (a BOM)
                                 offset -= length
                                 continue
