@@ -18,6 +18,7 @@ raw bytes, and `extend` appends a worker's rows to the main table in one copy pe
 from __future__ import annotations
 
 from array import array
+from operator import attrgetter
 from typing import Any
 
 # A count outside 0 … LIMIT - 1 (negative, or absurd in a damaged capture) reads back as
@@ -84,7 +85,11 @@ class Texts:
         if n < 0:
             return None
         s = self.starts[row]
-        return self.buf[s:s + n].decode("utf-8", "surrogatepass")
+        raw = self.buf[s:s + n]
+        try:
+            return raw.decode()  # the fast path: no error handler named
+        except UnicodeDecodeError:  # a lone surrogate, stored as it came
+            return raw.decode("utf-8", "surrogatepass")
 
     def set(self, row: int, text: str | None) -> None:
         """Replace a row's text (rare): the new bytes go at the end, the old stay unused."""
@@ -129,26 +134,46 @@ class Side:
             self.cols[name] = Texts()
         self.flags = array("H")
         self.dicts: dict[str, dict[int, Any]] = {name: {} for name in self.ROW_DICTS}
+        self._bind()
+
+    def _bind(self) -> None:
+
+        # For `add`: each group's values read in one call, and the columns' appends.
+        self._counts = attrgetter(*(n for n, _ in self.COUNTS))
+        self._count_appends = [(self.cols[n].append, nullable) for n, nullable in self.COUNTS]
+        self._pooled = attrgetter(*self.POOLED)
+        self._pooled_appends = [self.cols[n].append for n in self.POOLED]
+        self._texts = [(attrgetter(n), self.cols[n].append) for n in self.TEXTS]
+        self._flags = attrgetter(*self.FLAGS)
+        self._dicts = [(attrgetter(n), d) for n, d in self.dicts.items()]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
     def add(self, facts: Any) -> int:
         """Store a plain facts record as a new row; its row number."""
-        cols = self.cols
-        for name, nullable in self.COUNTS:
-            v = getattr(facts, name)
-            cols[name].append(count(v) if nullable else count0(v))
-        number = self.pool.number
-        for name in self.POOLED:
-            cols[name].append(number(getattr(facts, name)))
-        for name in self.TEXTS:
-            cols[name].append(getattr(facts, name))
+        for (append, nullable), v in zip(self._count_appends, self._counts(facts),
+                                         strict=True):
+            append(v if v is not None and 0 <= v < LIMIT else UNKNOWN if nullable else 0)
+        known = self.pool.numbers.get
+        for append, v in zip(self._pooled_appends, self._pooled(facts), strict=True):
+            n = known(v)
+            append(n if n is not None else self.pool.number(v))
+        for get, append in self._texts:
+            append(get(facts))
         bits = 0
-        for i, name in enumerate(self.FLAGS):
-            if getattr(facts, name):
+        for i, v in enumerate(self._flags(facts)):
+            if v:
                 bits |= 1 << i
         self.flags.append(bits)
         row = self.rows
-        for name, d in self.dicts.items():
-            v = getattr(facts, name)
+        for get, d in self._dicts:
+            v = get(facts)
             if v:
                 d[row] = v
         self.rows += 1
