@@ -451,11 +451,19 @@ class Turn:
         t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, ref.length
         t.res_line[r] = ref.line
 
+    # Reading a side makes a view; the last one made is kept on the table and handed out
+    # again while the same row is asked for (a report reads one turn's facts a dozen times
+    # in a row). Views hold no state but their row, so sharing one is safe.
     @property
     def req(self) -> RequestRow | None:
         t = self._t
         row = t.req_row[self._r]
-        return None if row < 0 else RequestRow(t.requests, row)
+        if row < 0:
+            return None
+        v = t.last_req
+        if v is None or v._r != row:
+            v = t.last_req = RequestRow(t.requests, row)
+        return v
 
     @req.setter
     def req(self, facts: RequestFacts | RequestRow | int | None) -> None:
@@ -465,7 +473,12 @@ class Turn:
     def res(self) -> ResponseRow | None:
         t = self._t
         row = t.res_row[self._r]
-        return None if row < 0 else ResponseRow(t.responses, row)
+        if row < 0:
+            return None
+        v = t.last_res
+        if v is None or v._r != row:
+            v = t.last_res = ResponseRow(t.responses, row)
+        return v
 
     @res.setter
     def res(self, facts: ResponseFacts | ResponseRow | int | None) -> None:

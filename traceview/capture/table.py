@@ -63,12 +63,13 @@ class Texts:
     """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
     (length -1: None). Reading one decodes it again, which is cheap for short strings."""
 
-    __slots__ = ("buf", "starts", "lens")
+    __slots__ = ("buf", "starts", "lens", "last")
 
     def __init__(self) -> None:
         self.buf = bytearray()
         self.starts = array("q")
         self.lens = array("i")
+        self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
 
     def append(self, text: str | None) -> None:
         if text is None:
@@ -81,18 +82,24 @@ class Texts:
         self.buf += raw
 
     def get(self, row: int) -> str | None:
+        last = self.last
+        if last[0] == row:  # read again (a report reads a turn's id several times)
+            return last[1]
         n = self.lens[row]
         if n < 0:
             return None
         s = self.starts[row]
         raw = self.buf[s:s + n]
         try:
-            return raw.decode()  # the fast path: no error handler named
+            text = raw.decode()  # the fast path: no error handler named
         except UnicodeDecodeError:  # a lone surrogate, stored as it came
-            return raw.decode("utf-8", "surrogatepass")
+            text = raw.decode("utf-8", "surrogatepass")
+        self.last = (row, text)
+        return text
 
     def set(self, row: int, text: str | None) -> None:
         """Replace a row's text (rare): the new bytes go at the end, the old stay unused."""
+        self.last = (-1, None)
         if text is None:
             self.lens[row] = -1
             return
@@ -266,7 +273,7 @@ class TurnTable(Facts):
 
     __slots__ = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
                  "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row",
-                 "notes", "attempts")
+                 "notes", "attempts", "last_req", "last_res")
 
     def __init__(self) -> None:
         super().__init__()
@@ -285,6 +292,8 @@ class TurnTable(Facts):
         self.res_row = array("i")
         self.notes: dict[int, tuple[str, ...]] = {}
         self.attempts: dict[int, tuple[Any, ...]] = {}
+        self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
+        self.last_res: Any = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -292,7 +301,7 @@ class TurnTable(Facts):
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
         n = self.requests.nbytes() + self.responses.nbytes()
-        for name in TurnTable.__slots__[:-2]:
+        for name in TurnTable.__slots__[:-4]:
             col = getattr(self, name)
             n += col.itemsize * len(col)
         return n
