@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from traceview.capture.table import (
     LIMIT,
+    SET,
     RequestSide,
     ResponseSide,
     Side,
@@ -78,14 +79,11 @@ def _known(value: int | None) -> int | None:
     return value if value is not None and 0 <= value < LIMIT else None
 
 
-def _known0(value: int | None) -> int:
-    return value if value is not None and 0 <= value < LIMIT else 0
-
-
 class RequestFacts:
     """What the request side of a turn says, read once from its body: a plain record, made
     by capture/facts.py, kept only until it is stored as a row of the turn table (then
-    `turn.req` reads that row). Positional order is the constructor's, as in a dataclass."""
+    `turn.req` reads that row). Positional order is the constructor's, as in a dataclass.
+    Counts are checked when stored (table.count): an unusable one reads back as unknown."""
 
     __slots__ = ("api", "model", "conversation_id", "previous_response_id", "include",
                  "tools_offered", "request_bytes", "input_bytes", "input_count",
@@ -108,14 +106,14 @@ class RequestFacts:
         self.previous_response_id = previous_response_id
         self.include = include
         self.tools_offered = tools_offered
-        self.request_bytes = _known(request_bytes)
-        self.input_bytes = _known0(input_bytes)
-        self.input_count = _known0(input_count)
-        self.new_input_tokens = _known0(new_input_tokens)
+        self.request_bytes = request_bytes
+        self.input_bytes = input_bytes
+        self.input_count = input_count
+        self.new_input_tokens = new_input_tokens
         # The first USER_TEXT_MAX characters: the "…" that marks a cut is added where the
         # text is read.
         self.user_text = user_text
-        self.user_words = _known(user_words)
+        self.user_words = user_words
         self.first_user_sig = first_user_sig
         self.compaction_input = compaction_input
         self.compaction_trigger = compaction_trigger
@@ -169,25 +167,26 @@ class ResponseFacts:
         self.response_id = response_id
         self.object = object
         self.status = status
-        self.http_status = _known(http_status)
+        self.http_status = http_status
         self.model = model
         self.conversation_id = conversation_id
-        self.input_tokens = _known(input_tokens)
-        self.cached_tokens = _known(cached_tokens)
-        self.output_tokens = _known(output_tokens)
-        self.reasoning_tokens = _known(reasoning_tokens)
-        self.elapsed_ms = _known(elapsed_ms)
-        self.output_bytes = _known0(output_bytes)
+        self.input_tokens = input_tokens
+        self.cached_tokens = cached_tokens
+        self.output_tokens = output_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self.elapsed_ms = elapsed_ms
+        self.output_bytes = output_bytes
         self.output_types = output_types
         self.hosted_calls = hosted_calls
         self.compaction_output = compaction_output
         self.cache_miss_reason = cache_miss_reason
         self.incomplete_reason = incomplete_reason
         self.error = error
-        self.stream_events = _known(stream_events)
+        self.stream_events = stream_events
         self.stream_cut = stream_cut
+        # Read back before it is stored (facts._response_common): unusable reads as unknown.
         self.web_search_requests = _known(web_search_requests)
-        self.input_transformations = _known0(input_transformations)
+        self.input_transformations = input_transformations
         self.file_search_requests: int | None = None
         # When the turn started, whole seconds since the epoch (what `created_at` holds):
         # the body's `created_at` (chat: `created`), else the record's `ts` less the
@@ -267,12 +266,14 @@ def _flag_property(bit: int) -> property:
     return property(get, put)
 
 
-def _dict_property(name: str, default: Any) -> property:
+def _sparse_property(name: str, default: Any, how: str) -> property:
+    is_set = SET[how]
+
     def get(v: Any) -> Any:
         return v._s.dicts[name].get(v._r, default)
 
     def put(v: Any, value: Any) -> None:
-        if value:
+        if value is not None and is_set(value):
             v._s.dicts[name][v._r] = value
         else:
             v._s.dicts[name].pop(v._r, None)
@@ -280,7 +281,7 @@ def _dict_property(name: str, default: Any) -> property:
     return property(get, put)
 
 
-def _row_view(name: str, side: type[Side], defaults: dict[str, Any]) -> type:
+def _row_view(name: str, side: type[Side]) -> type:
     """A class whose instances read (and write) one row of `side`."""
     ns: dict[str, Any] = {"__slots__": ("_s", "_r")}
     for field_name, nullable in side.COUNTS:
@@ -291,8 +292,8 @@ def _row_view(name: str, side: type[Side], defaults: dict[str, Any]) -> type:
         ns[field_name] = _text_property(field_name)
     for i, field_name in enumerate(side.FLAGS):
         ns[field_name] = _flag_property(i)
-    for field_name in side.ROW_DICTS:
-        ns[field_name] = _dict_property(field_name, defaults.get(field_name))
+    for field_name, default, how in side.SPARSE:
+        ns[field_name] = _sparse_property(field_name, default, how)
     return type(name, (_RowView,), ns)
 
 
@@ -317,8 +318,8 @@ class _RowView:
         return hash((id(self._s), self._r))
 
 
-RequestRow = _row_view("RequestRow", RequestSide, {})
-ResponseRow = _row_view("ResponseRow", ResponseSide, {"hosted_calls": ()})
+RequestRow = _row_view("RequestRow", RequestSide)
+ResponseRow = _row_view("ResponseRow", ResponseSide)
 
 
 def _first_user_sig(v: Any) -> int | None:

@@ -37,6 +37,22 @@ def count0(value: int | None) -> int:
     return value if value is not None and 0 <= value < LIMIT else 0
 
 
+def _usable(v: Any) -> bool:
+    return 0 <= v < LIMIT
+
+
+def _usable_not_0(v: Any) -> bool:
+    return 0 < v < LIMIT
+
+
+def _any(v: Any) -> bool:
+    return True
+
+
+# How a SPARSE field's value is judged set (None never is), by the name Side.SPARSE gives.
+SET = {"count": _usable, "count0": _usable_not_0, "value": _any, "truthy": bool}
+
+
 class Pool:
     """Interned values (strings, tuples of strings): each distinct value stored once, rows
     hold its number. Number 0 is None."""
@@ -118,16 +134,18 @@ class Texts:
 class Side:
     """The columns of one side of a turn (its request's facts, or its response's).
 
-    A subclass names its fields in four groups: COUNTS (number, and whether None is
+    A subclass names its fields in five groups: COUNTS (number, and whether None is
     possible), POOLED (repeated values), TEXTS (values unique to a row), FLAGS (booleans,
-    one bit each); and ROW_DICTS, the rare values kept by row. `add` stores one plain facts
-    record (model.RequestFacts / ResponseFacts) as a new row."""
+    one bit each), and SPARSE: values most rows lack, kept in a dict by row only where set
+    (name, default, and how a value is judged set: "count" a usable nullable count, "count0"
+    a usable count other than 0, "value" anything but None, "truthy" a non-empty value).
+    `add` stores one plain facts record (model.RequestFacts / ResponseFacts) as a new row."""
 
     COUNTS: tuple[tuple[str, bool], ...] = ()
     POOLED: tuple[str, ...] = ()
     TEXTS: tuple[str, ...] = ()
     FLAGS: tuple[str, ...] = ()
-    ROW_DICTS: tuple[str, ...] = ("extra",)
+    SPARSE: tuple[tuple[str, Any, str], ...] = (("extra", None, "truthy"),)
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
@@ -140,7 +158,7 @@ class Side:
         for name in self.TEXTS:
             self.cols[name] = Texts()
         self.flags = array("H")
-        self.dicts: dict[str, dict[int, Any]] = {name: {} for name in self.ROW_DICTS}
+        self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
         self._bind()
 
     def _bind(self) -> None:
@@ -152,7 +170,7 @@ class Side:
         self._pooled_appends = [self.cols[n].append for n in self.POOLED]
         self._texts = [(attrgetter(n), self.cols[n].append) for n in self.TEXTS]
         self._flags = attrgetter(*self.FLAGS)
-        self._dicts = [(attrgetter(n), d) for n, d in self.dicts.items()]
+        self._sparse = [(attrgetter(n), self.dicts[n], SET[how]) for n, _, how in self.SPARSE]
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
@@ -179,9 +197,9 @@ class Side:
                 bits |= 1 << i
         self.flags.append(bits)
         row = self.rows
-        for get, d in self._dicts:
+        for get, d, is_set in self._sparse:
             v = get(facts)
-            if v:
+            if v is not None and is_set(v):
                 d[row] = v
         self.rows += 1
         return row
@@ -219,14 +237,14 @@ class Side:
 class RequestSide(Side):
     COUNTS = (("request_bytes", True), ("input_bytes", False), ("new_input_tokens", False),
               ("input_count", False), ("user_words", True))
-    POOLED = ("api", "model", "conversation_id", "include", "tools_offered", "truncation")
+    POOLED = ("api", "model", "conversation_id", "include", "tools_offered")
     # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
     # where the text is read.
     TEXTS = ("previous_response_id", "user_text")
     FLAGS = ("compaction_input", "compaction_trigger", "context_management", "stream",
              "background", "store_set", "store_value", "instructions", "has_sig")
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
-    ROW_DICTS = ("extra",)
+    SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
     def __init__(self, pool: Pool) -> None:
         super().__init__(pool)
@@ -244,15 +262,17 @@ class RequestSide(Side):
 class ResponseSide(Side):
     COUNTS = (("input_tokens", True), ("cached_tokens", True), ("output_tokens", True),
               ("reasoning_tokens", True), ("elapsed_ms", True), ("output_bytes", False),
-              ("input_transformations", False), ("http_status", True), ("stream_events", True),
-              ("web_search_requests", True), ("file_search_requests", True),
               ("started_at", True))
-    POOLED = ("object", "status", "model", "conversation_id", "output_types",
-              "cache_miss_reason", "incomplete_reason", "error", "service_tier",
-              "fingerprint", "error_code")
+    POOLED = ("object", "status", "model", "conversation_id", "output_types", "service_tier",
+              "fingerprint")
     TEXTS = ("response_id",)
     FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal")
-    ROW_DICTS = ("extra", "hosted_calls")
+    SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
+              ("input_transformations", 0, "count0"), ("http_status", None, "count"),
+              ("stream_events", None, "count"), ("web_search_requests", None, "count"),
+              ("file_search_requests", None, "count"), ("cache_miss_reason", None, "value"),
+              ("incomplete_reason", None, "value"), ("error", None, "value"),
+              ("error_code", None, "value"))
 
 
 class Facts:
