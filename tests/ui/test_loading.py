@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
+from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.message import Message
 
-from traceview.ui.app import make_app
-from traceview.ui.loader import run_session
+from traceview.analysis import Options
+from traceview.analysis.session import Session, analyze
+from traceview.ui.app import LOAD_NICE, make_app
+from traceview.ui.loader import MAX_TURNS_PER_MESSAGE, run_session
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
 from traceview.ui.row_table import Column, RowTable
+from traceview.ui.state import ALL
 
 from .fakecore import FakeProblem, claims_session
 
@@ -81,3 +89,157 @@ async def test_a_million_rows_render_without_measuring_them():
         elapsed = time.perf_counter() - started
         assert table.cursor == 999_999
         assert elapsed < 2.0, f"a million rows took {elapsed:.2f}s"
+
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+
+
+class GatedSession:
+    """The real core's Session, paused after the first batch that brings turns until the
+    test has looked at the screen: rows must be there while the rest of the file is unread.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.paused = threading.Event()
+        self.proceed = threading.Event()
+        self.batches: list[tuple[int, bool]] = []  # (turns, done) as the core yielded them
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.session, name)
+
+    def run(self):
+        for batch in self.session.run():
+            self.batches.append((len(batch.turns), batch.progress.done))
+            yield batch
+            if batch.turns and not batch.progress.done and not self.paused.is_set():
+                self.paused.set()
+                # Released by the test; the timeout only ends a failing test instead of
+                # hanging it.
+                self.proceed.wait(timeout=60)
+
+
+@pytest.mark.parametrize("name", ["chatlas_tool_variations_stream_11turns",
+                                  "openllmetry_agents_recipe_hierarchy_stream"])
+async def test_a_real_capture_shows_rows_before_it_is_read_and_ends_equal_to_the_report(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    path = str(REAL / f"{name}.jsonl")
+    want = analyze(path)
+    assert len(want.turns) > 3
+    gated: list[GatedSession] = []
+
+    def factory(paths: list[str], options: object) -> GatedSession:
+        # One line between looks at the clock, no wait between batches: a 22-line capture
+        # arrives in many batches, through the real reader, pairing and analyzer.
+        gated.append(GatedSession(Session(paths, Options(), interval=0, first_interval=0,
+                                          step_lines=1)))
+        return gated[0]
+
+    app = make_app([path], session_factory=factory)
+    async with app.run_test(size=(140, 40)) as pilot:
+        gate = gated[0]
+        try:
+            for _ in range(500):  # bounded: each pause waits for the app to go idle
+                if app.main.rows or app.state.done:
+                    break
+                await pilot.pause()
+            # Rows on screen, the core paused mid-file, the load not finished.
+            assert gate.paused.is_set() and not app.state.done
+            assert not gate.session.analysis.complete
+            shown = len(app.state.turns)
+            assert 0 < shown < len(want.turns)
+            assert app.main.rows and app.main.table.current() is not None
+            assert "loading" in str(app.main.query_one("#title").render())
+        finally:
+            gate.proceed.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.state.done and app.state.error is None
+        assert sum(n for n, _ in gate.batches) == len(want.turns)
+        assert len([n for n, done in gate.batches if n and not done]) > 1
+        # The rows the inspector holds are the headless report's, number for number.
+        got = sorted(app.state.turns, key=lambda t: t.index)
+        assert [t.to_dict() for t in got] == [t.to_dict() for t in want.turns]
+        assert app.state.analysis.totals == want.totals
+        assert ({k: c.to_dict() for k, c in app.state.conversations.items()}
+                == {str(c.key): c.to_dict() for c in want.conversations})
+        app.main.show_conversation(ALL)
+        await pilot.pause()
+        assert [t.index for t in app.main.rows] == [t.index for t in want.turns]
+        assert "loading" not in str(app.main.query_one("#title").render())
+
+
+def test_a_big_batch_reaches_the_app_in_bounded_messages():
+    """However many turns the core finished at once, no TurnsLoaded handler files more
+    than MAX_TURNS_PER_MESSAGE of them (it runs on the event loop)."""
+    from types import SimpleNamespace
+
+    many = list(range(2 * MAX_TURNS_PER_MESSAGE + 7))
+    session = SimpleNamespace(analysis=None, run=lambda: iter([
+        SimpleNamespace(turns=many, problems=[], progress=None)]))
+    posted: list[Message] = []
+    run_session(session, posted.append, lambda: False)
+    loaded = [m for m in posted if isinstance(m, TurnsLoaded)]
+    assert [len(m.turns) for m in loaded] == [MAX_TURNS_PER_MESSAGE, MAX_TURNS_PER_MESSAGE, 7]
+    assert [t for m in loaded for t in m.turns] == many
+
+
+def test_no_full_garbage_collection_while_a_capture_loads():
+    """A full collection walks every live object holding the GIL (over a second on 1 GB),
+    freezing the event loop; the load turns them off until it ends, then restores them."""
+    import gc
+
+    before = gc.get_threshold()
+    session = Session(str(REAL / "chatlas_tool_variations_stream_11turns.jsonl"), Options(),
+                      interval=0, first_interval=0, step_lines=1)
+    during = [gc.get_threshold()[2] for _ in session.run()]
+    assert len(during) > 1 and min(during) >= 1 << 30
+    assert gc.get_threshold() == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+async def test_after_the_first_rows_the_load_yields_the_cpu_to_the_event_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On two busy cores the event loop waits for a core as much as for the GIL: the
+    load's thread runs at a lower priority once the first rows are out (not before: they
+    should come as fast as they can)."""
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    monkeypatch.delenv("TRACEVIEW_LOAD_NICE", raising=False)
+    niceness: list[int] = []
+
+    class Watched(Session):
+        def run(self):
+            for batch in super().run():
+                niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+                yield batch
+
+    path = str(REAL / "chatlas_tool_variations_stream_11turns.jsonl")
+    app = make_app([path], session_factory=lambda p, o: Watched(
+        p, Options(), interval=0, first_interval=0, step_lines=1))
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.state.done and len(niceness) > 2
+    assert niceness[0] == main
+    assert niceness[-1] == min(19, main + LOAD_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main
+
+
+def test_any_session_the_inspector_loads_runs_without_full_collections():
+    """A followed capture's session has its own run(): the loader turns full collections
+    off around whichever session it drives."""
+    import gc
+    from types import SimpleNamespace
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def run():
+        seen.append(gc.get_threshold()[2])
+        yield SimpleNamespace(turns=[], problems=[], progress=None)
+
+    run_session(SimpleNamespace(analysis=None, run=run), lambda m: None, lambda: False)
+    assert seen and seen[0] >= 1 << 30
+    assert gc.get_threshold() == before

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
+from traceview.analysis.session import no_full_collections
 from traceview.ui.messages import (
     BodiesLoaded,
     LoadFinished,
@@ -18,6 +19,11 @@ from traceview.ui.messages import (
     ProblemsFound,
     TurnsLoaded,
 )
+
+#: The most turns one TurnsLoaded carries. Its handler files each turn under its
+#: conversation (a few µs a turn, on the event loop): a bounded batch keeps every handler
+#: well under the ~50 ms a key may wait, however many turns the core finished at once.
+MAX_TURNS_PER_MESSAGE = 2000
 
 
 def run_session(
@@ -28,20 +34,26 @@ def run_session(
     Any exception from the core ends the load with a readable message instead of
     crashing the app: a damaged capture must still open.
     """
-    try:
-        for batch in session.run():
-            if cancelled():
-                return
-            if batch.turns:
-                post(TurnsLoaded(list(batch.turns)))
-            if batch.problems:
-                post(ProblemsFound(list(batch.problems)))
-            progress = batch.progress
-            if progress is not None:
-                post(LoadProgress(progress.bytes_read, progress.total_bytes, progress.lines))
-    except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-        post(LoadFinished(getattr(session, "analysis", None), f"{type(exc).__name__}: {exc}"))
-        return
+    # No full collection while loading, whatever the session (a followed capture's too):
+    # one walks every object the load made with the GIL held, and the event loop waits.
+    with no_full_collections():
+        try:
+            for batch in session.run():
+                if cancelled():
+                    return
+                turns = batch.turns
+                for start in range(0, len(turns), MAX_TURNS_PER_MESSAGE):
+                    post(TurnsLoaded(list(turns[start:start + MAX_TURNS_PER_MESSAGE])))
+                if batch.problems:
+                    post(ProblemsFound(list(batch.problems)))
+                progress = batch.progress
+                if progress is not None:
+                    post(LoadProgress(progress.bytes_read, progress.total_bytes,
+                                      progress.lines))
+        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+            post(LoadFinished(getattr(session, "analysis", None),
+                              f"{type(exc).__name__}: {exc}"))
+            return
     post(LoadFinished(session.analysis))
 
 
