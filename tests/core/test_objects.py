@@ -84,3 +84,32 @@ def test_a_failing_hosted_state_pass_is_a_problem_not_a_crash(monkeypatch) -> No
     assert doc["turns"][3]["input_tokens"] == 6580  # the rest of the report stands
     [p] = [p for p in doc["problems"] if p["kind"] == "hosted_state_error"]
     assert "ValueError: unexpected shape" in p["message"]
+
+
+def test_responses_only_their_own_turn_touched_list_in_order_between_touched_ones(
+        tmp_path: Path) -> None:
+    """A stored response that no later line names is held as a row, not an object; the
+    listing interleaves it, by line, with the responses a later turn used or deleted."""
+    p = write(tmp_path / "r.jsonl", [
+        req({"model": "gpt-4o-mini", "input": "a"}),
+        res(response("resp_a", 10, 1, created_at=1767225600)),
+        req({"model": "gpt-4o-mini", "input": "b", "store": False}),
+        res(response("resp_b", 10, 1, created_at=1767225601)),
+        req({"model": "gpt-4o-mini", "input": "c", "previous_response_id": "resp_a"}),
+        res(response("resp_c", 20, 1, created_at=1767225602)),
+        {"dir": "req", "endpoint": "DELETE /v1/responses/resp_c"},
+        {"dir": "res", "status_code": 200,
+         "body": {"id": "resp_c", "object": "response.deleted", "deleted": True}},
+    ])
+    a = analyze(str(p))
+    doc = a.to_report()["objects"]
+    assert doc["counts"]["response"] == 3
+    rows = [(o["id"], o["created_line"], o["state"], o["uses"], o["turns"], o["used_lines"],
+             o["expires_around"]) for o in doc["objects"]]
+    assert rows == [
+        ("resp_a", 2, "exists", 1, [1, 3], [5], "2026-01-31"),
+        ("resp_b", 4, "not_stored", 0, [2], [], None),
+        ("resp_c", 6, "deleted", 0, [3], [], None),
+    ]
+    assert a.turn(3).provider_copy["line"] == 7
+    assert a.turn(2).provider_copy is None

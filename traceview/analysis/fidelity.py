@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.item_compare import normalise
 from traceview.analysis.transcript import (
     _response_body,
@@ -103,7 +104,7 @@ class Received:
     error: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
     conversation: str  # the conversation key
     id: str | None
@@ -293,18 +294,24 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     `objects` (analysis/objects.py) tells which provider copies the capture deleted.
     """
     cap = analysis.capture
-    by_index = {t.index: t for t in analysis.turns}
+    turn = finder(analysis.turns)
     recorded = recorded_input_items(cap)
     writes = conversation_writes(cap)
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
     for conv in analysis.conversations:
-        turns = [by_index[i] for i in conv.turns if i in by_index]
-        requested = [t for t in turns if t.request_ref is not None and t.api != "compact"]
-        if not requested:
+        turns = [t for t in map(turn, conv.turns) if t is not None]
+        # The final turn with a request (a compact call is not one), and the one before
+        # it: found from the end, so most turns are not read at all here.
+        final = prev = None
+        for t in reversed(turns):
+            if t.request_ref is not None and t.api != "compact":
+                if final is not None:
+                    prev = t
+                    break
+                final = t
+        if final is None:
             continue
-        final = requested[-1]
-        markers = {t.index: list(t.markers) for t in turns}
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
@@ -318,8 +325,8 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
             out.verdicts.append(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt,
                                              got, static))
         else:
+            markers = {t.index: list(t.markers) for t in turns}
             final_items = _request_items(cap, final)
-            prev = requested[-2] if len(requested) > 1 else None
             previous = (_request_items(cap, prev) + _response_items(cap, prev)
                         if prev is not None else None)
             v = judge_owned(conv.key, conv.id, final.index, rid, previous, final_items,
@@ -373,8 +380,9 @@ def _rebuilt_hosted(cap: Any, conv: Any, turns: list[Any], final: Any,
         if t.api != "responses" or t.index > final.index:
             continue
         req = _body(cap, t.request_ref)
-        rec = cap.read(t.response_ref) if t.response_ref is not None else None
-        res = _response_body(rec) if t.index != final.index else None
+        # The final turn's output is not part of its input: its response is not read.
+        ref = t.response_ref if t.index != final.index else None
+        res = _response_body(cap.read(ref)) if ref is not None else None
         rows.append((t.turn.source, t.line, t.index, req, res))
     for ex in writes.get(conv.id or "", []) if final.turn.conversation_id else []:
         if (ex.source, ex.line) < (final.turn.source, final.line):
@@ -415,10 +423,11 @@ def _early_reason(conv: Any, turns: list[Any], final: Any,
     for t in before:
         if t.index == final.index:
             continue
-        for c in t.hosted_calls:
-            if c.get("evidence") == "missing":
-                flag = f' (add include=["{c["include"]}"])' if c.get("include") else ""
-                return "evidence_missing", (f"{c['type'].removesuffix('_call')} results on turn "
+        res = t.turn.res
+        for c in res.hosted_calls if res is not None else ():
+            if c.evidence == "missing":
+                flag = f' (add include=["{c.include}"])' if c.include else ""
+                return "evidence_missing", (f"{c.type.removesuffix('_call')} results on turn "
                                             f"{t.index} were not captured{flag}")
     return None
 

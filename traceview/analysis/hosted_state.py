@@ -8,9 +8,9 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
@@ -19,8 +19,6 @@ from traceview.capture.model import Problem
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Analysis
-
-_VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
 
 
 def attach(analysis: Analysis) -> None:
@@ -42,40 +40,89 @@ def attach(analysis: Analysis) -> None:
 
 def _attach(analysis: Analysis) -> None:
     cap = analysis.capture
-    by_index = {t.index: t for t in analysis.turns}
-
-    def config_of(index: int) -> ToolConfig | None:
-        """Tools from the turn's facts; vector store ids from its request bytes (read only
-        when it offers file_search, and never parsed)."""
-        t = by_index.get(index)
-        if t is None or t.turn.req is None:
-            return None
-        tools = frozenset(_tool_name(x) for x in t.tools_offered)
-        stores: frozenset[str] = frozenset()
-        if "file_search" in tools and t.request_ref is not None:
-            raw = cap.read_raw(t.request_ref) or b""
-            stores = frozenset(m.decode() for m in _VS_ID.findall(raw))
-        return ToolConfig(tools, stores)
-
-    bills = {c.key: c.cost_usd for c in analysis.conversations}
     pricing = getattr(analysis, "pricing_table", None)
-    ledger = build_ledger(analysis.turns, pricing, config_of, bills)
-    for index, carry in ledger.turns.items():
-        t = by_index.get(index)
-        if t is not None:
-            t.carried = carry
-    for conv in analysis.conversations:
-        conv.carried = ledger.conversations.get(conv.key)
-    analysis.ledger = ledger
-
     store_price = pricing.storage.get("vector_store") if pricing is not None else None
     storage = store_price if isinstance(store_price, dict) else None
-    objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage)
-    for index, note in objects.turn_notes.items():
-        t = by_index.get(index)
-        if t is not None:
-            t.provider_copy = note
-    analysis.objects = objects
+    # The inventory reads every request once; the ledger's tool configurations are taken
+    # from the same bytes as they pass.
+    configs = _Configs()
+    objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
+                        on_request=configs.see)
+    bills = {c.key: c.cost_usd for c in analysis.conversations}
+    ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
+    configs.clear()
     # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
     # copy is given: `traceview fidelity --live / --items`).
-    analysis.fidelity = assess(analysis, objects=objects, label="capture only")
+    fidelity = assess(analysis, objects=objects, label="capture only")
+
+    turn = finder(analysis.turns)
+    for conv_ledger in ledger.conversations.values():
+        for carry in conv_ledger.carries():
+            t = turn(carry.turn)
+            if t is not None:
+                t.carried = carry
+    for conv in analysis.conversations:
+        conv.carried = ledger.conversations.get(conv.key)
+    for index, note in objects.turn_notes.items():
+        t = turn(index)
+        if t is not None:
+            t.provider_copy = note
+    analysis.ledger = ledger
+    analysis.objects = objects
+    analysis.fidelity = fidelity
+
+
+class _Configs:
+    """Each request's tool configuration, one shared `ToolConfig` per distinct one (a
+    capture repeats a handful of configurations on every turn)."""
+
+    def __init__(self) -> None:
+        # By turn index: a list while indices run 1..n (8 bytes a turn), else a map.
+        self._list: list[ToolConfig | None] = []
+        self._map: dict[int, ToolConfig | None] = {}
+        self._tools: dict[tuple[str, ...], frozenset[str]] = {}
+        self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
+
+    def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
+        """Tools from the turn's facts; vector store ids from its request bytes (only when
+        it offers file_search, and never parsed)."""
+        turn = t.turn
+        req = turn.req
+        if req is None:
+            return
+        offered = tuple(req.tools_offered)
+        tools = self._tools.get(offered)
+        if tools is None:
+            tools = self._tools[offered] = frozenset(_tool_name(x) for x in offered)
+        stores: tuple[bytes, ...] = ()
+        if "file_search" in tools and ids:
+            stores = tuple(m for m in ids if m[:3] == b"vs_")
+        key = (tools, stores)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = ToolConfig(
+                tools, frozenset(m.decode() for m in stores))
+        self._put(turn.index, made)
+
+    def _put(self, index: int, config: ToolConfig) -> None:
+        held = self._list
+        if index == len(held):
+            held.append(config)
+        elif 0 <= index < len(held):
+            held[index] = config
+        elif len(held) < index <= len(held) + 1024:
+            held.extend([None] * (index - len(held)))
+            held.append(config)
+        else:
+            self._map[index] = config
+
+    def get(self, index: int) -> ToolConfig | None:
+        """The configuration of turn `index` (None: no request, or not seen)."""
+        if index in self._map:
+            return self._map[index]
+        return self._list[index] if 0 <= index < len(self._list) else None
+
+    def clear(self) -> None:
+        self._list = []
+        self._map.clear()
+

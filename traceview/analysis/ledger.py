@@ -17,8 +17,9 @@ each request's tool configuration.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from traceview.analysis.pricing import Pricing
@@ -94,100 +95,217 @@ def tool_config(body: Any) -> ToolConfig | None:
     return ToolConfig(frozenset(tools), frozenset(stores))
 
 
-@dataclass
 class Charge:
-    """Carried tokens billed on one turn, and their apportioned cost."""
+    """Carried tokens billed on one turn, and their apportioned cost (made when read: the
+    ledger holds a conversation's charges as columns)."""
 
-    turn: int
-    tokens: int
-    cost_usd: float | None
+    __slots__ = ("turn", "tokens", "cost_usd")
+
+    def __init__(self, turn: int, tokens: int, cost_usd: float | None) -> None:
+        self.turn = turn
+        self.tokens = tokens
+        self.cost_usd = cost_usd
 
     def to_dict(self) -> dict[str, Any]:
         return {"turn": self.turn, "tokens": self.tokens,
                 "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6)}
 
 
-@dataclass
 class Source:
-    """One piece of context that arrived without a request, and its running bill."""
+    """One piece of context that arrived without a request, and its running bill.
 
-    id: str
-    kind: str  # "deposit" | "hosted_result"
-    conversation: str
-    arrived_turn: int  # the first turn billed for it
-    tokens: int  # tokens it adds to each turn that carries it
-    origin_turns: list[int] = field(default_factory=list)
-    hosted_calls: list[str] = field(default_factory=list)
-    types: list[str] = field(default_factory=list)
-    evidence_missing: bool = False
-    include: list[str] = field(default_factory=list)
-    config: ToolConfig | None = None  # tools offered where it came from
-    charges: list[Charge] = field(default_factory=list)
-    ended_by: dict[str, Any] | None = None
+    Every turn of a conversation that bills carried context bills every source still
+    active, so a source's charges are one run `[_start, _stop)` of its conversation's
+    charged turns (`ConversationLedger`), priced at each turn's per-token rate."""
+
+    __slots__ = ("kind", "conversation", "arrived_turn", "tokens", "_origin", "_calls",
+                 "_types", "evidence_missing", "_include", "config", "_ended", "_conv",
+                 "_start", "_stop")
+
+    def __init__(self, kind: str, conversation: str, arrived_turn: int, tokens: int,
+                 origin_turns: Sequence[int] = (), hosted_calls: Sequence[str] = (),
+                 types: Sequence[str] = (), evidence_missing: bool = False,
+                 include: Sequence[str] = ()) -> None:
+        self.kind = kind  # "deposit" | "hosted_result"
+        self.conversation = conversation
+        self.arrived_turn = arrived_turn  # the first turn billed for it
+        self.tokens = tokens  # tokens it adds to each turn that carries it
+        # Held as tuples (a capture holds about one source per hosted call), given as lists.
+        self._origin = tuple(origin_turns)
+        self._calls = tuple(hosted_calls)
+        self._types = _shared(tuple(types))
+        self.evidence_missing = evidence_missing
+        self._include = _shared(tuple(include))
+        self.config: ToolConfig | None = None  # tools offered where it came from
+        self._ended: tuple[int, str] | None = None  # (turn, marker) that ended the carry
+        self._conv: ConversationLedger | None = None
+        self._start = 0
+        self._stop = 0
+
+    @property
+    def id(self) -> str:
+        """deposit@<the turn it arrived on>, hosted_result@<the last turn of its calls>."""
+        if self.kind == "deposit":
+            return f"deposit@{self.arrived_turn}"
+        return f"hosted@{self._origin[-1]}"
+
+    @property
+    def origin_turns(self) -> list[int]:
+        return list(self._origin)
+
+    @property
+    def hosted_calls(self) -> list[str]:
+        return list(self._calls)
+
+    @property
+    def types(self) -> list[str]:
+        return list(self._types)
+
+    @property
+    def include(self) -> list[str]:
+        return list(self._include)
+
+    @property
+    def ended_by(self) -> dict[str, Any] | None:
+        return None if self._ended is None else {"turn": self._ended[0], "kind": self._ended[1]}
+
+    def _cost(self, k: int) -> float | None:
+        conv = self._conv
+        return self.tokens * conv._rate[k] if conv is not None and conv._priced[k] else None
+
+    @property
+    def charges(self) -> list[Charge]:
+        conv = self._conv
+        if conv is None:
+            return []
+        return [Charge(conv._turns[k], self.tokens, self._cost(k))
+                for k in range(self._start, self._stop)]
+
+    def _later(self) -> list[int]:
+        """Positions of the charges after the arrival (the re-bills)."""
+        turns = self._conv._turns if self._conv is not None else ()
+        return [k for k in range(self._start, self._stop) if turns[k] != self.arrived_turn]
 
     @property
     def turns_carried(self) -> int:
-        return len(self.charges)
+        return self._stop - self._start
 
     @property
     def later_turns(self) -> int:
         """Turns after the arrival that billed it again (the re-bills)."""
-        return sum(1 for c in self.charges if c.turn != self.arrived_turn)
+        return len(self._later())
 
     @property
     def tokens_billed(self) -> int:
-        return sum(c.tokens for c in self.charges)
+        return self.tokens * self.turns_carried
 
     @property
     def tokens_rebilled(self) -> int:
-        return sum(c.tokens for c in self.charges if c.turn != self.arrived_turn)
+        return self.tokens * self.later_turns
 
     @property
     def cost_usd(self) -> float | None:
-        return _sum_cost(self.charges)
+        return _sum(self._cost(k) for k in range(self._start, self._stop))
 
     @property
     def cost_rebilled_usd(self) -> float | None:
-        return _sum_cost([c for c in self.charges if c.turn != self.arrived_turn])
+        return _sum(self._cost(k) for k in self._later())
 
     def to_dict(self) -> dict[str, Any]:
+        # One walk over the charges for every figure (the properties each walk them again).
+        turns = self._conv._turns if self._conv is not None else _NO_TURNS
+        ks = range(self._start, self._stop)
+        costs = [self._cost(k) for k in ks]
+        arrived = self.arrived_turn
+        later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
+        tokens = self.tokens
         return {
-            "id": self.id, "kind": self.kind, "arrived_turn": self.arrived_turn,
-            "tokens_per_turn": self.tokens, "origin_turns": self.origin_turns,
-            "hosted_calls": self.hosted_calls, "types": self.types,
-            "evidence_missing": self.evidence_missing, "include": self.include,
-            "turns_carried": self.turns_carried, "later_turns": self.later_turns,
-            "tokens_billed": self.tokens_billed, "tokens_rebilled": self.tokens_rebilled,
-            "cost_usd": _round(self.cost_usd), "cost_rebilled_usd": _round(self.cost_rebilled_usd),
-            "charges": [c.to_dict() for c in self.charges], "ended_by": self.ended_by,
+            "id": self.id, "kind": self.kind, "arrived_turn": arrived,
+            "tokens_per_turn": tokens, "origin_turns": list(self._origin),
+            "hosted_calls": list(self._calls), "types": list(self._types),
+            "evidence_missing": self.evidence_missing, "include": list(self._include),
+            "turns_carried": len(costs), "later_turns": len(later),
+            "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
+            "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
+            "charges": [{"turn": turns[k], "tokens": tokens, "cost_usd": _round(c)}
+                        for k, c in zip(ks, costs, strict=True)],
+            "ended_by": self.ended_by,
         }
 
 
-@dataclass
 class TurnCarry:
-    """What one turn pays for context carried from earlier turns (sources are shared with
-    the ledger, so an arrival turn's account sees the re-bills that came later)."""
+    """What one turn pays for context carried from earlier turns: a view of charge `k` of
+    its conversation's ledger (two references a turn; the account is made when read)."""
 
-    tokens: int = 0
-    cost_usd: float | None = 0.0
-    charges: list[tuple[Source, Charge]] = field(default_factory=list)
-    outlived_tools: list[dict[str, Any]] = field(default_factory=list)
-    arrived: list[Source] = field(default_factory=list)  # sources first billed on this turn
+    __slots__ = ("_conv", "_k")
+
+    def __init__(self, conv: ConversationLedger, k: int) -> None:
+        self._conv = conv
+        self._k = k
+
+    @property
+    def turn(self) -> int:
+        return self._conv._turns[self._k]
+
+    def _active(self) -> list[Source]:
+        k = self._k
+        return [s for s in self._conv.sources if s._start <= k < s._stop]
+
+    @property
+    def tokens(self) -> int:
+        return sum(s.tokens for s in self._active())
+
+    @property
+    def cost_usd(self) -> float | None:
+        return _sum(s._cost(self._k) for s in self._active())
+
+    @property
+    def charges(self) -> list[tuple[Source, Charge]]:
+        turn, k = self.turn, self._k
+        return [(s, Charge(turn, s.tokens, s._cost(k))) for s in self._active()]
+
+    @property
+    def outlived_tools(self) -> list[dict[str, Any]]:
+        return self._conv._outlived.get(self._k, [])
+
+    @property
+    def arrived(self) -> list[Source]:
+        """Sources first billed on this turn."""
+        turn = self.turn
+        return [s for s in self._active() if s.arrived_turn == turn]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokens": self.tokens, "cost_usd": _round(self.cost_usd),
-                "sources": [{"id": s.id, "tokens": c.tokens, "cost_usd": _round(c.cost_usd)}
-                            for s, c in self.charges],
+        k = self._k
+        turn = self._conv._turns[k]
+        active = self._active()
+        costs = [s._cost(k) for s in active]
+        return {"tokens": sum(s.tokens for s in active), "cost_usd": _round(_sum(costs)),
+                "sources": [{"id": s.id, "tokens": s.tokens, "cost_usd": _round(c)}
+                            for s, c in zip(active, costs, strict=True)],
                 "outlived_tools": self.outlived_tools,
-                "arrived": [s.id for s in self.arrived]}
+                "arrived": [s.id for s in active if s.arrived_turn == turn]}
 
 
-@dataclass
 class ConversationLedger:
-    key: str
-    sources: list[Source] = field(default_factory=list)
-    bill_usd: float | None = None
-    growth: dict[str, Any] = field(default_factory=dict)
+    """A conversation's sources, and its charged turns as columns: the turn, its per-token
+    rate (apportioned) and whether it was priced; `outlived` by charge, where any."""
+
+    __slots__ = ("key", "sources", "bill_usd", "_growth", "_turns", "_rate", "_priced",
+                 "_outlived")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.sources: list[Source] = []
+        self.bill_usd: float | None = None
+        self._growth: tuple[Any, ...] = (None, None, None, PROJECT_TURNS)
+        self._turns = _NO_TURNS
+        self._rate = _NO_RATES
+        self._priced = b""
+        self._outlived: dict[int, list[dict[str, Any]]] = _NO_OUTLIVED
+
+    @property
+    def growth(self) -> dict[str, Any]:
+        return _growth_dict(*self._growth)
 
     @property
     def tokens(self) -> int:
@@ -195,7 +313,7 @@ class ConversationLedger:
 
     @property
     def cost_usd(self) -> float | None:
-        return _sum_cost([c for s in self.sources for c in s.charges])
+        return _sum(s._cost(k) for s in self.sources for k in range(s._start, s._stop))
 
     @property
     def share_of_cost(self) -> float | None:
@@ -204,6 +322,10 @@ class ConversationLedger:
             return None
         return round(cost / self.bill_usd, 4)
 
+    def carries(self) -> Iterator[TurnCarry]:
+        """Each turn's account, in the order the turns were billed."""
+        return (TurnCarry(self, k) for k in range(len(self._turns)))
+
     def to_dict(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "cost_usd": _round(self.cost_usd),
                 "share_of_cost": self.share_of_cost,
@@ -211,10 +333,19 @@ class ConversationLedger:
                 "growth": self.growth, "apportioned": APPORTIONED}
 
 
-@dataclass
+_NO_TURNS = array("q")
+_NO_RATES = array("d")
+_NO_OUTLIVED: dict[int, list[dict[str, Any]]] = {}
+
+
 class Ledger:
-    conversations: dict[str, ConversationLedger] = field(default_factory=dict)
-    turns: dict[int, TurnCarry] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.conversations: dict[str, ConversationLedger] = {}
+
+    @property
+    def turns(self) -> dict[int, TurnCarry]:
+        """Turn index -> its account (made when asked: the ledger keeps no per-turn map)."""
+        return {c.turn: c for conv in self.conversations.values() for c in conv.carries()}
 
     def turn(self, index: int) -> dict[str, Any]:
         carry = self.turns.get(index)
@@ -248,20 +379,48 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
         by_conv.setdefault(t.conversation_key, []).append(t)
     ledger = Ledger()
     for key, conv_turns in by_conv.items():
-        conv_turns.sort(key=lambda t: t.index)
-        conv = _conversation(key, conv_turns, pricing, config_of, ledger, project)
+        conv_turns.sort(key=_index)
+        conv = _conversation(key, conv_turns, pricing, config_of, project)
         conv.bill_usd = (bills or {}).get(key)
         ledger.conversations[key] = conv
     return ledger
 
 
+def _index(t: LedgerTurn) -> int:
+    return t.index
+
+
+def _calls(t: Any) -> Sequence[Any]:
+    """The turn's hosted calls as the facts hold them (objects, not the report's dicts)."""
+    turn = getattr(t, "turn", None)
+    if turn is None:
+        return [_Call(c) for c in t.hosted_calls]
+    res = turn.res
+    return res.hosted_calls if res is not None else ()
+
+
+class _Call:
+    """A hosted call given as a dict, read like the facts' HostedCall."""
+
+    __slots__ = ("type", "id", "evidence", "include")
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.type, self.id = d.get("type"), d.get("id")
+        self.evidence, self.include = d.get("evidence"), d.get("include")
+
+
 def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None,
-                  config_of: Callable[[int], ToolConfig | None] | None, ledger: Ledger,
+                  config_of: Callable[[int], ToolConfig | None] | None,
                   project: int) -> ConversationLedger:
     conv = ConversationLedger(key)
-    conv.growth = growth(turns, project)
-    # Only conversations with a deposit or a hosted call can carry anything.
-    if not any("deposit" in t.markers or t.hosted_calls for t in turns):
+    # One read of each turn for what every conversation needs (its growth) and the test
+    # for the rest: only conversations with a deposit or a hosted call carry anything.
+    markers = [t.markers for t in turns]
+    inputs = [t.input_tokens for t in turns]
+    conv._growth = _growth_parts(inputs, markers, [t.owned_state_bytes for t in turns],
+                                 project)
+    calls = [_calls(t) for t in turns]
+    if not any(c or (m and "deposit" in m) for c, m in zip(calls, markers, strict=True)):
         return conv
     configs: dict[int, ToolConfig | None] = {}
 
@@ -275,49 +434,68 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None
         return configs[t.index]
 
     absorbed: set[str] = set()  # hosted calls a deposit already accounts for
-    for t in turns:
-        a = t.attribution
-        if "deposit" in t.markers and a:
-            absorbed.update(c for c in a.get("hosted_calls") or [] if c)
+    for t, m in zip(turns, markers, strict=True):
+        if m and "deposit" in m:
+            a = t.attribution
+            if a:
+                absorbed.update(c for c in a.get("hosted_calls") or [] if c)
     active: list[Source] = []
     made: list[Source] = []
-    pending: list[tuple[LedgerTurn, dict[str, Any]]] = []  # captured calls awaiting a turn
-    by_index = {t.index: t for t in turns}
-    for t in turns:
-        marker_end = next((m for m in ENDS if m in t.markers), None)
+    pending: list[tuple[LedgerTurn, Any]] = []  # captured calls awaiting a turn
+    charged = array("q")
+    rates = array("d")
+    priced = bytearray()
+    outlived: dict[int, list[dict[str, Any]]] = {}
+    by_index: dict[int, LedgerTurn] | None = None
+    for n, t in enumerate(turns):
+        m = markers[n]
+        deposit = bool(m) and "deposit" in m
+        marker_end = next((e for e in ENDS if e in m), None) if m else None
         if marker_end and active:
             for s in active:
-                s.ended_by = {"turn": t.index, "kind": marker_end}
+                s._ended = (t.index, marker_end)
+                s._stop = len(charged)
             active = []
         if marker_end:
             pending = []
-        if "deposit" in t.markers and t.unexplained_tokens and t.unexplained_tokens > 0:
-            active.append(_deposit_source(key, t, by_index, config))
-            made.append(active[-1])
-        if pending and t.input_tokens is not None:
+        if deposit:
             unexplained = t.unexplained_tokens
-            if unexplained and unexplained > 0 and "deposit" not in t.markers:
-                active.append(_hosted_source(key, t, pending, unexplained, config))
-                made.append(active[-1])
+            if unexplained and unexplained > 0:
+                if by_index is None:
+                    by_index = {x.index: x for x in turns}
+                made.append(_deposit_source(key, t, by_index, config))
+                active.append(made[-1])
+                made[-1]._start = len(charged)
+        inp = inputs[n]
+        if pending and inp is not None:
+            unexplained = t.unexplained_tokens
+            if unexplained and unexplained > 0 and not deposit:
+                made.append(_hosted_source(key, t, pending, unexplained, config))
+                active.append(made[-1])
+                made[-1]._start = len(charged)
             pending = []
-        if t.input_tokens is not None and active:
-            carry = ledger.turns.setdefault(t.index, TurnCarry())
-            here = config(t)
-            for s in active:
-                charge = Charge(t.index, s.tokens, _price(pricing, t, s.tokens))
-                s.charges.append(charge)
-                carry.tokens += s.tokens
-                carry.cost_usd = _add(carry.cost_usd, charge.cost_usd)
-                carry.charges.append((s, charge))
-                if s.arrived_turn == t.index:
-                    carry.arrived.append(s)
-                outlived = _outlived(s, here)
-                if outlived:
-                    carry.outlived_tools.append({"source": s.id, "reason": outlived})
-        for call in t.hosted_calls:
-            if call.get("evidence") == "captured" and call.get("id") not in absorbed:
+        if inp is not None and active:
+            rate = _rate(pricing, t, inp)
+            charged.append(t.index)
+            rates.append(0.0 if rate is None else rate)
+            priced.append(rate is not None)
+            if any(s.config is not None for s in active):
+                here = config(t)
+                notes = [{"source": s.id, "reason": why} for s in active
+                         if (why := _outlived(s, here))]
+                if notes:
+                    outlived[len(charged) - 1] = notes
+        for call in calls[n]:
+            if call.evidence == "captured" and call.id not in absorbed:
                 pending.append((t, call))
+    for s in active:
+        s._stop = len(charged)
+    for s in made:
+        s._conv = conv
     conv.sources = made
+    conv._turns, conv._rate, conv._priced = charged, rates, bytes(priced)
+    if outlived:
+        conv._outlived = outlived
     return conv
 
 
@@ -326,24 +504,24 @@ def _deposit_source(key: str, t: LedgerTurn, by_index: dict[int, LedgerTurn],
     a = t.attribution or {}
     origin = [int(x) for x in a.get("turns") or []]
     s = Source(
-        id=f"deposit@{t.index}", kind="deposit", conversation=key, arrived_turn=t.index,
+        kind="deposit", conversation=key, arrived_turn=t.index,
         tokens=int(t.unexplained_tokens or 0), origin_turns=origin,
         hosted_calls=[c for c in a.get("hosted_calls") or [] if c],
         types=list(a.get("types") or []), evidence_missing=bool(a.get("evidence_missing")),
         include=list(a.get("include") or []),
     )
-    s.config = _origin_config(origin, by_index, config, s.types)
+    s.config = _origin_config(origin, by_index, config, s._types)
     return s
 
 
-def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, dict[str, Any]]],
+def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, Any]],
                    tokens: int, config: Callable[[LedgerTurn], ToolConfig | None]) -> Source:
     origin = sorted({o.index for o, _ in pending})
-    types = sorted({c.get("type") or "" for _, c in pending})
+    types = sorted({c.type or "" for _, c in pending})
     s = Source(
-        id=f"hosted@{origin[-1]}", kind="hosted_result", conversation=key,
+        kind="hosted_result", conversation=key,
         arrived_turn=t.index, tokens=tokens, origin_turns=origin,
-        hosted_calls=[c.get("id") for _, c in pending if c.get("id")], types=types,
+        hosted_calls=[c.id for _, c in pending if c.id], types=types,
     )
     by_index = {o.index: o for o, _ in pending}
     s.config = _origin_config(origin, by_index, config, types)
@@ -352,7 +530,7 @@ def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, dict
 
 def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
                    config: Callable[[LedgerTurn], ToolConfig | None],
-                   types: list[str]) -> ToolConfig | None:
+                   types: Sequence[str]) -> ToolConfig | None:
     """The tools (and vector stores) the source's hosted calls came from."""
     wanted = {CALL_TOOL[t] for t in types if t in CALL_TOOL}
     if not wanted:
@@ -363,7 +541,30 @@ def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
         c = config(t) if t is not None else None
         if c is not None and "file_search" in wanted:
             stores |= c.vector_store_ids
-    return ToolConfig(frozenset(wanted), frozenset(stores))
+    key = (frozenset(wanted), frozenset(stores))
+    made = _ORIGIN_CONFIGS.get(key)
+    if made is None:
+        made = ToolConfig(*key)
+        if len(_ORIGIN_CONFIGS) < 4096:  # a handful in practice; bounded all the same
+            _ORIGIN_CONFIGS[key] = made
+    return made
+
+
+def _shared(names: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple per distinct list of call types or include flags (a handful repeat)."""
+    got = _SHARED.get(names)
+    if got is None:
+        got = names
+        if len(_SHARED) < 4096:
+            _SHARED[names] = names
+    return got
+
+
+_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+# One ToolConfig per distinct configuration of the sources (they repeat: one per call).
+_ORIGIN_CONFIGS: dict[tuple[frozenset[str], frozenset[str]], ToolConfig] = {}
 
 
 def _outlived(s: Source, here: ToolConfig | None) -> str | None:
@@ -382,17 +583,17 @@ def _outlived(s: Source, here: ToolConfig | None) -> str | None:
     return None
 
 
-def _price(pricing: Pricing | None, t: LedgerTurn, tokens: int) -> float | None:
-    """`tokens` of this turn's input at its own cached/fresh split (apportioned)."""
-    if pricing is None or not t.input_tokens:
+def _rate(pricing: Pricing | None, t: LedgerTurn, input_tokens: int) -> float | None:
+    """The per-token price of this turn's input at its own cached/fresh split
+    (apportioned); a charge of n tokens costs n × this."""
+    if pricing is None or not input_tokens:
         return None
     prices = pricing.model_prices(t.model)
     if prices is None or "input" not in prices:
         return None
-    cached_share = min(max((t.cached_tokens or 0) / t.input_tokens, 0.0), 1.0)
+    cached_share = min(max((t.cached_tokens or 0) / input_tokens, 0.0), 1.0)
     cached_price = prices.get("cached_input", prices["input"])
-    per_token = (cached_share * cached_price + (1 - cached_share) * prices["input"]) / 1e6
-    return tokens * per_token
+    return (cached_share * cached_price + (1 - cached_share) * prices["input"]) / 1e6
 
 
 # ------------------------------------------------------------------------------- growth
@@ -403,44 +604,65 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
     turn (each turn carries its own: `cumulative_input_tokens`, `owned_state_bytes`), and a
     labelled projection of the next `project` turns' input from a line fitted since the
     last compaction."""
+    return _growth_dict(*_growth_parts([t.input_tokens for t in turns],
+                                       [t.markers for t in turns],
+                                       [t.owned_state_bytes for t in turns], project))
+
+
+def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]],
+                  owned: Sequence[int | None], project: int) -> tuple[Any, ...]:
+    """What the growth dict is made from: (cumulative input, last owned-state bytes, the
+    fitted line or None, `project`); the dict itself is made when written."""
     cumulative = 0
     fit_x: list[int] = []
     fit_y: list[int] = []
     last_owned = None
-    for n, t in enumerate(turns, 1):
-        inp = t.input_tokens
-        if any(m in t.markers for m in ENDS):
+    for n, inp in enumerate(inputs, 1):
+        m = markers[n - 1]
+        if m and any(e in m for e in ENDS):
             fit_x, fit_y = [], []
         if inp is not None:
             cumulative += inp
             fit_x.append(n)
             fit_y.append(inp)
-        if t.owned_state_bytes is not None:
-            last_owned = t.owned_state_bytes
-    projection: dict[str, Any] | None = None
+        o = owned[n - 1]
+        if o is not None:
+            last_owned = o
+    fit = None
     if len(fit_x) >= 2:
         slope, intercept = statistics.linear_regression(fit_x, fit_y)
-        last = len(turns)
+        fit = (slope, intercept, len(fit_x), len(inputs), cumulative)
+    return (cumulative if fit_x or cumulative else None, last_owned, fit, project)
+
+
+def _growth_dict(cumulative: int | None, last_owned: int | None,
+                 fit: tuple[Any, ...] | None, project: int) -> dict[str, Any]:
+    projection: dict[str, Any] | None = None
+    if fit is not None:
+        slope, intercept, fitted, last, running = fit
         nxt = []
-        running = cumulative
         for k in range(1, project + 1):
             value = max(0, round(intercept + slope * (last + k)))
             running += value
             nxt.append({"turn_offset": k, "input_tokens": value,
                         "cumulative_input_tokens": running})
         projection = {"label": PROJECTION, "tokens_per_turn_growth": round(slope, 1),
-                      "fitted_turns": len(fit_x), "next": nxt}
-    return {"cumulative_input_tokens": cumulative if fit_x or cumulative else None,
-            "owned_state_bytes": last_owned, "projection": projection}
+                      "fitted_turns": fitted, "next": nxt}
+    return {"cumulative_input_tokens": cumulative, "owned_state_bytes": last_owned,
+            "projection": projection}
 
 
 # ------------------------------------------------------------------------------- helpers
 
 
-def _sum_cost(charges: Sequence[Charge]) -> float | None:
-    total: float | None = 0.0
-    for c in charges:
-        total = _add(total, c.cost_usd)
+def _sum(costs: Iterable[float | None]) -> float | None:
+    """0.0 plus each cost in turn; None once any is unknown (the order of the additions is
+    the order of the charges, so the float is the same however it is held)."""
+    total = 0.0
+    for c in costs:
+        if c is None:
+            return None
+        total += c
     return total
 
 
@@ -452,4 +674,5 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 6)
 
 
-EMPTY_CARRY: dict[str, Any] = TurnCarry().to_dict()
+EMPTY_CARRY: dict[str, Any] = {"tokens": 0, "cost_usd": 0.0, "sources": [],
+                               "outlived_tools": [], "arrived": []}

@@ -14,12 +14,15 @@ Pure: ids and dates are read from the records' raw bytes through the capture.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
+from traceview.analysis.by_index import finder
 from traceview.capture.redact import redact_text
 
 # The documented defaults, with where they are written and when that text was taken.
@@ -42,33 +45,45 @@ RETENTION: dict[str, dict[str, Any]] = {
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
-_VS_ID = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
-_FILE_ID = re.compile(rb'"(file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+# Vector store and file ids, as whole JSON strings, in one scan of the bytes (in valid JSON
+# two quoted strings never share a quote, so the matches are those of one pattern each).
+_IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+_KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
 _STORE = re.compile(rb'"store"\s*:\s*(true|false)')
 _CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 
-@dataclass
 class ProviderObject:
-    kind: str  # conversation | response | file | vector_store
-    id: str
-    created_line: int | None = None
-    created_at: float | None = None  # epoch seconds, when known
-    last_used_at: float | None = None
-    used_lines: list[int] = field(default_factory=list)
-    uses: int = 0
-    turns: list[int] = field(default_factory=list)
-    store: bool | None = None  # responses only
-    deleted_line: int | None = None
-    missing_line: int | None = None  # a later 404 names it
-    items_deleted_lines: list[int] = field(default_factory=list)
-    name: str | None = None
-    usage_bytes: int | None = None
-    expires_after: dict[str, Any] | None = None
-    expires_at: float | None = None
-    storage_usd_per_day: float | None = None
+    """One provider object. Slots, and the turn list an `array`: a capture that uses one
+    vector store on every turn lists every turn under it."""
+
+    __slots__ = ("kind", "id", "created_line", "created_at", "last_used_at", "used_lines",
+                 "uses", "turns", "store", "deleted_line", "missing_line",
+                 "items_deleted_lines", "name", "usage_bytes", "expires_after", "expires_at",
+                 "storage_usd_per_day")
+
+    def __init__(self, kind: str, id: str,  # noqa: A002 - the object's id
+                 created_line: int | None = None, created_at: float | None = None,
+                 store: bool | None = None) -> None:
+        self.kind = kind  # conversation | response | file | vector_store
+        self.id = id
+        self.created_line = created_line
+        self.created_at = created_at  # epoch seconds, when known
+        self.last_used_at: float | None = None
+        self.used_lines = array("q")  # at most MAX_LINES
+        self.uses = 0
+        self.turns = array("I")  # turn indices (run 1..n)
+        self.store = store  # responses only
+        self.deleted_line: int | None = None
+        self.missing_line: int | None = None  # a later 404 names it
+        self.items_deleted_lines: list[int] = []
+        self.name: str | None = None
+        self.usage_bytes: int | None = None
+        self.expires_after: dict[str, Any] | None = None
+        self.expires_at: float | None = None
+        self.storage_usd_per_day: float | None = None
 
     @property
     def state(self) -> str:
@@ -116,7 +131,8 @@ class ProviderObject:
         return {
             "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
             "created_line": self.created_line, "created_at": _iso(self.created_at),
-            "used_lines": self.used_lines, "uses": self.uses, "turns": self.turns,
+            "used_lines": self.used_lines.tolist(), "uses": self.uses,
+            "turns": self.turns.tolist(),
             "store": self.store, "deleted_line": self.deleted_line,
             "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
             # The documented default is stated once, in the inventory's retention_defaults;
@@ -129,23 +145,39 @@ class ProviderObject:
         }
 
 
-@dataclass
 class Objects:
-    objects: list[ProviderObject] = field(default_factory=list)
-    turn_notes: dict[int, dict[str, Any]] = field(default_factory=dict)
-    storage_price: dict[str, Any] | None = None
+    """The inventory. Stored responses that nothing but their own turn touched — one per
+    turn of a hosted capture — are not objects here but a row each (the turn's index,
+    its `created_at`, its store flag: 13 bytes), made into a `ProviderObject` only when
+    listed; every other object is held whole."""
+
+    def __init__(self, objects: list[ProviderObject] | None = None,
+                 turn_notes: dict[int, dict[str, Any]] | None = None,
+                 storage_price: dict[str, Any] | None = None,
+                 rows: _ResponseRows | None = None) -> None:
+        self._full = objects or []
+        self._rows = rows
+        self.turn_notes: dict[int, dict[str, Any]] = turn_notes or {}
+        self.storage_price = storage_price
+
+    @property
+    def objects(self) -> _Listing:
+        """Every object, in the inventory's order (kind, first line, id)."""
+        return _Listing(self._full, self._rows)
 
     def deleted_ids(self) -> dict[str, int]:
         """Object id -> the line that deleted it (or a later 404 that shows it gone)."""
         out: dict[str, int] = {}
-        for o in self.objects:
+        for o in self._full:  # a row is never deleted: a deletion makes it whole
             line = o.deleted_line or o.missing_line
             if line is not None:
                 out[o.id] = line
         return out
 
     def counts(self) -> dict[str, int]:
-        return {k: sum(1 for o in self.objects if o.kind == k) for k in KINDS}
+        out = {k: sum(1 for o in self._full if o.kind == k) for k in KINDS}
+        out["response"] += len(self._rows) if self._rows is not None else 0
+        return out
 
     def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
         """`objects` replaces the list (a placeholder for a streaming writer)."""
@@ -155,85 +187,235 @@ class Objects:
                 "retention_defaults": RETENTION}
 
 
+class _ResponseRows:
+    """Stored responses as columns, in the inventory's order: the index of the turn that
+    created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
+    unknown) and the store flag."""
+
+    def __init__(self, turns: Sequence[Any]) -> None:
+        self.find = finder(turns)
+        self.index = array("I")
+        self.created = array("d")
+        self.store = bytearray()
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def add(self, index: int, created: float | None, store: bool) -> None:
+        self.index.append(index)
+        self.created.append(_NAN if created is None else created)
+        self.store.append(store)
+
+    def sort(self, in_order: bool, dead: set[int]) -> None:
+        """Drop the rows made whole (`dead`) and put the rest in the listing's order (by
+        created line, then id): nothing to do when they were added in that order, as they
+        are when one file is read."""
+        if in_order and not dead:
+            return
+        find = self.find
+        keys = sorted((_created_line(t), t.response_id or "", r)
+                      for r, t in enumerate(map(find, self.index)) if r not in dead)
+        index, created, store = self.index, self.created, self.store
+        self.index = array("I", [index[r] for _l, _i, r in keys])
+        self.created = array("d", [created[r] for _l, _i, r in keys])
+        self.store = bytearray(store[r] for _l, _i, r in keys)
+
+    def whole(self, r: int) -> ProviderObject:
+        t = self.find(self.index[r])
+        when = self.created[r]
+        o = ProviderObject("response", t.response_id, _created_line(t),
+                           None if when != when else when, bool(self.store[r]))
+        o.turns.append(t.index)
+        return o
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        return (self.whole(r) for r in range(len(self.index)))
+
+
+class _Listing:
+    """The inventory's list, made on demand: whole objects merged with response rows."""
+
+    def __init__(self, full: list[ProviderObject], rows: _ResponseRows | None) -> None:
+        self._full = full
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._full) + (len(self._rows) if self._rows is not None else 0)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        if not self._rows:
+            return iter(self._full)
+        full = self._full
+        responses = [o for o in full if o.kind == "response"]
+        if responses:
+            return heapq.merge(full, self._rows, key=_order)
+        # No whole response to interleave: the rows sit between the kinds before and after.
+        n = sum(1 for o in full if o.kind == "conversation")
+        return itertools.chain(full[:n], self._rows, full[n:])
+
+    def __getitem__(self, i: int) -> ProviderObject:
+        return list(self)[i]
+
+
+_NAN = float("nan")
+
+
+def _created_line(t: Any) -> int:
+    ref = t.response_ref
+    return ref.line if ref is not None else t.line
+
+
 # ------------------------------------------------------------------------------ building
 
 
-def inventory(turns: list[Any], exchanges: list[Any],
+def inventory(turns: Sequence[Any], exchanges: list[Any],
               read_raw: Callable[..., bytes | None],
-              storage_price: dict[str, Any] | None = None) -> Objects:
+              storage_price: dict[str, Any] | None = None,
+              on_request: Callable[[Any, bytes | None, list[bytes]], None] | None = None,
+              ) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
-    `created_at` are found in them without parsing the body).
+    `created_at` are found in them without parsing the body). `on_request(turn, bytes,
+    ids)` is told each turn's request bytes and the object ids quoted in them (the ledger
+    reads its vector stores there: one read of each request serves both).
     """
     found: dict[tuple[str, str], ProviderObject] = {}
+    rows = _ResponseRows(turns)
+    row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
+    dead: set[int] = set()  # rows made whole
+    last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
+    in_order = True  # rows were added in the listing's order
+    ids: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
 
     def obj(kind: str, oid: str) -> ProviderObject:
         key = (kind, oid)
-        if key not in found:
-            found[key] = ProviderObject(kind, oid)
-        return found[key]
+        o = found.get(key)
+        if o is None:
+            r = row_of.pop(oid, None) if kind == "response" else None
+            if r is not None:
+                o = rows.whole(r)
+                dead.add(r)
+            else:
+                o = ProviderObject(kind, oid)
+            found[key] = o
+        return o
 
-    # Membership beside each object's turn list: `turn not in o.turns` scanned the list,
-    # quadratic in the turns that use one vector store (minutes at 200 MB, hours at 1 GB).
+    # An object's turn list holds each turn once. Turns come in index order, so a list that
+    # only grew needs no membership test; one that did not gets a set beside it (`x in
+    # o.turns` scanned the list: quadratic in the turns that use one vector store).
     turn_sets: dict[int, set[int]] = {}
+
+    def add_turn(o: ProviderObject, turn: int, once: bool) -> None:
+        ts = o.turns
+        seen = turn_sets.get(id(o))
+        if seen is None:
+            if not ts or turn > ts[-1]:
+                ts.append(turn)
+                return
+            if once and turn == ts[-1]:
+                return
+            seen = turn_sets[id(o)] = set(ts)
+        if once and turn in seen:
+            return
+        seen.add(turn)
+        ts.append(turn)
 
     def use(o: ProviderObject, line: int, turn: int | None, when: float | None) -> None:
         o.uses += 1
         if len(o.used_lines) < MAX_LINES and line not in o.used_lines:
             o.used_lines.append(line)
         if turn is not None:
-            seen = turn_sets.get(id(o))
-            if seen is None:
-                seen = turn_sets[id(o)] = set(o.turns)
-            if turn not in seen:
-                seen.add(turn)
-                o.turns.append(turn)
+            add_turn(o, turn, True)
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    response_turn: dict[str, int] = {}
     for t in turns:
-        req_raw = read_raw(t.request_ref) if t.request_ref is not None else None
+        turn = t.turn
+        req_ref, res_ref = turn.request, turn.response
+        res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        res_ref = t.response_ref
-        head = None if t.hosted_calls else HEAD_BYTES
-        res_raw = read_raw(res_ref, head) if res_ref is not None else None
+        head = None if res is not None and res.hosted_calls else HEAD_BYTES
+        req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
         when = _created(res_raw)
-        if t.api == "responses" and t.response_id:
-            r = obj("response", t.response_id)
-            r.created_line = t.turn.response.line if t.turn.response else t.line
-            r.created_at = when
-            flag = getattr(t, "store", None)  # the facts' flag (request, else response echo)
-            r.store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
-            r.turns.append(t.index)
-            if id(r) in turn_sets:
-                turn_sets[id(r)].add(t.index)
-            response_turn[t.response_id] = t.index
-        prev = t.turn.previous_response_id
+        req_ids = _IDS.findall(req_raw) if req_raw else []
+        if on_request is not None:
+            on_request(t, req_raw, req_ids)
+        index = turn.index
+        line = turn.line
+        rid = res.response_id if res is not None else None
+        if rid and turn.api == "responses":
+            flag = t.store  # the facts' flag (request, else response echo)
+            store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
+            if rid in row_of or ("response", rid) in found:
+                r = obj("response", rid)
+                r.created_line = res_ref.line if res_ref is not None else line
+                r.created_at = when
+                r.store = store
+                add_turn(r, index, False)
+            else:
+                row_of[rid] = len(rows.index)
+                key = (res_ref.line if res_ref is not None else line, rid)
+                in_order = in_order and key > last_key
+                last_key = key
+                rows.add(index, when, store)
+        req = turn.req
+        prev = req.previous_response_id if req is not None else None
         if prev:
-            use(obj("response", prev), t.line, t.index, when)
-        if t.turn.conversation_id:
-            c = obj("conversation", t.turn.conversation_id)
-            use(c, t.line, t.index, when)
+            use(obj("response", prev), line, index, when)
+        cid = turn.conversation_id
+        if cid:
+            c = obj("conversation", cid)
+            use(c, line, index, when)
             if c.created_at is None:
                 c.created_at = when
-        named = {("vector_store", m.decode()) for raw in (req_raw, res_raw)
-                 for m in _VS_ID.findall(raw or b"")}
-        named |= {("file", m.decode()) for raw in (req_raw, res_raw)
-                  for m in _FILE_ID.findall(raw or b"")}
-        for kind, oid in sorted(named):
-            use(obj(kind, oid), t.line, t.index, when)
+        res_ids = _IDS.findall(res_raw) if res_raw else []
+        if req_ids or res_ids:
+            # The same few ids on every turn: each one's (kind, id) is made once.
+            named = {ids.get(m) or ids.setdefault(m, (_KIND_OF[m[:3]], m.decode()))
+                     for m in (*req_ids, *res_ids)}
+            for kind, oid in sorted(named) if len(named) > 1 else named:
+                use(obj(kind, oid), line, index, when)
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
-    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price)
-    for o in result.objects:
-        o.used_lines.sort()
+    row_of.clear()
+    rows.sort(in_order, dead)
+    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
+                     rows=rows)
+    for o in result._full:
+        o.used_lines = array("q", sorted(o.used_lines))
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
-    _attach_to_turns(result, turns, response_turn)
+    _attach_to_turns(result, turns)
     return result
+
+
+class _Span(NamedTuple):
+    """A byte range read like a record's (`read_raw` reads any such range)."""
+
+    source: int
+    offset: int
+    length: int
+    line: int
+
+
+def _read_pair(read_raw: Callable[..., bytes | None], req: Any, res: Any,
+               head: int | None) -> tuple[bytes | None, bytes | None]:
+    """A turn's request bytes and its response's (its first `head` bytes, when given):
+    one read when the response follows the request, as it does in most captures."""
+    if req is not None and res is not None and req.source == res.source:
+        gap = res.offset - (req.offset + req.length)
+        if 0 <= gap <= 64:
+            end = res.offset + (res.length if head is None else min(head, res.length))
+            data = read_raw(_Span(req.source, req.offset, end - req.offset, req.line))
+            if data is not None and len(data) == end - req.offset:
+                return data[:req.length], data[res.offset - req.offset:]
+    return (read_raw(req) if req is not None else None,
+            read_raw(res, head) if res is not None else None)
 
 
 def _exchange(ex: Any, obj: Callable[[str, str], ProviderObject],
@@ -298,9 +480,9 @@ def _details(o: ProviderObject, body: dict[str, Any]) -> None:
         o.store = body["store"]
 
 
-def _attach_to_turns(result: Objects, turns: list[Any], response_turn: dict[str, int]) -> None:
+def _attach_to_turns(result: Objects, turns: Sequence[Any]) -> None:
     """Each turn whose provider copy was deleted (or found gone) gets a note."""
-    gone = {o.id: o for o in result.objects if o.state in ("deleted", "not_found")}
+    gone = {o.id: o for o in result._full if o.state in ("deleted", "not_found")}
     if not gone:
         return
     for t in turns:
