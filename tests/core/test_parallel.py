@@ -118,3 +118,23 @@ def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
     assert report("2") == want
+
+
+OTHER_FIXTURES = sorted(
+    [str(p) for p in (ROOT / "tests/fixtures/formats").iterdir() if p.suffix != ".md"]
+    + [str(p) for p in (ROOT / "tests/provider/fixtures").glob("*.jsonl")]
+    + [str(p) for p in (ROOT / "tests/ui/fixtures").glob("*.jsonl")])
+
+
+@pytest.mark.parametrize("path", OTHER_FIXTURES, ids=lambda p: Path(p).name)
+def test_every_other_fixture_reads_the_same_with_workers(
+        path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The golden test pins the real fixtures and samples in both modes; the importers'
+    inputs (HAR, Batch, OTLP, …) and the other fixtures are compared between the modes."""
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    one = render_json(analyze(path))
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+    monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "700")
+    assert render_json(analyze(path)) == one
+    assert b'"turns"' in one
