@@ -159,14 +159,16 @@ class Fidelity:
     def verdict(self, key: str) -> Verdict | None:
         return next((v for v in self.verdicts if v.conversation == key), None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, verdicts: Any = None) -> dict[str, Any]:
+        """`verdicts` replaces the list (a placeholder for a streaming writer)."""
         counts: dict[str, int] = {}
         for v in self.verdicts:
             counts[v.reason or "replays"] = counts.get(v.reason or "replays", 0) + 1
         return {"label": self.label, "score_pct": self.score,
                 "conversations": len(self.verdicts),
                 "replay": sum(v.replays for v in self.verdicts), "by_reason": counts,
-                "verdicts": [v.to_dict() for v in self.verdicts],
+                "verdicts": ([v.to_dict() for v in self.verdicts] if verdicts is None
+                             else verdicts),
                 "method": "sha256 of the canonical JSON of the final turn's input, rebuilt "
                           "from the capture, against the input the model received"}
 

@@ -59,15 +59,17 @@ class Analysis:
             return t
         return next((x for x in self.turns if x.index == index), None)
 
-    def to_report(self, *, turns: Any = None, objects: Any = None) -> dict[str, Any]:
-        """The traceview.report/1 document; `turns` replaces the turn list and `objects` the
-        provider objects' list (a streaming writer passes placeholders and writes them one
-        at a time)."""
+    def to_report(self, *, turns: Any = None, objects: Any = None,
+                  conversations: Any = None, verdicts: Any = None) -> dict[str, Any]:
+        """The traceview.report/1 document; `turns`, `conversations`, `objects` (the
+        provider objects' list) and `verdicts` (fidelity's) replace those lists (a
+        streaming writer passes placeholders and writes them a batch at a time)."""
         return {
             "schema": SCHEMA,
             "sources": self.capture.sources,
             "complete": self.complete,
-            "conversations": [c.to_dict() for c in self.conversations],
+            "conversations": ([c.to_dict() for c in self.conversations]
+                              if conversations is None else conversations),
             "turns": [t.to_dict() for t in self.turns] if turns is None else turns,
             "exchanges": [e.to_dict() for e in self.capture.exchanges],
             "totals": self.totals,
@@ -75,7 +77,8 @@ class Analysis:
             "pricing": self.pricing,
             "objects": (None if self.objects is None
                         else self.objects.to_dict(objects=objects)),
-            "fidelity": self.fidelity.to_dict() if self.fidelity is not None else None,
+            "fidelity": (self.fidelity.to_dict(verdicts=verdicts)
+                         if self.fidelity is not None else None),
             "problems": [p.to_dict() for p in self.problems],
             "imports": self.capture.imports,
         }

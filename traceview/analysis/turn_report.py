@@ -383,6 +383,7 @@ class TurnReport:
         exp = (n >> BITS & _MASK) - 1 if n >> BITS & _MASK else None
         cum = (n >> 2 * BITS & _MASK) - 1 if n >> 2 * BITS & _MASK else None
         c = self._cost()
+        tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
         if req is not None:
             text = req.user_text
             if text is not None and len(text) >= USER_TEXT_MAX:
@@ -431,12 +432,14 @@ class TurnReport:
             "elapsed_ms": elapsed, "expected_input": exp,
             "unexplained_tokens": None if inp is None or exp is None else inp - exp,
             "tools_offered": tools, "hosted_calls": hosted, "markers": self.markers,
-            "cost_usd": (None if c.tokens_usd is None
-                         else round(c.tokens_usd + c.hosted_usd, 6)),
+            "cost_usd": None if tokens_usd is None else round(tokens_usd + hosted_usd, 6),
             "source": self.source, "conversation_key": self.conversation_key, "model": model,
             "response_id": rid, "previous_response_id": prev_id, "user_words": user_words,
             "cumulative_input_tokens": cum, "new_input_estimate": new_input,
-            "attribution": self.attribution, "cost": c.to_dict(),
+            "attribution": self.attribution,
+            "cost": {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
+                     "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
+                     "reason": c.reason},  # Cost.to_dict, without a call and a lambda
             "incomplete_reason": incomplete, "error": error, "stream_events": events,
             "notes": list(t.notes), "explanation": None,
             "attempts": attempts, "caller_elapsed_ms": caller, "http_status": http_status,
@@ -446,7 +449,7 @@ class TurnReport:
             "store": store, "service_tier": tier, "system_fingerprint": fingerprint,
             "media_input": list(rx.get("media", ())) if rx else [],
             "expected_input_unknown": ctx.get("expected_unknown") if ctx else None,
-            "model_passes": (_passes()(res.output_types)
+            "model_passes": (_passes(res.output_types)
                              if res is not None and res.hosted_calls else 1),
             "finish_reasons": list(x.get("finish_reasons", ())) if x else [],
             "unknown_items": [{"index": i, "type": ty}
@@ -475,19 +478,37 @@ class TurnReport:
         return d
 
 
+_DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" per day since the epoch, for _ts
+
+
 def _ts(started_at: Any) -> str | None:
-    """TurnReport.ts from the response's start (seconds), the same arithmetic."""
+    """TurnReport.ts from the response's start (seconds), the same arithmetic.
+
+    Whole seconds (what captures hold) are written from the day's date, looked up once per
+    day, and the time of day: strftime per turn was a twentieth of the writer."""
     if started_at is None:
         return None
+    if type(started_at) is int:
+        day, sec = divmod(started_at, 86400)
+        date = _DAYS.get(day)
+        if date is None:
+            date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
+            if len(_DAYS) < 4096:
+                _DAYS[day] = date
+        hour, sec = divmod(sec, 3600)
+        minute, sec = divmod(sec, 60)
+        return f"{date}{hour:02d}:{minute:02d}:{sec:02d}Z"
     ms = started_at * 1000
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _passes() -> Any:
+def _passes(output_types: Any) -> int:
     """analyzer.model_passes, imported on first use (the analyzer imports this module)."""
+    global _passes
     from traceview.analysis.analyzer import model_passes
 
-    return model_passes
+    _passes = model_passes
+    return model_passes(output_types)
 
 
 class _RowView:

@@ -1,21 +1,52 @@
-"""The traceview.report/1 document, written a turn at a time.
+"""The traceview.report/1 document, written a batch of turns at a time.
 
 A capture of a hundred thousand turns would need every turn's dict in memory at once to
-serialise in one call; streaming keeps the report's peak at the analysis's own.
+serialise in one call; streaming keeps the report's peak at the analysis's own. Rows go
+out in batches (one dumps, one redaction pass, one sanitising pass per batch): the
+per-call cost of those passes, paid per turn, was most of the writer's time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import secrets
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
 
 import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.capture.redact import redact_json
+from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import json_safe
 
-_PLACEHOLDER = "\u0000turns\u0000"
-_OBJECTS = "\u0000objects\u0000"  # the provider objects' list: one per stored response
+# Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
+# otherwise spell one and be taken for the list it names.
+_NONCE = secrets.token_hex(8)
+_PLACEHOLDER = f"\u0000turns-{_NONCE}\u0000"
+_OBJECTS = f"\u0000objects-{_NONCE}\u0000"  # the provider objects' list: one per stored response
+BATCH = 256  # rows per dumps / redact / sanitise call: ~1 MB of hosted-shape turns
+
+
+def _safe(chunk: bytes) -> bytes:
+    """The one boundary every byte of the document passes: keys masked, controls escaped."""
+    return json_safe(redact_json(chunk))
+
+
+def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
+           indent: bytes) -> Iterator[bytes]:
+    """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
+    spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
+
+    A batch dumped as a list comes out at nesting 1 (`\\n  {` … `\\n  }`); shifting each
+    line by the same amount gives exactly what dumping each element alone and shifting it
+    by ``indent`` + 2 gave, separators included."""
+    it = iter(values)
+    first = True
+    while batch := [to_dict(v) for v in islice(it, BATCH)]:
+        body = _safe(orjson.dumps(batch, option=orjson.OPT_INDENT_2)[1:-2])
+        yield (b"" if first else b",") + body.replace(b"\n", b"\n" + indent)
+        first = False
 
 
 def iter_json(analysis: Analysis) -> Iterator[bytes]:
@@ -24,29 +55,44 @@ def iter_json(analysis: Analysis) -> Iterator[bytes]:
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
-    head = json_safe(redact_json(orjson.dumps(
-        analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS), option=orjson.OPT_INDENT_2)))
-    before, after = head.split(orjson.dumps(_PLACEHOLDER), 1)
-    yield before + b"["
-    sep = b"\n    "
-    for i, turn in enumerate(analysis.turns):
-        body = json_safe(redact_json(orjson.dumps(turn.to_dict(), option=orjson.OPT_INDENT_2))
-                         ).replace(b"\n", sep)
-        yield (b"," if i else b"") + sep + body
-    yield b"\n  ]" if analysis.turns else b"]"
-    marker = orjson.dumps(_OBJECTS)
-    if marker not in after:
-        yield after + b"\n"
-        return
-    middle, tail = after.split(marker, 1)
-    yield middle + b"["
-    sep = b"\n      "
-    objects = analysis.objects.objects
-    for i, obj in enumerate(objects):
-        body = json_safe(redact_json(orjson.dumps(obj.to_dict(), option=orjson.OPT_INDENT_2))
-                         ).replace(b"\n", sep)
-        yield (b"," if i else b"") + sep + body
-    yield (b"\n    ]" if objects else b"]") + tail + b"\n"
+    with paused_gc():
+        yield from _document(analysis)
+
+
+# The lists that grow with the capture, streamed a batch at a time in place of a
+# placeholder: (placeholder, nesting depth of the list's key). A list dumped whole would
+# be the write's peak (every conversation's carried context, every verdict, at once).
+_CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
+_VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
+
+
+def _document(analysis: Analysis) -> Iterator[bytes]:
+    fidelity = analysis.fidelity
+    streamed: dict[bytes, tuple[Any, int]] = {
+        orjson.dumps(_CONVERSATIONS): (analysis.conversations, 1),
+        orjson.dumps(_PLACEHOLDER): (analysis.turns, 1),
+        orjson.dumps(_OBJECTS): (analysis.objects.objects if analysis.objects else (), 2),
+        orjson.dumps(_VERDICTS): (fidelity.verdicts if fidelity else (), 2),
+    }
+    rest = _safe(orjson.dumps(
+        analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS,
+                           conversations=_CONVERSATIONS, verdicts=_VERDICTS),
+        option=orjson.OPT_INDENT_2))
+    while True:  # the placeholders in document order: those present, each once
+        found = [(rest.find(m), m) for m in streamed if m in rest]
+        if not found:
+            break
+        _, marker = min(found)
+        values, depth = streamed.pop(marker)
+        before, rest = rest.split(marker, 1)
+        yield before + b"["
+        yield from _items(values, _as_dict, b"  " * depth)
+        yield b"\n" + b"  " * depth + b"]" if values else b"]"
+    yield rest + b"\n"
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value.to_dict()
 
 
 def render_json(analysis: Analysis) -> bytes:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
+from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import plain, visible
 
 
@@ -20,8 +21,9 @@ def render_markdown(analysis: Analysis) -> str:
 def iter_markdown(analysis: Analysis) -> Iterator[str]:
     """The report a conversation at a time (a million turns must not be one string), each
     chunk made visible and redacted at this one boundary whatever its fields held."""
-    for chunk in _chunks(analysis):
-        yield visible("\n".join(chunk) + "\n", multiline=True)
+    with paused_gc():
+        for chunk in _chunks(analysis):
+            yield visible("\n".join(chunk) + "\n", multiline=True)
 
 
 def _chunks(analysis: Analysis) -> Iterator[list[str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.console import Console
 from rich.control import STRIP_CONTROL_CODES, strip_control_codes
@@ -11,6 +13,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -79,9 +82,42 @@ def _table_text(header: str, body: str) -> Text:
     return out
 
 
+_OTHER_SPACE = re.compile(r"[^\S ]")  # whitespace str.strip() removes, other than " "
+
+
 def _fill(text: str, width: int) -> str:
     """Greedy word wrap with a hanging indent (textwrap's regex split is ~20x slower, which
-    matters when a large capture has thousands of marked turns)."""
+    matters when a large capture has thousands of marked turns).
+
+    A line at a time: its words are the longest run that fits, found with one rfind, rather
+    than a length check per word; the same lines as `_fill_words` (a test compares).
+    """
+    if _OTHER_SPACE.search(text):  # a word may then be blank to strip() yet not " "
+        return _fill_words(text, width)
+    lines: list[str] = []
+    end = len(text)
+    prefix, start = "  ", 0
+    while True:
+        # The line's first word that is not empty always goes on it (with any empty words
+        # before it); then every word whose end, plus its trailing space, fits the width.
+        first = start
+        while first < end and text[first] == " ":
+            first += 1
+        forced = text.find(" ", first)
+        if forced < 0 or first == end:
+            lines.append((prefix + text[start:]).rstrip(" "))
+            return "\n".join(lines)
+        limit = start + width - len(prefix) - 1  # the last end of a word that still fits
+        if end <= limit:
+            lines.append((prefix + text[start:]).rstrip(" "))
+            return "\n".join(lines)
+        stop = text.rfind(" ", forced, limit + 1) if limit > forced else forced
+        lines.append((prefix + text[start:stop]).rstrip(" "))
+        prefix, start = "    ", stop + 1
+
+
+def _fill_words(text: str, width: int) -> str:
+    """`_fill` a word at a time: the reference, and the way for text with other spaces."""
     lines: list[str] = []
     line = "  "
     for word in text.split(" "):
@@ -130,6 +166,11 @@ class _Out:
 
 
 def render_text(analysis: Analysis, console: Console) -> None:
+    with paused_gc():
+        _render_text(analysis, console)
+
+
+def _render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
     out = _Out(console)
     by_index = {t.index: t for t in analysis.turns}

@@ -1,0 +1,49 @@
+"""The streamed JSON report is the document `to_report()` describes, list for list.
+
+The writer streams the lists that grow with a capture (conversations, turns, provider
+objects, fidelity verdicts) in place of placeholders; a capture's own strings must not be
+able to spell a placeholder and be taken for one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+
+from traceview.analysis import analyze
+from traceview.report.json_out import render_json
+
+ROOT = Path(__file__).parent.parent.parent
+# What a writer without a nonce used as placeholders, spelled whole by a hostile capture
+# as the `object` of listings (exchanges are written before the objects list).
+SPELLED = ("\u0000objects\u0000", "\u0000verdicts\u0000", "\u0000conversations\u0000",
+           "\u0000turns\u0000")
+
+
+def _hostile_copy(tmp_path: Path) -> Path:
+    path = tmp_path / "claims.jsonl"
+    shutil.copy(ROOT / "sample_traces/claims.jsonl", path)
+    with path.open("ab") as fh:
+        for i, spelled in enumerate(SPELLED):
+            rid = f"rec_spell{i}"
+            fh.write(orjson.dumps({"dir": "req", "id": rid, "body": None,
+                                   "endpoint": "GET /v1/conversations/conv_x/items"}) + b"\n")
+            fh.write(orjson.dumps({"dir": "res", "id": rid, "status_code": 200, "body": {
+                "object": spelled, "data": [], "has_more": False}}) + b"\n")
+    return path
+
+
+def test_the_streamed_report_equals_the_whole_document(tmp_path: Path) -> None:
+    path = _hostile_copy(tmp_path)
+    a = analyze(str(path))
+    streamed = orjson.loads(render_json(a))
+    whole = orjson.loads(orjson.dumps(a.to_report()))
+    assert streamed == whole
+    # Every streamed list is there, whole, in its place (pinned for the claims sample).
+    assert len(streamed["conversations"]) == 1
+    assert len(streamed["turns"]) == 4
+    assert len(streamed["objects"]["objects"]) == len(whole["objects"]["objects"]) > 0
+    assert len(streamed["fidelity"]["verdicts"]) == 1
+    assert [e["object"] for e in streamed["exchanges"][-4:]] == list(SPELLED)
