@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis.session import analyze
-from traceview.capture import parallel
+from traceview.capture import load, parallel
 from traceview.capture.facts import signature
 from traceview.report.json_out import render_json
 
@@ -26,7 +26,7 @@ def test_chunks_cover_the_file_and_end_at_line_ends(tmp_path: Path) -> None:
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
     data = path.read_bytes()
     assert all(data[end - 1:end] == b"\n" for _, end in ranges[:-1])
-    lines = [x for s, e in ranges for x in parallel.extract(str(path), s, e)]
+    lines = [x for s, e in ranges for x in parallel.extract(str(path), s, e)[0]]
     assert len(lines) == 51 and lines[-1][1] is False  # the cut line arrives as cut
     assert lines[-1][2][:2] == ("problem", "truncated_line")
 
@@ -67,6 +67,24 @@ def test_a_pool_that_breaks_mid_load_changes_nothing(monkeypatch: pytest.MonkeyP
     assert calls["n"] > 3
 
 
+def test_a_worker_sends_its_facts_as_columns() -> None:
+    """A chunk's facts come back as arrays (one pickled buffer per column), each line
+    naming its row; the main table appends them and the turns read the same numbers."""
+    import pickle
+    from array import array
+
+    size = Path(SAMPLE).stat().st_size
+    lines, facts = parallel.extract(SAMPLE, 0, size)
+    rows = [pre[8] for _, _, pre in lines if pre and pre[0] == "req" and pre[8] is not None]
+    assert rows == list(range(facts.requests.rows)) and len(rows) > 10
+    assert isinstance(facts.responses.cols["input_tokens"], array)
+    back = pickle.loads(pickle.dumps(facts))
+    one = load(SAMPLE)
+    first = next(t for t in one.turns if t.res is not None)
+    got = back.responses.cols["input_tokens"][0]
+    assert got == first.res.input_tokens and got > 0
+
+
 def test_signatures_agree_across_processes() -> None:
     """hash() of a str differs per process; a signature made in a worker must match."""
     code = "from traceview.capture.facts import signature; print(signature('water damage'))"
@@ -100,3 +118,23 @@ def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
     assert report("2") == want
+
+
+OTHER_FIXTURES = sorted(
+    [str(p) for p in (ROOT / "tests/fixtures/formats").iterdir() if p.suffix != ".md"]
+    + [str(p) for p in (ROOT / "tests/provider/fixtures").glob("*.jsonl")]
+    + [str(p) for p in (ROOT / "tests/ui/fixtures").glob("*.jsonl")])
+
+
+@pytest.mark.parametrize("path", OTHER_FIXTURES, ids=lambda p: Path(p).name)
+def test_every_other_fixture_reads_the_same_with_workers(
+        path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The golden test pins the real fixtures and samples in both modes; the importers'
+    inputs (HAR, Batch, OTLP, …) and the other fixtures are compared between the modes."""
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    one = render_json(analyze(path))
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+    monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "700")
+    assert render_json(analyze(path)) == one
+    assert b'"turns"' in one

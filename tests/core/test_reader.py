@@ -231,8 +231,8 @@ def test_directory_of_many_captures_needs_few_file_descriptors(tmp_path: Path) -
 
 
 def test_absurd_counts_read_as_unknown_not_as_wrapped_numbers(tmp_path: Path) -> None:
-    # Counts are packed 40 bits apiece (capture/packed.py); a negative or huge value in a
-    # damaged capture must read back as unknown, never as a neighbouring field's bits.
+    # A negative or huge value in a damaged capture reads back as unknown (the turn table
+    # keeps counts below 2**40), never as a wrapped number.
     body = response("r", 100, 20)
     body["usage"]["input_tokens"] = -5
     body["usage"]["output_tokens"] = 10**15
@@ -247,22 +247,34 @@ def test_record_refs_reach_past_four_gigabytes() -> None:
     from traceview.capture.model import RecordRef, Turn
 
     ref = RecordRef(3, 5_000_000_000, 70_000, 12_345_678)
-    assert RecordRef.unpack(ref.pack()) == ref
     turn = Turn(1, 3, ref.line, "responses", request=ref)
     assert (turn.request, turn.response, turn.line) == (ref, None, 12_345_678)
     turn.response = ref._replace(offset=5_000_070_001, line=12_345_679)
     assert turn.response.offset == 5_000_070_001 and turn.line == 12_345_678
 
 
-def test_setting_one_packed_count_leaves_its_neighbours_alone() -> None:
-    from traceview.capture.model import ResponseFacts
+def test_setting_one_count_of_a_row_leaves_the_others_alone() -> None:
+    from traceview.capture.model import ResponseFacts, Turn
+    from traceview.capture.table import TurnTable
 
-    f = ResponseFacts(input_tokens=6110, cached_tokens=0, output_tokens=290, elapsed_ms=1760,
-                      output_bytes=4_000)
-    f.cached_tokens = 2**39  # the widest a field holds
+    table = TurnTable()
+    first = Turn(1, 0, 1, "responses", res=ResponseFacts(input_tokens=1, output_tokens=2),
+                 table=table)
+    turn = Turn(2, 0, 3, "responses", table=table,
+                res=ResponseFacts(input_tokens=6110, cached_tokens=0, output_tokens=290,
+                                  elapsed_ms=1760, output_bytes=4_000))
+    f = turn.res
+    f.cached_tokens = 2**39
     f.elapsed_ms = None  # a poll's result carries no timing
     f.stream_events = 12
     assert (f.input_tokens, f.cached_tokens, f.output_tokens, f.elapsed_ms, f.output_bytes,
             f.stream_events, f.http_status) == (6110, 2**39, 290, None, 4_000, 12, None)
     f.cached_tokens = -1  # unusable: unknown, and the neighbours still intact
     assert (f.input_tokens, f.cached_tokens, f.output_tokens) == (6110, None, 290)
+    f.status = "failed"
+    f.response_id = "resp_x"
+    assert (turn.res.status, turn.res.response_id, turn.response_id) == ("failed", "resp_x",
+                                                                          "resp_x")
+    assert (first.res.input_tokens, first.res.output_tokens, first.res.status) == (1, 2,
+                                                                                 "unknown")
+    assert (table.responses.rows, len(table)) == (2, 2)

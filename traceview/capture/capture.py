@@ -25,6 +25,7 @@ from traceview.capture.parallel import (
 )
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
+from traceview.capture.table import TurnTable
 
 if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
@@ -50,6 +51,8 @@ class Capture:
 
     sources: list[str]
     turns: list[Turn] = field(default_factory=list)
+    # The turns' facts in columns; each Turn above is a view of one of its rows.
+    table: TurnTable = field(default_factory=TurnTable, repr=False)
     exchanges: list[Exchange] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # One entry per source read through an importer (HAR, Batch, OTLP): what it held.
@@ -123,6 +126,7 @@ class CaptureLoader:
         self.capture = Capture(sources=list(self.paths))
         self.builder = CaptureBuilder(self.capture.sources)
         self.capture.turns = self.builder.turns
+        self.capture.table = self.builder.table
         self.capture.exchanges = self.builder.exchanges
         self.capture.problems = self.builder.problems
         self.bytes_read = 0
@@ -273,7 +277,9 @@ class CaptureLoader:
                         if failed is not None:
                             ahead = next(results, None)
                             continue
-                        for length, ended, pre in result:
+                        lines, facts = result
+                        self.builder.take(facts)
+                        for length, ended, pre in lines:
                             if length < 0:  # bytes before line 1 that are no line's (a BOM)
                                 offset -= length
                                 continue

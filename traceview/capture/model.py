@@ -1,7 +1,9 @@
-"""The compact per-record summaries a capture is reduced to.
+"""The per-record summaries a capture is reduced to, and how they are read.
 
-A capture can be gigabytes; only these small objects are kept. Bodies stay in the
-file and are re-read through a RecordRef when someone asks for them.
+A capture can be gigabytes; only its turn table (capture/table.py) is kept: one row per
+turn, in columns. Facts are made as plain records (RequestFacts, ResponseFacts), stored as
+rows, and read back through small views (`turn.req.input_count`, `turn.res.status`).
+Bodies stay in the file and are re-read through a RecordRef when someone asks for them.
 """
 
 from __future__ import annotations
@@ -9,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from traceview.capture.packed import BITS, code, code0, count, flag
-
-# A RecordRef packed into one int: offset | length << 48 | line << 88 | source << 128.
-# Kept per turn as one small int object instead of four ints and a tuple (a tenth of the
-# summary's memory on a large capture); unpacked only when a body is re-read.
-_OFFSET_BITS, _LENGTH_BITS, _LINE_BITS = 48, 40, 40
-_LENGTH_SHIFT = _OFFSET_BITS
-_LINE_SHIFT = _LENGTH_SHIFT + _LENGTH_BITS
-_SOURCE_SHIFT = _LINE_SHIFT + _LINE_BITS
-_LINE_MASK = (1 << _LINE_BITS) - 1
+from traceview.capture.table import (
+    LIMIT,
+    SET,
+    RequestSide,
+    ResponseSide,
+    Side,
+    TurnTable,
+    count,
+    count0,
+)
 
 
 class RecordRef(NamedTuple):
@@ -28,25 +30,6 @@ class RecordRef(NamedTuple):
     offset: int
     length: int
     line: int
-
-    def pack(self) -> int:
-        return (self.offset | self.length << _LENGTH_SHIFT | self.line << _LINE_SHIFT
-                | self.source << _SOURCE_SHIFT)
-
-    @classmethod
-    def unpack(cls, packed: int) -> RecordRef:
-        return cls(packed >> _SOURCE_SHIFT,
-                   packed & ((1 << _OFFSET_BITS) - 1),
-                   packed >> _LENGTH_SHIFT & ((1 << _LENGTH_BITS) - 1),
-                   packed >> _LINE_SHIFT & _LINE_MASK)
-
-
-def _pack(ref: RecordRef | None) -> int | None:
-    return None if ref is None else ref.pack()
-
-
-def _unpack(packed: int | None) -> RecordRef | None:
-    return None if packed is None else RecordRef.unpack(packed)
 
 
 @dataclass(slots=True)
@@ -91,33 +74,22 @@ class HostedCall:
         }
 
 
-_B1, _B2, _B3, _B4, _B5, _B6, _B7, _B8, _B9 = (BITS * i for i in range(1, 10))
+def _known(value: int | None) -> int | None:
+    """A nullable count, or None when it is unusable (negative, absurd): as the table keeps it."""
+    return value if value is not None and 0 <= value < LIMIT else None
 
 
 class RequestFacts:
-    """What the request side of a turn says, read once from its body.
-
-    Counts and flags are packed (capture/packed.py): a large capture holds one of these
-    per turn. Positional order is the constructor's, as in a dataclass.
-    """
+    """What the request side of a turn says, read once from its body: a plain record, made
+    by capture/facts.py, kept only until it is stored as a row of the turn table (then
+    `turn.req` reads that row). Positional order is the constructor's, as in a dataclass.
+    Counts are checked when stored (table.count): an unusable one reads back as unknown."""
 
     __slots__ = ("api", "model", "conversation_id", "previous_response_id", "include",
-                 "tools_offered", "user_text", "first_user_sig", "truncation", "_n", "_flags",
-                 "extra")
-
-    request_bytes = count(0)
-    input_bytes = count(1, nullable=False)
-    new_input_tokens = count(2, nullable=False)
-    input_count = count(3, nullable=False)
-    user_words = count(4)
-    compaction_input = flag(0)
-    compaction_trigger = flag(1)
-    context_management = flag(2)
-    stream = flag(3)
-    background = flag(4)
-    store_set = flag(5)
-    store_value = flag(6)
-    instructions = flag(7)
+                 "tools_offered", "request_bytes", "input_bytes", "input_count",
+                 "new_input_tokens", "user_text", "user_words", "first_user_sig",
+                 "compaction_input", "compaction_trigger", "context_management", "truncation",
+                 "stream", "background", "store_set", "store_value", "instructions", "extra")
 
     def __init__(self, api: str = "responses", model: str | None = None,
                  conversation_id: str | None = None, previous_response_id: str | None = None,
@@ -134,18 +106,24 @@ class RequestFacts:
         self.previous_response_id = previous_response_id
         self.include = include
         self.tools_offered = tools_offered
-        # The first USER_TEXT_MAX characters, kept ASCII-cheap: the "…" that marks a cut
-        # is added where the text is read (one non-ASCII character doubles a str's memory).
+        self.request_bytes = request_bytes
+        self.input_bytes = input_bytes
+        self.input_count = input_count
+        self.new_input_tokens = new_input_tokens
+        # The first USER_TEXT_MAX characters: the "…" that marks a cut is added where the
+        # text is read.
         self.user_text = user_text
+        self.user_words = user_words
         self.first_user_sig = first_user_sig
+        self.compaction_input = compaction_input
+        self.compaction_trigger = compaction_trigger
+        self.context_management = context_management
         self.truncation = truncation
-        self._n = (code(request_bytes) | code0(input_bytes) << _B1
-                   | code0(new_input_tokens) << _B2 | code0(input_count) << _B3
-                   | code(user_words) << _B4)
-        self._flags = (compaction_input | compaction_trigger << 1 | context_management << 2
-                       | stream << 3 | background << 4)
+        self.stream = stream
+        self.background = background
+        self.store_set = self.store_value = self.instructions = False
         # Seldom-set facts (non-text input, compaction item keys, call ids answered, function
-        # names offered): one dict on the turns that have any, None on the rest.
+        # names offered): a dict on the turns that have any, None on the rest.
         self.extra: dict[str, Any] | None = None
 
     @property
@@ -153,40 +131,26 @@ class RequestFacts:
         """The request's `store` flag, or None when it did not send one (provider default)."""
         return self.store_value if self.store_set else None
 
+    @property
+    def has_sig(self) -> bool:
+        return self.first_user_sig is not None
+
     def __repr__(self) -> str:
         return (f"RequestFacts(api={self.api!r}, model={self.model!r}, "
                 f"request_bytes={self.request_bytes}, input_count={self.input_count})")
 
 
 class ResponseFacts:
-    """What the response side of a turn says, read once from its body (counts packed, as
-    in RequestFacts)."""
+    """What the response side of a turn says, read once from its body: a plain record
+    until it is stored as a row (see RequestFacts)."""
 
-    __slots__ = ("response_id", "object", "status", "model", "conversation_id", "output_types",
-                 "hosted_calls", "cache_miss_reason", "incomplete_reason", "error", "_n",
-                 "_flags", "service_tier", "fingerprint", "error_code", "extra")
-
-    # Usually-set counts first: the packed int is only as long as its highest field.
-    input_tokens = count(0)
-    cached_tokens = count(1)
-    output_tokens = count(2)
-    reasoning_tokens = count(3)
-    elapsed_ms = count(4)
-    output_bytes = count(5, nullable=False)
-    input_transformations = count(6, nullable=False)
-    http_status = count(7)
-    stream_events = count(8)
-    web_search_requests = count(9)
-    file_search_requests = count(10)
-    # When the turn started, whole seconds since the epoch (what `created_at` holds; ms
-    # would not pack): the body's `created_at` (chat: `created`), else the record's `ts`
-    # less the elapsed time. Set after construction.
-    started_at = count(11)
-    compaction_output = flag(0)
-    stream_cut = flag(1)
-    store_set = flag(2)
-    store_value = flag(3)
-    refusal = flag(4)
+    __slots__ = ("response_id", "object", "status", "http_status", "model", "conversation_id",
+                 "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens",
+                 "elapsed_ms", "output_bytes", "output_types", "hosted_calls",
+                 "compaction_output", "cache_miss_reason", "incomplete_reason", "error",
+                 "stream_events", "stream_cut", "web_search_requests", "input_transformations",
+                 "file_search_requests", "started_at", "store_set", "store_value", "refusal",
+                 "service_tier", "fingerprint", "error_code", "extra")
 
     def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
                  status: str = "unknown", http_status: int | None = None,
@@ -203,27 +167,37 @@ class ResponseFacts:
         self.response_id = response_id
         self.object = object
         self.status = status
+        self.http_status = http_status
         self.model = model
         self.conversation_id = conversation_id
+        self.input_tokens = input_tokens
+        self.cached_tokens = cached_tokens
+        self.output_tokens = output_tokens
+        self.reasoning_tokens = reasoning_tokens
+        self.elapsed_ms = elapsed_ms
+        self.output_bytes = output_bytes
         self.output_types = output_types
         self.hosted_calls = hosted_calls
+        self.compaction_output = compaction_output
         self.cache_miss_reason = cache_miss_reason
         self.incomplete_reason = incomplete_reason
         self.error = error
-        n = (code(input_tokens) | code(cached_tokens) << _B1 | code(output_tokens) << _B2
-             | code(reasoning_tokens) << _B3 | code(elapsed_ms) << _B4
-             | code0(output_bytes) << _B5)
-        if (input_transformations or http_status is not None or stream_events is not None
-                or web_search_requests is not None):  # seldom: skip four calls
-            n |= (code0(input_transformations) << _B6 | code(http_status) << _B7
-                  | code(stream_events) << _B8 | code(web_search_requests) << _B9)
-        self._n = n
-        self._flags = compaction_output | stream_cut << 1
+        self.stream_events = stream_events
+        self.stream_cut = stream_cut
+        # Read back before it is stored (facts._response_common): unusable reads as unknown.
+        self.web_search_requests = _known(web_search_requests)
+        self.input_transformations = input_transformations
+        self.file_search_requests: int | None = None
+        # When the turn started, whole seconds since the epoch (what `created_at` holds):
+        # the body's `created_at` (chat: `created`), else the record's `ts` less the
+        # elapsed time. Set after construction.
+        self.started_at: int | None = None
+        self.store_set = self.store_value = self.refusal = False
         self.service_tier: str | None = None
         self.fingerprint: str | None = None  # chat system_fingerprint
         self.error_code: str | None = None
         # Seldom-set facts (unknown item types, action items, chat finish reasons, stored
-        # headers, compaction item keys): one dict on the responses that have any.
+        # headers, compaction item keys): a dict on the responses that have any.
         self.extra: dict[str, Any] | None = None
 
     @property
@@ -233,6 +207,133 @@ class ResponseFacts:
     def __repr__(self) -> str:
         return (f"ResponseFacts(response_id={self.response_id!r}, status={self.status!r}, "
                 f"input_tokens={self.input_tokens}, output_tokens={self.output_tokens})")
+
+
+# ---- reading a row ------------------------------------------------------------------------
+# A row view reads one row of a side of the turn table (capture/table.py) under the same
+# names as the plain record; setting a name writes the row. Properties are made from the
+# side's field lists, so a field is named once.
+
+def _count_property(name: str, nullable: bool) -> property:
+    if nullable:
+        def get(v: Any) -> int | None:
+            n = v._s.cols[name][v._r]
+            return None if n < 0 else n
+    else:
+        def get(v: Any) -> int | None:
+            return v._s.cols[name][v._r]
+
+    store = count if nullable else count0
+
+    def put(v: Any, value: int | None) -> None:
+        v._s.cols[name][v._r] = store(value)
+
+    return property(get, put)
+
+
+def _pooled_property(name: str) -> property:
+    def get(v: Any) -> Any:
+        s = v._s
+        return s.pool.values[s.cols[name][v._r]]
+
+    def put(v: Any, value: Any) -> None:
+        s = v._s
+        s.cols[name][v._r] = s.pool.number(value)
+
+    return property(get, put)
+
+
+def _text_property(name: str) -> property:
+    def get(v: Any) -> str | None:
+        return v._s.cols[name].get(v._r)
+
+    def put(v: Any, value: str | None) -> None:
+        v._s.cols[name].set(v._r, value)
+
+    return property(get, put)
+
+
+def _flag_property(bit: int) -> property:
+    mask = 1 << bit
+
+    def get(v: Any) -> bool:
+        return bool(v._s.flags[v._r] & mask)
+
+    def put(v: Any, value: bool) -> None:
+        flags = v._s.flags
+        flags[v._r] = flags[v._r] | mask if value else flags[v._r] & ~mask
+
+    return property(get, put)
+
+
+def _sparse_property(name: str, default: Any, how: str) -> property:
+    is_set = SET[how]
+
+    def get(v: Any) -> Any:
+        return v._s.dicts[name].get(v._r, default)
+
+    def put(v: Any, value: Any) -> None:
+        if value is not None and is_set(value):
+            v._s.dicts[name][v._r] = value
+        else:
+            v._s.dicts[name].pop(v._r, None)
+
+    return property(get, put)
+
+
+def _row_view(name: str, side: type[Side]) -> type:
+    """A class whose instances read (and write) one row of `side`."""
+    ns: dict[str, Any] = {"__slots__": ("_s", "_r")}
+    for field_name, nullable in side.COUNTS:
+        ns[field_name] = _count_property(field_name, nullable)
+    for field_name in side.POOLED:
+        ns[field_name] = _pooled_property(field_name)
+    for field_name in side.TEXTS:
+        ns[field_name] = _text_property(field_name)
+    for i, field_name in enumerate(side.FLAGS):
+        ns[field_name] = _flag_property(i)
+    for field_name, default, how in side.SPARSE:
+        ns[field_name] = _sparse_property(field_name, default, how)
+    return type(name, (_RowView,), ns)
+
+
+class _RowView:
+    __slots__ = ()
+    _s: Any
+    _r: int
+
+    def __init__(self, side: Side, row: int) -> None:
+        self._s = side
+        self._r = row
+
+    @property
+    def store(self) -> bool | None:
+        return self.store_value if self.store_set else None  # type: ignore[attr-defined]
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is type(self) and other._s is self._s  # type: ignore[attr-defined]
+                and other._r == self._r)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((id(self._s), self._r))
+
+
+RequestRow = _row_view("RequestRow", RequestSide)
+ResponseRow = _row_view("ResponseRow", ResponseSide)
+
+
+def _first_user_sig(v: Any) -> int | None:
+    return v._s.cols["first_user_sig"][v._r] if v.has_sig else None
+
+
+def _put_first_user_sig(v: Any, value: int | None) -> None:
+    v._s.cols["first_user_sig"][v._r] = value or 0
+    v.has_sig = value is not None
+
+
+RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # type: ignore[attr-defined]
+RequestRow.__repr__ = RequestFacts.__repr__  # type: ignore[method-assign]
+ResponseRow.__repr__ = ResponseFacts.__repr__  # type: ignore[method-assign]
 
 
 @dataclass(slots=True)
@@ -255,74 +356,195 @@ class Attempt:
 class Turn:
     """One model call: a request with its response (either half may be missing).
 
+    A view of one row of the capture's TurnTable (capture/table.py): its attributes read
+    and write that row. `req` and `res` are views of the row's facts (RequestRow,
+    ResponseRow), None when that side is missing; assigning a RequestFacts/ResponseFacts
+    record stores it as a new row.
+
     `attempts` holds the failed tries before it that were retried with the same input
     (empty on almost every turn): they are part of this turn, not turns of their own.
     """
 
-    __slots__ = ("index", "source", "_line", "api", "_request", "_response", "req", "res",
-                 "notes", "attempts")
+    __slots__ = ("_t", "_r")
 
     def __init__(self, index: int, source: int, line: int, api: str,
                  request: RecordRef | None = None, response: RecordRef | None = None,
                  req: RequestFacts | None = None, res: ResponseFacts | None = None,
-                 notes: tuple[str, ...] = ()) -> None:
-        self.index = index
-        self.source = source
-        self.api = api
-        self._request = _pack(request)
-        self._response = _pack(response)
-        self.req = req
-        self.res = res
-        self.notes = notes
-        self.attempts: tuple[Attempt, ...] = ()
-        # The first line is read back from a packed ref when there is one (one int less).
-        self._line = None if self._request is not None else line
+                 notes: tuple[str, ...] = (), *, table: TurnTable | None = None) -> None:
+        t = table if table is not None else TurnTable()
+        self._t = t
+        self._r = len(t.index)
+        t.index.append(index)
+        t.source.append(source)
+        t.api.append(t.pool.number(api))
+        t.line.append(line)
+        for col in (t.req_source, t.req_offset, t.req_length, t.res_source, t.res_offset,
+                    t.res_length, t.res_line, t.req_row, t.res_row):
+            col.append(-1)
+        if request is not None:
+            self.request = request
+        if response is not None:
+            self.response = response
+        if req is not None:
+            self.req = req
+        if res is not None:
+            self.res = res
+        if notes:
+            self.notes = notes
+
+    @property
+    def table(self) -> TurnTable:
+        return self._t
+
+    @property
+    def row(self) -> int:
+        return self._r
+
+    @property
+    def index(self) -> int:
+        return self._t.index[self._r]
+
+    @property
+    def source(self) -> int:
+        return self._t.source[self._r]
+
+    @property
+    def api(self) -> str:
+        t = self._t
+        return t.pool.values[t.api[self._r]]
 
     @property
     def line(self) -> int:
         """The turn's first line: its request's, else its response's."""
-        if self._request is not None:
-            return self._request >> _LINE_SHIFT & _LINE_MASK
-        return self._line or 0
+        return self._t.line[self._r]
 
     def __repr__(self) -> str:
         return f"Turn(index={self.index}, line={self.line}, api={self.api!r})"
 
     @property
     def request(self) -> RecordRef | None:
-        return _unpack(self._request)
+        t, r = self._t, self._r
+        src = t.req_source[r]
+        return None if src < 0 else RecordRef(src, t.req_offset[r], t.req_length[r], t.line[r])
 
     @request.setter
     def request(self, ref: RecordRef | None) -> None:
-        self._request = _pack(ref)
+        t, r = self._t, self._r
+        if ref is None:
+            t.req_source[r] = -1
+            return
+        t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, ref.length
+        t.line[r] = ref.line
 
     @property
     def response(self) -> RecordRef | None:
-        return _unpack(self._response)
+        t, r = self._t, self._r
+        src = t.res_source[r]
+        return None if src < 0 else RecordRef(src, t.res_offset[r], t.res_length[r],
+                                              t.res_line[r])
 
     @response.setter
     def response(self, ref: RecordRef | None) -> None:
-        self._response = _pack(ref)
+        t, r = self._t, self._r
+        if ref is None:
+            t.res_source[r] = -1
+            return
+        t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, ref.length
+        t.res_line[r] = ref.line
+
+    # Reading a side makes a view; the last one made is kept on the table and handed out
+    # again while the same row is asked for (a report reads one turn's facts a dozen times
+    # in a row). Views hold no state but their row, so sharing one is safe.
+    @property
+    def req(self) -> RequestRow | None:
+        t = self._t
+        row = t.req_row[self._r]
+        if row < 0:
+            return None
+        v = t.last_req
+        if v is None or v._r != row:
+            v = t.last_req = RequestRow(t.requests, row)
+        return v
+
+    @req.setter
+    def req(self, facts: RequestFacts | RequestRow | int | None) -> None:
+        self._t.req_row[self._r] = _row_of(self._t.requests, facts)
+
+    @property
+    def res(self) -> ResponseRow | None:
+        t = self._t
+        row = t.res_row[self._r]
+        if row < 0:
+            return None
+        v = t.last_res
+        if v is None or v._r != row:
+            v = t.last_res = ResponseRow(t.responses, row)
+        return v
+
+    @res.setter
+    def res(self, facts: ResponseFacts | ResponseRow | int | None) -> None:
+        self._t.res_row[self._r] = _row_of(self._t.responses, facts)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self._t.notes.get(self._r, ())
+
+    @notes.setter
+    def notes(self, notes: tuple[str, ...]) -> None:
+        _put(self._t.notes, self._r, notes)
+
+    @property
+    def attempts(self) -> tuple[Attempt, ...]:
+        return self._t.attempts.get(self._r, ())
+
+    @attempts.setter
+    def attempts(self, attempts: tuple[Attempt, ...]) -> None:
+        _put(self._t.attempts, self._r, attempts)
 
     @property
     def response_id(self) -> str | None:
-        return self.res.response_id if self.res else None
+        res = self.res
+        return res.response_id if res else None
 
     @property
     def conversation_id(self) -> str | None:
-        if self.req and self.req.conversation_id:
-            return self.req.conversation_id
-        return self.res.conversation_id if self.res else None
+        req = self.req
+        if req and req.conversation_id:
+            return req.conversation_id
+        res = self.res
+        return res.conversation_id if res else None
 
     @property
     def previous_response_id(self) -> str | None:
-        return self.req.previous_response_id if self.req else None
+        req = self.req
+        return req.previous_response_id if req else None
 
     @property
     def model(self) -> str | None:
-        if self.res and self.res.model:
-            return self.res.model
-        return self.req.model if self.req else None
+        res = self.res
+        if res and res.model:
+            return res.model
+        req = self.req
+        return req.model if req else None
+
+
+def _row_of(side: Side, facts: Any) -> int:
+    """The row of `side` that holds `facts`: a plain record is stored as a new row, a row
+    number (a worker's, already appended) or a view of this side is used as it is."""
+    if facts is None:
+        return -1
+    if type(facts) is int:
+        return facts
+    if isinstance(facts, _RowView) and facts._s is side:
+        return facts._r
+    return side.add(facts)
+
+
+def _put(d: dict[int, Any], row: int, value: Any) -> None:
+    if value:
+        d[row] = value
+    else:
+        d.pop(row, None)
 
 
 @dataclass(slots=True)

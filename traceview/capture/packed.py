@@ -5,6 +5,9 @@ separate int objects they cost 28-32 bytes each plus a slot: more than half of w
 large capture's summary weighs. Packed 40 bits apiece into one int they cost a few bytes
 each, and the record object loses the slots too. Reading a field is one shift and mask.
 
+A capture's own facts no longer use this: they live in the turn table's columns
+(capture/table.py). analysis/turn_report.py still packs its per-turn counts with it.
+
 A count outside 0 … 2**40 - 2 (a negative or absurd value in a damaged capture) cannot be
 packed and reads back as unknown (None), like any other unusable number.
 """

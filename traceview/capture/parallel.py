@@ -2,7 +2,9 @@
 
 What a line says (`reader.line_facts`) depends on that line alone, so a large file is cut
 into chunks at line boundaries, and the files of a directory are taken whole, and worker
-processes reduce each chunk to a list of (length, ended, facts). The main process only
+processes reduce each chunk to a list of (length, ended, what the line says) and the
+columns of its facts (capture/table.py: arrays, which pickle as raw bytes, instead of one
+object per line). The main process appends those columns to its turn table, then only
 pairs and analyses, consuming the chunks in file order: line numbers, offsets, problems
 and turn order are exactly those of a single-process read (a test compares the reports
 byte for byte). `extract` is also what a cluster job would map over files.
@@ -18,7 +20,8 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from traceview.capture.reader import Pre, line_facts
+from traceview.capture.reader import Pre, as_rows, line_facts
+from traceview.capture.table import Facts
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
@@ -26,7 +29,7 @@ CHUNK_BYTES = 1 << 20
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
 
-Chunk = list[tuple[int, bool, Pre]]
+Chunk = tuple[list[tuple[int, bool, Pre]], Facts]
 Task = tuple[int, str, int, int]  # source index, path, start, end
 
 
@@ -54,11 +57,13 @@ def extract(path: str, start: int, end: int) -> Chunk:
     """Every line in bytes [start, end) of `path` (which begin and end at line
     boundaries) as (length with newline, ended by a newline, what it says), read as the
     one-process loop reads them: a line past MAX_LINE_BYTES is a problem and skipped in
-    bounded pieces, and a BOM before line 1 is an entry of its own (negative length)."""
+    bounded pieces, and a BOM before line 1 is an entry of its own (negative length).
+    Facts are rows of the chunk's own columns, returned with the lines."""
     from traceview.capture.capture import _BOM, MAX_LINE_BYTES
 
-    out: Chunk = []
+    out: list[tuple[int, bool, Pre]] = []
     append = out.append
+    facts = Facts()
     with open(path, "rb") as f:
         f.seek(start)
         readline = f.readline
@@ -82,8 +87,8 @@ def extract(path: str, start: int, end: int) -> Chunk:
                 append((-3, False, None))  # a BOM is not JSON
                 raw = raw[3:]
             ended = raw[-1:] == b"\n"
-            append((len(raw), ended, line_facts(raw, ended)))
-    return out
+            append((len(raw), ended, as_rows(line_facts(raw, ended), facts)))
+    return out, facts
 
 
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:

@@ -31,6 +31,7 @@ from traceview.capture.model import (
     ResponseFacts,
     Turn,
 )
+from traceview.capture.table import Facts, TurnTable
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
@@ -65,6 +66,10 @@ class CaptureBuilder:
 
     def __init__(self, source_names: list[str]) -> None:
         self.source_names = source_names
+        self.table = TurnTable()  # every turn's facts, in columns (capture/table.py)
+        # Where the rows of the chunk being fed start in the table's sides: a worker's lines
+        # name their facts by row in the chunk's own columns (see `take`).
+        self._req_base = self._res_base = 0
         self.turns: list[Turn] = []
         self.exchanges: list[Exchange] = []
         self.problems: list[Problem] = []
@@ -89,6 +94,12 @@ class CaptureBuilder:
         self.new_problems.append(p)
 
     # ---- one line ---------------------------------------------------------------------
+    def take(self, facts: Facts) -> None:
+        """Append a worker's chunk of facts (capture/parallel.py) to the table, before its
+        lines are fed: their facts are row numbers in that chunk."""
+        self._req_base = self.table.requests.extend(facts.requests)
+        self._res_base = self.table.responses.extend(facts.responses)
+
     def feed(self, source: int, line: int, offset: int, raw: bytes, ended: bool) -> None:
         self.feed_pre(source, line, offset, len(raw) - 1 if ended else len(raw),
                       line_facts(raw, ended, keep=True))
@@ -156,9 +167,10 @@ class CaptureBuilder:
         if api is not None:
             retry_of = self._retry_of(api, obj, ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
-            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref)
+            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref,
+                                        table=self.table)
             if body_ok:
-                rec.req = facts
+                rec.req = facts + self._req_base if type(facts) is int else facts
                 if origin is not None:
                     _imported(rec, origin)
                 self._last_input = (rec, _lazy_input(api, obj))
@@ -229,7 +241,12 @@ class CaptureBuilder:
             if rec is None:
                 return
         if isinstance(rec, Turn):
-            self._answer_turn(rec, pre[4] or response_facts(obj()), ref, pre[5], pre[6])
+            facts = pre[4]
+            if facts is None:
+                facts = response_facts(obj())
+            elif type(facts) is int:  # a row of a worker's chunk
+                facts += self._res_base
+            self._answer_turn(rec, facts, ref, pre[5], pre[6])
         else:
             self._answer_exchange(rec, obj(), ref)
 
@@ -238,7 +255,7 @@ class CaptureBuilder:
         if api is None and events:
             api = "responses"
         if api is not None:
-            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api)
+            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api, table=self.table)
             self.turns.append(turn)
             return turn
         self.problem(ref.source, ref.line, "unknown_record",
@@ -249,7 +266,7 @@ class CaptureBuilder:
         self.exchanges.append(ex)
         return ex
 
-    def _answer_turn(self, turn: Turn, facts: ResponseFacts, ref: RecordRef,
+    def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, ref: RecordRef,
                      origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
         turn.response = ref
         turn.res = facts
@@ -389,8 +406,22 @@ def _imported(turn: Turn, origin: Any) -> None:
 # body_ok, origin, obj) | ("res", link, api, events, facts, origin, absurd, obj) |
 # ("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
 # when `keep` (one process), else None: a worker sends no bodies back, and the few records
-# that need theirs are re-read.
+# that need theirs are re-read. A worker sends `facts` as a row number of its chunk's
+# columns instead (`as_rows`).
 Pre = tuple | None
+
+
+def as_rows(pre: Pre, facts: Facts) -> Pre:
+    """`pre` with its facts record stored as a row of `facts` and replaced by the row
+    number: what a worker process sends back (arrays, not one pickled object per line)."""
+    if pre is None:
+        return None
+    kind = pre[0]
+    if kind == "req" and pre[8] is not None:
+        return (*pre[:8], facts.requests.add(pre[8]), *pre[9:])
+    if kind == "res" and pre[4] is not None:
+        return (*pre[:4], facts.responses.add(pre[4]), *pre[5:])
+    return pre
 
 
 def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:

@@ -1,0 +1,97 @@
+"""The turn table (capture/table.py): every fact a record holds reads back the same from
+its row, in one process and after a worker's columns are appended."""
+
+from __future__ import annotations
+
+import pickle
+
+from traceview.capture.model import (
+    HostedCall,
+    RequestFacts,
+    RequestRow,
+    ResponseFacts,
+    ResponseRow,
+    Turn,
+)
+from traceview.capture.table import Facts, TurnTable
+
+
+def _request() -> RequestFacts:
+    f = RequestFacts("responses", "gpt-5", "conv_1", "resp_0", ("reasoning.encrypted_content",),
+                     ("web_search",), 1234, 800, 3, 210, "caf\u00e9 \ud800 water", 3,
+                     2**64 - 1, True, False, True, "auto", True, False)
+    f.store_set = f.store_value = f.instructions = True
+    f.extra = {"answered": ("call_1",)}
+    return f
+
+
+def _response() -> ResponseFacts:
+    call = HostedCall("web_search_call", "ws_1", "completed", "missing", "web_search_call.results")
+    f = ResponseFacts("resp_1", "response", "failed", 500, "gpt-5-2025", "conv_1", 6110, 0,
+                      290, 64, 1760, 4000, ("web_search_call", "message"), (call,), True,
+                      "context_compacted", "max_output_tokens", "boom", 12, True, 2, 1)
+    f.file_search_requests = 0
+    f.started_at = 1_767_225_700
+    f.store_set = f.refusal = True
+    f.service_tier, f.fingerprint, f.error_code = "default", "fp_1", "server_error"
+    f.extra = {"request_id": "req_1"}
+    return f
+
+
+def _fields(obj: object, cls: type) -> dict[str, object]:
+    names = [n for n in cls.__slots__ if n != "extra"] + ["extra", "store"]
+    return {n: getattr(obj, n) for n in names}
+
+
+def test_every_fact_reads_back_from_its_row() -> None:
+    req, res = _request(), _response()
+    turn = Turn(7, 2, 41, "responses", req=req, res=res, notes=("a note",))
+    assert isinstance(turn.req, RequestRow) and isinstance(turn.res, ResponseRow)
+    assert _fields(turn.req, RequestFacts) == _fields(req, RequestFacts)
+    assert _fields(turn.res, ResponseFacts) == _fields(res, ResponseFacts)
+    assert (turn.index, turn.source, turn.line, turn.api, turn.notes) == (7, 2, 41, "responses",
+                                                                          ("a note",))
+    assert (turn.response_id, turn.conversation_id, turn.model) == ("resp_1", "conv_1",
+                                                                    "gpt-5-2025")
+
+
+def test_missing_and_unusable_values_read_as_unknown() -> None:
+    turn = Turn(1, 0, 1, "chat", res=ResponseFacts(input_tokens=-5, output_tokens=2**45,
+                                                   http_status=None))
+    res = turn.res
+    assert (res.input_tokens, res.output_tokens, res.http_status, res.hosted_calls,
+            res.extra, res.error) == (None, None, None, (), None, None)
+    assert turn.req is None and turn.request is None and turn.attempts == ()
+    res.http_status = 404  # a value most rows lack, set later
+    res.error = ""
+    assert (res.http_status, res.error) == (404, "")
+
+
+def test_a_workers_columns_append_with_their_own_pool() -> None:
+    """A chunk's pooled numbers are its own; appended to the main table they are renumbered,
+    and its rows follow the rows already there."""
+    table = TurnTable()
+    first = Turn(1, 0, 1, "responses", table=table,
+                 res=ResponseFacts("resp_0", status="completed", model="other"))
+    chunk = Facts()
+    chunk.responses.add(_response())
+    chunk.requests.add(_request())
+    chunk = pickle.loads(pickle.dumps(chunk))  # as a worker sends it
+    base = table.responses.extend(chunk.responses)
+    req_base = table.requests.extend(chunk.requests)
+    turn = Turn(2, 0, 3, "responses", table=table, req=req_base, res=base)
+    assert (base, req_base) == (1, 0)
+    assert _fields(turn.res, ResponseFacts) == _fields(_response(), ResponseFacts)
+    assert _fields(turn.req, RequestFacts) == _fields(_request(), RequestFacts)
+    assert (first.res.model, first.res.status, first.response_id) == ("other", "completed",
+                                                                      "resp_0")
+
+
+def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
+    table = TurnTable()
+    for i in range(1000):
+        Turn(i + 1, 0, 2 * i + 1, "responses", table=table, req=RequestFacts(
+            model="gpt-5", user_text="short question", request_bytes=300),
+             res=ResponseFacts(f"resp_{i:024d}", "response", "completed", model="gpt-5",
+                               input_tokens=100 + i, output_tokens=20))
+    assert table.nbytes() / len(table) < 400

@@ -1,0 +1,327 @@
+"""The turn table: a capture's per-turn facts kept in columns, one row per turn.
+
+A large capture holds a hundred thousand turns. As objects, each turn cost a Turn, a
+RequestFacts, a ResponseFacts and a dozen int and str objects (about 1.1 kB a turn). Here
+each number is one slot of a stdlib `array` (8 bytes), each repeated string or tuple (model,
+status, conversation id, item kinds) is a number into one shared pool, and each string
+that differs on every turn (response id, user text excerpt) sits in a byte buffer with its
+offset. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts) are
+dicts keyed by row.
+
+Nothing here is read by screens or reports directly: `traceview.capture.model` gives each
+turn a small view (`turn.req.input_count`, `turn.res.status`) that reads its row.
+
+Columns are also what a worker process sends back (capture/parallel.py): arrays pickle as
+raw bytes, and `extend` appends a worker's rows to the main table in one copy per column.
+"""
+
+from __future__ import annotations
+
+from array import array
+from operator import attrgetter
+from typing import Any
+
+# A count outside 0 … LIMIT - 1 (negative, or absurd in a damaged capture) reads back as
+# unknown: no real token, byte or millisecond count comes near it.
+LIMIT = (1 << 40) - 2
+UNKNOWN = -1  # a count column's "None"
+
+
+def count(value: int | None) -> int:
+    """A nullable count as stored: the value, or UNKNOWN when missing or unusable."""
+    return value if value is not None and 0 <= value < LIMIT else UNKNOWN
+
+
+def count0(value: int | None) -> int:
+    """A count whose absence means 0, as stored."""
+    return value if value is not None and 0 <= value < LIMIT else 0
+
+
+def _usable(v: Any) -> bool:
+    return 0 <= v < LIMIT
+
+
+def _usable_not_0(v: Any) -> bool:
+    return 0 < v < LIMIT
+
+
+def _any(v: Any) -> bool:
+    return True
+
+
+# How a SPARSE field's value is judged set (None never is), by the name Side.SPARSE gives.
+SET = {"count": _usable, "count0": _usable_not_0, "value": _any, "truthy": bool}
+
+
+class Pool:
+    """Interned values (strings, tuples of strings): each distinct value stored once, rows
+    hold its number. Number 0 is None."""
+
+    __slots__ = ("values", "numbers")
+
+    def __init__(self) -> None:
+        self.values: list[Any] = [None]
+        self.numbers: dict[Any, int] = {None: 0}
+
+    def number(self, value: Any) -> int:
+        n = self.numbers.get(value)
+        if n is None:
+            n = self.numbers[value] = len(self.values)
+            self.values.append(value)
+        return n
+
+    def mapping(self, other: Pool) -> list[int]:
+        """Each of `other`'s numbers as this pool's number (for appending its rows)."""
+        return [self.number(v) for v in other.values]
+
+
+class Texts:
+    """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
+    (length -1: None). Reading one decodes it again, which is cheap for short strings."""
+
+    __slots__ = ("buf", "starts", "lens", "last")
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.starts = array("q")
+        self.lens = array("i")
+        self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
+
+    def append(self, text: str | None) -> None:
+        if text is None:
+            self.starts.append(0)
+            self.lens.append(-1)
+            return
+        raw = text.encode("utf-8", "surrogatepass")
+        self.starts.append(len(self.buf))
+        self.lens.append(len(raw))
+        self.buf += raw
+
+    def get(self, row: int) -> str | None:
+        last = self.last
+        if last[0] == row:  # read again (a report reads a turn's id several times)
+            return last[1]
+        n = self.lens[row]
+        if n < 0:
+            return None
+        s = self.starts[row]
+        raw = self.buf[s:s + n]
+        try:
+            text = raw.decode()  # the fast path: no error handler named
+        except UnicodeDecodeError:  # a lone surrogate, stored as it came
+            text = raw.decode("utf-8", "surrogatepass")
+        self.last = (row, text)
+        return text
+
+    def set(self, row: int, text: str | None) -> None:
+        """Replace a row's text (rare): the new bytes go at the end, the old stay unused."""
+        self.last = (-1, None)
+        if text is None:
+            self.lens[row] = -1
+            return
+        raw = text.encode("utf-8", "surrogatepass")
+        self.starts[row] = len(self.buf)
+        self.lens[row] = len(raw)
+        self.buf += raw
+
+    def extend(self, other: Texts) -> None:
+        base = len(self.buf)
+        self.buf += other.buf
+        self.starts.extend(array("q", [s + base for s in other.starts]))
+        self.lens.extend(other.lens)
+
+
+class Side:
+    """The columns of one side of a turn (its request's facts, or its response's).
+
+    A subclass names its fields in five groups: COUNTS (number, and whether None is
+    possible), POOLED (repeated values), TEXTS (values unique to a row), FLAGS (booleans,
+    one bit each), and SPARSE: values most rows lack, kept in a dict by row only where set
+    (name, default, and how a value is judged set: "count" a usable nullable count, "count0"
+    a usable count other than 0, "value" anything but None, "truthy" a non-empty value).
+    `add` stores one plain facts record (model.RequestFacts / ResponseFacts) as a new row."""
+
+    COUNTS: tuple[tuple[str, bool], ...] = ()
+    POOLED: tuple[str, ...] = ()
+    TEXTS: tuple[str, ...] = ()
+    FLAGS: tuple[str, ...] = ()
+    SPARSE: tuple[tuple[str, Any, str], ...] = (("extra", None, "truthy"),)
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.rows = 0
+        self.cols: dict[str, Any] = {}
+        for name, _ in self.COUNTS:
+            self.cols[name] = array("q")
+        for name in self.POOLED:
+            self.cols[name] = array("I")
+        for name in self.TEXTS:
+            self.cols[name] = Texts()
+        self.flags = array("H")
+        self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
+        self._bind()
+
+    def _bind(self) -> None:
+
+        # For `add`: each group's values read in one call, and the columns' appends.
+        self._counts = attrgetter(*(n for n, _ in self.COUNTS))
+        self._count_appends = [(self.cols[n].append, nullable) for n, nullable in self.COUNTS]
+        self._pooled = attrgetter(*self.POOLED)
+        self._pooled_appends = [self.cols[n].append for n in self.POOLED]
+        self._texts = [(attrgetter(n), self.cols[n].append) for n in self.TEXTS]
+        self._flags = attrgetter(*self.FLAGS)
+        self._sparse = [(attrgetter(n), self.dicts[n], SET[how]) for n, _, how in self.SPARSE]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
+    def add(self, facts: Any) -> int:
+        """Store a plain facts record as a new row; its row number."""
+        for (append, nullable), v in zip(self._count_appends, self._counts(facts),
+                                         strict=True):
+            append(v if v is not None and 0 <= v < LIMIT else UNKNOWN if nullable else 0)
+        known = self.pool.numbers.get
+        for append, v in zip(self._pooled_appends, self._pooled(facts), strict=True):
+            n = known(v)
+            append(n if n is not None else self.pool.number(v))
+        for get, append in self._texts:
+            append(get(facts))
+        bits = 0
+        for i, v in enumerate(self._flags(facts)):
+            if v:
+                bits |= 1 << i
+        self.flags.append(bits)
+        row = self.rows
+        for get, d, is_set in self._sparse:
+            v = get(facts)
+            if v is not None and is_set(v):
+                d[row] = v
+        self.rows += 1
+        return row
+
+    def extend(self, other: Side) -> int:
+        """Append every row of `other` (a worker's chunk); the row number of its first."""
+        base = self.rows
+        cols, theirs = self.cols, other.cols
+        for name, _ in self.COUNTS:
+            cols[name].extend(theirs[name])
+        to_mine = self.pool.mapping(other.pool)
+        for name in self.POOLED:
+            cols[name].extend(array("I", [to_mine[n] for n in theirs[name]]))
+        for name in self.TEXTS:
+            cols[name].extend(theirs[name])
+        self.flags.extend(other.flags)
+        for name, d in self.dicts.items():
+            for row, v in other.dicts[name].items():
+                d[row + base] = v
+        self.rows += other.rows
+        return base
+
+    def nbytes(self) -> int:
+        """Bytes the columns hold (buffers, not the dicts of rare values)."""
+        n = self.flags.itemsize * len(self.flags)
+        for col in self.cols.values():
+            if isinstance(col, Texts):
+                n += len(col.buf) + col.starts.itemsize * len(col.starts) \
+                    + col.lens.itemsize * len(col.lens)
+            else:
+                n += col.itemsize * len(col)
+        return n
+
+
+class RequestSide(Side):
+    COUNTS = (("request_bytes", True), ("input_bytes", False), ("new_input_tokens", False),
+              ("input_count", False), ("user_words", True))
+    POOLED = ("api", "model", "conversation_id", "include", "tools_offered")
+    # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
+    # where the text is read.
+    TEXTS = ("previous_response_id", "user_text")
+    FLAGS = ("compaction_input", "compaction_trigger", "context_management", "stream",
+             "background", "store_set", "store_value", "instructions", "has_sig")
+    # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
+    SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
+
+    def __init__(self, pool: Pool) -> None:
+        super().__init__(pool)
+        self.cols["first_user_sig"] = array("Q")
+
+    def add(self, facts: Any) -> int:
+        self.cols["first_user_sig"].append(facts.first_user_sig or 0)
+        return super().add(facts)
+
+    def extend(self, other: Side) -> int:
+        self.cols["first_user_sig"].extend(other.cols["first_user_sig"])
+        return super().extend(other)
+
+
+class ResponseSide(Side):
+    COUNTS = (("input_tokens", True), ("cached_tokens", True), ("output_tokens", True),
+              ("reasoning_tokens", True), ("elapsed_ms", True), ("output_bytes", False),
+              ("started_at", True))
+    POOLED = ("object", "status", "model", "conversation_id", "output_types", "service_tier",
+              "fingerprint")
+    TEXTS = ("response_id",)
+    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal")
+    SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
+              ("input_transformations", 0, "count0"), ("http_status", None, "count"),
+              ("stream_events", None, "count"), ("web_search_requests", None, "count"),
+              ("file_search_requests", None, "count"), ("cache_miss_reason", None, "value"),
+              ("incomplete_reason", None, "value"), ("error", None, "value"),
+              ("error_code", None, "value"))
+
+
+class Facts:
+    """A request side and a response side sharing one pool: what a worker sends back for
+    its chunk, and what the main table keeps."""
+
+    __slots__ = ("pool", "requests", "responses")
+
+    def __init__(self) -> None:
+        self.pool = Pool()
+        self.requests = RequestSide(self.pool)
+        self.responses = ResponseSide(self.pool)
+
+
+class TurnTable(Facts):
+    """Every turn of a capture: where its records are, its index and API, and which row of
+    each side holds its facts (-1: that side is missing)."""
+
+    __slots__ = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
+                 "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row",
+                 "notes", "attempts", "last_req", "last_res")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index = array("q")
+        self.source = array("i")
+        self.api = array("I")
+        self.line = array("q")  # the request's line when there is one, else the turn's own
+        self.req_source = array("i")  # -1: no request record
+        self.req_offset = array("q")
+        self.req_length = array("q")
+        self.res_source = array("i")  # -1: no response record
+        self.res_offset = array("q")
+        self.res_length = array("q")
+        self.res_line = array("q")
+        self.req_row = array("i")
+        self.res_row = array("i")
+        self.notes: dict[int, tuple[str, ...]] = {}
+        self.attempts: dict[int, tuple[Any, ...]] = {}
+        self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
+        self.last_res: Any = None
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def nbytes(self) -> int:
+        """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
+        n = self.requests.nbytes() + self.responses.nbytes()
+        for name in TurnTable.__slots__[:-4]:
+            col = getattr(self, name)
+            n += col.itemsize * len(col)
+        return n
