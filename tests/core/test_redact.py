@@ -101,3 +101,31 @@ def test_redact_json_masks_only_hinted_lines_and_repeats_of_them() -> None:
     assert leak[:50] == ["ok"] * 50 and leak[-1] == "plain"
     assert "abcdef1234567890" not in out.decode() and "a1a1a1a1" not in out.decode()
     assert "zzzz9999" not in out.decode() and out.count(b"[redacted]") == 3
+
+
+# A key with no recognisable shape, after its name and a separator set apart by whitespace:
+# the pattern always allowed this, but the pre-checks (one space at most) skipped the text.
+SPACED = ("api_key  =Q7x9Lm2Pz8Kd4Rt6", "Azure api-key\t: 8c1f0e9b7a6d5c4b3a2f1e0d",
+          "password\n: hunter2hunter2", "client_secret \u00a0= Zq8Wn4Ht2Xk9")
+
+
+def test_a_secret_set_apart_from_its_name_by_whitespace_is_masked(tmp_path: Path) -> None:
+    import orjson
+
+    secrets = ("Q7x9Lm2Pz8Kd4Rt6", "8c1f0e9b7a6d5c4b3a2f1e0d", "hunter2hunter2", "Zq8Wn4Ht2Xk9")
+    for text, secret in zip(SPACED, secrets, strict=True):
+        assert secret not in redact_text(text), text
+    cap = tmp_path / "spaced.jsonl"
+    cap.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in (
+        {"dir": "req", "body": {"model": "gpt-4o", "input": " ".join(SPACED)}},
+        {"dir": "res", "body": {"object": "response", "id": "resp_1", "status": "failed",
+                                "error": {"code": "x", "message": "\n".join(SPACED)},
+                                "output": [], "usage": {"input_tokens": 3,
+                                                        "output_tokens": 1}}})))
+    for fmt in ("text", "markdown", "json"):
+        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
+                              "--format", fmt, "--width", "300"],
+                             capture_output=True, cwd=ROOT, check=False)
+        assert out.returncode in (0, 1), out.stderr
+        for secret in secrets:
+            assert secret.encode() not in out.stdout, (fmt, secret)
