@@ -68,7 +68,8 @@ _LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_
 # "key" / "token" before ":" or "=" across more whitespace than the literals spell ("key  =",
 # "token\t:", or as JSON writes it, "key\\t="): the literals cover none or one space.
 _SPACED = re.compile(r"(?:key|token)(?:\s|\\[tnrfb]|\\u[0-9a-f]{4})+[:=]")
-_SPACED_B = re.compile(rb"(?:key|token)(?:\s|\\[tnrfb]|\\u[0-9a-f]{4}|[\x80-\xff]{2,4})+[:=]")
+_SPACED_GAP_B = rb"(?:\s|\\[tnrfb]|\\u[0-9a-f]{4}|[\x80-\xff]{2,4})+[:=]"
+_SPACED_B = re.compile(rb"(?:key|token)" + _SPACED_GAP_B)  # as found in lower-cased JSON
 
 
 def _maybe_secret(text: str) -> bool:
@@ -157,6 +158,8 @@ def _anchor_regex(anchor: bytes, lits: list[tuple[bytes, int]]) -> re.Pattern[by
         alts.append(alt + (b"(?=" + re.escape(after) + b")" if after else b""))
     if anchor == b"key":  # a field whose name ends in "key", unless it is one of _OWN_KEYS
         alts.append(b'(?=":)(?<!"key)(?<!"conversation_key)')
+    if anchor in (b"key", b"token"):  # "key  =", "token\\t:" (see _SPACED)
+        alts.append(b"(?=" + _SPACED_GAP_B + b")")
     return re.compile(re.escape(anchor) + b"(?:" + b"|".join(alts) + b")")
 
 
@@ -228,13 +231,6 @@ def _hinted_lines(chunk: bytes) -> set[int]:
             if end < 0:
                 break
             m = anchor.search(low, end)
-    m = _SPACED_B.search(low)  # "key  =", "token\\t:" (see _SPACED)
-    while m is not None:
-        starts.add(rfind(b"\n", 0, m.start()) + 1)
-        end = find(b"\n", m.start())
-        if end < 0:
-            break
-        m = _SPACED_B.search(low, end)
     # "=": "key=", "token =" … and the query-string rule (a "?", "&" or ";" on its line).
     i = find(b"=")
     while i >= 0:
