@@ -17,7 +17,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import COUNTERS as _COUNTERS
 from traceview.analysis.pricing import Pricing, counters_for
 from traceview.analysis.stats import Totals
-from traceview.analysis.turn_report import ConversationReport, TurnReport
+from traceview.analysis.turn_report import ConversationReport, TurnColumns, TurnReport
 from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
 
@@ -84,6 +84,7 @@ class Analyzer:
         self.grouper = ConversationGrouper()
         self.states: dict[str, _ConvState] = {}
         self.reports: list[TurnReport] = []
+        self.columns = TurnColumns()  # the reports' own counts, by the turns' table rows
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
 
@@ -127,7 +128,8 @@ class Analyzer:
             cumulative = st.cumulative + inp
         elif st.cumulative:
             cumulative = st.cumulative
-        rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing)
+        rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing,
+                         self.columns)
         # A hosted loop bills the context once per model pass (TurnReport.model_passes).
         passes = model_passes(res.output_types) if calls else 1
 

@@ -7,7 +7,9 @@ turn, which is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
+from array import array
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.explain import explain, findings, findings_of
@@ -16,7 +18,8 @@ from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
-from traceview.capture.packed import BITS, code, count
+from traceview.capture.table import UNKNOWN
+from traceview.capture.table import count as stored
 
 # Keys of a turn in traceview.report/1, in contract order.
 CONTRACT_KEYS = (
@@ -40,28 +43,70 @@ EXTRA_KEYS = (
     "findings",
 )
 _NONE: tuple = ()
-_MASK = (1 << BITS) - 1
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 
+class TurnColumns:
+    """The analysis's own per-turn counts, one array per count indexed by the turn table's
+    row (UNKNOWN: None), like the facts' columns (capture/table.py). One per Analyzer: two
+    analyses of one capture (other options) keep their own numbers. Rows are one table's:
+    a turn of another table (one built alone) gets columns of its own."""
+
+    __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table")
+
+    def __init__(self) -> None:
+        self.table: object | None = None  # rows are this table's (set by the first turn)
+        self.owned_state_bytes = array("q")
+        self.expected_input = array("q")
+        self.cumulative_input_tokens = array("q")
+
+    def holds(self, turn: Turn) -> bool:
+        """Whether `turn`'s row is a row of these columns (claiming its table if unset)."""
+        if self.table is None:
+            self.table = turn.table
+        return self.table is turn.table
+
+    def put(self, row: int, owned: int | None, expected: int | None,
+            cumulative: int | None) -> None:
+        for col, value in ((self.owned_state_bytes, owned), (self.expected_input, expected),
+                           (self.cumulative_input_tokens, cumulative)):
+            if len(col) <= row:
+                col.extend([UNKNOWN] * (row + 1 - len(col)))
+            col[row] = stored(value)
+
+
+def _column(name: str) -> property:
+    """A TurnReport count read from its TurnColumns at the turn's row (None: unknown)."""
+    get_col = attrgetter(name)
+
+    def get(self: TurnReport) -> int | None:
+        v = get_col(self._cols)[self.turn.row]
+        return None if v < 0 else v
+
+    return property(get)
+
+
 class TurnReport:
-    __slots__ = ("turn", "source", "conversation_key", "_n", "markers", "attribution",
+    __slots__ = ("turn", "source", "conversation_key", "_cols", "markers", "attribution",
                  "_pricing", "context", "carried", "provider_copy")
 
-    # Counts packed into one int, like the facts' (capture/packed.py).
-    owned_state_bytes = count(0)
-    expected_input = count(1)
-    cumulative_input_tokens = count(2)
+    # The analysis's own counts, in columns at the turn's table row (TurnColumns): no int
+    # objects per turn.
+    owned_state_bytes = _column("owned_state_bytes")
+    expected_input = _column("expected_input")
+    cumulative_input_tokens = _column("cumulative_input_tokens")
 
     def __init__(self, turn: Turn, source: str, conversation_key: str,
                  owned_state_bytes: int | None = None, expected_input: int | None = None,
                  cumulative_input_tokens: int | None = None,
-                 pricing: Pricing | None = None) -> None:
+                 pricing: Pricing | None = None, columns: TurnColumns | None = None) -> None:
         self.turn = turn
         self.source = source
         self.conversation_key = conversation_key
-        self._n = (code(owned_state_bytes) | code(expected_input) << BITS
-                   | code(cumulative_input_tokens) << 2 * BITS)
+        if columns is None or not columns.holds(turn):
+            columns = TurnColumns()
+        self._cols = columns
+        self._cols.put(turn.row, owned_state_bytes, expected_input, cumulative_input_tokens)
         self.markers: list[str] = NO_MARKERS
         self.attribution: dict[str, Any] | None = None
         # Cost is priced again when read (a dict lookup and three products) rather than
@@ -378,10 +423,8 @@ class TurnReport:
         thousand of these."""
         t = self.turn
         req, res, ctx = t.req, t.res, self.context
-        n = self._n
-        own = (n & _MASK) - 1 if n & _MASK else None
-        exp = (n >> BITS & _MASK) - 1 if n >> BITS & _MASK else None
-        cum = (n >> 2 * BITS & _MASK) - 1 if n >> 2 * BITS & _MASK else None
+        own, exp, cum = (self.owned_state_bytes, self.expected_input,
+                         self.cumulative_input_tokens)
         c = self._cost()
         tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
         if req is not None:
