@@ -129,3 +129,26 @@ def test_a_secret_set_apart_from_its_name_by_whitespace_is_masked(tmp_path: Path
         assert out.returncode in (0, 1), out.stderr
         for secret in secrets:
             assert secret.encode() not in out.stdout, (fmt, secret)
+
+
+def test_the_pre_check_never_skips_text_a_pattern_would_mask() -> None:
+    """`_maybe_secret` spares most text the full patterns: it must say yes to every text
+    they would change. Fuzz from pieces of every shape, separators and near misses."""
+    import random
+
+    from traceview.capture import redact as r
+
+    pieces = ["sk-", "sess-", "rk-", "eyJ", "AIza", "AKIA", "ghp_", "github_pat_", "://",
+              "user:", "@", "Bearer ", "basic ", "secret", "password", "passwd", "cookie",
+              "api_key", "api-key", "access_token", "client_secret", "key", "token", "auth",
+              "sig", "signature", "code", "=", ":", " ", "  ", "\t", "\n", "\\t", "\\n",
+              "\\u00a0", "\u00a0", '"', "'", "\\", "?", "&", ";", "include=[", "cached;",
+              "Q7x9Lm2Pz8Kd4Rt6", "abcdefgh", "0123456789", "_", ".", "x"]
+    rnd = random.Random(5)
+    checked = 0
+    for _ in range(20_000):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(2, 9)))
+        if r._PATTERNS.search(text):
+            checked += 1
+            assert r._maybe_secret(text), repr(text)
+    assert checked > 2_000  # the fuzz does reach the patterns
