@@ -73,11 +73,13 @@ def slice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(params=["one process", "workers"])
 def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """One process, or facts made in 2 worker processes over chunks of a few kB (so every
-    capture is cut in many places, mid-conversation and mid-stream)."""
+    capture is cut in many places, mid-conversation and mid-stream) and rows written by
+    forked children (report/forked.py) where the process may fork."""
     if request.param == "workers":
         monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
         monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
         monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "5000")
+        monkeypatch.setenv("TRACEVIEW_FORK_MIN_ROWS", "2")  # rows written by forked children
     else:
         monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
     return str(request.param)

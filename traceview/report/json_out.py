@@ -17,6 +17,7 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.capture.redact import redact_json
+from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import json_safe
 
@@ -34,15 +35,15 @@ def _safe(chunk: bytes) -> bytes:
 
 
 def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
-           indent: bytes) -> Iterator[bytes]:
+           indent: bytes, first: bool = True) -> Iterator[bytes]:
     """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
     spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
 
     A batch dumped as a list comes out at nesting 1 (`\\n  {` … `\\n  }`); shifting each
     line by the same amount gives exactly what dumping each element alone and shifting it
-    by ``indent`` + 2 gave, separators included."""
+    by ``indent`` + 2 gave, separators included. `first`: these open the list (a later
+    range of it, written apart, continues with a comma)."""
     it = iter(values)
-    first = True
     while batch := [to_dict(v) for v in islice(it, BATCH)]:
         body = _safe(orjson.dumps(batch, option=orjson.OPT_INDENT_2)[1:-2])
         yield (b"" if first else b",") + body.replace(b"\n", b"\n" + indent)
@@ -86,9 +87,19 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
         values, depth = streamed.pop(marker)
         before, rest = rest.split(marker, 1)
         yield before + b"["
-        yield from _items(values, _as_dict, b"  " * depth)
+        if values is analysis.turns:  # the longest list: its rows on every core
+            yield from _turn_rows(values, b"  " * depth)
+        else:
+            yield from _items(values, _as_dict, b"  " * depth)
         yield b"\n" + b"  " * depth + b"]" if values else b"]"
     yield rest + b"\n"
+
+
+def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
+    def write(start: int, end: int) -> Iterator[bytes]:
+        return _items(turns[start:end], _as_dict, indent, first=start == 0)
+
+    return write_ranges(ranges(len(turns)), write)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -13,6 +16,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
 from traceview.report.safe import plain, visible
 
@@ -177,22 +181,24 @@ def _render_text(analysis: Analysis, console: Console) -> None:
     src = ", ".join(analysis.capture.sources)
     out.part(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
              f"{_plural(len(analysis.conversations), 'conversation')}", style="bold")
-    for conv in analysis.conversations:
-        rows = [by_index[i].row(explained=False) for i in conv.turns if i in by_index]
-        out.part("")
-        title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
-                 f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
-        out.part(plain(title))
-        header, body = _table_lines(rows)
-        out.table(header, body)
-        # The notes wrap at the table's width: one column of reading, not two.
-        table_width = max((len(line) for line in (header + "\n" + body).rstrip().splitlines()),
-                          default=width)
-        note_width = max(60, min(width, table_width))
-        notes = [_fill(f"turn {r['index']}: " + plain(" ".join(explain_row(r)[:6])), note_width)
-                 for r in rows if EXPLAIN_MARKERS.intersection(r["markers"])]
-        if notes:
-            out.part("\n".join(notes), laid_out=True)
+    convs = analysis.conversations
+    parts = ranges(len(convs), len(analysis.turns)) if out.plain else [(0, len(convs))]
+    if len(parts) == 1:
+        for conv in convs:
+            _conversation(out, conv, by_index, width)
+    else:  # plain text on every core: each range rendered apart, streamed in order
+        def write(start: int, end: int) -> Iterator[bytes]:
+            real = console.file
+            try:
+                for conv in convs[start:end]:
+                    console.file = buf = io.StringIO()
+                    _conversation(_Out(console), conv, by_index, width)
+                    yield buf.getvalue().encode("utf-8", "surrogatepass")
+            finally:
+                console.file = real
+
+        for chunk in write_ranges(parts, write):
+            out.write(chunk.decode("utf-8", "surrogatepass"))
     totals = _totals(analysis)
     out.part(totals.plain, style=str(totals.style) or None)
     used = sorted({m for t in analysis.turns for m in t.markers})
@@ -213,6 +219,25 @@ def _render_text(analysis: Analysis, console: Console) -> None:
                  style="bold")
         for p in analysis.problems:
             out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
+
+
+def _conversation(out: _Out, conv: Any, by_index: dict[int, TurnReport], width: int) -> None:
+    """One conversation's title, table of turns and notes on its marked turns."""
+    rows = [by_index[i].row(explained=False) for i in conv.turns if i in by_index]
+    out.part("")
+    title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
+             f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
+    out.part(plain(title))
+    header, body = _table_lines(rows)
+    out.table(header, body)
+    # The notes wrap at the table's width: one column of reading, not two.
+    table_width = max((len(line) for line in (header + "\n" + body).rstrip().splitlines()),
+                      default=width)
+    note_width = max(60, min(width, table_width))
+    notes = [_fill(f"turn {r['index']}: " + plain(" ".join(explain_row(r)[:6])), note_width)
+             for r in rows if EXPLAIN_MARKERS.intersection(r["markers"])]
+    if notes:
+        out.part("\n".join(notes), laid_out=True)
 
 
 def _ms(v: float | None) -> str:

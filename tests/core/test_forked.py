@@ -1,0 +1,107 @@
+"""Rows written by forked children (report/forked.py) come out as one process writes them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from traceview.report import forked
+
+ROOT = Path(__file__).parent.parent.parent
+# Runs a report with os.fork counted, so the test knows the children did the writing.
+COUNTED = """
+import os, sys
+calls = [0]
+real = os.fork
+def fork():
+    calls[0] += 1
+    return real()
+os.fork = fork
+from traceview.cli import main
+rc = main(sys.argv[1:])
+sys.stdout.flush()
+sys.stderr.write(f"\\nforks={calls[0]}\\n")
+raise SystemExit(rc)
+"""
+
+
+def _report(fmt: str, workers: str) -> tuple[bytes, int]:
+    env = dict(os.environ, TRACEVIEW_WORKERS=workers, TRACEVIEW_FORK_MIN_ROWS="2")
+    out = subprocess.run([sys.executable, "-c", COUNTED, "report", "--format", fmt,
+                          "--width", "100", "tests/fixtures/real"],
+                         capture_output=True, cwd=ROOT, env=env, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return out.stdout, int(out.stderr.rsplit(b"forks=", 1)[1])
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_children_write_the_same_bytes(fmt: str) -> None:
+    one, forks_one = _report(fmt, "1")
+    many, forks_many = _report(fmt, "2")
+    assert forks_one == 0  # one worker: no child
+    assert forks_many >= 1  # the rows were split and a child wrote some
+    assert many == one
+    assert len(one) > 10_000
+
+
+def test_a_failed_child_has_its_range_written_by_the_parent(tmp_path: Path) -> None:
+    parent = os.getpid()
+
+    def write(start: int, end: int) -> Iterator[bytes]:
+        if os.getpid() != parent:
+            raise RuntimeError("a child that fails")
+        for i in range(start, end):
+            yield b"%d," % i
+
+    tempdir = forked.tempfile.tempdir
+    forked.tempfile.tempdir = str(tmp_path)
+    try:
+        out = b"".join(forked.write_ranges([(0, 3), (3, 7), (7, 9)], write))
+    finally:
+        forked.tempfile.tempdir = tempdir
+    assert out == b"".join(b"%d," % i for i in range(9))
+    assert list(tmp_path.iterdir()) == []  # the children's files are gone
+
+
+def test_one_worker_or_few_rows_never_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
+    assert forked.ranges(100_000) == [(0, 100_000)]
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    monkeypatch.delenv("TRACEVIEW_FORK_MIN_ROWS", raising=False)
+    assert forked.ranges(19_999) == [(0, 19_999)]
+
+
+def test_an_abandoned_write_stops_its_children(tmp_path: Path) -> None:
+    """`report | head`: the reader leaves after the first chunk; no child is left writing
+    (nor a zombie), and no file is left behind."""
+    def write(start: int, end: int) -> Iterator[bytes]:
+        for i in range(start, end):
+            yield b"%d," % i
+
+    pids: list[int] = []
+    real_fork = forked._fork
+
+    def fork(*args: object) -> tuple:
+        child = real_fork(*args)  # type: ignore[arg-type]
+        pids.append(child[0])
+        return child
+
+    tempdir = forked.tempfile.tempdir
+    forked.tempfile.tempdir = str(tmp_path)
+    forked._fork = fork  # type: ignore[assignment]
+    try:
+        gen = forked.write_ranges([(0, 3), (3, 10_000_000)], write)
+        assert next(gen) == b"0,"
+        gen.close()
+    finally:
+        forked.tempfile.tempdir = tempdir
+        forked._fork = real_fork
+    assert list(tmp_path.iterdir()) == []
+    assert len(pids) == 1 and pids[0] > 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pids[0], os.WNOHANG)  # stopped and reaped, not left writing
