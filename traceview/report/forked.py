@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from traceview.capture.parallel import workers
 
 MIN_ROWS = 20_000  # below this, a fork and a file cost more than half the rows save
+READ = 1 << 20  # bytes per chunk streamed from a child's file (cuts anywhere, mid-character)
 
 
 def _min_rows() -> int:
@@ -61,7 +62,7 @@ def write_ranges(parts: list[tuple[int, int]],
             children[n] = (-1, path, part)  # reaped below, whatever happens next
             if _ok(pid) and path is not None:
                 with open(path, "rb") as fh:
-                    while chunk := fh.read(1 << 20):
+                    while chunk := fh.read(READ):
                         yield chunk
             else:  # the child failed (or never started): the parent writes its range
                 yield from write(*part)

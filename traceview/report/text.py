@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 from collections.abc import Iterator
@@ -197,8 +198,11 @@ def _render_text(analysis: Analysis, console: Console) -> None:
             finally:
                 console.file = real
 
+        # A child's file comes back in chunks cut anywhere, mid-character too.
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
         for chunk in write_ranges(parts, write):
-            out.write(chunk.decode("utf-8", "surrogatepass"))
+            out.write(decoder.decode(chunk))
+        out.write(decoder.decode(b"", final=True))
     totals = _totals(analysis)
     out.part(totals.plain, style=str(totals.style) or None)
     used = sorted({m for t in analysis.turns for m in t.markers})
