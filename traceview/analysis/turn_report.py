@@ -68,11 +68,15 @@ class TurnColumns:
 
     def put(self, row: int, owned: int | None, expected: int | None,
             cumulative: int | None) -> None:
-        for col, value in ((self.owned_state_bytes, owned), (self.expected_input, expected),
-                           (self.cumulative_input_tokens, cumulative)):
-            if len(col) <= row:
-                col.extend([UNKNOWN] * (row + 1 - len(col)))
-            col[row] = stored(value)
+        owned_col = self.owned_state_bytes
+        if len(owned_col) <= row:  # grown to the table's rows at once, not row by row
+            rows = max(row + 1, len(getattr(self.table, "index", ())))
+            more = array("q", [UNKNOWN]) * (rows - len(owned_col))
+            for col in (owned_col, self.expected_input, self.cumulative_input_tokens):
+                col.extend(more)
+        owned_col[row] = stored(owned)
+        self.expected_input[row] = stored(expected)
+        self.cumulative_input_tokens[row] = stored(cumulative)
 
 
 def _column(name: str) -> property:
