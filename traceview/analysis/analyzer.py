@@ -11,6 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.columns import (
+    Q_COMPACTION_INPUT,
+    Q_COMPACTION_TRIGGER,
+    Q_INSTRUCTIONS,
+    Q_STORE_SET,
+    Q_STORE_VALUE,
+    S_COMPACTION_OUTPUT,
+    S_REFUSAL,
+    S_STORE_SET,
+    S_STORE_VALUE,
+    S_STREAM_CUT,
+    Columns,
+)
 from traceview.analysis.conversations import ConversationGrouper
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
@@ -20,7 +33,6 @@ from traceview.analysis.stats import Totals
 from traceview.analysis.turn_report import ConversationReport, TurnColumns, TurnReport
 from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
-from traceview.capture.table import RequestSide, ResponseSide, TurnTable
 
 HOSTED_TOOL_CALLS = {
     "file_search": ("file_search_call",),
@@ -39,22 +51,6 @@ TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "c
 # Hosted items after which the model samples again inside the same response (a pass).
 _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}
 
-
-def _bit(side: type, name: str) -> int:
-    """The mask of a flag in its side's flags column (capture/table.py)."""
-    return 1 << side.FLAGS.index(name)
-
-
-_Q_COMPACTION_INPUT = _bit(RequestSide, "compaction_input")
-_Q_COMPACTION_TRIGGER = _bit(RequestSide, "compaction_trigger")
-_Q_STORE_SET = _bit(RequestSide, "store_set")
-_Q_STORE_VALUE = _bit(RequestSide, "store_value")
-_Q_INSTRUCTIONS = _bit(RequestSide, "instructions")
-_S_COMPACTION_OUTPUT = _bit(ResponseSide, "compaction_output")
-_S_STREAM_CUT = _bit(ResponseSide, "stream_cut")
-_S_STORE_SET = _bit(ResponseSide, "store_set")
-_S_STORE_VALUE = _bit(ResponseSide, "store_value")
-_S_REFUSAL = _bit(ResponseSide, "refusal")
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
 
@@ -95,45 +91,6 @@ class _ConvState:
     first_instructions: bool | None = None
 
 
-class _Columns:
-    """The turn table's columns the analyzer reads, bound once per table.
-
-    `add` runs once per turn of captures with a hundred thousand turns: reading a fact
-    through the row views (`turn.res.input_tokens`) costs a property call, a view and two
-    lookups each; reading the column at the row is one index. A table's columns grow in
-    place (rows appended, workers' chunks extended), so the binding stays valid."""
-
-    __slots__ = ("table", "values", "index", "api", "attempts", "req_row", "res_row",
-                 "q_bytes", "q_input_bytes", "q_new", "q_conv", "q_prev", "q_model",
-                 "q_include", "q_tools", "q_flags", "q_extra", "s_in", "s_cached", "s_out",
-                 "s_reasoning", "s_elapsed", "s_out_bytes", "s_status", "s_model", "s_conv",
-                 "s_types", "s_tier", "s_fp", "s_flags", "s_extra", "s_hosted", "s_miss",
-                 "s_web", "s_file")
-
-    def __init__(self, t: TurnTable) -> None:
-        q, s = t.requests, t.responses
-        qc, sc = q.cols, s.cols
-        self.table = t
-        self.values = t.pool.values
-        self.index, self.api, self.attempts = t.index, t.api, t.attempts
-        self.req_row, self.res_row = t.req_row, t.res_row
-        self.q_bytes, self.q_input_bytes = qc["request_bytes"], qc["input_bytes"]
-        self.q_new, self.q_conv = qc["new_input_tokens"], qc["conversation_id"]
-        self.q_prev = qc["previous_response_id"].lens  # -1: None; 0: ""
-        self.q_model, self.q_include, self.q_tools = qc["model"], qc["include"], qc["tools_offered"]
-        self.q_flags, self.q_extra = q.flags, q.dicts["extra"]
-        self.s_in, self.s_cached = sc["input_tokens"], sc["cached_tokens"]
-        self.s_out, self.s_reasoning = sc["output_tokens"], sc["reasoning_tokens"]
-        self.s_elapsed, self.s_out_bytes = sc["elapsed_ms"], sc["output_bytes"]
-        self.s_status, self.s_model = sc["status"], sc["model"]
-        self.s_conv, self.s_types = sc["conversation_id"], sc["output_types"]
-        self.s_tier, self.s_fp = sc["service_tier"], sc["fingerprint"]
-        self.s_flags, self.s_extra = s.flags, s.dicts["extra"]
-        self.s_hosted = s.dicts["hosted_calls"]
-        self.s_miss = s.dicts["cache_miss_reason"]
-        self.s_web, self.s_file = s.dicts["web_search_requests"], s.dicts["file_search_requests"]
-
-
 class Analyzer:
     def __init__(self, options: Options | None = None, pricing: Pricing | None = None) -> None:
         self.options = options or Options()
@@ -144,19 +101,19 @@ class Analyzer:
         self.columns = TurnColumns()  # the reports' own counts, by the turns' table rows
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
-        self._cols: _Columns | None = None  # the columns of the last turn's table
+        self._cols: Columns | None = None  # the columns of the last turn's table
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn, in one pass.
 
         Written as one flat method on purpose: it runs once per turn of captures with a
         hundred thousand turns, and each helper call costs as much as the rule it holds.
-        Facts are read from the turn table's columns at the turn's rows (`_Columns`), not
+        Facts are read from the turn table's columns at the turn's rows (analysis/columns.py), not
         through the row views; the rare paths (compaction keys, counters) use the views.
         """
         c = self._cols
         if c is None or c.table is not turn._t:
-            c = self._cols = _Columns(turn._t)
+            c = self._cols = Columns(turn._t)
         r = turn._r
         qi, si = c.req_row[r], c.res_row[r]
         values = c.values
@@ -236,11 +193,11 @@ class Analyzer:
         if resent is not None:
             ctx["compaction_resent"] = resent
         explicit = values[c.api[r]] == "compact" or bool(
-            (has_res and (sflags & _S_COMPACTION_OUTPUT
+            (has_res and (sflags & S_COMPACTION_OUTPUT
                           or (not st.last_compacted
                               and c.s_miss.get(si) == "context_compacted")))
-            or (has_req and (qflags & _Q_COMPACTION_TRIGGER
-                             or (qflags & _Q_COMPACTION_INPUT and resent is None))))
+            or (has_req and (qflags & Q_COMPACTION_TRIGGER
+                             or (qflags & Q_COMPACTION_INPUT and resent is None))))
         if explicit:
             m.append("compaction")
         elif (not st.last_compacted and prev is not None and inp is not None
@@ -255,7 +212,7 @@ class Analyzer:
             m.append(TERMINAL_FAIL[status])
         if not has_res:
             m.append("request_only")
-        elif sflags & _S_STREAM_CUT:
+        elif sflags & S_STREAM_CUT:
             m.append("stream_cut")
         if not has_req:
             m.append("response_only")
@@ -286,7 +243,7 @@ class Analyzer:
                 if stray:
                     m.append("unoffered_function")
                     ctx["unoffered"] = stray
-        if sflags & _S_REFUSAL:
+        if sflags & S_REFUSAL:
             m.append("refusal")
         counters = (self._counters(turn.res, calls) if has_res and (
             si in c.s_web or si in c.s_file) else None)
@@ -295,10 +252,10 @@ class Analyzer:
             if any(x["provider"] != x["items"] for x in counters):
                 m.append("counter_mismatch")
         # `store`: the request's, else the response's echo of it (None when neither says).
-        if qflags & _Q_STORE_SET:
-            store = bool(qflags & _Q_STORE_VALUE)
-        elif sflags & _S_STORE_SET:
-            store = bool(sflags & _S_STORE_VALUE)
+        if qflags & Q_STORE_SET:
+            store = bool(qflags & Q_STORE_VALUE)
+        elif sflags & S_STORE_SET:
+            store = bool(sflags & S_STORE_VALUE)
         else:
             store = None
         if store is False and has_req and (c.q_prev[qi] > 0 or values[c.q_conv[qi]]):
@@ -318,7 +275,7 @@ class Analyzer:
                 st.fingerprint = fp if fp is not None else st.fingerprint
                 st.service_tier = tier if tier is not None else st.service_tier
         if has_req:
-            instructions = bool(qflags & _Q_INSTRUCTIONS)
+            instructions = bool(qflags & Q_INSTRUCTIONS)
             if st.first_instructions is None:
                 st.first_instructions = instructions
             elif st.first_instructions and c.q_prev[qi] > 0 and not instructions:
