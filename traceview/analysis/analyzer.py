@@ -98,7 +98,8 @@ class Analyzer:
         self.grouper = ConversationGrouper()
         self.states: dict[str, _ConvState] = {}
         self.reports: list[TurnReport] = []
-        self.columns = TurnColumns()  # the reports' own counts, by the turns' table rows
+        # The reports' own counts and rare values, by the turns' table rows.
+        self.columns = TurnColumns(self.pricing)
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
         self._cols: Columns | None = None  # the columns of the last turn's table
@@ -298,7 +299,7 @@ class Analyzer:
         tot.turns += 1
         tot.owned_state_bytes += owned or 0
         tot.hosted_fees_usd += hosted_usd
-        conv.turns.append(index)
+        conv.turn_indices.append(index)
         if has_res:
             reasoning = c.s_reasoning[si]
             reasoning = None if reasoning < 0 else reasoning
@@ -419,4 +420,4 @@ class Analyzer:
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]
-        return sorted(convs, key=lambda c: c.turns[0] if c.turns else 0)
+        return sorted(convs, key=lambda c: c.turn_indices[0] if c.turn_indices else 0)

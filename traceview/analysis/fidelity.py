@@ -306,7 +306,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
     for conv in analysis.conversations:
-        turns = [t for t in map(turn, conv.turns) if t is not None]
+        turns = [t for t in map(turn, conv.turn_indices) if t is not None]
         # The final turn with a request (a compact call is not one), and the one before
         # it: found from the end, so most turns are not read at all here.
         final = prev = None

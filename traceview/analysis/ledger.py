@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import statistics
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -348,6 +349,15 @@ class Ledger:
     def turns(self) -> dict[int, TurnCarry]:
         """Turn index -> its account (made when asked: the ledger keeps no per-turn map)."""
         return {c.turn: c for conv in self.conversations.values() for c in conv.carries()}
+
+    def carry(self, key: str, index: int) -> TurnCarry | None:
+        """The account of turn `index` of conversation `key` (None: it carries nothing)."""
+        conv = self.conversations.get(key)
+        if conv is None:
+            return None
+        turns = conv._turns
+        k = bisect_left(turns, index)
+        return TurnCarry(conv, k) if k < len(turns) and turns[k] == index else None
 
     def turn(self, index: int) -> dict[str, Any]:
         carry = self.turns.get(index)
