@@ -140,3 +140,24 @@ def test_masked_output_is_unchanged_on_hostile_payloads() -> None:
         whole = b"\n".join(redact.redact_text(line.decode("utf-8", "surrogatepass"))
                            .encode("utf-8", "surrogatepass") for line in chunk.split(b"\n"))
         assert redact_json(chunk) == whole
+
+
+def test_the_comparison_fails_when_a_rare_byte_anchor_is_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for the anchors found by a byte search (eyJ…, aiza…, ://, key', key\\")."""
+    kept = tuple((a, lits) for a, lits in redact._BYTE_ANCHORS if a != b"j")
+    assert len(kept) == len(redact._BYTE_ANCHORS) - 1
+    monkeypatch.setattr(redact, "_BYTE_ANCHORS", kept)
+    with pytest.raises(AssertionError):
+        _check(b'{\n  "note": "eyJhbGciOi"\n}')
+
+
+def test_rare_byte_anchors_at_chunk_edges_and_in_runs() -> None:
+    """A rare byte at offset 0 (its literal cut off before the chunk), at the end, and
+    repeated on one line and on the next: each literal still found, nothing extra."""
+    for lit in (b"eyj", b"aiza", b"authoriz", b"://", b"key'", b"token'", b'key\\"',
+                b'token\\"'):
+        for chunk in (lit[-1:] + b"\n" + lit, lit + lit[-1:] * 3 + b"\n" + lit,
+                      b"x\n" + lit[1:] + b"\n" + lit[:-1], lit[-1:] * 5 + b"\n" + lit[-1:]):
+            _check(chunk)
+            _check(chunk.upper())

@@ -173,6 +173,11 @@ def _anchor_regex(anchor: bytes, lits: list[tuple[bytes, int]]) -> re.Pattern[by
 _GROUPS = _anchor_groups()
 _GROUPS.setdefault(b"key", [])
 _EQUALS = tuple(_GROUPS.pop(b"="))  # "=" has the query-string rule too: see _hinted_lines
+# Anchors that are single bytes rare in a report (one in a few kB): found with bytes.find,
+# which is memchr (a sixth of a regex's scan of the same bytes), each hit checked in Python
+# literal by literal. A byte as common as "-" or "k" would cost more in checks than it saves.
+_RARE = (b"j", b"z", b"/", b"'", b"\\")
+_BYTE_ANCHORS = tuple((a, tuple(_GROUPS.pop(a))) for a in _RARE if a in _GROUPS)
 _ANCHORS = tuple(_anchor_regex(a, lits) for a, lits in _GROUPS.items())
 
 
@@ -215,9 +220,10 @@ def _hinted_lines(chunk: bytes) -> set[int]:
     literal of _LITERALS_B (lower-cased), a field name ending in "key" other than
     traceview's own (_OWN_KEYS), or an "=" with a "?", "&" or ";" (a query string).
 
-    Each literal is found through its anchor (_ANCHORS); once a line is hinted, the rest
-    of it is skipped for that anchor. tests/core/test_redact_hints.py compares the lines
-    chosen with a literal-by-literal search over reports, hostile payloads and fuzz.
+    Each literal is found through its anchor (_ANCHORS, _BYTE_ANCHORS); once a line is
+    hinted, the rest of it is skipped for that anchor. tests/core/test_redact_hints.py
+    compares the lines chosen with a literal-by-literal search over reports, hostile
+    payloads and fuzz.
     """
     if _known_sorted:  # a known key can hide in any shape: every line is searched
         starts = {0}
@@ -238,6 +244,17 @@ def _hinted_lines(chunk: bytes) -> set[int]:
             if end < 0:
                 break
             m = anchor.search(low, end)
+    for anchor, lits in _BYTE_ANCHORS:  # a literal at each occurrence of a rare byte
+        i = find(anchor)
+        while i >= 0:
+            for lit, off in lits:
+                if i >= off and low.startswith(lit, i - off):
+                    starts.add(rfind(b"\n", 0, i) + 1)
+                    end = find(b"\n", i)
+                    i = find(anchor, end) if end >= 0 else -1
+                    break
+            else:
+                i = find(anchor, i + 1)
     # "=": "key=", "token =" … and the query-string rule (a "?", "&" or ";" on its line).
     i = find(b"=")
     while i >= 0:
