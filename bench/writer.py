@@ -4,8 +4,10 @@ The analysis is built once (not timed); then each stage of `report --format json
 the text report is timed in CPU seconds (best of --repeat) and printed as a ratio to
 `orjson.dumps` of the same rows, the floor no writer can go under: rows built from the
 facts (`row()`, with and without the explanation), the explanations alone, redaction of
-the serialised text, the terminal-safety pass, the whole JSON writer and the whole text
-writer. `--profile` prints where the JSON writer's time goes (cProfile, by own time).
+the serialised text, the terminal-safety pass, the document's other lists (conversations,
+provider objects, fidelity verdicts: each written whole, beside a dumps of its dicts), the
+whole JSON writer and the whole text writer. `--profile` prints where the JSON writer's
+time goes (cProfile, by own time).
 
     python bench/writer.py /tmp/h50.jsonl
     python bench/writer.py /tmp/h50.jsonl --profile
@@ -32,7 +34,7 @@ from rich.console import Console  # noqa: E402
 from traceview.analysis.session import analyze  # noqa: E402
 from traceview.analysis.turn_report import explain_row  # noqa: E402
 from traceview.capture.redact import redact_json  # noqa: E402
-from traceview.report.json_out import BATCH, iter_json  # noqa: E402
+from traceview.report.json_out import BATCH, _as_dict, _items, iter_json  # noqa: E402
 from traceview.report.safe import json_safe  # noqa: E402
 from traceview.report.text import render_text  # noqa: E402
 
@@ -84,12 +86,27 @@ def main() -> None:
                                            ns.repeat),
         "json_safe over the turns": best(lambda: [json_safe(b) for b in batches], ns.repeat),
     }
+    # The document's other lists, each written whole (dicts, dumps, redaction, safety).
+    objects = analysis.objects.objects if analysis.objects else ()
+    verdicts = analysis.fidelity.verdicts if analysis.fidelity else ()
+    for name, values, items in (
+            ("conversations, written", analysis.conversations, analysis.conversations),
+            ("provider objects, written", objects,
+             objects.dicts() if hasattr(objects, "dicts") else objects),
+            ("fidelity verdicts, written", verdicts, verdicts)):
+        dicts = [v if isinstance(v, dict) else v.to_dict() for v in items]
+        stages[f"  {name.split(',')[0]}: dumps (floor)"] = best(
+            lambda d=dicts: orjson.dumps(d, option=orjson.OPT_INDENT_2), ns.repeat)
+        stages[f"  {name}"] = best(
+            lambda v=values: [None for _ in _items(
+                v.dicts() if hasattr(v, "dicts") else v,
+                (lambda x: x) if hasattr(v, "dicts") else _as_dict, b"  ")], ns.repeat)
     gc.enable()
     stages["JSON writer, whole document"] = best(json_writer, ns.repeat)
     stages["text writer, whole report"] = best(text_writer, ns.repeat)
     print(f"{ns.path}: {len(turns):,} turns, JSON report {size / 1e6:.1f} MB")
     for name, secs in stages.items():
-        print(f"  {name:<36} {secs:7.3f} s  {secs / floor:6.1f}× floor"
+        print(f"  {name:<40} {secs:7.3f} s  {secs / floor:6.1f}× floor"
               f"  {secs / max(len(turns), 1) * 1e6:6.1f} µs/turn")
     if ns.profile:
         prof = cProfile.Profile()

@@ -113,3 +113,34 @@ def test_responses_only_their_own_turn_touched_list_in_order_between_touched_one
     ]
     assert a.turn(3).provider_copy["line"] == 7
     assert a.turn(2).provider_copy is None
+
+
+def test_listing_dicts_equal_the_objects_dicts(tmp_path: Path) -> None:
+    """What the JSON report writes (`dicts()`: response rows written from their columns)
+    is each listed object's own `to_dict()`, on every fixture, sample and a capture whose
+    rows are stored, not stored, and without a creation time."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gen_hosted
+
+    hosted = tmp_path / "hosted.jsonl"
+    gen_hosted.generate(hosted, 10**12, lines=2000)
+    p = write(tmp_path / "r.jsonl", [
+        req({"model": "gpt-4o-mini", "input": "a"}),
+        res(response("resp_a", 10, 1, created_at=1767225600)),
+        req({"model": "gpt-4o-mini", "input": "b", "store": False}),
+        res(response("resp_b", 10, 1, created_at=1767225601)),
+        req({"model": "gpt-4o-mini", "input": "c"}),
+        res(response("resp_c", 10, 1)),
+    ])
+    paths = [*sorted(SAMPLES.glob("*.jsonl")), *sorted(REAL.glob("*.jsonl")), hosted, p]
+    rows = 0
+    for path in paths:
+        inv = analyze(str(path)).objects
+        if inv is None:
+            continue
+        listing = inv.objects
+        assert list(listing.dicts()) == [o.to_dict() for o in listing], path.name
+        rows += len(listing._rows or ())
+    assert rows > 900  # the row path ran
