@@ -15,8 +15,18 @@ if TYPE_CHECKING:
     from traceview.analysis.turn_report import TurnReport
 
 
+_GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repeat a lot)
+
+
 def _n(v: int | None) -> str:
-    return "unknown" if v is None else f"{v:,}"
+    if v is None:
+        return "unknown"
+    text = _GROUPED.get(v)
+    if text is None:
+        text = f"{v:,}"
+        if len(_GROUPED) < 8192 and type(v) is int:
+            _GROUPED[v] = text
+    return text
 
 
 _SUFFIXES = ("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "RB", "QB")
@@ -28,6 +38,8 @@ def bytes_text(v: int | None) -> str:
     report's time. Kept here so a headless load never imports humanize."""
     if v is None:
         return "unknown"
+    if type(v) is int and 1000 <= v < 999_950:  # kB, the common case: one division
+        return "%.1f kB" % (v / 1000)
     value = float(v)
     a = abs(value)
     if a < 1000:
@@ -208,7 +220,8 @@ def _carried(r: TurnReport) -> list[str]:
     if carry is None:
         return []
     out: list[str] = []
-    for s in carry.arrived:
+    charges = carry.charges  # (source, charge) of every source active on this turn
+    for s in [s for s, c in charges if s.arrived_turn == c.turn]:  # carry.arrived
         what = "This deposit" if s.kind == "deposit" else "These captured hosted results"
         later = s.later_turns
         if later:
@@ -222,7 +235,7 @@ def _carried(r: TurnReport) -> list[str]:
                        "of the conversation has re-billed it yet"
                        + (f" (compaction on turn {s.ended_by['turn']} ended it)."
                           if s.ended_by else "."))
-    earlier = [(s, c) for s, c in carry.charges if s.arrived_turn != r.index]
+    earlier = [(s, c) for s, c in charges if s.arrived_turn != r.index]
     if earlier:
         tokens = sum(c.tokens for _, c in earlier)
         cost = None if any(c.cost_usd is None for _, c in earlier) else sum(
