@@ -60,7 +60,7 @@ def main() -> None:
     rows = [t.row() for t in turns]
     batches = [orjson.dumps(rows[i:i + BATCH], option=orjson.OPT_INDENT_2)
                for i in range(0, len(rows), BATCH)]
-    bare_rows = [t.row(explained=False) for t in turns]
+    bare_rows = [t.row(explained=False, whole=False) for t in turns]
     size = sum(len(c) for c in iter_json(analysis))
 
     def json_writer() -> None:
@@ -79,7 +79,7 @@ def main() -> None:
         "orjson.dumps of the rows (floor)": floor,
         "rows, explained (row())": best(lambda: [t.row() for t in turns], ns.repeat),
         "rows, unexplained (text table)": best(
-            lambda: [t.row(explained=False) for t in turns], ns.repeat),
+            lambda: [t.row(explained=False, whole=False) for t in turns], ns.repeat),
         "explanations alone (explain_row)": best(
             lambda: [explain_row(r) for r in bare_rows], ns.repeat),
         "redact_json over the turns": best(lambda: [redact_json(b) for b in batches],

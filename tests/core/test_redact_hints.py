@@ -161,3 +161,37 @@ def test_rare_byte_anchors_at_chunk_edges_and_in_runs() -> None:
                       b"x\n" + lit[1:] + b"\n" + lit[:-1], lit[-1:] * 5 + b"\n" + lit[-1:]):
             _check(chunk)
             _check(chunk.upper())
+
+
+def reference_maybe_secret(text: str) -> bool:
+    """`_maybe_secret` as it was before its literals were grouped: one test per literal."""
+    low = text.lower()
+    if any(lit in low for lit in redact._LITERALS):
+        return True
+    if ("key" in low or "token" in low) and redact._SPACED.search(low):
+        return True
+    return "=" in low and redact._QUERY.search(low) is not None
+
+
+def _texts() -> list[str]:
+    texts = [text for _, text, _ in KEY_SHAPES] + list(ESCAPES.values())
+    texts += [c.decode("utf-8", "replace") for c in _fuzz(4000, seed=5)]
+    texts += [lit for lit in redact._LITERALS] + [lit.upper() for lit in redact._LITERALS]
+    return texts + [t.upper() for t in texts] + [f"x {t} y" for t in texts]
+
+
+def test_grouped_pre_check_says_what_the_literal_by_literal_one_said() -> None:
+    hits = 0
+    for text in _texts():
+        want = reference_maybe_secret(text)
+        assert redact._maybe_secret(text) == want, text
+        hits += want
+    assert hits > 1000  # both answers were seen
+
+
+def test_the_pre_check_comparison_fails_when_a_group_is_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = tuple(g for g in redact._LITERAL_GROUPS if g[0] != "j")
+    monkeypatch.setattr(redact, "_LITERAL_GROUPS", kept)
+    assert not redact._maybe_secret("an eyJhbGciOi token")
+    assert reference_maybe_secret("an eyJhbGciOi token")

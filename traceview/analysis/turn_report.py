@@ -415,15 +415,17 @@ class TurnReport:
     def to_dict(self) -> dict[str, Any]:
         return self.row()
 
-    def row(self, explained: bool = True) -> dict[str, Any]:
+    def row(self, explained: bool = True, *, whole: bool = True) -> dict[str, Any]:
         """The turn's row, every key of CONTRACT_KEYS then EXTRA_KEYS, with the values the
         properties above give (`explained=False`: the explanation left None, and the row
-        carries what `explain_row` needs under "_view"). Read straight from the turn
-        table's columns (`_Columns`), not through ~60 property reads of the turn's views:
-        a report writes a hundred thousand of these."""
+        carries what `explain_row` needs under "_view"; `whole=False` as well: the
+        accounts no table cell or explanation reads — "cost", "carried_context", "ts" —
+        left None, for the text report). Read straight from the turn table's columns
+        (`_Columns`), not through ~60 property reads of the turn's views: a report writes
+        a hundred thousand of these."""
         t = self.turn
         cols = _columns(t._t)
-        return cols.row(self, t._r, explained)
+        return cols.row(self, t._r, explained, whole or explained)
 
 
 _ROW_TEMPLATE: dict[str, Any] = dict.fromkeys((*CONTRACT_KEYS, *EXTRA_KEYS))
@@ -469,7 +471,7 @@ class _Columns:
             d["incomplete_reason"], d["error"], d["error_code"])
         self.s_counters = tuple((d[attr], item) for attr, item in COUNTERS)
 
-    def row(self, rep: TurnReport, r: int, explained: bool) -> dict[str, Any]:
+    def row(self, rep: TurnReport, r: int, explained: bool, whole: bool) -> dict[str, Any]:
         pool = self.pool
         ctx = rep.context
         q, s = self.req_row[r], self.res_row[r]
@@ -584,9 +586,10 @@ class _Columns:
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
         d["attribution"] = rep.attribution
-        d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
-                     "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
-                     "reason": c.reason}  # Cost.to_dict, without a call and a lambda
+        if whole:
+            d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
+                         "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
+                         "reason": c.reason}  # Cost.to_dict, without a call and a lambda
         d["incomplete_reason"] = incomplete
         d["error"] = error
         d["stream_events"] = events
@@ -619,9 +622,10 @@ class _Columns:
         else:
             d["provider_counters"] = []
             d["analysis_context"] = {}
-        d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
         d["provider_copy"] = rep.provider_copy
-        d["ts"] = _ts(started)
+        if whole:
+            d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
+            d["ts"] = _ts(started)
         if not explained:  # the text report explains only the turns it marks
             d["_view"] = (ctx, include, c, carried)
             return d

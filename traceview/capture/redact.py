@@ -79,11 +79,30 @@ _QUERY = re.compile(r"[?&;](?:key|api[_-]?key|apikey|access[_-]?token|token|auth
                     r"signature|client[_-]?secret|password|secret|code)=")
 
 
-def _maybe_secret(text: str) -> bool:
-    low = text.lower()
+def _literal_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """_LITERALS grouped by a piece each holds (the anchors of `_hinted_lines`, below):
+    text without the piece holds none of the group, so one substring test rules out a
+    group, and the literals are tested only in the groups whose piece is there."""
+    groups: dict[str, list[str]] = {}
     for lit in _LITERALS:
-        if lit in low:
-            return True
+        anchor = next((a for a in ("=", "\\", "'", "j", "z", "/", "-", "gh", "key", "token",
+                                   "ia") if a in lit), lit)
+        groups.setdefault(anchor, []).append(lit)
+    return tuple((a, tuple(lits)) for a, lits in groups.items())
+
+
+_LITERAL_GROUPS = _literal_groups()
+
+
+def _maybe_secret(text: str) -> bool:
+    """Whether `text` holds any of _LITERALS (lower-cased), "key"/"token" spaced from a
+    ":" or "=", or a query-string secret's prefix: if not, no pattern can match it."""
+    low = text.lower()
+    for anchor, lits in _LITERAL_GROUPS:
+        if anchor in low:
+            for lit in lits:
+                if lit in low:
+                    return True
     if ("key" in low or "token" in low) and _SPACED.search(low):
         return True
     return "=" in low and _QUERY.search(low) is not None

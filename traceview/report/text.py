@@ -76,7 +76,7 @@ def _table_lines(rows: list[dict]) -> tuple[str, str]:
 def turns_table(turns: list[TurnReport]) -> Text:
     """The turns of one conversation as fixed-width lines: a hundred thousand rows print
     in seconds (a rich.Table measures every cell, ~2 ms a row)."""
-    return _table_text(*_table_lines([t.row(explained=False) for t in turns]))
+    return _table_text(*_table_lines([t.row(explained=False, whole=False) for t in turns]))
 
 
 def _table_text(header: str, body: str) -> Text:
@@ -227,7 +227,7 @@ def _render_text(analysis: Analysis, console: Console) -> None:
 
 def _conversation(out: _Out, conv: Any, by_index: dict[int, TurnReport], width: int) -> None:
     """One conversation's title, table of turns and notes on its marked turns."""
-    rows = [by_index[i].row(explained=False) for i in conv.turns if i in by_index]
+    rows = [by_index[i].row(explained=False, whole=False) for i in conv.turns if i in by_index]
     out.part("")
     title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
              f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
