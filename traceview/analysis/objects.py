@@ -187,6 +187,17 @@ class Objects:
                 "retention_defaults": RETENTION}
 
 
+# A stored response row's dict before its own values are set (ProviderObject.to_dict's
+# keys, in order, with the values every such row shares).
+_ROW_DICT: dict[str, Any] = {
+    "kind": "response", "id": None, "state": "exists", "name": None, "created_line": None,
+    "created_at": None, "used_lines": None, "uses": 0, "turns": None, "store": None,
+    "deleted_line": None, "missing_line": None, "items_deleted_lines": None,
+    "retention": "default", "expires_around": None, "expiry": None, "usage_bytes": None,
+    "expires_after": None, "storage_usd_per_day": None,
+}
+
+
 class _ResponseRows:
     """Stored responses as columns, in the inventory's order: the index of the turn that
     created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
@@ -247,15 +258,21 @@ class _ResponseRows:
         else:
             date = _date(created + float(days) * 86400)
             sentence = f"expires around {date}"
-        return {
-            "kind": "response", "id": t.response_id, "state": "exists" if store
-            else "not_stored", "name": None, "created_line": _created_line(t),
-            "created_at": _iso(created), "used_lines": [], "uses": 0, "turns": [t.index],
-            "store": store, "deleted_line": None, "missing_line": None,
-            "items_deleted_lines": [], "retention": "default", "expires_around": date,
-            "expiry": sentence, "usage_bytes": None, "expires_after": None,
-            "storage_usd_per_day": None,
-        }
+        # A copy of the template (a dict display of 21 keys is built in chunks) with the
+        # row's own values set.
+        d = _ROW_DICT.copy()
+        d["id"] = t.response_id
+        if not store:
+            d["state"] = "not_stored"
+        d["created_line"] = _created_line(t)
+        d["created_at"] = _iso(created)
+        d["used_lines"] = []
+        d["turns"] = [t.index]
+        d["store"] = store
+        d["items_deleted_lines"] = []
+        d["expires_around"] = date
+        d["expiry"] = sentence
+        return d
 
 
 class _Listing:
