@@ -144,3 +144,28 @@ def test_listing_dicts_equal_the_objects_dicts(tmp_path: Path) -> None:
         assert list(listing.dicts()) == [o.to_dict() for o in listing], path.name
         rows += len(listing._rows or ())
     assert rows > 900  # the row path ran
+
+
+def test_dates_and_times_of_whole_seconds_read_as_datetime_writes_them() -> None:
+    """`_date` / `_iso` write whole seconds from a per-day lookup: the datetime text."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    from traceview.analysis.objects import _date, _iso
+
+    def iso(e: float) -> str:
+        t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)
+        return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+    def date(e: float) -> str:
+        return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)).date().isoformat()
+
+    rnd = random.Random(7)
+    values = [0.0, 1.0, 59.0, 60.0, 3599.0, 86399.0, 86400.0, 0.5, 86399.9999999,
+              1767225600.25, 253402300799.0]
+    values += [float(rnd.randrange(0, 4 * 10**9)) for _ in range(20_000)]
+    values += [rnd.uniform(0, 4e9) for _ in range(2_000)]
+    for v in values:
+        assert _iso(v) == iso(v), v
+        assert _date(v) == date(v), v
+    assert _iso(None) is None

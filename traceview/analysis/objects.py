@@ -596,6 +596,8 @@ def _json(raw: bytes | None) -> Any:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _DAYS: dict[int, str] = {}  # ISO date per whole day since the epoch, for _date and _iso
 _WHOLE_LIMIT = 253402300800  # 10000-01-01: whole seconds below it have a four-digit year
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]  # "HH:MM:" per minute
+_SECONDS = [f"{s:02d}Z" for s in range(60)]
 
 
 def _day(epoch: float) -> str | None:
@@ -624,8 +626,8 @@ def _iso(epoch: float | None) -> str | None:
         return None
     date = _day(epoch)
     if date is not None:  # the same text as below, without two datetimes a call
-        sec = int(epoch) % 86400
-        return f"{date}T{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}Z"
+        minute, sec = divmod(int(epoch) % 86400, 60)
+        return date + "T" + _CLOCK[minute] + _SECONDS[sec]
     t = _EPOCH + timedelta(seconds=epoch)
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 

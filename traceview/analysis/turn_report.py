@@ -671,6 +671,10 @@ def _columns(table: Any) -> _Columns:
 
 
 _DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" per day since the epoch, for _ts
+# "HH:MM:" per minute of the day and "SSZ" per second of the minute: a time of day is two
+# list reads, not three formatted numbers.
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]
+_SECONDS = [f"{s:02d}Z" for s in range(60)]
 
 
 def _ts(started_at: Any) -> str | None:
@@ -687,9 +691,8 @@ def _ts(started_at: Any) -> str | None:
             date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
             if len(_DAYS) < 4096:
                 _DAYS[day] = date
-        hour, sec = divmod(sec, 3600)
         minute, sec = divmod(sec, 60)
-        return f"{date}{hour:02d}:{minute:02d}:{sec:02d}Z"
+        return date + _CLOCK[minute] + _SECONDS[sec]
     ms = started_at * 1000
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
