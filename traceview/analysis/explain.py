@@ -175,15 +175,16 @@ def findings(r: TurnReport) -> list[str]:
 
 def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
     """`findings` from an explanation already composed (a report writes both)."""
-    out = list(_deposit(r))
+    out = list(_deposit(r)) if "deposit" in r.markers else []
     for sentence in explanation:
-        if sentence in out:
-            continue
-        if (sentence.startswith(("Compaction happened", "Billed input fell", "The call failed",
-                                 "The response is incomplete", "The stream stopped"))
-                or "results not captured" in sentence):
+        if ((sentence.startswith(_FINDING_STARTS) or "results not captured" in sentence)
+                and sentence not in out):
             out.append(sentence)
     return out
+
+
+_FINDING_STARTS = ("Compaction happened", "Billed input fell", "The call failed",
+                   "The response is incomplete", "The stream stopped")
 
 
 def _deposit(r: TurnReport) -> list[str]:
