@@ -246,7 +246,13 @@ class _ResponseRows:
         """`whole(r).to_dict()` without the object: a report lists one per turn of a hosted
         capture, and the object, its expiry arithmetic and two datetimes were a tenth of
         the JSON report (tests/core/test_objects.py compares the two on every row)."""
-        t = self.find(self.index[r])
+        turn = self.find(self.index[r]).turn
+        # The turn's id, index and response line read from its table row: what
+        # `t.response_id`, `t.index` and `_created_line(t)` read through three views.
+        table, row = turn.table, turn.row
+        res = table.res_row[row]
+        rid = table.responses.cols["response_id"].get(res) if res >= 0 else None
+        line = table.res_line[row] if table.res_source[row] >= 0 else table.line[row]
         when = self.created[r]
         created = None if when != when else when
         store = bool(self.store[r])
@@ -261,13 +267,13 @@ class _ResponseRows:
         # A copy of the template (a dict display of 21 keys is built in chunks) with the
         # row's own values set.
         d = _ROW_DICT.copy()
-        d["id"] = t.response_id
+        d["id"] = rid
         if not store:
             d["state"] = "not_stored"
-        d["created_line"] = _created_line(t)
+        d["created_line"] = line
         d["created_at"] = _iso(created)
         d["used_lines"] = []
-        d["turns"] = [t.index]
+        d["turns"] = [table.index[row]]
         d["store"] = store
         d["items_deleted_lines"] = []
         d["expires_around"] = date
