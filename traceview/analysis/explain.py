@@ -24,7 +24,7 @@ def _n(v: int | None) -> str:
     text = _GROUPED.get(v)
     if text is None:
         text = f"{v:,}"
-        if len(_GROUPED) < 8192 and type(v) is int:
+        if len(_GROUPED) < 2048 and type(v) is int:
             _GROUPED[v] = text
     return text
 
