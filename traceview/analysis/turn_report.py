@@ -542,9 +542,9 @@ class _Columns:
 
     def row(self, rep: TurnReport, r: int, explained: bool, whole: bool) -> dict[str, Any]:
         pool = self.pool
-        ctx = rep.context
-        q, s = self.req_row[r], self.res_row[r]
         rcols = rep._cols
+        ctx = rcols.context.get(r) if rcols.context else None  # TurnReport.context
+        q, s = self.req_row[r], self.res_row[r]
         own = rcols.owned_state_bytes[r]
         exp = rcols.expected_input[r]
         cum = rcols.cumulative_input_tokens[r]
@@ -654,7 +654,7 @@ class _Columns:
         d["user_words"] = user_words
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
-        d["attribution"] = rep.attribution
+        d["attribution"] = rcols.attribution.get(r) if rcols.attribution else None
         if whole:
             d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
                          "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
@@ -691,7 +691,7 @@ class _Columns:
         else:
             d["provider_counters"] = []
             d["analysis_context"] = {}
-        d["provider_copy"] = rep.provider_copy
+        d["provider_copy"] = rcols.provider_copy.get(r) if rcols.provider_copy else None
         if whole:
             d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
             d["ts"] = _ts(started)
@@ -716,7 +716,7 @@ class _Columns:
               cached: int | None, out: int | None, calls: Any) -> Cost:
         """TurnReport._cost from the values the row has read already."""
         global _LAST_COST
-        pricing = rep._pricing
+        pricing = rep._cols.pricing
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
         elif s < 0:
