@@ -683,7 +683,8 @@ class _Columns:
         d["user_words"] = user_words
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
-        d["attribution"] = rcols.attribution.get(r) if rcols.attribution else None
+        a = rcols.attribution.get(r) if rcols.attribution else None  # TurnReport.attribution
+        d["attribution"] = a.to_dict() if type(a) is Attribution else a
         if whole:
             d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
                          "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
