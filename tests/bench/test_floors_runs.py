@@ -35,7 +35,8 @@ def test_every_stage_row_prints_and_every_floor_verifies(tmp_path: Path, gen) ->
     assert "UNVERIFIED" not in text
     # The floors that compare outputs say so on their row.
     for label in ("1 decode+facts", "2 store in table", "3 pairing", "4 analyzer",
-                  "5 hosted: ledger", "6 writer: rows", "6 writer: explanations"):
+                  "5 hosted: ledger", "6 writer: rows", "6 writer: explanations",
+                  "6 writer: lists"):
         row = next(line for line in text.splitlines() if line.startswith(label))
         assert "verified (" in row, row
     assert "one process: actual" in text and "all " in text and "cores" in text
