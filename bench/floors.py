@@ -391,11 +391,14 @@ def bare_costs(path: str, repeat: int) -> tuple[float, float, float]:
     return best_cpu(read, repeat), best_cpu(lines, repeat), best_cpu(loop, repeat)
 
 
-def best_cpu(fn: Callable[[], object], repeat: int) -> float:
+def best_cpu(fn: Callable[[], object], repeat: int, gc_on: bool = False) -> float:
+    """Best CPU seconds of `repeat` calls; the cyclic GC off unless `gc_on` (a replayed
+    analysis stage runs with it on, as the real load does; the writer pauses it)."""
     best = float("inf")
     for _ in range(repeat):
         gc.collect()
-        gc.disable()
+        if not gc_on:
+            gc.disable()
         try:
             t = time.process_time()
             fn()
@@ -403,6 +406,101 @@ def best_cpu(fn: Callable[[], object], repeat: int) -> float:
         finally:
             gc.enable()
     return best
+
+
+# ------------------------------------------------------------------ replayed stages
+def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
+    """CPU seconds of the real stage functions re-run alone, in bulk, on the same inputs
+    (process_time around the whole loop: no per-call timer, no scaling, so it holds on a
+    busy machine). A cross-check of the instrumented column; a stage that cannot be re-run
+    alone is left out. Rows are `row(explained=False)`; explanations are `row()` less that."""
+    from traceview.analysis import hosted_state
+    from traceview.analysis.analyzer import Analyzer
+    from traceview.analysis.turn_report import TurnReport
+    from traceview.capture import reader
+    from traceview.capture.table import TurnTable
+    from traceview.report import json_out
+
+    a = inputs.analysis
+    cap = a.capture
+    out: dict[str, float] = {}
+    with open(path, "rb") as f:
+        lines = f.readlines()
+    line_facts = reader.line_facts
+
+    def facts() -> None:
+        for raw in lines:
+            line_facts(raw, raw[-1:] == b"\n", True)
+
+    out["facts"] = best_cpu(facts, repeat, gc_on=True)
+    reqs: list[Any] = []
+    ress: list[Any] = []
+    for raw in lines:
+        pre = line_facts(raw, raw[-1:] == b"\n", False)
+        if pre is not None and pre[0] == "req" and pre[8] is not None:
+            reqs.append(pre[8])
+        elif pre is not None and pre[0] == "res" and pre[4] is not None:
+            ress.append(pre[4])
+    lines.clear()
+
+    def store() -> None:
+        t = TurnTable()
+        for x in reqs:
+            t.requests.add(x)
+        for x in ress:
+            t.responses.add(x)
+
+    out["store"] = best_cpu(store, repeat, gc_on=True)
+    reqs.clear()
+    ress.clear()
+    names = cap.sources
+    turns = sorted(cap.turns, key=lambda t: t.index)
+
+    def analyzer() -> None:
+        an = Analyzer(None, a.pricing_table)
+        for t in turns:
+            an.add(t, names[t.source])
+
+    out["analyzer"] = best_cpu(analyzer, repeat, gc_on=True)
+    storage = a.pricing_table.storage.get("vector_store") if a.pricing_table else None
+    storage = storage if isinstance(storage, dict) else None
+    configs_cls = getattr(hosted_state, "_Configs", None)
+    configs = configs_cls() if configs_cls is not None else None
+
+    def objects() -> None:
+        hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,
+                               on_request=configs.see if configs is not None else None)
+
+    out["objects"] = best_cpu(objects, repeat, gc_on=True)
+    bills = {c.key: c.cost_usd for c in a.conversations}
+    out["ledger"] = best_cpu(lambda: hosted_state.build_ledger(
+        a.turns, a.pricing_table, configs.get if configs is not None else None, bills), repeat,
+        gc_on=True)
+    out["fidelity"] = best_cpu(lambda: hosted_state.assess(a, objects=a.objects,
+                                                          label="capture only"), repeat,
+                               gc_on=True)
+    reports = a.turns
+    row = TurnReport.row
+    bare = best_cpu(lambda: [row(t, explained=False) for t in reports], repeat)
+    whole = best_cpu(lambda: [row(t) for t in reports], repeat)
+    out["rows"], out["explain"] = bare, max(whole - bare, 0.0)
+    out["redact"] = best_cpu(lambda: [json_out.redact_json(c) for c in inputs.redact_in],
+                             repeat)
+    out["safe"] = best_cpu(lambda: [json_out.json_safe(c) for c in inputs.safe_in], repeat)
+    out["dumps"] = best_cpu(lambda: [orjson.dumps(*x, **k) for x, k in inputs.dumps_in],
+                            repeat)
+    def to_dicts() -> None:
+        for c in a.conversations:
+            c.to_dict()
+        if a.objects is not None:
+            for o in a.objects.objects:
+                o.to_dict()
+        if a.fidelity is not None:
+            for v in a.fidelity.verdicts:
+                v.to_dict()
+
+    out["lists"] = best_cpu(to_dicts, repeat)
+    return out
 
 
 # --------------------------------------------------------------------------- the floors
@@ -685,7 +783,8 @@ def floor_pairing(path: str, inputs: Inputs, repeat: int) -> Floor:
     return Floor(secs, f"verified ({len(real):,} pairs equal)" if ok
                  else f"UNVERIFIED ({bad + missing:,} pairs differ)",
                  "dict keyed by link id (file order: one key): insert per request, pop per "
-                 "response", ok=ok)
+                 "response (the real stage also makes each turn's row of record positions and "
+                 "its RecordRefs)", ok=ok)
 
 
 # ---- 4. analyzer
@@ -1276,14 +1375,15 @@ def report(path: str, repeat: int, cli: bool, profile: bool, out: Any = None) ->
         "lists": floor_lists(inputs, repeat),
         "writer": Floor(None, "—", "not floored (slicing, indenting, the document's rest)"),
     }
+    replayed = replay(path, inputs, repeat)
     loop_us = loop_s / n * 1e6
     total_actual = sum(actual.own_ns.values()) / 1e3 / n
     say(f"{path}: {n:,} turns, {os.path.getsize(path) / 1e6:.1f} MB; one process; "
         f"best of {repeat}")
     say(f"bare read {read_s / n * 1e6:.1f} µs/turn; line loop {lines_s / n * 1e6:.1f}; "
         f"orjson loop {loop_us:.1f} µs/turn ({loop_s:.2f} s)")
-    head = (f"{'stage':<44} {'actual':>8} {'floor':>8} {'act/flr':>8} {'flr×loop':>8} "
-            f"{'share':>6}  floor check")
+    head = (f"{'stage':<44} {'actual':>8} {'replay':>8} {'floor':>8} {'act/flr':>8} "
+            f"{'flr×loop':>8} {'share':>6}  floor check")
     say(head)
     say("-" * len(head))
     sum_floor = 0.0
@@ -1296,15 +1396,17 @@ def report(path: str, repeat: int, cli: bool, profile: bool, out: Any = None) ->
         ratio = act / flr if flr else None
         calls = actual.calls.get(stage, 1 if stage == "read" else 0)
         note = f.check if calls else "SEAM NOT HIT (moved?): " + f.check
-        say(f"{label:<44} {_fmt(act)} {_fmt(flr)} {_fmt(ratio, '7.1f')}× "
+        rep = replayed[stage] / n * 1e6 if stage in replayed else None
+        say(f"{label:<44} {_fmt(act)} {_fmt(rep)} {_fmt(flr)} {_fmt(ratio, '7.1f')}× "
             f"{_fmt(None if flr is None else flr / loop_us, '7.2f')}× "
             f"{act / total_actual:6.1%}  {note}")
-        rows[stage] = {"label": label, "actual": act, "floor": flr, "check": f.check,
+        rows[stage] = {"label": label, "actual": act, "replay": rep, "floor": flr,
+                       "check": f.check,
                        "ok": f.ok, "hit": bool(calls)}
     say("-" * len(head))
     floored = sum(r["floor"] for r in rows.values() if r["floor"] is not None)
     unfloored = sum_floor - floored
-    say(f"{'total (sum of stages)':<44} {_fmt(total_actual)} {_fmt(sum_floor)} "
+    say(f"{'total (sum of stages)':<44} {_fmt(total_actual)} {'':>8} {_fmt(sum_floor)} "
         f"{_fmt(total_actual / sum_floor, '7.1f')}× {_fmt(sum_floor / loop_us, '7.2f')}×  "
         f"floors {floored:.1f} µs/turn ({floored / loop_us:.2f}× loop) + the unfloored "
         f"stages at their actual {unfloored:.1f} ({unfloored / loop_us:.2f}×)")
@@ -1348,7 +1450,7 @@ def report(path: str, repeat: int, cli: bool, profile: bool, out: Any = None) ->
         "in the main process: read loop, store, pairing, analyzer, end of load, hosted-state "
         "passes, the other lists, the document's rest")
     say("")
-    say("what each floor does:")
+    say("what each floor does (each runs with the cyclic GC off, best of N):")
     for stage, label in STAGES:
         say(f"  {label.strip():<44} {floors[stage].does}")
     say(f"  decode+facts reads — request: {', '.join(REQ_FIELDS)}")

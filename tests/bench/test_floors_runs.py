@@ -25,7 +25,7 @@ import gen_hosted  # noqa: E402
                          ids=["hosted", "bench"])
 def test_every_stage_row_prints_and_every_floor_verifies(tmp_path: Path, gen) -> None:
     path = tmp_path / "capture.jsonl"
-    gen(path, 10**12, lines=400)
+    gen(path, 10**12, lines=240)
     out = io.StringIO()
     code = floors.main(["--path", str(path), "--repeat", "1", "--no-cli"], out)
     text = out.getvalue()
