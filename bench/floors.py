@@ -83,7 +83,9 @@ SEAMS: list[tuple[str, str, str, str]] = [
     ("dumps", "traceview.report.json_out", "orjson.dumps", "proxy"),
     ("lists", "traceview.analysis.turn_report", "ConversationReport.to_dict", "call"),
     ("lists", "traceview.analysis.objects", "ProviderObject.to_dict", "call"),
-    ("lists", "traceview.analysis.objects", "_ResponseRows.whole", "call?"),  # optional
+    # Optional (the objects' listing is written one way or the other): "?" may be gone.
+    ("lists", "traceview.analysis.objects", "_ResponseRows.whole", "call?"),
+    ("lists", "traceview.analysis.objects", "_Listing.dicts", "iter?"),
     ("lists", "traceview.analysis.fidelity", "Verdict.to_dict", "call"),
 ]
 
@@ -176,30 +178,40 @@ class Clock:
         return timed
 
     def wrap_gen(self, name: str, fn: Callable[..., Iterator[Any]]) -> Callable[..., Any]:
-        pc, stack, incl, child, calls = (time.perf_counter_ns, self.stack, self.incl,
-                                         self.child, self.calls)
-        for d in (incl, child, calls):
+        """A generator function: each step of the generator is timed."""
+        def timed(*a: Any, **k: Any) -> Iterator[Any]:
+            self.calls[name] += 1
+            return self._steps(name, fn(*a, **k))
+
+        for d in (self.incl, self.child, self.calls):
             d.setdefault(name, 0)
+        return timed
+
+    def wrap_iter(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """A function returning an iterator: the call and each step are timed."""
+        call = self.wrap(name, fn)
 
         def timed(*a: Any, **k: Any) -> Iterator[Any]:
-            it = fn(*a, **k)
-            calls[name] += 1
-            while True:
-                stack.append(name)
-                t0 = pc()
-                try:
-                    x = next(it)
-                except StopIteration:
-                    return
-                finally:
-                    dt = pc() - t0
-                    stack.pop()
-                    incl[name] += dt
-                    if stack:
-                        child[stack[-1]] += dt
-                yield x
+            return self._steps(name, iter(call(*a, **k)))
 
         return timed
+
+    def _steps(self, name: str, it: Iterator[Any]) -> Iterator[Any]:
+        pc, stack, incl, child = time.perf_counter_ns, self.stack, self.incl, self.child
+        while True:
+            stack.append(name)
+            t0 = pc()
+            try:
+                x = next(it)
+            except StopIteration:
+                return
+            finally:
+                dt = pc() - t0
+                stack.pop()
+                incl[name] += dt
+                if stack:
+                    child[stack[-1]] += dt
+            yield x
 
     def own(self, name: str) -> int:
         return self.incl.get(name, 0) - self.child.get(name, 0)
@@ -228,7 +240,8 @@ class Instrumented:
                 mod.orjson = _OrjsonProxy(self.clock.wrap(stage, orjson.dumps))  # type: ignore[attr-defined]
                 continue
             self.saved.append((owner, attr, value if own else None, own))
-            wrap = self.clock.wrap_gen if kind == "gen" else self.clock.wrap
+            wrap = {"gen": self.clock.wrap_gen, "iter": self.clock.wrap_iter}.get(
+                kind, self.clock.wrap)
             setattr(owner, attr, wrap(stage, value))
         return self
 
@@ -493,8 +506,8 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
         for c in a.conversations:
             c.to_dict()
         if a.objects is not None:
-            for o in a.objects.objects:
-                o.to_dict()
+            for _ in _object_dicts(a.objects.objects):
+                pass
         if a.fidelity is not None:
             for v in a.fidelity.verdicts:
                 v.to_dict()
@@ -1103,6 +1116,13 @@ def floor_rows(inputs: Inputs, repeat: int) -> Floor:
                  ok=not bad)
 
 
+def _object_dicts(listing: Any) -> Iterator[dict[str, Any]]:
+    """The objects' dicts as the writer makes them (`dicts()` where the listing has it)."""
+    if hasattr(listing, "dicts"):
+        return iter(listing.dicts())
+    return (o.to_dict() for o in listing)
+
+
 def _dict_builder(keys: tuple[str, ...]) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
     ns: dict[str, Any] = {}
     exec("def build(v):\n    return {" + ", ".join(f"{k!r}: v[{i}]" for i, k in enumerate(keys))
@@ -1116,7 +1136,7 @@ def floor_lists(inputs: Inputs, repeat: int) -> Floor:
     a = inputs.analysis
     dicts = [c.to_dict() for c in a.conversations]
     if a.objects is not None:
-        dicts += [o.to_dict() for o in a.objects.objects]
+        dicts += list(_object_dicts(a.objects.objects))
     if a.fidelity is not None:
         dicts += [v.to_dict() for v in a.fidelity.verdicts]
     builders: dict[tuple[str, ...], Callable[[tuple[Any, ...]], dict[str, Any]]] = {}
