@@ -37,6 +37,7 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
 
             for chunk in iter_json(analysis):
                 sys.stdout.buffer.write(chunk)
+                del chunk  # not held while the next is made: a batch less at the peak
         elif ns.format == "markdown":
             from traceview.report.markdown import iter_markdown
 
