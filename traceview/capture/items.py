@@ -157,8 +157,10 @@ def _state(value: Any) -> str:
 
 
 def _count(value: Any, noun: str) -> str:
+    """Interned: a capture repeats the same few ("5 results captured") on every hosted
+    call it keeps, and each call's copy lived as long as the capture."""
     n = len(value) if isinstance(value, list) else 0
-    return f"{n} {noun}{'' if n == 1 else 's'} captured"
+    return intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
 
 
 def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
