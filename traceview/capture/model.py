@@ -89,7 +89,8 @@ class RequestFacts:
                  "tools_offered", "request_bytes", "input_bytes", "input_count",
                  "new_input_tokens", "user_text", "user_words", "first_user_sig",
                  "compaction_input", "compaction_trigger", "context_management", "truncation",
-                 "stream", "background", "store_set", "store_value", "instructions", "extra")
+                 "stream", "background", "store_set", "store_value", "instructions", "extra",
+                 "scanned", "quoted_ids", "raw_store_set", "raw_store_value")
 
     def __init__(self, api: str = "responses", model: str | None = None,
                  conversation_id: str | None = None, previous_response_id: str | None = None,
@@ -125,6 +126,11 @@ class RequestFacts:
         # Seldom-set facts (non-text input, compaction item keys, call ids answered, function
         # names offered): a dict on the turns that have any, None on the rest.
         self.extra: dict[str, Any] | None = None
+        # What the objects inventory reads in the record's bytes (capture/scan.py), set
+        # (`scanned`) when the line was read with its bytes at hand: the quoted vector
+        # store / file ids and the first `"store": true|false`.
+        self.scanned = self.raw_store_set = self.raw_store_value = False
+        self.quoted_ids: tuple[bytes, ...] = ()
 
     @property
     def store(self) -> bool | None:
@@ -150,7 +156,8 @@ class ResponseFacts:
                  "compaction_output", "cache_miss_reason", "incomplete_reason", "error",
                  "stream_events", "stream_cut", "web_search_requests", "input_transformations",
                  "file_search_requests", "started_at", "store_set", "store_value", "refusal",
-                 "service_tier", "fingerprint", "error_code", "extra")
+                 "service_tier", "fingerprint", "error_code", "extra", "scanned", "quoted_ids",
+                 "raw_store_set", "raw_store_value", "raw_created_at")
 
     def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
                  status: str = "unknown", http_status: int | None = None,
@@ -199,6 +206,11 @@ class ResponseFacts:
         # Seldom-set facts (unknown item types, action items, chat finish reasons, stored
         # headers, compaction item keys): a dict on the responses that have any.
         self.extra: dict[str, Any] | None = None
+        # As RequestFacts, over the record's first scan.HEAD_BYTES (all of it with hosted
+        # calls), with its first `"created_at": <number>` too.
+        self.scanned = self.raw_store_set = self.raw_store_value = False
+        self.quoted_ids: tuple[bytes, ...] = ()
+        self.raw_created_at: float | None = None
 
     @property
     def store(self) -> bool | None:
@@ -332,6 +344,18 @@ def _put_first_user_sig(v: Any, value: int | None) -> None:
 
 
 RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # type: ignore[attr-defined]
+
+
+def _raw_created_at(v: Any) -> float | None:
+    c = v._s.cols["raw_created_at"][v._r]
+    return None if c != c else c  # NaN: none found
+
+
+def _put_raw_created_at(v: Any, value: float | None) -> None:
+    v._s.cols["raw_created_at"][v._r] = float("nan") if value is None else value
+
+
+ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]
 RequestRow.__repr__ = RequestFacts.__repr__  # type: ignore[method-assign]
 ResponseRow.__repr__ = ResponseFacts.__repr__  # type: ignore[method-assign]
 

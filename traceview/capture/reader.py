@@ -31,6 +31,14 @@ from traceview.capture.model import (
     ResponseFacts,
     Turn,
 )
+from traceview.capture.scan import (
+    HEAD_BYTES,
+    NO_STORE,
+    STORE_TRUE,
+    created_in,
+    ids_in,
+    store_in,
+)
 from traceview.capture.table import Facts, TurnTable
 
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
@@ -443,9 +451,9 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
     d = obj.get("dir")
     try:
         if d == "req":
-            return request_pre(obj, keep)
+            return request_pre(obj, keep, raw)
         if d == "res":
-            return response_pre(obj, keep)
+            return response_pre(obj, keep, raw)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError,
             RecursionError) as exc:
         return ("problem", "internal_error", _internal(exc))
@@ -457,7 +465,9 @@ def _internal(exc: Exception) -> str:
             "line skipped — please report this capture line")
 
 
-def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
+def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
+    """The request side. With the line's bytes (`raw`), its facts also carry what the
+    objects inventory reads in them (capture/scan.py)."""
     body = obj.get("body")
     endpoint = obj.get("endpoint")
     link = obj.get("id") if isinstance(obj.get("id"), str) else None
@@ -474,18 +484,40 @@ def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
         no_api = api is None
     body_ok = isinstance(body, dict)
     facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
+    if facts is not None and raw is not None:
+        # The whole record; its newline changes no match (see scan.py).
+        facts.scanned = True
+        n = len(raw)
+        facts.quoted_ids = ids_in(raw, n)
+        # The flag in the bytes counts only when no side's facts hold one (see scan.py).
+        store = store_in(raw, n) if not facts.store_set else NO_STORE
+        if store:
+            facts.raw_store_set = True
+            facts.raw_store_value = store == STORE_TRUE
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
     return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
             keep_obj)
 
 
-def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
+def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
     """The response side: its facts when it reads as a model response (or a stream), else
-    None (an exchange's answer: the pairing reads its body when it needs it)."""
+    None (an exchange's answer: the pairing reads its body when it needs it). With the
+    line's bytes, as request_pre."""
     link = obj.get("id") if isinstance(obj.get("id"), str) else None
     api = api_from_response(obj.get("body"))
     events = isinstance(obj.get("events"), list)
     facts = response_facts(obj) if api is not None or events else None
+    if facts is not None and raw is not None:
+        # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
+        # a line no longer than that is read whole (its newline changes no match).
+        n = len(raw) if facts.hosted_calls else min(len(raw), HEAD_BYTES)
+        facts.scanned = True
+        facts.quoted_ids = ids_in(raw, n)
+        facts.raw_created_at = created_in(raw, n)
+        store = store_in(raw, n) if not facts.store_set else NO_STORE
+        if store:
+            facts.raw_store_set = True
+            facts.raw_store_value = store == STORE_TRUE
     return ("res", link, api, events, facts, obj.get("origin"),
             _absurd_counts(obj.get("body")), obj if keep else None)
 

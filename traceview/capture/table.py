@@ -25,6 +25,7 @@ from typing import Any
 # unknown: no real token, byte or millisecond count comes near it.
 LIMIT = (1 << 40) - 2
 UNKNOWN = -1  # a count column's "None"
+_NAN = float("nan")
 
 
 def count(value: int | None) -> int:
@@ -237,12 +238,13 @@ class Side:
 class RequestSide(Side):
     COUNTS = (("request_bytes", True), ("input_bytes", False), ("new_input_tokens", False),
               ("input_count", False), ("user_words", True))
-    POOLED = ("api", "model", "conversation_id", "include", "tools_offered")
+    POOLED = ("api", "model", "conversation_id", "include", "tools_offered", "quoted_ids")
     # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
     # where the text is read.
     TEXTS = ("previous_response_id", "user_text")
     FLAGS = ("compaction_input", "compaction_trigger", "context_management", "stream",
-             "background", "store_set", "store_value", "instructions", "has_sig")
+             "background", "store_set", "store_value", "instructions", "has_sig", "scanned",
+             "raw_store_set", "raw_store_value")
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
     SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
@@ -264,15 +266,29 @@ class ResponseSide(Side):
               ("reasoning_tokens", True), ("elapsed_ms", True), ("output_bytes", False),
               ("started_at", True))
     POOLED = ("object", "status", "model", "conversation_id", "output_types", "service_tier",
-              "fingerprint")
+              "fingerprint", "quoted_ids")
     TEXTS = ("response_id",)
-    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal")
+    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal",
+             "scanned", "raw_store_set", "raw_store_value")
     SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
               ("input_transformations", 0, "count0"), ("http_status", None, "count"),
               ("stream_events", None, "count"), ("web_search_requests", None, "count"),
               ("file_search_requests", None, "count"), ("cache_miss_reason", None, "value"),
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
+
+    def __init__(self, pool: Pool) -> None:
+        super().__init__(pool)
+        self.cols["raw_created_at"] = array("d")  # NaN: none found
+
+    def add(self, facts: Any) -> int:
+        c = facts.raw_created_at
+        self.cols["raw_created_at"].append(_NAN if c is None else c)
+        return super().add(facts)
+
+    def extend(self, other: Side) -> int:
+        self.cols["raw_created_at"].extend(other.cols["raw_created_at"])
+        return super().extend(other)
 
 
 class Facts:
@@ -318,6 +334,44 @@ class TurnTable(Facts):
     def __len__(self) -> int:
         return len(self.index)
 
+    def seen(self, r: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...], float | None,
+                                     bool | None] | None:
+        """What the objects inventory reads in turn `r`'s record bytes, as found when its
+        lines were read (capture/scan.py): (request ids, response ids, the response's
+        created_at, the first store flag of the request, else of the response). None when
+        a record of the turn was not scanned (a row made from a rebuilt stream, a later
+        retrieve, a request body that is no object): the caller reads its bytes again."""
+        req_ids: tuple[bytes, ...] = ()
+        res_ids: tuple[bytes, ...] = ()
+        created = None
+        store = None
+        values = self.pool.values
+        if self.res_source[r] >= 0:
+            row = self.res_row[r]
+            side = self.responses
+            if row < 0:
+                return None
+            bits = side.flags[row]
+            if not bits & _RES_SCANNED:
+                return None
+            res_ids = values[side.cols["quoted_ids"][row]]
+            c = side.cols["raw_created_at"][row]
+            created = None if c != c else c
+            if bits & _RES_STORE_SET:
+                store = bool(bits & _RES_STORE_VALUE)
+        if self.req_source[r] >= 0:
+            row = self.req_row[r]
+            side = self.requests
+            if row < 0:
+                return None
+            bits = side.flags[row]
+            if not bits & _REQ_SCANNED:
+                return None
+            req_ids = values[side.cols["quoted_ids"][row]]
+            if bits & _REQ_STORE_SET:
+                store = bool(bits & _REQ_STORE_VALUE)
+        return req_ids, res_ids, created, store
+
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
         n = self.requests.nbytes() + self.responses.nbytes()
@@ -325,3 +379,15 @@ class TurnTable(Facts):
             col = getattr(self, name)
             n += col.itemsize * len(col)
         return n
+
+
+def _bit(side: type[Side], name: str) -> int:
+    return 1 << side.FLAGS.index(name)
+
+
+_REQ_SCANNED = _bit(RequestSide, "scanned")
+_REQ_STORE_SET = _bit(RequestSide, "raw_store_set")
+_REQ_STORE_VALUE = _bit(RequestSide, "raw_store_value")
+_RES_SCANNED = _bit(ResponseSide, "scanned")
+_RES_STORE_SET = _bit(ResponseSide, "raw_store_set")
+_RES_STORE_VALUE = _bit(ResponseSide, "raw_store_value")
