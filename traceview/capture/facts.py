@@ -93,13 +93,17 @@ def signature(text: str) -> int:
     return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest())
 
 
-def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
-    """(short text of the last input item, words of that text, signature of the first user text)."""
-    first_sig = None
-    for item in items:
-        if is_message(item) and item.get("role") == "user":
-            first_sig = signature(message_text(item) or "")
-            break
+def _user_side(items: list[Any], want_sig: bool = True,
+               ) -> tuple[str | None, int | None, int | None]:
+    """(short text of the last input item, words of that text, signature of the first user
+    text — only when `want_sig`: a chained turn is never grouped by it)."""
+    first_sig = first = first_text = None
+    if want_sig:
+        for item in items:
+            if is_message(item) and item.get("role") == "user":
+                first, first_text = item, message_text(item) or ""
+                first_sig = signature(first_text)
+                break
     if not items:
         return None, None, first_sig
     last = items[-1]
@@ -108,7 +112,10 @@ def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
             last = item
             break
     if is_message(last) and last.get("role") == "user":
-        text = message_text(last) or ""
+        text = first_text if last is first else message_text(last) or ""
+        if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
+            words = text.split()
+            return redact_text(" ".join(words))[:USER_TEXT_MAX], len(words), first_sig
         return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
     return describe_item(last), None, first_sig
 
@@ -191,9 +198,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = len(items)
         raw_items = _dumps(items) if items else b""
         ib = len(raw_items)
-        user_text, words, sig = _user_side(items)
-        if chained:
-            sig = None  # only stateless turns are grouped by their first message
+        # Only stateless turns are grouped by their first message.
+        user_text, words, sig = _user_side(items, not chained)
         new = _new_items(items, chained)
         new_tokens = estimate_tokens(new)
         keys: list[str] = []

@@ -55,17 +55,26 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-def _absurd_counts(body: Any) -> list[tuple[str, int]]:
-    """Usage numbers no provider sends (negative, or beyond any real count)."""
+def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
+    """Usage numbers no provider sends (negative, or beyond any real count). The plain
+    counts every usage holds are passed over before `_absurd` is asked."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
-        return []
-    found = []
+        return ()
+    found: list[tuple[str, int]] | tuple[()] = ()
     for key, value in usage.items():
+        t = type(value)
+        if t is int:
+            if 0 <= value < _COUNT_LIMIT:
+                continue
+        elif t is dict:
+            for k, v in value.items():
+                if v is None or (type(v) is int and 0 <= v < _COUNT_LIMIT) or not _absurd(v):
+                    continue
+                found = [*found, (f"{key}.{k}", v)]
+            continue
         if _absurd(value):
-            found.append((str(key), value))
-        elif isinstance(value, dict):
-            found += [(f"{key}.{k}", v) for k, v in value.items() if _absurd(v)]
+            found = [*found, (str(key), value)]
     return found
 
 
@@ -284,18 +293,22 @@ class CaptureBuilder:
                          "unknown")
         if origin is not None:
             _imported(turn, origin)
-        unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
+        res = turn.res  # one view, read a few times (the id only when it is needed)
+        extra = res.extra
+        unknown = extra.get("unknown_items") if extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
                          f"output item {i} has type {t!r}, which this version of traceview "
                          "does not know: shown as an unknown item, not counted as a hosted call")
-        rid = turn.res.response_id
-        if (turn.res.status in NON_TERMINAL and rid and not turn.res.stream_cut):
-            # Background mode: a later GET /v1/responses/{id} will carry the outcome.
-            self._polling[rid] = turn
-            return
+        status = res.status
+        if status in NON_TERMINAL and not res.stream_cut:
+            rid = res.response_id
+            if rid:
+                # Background mode: a later GET /v1/responses/{id} will carry the outcome.
+                self._polling[rid] = turn
+                return
         last = self._last_input
-        if turn.res.status == "failed" and last is not None and last[0] is turn:
+        if status == "failed" and last is not None and last[0] is turn:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
             self._failed = (turn, last[1])  # held: the next request may retry it
