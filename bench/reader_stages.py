@@ -5,7 +5,7 @@ The lines of a capture are held in memory first, so every figure is CPU work, no
 - `line_facts`: what a worker process does with each line (`reader.line_facts`), beside
   its floor, `orjson.loads` plus reading the same top-level fields of the record and body.
 - `store`: storing each line's facts as a row of the turn table (`Side.add`), beside its
-  floor, one `array.append` per column for the same values.
+  floor, one `array.append` per column of the same values (read from the facts beforehand).
 - `pairing`: the main process with workers — appending a chunk's columns and pairing its
   lines (`take` + `feed_pre` over what the workers return), beside its floor, one dict
   insert and pop per turn.
@@ -89,23 +89,16 @@ def main() -> None:
             if rec is not None:
                 (radd if kind == "req" else sadd)(rec)
 
-    req_names = [n for n, _ in fx_cols(True)]
-    res_names = [n for n, _ in fx_cols(False)]
+    # The same values, read beforehand: the floor appends them, one append per column.
+    names = {"req": [n for n, _ in fx_cols(True)], "res": [n for n, _ in fx_cols(False)]}
+    values = [(kind, [getattr(rec, n) for n in names[kind]]) for kind, rec in recs if rec]
+    values = [(k, [v if type(v) is int else 0 for v in vs]) for k, vs in values]
 
     def append_floor() -> None:
-        rq = [array("q") for _ in req_names]
-        rs = [array("q") for _ in res_names]
-        for kind, rec in recs:
-            if rec is None:
-                continue
-            if kind == "req":
-                for col, name in zip(rq, req_names, strict=True):
-                    v = getattr(rec, name)
-                    col.append(v if type(v) is int else 0)
-            else:
-                for col, name in zip(rs, res_names, strict=True):
-                    v = getattr(rec, name)
-                    col.append(v if type(v) is int else 0)
+        cols = {k: [array("q").append for _ in names[k]] for k in names}
+        for kind, vs in values:
+            for append, v in zip(cols[kind], vs, strict=True):
+                append(v)
 
     # What a worker returns for the whole file (one chunk), and the main process's work.
     chunk_facts = Facts()

@@ -401,12 +401,22 @@ class Turn:
         t.index.append(index)
         t.source.append(source)
         t.api.append(t.pool.number(api))
-        t.line.append(line)
-        for col in (t.req_source, t.req_offset, t.req_length, t.res_source, t.res_offset,
-                    t.res_length, t.res_line, t.req_row, t.res_row):
-            col.append(-1)
-        if request is not None:
-            self.request = request
+        if request is not None:  # the request's columns written as they are made
+            t.line.append(request.line)
+            t.req_source.append(request.source)
+            t.req_offset.append(request.offset)
+            t.req_length.append(request.length)
+        else:
+            t.line.append(line)
+            t.req_source.append(-1)
+            t.req_offset.append(-1)
+            t.req_length.append(-1)
+        t.res_source.append(-1)
+        t.res_offset.append(-1)
+        t.res_length.append(-1)
+        t.res_line.append(-1)
+        t.req_row.append(-1)
+        t.res_row.append(-1)
         if response is not None:
             self.response = response
         if req is not None:

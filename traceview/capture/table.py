@@ -18,7 +18,6 @@ raw bytes, and `extend` appends a worker's rows to the main table in one copy pe
 from __future__ import annotations
 
 from array import array
-from operator import attrgetter
 from typing import Any
 
 # A count outside 0 … LIMIT - 1 (negative, or absurd in a damaged capture) reads back as
@@ -151,7 +150,7 @@ class Side:
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
         self.rows = 0
-        self.cols: dict[str, Any] = {}
+        self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
         for name, _ in self.COUNTS:
             self.cols[name] = array("q")
         for name in self.POOLED:
@@ -162,48 +161,34 @@ class Side:
         self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
         self._bind()
 
-    def _bind(self) -> None:
+    # Columns a subclass appends beside the groups: (column, expression over the facts `f`).
+    OWN: tuple[tuple[str, str], ...] = ()
 
-        # For `add`: each group's values read in one call, and the columns' appends.
-        self._counts = attrgetter(*(n for n, _ in self.COUNTS))
-        self._count_appends = [(self.cols[n].append, nullable) for n, nullable in self.COUNTS]
-        self._pooled = attrgetter(*self.POOLED)
-        self._pooled_appends = [self.cols[n].append for n in self.POOLED]
-        self._texts = [(attrgetter(n), self.cols[n].append) for n in self.TEXTS]
-        self._flags = attrgetter(*self.FLAGS)
-        self._sparse = [(attrgetter(n), self.dicts[n], SET[how]) for n, _, how in self.SPARSE]
+    def _bind(self) -> None:
+        # `add` as straight-line code made once per class from the field lists (a loop over
+        # the fields, with a getter and a test per field, cost twice as much a row).
+        make = type(self).__dict__.get("_make_add")
+        if make is None:
+            make = _adder(type(self))
+            type(self)._make_add = make  # type: ignore[attr-defined]
+        cols = self.cols
+        self.add = make(  # type: ignore[method-assign]
+            self,
+            [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
+            [cols[n].append for n in self.TEXTS], self.flags.append,
+            [self.dicts[n] for n, _, _ in self.SPARSE], [cols[n].append for n, _ in self.OWN])
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_") and k != "add"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind()
 
     def add(self, facts: Any) -> int:
-        """Store a plain facts record as a new row; its row number."""
-        for (append, nullable), v in zip(self._count_appends, self._counts(facts),
-                                         strict=True):
-            append(v if v is not None and 0 <= v < LIMIT else UNKNOWN if nullable else 0)
-        known = self.pool.numbers.get
-        for append, v in zip(self._pooled_appends, self._pooled(facts), strict=True):
-            n = known(v)
-            append(n if n is not None else self.pool.number(v))
-        for get, append in self._texts:
-            append(get(facts))
-        bits = 0
-        for i, v in enumerate(self._flags(facts)):
-            if v:
-                bits |= 1 << i
-        self.flags.append(bits)
-        row = self.rows
-        for get, d, is_set in self._sparse:
-            v = get(facts)
-            if v is not None and is_set(v):
-                d[row] = v
-        self.rows += 1
-        return row
+        """Store a plain facts record as a new row; its row number (made by `_adder`)."""
+        raise NotImplementedError  # replaced per instance in _bind
 
     def extend(self, other: Side) -> int:
         """Append every row of `other` (a worker's chunk); the row number of its first."""
@@ -248,13 +233,11 @@ class RequestSide(Side):
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
     SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
-    def __init__(self, pool: Pool) -> None:
-        super().__init__(pool)
-        self.cols["first_user_sig"] = array("Q")
+    OWN = (("first_user_sig", "f.first_user_sig or 0"),)
 
-    def add(self, facts: Any) -> int:
-        self.cols["first_user_sig"].append(facts.first_user_sig or 0)
-        return super().add(facts)
+    def __init__(self, pool: Pool) -> None:
+        self.cols = {"first_user_sig": array("Q")}
+        super().__init__(pool)
 
     def extend(self, other: Side) -> int:
         self.cols["first_user_sig"].extend(other.cols["first_user_sig"])
@@ -277,14 +260,11 @@ class ResponseSide(Side):
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
 
-    def __init__(self, pool: Pool) -> None:
-        super().__init__(pool)
-        self.cols["raw_created_at"] = array("d")  # NaN: none found
+    OWN = (("raw_created_at", "_NAN if f.raw_created_at is None else f.raw_created_at"),)
 
-    def add(self, facts: Any) -> int:
-        c = facts.raw_created_at
-        self.cols["raw_created_at"].append(_NAN if c is None else c)
-        return super().add(facts)
+    def __init__(self, pool: Pool) -> None:
+        self.cols = {"raw_created_at": array("d")}  # NaN: none found
+        super().__init__(pool)
 
     def extend(self, other: Side) -> int:
         self.cols["raw_created_at"].extend(other.cols["raw_created_at"])
@@ -391,3 +371,51 @@ _REQ_STORE_VALUE = _bit(RequestSide, "raw_store_value")
 _RES_SCANNED = _bit(ResponseSide, "scanned")
 _RES_STORE_SET = _bit(ResponseSide, "raw_store_set")
 _RES_STORE_VALUE = _bit(ResponseSide, "raw_store_value")
+
+
+# How `add` judges a SPARSE value set, as code over `v` (see SET).
+_SET_CODE = {"count": "0 <= v < LIMIT", "count0": "0 < v < LIMIT", "value": "True",
+             "truthy": "v"}
+
+
+def _adder(side: type[Side]) -> Any:
+    """The source of `side`'s `add`, compiled: one line per field, in the groups' order."""
+    lines = ["def make(self, C, P, T, flag_append, D, O):",
+             "    pool = self.pool",
+             "    known = pool.numbers.get",
+             "    number = pool.number",
+             *(f"    c{i} = C[{i}]" for i in range(len(side.COUNTS))),
+             *(f"    p{i} = P[{i}]" for i in range(len(side.POOLED))),
+             *(f"    t{i} = T[{i}]" for i in range(len(side.TEXTS))),
+             *(f"    d{i} = D[{i}]" for i in range(len(side.SPARSE))),
+             *(f"    o{i} = O[{i}]" for i in range(len(side.OWN))),
+             "    def add(f):"]
+    body = lines.append
+    for i, (_, expr) in enumerate(side.OWN):
+        body(f"        o{i}({expr})")
+    for i, (name, nullable) in enumerate(side.COUNTS):
+        body(f"        v = f.{name}")
+        none = UNKNOWN if nullable else 0
+        body(f"        c{i}(v if v is not None and 0 <= v < LIMIT else {none})")
+    for i, name in enumerate(side.POOLED):
+        body(f"        v = f.{name}")
+        body("        n = known(v)")
+        body(f"        p{i}(n if n is not None else number(v))")
+    for i, name in enumerate(side.TEXTS):
+        body(f"        t{i}(f.{name})")
+    body("        bits = 0")
+    for i, name in enumerate(side.FLAGS):
+        body(f"        if f.{name}:")
+        body(f"            bits |= {1 << i}")
+    body("        flag_append(bits)")
+    body("        row = self.rows")
+    for i, (name, _, how) in enumerate(side.SPARSE):
+        body(f"        v = f.{name}")
+        body(f"        if v is not None and ({_SET_CODE[how]}):")
+        body(f"            d{i}[row] = v")
+    body("        self.rows = row + 1")
+    body("        return row")
+    body("    return add")
+    ns: dict[str, Any] = {"LIMIT": LIMIT, "_NAN": _NAN}
+    exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
+    return ns["make"]
