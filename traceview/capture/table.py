@@ -172,6 +172,13 @@ class Side:
             make = _adder(type(self))
             type(self)._make_add = make  # type: ignore[attr-defined]
         cols = self.cols
+        # Each column and dict also as an attribute (`_c_model`, `_d_extra`) and the pool's
+        # values as `_pv`: what the row views (capture/model.py) read, one lookup fewer a read.
+        for name, col in cols.items():
+            setattr(self, "_c_" + name, col)
+        for name, d in self.dicts.items():
+            setattr(self, "_d_" + name, d)
+        self._pv = self.pool.values
         self.add = make(  # type: ignore[method-assign]
             self,
             [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
