@@ -95,3 +95,23 @@ def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
              res=ResponseFacts(f"resp_{i:024d}", "response", "completed", model="gpt-5",
                                input_tokens=100 + i, output_tokens=20))
     assert table.nbytes() / len(table) < 400
+
+
+def test_text_starts_widen_past_4_gb(monkeypatch) -> None:
+    """Starts are 4 bytes while the buffer is small, and widen (same reads) when it grows
+    past what they hold: here the limit is lowered to 8 bytes to get there."""
+    from traceview.capture import table as table_mod
+    from traceview.capture.table import Texts
+
+    monkeypatch.setattr(table_mod, "_WIDE", 8)
+    texts, more = Texts(), Texts()
+    for t in ("resp_a", None, "resp_bb", "résumé"):
+        texts.append(t)
+    assert texts.starts.typecode == "q" and texts.starts.itemsize == 8
+    more.append("x")
+    more.append("yz")
+    texts.extend(more)
+    texts.set(1, "later")
+    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "resp_bb", "résumé", "x",
+                                                  "yz"]
+    assert Texts().starts.itemsize == 4

@@ -157,8 +157,9 @@ def _state(value: Any) -> str:
 
 
 def _count(value: Any, noun: str) -> str:
+    """"3 results captured": one shared copy of each (a hosted call on every turn keeps it)."""
     n = len(value) if isinstance(value, list) else 0
-    return f"{n} {noun}{'' if n == 1 else 's'} captured"
+    return intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
 
 
 def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:

@@ -75,17 +75,25 @@ class Pool:
         return [self.number(v) for v in other.values]
 
 
+_WIDE = 1 << 32  # a buffer this long needs 8-byte starts
+
+
 class Texts:
     """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
-    (length -1: None). Reading one decodes it again, which is cheap for short strings."""
+    (length -1: None). Reading one decodes it again, which is cheap for short strings.
+    Starts take 4 bytes while the buffer is under 4 GB (always, in practice), then 8."""
 
     __slots__ = ("buf", "starts", "lens", "last")
 
     def __init__(self) -> None:
         self.buf = bytearray()
-        self.starts = array("q")
+        self.starts = array("I")
         self.lens = array("i")
         self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
+
+    def _widen(self, end: int) -> None:
+        if end >= _WIDE and self.starts.typecode == "I":
+            self.starts = array("q", self.starts)
 
     def append(self, text: str | None) -> None:
         if text is None:
@@ -93,7 +101,10 @@ class Texts:
             self.lens.append(-1)
             return
         raw = text.encode("utf-8", "surrogatepass")
-        self.starts.append(len(self.buf))
+        start = len(self.buf)
+        if start >= _WIDE:
+            self._widen(start)
+        self.starts.append(start)
         self.lens.append(len(raw))
         self.buf += raw
 
@@ -120,6 +131,7 @@ class Texts:
             self.lens[row] = -1
             return
         raw = text.encode("utf-8", "surrogatepass")
+        self._widen(len(self.buf))
         self.starts[row] = len(self.buf)
         self.lens[row] = len(raw)
         self.buf += raw
@@ -127,7 +139,8 @@ class Texts:
     def extend(self, other: Texts) -> None:
         base = len(self.buf)
         self.buf += other.buf
-        self.starts.extend(array("q", [s + base for s in other.starts]))
+        self._widen(len(self.buf))
+        self.starts.extend(array(self.starts.typecode, [s + base for s in other.starts]))
         self.lens.extend(other.lens)
 
 
@@ -306,10 +319,10 @@ class TurnTable(Facts):
         self.line = array("q")  # the request's line when there is one, else the turn's own
         self.req_source = array("i")  # -1: no request record
         self.req_offset = array("q")
-        self.req_length = array("q")
+        self.req_length = array("i")  # a record is at most MAX_LINE_BYTES
         self.res_source = array("i")  # -1: no response record
         self.res_offset = array("q")
-        self.res_length = array("q")
+        self.res_length = array("i")
         self.res_line = array("q")
         self.req_row = array("i")
         self.res_row = array("i")
