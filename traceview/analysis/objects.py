@@ -338,15 +338,16 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
 
     for t in turns:
         turn = t.turn
-        req_ref, res_ref = turn.request, turn.response
         res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
         seen = turn.table.seen(turn.row) if hasattr(turn, "table") else None
         if seen is not None:  # found when the lines were read (capture/scan.py)
             req_raw = res_raw = None
-            req_ids, res_ids, when, raw_store = seen
+            req_ids, res_ids, when, raw_store, res_line = seen
         else:
+            req_ref, res_ref = turn.request, turn.response
+            res_line = res_ref.line if res_ref is not None else None
             head = None if res is not None and res.hosted_calls else HEAD_BYTES
             req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
             when = _created(res_raw)
@@ -365,13 +366,13 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 else _store(req_raw, res_raw))
             if rid in row_of or ("response", rid) in found:
                 r = obj("response", rid)
-                r.created_line = res_ref.line if res_ref is not None else line
+                r.created_line = res_line if res_line is not None else line
                 r.created_at = when
                 r.store = store
                 add_turn(r, index, False)
             else:
                 row_of[rid] = len(rows.index)
-                key = (res_ref.line if res_ref is not None else line, rid)
+                key = (res_line if res_line is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)

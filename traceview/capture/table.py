@@ -335,18 +335,21 @@ class TurnTable(Facts):
         return len(self.index)
 
     def seen(self, r: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...], float | None,
-                                     bool | None] | None:
+                                     bool | None, int | None] | None:
         """What the objects inventory reads in turn `r`'s record bytes, as found when its
         lines were read (capture/scan.py): (request ids, response ids, the response's
-        created_at, the first store flag of the request, else of the response). None when
+        created_at, the first store flag of the request, else of the response, the
+        response's line or None when it has none). None when
         a record of the turn was not scanned (a row made from a rebuilt stream, a later
         retrieve, a request body that is no object): the caller reads its bytes again."""
         req_ids: tuple[bytes, ...] = ()
         res_ids: tuple[bytes, ...] = ()
         created = None
         store = None
+        line = None
         values = self.pool.values
         if self.res_source[r] >= 0:
+            line = self.res_line[r]
             row = self.res_row[r]
             side = self.responses
             if row < 0:
@@ -370,7 +373,7 @@ class TurnTable(Facts):
             req_ids = values[side.cols["quoted_ids"][row]]
             if bits & _REQ_STORE_SET:
                 store = bool(bits & _REQ_STORE_VALUE)
-        return req_ids, res_ids, created, store
+        return req_ids, res_ids, created, store, line
 
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
