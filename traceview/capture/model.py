@@ -399,7 +399,8 @@ class Turn:
         self._r = len(t.index)
         t.index.append(index)
         t.source.append(source)
-        t.api.append(t.pool.number(api))
+        n = t.pool.numbers.get(api)
+        t.api.append(n if n is not None else t.pool.number(api))
         if request is not None:  # the request's columns written as they are made
             t.line.append(request.line)
             t.req_source.append(request.source)

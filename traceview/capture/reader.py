@@ -39,8 +39,10 @@ from traceview.capture.scan import (
     ids_in,
     store_in,
 )
-from traceview.capture.table import Facts, TurnTable
+from traceview.capture.table import Facts, ResponseSide, TurnTable
 
+_new_tuple = tuple.__new__
+_STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
@@ -101,7 +103,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        self._last_input: tuple[Turn, Any] | None = None
+        self._last_input: tuple[Turn, str, Any] | None = None  # (turn, api, record getter)
         self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
@@ -130,7 +132,7 @@ class CaptureBuilder:
         bodies back. In one process the parsed record rides in `pre` instead."""
         if pre is None:
             return
-        ref = RecordRef(source, offset, n, line)
+        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         kind = pre[0]
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
@@ -190,7 +192,7 @@ class CaptureBuilder:
                 rec.req = facts + self._req_base if type(facts) is int else facts
                 if origin is not None:
                     _imported(rec, origin)
-                self._last_input = (rec, _lazy_input(api, obj))
+                self._last_input = (rec, api, obj)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -293,16 +295,17 @@ class CaptureBuilder:
                          "unknown")
         if origin is not None:
             _imported(turn, origin)
-        res = turn.res  # one view, read a few times (the id only when it is needed)
-        extra = res.extra
+        # The row's columns read here, not through a view: one turn's answer reads three.
+        side, row = self.table.responses, self.table.res_row[turn.row]
+        extra = side._d_extra.get(row)
         unknown = extra.get("unknown_items") if extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
                          f"output item {i} has type {t!r}, which this version of traceview "
                          "does not know: shown as an unknown item, not counted as a hosted call")
-        status = res.status
-        if status in NON_TERMINAL and not res.stream_cut:
-            rid = res.response_id
+        status = side._pv[side._c_status[row]]
+        if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
+            rid = side._c_response_id.get(row)
             if rid:
                 # Background mode: a later GET /v1/responses/{id} will carry the outcome.
                 self._polling[rid] = turn
@@ -311,7 +314,8 @@ class CaptureBuilder:
         if status == "failed" and last is not None and last[0] is turn:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
-            self._failed = (turn, last[1])  # held: the next request may retry it
+            # Held: the next request may retry it.
+            self._failed = (turn, _lazy_input(last[1], last[2]))
             return
         self.finished.append(turn)
 
