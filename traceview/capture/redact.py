@@ -79,12 +79,24 @@ _QUERY = re.compile(r"[?&;](?:key|api[_-]?key|apikey|access[_-]?token|token|auth
                     r"signature|client[_-]?secret|password|secret|code)=")
 
 
+# The literals grouped under a shorter one each holds ("key", "token", "gh"): text without
+# it is spared the group's searches (the same answer: a text holding a literal holds its
+# gate). Most text holds no gate, so 16 searches instead of 33.
+_GATED = {gate: tuple(lit for lit in _LITERALS if gate in lit) for gate in ("key", "token", "gh")}
+_UNGATED = tuple(lit for lit in _LITERALS if not any(g in lit for g in _GATED))
+
+
 def _maybe_secret(text: str) -> bool:
     low = text.lower()
-    for lit in _LITERALS:
+    for lit in _UNGATED:
         if lit in low:
             return True
-    if ("key" in low or "token" in low) and _SPACED.search(low):
+    has_key, has_token = "key" in low, "token" in low
+    if (has_key and any(lit in low for lit in _GATED["key"])) or (
+            has_token and any(lit in low for lit in _GATED["token"])) or (
+            "gh" in low and any(lit in low for lit in _GATED["gh"])):
+        return True
+    if (has_key or has_token) and _SPACED.search(low):
         return True
     return "=" in low and _QUERY.search(low) is not None
 
