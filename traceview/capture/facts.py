@@ -25,7 +25,7 @@ from traceview.capture.items import (
     message_text,
     model_produced,
 )
-from traceview.capture.media import media_parts
+from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
 from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
@@ -49,6 +49,33 @@ _MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"
 
 def _may_carry_media(raw: bytes) -> bool:
     return any(h in raw for h in _MEDIA_HINTS)
+
+
+_MEDIA_TYPES = IMAGE_PARTS + OTHER_MEDIA
+
+
+def _media(new: list[Any], model: str | None, raw_items: bytes) -> list[dict[str, Any]]:
+    """The non-text parts of the new input (media.media_parts), skipped when cheap checks
+    prove there are none."""
+    if not new or _flat(new) or not _may_carry_media(raw_items):
+        return []
+    return media_parts(new, model)
+
+
+def _flat(items: list[Any]) -> bool:
+    """True when `media_parts(items)` is surely empty, read off the items in less time than
+    the hints take to search: no item is a media part or holds a list or dict under
+    `content` or `output` (the only places media_parts looks inside), as one typed message
+    a request of a hosted conversation sends."""
+    for item in items:
+        if type(item) is dict:
+            g = item.get
+            if g("type") in _MEDIA_TYPES or isinstance(g("content"), list | dict) or \
+                    isinstance(g("output"), list | dict):
+                return False
+        elif isinstance(item, list | dict):
+            return False
+    return True
 
 
 def _dumps_len(obj: Any) -> int:
@@ -216,7 +243,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                     cid = item.get(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
-        media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+        media = _media(new, model, raw_items)
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -295,7 +322,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                 and type(m.get("tool_call_id")) is str]
     if answered:
         extra["answered"] = tuple(answered)
-    media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+    media = _media(new, model, raw_items)
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
