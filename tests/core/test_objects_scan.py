@@ -56,6 +56,7 @@ def _tricky(tmp_path: Path) -> Path:
     late = response("resp_late", 10, 5, output=[message(pad)])
     del late["created_at"]
     late["z"] = {"created_at": 1767225600, "file": "file-late0001"}  # past 2048 bytes
+    late["store"] = True  # the response's echo: no store flag needed from the bytes
     hosted = response("resp_fs", 10, 5, created_at=1767225601.5, output=[
         file_search(results=[{"file_id": "file-abc123", "text": pad,
                               "attributes": {"vs": "vs_cited"}}]), message("ok")])
@@ -79,7 +80,7 @@ def _tricky(tmp_path: Path) -> Path:
         {"dir": "res", "status_code": 200,
          "body": response("resp_bg", 7, 8, created_at=1767225800, ids=["vs_late"])},
         req({"model": "m", "input": "e", "text": '"vs_quoted"'}),
-        res(response("resp_e", 1, 1, created_at=1767225900.25)),
+        res(response("resp_e", 1, 1, created_at=1767225900.25, metadata={"store": False})),
     ]
     p = write(tmp_path / "tricky.jsonl", records)
     data = p.read_bytes().split(b"\n")
@@ -91,7 +92,11 @@ def test_a_scanned_inventory_is_the_reread_one_on_tricky_records(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     a = analyze(str(_tricky(tmp_path)))
     scanned = [t.index for t in a.turns if t.turn.table.seen(t.turn.row) is not None]
-    assert scanned == [1, 2, 5]  # the stream and the retrieved background turn are read again
+    # Read again: the stream and the retrieved background turn (rows not made from their
+    # lines), and turn 5, whose store flag is in neither side's facts nor its request's
+    # bytes (the response's bytes are not searched for one). Turn 2's is in its request's
+    # bytes, nested in metadata: that is what the inventory reads, as before.
+    assert scanned == [1, 2]
     got = _listing(a, a.capture.read_raw)
     assert got == _reread(monkeypatch, a)
     doc = orjson.loads(got)
@@ -102,6 +107,8 @@ def test_a_scanned_inventory_is_the_reread_one_on_tricky_records(
     assert ("vector_store", "vs_quoted") not in ids  # escaped quotes: not a JSON string
     created = {o["id"]: o["created_at"] for o in doc["objects"] if o["kind"] == "response"}
     assert created["resp_late"] is None and created["resp_fs"] == "2026-01-01T00:00:01Z"
+    stored = {o["id"]: o["store"] for o in doc["objects"] if o["kind"] == "response"}
+    assert (stored["resp_late"], stored["resp_fs"], stored["resp_e"]) == (True, False, False)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -437,9 +437,12 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
         f.store_set = True
         f.store_value = store
     tier = g("service_tier")
-    f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() else _masked(tier)
+    if tier is not None:  # None leaves the default
+        f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() \
+            else _masked(tier)
     fp = g("system_fingerprint")
-    f.fingerprint = _masked(fp) if type(fp) is str and fp else None
+    if type(fp) is str and fp:
+        f.fingerprint = _masked(fp)
     stu = usage.get("server_tool_use") if type(usage) is dict else None
     if type(stu) is dict:
         ws, fs = stu.get("web_search_requests"), stu.get("file_search_requests")
@@ -649,7 +652,11 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
-    started = _started_at(body, g("ts"), elapsed)
+    created = body.get("created_at") if type(body) is dict else None
+    if (type(created) is float or type(created) is int) and created > 0:
+        started: int | None = int(created)  # _started_at's first answer, without the call
+    else:
+        started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started
     if cut:

@@ -157,7 +157,7 @@ class ResponseFacts:
                  "stream_events", "stream_cut", "web_search_requests", "input_transformations",
                  "file_search_requests", "started_at", "store_set", "store_value", "refusal",
                  "service_tier", "fingerprint", "error_code", "extra", "scanned", "quoted_ids",
-                 "raw_store_set", "raw_store_value", "raw_created_at")
+                 "raw_created_at")
 
     def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
                  status: str = "unknown", http_status: int | None = None,
@@ -207,8 +207,9 @@ class ResponseFacts:
         # headers, compaction item keys): a dict on the responses that have any.
         self.extra: dict[str, Any] | None = None
         # As RequestFacts, over the record's first scan.HEAD_BYTES (all of it with hosted
-        # calls), with its first `"created_at": <number>` too.
-        self.scanned = self.raw_store_set = self.raw_store_value = False
+        # calls), with its first `"created_at": <number>`; not its store flag (the rare turn
+        # whose facts hold none on either side is read again: TurnTable.seen).
+        self.scanned = False
         self.quoted_ids: tuple[bytes, ...] = ()
         self.raw_created_at: float | None = None
 

@@ -531,10 +531,6 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
         facts.scanned = True
         facts.quoted_ids = ids_in(raw, n)
         facts.raw_created_at = created_in(raw, n)
-        store = store_in(raw, n) if not facts.store_set else NO_STORE
-        if store:
-            facts.raw_store_set = True
-            facts.raw_store_value = store == STORE_TRUE
     return ("res", link, api, events, facts, obj.get("origin"),
             _absurd_counts(obj.get("body")), obj if keep else None)
 

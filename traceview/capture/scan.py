@@ -8,8 +8,10 @@ the bytes: the same patterns run here over the same bytes — the whole request 
 the response record's first HEAD_BYTES (all of it when it holds hosted calls, whose
 citations and container files may sit anywhere) — so the listing is the same whichever
 way the ids were found (a pattern searched up to `end` finds what it finds in raw[:end]).
-The `store` flag in the bytes is read only when the facts of neither side hold one, so a
-record whose own facts hold one is not searched for it.
+The `store` flag is searched for in a request's bytes only when its facts hold none, and
+never in a response's: the inventory needs it only when the facts of neither side hold one,
+which real responses (they echo `store`) almost never leave it to, so such a turn is
+read again instead (TurnTable.seen).
 """
 
 from __future__ import annotations

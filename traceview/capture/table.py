@@ -272,7 +272,7 @@ class ResponseSide(Side):
               "fingerprint", "quoted_ids")
     TEXTS = ("response_id",)
     FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal",
-             "scanned", "raw_store_set", "raw_store_value")
+             "scanned")
     SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
               ("input_transformations", 0, "count0"), ("http_status", None, "count"),
               ("stream_events", None, "count"), ("web_search_requests", None, "count"),
@@ -338,15 +338,18 @@ class TurnTable(Facts):
                                      bool | None, int | None] | None:
         """What the objects inventory reads in turn `r`'s record bytes, as found when its
         lines were read (capture/scan.py): (request ids, response ids, the response's
-        created_at, the first store flag of the request, else of the response, the
-        response's line or None when it has none). None when
-        a record of the turn was not scanned (a row made from a rebuilt stream, a later
-        retrieve, a request body that is no object): the caller reads its bytes again."""
+        created_at, the request's store flag in its bytes, the response's line or None
+        when it has none). None when a record of the turn was not scanned (a row made from a
+        rebuilt stream, a later retrieve, a request body that is no object), or when the
+        inventory would look for a store flag in the response's bytes (a stored response
+        whose facts hold no store flag on either side, nor its request's bytes): the caller
+        reads its bytes again."""
         req_ids: tuple[bytes, ...] = ()
         res_ids: tuple[bytes, ...] = ()
         created = None
         store = None
         line = None
+        facts_store = 0
         values = self.pool.values
         if self.res_source[r] >= 0:
             line = self.res_line[r]
@@ -360,8 +363,7 @@ class TurnTable(Facts):
             res_ids = values[side.cols["quoted_ids"][row]]
             c = side.cols["raw_created_at"][row]
             created = None if c != c else c
-            if bits & _RES_STORE_SET:
-                store = bool(bits & _RES_STORE_VALUE)
+            facts_store = bits & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
             row = self.req_row[r]
             side = self.requests
@@ -373,6 +375,11 @@ class TurnTable(Facts):
             req_ids = values[side.cols["quoted_ids"][row]]
             if bits & _REQ_STORE_SET:
                 store = bool(bits & _REQ_STORE_VALUE)
+            facts_store |= bits & _REQ_FACTS_STORE
+        if store is None and not facts_store and line is not None and \
+                values[self.api[r]] == "responses" and \
+                self.responses._c_response_id.lens[self.res_row[r]] > 0:
+            return None
         return req_ids, res_ids, created, store, line
 
     def nbytes(self) -> int:
@@ -392,8 +399,8 @@ _REQ_SCANNED = _bit(RequestSide, "scanned")
 _REQ_STORE_SET = _bit(RequestSide, "raw_store_set")
 _REQ_STORE_VALUE = _bit(RequestSide, "raw_store_value")
 _RES_SCANNED = _bit(ResponseSide, "scanned")
-_RES_STORE_SET = _bit(ResponseSide, "raw_store_set")
-_RES_STORE_VALUE = _bit(ResponseSide, "raw_store_value")
+_REQ_FACTS_STORE = _bit(RequestSide, "store_set")
+_RES_FACTS_STORE = _bit(ResponseSide, "store_set")
 
 
 # How `add` judges a SPARSE value set, as code over `v` (see SET).
