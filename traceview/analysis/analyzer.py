@@ -11,6 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.columns import (
+    Q_COMPACTION_INPUT,
+    Q_COMPACTION_TRIGGER,
+    Q_INSTRUCTIONS,
+    Q_STORE_SET,
+    Q_STORE_VALUE,
+    S_COMPACTION_OUTPUT,
+    S_REFUSAL,
+    S_STORE_SET,
+    S_STORE_VALUE,
+    S_STREAM_CUT,
+    Columns,
+)
 from traceview.analysis.conversations import ConversationGrouper
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
@@ -37,6 +50,7 @@ _MARKER_LISTS: dict[tuple[str, ...], list[str]] = {}
 TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "cancelled"}
 # Hosted items after which the model samples again inside the same response (a pass).
 _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}
+
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
 
@@ -84,45 +98,79 @@ class Analyzer:
         self.grouper = ConversationGrouper()
         self.states: dict[str, _ConvState] = {}
         self.reports: list[TurnReport] = []
-        self.columns = TurnColumns()  # the reports' own counts, by the turns' table rows
+        # The reports' own counts and rare values, by the turns' table rows.
+        self.columns = TurnColumns(self.pricing)
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
+        self._cols: Columns | None = None  # the columns of the last turn's table
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn, in one pass.
 
         Written as one flat method on purpose: it runs once per turn of captures with a
         hundred thousand turns, and each helper call costs as much as the rule it holds.
+        Facts are read from the turn table's columns at the turn's rows (analysis/columns.py), not
+        through the row views; the rare paths (compaction keys, counters) use the views.
         """
-        key = self.grouper.assign(turn)
+        c = self._cols
+        if c is None or c.table is not turn._t:
+            c = self._cols = Columns(turn._t)
+        r = turn._r
+        qi, si = c.req_row[r], c.res_row[r]
+        values = c.values
+        has_req, has_res = qi >= 0, si >= 0
+        rx = c.q_extra.get(qi) if has_req else None
+        xr = c.s_extra.get(si) if has_res else None
+        cid = (values[c.q_conv[qi]] if has_req else None) or (
+            values[c.s_conv[si]] if has_res else None)
+        grouper = self.grouper
+        if cid and not (rx and "compaction_keys" in rx) and not (
+                xr and "compaction_keys" in xr):
+            key = grouper.handle(cid)  # the common case: one dict lookup
+        else:
+            key = grouper.assign(turn)
         st = self.states.get(key)
         if st is None:
             st = _ConvState(ConversationReport(key, None, "stateless", source_name))
             self.states[key] = st
         conv = st.report
-        conv.kind = self.grouper.kinds[key]
-        conv.id = self.grouper.ids[key]
-        req, res, o = turn.req, turn.res, self.options
+        conv.kind = grouper.kinds[key]
+        conv.id = grouper.ids[key]
+        o = self.options
         prev = st.last_input
+        index = c.index[r]
+        attempts = c.attempts.get(r) if c.attempts else None
 
         # ---- the numbers ----
         owned = expected = cumulative = req_bytes = None
         ctx: dict[str, Any] = {}
-        rx = req.extra if req is not None else None
-        if req is not None:
-            req_bytes = req.request_bytes
-            if req_bytes is not None:
-                chained = req.conversation_id is not None or req.previous_response_id is not None
+        if has_req:
+            qflags = c.q_flags[qi]
+            req_bytes = c.q_bytes[qi]
+            if req_bytes < 0:
+                req_bytes = None
+            else:
+                chained = c.q_conv[qi] != 0 or c.q_prev[qi] >= 0  # either one not None
                 owned = req_bytes + (st.history_bytes if chained else 0)
             media = rx.get("media") if rx else None
             if prev is not None and media and any(m["tokens"] is None for m in media):
                 ctx["expected_unknown"] = EXPECTED_UNKNOWN_MEDIA
             elif prev is not None:
-                expected = prev + st.last_visible + req.new_input_tokens
-        if res is not None:
-            inp, status, calls = res.input_tokens, res.status, res.hosted_calls
-            cached, out = res.cached_tokens, res.output_tokens
+                expected = prev + st.last_visible + c.q_new[qi]
+            tools_offered = values[c.q_tools[qi]]
         else:
+            qflags = 0
+            tools_offered = ()
+        if has_res:
+            sflags = c.s_flags[si]
+            inp, cached, out = c.s_in[si], c.s_cached[si], c.s_out[si]
+            inp = None if inp < 0 else inp
+            cached = None if cached < 0 else cached
+            out = None if out < 0 else out
+            status = values[c.s_status[si]]
+            calls = c.s_hosted.get(si, ())
+        else:
+            sflags = 0
             inp, status, calls, cached, out = None, "unknown", (), None, None
         if inp is not None:
             cumulative = st.cumulative + inp
@@ -131,7 +179,7 @@ class Analyzer:
         rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing,
                          self.columns)
         # A hosted loop bills the context once per model pass (TurnReport.model_passes).
-        passes = model_passes(res.output_types) if calls else 1
+        passes = model_passes(values[c.s_types[si]]) if calls else 1
 
         # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
@@ -142,16 +190,15 @@ class Analyzer:
             rep.attribution = self._attribute(st)
         # Compaction counts where it happened: a request that only resends a compaction
         # item seen earlier in the capture is not a new compaction.
-        resent = (self._resent_compaction(turn)
-                  if rx or (res is not None and res.extra) else None)
+        resent = self._resent_compaction(index, rx, xr) if rx or xr else None
         if resent is not None:
             ctx["compaction_resent"] = resent
-        explicit = turn.api == "compact" or bool(
-            (res is not None and (res.compaction_output
-                                  or (res.cache_miss_reason == "context_compacted"
-                                      and not st.last_compacted)))
-            or (req is not None and (req.compaction_trigger
-                                     or (req.compaction_input and resent is None))))
+        explicit = values[c.api[r]] == "compact" or bool(
+            (has_res and (sflags & S_COMPACTION_OUTPUT
+                          or (not st.last_compacted
+                              and c.s_miss.get(si) == "context_compacted")))
+            or (has_req and (qflags & Q_COMPACTION_TRIGGER
+                             or (qflags & Q_COMPACTION_INPUT and resent is None))))
         if explicit:
             m.append("compaction")
         elif (not st.last_compacted and prev is not None and inp is not None
@@ -160,26 +207,25 @@ class Analyzer:
                 ctx["after_passes"] = {"turn": st.last_index, "passes": st.last_passes}
             elif resent is None:
                 m.append("compaction_likely")
-        if calls and any(c.evidence == "missing" for c in calls):
+        if calls and any(h.evidence == "missing" for h in calls):
             m.append("evidence_missing")
         if status in TERMINAL_FAIL:
             m.append(TERMINAL_FAIL[status])
-        if res is None:
+        if not has_res:
             m.append("request_only")
-        elif res.stream_cut:
+        elif sflags & S_STREAM_CUT:
             m.append("stream_cut")
-        xr = res.extra if res is not None else None
-        if req is None:
+        if not has_req:
             m.append("response_only")
-        elif (res is not None and status == "completed" and req.tools_offered
+        elif (has_res and status == "completed" and tools_offered
               and not (xr and "unknown_items" in xr)):
-            used = {c.type for c in calls}
-            for tool in req.tools_offered:
+            used = {h.type for h in calls}
+            for tool in tools_offered:
                 hosted = HOSTED_TOOL_CALLS.get(tool)
                 if hosted and not used.intersection(hosted):
                     m.append("tool_offered_unused")
                     break
-        if turn.attempts:
+        if attempts:
             m.append("retried")
         actions: tuple[tuple[str, str | None, str | None, str | None], ...] = ()
         if xr:
@@ -191,30 +237,32 @@ class Analyzer:
             if any(a[0] == "computer_call" for a in actions):
                 m.append("computer_action")
             offered = rx.get("functions") if rx else None
-            if offered is not None or (req is not None and not req.tools_offered):
+            if offered is not None or (has_req and not tools_offered):
                 names = set(offered or ())
                 stray = sorted({a[2] for a in actions if a[0] == "function_call"
                                 and a[2] is not None and a[2] not in names})
                 if stray:
                     m.append("unoffered_function")
                     ctx["unoffered"] = stray
-        if res is not None and res.refusal:
+        if sflags & S_REFUSAL:
             m.append("refusal")
-        counters = (self._counters(res, calls) if res is not None and (
-            res.web_search_requests is not None or res.file_search_requests is not None)
-            else None)
+        counters = (self._counters(turn.res, calls) if has_res and (
+            si in c.s_web or si in c.s_file) else None)
         if counters:
             ctx["counters"] = counters
-            if any(c["provider"] != c["items"] for c in counters):
+            if any(x["provider"] != x["items"] for x in counters):
                 m.append("counter_mismatch")
-        store = req.store if req is not None else None
-        if store is None and res is not None:
-            store = res.store
-        if store is False and req is not None and (req.previous_response_id
-                                                   or req.conversation_id):
+        # `store`: the request's, else the response's echo of it (None when neither says).
+        if qflags & Q_STORE_SET:
+            store = bool(qflags & Q_STORE_VALUE)
+        elif sflags & S_STORE_SET:
+            store = bool(sflags & S_STORE_VALUE)
+        else:
+            store = None
+        if store is False and has_req and (c.q_prev[qi] > 0 or values[c.q_conv[qi]]):
             m.append("unstored_chain")
-        if res is not None:
-            fp, tier = res.fingerprint, res.service_tier
+        if has_res:
+            fp, tier = values[c.s_fp[si]], values[c.s_tier[si]]
             if (fp is not None and fp != st.fingerprint) or (
                     tier is not None and tier != st.service_tier):
                 changed = [{"field": label, "from": before, "to": now}
@@ -227,11 +275,11 @@ class Analyzer:
                     ctx["changed"] = changed
                 st.fingerprint = fp if fp is not None else st.fingerprint
                 st.service_tier = tier if tier is not None else st.service_tier
-        if req is not None:
+        if has_req:
+            instructions = bool(qflags & Q_INSTRUCTIONS)
             if st.first_instructions is None:
-                st.first_instructions = req.instructions
-            elif (st.first_instructions and req.previous_response_id
-                  and not req.instructions):
+                st.first_instructions = instructions
+            elif st.first_instructions and c.q_prev[qi] > 0 and not instructions:
                 m.append("instructions_dropped")
         rep.markers = _MARKER_LISTS.setdefault(tuple(m), m) if m else NO_MARKERS
         if st.open_actions:
@@ -240,9 +288,10 @@ class Analyzer:
             rep.context = ctx
 
         # ---- the cost ----
-        model = (res.model if res is not None else None) or (req.model if req else None)
+        model = (values[c.s_model[si]] if has_res else None) or (
+            values[c.q_model[qi]] if has_req else None)
         cost = self.pricing.cost(model, inp, cached, out, calls,
-                                 counters_for(res) if counters else None)
+                                 counters_for(turn.res) if counters else None)
         tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
 
         # ---- carry state to the next turn, and into the totals ----
@@ -250,9 +299,10 @@ class Analyzer:
         tot.turns += 1
         tot.owned_state_bytes += owned or 0
         tot.hosted_fees_usd += hosted_usd
-        conv.turns.append(turn.index)
-        if res is not None:
-            reasoning = res.reasoning_tokens
+        conv.turn_indices.append(index)
+        if has_res:
+            reasoning = c.s_reasoning[si]
+            reasoning = None if reasoning < 0 else reasoning
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
                 conv.usage_turns += 1
@@ -267,21 +317,26 @@ class Analyzer:
                     st.last_visible = out - (reasoning or 0)
                     st.last_compacted = explicit
                     st.last_passes = passes
-                    st.last_index = turn.index
+                    st.last_index = index
             tot.cached_tokens += cached or 0
             tot.output_tokens += out or 0
             tot.reasoning_tokens += reasoning or 0
-            st.history_bytes += res.output_bytes
-            elapsed = rep.caller_elapsed_ms if turn.attempts else res.elapsed_ms
+            st.history_bytes += c.s_out_bytes[si]
+            if attempts:
+                elapsed = rep.caller_elapsed_ms
+            else:
+                elapsed = c.s_elapsed[si]
+                elapsed = None if elapsed < 0 else elapsed
             if elapsed is not None:
                 tot.latency.append(elapsed)
                 (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
             if calls:
                 conv.hosted_calls += len(calls)
                 tot.hosted_calls += len(calls)
-                st.pending_hosted.append((turn.index, calls, req.include if req else ()))
-        if req is not None:
-            st.history_bytes += req.input_bytes
+                st.pending_hosted.append((index, calls,
+                                          values[c.q_include[qi]] if has_req else ()))
+        if has_req:
+            st.history_bytes += c.q_input_bytes[qi]
             if req_bytes is not None:
                 tot.request_bytes += req_bytes
         if tokens_usd is None:
@@ -292,8 +347,8 @@ class Analyzer:
             tot.priced = True
             tot.cost_turns += 1
             tot.cost_usd += tokens_usd + hosted_usd
-        if turn.attempts:
-            tot.attempts += len(turn.attempts)
+        if attempts:
+            tot.attempts += len(attempts)
         cm, tm = conv.markers, tot.markers
         for mk in rep.markers:
             cm[mk] = cm.get(mk, 0) + 1
@@ -303,16 +358,16 @@ class Analyzer:
         self.reports.append(rep)
         return rep
 
-    def _resent_compaction(self, turn: Turn) -> int | None:
+    def _resent_compaction(self, index: int, rx: dict[str, Any] | None,
+                           xr: dict[str, Any] | None) -> int | None:
         """The turn that first produced or sent the compaction item this request carries,
         when it was seen before in the capture (a resend, not a new compaction)."""
         seen = self._compactions
-        req, res = turn.req, turn.res
-        keys = req.extra.get("compaction_keys", ()) if req is not None and req.extra else ()
+        keys = rx.get("compaction_keys", ()) if rx else ()
         found = next((seen[k] for k in keys if k in seen), None)
-        out = res.extra.get("compaction_keys", ()) if res is not None and res.extra else ()
+        out = xr.get("compaction_keys", ()) if xr else ()
         for k in (*keys, *out):
-            seen.setdefault(k, turn.index)
+            seen.setdefault(k, index)
         return found
 
     def _answer_actions(self, st: _ConvState, rx: dict[str, Any] | None) -> None:
@@ -365,4 +420,4 @@ class Analyzer:
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]
-        return sorted(convs, key=lambda c: c.turns[0] if c.turns else 0)
+        return sorted(convs, key=lambda c: c.turn_indices[0] if c.turn_indices else 0)

@@ -8,6 +8,7 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from traceview.analysis.by_index import finder
@@ -55,12 +56,11 @@ def _attach(analysis: Analysis) -> None:
     # copy is given: `traceview fidelity --live / --items`).
     fidelity = assess(analysis, objects=objects, label="capture only")
 
+    # Each turn's carried context is looked up in the ledger when read (TurnReport.carried):
+    # no account held per turn.
+    for columns in {id(c): c for c in map(_columns, analysis.turns)}.values():
+        columns.ledger = ledger
     turn = finder(analysis.turns)
-    for conv_ledger in ledger.conversations.values():
-        for carry in conv_ledger.carries():
-            t = turn(carry.turn)
-            if t is not None:
-                t.carried = carry
     for conv in analysis.conversations:
         conv.carried = ledger.conversations.get(conv.key)
     for index, note in objects.turn_notes.items():
@@ -70,6 +70,9 @@ def _attach(analysis: Analysis) -> None:
     analysis.ledger = ledger
     analysis.objects = objects
     analysis.fidelity = fidelity
+
+
+_columns = attrgetter("columns")
 
 
 class _Configs:

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import statistics
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Protocol
 
+from traceview.analysis.columns import Columns
 from traceview.analysis.pricing import Pricing
 
 APPORTIONED = ("carried tokens are priced at each turn's own cached/fresh split (cached share "
@@ -347,6 +350,15 @@ class Ledger:
         """Turn index -> its account (made when asked: the ledger keeps no per-turn map)."""
         return {c.turn: c for conv in self.conversations.values() for c in conv.carries()}
 
+    def carry(self, key: str, index: int) -> TurnCarry | None:
+        """The account of turn `index` of conversation `key` (None: it carries nothing)."""
+        conv = self.conversations.get(key)
+        if conv is None:
+            return None
+        turns = conv._turns
+        k = bisect_left(turns, index)
+        return TurnCarry(conv, k) if k < len(turns) and turns[k] == index else None
+
     def turn(self, index: int) -> dict[str, Any]:
         carry = self.turns.get(index)
         return carry.to_dict() if carry is not None else EMPTY_CARRY
@@ -378,9 +390,14 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     for t in turns:
         by_conv.setdefault(t.conversation_key, []).append(t)
     ledger = Ledger()
+    read = _Reader()
     for key, conv_turns in by_conv.items():
-        conv_turns.sort(key=_index)
-        conv = _conversation(key, conv_turns, pricing, config_of, project)
+        facts = read(conv_turns)
+        idx = facts[0]
+        if any(a > b for a, b in pairwise(idx)):  # not in index order
+            conv_turns.sort(key=_index)
+            facts = read(conv_turns)
+        conv = _conversation(key, conv_turns, facts, pricing, config_of, project)
         conv.bill_usd = (bills or {}).get(key)
         ledger.conversations[key] = conv
     return ledger
@@ -388,6 +405,57 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
 
 def _index(t: LedgerTurn) -> int:
     return t.index
+
+
+_Facts = tuple[list[int], list[int | None], list[int | None], list[str | None],
+               list[Sequence[Any]]]
+
+
+class _Reader:
+    """What the ledger reads of each turn of a conversation: index, billed and cached
+    input, model, and hosted calls as the facts hold them (objects, not the report's dicts).
+
+    Analysed turns (TurnReport) are read from their turn table's columns at their rows
+    (analysis/columns.py: one index each, not a property chain through the row views);
+    any other LedgerTurn through its properties."""
+
+    def __init__(self) -> None:
+        self._cols: Columns | None = None
+
+    def __call__(self, turns: Sequence[LedgerTurn]) -> _Facts:
+        first = getattr(turns[0], "turn", None) if turns else None
+        table = getattr(first, "table", None)
+        if table is None or any(t.turn.table is not table for t in turns):  # type: ignore[attr-defined]
+            return ([t.index for t in turns], [t.input_tokens for t in turns],
+                    [t.cached_tokens for t in turns], [t.model for t in turns],
+                    [_calls(t) for t in turns])
+        c = self._cols
+        if c is None or c.table is not table:
+            c = self._cols = Columns(table)
+        values, index, req_row, res_row = c.values, c.index, c.req_row, c.res_row
+        s_in, s_cached, s_model, q_model = c.s_in, c.s_cached, c.s_model, c.q_model
+        hosted = c.s_hosted
+        idx, inputs, cached, models, calls = [], [], [], [], []
+        for t in turns:
+            r = t.turn.row  # type: ignore[attr-defined]
+            idx.append(index[r])
+            si = res_row[r]
+            if si >= 0:
+                n, k = s_in[si], s_cached[si]
+                inputs.append(None if n < 0 else n)
+                cached.append(None if k < 0 else k)
+                model = values[s_model[si]]
+                calls.append(hosted.get(si, ()))
+            else:
+                inputs.append(None)
+                cached.append(None)
+                model = None
+                calls.append(())
+            if not model:
+                qi = req_row[r]
+                model = values[q_model[qi]] if qi >= 0 else None
+            models.append(model)
+        return idx, inputs, cached, models, calls
 
 
 def _calls(t: Any) -> Sequence[Any]:
@@ -409,29 +477,35 @@ class _Call:
         self.evidence, self.include = d.get("evidence"), d.get("include")
 
 
-def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None,
+def _conversation(key: str, turns: Sequence[LedgerTurn], facts: _Facts,
+                  pricing: Pricing | None,
                   config_of: Callable[[int], ToolConfig | None] | None,
                   project: int) -> ConversationLedger:
     conv = ConversationLedger(key)
     # One read of each turn for what every conversation needs (its growth) and the test
     # for the rest: only conversations with a deposit or a hosted call carry anything.
+    idx, inputs, cached, models, calls = facts
     markers = [t.markers for t in turns]
-    inputs = [t.input_tokens for t in turns]
-    conv._growth = _growth_parts(inputs, markers, [t.owned_state_bytes for t in turns],
-                                 project)
-    calls = [_calls(t) for t in turns]
+    last_owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
+                      None)
+    conv._growth = _growth_parts(inputs, markers, last_owned, project)
     if not any(c or (m and "deposit" in m) for c, m in zip(calls, markers, strict=True)):
         return conv
     configs: dict[int, ToolConfig | None] = {}
 
-    def config(t: LedgerTurn) -> ToolConfig | None:
-        if t.index not in configs:
-            c = config_of(t.index) if config_of else None
-            if c is None and t.tools_offered:
-                c = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
-                                         for x in t.tools_offered))
-            configs[t.index] = c
-        return configs[t.index]
+    def config(t: LedgerTurn, index: int | None = None) -> ToolConfig | None:
+        if index is None:
+            index = t.index
+        try:
+            return configs[index]
+        except KeyError:
+            pass
+        c = config_of(index) if config_of else None
+        if c is None and t.tools_offered:
+            c = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
+                                     for x in t.tools_offered))
+        configs[index] = c
+        return c
 
     absorbed: set[str] = set()  # hosted calls a deposit already accounts for
     for t, m in zip(turns, markers, strict=True):
@@ -449,11 +523,12 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None
     by_index: dict[int, LedgerTurn] | None = None
     for n, t in enumerate(turns):
         m = markers[n]
+        index = idx[n]
         deposit = bool(m) and "deposit" in m
         marker_end = next((e for e in ENDS if e in m), None) if m else None
         if marker_end and active:
             for s in active:
-                s._ended = (t.index, marker_end)
+                s._ended = (index, marker_end)
                 s._stop = len(charged)
             active = []
         if marker_end:
@@ -462,7 +537,7 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None
             unexplained = t.unexplained_tokens
             if unexplained and unexplained > 0:
                 if by_index is None:
-                    by_index = {x.index: x for x in turns}
+                    by_index = dict(zip(idx, turns, strict=True))
                 made.append(_deposit_source(key, t, by_index, config))
                 active.append(made[-1])
                 made[-1]._start = len(charged)
@@ -475,12 +550,12 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], pricing: Pricing | None
                 made[-1]._start = len(charged)
             pending = []
         if inp is not None and active:
-            rate = _rate(pricing, t, inp)
-            charged.append(t.index)
+            rate = _rate(pricing, models[n], cached[n], inp)
+            charged.append(index)
             rates.append(0.0 if rate is None else rate)
             priced.append(rate is not None)
             if any(s.config is not None for s in active):
-                here = config(t)
+                here = config(t, index)
                 notes = [{"source": s.id, "reason": why} for s in active
                          if (why := _outlived(s, here))]
                 if notes:
@@ -583,15 +658,16 @@ def _outlived(s: Source, here: ToolConfig | None) -> str | None:
     return None
 
 
-def _rate(pricing: Pricing | None, t: LedgerTurn, input_tokens: int) -> float | None:
-    """The per-token price of this turn's input at its own cached/fresh split
+def _rate(pricing: Pricing | None, model: str | None, cached: int | None,
+          input_tokens: int) -> float | None:
+    """The per-token price of a turn's input at its own cached/fresh split
     (apportioned); a charge of n tokens costs n × this."""
     if pricing is None or not input_tokens:
         return None
-    prices = pricing.model_prices(t.model)
+    prices = pricing.model_prices(model)
     if prices is None or "input" not in prices:
         return None
-    cached_share = min(max((t.cached_tokens or 0) / input_tokens, 0.0), 1.0)
+    cached_share = min(max((cached or 0) / input_tokens, 0.0), 1.0)
     cached_price = prices.get("cached_input", prices["input"])
     return (cached_share * cached_price + (1 - cached_share) * prices["input"]) / 1e6
 
@@ -604,19 +680,19 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
     turn (each turn carries its own: `cumulative_input_tokens`, `owned_state_bytes`), and a
     labelled projection of the next `project` turns' input from a line fitted since the
     last compaction."""
+    last_owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
+                      None)
     return _growth_dict(*_growth_parts([t.input_tokens for t in turns],
-                                       [t.markers for t in turns],
-                                       [t.owned_state_bytes for t in turns], project))
+                                       [t.markers for t in turns], last_owned, project))
 
 
 def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]],
-                  owned: Sequence[int | None], project: int) -> tuple[Any, ...]:
+                  last_owned: int | None, project: int) -> tuple[Any, ...]:
     """What the growth dict is made from: (cumulative input, last owned-state bytes, the
     fitted line or None, `project`); the dict itself is made when written."""
     cumulative = 0
     fit_x: list[int] = []
     fit_y: list[int] = []
-    last_owned = None
     for n, inp in enumerate(inputs, 1):
         m = markers[n - 1]
         if m and any(e in m for e in ENDS):
@@ -625,9 +701,6 @@ def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]]
             cumulative += inp
             fit_x.append(n)
             fit_y.append(inp)
-        o = owned[n - 1]
-        if o is not None:
-            last_owned = o
     fit = None
     if len(fit_x) >= 2:
         slope, intercept = statistics.linear_regression(fit_x, fit_y)

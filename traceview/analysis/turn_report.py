@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.explain import explain, findings, findings_of
-from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
+from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, Ledger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
@@ -48,17 +48,30 @@ _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 class TurnColumns:
     """The analysis's own per-turn counts, one array per count indexed by the turn table's
-    row (UNKNOWN: None), like the facts' columns (capture/table.py). One per Analyzer: two
-    analyses of one capture (other options) keep their own numbers. Rows are one table's:
-    a turn of another table (one built alone) gets columns of its own."""
+    row (UNKNOWN: None), like the facts' columns (capture/table.py), and what only some
+    turns have, in dicts by row. One per Analyzer: two analyses of one capture (other
+    options) keep their own numbers. Rows are one table's: a turn of another table (one
+    built alone) gets columns of its own."""
 
-    __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table")
+    __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table",
+                 "pricing", "attribution", "context", "provider_copy", "carried", "ledger")
 
-    def __init__(self) -> None:
+    def __init__(self, pricing: Pricing | None = None) -> None:
         self.table: object | None = None  # rows are this table's (set by the first turn)
         self.owned_state_bytes = array("q")
         self.expected_input = array("q")
         self.cumulative_input_tokens = array("q")
+        # Cost is priced again when read (a dict lookup and three products) rather than
+        # held: two floats and a reason per turn are 5 % of a large capture's summary.
+        self.pricing = pricing
+        # By row, where set (TurnReport's properties of the same names).
+        self.attribution: dict[int, dict[str, Any]] = {}
+        self.context: dict[int, dict[str, Any]] = {}
+        self.provider_copy: dict[int, dict[str, Any]] = {}
+        self.carried: dict[int, TurnCarry] = {}
+        # Set by the hosted-state pass: a turn's carried context is looked up in it when
+        # read (analysis/ledger.py Ledger.carry), not held per turn.
+        self.ledger: Ledger | None = None
 
     def holds(self, turn: Turn) -> bool:
         """Whether `turn`'s row is a row of these columns (claiming its table if unset)."""
@@ -68,11 +81,15 @@ class TurnColumns:
 
     def put(self, row: int, owned: int | None, expected: int | None,
             cumulative: int | None) -> None:
-        for col, value in ((self.owned_state_bytes, owned), (self.expected_input, expected),
-                           (self.cumulative_input_tokens, cumulative)):
-            if len(col) <= row:
-                col.extend([UNKNOWN] * (row + 1 - len(col)))
-            col[row] = stored(value)
+        owned_col = self.owned_state_bytes
+        if len(owned_col) <= row:  # grown to the table's rows at once, not row by row
+            rows = max(row + 1, len(getattr(self.table, "index", ())))
+            more = array("q", [UNKNOWN]) * (rows - len(owned_col))
+            for col in (owned_col, self.expected_input, self.cumulative_input_tokens):
+                col.extend(more)
+        owned_col[row] = stored(owned)
+        self.expected_input[row] = stored(expected)
+        self.cumulative_input_tokens[row] = stored(cumulative)
 
 
 def _column(name: str) -> property:
@@ -86,9 +103,42 @@ def _column(name: str) -> property:
     return property(get)
 
 
+def _sparse(name: str, doc: str) -> property:
+    """A value only some turns have, kept in its TurnColumns' dict by the turn's row
+    (None: not set). A slot on every turn costs 8 bytes; most turns would hold None."""
+    get_dict = attrgetter(name)
+
+    def get(self: TurnReport) -> Any:
+        return get_dict(self._cols).get(self.turn.row)
+
+    def put(self: TurnReport, value: Any) -> None:
+        d = get_dict(self._cols)
+        if value is None:
+            d.pop(self.turn.row, None)
+        else:
+            d[self.turn.row] = value
+
+    return property(get, put, doc=doc)
+
+
+# The last carry read (report, ledger, carry): a report's row reads it two or three times.
+_LAST_CARRY: tuple[object, object, TurnCarry | None] = (None, None, None)
+
+
 class TurnReport:
-    __slots__ = ("turn", "source", "conversation_key", "_cols", "markers", "attribution",
-                 "_pricing", "context", "carried", "provider_copy")
+    """One analysed turn: five references (the turn, its source and conversation, the
+    analysis's columns, the markers); every other value is read from the turn's facts or
+    from the analysis's columns at the turn's row."""
+
+    __slots__ = ("turn", "source", "conversation_key", "_cols", "markers")
+
+    # What the analyzer found that only some turns have: the hosted calls a deposit is
+    # attributed to; passes of a hosted loop, a resent compaction, calls left unanswered,
+    # changed fingerprints…; the provider copy the capture deleted (the objects pass:
+    # {"object", "kind", "state", "line", "note"}).
+    attribution = _sparse("attribution", "the hosted calls a deposit is attributed to")
+    context = _sparse("context", "rare analysis findings behind markers and the account")
+    provider_copy = _sparse("provider_copy", "set when the capture deleted its provider copy")
 
     # The analysis's own counts, in columns at the turn's table row (TurnColumns): no int
     # objects per turn.
@@ -103,23 +153,40 @@ class TurnReport:
         self.turn = turn
         self.source = source
         self.conversation_key = conversation_key
-        if columns is None or not columns.holds(turn):
-            columns = TurnColumns()
+        if columns is None or not columns.holds(turn) or columns.pricing is not pricing:
+            columns = TurnColumns(pricing)
+            columns.holds(turn)
         self._cols = columns
-        self._cols.put(turn.row, owned_state_bytes, expected_input, cumulative_input_tokens)
+        columns.put(turn.row, owned_state_bytes, expected_input, cumulative_input_tokens)
         self.markers: list[str] = NO_MARKERS
-        self.attribution: dict[str, Any] | None = None
-        # Cost is priced again when read (a dict lookup and three products) rather than
-        # held: two floats and a reason per turn are 5 % of a large capture's summary.
-        self._pricing = pricing
-        # What the analyzer found that only some turns have (passes of a hosted loop, a
-        # resent compaction, calls left unanswered, changed fingerprints…); None on most.
-        self.context: dict[str, Any] | None = None
-        # Set by the ledger's pass (analysis/ledger.py) on turns that carry earlier context.
-        self.carried: TurnCarry | None = None
-        # Set by the objects pass (analysis/objects.py) when the capture deleted this turn's
-        # provider copy: {"object", "kind", "state", "line", "note"}.
-        self.provider_copy: dict[str, Any] | None = None
+
+    @property
+    def carried(self) -> TurnCarry | None:
+        """What this turn pays for context carried from earlier turns (the ledger's pass,
+        analysis/ledger.py): looked up in the ledger when read; None when it carries none."""
+        global _LAST_CARRY
+        last, cols = _LAST_CARRY, self._cols
+        if last[0] is self and last[1] is cols.ledger:
+            return last[2]
+        carry = cols.carried.get(self.turn.row) if cols.carried else None
+        if carry is None and cols.ledger is not None:
+            carry = cols.ledger.carry(self.conversation_key, self.index)
+        _LAST_CARRY = (self, cols.ledger, carry)
+        return carry
+
+    @carried.setter
+    def carried(self, carry: TurnCarry | None) -> None:
+        global _LAST_CARRY
+        _LAST_CARRY = (None, None, None)
+        if carry is None:
+            self._cols.carried.pop(self.turn.row, None)
+        else:
+            self._cols.carried[self.turn.row] = carry
+
+    @property
+    def columns(self) -> TurnColumns:
+        """The analysis's columns this turn's own numbers are kept in."""
+        return self._cols
 
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
@@ -127,7 +194,8 @@ class TurnReport:
     # ---- from the turn itself --------------------------------------------------------------
     @property
     def index(self) -> int:
-        return self.turn.index
+        t = self.turn
+        return t._t.index[t._r]  # Turn.index without its property: read on every lookup
 
     @property
     def line(self) -> int:
@@ -364,12 +432,13 @@ class TurnReport:
         if last[0] is self:
             return last[1]
         res = self.turn.res
-        if self._pricing is None:
+        pricing = self._cols.pricing
+        if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
         elif res is None:
-            cost = self._pricing.cost(self.model, None, None, None, ())
+            cost = pricing.cost(self.model, None, None, None, ())
         else:
-            cost = self._pricing.cost(self.model, res.input_tokens, res.cached_tokens,
+            cost = pricing.cost(self.model, res.input_tokens, res.cached_tokens,
                                       res.output_tokens, res.hosted_calls, counters_for(res))
         _LAST_COST = (self, cost)
         return cost
@@ -571,7 +640,7 @@ def explain_row(d: dict[str, Any]) -> list[str]:
 class ConversationReport:
     """Per-conversation totals, for the conversations list and the report."""
 
-    __slots__ = ("key", "id", "kind", "source", "turns", "input_tokens", "cached_tokens",
+    __slots__ = ("key", "id", "kind", "source", "turn_indices", "input_tokens", "cached_tokens",
                  "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
                  "exchanges", "usage_turns", "carried")
 
@@ -580,7 +649,8 @@ class ConversationReport:
         self.id = id
         self.kind = kind  # conversation | chain | stateless
         self.source = source
-        self.turns: list[int] = []
+        # Turn indices, in order: an array (8 bytes a turn), not a list of int objects (40).
+        self.turn_indices = array("q")
         self.input_tokens: int | None = None
         self.cached_tokens: int | None = None
         self.output_tokens: int | None = None
@@ -592,10 +662,16 @@ class ConversationReport:
         self.usage_turns = 0
         self.carried: ConversationLedger | None = None  # set by the ledger's pass
 
+    @property
+    def turns(self) -> list[int]:
+        """The conversation's turn indices, in order (a new list; the analyzer appends to
+        `turn_indices`)."""
+        return self.turn_indices.tolist()
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "key": self.key, "kind": self.kind, "source": self.source,
-            "turns": self.turns, "input_tokens": self.input_tokens,
+            "turns": self.turn_indices.tolist(), "input_tokens": self.input_tokens,
             "cached_tokens": self.cached_tokens, "output_tokens": self.output_tokens,
             "hosted_calls": self.hosted_calls,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),

@@ -6,7 +6,11 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from hashlib import blake2b
+
+try:  # hashlib's blake2b itself, without hashlib's import of OpenSSL (3.5 MB of RSS)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
 from sys import intern
 from typing import Any
 from zlib import crc32

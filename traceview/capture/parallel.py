@@ -18,10 +18,25 @@ import io
 import os
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from traceview.capture.reader import Pre, as_rows, line_facts
 from traceview.capture.table import Facts
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+
+def __getattr__(name: str) -> type:
+    """`ProcessPoolExecutor`, imported when a pool first starts: it imports
+    multiprocessing (3.5 MB of RSS), which a load in one process never uses."""
+    if name == "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        globals()[name] = ProcessPoolExecutor
+        return ProcessPoolExecutor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
@@ -153,7 +168,9 @@ class Extractor:
             if method == "forkserver":  # workers fork with the reader already imported
                 ctx.set_forkserver_preload(["traceview.capture.reader"])
             _start_helpers(method)
-            self.pool = ProcessPoolExecutor(self.n_workers, mp_context=ctx)
+            pool_class = globals().get("ProcessPoolExecutor") or __getattr__(
+                "ProcessPoolExecutor")
+            self.pool = pool_class(self.n_workers, mp_context=ctx)
         except Exception:  # noqa: BLE001 - no workers here: every chunk is read in-process
             self.pool = None
 

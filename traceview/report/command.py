@@ -6,23 +6,23 @@ import argparse
 import os
 import sys
 
-from rich.console import Console
-
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import analyze
 from traceview.capture.sources import SourceError
-from traceview.report.json_out import iter_json
-from traceview.report.markdown import iter_markdown
-from traceview.report.text import render_text
 
 
-class _Console(Console):
-    """Rich exits 1 on a closed pipe; `report | head` got what it asked for, so it is 0."""
+def _console(width: int | None):  # -> rich Console (imported for the text report only)
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError
+    class _Console(Console):
+        """Rich exits 1 on a closed pipe; `report | head` got what it asked for: 0."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(width=width, highlight=False, markup=False, emoji=False)
 
 
 def run_report(ns: argparse.Namespace, options: Options) -> int:
@@ -33,14 +33,19 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
         return 2
     try:
         if ns.format == "json":
+            from traceview.report.json_out import iter_json
+
             for chunk in iter_json(analysis):
                 sys.stdout.buffer.write(chunk)
         elif ns.format == "markdown":
+            from traceview.report.markdown import iter_markdown
+
             for text in iter_markdown(analysis):
                 sys.stdout.write(text)
         else:
-            render_text(analysis, _Console(width=ns.width, highlight=False, markup=False,
-                                           emoji=False))
+            from traceview.report.text import render_text
+
+            render_text(analysis, _console(ns.width))
         sys.stdout.flush()
     except BrokenPipeError:
         # `report | head`: the reader has what it wanted. Quiet, and no second error

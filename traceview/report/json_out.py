@@ -8,7 +8,7 @@ per-call cost of those passes, paid per turn, was most of the writer's time.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -23,7 +23,7 @@ from traceview.report.safe import json_safe
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
 # otherwise spell one and be taken for the list it names.
-_NONCE = secrets.token_hex(8)
+_NONCE = os.urandom(8).hex()  # secrets.token_hex, without hmac's import of OpenSSL
 _PLACEHOLDER = f"\u0000turns-{_NONCE}\u0000"
 _OBJECTS = f"\u0000objects-{_NONCE}\u0000"  # the provider objects' list: one per stored response
 BATCH = 256  # rows per dumps / redact / sanitise call: ~1 MB of hosted-shape turns
