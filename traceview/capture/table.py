@@ -6,7 +6,9 @@ each number is one slot of a stdlib `array` (8 bytes), each repeated string or t
 status, conversation id, item kinds) is a number into one shared pool, and each string
 that differs on every turn (response id, user text excerpt) sits in a byte buffer with its
 offset. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts) are
-dicts keyed by row.
+dicts keyed by row. What the objects inventory reads in a turn's record bytes (the vector
+store and file ids they quote, the response's `created_at`) is found when the line is read
+(capture/scan.py) and kept here too, so that pass never reads the file again (`seen`).
 
 Nothing here is read by screens or reports directly: `traceview.capture.model` gives each
 turn a small view (`turn.req.input_count`, `turn.res.status`) that reads its row.
