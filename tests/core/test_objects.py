@@ -113,3 +113,59 @@ def test_responses_only_their_own_turn_touched_list_in_order_between_touched_one
     ]
     assert a.turn(3).provider_copy["line"] == 7
     assert a.turn(2).provider_copy is None
+
+
+def test_listing_dicts_equal_the_objects_dicts(tmp_path: Path) -> None:
+    """What the JSON report writes (`dicts()`: response rows written from their columns)
+    is each listed object's own `to_dict()`, on every fixture, sample and a capture whose
+    rows are stored, not stored, and without a creation time."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gen_hosted
+
+    hosted = tmp_path / "hosted.jsonl"
+    gen_hosted.generate(hosted, 10**12, lines=2000)
+    p = write(tmp_path / "r.jsonl", [
+        req({"model": "gpt-4o-mini", "input": "a"}),
+        res(response("resp_a", 10, 1, created_at=1767225600)),
+        req({"model": "gpt-4o-mini", "input": "b", "store": False}),
+        res(response("resp_b", 10, 1, created_at=1767225601)),
+        req({"model": "gpt-4o-mini", "input": "c"}),
+        res(response("resp_c", 10, 1)),
+    ])
+    paths = [*sorted(SAMPLES.glob("*.jsonl")), *sorted(REAL.glob("*.jsonl")), hosted, p]
+    rows = 0
+    for path in paths:
+        inv = analyze(str(path)).objects
+        if inv is None:
+            continue
+        listing = inv.objects
+        assert list(listing.dicts()) == [o.to_dict() for o in listing], path.name
+        rows += len(listing._rows or ())
+    assert rows > 900  # the row path ran
+
+
+def test_dates_and_times_of_whole_seconds_read_as_datetime_writes_them() -> None:
+    """`_date` / `_iso` write whole seconds from a per-day lookup: the datetime text."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    from traceview.analysis.objects import _date, _iso
+
+    def iso(e: float) -> str:
+        t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)
+        return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+    def date(e: float) -> str:
+        return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)).date().isoformat()
+
+    rnd = random.Random(7)
+    values = [0.0, 1.0, 59.0, 60.0, 3599.0, 86399.0, 86400.0, 0.5, 86399.9999999,
+              1767225600.25, 253402300799.0]
+    values += [float(rnd.randrange(0, 4 * 10**9)) for _ in range(20_000)]
+    values += [rnd.uniform(0, 4e9) for _ in range(2_000)]
+    for v in values:
+        assert _iso(v) == iso(v), v
+        assert _date(v) == date(v), v
+    assert _iso(None) is None

@@ -1,4 +1,4 @@
-"""The redactor's cheap pre-check groups its literals under gates ("key", "token", "gh"):
+"""The redactor's cheap pre-check tests its literals in groups behind a shared piece:
 every literal must still send its text to the full patterns, in any case."""
 
 from __future__ import annotations

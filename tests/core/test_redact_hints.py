@@ -140,3 +140,58 @@ def test_masked_output_is_unchanged_on_hostile_payloads() -> None:
         whole = b"\n".join(redact.redact_text(line.decode("utf-8", "surrogatepass"))
                            .encode("utf-8", "surrogatepass") for line in chunk.split(b"\n"))
         assert redact_json(chunk) == whole
+
+
+def test_the_comparison_fails_when_a_rare_byte_anchor_is_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for the anchors found by a byte search (eyJ…, aiza…, ://, key', key\\")."""
+    kept = tuple((a, lits) for a, lits in redact._BYTE_ANCHORS if a != b"j")
+    assert len(kept) == len(redact._BYTE_ANCHORS) - 1
+    monkeypatch.setattr(redact, "_BYTE_ANCHORS", kept)
+    with pytest.raises(AssertionError):
+        _check(b'{\n  "note": "eyJhbGciOi"\n}')
+
+
+def test_rare_byte_anchors_at_chunk_edges_and_in_runs() -> None:
+    """A rare byte at offset 0 (its literal cut off before the chunk), at the end, and
+    repeated on one line and on the next: each literal still found, nothing extra."""
+    for lit in (b"eyj", b"aiza", b"authoriz", b"://", b"key'", b"token'", b'key\\"',
+                b'token\\"'):
+        for chunk in (lit[-1:] + b"\n" + lit, lit + lit[-1:] * 3 + b"\n" + lit,
+                      b"x\n" + lit[1:] + b"\n" + lit[:-1], lit[-1:] * 5 + b"\n" + lit[-1:]):
+            _check(chunk)
+            _check(chunk.upper())
+
+
+def reference_maybe_secret(text: str) -> bool:
+    """`_maybe_secret` as it was before its literals were grouped: one test per literal."""
+    low = text.lower()
+    if any(lit in low for lit in redact._LITERALS):
+        return True
+    if ("key" in low or "token" in low) and redact._SPACED.search(low):
+        return True
+    return "=" in low and redact._QUERY.search(low) is not None
+
+
+def _texts() -> list[str]:
+    texts = [text for _, text, _ in KEY_SHAPES] + list(ESCAPES.values())
+    texts += [c.decode("utf-8", "replace") for c in _fuzz(4000, seed=5)]
+    texts += [lit for lit in redact._LITERALS] + [lit.upper() for lit in redact._LITERALS]
+    return texts + [t.upper() for t in texts] + [f"x {t} y" for t in texts]
+
+
+def test_grouped_pre_check_says_what_the_literal_by_literal_one_said() -> None:
+    hits = 0
+    for text in _texts():
+        want = reference_maybe_secret(text)
+        assert redact._maybe_secret(text) == want, text
+        hits += want
+    assert hits > 1000  # both answers were seen
+
+
+def test_the_pre_check_comparison_fails_when_a_group_is_dropped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = tuple(g for g in redact._LITERAL_GROUPS if g[0] != "j")
+    monkeypatch.setattr(redact, "_LITERAL_GROUPS", kept)
+    assert not redact._maybe_secret("an eyJhbGciOi token")
+    assert reference_maybe_secret("an eyJhbGciOi token")

@@ -15,8 +15,18 @@ if TYPE_CHECKING:
     from traceview.analysis.turn_report import TurnReport
 
 
+_GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repeat a lot)
+
+
 def _n(v: int | None) -> str:
-    return "unknown" if v is None else f"{v:,}"
+    if v is None:
+        return "unknown"
+    text = _GROUPED.get(v)
+    if text is None:
+        text = f"{v:,}"
+        if len(_GROUPED) < 2048 and type(v) is int:
+            _GROUPED[v] = text
+    return text
 
 
 _SUFFIXES = ("kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB", "RB", "QB")
@@ -28,6 +38,8 @@ def bytes_text(v: int | None) -> str:
     report's time. Kept here so a headless load never imports humanize."""
     if v is None:
         return "unknown"
+    if type(v) is int and 1000 <= v < 999_950:  # kB, the common case: one division
+        return "%.1f kB" % (v / 1000)
     value = float(v)
     a = abs(value)
     if a < 1000:
@@ -53,25 +65,33 @@ def _include(flag: str) -> str:
 
 
 def explain(r: TurnReport) -> list[str]:
+    # Each part is asked for only when its condition holds (most turns have no media, no
+    # deposit, no counters, no attempts…): a report explains a hundred thousand turns.
     out: list[str] = []
-    words = f" ({r.user_words} words)" if r.user_words is not None else ""
-    if r.request_bytes is None:
+    markers = r.markers
+    request_bytes = r.request_bytes
+    if request_bytes is None:
         out.append("The request was not recorded, so nothing is known about what was sent.")
     else:
-        out.append(f"Sent {_b(r.request_bytes)}{words}.")
-    if r.input_tokens is not None:
+        words = r.user_words
+        out.append(f"Sent {_b(request_bytes)} ({words} words)." if words is not None
+                   else f"Sent {_b(request_bytes)}.")
+    inp = r.input_tokens
+    status = r.status
+    if inp is not None:
         cached = f", {_n(r.cached_tokens)} of them cached" if r.cached_tokens else ""
         reasoning = (f" ({_n(r.reasoning_tokens)} reasoning)" if r.reasoning_tokens else "")
-        out.append(f"Billed {_n(r.input_tokens)} input tokens{cached}; "
+        out.append(f"Billed {_n(inp)} input tokens{cached}; "
                    f"{_n(r.output_tokens)} output tokens{reasoning}.")
-    elif r.status in ("failed", "unknown") or "request_only" in r.markers:
+    elif status in ("failed", "unknown") or "request_only" in markers:
         out.append("No usage was recorded for this turn, so its billed tokens are unknown.")
-    if (r.owned_state_bytes is not None and r.request_bytes is not None
-            and r.owned_state_bytes > r.request_bytes):
+    own = r.owned_state_bytes
+    if own is not None and request_bytes is not None and own > request_bytes:
         out.append(f"Had the application kept the transcript itself, this request would have "
-                   f"resent ≈ {_b(r.owned_state_bytes)}.")
+                   f"resent ≈ {_b(own)}.")
     ctx = r.context or {}
-    out.extend(_media(r))
+    if r.media_input:
+        out.extend(_media(r))
     if r.expected_input is not None:
         out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: the previous turn's billed "
                    f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
@@ -83,52 +103,63 @@ def explain(r: TurnReport) -> list[str]:
         out.append(f"The output shows {passes} model passes (a hosted tool loop): billed input "
                    "counts the context once per pass, so a deposit is claimed only beyond "
                    f"{passes} × the expected input.")
-    out.extend(_deposit(r))
-    out.extend(_carried(r))
+    if "deposit" in markers:
+        out.extend(_deposit(r))
+    if getattr(r, "carried", None) is not None:
+        out.extend(_carried(r))
     copy = getattr(r, "provider_copy", None)
     if copy:
         out.append(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
-    if "compaction" in r.markers:
+    if "compaction" in markers:
         out.append("Compaction happened on this turn (a compaction item, trigger or compact call "
                    "is in the capture); earlier items were replaced by an opaque summary.")
     if ctx.get("compaction_resent"):
         out.append(f"The request resends the compaction item first seen on turn "
                    f"{ctx['compaction_resent']}: not a new compaction; billed input restarts "
                    "from the compacted window.")
-    if "compaction_likely" in r.markers:
-        out.append(f"Billed input fell to {_n(r.input_tokens)} although the conversation grew, and "
+    if "compaction_likely" in markers:
+        out.append(f"Billed input fell to {_n(inp)} although the conversation grew, and "
                    "nothing in the capture shows compaction: the context shrank (cause unknown — "
                    "truncation=auto, withheld reasoning, or an unlogged compact call).")
     if ctx.get("after_passes"):
         a = ctx["after_passes"]
         out.append(f"Billed input is lower than turn {a['turn']}'s, which covered {a['passes']} "
                    "model passes of a hosted tool loop: not a sign of compaction.")
-    for c in r.hosted_calls:
-        out.append(_hosted(c, r.include_sent))
-    out.extend(_counters(r))
-    out.extend(_items(r))
-    if r.status == "incomplete":
+    hosted = r.hosted_calls
+    if hosted:
+        sent = r.include_sent
+        for c in hosted:
+            out.append(_hosted(c, sent))
+    if r.provider_counters:
+        out.extend(_counters(r))
+    if r.unknown_items or r.action_items or ctx or "refusal" in markers:
+        out.extend(_items(r))
+    if status == "incomplete":
         out.append(f"The response is incomplete ({r.incomplete_reason or 'no reason given'}).")
     if r.finish_reasons:
         out.append(f"{len(r.finish_reasons)} choices finished: {', '.join(r.finish_reasons)}.")
-    if r.status == "failed":
+    if status == "failed":
         code = f" [HTTP {r.http_status}]" if r.http_status else ""
         ecode = f" (code {r.error_code})" if r.error_code else ""
         out.append(f"The call failed{code}: {r.error or 'no error recorded'}{ecode}.")
-    out.extend(_attempts(r))
-    out.extend(_run_facts(r))
-    if "stream_cut" in r.markers:
+    if r.attempts:
+        out.extend(_attempts(r))
+    if ("unstored_chain" in markers or "instructions_dropped" in markers or ctx
+            or r.request_id or r.processing_ms is not None):
+        out.extend(_run_facts(r))
+    if "stream_cut" in markers:
         out.append(f"The stream stopped after {_n(r.stream_events)} events without its terminal "
                    "event, so the turn has no usage.")
-    if "request_only" in r.markers:
+    if "request_only" in markers:
         out.append("No response was recorded for this request (the writer stopped, or the call "
                    "never returned).")
-    if "response_only" in r.markers:
+    if "response_only" in markers:
         out.append("This response has no recorded request.")
-    if r.cost_usd is not None:
-        hosted = r.cost_hosted_usd
-        extra = f", of which {_dollars(hosted)} hosted tool fees" if hosted else ""
-        out.append(f"Cost ≈ {_dollars(r.cost_usd)}{extra}.")
+    cost = r.cost_usd
+    if cost is not None:
+        hosted_usd = r.cost_hosted_usd
+        extra = f", of which {_dollars(hosted_usd)} hosted tool fees" if hosted_usd else ""
+        out.append(f"Cost ≈ {_dollars(cost)}{extra}.")
     elif r.cost_reason:
         out.append(f"Cost unknown: {r.cost_reason}.")
     out.extend(r.notes)
@@ -144,15 +175,16 @@ def findings(r: TurnReport) -> list[str]:
 
 def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
     """`findings` from an explanation already composed (a report writes both)."""
-    out = list(_deposit(r))
+    out = list(_deposit(r)) if "deposit" in r.markers else []
     for sentence in explanation:
-        if sentence in out:
-            continue
-        if (sentence.startswith(("Compaction happened", "Billed input fell", "The call failed",
-                                 "The response is incomplete", "The stream stopped"))
-                or "results not captured" in sentence):
+        if ((sentence.startswith(_FINDING_STARTS) or "results not captured" in sentence)
+                and sentence not in out):
             out.append(sentence)
     return out
+
+
+_FINDING_STARTS = ("Compaction happened", "Billed input fell", "The call failed",
+                   "The response is incomplete", "The stream stopped")
 
 
 def _deposit(r: TurnReport) -> list[str]:
@@ -208,7 +240,8 @@ def _carried(r: TurnReport) -> list[str]:
     if carry is None:
         return []
     out: list[str] = []
-    for s in carry.arrived:
+    charges = carry.charges  # (source, charge) of every source active on this turn
+    for s in [s for s, c in charges if s.arrived_turn == c.turn]:  # carry.arrived
         what = "This deposit" if s.kind == "deposit" else "These captured hosted results"
         later = s.later_turns
         if later:
@@ -222,14 +255,19 @@ def _carried(r: TurnReport) -> list[str]:
                        "of the conversation has re-billed it yet"
                        + (f" (compaction on turn {s.ended_by['turn']} ended it)."
                           if s.ended_by else "."))
-    earlier = [(s, c) for s, c in carry.charges if s.arrived_turn != r.index]
-    if earlier:
-        tokens = sum(c.tokens for _, c in earlier)
-        cost = None if any(c.cost_usd is None for _, c in earlier) else sum(
-            c.cost_usd or 0.0 for _, c in earlier)
-        froms = ", ".join(f"turn {s.arrived_turn}" for s, _ in earlier)
+    # The sources that arrived before this turn: their tokens, their cost (None once one
+    # is unknown; else added in order, as sum() adds), and where they came from.
+    index = r.index
+    tokens, cost, froms = 0, 0.0, []
+    for s, c in charges:
+        if s.arrived_turn != index:
+            tokens += c.tokens
+            if cost is not None:
+                cost = None if c.cost_usd is None else cost + c.cost_usd
+            froms.append(f"turn {s.arrived_turn}")
+    if froms:
         out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
-                   f"({froms}): {_usd(cost)} of this turn's cost (apportioned).")
+                   f"({', '.join(froms)}): {_usd(cost)} of this turn's cost (apportioned).")
     for o in carry.outlived_tools:
         out.append(f"Context from {o['source']} outlives its tool configuration: {o['reason']}.")
     return out

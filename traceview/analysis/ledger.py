@@ -216,12 +216,17 @@ class Source:
 
     def to_dict(self) -> dict[str, Any]:
         # One walk over the charges for every figure (the properties each walk them again).
-        turns = self._conv._turns if self._conv is not None else _NO_TURNS
+        conv = self._conv
+        turns = conv._turns if conv is not None else _NO_TURNS
         ks = range(self._start, self._stop)
-        costs = [self._cost(k) for k in ks]
+        tokens = self.tokens
+        if conv is None:
+            costs: list[float | None] = [None] * len(ks)
+        else:  # self._cost(k) for each k, without a call each
+            rate, priced = conv._rate, conv._priced
+            costs = [tokens * rate[k] if priced[k] else None for k in ks]
         arrived = self.arrived_turn
         later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
-        tokens = self.tokens
         return {
             "id": self.id, "kind": self.kind, "arrived_turn": arrived,
             "tokens_per_turn": tokens, "origin_turns": list(self._origin),
@@ -230,7 +235,8 @@ class Source:
             "turns_carried": len(costs), "later_turns": len(later),
             "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
             "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
-            "charges": [{"turn": turns[k], "tokens": tokens, "cost_usd": _round(c)}
+            "charges": [{"turn": turns[k], "tokens": tokens,
+                         "cost_usd": None if c is None else round(c, 6)}
                         for k, c in zip(ks, costs, strict=True)],
             "ended_by": self.ended_by,
         }
@@ -278,15 +284,31 @@ class TurnCarry:
         return [s for s in self._active() if s.arrived_turn == turn]
 
     def to_dict(self) -> dict[str, Any]:
+        # One loop over the conversation's sources (a report writes one per carrying turn):
+        # the same sums as `tokens` and `cost_usd`, in the same order.
         k = self._k
-        turn = self._conv._turns[k]
-        active = self._active()
-        costs = [s._cost(k) for s in active]
-        return {"tokens": sum(s.tokens for s in active), "cost_usd": _round(_sum(costs)),
-                "sources": [{"id": s.id, "tokens": s.tokens, "cost_usd": _round(c)}
-                            for s, c in zip(active, costs, strict=True)],
-                "outlived_tools": self.outlived_tools,
-                "arrived": [s.id for s in active if s.arrived_turn == turn]}
+        conv = self._conv
+        turn = conv._turns[k]
+        tokens, total = 0, 0.0
+        known = True
+        sources: list[dict[str, Any]] = []
+        arrived: list[str] = []
+        for s in conv.sources:
+            if s._start <= k < s._stop:
+                c = s._cost(k)
+                tokens += s.tokens
+                if c is None:
+                    known = False
+                elif known:
+                    total += c
+                sid = s.id
+                sources.append({"id": sid, "tokens": s.tokens,
+                                "cost_usd": None if c is None else round(c, 6)})
+                if s.arrived_turn == turn:
+                    arrived.append(sid)
+        return {"tokens": tokens, "cost_usd": round(total, 6) if known else None,
+                "sources": sources, "outlived_tools": conv._outlived.get(k, []),
+                "arrived": arrived}
 
 
 class ConversationLedger:
@@ -330,8 +352,10 @@ class ConversationLedger:
         return (TurnCarry(self, k) for k in range(len(self._turns)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tokens": self.tokens, "cost_usd": _round(self.cost_usd),
-                "share_of_cost": self.share_of_cost,
+        cost = self.cost_usd  # once: share_of_cost would walk every charge again
+        share = None if cost is None or not self.bill_usd else round(cost / self.bill_usd, 4)
+        return {"tokens": self.tokens, "cost_usd": _round(cost),
+                "share_of_cost": share,
                 "sources": [s.to_dict() for s in self.sources],
                 "growth": self.growth, "apportioned": APPORTIONED}
 

@@ -189,6 +189,17 @@ class Objects:
                 "retention_defaults": RETENTION}
 
 
+# A stored response row's dict before its own values are set (ProviderObject.to_dict's
+# keys, in order, with the values every such row shares).
+_ROW_DICT: dict[str, Any] = {
+    "kind": "response", "id": None, "state": "exists", "name": None, "created_line": None,
+    "created_at": None, "used_lines": None, "uses": 0, "turns": None, "store": None,
+    "deleted_line": None, "missing_line": None, "items_deleted_lines": None,
+    "retention": "default", "expires_around": None, "expiry": None, "usage_bytes": None,
+    "expires_after": None, "storage_usd_per_day": None,
+}
+
+
 class _ResponseRows:
     """Stored responses as columns, in the inventory's order: the index of the turn that
     created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
@@ -233,6 +244,44 @@ class _ResponseRows:
     def __iter__(self) -> Iterator[ProviderObject]:
         return (self.whole(r) for r in range(len(self.index)))
 
+    def row_dict(self, r: int) -> dict[str, Any]:
+        """`whole(r).to_dict()` without the object: a report lists one per turn of a hosted
+        capture, and the object, its expiry arithmetic and two datetimes were a tenth of
+        the JSON report (tests/core/test_objects.py compares the two on every row)."""
+        turn = self.find(self.index[r]).turn
+        # The turn's id, index and response line read from its table row: what
+        # `t.response_id`, `t.index` and `_created_line(t)` read through three views.
+        table, row = turn.table, turn.row
+        res = table.res_row[row]
+        rid = table.responses.cols["response_id"].get(res) if res >= 0 else None
+        line = table.res_line[row] if table.res_source[row] >= 0 else table.line[row]
+        when = self.created[r]
+        created = None if when != when else when
+        store = bool(self.store[r])
+        days = RETENTION["response"]["days"]
+        if not store:
+            date, sentence = None, "not stored (store=false): nothing kept to expire"
+        elif created is None or not isinstance(days, int | float):
+            date, sentence = self.whole(r).expires()
+        else:
+            date = _date(created + float(days) * 86400)
+            sentence = f"expires around {date}"
+        # A copy of the template (a dict display of 21 keys is built in chunks) with the
+        # row's own values set.
+        d = _ROW_DICT.copy()
+        d["id"] = rid
+        if not store:
+            d["state"] = "not_stored"
+        d["created_line"] = line
+        d["created_at"] = _iso(created)
+        d["used_lines"] = []
+        d["turns"] = [table.index[row]]
+        d["store"] = store
+        d["items_deleted_lines"] = []
+        d["expires_around"] = date
+        d["expiry"] = sentence
+        return d
+
 
 class _Listing:
     """The inventory's list, made on demand: whole objects merged with response rows."""
@@ -257,6 +306,17 @@ class _Listing:
         # No whole response to interleave: the rows sit between the kinds before and after.
         n = sum(1 for o in full if o.kind == "conversation")
         return itertools.chain(full[:n], self._rows, full[n:])
+
+    def dicts(self) -> Iterator[dict[str, Any]]:
+        """Each object's `to_dict()`, in the listing's order (what a report writes): a
+        response row's made from its columns (`_ResponseRows.row_dict`)."""
+        rows, full = self._rows, self._full
+        if not rows or any(o.kind == "response" for o in full):
+            return (o.to_dict() for o in self)
+        n = sum(1 for o in full if o.kind == "conversation")
+        return itertools.chain((o.to_dict() for o in full[:n]),
+                               map(rows.row_dict, range(len(rows))),
+                               (o.to_dict() for o in full[n:]))
 
     def __getitem__(self, i: int) -> ProviderObject:
         return list(self)[i]
@@ -551,14 +611,42 @@ def _json(raw: bytes | None) -> Any:
     return rec.get("body") if isinstance(rec, dict) else None
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_DAYS: dict[int, str] = {}  # ISO date per whole day since the epoch, for _date and _iso
+_WHOLE_LIMIT = 253402300800  # 10000-01-01: whole seconds below it have a four-digit year
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]  # "HH:MM:" per minute
+_SECONDS = [f"{s:02d}Z" for s in range(60)]
+
+
+def _day(epoch: float) -> str | None:
+    """The ISO date of a whole, non-negative number of seconds (the usual `created_at`),
+    looked up once per day; None for any other value (the datetime arithmetic decides)."""
+    if not 0 <= epoch < _WHOLE_LIMIT or epoch != int(epoch):
+        return None
+    day = int(epoch) // 86400
+    date = _DAYS.get(day)
+    if date is None:
+        date = (_EPOCH + timedelta(days=day)).date().isoformat()
+        if len(_DAYS) < 4096:
+            _DAYS[day] = date
+    return date
+
+
 def _date(epoch: float) -> str:
-    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=epoch)).date().isoformat()
+    date = _day(epoch)
+    if date is not None:
+        return date
+    return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
 
 
 def _iso(epoch: float | None) -> str | None:
     if epoch is None:
         return None
-    t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=epoch)
+    date = _day(epoch)
+    if date is not None:  # the same text as below, without two datetimes a call
+        minute, sec = divmod(int(epoch) % 86400, 60)
+        return date + "T" + _CLOCK[minute] + _SECONDS[sec]
+    t = _EPOCH + timedelta(seconds=epoch)
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from traceview.analysis.explain import explain, findings, findings_of
 from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, Ledger, TurnCarry
 from traceview.analysis.markers import NO_MARKERS
-from traceview.analysis.pricing import Cost, Pricing, counters_for
+from traceview.analysis.pricing import COUNTERS, Cost, Pricing, counters_for
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
 from traceview.capture.table import UNKNOWN
@@ -484,113 +484,266 @@ class TurnReport:
     def to_dict(self) -> dict[str, Any]:
         return self.row()
 
-    def row(self, explained: bool = True) -> dict[str, Any]:
+    def row(self, explained: bool = True, *, whole: bool = True) -> dict[str, Any]:
         """The turn's row, every key of CONTRACT_KEYS then EXTRA_KEYS, with the values the
         properties above give (`explained=False`: the explanation left None, and the row
-        carries what `explain_row` needs under "_view"). Built in one pass from the facts
-        (each read once) rather than through ~50 property reads: a report writes a hundred
-        thousand of these."""
+        carries what `explain_row` needs under "_view"; `whole=False` as well: the
+        accounts no table cell or explanation reads — "cost", "carried_context", "ts" —
+        left None, for the text report). Read straight from the turn table's columns
+        (`_Columns`), not through ~60 property reads of the turn's views: a report writes
+        a hundred thousand of these."""
         t = self.turn
-        req, res, ctx = t.req, t.res, self.context
-        own, exp, cum = (self.owned_state_bytes, self.expected_input,
-                         self.cumulative_input_tokens)
-        c = self._cost()
-        tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
-        if req is not None:
-            text = req.user_text
+        cols = _columns(t._t)
+        return cols.row(self, t._r, explained, whole or explained)
+
+
+_ROW_TEMPLATE: dict[str, Any] = dict.fromkeys((*CONTRACT_KEYS, *EXTRA_KEYS))
+
+
+class _Columns:
+    """One turn table's columns, bound once, and the row a TurnReport reads from them.
+
+    The same values as the TurnReport's properties (tests/core/test_golden_report.py pins
+    the bytes): each read here is an array index or a dict lookup by row, where a property
+    of a row view (capture/model.py) is a call, two attribute reads and a dict lookup."""
+
+    def __init__(self, t: Any) -> None:
+        self.table = t
+        rq, rs = t.requests, t.responses
+        self.pool = t.pool.values
+        self.index, self.line, self.api = t.index, t.line, t.api
+        self.req_row, self.res_row = t.req_row, t.res_row
+        self.notes, self.attempts = t.notes, t.attempts
+        c, d = rq.cols, rq.dicts
+        self.q_bytes, self.q_words, self.q_new = (c["request_bytes"], c["user_words"],
+                                                  c["new_input_tokens"])
+        self.q_tools, self.q_conv, self.q_model, self.q_include = (
+            c["tools_offered"], c["conversation_id"], c["model"], c["include"])
+        self.q_text, self.q_prev = c["user_text"], c["previous_response_id"]
+        self.q_flags, self.q_extra = rq.flags, d["extra"]
+        self.q_store_set = 1 << rq.FLAGS.index("store_set")
+        self.q_store_value = 1 << rq.FLAGS.index("store_value")
+        c, d = rs.cols, rs.dicts
+        self.s_inp, self.s_cached, self.s_out, self.s_reason, self.s_elapsed, self.s_start = (
+            c["input_tokens"], c["cached_tokens"], c["output_tokens"], c["reasoning_tokens"],
+            c["elapsed_ms"], c["started_at"])
+        self.s_status, self.s_model, self.s_conv, self.s_types, self.s_tier, self.s_fp = (
+            c["status"], c["model"], c["conversation_id"], c["output_types"],
+            c["service_tier"], c["fingerprint"])
+        self.s_rid = c["response_id"]
+        self.s_flags = rs.flags
+        self.s_store_set = 1 << rs.FLAGS.index("store_set")
+        self.s_store_value = 1 << rs.FLAGS.index("store_value")
+        self.s_extra, self.s_hosted, self.s_http, self.s_events = (
+            d["extra"], d["hosted_calls"], d["http_status"], d["stream_events"])
+        self.s_incomplete, self.s_error, self.s_error_code = (
+            d["incomplete_reason"], d["error"], d["error_code"])
+        self.s_counters = tuple((d[attr], item) for attr, item in COUNTERS)
+
+    def row(self, rep: TurnReport, r: int, explained: bool, whole: bool) -> dict[str, Any]:
+        pool = self.pool
+        rcols = rep._cols
+        ctx = rcols.context.get(r) if rcols.context else None  # TurnReport.context
+        q, s = self.req_row[r], self.res_row[r]
+        own = rcols.owned_state_bytes[r]
+        exp = rcols.expected_input[r]
+        cum = rcols.cumulative_input_tokens[r]
+        own = None if own < 0 else own
+        exp = None if exp < 0 else exp
+        cum = None if cum < 0 else cum
+        if q >= 0:
+            text = self.q_text.get(q)
             if text is not None and len(text) >= USER_TEXT_MAX:
                 text += "…"
-            rx = req.extra
-            request_bytes, user_words = req.request_bytes, req.user_words
-            tools, new_input = list(req.tools_offered), req.new_input_tokens
-            store, prev_id = req.store, req.previous_response_id
-            conv = req.conversation_id or (res.conversation_id if res else None)
+            rx = self.q_extra.get(q)
+            request_bytes = self.q_bytes[q]
+            if request_bytes < 0:
+                request_bytes = None
+            user_words = self.q_words[q]
+            if user_words < 0:
+                user_words = None
+            tools, new_input = list(pool[self.q_tools[q]]), self.q_new[q]
+            flags = self.q_flags[q]
+            store = bool(flags & self.q_store_value) if flags & self.q_store_set else None
+            prev_id = self.q_prev.get(q)
+            conv = pool[self.q_conv[q]] or (pool[self.s_conv[s]] if s >= 0 else None)
+            q_model = pool[self.q_model[q]]
+            include = pool[self.q_include[q]]
         else:
             text = rx = request_bytes = user_words = new_input = store = prev_id = None
+            q_model = None
             tools = []
-            conv = res.conversation_id if res else None
-        if res is not None:
-            x = res.extra
-            status, inp = res.status, res.input_tokens
-            elapsed, http_status, error, error_code = (res.elapsed_ms, res.http_status,
-                                                       res.error, res.error_code)
+            include = ()
+            conv = pool[self.s_conv[s]] if s >= 0 else None
+        if s >= 0:
+            x = self.s_extra.get(s)
+            status = pool[self.s_status[s]]
+            inp, cached, out, reasoning, elapsed = (
+                self.s_inp[s], self.s_cached[s], self.s_out[s], self.s_reason[s],
+                self.s_elapsed[s])
+            inp = None if inp < 0 else inp
+            cached = None if cached < 0 else cached
+            out = None if out < 0 else out
+            reasoning = None if reasoning < 0 else reasoning
+            elapsed = None if elapsed < 0 else elapsed
+            http_status = self.s_http.get(s)
+            error = self.s_error.get(s)
+            error_code = self.s_error_code.get(s)
             if store is None:
-                store = res.store
-            model = res.model or (req.model if req else None)
-            row_res = (inp, res.cached_tokens, res.output_tokens, res.reasoning_tokens)
-            hosted = [h.to_dict() for h in res.hosted_calls]
-            rid, incomplete, events = res.response_id, res.incomplete_reason, res.stream_events
-            tier, fingerprint = res.service_tier, res.fingerprint
+                flags = self.s_flags[s]
+                store = bool(flags & self.s_store_value) if flags & self.s_store_set else None
+            model = pool[self.s_model[s]] or q_model
+            calls = self.s_hosted.get(s, ())
+            hosted = [h.to_dict() for h in calls]
+            rid = self.s_rid.get(s)
+            incomplete = self.s_incomplete.get(s)
+            events = self.s_events.get(s)
+            tier, fingerprint = pool[self.s_tier[s]], pool[self.s_fp[s]]
+            started = self.s_start[s]
+            started = None if started < 0 else started
+            passes = _passes(pool[self.s_types[s]]) if calls else 1
         else:
-            x = inp = elapsed = http_status = error = error_code = None
-            status, hosted = "unknown", []
-            model = req.model if req else None
-            row_res = (None, None, None, None)
-            rid = incomplete = events = tier = fingerprint = None
+            x = inp = cached = out = reasoning = elapsed = http_status = error = None
+            error_code = rid = incomplete = events = tier = fingerprint = started = None
+            status, hosted, calls = "unknown", [], ()
+            model = q_model
+            passes = 1
+        c = _LAST_COST[1] if _LAST_COST[0] is rep else self._cost(rep, s, model, inp,
+                                                                    cached, out, calls)
+        tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
         attempts: list[dict[str, Any]] = []
         caller = elapsed
-        if t.attempts:
-            attempts = [*(a.to_dict() for a in t.attempts),
-                        {"line": t.line, "status": status, "http_status": http_status,
+        tries = self.attempts.get(r) if self.attempts else None
+        line = self.line[r]
+        if tries:
+            attempts = [*(a.to_dict() for a in tries),
+                        {"line": line, "status": status, "http_status": http_status,
                          "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
             if elapsed is not None:
-                caller = elapsed + sum(a.elapsed_ms or 0 for a in t.attempts)
-        line = t.line
-        d = {
-            "index": t.index, "line": line, "conversation": conv, "api": t.api,
-            "status": status, "user_text": text, "request_bytes": request_bytes,
-            "owned_state_bytes": own, "input_tokens": row_res[0], "cached_tokens": row_res[1],
-            "output_tokens": row_res[2], "reasoning_tokens": row_res[3],
-            "elapsed_ms": elapsed, "expected_input": exp,
-            "unexplained_tokens": None if inp is None or exp is None else inp - exp,
-            "tools_offered": tools, "hosted_calls": hosted, "markers": self.markers,
-            "cost_usd": None if tokens_usd is None else round(tokens_usd + hosted_usd, 6),
-            "source": self.source, "conversation_key": self.conversation_key, "model": model,
-            "response_id": rid, "previous_response_id": prev_id, "user_words": user_words,
-            "cumulative_input_tokens": cum, "new_input_estimate": new_input,
-            "attribution": self.attribution,
-            "cost": {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
-                     "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
-                     "reason": c.reason},  # Cost.to_dict, without a call and a lambda
-            "incomplete_reason": incomplete, "error": error, "stream_events": events,
-            "notes": list(t.notes), "explanation": None,
-            "attempts": attempts, "caller_elapsed_ms": caller, "http_status": http_status,
-            "error_code": error_code,
-            "request_id": x.get("request_id") if x else None,
-            "processing_ms": x.get("processing_ms") if x else None,
-            "store": store, "service_tier": tier, "system_fingerprint": fingerprint,
-            "media_input": list(rx.get("media", ())) if rx else [],
-            "expected_input_unknown": ctx.get("expected_unknown") if ctx else None,
-            "model_passes": (_passes(res.output_types)
-                             if res is not None and res.hosted_calls else 1),
-            "finish_reasons": list(x.get("finish_reasons", ())) if x else [],
-            "unknown_items": [{"index": i, "type": ty}
-                              for i, ty in (x.get("unknown_items", ()) if x else ())],
-            "action_items": [{"type": ty, "call_id": ci, "name": nm, "id": i}
-                             for ty, ci, nm, i in (x.get("actions", ()) if x else ())],
-            "provider_counters": list(ctx.get("counters", ())) if ctx else [],
-            "analysis_context": dict(ctx) if ctx else {},
-            "carried_context": (self.carried.to_dict() if self.carried is not None
-                                else EMPTY_CARRY),
-            "provider_copy": self.provider_copy,
-            "ts": _ts(res.started_at if res is not None else None),
-            "findings": None,
-        }
+                caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
+        carried = rep.carried
+        # A copy of the template (every key, in order, None) with each value set: a dict
+        # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
+        d = _ROW_TEMPLATE.copy()
+        d["index"] = self.index[r]
+        d["line"] = line
+        d["conversation"] = conv
+        d["api"] = pool[self.api[r]]
+        d["status"] = status
+        d["user_text"] = text
+        d["request_bytes"] = request_bytes
+        d["owned_state_bytes"] = own
+        d["input_tokens"] = inp
+        d["cached_tokens"] = cached
+        d["output_tokens"] = out
+        d["reasoning_tokens"] = reasoning
+        d["elapsed_ms"] = elapsed
+        d["expected_input"] = exp
+        if inp is not None and exp is not None:
+            d["unexplained_tokens"] = inp - exp
+        d["tools_offered"] = tools
+        d["hosted_calls"] = hosted
+        d["markers"] = rep.markers
+        if tokens_usd is not None:
+            d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
+        d["source"] = rep.source
+        d["conversation_key"] = rep.conversation_key
+        d["model"] = model
+        d["response_id"] = rid
+        d["previous_response_id"] = prev_id
+        d["user_words"] = user_words
+        d["cumulative_input_tokens"] = cum
+        d["new_input_estimate"] = new_input
+        d["attribution"] = rcols.attribution.get(r) if rcols.attribution else None
+        if whole:
+            d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
+                         "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
+                         "reason": c.reason}  # Cost.to_dict, without a call and a lambda
+        d["incomplete_reason"] = incomplete
+        d["error"] = error
+        d["stream_events"] = events
+        d["notes"] = list(self.notes.get(r, ())) if self.notes else []
+        d["attempts"] = attempts
+        d["caller_elapsed_ms"] = caller
+        d["http_status"] = http_status
+        d["error_code"] = error_code
+        d["store"] = store
+        d["service_tier"] = tier
+        d["system_fingerprint"] = fingerprint
+        d["media_input"] = list(rx.get("media", ())) if rx else []
+        d["model_passes"] = passes
+        if x:
+            d["request_id"] = x.get("request_id")
+            d["processing_ms"] = x.get("processing_ms")
+            d["finish_reasons"] = list(x.get("finish_reasons", ()))
+            d["unknown_items"] = [{"index": i, "type": ty}
+                                  for i, ty in x.get("unknown_items", ())]
+            d["action_items"] = [{"type": ty, "call_id": ci, "name": nm, "id": i}
+                                 for ty, ci, nm, i in x.get("actions", ())]
+        else:
+            d["finish_reasons"] = []
+            d["unknown_items"] = []
+            d["action_items"] = []
+        if ctx:
+            d["expected_input_unknown"] = ctx.get("expected_unknown")
+            d["provider_counters"] = list(ctx.get("counters", ()))
+            d["analysis_context"] = dict(ctx)
+        else:
+            d["provider_counters"] = []
+            d["analysis_context"] = {}
+        d["provider_copy"] = rcols.provider_copy.get(r) if rcols.provider_copy else None
+        if whole:
+            d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
+            d["ts"] = _ts(started)
         if not explained:  # the text report explains only the turns it marks
-            d["_view"] = (ctx, req.include if req else (), c, self.carried)
+            d["_view"] = (ctx, include, c, carried)
             return d
-        # The explanation reads the row's own values (plain attribute reads on a copy of
-        # the row) plus the few inputs that are not in it.
+        # The explanation reads the row's own values as attributes (the row is the view's
+        # __dict__) plus the few inputs that are not in it, added for the while and removed
+        # (the row's keys stay in order: "explanation" and "findings" are set in place).
+        d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
+            d["carried"] = ctx, include, hosted_usd, c.reason, carried
         view = _RowView()
-        view.__dict__ = {**d, "context": ctx, "include_sent": req.include if req else (),
-                         "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
-                         "carried": self.carried}
-        d["explanation"] = explanation = explain(view)  # type: ignore[arg-type]
-        d["findings"] = findings_of(view, explanation)  # type: ignore[arg-type]
+        view.__dict__ = d
+        explanation = explain(view)  # type: ignore[arg-type]
+        found = findings_of(view, explanation)  # type: ignore[arg-type]
+        del d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
+            d["carried"]
+        d["explanation"], d["findings"] = explanation, found
         return d
+
+    def _cost(self, rep: TurnReport, s: int, model: str | None, inp: int | None,
+              cached: int | None, out: int | None, calls: Any) -> Cost:
+        """TurnReport._cost from the values the row has read already."""
+        global _LAST_COST
+        pricing = rep._cols.pricing
+        if pricing is None:
+            cost = Cost(None, None, 0.0, "not priced")
+        elif s < 0:
+            cost = pricing.cost(model, None, None, None, ())
+        else:
+            counters = {item: d[s] for d, item in self.s_counters if s in d} or None
+            cost = pricing.cost(model, inp, cached, out, calls, counters)
+        _LAST_COST = (rep, cost)
+        return cost
+
+
+_COLUMNS: list[_Columns] = []  # the last table's bound columns (one table per report)
+
+
+def _columns(table: Any) -> _Columns:
+    cols = _COLUMNS[0] if _COLUMNS else None
+    if cols is None or cols.table is not table:
+        cols = _Columns(table)
+        _COLUMNS[:] = [cols]
+    return cols
 
 
 _DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" per day since the epoch, for _ts
+# "HH:MM:" per minute of the day and "SSZ" per second of the minute: a time of day is two
+# list reads, not three formatted numbers.
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]
+_SECONDS = [f"{s:02d}Z" for s in range(60)]
 
 
 def _ts(started_at: Any) -> str | None:
@@ -607,9 +760,8 @@ def _ts(started_at: Any) -> str | None:
             date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
             if len(_DAYS) < 4096:
                 _DAYS[day] = date
-        hour, sec = divmod(sec, 3600)
         minute, sec = divmod(sec, 60)
-        return f"{date}{hour:02d}:{minute:02d}:{sec:02d}Z"
+        return date + _CLOCK[minute] + _SECONDS[sec]
     ms = started_at * 1000
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

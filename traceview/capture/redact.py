@@ -79,24 +79,31 @@ _QUERY = re.compile(r"[?&;](?:key|api[_-]?key|apikey|access[_-]?token|token|auth
                     r"signature|client[_-]?secret|password|secret|code)=")
 
 
-# The literals grouped under a shorter one each holds ("key", "token", "gh"): text without
-# it is spared the group's searches (the same answer: a text holding a literal holds its
-# gate). Most text holds no gate, so 16 searches instead of 33.
-_GATED = {gate: tuple(lit for lit in _LITERALS if gate in lit) for gate in ("key", "token", "gh")}
-_UNGATED = tuple(lit for lit in _LITERALS if not any(g in lit for g in _GATED))
+def _literal_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """_LITERALS grouped by a piece each holds (the anchors of `_hinted_lines`, below):
+    text without the piece holds none of the group, so one substring test rules out a
+    group, and the literals are tested only in the groups whose piece is there."""
+    groups: dict[str, list[str]] = {}
+    for lit in _LITERALS:
+        anchor = next((a for a in ("=", "\\", "'", "j", "z", "/", "-", "gh", "key", "token",
+                                   "ia") if a in lit), lit)
+        groups.setdefault(anchor, []).append(lit)
+    return tuple((a, tuple(lits)) for a, lits in groups.items())
+
+
+_LITERAL_GROUPS = _literal_groups()
 
 
 def _maybe_secret(text: str) -> bool:
+    """Whether `text` holds any of _LITERALS (lower-cased), "key"/"token" spaced from a
+    ":" or "=", or a query-string secret's prefix: if not, no pattern can match it."""
     low = text.lower()
-    for lit in _UNGATED:
-        if lit in low:
-            return True
-    has_key, has_token = "key" in low, "token" in low
-    if (has_key and any(lit in low for lit in _GATED["key"])) or (
-            has_token and any(lit in low for lit in _GATED["token"])) or (
-            "gh" in low and any(lit in low for lit in _GATED["gh"])):
-        return True
-    if (has_key or has_token) and _SPACED.search(low):
+    for anchor, lits in _LITERAL_GROUPS:
+        if anchor in low:
+            for lit in lits:
+                if lit in low:
+                    return True
+    if ("key" in low or "token" in low) and _SPACED.search(low):
         return True
     return "=" in low and _QUERY.search(low) is not None
 
@@ -177,14 +184,23 @@ def _anchor_regex(anchor: bytes, lits: list[tuple[bytes, int]]) -> re.Pattern[by
         alts.append(alt + (b"(?=" + re.escape(after) + b")" if after else b""))
     if anchor == b"key":  # a field whose name ends in "key", unless it is one of _OWN_KEYS
         alts.append(b'(?=":)(?<!"key)(?<!"conversation_key)')
+    guard = b""
     if anchor in (b"key", b"token"):  # "key  =", "token\\t:" (see _SPACED)
         alts.append(b"(?=" + _SPACED_GAP_B + b")")
-    return re.compile(re.escape(anchor) + b"(?:" + b"|".join(alts) + b")")
+        # Every alternative above starts with one of these bytes after the anchor: a
+        # report's many "tokens" fail on this one test instead of on each alternative.
+        guard = rb'(?=[:"\s\\\x80-\xff])'
+    return re.compile(re.escape(anchor) + guard + b"(?:" + b"|".join(alts) + b")")
 
 
 _GROUPS = _anchor_groups()
 _GROUPS.setdefault(b"key", [])
 _EQUALS = tuple(_GROUPS.pop(b"="))  # "=" has the query-string rule too: see _hinted_lines
+# Anchors that are single bytes rare in a report (one in a few kB): found with bytes.find,
+# which is memchr (a sixth of a regex's scan of the same bytes), each hit checked in Python
+# literal by literal. A byte as common as "-" or "k" would cost more in checks than it saves.
+_RARE = (b"j", b"z", b"/", b"'", b"\\")
+_BYTE_ANCHORS = tuple((a, tuple(_GROUPS.pop(a))) for a in _RARE if a in _GROUPS)
 _ANCHORS = tuple(_anchor_regex(a, lits) for a, lits in _GROUPS.items())
 
 
@@ -227,9 +243,10 @@ def _hinted_lines(chunk: bytes) -> set[int]:
     literal of _LITERALS_B (lower-cased), a field name ending in "key" other than
     traceview's own (_OWN_KEYS), or an "=" with a "?", "&" or ";" (a query string).
 
-    Each literal is found through its anchor (_ANCHORS); once a line is hinted, the rest
-    of it is skipped for that anchor. tests/core/test_redact_hints.py compares the lines
-    chosen with a literal-by-literal search over reports, hostile payloads and fuzz.
+    Each literal is found through its anchor (_ANCHORS, _BYTE_ANCHORS); once a line is
+    hinted, the rest of it is skipped for that anchor. tests/core/test_redact_hints.py
+    compares the lines chosen with a literal-by-literal search over reports, hostile
+    payloads and fuzz.
     """
     if _known_sorted:  # a known key can hide in any shape: every line is searched
         starts = {0}
@@ -250,6 +267,17 @@ def _hinted_lines(chunk: bytes) -> set[int]:
             if end < 0:
                 break
             m = anchor.search(low, end)
+    for anchor, lits in _BYTE_ANCHORS:  # a literal at each occurrence of a rare byte
+        i = find(anchor)
+        while i >= 0:
+            for lit, off in lits:
+                if i >= off and low.startswith(lit, i - off):
+                    starts.add(rfind(b"\n", 0, i) + 1)
+                    end = find(b"\n", i)
+                    i = find(anchor, end) if end >= 0 else -1
+                    break
+            else:
+                i = find(anchor, i + 1)
     # "=": "key=", "token =" … and the query-string rule (a "?", "&" or ";" on its line).
     i = find(b"=")
     while i >= 0:

@@ -89,6 +89,8 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
         yield before + b"["
         if values is analysis.turns:  # the longest list: its rows on every core
             yield from _turn_rows(values, b"  " * depth)
+        elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
+            yield from _items(values.dicts(), _same, b"  " * depth)
         else:
             yield from _items(values, _as_dict, b"  " * depth)
         yield b"\n" + b"  " * depth + b"]" if values else b"]"
@@ -104,6 +106,10 @@ def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
 
 def _as_dict(value: Any) -> dict[str, Any]:
     return value.to_dict()
+
+
+def _same(value: dict[str, Any]) -> dict[str, Any]:
+    return value
 
 
 def render_json(analysis: Analysis) -> bytes:

@@ -52,14 +52,23 @@ def _latency(r: dict) -> str:
     return f"{ms}×{n}" if n > 1 else ms
 
 
-def _table_lines(rows: list[dict]) -> tuple[str, str]:
+def _table_lines(rows: list[dict], hosted: dict[str, str] | None = None) -> tuple[str, str]:
     """A conversation's turns as fixed-width lines, from their rows (the same rows the
-    JSON report writes): the header line, and the body."""
+    JSON report writes): the header line, and the body. `hosted`: the hosted cells made
+    safe so far in this report (a few distinct texts, each through `plain` once)."""
+    seen = {} if hosted is None else hosted
+
+    def hosted_text(r: dict) -> str:
+        cell = hosted_cell(r["hosted_calls"], r["unknown_items"])
+        text = seen.get(cell)
+        if text is None:
+            text = seen[cell] = plain(cell)
+        return text
+
     cells = [
         (str(r["index"]), plain(r["user_text"] or ""), size(r["request_bytes"]),
          num(r["input_tokens"]), signed(r["unexplained_tokens"]), num(r["cached_tokens"]),
-         num(r["output_tokens"]), plain(hosted_cell(r["hosted_calls"], r["unknown_items"])),
-         _latency(r), _markers(r["markers"]))
+         num(r["output_tokens"]), hosted_text(r), _latency(r), _markers(r["markers"]))
         for r in rows
     ]
     widths = [min(cap, max([len(h)] + [len(r[i]) for r in cells])) if cap else 0
@@ -76,7 +85,7 @@ def _table_lines(rows: list[dict]) -> tuple[str, str]:
 def turns_table(turns: list[TurnReport]) -> Text:
     """The turns of one conversation as fixed-width lines: a hundred thousand rows print
     in seconds (a rich.Table measures every cell, ~2 ms a row)."""
-    return _table_text(*_table_lines([t.row(explained=False) for t in turns]))
+    return _table_text(*_table_lines([t.row(explained=False, whole=False) for t in turns]))
 
 
 def _table_text(header: str, body: str) -> Text:
@@ -148,6 +157,7 @@ class _Out:
         self.plain = console.color_system is None and not console.is_jupyter
         self.width = console.width
         self.write = console.file.write
+        self.hosted: dict[str, str] = {}  # hosted cells made safe, for _table_lines
 
     def part(self, text: str, style: str | None = None, *, laid_out: bool = False) -> None:
         # The one boundary every line passes: whatever a field held (a file name, a model,
@@ -193,7 +203,9 @@ def _render_text(analysis: Analysis, console: Console) -> None:
             try:
                 for conv in convs[start:end]:
                     console.file = buf = io.StringIO()
-                    _conversation(_Out(console), conv, by_index, width)
+                    part = _Out(console)
+                    part.hosted = out.hosted
+                    _conversation(part, conv, by_index, width)
                     yield buf.getvalue().encode("utf-8", "surrogatepass")
             finally:
                 console.file = real
@@ -227,12 +239,12 @@ def _render_text(analysis: Analysis, console: Console) -> None:
 
 def _conversation(out: _Out, conv: Any, by_index: dict[int, TurnReport], width: int) -> None:
     """One conversation's title, table of turns and notes on its marked turns."""
-    rows = [by_index[i].row(explained=False) for i in conv.turns if i in by_index]
+    rows = [by_index[i].row(explained=False, whole=False) for i in conv.turns if i in by_index]
     out.part("")
     title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
              f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
     out.part(plain(title))
-    header, body = _table_lines(rows)
+    header, body = _table_lines(rows, out.hosted)
     out.table(header, body)
     # The notes wrap at the table's width: one column of reading, not two.
     table_width = max((len(line) for line in (header + "\n" + body).rstrip().splitlines()),
