@@ -401,10 +401,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        seen = turn.table.seen(turn.row) if hasattr(turn, "table") else None
-        if seen is not None:  # found when the lines were read (capture/scan.py)
+        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        if scan is not None:  # found when the lines were read (capture/scan.py)
             req_raw = res_raw = None
-            req_ids, res_ids, when, raw_store, res_line = seen
+            req_ids, res_ids, when, raw_store, res_line = scan
         else:
             req_ref, res_ref = turn.request, turn.response
             res_line = res_ref.line if res_ref is not None else None
@@ -422,7 +422,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         if rid and turn.api == "responses":
             flag = t.store  # the facts' flag (request, else response echo)
             store = flag if isinstance(flag, bool) else (
-                (True if raw_store is None else raw_store) if seen is not None
+                (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
             if rid in row_of or ("response", rid) in found:
                 r = obj("response", rid)
