@@ -68,7 +68,8 @@ def _tricky(tmp_path: Path) -> Path:
                "response": response("resp_ev", 3, 4, created_at=1767225700)}]
     records: list[Any] = [
         req({"model": "m", "input": "a", "metadata": {"store": "false", "x": '"store": false'},
-             "tools": [{"type": "file_search", "vector_store_ids": ["vs_one", "vs_two"]}]}),
+             "tools": [{"type": "file_search",
+                        "vector_store_ids": ["vs_one", "vs_two", *["vs_one"] * 500]}]}),
         res(late),
         req({"model": "m", "input": "b", "metadata": {"note": {"store": False}}}),
         res(hosted),
@@ -105,6 +106,10 @@ def test_a_scanned_inventory_is_the_reread_one_on_tricky_records(
             ("vector_store", "vs_cited"), ("file", "file_0123456789abcdef0123")} <= ids
     assert ("file", "file-late0001") not in ids  # past the head of a response without calls
     assert ("vector_store", "vs_quoted") not in ids  # escaped quotes: not a JSON string
+    table = a.capture.table
+    assert table.pool.values[table.requests.cols["quoted_ids"][0]] == (b"vs_one", b"vs_two")
+    one = [o for o in doc["objects"] if o["id"] == "vs_one"]
+    assert one[0]["turns"] == [1] and one[0]["uses"] == 1  # 501 quotes of it: one use
     created = {o["id"]: o["created_at"] for o in doc["objects"] if o["kind"] == "response"}
     assert created["resp_late"] is None and created["resp_fs"] == "2026-01-01T00:00:01Z"
     stored = {o["id"]: o["store"] for o in doc["objects"] if o["kind"] == "response"}

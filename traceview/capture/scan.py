@@ -30,8 +30,10 @@ NO_STORE, STORE_TRUE, STORE_FALSE = 0, 1, 2
 
 
 def ids_in(raw: bytes, end: int) -> tuple[bytes, ...]:
-    """The quoted vector store / file ids in raw[:end], in order."""
-    return tuple(IDS.findall(raw, 0, end))
+    """The distinct quoted vector store / file ids in raw[:end], in order of first
+    appearance. Repeats are dropped: the inventory and the ledger make a set of them (the
+    listing is the same), and a record quoting one id a million times keeps one copy."""
+    return tuple(dict.fromkeys(IDS.findall(raw, 0, end)))
 
 
 def store_in(raw: bytes, end: int) -> int:
