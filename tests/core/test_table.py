@@ -115,3 +115,24 @@ def test_text_starts_widen_past_4_gb(monkeypatch) -> None:
     assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "resp_bb", "résumé", "x",
                                                   "yz"]
     assert Texts().starts.itemsize == 4
+
+
+def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
+    """A chunk's columns are freed as soon as they are appended and dropped: its sides hold
+    no reference cycle (a made `add` that held its side kept dozens of chunks alive)."""
+    import gc
+    import weakref
+
+    chunk = pickle.loads(pickle.dumps(Facts()))  # as a worker's chunk arrives
+    chunk.requests.add(RequestFacts(model="m"))
+    chunk.responses.add(ResponseFacts("resp_1"))
+    table = TurnTable()
+    table.requests.extend(chunk.requests)
+    gone = [weakref.ref(chunk.requests), weakref.ref(chunk.responses)]
+    gc.disable()
+    try:
+        del chunk
+        assert [ref() for ref in gone] == [None, None]
+    finally:
+        gc.enable()
+    assert (table.requests.rows, table.requests.add(RequestFacts())) == (1, 1)
