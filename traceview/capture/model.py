@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from traceview.capture.table import (
     LIMIT,
+    NO_CREATED,
     SET,
     RequestSide,
     ResponseSide,
@@ -348,11 +349,11 @@ RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # ty
 
 def _raw_created_at(v: Any) -> float | None:
     c = v._s.cols["raw_created_at"][v._r]
-    return None if c != c else c  # NaN: none found
+    return None if c == NO_CREATED else c
 
 
 def _put_raw_created_at(v: Any, value: float | None) -> None:
-    v._s.cols["raw_created_at"][v._r] = float("nan") if value is None else value
+    v._s.cols["raw_created_at"][v._r] = NO_CREATED if value is None else value
 
 
 ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]

@@ -26,7 +26,9 @@ from typing import Any
 # unknown: no real token, byte or millisecond count comes near it.
 LIMIT = (1 << 40) - 2
 UNKNOWN = -1  # a count column's "None"
-_NAN = float("nan")
+# raw_created_at's "None": the pattern that finds one (scan.CREATED) matches no sign, so no
+# found value is negative (and, unlike NaN, it compares equal to itself).
+NO_CREATED = -1.0
 
 
 def count(value: int | None) -> int:
@@ -193,7 +195,7 @@ class Side:
         for name, d in self.dicts.items():
             setattr(self, "_d_" + name, d)
         self._pv = self.pool.values
-        self.add = make(  # type: ignore[method-assign]
+        self._add = make(
             self,
             [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
             [cols[n].append for n in self.TEXTS], self.flags.append,
@@ -206,15 +208,17 @@ class Side:
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_") and k != "add"}
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind()
 
     def add(self, facts: Any) -> int:
-        """Store a plain facts record as a new row; its row number (made by `_adder`)."""
-        raise NotImplementedError  # replaced per instance in _bind
+        """Store a plain facts record as a new row; its row number. The work is the
+        straight-line function `_adder` made for this side's columns (`_add`); a method
+        here, so a profiler or bench/floors.py can wrap it like any other."""
+        return self._add(facts)
 
     def extend(self, other: Side) -> int:
         """Append every row of `other` (a worker's chunk); the row number of its first."""
@@ -285,10 +289,11 @@ class ResponseSide(Side):
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
 
-    OWN = (("raw_created_at", "_NAN if f.raw_created_at is None else f.raw_created_at"),)
+    OWN = (("raw_created_at",
+            "NO_CREATED if f.raw_created_at is None else f.raw_created_at"),)
 
     def __init__(self, pool: Pool) -> None:
-        self.cols = {"raw_created_at": array("d")}  # NaN: none found
+        self.cols = {"raw_created_at": array("d")}  # NO_CREATED: none found
         super().__init__(pool)
 
     def extend(self, other: Side) -> int:
@@ -367,7 +372,7 @@ class TurnTable(Facts):
                 return None
             res_ids = values[side.cols["quoted_ids"][row]]
             c = side.cols["raw_created_at"][row]
-            created = None if c != c else c
+            created = None if c == NO_CREATED else c
             facts_store = bits & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
             row = self.req_row[r]
@@ -454,6 +459,6 @@ def _adder(side: type[Side]) -> Any:
         body(f"            d{i}[row] = v")
     body("        return row")
     body("    return add")
-    ns: dict[str, Any] = {"LIMIT": LIMIT, "_NAN": _NAN}
+    ns: dict[str, Any] = {"LIMIT": LIMIT, "NO_CREATED": NO_CREATED}
     exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
     return ns["make"]
