@@ -50,7 +50,9 @@ _PATHS = {"conversations": "conversation", "responses": "response", "files": "fi
 _IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
 _KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
 _STORE = re.compile(rb'"store"\s*:\s*(true|false)')
-_CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
+# A number that ends there: not the "1" of "1e+300", nor a number cut at the head's end
+# (HEAD_BYTES), which would read as a time in 1970.
+_CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)(?=\s*[,}\]])')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
@@ -124,7 +126,7 @@ class ProviderObject:
             else:
                 return None, "expiry unknown (no creation time in the capture)"
         date = _date(when)
-        return date, f"expires around {date}"
+        return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
 
     def to_dict(self) -> dict[str, Any]:
         date, sentence = self.expires()
@@ -263,7 +265,7 @@ class _ResponseRows:
             date, sentence = self.whole(r).expires()
         else:
             date = _date(created + float(days) * 86400)
-            sentence = f"expires around {date}"
+            sentence = f"expires around {date}" if date is not None else _OUT_OF_RANGE
         # A copy of the template (a dict display of 21 keys is built in chunks) with the
         # row's own values set.
         d = _ROW_DICT.copy()
@@ -620,11 +622,16 @@ def _day(epoch: float) -> str | None:
     return date
 
 
-def _date(epoch: float) -> str:
+def _date(epoch: float) -> str | None:
+    """The ISO date of a time in epoch seconds; None for one no calendar holds (a damaged
+    capture's year 11476, or milliseconds where seconds belong, past year 9999)."""
     date = _day(epoch)
     if date is not None:
         return date
-    return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    try:
+        return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    except (OverflowError, ValueError):
+        return None
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -634,8 +641,14 @@ def _iso(epoch: float | None) -> str | None:
     if date is not None:  # the same text as below, without two datetimes a call
         minute, sec = divmod(int(epoch) % 86400, 60)
         return date + "T" + _CLOCK[minute] + _SECONDS[sec]
-    t = _EPOCH + timedelta(seconds=epoch)
+    try:
+        t = _EPOCH + timedelta(seconds=epoch)
+    except (OverflowError, ValueError):  # no calendar time (see _date)
+        return None
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
 
 
 def deletions(exchanges: list[Any]) -> dict[str, int]:
