@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from tests.hostile.corpus import (
@@ -25,6 +26,8 @@ from tests.hostile.corpus import (
     traceview,
     write_jsonl,
 )
+from traceview.analysis.follow import FollowSession
+from traceview.analysis.session import analyze
 from traceview.cli import main
 
 FORK = {"TRACEVIEW_WORKERS": "2", "TRACEVIEW_FORK_MIN_ROWS": "2"}
@@ -90,3 +93,38 @@ def test_reports_in_one_process_equal_fresh_processes(tmp_path: Path, env: dict[
             got = _in_process(p, fmt)
             assert got == fresh[p], f"{p.name} ({fmt}) differs after other reports"
             assert KEY_SHAPES[1][2].encode() not in got
+
+
+def test_rows_of_two_open_captures_read_interleaved(tmp_path: Path) -> None:
+    """Two analyses alive at once (the inspector with two captures open): rows asked for
+    alternately, each the row its own capture gives alone."""
+    a = analyze([str(write_jsonl(tmp_path / "a.jsonl", _many(40, "alpha")))])
+    b = analyze([str(ROOT / "tests/fixtures/real/dotnet_web_search_reasoning_cached.jsonl")])
+    alone_a = [t.to_dict() for t in a.turns]
+    alone_b = [t.to_dict() for t in b.turns]
+    for i in range(len(a.turns)):
+        assert a.turns[i].to_dict() == alone_a[i]
+        j = i % len(b.turns)
+        assert b.turns[j].to_dict() == alone_b[j]
+        assert b.turns[j].row(explained=False, whole=False)["model"] == alone_b[j]["model"]
+    assert alone_a[7]["user_text"] == "q2" and alone_a[7]["input_tokens"] == 149
+
+
+def test_rows_of_a_followed_capture_after_it_grows(tmp_path: Path) -> None:
+    """A followed capture's table grows after rows were written from it (`--follow`): the
+    new turns' rows, and the old ones', are those of a fresh read of the whole file."""
+    recs = _many(40, "alpha")
+    path = tmp_path / "f.jsonl"
+    write_jsonl(path, recs[:30])
+    session = FollowSession([str(path)])
+    for _ in session.run():
+        pass
+    first = [t.to_dict() for t in session.analysis.turns]
+    assert len(first) == 15
+    with open(path, "ab") as fh:
+        for r in recs[30:]:
+            fh.write(orjson.dumps(r) + b"\n")
+    assert session.poll() is not None
+    grown = [t.to_dict() for t in session.analysis.turns]
+    assert grown == [t.to_dict() for t in analyze([str(path)]).turns]
+    assert grown[:15] == first
