@@ -24,6 +24,7 @@ SHAPES = [
     "OPENAI_API_KEY\\t=\\t" + SECRET,                  # a repr'd tab
     "Authorization:\\n Bearer " + SECRET,
     "client_secret\\u0020=\\u0020" + SECRET,
+    "api-key: \\xa0" + SECRET,                       # a repr'd no-break space
 ]
 
 
@@ -37,7 +38,7 @@ def test_the_redactor_masks_a_key_escaped_twice(text: str) -> None:
     assert orjson.loads(redact_json(once))  # still valid JSON
 
 
-@pytest.mark.parametrize("text", SHAPES[:3])
+@pytest.mark.parametrize("text", [*SHAPES[:3], "api-key: \xa0" + SECRET])
 def test_no_report_writes_a_key_escaped_twice(tmp_path: Path, text: str) -> None:
     recs = secret_capture(text)
     recs[1]["body"]["model"] = f"gpt-4o {text}"  # quoted again in the unpriced-model reason
@@ -47,3 +48,17 @@ def test_no_report_writes_a_key_escaped_twice(tmp_path: Path, text: str) -> None
         assert_no_traceback(out)
         assert SECRET.encode() not in out.stdout, fmt
         assert SECRET.encode() not in out.stderr, fmt
+
+
+@pytest.mark.parametrize("gap", ["\n", "\t", " ", "\n ", "\u00a0"])
+def test_masking_masked_text_again_keeps_the_json_valid(gap: str) -> None:
+    """A capture's error is masked when read and again in the report's bytes: the second
+    pass must not take the backslash of an escape (`:\\nBasic [redacted]`) for a quote's and
+    mask from the letter after it, which left `\\[` (invalid JSON: the whole report
+    unreadable) on 799b371."""
+    for text in (f"Authorization:{gap}Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==",
+                 f"api_key:{gap}Bearer Zq9Xw8Vu7Ts6Rq5Po4", f"OPENAI_API_KEY={gap}sk-proj-abc"):
+        masked = redact_text(text)
+        once = orjson.dumps({"e": masked})
+        again = redact_json(once)
+        assert orjson.loads(again)["e"].endswith("[redacted]"), again  # valid, still masked
