@@ -4,9 +4,12 @@ The capture is read once (`traceview.capture.load`); then, best of `--repeat`, e
 runs over the same turns as the report runs it, timed with `process_time` (no profiler):
 `Analyzer.add` for every turn, `conversations()`, and the hosted-state passes (the ledger
 with its tool configurations, the objects inventory, replay fidelity, and their glue).
-Beside them the floor: the bare per-turn arithmetic of the analyzer (the facts it reads
-pre-extracted into lists, the sums and comparisons it must make), so what is left above
-the floor is the cost of reading facts and keeping per-turn results.
+Beside them the floors, the bare CPython cost of the same irreducible work on the same
+pre-extracted values: the analyzer's per-turn arithmetic (a conversation lookup, expected
+input, the deposit test, the price, the running sums); the ledger's per-charged-turn
+arithmetic (the apportioned rate, appended to its columns); and fidelity's re-reading of
+the records it reads (pread + orjson.loads of the same byte ranges, nothing done with
+them). What is left above a floor is reading facts through objects and keeping results.
 
     python bench/analysis_stage.py /tmp/h50.jsonl --repeat 3
 """
@@ -17,9 +20,12 @@ import argparse
 import gc
 import os
 import time
+from array import array
 from typing import Any
 
 os.environ.setdefault("TRACEVIEW_WORKERS", "1")
+
+import orjson  # noqa: E402
 
 from traceview.analysis import hosted_state  # noqa: E402
 from traceview.analysis.analyzer import Analyzer  # noqa: E402
@@ -48,6 +54,53 @@ def _analyse(cap: Any) -> tuple[Analysis, float, float]:
     t_conv = time.process_time() - t0
     a.pricing_table = an.pricing
     return a, t_add, t_conv
+
+
+def _ledger_floor(a: Analysis) -> float:
+    """Per turn with billed input: its cached share, the rate at its model's prices, and
+    the three appends the ledger makes for a charged turn (values pre-extracted)."""
+    pricing = a.pricing_table
+    rows = []
+    for t in a.turns:
+        prices = pricing.model_prices(t.model)
+        if t.input_tokens and prices is not None:
+            rows.append((t.index, t.input_tokens, t.cached_tokens or 0, prices["input"],
+                         prices.get("cached_input", prices["input"])))
+    charged, rates, priced = array("q"), array("d"), bytearray()
+    gc.collect()
+    t0 = time.process_time()
+    for index, inp, cached, p_in, p_cached in rows:
+        share = min(max(cached / inp, 0.0), 1.0)
+        charged.append(index)
+        rates.append((share * p_cached + (1 - share) * p_in) / 1e6)
+        priced.append(True)
+    return time.process_time() - t0
+
+
+def _fidelity_floor(a: Analysis) -> tuple[float, int]:
+    """The records replay fidelity reads, read again: pread + orjson.loads each."""
+    from traceview.analysis.fidelity import assess
+
+    cap = a.capture
+    refs: list[Any] = []
+    real = cap.read
+
+    def read(ref: Any) -> Any:
+        refs.append(ref)
+        return real(ref)
+
+    cap.read = read  # type: ignore[method-assign]
+    try:
+        assess(a, objects=a.objects, label="floor")
+    finally:
+        del cap.read
+    gc.collect()
+    t0 = time.process_time()
+    for ref in refs:
+        raw = cap.read_raw(ref)
+        if raw is not None:
+            orjson.loads(raw)
+    return time.process_time() - t0, len(refs)
 
 
 def _hosted(a: Analysis) -> dict[str, float]:
@@ -125,15 +178,19 @@ def main() -> None:
         a, t_add, t_conv = _analyse(cap)
         got = {"Analyzer.add": t_add, "conversations+totals": t_conv, **_hosted(a)}
         got["floor (analyzer arithmetic)"] = _floor(cap)
+        got["floor (ledger arithmetic)"] = _ledger_floor(a)
+        got["floor (fidelity re-reads)"], reads = _fidelity_floor(a)
         for k, v in got.items():
             best[k] = min(best.get(k, v), v)
         del a
     print(f"{args.path}: {n:,} turns (best of {args.repeat}, process_time)")
     print(f"{'stage':<30}{'CPU s':>8}{'µs/turn':>9}")
     for k in ("Analyzer.add", "conversations+totals", "build_ledger", "inventory", "assess",
-              "hosted_state", "floor (analyzer arithmetic)"):
+              "hosted_state", "floor (analyzer arithmetic)", "floor (ledger arithmetic)",
+              "floor (fidelity re-reads)"):
         v = best.get(k, 0.0)
         print(f"{k:<30}{v:>8.3f}{v / n * 1e6:>9.1f}")
+    print(f"(fidelity re-reads {reads:,} records)")
 
 
 if __name__ == "__main__":

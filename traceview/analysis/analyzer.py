@@ -30,7 +30,12 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import COUNTERS as _COUNTERS
 from traceview.analysis.pricing import Pricing, counters_for
 from traceview.analysis.stats import Totals
-from traceview.analysis.turn_report import ConversationReport, TurnColumns, TurnReport
+from traceview.analysis.turn_report import (
+    Attribution,
+    ConversationReport,
+    TurnColumns,
+    TurnReport,
+)
 from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
 
@@ -53,6 +58,21 @@ _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}
 
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
+
+
+_SORTED: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _sorted(names: set[str]) -> tuple[str, ...]:
+    """`names` sorted, one shared tuple per distinct list (call types and include flags
+    repeat on every deposit)."""
+    key = tuple(sorted(names))
+    got = _SORTED.get(key)
+    if got is None:
+        got = key
+        if len(_SORTED) < 4096:
+            _SORTED[key] = key
+    return got
 
 
 def model_passes(types: tuple[str, ...]) -> int:
@@ -399,24 +419,19 @@ class Analyzer:
                 out.append({"counter": attr, "provider": n, "items": items, "item": item})
         return out or None
 
-    def _attribute(self, st: _ConvState) -> dict[str, Any] | None:
+    def _attribute(self, st: _ConvState) -> Attribution | None:
         if not st.pending_hosted:
             return None
-        turns = [t for t, _, _ in st.pending_hosted]
+        turns = tuple(t for t, _, _ in st.pending_hosted)
         calls = [c for _, cs, _ in st.pending_hosted for c in cs]
         missing = [(c, inc) for _, cs, inc in st.pending_hosted for c in cs
                    if c.evidence == "missing"]
         st.pending_hosted = []
-        flags = sorted({c.include for c, inc in missing if c.include and c.include not in inc})
-        sent = sorted({c.include for c, inc in missing if c.include and c.include in inc})
-        return {
-            "turn": turns[-1], "turns": turns,
-            "hosted_calls": [c.id for c in calls],
-            "types": sorted({c.type for c in calls}),
-            "evidence_missing": bool(missing),
-            "include": flags,
-            "include_sent": sent,
-        }
+        flags = {c.include for c, inc in missing if c.include and c.include not in inc}
+        sent = {c.include for c, inc in missing if c.include and c.include in inc}
+        return Attribution(turns, tuple(c.id for c in calls),
+                           _sorted({c.type for c in calls}), bool(missing), _sorted(flags),
+                           _sorted(sent))
 
     def conversations(self) -> list[ConversationReport]:
         convs = [s.report for s in self.states.values()]

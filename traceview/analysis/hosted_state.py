@@ -12,6 +12,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from traceview.analysis.by_index import finder
+from traceview.analysis.columns import Columns
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
@@ -85,15 +86,21 @@ class _Configs:
         self._map: dict[int, ToolConfig | None] = {}
         self._tools: dict[tuple[str, ...], frozenset[str]] = {}
         self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
+        self._cols: Columns | None = None
 
     def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
-        """Tools from the turn's facts; vector store ids from its request bytes (only when
-        it offers file_search, and never parsed)."""
+        """Tools from the turn's facts (read from its table's columns: this runs on every
+        turn); vector store ids from its request bytes (only when it offers file_search,
+        and never parsed)."""
         turn = t.turn
-        req = turn.req
-        if req is None:
+        c = self._cols
+        if c is None or c.table is not turn.table:
+            c = self._cols = Columns(turn.table)
+        row = turn.row
+        qi = c.req_row[row]
+        if qi < 0:
             return
-        offered = tuple(req.tools_offered)
+        offered = c.values[c.q_tools[qi]]
         tools = self._tools.get(offered)
         if tools is None:
             tools = self._tools[offered] = frozenset(_tool_name(x) for x in offered)
@@ -105,7 +112,7 @@ class _Configs:
         if made is None:
             made = self._made[key] = ToolConfig(
                 tools, frozenset(m.decode() for m in stores))
-        self._put(turn.index, made)
+        self._put(c.index[row], made)
 
     def _put(self, index: int, config: ToolConfig) -> None:
         held = self._list

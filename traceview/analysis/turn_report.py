@@ -10,7 +10,7 @@ from __future__ import annotations
 from array import array
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.analysis.explain import explain, findings, findings_of
 from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, Ledger, TurnCarry
@@ -65,7 +65,7 @@ class TurnColumns:
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self.pricing = pricing
         # By row, where set (TurnReport's properties of the same names).
-        self.attribution: dict[int, dict[str, Any]] = {}
+        self.attribution: dict[int, Any] = {}  # Attribution (or a dict given as one)
         self.context: dict[int, dict[str, Any]] = {}
         self.provider_copy: dict[int, dict[str, Any]] = {}
         self.carried: dict[int, TurnCarry] = {}
@@ -103,6 +103,24 @@ def _column(name: str) -> property:
     return property(get)
 
 
+class Attribution(NamedTuple):
+    """The hosted calls a deposit is attributed to, as held (a tuple: one per deposit); read
+    as the report's dict (`TurnReport.attribution`)."""
+
+    turns: tuple[int, ...]
+    hosted_calls: tuple[str | None, ...]
+    types: tuple[str, ...]
+    evidence_missing: bool
+    include: tuple[str, ...]
+    include_sent: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turns[-1], "turns": list(self.turns),
+                "hosted_calls": list(self.hosted_calls), "types": list(self.types),
+                "evidence_missing": self.evidence_missing, "include": list(self.include),
+                "include_sent": list(self.include_sent)}
+
+
 def _sparse(name: str, doc: str) -> property:
     """A value only some turns have, kept in its TurnColumns' dict by the turn's row
     (None: not set). A slot on every turn costs 8 bytes; most turns would hold None."""
@@ -136,7 +154,7 @@ class TurnReport:
     # attributed to; passes of a hosted loop, a resent compaction, calls left unanswered,
     # changed fingerprints…; the provider copy the capture deleted (the objects pass:
     # {"object", "kind", "state", "line", "note"}).
-    attribution = _sparse("attribution", "the hosted calls a deposit is attributed to")
+    _attribution = _sparse("attribution", "the hosted calls a deposit is attributed to")
     context = _sparse("context", "rare analysis findings behind markers and the account")
     provider_copy = _sparse("provider_copy", "set when the capture deleted its provider copy")
 
@@ -159,6 +177,17 @@ class TurnReport:
         self._cols = columns
         columns.put(turn.row, owned_state_bytes, expected_input, cumulative_input_tokens)
         self.markers: list[str] = NO_MARKERS
+
+    @property
+    def attribution(self) -> dict[str, Any] | None:
+        """The hosted calls a deposit is attributed to: {"turn", "turns", "hosted_calls",
+        "types", "evidence_missing", "include", "include_sent"} (made when read)."""
+        a = self._attribution
+        return a.to_dict() if type(a) is Attribution else a
+
+    @attribution.setter
+    def attribution(self, value: Attribution | dict[str, Any] | None) -> None:
+        self._attribution = value
 
     @property
     def carried(self) -> TurnCarry | None:
@@ -657,7 +686,8 @@ class _Columns:
         d["user_words"] = user_words
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
-        d["attribution"] = rcols.attribution.get(r) if rcols.attribution else None
+        a = rcols.attribution.get(r) if rcols.attribution else None  # TurnReport.attribution
+        d["attribution"] = a.to_dict() if type(a) is Attribution else a
         if whole:
             d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
                          "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),

@@ -1,0 +1,53 @@
+"""bench/floors.py still runs against today's pipeline, and its floors still verify.
+
+The script times the real report stage by stage at public seams (line_facts, the table's
+add, Analyzer.add, the hosted-state passes, TurnReport.row, explain, redact_json, …) and
+checks each floor's output against the real stage's. Other work moves those internals;
+this keeps the instrument from rotting silently. No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import floors  # noqa: E402
+import gen_capture  # noqa: E402
+import gen_hosted  # noqa: E402
+
+
+@pytest.mark.parametrize("gen", [gen_hosted.generate, gen_capture.generate],
+                         ids=["hosted", "bench"])
+def test_every_stage_row_prints_and_every_floor_verifies(tmp_path: Path, gen) -> None:
+    path = tmp_path / "capture.jsonl"
+    gen(path, 10**12, lines=240)
+    out = io.StringIO()
+    code = floors.main(["--path", str(path), "--repeat", "1", "--no-cli"], out)
+    text = out.getvalue()
+    for _, label in floors.STAGES:
+        assert label in text, label
+    assert "SEAM NOT HIT" not in text
+    assert "UNVERIFIED" not in text
+    # The floors that compare outputs say so on their row.
+    for label in ("1 decode+facts", "2 store in table", "3 pairing", "4 analyzer",
+                  "5 hosted: ledger", "6 writer: rows", "6 writer: explanations",
+                  "6 writer: lists"):
+        row = next(line for line in text.splitlines() if line.startswith(label))
+        assert "verified (" in row, row
+    assert "one process: actual" in text and "all " in text and "cores" in text
+    assert code == 0
+
+
+def test_a_moved_seam_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "capture.jsonl"
+    gen_hosted.generate(path, 10**12, lines=40)
+    monkeypatch.setattr(floors, "SEAMS", [*floors.SEAMS,
+                                          ("facts", "traceview.capture.reader", "gone", "call")])
+    assert floors.main(["--path", str(path), "--repeat", "1", "--no-cli"], io.StringIO()) == 2
+    assert "traceview.capture.reader.gone is gone" in capsys.readouterr().err
