@@ -126,7 +126,7 @@ class ProviderObject:
             else:
                 return None, "expiry unknown (no creation time in the capture)"
         date = _date(when)
-        return date, f"expires around {date}"
+        return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
 
     def to_dict(self) -> dict[str, Any]:
         date, sentence = self.expires()
@@ -265,7 +265,7 @@ class _ResponseRows:
             date, sentence = self.whole(r).expires()
         else:
             date = _date(created + float(days) * 86400)
-            sentence = f"expires around {date}"
+            sentence = f"expires around {date}" if date is not None else _OUT_OF_RANGE
         # A copy of the template (a dict display of 21 keys is built in chunks) with the
         # row's own values set.
         d = _ROW_DICT.copy()
@@ -632,11 +632,16 @@ def _day(epoch: float) -> str | None:
     return date
 
 
-def _date(epoch: float) -> str:
+def _date(epoch: float) -> str | None:
+    """The ISO date of a time in epoch seconds; None for one no calendar holds (a damaged
+    capture's year 11476, or milliseconds where seconds belong, past year 9999)."""
     date = _day(epoch)
     if date is not None:
         return date
-    return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    try:
+        return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    except (OverflowError, ValueError):
+        return None
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -646,8 +651,14 @@ def _iso(epoch: float | None) -> str | None:
     if date is not None:  # the same text as below, without two datetimes a call
         minute, sec = divmod(int(epoch) % 86400, 60)
         return date + "T" + _CLOCK[minute] + _SECONDS[sec]
-    t = _EPOCH + timedelta(seconds=epoch)
+    try:
+        t = _EPOCH + timedelta(seconds=epoch)
+    except (OverflowError, ValueError):  # no calendar time (see _date)
+        return None
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
 
 
 def deletions(exchanges: list[Any]) -> dict[str, int]:

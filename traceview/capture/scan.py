@@ -22,7 +22,9 @@ import re
 # two quoted strings never share a quote, so the matches are those of one pattern each).
 IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
 STORE = re.compile(rb'"store"\s*:\s*(true|false)')
-CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
+# A number that ends there: not the "1" of "1e+300", nor a number cut at the head's end
+# (HEAD_BYTES), which would read as a time in 1970.
+CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)(?=\s*[,}\]])')
 HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 # The store flag as found: not at all, true, false.
