@@ -19,12 +19,12 @@ _GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repea
 
 
 def _n(v: int | None) -> str:
-    if v is None:
-        return "unknown"
+    if type(v) is not int:  # 5.0 == 5 as a key, but it reads "5.0": no cache for it
+        return "unknown" if v is None else f"{v:,}"
     text = _GROUPED.get(v)
     if text is None:
         text = f"{v:,}"
-        if len(_GROUPED) < 2048 and type(v) is int:
+        if len(_GROUPED) < 2048:
             _GROUPED[v] = text
     return text
 

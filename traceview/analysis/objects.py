@@ -9,14 +9,15 @@ its storage fee. Deletions recorded in the capture (a ``DELETE`` exchange, a lat
 are attached to the turns they affect, so those turns say "provider copy deleted (line N)"
 while the local record stays whole.
 
-Pure: ids and dates are read from the records' raw bytes through the capture.
+Pure: ids and dates are those quoted in the records' raw bytes, found when the lines were
+read (capture/scan.py, kept in the turn table) or, for a turn whose records were not
+scanned, read again through the capture.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,10 @@ from typing import Any, NamedTuple
 
 from traceview.analysis.by_index import finder
 from traceview.capture.redact import redact_text
+from traceview.capture.scan import CREATED as _CREATED
+from traceview.capture.scan import HEAD_BYTES
+from traceview.capture.scan import IDS as _IDS
+from traceview.capture.scan import STORE as _STORE
 
 # The documented defaults, with where they are written and when that text was taken.
 RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
@@ -45,14 +50,11 @@ RETENTION: dict[str, dict[str, Any]] = {
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
-# Vector store and file ids, as whole JSON strings, in one scan of the bytes (in valid JSON
-# two quoted strings never share a quote, so the matches are those of one pattern each).
-_IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+# Vector store and file ids, `store` flags and `created_at` in a record's raw bytes: the
+# patterns the reader also runs when it reads each line (capture/scan.py), so most turns'
+# are found in the turn table and their records are not read again here.
 _KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
-_STORE = re.compile(rb'"store"\s*:\s*(true|false)')
-_CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
-HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 
 class ProviderObject:
@@ -124,7 +126,7 @@ class ProviderObject:
             else:
                 return None, "expiry unknown (no creation time in the capture)"
         date = _date(when)
-        return date, f"expires around {date}"
+        return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
 
     def to_dict(self) -> dict[str, Any]:
         date, sentence = self.expires()
@@ -263,7 +265,7 @@ class _ResponseRows:
             date, sentence = self.whole(r).expires()
         else:
             date = _date(created + float(days) * 86400)
-            sentence = f"expires around {date}"
+            sentence = f"expires around {date}" if date is not None else _OUT_OF_RANGE
         # A copy of the template (a dict display of 21 keys is built in chunks) with the
         # row's own values set.
         d = _ROW_DICT.copy()
@@ -339,9 +341,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     """The objects of a capture from its analysed turns and its exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
-    `created_at` are found in them without parsing the body). `on_request(turn, bytes,
-    ids)` is told each turn's request bytes and the object ids quoted in them (the ledger
-    reads its vector stores there: one read of each request serves both).
+    `created_at` are found in them without parsing the body), for the turns the reader
+    did not scan (`TurnTable.seen`). `on_request(turn, bytes, ids)` is told each turn's
+    object ids quoted in its request (the ledger reads its vector stores there), with the
+    request's bytes when they were read here, else None.
     """
     found: dict[tuple[str, str], ProviderObject] = {}
     rows = _ResponseRows(turns)
@@ -395,14 +398,22 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
 
     for t in turns:
         turn = t.turn
-        req_ref, res_ref = turn.request, turn.response
         res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        head = None if res is not None and res.hosted_calls else HEAD_BYTES
-        req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
-        when = _created(res_raw)
-        req_ids = _IDS.findall(req_raw) if req_raw else []
+        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        if scan is not None:  # found when the lines were read (capture/scan.py)
+            req_raw = res_raw = None
+            req_ids, res_ids, when, raw_store, res_line = scan
+        else:
+            req_ref, res_ref = turn.request, turn.response
+            res_line = res_ref.line if res_ref is not None else None
+            head = None if res is not None and res.hosted_calls else HEAD_BYTES
+            req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
+            when = _created(res_raw)
+            req_ids = _IDS.findall(req_raw) if req_raw else []
+            res_ids = _IDS.findall(res_raw) if res_raw else []
+            raw_store = None
         if on_request is not None:
             on_request(t, req_raw, req_ids)
         index = turn.index
@@ -410,16 +421,18 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
             flag = t.store  # the facts' flag (request, else response echo)
-            store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
+            store = flag if isinstance(flag, bool) else (
+                (True if raw_store is None else raw_store) if scan is not None
+                else _store(req_raw, res_raw))
             if rid in row_of or ("response", rid) in found:
                 r = obj("response", rid)
-                r.created_line = res_ref.line if res_ref is not None else line
+                r.created_line = res_line if res_line is not None else line
                 r.created_at = when
                 r.store = store
                 add_turn(r, index, False)
             else:
                 row_of[rid] = len(rows.index)
-                key = (res_ref.line if res_ref is not None else line, rid)
+                key = (res_line if res_line is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)
@@ -433,7 +446,6 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             use(c, line, index, when)
             if c.created_at is None:
                 c.created_at = when
-        res_ids = _IDS.findall(res_raw) if res_raw else []
         if req_ids or res_ids:
             # The same few ids on every turn: each one's (kind, id) is made once.
             named = {ids.get(m) or ids.setdefault(m, (_KIND_OF[m[:3]], m.decode()))
@@ -620,11 +632,16 @@ def _day(epoch: float) -> str | None:
     return date
 
 
-def _date(epoch: float) -> str:
+def _date(epoch: float) -> str | None:
+    """The ISO date of a time in epoch seconds; None for one no calendar holds (a damaged
+    capture's year 11476, or milliseconds where seconds belong, past year 9999)."""
     date = _day(epoch)
     if date is not None:
         return date
-    return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    try:
+        return (_EPOCH + timedelta(seconds=epoch)).date().isoformat()
+    except (OverflowError, ValueError):
+        return None
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -634,8 +651,14 @@ def _iso(epoch: float | None) -> str | None:
     if date is not None:  # the same text as below, without two datetimes a call
         minute, sec = divmod(int(epoch) % 86400, 60)
         return date + "T" + _CLOCK[minute] + _SECONDS[sec]
-    t = _EPOCH + timedelta(seconds=epoch)
+    try:
+        t = _EPOCH + timedelta(seconds=epoch)
+    except (OverflowError, ValueError):  # no calendar time (see _date)
+        return None
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
 
 
 def deletions(exchanges: list[Any]) -> dict[str, int]:

@@ -323,7 +323,10 @@ class TurnReport:
         ms = self.started_ms
         if ms is None:
             return None
-        stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
+        try:
+            stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
+        except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
+            return None
         return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     @property
@@ -780,20 +783,24 @@ def _ts(started_at: Any) -> str | None:
     """TurnReport.ts from the response's start (seconds), the same arithmetic.
 
     Whole seconds (what captures hold) are written from the day's date, looked up once per
-    day, and the time of day: strftime per turn was a twentieth of the writer."""
+    day, and the time of day: strftime per turn was a twentieth of the writer. A time no
+    calendar holds (a damaged capture's year 11476) is unknown: None, not a traceback."""
     if started_at is None:
         return None
-    if type(started_at) is int:
-        day, sec = divmod(started_at, 86400)
-        date = _DAYS.get(day)
-        if date is None:
-            date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
-            if len(_DAYS) < 4096:
-                _DAYS[day] = date
-        minute, sec = divmod(sec, 60)
-        return date + _CLOCK[minute] + _SECONDS[sec]
-    ms = started_at * 1000
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        if type(started_at) is int:
+            day, sec = divmod(started_at, 86400)
+            date = _DAYS.get(day)
+            if date is None:
+                date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
+                if len(_DAYS) < 4096:
+                    _DAYS[day] = date
+            minute, sec = divmod(sec, 60)
+            return date + _CLOCK[minute] + _SECONDS[sec]
+        ms = started_at * 1000
+        return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
+        return None
 
 
 def _passes(output_types: Any) -> int:

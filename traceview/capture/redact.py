@@ -33,7 +33,10 @@ _VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]\\]"
 _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
           r"auth[_-]?token|session[_-]?token|client[_-]?secret|secret[_-]?key|"
           r"subscription[_-]?key|private[_-]?key|password|passwd|authorization|secret|cookie")
-_GAP = r"(?:\s|\\[tnrfb]|\\u[0-9a-fA-F]{4})*"
+# Between name and value: whitespace, raw or escaped once or more (JSON of JSON, or of a
+# repr: "\\t", "\\\\t", "\\u0020", "\\xa0"). Seven backslashes at most: three levels of
+# escaping (a run of them after a name is then not searched in quadratic time).
+_GAP = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))*"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
@@ -42,7 +45,11 @@ _PATTERNS = re.compile(
     # NAME=value / "name": "value" / Name: [Bearer|Basic] value, incl. OPENAI_API_KEY=,
     # AZURE_OPENAI_API_KEY=, api-key: <hex>, Ocp-Apim-Subscription-Key: <hex>.
     # Between name and value: whitespace, raw or as JSON writes it (\t, \n, \u00a0 …).
-    rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))\\?[\"']?{_GAP}[:=]{_GAP}\\?[\"']?"
+    # Quotes escaped once or more: '"api_key": "…"' quoted in a string is \\\" in JSON. A
+    # backslash is taken only with the quote it escapes: alone, it may begin "\n", and the
+    # mask after it would leave "\[" (invalid JSON) where masked text is masked again.
+    rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
+    rf"{_GAP}(?:\\{{0,7}}[\"'])?"
     rf"(?:(?i:bearer|basic|token|digest)\s+)?){_VALUE}{{6,}}"
     # Bearer <anything>
     rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
@@ -62,13 +69,15 @@ _PATTERNS = re.compile(
 _LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_", "ghu_",
              "ghs_", "ghr_", "github_pat", "://", "bearer", "secret", "passw", "authoriz",
              "cookie", "key=", "key:", "key\"", "key'", "key =", "key :", "token=", "token:",
-             "token\"", "token'", "token =", "token :", "key\\\"", "token\\\"")
+             "token\"", "token'", "token =", "token :", "key\\", "token\\")
 
 
 # "key" / "token" before ":" or "=" across more whitespace than the literals spell ("key  =",
 # "token\t:", or as JSON writes it, "key\\t="): the literals cover none or one space.
-_SPACED = re.compile(r"(?:key|token)(?:\s|\\[tnrfb]|\\u[0-9a-f]{4})+[:=]")
-_SPACED_GAP_B = rb"(?:\s|\\[tnrfb]|\\u[0-9a-f]{4}|[\x80-\xff]{2,4})+[:=]"
+_SPACED = re.compile(
+    r"(?:key|token)(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-f]{2}|u[0-9a-f]{4}|u[0-9a-f]{8}))+[:=]")
+_SPACED_GAP_B = (rb"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-f]{2}|u[0-9a-f]{4}|u[0-9a-f]{8})"
+                 rb"|[\x80-\xff]{2,4})+[:=]")
 _SPACED_B = re.compile(rb"(?:key|token)" + _SPACED_GAP_B)  # as found in lower-cased JSON
 
 
