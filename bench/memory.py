@@ -24,8 +24,9 @@ hands on).
 so far (VmHWM; reset before the write with /proc/self/clear_refs so the write's own peak
 is seen). Under the table: the interpreter + imports baseline, the plain CLI's peak RSS
 (`python -m traceview report --format json`, os.wait4's ru_maxrss) with one process and
-with two workers, best of --repeat, as MB, % of the file and bytes per turn, and peak
-minus (baseline + held after analysis): transients and memory freed but not returned.
+with two workers, best of --repeat, as MB, % of the file and bytes per turn; RSS after the
+analysis minus the imports' RSS and the heap held (freed but not returned to the system;
+negative where arrays' spare capacity was never touched), and the write's peak above it.
 
     python bench/memory.py /tmp/traceview-hosted-200mb.jsonl /tmp/traceview-bench-200mb.jsonl
 
@@ -283,14 +284,19 @@ def report(path: str, repeat: int, out: TextIO) -> None:
           file=out)
     base = min(baseline() for _ in range(repeat))
     print(f"interpreter + imports baseline: {base / MB:.1f} MB", file=out)
+    after_rss = rss["_"]["after"]["rss"]
+    print(f"RSS after analysis − imports RSS − held: "
+          f"{(after_rss - rss['imports']['rss'] - held_end) / MB:+.1f} MB (freed but not"
+          f" returned; negative: capacity allocated, never touched); the write's peak above"
+          f" RSS after analysis: {(rss['writer']['hwm'] - after_rss) / MB:+.1f} MB", file=out)
     for workers in (1, 2):
         peak = min(cli_peak(path, workers) for _ in range(repeat))
         label = "one process" if workers == 1 else f"{workers} workers"
         print(f"CLI peak RSS, {label}: {peak / MB:.1f} MB = {100 * peak / size:.1f} % of the"
-              f" file, {peak / turns:,.0f} B/turn; above baseline + held after analysis:"
-              f" {(peak - base - held_end) / MB:.1f} MB (transients, freed not returned);"
-              f" floor (baseline + floor): {(base + floor_end) / MB:.1f} MB ="
-              f" {100 * (base + floor_end) / size:.1f} %", file=out)
+              f" file, {peak / turns:,.0f} B/turn (above the baseline:"
+              f" {(peak - base) / turns:,.0f} B/turn); floor (baseline + floor):"
+              f" {(base + floor_end) / MB:.1f} MB = {100 * (base + floor_end) / size:.1f} %",
+              file=out)
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:

@@ -42,6 +42,7 @@ def test_every_stage_row_prints(tmp_path: Path, gen) -> None:
         assert float(row[len(label):].split()[1].replace(",", "")) > 0, row
     text = out.getvalue()
     assert "interpreter + imports baseline:" in text
+    assert "RSS after analysis − imports RSS − held:" in text
     assert "CLI peak RSS, one process:" in text and "CLI peak RSS, 2 workers:" in text
     assert "% of the file" in text and "B/turn" in text
 
