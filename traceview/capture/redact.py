@@ -169,6 +169,32 @@ def redact_text(text: str) -> str:
 
 
 _KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6")
+_TRIES = 8  # matches tried per value, from its end (see _value_end)
+
+
+def _value_end(text: str, vstart: int, end: int) -> int:
+    """Where the value text[vstart:end] must stop: at the start of a match of _PATTERNS
+    that runs past `end` (the next secret's name is in the value, its value after it).
+
+    Such a match either has its name at the value's very end (whitespace, a quote or a
+    backslash ended the value and begins that match's gap) or is a query key or URL user
+    whose value takes the character that ended this one (",", "(" …): both are among the
+    last names in the value. So names are tried from the end, a few at most: a value of
+    many names costs a few short matches, not one match to its end per name."""
+    starts = [c.start() for c in _NAME_START.finditer(text, vstart, end + 1)]
+    tried = 0
+    for c in reversed(starts):  # "Bearer" and one space may end at end + 1
+        if c >= end:
+            continue
+        inner = _PATTERNS.match(text, c)
+        if inner is None:
+            continue
+        if inner.end() > end:
+            return c
+        tried += 1
+        if tried == _TRIES:
+            break
+    return end
 
 
 def _mask(text: str) -> str:
@@ -185,13 +211,7 @@ def _mask(text: str) -> str:
         keep = m.group(m.lastgroup) if m.lastgroup in _KEEPS else ""
         vstart = start + len(keep)
         if keep and m.lastgroup not in ("keep", "keep2"):
-            for c in _NAME_START.finditer(text, vstart, end + 1):  # "Bearer" + 1 space
-                if c.start() >= end:
-                    break
-                inner = _PATTERNS.match(text, c.start())
-                if inner is not None and inner.end() > end:
-                    end = c.start()
-                    break
+            end = _value_end(text, vstart, end)
         out += (text[pos:start], keep, MASK)
         pos = end
         m = search(text, end)
