@@ -95,3 +95,44 @@ def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
              res=ResponseFacts(f"resp_{i:024d}", "response", "completed", model="gpt-5",
                                input_tokens=100 + i, output_tokens=20))
     assert table.nbytes() / len(table) < 400
+
+
+def test_text_starts_widen_past_4_gb(monkeypatch) -> None:
+    """Starts are 4 bytes while the buffer is small, and widen (same reads) when it grows
+    past what they hold: here the limit is lowered to 8 bytes to get there."""
+    from traceview.capture import table as table_mod
+    from traceview.capture.table import Texts
+
+    monkeypatch.setattr(table_mod, "_WIDE", 8)
+    texts, more = Texts(), Texts()
+    for t in ("resp_a", None, "resp_bb", "résumé"):
+        texts.append(t)
+    assert texts.starts.typecode == "q" and texts.starts.itemsize == 8
+    more.append("x")
+    more.append("yz")
+    texts.extend(more)
+    texts.set(1, "later")
+    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "resp_bb", "résumé", "x",
+                                                  "yz"]
+    assert Texts().starts.itemsize == 4
+
+
+def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
+    """A chunk's columns are freed as soon as they are appended and dropped: its sides hold
+    no reference cycle (a made `add` that held its side kept dozens of chunks alive)."""
+    import gc
+    import weakref
+
+    chunk = pickle.loads(pickle.dumps(Facts()))  # as a worker's chunk arrives
+    chunk.requests.add(RequestFacts(model="m"))
+    chunk.responses.add(ResponseFacts("resp_1"))
+    table = TurnTable()
+    table.requests.extend(chunk.requests)
+    gone = [weakref.ref(chunk.requests), weakref.ref(chunk.responses)]
+    gc.disable()
+    try:
+        del chunk
+        assert [ref() for ref in gone] == [None, None]
+    finally:
+        gc.enable()
+    assert (table.requests.rows, table.requests.add(RequestFacts())) == (1, 1)

@@ -9,14 +9,15 @@ its storage fee. Deletions recorded in the capture (a ``DELETE`` exchange, a lat
 are attached to the turns they affect, so those turns say "provider copy deleted (line N)"
 while the local record stays whole.
 
-Pure: ids and dates are read from the records' raw bytes through the capture.
+Pure: ids and dates are those quoted in the records' raw bytes, found when the lines were
+read (capture/scan.py, kept in the turn table) or, for a turn whose records were not
+scanned, read again through the capture.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,10 @@ from typing import Any, NamedTuple
 
 from traceview.analysis.by_index import finder
 from traceview.capture.redact import redact_text
+from traceview.capture.scan import CREATED as _CREATED
+from traceview.capture.scan import HEAD_BYTES
+from traceview.capture.scan import IDS as _IDS
+from traceview.capture.scan import STORE as _STORE
 
 # The documented defaults, with where they are written and when that text was taken.
 RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
@@ -45,16 +50,11 @@ RETENTION: dict[str, dict[str, Any]] = {
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
-# Vector store and file ids, as whole JSON strings, in one scan of the bytes (in valid JSON
-# two quoted strings never share a quote, so the matches are those of one pattern each).
-_IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+|file-[A-Za-z0-9_\-]+|file_[0-9a-f]{16,})"')
+# Vector store and file ids, `store` flags and `created_at` in a record's raw bytes: the
+# patterns the reader also runs when it reads each line (capture/scan.py), so most turns'
+# are found in the turn table and their records are not read again here.
 _KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
-_STORE = re.compile(rb'"store"\s*:\s*(true|false)')
-# A number that ends there: not the "1" of "1e+300", nor a number cut at the head's end
-# (HEAD_BYTES), which would read as a time in 1970.
-_CREATED = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)(?=\s*[,}\]])')
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
-HEAD_BYTES = 2048  # bytes of a response read for its created_at when it has no hosted call
 
 
 class ProviderObject:
@@ -341,9 +341,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     """The objects of a capture from its analysed turns and its exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
-    `created_at` are found in them without parsing the body). `on_request(turn, bytes,
-    ids)` is told each turn's request bytes and the object ids quoted in them (the ledger
-    reads its vector stores there: one read of each request serves both).
+    `created_at` are found in them without parsing the body), for the turns the reader
+    did not scan (`TurnTable.seen`). `on_request(turn, bytes, ids)` is told each turn's
+    object ids quoted in its request (the ledger reads its vector stores there), with the
+    request's bytes when they were read here, else None.
     """
     found: dict[tuple[str, str], ProviderObject] = {}
     rows = _ResponseRows(turns)
@@ -397,14 +398,22 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
 
     for t in turns:
         turn = t.turn
-        req_ref, res_ref = turn.request, turn.response
         res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        head = None if res is not None and res.hosted_calls else HEAD_BYTES
-        req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
-        when = _created(res_raw)
-        req_ids = _IDS.findall(req_raw) if req_raw else []
+        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        if scan is not None:  # found when the lines were read (capture/scan.py)
+            req_raw = res_raw = None
+            req_ids, res_ids, when, raw_store, res_line = scan
+        else:
+            req_ref, res_ref = turn.request, turn.response
+            res_line = res_ref.line if res_ref is not None else None
+            head = None if res is not None and res.hosted_calls else HEAD_BYTES
+            req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
+            when = _created(res_raw)
+            req_ids = _IDS.findall(req_raw) if req_raw else []
+            res_ids = _IDS.findall(res_raw) if res_raw else []
+            raw_store = None
         if on_request is not None:
             on_request(t, req_raw, req_ids)
         index = turn.index
@@ -412,16 +421,18 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
             flag = t.store  # the facts' flag (request, else response echo)
-            store = flag if isinstance(flag, bool) else _store(req_raw, res_raw)
+            store = flag if isinstance(flag, bool) else (
+                (True if raw_store is None else raw_store) if scan is not None
+                else _store(req_raw, res_raw))
             if rid in row_of or ("response", rid) in found:
                 r = obj("response", rid)
-                r.created_line = res_ref.line if res_ref is not None else line
+                r.created_line = res_line if res_line is not None else line
                 r.created_at = when
                 r.store = store
                 add_turn(r, index, False)
             else:
                 row_of[rid] = len(rows.index)
-                key = (res_ref.line if res_ref is not None else line, rid)
+                key = (res_line if res_line is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)
@@ -435,7 +446,6 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             use(c, line, index, when)
             if c.created_at is None:
                 c.created_at = when
-        res_ids = _IDS.findall(res_raw) if res_raw else []
         if req_ids or res_ids:
             # The same few ids on every turn: each one's (kind, id) is made once.
             named = {ids.get(m) or ids.setdefault(m, (_KIND_OF[m[:3]], m.decode()))

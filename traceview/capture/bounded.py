@@ -34,11 +34,16 @@ def too_deep(obj: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# Every byte but the two opening brackets: deleting them leaves the brackets to count, in
+# one pass over a line instead of a `count` for each (it runs on every line read).
+_NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{")
+
+
 def may_be_deep(raw: bytes | str, limit: int = MAX_DEPTH) -> bool:
     """A cheap pre-check: fewer brackets than ``limit`` cannot nest that deep."""
     if isinstance(raw, str):
         return raw.count("[") + raw.count("{") > limit
-    return raw.count(b"[") + raw.count(b"{") > limit
+    return len(raw.translate(None, _NOT_OPENERS)) > limit
 
 
 def loads(raw: bytes | str, limit: int = MAX_DEPTH) -> Any:

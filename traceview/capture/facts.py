@@ -29,7 +29,7 @@ from traceview.capture.items import (
     message_text,
     model_produced,
 )
-from traceview.capture.media import media_parts
+from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
 from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
@@ -53,6 +53,33 @@ _MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"
 
 def _may_carry_media(raw: bytes) -> bool:
     return any(h in raw for h in _MEDIA_HINTS)
+
+
+_MEDIA_TYPES = IMAGE_PARTS + OTHER_MEDIA
+
+
+def _media(new: list[Any], model: str | None, raw_items: bytes) -> list[dict[str, Any]]:
+    """The non-text parts of the new input (media.media_parts), skipped when cheap checks
+    prove there are none."""
+    if not new or _flat(new) or not _may_carry_media(raw_items):
+        return []
+    return media_parts(new, model)
+
+
+def _flat(items: list[Any]) -> bool:
+    """True when `media_parts(items)` is surely empty, read off the items in less time than
+    the hints take to search: no item is a media part or holds a list or dict under
+    `content` or `output` (the only places media_parts looks inside), as one typed message
+    a request of a hosted conversation sends."""
+    for item in items:
+        if type(item) is dict:
+            g = item.get
+            if g("type") in _MEDIA_TYPES or isinstance(g("content"), list | dict) or \
+                    isinstance(g("output"), list | dict):
+                return False
+        elif isinstance(item, list | dict):
+            return False
+    return True
 
 
 def _dumps_len(obj: Any) -> int:
@@ -97,13 +124,17 @@ def signature(text: str) -> int:
     return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest())
 
 
-def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
-    """(short text of the last input item, words of that text, signature of the first user text)."""
-    first_sig = None
-    for item in items:
-        if is_message(item) and item.get("role") == "user":
-            first_sig = signature(message_text(item) or "")
-            break
+def _user_side(items: list[Any], want_sig: bool = True,
+               ) -> tuple[str | None, int | None, int | None]:
+    """(short text of the last input item, words of that text, signature of the first user
+    text — only when `want_sig`: a chained turn is never grouped by it)."""
+    first_sig = first = first_text = None
+    if want_sig:
+        for item in items:
+            if is_message(item) and item.get("role") == "user":
+                first, first_text = item, message_text(item) or ""
+                first_sig = signature(first_text)
+                break
     if not items:
         return None, None, first_sig
     last = items[-1]
@@ -112,7 +143,10 @@ def _user_side(items: list[Any]) -> tuple[str | None, int | None, int | None]:
             last = item
             break
     if is_message(last) and last.get("role") == "user":
-        text = message_text(last) or ""
+        text = first_text if last is first else message_text(last) or ""
+        if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
+            words = text.split()
+            return redact_text(" ".join(words))[:USER_TEXT_MAX], len(words), first_sig
         return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
     return describe_item(last), None, first_sig
 
@@ -195,9 +229,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = len(items)
         raw_items = _dumps(items) if items else b""
         ib = len(raw_items)
-        user_text, words, sig = _user_side(items)
-        if chained:
-            sig = None  # only stateless turns are grouped by their first message
+        # Only stateless turns are grouped by their first message.
+        user_text, words, sig = _user_side(items, not chained)
         new = _new_items(items, chained)
         new_tokens = estimate_tokens(new)
         keys: list[str] = []
@@ -214,7 +247,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                     cid = item.get(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
-        media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+        media = _media(new, model, raw_items)
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -293,7 +326,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                 and type(m.get("tool_call_id")) is str]
     if answered:
         extra["answered"] = tuple(answered)
-    media = media_parts(new, model) if new and _may_carry_media(raw_items) else []
+    media = _media(new, model, raw_items)
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
@@ -408,9 +441,12 @@ def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
         f.store_set = True
         f.store_value = store
     tier = g("service_tier")
-    f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() else _masked(tier)
+    if tier is not None:  # None leaves the default
+        f.service_tier = _name(tier) if type(tier) is not str or tier.isalnum() \
+            else _masked(tier)
     fp = g("system_fingerprint")
-    f.fingerprint = _masked(fp) if type(fp) is str and fp else None
+    if type(fp) is str and fp:
+        f.fingerprint = _masked(fp)
     stu = usage.get("server_tool_use") if type(usage) is dict else None
     if type(stu) is dict:
         ws, fs = stu.get("web_search_requests"), stu.get("file_search_requests")
@@ -620,7 +656,11 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
-    started = _started_at(body, g("ts"), elapsed)
+    created = body.get("created_at") if type(body) is dict else None
+    if (type(created) is float or type(created) is int) and created > 0:
+        started: int | None = int(created)  # _started_at's first answer, without the call
+    else:
+        started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started
     if cut:

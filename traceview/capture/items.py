@@ -120,14 +120,20 @@ def describe_item(item: Any) -> str:
 
 
 def text_bytes(obj: Any) -> int:
-    """UTF-8 bytes of the words in an item tree: the part a tokenizer turns into tokens."""
+    """UTF-8 bytes of the words in an item tree: the part a tokenizer turns into tokens.
+    (Loops, not generators, and ASCII text measured without encoding it: it runs on every
+    request's new input.)"""
     if isinstance(obj, str):
-        return len(obj.encode("utf-8", "surrogatepass"))
+        return len(obj) if obj.isascii() else len(obj.encode("utf-8", "surrogatepass"))
+    n = 0
     if isinstance(obj, dict):
-        return sum(text_bytes(v) for k, v in obj.items() if k not in _NON_TEXT_KEYS)
-    if isinstance(obj, list):
-        return sum(text_bytes(v) for v in obj)
-    return 0
+        for k, v in obj.items():
+            if k not in _NON_TEXT_KEYS:
+                n += text_bytes(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            n += text_bytes(v)
+    return n
 
 
 def _queries(item: dict[str, Any]) -> tuple[str, ...]:
@@ -157,8 +163,9 @@ def _state(value: Any) -> str:
 
 
 def _count(value: Any, noun: str) -> str:
+    """"3 results captured": one shared copy of each (a hosted call on every turn keeps it)."""
     n = len(value) if isinstance(value, list) else 0
-    return f"{n} {noun}{'' if n == 1 else 's'} captured"
+    return intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
 
 
 def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from traceview.capture.table import (
     LIMIT,
+    NO_CREATED,
     SET,
     RequestSide,
     ResponseSide,
@@ -89,7 +90,8 @@ class RequestFacts:
                  "tools_offered", "request_bytes", "input_bytes", "input_count",
                  "new_input_tokens", "user_text", "user_words", "first_user_sig",
                  "compaction_input", "compaction_trigger", "context_management", "truncation",
-                 "stream", "background", "store_set", "store_value", "instructions", "extra")
+                 "stream", "background", "store_set", "store_value", "instructions", "extra",
+                 "scanned", "quoted_ids", "raw_store_set", "raw_store_value")
 
     def __init__(self, api: str = "responses", model: str | None = None,
                  conversation_id: str | None = None, previous_response_id: str | None = None,
@@ -125,6 +127,11 @@ class RequestFacts:
         # Seldom-set facts (non-text input, compaction item keys, call ids answered, function
         # names offered): a dict on the turns that have any, None on the rest.
         self.extra: dict[str, Any] | None = None
+        # What the objects inventory reads in the record's bytes (capture/scan.py), set
+        # (`scanned`) when the line was read with its bytes at hand: the quoted vector
+        # store / file ids and the first `"store": true|false`.
+        self.scanned = self.raw_store_set = self.raw_store_value = False
+        self.quoted_ids: tuple[bytes, ...] = ()
 
     @property
     def store(self) -> bool | None:
@@ -150,7 +157,8 @@ class ResponseFacts:
                  "compaction_output", "cache_miss_reason", "incomplete_reason", "error",
                  "stream_events", "stream_cut", "web_search_requests", "input_transformations",
                  "file_search_requests", "started_at", "store_set", "store_value", "refusal",
-                 "service_tier", "fingerprint", "error_code", "extra")
+                 "service_tier", "fingerprint", "error_code", "extra", "scanned", "quoted_ids",
+                 "raw_created_at")
 
     def __init__(self, response_id: str | None = None, object: str | None = None,  # noqa: A002
                  status: str = "unknown", http_status: int | None = None,
@@ -199,6 +207,12 @@ class ResponseFacts:
         # Seldom-set facts (unknown item types, action items, chat finish reasons, stored
         # headers, compaction item keys): a dict on the responses that have any.
         self.extra: dict[str, Any] | None = None
+        # As RequestFacts, over the record's first scan.HEAD_BYTES (all of it with hosted
+        # calls), with its first `"created_at": <number>`; not its store flag (the rare turn
+        # whose facts hold none on either side is read again: TurnTable.seen).
+        self.scanned = False
+        self.quoted_ids: tuple[bytes, ...] = ()
+        self.raw_created_at: float | None = None
 
     @property
     def store(self) -> bool | None:
@@ -214,14 +228,20 @@ class ResponseFacts:
 # names as the plain record; setting a name writes the row. Properties are made from the
 # side's field lists, so a field is named once.
 
+def _getter(name: str, body: str, **consts: Any) -> Any:
+    """A getter `get(v)` compiled with the column's attribute name written in it (a closure
+    over the name and a dict lookup cost a third more a read: views are read a few hundred
+    thousand times in a report)."""
+    ns: dict[str, Any] = dict(consts)
+    exec(compile(f"def get(v):\n    {body}\n", f"<view {name}>", "exec"), ns)  # noqa: S102
+    return ns["get"]
+
+
 def _count_property(name: str, nullable: bool) -> property:
     if nullable:
-        def get(v: Any) -> int | None:
-            n = v._s.cols[name][v._r]
-            return None if n < 0 else n
+        get = _getter(name, f"n = v._s._c_{name}[v._r]\n    return None if n < 0 else n")
     else:
-        def get(v: Any) -> int | None:
-            return v._s.cols[name][v._r]
+        get = _getter(name, f"return v._s._c_{name}[v._r]")
 
     store = count if nullable else count0
 
@@ -232,9 +252,7 @@ def _count_property(name: str, nullable: bool) -> property:
 
 
 def _pooled_property(name: str) -> property:
-    def get(v: Any) -> Any:
-        s = v._s
-        return s.pool.values[s.cols[name][v._r]]
+    get = _getter(name, f"s = v._s\n    return s._pv[s._c_{name}[v._r]]")
 
     def put(v: Any, value: Any) -> None:
         s = v._s
@@ -244,8 +262,7 @@ def _pooled_property(name: str) -> property:
 
 
 def _text_property(name: str) -> property:
-    def get(v: Any) -> str | None:
-        return v._s.cols[name].get(v._r)
+    get = _getter(name, f"return v._s._c_{name}.get(v._r)")
 
     def put(v: Any, value: str | None) -> None:
         v._s.cols[name].set(v._r, value)
@@ -255,9 +272,7 @@ def _text_property(name: str) -> property:
 
 def _flag_property(bit: int) -> property:
     mask = 1 << bit
-
-    def get(v: Any) -> bool:
-        return bool(v._s.flags[v._r] & mask)
+    get = _getter(f"bit {bit}", f"return bool(v._s.flags[v._r] & {mask})")
 
     def put(v: Any, value: bool) -> None:
         flags = v._s.flags
@@ -268,9 +283,7 @@ def _flag_property(bit: int) -> property:
 
 def _sparse_property(name: str, default: Any, how: str) -> property:
     is_set = SET[how]
-
-    def get(v: Any) -> Any:
-        return v._s.dicts[name].get(v._r, default)
+    get = _getter(name, f"return v._s._d_{name}.get(v._r, default)", default=default)
 
     def put(v: Any, value: Any) -> None:
         if value is not None and is_set(value):
@@ -332,6 +345,18 @@ def _put_first_user_sig(v: Any, value: int | None) -> None:
 
 
 RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # type: ignore[attr-defined]
+
+
+def _raw_created_at(v: Any) -> float | None:
+    c = v._s.cols["raw_created_at"][v._r]
+    return None if c == NO_CREATED else c
+
+
+def _put_raw_created_at(v: Any, value: float | None) -> None:
+    v._s.cols["raw_created_at"][v._r] = NO_CREATED if value is None else value
+
+
+ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]
 RequestRow.__repr__ = RequestFacts.__repr__  # type: ignore[method-assign]
 ResponseRow.__repr__ = ResponseFacts.__repr__  # type: ignore[method-assign]
 
@@ -376,13 +401,24 @@ class Turn:
         self._r = len(t.index)
         t.index.append(index)
         t.source.append(source)
-        t.api.append(t.pool.number(api))
-        t.line.append(line)
-        for col in (t.req_source, t.req_offset, t.req_length, t.res_source, t.res_offset,
-                    t.res_length, t.res_line, t.req_row, t.res_row):
-            col.append(-1)
-        if request is not None:
-            self.request = request
+        n = t.pool.numbers.get(api)
+        t.api.append(n if n is not None else t.pool.number(api))
+        if request is not None:  # the request's columns written as they are made
+            t.line.append(request.line)
+            t.req_source.append(request.source)
+            t.req_offset.append(request.offset)
+            t.req_length.append(request.length)
+        else:
+            t.line.append(line)
+            t.req_source.append(-1)
+            t.req_offset.append(-1)
+            t.req_length.append(-1)
+        t.res_source.append(-1)
+        t.res_offset.append(-1)
+        t.res_length.append(-1)
+        t.res_line.append(-1)
+        t.req_row.append(-1)
+        t.res_row.append(-1)
         if response is not None:
             self.response = response
         if req is not None:

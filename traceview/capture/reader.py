@@ -31,8 +31,18 @@ from traceview.capture.model import (
     ResponseFacts,
     Turn,
 )
-from traceview.capture.table import Facts, TurnTable
+from traceview.capture.scan import (
+    HEAD_BYTES,
+    NO_STORE,
+    STORE_TRUE,
+    created_in,
+    ids_in,
+    store_in,
+)
+from traceview.capture.table import Facts, ResponseSide, TurnTable
 
+_new_tuple = tuple.__new__
+_STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
@@ -47,17 +57,26 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-def _absurd_counts(body: Any) -> list[tuple[str, int]]:
-    """Usage numbers no provider sends (negative, or beyond any real count)."""
+def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
+    """Usage numbers no provider sends (negative, or beyond any real count). The plain
+    counts every usage holds are passed over before `_absurd` is asked."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
-        return []
-    found = []
+        return ()
+    found: list[tuple[str, int]] | tuple[()] = ()
     for key, value in usage.items():
+        t = type(value)
+        if t is int:
+            if 0 <= value < _COUNT_LIMIT:
+                continue
+        elif t is dict:
+            for k, v in value.items():
+                if v is None or (type(v) is int and 0 <= v < _COUNT_LIMIT) or not _absurd(v):
+                    continue
+                found = [*found, (f"{key}.{k}", v)]
+            continue
         if _absurd(value):
-            found.append((str(key), value))
-        elif isinstance(value, dict):
-            found += [(f"{key}.{k}", v) for k, v in value.items() if _absurd(v)]
+            found = [*found, (str(key), value)]
     return found
 
 
@@ -84,7 +103,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        self._last_input: tuple[Turn, Any] | None = None
+        self._last_input: tuple[Turn, str, Any] | None = None  # (turn, api, record getter)
         self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
@@ -113,7 +132,7 @@ class CaptureBuilder:
         bodies back. In one process the parsed record rides in `pre` instead."""
         if pre is None:
             return
-        ref = RecordRef(source, offset, n, line)
+        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         kind = pre[0]
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
@@ -173,7 +192,7 @@ class CaptureBuilder:
                 rec.req = facts + self._req_base if type(facts) is int else facts
                 if origin is not None:
                     _imported(rec, origin)
-                self._last_input = (rec, _lazy_input(api, obj))
+                self._last_input = (rec, api, obj)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -276,21 +295,27 @@ class CaptureBuilder:
                          "unknown")
         if origin is not None:
             _imported(turn, origin)
-        unknown = turn.res.extra.get("unknown_items") if turn.res.extra else None
+        # The row's columns read here, not through a view: one turn's answer reads three.
+        side, row = self.table.responses, self.table.res_row[turn.row]
+        extra = side._d_extra.get(row)
+        unknown = extra.get("unknown_items") if extra else None
         for i, t in unknown or ():
             self.problem(ref.source, ref.line, "unknown_item",
                          f"output item {i} has type {t!r}, which this version of traceview "
                          "does not know: shown as an unknown item, not counted as a hosted call")
-        rid = turn.res.response_id
-        if (turn.res.status in NON_TERMINAL and rid and not turn.res.stream_cut):
-            # Background mode: a later GET /v1/responses/{id} will carry the outcome.
-            self._polling[rid] = turn
-            return
+        status = side._pv[side._c_status[row]]
+        if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
+            rid = side._c_response_id.get(row)
+            if rid:
+                # Background mode: a later GET /v1/responses/{id} will carry the outcome.
+                self._polling[rid] = turn
+                return
         last = self._last_input
-        if turn.res.status == "failed" and last is not None and last[0] is turn:
+        if status == "failed" and last is not None and last[0] is turn:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
-            self._failed = (turn, last[1])  # held: the next request may retry it
+            # Held: the next request may retry it.
+            self._failed = (turn, _lazy_input(last[1], last[2]))
             return
         self.finished.append(turn)
 
@@ -443,9 +468,9 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
     d = obj.get("dir")
     try:
         if d == "req":
-            return request_pre(obj, keep)
+            return request_pre(obj, keep, raw)
         if d == "res":
-            return response_pre(obj, keep)
+            return response_pre(obj, keep, raw)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError,
             RecursionError) as exc:
         return ("problem", "internal_error", _internal(exc))
@@ -457,7 +482,9 @@ def _internal(exc: Exception) -> str:
             "line skipped — please report this capture line")
 
 
-def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
+def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
+    """The request side. With the line's bytes (`raw`), its facts also carry what the
+    objects inventory reads in them (capture/scan.py)."""
     body = obj.get("body")
     endpoint = obj.get("endpoint")
     link = obj.get("id") if isinstance(obj.get("id"), str) else None
@@ -474,18 +501,36 @@ def request_pre(obj: dict[str, Any], keep: bool) -> tuple:
         no_api = api is None
     body_ok = isinstance(body, dict)
     facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
+    if facts is not None and raw is not None:
+        # The whole record; its newline changes no match (see scan.py).
+        facts.scanned = True
+        n = len(raw)
+        facts.quoted_ids = ids_in(raw, n)
+        # The flag in the bytes counts only when no side's facts hold one (see scan.py).
+        store = store_in(raw, n) if not facts.store_set else NO_STORE
+        if store:
+            facts.raw_store_set = True
+            facts.raw_store_value = store == STORE_TRUE
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
     return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
             keep_obj)
 
 
-def response_pre(obj: dict[str, Any], keep: bool) -> tuple:
+def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
     """The response side: its facts when it reads as a model response (or a stream), else
-    None (an exchange's answer: the pairing reads its body when it needs it)."""
+    None (an exchange's answer: the pairing reads its body when it needs it). With the
+    line's bytes, as request_pre."""
     link = obj.get("id") if isinstance(obj.get("id"), str) else None
     api = api_from_response(obj.get("body"))
     events = isinstance(obj.get("events"), list)
     facts = response_facts(obj) if api is not None or events else None
+    if facts is not None and raw is not None:
+        # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
+        # a line no longer than that is read whole (its newline changes no match).
+        n = len(raw) if facts.hosted_calls else min(len(raw), HEAD_BYTES)
+        facts.scanned = True
+        facts.quoted_ids = ids_in(raw, n)
+        facts.raw_created_at = created_in(raw, n)
     return ("res", link, api, events, facts, obj.get("origin"),
             _absurd_counts(obj.get("body")), obj if keep else None)
 

@@ -6,7 +6,9 @@ each number is one slot of a stdlib `array` (8 bytes), each repeated string or t
 status, conversation id, item kinds) is a number into one shared pool, and each string
 that differs on every turn (response id, user text excerpt) sits in a byte buffer with its
 offset. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts) are
-dicts keyed by row.
+dicts keyed by row. What the objects inventory reads in a turn's record bytes (the vector
+store and file ids they quote, the response's `created_at`) is found when the line is read
+(capture/scan.py) and kept here too, so that pass never reads the file again (`seen`).
 
 Nothing here is read by screens or reports directly: `traceview.capture.model` gives each
 turn a small view (`turn.req.input_count`, `turn.res.status`) that reads its row.
@@ -18,13 +20,15 @@ raw bytes, and `extend` appends a worker's rows to the main table in one copy pe
 from __future__ import annotations
 
 from array import array
-from operator import attrgetter
 from typing import Any
 
 # A count outside 0 … LIMIT - 1 (negative, or absurd in a damaged capture) reads back as
 # unknown: no real token, byte or millisecond count comes near it.
 LIMIT = (1 << 40) - 2
 UNKNOWN = -1  # a count column's "None"
+# raw_created_at's "None": the pattern that finds one (scan.CREATED) matches no sign, so no
+# found value is negative (and, unlike NaN, it compares equal to itself).
+NO_CREATED = -1.0
 
 
 def count(value: int | None) -> int:
@@ -75,17 +79,25 @@ class Pool:
         return [self.number(v) for v in other.values]
 
 
+_WIDE = 1 << 32  # a buffer this long needs 8-byte starts
+
+
 class Texts:
     """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
-    (length -1: None). Reading one decodes it again, which is cheap for short strings."""
+    (length -1: None). Reading one decodes it again, which is cheap for short strings.
+    Starts take 4 bytes while the buffer is under 4 GB (always, in practice), then 8."""
 
     __slots__ = ("buf", "starts", "lens", "last")
 
     def __init__(self) -> None:
         self.buf = bytearray()
-        self.starts = array("q")
+        self.starts = array("I")
         self.lens = array("i")
         self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
+
+    def _widen(self, end: int) -> None:
+        if end >= _WIDE and self.starts.typecode == "I":
+            self.starts = array("q", self.starts)
 
     def append(self, text: str | None) -> None:
         if text is None:
@@ -93,7 +105,10 @@ class Texts:
             self.lens.append(-1)
             return
         raw = text.encode("utf-8", "surrogatepass")
-        self.starts.append(len(self.buf))
+        start = len(self.buf)
+        if start >= _WIDE:
+            self._widen(start)
+        self.starts.append(start)
         self.lens.append(len(raw))
         self.buf += raw
 
@@ -120,6 +135,7 @@ class Texts:
             self.lens[row] = -1
             return
         raw = text.encode("utf-8", "surrogatepass")
+        self._widen(len(self.buf))
         self.starts[row] = len(self.buf)
         self.lens[row] = len(raw)
         self.buf += raw
@@ -127,7 +143,8 @@ class Texts:
     def extend(self, other: Texts) -> None:
         base = len(self.buf)
         self.buf += other.buf
-        self.starts.extend(array("q", [s + base for s in other.starts]))
+        self._widen(len(self.buf))
+        self.starts.extend(array(self.starts.typecode, [s + base for s in other.starts]))
         self.lens.extend(other.lens)
 
 
@@ -149,8 +166,7 @@ class Side:
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
-        self.rows = 0
-        self.cols: dict[str, Any] = {}
+        self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
         for name, _ in self.COUNTS:
             self.cols[name] = array("q")
         for name in self.POOLED:
@@ -161,16 +177,34 @@ class Side:
         self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
         self._bind()
 
-    def _bind(self) -> None:
+    # Columns a subclass appends beside the groups: (column, expression over the facts `f`).
+    OWN: tuple[tuple[str, str], ...] = ()
 
-        # For `add`: each group's values read in one call, and the columns' appends.
-        self._counts = attrgetter(*(n for n, _ in self.COUNTS))
-        self._count_appends = [(self.cols[n].append, nullable) for n, nullable in self.COUNTS]
-        self._pooled = attrgetter(*self.POOLED)
-        self._pooled_appends = [self.cols[n].append for n in self.POOLED]
-        self._texts = [(attrgetter(n), self.cols[n].append) for n in self.TEXTS]
-        self._flags = attrgetter(*self.FLAGS)
-        self._sparse = [(attrgetter(n), self.dicts[n], SET[how]) for n, _, how in self.SPARSE]
+    def _bind(self) -> None:
+        # `add` as straight-line code made once per class from the field lists (a loop over
+        # the fields, with a getter and a test per field, cost twice as much a row).
+        make = type(self).__dict__.get("_make_add")
+        if make is None:
+            make = _adder(type(self))
+            type(self)._make_add = make  # type: ignore[attr-defined]
+        cols = self.cols
+        # Each column and dict also as an attribute (`_c_model`, `_d_extra`) and the pool's
+        # values as `_pv`: what the row views (capture/model.py) read, one lookup fewer a read.
+        for name, col in cols.items():
+            setattr(self, "_c_" + name, col)
+        for name, d in self.dicts.items():
+            setattr(self, "_d_" + name, d)
+        self._pv = self.pool.values
+        self._add = make(
+            self,
+            [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
+            [cols[n].append for n in self.TEXTS], self.flags.append,
+            [self.dicts[n] for n, _, _ in self.SPARSE], [cols[n].append for n, _ in self.OWN])
+
+    @property
+    def rows(self) -> int:
+        """Rows stored: every row has its flags, and nothing else appends one."""
+        return len(self.flags)
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
@@ -181,32 +215,14 @@ class Side:
         self._bind()
 
     def add(self, facts: Any) -> int:
-        """Store a plain facts record as a new row; its row number."""
-        for (append, nullable), v in zip(self._count_appends, self._counts(facts),
-                                         strict=True):
-            append(v if v is not None and 0 <= v < LIMIT else UNKNOWN if nullable else 0)
-        known = self.pool.numbers.get
-        for append, v in zip(self._pooled_appends, self._pooled(facts), strict=True):
-            n = known(v)
-            append(n if n is not None else self.pool.number(v))
-        for get, append in self._texts:
-            append(get(facts))
-        bits = 0
-        for i, v in enumerate(self._flags(facts)):
-            if v:
-                bits |= 1 << i
-        self.flags.append(bits)
-        row = self.rows
-        for get, d, is_set in self._sparse:
-            v = get(facts)
-            if v is not None and is_set(v):
-                d[row] = v
-        self.rows += 1
-        return row
+        """Store a plain facts record as a new row; its row number. The work is the
+        straight-line function `_adder` made for this side's columns (`_add`); a method
+        here, so a profiler or bench/floors.py can wrap it like any other."""
+        return self._add(facts)
 
     def extend(self, other: Side) -> int:
         """Append every row of `other` (a worker's chunk); the row number of its first."""
-        base = self.rows
+        base = len(self.flags)
         cols, theirs = self.cols, other.cols
         for name, _ in self.COUNTS:
             cols[name].extend(theirs[name])
@@ -219,7 +235,6 @@ class Side:
         for name, d in self.dicts.items():
             for row, v in other.dicts[name].items():
                 d[row + base] = v
-        self.rows += other.rows
         return base
 
     def nbytes(self) -> int:
@@ -237,22 +252,21 @@ class Side:
 class RequestSide(Side):
     COUNTS = (("request_bytes", True), ("input_bytes", False), ("new_input_tokens", False),
               ("input_count", False), ("user_words", True))
-    POOLED = ("api", "model", "conversation_id", "include", "tools_offered")
+    POOLED = ("api", "model", "conversation_id", "include", "tools_offered", "quoted_ids")
     # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
     # where the text is read.
     TEXTS = ("previous_response_id", "user_text")
     FLAGS = ("compaction_input", "compaction_trigger", "context_management", "stream",
-             "background", "store_set", "store_value", "instructions", "has_sig")
+             "background", "store_set", "store_value", "instructions", "has_sig", "scanned",
+             "raw_store_set", "raw_store_value")
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
     SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
-    def __init__(self, pool: Pool) -> None:
-        super().__init__(pool)
-        self.cols["first_user_sig"] = array("Q")
+    OWN = (("first_user_sig", "f.first_user_sig or 0"),)
 
-    def add(self, facts: Any) -> int:
-        self.cols["first_user_sig"].append(facts.first_user_sig or 0)
-        return super().add(facts)
+    def __init__(self, pool: Pool) -> None:
+        self.cols = {"first_user_sig": array("Q")}
+        super().__init__(pool)
 
     def extend(self, other: Side) -> int:
         self.cols["first_user_sig"].extend(other.cols["first_user_sig"])
@@ -264,15 +278,27 @@ class ResponseSide(Side):
               ("reasoning_tokens", True), ("elapsed_ms", True), ("output_bytes", False),
               ("started_at", True))
     POOLED = ("object", "status", "model", "conversation_id", "output_types", "service_tier",
-              "fingerprint")
+              "fingerprint", "quoted_ids")
     TEXTS = ("response_id",)
-    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal")
+    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal",
+             "scanned")
     SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
               ("input_transformations", 0, "count0"), ("http_status", None, "count"),
               ("stream_events", None, "count"), ("web_search_requests", None, "count"),
               ("file_search_requests", None, "count"), ("cache_miss_reason", None, "value"),
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
+
+    OWN = (("raw_created_at",
+            "NO_CREATED if f.raw_created_at is None else f.raw_created_at"),)
+
+    def __init__(self, pool: Pool) -> None:
+        self.cols = {"raw_created_at": array("d")}  # NO_CREATED: none found
+        super().__init__(pool)
+
+    def extend(self, other: Side) -> int:
+        self.cols["raw_created_at"].extend(other.cols["raw_created_at"])
+        return super().extend(other)
 
 
 class Facts:
@@ -303,10 +329,10 @@ class TurnTable(Facts):
         self.line = array("q")  # the request's line when there is one, else the turn's own
         self.req_source = array("i")  # -1: no request record
         self.req_offset = array("q")
-        self.req_length = array("q")
+        self.req_length = array("i")  # a record is at most MAX_LINE_BYTES
         self.res_source = array("i")  # -1: no response record
         self.res_offset = array("q")
-        self.res_length = array("q")
+        self.res_length = array("i")
         self.res_line = array("q")
         self.req_row = array("i")
         self.res_row = array("i")
@@ -318,6 +344,54 @@ class TurnTable(Facts):
     def __len__(self) -> int:
         return len(self.index)
 
+    def seen(self, r: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...], float | None,
+                                     bool | None, int | None] | None:
+        """What the objects inventory reads in turn `r`'s record bytes, as found when its
+        lines were read (capture/scan.py): (request ids, response ids, the response's
+        created_at, the request's store flag in its bytes, the response's line or None
+        when it has none). None when a record of the turn was not scanned (a row made from a
+        rebuilt stream, a later retrieve, a request body that is no object), or when the
+        inventory would look for a store flag in the response's bytes (a stored response
+        whose facts hold no store flag on either side, nor its request's bytes): the caller
+        reads its bytes again."""
+        req_ids: tuple[bytes, ...] = ()
+        res_ids: tuple[bytes, ...] = ()
+        created = None
+        store = None
+        line = None
+        facts_store = 0
+        values = self.pool.values
+        if self.res_source[r] >= 0:
+            line = self.res_line[r]
+            row = self.res_row[r]
+            side = self.responses
+            if row < 0:
+                return None
+            bits = side.flags[row]
+            if not bits & _RES_SCANNED:
+                return None
+            res_ids = values[side.cols["quoted_ids"][row]]
+            c = side.cols["raw_created_at"][row]
+            created = None if c == NO_CREATED else c
+            facts_store = bits & _RES_FACTS_STORE
+        if self.req_source[r] >= 0:
+            row = self.req_row[r]
+            side = self.requests
+            if row < 0:
+                return None
+            bits = side.flags[row]
+            if not bits & _REQ_SCANNED:
+                return None
+            req_ids = values[side.cols["quoted_ids"][row]]
+            if bits & _REQ_STORE_SET:
+                store = bool(bits & _REQ_STORE_VALUE)
+            facts_store |= bits & _REQ_FACTS_STORE
+        if store is None and not facts_store and line is not None and \
+                values[self.api[r]] == "responses" and \
+                self.responses._c_response_id.lens[self.res_row[r]] > 0:
+            return None
+        return req_ids, res_ids, created, store, line
+
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
         n = self.requests.nbytes() + self.responses.nbytes()
@@ -325,3 +399,66 @@ class TurnTable(Facts):
             col = getattr(self, name)
             n += col.itemsize * len(col)
         return n
+
+
+def _bit(side: type[Side], name: str) -> int:
+    return 1 << side.FLAGS.index(name)
+
+
+_REQ_SCANNED = _bit(RequestSide, "scanned")
+_REQ_STORE_SET = _bit(RequestSide, "raw_store_set")
+_REQ_STORE_VALUE = _bit(RequestSide, "raw_store_value")
+_RES_SCANNED = _bit(ResponseSide, "scanned")
+_REQ_FACTS_STORE = _bit(RequestSide, "store_set")
+_RES_FACTS_STORE = _bit(ResponseSide, "store_set")
+
+
+# How `add` judges a SPARSE value set, as code over `v` (see SET).
+_SET_CODE = {"count": "0 <= v < LIMIT", "count0": "0 < v < LIMIT", "value": "True",
+             "truthy": "v"}
+
+
+def _adder(side: type[Side]) -> Any:
+    """The source of `side`'s `add`, compiled: one line per field, in the groups' order."""
+    # The made `add` holds no reference to the side (its row number is the flags column's
+    # length): a worker's chunk, appended and dropped, is freed at once, not by the cycle
+    # collector (which left dozens of them, ~10 MB, alive in a 200 MB load).
+    lines = ["def make(self, C, P, T, flag_append, D, O):",
+             "    pool = self.pool",
+             "    len_flags = self.flags.__len__",
+             "    known = pool.numbers.get",
+             "    number = pool.number",
+             *(f"    c{i} = C[{i}]" for i in range(len(side.COUNTS))),
+             *(f"    p{i} = P[{i}]" for i in range(len(side.POOLED))),
+             *(f"    t{i} = T[{i}]" for i in range(len(side.TEXTS))),
+             *(f"    d{i} = D[{i}]" for i in range(len(side.SPARSE))),
+             *(f"    o{i} = O[{i}]" for i in range(len(side.OWN))),
+             "    def add(f):",
+             "        row = len_flags()"]
+    body = lines.append
+    for i, (_, expr) in enumerate(side.OWN):
+        body(f"        o{i}({expr})")
+    for i, (name, nullable) in enumerate(side.COUNTS):
+        body(f"        v = f.{name}")
+        none = UNKNOWN if nullable else 0
+        body(f"        c{i}(v if v is not None and 0 <= v < LIMIT else {none})")
+    for i, name in enumerate(side.POOLED):
+        body(f"        v = f.{name}")
+        body("        n = known(v)")
+        body(f"        p{i}(n if n is not None else number(v))")
+    for i, name in enumerate(side.TEXTS):
+        body(f"        t{i}(f.{name})")
+    body("        bits = 0")
+    for i, name in enumerate(side.FLAGS):
+        body(f"        if f.{name}:")
+        body(f"            bits |= {1 << i}")
+    body("        flag_append(bits)")
+    for i, (name, _, how) in enumerate(side.SPARSE):
+        body(f"        v = f.{name}")
+        body(f"        if v is not None and ({_SET_CODE[how]}):")
+        body(f"            d{i}[row] = v")
+    body("        return row")
+    body("    return add")
+    ns: dict[str, Any] = {"LIMIT": LIMIT, "NO_CREATED": NO_CREATED}
+    exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
+    return ns["make"]
