@@ -64,7 +64,7 @@ _PATTERNS = re.compile(
     # A known prefix followed by its exact body is a key wherever it sits, also glued to
     # the end of a word ("fooghp_…", "XAKIA…"): the body's length and the character after
     # it tell it from a word, which no boundary before the prefix could.
-    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
     r"|(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"
     r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"
