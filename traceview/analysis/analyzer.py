@@ -29,6 +29,7 @@ from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import COUNTERS as _COUNTERS
 from traceview.analysis.pricing import Pricing, counters_for
+from traceview.analysis.shared import shared
 from traceview.analysis.stats import Totals
 from traceview.analysis.turn_report import (
     Attribution,
@@ -60,19 +61,10 @@ EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/im
                           "tokens cannot be estimated")
 
 
-_SORTED: dict[tuple[str, ...], tuple[str, ...]] = {}
-
-
 def _sorted(names: set[str]) -> tuple[str, ...]:
     """`names` sorted, one shared tuple per distinct list (call types and include flags
     repeat on every deposit)."""
-    key = tuple(sorted(names))
-    got = _SORTED.get(key)
-    if got is None:
-        got = key
-        if len(_SORTED) < 4096:
-            _SORTED[key] = key
-    return got
+    return shared(tuple(sorted(names)))
 
 
 def model_passes(types: tuple[str, ...]) -> int:

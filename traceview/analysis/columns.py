@@ -9,24 +9,18 @@ views, which give the same values.
 
 from __future__ import annotations
 
-from traceview.capture.table import RequestSide, ResponseSide, TurnTable
+from traceview.capture.table import RequestSide, ResponseSide, TurnTable, flag_bit
 
-
-def _bit(side: type, name: str) -> int:
-    """The mask of a flag in its side's flags column (capture/table.py)."""
-    return 1 << side.FLAGS.index(name)
-
-
-Q_COMPACTION_INPUT = _bit(RequestSide, "compaction_input")
-Q_COMPACTION_TRIGGER = _bit(RequestSide, "compaction_trigger")
-Q_STORE_SET = _bit(RequestSide, "store_set")
-Q_STORE_VALUE = _bit(RequestSide, "store_value")
-Q_INSTRUCTIONS = _bit(RequestSide, "instructions")
-S_COMPACTION_OUTPUT = _bit(ResponseSide, "compaction_output")
-S_STREAM_CUT = _bit(ResponseSide, "stream_cut")
-S_STORE_SET = _bit(ResponseSide, "store_set")
-S_STORE_VALUE = _bit(ResponseSide, "store_value")
-S_REFUSAL = _bit(ResponseSide, "refusal")
+Q_COMPACTION_INPUT = flag_bit(RequestSide, "compaction_input")
+Q_COMPACTION_TRIGGER = flag_bit(RequestSide, "compaction_trigger")
+Q_STORE_SET = flag_bit(RequestSide, "store_set")
+Q_STORE_VALUE = flag_bit(RequestSide, "store_value")
+Q_INSTRUCTIONS = flag_bit(RequestSide, "instructions")
+S_COMPACTION_OUTPUT = flag_bit(ResponseSide, "compaction_output")
+S_STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
+S_STORE_SET = flag_bit(ResponseSide, "store_set")
+S_STORE_VALUE = flag_bit(ResponseSide, "store_value")
+S_REFUSAL = flag_bit(ResponseSide, "refusal")
 
 
 class Columns:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from traceview.analysis.columns import Columns
 from traceview.analysis.pricing import Pricing
+from traceview.analysis.shared import shared
 
 APPORTIONED = ("carried tokens are priced at each turn's own cached/fresh split (cached share "
                "= cached_tokens / input_tokens of that turn); the bill does not say which "
@@ -136,9 +137,9 @@ class Source:
         # Held as tuples (a capture holds about one source per hosted call), given as lists.
         self._origin = tuple(origin_turns)
         self._calls = tuple(hosted_calls)
-        self._types = _shared(tuple(types))
+        self._types = shared(tuple(types))
         self.evidence_missing = evidence_missing
-        self._include = _shared(tuple(include))
+        self._include = shared(tuple(include))
         self.config: ToolConfig | None = None  # tools offered where it came from
         self._ended: tuple[int, str] | None = None  # (turn, marker) that ended the carry
         self._conv: ConversationLedger | None = None
@@ -649,17 +650,6 @@ def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
     return made
 
 
-def _shared(names: tuple[str, ...]) -> tuple[str, ...]:
-    """One tuple per distinct list of call types or include flags (a handful repeat)."""
-    got = _SHARED.get(names)
-    if got is None:
-        got = names
-        if len(_SHARED) < 4096:
-            _SHARED[names] = names
-    return got
-
-
-_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 # One ToolConfig per distinct configuration of the sources (they repeat: one per call).

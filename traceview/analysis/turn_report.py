@@ -313,8 +313,12 @@ class TurnReport:
 
     @property
     def started_ms(self) -> int | None:
+        """The start in ms since the epoch; None when unknown, or when no calendar holds it
+        (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
         s = self.turn.res.started_at if self.turn.res else None
-        return None if s is None else s * 1000
+        if s is None or not _FIRST_SECOND <= s < _PAST_LAST_SECOND:  # NaN too
+            return None
+        return s * 1000
 
     @property
     def ts(self) -> str | None:
@@ -772,6 +776,8 @@ def _columns(table: Any) -> _Columns:
     return cols
 
 
+# The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
+_FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 _DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" per day since the epoch, for _ts
 # "HH:MM:" per minute of the day and "SSZ" per second of the minute: a time of day is two
 # list reads, not three formatted numbers.

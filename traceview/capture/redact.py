@@ -61,9 +61,22 @@ _PATTERNS = re.compile(
     # JWTs, Google API keys, AWS access key ids, GitHub tokens: masked whole.
     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
     r"|AIza[0-9A-Za-z_\-]{30,}"
-    r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
+    # A known prefix followed by its exact body is a key wherever it sits, also glued to
+    # the end of a word ("fooghp_…", "XAKIA…"): the body's length and the character after
+    # it tell it from a word, which no boundary before the prefix could.
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
     r"|(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"
+    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"
+    r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"
+    r"|sess-[A-Za-z0-9]{40}(?![A-Za-z0-9_\-])"
 )
+# Where a secret's name (or "Bearer ", a query key, a URL's user) may begin inside another
+# secret's value: a value may hold "?", "=", "/" and ":", so "api-key: X?a=api-key: Y" is
+# one match whose value ends at the second name's ":" and Y would stay in clear.
+# `_mask` stops the first value where a match of _PATTERNS begins that runs past it.
+_NAME_START = re.compile(
+    rf"(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))|\b(?i:bearer)\s|[?&;]"
+    r"|\b[a-zA-Z][a-zA-Z0-9+.\-]*://")
 # Cheap pre-check in C (substring tests on the lower-cased text; a regex alternation costs
 # ~100 ns a character): text holding none of these cannot match any pattern.
 _LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_", "ghu_",
@@ -143,12 +156,6 @@ for _name in ENV_KEYS:  # the keys in use are known before any command runs
     add_secret(os.environ.get(_name))
 
 
-def _sub(m: re.Match[str]) -> str:
-    keep = (m.group("keep") or m.group("keep2") or m.group("keep3") or m.group("keep4")
-            or m.group("keep5") or m.group("keep6") or "")
-    return keep + MASK
-
-
 def redact_text(text: str) -> str:
     """The text with every key-shaped substring and every known key masked."""
     if len(text) < MIN_SECRET_LENGTH:  # too short to hold any shape or known key
@@ -158,7 +165,58 @@ def redact_text(text: str) -> str:
             text = text.replace(secret, MASK)
     if not _maybe_secret(text):
         return text
-    return _PATTERNS.sub(_sub, text)
+    return _mask(text)
+
+
+_KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6")
+_TRIES = 8  # matches tried per value, from its end (see _value_end)
+
+
+def _value_end(text: str, vstart: int, end: int) -> int:
+    """Where the value text[vstart:end] must stop: at the start of a match of _PATTERNS
+    that runs past `end` (the next secret's name is in the value, its value after it).
+
+    Such a match either has its name at the value's very end (whitespace, a quote or a
+    backslash ended the value and begins that match's gap) or is a query key or URL user
+    whose value takes the character that ended this one (",", "(" …): both are among the
+    last names in the value. So names are tried from the end, a few at most: a value of
+    many names costs a few short matches, not one match to its end per name."""
+    starts = [c.start() for c in _NAME_START.finditer(text, vstart, end + 1)]
+    tried = 0
+    for c in reversed(starts):  # "Bearer" and one space may end at end + 1
+        if c >= end:
+            continue
+        inner = _PATTERNS.match(text, c)
+        if inner is None:
+            continue
+        if inner.end() > end:
+            return c
+        tried += 1
+        if tried == _TRIES:
+            break
+    return end
+
+
+def _mask(text: str) -> str:
+    """_PATTERNS.sub, except that a value ends where another secret's match begins and
+    runs past it (see _NAME_START): that match is then masked in turn."""
+    search = _PATTERNS.search
+    m = search(text)
+    if m is None:
+        return text
+    out: list[str] = []
+    pos = 0
+    while m is not None:
+        start, end = m.span()
+        keep = m.group(m.lastgroup) if m.lastgroup in _KEEPS else ""
+        vstart = start + len(keep)
+        if keep and m.lastgroup not in ("keep", "keep2"):
+            end = _value_end(text, vstart, end)
+        out += (text[pos:start], keep, MASK)
+        pos = end
+        m = search(text, end)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 _LITERALS_B = tuple(lit.encode() for lit in _LITERALS if lit != 'key"')

@@ -401,16 +401,17 @@ class TurnTable(Facts):
         return n
 
 
-def _bit(side: type[Side], name: str) -> int:
+def flag_bit(side: type[Side], name: str) -> int:
+    """The mask of a flag in its side's flags column."""
     return 1 << side.FLAGS.index(name)
 
 
-_REQ_SCANNED = _bit(RequestSide, "scanned")
-_REQ_STORE_SET = _bit(RequestSide, "raw_store_set")
-_REQ_STORE_VALUE = _bit(RequestSide, "raw_store_value")
-_RES_SCANNED = _bit(ResponseSide, "scanned")
-_REQ_FACTS_STORE = _bit(RequestSide, "store_set")
-_RES_FACTS_STORE = _bit(ResponseSide, "store_set")
+_REQ_SCANNED = flag_bit(RequestSide, "scanned")
+_REQ_STORE_SET = flag_bit(RequestSide, "raw_store_set")
+_REQ_STORE_VALUE = flag_bit(RequestSide, "raw_store_value")
+_RES_SCANNED = flag_bit(ResponseSide, "scanned")
+_REQ_FACTS_STORE = flag_bit(RequestSide, "store_set")
+_RES_FACTS_STORE = flag_bit(ResponseSide, "store_set")
 
 
 # How `add` judges a SPARSE value set, as code over `v` (see SET).

@@ -108,7 +108,10 @@ def day(ms: int | None) -> str:
     n = ms // 86_400_000
     d = _DAYS.get(n)
     if d is None:
-        d = _DAYS[n] = datetime.fromtimestamp(n * 86_400, tz=UTC).strftime("%Y-%m-%d")
+        try:
+            d = _DAYS[n] = datetime.fromtimestamp(n * 86_400, tz=UTC).strftime("%Y-%m-%d")
+        except (OverflowError, ValueError, OSError):  # past year 9999: as the report reads it
+            return "unknown"
     return d
 
 

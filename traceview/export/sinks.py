@@ -280,10 +280,18 @@ class CsvSink(Sink):
             for c in cols:
                 v = row.get(c)
                 if c in ("ts", "first_ts") and v is not None:
-                    v = datetime.fromtimestamp(v / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                    v = _iso(v)
                 cells.append(_csv_cell(v))
             w.writerow(cells)
 
     def _close(self) -> None:
         for f in self._files.values():
             f.close()
+
+
+def _iso(ms: float) -> str | None:
+    """A time in ms as ISO 8601 UTC; None (an empty cell) when no calendar holds it."""
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, ValueError, OSError):  # past year 9999: as the report reads it
+        return None
