@@ -26,6 +26,7 @@ from typing import Any
 os.environ.setdefault("TRACEVIEW_WORKERS", "1")
 
 import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
 
 from traceview.analysis import hosted_state  # noqa: E402
 from traceview.analysis.analyzer import Analyzer  # noqa: E402
@@ -168,7 +169,7 @@ def _floor(cap: Any) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("path")
+    ap.add_argument("path", type=capture_file)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     cap = load(args.path)

@@ -54,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
 
 
 class SeamMoved(Exception):
@@ -1514,7 +1515,7 @@ def _generated(shape: str, mb: float, tmp: str) -> str:
 def main(argv: list[str] | None = None, out: Any = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     src = ap.add_mutually_exclusive_group(required=True)
-    src.add_argument("--path", help="a capture (JSONL)")
+    src.add_argument("--path", type=capture_file, help="a capture (JSONL)")
     src.add_argument("--shape", choices=("hosted", "bench"), help="generate one of this shape")
     ap.add_argument("--mb", type=float, default=50, help="size to generate (with --shape)")
     ap.add_argument("--repeat", type=int, default=3, help="best of N")

@@ -24,6 +24,7 @@ from typing import Any
 os.environ.setdefault("TRACEVIEW_WORKERS", "1")
 
 import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
 
 from traceview.analysis import hosted_state, session  # noqa: E402
 
@@ -140,7 +141,7 @@ def held(path: str) -> dict[str, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("path")
+    ap.add_argument("path", type=capture_file)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-memory", action="store_true")
     args = ap.parse_args()

@@ -46,6 +46,8 @@ import types
 from pathlib import Path
 from typing import Any, TextIO
 
+from capture_arg import capture_file  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -301,7 +303,7 @@ def report(path: str, repeat: int, out: TextIO) -> None:
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="*")
+    ap.add_argument("paths", nargs="*", type=capture_file)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--child", choices=["heap", "rss"])
     ns = ap.parse_args(argv)

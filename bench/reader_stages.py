@@ -28,6 +28,7 @@ from typing import Any
 os.environ.setdefault("TRACEVIEW_WORKERS", "1")
 
 import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
 
 from traceview.capture.reader import CaptureBuilder, as_rows, line_facts  # noqa: E402
 from traceview.capture.table import Facts  # noqa: E402
@@ -45,7 +46,7 @@ def best(repeat: int, fn: Callable[[], Any]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("path")
+    ap.add_argument("path", type=capture_file)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     with open(args.path, "rb") as f:

@@ -38,6 +38,14 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9}
 
 
+def _existing(text: str) -> Path:
+    """A capture file or a directory of captures; argparse's message otherwise."""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no such capture: {text!r}")
+    return path
+
+
 def parse_size(text: str) -> int:
     match = re.fullmatch(r"\s*([\d.]+)\s*([KMG]?B?)\s*", text.upper())
     if not match:
@@ -247,7 +255,8 @@ def summary(result: dict[str, Any], parse_s: float) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--capture", type=Path, help="use this capture instead of generating")
+    parser.add_argument("--capture", type=_existing,
+                        help="use this capture (a file, or a directory of them)")
     parser.add_argument("--size", type=parse_size, default=parse_size("1GB"),
                         help="size of the generated capture (default 1GB)")
     parser.add_argument("--keys", type=int, default=5000,

@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from traceview.analysis.session import analyze  # noqa: E402
@@ -64,7 +65,7 @@ def best(fn: Callable[[], object], repeat: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("path")
+    ap.add_argument("path", type=capture_file)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true")
     ns = ap.parse_args()

@@ -51,3 +51,12 @@ def test_a_moved_seam_is_a_message_not_a_traceback(tmp_path: Path, monkeypatch,
                                           ("facts", "traceview.capture.reader", "gone", "call")])
     assert floors.main(["--path", str(path), "--repeat", "1", "--no-cli"], io.StringIO()) == 2
     assert "traceview.capture.reader.gone is gone" in capsys.readouterr().err
+
+
+def test_a_wrong_path_is_a_message_not_a_traceback(capsys):
+    """A path typed by hand that names no file: argparse's message and exit 2."""
+    with pytest.raises(SystemExit) as stop:
+        floors.main(["--path", "/nonexistent/trace.jsonl"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "no such capture: '/nonexistent/trace.jsonl'" in err and "Traceback" not in err
