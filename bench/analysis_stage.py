@@ -27,6 +27,7 @@ os.environ.setdefault("TRACEVIEW_WORKERS", "1")
 
 import orjson  # noqa: E402
 from capture_arg import capture_file  # noqa: E402
+from hosted_passes import timed  # noqa: E402
 
 from traceview.analysis import hosted_state  # noqa: E402
 from traceview.analysis.analyzer import Analyzer  # noqa: E402
@@ -107,17 +108,8 @@ def _fidelity_floor(a: Analysis) -> tuple[float, int]:
 def _hosted(a: Analysis) -> dict[str, float]:
     got: dict[str, float] = {}
     saved = {n: getattr(hosted_state, n) for n in PASSES}
-
-    def measure(name: str, fn: Any) -> Any:
-        def run(*args: Any, **kw: Any) -> Any:
-            t0 = time.process_time()
-            out = fn(*args, **kw)
-            got[name] = got.get(name, 0.0) + time.process_time() - t0
-            return out
-        return run
-
     for n, fn in saved.items():
-        setattr(hosted_state, n, measure(n, fn))
+        setattr(hosted_state, n, timed(fn, n, got))
     try:
         gc.collect()
         t0 = time.process_time()

@@ -57,6 +57,16 @@ def _wrapped(measure: Callable[[str, Callable[..., Any]], Callable[..., Any]]) -
         setattr(hosted_state, name, measure(name, real))
 
 
+def timed(fn: Callable[..., Any], name: str, got: dict[str, float]) -> Callable[..., Any]:
+    """`fn`, adding the CPU time of each call to `got[name]` (bench/analysis_stage.py too)."""
+    def run(*args: Any, **kw: Any) -> Any:
+        t0 = time.process_time()
+        out = fn(*args, **kw)
+        got[name] = got.get(name, 0.0) + time.process_time() - t0
+        return out
+    return run
+
+
 def _unwrap(saved: dict[str, Any]) -> None:
     for name, fn in saved.items():
         setattr(hosted_state, name, fn)
@@ -68,17 +78,7 @@ def cpu(path: str, repeat: int) -> dict[str, float]:
     saved = {n: getattr(hosted_state, n) for n in PASSES}
     for _ in range(repeat):
         got: dict[str, float] = {}
-
-        def measure(name: str, fn: Callable[..., Any],
-                    got: dict[str, float] = got) -> Callable[..., Any]:
-            def run(*args: Any, **kw: Any) -> Any:
-                t0 = time.process_time()
-                out = fn(*args, **kw)
-                got[name] = got.get(name, 0.0) + time.process_time() - t0
-                return out
-            return run
-
-        _wrapped(measure)
+        _wrapped(lambda name, fn, got=got: timed(fn, name, got))
         gc.collect()
         t0 = time.process_time()
         hosted_state._attach(a)
