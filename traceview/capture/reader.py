@@ -103,7 +103,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        self._last_input: tuple[Turn, str, Any] | None = None  # (turn, api, record getter)
+        self._last_input: tuple[Turn, str, tuple, Any] | None = None  # (turn, api, pre, reread)
         self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
@@ -132,30 +132,29 @@ class CaptureBuilder:
         bodies back. In one process the parsed record rides in `pre` instead."""
         if pre is None:
             return
-        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         kind = pre[0]
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
             return
+        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         try:
-            self._record(kind, pre, ref, reread)
+            # The record itself is read (`_obj`) only by the few paths that need it.
+            if kind == "req":
+                if self._stream is not None:
+                    self._close_stream()
+                self._request(pre, ref, reread)
+            elif kind == "res":
+                if self._stream is not None:
+                    self._close_stream()
+                self._response(pre, ref, reread)
+            else:  # "other": stream events, bare response bodies, unknown records
+                obj = pre[1] if pre[1] is not None else reread() if reread else {}
+                self._other(obj, ref)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError,
                 RecursionError) as exc:
             # A shape nothing anticipated: a problem on its line, never a traceback. The
             # structure fuzz (tests/hostile) asserts this never happens for known shapes.
             self.problem(source, line, "internal_error", _internal(exc))
-
-    def _record(self, kind: str, pre: tuple, ref: RecordRef,
-                reread: Callable[[], dict[str, Any]] | None) -> None:
-        if kind == "req":
-            self._close_stream()
-            self._request(pre, ref, _getter(pre[-1], reread))
-        elif kind == "res":
-            self._close_stream()
-            self._response(pre, ref, _getter(pre[-1], reread))
-        else:  # "other": stream events, bare response bodies, unknown records
-            obj = pre[1] if pre[1] is not None else reread() if reread else {}
-            self._other(obj, ref)
 
     def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
         if isinstance(obj.get("type"), str) and "sequence_number" in obj:
@@ -163,8 +162,7 @@ class CaptureBuilder:
         elif api_from_response(obj) is not None:
             # A bare response body per line (a log of resp.model_dump()).
             self._close_stream()
-            rec = {"dir": "res", "body": obj}
-            self._response(response_pre(rec, True), ref, lambda: rec)
+            self._response(response_pre({"dir": "res", "body": obj}, True), ref, None)
         else:
             keys = ", ".join(list(obj)[:5]) or "none"
             self.problem(ref.source, ref.line, "unknown_record",
@@ -172,7 +170,8 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+    def _request(self, pre: tuple, ref: RecordRef,
+                 reread: Callable[[], dict[str, Any]] | None) -> None:
         _, skip, link, method, path, query, api, no_api, facts, body_ok, origin, _ = pre
         if skip:
             return  # the request was never recorded; its response will stand alone
@@ -184,7 +183,8 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, obj, ref.source)
+            retry_of = None if self._failed is None else \
+                self._retry_of(api, _obj(pre, reread), ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref,
                                         table=self.table)
@@ -192,7 +192,7 @@ class CaptureBuilder:
                 rec.req = facts + self._req_base if type(facts) is int else facts
                 if origin is not None:
                     _imported(rec, origin)
-                self._last_input = (rec, api, obj)
+                self._last_input = (rec, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -217,8 +217,7 @@ class CaptureBuilder:
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, obj: Callable[[], dict[str, Any]],
-                  source: int) -> Turn | None:
+    def _retry_of(self, api: str, record: dict[str, Any], source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
@@ -226,7 +225,7 @@ class CaptureBuilder:
         if held is None:
             return None
         failed, old_input = held
-        body = obj().get("body")
+        body = record.get("body")
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
                 and failed.source == source and self.turns and self.turns[-1] is failed):
             old, new = old_input(), _input_of(api, body)
@@ -245,7 +244,8 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+    def _response(self, pre: tuple, ref: RecordRef,
+                  reread: Callable[[], dict[str, Any]] | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
@@ -262,12 +262,12 @@ class CaptureBuilder:
         if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
-                facts = response_facts(obj())
+                facts = response_facts(_obj(pre, reread))
             elif type(facts) is int:  # a row of a worker's chunk
                 facts += self._res_base
             self._answer_turn(rec, facts, ref, pre[5], pre[6])
         else:
-            self._answer_exchange(rec, obj(), ref)
+            self._answer_exchange(rec, _obj(pre, reread), ref)
 
     def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
@@ -315,7 +315,7 @@ class CaptureBuilder:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
             # Held: the next request may retry it.
-            self._failed = (turn, _lazy_input(last[1], last[2]))
+            self._failed = (turn, _lazy_input(last[1], last[2], last[3]))
             return
         self.finished.append(turn)
 
@@ -375,8 +375,7 @@ class CaptureBuilder:
         s, self._stream = self._stream, None
         if s is None:
             return
-        record = {"dir": "res", "events": s["events"]}
-        self._response(response_pre(record, True), s["ref"], lambda: record)
+        self._response(response_pre({"dir": "res", "events": s["events"]}, True), s["ref"], None)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")
@@ -552,19 +551,20 @@ def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
     return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
 
 
-def _getter(obj: dict[str, Any] | None,
-            reread: Callable[[], dict[str, Any]] | None) -> Callable[[], dict[str, Any]]:
+def _obj(pre: tuple, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
+    """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
+    read again from the file (`reread`; a worker sends no bodies), else nothing."""
+    obj = pre[-1]
     if obj is not None:
-        return lambda: obj
-    if reread is None:
-        return dict
-    return reread
+        return obj
+    return reread() if reread is not None else {}
 
 
-def _lazy_input(api: str, obj: Callable[[], dict[str, Any]]) -> Callable[[], Any]:
+def _lazy_input(api: str, pre: tuple,
+                reread: Callable[[], dict[str, Any]] | None) -> Callable[[], Any]:
     """The request's input, read when a retry check needs it: in one process from the
     parsed record (kept, as before, one at a time), else re-read from the file."""
-    return lambda: _input_of(api, obj().get("body") or {})
+    return lambda: _input_of(api, _obj(pre, reread).get("body") or {})
 
 
 def _input_of(api: str, body: dict[str, Any]) -> Any:
