@@ -6,6 +6,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from itertools import repeat
 
 try:  # hashlib's blake2b itself, without hashlib's import of OpenSSL (3.5 MB of RSS)
     from _blake2 import blake2b
@@ -74,12 +75,17 @@ def _flat(items: list[Any]) -> bool:
     for item in items:
         if type(item) is dict:
             g = item.get
-            if g("type") in _MEDIA_TYPES or isinstance(g("content"), list | dict) or \
-                    isinstance(g("output"), list | dict):
+            t = g("type")
+            if (type(t) is str and t in _MEDIA_SET) or isinstance(g("content"), _CONTAINERS) \
+                    or isinstance(g("output"), _CONTAINERS):
                 return False
-        elif isinstance(item, list | dict):
+        elif isinstance(item, _CONTAINERS):
             return False
     return True
+
+
+_MEDIA_SET = frozenset(_MEDIA_TYPES)
+_CONTAINERS = (list, dict)
 
 
 def _dumps_len(obj: Any) -> int:
@@ -138,12 +144,18 @@ def _user_side(items: list[Any], want_sig: bool = True,
     if not items:
         return None, None, first_sig
     last = items[-1]
-    for item in reversed(items):
-        if not (isinstance(item, dict) and item.get("type") in ("compaction_trigger",)):
-            last = item
-            break
-    if is_message(last) and last.get("role") == "user":
-        text = first_text if last is first else message_text(last) or ""
+    if type(last) is dict and last.get("type") == "compaction_trigger":
+        for item in reversed(items):  # the last item that is not a trigger, if any
+            if not (isinstance(item, dict) and item.get("type") == "compaction_trigger"):
+                last = item
+                break
+    if type(last) is dict and last.get("role") == "user" and is_message(last):
+        if last is first:
+            text = first_text
+        else:
+            text = last.get("content")
+            if type(text) is not str:  # a list of parts (or none): message_text reads it
+                text = message_text(last) or ""
         if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
             words = text.split()
             return redact_text(" ".join(words))[:USER_TEXT_MAX], len(words), first_sig
@@ -450,15 +462,21 @@ def _refusal(output: list[Any]) -> bool:
 _KINDS: dict[tuple[Any, ...], tuple[tuple[str, ...], bool, bool]] = {}
 
 
+_TYPE = repeat("type")
+
+
 def _kinds(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
-    key = tuple([i.get("type") for i in output if type(i) is dict])
     try:
+        # Each item's "type", in C; a TypeError when an item is not a dict (then the
+        # general path skips it) or a type is unhashable (a damaged capture).
+        key = tuple(map(dict.get, output, _TYPE))
         return _KINDS[key]
-    except (KeyError, TypeError):  # TypeError: an unhashable "type" (a damaged capture)
+    except (KeyError, TypeError):
         pass
     entry = _kinds_of(output)
     # Kept only when every type is a non-empty string: then the kinds are those strings,
     # whatever else the items hold (an empty or missing type reads the item's role).
+    key = tuple([i.get("type") if type(i) is dict else None for i in output])
     if len(_KINDS) < 4096 and all([type(t) is str and t for t in key]):
         _KINDS[key] = entry
     return entry

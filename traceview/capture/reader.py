@@ -458,10 +458,10 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
         if "recursion" not in str(exc).lower():
             return _bad_line(raw, ended, exc)
         obj = TooDeep("nested deeper than the parser allows")
-    if isinstance(obj, TooDeep) or (may_be_deep(raw) and too_deep(obj)):
+    if type(obj) is TooDeep or (may_be_deep(raw) and too_deep(obj)):
         return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
                 "line skipped")
-    if not isinstance(obj, dict):
+    if type(obj) is not dict:
         return ("problem", "unknown_record",
                 f"a JSON {type(obj).__name__} where a record object was expected")
     d = obj.get("dir")
@@ -484,11 +484,14 @@ def _internal(exc: Exception) -> str:
 def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
     """The request side. With the line's bytes (`raw`), its facts also carry what the
     objects inventory reads in them (capture/scan.py)."""
-    body = obj.get("body")
-    endpoint = obj.get("endpoint")
-    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    g = obj.get
+    body = g("body")
+    endpoint = g("endpoint")
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
     keep_obj = obj if keep else None
-    if obj.get("recorded") is False and body is None:
+    if body is None and g("recorded") is False:
         return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
     if isinstance(endpoint, str) and endpoint.strip():
         method, path, query = split_endpoint(endpoint)
@@ -519,9 +522,13 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
     """The response side: its facts when it reads as a model response (or a stream), else
     None (an exchange's answer: the pairing reads its body when it needs it). With the
     line's bytes, as request_pre."""
-    link = obj.get("id") if isinstance(obj.get("id"), str) else None
-    api = api_from_response(obj.get("body"))
-    events = isinstance(obj.get("events"), list)
+    g = obj.get
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
+    body = g("body")
+    api = api_from_response(body)
+    events = isinstance(g("events"), list)
     facts = response_facts(obj) if api is not None or events else None
     if facts is not None and raw is not None:
         # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
@@ -530,8 +537,8 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
         facts.scanned = True
         facts.quoted_ids = ids_in(raw, n)
         facts.raw_created_at = created_in(raw, n)
-    return ("res", link, api, events, facts, obj.get("origin"),
-            _absurd_counts(obj.get("body")), obj if keep else None)
+    return ("res", link, api, events, facts, g("origin"),
+            _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
