@@ -186,7 +186,7 @@ class CaptureBuilder:
             retry_of = None if self._failed is None else \
                 self._retry_of(api, _obj(pre, reread), ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
-            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref,
+            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, ref,
                                         table=self.table)
             if body_ok:
                 rec.req = facts + self._req_base if type(facts) is int else facts
@@ -289,20 +289,23 @@ class CaptureBuilder:
                      origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
         turn.response = ref
         turn.res = facts
-        for name, value in absurd:
-            self.problem(ref.source, ref.line, "absurd_number",
-                         f"usage.{name} is {value}: not a possible token count; shown as "
-                         "unknown")
+        if absurd:
+            for name, value in absurd:
+                self.problem(ref.source, ref.line, "absurd_number",
+                             f"usage.{name} is {value}: not a possible token count; shown as "
+                             "unknown")
         if origin is not None:
             _imported(turn, origin)
         # The row's columns read here, not through a view: one turn's answer reads three.
-        side, row = self.table.responses, self.table.res_row[turn.row]
+        table = self.table
+        side, row = table.responses, table.res_row[turn.row]
         extra = side._d_extra.get(row)
-        unknown = extra.get("unknown_items") if extra else None
-        for i, t in unknown or ():
-            self.problem(ref.source, ref.line, "unknown_item",
-                         f"output item {i} has type {t!r}, which this version of traceview "
-                         "does not know: shown as an unknown item, not counted as a hosted call")
+        if extra:
+            for i, t in extra.get("unknown_items") or ():
+                self.problem(ref.source, ref.line, "unknown_item",
+                             f"output item {i} has type {t!r}, which this version of "
+                             "traceview does not know: shown as an unknown item, not counted "
+                             "as a hosted call")
         status = side._pv[side._c_status[row]]
         if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
             rid = side._c_response_id.get(row)
