@@ -175,6 +175,7 @@ def _new_items(items: list[Any], chained: bool) -> list[Any]:
 
 
 _TOOL_SETS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_TYPE = repeat("type")  # map(dict.get, items, _TYPE): each item's "type"
 
 
 def _tools(tools: Any) -> tuple[str, ...]:
@@ -182,7 +183,10 @@ def _tools(tools: Any) -> tuple[str, ...]:
     service offers the same few tool lists on every request)."""
     if type(tools) is not list:
         return ()
-    key = tuple([t.get("type") if type(t) is dict else None for t in tools])
+    try:
+        key = tuple(map(dict.get, tools, _TYPE))  # in C; a TypeError on a tool not a dict
+    except TypeError:
+        key = tuple([t.get("type") if type(t) is dict else None for t in tools])
     try:
         return _TOOL_SETS[key]
     except KeyError:
@@ -460,9 +464,6 @@ def _refusal(output: list[Any]) -> bool:
 # one is a hosted call, _plain(kinds)). Most responses' kinds are one of a few tuples, so
 # the interning, sharing and set tests run once per distinct tuple, not per response.
 _KINDS: dict[tuple[Any, ...], tuple[tuple[str, ...], bool, bool]] = {}
-
-
-_TYPE = repeat("type")
 
 
 def _kinds(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:

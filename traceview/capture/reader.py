@@ -75,6 +75,8 @@ def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
                     continue
                 found = [*found, (f"{key}.{k}", v)]
             continue
+        elif value is None:
+            continue
         if _absurd(value):
             found = [*found, (str(key), value)]
     return found
