@@ -174,9 +174,9 @@ class CaptureBuilder:
     # ---- requests ---------------------------------------------------------------------
     def _request(self, pre: tuple, ref: RecordRef,
                  reread: Callable[[], dict[str, Any]] | None) -> None:
-        _, skip, link, method, path, query, api, no_api, facts, body_ok, origin, _ = pre
-        if skip:
+        if pre[1]:
             return  # the request was never recorded; its response will stand alone
+        link, api, no_api = pre[2], pre[6], pre[7]
         if no_api:
             self.problem(ref.source, ref.line, "unknown_record",
                          "request record without an endpoint whose body is not a "
@@ -190,10 +190,11 @@ class CaptureBuilder:
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
             rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, ref,
                                         table=self.table)
-            if body_ok:
+            if pre[9]:  # the body is a JSON object
+                facts = pre[8]
                 rec.req = facts + self._req_base if type(facts) is int else facts
-                if origin is not None:
-                    _imported(rec, origin)
+                if pre[10] is not None:  # an importer's origin
+                    _imported(rec, pre[10])
                 self._last_input = (rec, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
@@ -205,6 +206,7 @@ class CaptureBuilder:
             else:
                 self.turns.append(rec)
         else:
+            method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
             rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
                            request=ref, conversation_id=conv, response_id=rid)
