@@ -235,3 +235,39 @@ def test_every_tools_list_of_the_fixtures_reads_as_listed() -> None:
         want = tuple(dict.fromkeys(t["type"] for t in tools
                                    if isinstance(t, dict) and type(t.get("type")) is str))
         assert F._tools(tools) == want
+
+
+HOSTED_SHAPES: list[list[Any]] = [
+    [{"type": "shell_call", "id": "sh_1", "call_id": "c1", "status": "completed",
+      "environment": {"type": "container_auto"}},
+     {"type": "shell_call_output", "call_id": "c1", "output": []}],
+    [{"type": "shell_call", "id": "sh_2", "call_id": "c2", "environment": {"type": "local"}}],
+    [{"type": "tool_search_output", "call_id": "c3"},
+     {"type": "tool_search_call", "id": "ts", "call_id": "c3", "execution": "server"},
+     {"type": "program", "id": "p", "call_id": "c4"}, {"type": "program_output", "call_id": "c4"},
+     {"type": "web_search_call", "id": "ws", "action": {"type": "search", "query": "q",
+                                                        "sources": [{"url": "u"}] * 3}},
+     {"type": "file_search_call", "id": "fs", "queries": ["a", 3], "results": [{}]},
+     {"type": "mcp_list_tools", "tools": [{}]}, "not an item"],
+]
+
+
+def test_hosted_calls_pair_outputs_by_call_id_only_when_a_call_reads_them() -> None:
+    from traceview.capture import items
+
+    def general(output: list[Any]) -> tuple[Any, ...]:
+        by_call_id = {i["call_id"]: i for i in output if isinstance(i, dict)
+                      and isinstance(i.get("call_id"), str) and i.get("type") in
+                      ("shell_call_output", "tool_search_output", "program_output")}
+        return tuple(c for i in output if isinstance(i, dict) and type(i.get("type")) is str
+                     and i["type"] in HOSTED_TYPES
+                     and (c := items._hosted_call(i["type"], i, by_call_id)) is not None)
+
+    outputs = _lists("output") + HOSTED_SHAPES
+    for output in outputs:
+        assert items.hosted_calls(output) == general(output), output
+    found = items.hosted_calls(HOSTED_SHAPES[0]) + items.hosted_calls(HOSTED_SHAPES[2])
+    assert [c.evidence for c in found if c.type in ("shell_call", "tool_search_call",
+                                                     "program")] == ["captured"] * 3
+    assert [c.detail for c in found if c.type == "web_search_call"] == ["3 sources captured"]
+    assert items.hosted_calls(HOSTED_SHAPES[1]) == ()

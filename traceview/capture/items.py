@@ -170,20 +170,23 @@ def _state(value: Any) -> str:
     return "captured"
 
 
+_COUNTS: dict[tuple[int, str], str] = {}
+
+
 def _count(value: Any, noun: str) -> str:
     """"3 results captured": one shared copy of each (a hosted call on every turn keeps it)."""
     n = len(value) if isinstance(value, list) else 0
-    return intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
+    text = _COUNTS.get((n, noun))
+    if text is None:
+        text = intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
+        if len(_COUNTS) < 4096:
+            _COUNTS[n, noun] = text
+    return text
 
 
 def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
     """Every hosted call in a response's output, with the state of its evidence."""
-    by_call_id: dict[str, dict[str, Any]] = {}
-    for item in output:
-        if isinstance(item, dict) and isinstance(item.get("call_id"), str):
-            t = item.get("type")
-            if t in ("shell_call_output", "tool_search_output", "program_output"):
-                by_call_id[item["call_id"]] = item
+    by_call_id: dict[str, dict[str, Any]] | None = None  # made for the calls that read it
     calls: list[HostedCall] = []
     for item in output:
         if not isinstance(item, dict):
@@ -191,10 +194,26 @@ def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
         t = item.get("type")
         if type(t) is not str or t not in HOSTED_TYPES:
             continue
-        call = _hosted_call(t, item, by_call_id)
+        if by_call_id is None and t in _OUTPUT_PAIRED:
+            by_call_id = _outputs_by_call_id(output)
+        call = _hosted_call(t, item, by_call_id or {})
         if call is not None:
             calls.append(call)
     return tuple(calls)
+
+
+# Hosted calls whose evidence is an output item of their own, found by call id.
+_OUTPUT_PAIRED = ("shell_call", "tool_search_call", "program")
+
+
+def _outputs_by_call_id(output: list[Any]) -> dict[str, dict[str, Any]]:
+    by_call_id: dict[str, dict[str, Any]] = {}
+    for item in output:
+        if isinstance(item, dict) and isinstance(item.get("call_id"), str):
+            t = item.get("type")
+            if t in ("shell_call_output", "tool_search_output", "program_output"):
+                by_call_id[item["call_id"]] = item
+    return by_call_id
 
 
 # Hosted calls whose evidence is a list that an include flag fills: (field, noun).
