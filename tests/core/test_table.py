@@ -7,6 +7,7 @@ import pickle
 
 from traceview.capture.model import (
     HostedCall,
+    RecordRef,
     RequestFacts,
     RequestRow,
     ResponseFacts,
@@ -136,3 +137,46 @@ def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
     finally:
         gc.enable()
     assert (table.requests.rows, table.requests.add(RequestFacts())) == (1, 1)
+
+
+def test_columns_start_narrow_and_widen_to_hold_any_value() -> None:
+    """A count column takes 1 byte a row while its values are small and is widened (a new
+    array: the table's version moves) when one does not fit; every value reads back exact,
+    in a worker's chunk appended with other item sizes too."""
+    table = TurnTable()
+    small = Turn(1, 0, 1, "responses", table=table,
+                 res=ResponseFacts("resp_a", input_tokens=7, output_tokens=3))
+    cols = table.responses.cols
+    assert cols["input_tokens"].itemsize == 1 and table.index.itemsize == 1
+    before = table.version
+    big = Turn(2, 0, 2**33, "responses", table=table,
+               res=ResponseFacts("resp_b", input_tokens=2**39, output_tokens=300))
+    assert table.version > before
+    assert (cols["input_tokens"].itemsize, cols["output_tokens"].itemsize,
+            table.line.itemsize) == (8, 2, 8)
+    assert (small.res.input_tokens, big.res.input_tokens, big.res.output_tokens,
+            small.line, big.line) == (7, 2**39, 300, 1, 2**33)
+    big.res.elapsed_ms = 2**35  # a view's write widens too
+    big.response = big.request = RecordRef(0, 2**40, 70_000, 3)
+    assert (big.res.elapsed_ms, big.response.offset, big.request.length) == (2**35, 2**40,
+                                                                             70_000)
+    chunk = Facts()  # narrow columns, appended to wide ones, and the other way round
+    chunk.responses.add(ResponseFacts("resp_c", input_tokens=5, output_tokens=2**31))
+    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    third = Turn(3, 0, 9, "responses", table=table, res=base)
+    assert (third.res.input_tokens, third.res.output_tokens) == (5, 2**31)
+    assert (small.res.input_tokens, big.res.output_tokens) == (7, 300)
+
+
+def test_a_binding_of_the_columns_sees_a_widened_column() -> None:
+    """The analysis binds the columns once (analysis/columns.py) while the table still
+    grows: a widened column is a new array, which the version tells it to bind again."""
+    from traceview.analysis.columns import Columns
+
+    table = TurnTable()
+    Turn(1, 0, 1, "responses", table=table, res=ResponseFacts("resp_a", input_tokens=1))
+    bound = Columns(table)
+    Turn(2, 0, 2, "responses", table=table, res=ResponseFacts("resp_b", input_tokens=70_000))
+    assert bound.version != table.version
+    fresh = Columns(table)
+    assert [fresh.s_in[r] for r in range(2)] == [1, 70_000]

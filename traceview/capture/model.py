@@ -246,7 +246,7 @@ def _count_property(name: str, nullable: bool) -> property:
     store = count if nullable else count0
 
     def put(v: Any, value: int | None) -> None:
-        v._s.cols[name][v._r] = store(value)
+        v._s.put(name, v._r, store(value))
 
     return property(get, put)
 
@@ -256,7 +256,7 @@ def _pooled_property(name: str) -> property:
 
     def put(v: Any, value: Any) -> None:
         s = v._s
-        s.cols[name][v._r] = s.pool.number(value)
+        s.put(name, v._r, s.pool.number(value))
 
     return property(get, put)
 
@@ -378,6 +378,9 @@ class Attempt:
                 "elapsed_ms": self.elapsed_ms}
 
 
+_NO_REF = (-1, -1, -1)  # a turn's request columns when it has no request record
+
+
 class Turn:
     """One model call: a request with its response (either half may be missing).
 
@@ -398,27 +401,31 @@ class Turn:
                  notes: tuple[str, ...] = (), *, table: TurnTable | None = None) -> None:
         t = table if table is not None else TurnTable()
         self._t = t
-        self._r = len(t.index)
-        t.index.append(index)
-        t.source.append(source)
+        r = self._r = len(t.index)
         n = t.pool.numbers.get(api)
-        t.api.append(n if n is not None else t.pool.number(api))
+        if n is None:
+            n = t.pool.number(api)
         if request is not None:  # the request's columns written as they are made
-            t.line.append(request.line)
-            t.req_source.append(request.source)
-            t.req_offset.append(request.offset)
-            t.req_length.append(request.length)
+            line, at = request.line, request
         else:
+            at = _NO_REF
+        try:  # a value too wide for its column: all of the row again, the slow way
+            t.index.append(index)
+            t.source.append(source)
+            t.api.append(n)
             t.line.append(line)
-            t.req_source.append(-1)
-            t.req_offset.append(-1)
-            t.req_length.append(-1)
-        t.res_source.append(-1)
-        t.res_offset.append(-1)
-        t.res_length.append(-1)
-        t.res_line.append(-1)
-        t.req_row.append(-1)
-        t.res_row.append(-1)
+            t.req_source.append(at[0])
+            t.req_offset.append(at[1])
+            t.req_length.append(at[2])
+            t.res_source.append(-1)
+            t.res_offset.append(-1)
+            t.res_length.append(-1)
+            t.res_line.append(-1)
+            t.req_row.append(-1)
+            t.res_row.append(-1)
+        except OverflowError:
+            t.append_row(r, (index, source, n, line, at[0], at[1], at[2], -1, -1, -1, -1,
+                             -1, -1))
         if response is not None:
             self.response = response
         if req is not None:
@@ -469,8 +476,14 @@ class Turn:
         if ref is None:
             t.req_source[r] = -1
             return
-        t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, ref.length
-        t.line[r] = ref.line
+        try:
+            t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, \
+                ref.length
+            t.line[r] = ref.line
+        except OverflowError:  # a column too narrow for the value: widened
+            for name, value in zip(("req_source", "req_offset", "req_length", "line"),
+                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
+                t.put(name, r, value)
 
     @property
     def response(self) -> RecordRef | None:
@@ -485,8 +498,14 @@ class Turn:
         if ref is None:
             t.res_source[r] = -1
             return
-        t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, ref.length
-        t.res_line[r] = ref.line
+        try:
+            t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, \
+                ref.length
+            t.res_line[r] = ref.line
+        except OverflowError:
+            for name, value in zip(("res_source", "res_offset", "res_length", "res_line"),
+                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
+                t.put(name, r, value)
 
     # Reading a side makes a view; the last one made is kept on the table and handed out
     # again while the same row is asked for (a report reads one turn's facts a dozen times
@@ -504,7 +523,12 @@ class Turn:
 
     @req.setter
     def req(self, facts: RequestFacts | RequestRow | int | None) -> None:
-        self._t.req_row[self._r] = _row_of(self._t.requests, facts)
+        t = self._t
+        row = _row_of(t.requests, facts)
+        try:
+            t.req_row[self._r] = row
+        except OverflowError:
+            t.put("req_row", self._r, row)
 
     @property
     def res(self) -> ResponseRow | None:
@@ -519,7 +543,12 @@ class Turn:
 
     @res.setter
     def res(self, facts: ResponseFacts | ResponseRow | int | None) -> None:
-        self._t.res_row[self._r] = _row_of(self._t.responses, facts)
+        t = self._t
+        row = _row_of(t.responses, facts)
+        try:
+            t.res_row[self._r] = row
+        except OverflowError:
+            t.put("res_row", self._r, row)
 
     @property
     def notes(self) -> tuple[str, ...]:
