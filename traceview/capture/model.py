@@ -8,6 +8,8 @@ Bodies stay in the file and are re-read through a RecordRef when someone asks fo
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -15,6 +17,7 @@ from traceview.capture.table import (
     LIMIT,
     NO_CREATED,
     SET,
+    SIGNED,
     RequestSide,
     ResponseSide,
     Side,
@@ -591,6 +594,106 @@ class Turn:
             return res.model
         req = self.req
         return req.model if req else None
+
+
+    def __eq__(self, other: object) -> bool:
+        """The same row of the same table: a view made again (capture.turns makes one
+        each time a turn is read) is the same turn."""
+        return (type(other) is Turn and other._t is self._t  # type: ignore[attr-defined]
+                and other._r == self._r)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((id(self._t), self._r))
+
+
+_new_turn = Turn.__new__
+
+
+def _view(table: TurnTable, row: int) -> Turn:
+    """A Turn reading row `row` (the constructor makes a new row)."""
+    t = _new_turn(Turn)
+    t._t = table
+    t._r = row
+    return t
+
+
+class Turns(Sequence[Turn]):
+    """A capture's turns in order, as a sequence of views made when read (a list of one
+    Turn object a turn cost ~84 bytes a turn, a third of the table).
+
+    Position i is row i of the table while every turn appended was the table's next row
+    (`rows` None: nothing is stored a turn). A retried turn replaces the turn it retries
+    (`turns[-1] = retry`, a new row), and from then on each position's row is kept in an
+    array (4 bytes a turn at most). Reading gives equal (`==`), not identical, views.
+    """
+
+    __slots__ = ("table", "rows", "n")
+
+    def __init__(self, table: TurnTable) -> None:
+        self.table = table
+        self.rows: array | None = None  # None: position i is row i, for i < n
+        self.n = 0
+
+    def __len__(self) -> int:
+        rows = self.rows
+        return self.n if rows is None else len(rows)
+
+    def _explicit(self) -> array:
+        rows = self.rows
+        if rows is None:
+            rows = self.rows = array(SIGNED[2], range(self.n))
+        return rows
+
+    def append(self, turn: Turn) -> None:
+        rows = self.rows
+        if rows is None and turn._r == self.n and turn._t is self.table:
+            self.n += 1
+            return
+        if turn._t is not self.table:
+            raise ValueError("a turn of another table")
+        self._explicit().append(turn._r)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("turn position out of range")
+        rows = self.rows
+        return _view(self.table, i if rows is None else rows[i])
+
+    def __setitem__(self, i: int, turn: Turn) -> None:
+        if turn._t is not self.table:
+            raise ValueError("a turn of another table")
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("turn position out of range")
+        if self.rows is None and turn._r == i:
+            return
+        self._explicit()[i] = turn._r
+
+    def __iter__(self) -> Iterator[Turn]:
+        table, rows = self.table, self.rows
+        for r in (range(self.n) if rows is None else rows):
+            t = _new_turn(Turn)
+            t._t = table
+            t._r = r
+            yield t
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Turns | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                        strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} turns>"
 
 
 def _row_of(side: Side, facts: Any) -> int:

@@ -258,8 +258,13 @@ class Side:
         for name in self.TEXTS:
             self.cols[name] = Texts(self.layout)
         self.flags = array("H")
-        self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
+        self.dicts: dict[str, Any] = {name: self._sparse(name) for name, _, _ in self.SPARSE}
         self._bind()
+
+    def _sparse(self, name: str) -> Any:
+        """The store of a SPARSE field: a dict by row (a subclass may give a store of its
+        own that reads like one)."""
+        return {}
 
     # Columns a subclass appends beside the groups: (column, expression over the facts `f`).
     OWN: tuple[tuple[str, str], ...] = ()
@@ -354,6 +359,9 @@ class Side:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
         for name, d in self.dicts.items():
+            if type(d) is not dict:  # a store of its own (calls.Calls)
+                d.extend(other.dicts[name], base, to_mine)
+                continue
             for row, v in other.dicts[name].items():
                 d[row + base] = v
         return base
@@ -416,6 +424,13 @@ class ResponseSide(Side):
     def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         self.cols = {"raw_created_at": array("d")}  # NO_CREATED: none found
         super().__init__(pool, layout)
+
+    def _sparse(self, name: str) -> Any:
+        if name == "hosted_calls":  # in columns of their own: capture/calls.py
+            from traceview.capture.calls import Calls
+
+            return Calls(self.pool, self.layout)
+        return {}
 
     def extend(self, other: Side) -> int:
         self._join("raw_created_at", other.cols["raw_created_at"])
