@@ -98,24 +98,23 @@ def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
     assert table.nbytes() / len(table) < 400
 
 
-def test_text_starts_widen_past_4_gb(monkeypatch) -> None:
-    """Starts are 4 bytes while the buffer is small, and widen (same reads) when it grows
-    past what they hold: here the limit is lowered to 8 bytes to get there."""
-    from traceview.capture import table as table_mod
+def test_text_starts_and_lengths_widen_as_the_buffer_grows() -> None:
+    """Starts and lengths take 1 byte while they fit and widen (same reads) as the buffer
+    grows, here and when another buffer's rows are appended; a column of Nones stays at 1."""
     from traceview.capture.table import Texts
 
-    monkeypatch.setattr(table_mod, "_WIDE", 8)
-    texts, more = Texts(), Texts()
-    for t in ("resp_a", None, "resp_bb", "résumé"):
+    texts, more, nones = Texts(), Texts(), Texts()
+    for t in ("resp_a", None, "x" * 300, "résumé"):
         texts.append(t)
-    assert texts.starts.typecode == "q" and texts.starts.itemsize == 8
-    more.append("x")
+        nones.append(None)
+    assert (texts.starts.itemsize, texts.lens.itemsize, nones.starts.itemsize) == (2, 2, 1)
+    more.append("y" * 70_000)
     more.append("yz")
     texts.extend(more)
     texts.set(1, "later")
-    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "resp_bb", "résumé", "x",
-                                                  "yz"]
-    assert Texts().starts.itemsize == 4
+    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "x" * 300, "résumé",
+                                                  "y" * 70_000, "yz"]
+    assert (texts.starts.itemsize, texts.lens.itemsize) == (4, 4)
 
 
 def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:

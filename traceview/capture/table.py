@@ -132,46 +132,39 @@ class Pool:
         return [self.number(v) for v in other.values]
 
 
-_WIDE = 1 << 32  # a buffer this long needs 8-byte starts
-
-
 class Texts:
     """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
     (length -1: None). Reading one decodes it again, which is cheap for short strings.
-    Starts take 4 bytes while the buffer is under 4 GB (always, in practice), then 8;
-    lengths as few as the longest needs (see `wider`)."""
+    Starts and lengths take as few bytes as the largest needs (see `wider`): a column that
+    is None on every row keeps 1-byte starts, a buffer under 4 GB 4-byte ones."""
 
     __slots__ = ("buf", "starts", "lens", "last", "layout")
 
     def __init__(self, layout: Layout | None = None) -> None:
         self.buf = bytearray()
-        self.starts = array(UNSIGNED[2])
+        self.starts = array(UNSIGNED[0])
         self.lens = array(SIGNED[0])
         self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
         self.layout = layout if layout is not None else Layout()
 
-    def _widen(self, end: int) -> None:
-        if end >= _WIDE and self.starts.itemsize < 8:
-            self.starts = array("q", self.starts)
-            self.layout.version += 1
-
-    def _put_len(self, row: int | None, n: int) -> None:
-        """Append (row None) or set a length, widening the lengths when it does not fit."""
-        lens = self.lens
+    def _put(self, name: str, row: int | None, n: int) -> None:
+        """Append (row None) or set a start or length, widening its column if needed."""
+        col = getattr(self, name)
         try:
             if row is None:
-                lens.append(n)
+                col.append(n)
             else:
-                lens[row] = n
+                col[row] = n
             return
         except OverflowError:
             pass
-        lens = self.lens = wider(lens, n)
+        col = wider(col, n)
+        setattr(self, name, col)
         self.layout.version += 1
         if row is None:
-            lens.append(n)
+            col.append(n)
         else:
-            lens[row] = n
+            col[row] = n
 
     def append(self, text: str | None) -> None:
         if text is None:
@@ -179,15 +172,15 @@ class Texts:
             self.lens.append(-1)
             return
         raw = text.encode("utf-8", "surrogatepass")
-        start = len(self.buf)
-        if start >= _WIDE:
-            self._widen(start)
-        self.starts.append(start)
-        n = len(raw)
+        start, n = len(self.buf), len(raw)
+        try:
+            self.starts.append(start)
+        except OverflowError:
+            self._put("starts", None, start)
         try:
             self.lens.append(n)
         except OverflowError:
-            self._put_len(None, n)
+            self._put("lens", None, n)
         self.buf += raw
 
     def get(self, row: int) -> str | None:
@@ -213,16 +206,22 @@ class Texts:
             self.lens[row] = -1
             return
         raw = text.encode("utf-8", "surrogatepass")
-        self._widen(len(self.buf))
-        self.starts[row] = len(self.buf)
-        self._put_len(row, len(raw))
+        self._put("starts", row, len(self.buf))
+        self._put("lens", row, len(raw))
         self.buf += raw
 
     def extend(self, other: Texts) -> None:
         base = len(self.buf)
         self.buf += other.buf
-        self._widen(len(self.buf))
-        self.starts.extend(array(self.starts.typecode, [s + base for s in other.starts]))
+        if len(other.starts):
+            shifted = [s + base for s in other.starts] if base else other.starts
+            top = base + max(other.starts)
+            try:
+                array(self.starts.typecode, (top,))
+            except OverflowError:
+                self.starts = wider(self.starts, top)
+                self.layout.version += 1
+            self.starts.extend(array(self.starts.typecode, shifted))
         lens, theirs = joined(self.lens, other.lens)
         if lens is not self.lens:
             self.lens = lens
