@@ -214,7 +214,10 @@ class Texts:
         base = len(self.buf)
         self.buf += other.buf
         if len(other.starts):
-            shifted = [s + base for s in other.starts] if base else other.starts
+            # A None row's start stays 0: a column of Nones keeps 1-byte starts.
+            shifted = [s + base if n >= 0 else 0 for s, n in zip(other.starts, other.lens,
+                                                                 strict=True)] \
+                if base else other.starts
             top = base + max(other.starts)
             try:
                 array(self.starts.typecode, (top,))
