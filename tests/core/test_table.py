@@ -179,3 +179,18 @@ def test_a_binding_of_the_columns_sees_a_widened_column() -> None:
     assert bound.version != table.version
     fresh = Columns(table)
     assert [fresh.s_in[r] for r in range(2)] == [1, 70_000]
+
+
+def test_a_workers_pooled_columns_widen_only_as_their_own_numbers_need() -> None:
+    """Appending a chunk renumbers its pooled values into the table's pool; a column whose
+    values are few (the model) stays at 1 byte even when the pool has grown past 255 with
+    another column's (conversation ids), in one process as after a worker's chunk."""
+    table = TurnTable()
+    chunk = Facts()
+    for i in range(300):
+        chunk.responses.add(ResponseFacts(f"resp_{i}", model="gpt-5", conversation_id=f"c{i}"))
+    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    cols = table.responses.cols
+    assert (cols["model"].itemsize, cols["conversation_id"].itemsize) == (1, 2)
+    last = Turn(1, 0, 1, "responses", table=table, res=base + 299)
+    assert (last.res.model, last.res.conversation_id) == ("gpt-5", "c299")

@@ -348,15 +348,15 @@ class Side:
         for name, _ in self.COUNTS:
             self._join(name, theirs[name])
         to_mine = self.pool.mapping(other.pool)
-        top = max(to_mine)
         for name in self.POOLED:
-            col = cols[name]
+            col, mapped = cols[name], [to_mine[n] for n in theirs[name]]
+            top = max(mapped, default=0)  # this column's own largest: most stay 1 byte
             try:
                 array(col.typecode, (top,))
             except OverflowError:
                 col = wider(col, top)
                 self._replace(name, col)
-            col.extend(array(col.typecode, [to_mine[n] for n in theirs[name]]))
+            col.extend(array(col.typecode, mapped))
         for name in self.TEXTS:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
