@@ -49,3 +49,19 @@ def test_a_workers_calls_append_after_the_tables() -> None:
            for i in range(3)]
     assert got == [(), (A, B), (B,)]
     assert table.responses.dicts["hosted_calls"].get(0) == (C,)
+
+
+def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
+    """Rows past 127, details past the 127th distinct value: the columns widen and every
+    call reads back as stored."""
+    table = TurnTable()
+    made = []
+    for i in range(400):
+        calls = (HostedCall("web_search_call", f"ws_{i}", "completed", "captured", None,
+                            (f"query {i}",), f"{i} sources captured"),) if i % 2 else ()
+        made.append(calls)
+        Turn(i + 1, 0, i + 1, "responses", table=table, res=ResponseFacts(f"r{i}",
+                                                                          hosted_calls=calls))
+    store = table.responses.dicts["hosted_calls"]
+    assert (store.rows.itemsize, store.detail.itemsize) == (2, 2)
+    assert [store.get(i, ()) for i in range(400)] == made

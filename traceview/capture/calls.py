@@ -24,7 +24,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from traceview.capture.table import SIGNED, UNSIGNED, Layout, Pool, Texts, joined, wider
+from traceview.capture.table import SIGNED, Layout, Pool, Texts, joined, wider
 
 _GONE = object()  # in `changed`: the row's calls were removed
 _HostedCall: Any = None  # capture.model.HostedCall, once a row is read
@@ -52,8 +52,8 @@ class Calls:
         self.pool = pool
         self.rows = array(SIGNED[0])  # the response rows that have calls, increasing
         self.ends = array(SIGNED[0])  # per row: one past its last call
-        for name in self.POOLED:
-            setattr(self, name, array(UNSIGNED[0]))
+        for name in self.POOLED:  # signed, as the sides' pooled columns (faster appends)
+            setattr(self, name, array(SIGNED[0]))
         layout = layout if layout is not None else Layout()
         self.ids = Texts(layout)
         self.q_ends = array(SIGNED[0])  # per call: one past its last query
@@ -68,31 +68,54 @@ class Calls:
         if self.changed or (rows and row <= rows[-1]) or not calls:
             self.changed[row] = calls if calls else _GONE
             return
-        pool = self.pool
-        known, number = pool.numbers.get, pool.number
+        known = self.pool.numbers.get
         ids, queries = self.ids, self.queries
+        try:
+            for c in calls:
+                # Interned strings, almost always known: one dict lookup each.
+                t, st, ev, inc, det = (known(c.type), known(c.status), known(c.evidence),
+                                       known(c.include), known(c.detail))
+                if t is None or st is None or ev is None or inc is None or det is None:
+                    number = self.pool.number
+                    t, st, ev, inc, det = (number(c.type), number(c.status),
+                                           number(c.evidence), number(c.include),
+                                           number(c.detail))
+                self.type.append(t)
+                self.status.append(st)
+                self.evidence.append(ev)
+                self.include.append(inc)
+                self.detail.append(det)
+                ids.append(c.id)
+                if c.queries:
+                    for q in c.queries:
+                        queries.append(q)
+                self.q_ends.append(len(queries.lens))
+            self.rows.append(row)
+            self.ends.append(len(self.type))
+        except OverflowError:  # a column too narrow for a number: this row again, widening
+            self._again(row, calls)
+
+    def _again(self, row: int, calls: tuple[Any, ...]) -> None:
+        """Drop what a row's quick appends made before one overflowed, and add it with every
+        column widened as it needs."""
+        n_rows = len(self.ends)  # rows complete before this one (`ends` is appended last)
+        start = self.ends[n_rows - 1] if n_rows else 0
+        q_start = self.q_ends[start - 1] if start else 0
+        for name in ("rows", "ends"):
+            del getattr(self, name)[n_rows:]
+        for name in (*self.POOLED, "q_ends"):
+            del getattr(self, name)[start:]
+        for texts, keep in ((self.ids, start), (self.queries, q_start)):
+            del texts.starts[keep:]
+            del texts.lens[keep:]
+        number = self.pool.number
         for c in calls:
-            # Interned strings, almost always known: one dict lookup each.
-            nums = (known(c.type), known(c.status), known(c.evidence), known(c.include),
-                    known(c.detail))
-            if None in nums:
-                nums = (number(c.type), number(c.status), number(c.evidence),
-                        number(c.include), number(c.detail))
-            n = len(ids.lens)
-            try:
-                self.type.append(nums[0])
-                self.status.append(nums[1])
-                self.evidence.append(nums[2])
-                self.include.append(nums[3])
-                self.detail.append(nums[4])
-            except OverflowError:  # a column too narrow for a number: widened
-                for name, v in zip(self.POOLED, nums, strict=True):
-                    del getattr(self, name)[n:]
-                    _append(self, name, v)
-            ids.append(c.id)
+            for name in self.POOLED:
+                _append(self, name, number(getattr(c, name)))
+            self.ids.append(c.id)
             for q in c.queries:
-                queries.append(q)
-            _append(self, "q_ends", len(queries.lens))
+                self.queries.append(q)
+            _append(self, "q_ends", len(self.queries.lens))
         _append(self, "rows", row)
         _append(self, "ends", len(self.type))
 
@@ -115,7 +138,7 @@ class Calls:
                 theirs = array("q", [v + shift for v in theirs])
             self._join(name, theirs)
         for name in self.POOLED:
-            self._join(name, array("Q", [to_mine[n] for n in getattr(other, name)]))
+            self._join(name, array("q", [to_mine[n] for n in getattr(other, name)]))
         self.ids.extend(other.ids)
         self.queries.extend(other.queries)
         for row, calls in other.changed.items():

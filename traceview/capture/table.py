@@ -252,14 +252,16 @@ class Side:
         self.pool = pool
         self.layout = layout if layout is not None else Layout()
         self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
-        # Counts hold UNKNOWN (-1): signed; pool numbers unsigned. Both start at 1 byte.
+        # Counts hold UNKNOWN (-1); pool numbers are never negative but signed columns too:
+        # appending to 'b' or 'h' costs two thirds of what 'H' does (CPython parses the
+        # unsigned 1- and 2-byte items the slow way). Both start at 1 byte.
         for name, _ in self.COUNTS:
             self.cols[name] = array(SIGNED[0])
         for name in self.POOLED:
-            self.cols[name] = array(UNSIGNED[0])
+            self.cols[name] = array(SIGNED[0])
         for name in self.TEXTS:
             self.cols[name] = Texts(self.layout)
-        self.flags = array("H")
+        self.flags = array("h")  # up to 15 flags; 'h' appends faster than 'H
         self.dicts: dict[str, Any] = {name: self._sparse(name) for name, _, _ in self.SPARSE}
         self._bind()
 
@@ -465,8 +467,8 @@ class TurnTable(Facts):
                  "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row",
                  "notes", "attempts", "last_req", "last_res")
 
-    # Every number column, each widened alone as its values grow (see `wider`). All are
-    # signed (-1: none) but `api`, a pool number.
+    # Every number column, each widened alone as its values grow (see `wider`); all signed
+    # (-1: none; `api`, a pool number, is signed for speed as a side's pooled columns).
     COLUMNS = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
                "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row")
 
@@ -475,7 +477,7 @@ class TurnTable(Facts):
         small = SIGNED[0]
         self.index = array(small)
         self.source = array(small)
-        self.api = array(UNSIGNED[0])
+        self.api = array(SIGNED[0])
         self.line = array(small)  # the request's line when there is one, else the turn's own
         self.req_source = array(small)  # -1: no request record
         self.req_offset = array(small)
@@ -608,6 +610,8 @@ _SET_CODE = {"count": "0 <= v < LIMIT", "count0": "0 < v < LIMIT", "value": "Tru
 
 def _adder(side: type[Side]) -> Any:
     """The source of `side`'s `add`, compiled: one line per field, in the groups' order."""
+    if len(side.FLAGS) > 15:
+        raise ValueError(f"{side.__name__}: more flags than a 2-byte signed column holds")
     # The made `add` holds no reference to the side (its row number is the flags column's
     # length): a worker's chunk, appended and dropped, is freed at once, not by the cycle
     # collector (which left dozens of them, ~10 MB, alive in a 200 MB load).
