@@ -52,11 +52,11 @@ def test_a_workers_calls_append_after_the_tables() -> None:
 
 
 def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
-    """Rows past 127, details past the 127th distinct value: the columns widen and every
+    """Rows past 127, details past the 255th distinct value: the columns widen and every
     call reads back as stored."""
     table = TurnTable()
     made = []
-    for i in range(400):
+    for i in range(600):
         calls = (HostedCall("web_search_call", f"ws_{i}", "completed", "captured", None,
                             (f"query {i}",), f"{i} sources captured"),) if i % 2 else ()
         made.append(calls)
@@ -64,4 +64,4 @@ def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
                                                                           hosted_calls=calls))
     store = table.responses.dicts["hosted_calls"]
     assert (store.rows.itemsize, store.detail.itemsize) == (2, 2)
-    assert [store.get(i, ()) for i in range(400)] == made
+    assert [store.get(i, ()) for i in range(600)] == made

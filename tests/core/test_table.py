@@ -14,7 +14,7 @@ from traceview.capture.model import (
     ResponseRow,
     Turn,
 )
-from traceview.capture.table import Facts, TurnTable
+from traceview.capture.table import Facts, TurnTable, itemsize
 
 
 def _request() -> RequestFacts:
@@ -191,6 +191,6 @@ def test_a_workers_pooled_columns_widen_only_as_their_own_numbers_need() -> None
         chunk.responses.add(ResponseFacts(f"resp_{i}", model="gpt-5", conversation_id=f"c{i}"))
     base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
     cols = table.responses.cols
-    assert (cols["model"].itemsize, cols["conversation_id"].itemsize) == (1, 2)
+    assert (itemsize(cols["model"]), itemsize(cols["conversation_id"])) == (1, 2)
     last = Turn(1, 0, 1, "responses", table=table, res=base + 299)
     assert (last.res.model, last.res.conversation_id) == ("gpt-5", "c299")

@@ -24,7 +24,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
-from traceview.capture.table import SIGNED, Layout, Pool, Texts, joined, wider
+from traceview.capture.table import SIGNED, Layout, Pool, Texts, fits, itemsize, joined, wider
 
 _GONE = object()  # in `changed`: the row's calls were removed
 _HostedCall: Any = None  # capture.model.HostedCall, once a row is read
@@ -34,7 +34,7 @@ def _append(obj: Any, name: str, value: int) -> None:
     col = getattr(obj, name)
     try:
         col.append(value)
-    except OverflowError:
+    except (OverflowError, ValueError):  # ValueError: a bytearray's
         col = wider(col, value)
         setattr(obj, name, col)
         col.append(value)
@@ -52,8 +52,8 @@ class Calls:
         self.pool = pool
         self.rows = array(SIGNED[0])  # the response rows that have calls, increasing
         self.ends = array(SIGNED[0])  # per row: one past its last call
-        for name in self.POOLED:  # signed, as the sides' pooled columns (faster appends)
-            setattr(self, name, array(SIGNED[0]))
+        for name in self.POOLED:  # bytearrays first, as the sides' pooled columns
+            setattr(self, name, bytearray())
         layout = layout if layout is not None else Layout()
         self.ids = Texts(layout)
         self.q_ends = array(SIGNED[0])  # per call: one past its last query
@@ -92,7 +92,7 @@ class Calls:
                 self.q_ends.append(len(queries.lens))
             self.rows.append(row)
             self.ends.append(len(self.type))
-        except OverflowError:  # a column too narrow for a number: this row again, widening
+        except (OverflowError, ValueError):  # a column too narrow: the row again, widening
             self._again(row, calls)
 
     def _again(self, row: int, calls: tuple[Any, ...]) -> None:
@@ -144,15 +144,15 @@ class Calls:
         for row, calls in other.changed.items():
             self.changed[row + base] = calls
 
-    def _join(self, name: str, theirs: array) -> None:
+    def _join(self, name: str, theirs: Any) -> None:
         mine = getattr(self, name)
-        if len(theirs) and theirs.itemsize == 8:  # shifted or renumbered: at its own size
+        if len(theirs) and type(theirs) is array and theirs.itemsize == 8:
+            # Shifted or renumbered: stored at the size the values need here.
             top, low = max(theirs), min(theirs)
-            try:
-                array(mine.typecode, (top, low))
-            except OverflowError:
+            if not (fits(mine, top) and fits(mine, low)):
                 mine = wider(mine, top, low)
-            theirs = array(mine.typecode, theirs)
+            theirs = bytearray(theirs.tolist()) if type(mine) is bytearray else \
+                array(mine.typecode, theirs)
         mine, theirs = joined(mine, theirs)
         setattr(self, name, mine)
         mine.extend(theirs)
@@ -224,7 +224,7 @@ class Calls:
         n = 0
         for name in ("rows", "ends", "q_ends", *self.POOLED):
             col = getattr(self, name)
-            n += col.itemsize * len(col)
+            n += itemsize(col) * len(col)
         for texts in (self.ids, self.queries):
             n += len(texts.buf) + texts.starts.itemsize * len(texts.starts) \
                 + texts.lens.itemsize * len(texts.lens)

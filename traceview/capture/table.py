@@ -51,22 +51,50 @@ SIGNED = (_typecode("b", 1), _typecode("h", 2), _typecode("il", 4), _typecode("q
 UNSIGNED = (_typecode("B", 1), _typecode("H", 2), _typecode("IL", 4), _typecode("QL", 8))
 
 
-def wider(col: array, *values: int) -> array:
+def wider(col: Any, *values: int) -> array:
     """A copy of `col` in the narrowest typecode of its kind (signed, unsigned) that holds
-    `values` too: what a column becomes when a value overflows it."""
-    ladder = SIGNED if col.typecode in SIGNED else UNSIGNED
-    for code in ladder[ladder.index(col.typecode) + 1:]:
+    `values` too: what a column becomes when a value overflows it. A bytearray (a pooled
+    column's first form, see Side) widens to 2-byte signed items."""
+    if type(col) is bytearray:
+        ladder, above, items = SIGNED, 0, iter(col)  # iter: not the bytes as raw items
+    else:
+        ladder = SIGNED if col.typecode in SIGNED else UNSIGNED
+        above, items = ladder.index(col.typecode), col
+    for code in ladder[above + 1:]:
         try:
             array(code, values)
         except OverflowError:
             continue
-        return array(code, col)
+        return array(code, items)
     raise OverflowError(f"{values} does not fit an 8-byte column")
 
 
-def joined(mine: array, theirs: array) -> tuple[array, array]:
+def itemsize(col: Any) -> int:
+    """Bytes an item of a column takes (a bytearray's: 1)."""
+    return 1 if type(col) is bytearray else col.itemsize
+
+
+def fits(col: Any, value: int) -> bool:
+    """Whether `value` can be stored in `col` as it is."""
+    if type(col) is bytearray:
+        return 0 <= value < 256
+    try:
+        array(col.typecode, (value,))
+    except OverflowError:
+        return False
+    return True
+
+
+def joined(mine: Any, theirs: Any) -> tuple[Any, Any]:
     """`mine` (widened if `theirs` is wider) and `theirs` (converted if narrower) in one
-    typecode, ready for `mine.extend(theirs)`."""
+    typecode, ready for `mine.extend(theirs)` (bytearrays only with bytearrays: extending
+    one with an array would add the array's raw bytes)."""
+    if type(mine) is bytearray or type(theirs) is bytearray:
+        if type(mine) is type(theirs):
+            return mine, theirs
+        if type(mine) is bytearray:
+            return array(theirs.typecode, iter(mine)), theirs
+        return mine, array(mine.typecode, iter(theirs))
     if theirs.typecode == mine.typecode:
         return mine, theirs
     if theirs.itemsize > mine.itemsize:
@@ -252,13 +280,13 @@ class Side:
         self.pool = pool
         self.layout = layout if layout is not None else Layout()
         self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
-        # Counts hold UNKNOWN (-1); pool numbers are never negative but signed columns too:
-        # appending to 'b' or 'h' costs two thirds of what 'H' does (CPython parses the
-        # unsigned 1- and 2-byte items the slow way). Both start at 1 byte.
+        # Counts hold UNKNOWN (-1): signed, from 1 byte. Pool numbers start as a bytearray
+        # (0 … 255; its append costs half an array's of 1 or 2 bytes, which CPython parses
+        # the slow way) and widen to 2-byte signed items, and on.
         for name, _ in self.COUNTS:
             self.cols[name] = array(SIGNED[0])
         for name in self.POOLED:
-            self.cols[name] = array(SIGNED[0])
+            self.cols[name] = bytearray()
         for name in self.TEXTS:
             self.cols[name] = Texts(self.layout)
         self.flags = array("h")  # up to 15 flags; 'h' appends faster than 'H
@@ -313,7 +341,7 @@ class Side:
         col = self.cols[name]
         try:
             col[row] = value
-        except OverflowError:
+        except (OverflowError, ValueError):  # ValueError: a bytearray's
             col = wider(col, value)
             self._replace(name, col)
             col[row] = value
@@ -353,12 +381,10 @@ class Side:
         for name in self.POOLED:
             col, mapped = cols[name], [to_mine[n] for n in theirs[name]]
             top = max(mapped, default=0)  # this column's own largest: most stay 1 byte
-            try:
-                array(col.typecode, (top,))
-            except OverflowError:
+            if not fits(col, top):
                 col = wider(col, top)
                 self._replace(name, col)
-            col.extend(array(col.typecode, mapped))
+            col.extend(mapped if type(col) is bytearray else array(col.typecode, mapped))
         for name in self.TEXTS:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
@@ -378,7 +404,7 @@ class Side:
                 n += len(col.buf) + col.starts.itemsize * len(col.starts) \
                     + col.lens.itemsize * len(col.lens)
             else:
-                n += col.itemsize * len(col)
+                n += itemsize(col) * len(col)
         return n
 
 
@@ -647,7 +673,7 @@ def _adder(side: type[Side]) -> Any:
         body("            n = number(v)")
         body("        try:")
         body(f"            p{i}(n)")
-        body("        except OverflowError:")
+        body("        except ValueError:")  # a bytearray's: past 255
         body(f"            grow({name!r}, n)")
     for i, name in enumerate(side.TEXTS):
         body(f"        t{i}(f.{name})")
