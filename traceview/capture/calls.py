@@ -70,6 +70,7 @@ class Calls:
             return
         known = self.pool.numbers.get
         ids, queries = self.ids, self.queries
+        q_buf = queries.buf
         try:
             for c in calls:
                 # Interned strings, almost always known: one dict lookup each.
@@ -86,9 +87,14 @@ class Calls:
                 self.include.append(inc)
                 self.detail.append(det)
                 ids.append(c.id)
-                if c.queries:
-                    for q in c.queries:
-                        queries.append(q)
+                for q in c.queries:  # Texts.append, written out: most calls have one
+                    try:
+                        raw = q.encode()
+                    except UnicodeEncodeError:
+                        raw = q.encode("utf-8", "surrogatepass")
+                    queries.starts.append(len(q_buf))
+                    queries.lens.append(len(raw))
+                    q_buf += raw
                 self.q_ends.append(len(queries.lens))
             self.rows.append(row)
             self.ends.append(len(self.type))

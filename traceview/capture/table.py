@@ -199,7 +199,10 @@ class Texts:
             self.starts.append(0)
             self.lens.append(-1)
             return
-        raw = text.encode("utf-8", "surrogatepass")
+        try:
+            raw = text.encode()  # naming no error handler: two thirds of the time
+        except UnicodeEncodeError:  # a lone surrogate, stored as it came
+            raw = text.encode("utf-8", "surrogatepass")
         start, n = len(self.buf), len(raw)
         try:
             self.starts.append(start)
