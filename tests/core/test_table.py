@@ -194,3 +194,29 @@ def test_a_workers_pooled_columns_widen_only_as_their_own_numbers_need() -> None
     assert (itemsize(cols["model"]), itemsize(cols["conversation_id"])) == (1, 2)
     last = Turn(1, 0, 1, "responses", table=table, res=base + 299)
     assert (last.res.model, last.res.conversation_id) == ("gpt-5", "c299")
+
+
+def test_created_at_keeps_whole_seconds_as_ints_and_reads_back_floats() -> None:
+    """The response's raw created_at is whole seconds on nearly every row: stored as an int
+    (4 bytes, not a double's 8) and read back as the float it was; a fraction turns the
+    column into doubles, with every earlier value unchanged, here and in a worker's chunk."""
+    table = TurnTable()
+    stamps = [1_767_225_700.0, None, 0.0]
+    for ts in stamps:
+        f = ResponseFacts("r")
+        f.raw_created_at = ts
+        table.responses.add(f)
+    col = table.responses.cols["raw_created_at"]
+    assert col.itemsize == 4 and col.typecode != "d"
+    chunk = Facts()
+    f = ResponseFacts("r")
+    f.raw_created_at = 1_767_225_700.25
+    chunk.responses.add(f)
+    table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    stamps.append(1_767_225_700.25)
+    turns = [Turn(i + 1, 0, 1, "responses", table=table, res=i) for i in range(4)]
+    got = [t.res.raw_created_at for t in turns]
+    assert got == stamps and type(got[0]) is float
+    assert table.responses.cols["raw_created_at"].typecode == "d"
+    turns[1].res.raw_created_at = 5.0
+    assert turns[1].res.raw_created_at == 5.0

@@ -24,6 +24,7 @@ from traceview.capture.table import (
     TurnTable,
     count,
     count0,
+    created,
 )
 
 
@@ -352,11 +353,11 @@ RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # ty
 
 def _raw_created_at(v: Any) -> float | None:
     c = v._s.cols["raw_created_at"][v._r]
-    return None if c == NO_CREATED else c
+    return None if c == NO_CREATED else float(c)  # whole seconds are stored as ints
 
 
 def _put_raw_created_at(v: Any, value: float | None) -> None:
-    v._s.cols["raw_created_at"][v._r] = NO_CREATED if value is None else value
+    v._s.put("raw_created_at", v._r, created(value))
 
 
 ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]

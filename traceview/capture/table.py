@@ -35,6 +35,16 @@ UNKNOWN = -1  # a count column's "None"
 # raw_created_at's "None": the pattern that finds one (scan.CREATED) matches no sign, so no
 # found value is negative (and, unlike NaN, it compares equal to itself).
 NO_CREATED = -1.0
+_EXACT = 1 << 53  # every whole float below this is an int that converts back exactly
+
+
+def created(value: float | None) -> int | float:
+    """raw_created_at as stored: its whole seconds as an int when it is whole (nearly
+    always: 4 bytes a row, not a double's 8; read back with float()), else the float (the
+    column becomes doubles)."""
+    if value is None:
+        return -1
+    return int(value) if value.is_integer() and 0 <= value < _EXACT else value
 
 
 def _typecode(candidates: str, size: int) -> str:
@@ -55,6 +65,8 @@ def wider(col: Any, *values: int) -> array:
     """A copy of `col` in the narrowest typecode of its kind (signed, unsigned) that holds
     `values` too: what a column becomes when a value overflows it. A bytearray (a pooled
     column's first form, see Side) widens to 2-byte signed items."""
+    if any(type(v) is float for v in values):  # raw_created_at's rare fraction
+        return array("d", col)
     if type(col) is bytearray:
         ladder, above, items = SIGNED, 0, iter(col)  # iter: not the bytes as raw items
     else:
@@ -97,6 +109,9 @@ def joined(mine: Any, theirs: Any) -> tuple[Any, Any]:
         return mine, array(mine.typecode, iter(theirs))
     if theirs.typecode == mine.typecode:
         return mine, theirs
+    if "d" in (mine.typecode, theirs.typecode):  # whole seconds beside fractions: doubles
+        return (mine if mine.typecode == "d" else array("d", mine),
+                theirs if theirs.typecode == "d" else array("d", theirs))
     if theirs.itemsize > mine.itemsize:
         return array(theirs.typecode, mine), theirs
     return mine, array(mine.typecode, theirs)
@@ -344,7 +359,7 @@ class Side:
         col = self.cols[name]
         try:
             col[row] = value
-        except (OverflowError, ValueError):  # ValueError: a bytearray's
+        except (OverflowError, ValueError, TypeError):  # a bytearray's; a float in ints
             col = wider(col, value)
             self._replace(name, col)
             col[row] = value
@@ -451,11 +466,11 @@ class ResponseSide(Side):
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
 
-    OWN = (("raw_created_at",
-            "NO_CREATED if f.raw_created_at is None else f.raw_created_at"),)
+    OWN = (("raw_created_at", "created(f.raw_created_at)"),)
 
     def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
-        self.cols = {"raw_created_at": array("d")}  # NO_CREATED: none found
+        # Whole seconds, -1: none found (see `created`); doubles once one has a fraction.
+        self.cols = {"raw_created_at": array(SIGNED[0])}
         super().__init__(pool, layout)
 
     def _sparse(self, name: str) -> Any:
@@ -563,7 +578,7 @@ class TurnTable(Facts):
         reads its bytes again."""
         req_ids: tuple[bytes, ...] = ()
         res_ids: tuple[bytes, ...] = ()
-        created = None
+        when = None
         store = None
         line = None
         facts_store = 0
@@ -579,7 +594,7 @@ class TurnTable(Facts):
                 return None
             res_ids = values[side.cols["quoted_ids"][row]]
             c = side.cols["raw_created_at"][row]
-            created = None if c == NO_CREATED else c
+            when = None if c == NO_CREATED else float(c)
             facts_store = bits & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
             row = self.req_row[r]
@@ -597,7 +612,7 @@ class TurnTable(Facts):
                 values[self.api[r]] == "responses" and \
                 self.responses._c_response_id.lens[self.res_row[r]] > 0:
             return None
-        return req_ids, res_ids, created, store, line
+        return req_ids, res_ids, when, store, line
 
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
@@ -657,8 +672,12 @@ def _adder(side: type[Side]) -> Any:
              "    def add(f):",
              "        row = len_flags()"]
     body = lines.append
-    for i, (_, expr) in enumerate(side.OWN):
-        body(f"        o{i}({expr})")
+    for i, (name, expr) in enumerate(side.OWN):
+        body(f"        v = {expr}")
+        body("        try:")
+        body(f"            o{i}(v)")
+        body("        except (OverflowError, TypeError):")  # TypeError: a float in ints
+        body(f"            grow({name!r}, v)")
     # A value that does not fit its column widens it (`grow`), a few times a column at
     # most: a `try` costs nothing until it catches.
     for i, (name, nullable) in enumerate(side.COUNTS):
@@ -691,6 +710,6 @@ def _adder(side: type[Side]) -> Any:
         body(f"            d{i}[row] = v")
     body("        return row")
     body("    return add")
-    ns: dict[str, Any] = {"LIMIT": LIMIT, "NO_CREATED": NO_CREATED}
+    ns: dict[str, Any] = {"LIMIT": LIMIT, "created": created}
     exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
     return ns["make"]
