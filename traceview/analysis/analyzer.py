@@ -25,6 +25,7 @@ from traceview.analysis.columns import (
     S_STREAM_CUT,
     Columns,
 )
+from traceview.analysis.conversation_columns import ConversationColumns, Conversations
 from traceview.analysis.conversations import ConversationGrouper
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import COUNTERS as _COUNTERS
@@ -105,6 +106,8 @@ class Analyzer:
         self.reports = Reports()
         # The conversations' keys, numbered as they appear (TurnColumns.conv).
         self.keys: list[str] = []
+        # The conversations' totals, by the same numbers (conversation_columns.py).
+        self.convs = ConversationColumns(self.keys)
         # The reports' own values, by the turns' table rows: one TurnColumns per table.
         self.columns = TurnColumns(self.pricing, None, self.keys)
         self._by_table: dict[int, TurnColumns] = {}
@@ -139,13 +142,14 @@ class Analyzer:
             key = grouper.assign(turn)
         st = self.states.get(key)
         if st is None:
-            st = _ConvState(ConversationReport(key, None, "stateless", source_name),
-                            number=len(self.keys))
-            self.keys.append(key)
+            n = self.convs.add(key, None, "stateless", source_name)
+            report = ConversationReport(self.convs, n)
+            st = _ConvState(report)
+            st.number = n
             self.states[key] = st
-        conv = st.report
-        conv.kind = grouper.kinds[key]
-        conv.id = grouper.ids[key]
+        cc, cn = self.convs, st.number
+        cc.kinds[cn] = grouper.kinds[key]
+        cc.ids[cn] = grouper.ids[key]
         o = self.options
         prev = st.last_input
         index = c.index[r]
@@ -325,19 +329,22 @@ class Analyzer:
         tot.owned_state_bytes += owned or 0
         tot.hosted_fees_usd += hosted_usd
         try:
-            conv.turn_indices.append(index)
+            cc.turn_indices[cn].append(index)
         except OverflowError:
-            conv.turn_indices = widened(conv.turn_indices, index)
-            conv.turn_indices.append(index)
+            cc.turn_indices[cn] = widened(cc.turn_indices[cn], index)
+            cc.turn_indices[cn].append(index)
         if has_res:
             reasoning = c.s_reasoning[si]
             reasoning = None if reasoning < 0 else reasoning
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
-                conv.usage_turns += 1
-                conv.input_tokens = (conv.input_tokens or 0) + inp
-                conv.cached_tokens = (conv.cached_tokens or 0) + (cached or 0)
-                conv.output_tokens = (conv.output_tokens or 0) + (out or 0)
+                cc.usage_turns[cn] += 1
+                v = cc.input_tokens[cn]
+                cc.input_tokens[cn] = (v if v > 0 else 0) + inp
+                v = cc.cached_tokens[cn]
+                cc.cached_tokens[cn] = (v if v > 0 else 0) + (cached or 0)
+                v = cc.output_tokens[cn]
+                cc.output_tokens[cn] = (v if v > 0 else 0) + (out or 0)
                 st.cumulative += inp
                 tot.input_tokens += inp
                 tot.usage_turns += 1
@@ -358,7 +365,7 @@ class Analyzer:
             if elapsed is not None:
                 tot.add_latency(elapsed, bool(calls))
             if calls:
-                conv.hosted_calls += len(calls)
+                cc.hosted_calls[cn] += len(calls)
                 tot.hosted_calls += len(calls)
                 if st.pending is None or st.pending_cols is not tc:
                     if st.pending:  # rows of another table's turns: attributed as they are
@@ -370,19 +377,23 @@ class Analyzer:
             if req_bytes is not None:
                 tot.request_bytes += req_bytes
         if tokens_usd is None:
-            conv.cost_unknown_turns += 1
+            cc.cost_unknown_turns[cn] += 1
             tot.cost_unknown_turns += 1
         else:
-            conv.cost_usd = (conv.cost_usd or 0.0) + tokens_usd + hosted_usd
+            v = cc.cost_usd[cn]
+            cc.cost_usd[cn] = (v if v == v else 0.0) + tokens_usd + hosted_usd  # NaN: None
             tot.priced = True
             tot.cost_turns += 1
             tot.cost_usd += tokens_usd + hosted_usd
         if attempts:
             tot.attempts += len(attempts)
-        cm, tm = conv.markers, tot.markers
-        for mk in m:
-            cm[mk] = cm.get(mk, 0) + 1
-            tm[mk] = tm.get(mk, 0) + 1
+        if m:
+            cm, tm = cc.markers[cn], tot.markers
+            if cm is None:
+                cm = cc.markers[cn] = {}
+            for mk in m:
+                cm[mk] = cm.get(mk, 0) + 1
+                tm[mk] = tm.get(mk, 0) + 1
         rep = TurnReport(tc, r)
         st.open_actions = actions
         st.last_report = rep
@@ -463,6 +474,8 @@ class Analyzer:
         elif row >= 0:  # the hosted turns are another table's rows: read them now
             tc.attribution[row] = st.pending_cols._attribution(rows)
 
-    def conversations(self) -> list[ConversationReport]:
-        convs = [s.report for s in self.states.values()]
-        return sorted(convs, key=lambda c: c.turn_indices[0] if c.turn_indices else 0)
+    def conversations(self) -> Conversations:
+        """Every conversation so far, in the order of its first turn."""
+        ti = self.convs.turn_indices
+        order = sorted(range(len(ti)), key=lambda n: ti[n][0] if len(ti[n]) else 0)
+        return Conversations(self.convs, array("i", order))

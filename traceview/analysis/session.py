@@ -44,7 +44,7 @@ class Analysis:
     # The TurnReports in index order: a list, or the analyzer's Reports (a sequence of
     # rows whose reports are made when read: analysis/reports.py).
     turns: Sequence[TurnReport] = field(default_factory=list)
-    conversations: list[ConversationReport] = field(default_factory=list)
+    conversations: Sequence[ConversationReport] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     pricing: dict[str, Any] = field(default_factory=dict)

@@ -8,12 +8,11 @@ is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
-from array import array
 from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.explain import explain, findings, findings_of
-from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, TurnCarry
+from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import COUNTERS, Cost, counters_for
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.capture.facts import USER_TEXT_MAX
@@ -794,38 +793,98 @@ def explain_row(d: dict[str, Any]) -> list[str]:
     return explain(view)  # type: ignore[arg-type]
 
 
+def _conv_count(name: str) -> property:
+    """A conversation's token total from its columns (None while no turn had usage)."""
+    def get(self: ConversationReport) -> int | None:
+        v = getattr(self._c, name)[self._n]
+        return None if v < 0 else v
+
+    def put(self: ConversationReport, value: int | None) -> None:
+        getattr(self._c, name)[self._n] = -1 if value is None else value
+
+    return property(get, put)
+
+
+def _conv_number(name: str) -> property:
+    """A conversation's count (0 when none) from its columns."""
+    def get(self: ConversationReport) -> int:
+        return getattr(self._c, name)[self._n]
+
+    def put(self: ConversationReport, value: int) -> None:
+        getattr(self._c, name)[self._n] = value
+
+    return property(get, put)
+
+
+def _conv_item(name: str) -> property:
+    """A conversation's entry in one of its columns' lists."""
+    def get(self: ConversationReport) -> Any:
+        return getattr(self._c, name)[self._n]
+
+    def put(self: ConversationReport, value: Any) -> None:
+        getattr(self._c, name)[self._n] = value
+
+    return property(get, put)
+
+
 class ConversationReport:
-    """Per-conversation totals, for the conversations list and the report."""
+    """Per-conversation totals, for the conversations list and the report: a view of one
+    conversation's number in the analyzer's ConversationColumns (conversation_columns.py),
+    made when read. Two views of one conversation are equal."""
 
-    __slots__ = ("key", "id", "kind", "source", "turn_indices", "input_tokens", "cached_tokens",
-                 "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "_exchanges", "usage_turns", "carried")
+    __slots__ = ("_c", "_n")
 
-    def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
-        self.key = key
-        self.id = id
-        self.kind = kind  # conversation | chain | stateless
-        self.source = source
-        # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
-        # 2**31), not a list of int objects (40).
-        self.turn_indices = array("i")
-        self.input_tokens: int | None = None
-        self.cached_tokens: int | None = None
-        self.output_tokens: int | None = None
-        self.hosted_calls = 0
-        self.cost_usd: float | None = None
-        self.cost_unknown_turns = 0
-        self.markers: dict[str, int] = {}
-        self._exchanges: list[int] | None = None  # made when first read (most have none)
-        self.usage_turns = 0
-        self.carried: ConversationLedger | None = None  # set by the ledger's pass
+    def __init__(self, columns: Any, number: int) -> None:
+        self._c = columns
+        self._n = number
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ConversationReport and other._c is self._c
+                and other._n == self._n)
+
+    def __hash__(self) -> int:
+        return hash((id(self._c), self._n))
+
+    def __repr__(self) -> str:
+        return f"ConversationReport(key={self.key!r}, turns={len(self.turn_indices)})"
+
+    key = _conv_item("keys")
+    id = _conv_item("ids")
+    kind = _conv_item("kinds")  # conversation | chain | stateless
+    source = _conv_item("sources")
+    # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
+    # 2**31), not a list of int objects (40).
+    turn_indices = _conv_item("turn_indices")
+    carried = _conv_item("carried")  # the ConversationLedger, set by the ledger's pass
+    input_tokens = _conv_count("input_tokens")
+    cached_tokens = _conv_count("cached_tokens")
+    output_tokens = _conv_count("output_tokens")
+    hosted_calls = _conv_number("hosted_calls")
+    cost_unknown_turns = _conv_number("cost_unknown_turns")
+    usage_turns = _conv_number("usage_turns")
+
+    @property
+    def cost_usd(self) -> float | None:
+        v = self._c.cost_usd[self._n]
+        return None if v != v else v  # NaN: no turn of it was priced
+
+    @cost_usd.setter
+    def cost_usd(self, value: float | None) -> None:
+        self._c.cost_usd[self._n] = float("nan") if value is None else value
+
+    @property
+    def markers(self) -> dict[str, int]:
+        """Marker → how many of the conversation's turns carry it (the dict is kept: a
+        caller may count into it)."""
+        m = self._c.markers[self._n]
+        if m is None:
+            m = self._c.markers[self._n] = {}
+        return m
 
     @property
     def exchanges(self) -> list[int]:
         """Indices of the exchanges (non-model calls) that name this conversation."""
-        if self._exchanges is None:
-            self._exchanges = []
-        return self._exchanges
+        return self._c.exchanges.setdefault(self._n, [])
 
     @property
     def turns(self) -> list[int]:
@@ -834,14 +893,16 @@ class ConversationReport:
         return self.turn_indices.tolist()
 
     def to_dict(self) -> dict[str, Any]:
+        c, n = self._c, self._n
+        carried = c.carried[n]
         return {
-            "id": self.id, "key": self.key, "kind": self.kind, "source": self.source,
-            "turns": self.turn_indices.tolist(), "input_tokens": self.input_tokens,
+            "id": c.ids[n], "key": c.keys[n], "kind": c.kinds[n], "source": c.sources[n],
+            "turns": c.turn_indices[n].tolist(), "input_tokens": self.input_tokens,
             "cached_tokens": self.cached_tokens, "output_tokens": self.output_tokens,
-            "hosted_calls": self.hosted_calls,
-            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
-            "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
-            "usage_turns": self.usage_turns,
-            "exchanges": self._exchanges or [],
-            "carried_context": self.carried.to_dict() if self.carried is not None else None,
+            "hosted_calls": c.hosted_calls[n],
+            "cost_usd": None if (v := c.cost_usd[n]) != v else round(v, 6),
+            "cost_unknown_turns": c.cost_unknown_turns[n], "markers": c.markers[n] or {},
+            "usage_turns": c.usage_turns[n],
+            "exchanges": c.exchanges.get(n) or [],
+            "carried_context": carried.to_dict() if carried is not None else None,
         }
