@@ -83,7 +83,7 @@ class TurnColumns:
     __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table",
                  "pricing", "attribution", "context", "provider_copy", "carried", "ledger",
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
-                 "attributed", "attributed_rows", "_bound")
+                 "attributed", "attributed_rows", "_bound", "_read")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -112,6 +112,9 @@ class TurnColumns:
         # read (analysis/ledger.py Ledger.carry), not held per turn.
         self.ledger: Any = None
         self._bound: Columns | None = None
+        # The attributions read lately, by row: a pass reads a conversation's deposits
+        # more than once (the ledger: once for what they absorb, once for their source).
+        self._read: dict[int, Attribution] = {}
 
     def holds(self, turn: Any) -> bool:
         """Whether `turn`'s row is a row of these columns (claiming its table if unset)."""
@@ -180,17 +183,29 @@ class TurnColumns:
         at = self.attributed[row]
         if at < 0:
             return None
-        n = self.attributed_rows[at]
-        return self._attribution(self.attributed_rows[at + 1:at + 1 + n])
+        read = self._read
+        a = read.get(at)
+        if a is None:
+            n = self.attributed_rows[at]
+            a = self._attribution(self.attributed_rows[at + 1:at + 1 + n])
+            if len(read) >= 64:
+                read.clear()
+            read[at] = a
+        return a
 
-    def _attribution(self, rows: Any) -> Attribution:
-        """What the analyzer found when the deposit arrived, from the hosted turns' facts
-        (the table's rows do not change once a turn is analysed)."""
+    def bound(self) -> Columns:
+        """The turn table's columns, bound once (again when the table widened one)."""
         c = self._bound
         t = self.table
         if c is None or c.table is not t or getattr(c, "version", None) != getattr(
                 t, "version", None):
             c = self._bound = Columns(t)
+        return c
+
+    def _attribution(self, rows: Any) -> Attribution:
+        """What the analyzer found when the deposit arrived, from the hosted turns' facts
+        (the table's rows do not change once a turn is analysed)."""
+        c = self.bound()
         values, req_row, res_row = c.values, c.req_row, c.res_row
         turns = tuple(c.index[r] for r in rows)
         calls = []

@@ -9,6 +9,7 @@ is what keeps a gigabyte capture's summary small.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.explain import explain, findings, findings_of
@@ -52,8 +53,10 @@ _new_turn = Turn.__new__
 
 def _count(name: str) -> property:
     """A TurnReport count read from its TurnColumns at the turn's row (None: unknown)."""
+    get_col = attrgetter(name)
+
     def get(self: TurnReport) -> int | None:
-        v = getattr(self._cols, name)[self._r]
+        v = get_col(self._cols)[self._r]
         return None if v < 0 else v
 
     return property(get)
@@ -62,11 +65,13 @@ def _count(name: str) -> property:
 def _sparse(name: str, doc: str) -> property:
     """A value only some turns have, kept in its TurnColumns' dict by the turn's row
     (None: not set). A slot on every turn costs 8 bytes; most turns would hold None."""
+    get_dict = attrgetter(name)
+
     def get(self: TurnReport) -> Any:
-        return getattr(self._cols, name).get(self._r)
+        return get_dict(self._cols).get(self._r)
 
     def put(self: TurnReport, value: Any) -> None:
-        d = getattr(self._cols, name)
+        d = get_dict(self._cols)
         if value is None:
             d.pop(self._r, None)
         else:
@@ -82,11 +87,14 @@ class TurnReport:
     report (markers, context, the provider copy) is written there. Two views of one row
     are equal (and hash alike)."""
 
-    __slots__ = ("_cols", "_r")
+    # `_turn`: the Turn view, made on first read and kept while this view lives (a pass
+    # that holds the views reads each turn's facts several times).
+    __slots__ = ("_cols", "_r", "_turn")
 
     def __init__(self, columns: TurnColumns, row: int) -> None:
         self._cols = columns
         self._r = row
+        self._turn: Turn | None = None
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is TurnReport and other._cols is self._cols
@@ -98,9 +106,11 @@ class TurnReport:
     @property
     def turn(self) -> Turn:
         """The turn's facts: a view of its row of the capture's turn table."""
-        t = _new_turn(Turn)
-        t._t = self._cols.table
-        t._r = self._r
+        t = self._turn
+        if t is None:
+            t = self._turn = _new_turn(Turn)
+            t._t = self._cols.table
+            t._r = self._r
         return t
 
     @property
@@ -159,7 +169,7 @@ class TurnReport:
         analysis/ledger.py): looked up in the ledger when read; None when it carries none."""
         global _LAST_CARRY
         last, cols = _LAST_CARRY, self._cols
-        if last[0] == self and last[1] is cols.ledger:
+        if last[1] is cols.ledger and (last[0] is self or last[0] == self):
             return last[2]
         carry = cols.carried.get(self._r) if cols.carried else None
         if carry is None and cols.ledger is not None:
@@ -243,7 +253,10 @@ class TurnReport:
 
     @property
     def tools_offered(self) -> list[str]:
-        return list(self.turn.req.tools_offered) if self.turn.req else []
+        # Read from the table's column (the hosted-state passes read it for every turn).
+        c = self._cols.bound()
+        q = c.req_row[self._r]
+        return list(c.values[c.q_tools[q]]) if q >= 0 else []
 
     @property
     def new_input_estimate(self) -> int | None:
@@ -508,7 +521,7 @@ class _Columns:
         self.table = t
         rq, rs = t.requests, t.responses
         self.pool = t.pool.values
-        self.index, self.line, self.api = t.index, t.line, t.api
+        self.index, self.line, self.api, self.source = t.index, t.line, t.api, t.source
         self.req_row, self.res_row = t.req_row, t.res_row
         self.notes, self.attempts = t.notes, t.attempts
         c, d = rq.cols, rq.dicts
@@ -618,7 +631,11 @@ class _Columns:
                          "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
             if elapsed is not None:
                 caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
-        carried = rep.carried
+        # TurnReport.carried, without its one-entry cache (the row reads it once).
+        carried = rcols.carried.get(r) if rcols.carried else None
+        key = rcols.keys[rcols.conv[r]]  # TurnReport.conversation_key
+        if carried is None and rcols.ledger is not None:
+            carried = rcols.ledger.carry(key, self.index[r])
         # A copy of the template (every key, in order, None) with each value set: a dict
         # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
         d = _ROW_TEMPLATE.copy()
@@ -640,18 +657,19 @@ class _Columns:
             d["unexplained_tokens"] = inp - exp
         d["tools_offered"] = tools
         d["hosted_calls"] = hosted
-        d["markers"] = rep.markers
+        d["markers"] = rcols.marker_lists[rcols.marker_ids[r]]  # TurnReport.markers
         if tokens_usd is not None:
             d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
-        d["source"] = rep.source
-        d["conversation_key"] = rep.conversation_key
+        d["source"] = rcols.sources[self.source[r]]  # TurnReport.source
+        d["conversation_key"] = key
         d["model"] = model
         d["response_id"] = rid
         d["previous_response_id"] = prev_id
         d["user_words"] = user_words
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
-        a = rcols.attribution_of(r)  # TurnReport.attribution
+        # TurnReport.attribution (a deposit's is read from its rows)
+        a = rcols.attribution_of(r) if rcols.attributed[r] >= 0 or rcols.attribution else None
         d["attribution"] = a.to_dict() if type(a) is Attribution else a
         if whole:
             d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
