@@ -388,11 +388,9 @@ class Analyzer:
         if attempts:
             tot.attempts += len(attempts)
         if m:
-            cm, tm = cc.markers[cn], tot.markers
-            if cm is None:
-                cm = cc.markers[cn] = {}
+            tm = tot.markers
             for mk in m:
-                cm[mk] = cm.get(mk, 0) + 1
+                cc.count_marker(cn, mk)
                 tm[mk] = tm.get(mk, 0) + 1
         rep = TurnReport(tc, r)
         st.open_actions = actions
@@ -407,6 +405,7 @@ class Analyzer:
         self.states = {}
         self.grouper = ConversationGrouper()
         self._compactions = {}
+        self.convs.compact()
 
     def _columns_of(self, table: Any) -> TurnColumns:
         """The columns of `table`'s rows (made on its first turn)."""
@@ -449,8 +448,9 @@ class Analyzer:
         prev_rep.context = {**(prev_rep.context or {}),
                             "unanswered": [{"type": a[0], "call_id": a[1], "name": a[2]}
                                            for a in missing]}
-        for d in (st.report.markers, self.totals.markers):
-            d["unanswered_call"] = d.get("unanswered_call", 0) + 1
+        self.convs.count_marker(st.number, "unanswered_call")
+        d = self.totals.markers
+        d["unanswered_call"] = d.get("unanswered_call", 0) + 1
 
     @staticmethod
     def _counters(res: Any, calls: tuple[HostedCall, ...]) -> list[dict[str, Any]] | None:
@@ -476,6 +476,6 @@ class Analyzer:
 
     def conversations(self) -> Conversations:
         """Every conversation so far, in the order of its first turn."""
-        ti = self.convs.turn_indices
-        order = sorted(range(len(ti)), key=lambda n: ti[n][0] if len(ti[n]) else 0)
+        ti = self.convs.indices
+        order = sorted(range(len(self.convs)), key=lambda n: ti(n)[0] if len(ti(n)) else 0)
         return Conversations(self.convs, array("i", order))

@@ -5,8 +5,11 @@ ConversationReport of fifteen slots, its int and float totals, an empty dict and
 each cost ~450 bytes, 35 a turn. Here each total is one slot of an array at the
 conversation's number (the analyzer's order of first appearance), a ConversationReport is a
 view of (columns, number) made when read (turn_report.py), and the conversations list a
-sequence of numbers (`Conversations`). What few conversations have (exchanges, markers)
-is made only for those.
+sequence of numbers (`Conversations`). What few conversations have (exchanges) is made
+only for those. A conversation's marker counts are an array of (marker number, count)
+pairs in the order first counted (a dict of three markers is 184 bytes; the pairs 88),
+read as the report's dict. Once no turn will be added (`compact`), every conversation's
+turn indices move into one array (an array each costs 64 bytes before its first index).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from traceview.analysis.turn_columns import widened
 from traceview.analysis.turn_report import ConversationReport
 
 NO_COUNT = -1  # a token total's "None": no turn of the conversation had usage
@@ -31,7 +35,8 @@ class ConversationColumns:
 
     __slots__ = ("keys", "ids", "kinds", "sources", "turn_indices", "input_tokens",
                  "cached_tokens", "output_tokens", "hosted_calls", "cost_unknown_turns",
-                 "usage_turns", "cost_usd", "markers", "exchanges", "carried")
+                 "usage_turns", "cost_usd", "markers", "exchanges", "carried",
+                 "marker_names", "_marker_numbers", "_flat", "_starts")
 
     def __init__(self, keys: list[str] | None = None) -> None:
         self.keys: list[str] = keys if keys is not None else []
@@ -42,7 +47,15 @@ class ConversationColumns:
         for name in _COUNTS:
             setattr(self, name, array("q"))
         self.cost_usd = array("d")
-        self.markers: list[dict[str, int] | None] = []
+        # Per conversation: None, or its marker counts as [number, count, number, …]
+        # (numbers into `marker_names`).
+        self.markers: list[array | None] = []
+        self.marker_names: list[str] = []
+        self._marker_numbers: dict[str, int] = {}
+        # After `compact`: every conversation's turn indices, one after another, and where
+        # each one's start (one more entry: the end).
+        self._flat: array | None = None
+        self._starts: array | None = None
         self.exchanges: dict[int, list[int]] = {}
         self.carried: list[Any] = []
 
@@ -69,6 +82,58 @@ class ConversationColumns:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def count_marker(self, n: int, marker: str) -> None:
+        """One more turn of conversation `n` carries `marker`."""
+        no = self._marker_numbers.get(marker)
+        if no is None:
+            no = self._marker_numbers[marker] = len(self.marker_names)
+            self.marker_names.append(marker)
+        pairs = self.markers[n]
+        if pairs is None:
+            self.markers[n] = array("i", (no, 1))
+            return
+        for i in range(0, len(pairs), 2):
+            if pairs[i] == no:
+                try:
+                    pairs[i + 1] += 1
+                except OverflowError:
+                    pairs = self.markers[n] = widened(pairs, pairs[i + 1] + 1)
+                    pairs[i + 1] += 1
+                return
+        pairs.append(no)
+        pairs.append(1)
+
+    def marker_counts(self, n: int) -> dict[str, int]:
+        """Conversation `n`'s marker → how many of its turns carry it, in the order first
+        counted (a new dict)."""
+        pairs = self.markers[n]
+        if pairs is None:
+            return {}
+        names = self.marker_names
+        return {names[pairs[i]]: pairs[i + 1] for i in range(0, len(pairs), 2)}
+
+    def indices(self, n: int) -> array:
+        """Conversation `n`'s turn indices, in order (after `compact`, a copy)."""
+        if self._flat is None:
+            return self.turn_indices[n]
+        starts = self._starts
+        return self._flat[starts[n]:starts[n + 1]]  # type: ignore[index]
+
+    def compact(self) -> None:
+        """Every conversation's turn indices into one array, once no turn will be added."""
+        if self._flat is not None:
+            return
+        parts = self.turn_indices
+        code = max((a.typecode for a in parts), key=lambda c: array(c).itemsize,
+                   default="i")
+        flat = array(code)
+        starts = array("q", [0])
+        for a in parts:
+            flat.extend(a if a.typecode == code else array(code, a))
+            starts.append(len(flat))
+        self._flat, self._starts = flat, starts
+        self.turn_indices = []
 
 
 class Conversations(Sequence[ConversationReport]):

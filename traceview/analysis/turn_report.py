@@ -8,6 +8,7 @@ is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
+from array import array
 from datetime import UTC, datetime
 from operator import attrgetter
 from typing import Any
@@ -872,7 +873,6 @@ class ConversationReport:
     source = _conv_item("sources")
     # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
     # 2**31), not a list of int objects (40).
-    turn_indices = _conv_item("turn_indices")
     carried = _conv_item("carried")  # the ConversationLedger, set by the ledger's pass
     input_tokens = _conv_count("input_tokens")
     cached_tokens = _conv_count("cached_tokens")
@@ -891,13 +891,14 @@ class ConversationReport:
         self._c.cost_usd[self._n] = float("nan") if value is None else value
 
     @property
+    def turn_indices(self) -> array:
+        return self._c.indices(self._n)
+
+    @property
     def markers(self) -> dict[str, int]:
-        """Marker → how many of the conversation's turns carry it (the dict is kept: a
-        caller may count into it)."""
-        m = self._c.markers[self._n]
-        if m is None:
-            m = self._c.markers[self._n] = {}
-        return m
+        """Marker → how many of the conversation's turns carry it (a new dict: counted by
+        the analyzer, ConversationColumns.count_marker)."""
+        return self._c.marker_counts(self._n)
 
     @property
     def exchanges(self) -> list[int]:
@@ -915,11 +916,11 @@ class ConversationReport:
         carried = c.carried[n]
         return {
             "id": c.ids[n], "key": c.keys[n], "kind": c.kinds[n], "source": c.sources[n],
-            "turns": c.turn_indices[n].tolist(), "input_tokens": self.input_tokens,
+            "turns": c.indices(n).tolist(), "input_tokens": self.input_tokens,
             "cached_tokens": self.cached_tokens, "output_tokens": self.output_tokens,
             "hosted_calls": c.hosted_calls[n],
             "cost_usd": None if (v := c.cost_usd[n]) != v else round(v, 6),
-            "cost_unknown_turns": c.cost_unknown_turns[n], "markers": c.markers[n] or {},
+            "cost_unknown_turns": c.cost_unknown_turns[n], "markers": c.marker_counts(n),
             "usage_turns": c.usage_turns[n],
             "exchanges": c.exchanges.get(n) or [],
             "carried_context": carried.to_dict() if carried is not None else None,
