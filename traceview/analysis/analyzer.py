@@ -388,9 +388,11 @@ class Analyzer:
         if attempts:
             tot.attempts += len(attempts)
         if m:
-            tm = tot.markers
+            cm, tm = cc.markers[cn], tot.markers
+            if cm is None:
+                cm = cc.markers[cn] = {}
             for mk in m:
-                cc.count_marker(cn, mk)
+                cm[mk] = cm.get(mk, 0) + 1  # type: ignore[union-attr]
                 tm[mk] = tm.get(mk, 0) + 1
         rep = TurnReport(tc, r)
         st.open_actions = actions

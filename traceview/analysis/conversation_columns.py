@@ -6,10 +6,11 @@ each cost ~450 bytes, 35 a turn. Here each total is one slot of an array at the
 conversation's number (the analyzer's order of first appearance), a ConversationReport is a
 view of (columns, number) made when read (turn_report.py), and the conversations list a
 sequence of numbers (`Conversations`). What few conversations have (exchanges) is made
-only for those. A conversation's marker counts are an array of (marker number, count)
-pairs in the order first counted (a dict of three markers is 184 bytes; the pairs 88),
-read as the report's dict. Once no turn will be added (`compact`), every conversation's
-turn indices move into one array (an array each costs 64 bytes before its first index).
+only for those. A conversation's marker counts are a dict while turns arrive (counted in
+the analyzer's loop), then an array of (marker number, count) pairs in the order first
+counted (a dict of three markers is 184 bytes; the pairs 88), read as the report's dict.
+Once no turn will be added (`compact`), every conversation's turn indices move into one
+array (an array each costs 64 bytes before its first index).
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ class ConversationColumns:
         for name in _COUNTS:
             setattr(self, name, array("q"))
         self.cost_usd = array("d")
-        # Per conversation: None, or its marker counts as [number, count, number, …]
-        # (numbers into `marker_names`).
-        self.markers: list[array | None] = []
+        # Per conversation: None, its marker counts (a dict, while turns arrive), or after
+        # `compact` as [number, count, number, …] (numbers into `marker_names`).
+        self.markers: list[dict[str, int] | array | None] = []
         self.marker_names: list[str] = []
         self._marker_numbers: dict[str, int] = {}
         # After `compact`: every conversation's turn indices, one after another, and where
@@ -84,25 +85,27 @@ class ConversationColumns:
         return len(self.ids)
 
     def count_marker(self, n: int, marker: str) -> None:
-        """One more turn of conversation `n` carries `marker`."""
-        no = self._marker_numbers.get(marker)
-        if no is None:
-            no = self._marker_numbers[marker] = len(self.marker_names)
-            self.marker_names.append(marker)
-        pairs = self.markers[n]
-        if pairs is None:
-            self.markers[n] = array("i", (no, 1))
-            return
-        for i in range(0, len(pairs), 2):
-            if pairs[i] == no:
-                try:
-                    pairs[i + 1] += 1
-                except OverflowError:
-                    pairs = self.markers[n] = widened(pairs, pairs[i + 1] + 1)
-                    pairs[i + 1] += 1
-                return
-        pairs.append(no)
-        pairs.append(1)
+        """One more turn of conversation `n` carries `marker` (while turns arrive)."""
+        d = self.markers[n]
+        if d is None:
+            d = self.markers[n] = {}
+        d[marker] = d.get(marker, 0) + 1  # type: ignore[union-attr]
+
+    def _pairs(self, counts: dict[str, int]) -> array:
+        numbers = self._marker_numbers
+        out = array("i")
+        for marker, count in counts.items():
+            no = numbers.get(marker)
+            if no is None:
+                no = numbers[marker] = len(self.marker_names)
+                self.marker_names.append(marker)
+            out.append(no)
+            try:
+                out.append(count)
+            except OverflowError:
+                out = widened(out, count)
+                out.append(count)
+        return out
 
     def marker_counts(self, n: int) -> dict[str, int]:
         """Conversation `n`'s marker → how many of its turns carry it, in the order first
@@ -110,6 +113,8 @@ class ConversationColumns:
         pairs = self.markers[n]
         if pairs is None:
             return {}
+        if type(pairs) is dict:
+            return dict(pairs)
         names = self.marker_names
         return {names[pairs[i]]: pairs[i + 1] for i in range(0, len(pairs), 2)}
 
@@ -134,6 +139,8 @@ class ConversationColumns:
             starts.append(len(flat))
         self._flat, self._starts = flat, starts
         self.turn_indices = []
+        self.markers = [None if d is None else self._pairs(d)  # type: ignore[arg-type]
+                        for d in self.markers]
 
 
 class Conversations(Sequence[ConversationReport]):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from operator import index
 from typing import Any, overload
 
 from traceview.analysis.turn_columns import TurnColumns
@@ -36,12 +37,13 @@ class Reports(Sequence[TurnReport]):
 
     def append(self, columns: TurnColumns, row: int) -> None:
         """The turn at `row` of `columns`, after the others."""
-        if not self._parts or self._parts[-1] is not columns:
-            self._parts.append(columns)
+        parts = self._parts
+        if not parts or parts[-1] is not columns:
+            parts.append(columns)
             self._starts.append(len(self._rows))
         rows = self._rows
         if type(rows) is range:
-            if rows.start == 0 and rows.step == 1 and row == rows.stop:
+            if row == rows.stop and rows.start == 0:  # (a range made here has step 1)
                 self._rows = range(row + 1)
                 return
             rows = self._rows = array("i", rows)
@@ -62,15 +64,15 @@ class Reports(Sequence[TurnReport]):
     def __getitem__(self, i: slice) -> Reports: ...
 
     def __getitem__(self, i: int | slice) -> TurnReport | Reports:
+        if type(i) is int:  # the lookup by position (Analysis.turn): kept short
+            r = self._rows[i]  # IndexError past the end; negative from the end
+            parts = self._parts
+            if len(parts) == 1:
+                return TurnReport(parts[0], r)
+            return TurnReport(self._columns_at(i if i >= 0 else i + len(self._rows)), r)
         if isinstance(i, slice):
             return self._slice(i)
-        rows = self._rows
-        n = len(rows)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("turn position out of range")
-        return TurnReport(self._columns_at(i), rows[i])
+        return self[index(i)]
 
     def _slice(self, s: slice) -> Reports:
         out = Reports()
