@@ -131,3 +131,49 @@ def test_latency_percentiles_equal_statistics_quantiles() -> None:
         if size > 1:
             q = statistics.quantiles(values, n=100, method="inclusive")
             assert latency_percentiles(values)["p95"] == round(q[94], 1)
+
+
+def test_conversations_are_views_of_columns_and_read_alike() -> None:
+    from traceview.analysis.conversation_columns import Conversations
+    from traceview.analysis.turn_report import ConversationReport
+
+    a = analyze(str(ROOT / "sample_traces/long_conversation.jsonl"))
+    convs = a.conversations
+    assert isinstance(convs, Conversations)
+    assert len(convs) == len(list(convs)) >= 1
+    c = convs[0]
+    assert c == convs[0] and hash(c) == hash(convs[0]) and convs[-1] == list(convs)[-1]
+    assert [x.key for x in convs[0:1]] == [c.key]
+    d = c.to_dict()
+    # The compacted turn indices, the totals and the marker counts read back as the dict.
+    assert d["turns"] == c.turns == c.turn_indices.tolist() == [t.index for t in a.turns
+                                                                if t.conversation_key == c.key]
+    assert d["markers"] == c.markers
+    assert d["input_tokens"] == c.input_tokens == sum(
+        t.input_tokens for t in a.turns if t.conversation_key == c.key
+        and t.input_tokens is not None)
+    counted: dict[str, int] = {}
+    for t in a.turns:
+        if t.conversation_key == c.key:
+            for m in t.markers:
+                counted[m] = counted.get(m, 0) + 1
+    assert c.markers == counted
+    # No ConversationReport is held by the analysis: the one read here is the only one.
+    del c
+    gc.collect()
+    assert [o for o in gc.get_objects() if type(o) is ConversationReport] == []
+
+
+def test_marker_counts_keep_their_first_counted_order_after_compaction() -> None:
+    from traceview.analysis.conversation_columns import ConversationColumns
+
+    cc = ConversationColumns()
+    n = cc.add("k", None, "stateless", "f")
+    for m in ("retried", "deposit", "retried", "unanswered_call", "deposit", "retried"):
+        cc.count_marker(n, m)
+    cc.turn_indices[n].extend([1, 2, 5])
+    before = cc.marker_counts(n)
+    assert list(before.items()) == [("retried", 3), ("deposit", 2), ("unanswered_call", 1)]
+    cc.compact()
+    assert list(cc.marker_counts(n).items()) == list(before.items())
+    assert cc.indices(n).tolist() == [1, 2, 5]
