@@ -522,9 +522,10 @@ class _Columns:
         self.table = t
         rq, rs = t.requests, t.responses
         self.pool = t.pool.values
-        self.index, self.line, self.api, self.source = t.index, t.line, t.api, t.source
+        self.index, self.line, self.api = t.index, t.line, t.api
         self.req_row, self.res_row = t.req_row, t.res_row
         self.notes, self.attempts = t.notes, t.attempts
+        self.source = t.source  # the row's source number (TurnReport.source)
         c, d = rq.cols, rq.dicts
         self.q_bytes, self.q_words, self.q_new = (c["request_bytes"], c["user_words"],
                                                   c["new_input_tokens"])
