@@ -164,17 +164,12 @@ def child(mode: str, path: str) -> None:
 
     rows: dict[str, dict[str, Any]] = {}
     floor = Floor()
-    # What the floor's walks keep (its seen set and the objects list: ~70 B per object
-    # walked) is the bench's, not the next stage's: subtracted from every later `held`.
-    walks = [0]
 
     def mark(stage: str, *roots: Any) -> None:
         row = rows[stage] = dict(_status())
         if heap:
-            before = tracemalloc.get_traced_memory()[0]
-            row["held"] = before - walks[0]
+            row["held"] = tracemalloc.get_traced_memory()[0]
             row["floor"] = floor.walk(*roots)
-            walks[0] += tracemalloc.get_traced_memory()[0] - before
 
     gc.collect()
     mark("imports")
@@ -215,7 +210,7 @@ def child(mode: str, path: str) -> None:
     gc.collect()
     after = dict(_status())
     if heap:
-        after["held"] = tracemalloc.get_traced_memory()[0] - walks[0]
+        after["held"] = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
     _reset_peak()
     biggest = 0
@@ -227,7 +222,7 @@ def child(mode: str, path: str) -> None:
     if heap:
         row["floor"] = biggest
         row["held"] = after["held"]
-        row["transient"] = tracemalloc.get_traced_memory()[1] - after["held"] - walks[0]
+        row["transient"] = tracemalloc.get_traced_memory()[1] - after["held"]
         for r in (*rows.values(), after):
             r["held"] = r["held"] - base if r is not rows["imports"] else 0
     rows["_"] = {"turns": turns, "after": after}
