@@ -8,6 +8,7 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,7 @@ def _attach(analysis: Analysis) -> None:
     storage = store_price if isinstance(store_price, dict) else None
     # The inventory reads every request once; the ledger's tool configurations are taken
     # from the same bytes as they pass.
-    configs = _Configs()
+    configs = _Configs(analysis.turns)
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
                         on_request=configs.see)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
@@ -78,28 +79,48 @@ _columns = attrgetter("columns")
 
 class _Configs:
     """Each request's tool configuration, one shared `ToolConfig` per distinct one (a
-    capture repeats a handful of configurations on every turn)."""
+    capture repeats a handful of configurations on every turn), made when the ledger asks
+    (it asks only for turns of conversations that carry context with a configuration).
 
-    def __init__(self) -> None:
-        # By turn index: a list while indices run 1..n (8 bytes a turn), else a map.
-        self._list: list[ToolConfig | None] = []
-        self._map: dict[int, ToolConfig | None] = {}
+    Tools are read from the turn's facts (its table's columns), vector store ids from the
+    ids quoted in its request bytes: those the reader found when it read the line
+    (`TurnTable.seen`), so nothing is held per turn; only a turn whose request the
+    inventory read again (not scanned) and that names vector stores is kept, by index."""
+
+    def __init__(self, turns: Sequence[Any]) -> None:
+        self._find = finder(turns)
+        self._read: dict[int, ToolConfig | None] = {}
         self._tools: dict[tuple[str, ...], frozenset[str]] = {}
         self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
         self._cols: Columns | None = None
 
     def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
-        """Tools from the turn's facts (read from its table's columns: this runs on every
-        turn); vector store ids from its request bytes (only when it offers file_search,
-        and never parsed)."""
+        """Told each turn as the inventory reads it: kept only when its request bytes were
+        read here (`raw`) and name a vector store its file_search could read."""
+        if raw is None or not any(m[:3] == b"vs_" for m in ids):
+            return
+        config = self._config(t.turn, ids)
+        if config is not None and config.vector_store_ids:
+            self._read[t.index] = config
+
+    def get(self, index: int) -> ToolConfig | None:
+        """The configuration of turn `index` (None: no request, or no such turn)."""
+        if index in self._read:
+            return self._read[index]
+        t = self._find(index)
+        if t is None:
+            return None
         turn = t.turn
+        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        return self._config(turn, scan[0] if scan is not None else ())
+
+    def _config(self, turn: Any, ids: Sequence[bytes]) -> ToolConfig | None:
         c = self._cols
         if c is None or c.table is not turn.table:
             c = self._cols = Columns(turn.table)
-        row = turn.row
-        qi = c.req_row[row]
+        qi = c.req_row[turn.row]
         if qi < 0:
-            return
+            return None
         offered = c.values[c.q_tools[qi]]
         tools = self._tools.get(offered)
         if tools is None:
@@ -112,27 +133,8 @@ class _Configs:
         if made is None:
             made = self._made[key] = ToolConfig(
                 tools, frozenset(m.decode() for m in stores))
-        self._put(c.index[row], made)
-
-    def _put(self, index: int, config: ToolConfig) -> None:
-        held = self._list
-        if index == len(held):
-            held.append(config)
-        elif 0 <= index < len(held):
-            held[index] = config
-        elif len(held) < index <= len(held) + 1024:
-            held.extend([None] * (index - len(held)))
-            held.append(config)
-        else:
-            self._map[index] = config
-
-    def get(self, index: int) -> ToolConfig | None:
-        """The configuration of turn `index` (None: no request, or not seen)."""
-        if index in self._map:
-            return self._map[index]
-        return self._list[index] if 0 <= index < len(self._list) else None
+        return made
 
     def clear(self) -> None:
-        self._list = []
-        self._map.clear()
-
+        self._read.clear()
+        self._made.clear()

@@ -57,14 +57,52 @@ _KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 
 
+def _rare(name: str) -> property:
+    """A field few objects set (a deletion, a 404, what a create's body said): kept in the
+    object's `_more` dict, made the first time one is set (a slot each was 8 bytes on
+    every object; a hosted capture has one conversation object per few turns)."""
+
+    def get(self: ProviderObject) -> Any:
+        more = self._more
+        return None if more is None else more.get(name)
+
+    def put(self: ProviderObject, value: Any) -> None:
+        if self._more is None:
+            if value is None:
+                return
+            self._more = {}
+        self._more[name] = value
+
+    return property(get, put)
+
+
 class ProviderObject:
     """One provider object. Slots, and the turn list an `array`: a capture that uses one
-    vector store on every turn lists every turn under it."""
+    vector store on every turn lists every turn under it. Fields few objects set are in
+    `_more` (`_rare`)."""
 
     __slots__ = ("kind", "id", "created_line", "created_at", "last_used_at", "used_lines",
-                 "uses", "turns", "store", "deleted_line", "missing_line",
-                 "items_deleted_lines", "name", "usage_bytes", "expires_after", "expires_at",
-                 "storage_usd_per_day")
+                 "uses", "turns", "store", "_more")
+
+    deleted_line = _rare("deleted_line")
+    missing_line = _rare("missing_line")  # a later 404 names it
+    name = _rare("name")
+    usage_bytes = _rare("usage_bytes")
+    expires_after = _rare("expires_after")
+    expires_at = _rare("expires_at")
+    storage_usd_per_day = _rare("storage_usd_per_day")
+
+    @property
+    def items_deleted_lines(self) -> list[int]:
+        """Lines of the DELETEs of a conversation's items (a list held only when any)."""
+        more = self._more
+        got = None if more is None else more.get("items_deleted_lines")
+        if got is None:
+            got = []
+            if more is None:
+                more = self._more = {}
+            more["items_deleted_lines"] = got
+        return got
 
     def __init__(self, kind: str, id: str,  # noqa: A002 - the object's id
                  created_line: int | None = None, created_at: float | None = None,
@@ -78,14 +116,7 @@ class ProviderObject:
         self.uses = 0
         self.turns = array("I")  # turn indices (run 1..n)
         self.store = store  # responses only
-        self.deleted_line: int | None = None
-        self.missing_line: int | None = None  # a later 404 names it
-        self.items_deleted_lines: list[int] = []
-        self.name: str | None = None
-        self.usage_bytes: int | None = None
-        self.expires_after: dict[str, Any] | None = None
-        self.expires_at: float | None = None
-        self.storage_usd_per_day: float | None = None
+        self._more: dict[str, Any] | None = None
 
     @property
     def state(self) -> str:
@@ -136,7 +167,9 @@ class ProviderObject:
             "used_lines": self.used_lines.tolist(), "uses": self.uses,
             "turns": self.turns.tolist(),
             "store": self.store, "deleted_line": self.deleted_line,
-            "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
+            "missing_line": self.missing_line,
+            "items_deleted_lines": list(self._more.get("items_deleted_lines") or ())
+            if self._more is not None else [],
             # The documented default is stated once, in the inventory's retention_defaults;
             # only a vector store's own expires_after is spelled out here.
             "retention": self.retention() if self.expires_after else "default",
@@ -325,6 +358,14 @@ class _Listing:
 _NAN = float("nan")
 
 
+def _tight(values: list[int]) -> array[int]:
+    """Lines as an array of 4-byte items (8 only when a line number needs it)."""
+    try:
+        return array("i", values)
+    except OverflowError:
+        return array("q", values)
+
+
 def _created_line(t: Any) -> int:
     ref = t.response_ref
     return ref.line if ref is not None else t.line
@@ -346,7 +387,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     object ids quoted in its request (the ledger reads its vector stores there), with the
     request's bytes when they were read here, else None.
     """
-    found: dict[tuple[str, str], ProviderObject] = {}
+    # By kind, then id (a (kind, id) tuple key was 64 bytes an object).
+    found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
     rows = _ResponseRows(turns)
     row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
     dead: set[int] = set()  # rows made whole
@@ -355,8 +397,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     ids: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
 
     def obj(kind: str, oid: str) -> ProviderObject:
-        key = (kind, oid)
-        o = found.get(key)
+        of_kind = found[kind]
+        o = of_kind.get(oid)
         if o is None:
             r = row_of.pop(oid, None) if kind == "response" else None
             if r is not None:
@@ -364,7 +406,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 dead.add(r)
             else:
                 o = ProviderObject(kind, oid)
-            found[key] = o
+            of_kind[oid] = o
         return o
 
     # An object's turn list holds each turn once. Turns come in index order, so a list that
@@ -424,7 +466,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             store = flag if isinstance(flag, bool) else (
                 (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
-            if rid in row_of or ("response", rid) in found:
+            if rid in row_of or rid in found["response"]:
                 r = obj("response", rid)
                 r.created_line = res_line if res_line is not None else line
                 r.created_at = when
@@ -456,10 +498,11 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
     rows.sort(in_order, dead)
-    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
-                     rows=rows)
+    result = Objects(sorted((o for k in KINDS for o in found[k].values()), key=_order),
+                     storage_price=storage_price, rows=rows)
+    found.clear()
     for o in result._full:
-        o.used_lines = array("q", sorted(o.used_lines))
+        o.used_lines = _tight(sorted(o.used_lines))
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
