@@ -8,6 +8,7 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -79,48 +80,32 @@ _columns = attrgetter("columns")
 
 class _Configs:
     """Each request's tool configuration, one shared `ToolConfig` per distinct one (a
-    capture repeats a handful of configurations on every turn), made when the ledger asks
-    (it asks only for turns of conversations that carry context with a configuration).
+    capture repeats a handful of configurations on every turn), by turn index: its number
+    in the list of distinct ones, 2 bytes a turn (a pointer a turn was 8; made again when
+    asked, it cost the ledger a third more time: it asks on nearly every turn of a hosted
+    capture)."""
 
-    Tools are read from the turn's facts (its table's columns), vector store ids from the
-    ids quoted in its request bytes: those the reader found when it read the line
-    (`TurnTable.seen`), so nothing is held per turn; only a turn whose request the
-    inventory read again (not scanned) and that names vector stores is kept, by index."""
-
-    def __init__(self, turns: Sequence[Any]) -> None:
-        self._find = finder(turns)
-        self._read: dict[int, ToolConfig | None] = {}
+    def __init__(self, turns: Sequence[Any] = ()) -> None:  # `turns`: unused, kept for callers
+        # By turn index: an array while indices run 1..n, else a map. 0: none.
+        self._ids = array("H")
+        self._map: dict[int, int] = {}
+        self._made: list[ToolConfig | None] = [None]  # by number
+        self._number: dict[tuple[frozenset[str], tuple[bytes, ...]], int] = {}
         self._tools: dict[tuple[str, ...], frozenset[str]] = {}
-        self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
         self._cols: Columns | None = None
 
     def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
-        """Told each turn as the inventory reads it: kept only when its request bytes were
-        read here (`raw`) and name a vector store its file_search could read."""
-        if raw is None or not any(m[:3] == b"vs_" for m in ids):
-            return
-        config = self._config(t.turn, ids)
-        if config is not None and config.vector_store_ids:
-            self._read[t.index] = config
-
-    def get(self, index: int) -> ToolConfig | None:
-        """The configuration of turn `index` (None: no request, or no such turn)."""
-        if index in self._read:
-            return self._read[index]
-        t = self._find(index)
-        if t is None:
-            return None
+        """Tools from the turn's facts (read from its table's columns: this runs on every
+        turn); vector store ids from its request bytes (only when it offers file_search,
+        and never parsed)."""
         turn = t.turn
-        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
-        return self._config(turn, scan[0] if scan is not None else ())
-
-    def _config(self, turn: Any, ids: Sequence[bytes]) -> ToolConfig | None:
         c = self._cols
         if c is None or c.table is not turn.table:
             c = self._cols = Columns(turn.table)
-        qi = c.req_row[turn.row]
+        row = turn.row
+        qi = c.req_row[row]
         if qi < 0:
-            return None
+            return
         offered = c.values[c.q_tools[qi]]
         tools = self._tools.get(offered)
         if tools is None:
@@ -129,12 +114,34 @@ class _Configs:
         if "file_search" in tools and ids:
             stores = tuple(m for m in ids if m[:3] == b"vs_")
         key = (tools, stores)
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = ToolConfig(
-                tools, frozenset(m.decode() for m in stores))
-        return made
+        number = self._number.get(key)
+        if number is None:
+            number = self._number[key] = len(self._made)
+            self._made.append(ToolConfig(tools, frozenset(m.decode() for m in stores)))
+            if number > 0xFFFF and self._ids.typecode == "H":
+                self._ids = array("I", self._ids)
+        self._put(c.index[row], number)
+
+    def _put(self, index: int, number: int) -> None:
+        held = self._ids
+        if index == len(held):
+            held.append(number)
+        elif 0 <= index < len(held):
+            held[index] = number
+        elif len(held) < index <= len(held) + 1024:
+            held.extend(array(held.typecode, bytes(held.itemsize * (index - len(held)))))
+            held.append(number)
+        else:
+            self._map[index] = number
+
+    def get(self, index: int) -> ToolConfig | None:
+        """The configuration of turn `index` (None: no request, or not seen)."""
+        number = self._map.get(index) if self._map else None
+        if number is None:
+            held = self._ids
+            number = held[index] if 0 <= index < len(held) else 0
+        return self._made[number]
 
     def clear(self) -> None:
-        self._read.clear()
-        self._made.clear()
+        self._ids = array("H")
+        self._map.clear()
