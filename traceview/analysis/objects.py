@@ -159,13 +159,15 @@ class ProviderObject:
         date = _date(when)
         return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, turns_as: Callable[[array[int]], Any] | None = None) -> dict[str, Any]:
+        """`turns_as(turns)` writes the turn list in place of a list (a streaming writer's
+        pre-serialised JSON: a vector store used on every turn lists every turn)."""
         date, sentence = self.expires()
         return {
             "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
             "created_line": self.created_line, "created_at": _iso(self.created_at),
             "used_lines": self.used_lines.tolist(), "uses": self.uses,
-            "turns": self.turns.tolist(),
+            "turns": self.turns.tolist() if turns_as is None else turns_as(self.turns),
             "store": self.store, "deleted_line": self.deleted_line,
             "missing_line": self.missing_line,
             "items_deleted_lines": list(self._more.get("items_deleted_lines") or ())
@@ -340,16 +342,18 @@ class _Listing:
         n = sum(1 for o in full if o.kind == "conversation")
         return itertools.chain(full[:n], self._rows, full[n:])
 
-    def dicts(self) -> Iterator[dict[str, Any]]:
-        """Each object's `to_dict()`, in the listing's order (what a report writes): a
-        response row's made from its columns (`_ResponseRows.row_dict`)."""
+    def dicts(self, turns_as: Callable[[array[int]], Any] | None = None,
+              ) -> Iterator[dict[str, Any]]:
+        """Each object's `to_dict(turns_as)`, in the listing's order (what a report writes):
+        a response row's made from its columns (`_ResponseRows.row_dict`)."""
         rows, full = self._rows, self._full
         if not rows or any(o.kind == "response" for o in full):
-            return (o.to_dict() for o in self)
+            return (o.to_dict(turns_as) if isinstance(o, ProviderObject) else o.to_dict()
+                    for o in self)
         n = sum(1 for o in full if o.kind == "conversation")
-        return itertools.chain((o.to_dict() for o in full[:n]),
+        return itertools.chain((o.to_dict(turns_as) for o in full[:n]),
                                map(rows.row_dict, range(len(rows))),
-                               (o.to_dict() for o in full[n:]))
+                               (o.to_dict(turns_as) for o in full[n:]))
 
     def __getitem__(self, i: int) -> ProviderObject:
         return list(self)[i]

@@ -1,0 +1,111 @@
+"""The hosted-state passes' compact forms (issue #11, memory): the ledger's columns, the
+tool configurations by turn, the objects' rare fields and the writer's long turn lists
+give exactly what the plain forms gave."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from tests.core.builders import file_search, message, req, res, response, write
+from traceview.analysis import analyze
+from traceview.analysis.hosted_state import _Configs
+from traceview.analysis.ledger import ConversationLedger, Ledger, Source
+from traceview.analysis.objects import ProviderObject
+from traceview.report import json_out
+from traceview.report.json_out import render_json
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+
+
+def _one_store_capture(tmp_path: Path, turns: int) -> Path:
+    """`turns` turns of one conversation, each offering file_search over one vector store."""
+    tools = [{"type": "file_search", "vector_store_ids": ["vs_all"]}]
+    recs = []
+    for i in range(1, turns + 1):
+        recs.append(req({"model": "gpt-4o-mini", "input": f"q{i}", "tools": tools,
+                         **({"previous_response_id": f"r{i - 1}"} if i > 1 else {})}))
+        recs.append(res(response(f"r{i}", 1000 + 10 * i, 10,
+                                 output=[file_search(f"fs_{i}"), message("a")])))
+    return write(tmp_path / "store.jsonl", recs)
+
+
+def test_a_long_turn_list_is_written_as_orjson_would_write_it(tmp_path: Path) -> None:
+    a = analyze(str(_one_store_capture(tmp_path, json_out.LONG_TURNS + 44)))
+    [store] = [o for o in a.objects.objects if o.kind == "vector_store"]
+    assert len(store.turns) == json_out.LONG_TURNS + 44  # past the list's limit
+    streamed = render_json(a)
+    # What the document is without the pre-serialised list: every object's plain dict.
+    whole = orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n"
+    assert streamed == json_out._safe(whole)
+    doc = orjson.loads(streamed)
+    [vs] = [o for o in doc["objects"]["objects"] if o["kind"] == "vector_store"]
+    assert vs["turns"] == list(range(1, json_out.LONG_TURNS + 45))
+
+
+def test_a_long_turn_list_is_one_fragment_and_a_short_one_a_list() -> None:
+    from array import array
+
+    long = json_out._turn_list(array("I", range(1, 5001)))
+    assert isinstance(long, orjson.Fragment)
+    got = orjson.loads(orjson.dumps([{"turns": long}], option=orjson.OPT_INDENT_2))
+    assert got == [{"turns": list(range(1, 5001))}]
+    assert json_out._turn_list(array("I", [3, 4])) == [3, 4]
+
+
+def test_configs_by_turn_number_shared_and_gaps_read_as_none() -> None:
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    configs = _Configs(a.turns)
+    for t in a.turns:
+        configs.see(t, None, [b"vs_policies"])
+    got = [configs.get(t.index) for t in a.turns]
+    assert all(c is not None for c in got)
+    assert len({id(c) for c in got}) == len(set(got))  # one object per distinct one
+    assert configs.get(10_000) is None and configs.get(-1) is None
+    configs._put(5_000, 1)  # far past the array: kept in the map
+    assert configs.get(5_000) is configs._made[1]
+    assert configs.get(4_999) is None
+
+
+def test_ledger_views_read_the_columns() -> None:
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    ledger = a.ledger
+    assert isinstance(ledger, Ledger)
+    key = a.conversations[0].key
+    conv = ledger.conversations[key]
+    assert isinstance(conv, ConversationLedger) and conv == ledger.conversations.get(key)
+    assert key in ledger.conversations and list(ledger.conversations) == [
+        c.key for c in a.conversations]
+    [src] = conv.sources
+    assert isinstance(src, Source) and src.conversation == key
+    assert (src.id, src.kind, src.arrived_turn, src.tokens) == ("deposit@3", "deposit", 3, 4003)
+    assert src.origin_turns == [2] and src.types == ["file_search_call"]
+    assert [c.turn for c in src.charges] == [3, 4] and src.turns_carried == 2
+    assert src.ended_by is None
+    carry = ledger.carry(key, 4)
+    assert carry is not None and carry.tokens == 4003 and carry.arrived == []
+    assert ledger.carry(key, 2) is None and ledger.carry("nope", 4) is None
+    assert ledger.source_at(3) == [src]
+    assert conv.to_dict() == a.conversations[0].to_dict()["carried_context"]
+
+
+def test_ledger_turn_indices_past_four_bytes_widen_their_column() -> None:
+    ledger = Ledger()
+    n = ledger._open("k", None, (None, None, None, 3))
+    i = ledger._add_source(n, 0, 1 << 40, 1 << 40, [1 << 41], ["c"], ("t",), False, (), None)
+    ledger._close()
+    s = Source(ledger, i)
+    assert (s.arrived_turn, s.tokens, s.origin_turns) == (1 << 40, 1 << 40, [1 << 41])
+
+
+def test_provider_object_rare_fields_are_none_until_set() -> None:
+    o = ProviderObject("file", "file_1")
+    assert o._more is None and o.deleted_line is None and o.name is None
+    o.deleted_line = None  # setting None makes nothing
+    assert o._more is None
+    o.deleted_line = 9
+    o.items_deleted_lines.append(4)
+    d = o.to_dict()
+    assert d["deleted_line"] == 9 and d["items_deleted_lines"] == [4] and d["state"] == "deleted"
+    assert ProviderObject("file", "f2").to_dict()["items_deleted_lines"] == []
