@@ -109,3 +109,15 @@ def test_provider_object_rare_fields_are_none_until_set() -> None:
     d = o.to_dict()
     assert d["deleted_line"] == 9 and d["items_deleted_lines"] == [4] and d["state"] == "deleted"
     assert ProviderObject("file", "f2").to_dict()["items_deleted_lines"] == []
+
+
+def test_hosted_results_not_captured_are_held_as_turn_and_call_and_read_as_the_sentence(
+        ) -> None:
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    [v] = [v for v in a.fidelity.verdicts if v.reason == "evidence_missing"]
+    assert isinstance(v._detail, tuple)  # no sentence held
+    want = ('file_search results on turn 2 were not captured '
+            '(add include=["file_search_call.results"])')
+    assert v.detail == want and v.to_dict()["detail"] == want and want in v.line()
+    v.detail += "; more"  # the owned-state path appends to it
+    assert v.detail == want + "; more"

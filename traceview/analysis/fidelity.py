@@ -117,12 +117,24 @@ class Verdict:
     final_response: str | None
     replays: bool
     reason: str | None  # a REASONS key
-    detail: str
+    # The sentence (`detail`): a str, or (turn, hosted call) for hosted results not
+    # captured, made into its sentence when read — most verdicts of a hosted capture,
+    # and the sentence was more than the rest of the verdict.
+    _detail: str | tuple[int, Any]
     rebuilt_sha256: str | None = None
     received_sha256: str | None = None
     received_from: str | None = None
     rebuilt_items: int | None = None
     received_items: int | None = None
+
+    @property
+    def detail(self) -> str:
+        d = self._detail
+        return d if isinstance(d, str) else _missing(*d)
+
+    @detail.setter
+    def detail(self, value: str | tuple[int, Any]) -> None:
+        self._detail = value
 
     @property
     def status(self) -> str:
@@ -212,7 +224,7 @@ def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str 
 
 def judge_hosted(key: str, cid: str | None, final_turn: int, final_response: str | None,
                  rebuilt: list[dict[str, Any]] | None, received: Received | None,
-                 static: tuple[str, str] | None) -> Verdict:
+                 static: tuple[str, Any] | None) -> Verdict:
     """A hosted conversation: the rebuild against the provider's input_items.
 
     `static` is the first reason the rebuild cannot be exact whatever the provider says
@@ -410,7 +422,7 @@ def conversation_writes(cap: Any) -> dict[str, list[Any]]:
 
 
 def _early_reason(conv: Any, turns: list[Any], final: Any,
-                  deleted: dict[str, int]) -> tuple[str, str] | None:
+                  deleted: dict[str, int]) -> tuple[str, Any] | None:
     """Reasons known from the analysed turns alone, no body read: deleted, compaction,
     hosted results not captured (the first three of the order)."""
     for oid in (conv.id, final.response_id):
@@ -432,10 +444,15 @@ def _early_reason(conv: Any, turns: list[Any], final: Any,
         res = t.turn.res
         for c in res.hosted_calls if res is not None else ():
             if c.evidence == "missing":
-                flag = f' (add include=["{c.include}"])' if c.include else ""
-                return "evidence_missing", (f"{c.type.removesuffix('_call')} results on turn "
-                                            f"{t.index} were not captured{flag}")
+                return "evidence_missing", (t.index, c)  # its sentence: _missing
     return None
+
+
+def _missing(turn: int, call: Any) -> str:
+    """The sentence of hosted results not captured: `call` (the facts' hosted call) on
+    `turn`."""
+    flag = f' (add include=["{call.include}"])' if call.include else ""
+    return f"{call.type.removesuffix('_call')} results on turn {turn} were not captured{flag}"
 
 
 def _late_reason(turns: list[Any], final: Any,
