@@ -121,3 +121,19 @@ def test_hosted_results_not_captured_are_held_as_turn_and_call_and_read_as_the_s
     assert v.detail == want and v.to_dict()["detail"] == want and want in v.line()
     v.detail += "; more"  # the owned-state path appends to it
     assert v.detail == want + "; more"
+
+
+def test_response_rows_hold_whole_seconds_in_four_bytes_until_a_time_is_not_whole() -> None:
+    from traceview.analysis.objects import _ResponseRows
+
+    rows = _ResponseRows([])
+    rows.add(1, 1_700_000_000.0, True)
+    rows.add(2, None, True)
+    assert rows.created.typecode == "I"
+    assert [rows.created_at(0), rows.created_at(1)] == [1_700_000_000.0, None]
+    rows.add(3, 1.5, False)  # a fraction: the column becomes floats, values kept
+    rows.add(4, None, True)
+    assert rows.created.typecode == "d"
+    assert [rows.created_at(r) for r in range(4)] == [1_700_000_000.0, None, 1.5, None]
+    rows.add(5, 2.0 ** 40, True)
+    assert rows.created_at(4) == 2.0 ** 40

@@ -237,13 +237,14 @@ _ROW_DICT: dict[str, Any] = {
 
 class _ResponseRows:
     """Stored responses as columns, in the inventory's order: the index of the turn that
-    created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
-    unknown) and the store flag."""
+    created each (its id and line are read back from the turn: `find`), `created_at` and
+    the store flag. `created_at` is whole seconds in 4 bytes (_UNKNOWN_AT: unknown) until a
+    value is not (then every value is a float, NaN: unknown)."""
 
     def __init__(self, turns: Sequence[Any]) -> None:
         self.find = finder(turns)
         self.index = array("I")
-        self.created = array("d")
+        self.created = array("I")
         self.store = bytearray()
 
     def __len__(self) -> int:
@@ -251,8 +252,24 @@ class _ResponseRows:
 
     def add(self, index: int, created: float | None, store: bool) -> None:
         self.index.append(index)
-        self.created.append(_NAN if created is None else created)
+        col = self.created
+        if col.typecode == "d":
+            col.append(_NAN if created is None else created)
+        elif created is None:
+            col.append(_UNKNOWN_AT)
+        elif 0 <= created < _UNKNOWN_AT and created == int(created):
+            col.append(int(created))
+        else:  # a time whole seconds do not hold: every value a float from here on
+            self.created = array("d", [_NAN if v == _UNKNOWN_AT else float(v) for v in col])
+            self.created.append(created)
         self.store.append(store)
+
+    def created_at(self, r: int) -> float | None:
+        """Row `r`'s `created_at` (None: unknown)."""
+        v = self.created[r]
+        if self.created.typecode == "I":
+            return None if v == _UNKNOWN_AT else float(v)
+        return None if v != v else v
 
     def sort(self, in_order: bool, dead: set[int]) -> None:
         """Drop the rows made whole (`dead`) and put the rest in the listing's order (by
@@ -265,14 +282,13 @@ class _ResponseRows:
                       for r, t in enumerate(map(find, self.index)) if r not in dead)
         index, created, store = self.index, self.created, self.store
         self.index = array("I", [index[r] for _l, _i, r in keys])
-        self.created = array("d", [created[r] for _l, _i, r in keys])
+        self.created = array(created.typecode, [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
     def whole(self, r: int) -> ProviderObject:
         t = self.find(self.index[r])
-        when = self.created[r]
-        o = ProviderObject("response", t.response_id, _created_line(t),
-                           None if when != when else when, bool(self.store[r]))
+        o = ProviderObject("response", t.response_id, _created_line(t), self.created_at(r),
+                           bool(self.store[r]))
         o.turns.append(t.index)
         return o
 
@@ -290,8 +306,7 @@ class _ResponseRows:
         res = table.res_row[row]
         rid = table.responses.cols["response_id"].get(res) if res >= 0 else None
         line = table.res_line[row] if table.res_source[row] >= 0 else table.line[row]
-        when = self.created[r]
-        created = None if when != when else when
+        created = self.created_at(r)
         store = bool(self.store[r])
         days = RETENTION["response"]["days"]
         if not store:
@@ -360,6 +375,7 @@ class _Listing:
 
 
 _NAN = float("nan")
+_UNKNOWN_AT = 0xFFFFFFFF  # an unknown created_at in 4-byte whole seconds
 
 
 def _tight(values: list[int]) -> array[int]:
