@@ -36,6 +36,7 @@ except ImportError:  # pragma: no cover - other interpreters (3.12 renamed it _s
     from hashlib import sha256
 
 from traceview.analysis.by_index import finder
+from traceview.analysis.columns import Columns
 from traceview.analysis.item_compare import normalise
 from traceview.analysis.transcript import (
     _response_body,
@@ -333,7 +334,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
-            static = _early_reason(conv, turns, final, deleted)
+            static = _early_reason(conv, turns, final, deleted, rid)
             # The rebuild reads every body of the conversation: skipped when a reason is
             # already certain and there is no provider copy to hash against.
             rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
@@ -422,30 +423,54 @@ def conversation_writes(cap: Any) -> dict[str, list[Any]]:
 
 
 def _early_reason(conv: Any, turns: list[Any], final: Any,
-                  deleted: dict[str, int]) -> tuple[str, Any] | None:
+                  deleted: dict[str, int], rid: Any = False) -> tuple[str, Any] | None:
     """Reasons known from the analysed turns alone, no body read: deleted, compaction,
-    hosted results not captured (the first three of the order)."""
-    for oid in (conv.id, final.response_id):
+    hosted results not captured (the first three of the order). `rid`: the final turn's
+    response id, when the caller has read it."""
+    for oid in (conv.id, final.response_id if rid is False else rid):
         if oid and oid in deleted:
             return "deleted", (f"provider copy deleted (line {deleted[oid]}); the local record "
                                "stays whole and readable")
-    before = [t for t in turns if t.index <= final.index]
-    for t in before:
-        if "compaction" in t.markers:
-            return "compaction", (f"compaction on turn {t.index}: an encrypted summary replaced "
+    last = final.index
+    before = [(t, i) for t in turns if (i := t.index) <= last]
+    for t, i in before:
+        m = t.markers
+        if not m:
+            continue
+        if "compaction" in m:
+            return "compaction", (f"compaction on turn {i}: an encrypted summary replaced "
                                   "earlier items")
-        if "compaction_likely" in t.markers:
-            return "compaction", (f"likely compaction on turn {t.index}: billed input fell with "
+        if "compaction_likely" in m:
+            return "compaction", (f"likely compaction on turn {i}: billed input fell with "
                                   "no signal in the capture, so the provider dropped or "
                                   "summarised items")
-    for t in before:
-        if t.index == final.index:
+    calls = _HostedCalls()
+    for t, i in before:
+        if i == last:
             continue
-        res = t.turn.res
-        for c in res.hosted_calls if res is not None else ():
+        for c in calls(t.turn):
             if c.evidence == "missing":
-                return "evidence_missing", (t.index, c)  # its sentence: _missing
+                return "evidence_missing", (i, c)  # its sentence: _missing
     return None
+
+
+class _HostedCalls:
+    """A turn's hosted calls as its facts hold them: read from its table's columns (a
+    dict lookup) rather than through the response's view, made per call."""
+
+    def __init__(self) -> None:
+        self._cols: Columns | None = None
+
+    def __call__(self, turn: Any) -> Any:
+        table = getattr(turn, "table", None)
+        if table is None:
+            res = turn.res
+            return res.hosted_calls if res is not None else ()
+        c = self._cols
+        if c is None or c.table is not table:
+            c = self._cols = Columns(table)
+        si = c.res_row[turn.row]
+        return c.s_hosted.get(si, ()) if si >= 0 else ()
 
 
 def _missing(turn: int, call: Any) -> str:
