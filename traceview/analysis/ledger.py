@@ -745,6 +745,7 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
     s_stop, ended = ledger._s_stop, ledger._ended
     outlived = ledger._outlived
     by_index: dict[int, LedgerTurn] | None = None
+    configured = False
     for j, t in enumerate(turns):
         m = markers[j]
         index = idx[j]
@@ -755,6 +756,7 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
                 ended[i] = (index, marker_end)
                 s_stop[i] = len(charged)
             active = []
+            configured = False
         if marker_end:
             pending = []
         if deposit:
@@ -763,11 +765,13 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
                 if by_index is None:
                     by_index = dict(zip(idx, turns, strict=True))
                 active.append(_deposit_source(ledger, n, t, by_index, config))
+                configured = configured or active[-1][1] is not None
         inp = inputs[j]
         if pending and inp is not None:
             unexplained = t.unexplained_tokens
             if unexplained and unexplained > 0 and not deposit:
                 active.append(_hosted_source(ledger, n, t, pending, unexplained, config))
+                configured = configured or active[-1][1] is not None
             pending = []
         if inp is not None and active:
             rate = _rate(pricing, models[j], cached[j], inp)
@@ -778,10 +782,10 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
                 charged.append(index)
             rates.append(0.0 if rate is None else rate)
             priced.append(rate is not None)
-            if any(c is not None for _i, c, _id in active):
+            if configured:  # any active source's configuration is known
                 here = config(t, index)
                 notes = [{"source": sid, "reason": why} for _i, c, sid in active
-                         if (why := _outlived(c, here))]
+                         if c is not None and (why := _outlived_memo(c, here))]
                 if notes:
                     outlived[len(charged) - 1] = notes
         for call in calls[j]:
@@ -843,6 +847,24 @@ def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
 
 # One ToolConfig per distinct configuration of the sources (they repeat: one per call).
 _ORIGIN_CONFIGS: dict[tuple[frozenset[str], frozenset[str]], ToolConfig] = {}
+
+
+def _outlived_memo(config: ToolConfig, here: ToolConfig | None) -> str | None:
+    """`_outlived`, remembered by the two configurations' identities (a capture has a
+    handful of each, asked on every charged turn for every active source; a frozen
+    dataclass hashes its fields on every call). The pair is kept with the answer, so an
+    id reused by a later object is never mistaken for the first."""
+    key = (id(config), id(here))
+    got = _OUTLIVED.get(key)
+    if got is not None and got[0] is config and got[1] is here:
+        return got[2]
+    why = _outlived(config, here)
+    if len(_OUTLIVED) < 4096:
+        _OUTLIVED[key] = (config, here, why)
+    return why
+
+
+_OUTLIVED: dict[tuple[int, int], tuple[ToolConfig, ToolConfig | None, str | None]] = {}
 
 
 def _outlived(config: ToolConfig | None, here: ToolConfig | None) -> str | None:
