@@ -318,6 +318,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     writes = conversation_writes(cap)
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
+    calls = _HostedCalls()
     for conv in analysis.conversations:
         turns = [t for t in map(turn, conv.turn_indices) if t is not None]
         # The final turn with a request (a compact call is not one), and the one before
@@ -334,7 +335,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
-            static = _early_reason(conv, turns, final, deleted, rid)
+            static = _early_reason(conv, turns, final, deleted, rid, calls)
             # The rebuild reads every body of the conversation: skipped when a reason is
             # already certain and there is no provider copy to hash against.
             rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
@@ -423,10 +424,12 @@ def conversation_writes(cap: Any) -> dict[str, list[Any]]:
 
 
 def _early_reason(conv: Any, turns: list[Any], final: Any,
-                  deleted: dict[str, int], rid: Any = False) -> tuple[str, Any] | None:
+                  deleted: dict[str, int], rid: Any = False,
+                  calls: _HostedCalls | None = None) -> tuple[str, Any] | None:
     """Reasons known from the analysed turns alone, no body read: deleted, compaction,
     hosted results not captured (the first three of the order). `rid`: the final turn's
-    response id, when the caller has read it."""
+    response id, when the caller has read it; `calls`: the reader of hosted calls (one
+    per pass: it holds the table's columns)."""
     for oid in (conv.id, final.response_id if rid is False else rid):
         if oid and oid in deleted:
             return "deleted", (f"provider copy deleted (line {deleted[oid]}); the local record "
@@ -444,7 +447,8 @@ def _early_reason(conv: Any, turns: list[Any], final: Any,
             return "compaction", (f"likely compaction on turn {i}: billed input fell with "
                                   "no signal in the capture, so the provider dropped or "
                                   "summarised items")
-    calls = _HostedCalls()
+    if calls is None:
+        calls = _HostedCalls()
     for t, i in before:
         if i == last:
             continue

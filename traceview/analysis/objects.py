@@ -523,6 +523,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     found.clear()
     for o in result._full:
         o.used_lines = _tight(sorted(o.used_lines))
+        o.turns = array("I", o.turns)  # at its length: appends left room to grow
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
