@@ -137,3 +137,29 @@ def test_response_rows_hold_whole_seconds_in_four_bytes_until_a_time_is_not_whol
     assert [rows.created_at(r) for r in range(4)] == [1_700_000_000.0, None, 1.5, None]
     rows.add(5, 2.0 ** 40, True)
     assert rows.created_at(4) == 2.0 ** 40
+
+
+def _listing(path: Path) -> list[dict]:
+    a = analyze(str(path))
+    return [o.to_dict() for o in a.objects.objects]
+
+
+def test_only_named_response_ids_are_mapped_and_a_repeated_id_is_still_one_object(
+        tmp_path: Path, monkeypatch) -> None:
+    from traceview.analysis import objects
+
+    recs = []
+    for i, rid in enumerate(["r1", "r2", "r3", "r2", "r4"], 1):  # r2 recorded twice
+        body = {"model": "gpt-4o-mini", "input": f"q{i}"}
+        if rid == "r4":
+            body["previous_response_id"] = "r1"  # names r1: mapped from the start
+        recs += [req(body), res(response(rid, 100 + i, 5))]
+    path = write(tmp_path / "dup.jsonl", recs)
+    got = _listing(path)
+    assert [(o["id"], o["turns"]) for o in got if o["kind"] == "response"] == [
+        ("r1", [1, 5]), ("r3", [3]), ("r2", [2, 4]), ("r4", [5])]  # by created line
+    assert next(o for o in got if o["id"] == "r1")["uses"] == 1
+    a = analyze(str(path))
+    assert objects._referenced(a.turns, a.capture.exchanges)[1] == {"r1"}  # only it mapped
+    monkeypatch.setattr(objects, "_referenced", lambda turns, exchanges: (None, None))
+    assert _listing(path) == got  # every id mapped as it comes: the same listing

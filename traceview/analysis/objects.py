@@ -253,10 +253,10 @@ class _ResponseRows:
     def add(self, index: int, created: float | None, store: bool) -> None:
         self.index.append(index)
         col = self.created
-        if col.typecode == "d":
-            col.append(_NAN if created is None else created)
-        elif created is None:
-            col.append(_UNKNOWN_AT)
+        if created is None:
+            col.append(_UNKNOWN_AT if col.typecode == "I" else _NAN)
+        elif col.typecode == "d":
+            col.append(created)
         elif 0 <= created < _UNKNOWN_AT and created == int(created):
             col.append(int(created))
         else:  # a time whole seconds do not hold: every value a float from here on
@@ -410,7 +410,15 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     # By kind, then id (a (kind, id) tuple key was 64 bytes an object).
     found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
     rows = _ResponseRows(turns)
-    row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
+    # Response id -> its row, while the turns are read: only the ids something else names
+    # (a later turn's previous_response_id, an exchange's path), and a hash of every other
+    # id to notice one seen twice (then every row's id is mapped from there on). A map of
+    # every stored response was the pass's peak: ~150 bytes a turn.
+    row_of: dict[str, int] = {}
+    named_table, named_ids = _referenced(turns, exchanges)  # ids None: map every id
+    # A row a turn at most: probed in the loop, never grown.
+    slots = _hash_slots(len(turns)) if named_ids is not None else None
+    mask = len(slots) - 1 if slots is not None else 0
     dead: set[int] = set()  # rows made whole
     last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
     in_order = True  # rows were added in the listing's order
@@ -463,7 +471,11 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         res = turn.res
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        table = getattr(turn, "table", None)
+        scan = table.seen(turn.row) if table is not None else None
+        if slots is not None and table is not named_table:  # ids named here not read
+            slots = named_ids = None
+            row_of = _all_rows(rows, dead, row_of)
         if scan is not None:  # found when the lines were read (capture/scan.py)
             req_raw = res_raw = None
             req_ids, res_ids, when, raw_store, res_line = scan
@@ -486,6 +498,16 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             store = flag if isinstance(flag, bool) else (
                 (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
+            if slots is not None:  # a hash table's probe inlined: this runs on every turn
+                h = hash(rid) or 1
+                i = h & mask
+                while (v := slots[i]) and v != h:
+                    i = (i + 1) & mask
+                if v:  # seen before, or a collision: every id mapped from here on
+                    slots = named_ids = None
+                    row_of = _all_rows(rows, dead, row_of)
+                else:
+                    slots[i] = h
             if rid in row_of or rid in found["response"]:
                 r = obj("response", rid)
                 r.created_line = res_line if res_line is not None else line
@@ -493,7 +515,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 r.store = store
                 add_turn(r, index, False)
             else:
-                row_of[rid] = len(rows.index)
+                if named_ids is None or rid in named_ids:
+                    row_of[rid] = len(rows.index)
                 key = (res_line if res_line is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
@@ -514,6 +537,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                      for m in (*req_ids, *res_ids)}
             for kind, oid in sorted(named) if len(named) > 1 else named:
                 use(obj(kind, oid), line, index, when)
+    slots = None
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
@@ -528,6 +552,58 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
     return result
+
+
+def _referenced(turns: Sequence[Any], exchanges: list[Any]) -> tuple[Any, set[str] | None]:
+    """(the table read, the response ids something other than their own turn names): every
+    previous_response_id in the first turn's table (its column's lengths say which rows
+    have one: a capture without chains reads none) and the ids in exchanges' paths. The
+    ids are None — every id is mapped — when the turns have no table, or an exchange could
+    create a response (its id is in its body). A turn of another table maps every id from
+    there on (the caller's check)."""
+    first = turns[0].turn if turns else None
+    table = getattr(first, "table", None)
+    if table is None:
+        return None, None
+    out: set[str] = set()
+    col = table.requests.cols["previous_response_id"]
+    lens = col.lens
+    if len(lens) and max(lens) > 0:
+        out.update(prev for qi, n in enumerate(lens) if n > 0 and (prev := col.get(qi)))
+    for ex in exchanges:
+        parts = [p for p in ex.path.split("/") if p]
+        if parts and parts[0] == "v1":
+            parts = parts[1:]
+        if not parts or _PATHS.get(parts[0]) != "response":
+            continue
+        if len(parts) == 1:
+            return table, None
+        out.add(parts[1])
+    return table, out
+
+
+def _hash_slots(expected: int) -> array[int]:
+    """An open-addressing table of response id hashes (0: empty), sized to stay at most
+    half full with `expected` ids: ~16 bytes an id where a set of ints was ~75, and a map
+    of id -> row ~150."""
+    size = 1024
+    while size < 2 * expected + 2:
+        size *= 2
+    return array("q", bytes(8 * size))
+
+
+def _all_rows(rows: _ResponseRows, dead: set[int], row_of: dict[str, int]) -> dict[str, int]:
+    """Every live row's response id -> the row (the first row of an id wins, as when
+    every id was mapped as it came), from the turns."""
+    out: dict[str, int] = {}
+    find = rows.find
+    for r, index in enumerate(rows.index):
+        if r not in dead:
+            rid = find(index).response_id
+            if rid and rid not in out:
+                out[rid] = r
+    out.update((k, v) for k, v in row_of.items() if k not in out)
+    return out
 
 
 class _Span(NamedTuple):
