@@ -469,6 +469,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     for t in turns:
         turn = t.turn
         res = turn.res
+        req = turn.req
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
         table = getattr(turn, "table", None)
@@ -494,7 +495,11 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         line = turn.line
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
-            flag = t.store  # the facts' flag (request, else response echo)
+            # The facts' flag, the request's else the response's echo (TurnReport.store,
+            # from the views already made).
+            flag = req.store if req is not None else None
+            if flag is None:
+                flag = res.store
             store = flag if isinstance(flag, bool) else (
                 (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
@@ -521,7 +526,6 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)
-        req = turn.req
         prev = req.previous_response_id if req is not None else None
         if prev:
             use(obj("response", prev), line, index, when)
