@@ -163,3 +163,24 @@ def test_only_named_response_ids_are_mapped_and_a_repeated_id_is_still_one_objec
     assert objects._referenced(a.turns, a.capture.exchanges)[1] == {"r1"}  # only it mapped
     monkeypatch.setattr(objects, "_referenced", lambda turns, exchanges: (None, None))
     assert _listing(path) == got  # every id mapped as it comes: the same listing
+
+
+def test_a_verdict_the_capture_alone_settles_is_held_as_its_conversation_and_made_again(
+        ) -> None:
+    a = analyze(str(SAMPLES / "claims.jsonl"))
+    f = a.fidelity
+    held = [k for k, code in enumerate(f._codes) if code]
+    assert held and all(not hasattr(f._items[k], "to_dict") or hasattr(f._items[k], "key")
+                        for k in held)  # conversations, not verdicts
+    k = held[0]
+    conv = f._items[k]
+    v = f.verdicts[k]
+    assert v.conversation == conv.key and v.reason == "evidence_missing"
+    assert v.to_dict() == f.verdicts[k].to_dict()  # made again: the same verdict
+    assert f.verdict(conv.key).to_dict() == v.to_dict()
+    assert f.verdicts[-len(f._items) + k].to_dict() == v.to_dict()
+    assert [x.to_dict() for x in f.verdicts[:]] == [x.to_dict() for x in f.verdicts]
+    doc = f.to_dict()
+    assert doc["by_reason"]["evidence_missing"] >= 1
+    assert doc["conversations"] == len(f.verdicts) == len(doc["verdicts"])
+    assert doc["replay"] == sum(x.replays for x in f.verdicts)
