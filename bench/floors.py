@@ -479,10 +479,7 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
     storage = a.pricing_table.storage.get("vector_store") if a.pricing_table else None
     storage = storage if isinstance(storage, dict) else None
     configs_cls = getattr(hosted_state, "_Configs", None)
-    try:  # the configurations are read from the turns when asked (hosted_state.py)
-        configs = configs_cls(a.turns) if configs_cls is not None else None
-    except TypeError:  # an older _Configs took no turns
-        configs = configs_cls() if configs_cls is not None else None
+    configs = configs_cls() if configs_cls is not None else None
 
     def objects() -> None:
         hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,

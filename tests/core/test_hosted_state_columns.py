@@ -56,7 +56,7 @@ def test_a_long_turn_list_is_one_fragment_and_a_short_one_a_list() -> None:
 
 def test_configs_by_turn_number_shared_and_gaps_read_as_none() -> None:
     a = analyze(str(SAMPLES / "claims.jsonl"))
-    configs = _Configs(a.turns)
+    configs = _Configs()
     for t in a.turns:
         configs.see(t, None, [b"vs_policies"])
     got = [configs.get(t.index) for t in a.turns]
@@ -184,3 +184,14 @@ def test_a_verdict_the_capture_alone_settles_is_held_as_its_conversation_and_mad
     assert doc["by_reason"]["evidence_missing"] >= 1
     assert doc["conversations"] == len(f.verdicts) == len(doc["verdicts"])
     assert doc["replay"] == sum(x.replays for x in f.verdicts)
+
+
+def test_a_deleted_provider_copy_is_noted_by_turn_index_in_the_objects() -> None:
+    real = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+    a = analyze(str(real / "pai_conversation_explicit_and_auto.jsonl"))
+    noted = [t.index for t in a.turns if t.provider_copy is not None]
+    assert noted == [1, 2] and "deleted" in a.objects.turn_note(1)["note"]
+    for t in a.turns:  # the accessor and the turn's property say the same
+        assert a.objects.turn_note(t.index) == t.provider_copy
+    assert a.objects.turn_note(10_000) is None
+    assert noted == sorted(a.objects.turn_notes)

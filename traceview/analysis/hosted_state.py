@@ -9,7 +9,6 @@ conversation reports every output path already reads.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +48,7 @@ def _attach(analysis: Analysis) -> None:
     storage = store_price if isinstance(store_price, dict) else None
     # The inventory reads every request once; the ledger's tool configurations are taken
     # from the same bytes as they pass.
-    configs = _Configs(analysis.turns)
+    configs = _Configs()
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
                         on_request=configs.see)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
@@ -85,7 +84,7 @@ class _Configs:
     asked, it cost the ledger a third more time: it asks on nearly every turn of a hosted
     capture)."""
 
-    def __init__(self, turns: Sequence[Any] = ()) -> None:  # `turns`: unused, kept for callers
+    def __init__(self) -> None:
         # By turn index: an array while indices run 1..n, else a map. 0: none.
         self._ids = array("H")
         self._map: dict[int, int] = {}

@@ -197,6 +197,13 @@ class Objects:
         self.turn_notes: dict[int, dict[str, Any]] = turn_notes or {}
         self.storage_price = storage_price
 
+    def turn_note(self, index: int) -> dict[str, Any] | None:
+        """The note of turn `index` whose provider copy the capture deleted (or found gone):
+        {"object", "kind", "state", "line", "note"}; None for every other turn. Held here by
+        turn index: a reader of turns (TurnReport.provider_copy) can ask rather than have
+        it written onto each turn."""
+        return self.turn_notes.get(index)
+
     @property
     def objects(self) -> _Listing:
         """Every object, in the inventory's order (kind, first line, id)."""
