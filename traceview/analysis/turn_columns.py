@@ -127,8 +127,9 @@ class TurnColumns:
         rows = max(row + 1, len(getattr(self.table, "index", ())))
         more = rows - len(self.owned_state_bytes)
         if more > 0:
-            for name, code, fill in _COLUMNS:
-                getattr(self, name).extend(array(code, (fill,)) * more)
+            for name, _, fill in _COLUMNS:
+                col = getattr(self, name)  # at its own item size: it may have widened
+                col.extend(array(col.typecode, (fill,)) * more)
 
     def put(self, row: int, owned: int | None, expected: int | None,
             cumulative: int | None) -> None:

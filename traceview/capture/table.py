@@ -695,7 +695,7 @@ def _adder(side: type[Side]) -> Any:
         body("            n = number(v)")
         body("        try:")
         body(f"            p{i}(n)")
-        body("        except ValueError:")  # a bytearray's: past 255
+        body("        except (ValueError, OverflowError):")  # a bytearray past 255; then 32767
         body(f"            grow({name!r}, n)")
     for i, name in enumerate(side.TEXTS):
         body(f"        t{i}(f.{name})")
