@@ -151,6 +151,8 @@ class Calls:
             self.changed[row + base] = calls
 
     def _join(self, name: str, theirs: Any) -> None:
+        if not len(theirs):  # a chunk without calls: an empty 8-byte array would widen
+            return
         mine = getattr(self, name)
         if len(theirs) and type(theirs) is array and theirs.itemsize == 8:
             # Shifted or renumbered: stored at the size the values need here.
