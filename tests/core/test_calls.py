@@ -52,7 +52,7 @@ def test_a_workers_calls_append_after_the_tables() -> None:
 
 
 def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
-    """Rows past 127, details past the 255th distinct value: the columns widen and every
+    """Rows past 127, shapes (details) past the 255th distinct: the columns widen and every
     call reads back as stored."""
     table = TurnTable()
     made = []
@@ -63,5 +63,5 @@ def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
         Turn(i + 1, 0, i + 1, "responses", table=table, res=ResponseFacts(f"r{i}",
                                                                           hosted_calls=calls))
     store = table.responses.dicts["hosted_calls"]
-    assert (store.rows.itemsize, store.detail.itemsize) == (2, 2)
+    assert (store.rows.itemsize, store.shape.itemsize) == (2, 2)
     assert [store.get(i, ()) for i in range(600)] == made

@@ -220,3 +220,19 @@ def test_created_at_keeps_whole_seconds_as_ints_and_reads_back_floats() -> None:
     assert table.responses.cols["raw_created_at"].typecode == "d"
     turns[1].res.raw_created_at = 5.0
     assert turns[1].res.raw_created_at == 5.0
+
+
+def test_created_at_is_found_as_whole_seconds_when_it_has_no_fraction() -> None:
+    """What the inventory's `created_at` pattern finds, as the table stores it: an int when
+    the number has no fraction but zeros (kept in a narrow int column), else the float."""
+    from traceview.capture.scan import created_in
+
+    def found(text: bytes) -> object:
+        return created_in(text, len(text))
+
+    assert found(b'{"created_at": 1764480001.0}') == 1764480001
+    assert type(found(b'{"created_at": 1764480001.0}')) is int
+    assert type(found(b'{"created_at":1764480001}')) is int
+    assert found(b'{"created_at": 1764480001.5}') == 1764480001.5
+    assert found(b'{"created_at": ' + b"9" * 30 + b"}") == float("9" * 30)
+    assert found(b'{"created": 5}') is None

@@ -3,9 +3,9 @@
 Kept as objects, a response's hosted calls cost a dict entry and an int key for its row, a
 tuple, a HostedCall, a tuple of queries and a str per id and query: about 390 bytes a call,
 the largest part of the turn table on a capture of hosted-state turns. Here each call is a
-few narrow numbers (its type, status, evidence, include flag and detail are numbers into
-the side's pool) and its id and queries sit as UTF-8 in byte buffers (table.Texts): about
-80 bytes a call.
+few narrow numbers (its type, status, evidence, include flag and detail, together, are one
+number into the side's pool) and its id and queries sit as UTF-8 in byte buffers
+(table.Texts): about 75 bytes a call.
 
 `Calls` reads like the dict by response row it replaces (`get(row, ())`, `calls[row] = …`,
 `pop`, `in`, `items`): the row views (capture/model.py) and the analysis's bindings
@@ -43,17 +43,18 @@ def _append(obj: Any, name: str, value: int) -> None:
 class Calls:
     """Every response row's hosted calls (see the module's docstring)."""
 
-    __slots__ = ("pool", "rows", "ends", "type", "status", "evidence", "include", "detail",
-                 "ids", "q_ends", "queries", "changed", "last")
+    __slots__ = ("pool", "rows", "ends", "shape", "ids", "q_ends", "queries", "changed",
+                 "last")
 
-    POOLED = ("type", "status", "evidence", "include", "detail")
+    # A call's shape: what it shares with many others, one pooled tuple (a few hundred
+    # distinct in a large capture), read back as the HostedCall's fields of those names.
+    SHAPE = ("type", "status", "evidence", "include", "detail")
 
     def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         self.pool = pool
         self.rows = array(SIGNED[0])  # the response rows that have calls, increasing
         self.ends = array(SIGNED[0])  # per row: one past its last call
-        for name in self.POOLED:  # bytearrays first, as the sides' pooled columns
-            setattr(self, name, bytearray())
+        self.shape = bytearray()  # pool numbers, a bytearray first as the sides' pooled
         layout = layout if layout is not None else Layout()
         self.ids = Texts(layout)
         self.q_ends = array(SIGNED[0])  # per call: one past its last query
@@ -70,24 +71,27 @@ class Calls:
             return
         known = self.pool.numbers.get
         ids, queries = self.ids, self.queries
-        q_buf = queries.buf
+        i_buf, q_buf = ids.buf, queries.buf
         try:
             for c in calls:
-                # Interned strings, almost always known: one dict lookup each.
-                t, st, ev, inc, det = (known(c.type), known(c.status), known(c.evidence),
-                                       known(c.include), known(c.detail))
-                if t is None or st is None or ev is None or inc is None or det is None:
-                    number = self.pool.number
-                    t, st, ev, inc, det = (number(c.type), number(c.status),
-                                           number(c.evidence), number(c.include),
-                                           number(c.detail))
-                self.type.append(t)
-                self.status.append(st)
-                self.evidence.append(ev)
-                self.include.append(inc)
-                self.detail.append(det)
-                ids.append(c.id)
-                for q in c.queries:  # Texts.append, written out: most calls have one
+                shape = (c.type, c.status, c.evidence, c.include, c.detail)
+                n = known(shape)
+                if n is None:
+                    n = self.pool.number(shape)
+                self.shape.append(n)
+                cid = c.id  # Texts.append, written out (here and for the queries)
+                if cid is None:
+                    ids.starts.append(0)
+                    ids.lens.append(-1)
+                else:
+                    try:
+                        raw = cid.encode()
+                    except UnicodeEncodeError:
+                        raw = cid.encode("utf-8", "surrogatepass")
+                    ids.starts.append(len(i_buf))
+                    ids.lens.append(len(raw))
+                    i_buf += raw
+                for q in c.queries:
                     try:
                         raw = q.encode()
                     except UnicodeEncodeError:
@@ -97,7 +101,7 @@ class Calls:
                     q_buf += raw
                 self.q_ends.append(len(queries.lens))
             self.rows.append(row)
-            self.ends.append(len(self.type))
+            self.ends.append(len(self.shape))
         except (OverflowError, ValueError):  # a column too narrow: the row again, widening
             self._again(row, calls)
 
@@ -109,21 +113,20 @@ class Calls:
         q_start = self.q_ends[start - 1] if start else 0
         for name in ("rows", "ends"):
             del getattr(self, name)[n_rows:]
-        for name in (*self.POOLED, "q_ends"):
+        for name in ("shape", "q_ends"):
             del getattr(self, name)[start:]
         for texts, keep in ((self.ids, start), (self.queries, q_start)):
             del texts.starts[keep:]
             del texts.lens[keep:]
         number = self.pool.number
         for c in calls:
-            for name in self.POOLED:
-                _append(self, name, number(getattr(c, name)))
+            _append(self, "shape", number(tuple(getattr(c, name) for name in self.SHAPE)))
             self.ids.append(c.id)
             for q in c.queries:
                 self.queries.append(q)
             _append(self, "q_ends", len(self.queries.lens))
         _append(self, "rows", row)
-        _append(self, "ends", len(self.type))
+        _append(self, "ends", len(self.shape))
 
     def pop(self, row: int, default: Any = None) -> Any:
         value = self.get(row, _GONE)
@@ -137,14 +140,13 @@ class Calls:
         """Append a worker's chunk's calls, its rows shifted by `base` (its first row
         here), its pool numbers as this pool's (`to_mine`)."""
         self.last = (-1, None)
-        n_calls, n_queries = len(self.type), len(self.queries.lens)
+        n_calls, n_queries = len(self.shape), len(self.queries.lens)
         for name, shift in (("rows", base), ("ends", n_calls), ("q_ends", n_queries)):
             theirs = getattr(other, name)
             if shift and len(theirs):
                 theirs = array("q", [v + shift for v in theirs])
             self._join(name, theirs)
-        for name in self.POOLED:
-            self._join(name, array("q", [to_mine[n] for n in getattr(other, name)]))
+        self._join("shape", array("q", [to_mine[n] for n in other.shape]))
         self.ids.extend(other.ids)
         self.queries.extend(other.queries)
         for row, calls in other.changed.items():
@@ -190,14 +192,14 @@ class Calls:
 
             _HostedCall = HostedCall
         values, q_ends, queries, ids = self.pool.values, self.q_ends, self.queries, self.ids
+        shape = self.shape
         out = []
         for i in range(start, end):
             q0 = q_ends[i - 1] if i else 0
-            out.append(HostedCall(
-                values[self.type[i]], ids.get(i), values[self.status[i]],
-                values[self.evidence[i]], values[self.include[i]],
-                tuple([queries.get(j) for j in range(q0, q_ends[i])]),
-                values[self.detail[i]]))
+            kind, status, evidence, include, detail = values[shape[i]]
+            out.append(HostedCall(kind, ids.get(i), status, evidence, include,
+                                  tuple([queries.get(j) for j in range(q0, q_ends[i])]),
+                                  detail))
         return tuple(out)
 
     def __getitem__(self, row: int) -> Any:
@@ -230,7 +232,7 @@ class Calls:
 
     def nbytes(self) -> int:
         n = 0
-        for name in ("rows", "ends", "q_ends", *self.POOLED):
+        for name in ("rows", "ends", "q_ends", "shape"):
             col = getattr(self, name)
             n += itemsize(col) * len(col)
         for texts in (self.ids, self.queries):

@@ -216,7 +216,7 @@ class ResponseFacts:
         # whose facts hold none on either side is read again: TurnTable.seen).
         self.scanned = False
         self.quoted_ids: tuple[bytes, ...] = ()
-        self.raw_created_at: float | None = None
+        self.raw_created_at: int | float | None = None  # whole seconds: an int (scan.py)
 
     @property
     def store(self) -> bool | None:

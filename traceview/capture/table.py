@@ -44,6 +44,8 @@ def created(value: float | None) -> int | float:
     column becomes doubles)."""
     if value is None:
         return -1
+    if type(value) is int:
+        return value if 0 <= value < _EXACT else float(value)
     return int(value) if value.is_integer() and 0 <= value < _EXACT else value
 
 
@@ -316,7 +318,8 @@ class Side:
         own that reads like one)."""
         return {}
 
-    # Columns a subclass appends beside the groups: (column, expression over the facts `f`).
+    # Columns a subclass appends beside the groups: (column, statements over the facts `f`
+    # that set the value `v`).
     OWN: tuple[tuple[str, str], ...] = ()
 
     def _bind(self) -> None:
@@ -439,7 +442,7 @@ class RequestSide(Side):
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
     SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
-    OWN = (("first_user_sig", "f.first_user_sig or 0"),)
+    OWN = (("first_user_sig", "v = f.first_user_sig or 0"),)
 
     def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         self.cols = {"first_user_sig": array("Q")}
@@ -466,7 +469,10 @@ class ResponseSide(Side):
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
 
-    OWN = (("raw_created_at", "created(f.raw_created_at)"),)
+    # scan.created_in gives whole seconds as an int: stored as they come.
+    OWN = (("raw_created_at", "v = f.raw_created_at\n"
+                              "if v is None:\n    v = -1\n"
+                              "elif v.__class__ is not int:\n    v = created(v)"),)
 
     def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         # Whole seconds, -1: none found (see `created`); doubles once one has a fraction.
@@ -672,8 +678,9 @@ def _adder(side: type[Side]) -> Any:
              "    def add(f):",
              "        row = len_flags()"]
     body = lines.append
-    for i, (name, expr) in enumerate(side.OWN):
-        body(f"        v = {expr}")
+    for i, (name, code) in enumerate(side.OWN):
+        for line in code.splitlines():
+            body("        " + line)
         body("        try:")
         body(f"            o{i}(v)")
         body("        except (OverflowError, TypeError):")  # TypeError: a float in ints
