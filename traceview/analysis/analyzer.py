@@ -409,6 +409,7 @@ class Analyzer:
         rep = _new_report(TurnReport)  # TurnReport(tc, r) without a Python __init__ call
         rep._cols = tc
         rep._r = r
+        rep._turn = None
         st.open_actions = actions
         st.last_report = rep
         reports = self.reports

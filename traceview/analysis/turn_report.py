@@ -95,6 +95,7 @@ class TurnReport:
     def __init__(self, columns: TurnColumns, row: int) -> None:
         self._cols = columns
         self._r = row
+        self._turn: Turn | None = None
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is TurnReport and other._cols is self._cols
@@ -106,13 +107,12 @@ class TurnReport:
     @property
     def turn(self) -> Turn:
         """The turn's facts: a view of its row of the capture's turn table."""
-        try:
-            return self._turn
-        except AttributeError:  # not read yet (a slot is unset until then)
+        t = self._turn
+        if t is None:
             t = self._turn = _new_turn(Turn)
             t._t = self._cols.table
             t._r = self._r
-            return t
+        return t
 
     @property
     def source(self) -> str:
