@@ -52,6 +52,8 @@ TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "c
 # Hosted items after which the model samples again inside the same response (a pass).
 _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}
 
+_new_report = TurnReport.__new__
+
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
 
@@ -309,8 +311,12 @@ class Analyzer:
                 st.first_instructions = instructions
             elif st.first_instructions and c.q_prev[qi] > 0 and not instructions:
                 m.append("instructions_dropped")
-        if m:
-            tc.set_markers(r, m)
+        if m:  # the combination's number (TurnColumns.set_markers, its usual case inline)
+            no = tc._marker_numbers.get(tuple(m))
+            if no is None or no > 255:
+                tc.set_markers(r, m)
+            else:
+                tc.marker_ids[r] = no
         if st.open_actions:
             self._answer_actions(st, rx)
         if ctx:
@@ -339,12 +345,15 @@ class Analyzer:
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
                 cc.usage_turns[cn] += 1
-                v = cc.input_tokens[cn]
-                cc.input_tokens[cn] = (v if v > 0 else 0) + inp
-                v = cc.cached_tokens[cn]
-                cc.cached_tokens[cn] = (v if v > 0 else 0) + (cached or 0)
-                v = cc.output_tokens[cn]
-                cc.output_tokens[cn] = (v if v > 0 else 0) + (out or 0)
+                col = cc.input_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + inp
+                col = cc.cached_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + (cached or 0)
+                col = cc.output_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + (out or 0)
                 st.cumulative += inp
                 tot.input_tokens += inp
                 tot.usage_turns += 1
@@ -363,7 +372,10 @@ class Analyzer:
             if attempts and elapsed is not None:  # the caller waited for every attempt
                 elapsed += sum(a.elapsed_ms or 0 for a in attempts)
             if elapsed is not None:
-                tot.add_latency(elapsed, bool(calls))
+                try:
+                    (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
+                except OverflowError:  # past 2**31 ms: the array widened
+                    tot.add_latency(elapsed, bool(calls))
             if calls:
                 cc.hosted_calls[cn] += len(calls)
                 tot.hosted_calls += len(calls)
@@ -394,10 +406,19 @@ class Analyzer:
             for mk in m:
                 cm[mk] = cm.get(mk, 0) + 1  # type: ignore[union-attr]
                 tm[mk] = tm.get(mk, 0) + 1
-        rep = TurnReport(tc, r)
+        rep = _new_report(TurnReport)  # TurnReport(tc, r) without a Python __init__ call
+        rep._cols = tc
+        rep._r = r
+        rep._turn = None
         st.open_actions = actions
         st.last_report = rep
-        self.reports.append(tc, r)
+        reports = self.reports
+        rows, parts = reports._rows, reports._parts
+        if (type(rows) is range and r == rows.stop and rows.start == 0 and parts
+                and parts[-1] is tc):
+            reports._rows = range(r + 1)  # Reports.append's usual case, inline: rows in order
+        else:
+            reports.append(tc, r)
         return rep
 
     def release(self) -> None:
