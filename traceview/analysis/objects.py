@@ -21,6 +21,7 @@ import itertools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from traceview.analysis.by_index import finder
@@ -553,7 +554,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
     rows.sort(in_order, dead)
-    result = Objects(sorted((o for k in KINDS for o in found[k].values()), key=_order),
+    # In _order's order (kind, first line, id): by kind as found, each kind sorted by id
+    # then (stably) by first line; no key tuple an object.
+    result = Objects([o for k in KINDS
+                      for o in sorted(sorted(found[k].values(), key=_id), key=_first)],
                      storage_price=storage_price, rows=rows)
     found.clear()
     for o in result._full:
@@ -732,8 +736,14 @@ def _storage_fee(usage_bytes: int, price: dict[str, Any]) -> float | None:
 
 
 def _order(o: ProviderObject) -> tuple[int, int, str]:
-    first = o.created_line or (o.used_lines[0] if o.used_lines else 0)
-    return KINDS.index(o.kind), first, o.id
+    return KINDS.index(o.kind), _first(o), o.id
+
+
+def _first(o: ProviderObject) -> int:
+    return o.created_line or (o.used_lines[0] if o.used_lines else 0)
+
+
+_id = attrgetter("id")
 
 
 def _store(req_raw: bytes | None, res_raw: bytes | None) -> bool:
