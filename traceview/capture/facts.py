@@ -6,6 +6,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from itertools import repeat
 
 try:  # hashlib's blake2b itself, without hashlib's import of OpenSSL (3.5 MB of RSS)
     from _blake2 import blake2b
@@ -30,7 +31,7 @@ from traceview.capture.items import (
     model_produced,
 )
 from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
-from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts
+from traceview.capture.model import RequestFacts, ResponseFacts
 from traceview.capture.redact import redact_text
 
 USER_TEXT_MAX = 160
@@ -74,12 +75,17 @@ def _flat(items: list[Any]) -> bool:
     for item in items:
         if type(item) is dict:
             g = item.get
-            if g("type") in _MEDIA_TYPES or isinstance(g("content"), list | dict) or \
-                    isinstance(g("output"), list | dict):
+            t = g("type")
+            if (type(t) is str and t in _MEDIA_SET) or isinstance(g("content"), _CONTAINERS) \
+                    or isinstance(g("output"), _CONTAINERS):
                 return False
-        elif isinstance(item, list | dict):
+        elif isinstance(item, _CONTAINERS):
             return False
     return True
+
+
+_MEDIA_SET = frozenset(_MEDIA_TYPES)
+_CONTAINERS = (list, dict)
 
 
 def _dumps_len(obj: Any) -> int:
@@ -138,12 +144,18 @@ def _user_side(items: list[Any], want_sig: bool = True,
     if not items:
         return None, None, first_sig
     last = items[-1]
-    for item in reversed(items):
-        if not (isinstance(item, dict) and item.get("type") in ("compaction_trigger",)):
-            last = item
-            break
-    if is_message(last) and last.get("role") == "user":
-        text = first_text if last is first else message_text(last) or ""
+    if type(last) is dict and last.get("type") == "compaction_trigger":
+        for item in reversed(items):  # the last item that is not a trigger, if any
+            if not (isinstance(item, dict) and item.get("type") == "compaction_trigger"):
+                last = item
+                break
+    if type(last) is dict and last.get("role") == "user" and is_message(last):
+        if last is first:
+            text = first_text
+        else:
+            text = last.get("content")
+            if type(text) is not str:  # a list of parts (or none): message_text reads it
+                text = message_text(last) or ""
         if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
             words = text.split()
             return redact_text(" ".join(words))[:USER_TEXT_MAX], len(words), first_sig
@@ -163,6 +175,7 @@ def _new_items(items: list[Any], chained: bool) -> list[Any]:
 
 
 _TOOL_SETS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_TYPE = repeat("type")  # map(dict.get, items, _TYPE): each item's "type"
 
 
 def _tools(tools: Any) -> tuple[str, ...]:
@@ -170,7 +183,10 @@ def _tools(tools: Any) -> tuple[str, ...]:
     service offers the same few tool lists on every request)."""
     if type(tools) is not list:
         return ()
-    key = tuple([t.get("type") if type(t) is dict else None for t in tools])
+    try:
+        key = tuple(map(dict.get, tools, _TYPE))  # in C; a TypeError on a tool not a dict
+    except TypeError:
+        key = tuple([t.get("type") if type(t) is dict else None for t in tools])
     try:
         return _TOOL_SETS[key]
     except KeyError:
@@ -220,8 +236,13 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = 1
         ib = _dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
-        user_text = _clip(raw_input, USER_TEXT_MAX)
-        words: int | None = len(raw_input.split())
+        if len(raw_input) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
+            split = raw_input.split()
+            user_text = redact_text(" ".join(split))[:USER_TEXT_MAX]
+            words: int | None = len(split)
+        else:
+            user_text = _clip(raw_input, USER_TEXT_MAX)
+            words = len(raw_input.split())
         sig = None if chained else signature(raw_input)
         new_tokens = -(-_utf8_len(raw_input) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
     else:
@@ -343,10 +364,10 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     obj = g("object")
     obj = intern(obj) if type(obj) is str and len(obj) < 100 else None
     rid = g("id")
-    rid = rid if type(rid) is str else None
+    if type(rid) is not str:
+        rid = None
     model = g("model")
     model = intern(model) if type(model) is str and len(model) < 100 else None
-    inp = out = cached = reasoning = None
     usage = g("usage")
     if type(usage) is dict:
         ug = usage.get
@@ -356,12 +377,18 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         else:  # Chat Completions names for the same four numbers
             inp, out = ug("prompt_tokens"), ug("completion_tokens")
             det, odet = ug("prompt_tokens_details"), ug("completion_tokens_details")
-        inp = inp if type(inp) is int else None
-        out = out if type(out) is int else None
+        if type(inp) is not int:
+            inp = None
+        if type(out) is not int:
+            out = None
         cached = det.get("cached_tokens") if type(det) is dict else None
-        cached = cached if type(cached) is int else None
+        if type(cached) is not int:
+            cached = None
         reasoning = odet.get("reasoning_tokens") if type(odet) is dict else None
-        reasoning = reasoning if type(reasoning) is int else None
+        if type(reasoning) is not int:
+            reasoning = None
+    else:
+        inp = out = cached = reasoning = None
     if obj == "chat.completion" or "choices" in body:
         f = ResponseFacts(rid, obj, "unknown", http, model, None, inp, cached, out, reasoning,
                           elapsed)
@@ -373,31 +400,34 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     else:
         status = "completed" if obj == "response.compaction" else "unknown"
     conv = g("conversation")
-    conv = (intern(conv) if conv else None) if type(conv) is str else _conversation_id(conv)
+    if type(conv) is str:
+        conv = intern(conv) if conv else None
+    elif type(conv) is dict:
+        conv = conv.get("id")
+        conv = intern(conv) if type(conv) is str else None
+    else:
+        conv = _conversation_id(conv)
     output = g("output")
-    types: tuple[str, ...] = ()
-    calls: tuple[HostedCall, ...] = ()
-    ob = 0
     if type(output) is list and output:
         raw_output = _dumps(output)
         ob = len(raw_output)
-        kinds = []
-        for i in output:
-            if type(i) is dict:
-                t = i.get("type")
-                kinds.append(intern(t) if type(t) is str and t else
-                             intern(str(t or ("message" if "role" in i else "?"))))
-        types = _shared(tuple(kinds))
-        if not HOSTED_TYPES.isdisjoint(types):
-            calls = hosted_calls(output)
+        types, hosted, plain = _kinds(output)
+        calls = hosted_calls(output) if hosted else ()
+    else:
+        types, calls, ob, plain = (), (), 0, True
     diag = g("prompt_cache_diagnostics")
     cache_miss = diag.get("reason") if type(diag) is dict else None
     inc = g("incomplete_details")
     incomplete = inc.get("reason") if type(inc) is dict else None
     err = g("error")
     tu = g("tool_usage")
-    ws = tu.get("web_search") if type(tu) is dict else None
-    ws = ws.get("num_requests") if type(ws) is dict else None
+    if type(tu) is dict:
+        ws = tu.get("web_search")
+        ws = ws.get("num_requests") if type(ws) is dict else None
+        fs = tu.get("file_search")
+        fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
+    else:
+        ws = fs = None
     it = g("input_transformations")
     f = ResponseFacts(
         rid, obj, status, http, model, conv, inp, cached, out, reasoning, elapsed, ob, types,
@@ -409,13 +439,60 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     _response_common(f, g, usage)
     if type(err) is dict:
         f.error_code = _error_code(err)
-    fs = tu.get("file_search") if type(tu) is dict else None
-    fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
     if type(fs) is int:
         f.file_search_requests = fs
-    if types and (not _plain(types) or b'"refusal"' in raw_output):
+    if not plain:
         _output_extras(f, output, types)
+    elif "message" in types and _refusal(output):
+        f.refusal = True  # all _output_extras would find in plain kinds
     return f
+
+
+def _refusal(output: list[Any]) -> bool:
+    """Whether an item's content holds a refusal part (as _output_extras reads it)."""
+    for item in output:
+        if type(item) is dict:
+            content = item.get("content")
+            if type(content) is list:
+                for part in content:
+                    if type(part) is dict and part.get("type") == "refusal":
+                        return True
+    return False
+
+
+# An output list's item kinds, by the tuple of its items' `type` values: (kinds, whether
+# one is a hosted call, _plain(kinds)). Most responses' kinds are one of a few tuples, so
+# the interning, sharing and set tests run once per distinct tuple, not per response.
+_KINDS: dict[tuple[Any, ...], tuple[tuple[str, ...], bool, bool]] = {}
+
+
+def _kinds(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
+    try:
+        # Each item's "type", in C; a TypeError when an item is not a dict (then the
+        # general path skips it) or a type is unhashable (a damaged capture).
+        key = tuple(map(dict.get, output, _TYPE))
+        return _KINDS[key]
+    except (KeyError, TypeError):
+        pass
+    entry = _kinds_of(output)
+    # Kept only when every type is a non-empty string: then the kinds are those strings,
+    # whatever else the items hold (an empty or missing type reads the item's role).
+    key = tuple([i.get("type") if type(i) is dict else None for i in output])
+    if len(_KINDS) < 4096 and all([type(t) is str and t for t in key]):
+        _KINDS[key] = entry
+    return entry
+
+
+def _kinds_of(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
+    """What _kinds caches, read from the items themselves (the general path)."""
+    kinds = []
+    for i in output:
+        if type(i) is dict:
+            t = i.get("type")
+            kinds.append(intern(t) if type(t) is str and t else
+                         intern(str(t or ("message" if "role" in i else "?"))))
+    types = _shared(tuple(kinds))
+    return types, not HOSTED_TYPES.isdisjoint(types), (not types or _plain(types))
 
 
 # Item-kind tuples (shared, see _shared) that hold nothing _output_extras reads: known
@@ -496,12 +573,8 @@ def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) 
                             redact_text(name)[:80] if type(name) is str else None,
                             iid if type(iid) is str else None))
         _extra(f)["actions"] = tuple(actions)
-    if "message" in types:
-        for item in output:
-            if type(item) is dict and type(item.get("content")) is list:
-                for part in item["content"]:
-                    if type(part) is dict and part.get("type") == "refusal":
-                        f.refusal = True
+    if "message" in types and _refusal(output):
+        f.refusal = True
     if "compaction" in types:
         keys = [k for item in output if type(item) is dict and item.get("type") == "compaction"
                 for k in compaction_keys(item)]

@@ -129,7 +129,10 @@ def text_bytes(obj: Any) -> int:
     if isinstance(obj, dict):
         for k, v in obj.items():
             if k not in _NON_TEXT_KEYS:
-                n += text_bytes(v)
+                if type(v) is str:  # the common leaf, measured here without a call
+                    n += len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))
+                elif v is not None:
+                    n += text_bytes(v)
     elif isinstance(obj, list):
         for v in obj:
             n += text_bytes(v)
@@ -137,14 +140,19 @@ def text_bytes(obj: Any) -> int:
 
 
 def _queries(item: dict[str, Any]) -> tuple[str, ...]:
-    return tuple([redact_text(q) for q in _raw_queries(item)])
+    raw = _raw_queries(item)
+    if not raw:
+        return ()
+    return tuple([redact_text(q) for q in raw])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:
     out: list[str] = []
     qs = item.get("queries")
     if isinstance(qs, list):
-        out.extend(q for q in qs if isinstance(q, str))
+        for q in qs:
+            if isinstance(q, str):
+                out.append(q)
     action = item.get("action")
     if isinstance(action, dict):
         if isinstance(action.get("query"), str):
@@ -162,20 +170,23 @@ def _state(value: Any) -> str:
     return "captured"
 
 
+_COUNTS: dict[tuple[int, str], str] = {}
+
+
 def _count(value: Any, noun: str) -> str:
     """"3 results captured": one shared copy of each (a hosted call on every turn keeps it)."""
     n = len(value) if isinstance(value, list) else 0
-    return intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
+    text = _COUNTS.get((n, noun))
+    if text is None:
+        text = intern(f"{n} {noun}{'' if n == 1 else 's'} captured")
+        if len(_COUNTS) < 4096:
+            _COUNTS[n, noun] = text
+    return text
 
 
 def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
     """Every hosted call in a response's output, with the state of its evidence."""
-    by_call_id: dict[str, dict[str, Any]] = {}
-    for item in output:
-        if isinstance(item, dict) and isinstance(item.get("call_id"), str):
-            t = item.get("type")
-            if t in ("shell_call_output", "tool_search_output", "program_output"):
-                by_call_id[item["call_id"]] = item
+    by_call_id: dict[str, dict[str, Any]] | None = None  # made for the calls that read it
     calls: list[HostedCall] = []
     for item in output:
         if not isinstance(item, dict):
@@ -183,10 +194,26 @@ def hosted_calls(output: list[Any]) -> tuple[HostedCall, ...]:
         t = item.get("type")
         if type(t) is not str or t not in HOSTED_TYPES:
             continue
-        call = _hosted_call(t, item, by_call_id)
+        if by_call_id is None and t in _OUTPUT_PAIRED:
+            by_call_id = _outputs_by_call_id(output)
+        call = _hosted_call(t, item, by_call_id or {})
         if call is not None:
             calls.append(call)
     return tuple(calls)
+
+
+# Hosted calls whose evidence is an output item of their own, found by call id.
+_OUTPUT_PAIRED = ("shell_call", "tool_search_call", "program")
+
+
+def _outputs_by_call_id(output: list[Any]) -> dict[str, dict[str, Any]]:
+    by_call_id: dict[str, dict[str, Any]] = {}
+    for item in output:
+        if isinstance(item, dict) and isinstance(item.get("call_id"), str):
+            t = item.get("type")
+            if t in ("shell_call_output", "tool_search_output", "program_output"):
+                by_call_id[item["call_id"]] = item
+    return by_call_id
 
 
 # Hosted calls whose evidence is a list that an include flag fills: (field, noun).

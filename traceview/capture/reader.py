@@ -75,6 +75,8 @@ def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
                     continue
                 found = [*found, (f"{key}.{k}", v)]
             continue
+        elif value is None:
+            continue
         if _absurd(value):
             found = [*found, (str(key), value)]
     return found
@@ -103,7 +105,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        self._last_input: tuple[Turn, str, Any] | None = None  # (turn, api, record getter)
+        self._last_input: tuple[Turn, str, tuple, Any] | None = None  # (turn, api, pre, reread)
         self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
@@ -132,30 +134,29 @@ class CaptureBuilder:
         bodies back. In one process the parsed record rides in `pre` instead."""
         if pre is None:
             return
-        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         kind = pre[0]
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
             return
+        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
         try:
-            self._record(kind, pre, ref, reread)
+            # The record itself is read (`_obj`) only by the few paths that need it.
+            if kind == "req":
+                if self._stream is not None:
+                    self._close_stream()
+                self._request(pre, ref, reread)
+            elif kind == "res":
+                if self._stream is not None:
+                    self._close_stream()
+                self._response(pre, ref, reread)
+            else:  # "other": stream events, bare response bodies, unknown records
+                obj = pre[1] if pre[1] is not None else reread() if reread else {}
+                self._other(obj, ref)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError,
                 RecursionError) as exc:
             # A shape nothing anticipated: a problem on its line, never a traceback. The
             # structure fuzz (tests/hostile) asserts this never happens for known shapes.
             self.problem(source, line, "internal_error", _internal(exc))
-
-    def _record(self, kind: str, pre: tuple, ref: RecordRef,
-                reread: Callable[[], dict[str, Any]] | None) -> None:
-        if kind == "req":
-            self._close_stream()
-            self._request(pre, ref, _getter(pre[-1], reread))
-        elif kind == "res":
-            self._close_stream()
-            self._response(pre, ref, _getter(pre[-1], reread))
-        else:  # "other": stream events, bare response bodies, unknown records
-            obj = pre[1] if pre[1] is not None else reread() if reread else {}
-            self._other(obj, ref)
 
     def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
         if isinstance(obj.get("type"), str) and "sequence_number" in obj:
@@ -163,8 +164,7 @@ class CaptureBuilder:
         elif api_from_response(obj) is not None:
             # A bare response body per line (a log of resp.model_dump()).
             self._close_stream()
-            rec = {"dir": "res", "body": obj}
-            self._response(response_pre(rec, True), ref, lambda: rec)
+            self._response(response_pre({"dir": "res", "body": obj}, True), ref, None)
         else:
             keys = ", ".join(list(obj)[:5]) or "none"
             self.problem(ref.source, ref.line, "unknown_record",
@@ -172,10 +172,11 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
-        _, skip, link, method, path, query, api, no_api, facts, body_ok, origin, _ = pre
-        if skip:
+    def _request(self, pre: tuple, ref: RecordRef,
+                 reread: Callable[[], dict[str, Any]] | None) -> None:
+        if pre[1]:
             return  # the request was never recorded; its response will stand alone
+        link, api, no_api = pre[2], pre[6], pre[7]
         if no_api:
             self.problem(ref.source, ref.line, "unknown_record",
                          "request record without an endpoint whose body is not a "
@@ -184,15 +185,17 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
-            retry_of = self._retry_of(api, obj, ref.source)
+            retry_of = None if self._failed is None else \
+                self._retry_of(api, _obj(pre, reread), ref.source)
             index = retry_of.index if retry_of is not None else len(self.turns) + 1
-            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, request=ref,
+            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, ref,
                                         table=self.table)
-            if body_ok:
+            if pre[9]:  # the body is a JSON object
+                facts = pre[8]
                 rec.req = facts + self._req_base if type(facts) is int else facts
-                if origin is not None:
-                    _imported(rec, origin)
-                self._last_input = (rec, api, obj)
+                if pre[10] is not None:  # an importer's origin
+                    _imported(rec, pre[10])
+                self._last_input = (rec, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -203,6 +206,7 @@ class CaptureBuilder:
             else:
                 self.turns.append(rec)
         else:
+            method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
             rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
                            request=ref, conversation_id=conv, response_id=rid)
@@ -217,8 +221,7 @@ class CaptureBuilder:
         else:
             self._pending = rec
 
-    def _retry_of(self, api: str, obj: Callable[[], dict[str, Any]],
-                  source: int) -> Turn | None:
+    def _retry_of(self, api: str, record: dict[str, Any], source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
         input the failed input possibly extended), else None; a held turn that is not
         retried is released as a turn of its own."""
@@ -226,7 +229,7 @@ class CaptureBuilder:
         if held is None:
             return None
         failed, old_input = held
-        body = obj().get("body")
+        body = record.get("body")
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
                 and failed.source == source and self.turns and self.turns[-1] is failed):
             old, new = old_input(), _input_of(api, body)
@@ -245,7 +248,8 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: tuple, ref: RecordRef, obj: Callable[[], dict[str, Any]]) -> None:
+    def _response(self, pre: tuple, ref: RecordRef,
+                  reread: Callable[[], dict[str, Any]] | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None and link in self._linked:
@@ -262,12 +266,12 @@ class CaptureBuilder:
         if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
-                facts = response_facts(obj())
+                facts = response_facts(_obj(pre, reread))
             elif type(facts) is int:  # a row of a worker's chunk
                 facts += self._res_base
             self._answer_turn(rec, facts, ref, pre[5], pre[6])
         else:
-            self._answer_exchange(rec, obj(), ref)
+            self._answer_exchange(rec, _obj(pre, reread), ref)
 
     def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
@@ -289,20 +293,23 @@ class CaptureBuilder:
                      origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
         turn.response = ref
         turn.res = facts
-        for name, value in absurd:
-            self.problem(ref.source, ref.line, "absurd_number",
-                         f"usage.{name} is {value}: not a possible token count; shown as "
-                         "unknown")
+        if absurd:
+            for name, value in absurd:
+                self.problem(ref.source, ref.line, "absurd_number",
+                             f"usage.{name} is {value}: not a possible token count; shown as "
+                             "unknown")
         if origin is not None:
             _imported(turn, origin)
         # The row's columns read here, not through a view: one turn's answer reads three.
-        side, row = self.table.responses, self.table.res_row[turn.row]
+        table = self.table
+        side, row = table.responses, table.res_row[turn.row]
         extra = side._d_extra.get(row)
-        unknown = extra.get("unknown_items") if extra else None
-        for i, t in unknown or ():
-            self.problem(ref.source, ref.line, "unknown_item",
-                         f"output item {i} has type {t!r}, which this version of traceview "
-                         "does not know: shown as an unknown item, not counted as a hosted call")
+        if extra:
+            for i, t in extra.get("unknown_items") or ():
+                self.problem(ref.source, ref.line, "unknown_item",
+                             f"output item {i} has type {t!r}, which this version of "
+                             "traceview does not know: shown as an unknown item, not counted "
+                             "as a hosted call")
         status = side._pv[side._c_status[row]]
         if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
             rid = side._c_response_id.get(row)
@@ -315,7 +322,7 @@ class CaptureBuilder:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
             # Held: the next request may retry it.
-            self._failed = (turn, _lazy_input(last[1], last[2]))
+            self._failed = (turn, _lazy_input(last[1], last[2], last[3]))
             return
         self.finished.append(turn)
 
@@ -375,8 +382,7 @@ class CaptureBuilder:
         s, self._stream = self._stream, None
         if s is None:
             return
-        record = {"dir": "res", "events": s["events"]}
-        self._response(response_pre(record, True), s["ref"], lambda: record)
+        self._response(response_pre({"dir": "res", "events": s["events"]}, True), s["ref"], None)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")
@@ -459,10 +465,10 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
         if "recursion" not in str(exc).lower():
             return _bad_line(raw, ended, exc)
         obj = TooDeep("nested deeper than the parser allows")
-    if isinstance(obj, TooDeep) or (may_be_deep(raw) and too_deep(obj)):
+    if type(obj) is TooDeep or (may_be_deep(raw) and too_deep(obj)):
         return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
                 "line skipped")
-    if not isinstance(obj, dict):
+    if type(obj) is not dict:
         return ("problem", "unknown_record",
                 f"a JSON {type(obj).__name__} where a record object was expected")
     d = obj.get("dir")
@@ -485,11 +491,14 @@ def _internal(exc: Exception) -> str:
 def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
     """The request side. With the line's bytes (`raw`), its facts also carry what the
     objects inventory reads in them (capture/scan.py)."""
-    body = obj.get("body")
-    endpoint = obj.get("endpoint")
-    link = obj.get("id") if isinstance(obj.get("id"), str) else None
+    g = obj.get
+    body = g("body")
+    endpoint = g("endpoint")
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
     keep_obj = obj if keep else None
-    if obj.get("recorded") is False and body is None:
+    if body is None and g("recorded") is False:
         return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
     if isinstance(endpoint, str) and endpoint.strip():
         method, path, query = split_endpoint(endpoint)
@@ -520,9 +529,13 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
     """The response side: its facts when it reads as a model response (or a stream), else
     None (an exchange's answer: the pairing reads its body when it needs it). With the
     line's bytes, as request_pre."""
-    link = obj.get("id") if isinstance(obj.get("id"), str) else None
-    api = api_from_response(obj.get("body"))
-    events = isinstance(obj.get("events"), list)
+    g = obj.get
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
+    body = g("body")
+    api = api_from_response(body)
+    events = isinstance(g("events"), list)
     facts = response_facts(obj) if api is not None or events else None
     if facts is not None and raw is not None:
         # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
@@ -531,8 +544,8 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
         facts.scanned = True
         facts.quoted_ids = ids_in(raw, n)
         facts.raw_created_at = created_in(raw, n)
-    return ("res", link, api, events, facts, obj.get("origin"),
-            _absurd_counts(obj.get("body")), obj if keep else None)
+    return ("res", link, api, events, facts, g("origin"),
+            _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
@@ -552,19 +565,20 @@ def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
     return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
 
 
-def _getter(obj: dict[str, Any] | None,
-            reread: Callable[[], dict[str, Any]] | None) -> Callable[[], dict[str, Any]]:
+def _obj(pre: tuple, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
+    """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
+    read again from the file (`reread`; a worker sends no bodies), else nothing."""
+    obj = pre[-1]
     if obj is not None:
-        return lambda: obj
-    if reread is None:
-        return dict
-    return reread
+        return obj
+    return reread() if reread is not None else {}
 
 
-def _lazy_input(api: str, obj: Callable[[], dict[str, Any]]) -> Callable[[], Any]:
+def _lazy_input(api: str, pre: tuple,
+                reread: Callable[[], dict[str, Any]] | None) -> Callable[[], Any]:
     """The request's input, read when a retry check needs it: in one process from the
     parsed record (kept, as before, one at a time), else re-read from the file."""
-    return lambda: _input_of(api, obj().get("body") or {})
+    return lambda: _input_of(api, _obj(pre, reread).get("body") or {})
 
 
 def _input_of(api: str, body: dict[str, Any]) -> Any:

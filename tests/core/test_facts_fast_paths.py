@@ -1,0 +1,273 @@
+"""The facts' fast paths give what the general reading gives, on every fixture and sample
+and on the same records with values swapped for other types at their paths.
+
+Each fast path (capture/facts.py, capture/items.py) is compared with the general code it
+stands in for, written out here as it read before the fast path existed:
+
+- item kinds cached by the tuple of the items' types (`_kinds`) = the kinds read item by
+  item (interned types, the role of a typeless item, hosted / plain tests);
+- a plain output's refusal found by walking its content = `_output_extras` over it, and no
+  other extra (unknown items, actions, compaction keys) is passed over;
+- the last user message's text read directly (`_user_side`) = `message_text` over the
+  item, after skipping compaction triggers;
+- a short string input split once = `_clip` plus a second split;
+- text bytes of string leaves measured inline (`text_bytes`) = the recursive measure;
+- tool types keyed in C (`_tools`) = the list of each tool's type.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from sys import intern
+from typing import Any
+
+import orjson
+import pytest
+
+from traceview.capture import facts as F
+from traceview.capture.items import (
+    ACTION_TYPES,
+    HOSTED_TYPES,
+    KNOWN_OUTPUT_TYPES,
+    describe_item,
+    is_message,
+    message_text,
+    text_bytes,
+)
+from traceview.capture.model import ResponseFacts
+from traceview.capture.redact import redact_text
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted([*ROOT.glob("tests/fixtures/real/*.jsonl"), *ROOT.glob("sample_traces/*.jsonl"),
+                *ROOT.glob("tests/**/fixtures/*.jsonl")])
+SWAPS: list[Any] = [
+    None, True, 0, -1, 2**64 - 1, 1.5, "", "x", "refusal", "message", "user", "compaction",
+    "compaction_trigger", "file_search_call", "function_call", "mystery_item", [], {}, [{}],
+    [None], ["x"], {"type": "refusal", "refusal": "no"}, {"type": [1]}, {"role": "user"},
+    [{"type": "refusal", "refusal": "no"}], [{"type": "output_text", "text": "t"}], "w " * 200,
+]
+
+
+def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def _bodies() -> list[dict[str, Any]]:
+    """Every record body of the fixtures, and copies with one value swapped for another
+    type at a sample of its paths (fixed seed)."""
+    rnd = random.Random(11)
+    found: list[dict[str, Any]] = []
+    for p in FILES:
+        for line in p.read_bytes().splitlines():
+            try:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            body = rec.get("body") if isinstance(rec, dict) else None
+            if not isinstance(body, dict):
+                continue
+            found.append(body)
+            paths = _paths(body)
+            for path in rnd.sample(paths, min(len(paths), 25)):
+                copy = orjson.loads(orjson.dumps(body))
+                node = copy
+                for k in path[:-1]:
+                    node = node[k]
+                node[path[-1]] = rnd.choice(SWAPS)
+                found.append(copy)
+    return found
+
+
+_REFUSAL = {"type": "refusal", "refusal": "I can't help with that."}
+_TEXT = {"type": "output_text", "text": "t"}
+# Refusals where a plain output holds them, and where it does not (the corpus has few).
+SHAPES: list[dict[str, Any]] = [
+    {"object": "response", "output": [{"type": "message", "content": [_REFUSAL]}]},
+    {"object": "response", "output": [{"type": "message", "content": [_TEXT, _REFUSAL]}]},
+    {"object": "response", "output": [{"type": "reasoning", "content": [_REFUSAL]},
+                                      {"type": "message", "content": [_TEXT]}]},
+    {"object": "response", "output": [{"type": "file_search_call", "content": [_REFUSAL]},
+                                      {"type": "message", "content": "refusal"}]},
+    {"object": "response", "output": [{"type": "reasoning", "content": [_REFUSAL]}]},
+    {"object": "response", "output": [{"role": "assistant", "content": [_REFUSAL]}]},
+    {"object": "response", "output": [{"type": "message", "content": [_REFUSAL]},
+                                      {"type": "function_call", "call_id": "c", "name": "f"}]},
+    {"object": "response", "output": [{"type": "message", "content": ["refusal", _TEXT]}]},
+]
+BODIES = _bodies() + SHAPES
+
+
+def _lists(key: str) -> list[list[Any]]:
+    return [b[key] for b in BODIES if isinstance(b.get(key), list)]
+
+
+def test_the_corpus_holds_the_shapes_the_fast_paths_take() -> None:
+    outputs, inputs = _lists("output"), _lists("input") + _lists("messages")
+    assert len(BODIES) > 3000 and len(outputs) > 1000 and len(inputs) > 1000
+    assert any(F._kinds_of(o)[1] for o in outputs)  # hosted calls
+    assert any(not F._kinds_of(o)[2] for o in outputs)  # outputs that are not plain
+    assert any(isinstance(b.get("input"), str) and len(b["input"]) > 320 for b in BODIES)
+
+
+def _kinds_general(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
+    kinds = []
+    for i in output:
+        if type(i) is dict:
+            t = i.get("type")
+            kinds.append(intern(t) if type(t) is str and t else
+                         intern(str(t or ("message" if "role" in i else "?"))))
+    types = tuple(kinds)
+    plain = (KNOWN_OUTPUT_TYPES.issuperset(types) and ACTION_TYPES.isdisjoint(types)
+             and "compaction" not in types)
+    return types, not HOSTED_TYPES.isdisjoint(types), plain
+
+
+def test_item_kinds_cached_by_their_types_equal_the_kinds_read_item_by_item() -> None:
+    for output in _lists("output"):
+        want = _kinds_general(output)
+        assert F._kinds(output) == want, output
+        assert F._kinds(output) == want, output  # again: now from the cache
+
+
+def test_a_plain_output_passes_over_no_extra_and_finds_every_refusal() -> None:
+    checked = refusals = 0
+    for body in BODIES:
+        output = body.get("output")
+        if body.get("object") != "response" or "choices" in body or type(output) is not list:
+            continue
+        f = F.response_facts({"body": body})
+        types = _kinds_general(output)[0] if output else ()
+        general = ResponseFacts()
+        if types:
+            F._output_extras(general, output, types)
+        assert f.refusal == general.refusal, output
+        for key in ("unknown_items", "actions", "compaction_keys"):
+            assert (f.extra or {}).get(key) == (general.extra or {}).get(key), output
+        checked += 1
+        refusals += f.refusal
+    assert checked > 1000 and refusals >= 6
+
+
+def _user_side_general(items: list[Any], want_sig: bool
+                       ) -> tuple[str | None, int | None, int | None]:
+    first_sig = first = first_text = None
+    if want_sig:
+        for item in items:
+            if is_message(item) and item.get("role") == "user":
+                first, first_text = item, message_text(item) or ""
+                first_sig = F.signature(first_text)
+                break
+    if not items:
+        return None, None, first_sig
+    last = items[-1]
+    for item in reversed(items):
+        if not (isinstance(item, dict) and item.get("type") in ("compaction_trigger",)):
+            last = item
+            break
+    if is_message(last) and last.get("role") == "user":
+        text = first_text if last is first else message_text(last) or ""
+        return F._clip(text, F.USER_TEXT_MAX), len(text.split()), first_sig
+    return describe_item(last), None, first_sig
+
+
+def test_the_last_user_text_read_directly_equals_message_text() -> None:
+    lists = _lists("input") + _lists("messages")
+    for items in lists:
+        for want_sig in (True, False):
+            assert F._user_side(items, want_sig) == _user_side_general(items, want_sig), items
+    triggers = [[{"role": "user", "content": "a b"}, {"type": "compaction_trigger"}],
+                [{"type": "compaction_trigger"}], [{"type": "compaction_trigger"}, "s"]]
+    for items in triggers:
+        assert F._user_side(items, True) == _user_side_general(items, True), items
+
+
+def test_a_string_input_split_once_equals_clip_and_a_second_split() -> None:
+    texts = [b["input"] for b in BODIES if isinstance(b.get("input"), str)]
+    texts += ["", " ", "a\tb\n c ", "x" * 320, "y " * 160, "z " * 161, "sk-" + "a1" * 20]
+    for text in texts:
+        f = F.request_facts("responses", {"input": text}, None)
+        assert (f.user_text, f.user_words) == (F._clip(text, F.USER_TEXT_MAX),
+                                               len(text.split())), text
+    assert redact_text("key sk-" + "a1" * 20) != "key sk-" + "a1" * 20
+
+
+def _text_bytes_general(obj: Any) -> int:
+    if isinstance(obj, str):
+        return len(obj.encode("utf-8", "surrogatepass"))
+    if isinstance(obj, dict):
+        return sum(_text_bytes_general(v) for k, v in obj.items()
+                   if k not in ("type", "id", "role", "status", "call_id", "encrypted_content",
+                                "image_url", "file_data", "file_id", "result",
+                                "approval_request_id", "container_id", "phase"))
+    if isinstance(obj, list):
+        return sum(_text_bytes_general(v) for v in obj)
+    return 0
+
+
+def test_text_bytes_with_leaves_inline_equal_the_recursive_measure() -> None:
+    for items in _lists("input") + _lists("messages") + _lists("output"):
+        assert text_bytes(items) == _text_bytes_general(items)
+    assert text_bytes([{"content": "é", "x": None, "n": 3}]) == 2
+
+
+@pytest.mark.parametrize("tools", [
+    [{"type": "web_search"}, {"type": "function", "name": "f"}, {"type": "web_search"}],
+    [{"type": "file_search"}, "not a tool", {"name": "no type"}],
+    [{"type": ["unhashable"]}, {"type": "function"}], [], [None],
+])
+def test_tool_types_keyed_in_c_equal_the_types_listed(tools: list[Any]) -> None:
+    want = tuple(dict.fromkeys(t["type"] for t in tools
+                               if isinstance(t, dict) and type(t.get("type")) is str))
+    assert F._tools(tools) == want
+    assert F._tools(tools) == want  # again: now from the cache
+
+
+def test_every_tools_list_of_the_fixtures_reads_as_listed() -> None:
+    for tools in _lists("tools"):
+        want = tuple(dict.fromkeys(t["type"] for t in tools
+                                   if isinstance(t, dict) and type(t.get("type")) is str))
+        assert F._tools(tools) == want
+
+
+HOSTED_SHAPES: list[list[Any]] = [
+    [{"type": "shell_call", "id": "sh_1", "call_id": "c1", "status": "completed",
+      "environment": {"type": "container_auto"}},
+     {"type": "shell_call_output", "call_id": "c1", "output": []}],
+    [{"type": "shell_call", "id": "sh_2", "call_id": "c2", "environment": {"type": "local"}}],
+    [{"type": "tool_search_output", "call_id": "c3"},
+     {"type": "tool_search_call", "id": "ts", "call_id": "c3", "execution": "server"},
+     {"type": "program", "id": "p", "call_id": "c4"}, {"type": "program_output", "call_id": "c4"},
+     {"type": "web_search_call", "id": "ws", "action": {"type": "search", "query": "q",
+                                                        "sources": [{"url": "u"}] * 3}},
+     {"type": "file_search_call", "id": "fs", "queries": ["a", 3], "results": [{}]},
+     {"type": "mcp_list_tools", "tools": [{}]}, "not an item"],
+]
+
+
+def test_hosted_calls_pair_outputs_by_call_id_only_when_a_call_reads_them() -> None:
+    from traceview.capture import items
+
+    def general(output: list[Any]) -> tuple[Any, ...]:
+        by_call_id = {i["call_id"]: i for i in output if isinstance(i, dict)
+                      and isinstance(i.get("call_id"), str) and i.get("type") in
+                      ("shell_call_output", "tool_search_output", "program_output")}
+        return tuple(c for i in output if isinstance(i, dict) and type(i.get("type")) is str
+                     and i["type"] in HOSTED_TYPES
+                     and (c := items._hosted_call(i["type"], i, by_call_id)) is not None)
+
+    outputs = _lists("output") + HOSTED_SHAPES
+    for output in outputs:
+        assert items.hosted_calls(output) == general(output), output
+    found = items.hosted_calls(HOSTED_SHAPES[0]) + items.hosted_calls(HOSTED_SHAPES[2])
+    assert [c.evidence for c in found if c.type in ("shell_call", "tool_search_call",
+                                                     "program")] == ["captured"] * 3
+    assert [c.detail for c in found if c.type == "web_search_call"] == ["3 sources captured"]
+    assert items.hosted_calls(HOSTED_SHAPES[1]) == ()
