@@ -1025,7 +1025,7 @@ def floor_ledger(inputs: Inputs, repeat: int) -> Floor:
     bad = 0
     if ledger is not None:
         for key, conv in ledger.conversations.items():
-            if list(conv._turns) != mine.get(key, []):
+            if [c.turn for c in conv.carries()] != mine.get(key, []):
                 bad += 1
     ok = ledger is not None and not bad
     secs = best_cpu(run, repeat)

@@ -165,11 +165,15 @@ def child(mode: str, path: str) -> None:
     rows: dict[str, dict[str, Any]] = {}
     floor = Floor()
 
+    walked = [0]  # what the floor walks themselves hold (their sets of ids): not a stage's
+
     def mark(stage: str, *roots: Any) -> None:
         row = rows[stage] = dict(_status())
         if heap:
-            row["held"] = tracemalloc.get_traced_memory()[0]
+            before = tracemalloc.get_traced_memory()[0]
+            row["held"] = before - walked[0]
             row["floor"] = floor.walk(*roots)
+            walked[0] += tracemalloc.get_traced_memory()[0] - before
 
     gc.collect()
     mark("imports")
@@ -210,7 +214,7 @@ def child(mode: str, path: str) -> None:
     gc.collect()
     after = dict(_status())
     if heap:
-        after["held"] = tracemalloc.get_traced_memory()[0]
+        after["held"] = tracemalloc.get_traced_memory()[0] - walked[0]
         tracemalloc.reset_peak()
     _reset_peak()
     biggest = 0
@@ -222,7 +226,7 @@ def child(mode: str, path: str) -> None:
     if heap:
         row["floor"] = biggest
         row["held"] = after["held"]
-        row["transient"] = tracemalloc.get_traced_memory()[1] - after["held"]
+        row["transient"] = tracemalloc.get_traced_memory()[1] - after["held"] - walked[0]
         for r in (*rows.values(), after):
             r["held"] = r["held"] - base if r is not rows["imports"] else 0
     rows["_"] = {"turns": turns, "after": after}

@@ -26,8 +26,9 @@ as JSON with sorted keys, no whitespace, UTF-8.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 try:  # CPython's builtin sha256, what hashlib falls back to: hashlib itself loads OpenSSL
@@ -36,6 +37,7 @@ except ImportError:  # pragma: no cover - other interpreters (3.12 renamed it _s
     from hashlib import sha256
 
 from traceview.analysis.by_index import finder
+from traceview.analysis.columns import Columns
 from traceview.analysis.item_compare import normalise
 from traceview.analysis.transcript import (
     _response_body,
@@ -117,12 +119,24 @@ class Verdict:
     final_response: str | None
     replays: bool
     reason: str | None  # a REASONS key
-    detail: str
+    # The sentence (`detail`): a str, or (turn, hosted call) for hosted results not
+    # captured, made into its sentence when read — most verdicts of a hosted capture,
+    # and the sentence was more than the rest of the verdict.
+    _detail: str | tuple[int, Any]
     rebuilt_sha256: str | None = None
     received_sha256: str | None = None
     received_from: str | None = None
     rebuilt_items: int | None = None
     received_items: int | None = None
+
+    @property
+    def detail(self) -> str:
+        d = self._detail
+        return d if isinstance(d, str) else _missing(*d)
+
+    @detail.setter
+    def detail(self, value: str | tuple[int, Any]) -> None:
+        self._detail = value
 
     @property
     def status(self) -> str:
@@ -148,33 +162,107 @@ class Verdict:
         }
 
 
-@dataclass
+# The reasons a verdict made again when read can have (`_early_reason`'s), by code.
+_EARLY = ("deleted", "compaction", "evidence_missing")
+
+
 class Fidelity:
-    verdicts: list[Verdict] = field(default_factory=list)
-    label: str = "now"
+    """The verdicts of one assessment, in conversation order.
+
+    A hosted conversation whose verdict the capture alone settles (an early reason, no
+    provider copy) is held as its conversation and the reason's code, and its `Verdict`
+    made again when read (`_remake`: no body is read for it): most conversations of a
+    hosted capture, and a verdict with its sentence and ids was most of the pass's
+    memory. Every other verdict is held whole."""
+
+    def __init__(self, verdicts: list[Verdict] | None = None, label: str = "now") -> None:
+        self.label = label
+        self._items: list[Any] = list(verdicts or [])  # a Verdict, or a conversation
+        self._codes = bytearray(len(self._items))  # 0: whole; else 1 + index in _EARLY
+        # For a conversation: its final turn's index and the turn its reason names.
+        self._final_at = array("q", bytes(8 * len(self._items)))
+        self._reason_at = array("q", bytes(8 * len(self._items)))
+        self._remake: Callable[[Any, int, int, int], Verdict] | None = None
+
+    @property
+    def verdicts(self) -> _Verdicts:
+        """Every verdict, made when read where it is not held."""
+        return _Verdicts(self)
+
+    def _add(self, item: Any, code: int = 0, final_at: int = 0, reason_at: int = 0) -> None:
+        self._items.append(item)
+        self._codes.append(code)
+        self._final_at.append(final_at)
+        self._reason_at.append(reason_at)
+
+    def _verdict(self, k: int) -> Verdict:
+        item = self._items[k]
+        code = self._codes[k]
+        if not code:
+            return item  # type: ignore[no-any-return]
+        assert self._remake is not None
+        return self._remake(item, code, self._final_at[k], self._reason_at[k])
+
+    def _reasons(self) -> Iterator[str | None]:
+        """Each verdict's reason, in order, without making the verdicts."""
+        for item, code in zip(self._items, self._codes, strict=True):
+            yield _EARLY[code - 1] if code else item.reason
 
     @property
     def score(self) -> float | None:
         """% of conversations that replay (None when there are none)."""
-        if not self.verdicts:
+        if not self._items:
             return None
-        return round(100.0 * sum(v.replays for v in self.verdicts) / len(self.verdicts), 1)
+        return round(100.0 * self._replay() / len(self._items), 1)
+
+    def _replay(self) -> int:
+        return sum(item.replays for item, code in zip(self._items, self._codes, strict=True)
+                   if not code)  # a verdict made again never replays: it has a reason
 
     def verdict(self, key: str) -> Verdict | None:
-        return next((v for v in self.verdicts if v.conversation == key), None)
+        for k, (item, code) in enumerate(zip(self._items, self._codes, strict=True)):
+            if (item.key if code else item.conversation) == key:
+                return self._verdict(k)
+        return None
 
     def to_dict(self, *, verdicts: Any = None) -> dict[str, Any]:
         """`verdicts` replaces the list (a placeholder for a streaming writer)."""
         counts: dict[str, int] = {}
-        for v in self.verdicts:
-            counts[v.reason or "replays"] = counts.get(v.reason or "replays", 0) + 1
+        for reason in self._reasons():
+            counts[reason or "replays"] = counts.get(reason or "replays", 0) + 1
         return {"label": self.label, "score_pct": self.score,
-                "conversations": len(self.verdicts),
-                "replay": sum(v.replays for v in self.verdicts), "by_reason": counts,
+                "conversations": len(self._items),
+                "replay": self._replay(), "by_reason": counts,
                 "verdicts": ([v.to_dict() for v in self.verdicts] if verdicts is None
                              else verdicts),
                 "method": "sha256 of the canonical JSON of the final turn's input, rebuilt "
                           "from the capture, against the input the model received"}
+
+
+class _Verdicts(Sequence[Verdict]):
+    """A Fidelity's verdicts as a list reads them (each made when read where not held)."""
+
+    __slots__ = ("_f",)
+
+    def __init__(self, fidelity: Fidelity) -> None:
+        self._f = fidelity
+
+    def __len__(self) -> int:
+        return len(self._f._items)
+
+    def __getitem__(self, k: Any) -> Any:
+        f = self._f
+        if isinstance(k, slice):
+            return [f._verdict(i) for i in range(*k.indices(len(f._items)))]
+        if k < 0:
+            k += len(f._items)
+        if not 0 <= k < len(f._items):
+            raise IndexError(k)
+        return f._verdict(k)
+
+    def __iter__(self) -> Iterator[Verdict]:
+        f = self._f
+        return (f._verdict(k) for k in range(len(f._items)))
 
 
 def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str | None,
@@ -212,7 +300,7 @@ def judge_owned(key: str, cid: str | None, final_turn: int, final_response: str 
 
 def judge_hosted(key: str, cid: str | None, final_turn: int, final_response: str | None,
                  rebuilt: list[dict[str, Any]] | None, received: Received | None,
-                 static: tuple[str, str] | None) -> Verdict:
+                 static: tuple[str, Any] | None) -> Verdict:
     """A hosted conversation: the rebuild against the provider's input_items.
 
     `static` is the first reason the rebuild cannot be exact whatever the provider says
@@ -305,31 +393,28 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     writes = conversation_writes(cap)
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
+    calls = _HostedCalls()
+    out._remake = _Remake(turn, deleted, calls)
     for conv in analysis.conversations:
         turns = [t for t in map(turn, conv.turn_indices) if t is not None]
-        # The final turn with a request (a compact call is not one), and the one before
-        # it: found from the end, so most turns are not read at all here.
-        final = prev = None
-        for t in reversed(turns):
-            if t.request_ref is not None and t.api != "compact":
-                if final is not None:
-                    prev = t
-                    break
-                final = t
+        final, prev = _final(turns)
         if final is None:
             continue
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
-            static = _early_reason(conv, turns, final, deleted)
+            early = _early(conv, turns, final, deleted, rid, calls)
+            static = early[:2] if early is not None else None
+            if early is not None and got is None:  # settled: made again when read
+                out._add(conv, 1 + _EARLY.index(early[0]), final.index, early[2])
+                continue
             # The rebuild reads every body of the conversation: skipped when a reason is
             # already certain and there is no provider copy to hash against.
             rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
                        if static is None or got is not None else None)
             if static is None and rebuilt is not None:
                 static = _late_reason(turns, final, rebuilt)
-            out.verdicts.append(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt,
-                                             got, static))
+            out._add(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt, got, static))
         else:
             markers = {t.index: list(t.markers) for t in turns}
             final_items = _request_items(cap, final)
@@ -340,8 +425,50 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
             if rid and rid in deleted:
                 v.detail += (f"; the provider's stored copy was deleted (line {deleted[rid]}), "
                              "which an owned transcript does not need")
-            out.verdicts.append(v)
+            out._add(v)
     return out
+
+
+def _final(turns: list[Any]) -> tuple[Any, Any]:
+    """The final turn with a request (a compact call is not one), and the one before it:
+    found from the end, so most turns are not read at all here."""
+    final = prev = None
+    for t in reversed(turns):
+        if t.request_ref is not None and t.api != "compact":
+            if final is not None:
+                prev = t
+                break
+            final = t
+    return final, prev
+
+
+class _Remake:
+    """The verdict of a hosted conversation the capture alone settled (`assess` held the
+    conversation, the reason's code, its final turn and the turn the reason names): the
+    same verdict from those two turns, no body read and no walk of the conversation."""
+
+    __slots__ = ("_turn", "_deleted", "_calls")
+
+    def __init__(self, turn: Callable[[int], Any], deleted: dict[str, int],
+                 calls: _HostedCalls) -> None:
+        self._turn = turn
+        self._deleted = deleted
+        self._calls = calls
+
+    def __call__(self, conv: Any, code: int, final_at: int, reason_at: int) -> Verdict:
+        final = self._turn(final_at)
+        rid = final.response_id
+        reason = _EARLY[code - 1]
+        if reason == "deleted":
+            static = _deleted_reason(conv, rid, self._deleted)
+        elif reason == "compaction":
+            static = _compaction_reason(self._turn(reason_at))
+        else:
+            t = self._turn(reason_at)
+            static = reason, (reason_at, next(c for c in self._calls(t.turn)
+                                              if c.evidence == "missing"))
+        assert static is not None
+        return judge_hosted(conv.key, conv.id, final_at, rid, None, None, static)
 
 
 def _body(cap: Any, ref: Any) -> dict[str, Any] | None:
@@ -410,32 +537,86 @@ def conversation_writes(cap: Any) -> dict[str, list[Any]]:
 
 
 def _early_reason(conv: Any, turns: list[Any], final: Any,
-                  deleted: dict[str, int]) -> tuple[str, str] | None:
+                  deleted: dict[str, int], rid: Any = False,
+                  calls: _HostedCalls | None = None) -> tuple[str, Any] | None:
     """Reasons known from the analysed turns alone, no body read: deleted, compaction,
-    hosted results not captured (the first three of the order)."""
-    for oid in (conv.id, final.response_id):
+    hosted results not captured (the first three of the order). `rid`: the final turn's
+    response id, when the caller has read it; `calls`: the reader of hosted calls (one
+    per pass: it holds the table's columns)."""
+    early = _early(conv, turns, final, deleted, rid, calls)
+    return early[:2] if early is not None else None
+
+
+def _early(conv: Any, turns: list[Any], final: Any, deleted: dict[str, int],
+           rid: Any = False, calls: _HostedCalls | None = None,
+           ) -> tuple[str, Any, int] | None:
+    """`_early_reason`, with the index of the turn the reason names (0: none)."""
+    found = _deleted_reason(conv, final.response_id if rid is False else rid, deleted)
+    if found is not None:
+        return found[0], found[1], 0
+    last = final.index
+    before = [(t, i) for t in turns if (i := t.index) <= last]
+    for t, i in before:
+        if t.markers:
+            found = _compaction_reason(t)
+            if found is not None:
+                return found[0], found[1], i
+    if calls is None:
+        calls = _HostedCalls()
+    for t, i in before:
+        if i == last:
+            continue
+        for c in calls(t.turn):
+            if c.evidence == "missing":
+                return "evidence_missing", (i, c), i  # its sentence: _missing
+    return None
+
+
+def _deleted_reason(conv: Any, rid: str | None, deleted: dict[str, int],
+                    ) -> tuple[str, str] | None:
+    for oid in (conv.id, rid):
         if oid and oid in deleted:
             return "deleted", (f"provider copy deleted (line {deleted[oid]}); the local record "
                                "stays whole and readable")
-    before = [t for t in turns if t.index <= final.index]
-    for t in before:
-        if "compaction" in t.markers:
-            return "compaction", (f"compaction on turn {t.index}: an encrypted summary replaced "
-                                  "earlier items")
-        if "compaction_likely" in t.markers:
-            return "compaction", (f"likely compaction on turn {t.index}: billed input fell with "
-                                  "no signal in the capture, so the provider dropped or "
-                                  "summarised items")
-    for t in before:
-        if t.index == final.index:
-            continue
-        res = t.turn.res
-        for c in res.hosted_calls if res is not None else ():
-            if c.evidence == "missing":
-                flag = f' (add include=["{c.include}"])' if c.include else ""
-                return "evidence_missing", (f"{c.type.removesuffix('_call')} results on turn "
-                                            f"{t.index} were not captured{flag}")
     return None
+
+
+def _compaction_reason(t: Any) -> tuple[str, str] | None:
+    m = t.markers
+    if "compaction" in m:
+        return "compaction", (f"compaction on turn {t.index}: an encrypted summary replaced "
+                              "earlier items")
+    if "compaction_likely" in m:
+        return "compaction", (f"likely compaction on turn {t.index}: billed input fell with "
+                              "no signal in the capture, so the provider dropped or "
+                              "summarised items")
+    return None
+
+
+class _HostedCalls:
+    """A turn's hosted calls as its facts hold them: read from its table's columns (a
+    dict lookup) rather than through the response's view, made per call."""
+
+    def __init__(self) -> None:
+        self._cols: Columns | None = None
+
+    def __call__(self, turn: Any) -> Any:
+        table = getattr(turn, "table", None)
+        if table is None:
+            res = turn.res
+            return res.hosted_calls if res is not None else ()
+        c = self._cols
+        if c is None or c.table is not table:
+            c = self._cols = Columns(table)
+        si = c.res_row[turn.row]
+        return c.s_hosted.get(si, ()) if si >= 0 else ()
+
+
+def _missing(turn: int, call: Any) -> str:
+    """The sentence of hosted results not captured: `call` (the facts' hosted call) on
+    `turn`."""
+    flag = f' (add include=["{call.include}"])' if call.include else ""
+    return f"{call.type.removesuffix('_call')} results on turn {turn} were not captured{flag}"
 
 
 def _late_reason(turns: list[Any], final: Any,

@@ -8,6 +8,7 @@ conversation reports every output path already reads.
 
 from __future__ import annotations
 
+from array import array
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -78,14 +79,18 @@ _columns = attrgetter("columns")
 
 class _Configs:
     """Each request's tool configuration, one shared `ToolConfig` per distinct one (a
-    capture repeats a handful of configurations on every turn)."""
+    capture repeats a handful of configurations on every turn), by turn index: its number
+    in the list of distinct ones, 2 bytes a turn (a pointer a turn was 8; made again when
+    asked, it cost the ledger a third more time: it asks on nearly every turn of a hosted
+    capture)."""
 
     def __init__(self) -> None:
-        # By turn index: a list while indices run 1..n (8 bytes a turn), else a map.
-        self._list: list[ToolConfig | None] = []
-        self._map: dict[int, ToolConfig | None] = {}
+        # By turn index: an array while indices run 1..n, else a map. 0: none.
+        self._ids = array("H")
+        self._map: dict[int, int] = {}
+        self._made: list[ToolConfig | None] = [None]  # by number
+        self._number: dict[tuple[frozenset[str], tuple[bytes, ...]], int] = {}
         self._tools: dict[tuple[str, ...], frozenset[str]] = {}
-        self._made: dict[tuple[frozenset[str], tuple[bytes, ...]], ToolConfig] = {}
         self._cols: Columns | None = None
 
     def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
@@ -108,31 +113,34 @@ class _Configs:
         if "file_search" in tools and ids:
             stores = tuple(m for m in ids if m[:3] == b"vs_")
         key = (tools, stores)
-        made = self._made.get(key)
-        if made is None:
-            made = self._made[key] = ToolConfig(
-                tools, frozenset(m.decode() for m in stores))
-        self._put(c.index[row], made)
+        number = self._number.get(key)
+        if number is None:
+            number = self._number[key] = len(self._made)
+            self._made.append(ToolConfig(tools, frozenset(m.decode() for m in stores)))
+            if number > 0xFFFF and self._ids.typecode == "H":
+                self._ids = array("I", self._ids)
+        self._put(c.index[row], number)
 
-    def _put(self, index: int, config: ToolConfig) -> None:
-        held = self._list
+    def _put(self, index: int, number: int) -> None:
+        held = self._ids
         if index == len(held):
-            held.append(config)
+            held.append(number)
         elif 0 <= index < len(held):
-            held[index] = config
+            held[index] = number
         elif len(held) < index <= len(held) + 1024:
-            held.extend([None] * (index - len(held)))
-            held.append(config)
+            held.extend(array(held.typecode, bytes(held.itemsize * (index - len(held)))))
+            held.append(number)
         else:
-            self._map[index] = config
+            self._map[index] = number
 
     def get(self, index: int) -> ToolConfig | None:
         """The configuration of turn `index` (None: no request, or not seen)."""
-        if index in self._map:
-            return self._map[index]
-        return self._list[index] if 0 <= index < len(self._list) else None
+        number = self._map.get(index) if self._map else None
+        if number is None:
+            held = self._ids
+            number = held[index] if 0 <= index < len(held) else 0
+        return self._made[number]
 
     def clear(self) -> None:
-        self._list = []
+        self._ids = array("H")
         self._map.clear()
-

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import statistics
 from array import array
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Protocol
@@ -101,7 +101,7 @@ def tool_config(body: Any) -> ToolConfig | None:
 
 class Charge:
     """Carried tokens billed on one turn, and their apportioned cost (made when read: the
-    ledger holds a conversation's charges as columns)."""
+    ledger holds its charges as columns)."""
 
     __slots__ = ("turn", "tokens", "cost_usd")
 
@@ -116,79 +116,103 @@ class Charge:
 
 
 class Source:
-    """One piece of context that arrived without a request, and its running bill.
+    """One piece of context that arrived without a request, and its running bill: a view of
+    source `i` of the ledger's columns (made when read; the ledger holds no object per
+    source).
 
     Every turn of a conversation that bills carried context bills every source still
-    active, so a source's charges are one run `[_start, _stop)` of its conversation's
-    charged turns (`ConversationLedger`), priced at each turn's per-token rate."""
+    active, so a source's charges are one run `[start, stop)` of the ledger's charges (its
+    conversation's charged turns), priced at each turn's per-token rate."""
 
-    __slots__ = ("kind", "conversation", "arrived_turn", "tokens", "_origin", "_calls",
-                 "_types", "evidence_missing", "_include", "config", "_ended", "_conv",
-                 "_start", "_stop")
+    __slots__ = ("_l", "_i")
 
-    def __init__(self, kind: str, conversation: str, arrived_turn: int, tokens: int,
-                 origin_turns: Sequence[int] = (), hosted_calls: Sequence[str] = (),
-                 types: Sequence[str] = (), evidence_missing: bool = False,
-                 include: Sequence[str] = ()) -> None:
-        self.kind = kind  # "deposit" | "hosted_result"
-        self.conversation = conversation
-        self.arrived_turn = arrived_turn  # the first turn billed for it
-        self.tokens = tokens  # tokens it adds to each turn that carries it
-        # Held as tuples (a capture holds about one source per hosted call), given as lists.
-        self._origin = tuple(origin_turns)
-        self._calls = tuple(hosted_calls)
-        self._types = shared(tuple(types))
-        self.evidence_missing = evidence_missing
-        self._include = shared(tuple(include))
-        self.config: ToolConfig | None = None  # tools offered where it came from
-        self._ended: tuple[int, str] | None = None  # (turn, marker) that ended the carry
-        self._conv: ConversationLedger | None = None
-        self._start = 0
-        self._stop = 0
+    def __init__(self, ledger: Ledger, i: int) -> None:
+        self._l = ledger
+        self._i = i
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Source) and other._l is self._l
+                and other._i == self._i)
+
+    def __hash__(self) -> int:
+        return hash((id(self._l), self._i))
+
+    @property
+    def kind(self) -> str:
+        """"deposit" | "hosted_result"."""
+        return _KINDS[self._l._s_flags[self._i] & _HOSTED]
+
+    @property
+    def conversation(self) -> str:
+        led = self._l
+        return led._keys[bisect_right(led._s_off, self._i) - 1]
+
+    @property
+    def arrived_turn(self) -> int:
+        """The first turn billed for it."""
+        return self._l._s_arrived[self._i]
+
+    @property
+    def tokens(self) -> int:
+        """Tokens it adds to each turn that carries it."""
+        return self._l._s_tokens[self._i]
+
+    @property
+    def evidence_missing(self) -> bool:
+        return bool(self._l._s_flags[self._i] & _MISSING)
+
+    @property
+    def config(self) -> ToolConfig | None:
+        """The tools offered where it came from."""
+        return self._l._meta_of(self._i)[0]
+
+    @property
+    def _start(self) -> int:
+        return self._l._s_start[self._i]
+
+    @property
+    def _stop(self) -> int:
+        return self._l._s_stop[self._i]
 
     @property
     def id(self) -> str:
         """deposit@<the turn it arrived on>, hosted_result@<the last turn of its calls>."""
-        if self.kind == "deposit":
-            return f"deposit@{self.arrived_turn}"
-        return f"hosted@{self._origin[-1]}"
+        return self._l._source_id(self._i)
 
     @property
     def origin_turns(self) -> list[int]:
-        return list(self._origin)
+        return self._l._origin_of(self._i).tolist()
 
     @property
     def hosted_calls(self) -> list[str]:
-        return list(self._calls)
+        return self._l._calls_of(self._i)
 
     @property
     def types(self) -> list[str]:
-        return list(self._types)
+        return list(self._l._meta_of(self._i)[1])
 
     @property
     def include(self) -> list[str]:
-        return list(self._include)
+        return list(self._l._meta_of(self._i)[2])
 
     @property
     def ended_by(self) -> dict[str, Any] | None:
-        return None if self._ended is None else {"turn": self._ended[0], "kind": self._ended[1]}
+        ended = self._l._ended.get(self._i)
+        return None if ended is None else {"turn": ended[0], "kind": ended[1]}
 
     def _cost(self, k: int) -> float | None:
-        conv = self._conv
-        return self.tokens * conv._rate[k] if conv is not None and conv._priced[k] else None
+        led = self._l
+        return self.tokens * led._c_rate[k] if led._c_priced[k] else None
 
     @property
     def charges(self) -> list[Charge]:
-        conv = self._conv
-        if conv is None:
-            return []
-        return [Charge(conv._turns[k], self.tokens, self._cost(k))
-                for k in range(self._start, self._stop)]
+        turns, tokens = self._l._c_turn, self.tokens
+        return [Charge(turns[k], tokens, self._cost(k)) for k in range(self._start, self._stop)]
 
     def _later(self) -> list[int]:
         """Positions of the charges after the arrival (the re-bills)."""
-        turns = self._conv._turns if self._conv is not None else ()
-        return [k for k in range(self._start, self._stop) if turns[k] != self.arrived_turn]
+        turns, arrived = self._l._c_turn, self.arrived_turn
+        return [k for k in range(self._start, self._stop) if turns[k] != arrived]
 
     @property
     def turns_carried(self) -> int:
@@ -217,22 +241,20 @@ class Source:
 
     def to_dict(self) -> dict[str, Any]:
         # One walk over the charges for every figure (the properties each walk them again).
-        conv = self._conv
-        turns = conv._turns if conv is not None else _NO_TURNS
-        ks = range(self._start, self._stop)
-        tokens = self.tokens
-        if conv is None:
-            costs: list[float | None] = [None] * len(ks)
-        else:  # self._cost(k) for each k, without a call each
-            rate, priced = conv._rate, conv._priced
-            costs = [tokens * rate[k] if priced[k] else None for k in ks]
-        arrived = self.arrived_turn
+        led, i = self._l, self._i
+        turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
+        ks = range(led._s_start[i], led._s_stop[i])
+        tokens = led._s_tokens[i]
+        costs = [tokens * rate[k] if priced[k] else None for k in ks]
+        arrived = led._s_arrived[i]
         later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
+        flags = led._s_flags[i]
+        _config, types, include = led._meta_of(i)
         return {
-            "id": self.id, "kind": self.kind, "arrived_turn": arrived,
-            "tokens_per_turn": tokens, "origin_turns": list(self._origin),
-            "hosted_calls": list(self._calls), "types": list(self._types),
-            "evidence_missing": self.evidence_missing, "include": list(self._include),
+            "id": led._source_id(i), "kind": _KINDS[flags & _HOSTED], "arrived_turn": arrived,
+            "tokens_per_turn": tokens, "origin_turns": led._origin_of(i).tolist(),
+            "hosted_calls": led._calls_of(i), "types": list(types),
+            "evidence_missing": bool(flags & _MISSING), "include": list(include),
             "turns_carried": len(costs), "later_turns": len(later),
             "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
             "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
@@ -245,21 +267,23 @@ class Source:
 
 class TurnCarry:
     """What one turn pays for context carried from earlier turns: a view of charge `k` of
-    its conversation's ledger (two references a turn; the account is made when read)."""
+    the ledger, in conversation `n` (the account is made when read)."""
 
-    __slots__ = ("_conv", "_k")
+    __slots__ = ("_l", "_n", "_k")
 
-    def __init__(self, conv: ConversationLedger, k: int) -> None:
-        self._conv = conv
+    def __init__(self, ledger: Ledger, n: int, k: int) -> None:
+        self._l = ledger
+        self._n = n
         self._k = k
 
     @property
     def turn(self) -> int:
-        return self._conv._turns[self._k]
+        return self._l._c_turn[self._k]
 
     def _active(self) -> list[Source]:
-        k = self._k
-        return [s for s in self._conv.sources if s._start <= k < s._stop]
+        led, k = self._l, self._k
+        start, stop = led._s_start, led._s_stop
+        return [Source(led, i) for i in led._source_range(self._n) if start[i] <= k < stop[i]]
 
     @property
     def tokens(self) -> int:
@@ -276,7 +300,7 @@ class TurnCarry:
 
     @property
     def outlived_tools(self) -> list[dict[str, Any]]:
-        return self._conv._outlived.get(self._k, [])
+        return self._l._outlived.get(self._k, [])
 
     @property
     def arrived(self) -> list[Source]:
@@ -287,51 +311,68 @@ class TurnCarry:
     def to_dict(self) -> dict[str, Any]:
         # One loop over the conversation's sources (a report writes one per carrying turn):
         # the same sums as `tokens` and `cost_usd`, in the same order.
-        k = self._k
-        conv = self._conv
-        turn = conv._turns[k]
+        led, k = self._l, self._k
+        turn = led._c_turn[k]
+        rate = led._c_rate[k] if led._c_priced[k] else None
+        start, stop, s_tokens, arrived_at = (led._s_start, led._s_stop, led._s_tokens,
+                                             led._s_arrived)
         tokens, total = 0, 0.0
         known = True
         sources: list[dict[str, Any]] = []
         arrived: list[str] = []
-        for s in conv.sources:
-            if s._start <= k < s._stop:
-                c = s._cost(k)
-                tokens += s.tokens
+        for i in led._source_range(self._n):
+            if start[i] <= k < stop[i]:
+                n = s_tokens[i]
+                c = None if rate is None else n * rate
+                tokens += n
                 if c is None:
                     known = False
                 elif known:
                     total += c
-                sid = s.id
-                sources.append({"id": sid, "tokens": s.tokens,
+                sid = led._source_id(i)
+                sources.append({"id": sid, "tokens": n,
                                 "cost_usd": None if c is None else round(c, 6)})
-                if s.arrived_turn == turn:
+                if arrived_at[i] == turn:
                     arrived.append(sid)
         return {"tokens": tokens, "cost_usd": round(total, 6) if known else None,
-                "sources": sources, "outlived_tools": conv._outlived.get(k, []),
+                "sources": sources, "outlived_tools": led._outlived.get(k, []),
                 "arrived": arrived}
 
 
 class ConversationLedger:
-    """A conversation's sources, and its charged turns as columns: the turn, its per-token
-    rate (apportioned) and whether it was priced; `outlived` by charge, where any."""
+    """A conversation's sources and charged turns: a view of conversation `n` of the
+    ledger's columns (made when read)."""
 
-    __slots__ = ("key", "sources", "bill_usd", "_growth", "_turns", "_rate", "_priced",
-                 "_outlived")
+    __slots__ = ("_l", "_n")
 
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.sources: list[Source] = []
-        self.bill_usd: float | None = None
-        self._growth: tuple[Any, ...] = (None, None, None, PROJECT_TURNS)
-        self._turns = _NO_TURNS
-        self._rate = _NO_RATES
-        self._priced = b""
-        self._outlived: dict[int, list[dict[str, Any]]] = _NO_OUTLIVED
+    def __init__(self, ledger: Ledger, n: int) -> None:
+        self._l = ledger
+        self._n = n
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ConversationLedger) and other._l is self._l
+                and other._n == self._n)
+
+    def __hash__(self) -> int:
+        return hash((id(self._l), self._n))
+
+    @property
+    def key(self) -> str:
+        return self._l._keys[self._n]
+
+    @property
+    def sources(self) -> list[Source]:
+        led = self._l
+        return [Source(led, i) for i in led._source_range(self._n)]
+
+    @property
+    def bill_usd(self) -> float | None:
+        bill = self._l._bill[self._n]
+        return None if bill != bill else bill  # NaN: no bill
 
     @property
     def growth(self) -> dict[str, Any]:
-        return _growth_dict(*self._growth)
+        return self._l._growth_of(self._n)
 
     @property
     def tokens(self) -> int:
@@ -344,31 +385,108 @@ class ConversationLedger:
     @property
     def share_of_cost(self) -> float | None:
         cost = self.cost_usd
-        if cost is None or not self.bill_usd:
+        bill = self.bill_usd
+        if cost is None or not bill:
             return None
-        return round(cost / self.bill_usd, 4)
+        return round(cost / bill, 4)
 
     def carries(self) -> Iterator[TurnCarry]:
         """Each turn's account, in the order the turns were billed."""
-        return (TurnCarry(self, k) for k in range(len(self._turns)))
+        led, n = self._l, self._n
+        return (TurnCarry(led, n, k) for k in range(led._c_off[n], led._c_off[n + 1]))
 
     def to_dict(self) -> dict[str, Any]:
         cost = self.cost_usd  # once: share_of_cost would walk every charge again
-        share = None if cost is None or not self.bill_usd else round(cost / self.bill_usd, 4)
+        bill = self.bill_usd
+        share = None if cost is None or not bill else round(cost / bill, 4)
         return {"tokens": self.tokens, "cost_usd": _round(cost),
                 "share_of_cost": share,
                 "sources": [s.to_dict() for s in self.sources],
                 "growth": self.growth, "apportioned": APPORTIONED}
 
 
-_NO_TURNS = array("q")
-_NO_RATES = array("d")
-_NO_OUTLIVED: dict[int, list[dict[str, Any]]] = {}
+_KINDS = ("deposit", "hosted_result")
+_HOSTED, _MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_missing
+_NONE = -(1 << 63)  # None in a column of ints
+_NAN = float("nan")
+
+
+def _widened(col: array[int]) -> array[int]:
+    """A column of 4-byte ints made 8-byte (a value did not fit: never in practice)."""
+    return array("q", col)
+
+
+class _Conversations(Mapping[str, ConversationLedger]):
+    """The ledger's conversations by key: a view made when read."""
+
+    __slots__ = ("_l",)
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._l = ledger
+
+    def __getitem__(self, key: str) -> ConversationLedger:
+        return ConversationLedger(self._l, self._l._num[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._l._num
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._l._keys)
+
+    def __len__(self) -> int:
+        return len(self._l._keys)
 
 
 class Ledger:
-    def __init__(self) -> None:
-        self.conversations: dict[str, ConversationLedger] = {}
+    """Every conversation's sources and charges, as columns (a capture of many short
+    conversations made a few Python objects per conversation and per source, most of the
+    ledger's memory): per conversation (by its number, in the order first seen) its key,
+    bill and growth, and where its sources and charges start; per source its figures, its
+    origin turns and hosted calls in flat columns; per charge its turn, per-token rate
+    and whether it was priced. `conversations`, `Source`, `TurnCarry` and
+    `ConversationLedger` are views made when read."""
+
+    def __init__(self, project: int = PROJECT_TURNS) -> None:
+        self.project = project
+        # By conversation number.
+        self._keys: list[str] = []
+        self._num: dict[str, int] = {}
+        self._bill = array("d")  # NaN: no bill
+        self._cum = array("q")  # _NONE: None
+        self._owned = array("q")  # _NONE: None
+        # The fitted line (growth): `fitted` 0 when there is none (it needs two turns);
+        # the running total it projects from is the cumulative input.
+        self._fitted = array("i")
+        self._last = array("i")  # the conversation's turns
+        self._slope = array("d")
+        self._intercept = array("d")
+        # Positions (4 bytes: a capture's turns, sources and charges number under 2**31).
+        self._s_off = array("i", [0])  # conversation n's sources: [_s_off[n], _s_off[n + 1])
+        self._c_off = array("i", [0])  # and its charges
+        # By source.
+        self._s_flags = bytearray()  # _HOSTED | _MISSING
+        self._s_arrived = array("i")  # widened (_widened) if a turn index needs it
+        self._s_tokens = array("i")
+        self._s_start = array("i")  # its charges: [start, stop)
+        self._s_stop = array("i")
+        self._s_meta = array("i")  # index in _pool of (config, types, include)
+        self._o_off = array("i", [0])  # source i's origin turns: [_o_off[i], _o_off[i + 1])
+        self._origin = array("i")
+        self._h_off = array("i", [0])  # its hosted call ids
+        self._calls: list[str] = []
+        self._ended: dict[int, tuple[int, str]] = {}  # (turn, marker) that ended a carry
+        # By charge.
+        self._c_turn = array("i")
+        self._c_rate = array("d")
+        self._c_priced = bytearray()
+        self._outlived: dict[int, list[dict[str, Any]]] = {}  # by charge, where any
+        # Shared (config, types, include) triples by index (a handful in a capture).
+        self._pool: list[tuple[ToolConfig | None, tuple[str, ...], tuple[str, ...]]] = []
+        self._pooled: dict[Any, int] = {}
+
+    @property
+    def conversations(self) -> Mapping[str, ConversationLedger]:
+        return _Conversations(self)
 
     @property
     def turns(self) -> dict[int, TurnCarry]:
@@ -377,12 +495,12 @@ class Ledger:
 
     def carry(self, key: str, index: int) -> TurnCarry | None:
         """The account of turn `index` of conversation `key` (None: it carries nothing)."""
-        conv = self.conversations.get(key)
-        if conv is None:
+        n = self._num.get(key)
+        if n is None:
             return None
-        turns = conv._turns
-        k = bisect_left(turns, index)
-        return TurnCarry(conv, k) if k < len(turns) and turns[k] == index else None
+        hi = self._c_off[n + 1]
+        k = bisect_left(self._c_turn, index, self._c_off[n], hi)
+        return TurnCarry(self, n, k) if k < hi and self._c_turn[k] == index else None
 
     def turn(self, index: int) -> dict[str, Any]:
         carry = self.turns.get(index)
@@ -394,8 +512,90 @@ class Ledger:
 
     def source_at(self, turn: int) -> list[Source]:
         """Sources first billed on `turn` (what its turn account talks about)."""
-        return [s for c in self.conversations.values() for s in c.sources
-                if s.arrived_turn == turn]
+        return [Source(self, i) for i, a in enumerate(self._s_arrived) if a == turn]
+
+    # ---- reading the columns
+    def _source_range(self, n: int) -> range:
+        return range(self._s_off[n], self._s_off[n + 1])
+
+    def _source_id(self, i: int) -> str:
+        if not self._s_flags[i] & _HOSTED:
+            return f"deposit@{self._s_arrived[i]}"
+        return f"hosted@{self._origin[self._o_off[i + 1] - 1]}"
+
+    def _meta_of(self, i: int) -> tuple[ToolConfig | None, tuple[str, ...], tuple[str, ...]]:
+        return self._pool[self._s_meta[i]]
+
+    def _origin_of(self, i: int) -> array[int]:
+        return self._origin[self._o_off[i]:self._o_off[i + 1]]
+
+    def _calls_of(self, i: int) -> list[str]:
+        return self._calls[self._h_off[i]:self._h_off[i + 1]]
+
+    def _growth_of(self, n: int) -> dict[str, Any]:
+        cum, owned, fitted = self._cum[n], self._owned[n], self._fitted[n]
+        fit = None if not fitted else (self._slope[n], self._intercept[n], fitted,
+                                       self._last[n], cum)
+        return _growth_dict(None if cum == _NONE else cum, None if owned == _NONE else owned,
+                            fit, self.project)
+
+    # ---- building
+    def _share(self, value: Any) -> int:
+        """The pool index of `value`; a hostile capture's distinct values stop being
+        shared past a cap, and are each given their own index."""
+        got = self._pooled.get(value)
+        if got is None:
+            got = len(self._pool)
+            self._pool.append(value)
+            if len(self._pooled) < 4096:
+                self._pooled[value] = got
+        return got
+
+    def _open(self, key: str, bill: float | None, growth: tuple[Any, ...]) -> int:
+        """Start conversation `key`; its sources and charges are appended until `_close`."""
+        n = len(self._keys)
+        self._keys.append(key)
+        self._num[key] = n
+        self._bill.append(_NAN if bill is None else bill)
+        cumulative, owned, fit, _project = growth
+        self._cum.append(_NONE if cumulative is None else cumulative)
+        self._owned.append(_NONE if owned is None else owned)
+        slope, intercept, fitted, last, _running = fit if fit is not None else (
+            0.0, 0.0, 0, 0, 0)  # the running total is `cumulative` (_growth_parts)
+        self._fitted.append(fitted)
+        self._last.append(last)
+        self._slope.append(slope)
+        self._intercept.append(intercept)
+        return n
+
+    def _close(self) -> None:
+        self._s_off.append(len(self._s_flags))
+        self._c_off.append(len(self._c_turn))
+
+    def _add_source(self, n: int, kind: int, arrived: int, tokens: int,
+                    origin: Sequence[int], calls: Sequence[str], types: tuple[str, ...],
+                    missing: bool, include: tuple[str, ...], config: ToolConfig | None) -> int:
+        i = len(self._s_flags)
+        self._s_flags.append(kind | (_MISSING if missing else 0))
+        for name, value in (("_s_arrived", arrived), ("_s_tokens", tokens)):
+            try:
+                getattr(self, name).append(value)
+            except OverflowError:
+                setattr(self, name, _widened(getattr(self, name)))
+                getattr(self, name).append(value)
+        self._s_start.append(len(self._c_turn))
+        self._s_stop.append(len(self._c_turn))
+        self._s_meta.append(self._share((config, shared(tuple(types)),
+                                         shared(tuple(include)))))
+        try:
+            self._origin.extend(origin)
+        except OverflowError:
+            self._origin = _widened(self._origin)
+            self._origin.extend(origin)
+        self._o_off.append(len(self._origin))
+        self._calls.extend(calls)
+        self._h_off.append(len(self._calls))
+        return i
 
 
 # ------------------------------------------------------------------------------- building
@@ -414,7 +614,7 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     by_conv: dict[str, list[LedgerTurn]] = {}
     for t in turns:
         by_conv.setdefault(t.conversation_key, []).append(t)
-    ledger = Ledger()
+    ledger = Ledger(project)
     read = _Reader()
     for key, conv_turns in by_conv.items():
         facts = read(conv_turns)
@@ -422,9 +622,8 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
         if any(a > b for a, b in pairwise(idx)):  # not in index order
             conv_turns.sort(key=_index)
             facts = read(conv_turns)
-        conv = _conversation(key, conv_turns, facts, pricing, config_of, project)
-        conv.bill_usd = (bills or {}).get(key)
-        ledger.conversations[key] = conv
+        _conversation(ledger, key, conv_turns, facts, pricing, config_of, project,
+                      (bills or {}).get(key))
     return ledger
 
 
@@ -502,20 +701,21 @@ class _Call:
         self.evidence, self.include = d.get("evidence"), d.get("include")
 
 
-def _conversation(key: str, turns: Sequence[LedgerTurn], facts: _Facts,
+def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: _Facts,
                   pricing: Pricing | None,
                   config_of: Callable[[int], ToolConfig | None] | None,
-                  project: int) -> ConversationLedger:
-    conv = ConversationLedger(key)
+                  project: int, bill: float | None) -> None:
+    """Append conversation `key`'s growth, sources and charges to the ledger's columns."""
     # One read of each turn for what every conversation needs (its growth) and the test
     # for the rest: only conversations with a deposit or a hosted call carry anything.
     idx, inputs, cached, models, calls = facts
     markers = [t.markers for t in turns]
     last_owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
                       None)
-    conv._growth = _growth_parts(inputs, markers, last_owned, project)
+    n = ledger._open(key, bill, _growth_parts(inputs, markers, last_owned, project))
     if not any(c or (m and "deposit" in m) for c, m in zip(calls, markers, strict=True)):
-        return conv
+        ledger._close()
+        return
     configs: dict[int, ToolConfig | None] = {}
 
     def config(t: LedgerTurn, index: int | None = None) -> ToolConfig | None:
@@ -538,24 +738,25 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], facts: _Facts,
             a = t.attribution
             if a:
                 absorbed.update(c for c in a.get("hosted_calls") or [] if c)
-    active: list[Source] = []
-    made: list[Source] = []
+    # The sources still carried, as (source number, its configuration, its id).
+    active: list[tuple[int, ToolConfig | None, str]] = []
     pending: list[tuple[LedgerTurn, Any]] = []  # captured calls awaiting a turn
-    charged = array("q")
-    rates = array("d")
-    priced = bytearray()
-    outlived: dict[int, list[dict[str, Any]]] = {}
+    charged, rates, priced = ledger._c_turn, ledger._c_rate, ledger._c_priced
+    s_stop, ended = ledger._s_stop, ledger._ended
+    outlived = ledger._outlived
     by_index: dict[int, LedgerTurn] | None = None
-    for n, t in enumerate(turns):
-        m = markers[n]
-        index = idx[n]
+    configured = False
+    for j, t in enumerate(turns):
+        m = markers[j]
+        index = idx[j]
         deposit = bool(m) and "deposit" in m
         marker_end = next((e for e in ENDS if e in m), None) if m else None
         if marker_end and active:
-            for s in active:
-                s._ended = (index, marker_end)
-                s._stop = len(charged)
+            for i, _c, _id in active:
+                ended[i] = (index, marker_end)
+                s_stop[i] = len(charged)
             active = []
+            configured = False
         if marker_end:
             pending = []
         if deposit:
@@ -563,69 +764,63 @@ def _conversation(key: str, turns: Sequence[LedgerTurn], facts: _Facts,
             if unexplained and unexplained > 0:
                 if by_index is None:
                     by_index = dict(zip(idx, turns, strict=True))
-                made.append(_deposit_source(key, t, by_index, config))
-                active.append(made[-1])
-                made[-1]._start = len(charged)
-        inp = inputs[n]
+                active.append(_deposit_source(ledger, n, t, by_index, config))
+                configured = configured or active[-1][1] is not None
+        inp = inputs[j]
         if pending and inp is not None:
             unexplained = t.unexplained_tokens
             if unexplained and unexplained > 0 and not deposit:
-                made.append(_hosted_source(key, t, pending, unexplained, config))
-                active.append(made[-1])
-                made[-1]._start = len(charged)
+                active.append(_hosted_source(ledger, n, t, pending, unexplained, config))
+                configured = configured or active[-1][1] is not None
             pending = []
         if inp is not None and active:
-            rate = _rate(pricing, models[n], cached[n], inp)
-            charged.append(index)
+            rate = _rate(pricing, models[j], cached[j], inp)
+            try:
+                charged.append(index)
+            except OverflowError:
+                charged = ledger._c_turn = _widened(charged)
+                charged.append(index)
             rates.append(0.0 if rate is None else rate)
             priced.append(rate is not None)
-            if any(s.config is not None for s in active):
+            if configured:  # any active source's configuration is known
                 here = config(t, index)
-                notes = [{"source": s.id, "reason": why} for s in active
-                         if (why := _outlived(s, here))]
+                notes = [{"source": sid, "reason": why} for _i, c, sid in active
+                         if c is not None and (why := _outlived_memo(c, here))]
                 if notes:
                     outlived[len(charged) - 1] = notes
-        for call in calls[n]:
+        for call in calls[j]:
             if call.evidence == "captured" and call.id not in absorbed:
                 pending.append((t, call))
-    for s in active:
-        s._stop = len(charged)
-    for s in made:
-        s._conv = conv
-    conv.sources = made
-    conv._turns, conv._rate, conv._priced = charged, rates, bytes(priced)
-    if outlived:
-        conv._outlived = outlived
-    return conv
+    for i, _c, _id in active:
+        s_stop[i] = len(charged)
+    ledger._close()
 
 
-def _deposit_source(key: str, t: LedgerTurn, by_index: dict[int, LedgerTurn],
-                    config: Callable[[LedgerTurn], ToolConfig | None]) -> Source:
+def _deposit_source(ledger: Ledger, n: int, t: LedgerTurn, by_index: dict[int, LedgerTurn],
+                    config: Callable[[LedgerTurn], ToolConfig | None],
+                    ) -> tuple[int, ToolConfig | None, str]:
     a = t.attribution or {}
     origin = [int(x) for x in a.get("turns") or []]
-    s = Source(
-        kind="deposit", conversation=key, arrived_turn=t.index,
-        tokens=int(t.unexplained_tokens or 0), origin_turns=origin,
-        hosted_calls=[c for c in a.get("hosted_calls") or [] if c],
-        types=list(a.get("types") or []), evidence_missing=bool(a.get("evidence_missing")),
-        include=list(a.get("include") or []),
-    )
-    s.config = _origin_config(origin, by_index, config, s._types)
-    return s
+    types = tuple(a.get("types") or ())
+    made = _origin_config(origin, by_index, config, types)
+    i = ledger._add_source(
+        n, 0, t.index, int(t.unexplained_tokens or 0), origin,
+        [c for c in a.get("hosted_calls") or [] if c], types,
+        bool(a.get("evidence_missing")), tuple(a.get("include") or ()), made)
+    return i, made, ledger._source_id(i)
 
 
-def _hosted_source(key: str, t: LedgerTurn, pending: list[tuple[LedgerTurn, Any]],
-                   tokens: int, config: Callable[[LedgerTurn], ToolConfig | None]) -> Source:
+def _hosted_source(ledger: Ledger, n: int, t: LedgerTurn,
+                   pending: list[tuple[LedgerTurn, Any]], tokens: int,
+                   config: Callable[[LedgerTurn], ToolConfig | None],
+                   ) -> tuple[int, ToolConfig | None, str]:
     origin = sorted({o.index for o, _ in pending})
-    types = sorted({c.type or "" for _, c in pending})
-    s = Source(
-        kind="hosted_result", conversation=key,
-        arrived_turn=t.index, tokens=tokens, origin_turns=origin,
-        hosted_calls=[c.id for _, c in pending if c.id], types=types,
-    )
+    types = tuple(sorted({c.type or "" for _, c in pending}))
     by_index = {o.index: o for o, _ in pending}
-    s.config = _origin_config(origin, by_index, config, types)
-    return s
+    made = _origin_config(origin, by_index, config, types)
+    i = ledger._add_source(n, 1, t.index, tokens, origin,
+                           [c.id for _, c in pending if c.id], types, False, (), made)
+    return i, made, ledger._source_id(i)
 
 
 def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
@@ -650,22 +845,39 @@ def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
     return made
 
 
-
-
 # One ToolConfig per distinct configuration of the sources (they repeat: one per call).
 _ORIGIN_CONFIGS: dict[tuple[frozenset[str], frozenset[str]], ToolConfig] = {}
 
 
-def _outlived(s: Source, here: ToolConfig | None) -> str | None:
-    """Why the context `s` outlives the tool configuration of this turn, if it does."""
-    if s.config is None or here is None:
+def _outlived_memo(config: ToolConfig, here: ToolConfig | None) -> str | None:
+    """`_outlived`, remembered by the two configurations' identities (a capture has a
+    handful of each, asked on every charged turn for every active source; a frozen
+    dataclass hashes its fields on every call). The pair is kept with the answer, so an
+    id reused by a later object is never mistaken for the first."""
+    key = (id(config), id(here))
+    got = _OUTLIVED.get(key)
+    if got is not None and got[0] is config and got[1] is here:
+        return got[2]
+    why = _outlived(config, here)
+    if len(_OUTLIVED) < 4096:
+        _OUTLIVED[key] = (config, here, why)
+    return why
+
+
+_OUTLIVED: dict[tuple[int, int], tuple[ToolConfig, ToolConfig | None, str | None]] = {}
+
+
+def _outlived(config: ToolConfig | None, here: ToolConfig | None) -> str | None:
+    """Why context from where `config` was offered outlives the tool configuration of this
+    turn, if it does."""
+    if config is None or here is None:
         return None
-    gone = sorted(s.config.tools - here.tools)
+    gone = sorted(config.tools - here.tools)
     if gone:
         return f"{', '.join(gone)} no longer offered; the model still reads its results"
-    if "file_search" in s.config.tools and s.config.vector_store_ids and (
-            here.vector_store_ids != s.config.vector_store_ids):
-        before = ", ".join(sorted(s.config.vector_store_ids))
+    if "file_search" in config.tools and config.vector_store_ids and (
+            here.vector_store_ids != config.vector_store_ids):
+        before = ", ".join(sorted(config.vector_store_ids))
         now = ", ".join(sorted(here.vector_store_ids)) or "none"
         return (f"file_search now reads vector store(s) {now}, not {before}; the model still "
                 "reads results from the old one(s)")

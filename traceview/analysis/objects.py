@@ -21,6 +21,7 @@ import itertools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from traceview.analysis.by_index import finder
@@ -57,14 +58,52 @@ _KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 
 
+def _rare(name: str) -> property:
+    """A field few objects set (a deletion, a 404, what a create's body said): kept in the
+    object's `_more` dict, made the first time one is set (a slot each was 8 bytes on
+    every object; a hosted capture has one conversation object per few turns)."""
+
+    def get(self: ProviderObject) -> Any:
+        more = self._more
+        return None if more is None else more.get(name)
+
+    def put(self: ProviderObject, value: Any) -> None:
+        if self._more is None:
+            if value is None:
+                return
+            self._more = {}
+        self._more[name] = value
+
+    return property(get, put)
+
+
 class ProviderObject:
     """One provider object. Slots, and the turn list an `array`: a capture that uses one
-    vector store on every turn lists every turn under it."""
+    vector store on every turn lists every turn under it. Fields few objects set are in
+    `_more` (`_rare`)."""
 
     __slots__ = ("kind", "id", "created_line", "created_at", "last_used_at", "used_lines",
-                 "uses", "turns", "store", "deleted_line", "missing_line",
-                 "items_deleted_lines", "name", "usage_bytes", "expires_after", "expires_at",
-                 "storage_usd_per_day")
+                 "uses", "turns", "store", "_more")
+
+    deleted_line = _rare("deleted_line")
+    missing_line = _rare("missing_line")  # a later 404 names it
+    name = _rare("name")
+    usage_bytes = _rare("usage_bytes")
+    expires_after = _rare("expires_after")
+    expires_at = _rare("expires_at")
+    storage_usd_per_day = _rare("storage_usd_per_day")
+
+    @property
+    def items_deleted_lines(self) -> list[int]:
+        """Lines of the DELETEs of a conversation's items (a list held only when any)."""
+        more = self._more
+        got = None if more is None else more.get("items_deleted_lines")
+        if got is None:
+            got = []
+            if more is None:
+                more = self._more = {}
+            more["items_deleted_lines"] = got
+        return got
 
     def __init__(self, kind: str, id: str,  # noqa: A002 - the object's id
                  created_line: int | None = None, created_at: float | None = None,
@@ -78,14 +117,7 @@ class ProviderObject:
         self.uses = 0
         self.turns = array("I")  # turn indices (run 1..n)
         self.store = store  # responses only
-        self.deleted_line: int | None = None
-        self.missing_line: int | None = None  # a later 404 names it
-        self.items_deleted_lines: list[int] = []
-        self.name: str | None = None
-        self.usage_bytes: int | None = None
-        self.expires_after: dict[str, Any] | None = None
-        self.expires_at: float | None = None
-        self.storage_usd_per_day: float | None = None
+        self._more: dict[str, Any] | None = None
 
     @property
     def state(self) -> str:
@@ -128,15 +160,19 @@ class ProviderObject:
         date = _date(when)
         return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, turns_as: Callable[[array[int]], Any] | None = None) -> dict[str, Any]:
+        """`turns_as(turns)` writes the turn list in place of a list (a streaming writer's
+        pre-serialised JSON: a vector store used on every turn lists every turn)."""
         date, sentence = self.expires()
         return {
             "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
             "created_line": self.created_line, "created_at": _iso(self.created_at),
             "used_lines": self.used_lines.tolist(), "uses": self.uses,
-            "turns": self.turns.tolist(),
+            "turns": self.turns.tolist() if turns_as is None else turns_as(self.turns),
             "store": self.store, "deleted_line": self.deleted_line,
-            "missing_line": self.missing_line, "items_deleted_lines": self.items_deleted_lines,
+            "missing_line": self.missing_line,
+            "items_deleted_lines": list(self._more.get("items_deleted_lines") or ())
+            if self._more is not None else [],
             # The documented default is stated once, in the inventory's retention_defaults;
             # only a vector store's own expires_after is spelled out here.
             "retention": self.retention() if self.expires_after else "default",
@@ -161,6 +197,13 @@ class Objects:
         self._rows = rows
         self.turn_notes: dict[int, dict[str, Any]] = turn_notes or {}
         self.storage_price = storage_price
+
+    def turn_note(self, index: int) -> dict[str, Any] | None:
+        """The note of turn `index` whose provider copy the capture deleted (or found gone):
+        {"object", "kind", "state", "line", "note"}; None for every other turn. Held here by
+        turn index: a reader of turns (TurnReport.provider_copy) can ask rather than have
+        it written onto each turn."""
+        return self.turn_notes.get(index)
 
     @property
     def objects(self) -> _Listing:
@@ -202,13 +245,14 @@ _ROW_DICT: dict[str, Any] = {
 
 class _ResponseRows:
     """Stored responses as columns, in the inventory's order: the index of the turn that
-    created each (its id and line are read back from the turn: `find`), `created_at` (NaN:
-    unknown) and the store flag."""
+    created each (its id and line are read back from the turn: `find`), `created_at` and
+    the store flag. `created_at` is whole seconds in 4 bytes (_UNKNOWN_AT: unknown) until a
+    value is not (then every value is a float, NaN: unknown)."""
 
     def __init__(self, turns: Sequence[Any]) -> None:
         self.find = finder(turns)
         self.index = array("I")
-        self.created = array("d")
+        self.created = array("I")
         self.store = bytearray()
 
     def __len__(self) -> int:
@@ -216,8 +260,24 @@ class _ResponseRows:
 
     def add(self, index: int, created: float | None, store: bool) -> None:
         self.index.append(index)
-        self.created.append(_NAN if created is None else created)
+        col = self.created
+        if created is None:
+            col.append(_UNKNOWN_AT if col.typecode == "I" else _NAN)
+        elif col.typecode == "d":
+            col.append(created)
+        elif 0 <= created < _UNKNOWN_AT and created == int(created):
+            col.append(int(created))
+        else:  # a time whole seconds do not hold: every value a float from here on
+            self.created = array("d", [_NAN if v == _UNKNOWN_AT else float(v) for v in col])
+            self.created.append(created)
         self.store.append(store)
+
+    def created_at(self, r: int) -> float | None:
+        """Row `r`'s `created_at` (None: unknown)."""
+        v = self.created[r]
+        if self.created.typecode == "I":
+            return None if v == _UNKNOWN_AT else float(v)
+        return None if v != v else v
 
     def sort(self, in_order: bool, dead: set[int]) -> None:
         """Drop the rows made whole (`dead`) and put the rest in the listing's order (by
@@ -230,14 +290,13 @@ class _ResponseRows:
                       for r, t in enumerate(map(find, self.index)) if r not in dead)
         index, created, store = self.index, self.created, self.store
         self.index = array("I", [index[r] for _l, _i, r in keys])
-        self.created = array("d", [created[r] for _l, _i, r in keys])
+        self.created = array(created.typecode, [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
     def whole(self, r: int) -> ProviderObject:
         t = self.find(self.index[r])
-        when = self.created[r]
-        o = ProviderObject("response", t.response_id, _created_line(t),
-                           None if when != when else when, bool(self.store[r]))
+        o = ProviderObject("response", t.response_id, _created_line(t), self.created_at(r),
+                           bool(self.store[r]))
         o.turns.append(t.index)
         return o
 
@@ -255,8 +314,7 @@ class _ResponseRows:
         res = table.res_row[row]
         rid = table.responses.cols["response_id"].get(res) if res >= 0 else None
         line = table.res_line[row] if table.res_source[row] >= 0 else table.line[row]
-        when = self.created[r]
-        created = None if when != when else when
+        created = self.created_at(r)
         store = bool(self.store[r])
         days = RETENTION["response"]["days"]
         if not store:
@@ -307,22 +365,33 @@ class _Listing:
         n = sum(1 for o in full if o.kind == "conversation")
         return itertools.chain(full[:n], self._rows, full[n:])
 
-    def dicts(self) -> Iterator[dict[str, Any]]:
-        """Each object's `to_dict()`, in the listing's order (what a report writes): a
-        response row's made from its columns (`_ResponseRows.row_dict`)."""
+    def dicts(self, turns_as: Callable[[array[int]], Any] | None = None,
+              ) -> Iterator[dict[str, Any]]:
+        """Each object's `to_dict(turns_as)`, in the listing's order (what a report writes):
+        a response row's made from its columns (`_ResponseRows.row_dict`)."""
         rows, full = self._rows, self._full
         if not rows or any(o.kind == "response" for o in full):
-            return (o.to_dict() for o in self)
+            return (o.to_dict(turns_as) if isinstance(o, ProviderObject) else o.to_dict()
+                    for o in self)
         n = sum(1 for o in full if o.kind == "conversation")
-        return itertools.chain((o.to_dict() for o in full[:n]),
+        return itertools.chain((o.to_dict(turns_as) for o in full[:n]),
                                map(rows.row_dict, range(len(rows))),
-                               (o.to_dict() for o in full[n:]))
+                               (o.to_dict(turns_as) for o in full[n:]))
 
     def __getitem__(self, i: int) -> ProviderObject:
         return list(self)[i]
 
 
 _NAN = float("nan")
+_UNKNOWN_AT = 0xFFFFFFFF  # an unknown created_at in 4-byte whole seconds
+
+
+def _tight(values: list[int]) -> array[int]:
+    """Lines as an array of 4-byte items (8 only when a line number needs it)."""
+    try:
+        return array("i", values)
+    except OverflowError:
+        return array("q", values)
 
 
 def _created_line(t: Any) -> int:
@@ -346,17 +415,26 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     object ids quoted in its request (the ledger reads its vector stores there), with the
     request's bytes when they were read here, else None.
     """
-    found: dict[tuple[str, str], ProviderObject] = {}
+    # By kind, then id (a (kind, id) tuple key was 64 bytes an object).
+    found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
     rows = _ResponseRows(turns)
-    row_of: dict[str, int] = {}  # response id -> its row, while the turns are read
+    # Response id -> its row, while the turns are read: only the ids something else names
+    # (a later turn's previous_response_id, an exchange's path), and a hash of every other
+    # id to notice one seen twice (then every row's id is mapped from there on). A map of
+    # every stored response was the pass's peak: ~150 bytes a turn.
+    row_of: dict[str, int] = {}
+    named_table, named_ids = _referenced(turns, exchanges)  # ids None: map every id
+    # A row a turn at most: probed in the loop, never grown.
+    slots = _hash_slots(len(turns)) if named_ids is not None else None
+    mask = len(slots) - 1 if slots is not None else 0
     dead: set[int] = set()  # rows made whole
     last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
     in_order = True  # rows were added in the listing's order
     ids: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
 
     def obj(kind: str, oid: str) -> ProviderObject:
-        key = (kind, oid)
-        o = found.get(key)
+        of_kind = found[kind]
+        o = of_kind.get(oid)
         if o is None:
             r = row_of.pop(oid, None) if kind == "response" else None
             if r is not None:
@@ -364,7 +442,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 dead.add(r)
             else:
                 o = ProviderObject(kind, oid)
-            found[key] = o
+            of_kind[oid] = o
         return o
 
     # An object's turn list holds each turn once. Turns come in index order, so a list that
@@ -399,9 +477,14 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     for t in turns:
         turn = t.turn
         res = turn.res
+        req = turn.req
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        scan = turn.table.seen(turn.row) if hasattr(turn, "table") else None
+        table = getattr(turn, "table", None)
+        scan = table.seen(turn.row) if table is not None else None
+        if slots is not None and table is not named_table:  # ids named here not read
+            slots = named_ids = None
+            row_of = _all_rows(rows, dead, row_of)
         if scan is not None:  # found when the lines were read (capture/scan.py)
             req_raw = res_raw = None
             req_ids, res_ids, when, raw_store, res_line = scan
@@ -420,23 +503,37 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         line = turn.line
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
-            flag = t.store  # the facts' flag (request, else response echo)
+            # The facts' flag, the request's else the response's echo (TurnReport.store,
+            # from the views already made).
+            flag = req.store if req is not None else None
+            if flag is None:
+                flag = res.store
             store = flag if isinstance(flag, bool) else (
                 (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
-            if rid in row_of or ("response", rid) in found:
+            if slots is not None:  # a hash table's probe inlined: this runs on every turn
+                h = hash(rid) or 1
+                i = h & mask
+                while (v := slots[i]) and v != h:
+                    i = (i + 1) & mask
+                if v:  # seen before, or a collision: every id mapped from here on
+                    slots = named_ids = None
+                    row_of = _all_rows(rows, dead, row_of)
+                else:
+                    slots[i] = h
+            if rid in row_of or rid in found["response"]:
                 r = obj("response", rid)
                 r.created_line = res_line if res_line is not None else line
                 r.created_at = when
                 r.store = store
                 add_turn(r, index, False)
             else:
-                row_of[rid] = len(rows.index)
+                if named_ids is None or rid in named_ids:
+                    row_of[rid] = len(rows.index)
                 key = (res_line if res_line is not None else line, rid)
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)
-        req = turn.req
         prev = req.previous_response_id if req is not None else None
         if prev:
             use(obj("response", prev), line, index, when)
@@ -452,18 +549,76 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                      for m in (*req_ids, *res_ids)}
             for kind, oid in sorted(named) if len(named) > 1 else named:
                 use(obj(kind, oid), line, index, when)
+    slots = None
     for ex in exchanges:
         _exchange(ex, obj, use, read_raw)
     row_of.clear()
     rows.sort(in_order, dead)
-    result = Objects(sorted(found.values(), key=_order), storage_price=storage_price,
-                     rows=rows)
+    # In _order's order (kind, first line, id): by kind as found, each kind sorted by id
+    # then (stably) by first line; no key tuple an object.
+    result = Objects([o for k in KINDS
+                      for o in sorted(sorted(found[k].values(), key=_id), key=_first)],
+                     storage_price=storage_price, rows=rows)
+    found.clear()
     for o in result._full:
-        o.used_lines = array("q", sorted(o.used_lines))
+        o.used_lines = _tight(sorted(o.used_lines))
+        o.turns = array("I", o.turns)  # at its length: appends left room to grow
         if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
     return result
+
+
+def _referenced(turns: Sequence[Any], exchanges: list[Any]) -> tuple[Any, set[str] | None]:
+    """(the table read, the response ids something other than their own turn names): every
+    previous_response_id in the first turn's table (its column's lengths say which rows
+    have one: a capture without chains reads none) and the ids in exchanges' paths. The
+    ids are None — every id is mapped — when the turns have no table, or an exchange could
+    create a response (its id is in its body). A turn of another table maps every id from
+    there on (the caller's check)."""
+    first = turns[0].turn if turns else None
+    table = getattr(first, "table", None)
+    if table is None:
+        return None, None
+    out: set[str] = set()
+    col = table.requests.cols["previous_response_id"]
+    lens = col.lens
+    if len(lens) and max(lens) > 0:
+        out.update(prev for qi, n in enumerate(lens) if n > 0 and (prev := col.get(qi)))
+    for ex in exchanges:
+        parts = [p for p in ex.path.split("/") if p]
+        if parts and parts[0] == "v1":
+            parts = parts[1:]
+        if not parts or _PATHS.get(parts[0]) != "response":
+            continue
+        if len(parts) == 1:
+            return table, None
+        out.add(parts[1])
+    return table, out
+
+
+def _hash_slots(expected: int) -> array[int]:
+    """An open-addressing table of response id hashes (0: empty), sized to stay at most
+    half full with `expected` ids: ~16 bytes an id where a set of ints was ~75, and a map
+    of id -> row ~150."""
+    size = 1024
+    while size < 2 * expected + 2:
+        size *= 2
+    return array("q", bytes(8 * size))
+
+
+def _all_rows(rows: _ResponseRows, dead: set[int], row_of: dict[str, int]) -> dict[str, int]:
+    """Every live row's response id -> the row (the first row of an id wins, as when
+    every id was mapped as it came), from the turns."""
+    out: dict[str, int] = {}
+    find = rows.find
+    for r, index in enumerate(rows.index):
+        if r not in dead:
+            rid = find(index).response_id
+            if rid and rid not in out:
+                out[rid] = r
+    out.update((k, v) for k, v in row_of.items() if k not in out)
+    return out
 
 
 class _Span(NamedTuple):
@@ -581,8 +736,14 @@ def _storage_fee(usage_bytes: int, price: dict[str, Any]) -> float | None:
 
 
 def _order(o: ProviderObject) -> tuple[int, int, str]:
-    first = o.created_line or (o.used_lines[0] if o.used_lines else 0)
-    return KINDS.index(o.kind), first, o.id
+    return KINDS.index(o.kind), _first(o), o.id
+
+
+def _first(o: ProviderObject) -> int:
+    return o.created_line or (o.used_lines[0] if o.used_lines else 0)
+
+
+_id = attrgetter("id")
 
 
 def _store(req_raw: bytes | None, res_raw: bytes | None) -> bool:

@@ -9,6 +9,7 @@ per-call cost of those passes, paid per turn, was most of the writer's time.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
@@ -39,20 +40,20 @@ def _safe(chunk: bytes) -> bytes:
 
 
 def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
-           indent: bytes, first: bool = True) -> Iterator[bytes]:
+           indent: bytes, first: bool = True, batch_size: int = BATCH) -> Iterator[bytes]:
     """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
     spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
 
     A batch dumped as a list comes out at nesting 1 (`\\n  {` … `\\n  }`); shifting each
     line by the same amount gives exactly what dumping each element alone and shifting it
     by ``indent`` + 2 gave, separators included. `first`: these open the list (a later
-    range of it, written apart, continues with a comma)."""
+    range of it, written apart, continues with a comma); `batch_size`: elements a batch."""
     it = iter(values)
     newline = b"\n" + indent
     while True:
         # One batch alive at a time: the last batch's dicts and buffers are dropped before
         # the next is built (a `while batch := …` loop holds both while building).
-        batch = [to_dict(v) for v in islice(it, BATCH)]
+        batch = [to_dict(v) for v in islice(it, batch_size)]
         if not batch:
             return
         body = orjson.dumps(batch, option=orjson.OPT_INDENT_2)
@@ -105,7 +106,9 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
         if values is analysis.turns:  # the longest list: its rows on every core
             yield from _turn_rows(values, b"  " * depth)
         elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
-            yield from _items(values.dicts(), _same, b"  " * depth)
+            yield from _items(values.dicts(_turn_list), _same, b"  " * depth)
+        elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
+            yield from _items(values, _as_dict, b"  " * depth, batch_size=CONVERSATIONS)
         else:
             yield from _items(values, _as_dict, b"  " * depth)
         yield b"\n" + b"  " * depth + b"]" if values else b"]"
@@ -117,6 +120,31 @@ def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
         return _items(turns[start:end], _as_dict, indent, first=start == 0)
 
     return write_ranges(ranges(len(turns)), write)
+
+
+# Conversations a batch: each writes its carried-context ledger (every source's charges),
+# a dozen turns' worth of dicts; 64 of them were the write's peak on a hosted capture.
+CONVERSATIONS = 8
+# A provider object's turn list past this many turns is written as pre-serialised JSON.
+LONG_TURNS = 256
+_ITEM = b",\n      "  # a number of the list, one per line, as _items' batch dump nests it
+
+
+def _turn_list(turns: array[int]) -> Any:
+    """A provider object's turn list for `_items`' batch dump: a list, or past LONG_TURNS
+    the bytes orjson's OPT_INDENT_2 writes for it there (an element at nesting 1, its
+    keys at 2, the numbers at 3), made a slice at a time. A vector store used on every turn
+    lists every turn: as a list, an int object each (~40 bytes a turn) was the write's
+    peak."""
+    if len(turns) <= LONG_TURNS:
+        return turns.tolist()
+    out = bytearray(b"[\n      ")
+    for start in range(0, len(turns), 4096):
+        if start:
+            out += _ITEM
+        out += _ITEM.join(b"%d" % i for i in turns[start:start + 4096])
+    out += b"\n    ]"
+    return orjson.Fragment(bytes(out))
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
