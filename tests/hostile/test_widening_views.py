@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.hostile import widening_capture
@@ -115,3 +116,38 @@ def test_views_held_while_loading_read_the_current_values(
     # The analysis's sequence reads as the fresh one, position by position.
     turns = session.analysis.turns
     assert [t.to_dict() for t in turns] == [fresh[i][1] for i in sorted(fresh)]
+
+
+def _many_values(path: Path, turns: int) -> Path:
+    """`turns` turns whose conversation, models, include, fingerprint and tier are each
+    new: six distinct pool values a turn."""
+    with open(path, "wb") as out:
+        for i in range(turns):
+            req = {"dir": "req", "body": {"model": f"m-{i}", "conversation": f"conv_{i}",
+                                          "input": "hi", "include": [f"inc.{i}"]}}
+            res = {"dir": "res", "elapsed_ms": 10, "body": {
+                "id": f"resp_{i}", "object": "response", "created_at": 1756051200,
+                "status": "completed", "model": f"m-{i}-x", "system_fingerprint": f"fp_{i}",
+                "service_tier": f"tier{i}", "conversation": {"id": f"conv_{i}"},
+                "output": [], "usage": {"input_tokens": 5 + i, "output_tokens": 1,
+                                        "total_tokens": 6 + i}}}
+            out.write(orjson.dumps(req) + b"\n" + orjson.dumps(res) + b"\n")
+    return path
+
+
+def test_a_capture_of_more_than_32767_distinct_values_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """6,000 turns each naming a new conversation, models, fingerprint and tier: the
+    shared pool passes 32,767 values in the middle of the capture (it crashed the load),
+    in one process and when the workers' chunks are appended."""
+    path = str(_many_values(tmp_path / "many.jsonl", 6000))
+    a = analyze(path)
+    assert len(a.capture.table.pool.values) > 32_767
+    last = a.turns[-1]
+    assert (len(a.turns), last.model, last.conversation, last.system_fingerprint,
+            last.input_tokens) == (6000, "m-5999-x", "conv_5999", "fp_5999", 6004)
+    one = render_json(a)
+    monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
+    monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
+    monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", str(300_000))
+    assert render_json(analyze(path)) == one
