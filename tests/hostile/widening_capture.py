@@ -77,10 +77,12 @@ def lines() -> list[bytes]:
         out += _turn(k, f"edge_{n}", 100, 10, prev=f"resp_{k - 1:06d}")
         k += 1
     # Past 255 distinct pool values (models, fingerprints, conversations): pooled columns
-    # leave their bytearrays in the middle of the capture.
+    # leave their bytearrays in the middle of the capture; from the 100th on, 640 bytes of
+    # user text a turn take the texts' buffer past 65,535 (2-byte starts widen to 4).
     for i in range(300):
         out += _turn(k, f"many_{i}", 1000 + i, 20, model=f"m-{i}", fingerprint=f"fp_{i}",
-                     text="t" * 200, calls=1 if i % 5 == 0 else 0)
+                     text="t" * 200 if i < 100 else "\U0001f600" * 170,
+                     calls=1 if i % 5 == 0 else 0)
         k += 1
     # A retried turn (same input twice, the first failed) and a response without request.
     out += _turn(k, "retry", 50, 0, status="failed", text="again")
