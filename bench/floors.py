@@ -731,7 +731,7 @@ def floor_store(inputs: Inputs, repeat: int) -> Floor:
 
     def run(keep: list[Any] | None = None) -> None:
         for cols, texts, _flags, rows in sides:
-            arrays = [array(c.typecode) for c in cols]
+            arrays = [bytearray() if type(c) is bytearray else array(c.typecode) for c in cols]
             lists: list[list[Any]] = [[] for _ in texts]
             flags = array("H")
             appends = [x.append for x in arrays]

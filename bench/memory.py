@@ -6,10 +6,11 @@ shows the measured floor". This prints, for each capture given:
     stage | held B/turn | floor B/turn | held/floor | RSS MB | peak RSS so far MB
 
 *Held*: the Python heap the stage leaves allocated (tracemalloc's current size, in a run
-of its own: tracing inflates RSS), per turn. Stages: after imports, after reading (the
-turn table: capture.load), after the analyzer (TurnReports, conversations, totals), after
-each hosted-state pass (objects inventory, ledger, fidelity), and during writing (the JSON
-writer to /dev/null: tracemalloc's peak over the write minus what was held before it).
+of its own: tracing inflates RSS; less the floor walks' own records), per turn. Stages:
+after imports, after reading (the turn table: capture.load), after the analyzer
+(TurnReports, conversations, totals), after each hosted-state pass (objects inventory,
+ledger, fidelity), and during writing (the JSON writer to /dev/null: tracemalloc's peak
+over the write minus what was held before it).
 
 *Floor*: the bytes the same values need at their tightest, found by walking every object
 the stage made (reachable from what it returns, not counted by an earlier stage): each
@@ -88,6 +89,14 @@ class Floor:
         self.strings: set[str] = set()
         self.keep: list[Any] = []  # ids stay unique while the walk's objects live
 
+    def bookkeeping(self) -> int:
+        """Bytes the walks' own records take (the set of ids seen, an int object each, the
+        list keeping the walked alive, the strings seen): traced like the stage's own, so
+        subtracted from what a stage holds (else a stage is charged for walking the one
+        before it: ~100 bytes an object walked)."""
+        return (sys.getsizeof(self.seen) + sys.getsizeof(self.keep)
+                + sys.getsizeof(self.strings) + sum(map(sys.getsizeof, self.seen)))
+
     def walk(self, *roots: Any) -> int:
         total = 0
         stack = list(roots)
@@ -165,15 +174,11 @@ def child(mode: str, path: str) -> None:
     rows: dict[str, dict[str, Any]] = {}
     floor = Floor()
 
-    walked = [0]  # what the floor walks themselves hold (their sets of ids): not a stage's
-
     def mark(stage: str, *roots: Any) -> None:
         row = rows[stage] = dict(_status())
         if heap:
-            before = tracemalloc.get_traced_memory()[0]
-            row["held"] = before - walked[0]
+            row["held"] = tracemalloc.get_traced_memory()[0] - floor.bookkeeping()
             row["floor"] = floor.walk(*roots)
-            walked[0] += tracemalloc.get_traced_memory()[0] - before
 
     gc.collect()
     mark("imports")
@@ -214,7 +219,7 @@ def child(mode: str, path: str) -> None:
     gc.collect()
     after = dict(_status())
     if heap:
-        after["held"] = tracemalloc.get_traced_memory()[0] - walked[0]
+        after["held"] = tracemalloc.get_traced_memory()[0] - floor.bookkeeping()
         tracemalloc.reset_peak()
     _reset_peak()
     biggest = 0
@@ -226,7 +231,8 @@ def child(mode: str, path: str) -> None:
     if heap:
         row["floor"] = biggest
         row["held"] = after["held"]
-        row["transient"] = tracemalloc.get_traced_memory()[1] - after["held"] - walked[0]
+        row["transient"] = (tracemalloc.get_traced_memory()[1] - floor.bookkeeping()
+                            - after["held"])
         for r in (*rows.values(), after):
             r["held"] = r["held"] - base if r is not rows["imports"] else 0
     rows["_"] = {"turns": turns, "after": after}

@@ -7,13 +7,14 @@ import pickle
 
 from traceview.capture.model import (
     HostedCall,
+    RecordRef,
     RequestFacts,
     RequestRow,
     ResponseFacts,
     ResponseRow,
     Turn,
 )
-from traceview.capture.table import Facts, TurnTable
+from traceview.capture.table import Facts, TurnTable, itemsize
 
 
 def _request() -> RequestFacts:
@@ -97,24 +98,23 @@ def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
     assert table.nbytes() / len(table) < 400
 
 
-def test_text_starts_widen_past_4_gb(monkeypatch) -> None:
-    """Starts are 4 bytes while the buffer is small, and widen (same reads) when it grows
-    past what they hold: here the limit is lowered to 8 bytes to get there."""
-    from traceview.capture import table as table_mod
+def test_text_starts_and_lengths_widen_as_the_buffer_grows() -> None:
+    """Starts and lengths take 1 byte while they fit and widen (same reads) as the buffer
+    grows, here and when another buffer's rows are appended; a column of Nones stays at 1."""
     from traceview.capture.table import Texts
 
-    monkeypatch.setattr(table_mod, "_WIDE", 8)
-    texts, more = Texts(), Texts()
-    for t in ("resp_a", None, "resp_bb", "résumé"):
+    texts, more, nones = Texts(), Texts(), Texts()
+    for t in ("resp_a", None, "x" * 300, "résumé"):
         texts.append(t)
-    assert texts.starts.typecode == "q" and texts.starts.itemsize == 8
-    more.append("x")
+        nones.append(None)
+    assert (texts.starts.itemsize, texts.lens.itemsize, nones.starts.itemsize) == (2, 2, 1)
+    more.append("y" * 70_000)
     more.append("yz")
     texts.extend(more)
     texts.set(1, "later")
-    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "resp_bb", "résumé", "x",
-                                                  "yz"]
-    assert Texts().starts.itemsize == 4
+    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "x" * 300, "résumé",
+                                                  "y" * 70_000, "yz"]
+    assert (texts.starts.itemsize, texts.lens.itemsize) == (4, 4)
 
 
 def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
@@ -136,3 +136,103 @@ def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
     finally:
         gc.enable()
     assert (table.requests.rows, table.requests.add(RequestFacts())) == (1, 1)
+
+
+def test_columns_start_narrow_and_widen_to_hold_any_value() -> None:
+    """A count column takes 1 byte a row while its values are small and is widened (a new
+    array: the table's version moves) when one does not fit; every value reads back exact,
+    in a worker's chunk appended with other item sizes too."""
+    table = TurnTable()
+    small = Turn(1, 0, 1, "responses", table=table,
+                 res=ResponseFacts("resp_a", input_tokens=7, output_tokens=3))
+    cols = table.responses.cols
+    assert cols["input_tokens"].itemsize == 1 and table.index.itemsize == 1
+    before = table.version
+    big = Turn(2, 0, 2**33, "responses", table=table,
+               res=ResponseFacts("resp_b", input_tokens=2**39, output_tokens=300))
+    assert table.version > before
+    assert (cols["input_tokens"].itemsize, cols["output_tokens"].itemsize,
+            table.line.itemsize) == (8, 2, 8)
+    assert (small.res.input_tokens, big.res.input_tokens, big.res.output_tokens,
+            small.line, big.line) == (7, 2**39, 300, 1, 2**33)
+    big.res.elapsed_ms = 2**35  # a view's write widens too
+    big.response = big.request = RecordRef(0, 2**40, 70_000, 3)
+    assert (big.res.elapsed_ms, big.response.offset, big.request.length) == (2**35, 2**40,
+                                                                             70_000)
+    chunk = Facts()  # narrow columns, appended to wide ones, and the other way round
+    chunk.responses.add(ResponseFacts("resp_c", input_tokens=5, output_tokens=2**31))
+    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    third = Turn(3, 0, 9, "responses", table=table, res=base)
+    assert (third.res.input_tokens, third.res.output_tokens) == (5, 2**31)
+    assert (small.res.input_tokens, big.res.output_tokens) == (7, 300)
+
+
+def test_a_binding_of_the_columns_sees_a_widened_column() -> None:
+    """The analysis binds the columns once (analysis/columns.py) while the table still
+    grows: a widened column is a new array, which the version tells it to bind again."""
+    from traceview.analysis.columns import Columns
+
+    table = TurnTable()
+    Turn(1, 0, 1, "responses", table=table, res=ResponseFacts("resp_a", input_tokens=1))
+    bound = Columns(table)
+    Turn(2, 0, 2, "responses", table=table, res=ResponseFacts("resp_b", input_tokens=70_000))
+    assert bound.version != table.version
+    fresh = Columns(table)
+    assert [fresh.s_in[r] for r in range(2)] == [1, 70_000]
+
+
+def test_a_workers_pooled_columns_widen_only_as_their_own_numbers_need() -> None:
+    """Appending a chunk renumbers its pooled values into the table's pool; a column whose
+    values are few (the model) stays at 1 byte even when the pool has grown past 255 with
+    another column's (conversation ids), in one process as after a worker's chunk."""
+    table = TurnTable()
+    chunk = Facts()
+    for i in range(300):
+        chunk.responses.add(ResponseFacts(f"resp_{i}", model="gpt-5", conversation_id=f"c{i}"))
+    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    cols = table.responses.cols
+    assert (itemsize(cols["model"]), itemsize(cols["conversation_id"])) == (1, 2)
+    last = Turn(1, 0, 1, "responses", table=table, res=base + 299)
+    assert (last.res.model, last.res.conversation_id) == ("gpt-5", "c299")
+
+
+def test_created_at_keeps_whole_seconds_as_ints_and_reads_back_floats() -> None:
+    """The response's raw created_at is whole seconds on nearly every row: stored as an int
+    (4 bytes, not a double's 8) and read back as the float it was; a fraction turns the
+    column into doubles, with every earlier value unchanged, here and in a worker's chunk."""
+    table = TurnTable()
+    stamps = [1_767_225_700.0, None, 0.0]
+    for ts in stamps:
+        f = ResponseFacts("r")
+        f.raw_created_at = ts
+        table.responses.add(f)
+    col = table.responses.cols["raw_created_at"]
+    assert col.itemsize == 4 and col.typecode != "d"
+    chunk = Facts()
+    f = ResponseFacts("r")
+    f.raw_created_at = 1_767_225_700.25
+    chunk.responses.add(f)
+    table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
+    stamps.append(1_767_225_700.25)
+    turns = [Turn(i + 1, 0, 1, "responses", table=table, res=i) for i in range(4)]
+    got = [t.res.raw_created_at for t in turns]
+    assert got == stamps and type(got[0]) is float
+    assert table.responses.cols["raw_created_at"].typecode == "d"
+    turns[1].res.raw_created_at = 5.0
+    assert turns[1].res.raw_created_at == 5.0
+
+
+def test_created_at_is_found_as_whole_seconds_when_it_has_no_fraction() -> None:
+    """What the inventory's `created_at` pattern finds, as the table stores it: an int when
+    the number has no fraction but zeros (kept in a narrow int column), else the float."""
+    from traceview.capture.scan import created_in
+
+    def found(text: bytes) -> object:
+        return created_in(text, len(text))
+
+    assert found(b'{"created_at": 1764480001.0}') == 1764480001
+    assert type(found(b'{"created_at": 1764480001.0}')) is int
+    assert type(found(b'{"created_at":1764480001}')) is int
+    assert found(b'{"created_at": 1764480001.5}') == 1764480001.5
+    assert found(b'{"created_at": ' + b"9" * 30 + b"}") == float("9" * 30)
+    assert found(b'{"created": 5}') is None

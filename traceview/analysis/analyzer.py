@@ -125,7 +125,7 @@ class Analyzer:
         through the row views; the rare paths (compaction keys, counters) use the views.
         """
         c = self._cols
-        if c is None or c.table is not turn._t:
+        if c is None or c.table is not turn._t or c.version != turn._t.version:
             c = self._cols = Columns(turn._t)
         r = turn._r
         qi, si = c.req_row[r], c.res_row[r]

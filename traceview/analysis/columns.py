@@ -27,9 +27,10 @@ class Columns:
     """One table's columns, by the names the row views give them (q_: the request side,
     s_: the response side; a count column holds UNKNOWN (-1) for None, a pooled one a
     number into `values`, whose 0 is None). A table's columns grow in place (rows
-    appended, workers' chunks extended), so a binding stays valid while the table grows."""
+    appended, workers' chunks extended), so a binding stays valid while the table grows,
+    until a column is widened (a new array): then `version` differs from the table's."""
 
-    __slots__ = ("table", "values", "index", "api", "attempts", "req_row", "res_row",
+    __slots__ = ("table", "version", "values", "index", "api", "attempts", "req_row", "res_row",
                  "q_bytes", "q_input_bytes", "q_new", "q_conv", "q_prev", "q_model",
                  "q_include", "q_tools", "q_flags", "q_extra", "s_in", "s_cached", "s_out",
                  "s_reasoning", "s_elapsed", "s_out_bytes", "s_status", "s_model", "s_conv",
@@ -40,6 +41,7 @@ class Columns:
         q, s = t.requests, t.responses
         qc, sc = q.cols, s.cols
         self.table = t
+        self.version = t.version  # a column widened since (capture/table.py): bind again
         self.values = t.pool.values
         self.index, self.api, self.attempts = t.index, t.api, t.attempts
         self.req_row, self.res_row = t.req_row, t.res_row

@@ -99,7 +99,7 @@ class _Configs:
         and never parsed)."""
         turn = t.turn
         c = self._cols
-        if c is None or c.table is not turn.table:
+        if c is None or c.table is not turn.table or c.version != turn.table.version:
             c = self._cols = Columns(turn.table)
         row = turn.row
         qi = c.req_row[row]

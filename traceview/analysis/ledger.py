@@ -654,7 +654,7 @@ class _Reader:
                     [t.cached_tokens for t in turns], [t.model for t in turns],
                     [_calls(t) for t in turns])
         c = self._cols
-        if c is None or c.table is not table:
+        if c is None or c.table is not table or c.version != table.version:
             c = self._cols = Columns(table)
         values, index, req_row, res_row = c.values, c.index, c.req_row, c.res_row
         s_in, s_cached, s_model, q_model = c.s_in, c.s_cached, c.s_model, c.q_model

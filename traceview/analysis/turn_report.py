@@ -545,6 +545,7 @@ class _Columns:
 
     def __init__(self, t: Any) -> None:
         self.table = t
+        self.version = t.version  # a column widened since (capture/table.py): bind again
         rq, rs = t.requests, t.responses
         self.pool = t.pool.values
         self.index, self.line, self.api = t.index, t.line, t.api
@@ -770,7 +771,7 @@ _COLUMNS: list[_Columns] = []  # the last table's bound columns (one table per r
 
 def _columns(table: Any) -> _Columns:
     cols = _COLUMNS[0] if _COLUMNS else None
-    if cols is None or cols.table is not table:
+    if cols is None or cols.table is not table or cols.version != table.version:
         cols = _Columns(table)
         _COLUMNS[:] = [cols]
     return cols

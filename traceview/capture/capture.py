@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -50,7 +50,9 @@ class Capture:
     """Everything known about a capture, with bodies left in their files."""
 
     sources: list[str]
-    turns: list[Turn] = field(default_factory=list)
+    # In order; a loaded capture's is a `Turns` (capture/model.py), whose views are made when
+    # read: index it, slice it, iterate it, as a list.
+    turns: Sequence[Turn] = field(default_factory=list)
     # The turns' facts in columns; each Turn above is a view of one of its rows.
     table: TurnTable = field(default_factory=TurnTable, repr=False)
     exchanges: list[Exchange] = field(default_factory=list)

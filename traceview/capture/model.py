@@ -8,6 +8,8 @@ Bodies stay in the file and are re-read through a RecordRef when someone asks fo
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -15,12 +17,14 @@ from traceview.capture.table import (
     LIMIT,
     NO_CREATED,
     SET,
+    SIGNED,
     RequestSide,
     ResponseSide,
     Side,
     TurnTable,
     count,
     count0,
+    created,
 )
 
 
@@ -212,7 +216,7 @@ class ResponseFacts:
         # whose facts hold none on either side is read again: TurnTable.seen).
         self.scanned = False
         self.quoted_ids: tuple[bytes, ...] = ()
-        self.raw_created_at: float | None = None
+        self.raw_created_at: int | float | None = None  # whole seconds: an int (scan.py)
 
     @property
     def store(self) -> bool | None:
@@ -246,7 +250,7 @@ def _count_property(name: str, nullable: bool) -> property:
     store = count if nullable else count0
 
     def put(v: Any, value: int | None) -> None:
-        v._s.cols[name][v._r] = store(value)
+        v._s.put(name, v._r, store(value))
 
     return property(get, put)
 
@@ -256,7 +260,7 @@ def _pooled_property(name: str) -> property:
 
     def put(v: Any, value: Any) -> None:
         s = v._s
-        s.cols[name][v._r] = s.pool.number(value)
+        s.put(name, v._r, s.pool.number(value))
 
     return property(get, put)
 
@@ -349,11 +353,11 @@ RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # ty
 
 def _raw_created_at(v: Any) -> float | None:
     c = v._s.cols["raw_created_at"][v._r]
-    return None if c == NO_CREATED else c
+    return None if c == NO_CREATED else float(c)  # whole seconds are stored as ints
 
 
 def _put_raw_created_at(v: Any, value: float | None) -> None:
-    v._s.cols["raw_created_at"][v._r] = NO_CREATED if value is None else value
+    v._s.put("raw_created_at", v._r, created(value))
 
 
 ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]
@@ -378,6 +382,9 @@ class Attempt:
                 "elapsed_ms": self.elapsed_ms}
 
 
+_NO_REF = (-1, -1, -1)  # a turn's request columns when it has no request record
+
+
 class Turn:
     """One model call: a request with its response (either half may be missing).
 
@@ -398,27 +405,31 @@ class Turn:
                  notes: tuple[str, ...] = (), *, table: TurnTable | None = None) -> None:
         t = table if table is not None else TurnTable()
         self._t = t
-        self._r = len(t.index)
-        t.index.append(index)
-        t.source.append(source)
+        r = self._r = len(t.index)
         n = t.pool.numbers.get(api)
-        t.api.append(n if n is not None else t.pool.number(api))
+        if n is None:
+            n = t.pool.number(api)
         if request is not None:  # the request's columns written as they are made
-            t.line.append(request.line)
-            t.req_source.append(request.source)
-            t.req_offset.append(request.offset)
-            t.req_length.append(request.length)
+            line, at = request.line, request
         else:
+            at = _NO_REF
+        try:  # a value too wide for its column: all of the row again, the slow way
+            t.index.append(index)
+            t.source.append(source)
+            t.api.append(n)
             t.line.append(line)
-            t.req_source.append(-1)
-            t.req_offset.append(-1)
-            t.req_length.append(-1)
-        t.res_source.append(-1)
-        t.res_offset.append(-1)
-        t.res_length.append(-1)
-        t.res_line.append(-1)
-        t.req_row.append(-1)
-        t.res_row.append(-1)
+            t.req_source.append(at[0])
+            t.req_offset.append(at[1])
+            t.req_length.append(at[2])
+            t.res_source.append(-1)
+            t.res_offset.append(-1)
+            t.res_length.append(-1)
+            t.res_line.append(-1)
+            t.req_row.append(-1)
+            t.res_row.append(-1)
+        except OverflowError:
+            t.append_row(r, (index, source, n, line, at[0], at[1], at[2], -1, -1, -1, -1,
+                             -1, -1))
         if response is not None:
             self.response = response
         if req is not None:
@@ -469,8 +480,14 @@ class Turn:
         if ref is None:
             t.req_source[r] = -1
             return
-        t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, ref.length
-        t.line[r] = ref.line
+        try:
+            t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, \
+                ref.length
+            t.line[r] = ref.line
+        except OverflowError:  # a column too narrow for the value: widened
+            for name, value in zip(("req_source", "req_offset", "req_length", "line"),
+                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
+                t.put(name, r, value)
 
     @property
     def response(self) -> RecordRef | None:
@@ -485,8 +502,14 @@ class Turn:
         if ref is None:
             t.res_source[r] = -1
             return
-        t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, ref.length
-        t.res_line[r] = ref.line
+        try:
+            t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, \
+                ref.length
+            t.res_line[r] = ref.line
+        except OverflowError:
+            for name, value in zip(("res_source", "res_offset", "res_length", "res_line"),
+                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
+                t.put(name, r, value)
 
     # Reading a side makes a view; the last one made is kept on the table and handed out
     # again while the same row is asked for (a report reads one turn's facts a dozen times
@@ -504,7 +527,12 @@ class Turn:
 
     @req.setter
     def req(self, facts: RequestFacts | RequestRow | int | None) -> None:
-        self._t.req_row[self._r] = _row_of(self._t.requests, facts)
+        t = self._t
+        row = _row_of(t.requests, facts)
+        try:
+            t.req_row[self._r] = row
+        except OverflowError:
+            t.put("req_row", self._r, row)
 
     @property
     def res(self) -> ResponseRow | None:
@@ -519,7 +547,12 @@ class Turn:
 
     @res.setter
     def res(self, facts: ResponseFacts | ResponseRow | int | None) -> None:
-        self._t.res_row[self._r] = _row_of(self._t.responses, facts)
+        t = self._t
+        row = _row_of(t.responses, facts)
+        try:
+            t.res_row[self._r] = row
+        except OverflowError:
+            t.put("res_row", self._r, row)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -562,6 +595,106 @@ class Turn:
             return res.model
         req = self.req
         return req.model if req else None
+
+
+    def __eq__(self, other: object) -> bool:
+        """The same row of the same table: a view made again (capture.turns makes one
+        each time a turn is read) is the same turn."""
+        return (type(other) is Turn and other._t is self._t  # type: ignore[attr-defined]
+                and other._r == self._r)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((id(self._t), self._r))
+
+
+_new_turn = Turn.__new__
+
+
+def _view(table: TurnTable, row: int) -> Turn:
+    """A Turn reading row `row` (the constructor makes a new row)."""
+    t = _new_turn(Turn)
+    t._t = table
+    t._r = row
+    return t
+
+
+class Turns(Sequence[Turn]):
+    """A capture's turns in order, as a sequence of views made when read (a list of one
+    Turn object a turn cost ~84 bytes a turn, a third of the table).
+
+    Position i is row i of the table while every turn appended was the table's next row
+    (`rows` None: nothing is stored a turn). A retried turn replaces the turn it retries
+    (`turns[-1] = retry`, a new row), and from then on each position's row is kept in an
+    array (4 bytes a turn at most). Reading gives equal (`==`), not identical, views.
+    """
+
+    __slots__ = ("table", "rows", "n")
+
+    def __init__(self, table: TurnTable) -> None:
+        self.table = table
+        self.rows: array | None = None  # None: position i is row i, for i < n
+        self.n = 0
+
+    def __len__(self) -> int:
+        rows = self.rows
+        return self.n if rows is None else len(rows)
+
+    def _explicit(self) -> array:
+        rows = self.rows
+        if rows is None:
+            rows = self.rows = array(SIGNED[2], range(self.n))
+        return rows
+
+    def append(self, turn: Turn) -> None:
+        rows = self.rows
+        if rows is None and turn._r == self.n and turn._t is self.table:
+            self.n += 1
+            return
+        if turn._t is not self.table:
+            raise ValueError("a turn of another table")
+        self._explicit().append(turn._r)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("turn position out of range")
+        rows = self.rows
+        return _view(self.table, i if rows is None else rows[i])
+
+    def __setitem__(self, i: int, turn: Turn) -> None:
+        if turn._t is not self.table:
+            raise ValueError("a turn of another table")
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("turn position out of range")
+        if self.rows is None and turn._r == i:
+            return
+        self._explicit()[i] = turn._r
+
+    def __iter__(self) -> Iterator[Turn]:
+        table, rows = self.table, self.rows
+        for r in (range(self.n) if rows is None else rows):
+            t = _new_turn(Turn)
+            t._t = table
+            t._r = r
+            yield t
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Turns | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other,
+                                                                        strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} turns>"
 
 
 def _row_of(side: Side, facts: Any) -> int:

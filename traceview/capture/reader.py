@@ -30,6 +30,7 @@ from traceview.capture.model import (
     RecordRef,
     ResponseFacts,
     Turn,
+    Turns,
 )
 from traceview.capture.scan import (
     HEAD_BYTES,
@@ -91,7 +92,7 @@ class CaptureBuilder:
         # Where the rows of the chunk being fed start in the table's sides: a worker's lines
         # name their facts by row in the chunk's own columns (see `take`).
         self._req_base = self._res_base = 0
-        self.turns: list[Turn] = []
+        self.turns = Turns(self.table)  # views made when read (capture/model.py)
         self.exchanges: list[Exchange] = []
         self.problems: list[Problem] = []
         self.finished: deque[Turn] = deque()
@@ -231,7 +232,7 @@ class CaptureBuilder:
         failed, old_input = held
         body = record.get("body")
         if (isinstance(body, dict) and failed.api == api and failed.req is not None
-                and failed.source == source and self.turns and self.turns[-1] is failed):
+                and failed.source == source and self.turns and self.turns[-1] == failed):
             old, new = old_input(), _input_of(api, body)
             g = body.get
             conv = g("conversation")

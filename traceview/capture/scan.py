@@ -46,7 +46,15 @@ def store_in(raw: bytes, end: int) -> int:
     return STORE_TRUE if m.group(1) == b"true" else STORE_FALSE
 
 
-def created_in(raw: bytes, end: int) -> float | None:
-    """The first `"created_at": <number>` in raw[:end], as a float."""
+def created_in(raw: bytes, end: int) -> int | float | None:
+    """The first `"created_at": <number>` in raw[:end]: whole seconds (no fraction but
+    zeros, fewer than 16 digits: exact as a float too) as an int, which the turn table keeps
+    in a narrow int column and reads back as the float; anything else as a float."""
     m = CREATED.search(raw, 0, end)
-    return float(m.group(1)) if m is not None else None
+    if m is None:
+        return None
+    digits = m.group(1)
+    whole, _, fraction = digits.partition(b".")
+    if len(whole) < 16 and not fraction.strip(b"0"):
+        return int(whole)
+    return float(digits)

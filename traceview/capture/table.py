@@ -2,7 +2,9 @@
 
 A large capture holds a hundred thousand turns. As objects, each turn cost a Turn, a
 RequestFacts, a ResponseFacts and a dozen int and str objects (about 1.1 kB a turn). Here
-each number is one slot of a stdlib `array` (8 bytes), each repeated string or tuple (model,
+each number is one slot of a stdlib `array` at the narrowest item size its values so far
+need (1, 2, 4 or 8 bytes: a column starts at 1 and is replaced by a wider copy when a value
+does not fit, see `wider`), each repeated string or tuple (model,
 status, conversation id, item kinds) is a number into one shared pool, and each string
 that differs on every turn (response id, user text excerpt) sits in a byte buffer with its
 offset. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts) are
@@ -15,10 +17,14 @@ turn a small view (`turn.req.input_count`, `turn.res.status`) that reads its row
 
 Columns are also what a worker process sends back (capture/parallel.py): arrays pickle as
 raw bytes, and `extend` appends a worker's rows to the main table in one copy per column.
+
+A column widened is a new array object: whoever binds columns once (analysis/columns.py)
+compares `TurnTable.version` (bumped on every widening) to rebind them.
 """
 
 from __future__ import annotations
 
+import weakref
 from array import array
 from typing import Any
 
@@ -29,6 +35,98 @@ UNKNOWN = -1  # a count column's "None"
 # raw_created_at's "None": the pattern that finds one (scan.CREATED) matches no sign, so no
 # found value is negative (and, unlike NaN, it compares equal to itself).
 NO_CREATED = -1.0
+_EXACT = 1 << 53  # every whole float below this is an int that converts back exactly
+
+
+def created(value: float | None) -> int | float:
+    """raw_created_at as stored: its whole seconds as an int when it is whole (nearly
+    always: 4 bytes a row, not a double's 8; read back with float()), else the float (the
+    column becomes doubles)."""
+    if value is None:
+        return -1
+    if type(value) is int:
+        return value if 0 <= value < _EXACT else float(value)
+    return int(value) if value.is_integer() and 0 <= value < _EXACT else value
+
+
+def _typecode(candidates: str, size: int) -> str:
+    """The first of `candidates` whose items take `size` bytes here ('i' is 4 bytes on every
+    platform CPython runs on, but the C standard only promises 2; 'l' is 4 on Windows)."""
+    for code in candidates:
+        if array(code).itemsize == size:
+            return code
+    raise RuntimeError(f"no array typecode of {size} bytes among {candidates!r}")
+
+
+# Item sizes a column steps through as its values grow: 1, 2, 4, 8 bytes.
+SIGNED = (_typecode("b", 1), _typecode("h", 2), _typecode("il", 4), _typecode("ql", 8))
+UNSIGNED = (_typecode("B", 1), _typecode("H", 2), _typecode("IL", 4), _typecode("QL", 8))
+
+
+def wider(col: Any, *values: int) -> array:
+    """A copy of `col` in the narrowest typecode of its kind (signed, unsigned) that holds
+    `values` too: what a column becomes when a value overflows it. A bytearray (a pooled
+    column's first form, see Side) widens to 2-byte signed items."""
+    if any(type(v) is float for v in values):  # raw_created_at's rare fraction
+        return array("d", col)
+    if type(col) is bytearray:
+        ladder, above, items = SIGNED, 0, iter(col)  # iter: not the bytes as raw items
+    else:
+        ladder = SIGNED if col.typecode in SIGNED else UNSIGNED
+        above, items = ladder.index(col.typecode), col
+    for code in ladder[above + 1:]:
+        try:
+            array(code, values)
+        except OverflowError:
+            continue
+        return array(code, items)
+    raise OverflowError(f"{values} does not fit an 8-byte column")
+
+
+def itemsize(col: Any) -> int:
+    """Bytes an item of a column takes (a bytearray's: 1)."""
+    return 1 if type(col) is bytearray else col.itemsize
+
+
+def fits(col: Any, value: int) -> bool:
+    """Whether `value` can be stored in `col` as it is."""
+    if type(col) is bytearray:
+        return 0 <= value < 256
+    try:
+        array(col.typecode, (value,))
+    except OverflowError:
+        return False
+    return True
+
+
+def joined(mine: Any, theirs: Any) -> tuple[Any, Any]:
+    """`mine` (widened if `theirs` is wider) and `theirs` (converted if narrower) in one
+    typecode, ready for `mine.extend(theirs)` (bytearrays only with bytearrays: extending
+    one with an array would add the array's raw bytes)."""
+    if type(mine) is bytearray or type(theirs) is bytearray:
+        if type(mine) is type(theirs):
+            return mine, theirs
+        if type(mine) is bytearray:
+            return array(theirs.typecode, iter(mine)), theirs
+        return mine, array(mine.typecode, iter(theirs))
+    if theirs.typecode == mine.typecode:
+        return mine, theirs
+    if "d" in (mine.typecode, theirs.typecode):  # whole seconds beside fractions: doubles
+        return (mine if mine.typecode == "d" else array("d", mine),
+                theirs if theirs.typecode == "d" else array("d", theirs))
+    if theirs.itemsize > mine.itemsize:
+        return array(theirs.typecode, mine), theirs
+    return mine, array(mine.typecode, theirs)
+
+
+class Layout:
+    """How many times a column of a table (its sides, its texts) has been replaced by a
+    wider copy: a binding of the columns made at another version is stale."""
+
+    __slots__ = ("version",)
+
+    def __init__(self) -> None:
+        self.version = 0
 
 
 def count(value: int | None) -> int:
@@ -79,37 +177,58 @@ class Pool:
         return [self.number(v) for v in other.values]
 
 
-_WIDE = 1 << 32  # a buffer this long needs 8-byte starts
-
-
 class Texts:
     """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
     (length -1: None). Reading one decodes it again, which is cheap for short strings.
-    Starts take 4 bytes while the buffer is under 4 GB (always, in practice), then 8."""
+    Starts and lengths take as few bytes as the largest needs (see `wider`): a column that
+    is None on every row keeps 1-byte starts, a buffer under 4 GB 4-byte ones."""
 
-    __slots__ = ("buf", "starts", "lens", "last")
+    __slots__ = ("buf", "starts", "lens", "last", "layout")
 
-    def __init__(self) -> None:
+    def __init__(self, layout: Layout | None = None) -> None:
         self.buf = bytearray()
-        self.starts = array("I")
-        self.lens = array("i")
+        self.starts = array(UNSIGNED[0])
+        self.lens = array(SIGNED[0])
         self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
+        self.layout = layout if layout is not None else Layout()
 
-    def _widen(self, end: int) -> None:
-        if end >= _WIDE and self.starts.typecode == "I":
-            self.starts = array("q", self.starts)
+    def _put(self, name: str, row: int | None, n: int) -> None:
+        """Append (row None) or set a start or length, widening its column if needed."""
+        col = getattr(self, name)
+        try:
+            if row is None:
+                col.append(n)
+            else:
+                col[row] = n
+            return
+        except OverflowError:
+            pass
+        col = wider(col, n)
+        setattr(self, name, col)
+        self.layout.version += 1
+        if row is None:
+            col.append(n)
+        else:
+            col[row] = n
 
     def append(self, text: str | None) -> None:
         if text is None:
             self.starts.append(0)
             self.lens.append(-1)
             return
-        raw = text.encode("utf-8", "surrogatepass")
-        start = len(self.buf)
-        if start >= _WIDE:
-            self._widen(start)
-        self.starts.append(start)
-        self.lens.append(len(raw))
+        try:
+            raw = text.encode()  # naming no error handler: two thirds of the time
+        except UnicodeEncodeError:  # a lone surrogate, stored as it came
+            raw = text.encode("utf-8", "surrogatepass")
+        start, n = len(self.buf), len(raw)
+        try:
+            self.starts.append(start)
+        except OverflowError:
+            self._put("starts", None, start)
+        try:
+            self.lens.append(n)
+        except OverflowError:
+            self._put("lens", None, n)
         self.buf += raw
 
     def get(self, row: int) -> str | None:
@@ -135,17 +254,30 @@ class Texts:
             self.lens[row] = -1
             return
         raw = text.encode("utf-8", "surrogatepass")
-        self._widen(len(self.buf))
-        self.starts[row] = len(self.buf)
-        self.lens[row] = len(raw)
+        self._put("starts", row, len(self.buf))
+        self._put("lens", row, len(raw))
         self.buf += raw
 
     def extend(self, other: Texts) -> None:
         base = len(self.buf)
         self.buf += other.buf
-        self._widen(len(self.buf))
-        self.starts.extend(array(self.starts.typecode, [s + base for s in other.starts]))
-        self.lens.extend(other.lens)
+        if len(other.starts):
+            # A None row's start stays 0: a column of Nones keeps 1-byte starts.
+            shifted = [s + base if n >= 0 else 0 for s, n in zip(other.starts, other.lens,
+                                                                 strict=True)] \
+                if base else other.starts
+            top = base + max(other.starts)
+            try:
+                array(self.starts.typecode, (top,))
+            except OverflowError:
+                self.starts = wider(self.starts, top)
+                self.layout.version += 1
+            self.starts.extend(array(self.starts.typecode, shifted))
+        lens, theirs = joined(self.lens, other.lens)
+        if lens is not self.lens:
+            self.lens = lens
+            self.layout.version += 1
+        lens.extend(theirs)
 
 
 class Side:
@@ -164,20 +296,30 @@ class Side:
     FLAGS: tuple[str, ...] = ()
     SPARSE: tuple[tuple[str, Any, str], ...] = (("extra", None, "truthy"),)
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         self.pool = pool
+        self.layout = layout if layout is not None else Layout()
         self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
+        # Counts hold UNKNOWN (-1): signed, from 1 byte. Pool numbers start as a bytearray
+        # (0 … 255; its append costs half an array's of 1 or 2 bytes, which CPython parses
+        # the slow way) and widen to 2-byte signed items, and on.
         for name, _ in self.COUNTS:
-            self.cols[name] = array("q")
+            self.cols[name] = array(SIGNED[0])
         for name in self.POOLED:
-            self.cols[name] = array("I")
+            self.cols[name] = bytearray()
         for name in self.TEXTS:
-            self.cols[name] = Texts()
-        self.flags = array("H")
-        self.dicts: dict[str, dict[int, Any]] = {name: {} for name, _, _ in self.SPARSE}
+            self.cols[name] = Texts(self.layout)
+        self.flags = array("h")  # up to 15 flags; 'h' appends faster than 'H
+        self.dicts: dict[str, Any] = {name: self._sparse(name) for name, _, _ in self.SPARSE}
         self._bind()
 
-    # Columns a subclass appends beside the groups: (column, expression over the facts `f`).
+    def _sparse(self, name: str) -> Any:
+        """The store of a SPARSE field: a dict by row (a subclass may give a store of its
+        own that reads like one)."""
+        return {}
+
+    # Columns a subclass appends beside the groups: (column, statements over the facts `f`
+    # that set the value `v`).
     OWN: tuple[tuple[str, str], ...] = ()
 
     def _bind(self) -> None:
@@ -199,7 +341,37 @@ class Side:
             self,
             [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
             [cols[n].append for n in self.TEXTS], self.flags.append,
-            [self.dicts[n] for n, _, _ in self.SPARSE], [cols[n].append for n, _ in self.OWN])
+            [self.dicts[n] for n, _, _ in self.SPARSE], [cols[n].append for n, _ in self.OWN],
+            _weak_grow(self))
+
+    def _replace(self, name: str, col: array) -> None:
+        self.cols[name] = col
+        self.layout.version += 1
+        self._bind()  # `add` appends to the new column from the next row on
+
+    def grow(self, name: str, value: int) -> None:
+        """Append `value` to column `name` after widening it (it did not fit). The `add`
+        running goes on with the rest of its row (its other columns are unchanged); the
+        next row is added by one made for the new column."""
+        col = wider(self.cols[name], value)
+        self._replace(name, col)
+        col.append(value)
+
+    def put(self, name: str, row: int, value: int) -> None:
+        """Set one number of column `name` (a view's write), widening it when needed."""
+        col = self.cols[name]
+        try:
+            col[row] = value
+        except (OverflowError, ValueError, TypeError):  # a bytearray's; a float in ints
+            col = wider(col, value)
+            self._replace(name, col)
+            col[row] = value
+
+    def _join(self, name: str, theirs: array) -> None:
+        mine, theirs = joined(self.cols[name], theirs)
+        if mine is not self.cols[name]:
+            self._replace(name, mine)
+        mine.extend(theirs)
 
     @property
     def rows(self) -> int:
@@ -225,14 +397,22 @@ class Side:
         base = len(self.flags)
         cols, theirs = self.cols, other.cols
         for name, _ in self.COUNTS:
-            cols[name].extend(theirs[name])
+            self._join(name, theirs[name])
         to_mine = self.pool.mapping(other.pool)
         for name in self.POOLED:
-            cols[name].extend(array("I", [to_mine[n] for n in theirs[name]]))
+            col, mapped = cols[name], [to_mine[n] for n in theirs[name]]
+            top = max(mapped, default=0)  # this column's own largest: most stay 1 byte
+            if not fits(col, top):
+                col = wider(col, top)
+                self._replace(name, col)
+            col.extend(mapped if type(col) is bytearray else array(col.typecode, mapped))
         for name in self.TEXTS:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
         for name, d in self.dicts.items():
+            if type(d) is not dict:  # a store of its own (calls.Calls)
+                d.extend(other.dicts[name], base, to_mine)
+                continue
             for row, v in other.dicts[name].items():
                 d[row + base] = v
         return base
@@ -245,7 +425,7 @@ class Side:
                 n += len(col.buf) + col.starts.itemsize * len(col.starts) \
                     + col.lens.itemsize * len(col.lens)
             else:
-                n += col.itemsize * len(col)
+                n += itemsize(col) * len(col)
         return n
 
 
@@ -262,14 +442,14 @@ class RequestSide(Side):
     # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
     SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
 
-    OWN = (("first_user_sig", "f.first_user_sig or 0"),)
+    OWN = (("first_user_sig", "v = f.first_user_sig or 0"),)
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
         self.cols = {"first_user_sig": array("Q")}
-        super().__init__(pool)
+        super().__init__(pool, layout)
 
     def extend(self, other: Side) -> int:
-        self.cols["first_user_sig"].extend(other.cols["first_user_sig"])
+        self._join("first_user_sig", other.cols["first_user_sig"])
         return super().extend(other)
 
 
@@ -289,15 +469,25 @@ class ResponseSide(Side):
               ("incomplete_reason", None, "value"), ("error", None, "value"),
               ("error_code", None, "value"))
 
-    OWN = (("raw_created_at",
-            "NO_CREATED if f.raw_created_at is None else f.raw_created_at"),)
+    # scan.created_in gives whole seconds as an int: stored as they come.
+    OWN = (("raw_created_at", "v = f.raw_created_at\n"
+                              "if v is None:\n    v = -1\n"
+                              "elif v.__class__ is not int:\n    v = created(v)"),)
 
-    def __init__(self, pool: Pool) -> None:
-        self.cols = {"raw_created_at": array("d")}  # NO_CREATED: none found
-        super().__init__(pool)
+    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
+        # Whole seconds, -1: none found (see `created`); doubles once one has a fraction.
+        self.cols = {"raw_created_at": array(SIGNED[0])}
+        super().__init__(pool, layout)
+
+    def _sparse(self, name: str) -> Any:
+        if name == "hosted_calls":  # in columns of their own: capture/calls.py
+            from traceview.capture.calls import Calls
+
+            return Calls(self.pool, self.layout)
+        return {}
 
     def extend(self, other: Side) -> int:
-        self.cols["raw_created_at"].extend(other.cols["raw_created_at"])
+        self._join("raw_created_at", other.cols["raw_created_at"])
         return super().extend(other)
 
 
@@ -305,12 +495,18 @@ class Facts:
     """A request side and a response side sharing one pool: what a worker sends back for
     its chunk, and what the main table keeps."""
 
-    __slots__ = ("pool", "requests", "responses")
+    __slots__ = ("pool", "layout", "requests", "responses")
 
     def __init__(self) -> None:
         self.pool = Pool()
-        self.requests = RequestSide(self.pool)
-        self.responses = ResponseSide(self.pool)
+        self.layout = Layout()
+        self.requests = RequestSide(self.pool, self.layout)
+        self.responses = ResponseSide(self.pool, self.layout)
+
+    @property
+    def version(self) -> int:
+        """Bumped whenever a column is replaced by a wider copy (see Layout)."""
+        return self.layout.version
 
 
 class TurnTable(Facts):
@@ -321,21 +517,27 @@ class TurnTable(Facts):
                  "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row",
                  "notes", "attempts", "last_req", "last_res")
 
+    # Every number column, each widened alone as its values grow (see `wider`); all signed
+    # (-1: none; `api`, a pool number, is signed for speed as a side's pooled columns).
+    COLUMNS = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
+               "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row")
+
     def __init__(self) -> None:
         super().__init__()
-        self.index = array("q")
-        self.source = array("i")
-        self.api = array("I")
-        self.line = array("q")  # the request's line when there is one, else the turn's own
-        self.req_source = array("i")  # -1: no request record
-        self.req_offset = array("q")
-        self.req_length = array("i")  # a record is at most MAX_LINE_BYTES
-        self.res_source = array("i")  # -1: no response record
-        self.res_offset = array("q")
-        self.res_length = array("i")
-        self.res_line = array("q")
-        self.req_row = array("i")
-        self.res_row = array("i")
+        small = SIGNED[0]
+        self.index = array(small)
+        self.source = array(small)
+        self.api = array(SIGNED[0])
+        self.line = array(small)  # the request's line when there is one, else the turn's own
+        self.req_source = array(small)  # -1: no request record
+        self.req_offset = array(small)
+        self.req_length = array(small)  # a record is at most MAX_LINE_BYTES
+        self.res_source = array(small)  # -1: no response record
+        self.res_offset = array(small)
+        self.res_length = array(small)
+        self.res_line = array(small)
+        self.req_row = array(small)
+        self.res_row = array(small)
         self.notes: dict[int, tuple[str, ...]] = {}
         self.attempts: dict[int, tuple[Any, ...]] = {}
         self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
@@ -343,6 +545,32 @@ class TurnTable(Facts):
 
     def __len__(self) -> int:
         return len(self.index)
+
+    def put(self, name: str, row: int, value: int) -> None:
+        """Set one number of column `name`, widening the column when it does not fit."""
+        col = getattr(self, name)
+        try:
+            col[row] = value
+        except OverflowError:
+            col = wider(col, value)
+            setattr(self, name, col)
+            self.layout.version += 1
+            col[row] = value
+
+    def append_row(self, row: int, values: tuple[int, ...]) -> None:
+        """Make row `row` from one value per column of COLUMNS, widening the columns that
+        need it: the slow path of a row whose quick appends overflowed (model.Turn), which
+        first drops whatever part of the row those appends made."""
+        for name, value in zip(self.COLUMNS, values, strict=True):
+            col = getattr(self, name)
+            del col[row:]
+            try:
+                col.append(value)
+            except OverflowError:
+                col = wider(col, value)
+                setattr(self, name, col)
+                self.layout.version += 1
+                col.append(value)
 
     def seen(self, r: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...], float | None,
                                      bool | None, int | None] | None:
@@ -356,7 +584,7 @@ class TurnTable(Facts):
         reads its bytes again."""
         req_ids: tuple[bytes, ...] = ()
         res_ids: tuple[bytes, ...] = ()
-        created = None
+        when = None
         store = None
         line = None
         facts_store = 0
@@ -372,7 +600,7 @@ class TurnTable(Facts):
                 return None
             res_ids = values[side.cols["quoted_ids"][row]]
             c = side.cols["raw_created_at"][row]
-            created = None if c == NO_CREATED else c
+            when = None if c == NO_CREATED else float(c)
             facts_store = bits & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
             row = self.req_row[r]
@@ -390,15 +618,26 @@ class TurnTable(Facts):
                 values[self.api[r]] == "responses" and \
                 self.responses._c_response_id.lens[self.res_row[r]] > 0:
             return None
-        return req_ids, res_ids, created, store, line
+        return req_ids, res_ids, when, store, line
 
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
         n = self.requests.nbytes() + self.responses.nbytes()
-        for name in TurnTable.__slots__[:-4]:
+        for name in self.COLUMNS:
             col = getattr(self, name)
             n += col.itemsize * len(col)
         return n
+
+
+def _weak_grow(side: Side) -> Any:
+    """`side.grow` through a weak reference: the made `add` must hold no reference to its
+    side (see `_adder`)."""
+    ref = weakref.ref(side)
+
+    def grow(name: str, value: int) -> Any:
+        return ref().grow(name, value)  # type: ignore[union-attr]
+
+    return grow
 
 
 def flag_bit(side: type[Side], name: str) -> int:
@@ -421,10 +660,12 @@ _SET_CODE = {"count": "0 <= v < LIMIT", "count0": "0 < v < LIMIT", "value": "Tru
 
 def _adder(side: type[Side]) -> Any:
     """The source of `side`'s `add`, compiled: one line per field, in the groups' order."""
+    if len(side.FLAGS) > 15:
+        raise ValueError(f"{side.__name__}: more flags than a 2-byte signed column holds")
     # The made `add` holds no reference to the side (its row number is the flags column's
     # length): a worker's chunk, appended and dropped, is freed at once, not by the cycle
     # collector (which left dozens of them, ~10 MB, alive in a 200 MB load).
-    lines = ["def make(self, C, P, T, flag_append, D, O):",
+    lines = ["def make(self, C, P, T, flag_append, D, O, grow):",
              "    pool = self.pool",
              "    len_flags = self.flags.__len__",
              "    known = pool.numbers.get",
@@ -437,16 +678,32 @@ def _adder(side: type[Side]) -> Any:
              "    def add(f):",
              "        row = len_flags()"]
     body = lines.append
-    for i, (_, expr) in enumerate(side.OWN):
-        body(f"        o{i}({expr})")
+    for i, (name, code) in enumerate(side.OWN):
+        for line in code.splitlines():
+            body("        " + line)
+        body("        try:")
+        body(f"            o{i}(v)")
+        body("        except (OverflowError, TypeError):")  # TypeError: a float in ints
+        body(f"            grow({name!r}, v)")
+    # A value that does not fit its column widens it (`grow`), a few times a column at
+    # most: a `try` costs nothing until it catches.
     for i, (name, nullable) in enumerate(side.COUNTS):
         body(f"        v = f.{name}")
         none = UNKNOWN if nullable else 0
-        body(f"        c{i}(v if v is not None and 0 <= v < LIMIT else {none})")
+        body(f"        v = v if v is not None and 0 <= v < LIMIT else {none}")
+        body("        try:")
+        body(f"            c{i}(v)")
+        body("        except OverflowError:")
+        body(f"            grow({name!r}, v)")
     for i, name in enumerate(side.POOLED):
         body(f"        v = f.{name}")
         body("        n = known(v)")
-        body(f"        p{i}(n if n is not None else number(v))")
+        body("        if n is None:")
+        body("            n = number(v)")
+        body("        try:")
+        body(f"            p{i}(n)")
+        body("        except ValueError:")  # a bytearray's: past 255
+        body(f"            grow({name!r}, n)")
     for i, name in enumerate(side.TEXTS):
         body(f"        t{i}(f.{name})")
     body("        bits = 0")
@@ -460,6 +717,6 @@ def _adder(side: type[Side]) -> Any:
         body(f"            d{i}[row] = v")
     body("        return row")
     body("    return add")
-    ns: dict[str, Any] = {"LIMIT": LIMIT, "NO_CREATED": NO_CREATED}
+    ns: dict[str, Any] = {"LIMIT": LIMIT, "created": created}
     exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
     return ns["make"]
