@@ -8,7 +8,8 @@ conversations' and the capture's totals are summed in the same pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from array import array
+from dataclasses import dataclass
 from typing import Any
 
 from traceview.analysis.columns import (
@@ -24,21 +25,18 @@ from traceview.analysis.columns import (
     S_STREAM_CUT,
     Columns,
 )
+from traceview.analysis.conversation_columns import ConversationColumns, Conversations
 from traceview.analysis.conversations import ConversationGrouper
-from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import COUNTERS as _COUNTERS
 from traceview.analysis.pricing import Pricing, counters_for
-from traceview.analysis.shared import shared
+from traceview.analysis.reports import Reports
 from traceview.analysis.stats import Totals
-from traceview.analysis.turn_report import (
-    Attribution,
-    ConversationReport,
-    TurnColumns,
-    TurnReport,
-)
+from traceview.analysis.turn_columns import TurnColumns, widened
+from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
+from traceview.capture.table import count as stored
 
 HOSTED_TOOL_CALLS = {
     "file_search": ("file_search_call",),
@@ -50,21 +48,14 @@ HOSTED_TOOL_CALLS = {
     "image_generation": ("image_generation_call",),
     "mcp": ("mcp_call", "mcp_list_tools", "mcp_approval_request"),
 }
-# One list per distinct combination of markers, shared by every turn that carries it (a
-# few dozen combinations cover a capture); like NO_MARKERS, never mutated.
-_MARKER_LISTS: dict[tuple[str, ...], list[str]] = {}
 TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "cancelled"}
 # Hosted items after which the model samples again inside the same response (a pass).
 _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}
 
+_new_report = TurnReport.__new__
+
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
-
-
-def _sorted(names: set[str]) -> tuple[str, ...]:
-    """`names` sorted, one shared tuple per distinct list (call types and include flags
-    repeat on every deposit)."""
-    return shared(tuple(sorted(names)))
 
 
 def model_passes(types: tuple[str, ...]) -> int:
@@ -88,8 +79,12 @@ class _ConvState:
     last_compacted: bool = False
     history_bytes: int = 0
     cumulative: int = 0
-    pending_hosted: list[tuple[int, tuple[HostedCall, ...], tuple[str, ...]]] = field(
-        default_factory=list)
+    # The conversation's number in the analyzer's keys (TurnColumns.conv).
+    number: int = 0
+    # Rows of the turns with hosted calls since the last deposit they were attributed to
+    # (None: none yet), and the columns they are rows of.
+    pending: array | None = None
+    pending_cols: TurnColumns | None = None
     # Model passes of the last turn with usage (a hosted loop bills the context once per
     # pass), and its index.
     last_passes: int = 1
@@ -109,9 +104,15 @@ class Analyzer:
         self.pricing = pricing or Pricing.load(self.options.pricing_path)
         self.grouper = ConversationGrouper()
         self.states: dict[str, _ConvState] = {}
-        self.reports: list[TurnReport] = []
-        # The reports' own counts and rare values, by the turns' table rows.
-        self.columns = TurnColumns(self.pricing)
+        # The reports, as rows of the columns below (reports.py): no object per turn.
+        self.reports = Reports()
+        # The conversations' keys, numbered as they appear (TurnColumns.conv).
+        self.keys: list[str] = []
+        # The conversations' totals, by the same numbers (conversation_columns.py).
+        self.convs = ConversationColumns(self.keys)
+        # The reports' own values, by the turns' table rows: one TurnColumns per table.
+        self.columns = TurnColumns(self.pricing, None, self.keys)
+        self._by_table: dict[int, TurnColumns] = {}
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
         self._cols: Columns | None = None  # the columns of the last turn's table
@@ -143,11 +144,14 @@ class Analyzer:
             key = grouper.assign(turn)
         st = self.states.get(key)
         if st is None:
-            st = _ConvState(ConversationReport(key, None, "stateless", source_name))
+            n = self.convs.add(key, None, "stateless", source_name)
+            report = ConversationReport(self.convs, n)
+            st = _ConvState(report)
+            st.number = n
             self.states[key] = st
-        conv = st.report
-        conv.kind = grouper.kinds[key]
-        conv.id = grouper.ids[key]
+        cc, cn = self.convs, st.number
+        cc.kinds[cn] = grouper.kinds[key]
+        cc.ids[cn] = grouper.ids[key]
         o = self.options
         prev = st.last_input
         index = c.index[r]
@@ -188,8 +192,22 @@ class Analyzer:
             cumulative = st.cumulative + inp
         elif st.cumulative:
             cumulative = st.cumulative
-        rep = TurnReport(turn, source_name, key, owned, expected, cumulative, self.pricing,
-                         self.columns)
+        tc = self.columns
+        if tc.table is not c.table:
+            tc = self._columns_of(c.table)
+        if len(tc.owned_state_bytes) <= r:
+            tc.grow(r)
+        try:
+            tc.owned_state_bytes[r] = stored(owned)
+            tc.expected_input[r] = stored(expected)
+            tc.cumulative_input_tokens[r] = stored(cumulative)
+            tc.conv[r] = st.number
+        except OverflowError:  # a column too narrow for the value: widened
+            tc.put(r, owned, expected, cumulative)
+            tc.set("conv", r, st.number)
+        src = c.table.source[r]
+        if src not in tc.sources:
+            tc.sources[src] = source_name
         # A hosted loop bills the context once per model pass (TurnReport.model_passes).
         passes = model_passes(values[c.s_types[si]]) if calls else 1
 
@@ -199,7 +217,7 @@ class Analyzer:
                 and inp - expected * passes >= max(o.deposit_min_tokens,
                                                    o.deposit_ratio * expected)):
             m.append("deposit")
-            rep.attribution = self._attribute(st)
+            self._attribute(st, tc, r)
         # Compaction counts where it happened: a request that only resends a compaction
         # item seen earlier in the capture is not a new compaction.
         resent = self._resent_compaction(index, rx, xr) if rx or xr else None
@@ -293,11 +311,16 @@ class Analyzer:
                 st.first_instructions = instructions
             elif st.first_instructions and c.q_prev[qi] > 0 and not instructions:
                 m.append("instructions_dropped")
-        rep.markers = _MARKER_LISTS.setdefault(tuple(m), m) if m else NO_MARKERS
+        if m:  # the combination's number (TurnColumns.set_markers, its usual case inline)
+            no = tc._marker_numbers.get(tuple(m))
+            if no is None or no > 255:
+                tc.set_markers(r, m)
+            else:
+                tc.marker_ids[r] = no
         if st.open_actions:
             self._answer_actions(st, rx)
         if ctx:
-            rep.context = ctx
+            tc.context[r] = ctx
 
         # ---- the cost ----
         model = (values[c.s_model[si]] if has_res else None) or (
@@ -311,16 +334,26 @@ class Analyzer:
         tot.turns += 1
         tot.owned_state_bytes += owned or 0
         tot.hosted_fees_usd += hosted_usd
-        conv.turn_indices.append(index)
+        try:
+            cc.turn_indices[cn].append(index)
+        except OverflowError:
+            cc.turn_indices[cn] = widened(cc.turn_indices[cn], index)
+            cc.turn_indices[cn].append(index)
         if has_res:
             reasoning = c.s_reasoning[si]
             reasoning = None if reasoning < 0 else reasoning
             if inp is not None:
                 # Sums over the turns whose usage is known; None while no turn's is.
-                conv.usage_turns += 1
-                conv.input_tokens = (conv.input_tokens or 0) + inp
-                conv.cached_tokens = (conv.cached_tokens or 0) + (cached or 0)
-                conv.output_tokens = (conv.output_tokens or 0) + (out or 0)
+                cc.usage_turns[cn] += 1
+                col = cc.input_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + inp
+                col = cc.cached_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + (cached or 0)
+                col = cc.output_tokens
+                v = col[cn]
+                col[cn] = (v if v > 0 else 0) + (out or 0)
                 st.cumulative += inp
                 tot.input_tokens += inp
                 tot.usage_turns += 1
@@ -334,41 +367,81 @@ class Analyzer:
             tot.output_tokens += out or 0
             tot.reasoning_tokens += reasoning or 0
             st.history_bytes += c.s_out_bytes[si]
-            if attempts:
-                elapsed = rep.caller_elapsed_ms
-            else:
-                elapsed = c.s_elapsed[si]
-                elapsed = None if elapsed < 0 else elapsed
+            elapsed = c.s_elapsed[si]
+            elapsed = None if elapsed < 0 else elapsed
+            if attempts and elapsed is not None:  # the caller waited for every attempt
+                elapsed += sum(a.elapsed_ms or 0 for a in attempts)
             if elapsed is not None:
-                tot.latency.append(elapsed)
-                (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
+                try:
+                    (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
+                except OverflowError:  # past 2**31 ms: the array widened
+                    tot.add_latency(elapsed, bool(calls))
             if calls:
-                conv.hosted_calls += len(calls)
+                cc.hosted_calls[cn] += len(calls)
                 tot.hosted_calls += len(calls)
-                st.pending_hosted.append((index, calls,
-                                          values[c.q_include[qi]] if has_req else ()))
+                if st.pending is None or st.pending_cols is not tc:
+                    if st.pending:  # rows of another table's turns: attributed as they are
+                        self._attribute(st, st.pending_cols, -1)
+                    st.pending, st.pending_cols = array("i"), tc
+                st.pending.append(r)
         if has_req:
             st.history_bytes += c.q_input_bytes[qi]
             if req_bytes is not None:
                 tot.request_bytes += req_bytes
         if tokens_usd is None:
-            conv.cost_unknown_turns += 1
+            cc.cost_unknown_turns[cn] += 1
             tot.cost_unknown_turns += 1
         else:
-            conv.cost_usd = (conv.cost_usd or 0.0) + tokens_usd + hosted_usd
+            v = cc.cost_usd[cn]
+            cc.cost_usd[cn] = (v if v == v else 0.0) + tokens_usd + hosted_usd  # NaN: None
             tot.priced = True
             tot.cost_turns += 1
             tot.cost_usd += tokens_usd + hosted_usd
         if attempts:
             tot.attempts += len(attempts)
-        cm, tm = conv.markers, tot.markers
-        for mk in rep.markers:
-            cm[mk] = cm.get(mk, 0) + 1
-            tm[mk] = tm.get(mk, 0) + 1
+        if m:
+            cm, tm = cc.markers[cn], tot.markers
+            if cm is None:
+                cm = cc.markers[cn] = {}
+            for mk in m:
+                cm[mk] = cm.get(mk, 0) + 1  # type: ignore[union-attr]
+                tm[mk] = tm.get(mk, 0) + 1
+        rep = _new_report(TurnReport)  # TurnReport(tc, r) without a Python __init__ call
+        rep._cols = tc
+        rep._r = r
+        rep._turn = None
         st.open_actions = actions
         st.last_report = rep
-        self.reports.append(rep)
+        reports = self.reports
+        rows, parts = reports._rows, reports._parts
+        if (type(rows) is range and r == rows.stop and rows.start == 0 and parts
+                and parts[-1] is tc):
+            reports._rows = range(r + 1)  # Reports.append's usual case, inline: rows in order
+        else:
+            reports.append(tc, r)
         return rep
+
+    def release(self) -> None:
+        """Drop what only the next turn needs (each conversation's running state, the
+        grouper's maps): called once no turn will be added (a capture read to its end,
+        not followed). The reports, conversations and totals stay."""
+        self.states = {}
+        self.grouper = ConversationGrouper()
+        self._compactions = {}
+        self.convs.compact()
+
+    def _columns_of(self, table: Any) -> TurnColumns:
+        """The columns of `table`'s rows (made on its first turn)."""
+        tc = self.columns
+        if tc.table is None:
+            tc.table = table
+        else:
+            self._by_table[id(tc.table)] = tc
+            tc = self._by_table.get(id(table))
+            if tc is None:
+                tc = TurnColumns(self.pricing, table, self.keys)
+        self.columns = tc
+        return tc
 
     def _resent_compaction(self, index: int, rx: dict[str, Any] | None,
                            xr: dict[str, Any] | None) -> int | None:
@@ -398,8 +471,9 @@ class Analyzer:
         prev_rep.context = {**(prev_rep.context or {}),
                             "unanswered": [{"type": a[0], "call_id": a[1], "name": a[2]}
                                            for a in missing]}
-        for d in (st.report.markers, self.totals.markers):
-            d["unanswered_call"] = d.get("unanswered_call", 0) + 1
+        self.convs.count_marker(st.number, "unanswered_call")
+        d = self.totals.markers
+        d["unanswered_call"] = d.get("unanswered_call", 0) + 1
 
     @staticmethod
     def _counters(res: Any, calls: tuple[HostedCall, ...]) -> list[dict[str, Any]] | None:
@@ -411,20 +485,20 @@ class Analyzer:
                 out.append({"counter": attr, "provider": n, "items": items, "item": item})
         return out or None
 
-    def _attribute(self, st: _ConvState) -> Attribution | None:
-        if not st.pending_hosted:
-            return None
-        turns = tuple(t for t, _, _ in st.pending_hosted)
-        calls = [c for _, cs, _ in st.pending_hosted for c in cs]
-        missing = [(c, inc) for _, cs, inc in st.pending_hosted for c in cs
-                   if c.evidence == "missing"]
-        st.pending_hosted = []
-        flags = {c.include for c, inc in missing if c.include and c.include not in inc}
-        sent = {c.include for c, inc in missing if c.include and c.include in inc}
-        return Attribution(turns, tuple(c.id for c in calls),
-                           _sorted({c.type for c in calls}), bool(missing), _sorted(flags),
-                           _sorted(sent))
+    @staticmethod
+    def _attribute(st: _ConvState, tc: TurnColumns, row: int) -> None:
+        """Attribute the deposit at `row` to the hosted turns since the last one (kept as
+        their rows, read into an Attribution when a report reads it)."""
+        rows, st.pending = st.pending, None
+        if not rows:
+            return
+        if st.pending_cols is tc:
+            tc.attribute(row, rows)
+        elif row >= 0:  # the hosted turns are another table's rows: read them now
+            tc.attribution[row] = st.pending_cols._attribution(rows)
 
-    def conversations(self) -> list[ConversationReport]:
-        convs = [s.report for s in self.states.values()]
-        return sorted(convs, key=lambda c: c.turn_indices[0] if c.turn_indices else 0)
+    def conversations(self) -> Conversations:
+        """Every conversation so far, in the order of its first turn."""
+        ti = self.convs.indices
+        order = sorted(range(len(self.convs)), key=lambda n: ti(n)[0] if len(ti(n)) else 0)
+        return Conversations(self.convs, array("i", order))

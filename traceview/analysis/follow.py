@@ -39,6 +39,8 @@ class FileId:
 class FollowSession(Session):
     """A Session over one growing file; ``poll()`` analyses what was appended."""
 
+    follows = True  # the analyzer keeps its conversations' state for the lines to come
+
     def __init__(self, paths: list[str] | str, options=None, **kwargs) -> None:  # noqa: ANN001
         super().__init__(paths, options, **kwargs)
         self.offset = 0  # bytes fed so far: always the end of a complete line

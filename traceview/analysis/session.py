@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,8 +41,10 @@ ESTIMATES = {
 @dataclass
 class Analysis:
     capture: Capture
-    turns: list[TurnReport] = field(default_factory=list)
-    conversations: list[ConversationReport] = field(default_factory=list)
+    # The TurnReports in index order: a list, or the analyzer's Reports (a sequence of
+    # rows whose reports are made when read: analysis/reports.py).
+    turns: Sequence[TurnReport] = field(default_factory=list)
+    conversations: Sequence[ConversationReport] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     pricing: dict[str, Any] = field(default_factory=dict)
@@ -97,6 +99,10 @@ class Session:
     read it (the percentiles cost more than a small file's rows). `step_lines`: how many
     lines are fed between looks at the clock (a test makes it 1, so that even a small
     capture arrives in many batches)."""
+
+    # Whether turns are added after the first pass (FollowSession): then the analyzer keeps
+    # each conversation's running state; otherwise it is released once the capture is in.
+    follows = False
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
                  *, interval: float = 0.25, first_interval: float = 0.05,
@@ -156,9 +162,11 @@ class Session:
 
     def _finish(self) -> None:
         a = self.analysis
-        self.analyzer.reports.sort(key=_index)  # in place: no second list of every turn
+        self.analyzer.reports.sort()  # by index, in place: no second list of every turn
         a.turns = self.analyzer.reports
         a.conversations = self.analyzer.conversations()
+        if not self.follows:
+            self.analyzer.release()
         _attach_exchanges(a)
         if self.totals:
             a.totals = self.analyzer.totals.to_dict()
@@ -192,6 +200,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
+    analyzer.release()
     _attach_exchanges(a)
     a.totals = analyzer.totals.to_dict()
     a.totals["vector_stores"] = _vector_stores(a, analyzer)
@@ -246,10 +255,6 @@ def _vector_stores(a: Analysis, analyzer: Analyzer) -> dict[str, Any]:
                   if e.method == "POST" and e.path.rstrip("/") == "/v1/vector_stores")
     fee = analyzer.pricing.storage.get("vector_store")
     return {"created": created, "storage_fee": fee if created and isinstance(fee, dict) else None}
-
-
-def _index(t: TurnReport) -> int:
-    return t.turn.index
 
 
 def _attach_exchanges(a: Analysis) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import statistics
+from array import array
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -14,6 +17,41 @@ def percentiles(values: list[int]) -> dict[str, float | None]:
         return {"p50": float(values[0]), "p95": float(values[0])}
     q = statistics.quantiles(values, n=100, method="inclusive")
     return {"p50": round(q[49], 1), "p95": round(q[94], 1)}
+
+
+def _order_stats(counts: Counter[int], wanted: Sequence[int]) -> dict[int, int]:
+    """The values at the sorted positions `wanted` (0-based) of the multiset `counts`."""
+    out: dict[int, int] = {}
+    todo = sorted(set(wanted))
+    k = 0
+    seen = 0
+    for value in sorted(counts):
+        seen += counts[value]
+        while k < len(todo) and todo[k] < seen:
+            out[todo[k]] = value
+            k += 1
+        if k == len(todo):
+            break
+    return out
+
+
+def latency_percentiles(*parts: Sequence[int]) -> dict[str, float | None]:
+    """`percentiles` of the values of `parts` together, with the same arithmetic as
+    statistics.quantiles(method="inclusive"), reading only the two order statistics each
+    percentile interpolates between: the values are counted (one entry per distinct
+    latency), not copied into a sorted list of int objects (40 bytes a turn)."""
+    size = sum(map(len, parts))
+    if size < 2:
+        return percentiles([v for p in parts for v in p])
+    counts: Counter[int] = Counter()
+    for p in parts:
+        counts.update(p)
+    m, n = size - 1, 100
+    at = {i: divmod(i * m, n) for i in (50, 95)}
+    values = _order_stats(counts, [j + d for j, _ in at.values() for d in (0, 1)])
+    q = {i: (values[j] * (n - delta) + values[j + 1] * delta) / n
+         for i, (j, delta) in at.items()}
+    return {"p50": round(q[50], 1), "p95": round(q[95], 1)}
 
 
 LATENCY_BASIS = ("caller latency per turn: the final attempt's elapsed_ms plus every failed "
@@ -29,8 +67,8 @@ class Totals:
 
     __slots__ = ("turns", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens",
                  "request_bytes", "owned_state_bytes", "hosted_calls", "cost_usd",
-                 "hosted_fees_usd", "priced", "cost_unknown_turns", "latency",
-                 "latency_hosted", "latency_plain", "markers", "attempts", "usage_turns",
+                 "hosted_fees_usd", "priced", "cost_unknown_turns", "latency_hosted",
+                 "latency_plain", "markers", "attempts", "usage_turns",
                  "cost_turns")
 
     def __init__(self) -> None:
@@ -40,13 +78,28 @@ class Totals:
         self.hosted_calls = self.cost_unknown_turns = 0
         self.cost_usd = self.hosted_fees_usd = 0.0
         self.priced = False
-        self.latency: list[int] = []
-        self.latency_hosted: list[int] = []  # turns with hosted tool calls
-        self.latency_plain: list[int] = []  # turns without
+        # Each turn's caller latency, in arrays (4 bytes a turn, where a list of int
+        # objects held 40; `add_latency` widens one past 2**31 ms): turns with hosted tool
+        # calls, and those without. The capture's percentiles are over both.
+        self.latency_hosted = array("i")
+        self.latency_plain = array("i")
         self.markers: dict[str, int] = {}
         self.attempts = 0  # failed attempts that were retried (not counted as turns)
         self.usage_turns = 0  # turns whose billed usage is known
         self.cost_turns = 0  # turns whose cost is known
+
+    def add_latency(self, ms: int, hosted: bool) -> None:
+        """One turn's caller latency, with hosted tool calls or without."""
+        col = self.latency_hosted if hosted else self.latency_plain
+        try:
+            col.append(ms)
+        except OverflowError:
+            col = array("q", col)
+            col.append(ms)
+            if hosted:
+                self.latency_hosted = col
+            else:
+                self.latency_plain = col
 
     def to_dict(self) -> dict[str, Any]:
         known = self.usage_turns > 0  # a total over turns that are all unknown is unknown
@@ -66,10 +119,10 @@ class Totals:
             "hosted_fees_usd": round(self.hosted_fees_usd, 6),
             "cost_unknown_turns": self.cost_unknown_turns,
             "latency_ms": {
-                **percentiles(self.latency),
+                **latency_percentiles(self.latency_hosted, self.latency_plain),
                 "basis": LATENCY_BASIS,
-                "with_hosted_tools": percentiles(self.latency_hosted),
-                "without": percentiles(self.latency_plain),
+                "with_hosted_tools": latency_percentiles(self.latency_hosted),
+                "without": latency_percentiles(self.latency_plain),
             },
             "markers": self.markers,
         }

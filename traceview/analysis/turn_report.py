@@ -1,8 +1,9 @@
 """The analysed numbers of one turn: exactly the report contract's keys, plus a few extras.
 
-A TurnReport holds only what analysis adds (expected input, markers, cost, …) and reads
-everything else from the Turn's facts through properties: one copy of each number per
-turn, which is what keeps a gigabyte capture's summary small.
+A TurnReport is a view of one row: what analysis adds (expected input, markers, …) is
+read from the analysis's columns (turn_columns.py), everything else from the Turn's facts,
+through properties. One copy of each number per turn and no object per turn held, which
+is what keeps a gigabyte capture's summary small.
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ from __future__ import annotations
 from array import array
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from traceview.analysis.explain import explain, findings, findings_of
-from traceview.analysis.ledger import EMPTY_CARRY, ConversationLedger, Ledger, TurnCarry
-from traceview.analysis.markers import NO_MARKERS
-from traceview.analysis.pricing import COUNTERS, Cost, Pricing, counters_for
+from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
+from traceview.analysis.pricing import COUNTERS, Cost, counters_for
+from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
-from traceview.capture.table import UNKNOWN
-from traceview.capture.table import count as stored
+
+__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport"]
 
 # Keys of a turn in traceview.report/1, in contract order.
 CONTRACT_KEYS = (
@@ -46,79 +47,20 @@ _NONE: tuple = ()
 _LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
 
 
-class TurnColumns:
-    """The analysis's own per-turn counts, one array per count indexed by the turn table's
-    row (UNKNOWN: None), like the facts' columns (capture/table.py), and what only some
-    turns have, in dicts by row. One per Analyzer: two analyses of one capture (other
-    options) keep their own numbers. Rows are one table's: a turn of another table (one
-    built alone) gets columns of its own."""
-
-    __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table",
-                 "pricing", "attribution", "context", "provider_copy", "carried", "ledger")
-
-    def __init__(self, pricing: Pricing | None = None) -> None:
-        self.table: object | None = None  # rows are this table's (set by the first turn)
-        self.owned_state_bytes = array("q")
-        self.expected_input = array("q")
-        self.cumulative_input_tokens = array("q")
-        # Cost is priced again when read (a dict lookup and three products) rather than
-        # held: two floats and a reason per turn are 5 % of a large capture's summary.
-        self.pricing = pricing
-        # By row, where set (TurnReport's properties of the same names).
-        self.attribution: dict[int, Any] = {}  # Attribution (or a dict given as one)
-        self.context: dict[int, dict[str, Any]] = {}
-        self.provider_copy: dict[int, dict[str, Any]] = {}
-        self.carried: dict[int, TurnCarry] = {}
-        # Set by the hosted-state pass: a turn's carried context is looked up in it when
-        # read (analysis/ledger.py Ledger.carry), not held per turn.
-        self.ledger: Ledger | None = None
-
-    def holds(self, turn: Turn) -> bool:
-        """Whether `turn`'s row is a row of these columns (claiming its table if unset)."""
-        if self.table is None:
-            self.table = turn.table
-        return self.table is turn.table
-
-    def put(self, row: int, owned: int | None, expected: int | None,
-            cumulative: int | None) -> None:
-        owned_col = self.owned_state_bytes
-        if len(owned_col) <= row:  # grown to the table's rows at once, not row by row
-            rows = max(row + 1, len(getattr(self.table, "index", ())))
-            more = array("q", [UNKNOWN]) * (rows - len(owned_col))
-            for col in (owned_col, self.expected_input, self.cumulative_input_tokens):
-                col.extend(more)
-        owned_col[row] = stored(owned)
-        self.expected_input[row] = stored(expected)
-        self.cumulative_input_tokens[row] = stored(cumulative)
+# The last carry read (report, ledger, carry): a report's row reads it two or three times.
+_LAST_CARRY: tuple[object, object, TurnCarry | None] = (None, None, None)
+_new_turn = Turn.__new__
 
 
-def _column(name: str) -> property:
+def _count(name: str) -> property:
     """A TurnReport count read from its TurnColumns at the turn's row (None: unknown)."""
     get_col = attrgetter(name)
 
     def get(self: TurnReport) -> int | None:
-        v = get_col(self._cols)[self.turn.row]
+        v = get_col(self._cols)[self._r]
         return None if v < 0 else v
 
     return property(get)
-
-
-class Attribution(NamedTuple):
-    """The hosted calls a deposit is attributed to, as held (a tuple: one per deposit); read
-    as the report's dict (`TurnReport.attribution`)."""
-
-    turns: tuple[int, ...]
-    hosted_calls: tuple[str | None, ...]
-    types: tuple[str, ...]
-    evidence_missing: bool
-    include: tuple[str, ...]
-    include_sent: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turns[-1], "turns": list(self.turns),
-                "hosted_calls": list(self.hosted_calls), "types": list(self.types),
-                "evidence_missing": self.evidence_missing, "include": list(self.include),
-                "include_sent": list(self.include_sent)}
 
 
 def _sparse(name: str, doc: str) -> property:
@@ -127,67 +69,100 @@ def _sparse(name: str, doc: str) -> property:
     get_dict = attrgetter(name)
 
     def get(self: TurnReport) -> Any:
-        return get_dict(self._cols).get(self.turn.row)
+        return get_dict(self._cols).get(self._r)
 
     def put(self: TurnReport, value: Any) -> None:
         d = get_dict(self._cols)
         if value is None:
-            d.pop(self.turn.row, None)
+            d.pop(self._r, None)
         else:
-            d[self.turn.row] = value
+            d[self._r] = value
 
     return property(get, put, doc=doc)
 
 
-# The last carry read (report, ledger, carry): a report's row reads it two or three times.
-_LAST_CARRY: tuple[object, object, TurnCarry | None] = (None, None, None)
-
-
 class TurnReport:
-    """One analysed turn: five references (the turn, its source and conversation, the
-    analysis's columns, the markers); every other value is read from the turn's facts or
-    from the analysis's columns at the turn's row."""
+    """One analysed turn: a view of a row of the analysis's columns (TurnColumns), made
+    when read. Two references, no per-turn object held: every value is read from the
+    turn's facts or from the analysis's columns at the turn's row, and what is set on a
+    report (markers, context, the provider copy) is written there. Two views of one row
+    are equal (and hash alike)."""
 
-    __slots__ = ("turn", "source", "conversation_key", "_cols", "markers")
+    # `_turn`: the Turn view, made on first read and kept while this view lives (a pass
+    # that holds the views reads each turn's facts several times).
+    __slots__ = ("_cols", "_r", "_turn")
 
-    # What the analyzer found that only some turns have: the hosted calls a deposit is
-    # attributed to; passes of a hosted loop, a resent compaction, calls left unanswered,
-    # changed fingerprints…; the provider copy the capture deleted (the objects pass:
-    # {"object", "kind", "state", "line", "note"}).
-    _attribution = _sparse("attribution", "the hosted calls a deposit is attributed to")
+    def __init__(self, columns: TurnColumns, row: int) -> None:
+        self._cols = columns
+        self._r = row
+        self._turn: Turn | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is TurnReport and other._cols is self._cols
+                and other._r == self._r)
+
+    def __hash__(self) -> int:
+        return hash((id(self._cols), self._r))
+
+    @property
+    def turn(self) -> Turn:
+        """The turn's facts: a view of its row of the capture's turn table."""
+        t = self._turn
+        if t is None:
+            t = self._turn = _new_turn(Turn)
+            t._t = self._cols.table
+            t._r = self._r
+        return t
+
+    @property
+    def source(self) -> str:
+        """The name of the file the turn was read from, as the analysis was given it."""
+        c = self._cols
+        return c.sources[c.table.source[self._r]]
+
+    @property
+    def conversation_key(self) -> str:
+        c = self._cols
+        return c.keys[c.conv[self._r]]
+
+    @property
+    def markers(self) -> list[str]:
+        """The turn's markers, in display order (a shared list: never mutate it)."""
+        c = self._cols
+        return c.marker_lists[c.marker_ids[self._r]]
+
+    @markers.setter
+    def markers(self, value: list[str]) -> None:
+        self._cols.set_markers(self._r, value)
+
+    # What the analyzer found that only some turns have: passes of a hosted loop, a
+    # resent compaction, calls left unanswered, changed fingerprints…; the provider copy
+    # the capture deleted (the objects pass: {"object", "kind", "state", "line", "note"}).
     context = _sparse("context", "rare analysis findings behind markers and the account")
     provider_copy = _sparse("provider_copy", "set when the capture deleted its provider copy")
 
     # The analysis's own counts, in columns at the turn's table row (TurnColumns): no int
     # objects per turn.
-    owned_state_bytes = _column("owned_state_bytes")
-    expected_input = _column("expected_input")
-    cumulative_input_tokens = _column("cumulative_input_tokens")
-
-    def __init__(self, turn: Turn, source: str, conversation_key: str,
-                 owned_state_bytes: int | None = None, expected_input: int | None = None,
-                 cumulative_input_tokens: int | None = None,
-                 pricing: Pricing | None = None, columns: TurnColumns | None = None) -> None:
-        self.turn = turn
-        self.source = source
-        self.conversation_key = conversation_key
-        if columns is None or not columns.holds(turn) or columns.pricing is not pricing:
-            columns = TurnColumns(pricing)
-            columns.holds(turn)
-        self._cols = columns
-        columns.put(turn.row, owned_state_bytes, expected_input, cumulative_input_tokens)
-        self.markers: list[str] = NO_MARKERS
+    owned_state_bytes = _count("owned_state_bytes")
+    expected_input = _count("expected_input")
+    cumulative_input_tokens = _count("cumulative_input_tokens")
 
     @property
     def attribution(self) -> dict[str, Any] | None:
         """The hosted calls a deposit is attributed to: {"turn", "turns", "hosted_calls",
         "types", "evidence_missing", "include", "include_sent"} (made when read)."""
-        a = self._attribution
+        a = self._cols.attribution_of(self._r)
         return a.to_dict() if type(a) is Attribution else a
 
     @attribution.setter
     def attribution(self, value: Attribution | dict[str, Any] | None) -> None:
-        self._attribution = value
+        c = self._cols
+        if value is None:
+            c.attribution.pop(self._r, None)
+            if self._r < len(c.attributed):
+                c.attributed[self._r] = -1
+        else:
+            c.attribution[self._r] = value
 
     @property
     def carried(self) -> TurnCarry | None:
@@ -195,9 +170,9 @@ class TurnReport:
         analysis/ledger.py): looked up in the ledger when read; None when it carries none."""
         global _LAST_CARRY
         last, cols = _LAST_CARRY, self._cols
-        if last[0] is self and last[1] is cols.ledger:
+        if last[1] is cols.ledger and (last[0] is self or last[0] == self):
             return last[2]
-        carry = cols.carried.get(self.turn.row) if cols.carried else None
+        carry = cols.carried.get(self._r) if cols.carried else None
         if carry is None and cols.ledger is not None:
             carry = cols.ledger.carry(self.conversation_key, self.index)
         _LAST_CARRY = (self, cols.ledger, carry)
@@ -208,9 +183,9 @@ class TurnReport:
         global _LAST_CARRY
         _LAST_CARRY = (None, None, None)
         if carry is None:
-            self._cols.carried.pop(self.turn.row, None)
+            self._cols.carried.pop(self._r, None)
         else:
-            self._cols.carried[self.turn.row] = carry
+            self._cols.carried[self._r] = carry
 
     @property
     def columns(self) -> TurnColumns:
@@ -220,12 +195,11 @@ class TurnReport:
     def __repr__(self) -> str:
         return f"TurnReport(index={self.index}, markers={self.markers})"
 
-    # ---- from the turn itself --------------------------------------------------------------
     @property
     def index(self) -> int:
-        t = self.turn
-        return t._t.index[t._r]  # Turn.index without its property: read on every lookup
+        return self._cols.table.index[self._r]
 
+    # ---- from the turn itself --------------------------------------------------------------
     @property
     def line(self) -> int:
         return self.turn.line
@@ -280,7 +254,10 @@ class TurnReport:
 
     @property
     def tools_offered(self) -> list[str]:
-        return list(self.turn.req.tools_offered) if self.turn.req else []
+        # Read from the table's column (the hosted-state passes read it for every turn).
+        c = self._cols.bound()
+        q = c.req_row[self._r]
+        return list(c.values[c.q_tools[q]]) if q >= 0 else []
 
     @property
     def new_input_estimate(self) -> int | None:
@@ -465,7 +442,7 @@ class TurnReport:
         # two): the last turn priced is remembered, one (report, cost) pair for the process.
         global _LAST_COST
         last = _LAST_COST
-        if last[0] is self:
+        if last[0] == self:
             return last[1]
         res = self.turn.res
         pricing = self._cols.pricing
@@ -528,9 +505,7 @@ class TurnReport:
         left None, for the text report). Read straight from the turn table's columns
         (`_Columns`), not through ~60 property reads of the turn's views: a report writes
         a hundred thousand of these."""
-        t = self.turn
-        cols = _columns(t._t)
-        return cols.row(self, t._r, explained, whole or explained)
+        return _columns(self._cols.table).row(self, self._r, explained, whole or explained)
 
 
 _ROW_TEMPLATE: dict[str, Any] = dict.fromkeys((*CONTRACT_KEYS, *EXTRA_KEYS))
@@ -551,6 +526,7 @@ class _Columns:
         self.index, self.line, self.api = t.index, t.line, t.api
         self.req_row, self.res_row = t.req_row, t.res_row
         self.notes, self.attempts = t.notes, t.attempts
+        self.source = t.source  # the row's source number (TurnReport.source)
         c, d = rq.cols, rq.dicts
         self.q_bytes, self.q_words, self.q_new = (c["request_bytes"], c["user_words"],
                                                   c["new_input_tokens"])
@@ -658,7 +634,11 @@ class _Columns:
                          "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
             if elapsed is not None:
                 caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
-        carried = rep.carried
+        # TurnReport.carried, without its one-entry cache (the row reads it once).
+        carried = rcols.carried.get(r) if rcols.carried else None
+        key = rcols.keys[rcols.conv[r]]  # TurnReport.conversation_key
+        if carried is None and rcols.ledger is not None:
+            carried = rcols.ledger.carry(key, self.index[r])
         # A copy of the template (every key, in order, None) with each value set: a dict
         # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
         d = _ROW_TEMPLATE.copy()
@@ -680,18 +660,19 @@ class _Columns:
             d["unexplained_tokens"] = inp - exp
         d["tools_offered"] = tools
         d["hosted_calls"] = hosted
-        d["markers"] = rep.markers
+        d["markers"] = rcols.marker_lists[rcols.marker_ids[r]]  # TurnReport.markers
         if tokens_usd is not None:
             d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
-        d["source"] = rep.source
-        d["conversation_key"] = rep.conversation_key
+        d["source"] = rcols.sources[self.source[r]]  # TurnReport.source
+        d["conversation_key"] = key
         d["model"] = model
         d["response_id"] = rid
         d["previous_response_id"] = prev_id
         d["user_words"] = user_words
         d["cumulative_input_tokens"] = cum
         d["new_input_estimate"] = new_input
-        a = rcols.attribution.get(r) if rcols.attribution else None  # TurnReport.attribution
+        # TurnReport.attribution (a deposit's is read from its rows)
+        a = rcols.attribution_of(r) if rcols.attributed[r] >= 0 or rcols.attribution else None
         d["attribution"] = a.to_dict() if type(a) is Attribution else a
         if whole:
             d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
@@ -833,30 +814,98 @@ def explain_row(d: dict[str, Any]) -> list[str]:
     return explain(view)  # type: ignore[arg-type]
 
 
+def _conv_count(name: str) -> property:
+    """A conversation's token total from its columns (None while no turn had usage)."""
+    def get(self: ConversationReport) -> int | None:
+        v = getattr(self._c, name)[self._n]
+        return None if v < 0 else v
+
+    def put(self: ConversationReport, value: int | None) -> None:
+        getattr(self._c, name)[self._n] = -1 if value is None else value
+
+    return property(get, put)
+
+
+def _conv_number(name: str) -> property:
+    """A conversation's count (0 when none) from its columns."""
+    def get(self: ConversationReport) -> int:
+        return getattr(self._c, name)[self._n]
+
+    def put(self: ConversationReport, value: int) -> None:
+        getattr(self._c, name)[self._n] = value
+
+    return property(get, put)
+
+
+def _conv_item(name: str) -> property:
+    """A conversation's entry in one of its columns' lists."""
+    def get(self: ConversationReport) -> Any:
+        return getattr(self._c, name)[self._n]
+
+    def put(self: ConversationReport, value: Any) -> None:
+        getattr(self._c, name)[self._n] = value
+
+    return property(get, put)
+
+
 class ConversationReport:
-    """Per-conversation totals, for the conversations list and the report."""
+    """Per-conversation totals, for the conversations list and the report: a view of one
+    conversation's number in the analyzer's ConversationColumns (conversation_columns.py),
+    made when read. Two views of one conversation are equal."""
 
-    __slots__ = ("key", "id", "kind", "source", "turn_indices", "input_tokens", "cached_tokens",
-                 "output_tokens", "hosted_calls", "cost_usd", "cost_unknown_turns", "markers",
-                 "exchanges", "usage_turns", "carried")
+    __slots__ = ("_c", "_n")
 
-    def __init__(self, key: str, id: str | None, kind: str, source: str) -> None:
-        self.key = key
-        self.id = id
-        self.kind = kind  # conversation | chain | stateless
-        self.source = source
-        # Turn indices, in order: an array (8 bytes a turn), not a list of int objects (40).
-        self.turn_indices = array("q")
-        self.input_tokens: int | None = None
-        self.cached_tokens: int | None = None
-        self.output_tokens: int | None = None
-        self.hosted_calls = 0
-        self.cost_usd: float | None = None
-        self.cost_unknown_turns = 0
-        self.markers: dict[str, int] = {}
-        self.exchanges: list[int] = []
-        self.usage_turns = 0
-        self.carried: ConversationLedger | None = None  # set by the ledger's pass
+    def __init__(self, columns: Any, number: int) -> None:
+        self._c = columns
+        self._n = number
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ConversationReport and other._c is self._c
+                and other._n == self._n)
+
+    def __hash__(self) -> int:
+        return hash((id(self._c), self._n))
+
+    def __repr__(self) -> str:
+        return f"ConversationReport(key={self.key!r}, turns={len(self.turn_indices)})"
+
+    key = _conv_item("keys")
+    id = _conv_item("ids")
+    kind = _conv_item("kinds")  # conversation | chain | stateless
+    source = _conv_item("sources")
+    # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
+    # 2**31), not a list of int objects (40).
+    carried = _conv_item("carried")  # the ConversationLedger, set by the ledger's pass
+    input_tokens = _conv_count("input_tokens")
+    cached_tokens = _conv_count("cached_tokens")
+    output_tokens = _conv_count("output_tokens")
+    hosted_calls = _conv_number("hosted_calls")
+    cost_unknown_turns = _conv_number("cost_unknown_turns")
+    usage_turns = _conv_number("usage_turns")
+
+    @property
+    def cost_usd(self) -> float | None:
+        v = self._c.cost_usd[self._n]
+        return None if v != v else v  # NaN: no turn of it was priced
+
+    @cost_usd.setter
+    def cost_usd(self, value: float | None) -> None:
+        self._c.cost_usd[self._n] = float("nan") if value is None else value
+
+    @property
+    def turn_indices(self) -> array:
+        return self._c.indices(self._n)
+
+    @property
+    def markers(self) -> dict[str, int]:
+        """Marker → how many of the conversation's turns carry it (a new dict: counted by
+        the analyzer, ConversationColumns.count_marker)."""
+        return self._c.marker_counts(self._n)
+
+    @property
+    def exchanges(self) -> list[int]:
+        """Indices of the exchanges (non-model calls) that name this conversation."""
+        return self._c.exchanges.setdefault(self._n, [])
 
     @property
     def turns(self) -> list[int]:
@@ -865,14 +914,16 @@ class ConversationReport:
         return self.turn_indices.tolist()
 
     def to_dict(self) -> dict[str, Any]:
+        c, n = self._c, self._n
+        carried = c.carried[n]
         return {
-            "id": self.id, "key": self.key, "kind": self.kind, "source": self.source,
-            "turns": self.turn_indices.tolist(), "input_tokens": self.input_tokens,
+            "id": c.ids[n], "key": c.keys[n], "kind": c.kinds[n], "source": c.sources[n],
+            "turns": c.indices(n).tolist(), "input_tokens": self.input_tokens,
             "cached_tokens": self.cached_tokens, "output_tokens": self.output_tokens,
-            "hosted_calls": self.hosted_calls,
-            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
-            "cost_unknown_turns": self.cost_unknown_turns, "markers": self.markers,
-            "usage_turns": self.usage_turns,
-            "exchanges": self.exchanges,
-            "carried_context": self.carried.to_dict() if self.carried is not None else None,
+            "hosted_calls": c.hosted_calls[n],
+            "cost_usd": None if (v := c.cost_usd[n]) != v else round(v, 6),
+            "cost_unknown_turns": c.cost_unknown_turns[n], "markers": c.marker_counts(n),
+            "usage_turns": c.usage_turns[n],
+            "exchanges": c.exchanges.get(n) or [],
+            "carried_context": carried.to_dict() if carried is not None else None,
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
 from traceview.report.gc_pause import paused_gc
@@ -28,7 +29,7 @@ def iter_markdown(analysis: Analysis) -> Iterator[str]:
 
 def _chunks(analysis: Analysis) -> Iterator[list[str]]:
     out: list[str] = [f"# traceview report: {_cell(', '.join(analysis.capture.sources))}", ""]
-    by_index = {t.index: t for t in analysis.turns}
+    by_index = finder(analysis.turns)  # no map of every turn: its reports are made on read
     for conv in analysis.conversations:
         out.append(f"## {conv.kind} `{_cell(conv.id or conv.key)}` — {len(conv.turns)} turns, "
                    f"billed input {num(conv.input_tokens)}, cost {usd(conv.cost_usd)}")
@@ -36,7 +37,7 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
         out.append("| # | user | sent | billed in | unexplained (est.) | cached | out | hosted "
                    "| ms | markers |")
         out.append("|---:|---|---:|---:|---:|---:|---:|---|---:|---|")
-        turns = [by_index[i] for i in conv.turns if i in by_index]
+        turns = [t for t in map(by_index, conv.turns) if t is not None]
         for n, t in enumerate(turns):
             if n and not n % 2000:
                 yield out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.cells import cell_len
@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.control import STRIP_CONTROL_CODES, strip_control_codes
 from rich.text import Text
 
+from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row
@@ -188,7 +189,7 @@ def render_text(analysis: Analysis, console: Console) -> None:
 def _render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
     out = _Out(console)
-    by_index = {t.index: t for t in analysis.turns}
+    by_index = finder(analysis.turns)  # no map of every turn: its reports are made on read
     src = ", ".join(analysis.capture.sources)
     out.part(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
              f"{_plural(len(analysis.conversations), 'conversation')}", style="bold")
@@ -237,9 +238,11 @@ def _render_text(analysis: Analysis, console: Console) -> None:
             out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
 
 
-def _conversation(out: _Out, conv: Any, by_index: dict[int, TurnReport], width: int) -> None:
+def _conversation(out: _Out, conv: Any, by_index: Callable[[int], TurnReport | None],
+                  width: int) -> None:
     """One conversation's title, table of turns and notes on its marked turns."""
-    rows = [by_index[i].row(explained=False, whole=False) for i in conv.turns if i in by_index]
+    rows = [t.row(explained=False, whole=False) for t in map(by_index, conv.turns)
+            if t is not None]
     out.part("")
     title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
              f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
