@@ -16,7 +16,6 @@ each request's tool configuration.
 
 from __future__ import annotations
 
-import statistics
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -611,12 +610,21 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     without it, tool configuration is taken from `tools_offered` (no vector store ids).
     `bills` maps a conversation key to its cost, for the share of the bill.
     """
-    by_conv: dict[str, list[LedgerTurn]] = {}
-    for t in turns:
-        by_conv.setdefault(t.conversation_key, []).append(t)
+    # Grouped by position, not by turn: the analysis's turns are views made when read
+    # (a TurnReport and the Turn it keeps: ~150 bytes), and a list of every one held for
+    # the pass was most of the ledger stage's peak. One conversation's views at a time.
+    seq = turns if isinstance(turns, Sequence) else list(turns)
+    by_conv: dict[str, array] = {}
+    for pos, t in enumerate(seq):
+        key = t.conversation_key
+        at = by_conv.get(key)
+        if at is None:
+            at = by_conv[key] = array("i")
+        at.append(pos)
     ledger = Ledger(project)
     read = _Reader()
-    for key, conv_turns in by_conv.items():
+    for key, positions in by_conv.items():
+        conv_turns = [seq[p] for p in positions]
         facts = read(conv_turns)
         idx = facts[0]
         if any(a > b for a, b in pairwise(idx)):  # not in index order
@@ -929,6 +937,8 @@ def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]]
             fit_y.append(inp)
     fit = None
     if len(fit_x) >= 2:
+        import statistics  # not at import: a capture with no growth to fit never needs it
+
         slope, intercept = statistics.linear_regression(fit_x, fit_y)
         fit = (slope, intercept, len(fit_x), len(inputs), cumulative)
     return (cumulative if fit_x or cumulative else None, last_owned, fit, project)
