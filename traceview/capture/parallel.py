@@ -18,14 +18,13 @@ import io
 import os
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from traceview.capture.reader import Pre, as_rows, line_facts
 from traceview.capture.table import Facts
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 def __getattr__(name: str) -> type:

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 
@@ -52,7 +50,7 @@ def write_ranges(parts: list[tuple[int, int]],
     """The chunks `write(start, end)` gives for each range, in order; every range but the
     first written by a forked child into a temporary file."""
     children: list[tuple[int, str | None, tuple[int, int]]] = []
-    tmp = tempfile.mkdtemp(prefix="traceview-rows-") if len(parts) > 1 else None
+    tmp = _tempdir() if len(parts) > 1 else None
     try:
         for n, part in enumerate(parts[1:], 1):
             children.append(_fork(part, write, os.path.join(tmp, f"{n}"), n) if tmp
@@ -70,12 +68,24 @@ def write_ranges(parts: list[tuple[int, int]],
         for pid, _, _ in children:  # an abandoned write (`report | head`): stop the rest
             if pid > 0:
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+                    os.kill(pid, _sigkill())
                 _ok(pid)
         if tmp:
             for name in os.listdir(tmp):
                 os.unlink(os.path.join(tmp, name))
             os.rmdir(tmp)
+
+
+def _sigkill() -> int:
+    import signal  # only to stop an abandoned child: not in every report's baseline
+
+    return signal.SIGKILL
+
+
+def _tempdir() -> str:
+    import tempfile  # only when a range is forked: not in every report's baseline
+
+    return tempfile.mkdtemp(prefix="traceview-rows-")
 
 
 def _fork(part: tuple[int, int], write: Callable[[int, int], Iterator[bytes]], path: str,
