@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,12 +61,12 @@ def test_a_failed_child_has_its_range_written_by_the_parent(tmp_path: Path) -> N
         for i in range(start, end):
             yield b"%d," % i
 
-    tempdir = forked.tempfile.tempdir
-    forked.tempfile.tempdir = str(tmp_path)
+    tempdir = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path)
     try:
         out = b"".join(forked.write_ranges([(0, 3), (3, 7), (7, 9)], write))
     finally:
-        forked.tempfile.tempdir = tempdir
+        tempfile.tempdir = tempdir
     assert out == b"".join(b"%d," % i for i in range(9))
     assert list(tmp_path.iterdir()) == []  # the children's files are gone
 
@@ -93,15 +94,15 @@ def test_an_abandoned_write_stops_its_children(tmp_path: Path) -> None:
         pids.append(child[0])
         return child
 
-    tempdir = forked.tempfile.tempdir
-    forked.tempfile.tempdir = str(tmp_path)
+    tempdir = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path)
     forked._fork = fork  # type: ignore[assignment]
     try:
         gen = forked.write_ranges([(0, 3), (3, 10_000_000)], write)
         assert next(gen) == b"0,"
         gen.close()
     finally:
-        forked.tempfile.tempdir = tempdir
+        tempfile.tempdir = tempdir
         forked._fork = real_fork
     assert list(tmp_path.iterdir()) == []
     assert len(pids) == 1 and pids[0] > 0
