@@ -44,14 +44,30 @@ def test_a_long_turn_list_is_written_as_orjson_would_write_it(tmp_path: Path) ->
     assert vs["turns"] == list(range(1, json_out.LONG_TURNS + 45))
 
 
-def test_a_long_turn_list_is_one_fragment_and_a_short_one_a_list() -> None:
+def test_a_long_turn_list_is_streamed_apart_and_a_short_one_is_a_list() -> None:
     from array import array
 
-    long = json_out._turn_list(array("I", range(1, 5001)))
-    assert isinstance(long, orjson.Fragment)
-    got = orjson.loads(orjson.dumps([{"turns": long}], option=orjson.OPT_INDENT_2))
-    assert got == [{"turns": list(range(1, 5001))}]
-    assert json_out._turn_list(array("I", [3, 4])) == [3, 4]
+    lists = json_out._LongLists()
+    assert lists(array("I", [3, 4])) == [3, 4] and not lists.held
+    long = lists(array("I", range(1, 10_001)))
+    assert isinstance(long, orjson.Fragment) and len(lists.held) == 1
+    body = orjson.dumps([{"turns": long, "id": "vs_1"}], option=orjson.OPT_INDENT_2)
+    chunks = list(lists.write(body, b"\n"))
+    assert not lists.held  # written once: the next batch starts clean
+    got = b"".join(chunks)
+    assert got == orjson.dumps([{"turns": list(range(1, 10_001)), "id": "vs_1"}],
+                               option=orjson.OPT_INDENT_2)
+    # The list never sits whole in one chunk: the write's peak is a slice of it.
+    assert max(map(len, chunks)) < len(got) // 2
+
+
+def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path) -> None:
+    a = analyze(str(_one_store_capture(tmp_path, 3 * json_out._NUMBERS)))
+    chunks = list(json_out.iter_json(a))
+    assert b"".join(chunks) == json_out._safe(
+        orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n")
+    with_list = [c for c in chunks if b"\n          12287," in c]
+    assert with_list and all(len(c) < 100_000 for c in with_list)
 
 
 def test_configs_by_turn_number_shared_and_gaps_read_as_none() -> None:

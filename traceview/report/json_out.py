@@ -40,14 +40,16 @@ def _safe(chunk: bytes) -> bytes:
 
 
 def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
-           indent: bytes, first: bool = True, batch_size: int = BATCH) -> Iterator[bytes]:
+           indent: bytes, first: bool = True, batch_size: int = BATCH,
+           lists: _LongLists | None = None) -> Iterator[bytes]:
     """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
     spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
 
     A batch dumped as a list comes out at nesting 1 (`\\n  {` … `\\n  }`); shifting each
     line by the same amount gives exactly what dumping each element alone and shifting it
     by ``indent`` + 2 gave, separators included. `first`: these open the list (a later
-    range of it, written apart, continues with a comma); `batch_size`: elements a batch."""
+    range of it, written apart, continues with a comma); `batch_size`: elements a batch;
+    `lists`: the long turn lists the batch's dicts left markers for, written in their place."""
     it = iter(values)
     newline = b"\n" + indent
     while True:
@@ -62,7 +64,10 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
         if not first:
             yield b","  # apart: a comma glued on would copy the whole chunk once more
         first = False
-        yield body
+        if lists is not None and lists.held:
+            yield from lists.write(body, newline)
+        else:
+            yield body
         del body
 
 
@@ -106,7 +111,8 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
         if values is analysis.turns:  # the longest list: its rows on every core
             yield from _turn_rows(values, b"  " * depth)
         elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
-            yield from _items(values.dicts(_turn_list), _same, b"  " * depth)
+            lists = _LongLists()
+            yield from _items(values.dicts(lists), _same, b"  " * depth, lists=lists)
         elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
             yield from _items(values, _as_dict, b"  " * depth, batch_size=CONVERSATIONS)
         else:
@@ -125,26 +131,47 @@ def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
 # Conversations a batch: each writes its carried-context ledger (every source's charges),
 # a dozen turns' worth of dicts; 64 of them were the write's peak on a hosted capture.
 CONVERSATIONS = 8
-# A provider object's turn list past this many turns is written as pre-serialised JSON.
+# A provider object's turn list past this many turns is written apart from its object.
 LONG_TURNS = 256
 _ITEM = b",\n      "  # a number of the list, one per line, as _items' batch dump nests it
+_NUMBERS = 4096  # numbers a chunk of a long list
 
 
-def _turn_list(turns: array[int]) -> Any:
-    """A provider object's turn list for `_items`' batch dump: a list, or past LONG_TURNS
-    the bytes orjson's OPT_INDENT_2 writes for it there (an element at nesting 1, its
-    keys at 2, the numbers at 3), made a slice at a time. A vector store used on every turn
-    lists every turn: as a list, an int object each (~40 bytes a turn) was the write's
-    peak."""
-    if len(turns) <= LONG_TURNS:
-        return turns.tolist()
-    out = bytearray(b"[\n      ")
-    for start in range(0, len(turns), 4096):
-        if start:
-            out += _ITEM
-        out += _ITEM.join(b"%d" % i for i in turns[start:start + 4096])
-    out += b"\n    ]"
-    return orjson.Fragment(bytes(out))
+class _LongLists:
+    """A provider object's turn list, as `dicts()` asks for it: a list, or past LONG_TURNS
+    a marker that `write` replaces with the list's numbers, streamed a slice at a time.
+
+    A vector store used on every turn lists every turn. Made inside its batch, its bytes
+    were copied by the dump, the safe pass and the indent shift, ~3 copies of ~0.8 MB on a
+    200 MB hosted capture: the write's peak. The marker carries the per-process nonce, so
+    no capture string can spell it."""
+
+    def __init__(self) -> None:
+        self.held: list[array[int]] = []
+        self.marker = orjson.dumps(f"\u0000turn-list-{_NONCE}\u0000")
+
+    def __call__(self, turns: array[int]) -> Any:
+        if len(turns) <= LONG_TURNS:
+            return turns.tolist()
+        self.held.append(turns)
+        return orjson.Fragment(self.marker)
+
+    def write(self, body: bytes, newline: bytes) -> Iterator[bytes]:
+        """`body` with each marker replaced, in order, by the list it stands for, as
+        orjson's OPT_INDENT_2 writes it there (the numbers at nesting 3 of the batch's
+        dump, shifted like the rest of the batch by `newline`)."""
+        parts = body.split(self.marker)
+        held, self.held = self.held, []
+        item = _ITEM.replace(b"\n", newline)
+        for part, turns in zip(parts, held, strict=False):
+            yield part
+            yield b"[" + item[1:]
+            for start in range(0, len(turns), _NUMBERS):
+                if start:
+                    yield item
+                yield _safe(item.join(b"%d" % i for i in turns[start:start + _NUMBERS]))
+            yield newline + b"    ]"
+        yield parts[-1]
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
