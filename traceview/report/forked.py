@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from traceview.capture.parallel import workers
 
 MIN_ROWS = 20_000  # below this, a fork and a file cost more than half the rows save
-READ = 1 << 20  # bytes per chunk streamed from a child's file (cuts anywhere, mid-character)
+READ = 1 << 18  # bytes per chunk streamed from a child's file (cuts anywhere, mid-character)
 
 
 def _min_rows() -> int:
