@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.hostile.structure_fuzz import _paths
 from traceview.capture import facts as F
 from traceview.capture.items import (
     ACTION_TYPES,
@@ -47,17 +48,6 @@ SWAPS: list[Any] = [
     [None], ["x"], {"type": "refusal", "refusal": "no"}, {"type": [1]}, {"role": "user"},
     [{"type": "refusal", "refusal": "no"}], [{"type": "output_text", "text": "t"}], "w " * 200,
 ]
-
-
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            out += _paths(v, (*prefix, i))
-    return out
 
 
 def _bodies() -> list[dict[str, Any]]:
