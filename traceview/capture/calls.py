@@ -71,7 +71,6 @@ class Calls:
             return
         known = self.pool.numbers.get
         ids, queries = self.ids, self.queries
-        i_buf, q_buf = ids.buf, queries.buf
         try:
             for c in calls:
                 shape = (c.type, c.status, c.evidence, c.include, c.detail)
@@ -79,26 +78,9 @@ class Calls:
                 if n is None:
                     n = self.pool.number(shape)
                 self.shape.append(n)
-                cid = c.id  # Texts.append, written out (here and for the queries)
-                if cid is None:
-                    ids.starts.append(0)
-                    ids.lens.append(-1)
-                else:
-                    try:
-                        raw = cid.encode()
-                    except UnicodeEncodeError:
-                        raw = cid.encode("utf-8", "surrogatepass")
-                    ids.starts.append(len(i_buf))
-                    ids.lens.append(len(raw))
-                    i_buf += raw
+                ids.append(c.id)  # Texts widen their own columns when a value needs it
                 for q in c.queries:
-                    try:
-                        raw = q.encode()
-                    except UnicodeEncodeError:
-                        raw = q.encode("utf-8", "surrogatepass")
-                    queries.starts.append(len(q_buf))
-                    queries.lens.append(len(raw))
-                    q_buf += raw
+                    queries.append(q)
                 self.q_ends.append(len(queries.lens))
             self.rows.append(row)
             self.ends.append(len(self.shape))
