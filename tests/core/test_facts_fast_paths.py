@@ -261,3 +261,89 @@ def test_hosted_calls_pair_outputs_by_call_id_only_when_a_call_reads_them() -> N
                                                      "program")] == ["captured"] * 3
     assert [c.detail for c in found if c.type == "web_search_call"] == ["3 sources captured"]
     assert items.hosted_calls(HOSTED_SHAPES[1]) == ()
+
+
+def _absurd_general(body: Any) -> list[tuple[str, int]] | tuple[()]:
+    """reader._absurd_counts as it read before its fast path: every key, one by one."""
+    from traceview.capture.reader import _absurd
+
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return ()
+    found: list[tuple[str, int]] | tuple[()] = ()
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if _absurd(v):
+                    found = [*found, (f"{key}.{k}", v)]
+        elif _absurd(value):
+            found = [*found, (str(key), value)]
+    return found
+
+
+USAGES: list[Any] = [
+    {"input_tokens": -1}, {"input_tokens": 2**64 - 1}, {"input_tokens": 1.5},
+    {"input_tokens": 3.0}, {"input_tokens": 1e300}, {"input_tokens": True},
+    {"input_tokens_details": {"cached_tokens": -5, "x": None}}, {"x": "12"},
+    {"input_tokens": 1, "output_tokens_details": {"reasoning_tokens": 2**41}},
+    {"a": [1, -1]}, {"a": None, "b": {"c": None, "d": 0}}, {}, None, [], "usage",
+]
+
+
+def test_a_usage_of_plain_counts_passed_over_in_one_loop_finds_what_each_key_finds() -> None:
+    from traceview.capture.reader import _absurd_counts
+
+    bodies = BODIES + [{"usage": u} for u in USAGES]
+    found = 0
+    for body in bodies:
+        got = _absurd_counts(body)
+        assert got == _absurd_general(body), body.get("usage")
+        found += bool(got)
+    assert found >= 8  # the swapped numbers and the shapes above are found
+
+
+def _lines() -> list[bytes]:
+    return [line for p in FILES for line in p.read_bytes().splitlines()]
+
+
+SCAN_LINES: list[bytes] = [
+    b'{"a": "created_at", "created_at": null, "b": {"created_at": 17}}',
+    b'{"text": "\\"created_at\\": 3", "created_at": 1.50}',
+    b'{"created_at": 1764480001.0}', b'{"created_at": 12', b'{"created_at" : 5 ]',
+    b'{"created_at"', b'{"store": "true", "x": {"store" :false}}', b'{"store"}',
+    b'{"t": "\\"store\\": true", "store": true}', b'"created_at": 1e+300,',
+]
+
+
+def test_created_at_and_store_found_from_their_names_first_place_as_by_the_pattern() -> None:
+    """scan.created_in / store_in skip to the name's first occurrence with bytes.find; the
+    patterns searched from the start find the same, at every cut of every line."""
+    from traceview.capture import scan
+
+    def created_general(raw: bytes, end: int) -> Any:
+        m = scan.CREATED.search(raw, 0, end)
+        if m is None:
+            return None
+        whole, _, fraction = m.group(1).partition(b".")
+        return int(whole) if len(whole) < 16 and not fraction.strip(b"0") else float(m.group(1))
+
+    def store_general(raw: bytes, end: int) -> int:
+        m = scan.STORE.search(raw, 0, end)
+        return scan.NO_STORE if m is None else (
+            scan.STORE_TRUE if m.group(1) == b"true" else scan.STORE_FALSE)
+
+    created = stored = 0
+    for raw in _lines() + SCAN_LINES:
+        cuts = {len(raw), min(len(raw), scan.HEAD_BYTES)}
+        for name in (b'"created_at"', b'"store"'):
+            at = raw.find(name)
+            if at >= 0:  # cut inside the name, and just after it
+                cuts |= {at + 3, at + len(name), at + len(name) + 2}
+        for end in cuts:
+            got = scan.created_in(raw, end)
+            assert got == created_general(raw, end) and type(got) is type(
+                created_general(raw, end)), (raw[:200], end)
+            assert scan.store_in(raw, end) == store_general(raw, end), (raw[:200], end)
+            created += got is not None
+            stored += scan.store_in(raw, end) != scan.NO_STORE
+    assert created > 400 and stored > 100, (created, stored)

@@ -144,12 +144,16 @@ def _user_side(items: list[Any], want_sig: bool = True,
     if not items:
         return None, None, first_sig
     last = items[-1]
-    if type(last) is dict and last.get("type") == "compaction_trigger":
+    lt = last.get("type") if type(last) is dict else None
+    if lt == "compaction_trigger":
         for item in reversed(items):  # the last item that is not a trigger, if any
             if not (isinstance(item, dict) and item.get("type") == "compaction_trigger"):
                 last = item
                 break
-    if type(last) is dict and last.get("role") == "user" and is_message(last):
+        lt = last.get("type") if type(last) is dict else None
+    # is_message(last), read here: a dict typed "message", or untyped with a role.
+    if type(last) is dict and last.get("role") == "user" and (
+            lt == "message" or (lt is None and "type" not in last)):
         if last is first:
             text = first_text
         else:

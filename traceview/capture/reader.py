@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
+from traceview.capture.bounded import _NOT_OPENERS, MAX_DEPTH, TooDeep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
@@ -59,11 +59,29 @@ def _absurd(value: Any) -> bool:
 
 
 def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
-    """Usage numbers no provider sends (negative, or beyond any real count). The plain
-    counts every usage holds are passed over before `_absurd` is asked."""
+    """Usage numbers no provider sends (negative, or beyond any real count). A usage of
+    plain counts (and nulls), as nearly every one is, is passed over in one loop over its
+    values; any other is read key by key (`_absurd_in`)."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
         return ()
+    for value in usage.values():
+        if type(value) is int:
+            if 0 <= value < _COUNT_LIMIT:
+                continue
+        elif value is None:
+            continue
+        elif type(value) is dict:
+            for v in value.values():
+                if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT):
+                    return _absurd_in(usage)
+            continue
+        return _absurd_in(usage)
+    return ()
+
+
+def _absurd_in(usage: dict[Any, Any]) -> list[tuple[str, int]] | tuple[()]:
+    """_absurd_counts' reading, key by key: the absurd numbers with their keys."""
     found: list[tuple[str, int]] | tuple[()] = ()
     for key, value in usage.items():
         t = type(value)
@@ -466,7 +484,10 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
         if "recursion" not in str(exc).lower():
             return _bad_line(raw, ended, exc)
         obj = TooDeep("nested deeper than the parser allows")
-    if type(obj) is TooDeep or (may_be_deep(raw) and too_deep(obj)):
+    # bounded.may_be_deep, inlined (it runs on every line): fewer brackets than MAX_DEPTH
+    # cannot nest that deep.
+    if type(obj) is TooDeep or (len(raw.translate(None, _NOT_OPENERS)) > MAX_DEPTH
+                                and too_deep(obj)):
         return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
                 "line skipped")
     if type(obj) is not dict:
