@@ -278,3 +278,20 @@ def test_setting_one_count_of_a_row_leaves_the_others_alone() -> None:
     assert (first.res.input_tokens, first.res.output_tokens, first.res.status) == (1, 2,
                                                                                  "unknown")
     assert (table.responses.rows, len(table)) == (2, 2)
+
+
+@pytest.mark.parametrize(("data", "kinds"), [
+    (b"\xef\xbb\xbf", []),  # a BOM and nothing else: no line, no problem
+    (b'\xef\xbb\xbf{"dir": "req", "body": {"inp', ["truncated_line"]),
+    (b'{"dir": "req", "body": {"input": "hi"}}\n{"dir": "req", "bo', ["truncated_line"]),
+    (b'{"dir": "req", "body": {"input": "hi"}}\n{"dir": "res", "bo\n', ["malformed_json"]),
+])
+def test_a_line_s_end_is_read_from_its_last_byte(tmp_path: Path, data: bytes,
+                                                  kinds: list[str]) -> None:
+    """The read loop tells a cut last line (no newline) from a complete one, after a BOM
+    is taken off line 1 too."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(data)
+    cap = load(str(path))
+    assert [p.kind for p in cap.problems] == kinds
+    assert all(p.line == data.count(b"\n") + (not data.endswith(b"\n")) for p in cap.problems)
