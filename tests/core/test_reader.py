@@ -295,3 +295,17 @@ def test_a_line_s_end_is_read_from_its_last_byte(tmp_path: Path, data: bytes,
     cap = load(str(path))
     assert [p.kind for p in cap.problems] == kinds
     assert all(p.line == data.count(b"\n") + (not data.endswith(b"\n")) for p in cap.problems)
+
+
+@pytest.mark.parametrize(("depth", "kinds"), [(95, []), (150, ["too_deep"]),
+                                              (900, ["too_deep"])])
+def test_a_record_nested_past_the_limit_is_a_problem_on_its_line(
+        tmp_path: Path, depth: int, kinds: list[str]) -> None:
+    """Between MAX_DEPTH (100) and the parser's own limit, the bracket count sends the
+    record to the depth check, which refuses it with its line."""
+    deep = b'{"a":' * depth + b"1" + b"}" * depth
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"dir": "req", "body": {"input": "hi"}}\n'
+                     b'{"dir": "req", "body": {"input": "x", "metadata": ' + deep + b"}}\n")
+    cap = load(str(path))
+    assert [(p.kind, p.line) for p in cap.problems] == [(k, 2) for k in kinds]
