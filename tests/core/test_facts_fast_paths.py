@@ -347,3 +347,105 @@ def test_created_at_and_store_found_from_their_names_first_place_as_by_the_patte
             created += got is not None
             stored += scan.store_in(raw, end) != scan.NO_STORE
     assert created > 400 and stored > 100, (created, stored)
+
+
+def _items_general(items: list[Any], chained: bool, model: str | None,
+                   raw_items: bytes) -> tuple[Any, ...]:
+    """request_facts' reading of input items as it was before the chained turn's one loop:
+    new input, its estimate, the kinds loop, the media walk."""
+    from traceview.capture.estimate import estimate_tokens
+    from traceview.capture.media import media_parts
+
+    new = F._new_items(items, chained)
+    compaction_input = compaction_trigger = False
+    keys: list[str] = []
+    answered: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            t = item.get("type")
+            if t == "compaction":
+                compaction_input = True
+                keys.extend(F.compaction_keys(item))
+            elif t == "compaction_trigger":
+                compaction_trigger = True
+            elif isinstance(t, str) and t in F.ANSWER_KEYS:
+                cid = item.get(F.ANSWER_KEYS[t])
+                if isinstance(cid, str):
+                    answered.append(cid)
+    return (estimate_tokens(new), compaction_input, compaction_trigger, keys, answered,
+            media_parts(new, model))
+
+
+MEDIA_ITEMS: list[list[Any]] = [
+    [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,"
+                                   + "A" * 400}]}],
+    [{"type": "input_file", "file_id": "file-x"}, {"role": "user", "content": "hi"}],
+    [{"type": "computer_call_output", "call_id": "c", "output": {
+        "type": "computer_screenshot", "image_url": "https://x/y.png"}}],
+    [{"type": "function_call_output", "call_id": "c", "output": [
+        {"type": "input_image", "file_id": "file-y"}]}],
+    [["nested", {"type": "input_image"}], {"type": "input_audio", "input_audio": {}}],
+    [{"type": "compaction", "id": "cmp_1", "encrypted_content": "e"},
+     {"type": "compaction_trigger"}, {"type": "mcp_approval_response",
+                                      "approval_request_id": "a"}],
+]
+
+
+def test_a_chained_turn_s_items_read_in_one_loop_equal_the_general_reading() -> None:
+    """facts._chained_items (the new input is every item) and facts._items (stateless)
+    give the general reading's estimate, kinds, keys, answers and media."""
+    lists = _lists("input") + _lists("messages") + MEDIA_ITEMS
+    media = 0
+    for items in lists:
+        raw = orjson.dumps(items)
+        for chained, fast in ((True, F._chained_items), (False, F._items)):
+            want = _items_general(items, chained, "gpt-4o", raw)
+            assert fast(items, "gpt-4o", raw) == want, items
+            media += bool(want[5]) and chained
+    assert media >= 5
+
+
+def _id_records(rnd: random.Random) -> list[bytes]:
+    """Valid JSON records dense with ids and near-ids, in keys and values, in text with
+    escaped quotes, side by side (the shapes where two patterns could part from one)."""
+    pieces = ["vs_a1", "vs_", "file-x_9", "file_" + "0a" * 8, "file_" + "0a" * 7,
+              "file_" + "0A" * 8, "file-", "vs_b-2", "\"vs_q\"", "\\\"file-z\\\"",
+              "x\"file-q", "file_search", "vs x", "\"", "\\", " ", "é"]
+    out = []
+    for _ in range(400):
+        def s() -> str:
+            return "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 3)))
+
+        obj: Any = {s(): s() for _ in range(rnd.randint(1, 6))}
+        obj["list"] = [s() for _ in range(rnd.randint(0, 5))]
+        obj[s()] = {s(): [s(), {s(): s()}]}
+        out.append(orjson.dumps(obj))
+        out.append(orjson.dumps(obj, option=orjson.OPT_INDENT_2))
+    return out
+
+
+def test_ids_found_by_two_literal_led_patterns_equal_the_one_pattern() -> None:
+    """reader.quoted_ids = scan.ids_in on every record line of the fixtures and on records
+    dense with ids, whole and cut (the response head), order of first appearance kept."""
+    from traceview.capture.reader import quoted_ids
+    from traceview.capture.scan import HEAD_BYTES, ids_in
+
+    rnd = random.Random(7)
+    lines = [line for line in _lines() if _parses(line)] + _id_records(rnd)
+    both = found = 0
+    for raw in lines:
+        for end in {len(raw), min(len(raw), HEAD_BYTES), rnd.randint(0, len(raw))}:
+            want = ids_in(raw, end)
+            assert quoted_ids(raw, end) == want, (raw[:300], end)
+            found += bool(want)
+            both += any(i.startswith(b"vs_") for i in want) and any(
+                i.startswith(b"file") for i in want)
+    assert found > 1000 and both > 100, (found, both)
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
