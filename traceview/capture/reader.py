@@ -8,7 +8,6 @@ Finished turns are queued so a caller can show them while the rest is still read
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +37,7 @@ from traceview.capture.scan import (
     NO_STORE,
     STORE_TRUE,
     created_in,
+    ids_in,
     store_in,
 )
 from traceview.capture.table import Facts, ResponseSide, TurnTable
@@ -536,7 +536,7 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tu
         # The whole record; its newline changes no match (see scan.py).
         facts.scanned = True
         n = len(raw)
-        facts.quoted_ids = quoted_ids(raw, n)
+        facts.quoted_ids = ids_in(raw, n)
         # The flag in the bytes counts only when no side's facts hold one (see scan.py).
         store = store_in(raw, n) if not facts.store_set else NO_STORE
         if store:
@@ -564,31 +564,10 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> t
         # a line no longer than that is read whole (its newline changes no match).
         n = len(raw) if facts.hosted_calls else min(len(raw), HEAD_BYTES)
         facts.scanned = True
-        facts.quoted_ids = quoted_ids(raw, n)
+        facts.quoted_ids = ids_in(raw, n)
         facts.raw_created_at = created_in(raw, n)
     return ("res", link, api, events, facts, g("origin"),
             _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
-
-
-# scan.IDS as two patterns, each led by a literal of several bytes ('"vs_', '"file'): their
-# search runs from quote to quote in C, where IDS's one-byte lead ('"') starts a whole match
-# attempt at every quote of the record. In valid JSON (a line that parsed, or the head of
-# one) no two matches share a byte — a match's closing quote follows an id character, so
-# it closes a string, and no string opens right after one — so the two patterns find
-# IDS's matches, merged by position (tests/core/test_facts_fast_paths.py compares).
-_VS_IDS = re.compile(rb'"(vs_[A-Za-z0-9_\-]+)"')
-_FILE_IDS = re.compile(rb'"(file(?:-[A-Za-z0-9_\-]+|_[0-9a-f]{16,}))"')
-
-
-def quoted_ids(raw: bytes, end: int) -> tuple[bytes, ...]:
-    """scan.ids_in(raw, end) for a record line that parsed as JSON (see _VS_IDS)."""
-    vs = _VS_IDS.findall(raw, 0, end)
-    files = _FILE_IDS.findall(raw, 0, end)
-    if vs and files:  # both kinds: in order of position
-        found = sorted([(m.start(), m.group(1)) for p in (_VS_IDS, _FILE_IDS)
-                        for m in p.finditer(raw, 0, end)])
-        return tuple(dict.fromkeys([g for _, g in found]))
-    return tuple(dict.fromkeys(vs or files))
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:

@@ -40,8 +40,7 @@ def ids_in(raw: bytes, end: int) -> tuple[bytes, ...]:
 
 def store_in(raw: bytes, end: int) -> int:
     """The first `"store": true|false` in raw[:end]: NO_STORE, STORE_TRUE or STORE_FALSE."""
-    start = raw.find(b'"store"', 0, end)  # see created_in
-    m = STORE.search(raw, start, end) if start >= 0 else None
+    m = STORE.search(raw, 0, end)
     if m is None:
         return NO_STORE
     return STORE_TRUE if m.group(1) == b"true" else STORE_FALSE
@@ -51,10 +50,7 @@ def created_in(raw: bytes, end: int) -> int | float | None:
     """The first `"created_at": <number>` in raw[:end]: whole seconds (no fraction but
     zeros, fewer than 16 digits: exact as a float too) as an int, which the turn table keeps
     in a narrow int column and reads back as the float; anything else as a float."""
-    # Every match begins with the name: bytes.find skips to its first place (the pattern's
-    # search tries each byte), and no match begins before it.
-    start = raw.find(b'"created_at"', 0, end)
-    m = CREATED.search(raw, start, end) if start >= 0 else None
+    m = CREATED.search(raw, 0, end)
     if m is None:
         return None
     digits = m.group(1)
