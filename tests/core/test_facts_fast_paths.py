@@ -300,3 +300,59 @@ def test_a_usage_of_plain_counts_passed_over_in_one_loop_finds_what_each_key_fin
         assert got == _absurd_general(body), body.get("usage")
         found += bool(got)
     assert found >= 8  # the swapped numbers and the shapes above are found
+
+
+def _items_general(items: list[Any], chained: bool, model: str | None,
+                   raw_items: bytes) -> tuple[Any, ...]:
+    """request_facts' reading of input items as it was before the chained turn's one loop:
+    new input, its estimate, the kinds loop, the media walk."""
+    from traceview.capture.estimate import estimate_tokens
+    from traceview.capture.media import media_parts
+
+    new = F._new_items(items, chained)
+    compaction_input = compaction_trigger = False
+    keys: list[str] = []
+    answered: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            t = item.get("type")
+            if t == "compaction":
+                compaction_input = True
+                keys.extend(F.compaction_keys(item))
+            elif t == "compaction_trigger":
+                compaction_trigger = True
+            elif isinstance(t, str) and t in F.ANSWER_KEYS:
+                cid = item.get(F.ANSWER_KEYS[t])
+                if isinstance(cid, str):
+                    answered.append(cid)
+    return (estimate_tokens(new), compaction_input, compaction_trigger, keys, answered,
+            media_parts(new, model))
+
+
+MEDIA_ITEMS: list[list[Any]] = [
+    [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,"
+                                   + "A" * 400}]}],
+    [{"type": "input_file", "file_id": "file-x"}, {"role": "user", "content": "hi"}],
+    [{"type": "computer_call_output", "call_id": "c", "output": {
+        "type": "computer_screenshot", "image_url": "https://x/y.png"}}],
+    [{"type": "function_call_output", "call_id": "c", "output": [
+        {"type": "input_image", "file_id": "file-y"}]}],
+    [["nested", {"type": "input_image"}], {"type": "input_audio", "input_audio": {}}],
+    [{"type": "compaction", "id": "cmp_1", "encrypted_content": "e"},
+     {"type": "compaction_trigger"}, {"type": "mcp_approval_response",
+                                      "approval_request_id": "a"}],
+]
+
+
+def test_a_chained_turn_s_items_read_in_one_loop_equal_the_general_reading() -> None:
+    """facts._chained_items (the new input is every item) and facts._items (stateless)
+    give the general reading's estimate, kinds, keys, answers and media."""
+    lists = _lists("input") + _lists("messages") + MEDIA_ITEMS
+    media = 0
+    for items in lists:
+        raw = orjson.dumps(items)
+        for chained, fast in ((True, F._chained_items), (False, F._items)):
+            want = _items_general(items, chained, "gpt-4o", raw)
+            assert fast(items, "gpt-4o", raw) == want, items
+            media += bool(want[5]) and chained
+    assert media >= 5
