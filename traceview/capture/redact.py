@@ -36,7 +36,10 @@ _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
 # Between name and value: whitespace, raw or escaped once or more (JSON of JSON, or of a
 # repr: "\\t", "\\\\t", "\\u0020", "\\xa0"). Seven backslashes at most: three levels of
 # escaping (a run of them after a name is then not searched in quadratic time).
-_GAP = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))*"
+_SPACE = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))"
+_GAP = _SPACE + "*"
+# An auth scheme before the value, spaced like a gap: "Bearer\\tX" as JSON writes a tab.
+_SCHEME = rf"(?i:bearer|basic|token|digest){_SPACE}+"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
@@ -50,9 +53,11 @@ _PATTERNS = re.compile(
     # mask after it would leave "\[" (invalid JSON) where masked text is masked again.
     rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
     rf"{_GAP}(?:\\{{0,7}}[\"'])?"
-    rf"(?:(?i:bearer|basic|token|digest)\s+)?){_VALUE}{{6,}}"
+    # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
+    # read "[redacted] [redacted]" (the mask of a mask must be the mask).
+    rf"(?:{_SCHEME})?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}"
     # Bearer <anything>
-    rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
+    rf"|(?P<keep4>\b(?i:bearer){_SPACE}+){_VALUE}{{6,}}"
     # Query strings: ?key= &api_key= &access_token= …
     r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|"
     r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>\\]{4,}"
@@ -75,7 +80,7 @@ _PATTERNS = re.compile(
 # one match whose value ends at the second name's ":" and Y would stay in clear.
 # `_mask` stops the first value where a match of _PATTERNS begins that runs past it.
 _NAME_START = re.compile(
-    rf"(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))|\b(?i:bearer)\s|[?&;]"
+    rf"(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))|\b(?i:bearer)(?:\s|\\)|[?&;]"
     r"|\b[a-zA-Z][a-zA-Z0-9+.\-]*://")
 # Cheap pre-check in C (substring tests on the lower-cased text; a regex alternation costs
 # ~100 ns a character): text holding none of these cannot match any pattern.
