@@ -283,11 +283,11 @@ def _lookbehind(folded: bytes, negative: bool = False) -> bytes:
     return (b"(?<!" if negative else b"(?<=") + re.escape(folded) + b")"
 
 
-def _trie(items: list[tuple[bytes, bytes]]) -> bytes:
-    """A regex matching any of ``items`` (literal bytes, then a regex), the literals merged
-    on their first bytes: sre skips an alternative whose first byte differs at once, so a
-    0 followed by a byte that leads no literal costs a handful of tests, not one per literal.
-    """
+def _trie(items: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Alternatives matching any of ``items`` (literal bytes, then a regex), the literals
+    merged on their first bytes: sre skips an alternative whose first byte differs at once,
+    so a 0 followed by a byte that leads no literal costs a handful of tests, not one per
+    literal. [b""] when an item matches here with nothing more to check."""
     groups: dict[bytes, list[tuple[bytes, bytes]]] = {}
     tails: set[bytes] = set()
     for lit, tail in items:
@@ -295,10 +295,13 @@ def _trie(items: list[tuple[bytes, bytes]]) -> bytes:
             groups.setdefault(lit[:1], []).append((lit[1:], tail))
         else:
             tails.add(tail)
-    if b"" in tails:  # this literal ends here with nothing more to check: a match
-        return b""
-    alts = [re.escape(first) + _trie(rest) for first, rest in sorted(groups.items())]
-    alts += sorted(tails)
+    if b"" in tails:
+        return [b""]
+    return [re.escape(first) + _group(_trie(rest)) for first, rest in sorted(groups.items())
+            ] + sorted(tails)
+
+
+def _group(alts: list[bytes]) -> bytes:
     return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
 
 
@@ -316,11 +319,11 @@ def _led(lead: int, literals: list[bytes], more: list[tuple[bytes, bytes]]) -> b
             ends.append(folded)
         else:
             items.append((folded[at + 1:], _lookbehind(folded) if at else b""))
-    alts = [_trie(items)] if items else []
+    alts = _trie(items) if items else []  # one level of alternatives with the ends' test
     if ends:  # one test of the byte before `lead`, then each such literal
         alts.append(b"(?<=" + _class(bytes(f[-2] for f in ends)) + re.escape(bytes([lead]))
                     + b")(?:" + b"|".join(_lookbehind(f) for f in sorted(set(ends))) + b")")
-    return re.escape(bytes([lead])) + b"(?:" + b"|".join(alts) + b")"
+    return re.escape(bytes([lead])) + _group(alts)
 
 
 def _scans(literals: tuple[bytes, ...] = _LITERALS_B) -> tuple[re.Pattern[bytes], ...]:
