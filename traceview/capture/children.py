@@ -64,7 +64,10 @@ class Children:
     def __init__(self, n: int, work: Callable[[str, int, int], Any]) -> None:
         self.live: list[Child] = []
         _flush()
-        gc.freeze()  # the children's collector leaves the parent's objects (and pages) alone
+        # The children's collector leaves the parent's objects (and their pages) alone;
+        # objects frozen before (a load freezes its summaries) stay so in the parent.
+        frozen = gc.get_freeze_count()
+        gc.freeze()
         try:
             for _ in range(n):
                 child = _fork(work, self.live)
@@ -75,7 +78,8 @@ class Children:
             self.close()
             raise
         finally:
-            gc.unfreeze()
+            if not frozen:
+                gc.unfreeze()
 
     def send(self, path: str, start: int, end: int) -> Child | None:
         """Send a task to the child with the fewest unanswered; None if no child is left
