@@ -9,6 +9,10 @@ pairs and analyses, consuming the chunks in file order: line numbers, offsets, p
 and turn order are exactly those of a single-process read (a test compares the reports
 byte for byte). `extract` is also what a cluster job would map over files.
 
+The workers are plain forked children in a process with one thread (the CLI:
+capture/children.py), and a ProcessPoolExecutor over a forkserver in one with threads (the
+inspector loads from a thread, and forking a threaded process is unsafe).
+
 Small captures stay in one process: starting workers costs more than they save.
 """
 
@@ -30,7 +34,8 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> type:
     """`ProcessPoolExecutor`, imported when a pool first starts: it imports
-    multiprocessing (3.5 MB of RSS), which a load in one process never uses."""
+    multiprocessing (~1 MB of RSS, and threads), which neither a load in one process nor
+    the CLI's forked children use."""
     if name == "ProcessPoolExecutor":
         from concurrent.futures import ProcessPoolExecutor
 
