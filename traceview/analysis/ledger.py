@@ -241,29 +241,40 @@ class Source:
         return _sum(self._cost(k) for k in self._later())
 
     def to_dict(self) -> dict[str, Any]:
-        # One walk over the charges for every figure (the properties each walk them again).
-        led, i = self._l, self._i
-        turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
-        ks = range(led._s_start[i], led._s_stop[i])
-        tokens = led._s_tokens[i]
-        costs = [tokens * rate[k] if priced[k] else None for k in ks]
-        arrived = led._s_arrived[i]
-        later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
-        flags = led._s_flags[i]
-        _config, types, include = led._meta_of(i)
-        return {
-            "id": led._source_id(i), "kind": _KINDS[flags & _HOSTED], "arrived_turn": arrived,
-            "tokens_per_turn": tokens, "origin_turns": led._origin_of(i).tolist(),
-            "hosted_calls": led._calls_of(i), "types": list(types),
-            "evidence_missing": bool(flags & _MISSING), "include": list(include),
-            "turns_carried": len(costs), "later_turns": len(later),
-            "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
-            "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
-            "charges": [{"turn": turns[k], "tokens": tokens,
-                         "cost_usd": None if c is None else round(c, 6)}
-                        for k, c in zip(ks, costs, strict=True)],
-            "ended_by": self.ended_by,
-        }
+        return _source_dict(self._l, self._i)[0]
+
+
+def _source_dict(led: Ledger, i: int) -> tuple[dict[str, Any], list[float | None]]:
+    """Source `i`'s dict and its charges' costs in order: one walk over its charges for
+    every figure (the properties each walk them again)."""
+    turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
+    tokens = led._s_tokens[i]
+    arrived = led._s_arrived[i]
+    costs: list[float | None] = []
+    later: list[float | None] = []
+    charges = []
+    for k in range(led._s_start[i], led._s_stop[i]):
+        c = tokens * rate[k] if priced[k] else None
+        costs.append(c)
+        turn = turns[k]
+        if turn != arrived:
+            later.append(c)
+        charges.append({"turn": turn, "tokens": tokens,
+                        "cost_usd": None if c is None else round(c, 6)})
+    flags = led._s_flags[i]
+    _config, types, include = led._pool[led._s_meta[i]]
+    ended = led._ended.get(i)
+    return {
+        "id": led._source_id(i), "kind": _KINDS[flags & _HOSTED], "arrived_turn": arrived,
+        "tokens_per_turn": tokens, "origin_turns": led._origin_of(i).tolist(),
+        "hosted_calls": led._calls_of(i), "types": list(types),
+        "evidence_missing": bool(flags & _MISSING), "include": list(include),
+        "turns_carried": len(costs), "later_turns": len(later),
+        "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
+        "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
+        "charges": charges,
+        "ended_by": None if ended is None else {"turn": ended[0], "kind": ended[1]},
+    }, costs
 
 
 class TurnCarry:
@@ -397,13 +408,26 @@ class ConversationLedger:
         return (TurnCarry(led, n, k) for k in range(led._c_off[n], led._c_off[n + 1]))
 
     def to_dict(self) -> dict[str, Any]:
-        cost = self.cost_usd  # once: share_of_cost would walk every charge again
+        # One walk over each source's charges: its dict, and the conversation's tokens and
+        # cost (`tokens`, `cost_usd`: the same sums in the same order).
+        led = self._l
+        sources = []
+        tokens = 0
+        cost: float | None = 0.0
+        for i in led._source_range(self._n):
+            d, costs = _source_dict(led, i)
+            sources.append(d)
+            tokens += d["tokens_billed"]
+            if cost is not None:
+                for c in costs:
+                    if c is None:
+                        cost = None
+                        break
+                    cost += c
         bill = self.bill_usd
         share = None if cost is None or not bill else round(cost / bill, 4)
-        return {"tokens": self.tokens, "cost_usd": _round(cost),
-                "share_of_cost": share,
-                "sources": [s.to_dict() for s in self.sources],
-                "growth": self.growth, "apportioned": APPORTIONED}
+        return {"tokens": tokens, "cost_usd": _round(cost), "share_of_cost": share,
+                "sources": sources, "growth": self.growth, "apportioned": APPORTIONED}
 
 
 _KINDS = ("deposit", "hosted_result")

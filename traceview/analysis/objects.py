@@ -250,6 +250,7 @@ class _ResponseRows:
     value is not (then every value is a float, NaN: unknown)."""
 
     def __init__(self, turns: Sequence[Any]) -> None:
+        self.turns = turns
         self.find = finder(turns)
         self.index = array("I")
         self.created = array("I")
@@ -341,6 +342,86 @@ class _ResponseRows:
         return d
 
 
+    def row_dicts(self) -> Iterator[dict[str, Any]]:
+        """`row_dict(r)` of every row in order, read straight from the columns: each
+        row's table row found from its turn index (no view made), and the dates of a
+        `created_at` in whole seconds made once per day (rows of a capture share a few
+        days). The same dicts (tests/core/test_objects.py compares)."""
+        table_rows = self._table_rows()
+        if table_rows is None:
+            yield from map(self.row_dict, range(len(self.index)))
+            return
+        table, row_of = table_rows
+        days = RETENTION["response"]["days"]
+        index, created, store_col = self.index, self.created, self.store
+        whole = created.typecode == "I"
+        ids = table.responses.cols["response_id"]
+        res_row, res_source, res_line, line_col, index_col = (
+            table.res_row, table.res_source, table.res_line, table.line, table.index)
+        by_day: dict[int, tuple[str, str | None, str]] = {}  # day -> date, expiry, sentence
+        template = _ROW_DICT
+        not_stored = "not stored (store=false): nothing kept to expire"
+        for r in range(len(index)):
+            row = row_of(index[r])
+            res = res_row[row]
+            v = created[r]
+            store = bool(store_col[r])
+            d = template.copy()
+            d["id"] = ids.get(res) if res >= 0 else None
+            d["created_line"] = res_line[row] if res_source[row] >= 0 else line_col[row]
+            if whole and v != _UNKNOWN_AT and isinstance(days, int) and 0 <= days < 36500:
+                day = v // 86400
+                got = by_day.get(day)
+                if got is None:
+                    date = _date(v + float(days) * 86400)
+                    got = by_day[day] = (_day(float(day * 86400)) or "", date,
+                                         f"expires around {date}" if date is not None
+                                         else _OUT_OF_RANGE)
+                minute, sec = divmod(v - day * 86400, 60)
+                d["created_at"] = got[0] + "T" + _CLOCK[minute] + _SECONDS[sec]
+                if store:
+                    d["expires_around"], d["expiry"] = got[1], got[2]
+                else:
+                    d["state"] = "not_stored"
+                    d["expires_around"], d["expiry"] = None, not_stored
+            else:  # unknown or fractional times, other retention: as row_dict does
+                whole_d = self.row_dict(r)
+                d.update((k, whole_d[k]) for k in ("state", "created_at", "expires_around",
+                                                    "expiry"))
+            d["used_lines"] = []
+            d["turns"] = [index_col[row]]
+            d["store"] = store
+            d["items_deleted_lines"] = []
+            yield d
+
+    def _table_rows(self) -> tuple[Any, Callable[[int], int]] | None:
+        """(the table, turn index -> its table row) when the turns are the analysis's
+        over one table (analysis/reports.py); None otherwise (`find` is used)."""
+        turns = self.turns
+        parts = getattr(turns, "_parts", None)
+        if type(parts) is not list or len(parts) != 1 or not hasattr(turns, "rows"):
+            return None
+        table = getattr(parts[0], "table", None)
+        if table is None or not hasattr(table, "res_row"):
+            return None
+        rows = turns.rows()
+        index = table.index
+        n = len(rows)
+        by_index: dict[int, int] | None = None
+
+        def row_of(i: int) -> int:
+            nonlocal by_index
+            if 0 < i <= n:
+                r = rows[i - 1]
+                if index[r] == i:
+                    return r
+            if by_index is None:  # indices with gaps: the finder's map, made once
+                by_index = {index[r]: r for r in rows}
+            return by_index[i]
+
+        return table, row_of
+
+
 class _Listing:
     """The inventory's list, made on demand: whole objects merged with response rows."""
 
@@ -375,7 +456,7 @@ class _Listing:
                     for o in self)
         n = sum(1 for o in full if o.kind == "conversation")
         return itertools.chain((o.to_dict(turns_as) for o in full[:n]),
-                               map(rows.row_dict, range(len(rows))),
+                               rows.row_dicts(),
                                (o.to_dict(turns_as) for o in full[n:]))
 
     def __getitem__(self, i: int) -> ProviderObject:
