@@ -60,7 +60,7 @@ def _attach(analysis: Analysis) -> None:
 
     # Each turn's carried context is looked up in the ledger when read (TurnReport.carried):
     # no account held per turn.
-    for columns in {id(c): c for c in map(_columns, analysis.turns)}.values():
+    for columns in _all_columns(analysis.turns):
         columns.ledger = ledger
     turn = finder(analysis.turns)
     for conv in analysis.conversations:
@@ -75,6 +75,15 @@ def _attach(analysis: Analysis) -> None:
 
 
 _columns = attrgetter("columns")
+
+
+def _all_columns(turns: Any) -> list[Any]:
+    """The analysis's columns the turns are rows of: the parts of the analysis's turns
+    (analysis/reports.py), no view made; else each turn's, once."""
+    parts = getattr(turns, "_parts", None)
+    if type(parts) is list:
+        return list({id(c): c for c in parts}.values())
+    return list({id(c): c for c in map(_columns, turns)}.values())
 
 
 class _Configs:
