@@ -737,6 +737,7 @@ class _Facts(NamedTuple):
     cached: list[int | None]
     models: list[str | None]
     markers: list[list[str]]
+    ends: list[tuple[bool, str | None]]  # per turn: a deposit?, the marker ending a carry
     owned: list[int | None]
     has_calls: list[bool]
     captured: Callable[[int], list[tuple[str | None, str | None]]]
@@ -772,9 +773,11 @@ def _read_views(turns: Sequence[LedgerTurn]) -> _Facts:
     def attribution(j: int) -> _Parts | None:
         return _parts(turns[j].attribution)
 
+    markers = [t.markers for t in turns]
     return _Facts([t.index for t in turns], [t.input_tokens for t in turns],
-                  [t.cached_tokens for t in turns], [t.model for t in turns],
-                  [t.markers for t in turns], [t.owned_state_bytes for t in turns],
+                  [t.cached_tokens for t in turns], [t.model for t in turns], markers,
+                  [_ENDS(m) if m else _NO_END for m in markers],
+                  [t.owned_state_bytes for t in turns],
                   [bool(c) for c in calls], captured, unexplained, attribution)
 
 
@@ -786,6 +789,7 @@ class _TableReader:
     def __init__(self, cols: Any) -> None:
         self._tc = cols
         self._c = Columns(cols.table)
+        self._ends: list[tuple[bool, str | None]] = []  # by marker list number
 
     @property
     def index(self) -> Any:
@@ -809,7 +813,12 @@ class _TableReader:
         picked = getattr(hosted, "picked", None)
         idx = [index[r] for r in rows]
         srow = [res_row[r] for r in rows]
-        markers = [marker_lists[marker_ids[r]] for r in rows]
+        ids = [marker_ids[r] for r in rows]
+        markers = [marker_lists[m] for m in ids]
+        ends_of = self._ends
+        if len(ends_of) != len(marker_lists):  # a few dozen lists: each judged once
+            ends_of[:] = [_ENDS(m) if m else _NO_END for m in marker_lists]
+        ends = [ends_of[m] for m in ids]
         owned = [None if (v := owned_col[r]) < 0 else v for r in rows]
         inputs, cached, models, has = [], [], [], []
         for r, si in zip(rows, srow, strict=True):
@@ -846,7 +855,7 @@ class _TableReader:
         def attribution(j: int) -> _Parts | None:  # TurnReport.attribution, not as a dict
             return _parts(tc.attribution_of(rows[j]))
 
-        return _Facts(idx, inputs, cached, models, markers, owned, has, captured,
+        return _Facts(idx, inputs, cached, models, markers, ends, owned, has, captured,
                       unexplained, attribution)
 
 
@@ -906,7 +915,8 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
     idx, inputs, cached, models, markers = (facts.idx, facts.inputs, facts.cached,
                                             facts.models, facts.markers)
     last_owned = next((o for o in reversed(facts.owned) if o is not None), None)
-    n = ledger._open(key, bill, _growth_parts(inputs, markers, last_owned, project))
+    ends = facts.ends
+    n = ledger._open(key, bill, _growth_parts(inputs, markers, last_owned, project, ends))
     if not any(c or (m and "deposit" in m)
                for c, m in zip(facts.has_calls, markers, strict=True)):
         ledger._close()
@@ -939,11 +949,10 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
     absorbed: set[str] = set()  # hosted calls a deposit already accounts for
     # Each deposit's attribution (read once: absorbed here, its source below).
     attribution, unexplained_of = facts.attribution, facts.unexplained
-    deposits = {j: attribution(j) for j, m in enumerate(markers) if m and "deposit" in m}
+    deposits = {j: attribution(j) for j, (deposit, _end) in enumerate(ends) if deposit}
     for a in deposits.values():
         if a:
             absorbed.update(c for c in a[1] if c)
-    ends = _ENDS
     # The sources still carried, as (source number, its configuration, its id).
     active: list[tuple[int, ToolConfig | None, str]] = []
     # Captured calls awaiting a turn: (the turn's index, the call's type, its id).
@@ -954,9 +963,8 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
     has_calls, captured = facts.has_calls, facts.captured
     configured = False
     notes_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}  # while `active` holds
-    for j, m in enumerate(markers):
+    for j, (deposit, marker_end) in enumerate(ends):
         index = idx[j]
-        deposit, marker_end = ends(m) if m else (False, None)
         if marker_end and active:
             for i, _c, _id in active:
                 ended[i] = (index, marker_end)
@@ -1033,6 +1041,7 @@ class _Ends:
 
 
 _ENDS = _Ends()
+_NO_END: tuple[bool, str | None] = (False, None)
 
 
 def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
@@ -1151,16 +1160,18 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
 
 
 def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]],
-                  last_owned: int | None, project: int) -> tuple[Any, ...]:
+                  last_owned: int | None, project: int,
+                  ends: Sequence[tuple[bool, str | None]] | None = None) -> tuple[Any, ...]:
     """What the growth dict is made from: (cumulative input, last owned-state bytes, the
-    fitted line or None, `project`); the dict itself is made when written."""
+    fitted line or None, `project`); the dict itself is made when written. `ends`: each
+    turn's (deposit?, ending marker), when the caller has them."""
     cumulative = 0
     fit_x: list[int] = []
     fit_y: list[int] = []
-    ends = _ENDS
+    if ends is None:
+        ends = [_ENDS(m) if m else _NO_END for m in markers]  # type: ignore[arg-type]
     for n, inp in enumerate(inputs, 1):
-        m = markers[n - 1]
-        if m and ends(m)[1] is not None:
+        if ends[n - 1][1] is not None:
             fit_x, fit_y = [], []
         if inp is not None:
             cumulative += inp
