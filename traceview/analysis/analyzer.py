@@ -152,6 +152,9 @@ class Analyzer:
         self._summaries: dict[tuple[int, ...], _CallsSeen] = {}
         self._passes: dict[int, int] = {}
         self._unused: dict[tuple[int, frozenset[str]], bool] = {}
+        # A priced model's (input, cached input, output) USD per 1M tokens, as Pricing.cost
+        # reads them: its token cost computed here without the call.
+        self._rates: dict[str, tuple[float, float, float]] = {}
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn, in one pass.
@@ -176,19 +179,28 @@ class Analyzer:
         grouper = self.grouper
         if cid and not (rx and "compaction_keys" in rx) and not (
                 xr and "compaction_keys" in xr):
-            key = grouper.handle(cid)  # the common case: one dict lookup
+            # The common case: one dict lookup (grouper.handle, inline). A handle's kind
+            # and id never change once the grouper made them.
+            key = cid
+            if key not in grouper.kinds:
+                grouper.handle(key)
+            assigned = False
         else:
             key = grouper.assign(turn)
+            assigned = True  # a chain's kind and id may have changed (ConversationGrouper)
         st = self.states.get(key)
+        cc = self.convs
         if st is None:
-            n = self.convs.add(key, None, "stateless", source_name)
-            report = ConversationReport(self.convs, n)
+            n = cc.add(key, None, "stateless", source_name)
+            report = ConversationReport(cc, n)
             st = _ConvState(report)
             st.number = n
             self.states[key] = st
-        cc, cn = self.convs, st.number
-        cc.kinds[cn] = grouper.kinds[key]
-        cc.ids[cn] = grouper.ids[key]
+            assigned = True
+        cn = st.number
+        if assigned:
+            cc.kinds[cn] = grouper.kinds[key]
+            cc.ids[cn] = grouper.ids[key]
         o = self.options
         prev = st.last_input
         index = c.index[r]
@@ -407,8 +419,20 @@ class Analyzer:
                                      counters_for(turn.res))
             tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
         else:  # the calls' fees are the summary's (the same sum, made once)
-            tokens_usd = self.pricing.cost(model, inp, cached, out, ()).tokens_usd
             hosted_usd = calls.hosted_usd
+            rates = self._rates.get(model) if inp is not None and out is not None else None
+            if rates is not None:
+                # Pricing.cost's arithmetic, inline, with the model's rates it would use.
+                cached_n = cached or 0
+                fresh = inp - cached_n
+                if fresh < 0:
+                    fresh = 0
+                tokens_usd = (fresh * rates[0] + cached_n * rates[1]
+                              + out * rates[2]) / 1_000_000
+            else:
+                tokens_usd = self.pricing.cost(model, inp, cached, out, ()).tokens_usd
+                if tokens_usd is not None and model:
+                    self._remember_rates(model)
 
         # ---- carry state to the next turn, and into the totals ----
         tot = self.totals
@@ -510,6 +534,18 @@ class Analyzer:
             self._summaries, self._passes, self._unused = {}, {}, {}
         c = self._cols = Columns(table)
         return c
+
+    def _remember_rates(self, model: str) -> None:
+        """Keep `model`'s rates when they are plain numbers (else Pricing.cost, which
+        says why a turn is not priced, is asked each time)."""
+        prices = self.pricing.model_prices(model)
+        try:
+            rates = (prices["input"], prices.get("cached_input", prices["input"]),
+                     prices["output"])
+        except (KeyError, TypeError, AttributeError):
+            return
+        if all(type(x) in (int, float) for x in rates) and len(self._rates) < 1024:
+            self._rates[model] = rates
 
     def _summary_of(self, shapes: tuple[int, ...]) -> _CallsSeen:
         """The summary of calls of these shapes (pool numbers: Calls.SHAPE's fields)."""
