@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from tests.core.builders import message, req, res, response, write
+from traceview.analysis.session import analyze
 from traceview.capture import SourceError, load
 
 
@@ -119,6 +120,27 @@ def test_linked_records_pair_by_id_even_when_interleaved(tmp_path: Path) -> None
     cap = load(str(p))
     assert [(t.req.user_text, t.response_id) for t in cap.turns] == [
         ("first", "resp_a"), ("second", "resp_b")]
+
+
+def test_a_reused_link_id_pairs_in_file_order_and_keeps_every_request(tmp_path: Path) -> None:
+    # Three requests wait under one id (one held alone, then a queue of them): answers pair
+    # oldest first, the one left unanswered stays a turn, and the id is free again after.
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "one"}, id="x"),
+        req({"model": "m", "input": "two"}, id="x"),
+        req({"model": "m", "input": "three"}, id="x"),
+        res(response("r1", 1, 1), id="x"),
+        res(response("r2", 2, 2), id="x"),
+        req({"model": "m", "input": "four"}, id="y"),
+        res(response("r4", 4, 4), id="y"),
+    ])
+    cap = load(str(p))
+    assert [(t.req.user_text, t.response_id) for t in cap.turns] == [
+        ("one", "r1"), ("two", "r2"), ("three", None), ("four", "r4")]
+    assert [(x.kind, x.line) for x in cap.problems] == [
+        ("duplicate_link", 2), ("duplicate_link", 3)]
+    # Every turn finishes, so every one is analysed (the unanswered one at the end).
+    assert sorted(t.index for t in analyze(str(p)).turns) == [1, 2, 3, 4]
 
 
 def test_unanswered_request_and_orphan_response_are_kept(tmp_path: Path) -> None:
