@@ -78,7 +78,7 @@ SEAMS: list[tuple[str, str, str, str]] = [
     ("writer", "traceview.report.json_out", "iter_json", "gen"),
     ("rows", "traceview.analysis.turn_report", "TurnReport.row", "call"),
     ("explain", "traceview.analysis.turn_report", "explain", "call"),
-    ("explain", "traceview.analysis.turn_report", "findings_of", "call"),
+    ("explain", "traceview.analysis.turn_report", "explain_and_findings", "call"),
     ("redact", "traceview.report.json_out", "redact_json", "call"),
     ("safe", "traceview.report.json_out", "json_safe", "call"),
     ("dumps", "traceview.report.json_out", "orjson.dumps", "proxy"),

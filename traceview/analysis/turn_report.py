@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from operator import attrgetter
 from typing import Any
 
-from traceview.analysis.explain import explain, findings, findings_of
+from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import COUNTERS, Cost, counters_for
 from traceview.analysis.turn_columns import Attribution, TurnColumns
@@ -718,17 +718,13 @@ class _Columns:
             d["_view"] = (ctx, include, c, carried)
             return d
         # The explanation reads the row's own values as attributes (the row is the view's
-        # __dict__) plus the few inputs that are not in it, added for the while and removed
-        # (the row's keys stay in order: "explanation" and "findings" are set in place).
-        d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
-            d["carried"] = ctx, include, hosted_usd, c.reason, carried
+        # __dict__) plus the few inputs that are not in it, in the view's slots (the row's
+        # keys stay as they are: "explanation" and "findings" are set in place).
         view = _RowView()
         view.__dict__ = d
-        explanation = explain(view)  # type: ignore[arg-type]
-        found = findings_of(view, explanation)  # type: ignore[arg-type]
-        del d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
-            d["carried"]
-        d["explanation"], d["findings"] = explanation, found
+        view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
+            view.carried = ctx, include, hosted_usd, c.reason, carried
+        d["explanation"], d["findings"] = explain_and_findings(view)  # type: ignore[arg-type]
         return d
 
     def _cost(self, rep: TurnReport, s: int, model: str | None, inp: int | None,
@@ -801,16 +797,21 @@ def _passes(output_types: Any) -> int:
 
 
 class _RowView:
-    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike)."""
+    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike):
+    the row is its __dict__, what the explanation reads beyond the row is in its slots
+    (a slot is read before the __dict__: the row is neither copied nor changed)."""
+
+    __slots__ = ("context", "include_sent", "cost_hosted_usd", "cost_reason", "carried",
+                 "__dict__")
 
 
 def explain_row(d: dict[str, Any]) -> list[str]:
     """The explanation of a row made with `row(explained=False)`."""
     ctx, include, c, carried = d["_view"]
     view = _RowView()
-    view.__dict__ = {**d, "context": ctx, "include_sent": include,
-                     "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
-                     "carried": carried}
+    view.__dict__ = d
+    view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
+        view.carried = ctx, include, c.hosted_usd, c.reason, carried
     return explain(view)  # type: ignore[arg-type]
 
 
