@@ -555,6 +555,20 @@ class _Columns:
         self.s_incomplete, self.s_error, self.s_error_code = (
             d["incomplete_reason"], d["error"], d["error_code"])
         self.s_counters = tuple((d[attr], item) for attr, item in COUNTERS)
+        # What a run of rows reads, in the order `rows` unpacks it: one tuple unpacked a run
+        # (a single TurnReport.row is a run of one), not fifty attribute reads.
+        self.bound = (self.pool, self.index, self.line, self.api, self.source,
+            self.req_row, self.res_row, self.notes, self.attempts, self.q_bytes,
+            self.q_words, self.q_new, self.q_tools, self.q_conv, self.q_model,
+            self.q_include, self.q_extra, self.q_flags, self.q_store_set,
+            self.q_store_value, self.q_text.buf, self.q_text.starts, self.q_text.lens,
+            self.q_prev.buf, self.q_prev.starts, self.q_prev.lens, self.s_rid.buf,
+            self.s_rid.starts, self.s_rid.lens, self.s_inp, self.s_cached, self.s_out,
+            self.s_reason, self.s_elapsed, self.s_start, self.s_status, self.s_model,
+            self.s_conv, self.s_types, self.s_tier, self.s_fp, self.s_flags,
+            self.s_store_set, self.s_store_value, self.s_extra, self.s_hosted,
+            self.s_http, self.s_events, self.s_incomplete, self.s_error,
+            self.s_error_code, self.table, self.version)
 
     def rows(self, reports: Iterator[TurnReport], explained: bool,
              whole: bool) -> Iterator[dict[str, Any]]:
@@ -562,24 +576,13 @@ class _Columns:
         for the run, not once a row (a report writes a hundred thousand). A report of
         another table, or of this one after a column widened, continues in a binding of
         its own; anything else than a TurnReport gives its `to_dict()`."""
-        pool, index, lines, api, source = self.pool, self.index, self.line, self.api, self.source
-        req_row, res_row, notes, tries_of = self.req_row, self.res_row, self.notes, self.attempts
-        q_bytes, q_words, q_new, q_tools = self.q_bytes, self.q_words, self.q_new, self.q_tools
-        q_conv, q_models, q_include, q_extra = (self.q_conv, self.q_model, self.q_include,
-                                                self.q_extra)
-        q_flags, q_store_set, q_store_value = self.q_flags, self.q_store_set, self.q_store_value
-        qt_buf, qt_starts, qt_lens = self.q_text.buf, self.q_text.starts, self.q_text.lens
-        qp_buf, qp_starts, qp_lens = self.q_prev.buf, self.q_prev.starts, self.q_prev.lens
-        sr_buf, sr_starts, sr_lens = self.s_rid.buf, self.s_rid.starts, self.s_rid.lens
-        s_inp, s_cached, s_out, s_reason, s_elapsed, s_start = (
-            self.s_inp, self.s_cached, self.s_out, self.s_reason, self.s_elapsed, self.s_start)
-        s_status, s_model, s_conv, s_types, s_tier, s_fp = (
-            self.s_status, self.s_model, self.s_conv, self.s_types, self.s_tier, self.s_fp)
-        s_flags, s_store_set, s_store_value = self.s_flags, self.s_store_set, self.s_store_value
-        s_extra, s_hosted, s_http, s_events = (self.s_extra, self.s_hosted, self.s_http,
-                                               self.s_events)
-        s_incomplete, s_error, s_error_code = self.s_incomplete, self.s_error, self.s_error_code
-        table, version = self.table, self.version
+        (pool, index, lines, api, source, req_row, res_row, notes, tries_of, q_bytes,
+         q_words, q_new, q_tools, q_conv, q_models, q_include, q_extra, q_flags,
+         q_store_set, q_store_value, qt_buf, qt_starts, qt_lens, qp_buf, qp_starts,
+         qp_lens, sr_buf, sr_starts, sr_lens, s_inp, s_cached, s_out, s_reason,
+         s_elapsed, s_start, s_status, s_model, s_conv, s_types, s_tier, s_fp, s_flags,
+         s_store_set, s_store_value, s_extra, s_hosted, s_http, s_events, s_incomplete,
+         s_error, s_error_code, table, version) = self.bound
         for rep in reports:
             if type(rep) is not TurnReport:
                 yield rep.to_dict()
