@@ -38,6 +38,14 @@ def _report(monkeypatch: pytest.MonkeyPatch, workers: str) -> bytes:
     return render_json(analyze(SAMPLE))
 
 
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker pool, as a load from a thread (the inspector's) uses, not forked children
+    (capture/children.py, tests/core/test_forked_workers.py)."""
+    monkeypatch.setattr(parallel, "fork_safe", lambda: False)
+
+
+@pytest.mark.usefixtures("pool")
 def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where worker processes cannot start, every chunk is read in-process: same report."""
     want = _report(monkeypatch, "1")
@@ -50,6 +58,7 @@ def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyP
     assert _report(monkeypatch, "2") == want
 
 
+@pytest.mark.usefixtures("pool")
 def test_a_pool_that_breaks_mid_load_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     want = _report(monkeypatch, "1")
     real = parallel.ProcessPoolExecutor
@@ -93,6 +102,7 @@ def test_signatures_agree_across_processes() -> None:
     assert int(other) == signature("water damage")
 
 
+@pytest.mark.usefixtures("pool")
 def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from traceview.capture import capture
@@ -138,3 +148,26 @@ def test_every_other_fixture_reads_the_same_with_workers(
     monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "700")
     assert render_json(analyze(path)) == one
     assert b'"turns"' in one
+
+
+def test_a_load_from_a_thread_uses_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inspector loads from a thread, where forking is unsafe: its workers are the
+    pool's (forkserver), and the report is the same."""
+    import threading
+
+    want = _report(monkeypatch, "1")
+    real = parallel.ProcessPoolExecutor
+    calls = {"n": 0}
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def submit(self, *a: object, **k: object):  # type: ignore[no-untyped-def, override]
+            calls["n"] += 1
+            return super().submit(*a, **k)
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Counting)
+    got: list[bytes] = []
+    thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
+    thread.start()
+    thread.join()
+    assert got == [want]
+    assert calls["n"] > 3

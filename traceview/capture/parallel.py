@@ -9,6 +9,10 @@ pairs and analyses, consuming the chunks in file order: line numbers, offsets, p
 and turn order are exactly those of a single-process read (a test compares the reports
 byte for byte). `extract` is also what a cluster job would map over files.
 
+The workers are plain forked children in a process with one thread (the CLI:
+capture/children.py), and a ProcessPoolExecutor over a forkserver in one with threads (the
+inspector loads from a thread, and forking a threaded process is unsafe).
+
 Small captures stay in one process: starting workers costs more than they save.
 """
 
@@ -20,6 +24,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from traceview.capture.children import Child, Children, fork_safe
 from traceview.capture.reader import Pre, as_rows, line_facts
 from traceview.capture.table import Facts
 
@@ -29,7 +34,8 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> type:
     """`ProcessPoolExecutor`, imported when a pool first starts: it imports
-    multiprocessing (3.5 MB of RSS), which a load in one process never uses."""
+    multiprocessing (~1 MB of RSS, and threads), which neither a load in one process nor
+    the CLI's forked children use."""
     if name == "ProcessPoolExecutor":
         from concurrent.futures import ProcessPoolExecutor
 
@@ -129,17 +135,26 @@ class Extractor:
     in flight (memory stays a few chunks, not the whole file).
 
     The first task runs here, so the first rows show while the workers start. A task the
-    pool cannot run (it could not start, or broke) also runs here: the result is the same
-    whichever process made it, so a load never fails for want of workers."""
+    workers cannot run (they could not start, or broke) also runs here: the result is the
+    same whichever process made it, so a load never fails for want of workers.
+
+    In a process with one thread (the CLI) the workers are plain forked children
+    (capture/children.py): no multiprocessing in the main process, no threads, no
+    interpreter to start. With threads (the inspector loads from one) forking is unsafe,
+    and a ProcessPoolExecutor over a forkserver runs them."""
 
     def __init__(self, n_workers: int) -> None:
         self.n_workers = n_workers
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
+        self.children: Children | None = None
 
     def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
         first = next(tasks, None)
         if first is None:
+            return
+        if fork_safe():
+            yield from self._run_forked(first, tasks)
             return
         yield first, _here(first)
         self._start()
@@ -154,6 +169,30 @@ class Extractor:
                 return
             task, fut = queue.popleft()
             yield task, self._result(task, fut)
+
+    def _run_forked(self, first: Task,
+                    tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+        # The children fork before the first chunk is read: the parent is at its smallest,
+        # and they read the next chunks while this process reads the first.
+        children = self.children = Children(self.n_workers, extract)
+        queue: deque[tuple[Task, Child | None]] = deque()
+
+        def fill() -> None:
+            while len(queue) < self.ahead and (task := next(tasks, None)) is not None:
+                queue.append((task, children.send(task[1], task[2], task[3])))
+
+        fill()
+        yield first, _here(first)
+        while True:
+            fill()
+            if not queue:
+                return
+            task, child = queue.popleft()
+            if child is None:
+                yield task, _here(task)
+                continue
+            ok, result = children.receive(child)
+            yield task, result if ok else _here(task)
 
     def _start(self) -> None:
         import multiprocessing
@@ -199,6 +238,9 @@ class Extractor:
             self.pool = None
 
     def close(self) -> None:
+        if self.children is not None:
+            self.children.close()
+            self.children = None
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
