@@ -8,9 +8,10 @@ process (TRACEVIEW_WORKERS=1):
 
 *Actual*: the real pipeline (session.analyze, then json_out.iter_json written to
 /dev/null) with a timer around each stage's public seam (reader.line_facts, the table's
-`add`, CaptureBuilder.feed, Analyzer.add, the three hosted-state passes, the rows (turn_report.row_dicts),
-explain, redact_json, json_safe, the writer's orjson.dumps). Time in a stage is its own
-(what it calls that is another stage is that stage's). The per-call timer is
+`add`, CaptureBuilder.feed, Analyzer.add, the three hosted-state passes, the rows
+(turn_report.row_dicts), explain, redact_json, json_safe, the writer's orjson.dumps).
+Time in a stage is its own (what it calls that is another stage is that stage's). The
+per-call timer is
 perf_counter (process_time is a system call of ~3 µs here: more than some stages); each
 stage is scaled by the run's CPU / wall ratio and the timer's own cost (calibrated) is
 taken off. The instrumented total is printed beside an uninstrumented run's CPU and a
