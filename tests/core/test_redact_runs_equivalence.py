@@ -166,6 +166,22 @@ def _inside_corpus(n: int, seed: int) -> list[str]:
     return out
 
 
+_A_JWT = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+          "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+_SHAPES = ["https://user:pw1234@host", "a.b+c-d://u:pass@h", "x_https://u:secret99@h",
+           "\u00e9http://u:pwpw@h", "1a-http://u:pwpw@h", "ftp://a:b", "://u:pw@h", _A_JWT,
+           _A_JWT[:40], "eyJeyJ" + _A_JWT, "x" + _A_JWT, "sk-" + "ab12" * 6, "task-" + "ab12" * 6,
+           "sk-sk-" + "abcd" * 6, "ask-" * 5 + "1a" * 10, "AIza" + "x1" * 16, "a.a.a.a"]
+
+
+def _shape_corpus(n: int, seed: int) -> list[str]:
+    """Texts of URLs with a user and password, JWTs and "sk-" keys glued to runs and to
+    each other: the rules found once per run (`_Url`, `_Jwt`, `_Keep2`)."""
+    rng = random.Random(seed)
+    parts = _SHAPES + ["a", "_", "-", ".", " ", "@", ":", "/", "x1", "secret=", "token: "]
+    return ["".join(rng.choice(parts) for _ in range(rng.randint(1, 8))) for _ in range(n)]
+
+
 # Searches that begin inside a run: after a glued AWS key, a value cut at a name, a gap
 # that ends in a letter or digit ("\\t", "\\u0020"), a "-" before a scheme or "bearer".
 _INSIDE = [
@@ -209,14 +225,16 @@ def test_the_inside_cases_need_the_old_rule_inside_a_run(monkeypatch) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_generated_corpus_masks_as_before(seed: int) -> None:
-    for text in _corpus(3000, seed) + _inside_corpus(3000, seed):
+    texts = _corpus(3000, seed) + _inside_corpus(3000, seed) + _shape_corpus(3000, seed)
+    for text in texts:
         old, new = _both(text)
         assert new == old, text
 
 
 def test_value_ends_and_name_starts_are_as_before() -> None:
     """`_value_end` (and the name starts it tries) at every match of the corpus."""
-    for text in _corpus(1500, 99) + _inside_corpus(1500, 99) + _INSIDE:
+    for text in (_corpus(1500, 99) + _inside_corpus(1500, 99) + _shape_corpus(1500, 99)
+                 + _INSIDE):
         for m in r._PATTERNS.finditer(text):
             keep = m.group(m.lastgroup) if m.lastgroup in _KEEPS else ""
             vstart = m.start() + len(keep)

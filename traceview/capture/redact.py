@@ -74,8 +74,12 @@ _KEEP2 = (r"|(?P<keep2>sk-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
           r"[A-Za-z0-9_\-]{20,}")
 _BODY = re.compile(r"[A-Za-z0-9_\-]*+")
 _DIGIT = re.compile("[0-9]")
+_SCHEME_RUN = re.compile(r"[a-zA-Z0-9+.\-]*+")
+_SCHEME_START = re.compile(r"\b[a-zA-Z]")
+_RUN_TO_END = re.compile(r"(?<![a-zA-Z0-9+.\-])[a-zA-Z0-9+.\-]*+\Z")
 _LETTER = re.compile("[A-Za-z]")
 _URL = r"\b[a-zA-Z][a-zA-Z0-9+.\-]*+://"  # possessive: ":" ends the run, never inside it
+_KEEP6 = rf"(?P<keep6>{_URL}[^\s/:@\"'\\]+:)[^\s/@\"'\\]{{3,}}(?=@)"
 _JWT = r"eyJ[A-Za-z0-9_\-]{8,}+\.eyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8,}"
 
 
@@ -98,7 +102,7 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
         r"signature|client[_-]?secret|password|secret|code)=)(?!\[redacted\])"
         r"[^&\s\"'#<>\\]{4,}"
         # https://user:password@host
-        + (rf"|(?P<keep6>{_URL}[^\s/:@\"'\\]+:)[^\s/@\"'\\]{{3,}}(?=@)" if url else "")
+        + ("|" + _KEEP6 if url else "")
         # JWTs, Google API keys, AWS access key ids, GitHub tokens: masked whole.
         + ("|" + _JWT if jwt else "")
         + r"|AIza[0-9A-Za-z_\-]{30,}"
@@ -116,6 +120,8 @@ _PATTERNS = _patterns(True, True)
 _BY_SHAPE = {(url, jwt, k2): _patterns(url, jwt, k2)
              for url in (False, True) for jwt in (False, True) for k2 in (False, True)}
 _KEEP2_ONLY = re.compile(_KEEP2[1:])
+_KEEP6_ONLY = re.compile(_KEEP6)
+_JWT_ONLY = re.compile(_JWT)
 
 
 def _patterns_for(text: str, keep2: bool = True) -> re.Pattern[str]:
@@ -300,6 +306,141 @@ _KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6")
 _TRIES = 8  # matches tried per value, from its end (see _value_end)
 
 
+class _Found:
+    """A match found by `_Url` or `_Jwt`, read as `_mask` reads a re.Match."""
+
+    __slots__ = ("_start", "_end", "lastgroup", "_keep")
+
+    def __init__(self, start: int, end: int, lastgroup: str | None, keep: str) -> None:
+        self._start, self._end, self.lastgroup, self._keep = start, end, lastgroup, keep
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def span(self) -> tuple[int, int]:
+        return self._start, self._end
+
+    def group(self, name: str) -> str:
+        return self._keep
+
+
+class _Url:
+    r"""Where keep6 (https://user:password@host) matches, for a search from a place on.
+
+    Its scheme ("[a-zA-Z][a-zA-Z0-9+.\-]*" before "://") may start at any word start of
+    the run before "://", and a search tried each, reading to the run's end: "a.a.a…"
+    in a text holding "://" was quadratic. It matches from the first such start at or
+    after the search, or from none (what follows "://" decides, the same for all): so
+    each "://" is read once, its run once (backwards, in the reversed text)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.k = text.find("://")
+        self.rev = ""
+        self.r = -1  # the start of the run before k, once read
+        self.p = -1  # the first scheme start found in it, and from where it was searched
+        self.lo = -1
+        self.hit: tuple[int, int] | None | bool = None  # (end, keep6's end) / False
+
+    def first(self, pos: int) -> _Found | None:
+        text = self.text
+        while self.k >= 0:
+            k = self.k
+            if self.r < 0:
+                if not self.rev:
+                    self.rev = text[::-1]
+                n = len(text)
+                self.r = k - (_SCHEME_RUN.match(self.rev, n - k).end() - (n - k))
+                self.hit, self.p, self.lo = None, -1, -1
+            lo = max(self.r, pos)
+            if not (self.lo <= lo <= self.p):  # else the start found before still holds
+                found = _SCHEME_START.search(text, lo, k) if lo < k else None
+                self.p, self.lo = (-1, -1) if found is None else (found.start(), lo)
+            if self.p >= 0:
+                if self.hit is None:
+                    m = _KEEP6_ONLY.match(text, self.p)
+                    self.hit = False if m is None else (m.end(), m.end("keep6"))
+                if self.hit:
+                    end, keep_end = self.hit  # type: ignore[misc]
+                    return _Found(self.p, end, "keep6", text[self.p:keep_end])
+            self.k, self.r = text.find("://", k + 1), -1
+        return None
+
+
+class _Schemes:
+    """The starts of _NAME_START's URL rule in text[:endpos], for a scan from a place on:
+    like `_Url` (the first word start of the run before each "://", at or after the
+    scan), without what follows "://"."""
+
+    def __init__(self, text: str, pos: int, endpos: int) -> None:
+        self.text, self.endpos = text, endpos
+        self.k = text.find("://", pos, endpos)
+        self.floor = pos  # no run before k starts earlier than this ("://" ends runs)
+        self.p = self.lo = -1
+
+    def first(self, pos: int) -> int:
+        """The first start at or after `pos` (its match ends at self.k + 3), or -1."""
+        text = self.text
+        while self.k >= 0:
+            k = self.k
+            lo = max(self.floor, pos)
+            if not (self.lo <= lo <= self.p):
+                run = _RUN_TO_END.search(text, lo, k) if lo < k else None
+                start = lo if run is None else run.start()
+                found = _SCHEME_START.search(text, start, k) if start < k else None
+                self.p, self.lo = (-1, -1) if found is None else (found.start(), lo)
+            if self.p >= 0:
+                return self.p
+            self.floor = k + 1
+            self.k = text.find("://", k + 1, self.endpos)
+        return -1
+
+
+class _Jwt:
+    """Where a JWT matches, for a search from a place on: from the first "eyJ" of a run
+    at or after the search if from any (the rest is the same from each), so each run is
+    read once ("eyJeyJ…" was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = text.find("eyJ")
+        self.run_end = -1
+        self.hit = -1  # the end of the match from the run's first "eyJ", or -1
+
+    def first(self, pos: int) -> _Found | None:
+        text = self.text
+        while self.at >= 0:
+            if self.at < pos:
+                self.at = text.find("eyJ", pos)
+                continue
+            at = self.at
+            if at >= self.run_end:
+                self.run_end = _BODY.match(text, at).end()
+                m = _JWT_ONLY.match(text, at)
+                self.hit = -1 if m is None else m.end()
+            if self.hit >= 0 and self.run_end - at - 3 >= 8:
+                return _Found(at, self.hit, None, "")
+            self.at = text.find("eyJ", self.run_end)
+        return None
+
+
+_ORDER = {"keep": 0, "keep2": 1, "keep3": 2, "keep4": 3, "keep5": 4, "keep6": 5, None: 7}
+
+
+def _first(m: re.Match[str] | None, found: _Found | None, order: int) -> Any:
+    """The earlier of two matches; at one place, the rule that comes first in _PATTERNS
+    (`order` is `found`'s; `m` is from the search, which has neither keep6 nor JWT)."""
+    if found is None:
+        return m
+    if m is None or found.start() < m.start() or (
+            found.start() == m.start() and order < _ORDER[m.lastgroup]):
+        return found
+    return m
+
+
 def _value_end(text: str, vstart: int, end: int,
                pats: re.Pattern[str] = _PATTERNS) -> int:
     """Where the value text[vstart:end] must stop: at the start of a match of _PATTERNS
@@ -310,7 +451,7 @@ def _value_end(text: str, vstart: int, end: int,
     whose value takes the character that ended this one (",", "(" …): both are among the
     last names in the value. So names are tried from the end, a few at most: a value of
     many names costs a few short matches, not one match to its end per name."""
-    starts = _name_starts(text, vstart, end + 1, "keep6" in pats.groupindex)
+    starts = _name_starts(text, vstart, end + 1, text.find("://", vstart, end + 1) >= 0)
     tried = 0
     for c in reversed(starts):  # "Bearer" and one space may end at end + 1
         if c >= end:
@@ -330,9 +471,11 @@ def _mask(text: str) -> str:
     """_PATTERNS.sub, except that a value ends where another secret's match begins and
     runs past it (see _NAME_START): that match is then masked in turn."""
     pats = _patterns_for(text)
-    search = _patterns_for(text, keep2=False).search
+    search = _BY_SHAPE[False, False, False].search  # the rest is found per run:
     keep2 = _Keep2(text) if "sk-" in text else None
-    m = search(text)
+    url = _Url(text) if "://" in text else None
+    jwt = _Jwt(text) if ".eyJ" in text else None
+    m = _first(_first(search(text), url and url.first(0), 5), jwt and jwt.first(0), 6)
     if keep2 is not None:
         m = _with_keep2(text, m, keep2.start(0))
     if m is None:
@@ -349,6 +492,10 @@ def _mask(text: str) -> str:
         out += (text[pos:start], keep, MASK)
         pos = end
         m = search(text, end)
+        if url is not None:
+            m = _first(m, url.first(end), 5)
+        if jwt is not None:
+            m = _first(m, jwt.first(end), 6)
         if keep2 is not None:
             m = _with_keep2(text, m, keep2.start(end))
         if end and text[end - 1] in _RUN_CHARS:
@@ -403,9 +550,26 @@ def _name_starts(text: str, pos: int, endpos: int, url: bool = True) -> list[int
             if name is not None:
                 starts.append(name.start())
                 pos = name.end()
-    name_start = _NAME_START if url else _NAME_START_NO_URL  # no "://", no URL to find
-    starts += [c.start() for c in name_start.finditer(text, pos, endpos)]
-    return starts
+    search = _NAME_START_NO_URL.search
+    if not url:  # no "://", no URL to find
+        starts += [c.start() for c in _NAME_START_NO_URL.finditer(text, pos, endpos)]
+        return starts
+    # The URL rule's starts (`_Schemes`) merged in: a scan tried it from every word start
+    # of a run, reading to the run's end ("a.a.a…/x://" in a value was quadratic).
+    schemes = _Schemes(text, pos, endpos)
+    m = search(text, pos, endpos)
+    while True:
+        if m is not None and m.start() < pos:
+            m = search(text, pos, endpos)
+        p = schemes.first(pos)
+        if m is not None and (p < 0 or m.start() <= p):  # the URL rule comes last
+            starts.append(m.start())
+            pos = m.end()
+        elif p >= 0:
+            starts.append(p)
+            pos = schemes.k + 3
+        else:
+            return starts
 
 
 def _match_at(text: str, c: int,
