@@ -481,9 +481,13 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
     configs_cls = getattr(hosted_state, "_Configs", None)
     configs = configs_cls() if configs_cls is not None else None
 
+    # As hosted_state._attach calls it: configurations told by table row where it can.
+    by_row = {"on_row": configs.see_row} if hasattr(configs, "see_row") else {}
+
     def objects() -> None:
         hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,
-                               on_request=configs.see if configs is not None else None)
+                               on_request=configs.see if configs is not None else None,
+                               **by_row)
 
     out["objects"] = best_cpu(objects, repeat, gc_on=True)
     bills = {c.key: c.cost_usd for c in a.conversations}
