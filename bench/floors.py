@@ -481,9 +481,13 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
     configs_cls = getattr(hosted_state, "_Configs", None)
     configs = configs_cls() if configs_cls is not None else None
 
+    # As hosted_state._attach calls it: configurations told by table row where it can.
+    by_row = {"on_row": configs.see_row} if hasattr(configs, "see_row") else {}
+
     def objects() -> None:
         hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,
-                               on_request=configs.see if configs is not None else None)
+                               on_request=configs.see if configs is not None else None,
+                               **by_row)
 
     out["objects"] = best_cpu(objects, repeat, gc_on=True)
     bills = {c.key: c.cost_usd for c in a.conversations}
@@ -1285,7 +1289,8 @@ def _hint_regex() -> re.Pattern[bytes]:
 def floor_redact(inputs: Inputs, repeat: int) -> Floor:
     """The floor is one C pass over every byte (`bytes.lower()`: a case-insensitive search
     reads each byte at least once). Two plain searches for the hint literals are measured
-    beside it, for scale: neither is a floor, the real anchored search beats both."""
+    beside it, for scale: neither is a floor, the real folded scan (one translate, two
+    regex scans) beats both."""
     pattern = _hint_regex()
     lits = sorted(set(pattern.pattern.replace(b"\\", b"").split(b"|")))
     chunks = inputs.redact_in

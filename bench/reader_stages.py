@@ -166,7 +166,7 @@ def objects_pass(path: str, repeat: int) -> float | None:
     cap = a.capture
     cfg = hosted_state._Configs()
     return best(repeat, lambda: inventory(a.turns, cap.exchanges, cap.read_raw, None,
-                                          on_request=cfg.see))
+                                          on_request=cfg.see, on_row=cfg.see_row))
 
 
 if __name__ == "__main__":

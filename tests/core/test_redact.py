@@ -152,3 +152,30 @@ def test_the_pre_check_never_skips_text_a_pattern_would_mask() -> None:
             checked += 1
             assert r._maybe_secret(text), repr(text)
     assert checked > 2_000  # the fuzz does reach the patterns
+
+
+def test_an_auth_scheme_spaced_as_json_escapes_it_does_not_hide_the_token() -> None:
+    """"Bearer" then a tab or a no-break space as JSON writes them (\\t, \\u00a0): the
+    token after the escape is masked, not the word "Bearer" in its place."""
+    for sep in ("\\t", "\\u00a0", "\\\\t", "\\n", "\u00a0", " \\t "):
+        for text in (f"Authorization: Bearer{sep}opaque0Token9value",
+                     f'{{"authorization": "Basic{sep}opaque0Token9value"}}',
+                     f"was x Bearer{sep}opaque0Token9value"):
+            out = redact_text(text)
+            assert "opaque0Token9value" not in out, text
+            assert out.endswith(("[redacted]", '[redacted]"}')), out
+
+
+def test_masking_twice_is_masking_once() -> None:
+    """A masked document fed back (a report of a report, a snapshot re-exported) is left
+    as it is: "Authorization: Bearer [redacted]" was masked again as "[redacted] [redacted]"."""
+    from tests.hostile.corpus import KEY_SHAPES
+
+    texts = [text for _, text, _ in KEY_SHAPES] + [
+        "Authorization: Bearer abcdefgh12345", "proxy-authorization: bearer sk-abcdefghijkl",
+        '{"Authorization": "Token abcdefgh12345"}', "Authorization: Digest abcdefgh12345",
+        "Authorization: Bearer\\tabcdefgh12345", '"api_key": "Bearer abcdefgh12345"']
+    for text in texts:
+        once = redact_text(text)
+        assert once != text, text
+        assert redact_text(once) == once, (text, once)

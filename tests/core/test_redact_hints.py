@@ -1,10 +1,11 @@
 """The JSON redactor's pre-check finds every line the literal-by-literal search found.
 
 `redact_json` decodes and searches only the lines `_hinted_lines` picks; it now finds its
-literals through a few anchors (a rare byte, a shared stem) instead of one full scan per
-literal. A line it missed would be written unredacted, so the selection is compared, line
-for line, with the earlier search (kept below as the reference) over captures, reports,
-every hostile key shape and payload, and fuzz built from the pieces of every hint.
+literals in one scan of the chunk folded (its anchor bytes made 0), then checks each line
+the scan names, instead of one full scan per literal. A line it missed would be written
+unredacted, so the selection is compared, line for line, with the earlier search (kept
+below as the reference) over captures, reports, every hostile key shape and payload, and
+fuzz built from the pieces of every hint.
 """
 
 from __future__ import annotations
@@ -126,10 +127,10 @@ def test_fuzz_selects_the_same_lines() -> None:
 
 
 def test_the_comparison_fails_when_a_hint_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Break the anchors (lose one literal's group): the comparison above must notice."""
-    anchors = tuple(a for a in redact._ANCHORS if not a.pattern.startswith(b"secret"))
-    assert len(anchors) == len(redact._ANCHORS) - 1
-    monkeypatch.setattr(redact, "_ANCHORS", anchors)
+    """Break the scans (lose a literal with no anchor byte, found by a scan of its own):
+    the comparison above must notice."""
+    literals = tuple(lit for lit in _LITERALS_B if lit != b"secret")
+    monkeypatch.setattr(redact, "_SCANS", redact._scans(literals))
     with pytest.raises(AssertionError):
         _check(b'{\n  "note": "my secret"\n}')
 
@@ -144,12 +145,20 @@ def test_masked_output_is_unchanged_on_hostile_payloads() -> None:
 
 def test_the_comparison_fails_when_a_rare_byte_anchor_is_dropped(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same for the anchors found by a byte search (eyJ…, aiza…, ://, key', key\\")."""
-    kept = tuple((a, lits) for a, lits in redact._BYTE_ANCHORS if a != b"j")
-    assert len(kept) == len(redact._BYTE_ANCHORS) - 1
-    monkeypatch.setattr(redact, "_BYTE_ANCHORS", kept)
+    """The same for a literal found through the scan led by 0 (eyJ…, at its "j")."""
+    literals = tuple(lit for lit in _LITERALS_B if lit != b"eyj")
+    monkeypatch.setattr(redact, "_SCANS", redact._scans(literals))
     with pytest.raises(AssertionError):
         _check(b'{\n  "note": "eyJhbGciOi"\n}')
+
+
+def test_the_comparison_fails_when_a_line_check_is_skipped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines the folded scan names are checked literal by literal: "s--" folds like "sk-"
+    and is named, but holds no literal. Take every named line: the comparison notices."""
+    monkeypatch.setattr(redact, "_line_hinted", lambda *_: True)
+    with pytest.raises(AssertionError):
+        _check(b'{\n  "note": "s--x"\n}')
 
 
 def test_rare_byte_anchors_at_chunk_edges_and_in_runs() -> None:

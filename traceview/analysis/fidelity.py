@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 try:  # CPython's builtin sha256, what hashlib falls back to: hashlib itself loads OpenSSL
     from _sha256 import sha256  # (3.5 MB of RSS for one digest per conversation)
 except ImportError:  # pragma: no cover - other interpreters (3.12 renamed it _sha2)
@@ -38,7 +40,7 @@ except ImportError:  # pragma: no cover - other interpreters (3.12 renamed it _s
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.columns import Columns
-from traceview.analysis.item_compare import normalise
+from traceview.analysis.item_compare import _ALIASES, _IGNORED_KEYS, _TEXT_PARTS, normalise
 from traceview.analysis.transcript import (
     _response_body,
     capture_items,
@@ -66,7 +68,77 @@ _PRESENTATION = {"annotations", "logprobs"}
 
 def canonical_item(item: Any) -> Any:
     stored = normalise_input(item) if isinstance(item, dict) else item
+    obj = stored if stored is not None else item
+    got = _canon(obj, True, None)
+    return got if got is not _EMPTY else _empty_as(obj)
+
+
+def _slow_canonical_item(item: Any) -> Any:
+    """`canonical_item` as its definition reads: normalise, then strip (tests compare)."""
+    stored = normalise_input(item) if isinstance(item, dict) else item
     return _strip(normalise(stored if stored is not None else item))
+
+
+_EMPTY = object()  # what `_canon` returns where `normalise` would give an empty value
+
+
+def _empty_as(obj: Any) -> Any:
+    """The empty value `normalise` gives for `obj` (which `_canon` found empty)."""
+    if isinstance(obj, dict):
+        return {}
+    if isinstance(obj, list):
+        return []
+    return obj
+
+
+def _canon(obj: Any, top: bool, odd: list[Any] | None) -> Any:
+    """`_strip(normalise(obj, top=top))` in one walk (a hosted conversation's rebuilt
+    input is hashed item by item: the two walks were most of the hash's time), or _EMPTY
+    where normalise's value is one it drops from a dict (None, [], {}, ""): it decides
+    what normalise keeps before presentation fields are stripped.
+
+    With `odd` a list (`canonical`, for orjson to write), a finite float is given as
+    json.dumps writes it (its repr, an orjson.Fragment), and any other value but a str,
+    int or bool (anything `default=str` would write) is appended to `odd`: then
+    json.dumps writes the whole input."""
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        if top and "role" in obj and "type" not in obj:
+            obj = {"type": "message", **obj}
+        kept = False
+        for key, val in obj.items():
+            key = _ALIASES.get(key, key)
+            if top and key in _IGNORED_KEYS:
+                continue
+            if key == "content" and isinstance(val, str) and obj.get("type") == "message":
+                val = [{"type": "text", "text": val}]
+            if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
+                val = "text"
+            norm = _canon(val, False, odd)
+            if norm is _EMPTY:
+                continue
+            kept = True
+            if key not in _PRESENTATION:
+                out[key] = norm
+        return out if kept else _EMPTY
+    if isinstance(obj, list):
+        if not obj:
+            return _EMPTY
+        out_list = []
+        for v in obj:
+            norm = _canon(v, False, odd)
+            out_list.append(norm if norm is not _EMPTY else _empty_as(v))
+        return out_list
+    if obj is None or obj == "":
+        return _EMPTY
+    if odd is not None and type(obj) not in _PLAIN:
+        if type(obj) is float and obj - obj == 0.0:  # finite (json.dumps: NaN, Infinity)
+            return orjson.Fragment(float.__repr__(obj).encode())
+        odd.append(obj)
+    return obj
+
+
+_PLAIN = frozenset((str, int, bool))  # written alike by json.dumps and orjson
 
 
 def _strip(obj: Any) -> Any:
@@ -78,9 +150,29 @@ def _strip(obj: Any) -> Any:
 
 
 def canonical(items: Sequence[Any]) -> bytes:
-    """The canonical serialisation of an input (a list of items)."""
-    return json.dumps([canonical_item(i) for i in items], sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False, default=str).encode("utf-8")
+    """The canonical serialisation of an input (a list of items): json.dumps with sorted
+    keys, no whitespace, UTF-8. Written by orjson, floats as json.dumps writes them (then
+    the bytes are json.dumps's: tests/core/test_fidelity.py compares); by json.dumps when
+    a value is anything but a str, int, bool or finite float, or orjson refuses one (an
+    int past 64 bits, a key not a str, a lone surrogate)."""
+    odd: list[Any] = []
+    out = []
+    for i in items:
+        stored = normalise_input(i) if isinstance(i, dict) else i
+        obj = stored if stored is not None else i
+        got = _canon(obj, True, odd)
+        out.append(got if got is not _EMPTY else _empty_as(obj))
+    if not odd:
+        try:
+            return orjson.dumps(out, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # orjson.JSONEncodeError: json.dumps decides, as it always did
+            pass
+    return _json_canonical([canonical_item(i) for i in items])
+
+
+def _json_canonical(values: list[Any]) -> bytes:
+    return json.dumps(values, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str).encode("utf-8")
 
 
 def digest(items: Sequence[Any]) -> str:
@@ -395,19 +487,28 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     out = Fidelity(label=label)
     calls = _HostedCalls()
     out._remake = _Remake(turn, deleted, calls)
+    rows_of = _Rows.of(analysis.turns)
     for conv in analysis.conversations:
-        turns = [t for t in map(turn, conv.turn_indices) if t is not None]
+        if rows_of is not None:  # read from the columns: views made only where needed
+            turns: Sequence[Any] = rows_of.views(rows_of.rows(conv.turn_indices))
+        else:
+            turns = [t for t in map(turn, conv.turn_indices) if t is not None]
         final, prev = _final(turns)
         if final is None:
             continue
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
-            early = _early(conv, turns, final, deleted, rid, calls)
+            if rows_of is not None:
+                early = rows_of.early(conv, turns, final.index, deleted, rid, calls,
+                                      call=got is not None)
+            else:
+                early = _early(conv, turns, final, deleted, rid, calls)
             static = early[:2] if early is not None else None
             if early is not None and got is None:  # settled: made again when read
                 out._add(conv, 1 + _EARLY.index(early[0]), final.index, early[2])
                 continue
+            turns = list(turns)
             # The rebuild reads every body of the conversation: skipped when a reason is
             # already certain and there is no provider copy to hash against.
             rebuilt = (_rebuilt_hosted(cap, conv, turns, final, writes)
@@ -416,6 +517,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
                 static = _late_reason(turns, final, rebuilt)
             out._add(judge_hosted(conv.key, conv.id, final.index, rid, rebuilt, got, static))
         else:
+            turns = list(turns)
             markers = {t.index: list(t.markers) for t in turns}
             final_items = _request_items(cap, final)
             previous = (_request_items(cap, prev) + _response_items(cap, prev)
@@ -429,7 +531,105 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     return out
 
 
-def _final(turns: list[Any]) -> tuple[Any, Any]:
+class _Rows:
+    """The analysis's turns over one table (analysis/reports.py), read from the columns:
+    a conversation's rows from its turn indices (as `finder` finds its turns) and the
+    early reasons of `_early` from the markers and hosted call columns, no view made."""
+
+    def __init__(self, turns: Any, cols: Any) -> None:
+        self._turns = turns
+        self._cols = cols
+        self._map: dict[int, int] | None = None
+
+    @classmethod
+    def of(cls, turns: Any) -> _Rows | None:
+        parts = getattr(turns, "_parts", None)
+        if type(parts) is not list or len(parts) != 1 or not hasattr(turns, "rows"):
+            return None
+        table = getattr(parts[0], "table", None)
+        return cls(turns, parts[0]) if hasattr(table, "res_row") else None
+
+    def rows(self, indices: Sequence[int]) -> list[int]:
+        rows, index = self._turns.rows(), self._cols.table.index
+        n = len(rows)
+        out = []
+        for i in indices:
+            if 0 < i <= n:
+                r = rows[i - 1]
+                if index[r] == i:
+                    out.append(r)
+                    continue
+            if self._map is None:  # indices with gaps (finder's map, made once)
+                self._map = {index[r]: r for r in rows}
+            r = self._map.get(i)  # type: ignore[assignment]
+            if r is not None:
+                out.append(r)
+        return out
+
+    def views(self, rows: list[int]) -> _Views:
+        return _Views(self._cols, rows)
+
+    def early(self, conv: Any, turns: _Views, last: int, deleted: dict[str, int], rid: Any,
+              calls: _HostedCalls, call: bool) -> tuple[str, Any, int] | None:
+        """`_early` over the rows of `turns`; the hosted call of "evidence_missing" is
+        found only when `call` is true (else None: the verdict is made again when read)."""
+        found = _deleted_reason(conv, rid, deleted)
+        if found is not None:
+            return found[0], found[1], 0
+        cols = self._cols
+        table = cols.table
+        index, marker_ids, marker_lists = table.index, cols.marker_ids, cols.marker_lists
+        before = [(r, i) for r in turns._rows if (i := index[r]) <= last]
+        for r, i in before:
+            m = marker_lists[marker_ids[r]]
+            if m and ("compaction" in m or "compaction_likely" in m):
+                found = _compaction_reason(turns.view(r))
+                assert found is not None
+                return found[0], found[1], i
+        res_row = table.res_row
+        hosted = table.responses.dicts["hosted_calls"]
+        has = getattr(hosted, "has", None)
+        for r, i in before:
+            if i == last:
+                continue
+            si = res_row[r]
+            if si < 0 or (has is not None and not has(si, "missing")):
+                continue
+            if has is not None and not call:  # no call made: the verdict is made again
+                return "evidence_missing", None, i
+            got = next((c for c in hosted.get(si, ()) if c.evidence == "missing"), None)
+            if got is not None:
+                return "evidence_missing", (i, got), i
+        return None
+
+
+class _Views(Sequence[Any]):
+    """A conversation's turns as views made when read (TurnReport over the columns)."""
+
+    __slots__ = ("_cols", "_rows")
+
+    def __init__(self, cols: Any, rows: list[int]) -> None:
+        self._cols = cols
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def view(self, r: int) -> Any:
+        from traceview.analysis.turn_report import TurnReport  # it imports analysis modules
+
+        return TurnReport(self._cols, r)
+
+    def __getitem__(self, j: Any) -> Any:
+        if isinstance(j, slice):
+            return [self.view(r) for r in self._rows[j]]
+        return self.view(self._rows[j])
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.view, self._rows)
+
+
+def _final(turns: Sequence[Any]) -> tuple[Any, Any]:
     """The final turn with a request (a compact call is not one), and the one before it:
     found from the end, so most turns are not read at all here."""
     final = prev = None
@@ -606,8 +806,8 @@ class _HostedCalls:
             res = turn.res
             return res.hosted_calls if res is not None else ()
         c = self._cols
-        if c is None or c.table is not table:
-            c = self._cols = Columns(table)
+        if c is None or c.table is not table or c.version != table.version:
+            c = self._cols = Columns(table)  # bound again when a column widened
         si = c.res_row[turn.row]
         return c.s_hosted.get(si, ()) if si >= 0 else ()
 

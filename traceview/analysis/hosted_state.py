@@ -50,7 +50,7 @@ def _attach(analysis: Analysis) -> None:
     # from the same bytes as they pass.
     configs = _Configs()
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
-                        on_request=configs.see)
+                        on_request=configs.see, on_row=configs.see_row)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
     ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
     configs.clear()
@@ -60,7 +60,7 @@ def _attach(analysis: Analysis) -> None:
 
     # Each turn's carried context is looked up in the ledger when read (TurnReport.carried):
     # no account held per turn.
-    for columns in {id(c): c for c in map(_columns, analysis.turns)}.values():
+    for columns in _all_columns(analysis.turns):
         columns.ledger = ledger
     turn = finder(analysis.turns)
     for conv in analysis.conversations:
@@ -75,6 +75,15 @@ def _attach(analysis: Analysis) -> None:
 
 
 _columns = attrgetter("columns")
+
+
+def _all_columns(turns: Any) -> list[Any]:
+    """The analysis's columns the turns are rows of: the parts of the analysis's turns
+    (analysis/reports.py), no view made; else each turn's, once."""
+    parts = getattr(turns, "_parts", None)
+    if type(parts) is list:
+        return list({id(c): c for c in parts}.values())
+    return list({id(c): c for c in map(_columns, turns)}.values())
 
 
 class _Configs:
@@ -94,14 +103,17 @@ class _Configs:
         self._cols: Columns | None = None
 
     def see(self, t: Any, raw: bytes | None, ids: list[bytes]) -> None:
+        """`see_row` of the turn's table row."""
+        turn = t.turn
+        self.see_row(turn.table, turn.row, raw, ids)
+
+    def see_row(self, table: Any, row: int, raw: bytes | None, ids: list[bytes]) -> None:
         """Tools from the turn's facts (read from its table's columns: this runs on every
         turn); vector store ids from its request bytes (only when it offers file_search,
         and never parsed)."""
-        turn = t.turn
         c = self._cols
-        if c is None or c.table is not turn.table or c.version != turn.table.version:
-            c = self._cols = Columns(turn.table)
-        row = turn.row
+        if c is None or c.table is not table or c.version != table.version:
+            c = self._cols = Columns(table)
         qi = c.req_row[row]
         if qi < 0:
             return

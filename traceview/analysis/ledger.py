@@ -21,11 +21,13 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Protocol
+from math import fsum
+from typing import Any, NamedTuple, Protocol
 
 from traceview.analysis.columns import Columns
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.shared import shared
+from traceview.analysis.turn_columns import Attribution
 
 APPORTIONED = ("carried tokens are priced at each turn's own cached/fresh split (cached share "
                "= cached_tokens / input_tokens of that turn); the bill does not say which "
@@ -239,29 +241,40 @@ class Source:
         return _sum(self._cost(k) for k in self._later())
 
     def to_dict(self) -> dict[str, Any]:
-        # One walk over the charges for every figure (the properties each walk them again).
-        led, i = self._l, self._i
-        turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
-        ks = range(led._s_start[i], led._s_stop[i])
-        tokens = led._s_tokens[i]
-        costs = [tokens * rate[k] if priced[k] else None for k in ks]
-        arrived = led._s_arrived[i]
-        later = [c for k, c in zip(ks, costs, strict=True) if turns[k] != arrived]
-        flags = led._s_flags[i]
-        _config, types, include = led._meta_of(i)
-        return {
-            "id": led._source_id(i), "kind": _KINDS[flags & _HOSTED], "arrived_turn": arrived,
-            "tokens_per_turn": tokens, "origin_turns": led._origin_of(i).tolist(),
-            "hosted_calls": led._calls_of(i), "types": list(types),
-            "evidence_missing": bool(flags & _MISSING), "include": list(include),
-            "turns_carried": len(costs), "later_turns": len(later),
-            "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
-            "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
-            "charges": [{"turn": turns[k], "tokens": tokens,
-                         "cost_usd": None if c is None else round(c, 6)}
-                        for k, c in zip(ks, costs, strict=True)],
-            "ended_by": self.ended_by,
-        }
+        return _source_dict(self._l, self._i)[0]
+
+
+def _source_dict(led: Ledger, i: int) -> tuple[dict[str, Any], list[float | None]]:
+    """Source `i`'s dict and its charges' costs in order: one walk over its charges for
+    every figure (the properties each walk them again)."""
+    turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
+    tokens = led._s_tokens[i]
+    arrived = led._s_arrived[i]
+    costs: list[float | None] = []
+    later: list[float | None] = []
+    charges = []
+    for k in range(led._s_start[i], led._s_stop[i]):
+        c = tokens * rate[k] if priced[k] else None
+        costs.append(c)
+        turn = turns[k]
+        if turn != arrived:
+            later.append(c)
+        charges.append({"turn": turn, "tokens": tokens,
+                        "cost_usd": None if c is None else round(c, 6)})
+    flags = led._s_flags[i]
+    _config, types, include = led._pool[led._s_meta[i]]
+    ended = led._ended.get(i)
+    return {
+        "id": led._source_id(i), "kind": _KINDS[flags & _HOSTED], "arrived_turn": arrived,
+        "tokens_per_turn": tokens, "origin_turns": led._origin_of(i).tolist(),
+        "hosted_calls": led._calls_of(i), "types": list(types),
+        "evidence_missing": bool(flags & _MISSING), "include": list(include),
+        "turns_carried": len(costs), "later_turns": len(later),
+        "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
+        "cost_usd": _round(_sum(costs)), "cost_rebilled_usd": _round(_sum(later)),
+        "charges": charges,
+        "ended_by": None if ended is None else {"turn": ended[0], "kind": ended[1]},
+    }, costs
 
 
 class TurnCarry:
@@ -395,13 +408,26 @@ class ConversationLedger:
         return (TurnCarry(led, n, k) for k in range(led._c_off[n], led._c_off[n + 1]))
 
     def to_dict(self) -> dict[str, Any]:
-        cost = self.cost_usd  # once: share_of_cost would walk every charge again
+        # One walk over each source's charges: its dict, and the conversation's tokens and
+        # cost (`tokens`, `cost_usd`: the same sums in the same order).
+        led = self._l
+        sources = []
+        tokens = 0
+        cost: float | None = 0.0
+        for i in led._source_range(self._n):
+            d, costs = _source_dict(led, i)
+            sources.append(d)
+            tokens += d["tokens_billed"]
+            if cost is not None:
+                for c in costs:
+                    if c is None:
+                        cost = None
+                        break
+                    cost += c
         bill = self.bill_usd
         share = None if cost is None or not bill else round(cost / bill, 4)
-        return {"tokens": self.tokens, "cost_usd": _round(cost),
-                "share_of_cost": share,
-                "sources": [s.to_dict() for s in self.sources],
-                "growth": self.growth, "apportioned": APPORTIONED}
+        return {"tokens": tokens, "cost_usd": _round(cost), "share_of_cost": share,
+                "sources": sources, "growth": self.growth, "apportioned": APPORTIONED}
 
 
 _KINDS = ("deposit", "hosted_result")
@@ -576,16 +602,23 @@ class Ledger:
                     missing: bool, include: tuple[str, ...], config: ToolConfig | None) -> int:
         i = len(self._s_flags)
         self._s_flags.append(kind | (_MISSING if missing else 0))
-        for name, value in (("_s_arrived", arrived), ("_s_tokens", tokens)):
-            try:
-                getattr(self, name).append(value)
-            except OverflowError:
-                setattr(self, name, _widened(getattr(self, name)))
-                getattr(self, name).append(value)
-        self._s_start.append(len(self._c_turn))
-        self._s_stop.append(len(self._c_turn))
-        self._s_meta.append(self._share((config, shared(tuple(types)),
-                                         shared(tuple(include)))))
+        try:
+            self._s_arrived.append(arrived)
+        except OverflowError:
+            self._s_arrived = _widened(self._s_arrived)
+            self._s_arrived.append(arrived)
+        try:
+            self._s_tokens.append(tokens)
+        except OverflowError:
+            self._s_tokens = _widened(self._s_tokens)
+            self._s_tokens.append(tokens)
+        at = len(self._c_turn)
+        self._s_start.append(at)
+        self._s_stop.append(at)
+        meta = (config, types, include)
+        got = self._pooled.get(meta)  # (a few distinct in a capture: no sharing needed)
+        self._s_meta.append(got if got is not None else self._share(
+            (config, shared(tuple(types)), shared(tuple(include)))))
         try:
             self._origin.extend(origin)
         except OverflowError:
@@ -610,10 +643,26 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     without it, tool configuration is taken from `tools_offered` (no vector store ids).
     `bills` maps a conversation key to its cost, for the share of the bill.
     """
+    seq = turns if isinstance(turns, Sequence) else list(turns)
+    ledger = Ledger(project)
+    bills = bills or {}
+    rate = _Rates(pricing)
+    cols = _one_table(seq)
+    if cols is not None:
+        # The analysis's turns (analysis/reports.py): read from the columns at their rows,
+        # grouped by the conversation column; a turn's view is made only where a deposit or
+        # a captured hosted call needs more than the columns (`_Views`).
+        read = _TableReader(cols)
+        index = read.index
+        for key, rows in _grouped(seq.rows(), cols):  # type: ignore[attr-defined]
+            if any(index[a] > index[b] for a, b in pairwise(rows)):  # not in index order
+                rows = sorted(rows, key=index.__getitem__)  # stable, as a sort of the turns
+            _conversation(ledger, key, _Views(cols, rows), read(rows), rate, config_of,
+                          project, bills.get(key))
+        return ledger
     # Grouped by position, not by turn: the analysis's turns are views made when read
     # (a TurnReport and the Turn it keeps: ~150 bytes), and a list of every one held for
     # the pass was most of the ledger stage's peak. One conversation's views at a time.
-    seq = turns if isinstance(turns, Sequence) else list(turns)
     by_conv: dict[str, array] = {}
     for pos, t in enumerate(seq):
         key = t.conversation_key
@@ -621,17 +670,12 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
         if at is None:
             at = by_conv[key] = array("i")
         at.append(pos)
-    ledger = Ledger(project)
-    read = _Reader()
     for key, positions in by_conv.items():
         conv_turns = [seq[p] for p in positions]
-        facts = read(conv_turns)
-        idx = facts[0]
-        if any(a > b for a, b in pairwise(idx)):  # not in index order
+        if any(a.index > b.index for a, b in pairwise(conv_turns)):  # not in index order
             conv_turns.sort(key=_index)
-            facts = read(conv_turns)
-        _conversation(ledger, key, conv_turns, facts, pricing, config_of, project,
-                      (bills or {}).get(key))
+        _conversation(ledger, key, conv_turns, _read_views(conv_turns), rate, config_of,
+                      project, bills.get(key))
     return ledger
 
 
@@ -639,55 +683,207 @@ def _index(t: LedgerTurn) -> int:
     return t.index
 
 
-_Facts = tuple[list[int], list[int | None], list[int | None], list[str | None],
-               list[Sequence[Any]]]
+def _one_table(seq: Sequence[Any]) -> Any:
+    """The TurnColumns every turn of `seq` is a row of, when `seq` is the analysis's turns
+    over one table (analysis/reports.py); None for any other sequence."""
+    parts = getattr(seq, "_parts", None)
+    if type(parts) is not list or len(parts) != 1 or not hasattr(seq, "rows"):
+        return None
+    cols = parts[0]
+    table = getattr(cols, "table", None)
+    return cols if table is not None and hasattr(table, "res_row") else None
 
 
-class _Reader:
-    """What the ledger reads of each turn of a conversation: index, billed and cached
-    input, model, and hosted calls as the facts hold them (objects, not the report's dicts).
+def _grouped(rows: Sequence[int], cols: Any) -> Iterator[tuple[str, array[int]]]:
+    """(conversation key, its rows in report order), in the order keys are first seen."""
+    conv, keys = cols.conv, cols.keys
+    by_key: dict[str, array[int]] = {}  # 4 bytes a turn while the pass runs
+    for r in rows:
+        key = keys[conv[r]]
+        at = by_key.get(key)
+        if at is None:
+            at = by_key[key] = array("i")
+        at.append(r)
+    return iter(by_key.items())
 
-    Analysed turns (TurnReport) are read from their turn table's columns at their rows
-    (analysis/columns.py: one index each, not a property chain through the row views);
-    any other LedgerTurn through its properties."""
 
-    def __init__(self) -> None:
-        self._cols: Columns | None = None
+class _Views(Sequence[Any]):
+    """A conversation's turns as views made when read (TurnReport over the columns)."""
 
-    def __call__(self, turns: Sequence[LedgerTurn]) -> _Facts:
-        first = getattr(turns[0], "turn", None) if turns else None
-        table = getattr(first, "table", None)
-        if table is None or any(t.turn.table is not table for t in turns):  # type: ignore[attr-defined]
-            return ([t.index for t in turns], [t.input_tokens for t in turns],
-                    [t.cached_tokens for t in turns], [t.model for t in turns],
-                    [_calls(t) for t in turns])
-        c = self._cols
-        if c is None or c.table is not table or c.version != table.version:
-            c = self._cols = Columns(table)
+    __slots__ = ("_cols", "_rows")
+
+    def __init__(self, cols: Any, rows: Sequence[int]) -> None:
+        self._cols = cols
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, j: Any) -> Any:
+        from traceview.analysis.turn_report import TurnReport  # it imports this module
+
+        if isinstance(j, slice):
+            return [TurnReport(self._cols, r) for r in self._rows[j]]
+        return TurnReport(self._cols, self._rows[j])
+
+
+class _Facts(NamedTuple):
+    """What the ledger reads of each turn of a conversation, by position: index, billed and
+    cached input, model, markers, owned-state bytes, whether it has hosted calls, and (a
+    function of the position) the (type, id) of its calls whose evidence was captured."""
+
+    idx: list[int]
+    inputs: list[int | None]
+    cached: list[int | None]
+    models: list[str | None]
+    markers: list[list[str]]
+    ends: list[tuple[bool, str | None]]  # per turn: a deposit?, the marker ending a carry
+    owned: list[int | None]
+    has_calls: list[bool]
+    captured: Callable[[int], list[tuple[str | None, str | None]]]
+    unexplained: Callable[[int], int | None]
+    # (turns, hosted call ids, types, evidence missing, include) of a deposit, or None.
+    attribution: Callable[[int], _Parts | None]
+
+
+_Parts = tuple[Sequence[Any], Sequence[Any], Sequence[str], bool, Sequence[str]]
+
+
+def _parts(a: Any) -> _Parts | None:
+    """A deposit's attribution as the ledger reads it: from its tuple (turn_columns.py's
+    Attribution, read from the columns) or from the report's dict (any other turn)."""
+    if not a:
+        return None
+    if type(a) is Attribution:
+        return a.turns, a.hosted_calls, a.types, a.evidence_missing, a.include
+    return (a.get("turns") or (), a.get("hosted_calls") or (), a.get("types") or (),
+            bool(a.get("evidence_missing")), a.get("include") or ())
+
+
+def _read_views(turns: Sequence[LedgerTurn]) -> _Facts:
+    """A LedgerTurn's facts through its properties (turns not of one analysis's table)."""
+    calls = [_calls(t) for t in turns]
+
+    def captured(j: int) -> list[tuple[str | None, str | None]]:
+        return [(c.type, c.id) for c in calls[j] if c.evidence == "captured"]
+
+    def unexplained(j: int) -> int | None:
+        return turns[j].unexplained_tokens
+
+    def attribution(j: int) -> _Parts | None:
+        return _parts(turns[j].attribution)
+
+    markers = [t.markers for t in turns]
+    return _Facts([t.index for t in turns], [t.input_tokens for t in turns],
+                  [t.cached_tokens for t in turns], [t.model for t in turns], markers,
+                  [_ENDS(m) if m else _NO_END for m in markers],
+                  [t.owned_state_bytes for t in turns],
+                  [bool(c) for c in calls], captured, unexplained, attribution)
+
+
+class _TableReader:
+    """The facts of a conversation's turns from their rows: the turn table's columns
+    (analysis/columns.py) and the analysis's (turn_columns.py), one index each, no view
+    made; bound again when the table's version changes (a column widened)."""
+
+    def __init__(self, cols: Any) -> None:
+        self._tc = cols
+        self._c = Columns(cols.table)
+        self._ends: list[tuple[bool, str | None]] = []  # by marker list number
+
+    @property
+    def index(self) -> Any:
+        return self._bound().index
+
+    def _bound(self) -> Columns:
+        c = self._c
+        table = self._tc.table
+        if c.table is not table or c.version != table.version:
+            c = self._c = Columns(table)
+        return c
+
+    def __call__(self, rows: Sequence[int]) -> _Facts:
+        c = self._bound()
+        tc = self._tc
         values, index, req_row, res_row = c.values, c.index, c.req_row, c.res_row
         s_in, s_cached, s_model, q_model = c.s_in, c.s_cached, c.s_model, c.q_model
+        marker_ids, marker_lists, owned_col = tc.marker_ids, tc.marker_lists, \
+            tc.owned_state_bytes
         hosted = c.s_hosted
-        idx, inputs, cached, models, calls = [], [], [], [], []
-        for t in turns:
-            r = t.turn.row  # type: ignore[attr-defined]
-            idx.append(index[r])
-            si = res_row[r]
+        picked = getattr(hosted, "picked", None)
+        idx = [index[r] for r in rows]
+        srow = [res_row[r] for r in rows]
+        ids = [marker_ids[r] for r in rows]
+        markers = [marker_lists[m] for m in ids]
+        ends_of = self._ends
+        if len(ends_of) != len(marker_lists):  # a few dozen lists: each judged once
+            ends_of[:] = [_ENDS(m) if m else _NO_END for m in marker_lists]
+        ends = [ends_of[m] for m in ids]
+        owned = [None if (v := owned_col[r]) < 0 else v for r in rows]
+        inputs, cached, models, has = [], [], [], []
+        for r, si in zip(rows, srow, strict=True):
             if si >= 0:
                 n, k = s_in[si], s_cached[si]
                 inputs.append(None if n < 0 else n)
                 cached.append(None if k < 0 else k)
                 model = values[s_model[si]]
-                calls.append(hosted.get(si, ()))
+                has.append(si in hosted)
             else:
                 inputs.append(None)
                 cached.append(None)
                 model = None
-                calls.append(())
+                has.append(False)
             if not model:
                 qi = req_row[r]
                 model = values[q_model[qi]] if qi >= 0 else None
             models.append(model)
-        return idx, inputs, cached, models, calls
+
+        def captured(j: int) -> list[tuple[str | None, str | None]]:
+            si = srow[j]
+            if si < 0:
+                return []
+            if picked is not None:
+                return picked(si, "captured")  # type: ignore[no-any-return]
+            return [(x.type, x.id) for x in hosted.get(si, ()) if x.evidence == "captured"]
+
+        expected = tc.expected_input
+
+        def unexplained(j: int) -> int | None:  # TurnReport.unexplained_tokens
+            inp, e = inputs[j], expected[rows[j]]
+            return None if inp is None or e < 0 else inp - e
+
+        def attribution(j: int) -> _Parts | None:  # TurnReport.attribution, not as a dict
+            return _parts(tc.attribution_of(rows[j]))
+
+        return _Facts(idx, inputs, cached, models, markers, ends, owned, has, captured,
+                      unexplained, attribution)
+
+
+class _Rates:
+    """`_rate` with the model's two prices looked up once per model (a charge per carrying
+    turn asks it)."""
+
+    def __init__(self, pricing: Pricing | None) -> None:
+        self.pricing = pricing
+        self._prices: dict[str | None, tuple[float, float] | None] = {}
+
+    def __call__(self, model: str | None, cached: int | None,
+                 input_tokens: int) -> float | None:
+        if self.pricing is None or not input_tokens:
+            return None
+        try:
+            got = self._prices[model]
+        except KeyError:
+            prices = self.pricing.model_prices(model)
+            got = None if prices is None or "input" not in prices else (
+                prices.get("cached_input", prices["input"]), prices["input"])
+            if len(self._prices) < 1024:
+                self._prices[model] = got
+        if got is None:
+            return None
+        cached_price, price = got
+        cached_share = min(max((cached or 0) / input_tokens, 0.0), 1.0)
+        return (cached_share * cached_price + (1 - cached_share) * price) / 1e6
 
 
 def _calls(t: Any) -> Sequence[Any]:
@@ -710,79 +906,93 @@ class _Call:
 
 
 def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: _Facts,
-                  pricing: Pricing | None,
-                  config_of: Callable[[int], ToolConfig | None] | None,
+                  rate_of: _Rates, config_of: Callable[[int], ToolConfig | None] | None,
                   project: int, bill: float | None) -> None:
-    """Append conversation `key`'s growth, sources and charges to the ledger's columns."""
+    """Append conversation `key`'s growth, sources and charges to the ledger's columns.
+    `turns[j]` (a view, made when read) is read only where the facts do not suffice."""
     # One read of each turn for what every conversation needs (its growth) and the test
     # for the rest: only conversations with a deposit or a hosted call carry anything.
-    idx, inputs, cached, models, calls = facts
-    markers = [t.markers for t in turns]
-    last_owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
-                      None)
-    n = ledger._open(key, bill, _growth_parts(inputs, markers, last_owned, project))
-    if not any(c or (m and "deposit" in m) for c, m in zip(calls, markers, strict=True)):
+    idx, inputs, cached, models, markers = (facts.idx, facts.inputs, facts.cached,
+                                            facts.models, facts.markers)
+    last_owned = next((o for o in reversed(facts.owned) if o is not None), None)
+    ends = facts.ends
+    n = ledger._open(key, bill, _growth_parts(inputs, markers, last_owned, project, ends))
+    if not any(c or (m and "deposit" in m)
+               for c, m in zip(facts.has_calls, markers, strict=True)):
         ledger._close()
         return
     configs: dict[int, ToolConfig | None] = {}
+    position: dict[int, int] = {}
 
-    def config(t: LedgerTurn, index: int | None = None) -> ToolConfig | None:
-        if index is None:
-            index = t.index
+    def config(index: int) -> ToolConfig | None:
+        """The configuration of the conversation's turn `index`."""
         try:
             return configs[index]
         except KeyError:
             pass
         c = config_of(index) if config_of else None
-        if c is None and t.tools_offered:
-            c = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
-                                     for x in t.tools_offered))
+        if c is None:
+            if not position:
+                position.update((i, j) for j, i in enumerate(idx))
+            offered = turns[position[index]].tools_offered
+            if offered:
+                c = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
+                                         for x in offered))
         configs[index] = c
         return c
 
+    def in_conversation(index: int) -> bool:
+        if not position:
+            position.update((i, j) for j, i in enumerate(idx))
+        return index in position
+
     absorbed: set[str] = set()  # hosted calls a deposit already accounts for
-    for t, m in zip(turns, markers, strict=True):
-        if m and "deposit" in m:
-            a = t.attribution
-            if a:
-                absorbed.update(c for c in a.get("hosted_calls") or [] if c)
+    # Each deposit's attribution (read once: absorbed here, its source below).
+    attribution, unexplained_of = facts.attribution, facts.unexplained
+    deposits = {j: attribution(j) for j, (deposit, _end) in enumerate(ends) if deposit}
+    for a in deposits.values():
+        if a:
+            absorbed.update(c for c in a[1] if c)
     # The sources still carried, as (source number, its configuration, its id).
     active: list[tuple[int, ToolConfig | None, str]] = []
-    pending: list[tuple[LedgerTurn, Any]] = []  # captured calls awaiting a turn
+    # Captured calls awaiting a turn: (the turn's index, the call's type, its id).
+    pending: list[tuple[int, str | None, str | None]] = []
     charged, rates, priced = ledger._c_turn, ledger._c_rate, ledger._c_priced
     s_stop, ended = ledger._s_stop, ledger._ended
     outlived = ledger._outlived
-    by_index: dict[int, LedgerTurn] | None = None
+    has_calls, captured = facts.has_calls, facts.captured
     configured = False
-    for j, t in enumerate(turns):
-        m = markers[j]
+    notes_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}  # while `active` holds
+    for j, (deposit, marker_end) in enumerate(ends):
         index = idx[j]
-        deposit = bool(m) and "deposit" in m
-        marker_end = next((e for e in ENDS if e in m), None) if m else None
         if marker_end and active:
             for i, _c, _id in active:
                 ended[i] = (index, marker_end)
                 s_stop[i] = len(charged)
             active = []
+            notes_of = {}
             configured = False
         if marker_end:
             pending = []
         if deposit:
-            unexplained = t.unexplained_tokens
+            unexplained = unexplained_of(j)
             if unexplained and unexplained > 0:
-                if by_index is None:
-                    by_index = dict(zip(idx, turns, strict=True))
-                active.append(_deposit_source(ledger, n, t, by_index, config))
+                active.append(_deposit_source(ledger, n, index, unexplained, deposits[j],
+                                              in_conversation, config))
+                notes_of = {}
                 configured = configured or active[-1][1] is not None
         inp = inputs[j]
         if pending and inp is not None:
-            unexplained = t.unexplained_tokens
-            if unexplained and unexplained > 0 and not deposit:
-                active.append(_hosted_source(ledger, n, t, pending, unexplained, config))
-                configured = configured or active[-1][1] is not None
+            if not deposit:
+                unexplained = unexplained_of(j)
+                if unexplained and unexplained > 0:
+                    active.append(_hosted_source(ledger, n, index, pending, unexplained,
+                                                 config))
+                    notes_of = {}
+                    configured = configured or active[-1][1] is not None
             pending = []
         if inp is not None and active:
-            rate = _rate(pricing, models[j], cached[j], inp)
+            rate = rate_of(models[j], cached[j], inp)
             try:
                 charged.append(index)
             except OverflowError:
@@ -791,57 +1001,86 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
             rates.append(0.0 if rate is None else rate)
             priced.append(rate is not None)
             if configured:  # any active source's configuration is known
-                here = config(t, index)
-                notes = [{"source": sid, "reason": why} for _i, c, sid in active
-                         if c is not None and (why := _outlived_memo(c, here))]
+                here = config(index)
+                # The same sources and configuration give the same notes: one list (read,
+                # never changed) for every charge between two changes of `active`.
+                got = notes_of.get(id(here))
+                if got is None or got[0] is not here:
+                    got = notes_of[id(here)] = (here, [
+                        {"source": sid, "reason": why} for _i, c, sid in active
+                        if c is not None and (why := _outlived_memo(c, here))])
+                notes = got[1]
                 if notes:
                     outlived[len(charged) - 1] = notes
-        for call in calls[j]:
-            if call.evidence == "captured" and call.id not in absorbed:
-                pending.append((t, call))
+        if has_calls[j]:
+            for kind, cid in captured(j):
+                if cid not in absorbed:
+                    pending.append((index, kind, cid))
     for i, _c, _id in active:
         s_stop[i] = len(charged)
     ledger._close()
 
 
-def _deposit_source(ledger: Ledger, n: int, t: LedgerTurn, by_index: dict[int, LedgerTurn],
-                    config: Callable[[LedgerTurn], ToolConfig | None],
+class _Ends:
+    """(a deposit?, the marker that ends carried context or None) of a turn's markers,
+    remembered by the list (a capture's turns share a few dozen marker lists)."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[list[str], tuple[bool, str | None]]] = {}
+
+    def __call__(self, m: list[str]) -> tuple[bool, str | None]:
+        got = self._seen.get(id(m))
+        if got is not None and got[0] is m:
+            return got[1]
+        found = ("deposit" in m, next((e for e in ENDS if e in m), None))
+        if len(self._seen) < 1024:
+            self._seen[id(m)] = (m, found)  # the list kept: its id is not reused
+        return found
+
+
+_ENDS = _Ends()
+_NO_END: tuple[bool, str | None] = (False, None)
+
+
+def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
+                    a: _Parts | None, in_conversation: Callable[[int], bool],
+                    config: Callable[[int], ToolConfig | None],
                     ) -> tuple[int, ToolConfig | None, str]:
-    a = t.attribution or {}
-    origin = [int(x) for x in a.get("turns") or []]
-    types = tuple(a.get("types") or ())
-    made = _origin_config(origin, by_index, config, types)
+    turns, calls, types, missing, include = a if a is not None else ((), (), (), False, ())
+    origin = [int(x) for x in turns]
+    types = tuple(types)
+    made = _origin_config(origin, in_conversation, config, types)
     i = ledger._add_source(
-        n, 0, t.index, int(t.unexplained_tokens or 0), origin,
-        [c for c in a.get("hosted_calls") or [] if c], types,
-        bool(a.get("evidence_missing")), tuple(a.get("include") or ()), made)
+        n, 0, index, int(unexplained or 0), origin, [c for c in calls if c], types,
+        missing, tuple(include), made)
     return i, made, ledger._source_id(i)
 
 
-def _hosted_source(ledger: Ledger, n: int, t: LedgerTurn,
-                   pending: list[tuple[LedgerTurn, Any]], tokens: int,
-                   config: Callable[[LedgerTurn], ToolConfig | None],
+def _hosted_source(ledger: Ledger, n: int, index: int,
+                   pending: list[tuple[int, str | None, str | None]], tokens: int,
+                   config: Callable[[int], ToolConfig | None],
                    ) -> tuple[int, ToolConfig | None, str]:
-    origin = sorted({o.index for o, _ in pending})
-    types = tuple(sorted({c.type or "" for _, c in pending}))
-    by_index = {o.index: o for o, _ in pending}
-    made = _origin_config(origin, by_index, config, types)
-    i = ledger._add_source(n, 1, t.index, tokens, origin,
-                           [c.id for _, c in pending if c.id], types, False, (), made)
+    origin = sorted({o for o, _t, _i in pending})
+    types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
+    made = _origin_config(origin, lambda _i: True, config, types)  # all in this conversation
+    i = ledger._add_source(n, 1, index, tokens, origin,
+                           [cid for _o, _t, cid in pending if cid], types, False, (), made)
     return i, made, ledger._source_id(i)
 
 
-def _origin_config(origin: list[int], by_index: dict[int, LedgerTurn],
-                   config: Callable[[LedgerTurn], ToolConfig | None],
+def _origin_config(origin: list[int], in_conversation: Callable[[int], bool],
+                   config: Callable[[int], ToolConfig | None],
                    types: Sequence[str]) -> ToolConfig | None:
-    """The tools (and vector stores) the source's hosted calls came from."""
+    """The tools (and vector stores) the source's hosted calls came from (the origin
+    turns of this conversation: `in_conversation`)."""
     wanted = {CALL_TOOL[t] for t in types if t in CALL_TOOL}
     if not wanted:
         return None
     stores: set[str] = set()
     for i in origin:
-        t = by_index.get(i)
-        c = config(t) if t is not None else None
+        c = config(i) if in_conversation(i) else None
         if c is not None and "file_search" in wanted:
             stores |= c.vector_store_ids
     key = (frozenset(wanted), frozenset(stores))
@@ -921,15 +1160,18 @@ def growth(turns: Sequence[LedgerTurn], project: int = PROJECT_TURNS) -> dict[st
 
 
 def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]],
-                  last_owned: int | None, project: int) -> tuple[Any, ...]:
+                  last_owned: int | None, project: int,
+                  ends: Sequence[tuple[bool, str | None]] | None = None) -> tuple[Any, ...]:
     """What the growth dict is made from: (cumulative input, last owned-state bytes, the
-    fitted line or None, `project`); the dict itself is made when written."""
+    fitted line or None, `project`); the dict itself is made when written. `ends`: each
+    turn's (deposit?, ending marker), when the caller has them."""
     cumulative = 0
     fit_x: list[int] = []
     fit_y: list[int] = []
+    if ends is None:
+        ends = [_ENDS(m) if m else _NO_END for m in markers]  # type: ignore[arg-type]
     for n, inp in enumerate(inputs, 1):
-        m = markers[n - 1]
-        if m and any(e in m for e in ENDS):
+        if ends[n - 1][1] is not None:
             fit_x, fit_y = [], []
         if inp is not None:
             cumulative += inp
@@ -937,11 +1179,23 @@ def _growth_parts(inputs: Sequence[int | None], markers: Sequence[Sequence[str]]
             fit_y.append(inp)
     fit = None
     if len(fit_x) >= 2:
-        import statistics  # not at import: a capture with no growth to fit never needs it
-
-        slope, intercept = statistics.linear_regression(fit_x, fit_y)
+        slope, intercept = _line(fit_x, fit_y)
         fit = (slope, intercept, len(fit_x), len(inputs), cumulative)
     return (cumulative if fit_x or cumulative else None, last_owned, fit, project)
+
+
+def _line(x: list[int], y: list[int]) -> tuple[float, float]:
+    """(slope, intercept) of the least-squares line through (x, y): CPython 3.11's
+    `statistics.linear_regression`, the same sums in the same order (so the same floats),
+    without its checks and generators (it runs once per conversation). `x` holds at least
+    two distinct values."""
+    n = len(x)
+    xbar = fsum(x) / n
+    ybar = fsum(y) / n
+    sxy = fsum([(xi - xbar) * (yi - ybar) for xi, yi in zip(x, y, strict=True)])
+    sxx = fsum([(d := xi - xbar) * d for xi in x])
+    slope = sxy / sxx
+    return slope, ybar - slope * xbar
 
 
 def _growth_dict(cumulative: int | None, last_owned: int | None,

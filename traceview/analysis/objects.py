@@ -25,6 +25,13 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from traceview.analysis.by_index import finder
+from traceview.analysis.columns import (
+    Q_STORE_SET,
+    Q_STORE_VALUE,
+    S_STORE_SET,
+    S_STORE_VALUE,
+    Columns,
+)
 from traceview.capture.redact import redact_text
 from traceview.capture.scan import CREATED as _CREATED
 from traceview.capture.scan import HEAD_BYTES
@@ -250,6 +257,7 @@ class _ResponseRows:
     value is not (then every value is a float, NaN: unknown)."""
 
     def __init__(self, turns: Sequence[Any]) -> None:
+        self.turns = turns
         self.find = finder(turns)
         self.index = array("I")
         self.created = array("I")
@@ -341,6 +349,86 @@ class _ResponseRows:
         return d
 
 
+    def row_dicts(self) -> Iterator[dict[str, Any]]:
+        """`row_dict(r)` of every row in order, read straight from the columns: each
+        row's table row found from its turn index (no view made), and the dates of a
+        `created_at` in whole seconds made once per day (rows of a capture share a few
+        days). The same dicts (tests/core/test_objects.py compares)."""
+        table_rows = self._table_rows()
+        if table_rows is None:
+            yield from map(self.row_dict, range(len(self.index)))
+            return
+        table, row_of = table_rows
+        days = RETENTION["response"]["days"]
+        index, created, store_col = self.index, self.created, self.store
+        whole = created.typecode == "I"
+        ids = table.responses.cols["response_id"]
+        res_row, res_source, res_line, line_col, index_col = (
+            table.res_row, table.res_source, table.res_line, table.line, table.index)
+        by_day: dict[int, tuple[str, str | None, str]] = {}  # day -> date, expiry, sentence
+        template = _ROW_DICT
+        not_stored = "not stored (store=false): nothing kept to expire"
+        for r in range(len(index)):
+            row = row_of(index[r])
+            res = res_row[row]
+            v = created[r]
+            store = bool(store_col[r])
+            d = template.copy()
+            d["id"] = ids.get(res) if res >= 0 else None
+            d["created_line"] = res_line[row] if res_source[row] >= 0 else line_col[row]
+            if whole and v != _UNKNOWN_AT and isinstance(days, int) and 0 <= days < 36500:
+                day = v // 86400
+                got = by_day.get(day)
+                if got is None:
+                    date = _date(v + float(days) * 86400)
+                    got = by_day[day] = (_day(float(day * 86400)) or "", date,
+                                         f"expires around {date}" if date is not None
+                                         else _OUT_OF_RANGE)
+                minute, sec = divmod(v - day * 86400, 60)
+                d["created_at"] = got[0] + "T" + _CLOCK[minute] + _SECONDS[sec]
+                if store:
+                    d["expires_around"], d["expiry"] = got[1], got[2]
+                else:
+                    d["state"] = "not_stored"
+                    d["expires_around"], d["expiry"] = None, not_stored
+            else:  # unknown or fractional times, other retention: as row_dict does
+                whole_d = self.row_dict(r)
+                d.update((k, whole_d[k]) for k in ("state", "created_at", "expires_around",
+                                                    "expiry"))
+            d["used_lines"] = []
+            d["turns"] = [index_col[row]]
+            d["store"] = store
+            d["items_deleted_lines"] = []
+            yield d
+
+    def _table_rows(self) -> tuple[Any, Callable[[int], int]] | None:
+        """(the table, turn index -> its table row) when the turns are the analysis's
+        over one table (analysis/reports.py); None otherwise (`find` is used)."""
+        turns = self.turns
+        parts = getattr(turns, "_parts", None)
+        if type(parts) is not list or len(parts) != 1 or not hasattr(turns, "rows"):
+            return None
+        table = getattr(parts[0], "table", None)
+        if table is None or not hasattr(table, "res_row"):
+            return None
+        rows = turns.rows()
+        index = table.index
+        n = len(rows)
+        by_index: dict[int, int] | None = None
+
+        def row_of(i: int) -> int:
+            nonlocal by_index
+            if 0 < i <= n:
+                r = rows[i - 1]
+                if index[r] == i:
+                    return r
+            if by_index is None:  # indices with gaps: the finder's map, made once
+                by_index = {index[r]: r for r in rows}
+            return by_index[i]
+
+        return table, row_of
+
+
 class _Listing:
     """The inventory's list, made on demand: whole objects merged with response rows."""
 
@@ -375,7 +463,7 @@ class _Listing:
                     for o in self)
         n = sum(1 for o in full if o.kind == "conversation")
         return itertools.chain((o.to_dict(turns_as) for o in full[:n]),
-                               map(rows.row_dict, range(len(rows))),
+                               rows.row_dicts(),
                                (o.to_dict(turns_as) for o in full[n:]))
 
     def __getitem__(self, i: int) -> ProviderObject:
@@ -406,6 +494,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
               read_raw: Callable[..., bytes | None],
               storage_price: dict[str, Any] | None = None,
               on_request: Callable[[Any, bytes | None, list[bytes]], None] | None = None,
+              on_row: Callable[[Any, int, bytes | None, list[bytes]], None] | None = None,
               ) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
@@ -413,7 +502,9 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     `created_at` are found in them without parsing the body), for the turns the reader
     did not scan (`TurnTable.seen`). `on_request(turn, bytes, ids)` is told each turn's
     object ids quoted in its request (the ledger reads its vector stores there), with the
-    request's bytes when they were read here, else None.
+    request's bytes when they were read here, else None. `on_row(table, row, bytes, ids)`
+    is told the same by the turn's table row, in place of `on_request`, for a turn read
+    from a turn table (no view made for it).
     """
     # By kind, then id (a (kind, id) tuple key was 64 bytes an object).
     found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
@@ -474,14 +565,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    for t in turns:
-        turn = t.turn
-        res = turn.res
-        req = turn.req
+    for t, table, row, index, line, rid, responses, flag, prev, cid in _turn_facts(turns):
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
-        table = getattr(turn, "table", None)
-        scan = table.seen(turn.row) if table is not None else None
+        scan = table.seen(row) if table is not None else None
         if slots is not None and table is not named_table:  # ids named here not read
             slots = named_ids = None
             row_of = _all_rows(rows, dead, row_of)
@@ -489,6 +576,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             req_raw = res_raw = None
             req_ids, res_ids, when, raw_store, res_line = scan
         else:
+            if type(t) is int:  # the view, made where the columns do not suffice
+                t = turns[t]
+            turn = t.turn
+            res = turn.res
             req_ref, res_ref = turn.request, turn.response
             res_line = res_ref.line if res_ref is not None else None
             head = None if res is not None and res.hosted_calls else HEAD_BYTES
@@ -497,17 +588,12 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             req_ids = _IDS.findall(req_raw) if req_raw else []
             res_ids = _IDS.findall(res_raw) if res_raw else []
             raw_store = None
-        if on_request is not None:
-            on_request(t, req_raw, req_ids)
-        index = turn.index
-        line = turn.line
-        rid = res.response_id if res is not None else None
-        if rid and turn.api == "responses":
-            # The facts' flag, the request's else the response's echo (TurnReport.store,
-            # from the views already made).
-            flag = req.store if req is not None else None
-            if flag is None:
-                flag = res.store
+        if on_row is not None and table is not None:
+            on_row(table, row, req_raw, req_ids)
+        elif on_request is not None:
+            on_request(turns[t] if type(t) is int else t, req_raw, req_ids)
+        if rid and responses:
+            # The facts' flag, the request's else the response's echo (TurnReport.store).
             store = flag if isinstance(flag, bool) else (
                 (True if raw_store is None else raw_store) if scan is not None
                 else _store(req_raw, res_raw))
@@ -534,10 +620,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
                 in_order = in_order and key > last_key
                 last_key = key
                 rows.add(index, when, store)
-        prev = req.previous_response_id if req is not None else None
         if prev:
             use(obj("response", prev), line, index, when)
-        cid = turn.conversation_id
         if cid:
             c = obj("conversation", cid)
             use(c, line, index, when)
@@ -567,6 +651,66 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
     _attach_to_turns(result, turns)
     return result
+
+
+_Facts = tuple[Any, Any, int, int, int, "str | None", bool, "bool | None", "str | None",
+               "str | None"]
+
+
+def _turn_facts(turns: Sequence[Any]) -> Iterator[_Facts]:
+    """What the inventory reads of each turn, in order: (the turn, or its position in
+    `turns` where its view was not made; its table or None; its row; index; line; response
+    id; whether its api is "responses"; its store flag, the request's else the response's
+    (None: neither sent one); previous_response_id; conversation id). Read from the turn
+    table's columns (analysis/columns.py) when the turns are the analysis's over one
+    table, as the row views read them (capture/model.py); else through the views."""
+    parts = getattr(turns, "_parts", None)
+    if type(parts) is list and len(parts) == 1 and hasattr(turns, "rows") and \
+            hasattr(getattr(parts[0], "table", None), "res_row"):
+        yield from _column_facts(turns, parts[0].table)
+        return
+    for t in turns:
+        turn = t.turn
+        res, req = turn.res, turn.req
+        flag = req.store if req is not None else None
+        if flag is None and res is not None:
+            flag = res.store
+        yield (t, getattr(turn, "table", None), getattr(turn, "row", -1), turn.index,
+               turn.line, res.response_id if res is not None else None,
+               turn.api == "responses", flag,
+               req.previous_response_id if req is not None else None, turn.conversation_id)
+
+
+def _column_facts(turns: Any, table: Any) -> Iterator[_Facts]:
+    rows = turns.rows()
+    pos, n = 0, len(rows)
+    while pos < n:  # bound again whenever a column widened (the table's version changed)
+        c = Columns(table)
+        version = c.version
+        values, req_row, res_row, index, line, api = (c.values, c.req_row, c.res_row,
+                                                      c.index, table.line, c.api)
+        q_flags, s_flags, q_conv, s_conv = c.q_flags, c.s_flags, c.q_conv, c.s_conv
+        prev_col = table.requests.cols["previous_response_id"]
+        ids = table.responses.cols["response_id"]
+        while pos < n and table.version == version:
+            r = rows[pos]
+            qi, si = req_row[r], res_row[r]
+            flag = cid = prev = None
+            if qi >= 0:
+                bits = q_flags[qi]
+                if bits & Q_STORE_SET:
+                    flag = bool(bits & Q_STORE_VALUE)
+                cid = values[q_conv[qi]]
+                prev = prev_col.get(qi)
+            if si >= 0:
+                bits = s_flags[si]
+                if flag is None and bits & S_STORE_SET:
+                    flag = bool(bits & S_STORE_VALUE)
+                if not cid:
+                    cid = values[s_conv[si]]
+            yield (pos, table, r, index[r], line[r], ids.get(si) if si >= 0 else None,
+                   values[api[r]] == "responses", flag, prev, cid)
+            pos += 1
 
 
 def _referenced(turns: Sequence[Any], exchanges: list[Any]) -> tuple[Any, set[str] | None]:

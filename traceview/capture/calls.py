@@ -173,16 +173,64 @@ class Calls:
             from traceview.capture.model import HostedCall
 
             _HostedCall = HostedCall
-        values, q_ends, queries, ids = self.pool.values, self.q_ends, self.queries, self.ids
-        shape = self.shape
+        values, q_ends, queries, shape = self.pool.values, self.q_ends, self.queries, self.shape
+        # The ids decoded here, not through `Texts.get` (its one-row cache is a tuple made
+        # per read): this runs for every call a report, the ledger or fidelity reads.
+        ids = self.ids
+        buf, starts, lens = ids.buf, ids.starts, ids.lens
+        q0 = q_ends[start - 1] if start else 0
         out = []
         for i in range(start, end):
-            q0 = q_ends[i - 1] if i else 0
+            n = lens[i]
+            if n < 0:
+                cid = None
+            else:
+                s = starts[i]
+                try:
+                    cid = buf[s:s + n].decode()
+                except UnicodeDecodeError:  # a lone surrogate, stored as it came
+                    cid = ids.get(i)
+            q1 = q_ends[i]
             kind, status, evidence, include, detail = values[shape[i]]
-            out.append(HostedCall(kind, ids.get(i), status, evidence, include,
-                                  tuple([queries.get(j) for j in range(q0, q_ends[i])]),
-                                  detail))
+            out.append(HostedCall(kind, cid, status, evidence, include,
+                                  tuple([queries.get(j) for j in range(q0, q1)])
+                                  if q1 > q0 else (), detail))
+            q0 = q1
         return tuple(out)
+
+    def span(self, row: int) -> tuple[int, int] | None:
+        """Where row `row`'s calls are in the call columns, [start, end); None when the row
+        has none there (no calls, or calls set out of order: read those with `get`)."""
+        if self.changed and row in self.changed:
+            return None
+        rows = self.rows
+        k = bisect_left(rows, row)
+        if k == len(rows) or rows[k] != row:
+            return None
+        return (self.ends[k - 1] if k else 0), self.ends[k]
+
+    def picked(self, row: int, evidence: str) -> list[tuple[str, str | None]]:
+        """(type, id) of each of row `row`'s calls whose evidence is `evidence`, in order,
+        without making the calls (the ledger asks this of every turn with calls)."""
+        span = self.span(row)
+        if span is None:
+            calls = self.get(row, ())
+            return [(c.type, c.id) for c in calls if c.evidence == evidence]
+        values, shape, ids = self.pool.values, self.shape, self.ids
+        out = []
+        for i in range(*span):
+            v = values[shape[i]]
+            if v[2] == evidence:
+                out.append((v[0], ids.get(i)))
+        return out
+
+    def has(self, row: int, evidence: str) -> bool:
+        """Whether any of row `row`'s calls has evidence `evidence` (no call made)."""
+        span = self.span(row)
+        if span is None:
+            return any(c.evidence == evidence for c in self.get(row, ()))
+        values, shape = self.pool.values, self.shape
+        return any(values[shape[i]][2] == evidence for i in range(*span))
 
     def __getitem__(self, row: int) -> Any:
         value = self.get(row, _GONE)
@@ -191,7 +239,15 @@ class Calls:
         return value
 
     def __contains__(self, row: object) -> bool:
-        return type(row) is int and self.get(row, _GONE) is not _GONE
+        if type(row) is not int:
+            return False
+        if self.changed:
+            value = self.changed.get(row)
+            if value is not None:
+                return value is not _GONE
+        rows = self.rows  # found without making the row's calls
+        k = bisect_left(rows, row)
+        return k < len(rows) and rows[k] == row
 
     def keys(self) -> list[int]:
         changed = self.changed

@@ -36,7 +36,10 @@ _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
 # Between name and value: whitespace, raw or escaped once or more (JSON of JSON, or of a
 # repr: "\\t", "\\\\t", "\\u0020", "\\xa0"). Seven backslashes at most: three levels of
 # escaping (a run of them after a name is then not searched in quadratic time).
-_GAP = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))*"
+_SPACE = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))"
+_GAP = _SPACE + "*"
+# An auth scheme before the value, spaced like a gap: "Bearer\\tX" as JSON writes a tab.
+_SCHEME = rf"(?i:bearer|basic|token|digest){_SPACE}+"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
@@ -50,9 +53,11 @@ _PATTERNS = re.compile(
     # mask after it would leave "\[" (invalid JSON) where masked text is masked again.
     rf"|(?P<keep3>(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
     rf"{_GAP}(?:\\{{0,7}}[\"'])?"
-    rf"(?:(?i:bearer|basic|token|digest)\s+)?){_VALUE}{{6,}}"
+    # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
+    # read "[redacted] [redacted]" (the mask of a mask must be the mask).
+    rf"(?:{_SCHEME})?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}"
     # Bearer <anything>
-    rf"|(?P<keep4>\b(?i:bearer)\s+){_VALUE}{{6,}}"
+    rf"|(?P<keep4>\b(?i:bearer){_SPACE}+){_VALUE}{{6,}}"
     # Query strings: ?key= &api_key= &access_token= …
     r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|"
     r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>\\]{4,}"
@@ -75,7 +80,7 @@ _PATTERNS = re.compile(
 # one match whose value ends at the second name's ":" and Y would stay in clear.
 # `_mask` stops the first value where a match of _PATTERNS begins that runs past it.
 _NAME_START = re.compile(
-    rf"(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))|\b(?i:bearer)\s|[?&;]"
+    rf"(?<![A-Za-z0-9])(?i:[a-z0-9_\-]*(?:{_NAMES}))|\b(?i:bearer)(?:\s|\\)|[?&;]"
     r"|\b[a-zA-Z][a-zA-Z0-9+.\-]*://")
 # Cheap pre-check in C (substring tests on the lower-cased text; a regex alternation costs
 # ~100 ns a character): text holding none of these cannot match any pattern.
@@ -89,8 +94,31 @@ _LITERALS = ("sk-", "sess-", "rk-", "eyj", "aiza", "akia", "asia", "ghp_", "gho_
 # "token\t:", or as JSON writes it, "key\\t="): the literals cover none or one space.
 _SPACED = re.compile(
     r"(?:key|token)(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-f]{2}|u[0-9a-f]{4}|u[0-9a-f]{8}))+[:=]")
-_SPACED_GAP_B = (rb"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-f]{2}|u[0-9a-f]{4}|u[0-9a-f]{8})"
-                 rb"|[\x80-\xff]{2,4})+[:=]")
+
+
+def _class(chars: bytes, table: bytes | None = None) -> bytes:
+    """A regex class of ``chars``, or of their images through ``table`` (bytes.translate)."""
+    if table is not None:
+        chars = chars.translate(table)
+    return b"[" + b"".join(re.escape(bytes([c])) for c in sorted(set(chars))) + b"]"
+
+
+def _spaced_gap(table: bytes | None = None) -> bytes:
+    """_SPACED's gap and separator, as found in lower-cased JSON, where a byte over 0x7f
+    (a non-ASCII space's UTF-8) may stand between name and separator too. A run of such
+    bytes is taken whole (possessive): cut into 2–4-byte pieces, "token" before a line of
+    CJK text was tried every way (exponential: 20 characters took seconds). With ``table``,
+    every byte class as that table translates it: the gap as it reads in text translated
+    so (`_hinted_lines` scans folded text), a class per byte so that nothing is missed."""
+    def c(chars: bytes) -> bytes:
+        return _class(chars, table)
+    digit = c(b"0123456789abcdef")
+    return (b"(?:" + c(b" \t\n\r\x0b\x0c") + b"|" + c(b"\\") + b"{1,7}(?:" + c(b"tnrfb")
+            + b"|" + c(b"x") + digit + b"{2}|" + c(b"u") + digit + b"{4}|" + c(b"u") + digit
+            + b"{8})|" + c(bytes(range(0x80, 0x100))) + b"{2,}+)+" + c(b":="))
+
+
+_SPACED_GAP_B = _spaced_gap()
 _SPACED_B = re.compile(rb"(?:key|token)" + _SPACED_GAP_B)  # as found in lower-cased JSON
 
 
@@ -223,52 +251,111 @@ _LITERALS_B = tuple(lit.encode() for lit in _LITERALS if lit != 'key"')
 # traceview's own report fields whose names end in "key": not a hint of a secret.
 _OWN_KEYS = (b'"key":', b'"conversation_key":')
 _KEY_FIELD = b'key":'  # a field whose name ends in "key", unless it is one of _OWN_KEYS
+_STEMS = (b"key", b"token")  # before ":" or "=" across whitespace or escapes (_SPACED_B)
+# _SPACED_B as it matches the lower-cased text, matched on the text as it is.
+_SPACED_I = re.compile(rb"(?:key|token)" + _SPACED_GAP_B, re.IGNORECASE)
 
-# How `_hinted_lines` finds every literal without a full scan for each (33 scans were a fifth
-# of a report's time): literals are grouped by an anchor they hold (a byte that is rare in a
-# report, or a stem several share) and each group is one regex led by its anchor, which sre
-# finds with a C scan, checking the rest of each literal around it with look-arounds, so
-# Python sees only true hits. A literal holding no anchor is a group of its own.
-_ANCHOR_PREFERENCE = (b"=", b"\\", b"'", b"j", b"z", b"/", b"-", b"gh", b"key", b"token",
-                      b"ia")
-
-
-def _anchor_groups() -> dict[bytes, list[tuple[bytes, int]]]:
-    groups: dict[bytes, list[tuple[bytes, int]]] = {}
-    for lit in _LITERALS_B:
-        anchor = next((a for a in _ANCHOR_PREFERENCE if a in lit), lit)
-        groups.setdefault(anchor, []).append((lit, lit.index(anchor)))
-    return groups
-
-
-def _anchor_regex(anchor: bytes, lits: list[tuple[bytes, int]]) -> re.Pattern[bytes]:
-    """``anchor`` followed by a look-around per literal: matches exactly where one of
-    ``lits`` occurs (at the anchor's offset in it)."""
-    alts = []
-    for lit, off in lits:
-        before, after = lit[:off + len(anchor)], lit[off + len(anchor):]
-        alt = (b"(?<=" + re.escape(before) + b")" if off else b"")
-        alts.append(alt + (b"(?=" + re.escape(after) + b")" if after else b""))
-    if anchor == b"key":  # a field whose name ends in "key", unless it is one of _OWN_KEYS
-        alts.append(b'(?=":)(?<!"key)(?<!"conversation_key)')
-    guard = b""
-    if anchor in (b"key", b"token"):  # "key  =", "token\\t:" (see _SPACED)
-        alts.append(b"(?=" + _SPACED_GAP_B + b")")
-        # Every alternative above starts with one of these bytes after the anchor: a
-        # report's many "tokens" fail on this one test instead of on each alternative.
-        guard = rb'(?=[:"\s\\\x80-\xff])'
-    return re.compile(re.escape(anchor) + guard + b"(?:" + b"|".join(alts) + b")")
+# How `_hinted_lines` finds every literal in about one scan of the chunk, not one per
+# literal (a scan per anchor was most of the redaction's time): the chunk is folded with
+# one `bytes.translate` (ASCII lower-cased, as bytes.lower() does, and each byte of
+# _ANCHOR_BYTES, in either case, made 0) and one regex led by a literal 0 finds, in the
+# folded bytes, every literal as folded: sre runs through the bytes between 0s in a tight
+# C loop and tries the alternatives only at a 0. The anchors are the rarest byte of most
+# literals ("k" of "token", "-" of "sk-", "j" of "eyj", the "=" of "key=" …). Folding
+# is a function of each byte, so a literal in the lower-cased text is its folded form in
+# the folded text, at the same offset: the regex finds every line the literals do, and
+# some more (two anchors fold alike: "s--" reads as "sk-"). Each line it finds is then
+# checked, literal by literal, in its lower-cased bytes (`_line_hinted`): the selection
+# is exactly the literal-by-literal one. Literals with no anchor byte ("secret", "asia")
+# get a scan each.
+_ANCHOR_BYTES = b"kbwgjz-/'\\="
 
 
-_GROUPS = _anchor_groups()
-_GROUPS.setdefault(b"key", [])
-_EQUALS = tuple(_GROUPS.pop(b"="))  # "=" has the query-string rule too: see _hinted_lines
-# Anchors that are single bytes rare in a report (one in a few kB): found with bytes.find,
-# which is memchr (a sixth of a regex's scan of the same bytes), each hit checked in Python
-# literal by literal. A byte as common as "-" or "k" would cost more in checks than it saves.
-_RARE = (b"j", b"z", b"/", b"'", b"\\")
-_BYTE_ANCHORS = tuple((a, tuple(_GROUPS.pop(a))) for a in _RARE if a in _GROUPS)
-_ANCHORS = tuple(_anchor_regex(a, lits) for a, lits in _GROUPS.items())
+def _fold_table() -> bytes:
+    table = bytearray(bytes(range(256)).lower())
+    for byte in _ANCHOR_BYTES + _ANCHOR_BYTES.upper():
+        table[byte] = 0
+    return bytes(table)
+
+
+_FOLD = _fold_table()
+
+
+def _lookbehind(folded: bytes, negative: bool = False) -> bytes:
+    return (b"(?<!" if negative else b"(?<=") + re.escape(folded) + b")"
+
+
+def _trie(items: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Alternatives matching any of ``items`` (literal bytes, then a regex), the literals
+    merged on their first bytes: sre skips an alternative whose first byte differs at once,
+    so a 0 followed by a byte that leads no literal costs a handful of tests, not one per
+    literal. [b""] when an item matches here with nothing more to check."""
+    groups: dict[bytes, list[tuple[bytes, bytes]]] = {}
+    tails: set[bytes] = set()
+    for lit, tail in items:
+        if lit:
+            groups.setdefault(lit[:1], []).append((lit[1:], tail))
+        else:
+            tails.add(tail)
+    if b"" in tails:
+        return [b""]
+    return [re.escape(first) + _group(_trie(rest)) for first, rest in sorted(groups.items())
+            ] + sorted(tails)
+
+
+def _group(alts: list[bytes]) -> bytes:
+    return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+
+
+def _led(lead: int, literals: list[bytes], more: list[tuple[bytes, bytes]]) -> bytes:
+    """A regex led by the byte ``lead`` that matches at each occurrence of ``literals``
+    (folded, each holding ``lead``) and of ``more`` (bytes after ``lead``, then a regex):
+    a literal is found at its first ``lead``, the bytes after it matched, those before it
+    checked behind (the lookbehind spells the whole literal). sre runs through the bytes
+    between two ``lead`` in a tight C loop: only there does it try the alternatives."""
+    items = list(more)
+    ends: list[bytes] = []  # literals whose only `lead` is their last byte
+    for folded in literals:
+        at = folded.find(lead)
+        if at == len(folded) - 1:
+            ends.append(folded)
+        else:
+            items.append((folded[at + 1:], _lookbehind(folded) if at else b""))
+    alts = _trie(items) if items else []  # one level of alternatives with the ends' test
+    if ends:  # one test of the byte before `lead`, then each such literal
+        alts.append(b"(?<=" + _class(bytes(f[-2] for f in ends)) + re.escape(bytes([lead]))
+                    + b")(?:" + b"|".join(_lookbehind(f) for f in sorted(set(ends))) + b")")
+    return re.escape(bytes([lead])) + _group(alts)
+
+
+def _scans(literals: tuple[bytes, ...] = _LITERALS_B) -> tuple[re.Pattern[bytes], ...]:
+    """The regexes `_hinted_lines` runs over the folded chunk: one led by 0 for every
+    literal holding an anchor, the field rule and the spaced rule; then, for the literals
+    holding none ("secret", "asia"), one led by a byte they share, or one each."""
+    folded = [lit.translate(_FOLD) for lit in literals]
+    anchored = [f for f in folded if 0 in f]
+    bare = sorted({f for f in folded if 0 not in f})
+    field = _KEY_FIELD.translate(_FOLD)  # a field ending in "key", unless one of traceview's
+    more = [(field[field.find(0) + 1:],
+             b"".join(_lookbehind(own.translate(_FOLD), True) for own in _OWN_KEYS))]
+    # "key"/"token", then _SPACED_B's gap as folded, led by a test of its first byte (one
+    # of these, a backslash folded to 0): "tokens" ends there.
+    first = _class(b" \t\n\r\x0b\x0c\\" + bytes(range(0x80, 0x100)), _FOLD)
+    gap = b"(?=" + first + b")(?=" + _spaced_gap(_FOLD) + b")"
+    for stem in _STEMS:
+        f = stem.translate(_FOLD)
+        at = f.find(0)
+        more.append((f[at + 1:], gap + (_lookbehind(f) if at else b"")))
+    scans = [_led(0, anchored, more)]
+    shared = set(bare[0]).intersection(*bare[1:]) if bare else set()
+    if shared:  # one scan, not one each: any shared byte will do ("s")
+        scans.append(_led(min(shared), bare, []))
+    else:
+        scans += [re.escape(f) for f in bare]
+    return tuple(re.compile(scan) for scan in scans)
+
+
+_SCANS = _scans()
 
 
 def redact_json(chunk: bytes) -> bytes:
@@ -276,8 +363,8 @@ def redact_json(chunk: bytes) -> bytes:
     cannot afford a walk over every value, nor copies of its largest chunk).
 
     Only the lines that hold a hint of a secret are decoded and searched: the hints are
-    found with C substring searches over the whole chunk, so a large chunk with a single
-    hint costs a few passes, not a check per line.
+    found with C scans over the whole chunk, so a large chunk with a single hint costs a
+    few passes, not a check per line.
 
     Safe on JSON text: no pattern's masked part can contain a quote or a backslash, so
     string boundaries and escapes stay intact and the document stays valid.
@@ -305,15 +392,35 @@ def redact_json(chunk: bytes) -> bytes:
     return b"".join(out)
 
 
+def _line_hinted(chunk: bytes, start: int, end: int) -> bool:
+    """Whether the line chunk[start:end] holds a literal of _LITERALS_B (lower-cased), a
+    field name ending in "key" other than traceview's own (_OWN_KEYS), or "key"/"token"
+    spaced from its ":" or "=" (_SPACED_B: the gap may run on past the line's end)."""
+    low = chunk[start:end].lower()
+    for lit in _LITERALS_B:
+        if lit in low:
+            return True
+    if low.count(_KEY_FIELD) > sum(low.count(own) for own in _OWN_KEYS):
+        return True
+    for stem in _STEMS:
+        i = low.find(stem)
+        while i >= 0:
+            if _SPACED_I.match(chunk, start + i):
+                return True
+            i = low.find(stem, i + 1)
+    return False
+
+
 def _hinted_lines(chunk: bytes) -> set[int]:
     """Start offsets of the lines of ``chunk`` that may hold a secret: those holding a
     literal of _LITERALS_B (lower-cased), a field name ending in "key" other than
-    traceview's own (_OWN_KEYS), or an "=" with a "?", "&" or ";" (a query string).
+    traceview's own (_OWN_KEYS), "key"/"token" spaced from a ":" or "=" (_SPACED_B), or
+    an "=" with a "?", "&" or ";" (a query string).
 
-    Each literal is found through its anchor (_ANCHORS, _BYTE_ANCHORS); once a line is
-    hinted, the rest of it is skipped for that anchor. tests/core/test_redact_hints.py
-    compares the lines chosen with a literal-by-literal search over reports, hostile
-    payloads and fuzz.
+    The folded chunk's scans (_SCANS) name the lines that may; `_line_hinted` decides
+    each once; after a line is named, the scan goes on from its end.
+    tests/core/test_redact_hints.py compares the lines chosen with a literal-by-literal
+    search over reports, hostile payloads and fuzz.
     """
     if _known_sorted:  # a known key can hide in any shape: every line is searched
         starts = {0}
@@ -322,47 +429,35 @@ def _hinted_lines(chunk: bytes) -> set[int]:
             starts.add(i + 1)
             i = chunk.find(b"\n", i + 1)
         return starts
-    low = chunk.lower()
-    find, rfind = low.find, low.rfind
-    starts: set[int] = set()
-    for anchor in _ANCHORS:
-        m = anchor.search(low)
+    folded = chunk.translate(_FOLD)
+    find, rfind = chunk.find, chunk.rfind
+    starts = set()
+    named: set[int] = set()
+    for scan in _SCANS:
+        search = scan.search
+        m = search(folded)
         while m is not None:
             i = m.start()
-            starts.add(rfind(b"\n", 0, i) + 1)
+            start = rfind(b"\n", 0, i) + 1
             end = find(b"\n", i)
+            if start not in named:
+                named.add(start)
+                if _line_hinted(chunk, start, len(chunk) if end < 0 else end):
+                    starts.add(start)
             if end < 0:
                 break
-            m = anchor.search(low, end)
-    for anchor, lits in _BYTE_ANCHORS:  # a literal at each occurrence of a rare byte
-        i = find(anchor)
-        while i >= 0:
-            for lit, off in lits:
-                if i >= off and low.startswith(lit, i - off):
-                    starts.add(rfind(b"\n", 0, i) + 1)
-                    end = find(b"\n", i)
-                    i = find(anchor, end) if end >= 0 else -1
-                    break
-            else:
-                i = find(anchor, i + 1)
-    # "=": "key=", "token =" … and the query-string rule (a "?", "&" or ";" on its line).
+            m = search(folded, end)
+    # The query-string rule: an "=" with a "?", "&" or ";" on its line (no letter in
+    # these: the chunk as it is reads as its lower-cased form).
     i = find(b"=")
     while i >= 0:
         start = rfind(b"\n", 0, i) + 1
         end = find(b"\n", i)
-        end = len(low) if end < 0 else end
+        end = len(chunk) if end < 0 else end
         if (find(b"?", start, end) >= 0 or find(b"&", start, end) >= 0
                 or find(b";", start, end) >= 0):
             starts.add(start)
-            i = find(b"=", end)
-            continue
-        for lit, off in _EQUALS:
-            if i >= off and low.startswith(lit, i - off):
-                starts.add(start)
-                i = find(b"=", end)
-                break
-        else:
-            i = find(b"=", i + 1)
+        i = find(b"=", end)
     return starts
 
 
