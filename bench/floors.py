@@ -8,9 +8,10 @@ process (TRACEVIEW_WORKERS=1):
 
 *Actual*: the real pipeline (session.analyze, then json_out.iter_json written to
 /dev/null) with a timer around each stage's public seam (reader.line_facts, the table's
-`add`, CaptureBuilder.feed, Analyzer.add, the three hosted-state passes, TurnReport.row,
-explain, redact_json, json_safe, the writer's orjson.dumps). Time in a stage is its own
-(what it calls that is another stage is that stage's). The per-call timer is
+`add`, CaptureBuilder.feed, Analyzer.add, the three hosted-state passes, the rows
+(turn_report.row_dicts), explain, redact_json, json_safe, the writer's orjson.dumps).
+Time in a stage is its own (what it calls that is another stage is that stage's). The
+per-call timer is
 perf_counter (process_time is a system call of ~3 µs here: more than some stages); each
 stage is scaled by the run's CPU / wall ratio and the timer's own cost (calibrated) is
 taken off. The instrumented total is printed beside an uninstrumented run's CPU and a
@@ -76,9 +77,11 @@ SEAMS: list[tuple[str, str, str, str]] = [
     ("ledger", "traceview.analysis.hosted_state", "build_ledger", "call"),
     ("fidelity", "traceview.analysis.hosted_state", "assess", "call"),
     ("writer", "traceview.report.json_out", "iter_json", "gen"),
-    ("rows", "traceview.analysis.turn_report", "TurnReport.row", "call"),
+    # The writer's rows (turn_report.row_dicts: one generator a range, each step a row);
+    # TurnReport.row is a one-row run of the same generator.
+    ("rows", "traceview.analysis.turn_report", "_Columns.rows", "gen"),
     ("explain", "traceview.analysis.turn_report", "explain", "call"),
-    ("explain", "traceview.analysis.turn_report", "findings_of", "call"),
+    ("explain", "traceview.analysis.turn_report", "explain_and_findings", "call"),
     ("redact", "traceview.report.json_out", "redact_json", "call"),
     ("safe", "traceview.report.json_out", "json_safe", "call"),
     ("dumps", "traceview.report.json_out", "orjson.dumps", "proxy"),
@@ -102,7 +105,7 @@ STAGES: list[tuple[str, str]] = [
     ("ledger", "5 hosted: ledger (build_ledger)"),
     ("fidelity", "5 hosted: fidelity (assess)"),
     ("hosted", "5 hosted: glue (attach)"),
-    ("rows", "6 writer: rows (TurnReport.row)"),
+    ("rows", "6 writer: rows (row_dicts)"),
     ("explain", "6 writer: explanations (explain)"),
     ("redact", "6 writer: redaction (redact_json)"),
     ("safe", "6 writer: safety (json_safe)"),
@@ -427,10 +430,11 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
     """CPU seconds of the real stage functions re-run alone, in bulk, on the same inputs
     (process_time around the whole loop: no per-call timer, no scaling, so it holds on a
     busy machine). A cross-check of the instrumented column; a stage that cannot be re-run
-    alone is left out. Rows are `row(explained=False)`; explanations are `row()` less that."""
+    alone is left out. Rows are `row_dicts(explained=False)`; explanations are
+    `row_dicts()` less that."""
     from traceview.analysis import hosted_state
     from traceview.analysis.analyzer import Analyzer
-    from traceview.analysis.turn_report import TurnReport
+    from traceview.analysis.turn_report import row_dicts
     from traceview.capture import reader
     from traceview.capture.table import TurnTable
     from traceview.report import json_out
@@ -498,9 +502,8 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
                                                           label="capture only"), repeat,
                                gc_on=True)
     reports = a.turns
-    row = TurnReport.row
-    bare = best_cpu(lambda: [row(t, explained=False) for t in reports], repeat)
-    whole = best_cpu(lambda: [row(t) for t in reports], repeat)
+    bare = best_cpu(lambda: list(row_dicts(reports, explained=False)), repeat)
+    whole = best_cpu(lambda: list(row_dicts(reports)), repeat)
     out["rows"], out["explain"] = bare, max(whole - bare, 0.0)
     out["redact"] = best_cpu(lambda: [json_out.redact_json(c) for c in inputs.redact_in],
                              repeat)

@@ -261,3 +261,98 @@ def test_hosted_calls_pair_outputs_by_call_id_only_when_a_call_reads_them() -> N
                                                      "program")] == ["captured"] * 3
     assert [c.detail for c in found if c.type == "web_search_call"] == ["3 sources captured"]
     assert items.hosted_calls(HOSTED_SHAPES[1]) == ()
+
+
+def _absurd_general(body: Any) -> list[tuple[str, int]] | tuple[()]:
+    """reader._absurd_counts as it read before its fast path: every key, one by one."""
+    from traceview.capture.reader import _absurd
+
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return ()
+    found: list[tuple[str, int]] | tuple[()] = ()
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if _absurd(v):
+                    found = [*found, (f"{key}.{k}", v)]
+        elif _absurd(value):
+            found = [*found, (str(key), value)]
+    return found
+
+
+USAGES: list[Any] = [
+    {"input_tokens": -1}, {"input_tokens": 2**64 - 1}, {"input_tokens": 1.5},
+    {"input_tokens": 3.0}, {"input_tokens": 1e300}, {"input_tokens": True},
+    {"input_tokens_details": {"cached_tokens": -5, "x": None}}, {"x": "12"},
+    {"input_tokens": 1, "output_tokens_details": {"reasoning_tokens": 2**41}},
+    {"a": [1, -1]}, {"a": None, "b": {"c": None, "d": 0}}, {}, None, [], "usage",
+]
+
+
+def test_a_usage_of_plain_counts_passed_over_in_one_loop_finds_what_each_key_finds() -> None:
+    from traceview.capture.reader import _absurd_counts
+
+    bodies = BODIES + [{"usage": u} for u in USAGES]
+    found = 0
+    for body in bodies:
+        got = _absurd_counts(body)
+        assert got == _absurd_general(body), body.get("usage")
+        found += bool(got)
+    assert found >= 8  # the swapped numbers and the shapes above are found
+
+
+def _items_general(items: list[Any], chained: bool, model: str | None,
+                   raw_items: bytes) -> tuple[Any, ...]:
+    """request_facts' reading of input items as it was before the chained turn's one loop:
+    new input, its estimate, the kinds loop, the media walk."""
+    from traceview.capture.estimate import estimate_tokens
+    from traceview.capture.media import media_parts
+
+    new = F._new_items(items, chained)
+    compaction_input = compaction_trigger = False
+    keys: list[str] = []
+    answered: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            t = item.get("type")
+            if t == "compaction":
+                compaction_input = True
+                keys.extend(F.compaction_keys(item))
+            elif t == "compaction_trigger":
+                compaction_trigger = True
+            elif isinstance(t, str) and t in F.ANSWER_KEYS:
+                cid = item.get(F.ANSWER_KEYS[t])
+                if isinstance(cid, str):
+                    answered.append(cid)
+    return (estimate_tokens(new), compaction_input, compaction_trigger, keys, answered,
+            media_parts(new, model))
+
+
+MEDIA_ITEMS: list[list[Any]] = [
+    [{"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,"
+                                   + "A" * 400}]}],
+    [{"type": "input_file", "file_id": "file-x"}, {"role": "user", "content": "hi"}],
+    [{"type": "computer_call_output", "call_id": "c", "output": {
+        "type": "computer_screenshot", "image_url": "https://x/y.png"}}],
+    [{"type": "function_call_output", "call_id": "c", "output": [
+        {"type": "input_image", "file_id": "file-y"}]}],
+    [["nested", {"type": "input_image"}], {"type": "input_audio", "input_audio": {}}],
+    [{"type": "compaction", "id": "cmp_1", "encrypted_content": "e"},
+     {"type": "compaction_trigger"}, {"type": "mcp_approval_response",
+                                      "approval_request_id": "a"}],
+]
+
+
+def test_a_chained_turn_s_items_read_in_one_loop_equal_the_general_reading() -> None:
+    """facts._chained_items (the new input is every item) and facts._items (stateless)
+    give the general reading's estimate, kinds, keys, answers and media."""
+    lists = _lists("input") + _lists("messages") + MEDIA_ITEMS
+    media = 0
+    for items in lists:
+        raw = orjson.dumps(items)
+        for chained, fast in ((True, F._chained_items), (False, F._items)):
+            want = _items_general(items, chained, "gpt-4o", raw)
+            assert fast(items, "gpt-4o", raw) == want, items
+            media += bool(want[5]) and chained
+    assert media >= 5

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from tests.core.builders import message, req, res, response, write
+from traceview.analysis.session import analyze
 from traceview.capture import SourceError, load
 
 
@@ -119,6 +120,27 @@ def test_linked_records_pair_by_id_even_when_interleaved(tmp_path: Path) -> None
     cap = load(str(p))
     assert [(t.req.user_text, t.response_id) for t in cap.turns] == [
         ("first", "resp_a"), ("second", "resp_b")]
+
+
+def test_a_reused_link_id_pairs_in_file_order_and_keeps_every_request(tmp_path: Path) -> None:
+    # Three requests wait under one id (one held alone, then a queue of them): answers pair
+    # oldest first, the one left unanswered stays a turn, and the id is free again after.
+    p = write(tmp_path / "c.jsonl", [
+        req({"model": "m", "input": "one"}, id="x"),
+        req({"model": "m", "input": "two"}, id="x"),
+        req({"model": "m", "input": "three"}, id="x"),
+        res(response("r1", 1, 1), id="x"),
+        res(response("r2", 2, 2), id="x"),
+        req({"model": "m", "input": "four"}, id="y"),
+        res(response("r4", 4, 4), id="y"),
+    ])
+    cap = load(str(p))
+    assert [(t.req.user_text, t.response_id) for t in cap.turns] == [
+        ("one", "r1"), ("two", "r2"), ("three", None), ("four", "r4")]
+    assert [(x.kind, x.line) for x in cap.problems] == [
+        ("duplicate_link", 2), ("duplicate_link", 3)]
+    # Every turn finishes, so every one is analysed (the unanswered one at the end).
+    assert sorted(t.index for t in analyze(str(p)).turns) == [1, 2, 3, 4]
 
 
 def test_unanswered_request_and_orphan_response_are_kept(tmp_path: Path) -> None:
@@ -278,3 +300,34 @@ def test_setting_one_count_of_a_row_leaves_the_others_alone() -> None:
     assert (first.res.input_tokens, first.res.output_tokens, first.res.status) == (1, 2,
                                                                                  "unknown")
     assert (table.responses.rows, len(table)) == (2, 2)
+
+
+@pytest.mark.parametrize(("data", "kinds"), [
+    (b"\xef\xbb\xbf", []),  # a BOM and nothing else: no line, no problem
+    (b'\xef\xbb\xbf{"dir": "req", "body": {"inp', ["truncated_line"]),
+    (b'{"dir": "req", "body": {"input": "hi"}}\n{"dir": "req", "bo', ["truncated_line"]),
+    (b'{"dir": "req", "body": {"input": "hi"}}\n{"dir": "res", "bo\n', ["malformed_json"]),
+])
+def test_a_line_s_end_is_read_from_its_last_byte(tmp_path: Path, data: bytes,
+                                                  kinds: list[str]) -> None:
+    """The read loop tells a cut last line (no newline) from a complete one, after a BOM
+    is taken off line 1 too."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(data)
+    cap = load(str(path))
+    assert [p.kind for p in cap.problems] == kinds
+    assert all(p.line == data.count(b"\n") + (not data.endswith(b"\n")) for p in cap.problems)
+
+
+@pytest.mark.parametrize(("depth", "kinds"), [(95, []), (150, ["too_deep"]),
+                                              (900, ["too_deep"])])
+def test_a_record_nested_past_the_limit_is_a_problem_on_its_line(
+        tmp_path: Path, depth: int, kinds: list[str]) -> None:
+    """Between MAX_DEPTH (100) and the parser's own limit, the bracket count sends the
+    record to the depth check, which refuses it with its line."""
+    deep = b'{"a":' * depth + b"1" + b"}" * depth
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"dir": "req", "body": {"input": "hi"}}\n'
+                     b'{"dir": "req", "body": {"input": "x", "metadata": ' + deep + b"}}\n")
+    cap = load(str(path))
+    assert [(p.kind, p.line) for p in cap.problems] == [(k, 2) for k in kinds]

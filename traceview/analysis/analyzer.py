@@ -9,6 +9,7 @@ conversations' and the capture's totals are summed in the same pass.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +35,10 @@ from traceview.analysis.reports import Reports
 from traceview.analysis.stats import Totals
 from traceview.analysis.turn_columns import TurnColumns, widened
 from traceview.analysis.turn_report import ConversationReport, TurnReport
+from traceview.capture.calls import Calls
 from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
+from traceview.capture.table import LIMIT, UNKNOWN
 from traceview.capture.table import count as stored
 
 HOSTED_TOOL_CALLS = {
@@ -56,6 +59,33 @@ _new_report = TurnReport.__new__
 
 EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
                           "tokens cannot be estimated")
+
+
+class _CallsSeen:
+    """What the analyzer reads of a response's hosted calls: how many, their types, whether
+    any lacks its evidence, and their fees (no provider counters). Made once per distinct
+    list of call shapes (a capture has a few dozen), not per turn."""
+
+    __slots__ = ("n", "types", "missing", "hosted_usd")
+
+    def __init__(self, n: int, types: frozenset[str], missing: bool, hosted_usd: float) -> None:
+        self.n = n
+        self.types = types
+        self.missing = missing
+        self.hosted_usd = hosted_usd
+
+
+_NO_CALLS = _CallsSeen(0, frozenset(), False, 0.0)
+
+
+def _offered_unused(tools_offered: tuple[str, ...], used: frozenset[str]) -> bool:
+    """Whether a hosted tool among `tools_offered` made none of its calls (`used`: the
+    response's hosted call types)."""
+    for tool in tools_offered:
+        hosted = HOSTED_TOOL_CALLS.get(tool)
+        if hosted and not used.intersection(hosted):
+            return True
+    return False
 
 
 def model_passes(types: tuple[str, ...]) -> int:
@@ -116,6 +146,15 @@ class Analyzer:
         self.totals = Totals()
         self._compactions: dict[str, int] = {}  # compaction item key -> turn first seen
         self._cols: Columns | None = None  # the columns of the last turn's table
+        # Memos by the last table's pool numbers (emptied when the table changes): call
+        # summaries by the calls' shapes, model passes by output types, and whether a
+        # hosted tool went unused by (tools offered, call types).
+        self._summaries: dict[tuple[int, ...], _CallsSeen] = {}
+        self._passes: dict[int, int] = {}
+        self._unused: dict[tuple[int, frozenset[str]], bool] = {}
+        # A priced model's (input, cached input, output) USD per 1M tokens, as Pricing.cost
+        # reads them: its token cost computed here without the call.
+        self._rates: dict[str, tuple[float, float, float]] = {}
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn, in one pass.
@@ -126,8 +165,9 @@ class Analyzer:
         through the row views; the rare paths (compaction keys, counters) use the views.
         """
         c = self._cols
-        if c is None or c.table is not turn._t or c.version != turn._t.version:
-            c = self._cols = Columns(turn._t)
+        t = turn._t
+        if c is None or c.table is not t or c.version != t.layout.version:
+            c = self._bind(t)
         r = turn._r
         qi, si = c.req_row[r], c.res_row[r]
         values = c.values
@@ -139,19 +179,28 @@ class Analyzer:
         grouper = self.grouper
         if cid and not (rx and "compaction_keys" in rx) and not (
                 xr and "compaction_keys" in xr):
-            key = grouper.handle(cid)  # the common case: one dict lookup
+            # The common case: one dict lookup (grouper.handle, inline). A handle's kind
+            # and id never change once the grouper made them.
+            key = cid
+            if key not in grouper.kinds:
+                grouper.handle(key)
+            assigned = False
         else:
             key = grouper.assign(turn)
+            assigned = True  # a chain's kind and id may have changed (ConversationGrouper)
         st = self.states.get(key)
+        cc = self.convs
         if st is None:
-            n = self.convs.add(key, None, "stateless", source_name)
-            report = ConversationReport(self.convs, n)
+            n = cc.add(key, None, "stateless", source_name)
+            report = ConversationReport(cc, n)
             st = _ConvState(report)
             st.number = n
             self.states[key] = st
-        cc, cn = self.convs, st.number
-        cc.kinds[cn] = grouper.kinds[key]
-        cc.ids[cn] = grouper.ids[key]
+            assigned = True
+        cn = st.number
+        if assigned:
+            cc.kinds[cn] = grouper.kinds[key]
+            cc.ids[cn] = grouper.ids[key]
         o = self.options
         prev = st.last_input
         index = c.index[r]
@@ -184,10 +233,27 @@ class Analyzer:
             cached = None if cached < 0 else cached
             out = None if out < 0 else out
             status = values[c.s_status[si]]
-            calls = c.s_hosted.get(si, ())
+            # The row's hosted calls as what the rules read of them (count, types, missing
+            # evidence, fee), one summary per distinct list of call shapes: no HostedCall
+            # is made (calls.Calls.get makes them anew on each read).
+            hs = c.s_hosted
+            if type(hs) is Calls and not hs.changed:
+                rows = hs.rows
+                k = bisect_left(rows, si)
+                if k < len(rows) and rows[k] == si:
+                    ends = hs.ends
+                    shapes = tuple(hs.shape[ends[k - 1] if k else 0:ends[k]])
+                    calls = self._summaries.get(shapes)
+                    if calls is None:
+                        calls = self._summary_of(shapes)
+                else:
+                    calls = _NO_CALLS
+            else:
+                calls = self._summary(hs.get(si, ()))
         else:
             sflags = 0
-            inp, status, calls, cached, out = None, "unknown", (), None, None
+            inp, status, calls, cached, out = None, "unknown", _NO_CALLS, None, None
+        n_calls = calls.n
         if inp is not None:
             cumulative = st.cumulative + inp
         elif st.cumulative:
@@ -195,21 +261,43 @@ class Analyzer:
         tc = self.columns
         if tc.table is not c.table:
             tc = self._columns_of(c.table)
-        if len(tc.owned_state_bytes) <= r:
-            tc.grow(r)
-        try:
-            tc.owned_state_bytes[r] = stored(owned)
-            tc.expected_input[r] = stored(expected)
-            tc.cumulative_input_tokens[r] = stored(cumulative)
-            tc.conv[r] = st.number
-        except OverflowError:  # a column too narrow for the value: widened
-            tc.put(r, owned, expected, cumulative)
-            tc.set("conv", r, st.number)
+        # The row's values appended when it is past the columns' rows (turns finish in row
+        # order, nearly always: then it is the next one), else set; TurnColumns.store
+        # widens a column a value overflowed.
+        n = len(tc.conv)
+        if n <= r:
+            if n < r:
+                tc.fill(r)  # rows not analysed (yet): their columns' defaults
+            try:
+                tc.owned_state_bytes.append(owned if owned is not None and 0 <= owned < LIMIT
+                                            else UNKNOWN)
+                tc.expected_input.append(expected if expected is not None
+                                         and 0 <= expected < LIMIT else UNKNOWN)
+                tc.cumulative_input_tokens.append(cumulative if cumulative is not None
+                                                  and 0 <= cumulative < LIMIT else UNKNOWN)
+                tc.marker_ids.append(0)
+                tc.attributed.append(-1)
+                tc.conv.append(st.number)  # last: its length is the rows complete
+            except OverflowError:
+                tc.store(r, owned, expected, cumulative, st.number)
+        else:
+            try:
+                tc.owned_state_bytes[r] = stored(owned)
+                tc.expected_input[r] = stored(expected)
+                tc.cumulative_input_tokens[r] = stored(cumulative)
+                tc.conv[r] = st.number
+            except OverflowError:
+                tc.store(r, owned, expected, cumulative, st.number)
         src = c.table.source[r]
         if src not in tc.sources:
             tc.sources[src] = source_name
         # A hosted loop bills the context once per model pass (TurnReport.model_passes).
-        passes = model_passes(values[c.s_types[si]]) if calls else 1
+        if n_calls:
+            passes = self._passes.get(c.s_types[si])
+            if passes is None:
+                passes = self._passes[c.s_types[si]] = model_passes(values[c.s_types[si]])
+        else:
+            passes = 1
 
         # ---- the markers, in display order (markers.MARKERS), each rule stated once ----
         m: list[str] = []
@@ -237,7 +325,7 @@ class Analyzer:
                 ctx["after_passes"] = {"turn": st.last_index, "passes": st.last_passes}
             elif resent is None:
                 m.append("compaction_likely")
-        if calls and any(h.evidence == "missing" for h in calls):
+        if calls.missing:
             m.append("evidence_missing")
         if status in TERMINAL_FAIL:
             m.append(TERMINAL_FAIL[status])
@@ -249,12 +337,13 @@ class Analyzer:
             m.append("response_only")
         elif (has_res and status == "completed" and tools_offered
               and not (xr and "unknown_items" in xr)):
-            used = {h.type for h in calls}
-            for tool in tools_offered:
-                hosted = HOSTED_TOOL_CALLS.get(tool)
-                if hosted and not used.intersection(hosted):
-                    m.append("tool_offered_unused")
-                    break
+            unused_key = (c.q_tools[qi], calls.types)
+            unused = self._unused.get(unused_key)
+            if unused is None:
+                unused = self._unused[unused_key] = _offered_unused(tools_offered,
+                                                                    calls.types)
+            if unused:
+                m.append("tool_offered_unused")
         if attempts:
             m.append("retried")
         actions: tuple[tuple[str, str | None, str | None, str | None], ...] = ()
@@ -276,7 +365,7 @@ class Analyzer:
                     ctx["unoffered"] = stray
         if sflags & S_REFUSAL:
             m.append("refusal")
-        counters = (self._counters(turn.res, calls) if has_res and (
+        counters = (self._counters(turn.res, c.s_hosted.get(si, ())) if has_res and (
             si in c.s_web or si in c.s_file) else None)
         if counters:
             ctx["counters"] = counters
@@ -325,9 +414,25 @@ class Analyzer:
         # ---- the cost ----
         model = (values[c.s_model[si]] if has_res else None) or (
             values[c.q_model[qi]] if has_req else None)
-        cost = self.pricing.cost(model, inp, cached, out, calls,
-                                 counters_for(turn.res) if counters else None)
-        tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
+        if counters:
+            cost = self.pricing.cost(model, inp, cached, out, c.s_hosted.get(si, ()),
+                                     counters_for(turn.res))
+            tokens_usd, hosted_usd = cost.tokens_usd, cost.hosted_usd
+        else:  # the calls' fees are the summary's (the same sum, made once)
+            hosted_usd = calls.hosted_usd
+            rates = self._rates.get(model) if inp is not None and out is not None else None
+            if rates is not None:
+                # Pricing.cost's arithmetic, inline, with the model's rates it would use.
+                cached_n = cached or 0
+                fresh = inp - cached_n
+                if fresh < 0:
+                    fresh = 0
+                tokens_usd = (fresh * rates[0] + cached_n * rates[1]
+                              + out * rates[2]) / 1_000_000
+            else:
+                tokens_usd = self.pricing.cost(model, inp, cached, out, ()).tokens_usd
+                if tokens_usd is not None and model:
+                    self._remember_rates(model)
 
         # ---- carry state to the next turn, and into the totals ----
         tot = self.totals
@@ -373,12 +478,12 @@ class Analyzer:
                 elapsed += sum(a.elapsed_ms or 0 for a in attempts)
             if elapsed is not None:
                 try:
-                    (tot.latency_hosted if calls else tot.latency_plain).append(elapsed)
+                    (tot.latency_hosted if n_calls else tot.latency_plain).append(elapsed)
                 except OverflowError:  # past 2**31 ms: the array widened
-                    tot.add_latency(elapsed, bool(calls))
-            if calls:
-                cc.hosted_calls[cn] += len(calls)
-                tot.hosted_calls += len(calls)
+                    tot.add_latency(elapsed, bool(n_calls))
+            if n_calls:
+                cc.hosted_calls[cn] += n_calls
+                tot.hosted_calls += n_calls
                 if st.pending is None or st.pending_cols is not tc:
                     if st.pending:  # rows of another table's turns: attributed as they are
                         self._attribute(st, st.pending_cols, -1)
@@ -420,6 +525,44 @@ class Analyzer:
         else:
             reports.append(tc, r)
         return rep
+
+    def _bind(self, table: Any) -> Columns:
+        """Bind `table`'s columns (again after one widened); a new table's pool numbers
+        mean other things: the memos keyed by them are emptied."""
+        c = self._cols
+        if c is None or c.table is not table:
+            self._summaries, self._passes, self._unused = {}, {}, {}
+        c = self._cols = Columns(table)
+        return c
+
+    def _remember_rates(self, model: str) -> None:
+        """Keep `model`'s rates when they are plain numbers (else Pricing.cost, which
+        says why a turn is not priced, is asked each time)."""
+        prices = self.pricing.model_prices(model)
+        try:
+            rates = (prices["input"], prices.get("cached_input", prices["input"]),
+                     prices["output"])
+        except (KeyError, TypeError, AttributeError):
+            return
+        if all(type(x) in (int, float) for x in rates) and len(self._rates) < 1024:
+            self._rates[model] = rates
+
+    def _summary_of(self, shapes: tuple[int, ...]) -> _CallsSeen:
+        """The summary of calls of these shapes (pool numbers: Calls.SHAPE's fields)."""
+        values = self._cols.values  # type: ignore[union-attr]
+        calls = tuple(HostedCall(kind, None, status, evidence, include, (), detail)
+                      for kind, status, evidence, include, detail in
+                      (values[n] for n in shapes))
+        seen = self._summaries[shapes] = self._summary(calls)
+        return seen
+
+    def _summary(self, calls: Any) -> _CallsSeen:
+        """The summary of these HostedCalls (`_CallsSeen`)."""
+        if not calls:
+            return _NO_CALLS
+        return _CallsSeen(len(calls), frozenset(h.type for h in calls),
+                          any(h.evidence == "missing" for h in calls),
+                          self.pricing.cost(None, None, None, None, calls).hosted_usd)
 
     def release(self) -> None:
         """Drop what only the next turn needs (each conversation's running state, the

@@ -6,8 +6,9 @@ Only words are composed here; every number comes from the TurnReport as computed
 from __future__ import annotations
 
 from math import log
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from traceview.analysis.ledger import TurnCarry
 from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as IMAGE_RULE
 
@@ -64,76 +65,185 @@ def _include(flag: str) -> str:
     return f'include=["{flag}"]'
 
 
+class _Plan(NamedTuple):
+    """What a turn's markers ask of its explanation, worked out once per combination of
+    markers (a capture has a handful: `_plan`), not by a dozen list searches per turn."""
+
+    deposit: bool
+    compaction: bool
+    compaction_likely: bool
+    refusal: bool
+    unstored_chain: bool
+    instructions_dropped: bool
+    stream_cut: bool
+    request_only: bool
+    response_only: bool
+    rare: bool  # any of those but "deposit": a sentence the findings scan must see
+
+
+_PLANS: dict[tuple[str, ...], _Plan] = {}
+
+
+def _plan(markers: list[str]) -> _Plan:
+    key = tuple(markers)
+    plan = _PLANS.get(key)
+    if plan is None:
+        has = [name in key for name in _Plan._fields[:-1]]
+        plan = _Plan(*has, any(has[1:]))
+        if len(_PLANS) < 1024:
+            _PLANS[key] = plan
+    return plan
+
+
 def explain(r: TurnReport) -> list[str]:
+    """The turn's account, sentence by sentence (what the detail pane and the report show)."""
+    return _compose(r)[0]
+
+
+def explain_and_findings(r: TurnReport) -> tuple[list[str], list[str]]:
+    """`explain(r)` and `findings(r)` composed at once (a report writes both): the
+    explanation is not scanned again when none of its sentences can be a finding."""
+    out, deposit, scan = _compose(r)
+    return out, (_scan(out, deposit) if scan else deposit)
+
+
+def _compose(r: TurnReport) -> tuple[list[str], list[str], bool]:
+    """(the sentences, the deposit's sentences, whether any other sentence may be a
+    finding). The common sentences — sent, billed, expected, passes, the deposit, the
+    carried context, the cost — are templates over the turn's numbers and can never be
+    a finding; every other one (rare: marker-driven, from a capture's text, notes) sets
+    `scan`, and then `findings_of` scans the whole explanation as before."""
     # Each part is asked for only when its condition holds (most turns have no media, no
     # deposit, no counters, no attempts…): a report explains a hundred thousand turns.
     out: list[str] = []
+    put = out.append
     markers = r.markers
+    plan = _plan(markers)
+    scan = plan.rare
     request_bytes = r.request_bytes
     if request_bytes is None:
-        out.append("The request was not recorded, so nothing is known about what was sent.")
+        put("The request was not recorded, so nothing is known about what was sent.")
     else:
         words = r.user_words
-        out.append(f"Sent {_b(request_bytes)} ({words} words)." if words is not None
-                   else f"Sent {_b(request_bytes)}.")
+        put(f"Sent {_b(request_bytes)} ({words} words)." if words is not None
+            else f"Sent {_b(request_bytes)}.")
     inp = r.input_tokens
     status = r.status
     if inp is not None:
-        cached = f", {_n(r.cached_tokens)} of them cached" if r.cached_tokens else ""
-        reasoning = (f" ({_n(r.reasoning_tokens)} reasoning)" if r.reasoning_tokens else "")
-        out.append(f"Billed {_n(inp)} input tokens{cached}; "
-                   f"{_n(r.output_tokens)} output tokens{reasoning}.")
-    elif status in ("failed", "unknown") or "request_only" in markers:
-        out.append("No usage was recorded for this turn, so its billed tokens are unknown.")
+        cached = r.cached_tokens
+        reasoning = r.reasoning_tokens
+        put(f"Billed {_n(inp)} input tokens"
+            f"{f', {_n(cached)} of them cached' if cached else ''}; "
+            f"{_n(r.output_tokens)} output tokens"
+            f"{f' ({_n(reasoning)} reasoning)' if reasoning else ''}.")
+    elif status in ("failed", "unknown") or plan.request_only:
+        put("No usage was recorded for this turn, so its billed tokens are unknown.")
     own = r.owned_state_bytes
     if own is not None and request_bytes is not None and own > request_bytes:
-        out.append(f"Had the application kept the transcript itself, this request would have "
-                   f"resent ≈ {_b(own)}.")
+        put(f"Had the application kept the transcript itself, this request would have "
+            f"resent ≈ {_b(own)}.")
     ctx = r.context or {}
     if r.media_input:
+        scan = True
         out.extend(_media(r))
-    if r.expected_input is not None:
-        out.append(f"Expected ≈ {_n(r.expected_input)} input tokens: the previous turn's billed "
-                   f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
-                   f"request's new input (an estimate: {METHOD}).")
+    expected = r.expected_input
+    if expected is not None:
+        put(f"Expected ≈ {_n(expected)} input tokens: the previous turn's billed "
+            f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
+            f"request's new input (an estimate: {METHOD}).")
     elif r.expected_input_unknown:
-        out.append(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
+        scan = True
+        put(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
     passes = r.model_passes
     if passes > 1:
-        out.append(f"The output shows {passes} model passes (a hosted tool loop): billed input "
-                   "counts the context once per pass, so a deposit is claimed only beyond "
-                   f"{passes} × the expected input.")
-    if "deposit" in markers:
-        out.extend(_deposit(r))
-    if getattr(r, "carried", None) is not None:
-        out.extend(_carried(r))
+        put(f"The output shows {passes} model passes (a hosted tool loop): billed input "
+            "counts the context once per pass, so a deposit is claimed only beyond "
+            f"{passes} × the expected input.")
+    deposit = _deposit(r) if plan.deposit else []
+    out.extend(deposit)
+    carry = getattr(r, "carried", None)
+    if carry is not None:
+        if type(carry) is TurnCarry:
+            out.extend(_carried_account(carry, r.index))
+            if carry.outlived_tools:
+                scan = True
+                out.extend(_outlived(carry))
+        else:  # a carry given as a value (a test's, another ledger's): read as it reads
+            scan = True
+            out.extend(_carried(r))
     copy = getattr(r, "provider_copy", None)
     if copy:
-        out.append(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
-    if "compaction" in markers:
-        out.append("Compaction happened on this turn (a compaction item, trigger or compact call "
-                   "is in the capture); earlier items were replaced by an opaque summary.")
+        scan = True
+        put(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
+    if plan.rare or ctx:
+        scan = True
+        _rare_context(r, plan, ctx, inp, out)
+    hosted = r.hosted_calls
+    if hosted:
+        scan = True
+        sent = r.include_sent
+        for c in hosted:
+            put(_hosted(c, sent))
+    if r.provider_counters:
+        scan = True
+        out.extend(_counters(r))
+    if r.unknown_items or r.action_items or ctx or plan.refusal:
+        scan = True
+        out.extend(_items(r))
+    if status == "incomplete" or status == "failed" or r.finish_reasons or r.attempts:
+        scan = True
+        _failures(r, status, out)
+    if (plan.unstored_chain or plan.instructions_dropped or ctx
+            or r.request_id or r.processing_ms is not None):
+        scan = True
+        out.extend(_run_facts(r))
+    if plan.rare:
+        if plan.stream_cut:
+            put(f"The stream stopped after {_n(r.stream_events)} events without its "
+                "terminal event, so the turn has no usage.")
+        if plan.request_only:
+            put("No response was recorded for this request (the writer stopped, or the "
+                "call never returned).")
+        if plan.response_only:
+            put("This response has no recorded request.")
+    cost = r.cost_usd
+    if cost is not None:
+        hosted_usd = r.cost_hosted_usd
+        put(f"Cost ≈ {_dollars(cost)}, of which {_dollars(hosted_usd)} hosted tool fees."
+            if hosted_usd else f"Cost ≈ {_dollars(cost)}.")
+    elif r.cost_reason:
+        scan = True
+        put(f"Cost unknown: {r.cost_reason}.")
+    notes = r.notes
+    if notes:
+        scan = True
+        out.extend(notes)
+    return out, deposit, scan
+
+
+def _rare_context(r: TurnReport, plan: _Plan, ctx: dict, inp: int | None,
+                  out: list[str]) -> None:
+    """Compaction, seen or resent or likely, and input after a hosted loop's passes."""
+    if plan.compaction:
+        out.append("Compaction happened on this turn (a compaction item, trigger or compact "
+                   "call is in the capture); earlier items were replaced by an opaque summary.")
     if ctx.get("compaction_resent"):
         out.append(f"The request resends the compaction item first seen on turn "
                    f"{ctx['compaction_resent']}: not a new compaction; billed input restarts "
                    "from the compacted window.")
-    if "compaction_likely" in markers:
+    if plan.compaction_likely:
         out.append(f"Billed input fell to {_n(inp)} although the conversation grew, and "
-                   "nothing in the capture shows compaction: the context shrank (cause unknown — "
-                   "truncation=auto, withheld reasoning, or an unlogged compact call).")
+                   "nothing in the capture shows compaction: the context shrank (cause unknown "
+                   "— truncation=auto, withheld reasoning, or an unlogged compact call).")
     if ctx.get("after_passes"):
         a = ctx["after_passes"]
-        out.append(f"Billed input is lower than turn {a['turn']}'s, which covered {a['passes']} "
-                   "model passes of a hosted tool loop: not a sign of compaction.")
-    hosted = r.hosted_calls
-    if hosted:
-        sent = r.include_sent
-        for c in hosted:
-            out.append(_hosted(c, sent))
-    if r.provider_counters:
-        out.extend(_counters(r))
-    if r.unknown_items or r.action_items or ctx or "refusal" in markers:
-        out.extend(_items(r))
+        out.append(f"Billed input is lower than turn {a['turn']}'s, which covered "
+                   f"{a['passes']} model passes of a hosted tool loop: not a sign of "
+                   "compaction.")
+
+
+def _failures(r: TurnReport, status: str, out: list[str]) -> None:
+    """An incomplete or failed response, its choices' finish reasons, its attempts."""
     if status == "incomplete":
         out.append(f"The response is incomplete ({r.incomplete_reason or 'no reason given'}).")
     if r.finish_reasons:
@@ -144,38 +254,24 @@ def explain(r: TurnReport) -> list[str]:
         out.append(f"The call failed{code}: {r.error or 'no error recorded'}{ecode}.")
     if r.attempts:
         out.extend(_attempts(r))
-    if ("unstored_chain" in markers or "instructions_dropped" in markers or ctx
-            or r.request_id or r.processing_ms is not None):
-        out.extend(_run_facts(r))
-    if "stream_cut" in markers:
-        out.append(f"The stream stopped after {_n(r.stream_events)} events without its terminal "
-                   "event, so the turn has no usage.")
-    if "request_only" in markers:
-        out.append("No response was recorded for this request (the writer stopped, or the call "
-                   "never returned).")
-    if "response_only" in markers:
-        out.append("This response has no recorded request.")
-    cost = r.cost_usd
-    if cost is not None:
-        hosted_usd = r.cost_hosted_usd
-        extra = f", of which {_dollars(hosted_usd)} hosted tool fees" if hosted_usd else ""
-        out.append(f"Cost ≈ {_dollars(cost)}{extra}.")
-    elif r.cost_reason:
-        out.append(f"Cost unknown: {r.cost_reason}.")
-    out.extend(r.notes)
-    return out
 
 
 def findings(r: TurnReport) -> list[str]:
     """The sentences that say what is wrong or surprising about a turn, for screens to put
     before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
     failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
-    return findings_of(r, explain(r))
+    return explain_and_findings(r)[1]
 
 
 def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
-    """`findings` from an explanation already composed (a report writes both)."""
-    out = list(_deposit(r)) if "deposit" in r.markers else []
+    """`findings` from an explanation already composed."""
+    return _scan(explanation, _deposit(r) if "deposit" in r.markers else [])
+
+
+def _scan(explanation: list[str], deposit: list[str]) -> list[str]:
+    """The deposit's sentences, then every other sentence of the explanation that reads
+    as a finding, in order, each once."""
+    out = list(deposit)
     for sentence in explanation:
         if ((sentence.startswith(_FINDING_STARTS) or "results not captured" in sentence)
                 and sentence not in out):
@@ -268,9 +364,42 @@ def _carried(r: TurnReport) -> list[str]:
     if froms:
         out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
                    f"({', '.join(froms)}): {_usd(cost)} of this turn's cost (apportioned).")
-    for o in carry.outlived_tools:
-        out.append(f"Context from {o['source']} outlives its tool configuration: {o['reason']}.")
+    out.extend(_outlived(carry))
     return out
+
+
+def _carried_account(carry: TurnCarry, index: int) -> list[str]:
+    """`_carried` but its outlived tools, from the ledger's one walk (TurnCarry.account):
+    the same sentences, without a Source view and a Charge per source and per read."""
+    out: list[str] = []
+    tokens, cost, froms = 0, 0.0, []
+    for arrived, n, here, kind, later, rebilled, ended in carry.account():
+        if kind is not None:  # arrived on this turn: what it costs later
+            what = "This deposit" if kind == "deposit" else "These captured hosted results"
+            if later:
+                out.append(f"{what} has been re-billed on {later} later turn"
+                           f"{'s' if later != 1 else ''}: ≈ {_n(n * later)} tokens, "
+                           f"{_usd(rebilled)} (apportioned at each turn's cached/fresh split)"
+                           + (f"; carrying ended by {ended[1].replace('_', ' ')} on turn "
+                              f"{ended[0]}." if ended else "."))
+            else:
+                out.append(f"{what} is billed on this turn ({_n(n)} tokens); no later turn "
+                           "of the conversation has re-billed it yet"
+                           + (f" (compaction on turn {ended[0]} ended it)." if ended else "."))
+        if arrived != index:  # arrived before: what it adds to this turn
+            tokens += n
+            if cost is not None:
+                cost = None if here is None else cost + here
+            froms.append(f"turn {arrived}")
+    if froms:
+        out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
+                   f"({', '.join(froms)}): {_usd(cost)} of this turn's cost (apportioned).")
+    return out
+
+
+def _outlived(carry: Any) -> list[str]:
+    return [f"Context from {o['source']} outlives its tool configuration: {o['reason']}."
+            for o in carry.outlived_tools]
 
 
 def _media(r: TurnReport) -> list[str]:

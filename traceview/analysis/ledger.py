@@ -320,6 +320,40 @@ class TurnCarry:
         turn = self.turn
         return [s for s in self._active() if s.arrived_turn == turn]
 
+    def account(self) -> list[tuple[int, int, float | None, str | None, int, float | None,
+                                    tuple[int, str] | None]]:
+        """What the explanation says of this turn (explain._carried), in one walk of the
+        conversation's sources and no view made: per source active on this turn, in
+        order, (arrived turn, tokens, cost on this turn, and — only for a source that
+        arrived on this turn, else None, 0, None, None — its kind, later turns, cost
+        re-billed, ended_by as (turn, kind)). The same arithmetic as `charges` and the
+        Source properties, in the same order (the floats are the same)."""
+        led, k = self._l, self._k
+        turn = led._c_turn[k]
+        turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
+        start, stop, s_tokens, arrived_at, flags = (led._s_start, led._s_stop, led._s_tokens,
+                                                    led._s_arrived, led._s_flags)
+        out: list[tuple[int, int, float | None, str | None, int, float | None,
+                        tuple[int, str] | None]] = []
+        for i in led._source_range(self._n):
+            a, b = start[i], stop[i]
+            if not a <= k < b:
+                continue
+            n, at = s_tokens[i], arrived_at[i]
+            here = n * rate[k] if priced[k] else None
+            if at != turn:
+                out.append((at, n, here, None, 0, None, None))
+                continue
+            later, cost = 0, 0.0  # Source.later_turns, Source.cost_rebilled_usd
+            for j in range(a, b):
+                if turns[j] != at:
+                    later += 1
+                    if cost is not None:
+                        cost = cost + n * rate[j] if priced[j] else None
+            out.append((at, n, here, _KINDS[flags[i] & _HOSTED], later, cost,
+                        led._ended.get(i)))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         # One loop over the conversation's sources (a report writes one per carrying turn):
         # the same sums as `tokens` and `cost_usd`, in the same order.

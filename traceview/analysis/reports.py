@@ -18,7 +18,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from operator import index
+from operator import index, le
 from typing import Any, overload
 
 from traceview.analysis.turn_columns import TurnColumns
@@ -115,7 +115,14 @@ class Reports(Sequence[TurnReport]):
         if key is None and len(self._parts) == 1:
             index = self._parts[0].table.index
             rows = self._rows
-            if all(index[a] <= index[b] for a, b in zip(rows, rows[1:], strict=False)):
+            if type(rows) is range and rows.start == 0 and rows.step == 1:
+                # Rows 0 … n-1 (the usual case): their indices compared in C, in one pass.
+                idx = index[:rows.stop]
+                in_order = all(map(le, idx, idx[1:]))
+            else:
+                in_order = all(index[a] <= index[b] for a, b in zip(rows, rows[1:],
+                                                                    strict=False))
+            if in_order:
                 return  # already in order: the usual case
             self._rows = array("i", sorted(rows, key=index.__getitem__))
             return

@@ -103,6 +103,11 @@ class Session:
     # Whether turns are added after the first pass (FollowSession): then the analyzer keeps
     # each conversation's running state; otherwise it is released once the capture is in.
     follows = False
+    # Finished turns are analysed this many at a time (and all of them before a batch is
+    # yielded, so batches are as before). Analysing each step's few turns between the
+    # lines read ran the analyzer with its code and data pushed out of the CPU's caches by
+    # the reading: measured ~2x its cost run alone on a hosted capture.
+    analyze_run = 256
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
                  *, interval: float = 0.25, first_interval: float = 0.05,
@@ -133,26 +138,34 @@ class Session:
         last = time.monotonic()
         wait = self.first_interval
         next_freeze = 4096
+        run = self.analyze_run
+        finished = b.finished
         for n in self.loader.steps(self.step_lines):
             if n >= next_freeze:
                 # Summaries live as long as the capture; stop the collector from re-scanning
                 # them on every pass (it otherwise costs a quarter of the load time).
                 gc.freeze()
                 next_freeze = n + 4096
-            while b.finished:
-                turn = b.finished.popleft()
-                fresh.append(self.analyzer.add(turn, names[turn.source]))
+            if len(finished) >= run:
+                self._analyze(fresh, names)
             now = time.monotonic()
             if now - last >= wait:
+                self._analyze(fresh, names)
                 yield self._batch(fresh, done=False)
                 fresh = []
                 last = now
                 wait = self.interval
-        while b.finished:
-            turn = b.finished.popleft()
-            fresh.append(self.analyzer.add(turn, names[turn.source]))
+        self._analyze(fresh, names)
         self._finish()
         yield self._batch(fresh, done=True)
+
+    def _analyze(self, fresh: list[TurnReport], names: list[str]) -> None:
+        """Analyse the finished turns, in the order they finished, onto `fresh`."""
+        finished = self.loader.builder.finished
+        add, keep, take = self.analyzer.add, fresh.append, finished.popleft
+        while finished:
+            turn = take()
+            keep(add(turn, names[turn.source]))
 
     def _batch(self, fresh: list[TurnReport], done: bool) -> Batch:
         problems = list(self.loader.builder.new_problems)

@@ -124,11 +124,14 @@ class TurnColumns:
 
     def grow(self, row: int) -> None:
         """Rows up to `row` (grown to the table's rows at once, not row by row)."""
-        rows = max(row + 1, len(getattr(self.table, "index", ())))
-        more = rows - len(self.owned_state_bytes)
-        if more > 0:
-            for name, _, fill in _COLUMNS:
-                col = getattr(self, name)  # at its own item size: it may have widened
+        self.fill(max(row + 1, len(getattr(self.table, "index", ()))))
+
+    def fill(self, rows: int) -> None:
+        """Columns `rows` long, the rows added holding each column's default."""
+        for name, _, fill in _COLUMNS:
+            col = getattr(self, name)  # at its own item size: it may have widened
+            more = rows - len(col)
+            if more > 0:
                 col.extend(array(col.typecode, (fill,)) * more)
 
     def put(self, row: int, owned: int | None, expected: int | None,
@@ -138,6 +141,18 @@ class TurnColumns:
             self.grow(row)
         for name, value in zip(_COUNTS, (owned, expected, cumulative), strict=True):
             self.set(name, row, stored(value))
+
+    def store(self, row: int, owned: int | None, expected: int | None,
+              cumulative: int | None, conv: int) -> None:
+        """A turn's analysed counts and conversation number at `row` (the analyzer's path
+        when the row is not the next one, or a value overflowed its column): columns
+        first made as long as the rows, then each value set, widening what needs it."""
+        n = len(self.conv)  # rows complete (a failed append left a longer column)
+        for name, _, _ in _COLUMNS:
+            del getattr(self, name)[n:]
+        self.fill(max(n, row + 1))
+        self.put(row, owned, expected, cumulative)
+        self.set("conv", row, conv)
 
     def set(self, name: str, row: int, value: int) -> None:
         """`value` into column `name` at `row`, the column widened when it does not fit."""

@@ -9,11 +9,13 @@ is what keeps a gigabyte capture's summary small.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from traceview.analysis.explain import explain, findings, findings_of
+from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import COUNTERS, Cost, counters_for
 from traceview.analysis.turn_columns import Attribution, TurnColumns
@@ -505,7 +507,8 @@ class TurnReport:
         left None, for the text report). Read straight from the turn table's columns
         (`_Columns`), not through ~60 property reads of the turn's views: a report writes
         a hundred thousand of these."""
-        return _columns(self._cols.table).row(self, self._r, explained, whole or explained)
+        return next(_columns(self._cols.table).rows(iter((self,)), explained,
+                                                    whole or explained))
 
 
 _ROW_TEMPLATE: dict[str, Any] = dict.fromkeys((*CONTRACT_KEYS, *EXTRA_KEYS))
@@ -552,184 +555,215 @@ class _Columns:
         self.s_incomplete, self.s_error, self.s_error_code = (
             d["incomplete_reason"], d["error"], d["error_code"])
         self.s_counters = tuple((d[attr], item) for attr, item in COUNTERS)
+        # What a run of rows reads, in the order `rows` unpacks it: one tuple unpacked a run
+        # (a single TurnReport.row is a run of one), not fifty attribute reads.
+        self.bound = (self.pool, self.index, self.line, self.api, self.source,
+            self.req_row, self.res_row, self.notes, self.attempts, self.q_bytes,
+            self.q_words, self.q_new, self.q_tools, self.q_conv, self.q_model,
+            self.q_include, self.q_extra, self.q_flags, self.q_store_set,
+            self.q_store_value, self.q_text.buf, self.q_text.starts, self.q_text.lens,
+            self.q_prev.buf, self.q_prev.starts, self.q_prev.lens, self.s_rid.buf,
+            self.s_rid.starts, self.s_rid.lens, self.s_inp, self.s_cached, self.s_out,
+            self.s_reason, self.s_elapsed, self.s_start, self.s_status, self.s_model,
+            self.s_conv, self.s_types, self.s_tier, self.s_fp, self.s_flags,
+            self.s_store_set, self.s_store_value, self.s_extra, self.s_hosted,
+            self.s_http, self.s_events, self.s_incomplete, self.s_error,
+            self.s_error_code, self.table, self.version)
 
-    def row(self, rep: TurnReport, r: int, explained: bool, whole: bool) -> dict[str, Any]:
-        pool = self.pool
-        rcols = rep._cols
-        ctx = rcols.context.get(r) if rcols.context else None  # TurnReport.context
-        q, s = self.req_row[r], self.res_row[r]
-        own = rcols.owned_state_bytes[r]
-        exp = rcols.expected_input[r]
-        cum = rcols.cumulative_input_tokens[r]
-        own = None if own < 0 else own
-        exp = None if exp < 0 else exp
-        cum = None if cum < 0 else cum
-        if q >= 0:
-            text = self.q_text.get(q)
-            if text is not None and len(text) >= USER_TEXT_MAX:
-                text += "…"
-            rx = self.q_extra.get(q)
-            request_bytes = self.q_bytes[q]
-            if request_bytes < 0:
-                request_bytes = None
-            user_words = self.q_words[q]
-            if user_words < 0:
-                user_words = None
-            tools, new_input = list(pool[self.q_tools[q]]), self.q_new[q]
-            flags = self.q_flags[q]
-            store = bool(flags & self.q_store_value) if flags & self.q_store_set else None
-            prev_id = self.q_prev.get(q)
-            conv = pool[self.q_conv[q]] or (pool[self.s_conv[s]] if s >= 0 else None)
-            q_model = pool[self.q_model[q]]
-            include = pool[self.q_include[q]]
-        else:
-            text = rx = request_bytes = user_words = new_input = store = prev_id = None
-            q_model = None
-            tools = []
-            include = ()
-            conv = pool[self.s_conv[s]] if s >= 0 else None
-        if s >= 0:
-            x = self.s_extra.get(s)
-            status = pool[self.s_status[s]]
-            inp, cached, out, reasoning, elapsed = (
-                self.s_inp[s], self.s_cached[s], self.s_out[s], self.s_reason[s],
-                self.s_elapsed[s])
-            inp = None if inp < 0 else inp
-            cached = None if cached < 0 else cached
-            out = None if out < 0 else out
-            reasoning = None if reasoning < 0 else reasoning
-            elapsed = None if elapsed < 0 else elapsed
-            http_status = self.s_http.get(s)
-            error = self.s_error.get(s)
-            error_code = self.s_error_code.get(s)
-            if store is None:
-                flags = self.s_flags[s]
-                store = bool(flags & self.s_store_value) if flags & self.s_store_set else None
-            model = pool[self.s_model[s]] or q_model
-            calls = self.s_hosted.get(s, ())
-            hosted = [h.to_dict() for h in calls]
-            rid = self.s_rid.get(s)
-            incomplete = self.s_incomplete.get(s)
-            events = self.s_events.get(s)
-            tier, fingerprint = pool[self.s_tier[s]], pool[self.s_fp[s]]
-            started = self.s_start[s]
-            started = None if started < 0 else started
-            passes = _passes(pool[self.s_types[s]]) if calls else 1
-        else:
-            x = inp = cached = out = reasoning = elapsed = http_status = error = None
-            error_code = rid = incomplete = events = tier = fingerprint = started = None
-            status, hosted, calls = "unknown", [], ()
-            model = q_model
-            passes = 1
-        c = _LAST_COST[1] if _LAST_COST[0] is rep else self._cost(rep, s, model, inp,
-                                                                    cached, out, calls)
-        tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
-        attempts: list[dict[str, Any]] = []
-        caller = elapsed
-        tries = self.attempts.get(r) if self.attempts else None
-        line = self.line[r]
-        if tries:
-            attempts = [*(a.to_dict() for a in tries),
-                        {"line": line, "status": status, "http_status": http_status,
-                         "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
-            if elapsed is not None:
-                caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
-        # TurnReport.carried, without its one-entry cache (the row reads it once).
-        carried = rcols.carried.get(r) if rcols.carried else None
-        key = rcols.keys[rcols.conv[r]]  # TurnReport.conversation_key
-        if carried is None and rcols.ledger is not None:
-            carried = rcols.ledger.carry(key, self.index[r])
-        # A copy of the template (every key, in order, None) with each value set: a dict
-        # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
-        d = _ROW_TEMPLATE.copy()
-        d["index"] = self.index[r]
-        d["line"] = line
-        d["conversation"] = conv
-        d["api"] = pool[self.api[r]]
-        d["status"] = status
-        d["user_text"] = text
-        d["request_bytes"] = request_bytes
-        d["owned_state_bytes"] = own
-        d["input_tokens"] = inp
-        d["cached_tokens"] = cached
-        d["output_tokens"] = out
-        d["reasoning_tokens"] = reasoning
-        d["elapsed_ms"] = elapsed
-        d["expected_input"] = exp
-        if inp is not None and exp is not None:
-            d["unexplained_tokens"] = inp - exp
-        d["tools_offered"] = tools
-        d["hosted_calls"] = hosted
-        d["markers"] = rcols.marker_lists[rcols.marker_ids[r]]  # TurnReport.markers
-        if tokens_usd is not None:
-            d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
-        d["source"] = rcols.sources[self.source[r]]  # TurnReport.source
-        d["conversation_key"] = key
-        d["model"] = model
-        d["response_id"] = rid
-        d["previous_response_id"] = prev_id
-        d["user_words"] = user_words
-        d["cumulative_input_tokens"] = cum
-        d["new_input_estimate"] = new_input
-        # TurnReport.attribution (a deposit's is read from its rows)
-        a = rcols.attribution_of(r) if rcols.attributed[r] >= 0 or rcols.attribution else None
-        d["attribution"] = a.to_dict() if type(a) is Attribution else a
-        if whole:
-            d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
-                         "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
-                         "reason": c.reason}  # Cost.to_dict, without a call and a lambda
-        d["incomplete_reason"] = incomplete
-        d["error"] = error
-        d["stream_events"] = events
-        d["notes"] = list(self.notes.get(r, ())) if self.notes else []
-        d["attempts"] = attempts
-        d["caller_elapsed_ms"] = caller
-        d["http_status"] = http_status
-        d["error_code"] = error_code
-        d["store"] = store
-        d["service_tier"] = tier
-        d["system_fingerprint"] = fingerprint
-        d["media_input"] = list(rx.get("media", ())) if rx else []
-        d["model_passes"] = passes
-        if x:
-            d["request_id"] = x.get("request_id")
-            d["processing_ms"] = x.get("processing_ms")
-            d["finish_reasons"] = list(x.get("finish_reasons", ()))
-            d["unknown_items"] = [{"index": i, "type": ty}
-                                  for i, ty in x.get("unknown_items", ())]
-            d["action_items"] = [{"type": ty, "call_id": ci, "name": nm, "id": i}
-                                 for ty, ci, nm, i in x.get("actions", ())]
-        else:
-            d["finish_reasons"] = []
-            d["unknown_items"] = []
-            d["action_items"] = []
-        if ctx:
-            d["expected_input_unknown"] = ctx.get("expected_unknown")
-            d["provider_counters"] = list(ctx.get("counters", ()))
-            d["analysis_context"] = dict(ctx)
-        else:
-            d["provider_counters"] = []
-            d["analysis_context"] = {}
-        d["provider_copy"] = rcols.provider_copy.get(r) if rcols.provider_copy else None
-        if whole:
-            d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
-            d["ts"] = _ts(started)
-        if not explained:  # the text report explains only the turns it marks
-            d["_view"] = (ctx, include, c, carried)
-            return d
-        # The explanation reads the row's own values as attributes (the row is the view's
-        # __dict__) plus the few inputs that are not in it, added for the while and removed
-        # (the row's keys stay in order: "explanation" and "findings" are set in place).
-        d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
-            d["carried"] = ctx, include, hosted_usd, c.reason, carried
-        view = _RowView()
-        view.__dict__ = d
-        explanation = explain(view)  # type: ignore[arg-type]
-        found = findings_of(view, explanation)  # type: ignore[arg-type]
-        del d["context"], d["include_sent"], d["cost_hosted_usd"], d["cost_reason"], \
-            d["carried"]
-        d["explanation"], d["findings"] = explanation, found
-        return d
+    def rows(self, reports: Iterator[TurnReport], explained: bool,
+             whole: bool) -> Iterator[dict[str, Any]]:
+        """Each report's row (TurnReport.row), read from the columns bound to locals once
+        for the run, not once a row (a report writes a hundred thousand). A report of
+        another table, or of this one after a column widened, continues in a binding of
+        its own; anything else than a TurnReport gives its `to_dict()`."""
+        (pool, index, lines, api, source, req_row, res_row, notes, tries_of, q_bytes,
+         q_words, q_new, q_tools, q_conv, q_models, q_include, q_extra, q_flags,
+         q_store_set, q_store_value, qt_buf, qt_starts, qt_lens, qp_buf, qp_starts,
+         qp_lens, sr_buf, sr_starts, sr_lens, s_inp, s_cached, s_out, s_reason,
+         s_elapsed, s_start, s_status, s_model, s_conv, s_types, s_tier, s_fp, s_flags,
+         s_store_set, s_store_value, s_extra, s_hosted, s_http, s_events, s_incomplete,
+         s_error, s_error_code, table, version) = self.bound
+        for rep in reports:
+            if type(rep) is not TurnReport:
+                yield rep.to_dict()
+                continue
+            rcols = rep._cols
+            if rcols.table is not table or table.version != version:
+                yield from _columns(rcols.table).rows(chain((rep,), reports), explained, whole)
+                return
+            r = rep._r
+            rcols = rep._cols
+            ctx = rcols.context.get(r) if rcols.context else None  # TurnReport.context
+            q, s = req_row[r], res_row[r]
+            own = rcols.owned_state_bytes[r]
+            exp = rcols.expected_input[r]
+            cum = rcols.cumulative_input_tokens[r]
+            own = None if own < 0 else own
+            exp = None if exp < 0 else exp
+            cum = None if cum < 0 else cum
+            if q >= 0:
+                text = _text(qt_buf, qt_starts, qt_lens, q)
+                if text is not None and len(text) >= USER_TEXT_MAX:
+                    text += "…"
+                rx = q_extra.get(q)
+                request_bytes = q_bytes[q]
+                if request_bytes < 0:
+                    request_bytes = None
+                user_words = q_words[q]
+                if user_words < 0:
+                    user_words = None
+                tools, new_input = list(pool[q_tools[q]]), q_new[q]
+                flags = q_flags[q]
+                store = bool(flags & q_store_value) if flags & q_store_set else None
+                prev_id = _text(qp_buf, qp_starts, qp_lens, q)
+                conv = pool[q_conv[q]] or (pool[s_conv[s]] if s >= 0 else None)
+                q_model = pool[q_models[q]]
+                include = pool[q_include[q]]
+            else:
+                text = rx = request_bytes = user_words = new_input = store = prev_id = None
+                q_model = None
+                tools = []
+                include = ()
+                conv = pool[s_conv[s]] if s >= 0 else None
+            if s >= 0:
+                x = s_extra.get(s)
+                status = pool[s_status[s]]
+                inp, cached, out, reasoning, elapsed = (
+                    s_inp[s], s_cached[s], s_out[s], s_reason[s],
+                    s_elapsed[s])
+                inp = None if inp < 0 else inp
+                cached = None if cached < 0 else cached
+                out = None if out < 0 else out
+                reasoning = None if reasoning < 0 else reasoning
+                elapsed = None if elapsed < 0 else elapsed
+                http_status = s_http.get(s)
+                error = s_error.get(s)
+                error_code = s_error_code.get(s)
+                if store is None:
+                    flags = s_flags[s]
+                    store = bool(flags & s_store_value) if flags & s_store_set else None
+                model = pool[s_model[s]] or q_model
+                calls = s_hosted.get(s, ())
+                hosted = [h.to_dict() for h in calls]
+                rid = _text(sr_buf, sr_starts, sr_lens, s)
+                incomplete = s_incomplete.get(s)
+                events = s_events.get(s)
+                tier, fingerprint = pool[s_tier[s]], pool[s_fp[s]]
+                started = s_start[s]
+                started = None if started < 0 else started
+                passes = _passes(pool[s_types[s]]) if calls else 1
+            else:
+                x = inp = cached = out = reasoning = elapsed = http_status = error = None
+                error_code = rid = incomplete = events = tier = fingerprint = started = None
+                status, hosted, calls = "unknown", [], ()
+                model = q_model
+                passes = 1
+            c = _LAST_COST[1] if _LAST_COST[0] is rep else self._cost(rep, s, model, inp,
+                                                                        cached, out, calls)
+            tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
+            attempts: list[dict[str, Any]] = []
+            caller = elapsed
+            tries = tries_of.get(r) if tries_of else None
+            line = lines[r]
+            if tries:
+                attempts = [*(a.to_dict() for a in tries),
+                            {"line": line, "status": status, "http_status": http_status,
+                             "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
+                if elapsed is not None:
+                    caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
+            # TurnReport.carried, without its one-entry cache (the row reads it once).
+            carried = rcols.carried.get(r) if rcols.carried else None
+            key = rcols.keys[rcols.conv[r]]  # TurnReport.conversation_key
+            if carried is None and rcols.ledger is not None:
+                carried = rcols.ledger.carry(key, index[r])
+            # A copy of the template (every key, in order, None) with each value set: a dict
+            # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
+            d = _ROW_TEMPLATE.copy()
+            d["index"] = index[r]
+            d["line"] = line
+            d["conversation"] = conv
+            d["api"] = pool[api[r]]
+            d["status"] = status
+            d["user_text"] = text
+            d["request_bytes"] = request_bytes
+            d["owned_state_bytes"] = own
+            d["input_tokens"] = inp
+            d["cached_tokens"] = cached
+            d["output_tokens"] = out
+            d["reasoning_tokens"] = reasoning
+            d["elapsed_ms"] = elapsed
+            d["expected_input"] = exp
+            if inp is not None and exp is not None:
+                d["unexplained_tokens"] = inp - exp
+            d["tools_offered"] = tools
+            d["hosted_calls"] = hosted
+            d["markers"] = rcols.marker_lists[rcols.marker_ids[r]]  # TurnReport.markers
+            if tokens_usd is not None:
+                d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
+            d["source"] = rcols.sources[source[r]]  # TurnReport.source
+            d["conversation_key"] = key
+            d["model"] = model
+            d["response_id"] = rid
+            d["previous_response_id"] = prev_id
+            d["user_words"] = user_words
+            d["cumulative_input_tokens"] = cum
+            d["new_input_estimate"] = new_input
+            # TurnReport.attribution (a deposit's is read from its rows)
+            a = rcols.attribution_of(r) if rcols.attributed[r] >= 0 or rcols.attribution else None
+            d["attribution"] = a.to_dict() if type(a) is Attribution else a
+            if whole:
+                d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
+                             "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
+                             "reason": c.reason}  # Cost.to_dict, without a call and a lambda
+            d["incomplete_reason"] = incomplete
+            d["error"] = error
+            d["stream_events"] = events
+            d["notes"] = list(notes.get(r, ())) if notes else []
+            d["attempts"] = attempts
+            d["caller_elapsed_ms"] = caller
+            d["http_status"] = http_status
+            d["error_code"] = error_code
+            d["store"] = store
+            d["service_tier"] = tier
+            d["system_fingerprint"] = fingerprint
+            d["media_input"] = list(rx.get("media", ())) if rx else []
+            d["model_passes"] = passes
+            if x:
+                d["request_id"] = x.get("request_id")
+                d["processing_ms"] = x.get("processing_ms")
+                d["finish_reasons"] = list(x.get("finish_reasons", ()))
+                d["unknown_items"] = [{"index": i, "type": ty}
+                                      for i, ty in x.get("unknown_items", ())]
+                d["action_items"] = [{"type": ty, "call_id": ci, "name": nm, "id": i}
+                                     for ty, ci, nm, i in x.get("actions", ())]
+            else:
+                d["finish_reasons"] = []
+                d["unknown_items"] = []
+                d["action_items"] = []
+            if ctx:
+                d["expected_input_unknown"] = ctx.get("expected_unknown")
+                d["provider_counters"] = list(ctx.get("counters", ()))
+                d["analysis_context"] = dict(ctx)
+            else:
+                d["provider_counters"] = []
+                d["analysis_context"] = {}
+            d["provider_copy"] = rcols.provider_copy.get(r) if rcols.provider_copy else None
+            if whole:
+                d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
+                d["ts"] = _ts(started)
+            if not explained:  # the text report explains only the turns it marks
+                d["_view"] = (ctx, include, c, carried)
+                yield d
+                continue
+            # The explanation reads the row's own values as attributes (the row is the view's
+            # __dict__) plus the few inputs that are not in it, in the view's slots (the row's
+            # keys stay as they are: "explanation" and "findings" are set in place).
+            view = _RowView()
+            view.__dict__ = d
+            view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
+                view.carried = ctx, include, hosted_usd, c.reason, carried
+            d["explanation"], d["findings"] = explain_and_findings(view)  # type: ignore[arg-type]
+            yield d
 
     def _cost(self, rep: TurnReport, s: int, model: str | None, inp: int | None,
               cached: int | None, out: int | None, calls: Any) -> Cost:
@@ -741,10 +775,43 @@ class _Columns:
         elif s < 0:
             cost = pricing.cost(model, None, None, None, ())
         else:
-            counters = {item: d[s] for d, item in self.s_counters if s in d} or None
+            counters = None  # {item: count} of the counters that hold the row, in order
+            for d, item in self.s_counters:
+                if d and s in d:
+                    if counters is None:
+                        counters = {}
+                    counters[item] = d[s]
             cost = pricing.cost(model, inp, cached, out, calls, counters)
         _LAST_COST = (rep, cost)
         return cost
+
+
+def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
+              whole: bool = True) -> Iterator[dict[str, Any]]:
+    """`report.row(explained, whole=whole)` of each report, in order: the rows written
+    straight from the columns, bound once for the run (the JSON report's turns, a
+    conversation's table in the text report), not a method call and a binding per row."""
+    it = iter(reports)
+    first = next(it, None)
+    if first is None:
+        return iter(())
+    if type(first) is not TurnReport:
+        return (t.to_dict() for t in chain((first,), it))
+    return _columns(first._cols.table).rows(chain((first,), it), explained,
+                                            whole or explained)
+
+
+def _text(buf: bytearray, starts: Any, lens: Any, row: int) -> str | None:
+    """Texts.get (capture/table.py) from its three columns: the row's UTF-8 (None when
+    its length is -1), decoded; a lone surrogate comes back as it was stored."""
+    n = lens[row]
+    if n < 0:
+        return None
+    s = starts[row]
+    try:
+        return buf[s:s + n].decode()
+    except UnicodeDecodeError:
+        return buf[s:s + n].decode("utf-8", "surrogatepass")
 
 
 _COLUMNS: list[_Columns] = []  # the last table's bound columns (one table per report)
@@ -801,16 +868,21 @@ def _passes(output_types: Any) -> int:
 
 
 class _RowView:
-    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike)."""
+    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike):
+    the row is its __dict__, what the explanation reads beyond the row is in its slots
+    (a slot is read before the __dict__: the row is neither copied nor changed)."""
+
+    __slots__ = ("context", "include_sent", "cost_hosted_usd", "cost_reason", "carried",
+                 "__dict__")
 
 
 def explain_row(d: dict[str, Any]) -> list[str]:
     """The explanation of a row made with `row(explained=False)`."""
     ctx, include, c, carried = d["_view"]
     view = _RowView()
-    view.__dict__ = {**d, "context": ctx, "include_sent": include,
-                     "cost_hosted_usd": c.hosted_usd, "cost_reason": c.reason,
-                     "carried": carried}
+    view.__dict__ = d
+    view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
+        view.carried = ctx, include, c.hosted_usd, c.reason, carried
     return explain(view)  # type: ignore[arg-type]
 
 

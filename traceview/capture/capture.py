@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -215,13 +216,17 @@ class CaptureLoader:
                     readline = handle.readline
                     while raw := readline(MAX_LINE_BYTES):
                         line_no += 1
-                        if raw[-1:] != b"\n" and len(raw) == MAX_LINE_BYTES:
+                        # The last byte, as an int (no slice made); a BOM taken off the
+                        # start below changes it only when it is the whole line: then not a
+                        # newline either way.
+                        ended = raw[-1] == 10
+                        if not ended and len(raw) == MAX_LINE_BYTES:
                             offset += self._skip_long_line(i, line_no, handle, len(raw))
                             continue
                         if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
                             offset += 3
                             raw = raw[3:]
-                        feed(i, line_no, offset, raw, raw[-1:] == b"\n")
+                        feed(i, line_no, offset, raw, ended)
                         offset += len(raw)
                         if not line_no % every:
                             self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
@@ -345,7 +350,8 @@ class _Rereader:
             self.handle.close()
 
     def at(self, offset: int, length: int) -> Callable[[], dict[str, Any]]:
-        return lambda: self.read(offset, length)
+        # One per line fed, nearly all never called: a partial is made in C, a lambda is not.
+        return partial(self.read, offset, length)
 
     def read(self, offset: int, length: int) -> dict[str, Any]:
         try:

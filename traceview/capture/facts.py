@@ -29,6 +29,7 @@ from traceview.capture.items import (
     is_message,
     message_text,
     model_produced,
+    text_bytes,
 )
 from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
 from traceview.capture.model import RequestFacts, ResponseFacts
@@ -144,12 +145,16 @@ def _user_side(items: list[Any], want_sig: bool = True,
     if not items:
         return None, None, first_sig
     last = items[-1]
-    if type(last) is dict and last.get("type") == "compaction_trigger":
+    lt = last.get("type") if type(last) is dict else None
+    if lt == "compaction_trigger":
         for item in reversed(items):  # the last item that is not a trigger, if any
             if not (isinstance(item, dict) and item.get("type") == "compaction_trigger"):
                 last = item
                 break
-    if type(last) is dict and last.get("role") == "user" and is_message(last):
+        lt = last.get("type") if type(last) is dict else None
+    # is_message(last), read here: a dict typed "message", or untyped with a role.
+    if type(last) is dict and last.get("role") == "user" and (
+            lt == "message" or (lt is None and "type" not in last)):
         if last is first:
             text = first_text
         else:
@@ -252,23 +257,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = len(raw_items)
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
-        new = _new_items(items, chained)
-        new_tokens = estimate_tokens(new)
-        keys: list[str] = []
-        answered: list[str] = []
-        for item in items:
-            if type(item) is dict:
-                t = item.get("type")
-                if t == "compaction":
-                    compaction_input = True
-                    keys.extend(compaction_keys(item))
-                elif t == "compaction_trigger":
-                    compaction_trigger = True
-                elif type(t) is str and t in ANSWER_KEYS:
-                    cid = item.get(ANSWER_KEYS[t])
-                    if type(cid) is str:
-                        answered.append(cid)
-        media = _media(new, model, raw_items)
+        new_tokens, compaction_input, compaction_trigger, keys, answered, media = (
+            _chained_items if chained else _items)(items, model, raw_items)
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -282,6 +272,69 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         trunc if type(trunc) is str else None, stream, g("background") is True)
     _request_common(f, g, tools, tools_offered, extra)
     return f
+
+
+_Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]]]
+
+
+def _items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
+    """What a request's input items say: (estimated tokens of the new input, a compaction
+    item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
+    parts of the new input)."""
+    new = _new_items(items, False)
+    new_tokens = estimate_tokens(new)
+    compaction_input = compaction_trigger = False
+    keys: list[str] = []
+    answered: list[str] = []
+    for item in items:
+        if type(item) is dict:
+            t = item.get("type")
+            if t == "compaction":
+                compaction_input = True
+                keys.extend(compaction_keys(item))
+            elif t == "compaction_trigger":
+                compaction_trigger = True
+            elif type(t) is str and t in ANSWER_KEYS:
+                cid = item.get(ANSWER_KEYS[t])
+                if type(cid) is str:
+                    answered.append(cid)
+    return (new_tokens, compaction_input, compaction_trigger, keys, answered,
+            _media(new, model, raw_items))
+
+
+def _chained_items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
+    """_items for a chained turn, whose new input is all of its items: the token estimate,
+    the kinds and the media pre-check (_flat) read in the one loop over them."""
+    tokens = 0
+    compaction_input = compaction_trigger = False
+    flat = True
+    keys: list[str] = []
+    answered: list[str] = []
+    for item in items:
+        tokens += -(-text_bytes(item) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
+        if type(item) is dict:
+            g = item.get
+            t = g("type")
+            if type(t) is str:
+                if t in _MEDIA_SET:
+                    flat = False
+                if t == "compaction":
+                    compaction_input = True
+                    keys.extend(compaction_keys(item))
+                elif t == "compaction_trigger":
+                    compaction_trigger = True
+                elif t in ANSWER_KEYS:
+                    cid = g(ANSWER_KEYS[t])
+                    if type(cid) is str:
+                        answered.append(cid)
+            if flat and (isinstance(g("content"), _CONTAINERS)
+                         or isinstance(g("output"), _CONTAINERS)):
+                flat = False
+        elif isinstance(item, _CONTAINERS):
+            flat = False
+    media = [] if flat or not items or not _may_carry_media(raw_items) else media_parts(
+        items, model)
+    return tokens, compaction_input, compaction_trigger, keys, answered, media
 
 
 def compaction_keys(item: dict[str, Any]) -> list[str]:

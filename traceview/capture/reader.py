@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
+from traceview.capture.bounded import _NOT_OPENERS, MAX_DEPTH, TooDeep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
@@ -43,6 +43,7 @@ from traceview.capture.scan import (
 from traceview.capture.table import Facts, ResponseSide, TurnTable
 
 _new_tuple = tuple.__new__
+_new_turn = Turn.__new__
 _STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
@@ -59,11 +60,29 @@ def _absurd(value: Any) -> bool:
 
 
 def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
-    """Usage numbers no provider sends (negative, or beyond any real count). The plain
-    counts every usage holds are passed over before `_absurd` is asked."""
+    """Usage numbers no provider sends (negative, or beyond any real count). A usage of
+    plain counts (and nulls), as nearly every one is, is passed over in one loop over its
+    values; any other is read key by key (`_absurd_in`)."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
         return ()
+    for value in usage.values():
+        if type(value) is int:
+            if 0 <= value < _COUNT_LIMIT:
+                continue
+        elif value is None:
+            continue
+        elif type(value) is dict:
+            for v in value.values():
+                if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT):
+                    return _absurd_in(usage)
+            continue
+        return _absurd_in(usage)
+    return ()
+
+
+def _absurd_in(usage: dict[Any, Any]) -> list[tuple[str, int]] | tuple[()]:
+    """_absurd_counts' reading, key by key: the absurd numbers with their keys."""
     found: list[tuple[str, int]] | tuple[()] = ()
     for key, value in usage.items():
         t = type(value)
@@ -186,14 +205,13 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         if api is not None:
+            turns = self.turns
             retry_of = None if self._failed is None else \
                 self._retry_of(api, _obj(pre, reread), ref.source)
-            index = retry_of.index if retry_of is not None else len(self.turns) + 1
-            rec: Turn | Exchange = Turn(index, ref.source, ref.line, api, ref,
-                                        table=self.table)
+            index = retry_of.index if retry_of is not None else (
+                turns.n if turns.rows is None else len(turns.rows)) + 1  # len(turns) + 1
+            rec: Turn | Exchange = self._new_turn(index, api, ref, pre)
             if pre[9]:  # the body is a JSON object
-                facts = pre[8]
-                rec.req = facts + self._req_base if type(facts) is int else facts
                 if pre[10] is not None:  # an importer's origin
                     _imported(rec, pre[10])
                 self._last_input = (rec, api, pre, reread)
@@ -203,9 +221,11 @@ class CaptureBuilder:
                 self._last_input = None
             if retry_of is not None:
                 rec.attempts = (*retry_of.attempts, _attempt(retry_of))
-                self.turns[-1] = rec
+                turns[-1] = rec
+            elif turns.rows is None and rec._r == turns.n:  # turns.append(rec), inline
+                turns.n += 1
             else:
-                self.turns.append(rec)
+                turns.append(rec)
         else:
             method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
@@ -213,14 +233,58 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            waiting = self._linked.setdefault(link, deque())
-            if waiting:
-                self.problem(ref.source, ref.line, "duplicate_link",
-                             f"link id {link!r} is already used by an unanswered request "
-                             f"(line {waiting[-1].line}); responses are paired in file order")
+            # One request waiting is held as it is; a deque only for a reused id.
+            waiting = self._linked.get(link)
+            if waiting is None:
+                self._linked[link] = rec
+                return
+            if type(waiting) is not deque:
+                waiting = self._linked[link] = deque((waiting,))
+            self.problem(ref.source, ref.line, "duplicate_link",
+                         f"link id {link!r} is already used by an unanswered request "
+                         f"(line {waiting[-1].line}); responses are paired in file order")
             waiting.append(rec)
         else:
             self._pending = rec
+
+    def _new_turn(self, index: int, api: str, ref: RecordRef, pre: tuple) -> Turn:
+        """A turn of request `ref` as a new table row, its request facts stored (what
+        `Turn(index, …, ref, table=…)` and `turn.req = facts` do, written out: this runs
+        once per request)."""
+        t = self.table
+        req_row = -1
+        if pre[9]:  # the body is a JSON object: its facts, a record or a worker's row
+            facts = pre[8]
+            if type(facts) is int:
+                req_row = facts + self._req_base
+            elif facts is not None:
+                req_row = t.requests.add(facts)
+        n = t.pool.numbers.get(api)
+        if n is None:
+            n = t.pool.number(api)
+        r = len(t.index)
+        source, offset, length, line = ref
+        try:
+            t.index.append(index)
+            t.source.append(source)
+            t.api.append(n)
+            t.line.append(line)
+            t.req_source.append(source)
+            t.req_offset.append(offset)
+            t.req_length.append(length)
+            t.res_source.append(-1)
+            t.res_offset.append(-1)
+            t.res_length.append(-1)
+            t.res_line.append(-1)
+            t.req_row.append(req_row)
+            t.res_row.append(-1)
+        except OverflowError:  # a value too wide for its column: the row again, widening
+            t.append_row(r, (index, source, n, line, source, offset, length, -1, -1, -1, -1,
+                             req_row, -1))
+        turn = _new_turn(Turn)  # a view of row r
+        turn._t = t
+        turn._r = r
+        return turn
 
     def _retry_of(self, api: str, record: dict[str, Any], source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
@@ -253,18 +317,22 @@ class CaptureBuilder:
                   reread: Callable[[], dict[str, Any]] | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
-        if link is not None and link in self._linked:
-            waiting = self._linked[link]
-            rec = waiting.popleft()
-            if not waiting:
-                del self._linked[link]
-        elif link is None and self._pending is not None:
+        if link is not None:
+            rec = self._linked.pop(link, None)
+            if type(rec) is deque:  # a reused id: the oldest request waiting
+                waiting = rec
+                rec = waiting.popleft()
+                if len(waiting) > 1:
+                    self._linked[link] = waiting
+                elif waiting:
+                    self._linked[link] = waiting[0]
+        elif self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
             rec = self._orphan(pre, ref)
             if rec is None:
                 return
-        if isinstance(rec, Turn):
+        if type(rec) is Turn:
             facts = pre[4]
             if facts is None:
                 facts = response_facts(_obj(pre, reread))
@@ -292,8 +360,19 @@ class CaptureBuilder:
 
     def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, ref: RecordRef,
                      origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
-        turn.response = ref
-        turn.res = facts
+        # turn.response = ref and turn.res = facts, written out (once per response).
+        table = self.table
+        side = table.responses
+        tr = turn._r
+        row = facts if type(facts) is int else side.add(facts)
+        try:
+            table.res_source[tr], table.res_offset[tr], table.res_length[tr], \
+                table.res_line[tr] = ref
+            table.res_row[tr] = row
+        except OverflowError:  # a column too narrow for the value: widened
+            for name, value in zip(("res_source", "res_offset", "res_length", "res_line",
+                                    "res_row"), (*ref, row), strict=True):
+                table.put(name, tr, value)
         if absurd:
             for name, value in absurd:
                 self.problem(ref.source, ref.line, "absurd_number",
@@ -302,8 +381,6 @@ class CaptureBuilder:
         if origin is not None:
             _imported(turn, origin)
         # The row's columns read here, not through a view: one turn's answer reads three.
-        table = self.table
-        side, row = table.responses, table.res_row[turn.row]
         extra = side._d_extra.get(row)
         if extra:
             for i, t in extra.get("unknown_items") or ():
@@ -399,7 +476,7 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         for waiting in self._linked.values():
-            for rec in waiting:
+            for rec in (waiting if type(waiting) is deque else (waiting,)):
                 self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
@@ -466,7 +543,10 @@ def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
         if "recursion" not in str(exc).lower():
             return _bad_line(raw, ended, exc)
         obj = TooDeep("nested deeper than the parser allows")
-    if type(obj) is TooDeep or (may_be_deep(raw) and too_deep(obj)):
+    # bounded.may_be_deep, inlined (it runs on every line): fewer brackets than MAX_DEPTH
+    # cannot nest that deep.
+    if type(obj) is TooDeep or (len(raw.translate(None, _NOT_OPENERS)) > MAX_DEPTH
+                                and too_deep(obj)):
         return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
                 "line skipped")
     if type(obj) is not dict:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from traceview.analysis.session import Analysis
+from traceview.analysis.turn_report import row_dicts
 from traceview.capture.redact import redact_json
 from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
@@ -133,7 +134,8 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
 
 def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
     def write(start: int, end: int) -> Iterator[bytes]:
-        return _items(turns[start:end], _as_dict, indent, first=start == 0)
+        # The rows straight from the columns (analysis/turn_report.py row_dicts).
+        return _items(row_dicts(turns[start:end]), _same, indent, first=start == 0)
 
     return write_ranges(ranges(len(turns)), write)
 

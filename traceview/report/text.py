@@ -16,7 +16,7 @@ from rich.text import Text
 from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import TurnReport, explain_row
+from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
 from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
@@ -86,7 +86,7 @@ def _table_lines(rows: list[dict], hosted: dict[str, str] | None = None) -> tupl
 def turns_table(turns: list[TurnReport]) -> Text:
     """The turns of one conversation as fixed-width lines: a hundred thousand rows print
     in seconds (a rich.Table measures every cell, ~2 ms a row)."""
-    return _table_text(*_table_lines([t.row(explained=False, whole=False) for t in turns]))
+    return _table_text(*_table_lines(list(row_dicts(turns, explained=False, whole=False))))
 
 
 def _table_text(header: str, body: str) -> Text:
@@ -241,8 +241,8 @@ def _render_text(analysis: Analysis, console: Console) -> None:
 def _conversation(out: _Out, conv: Any, by_index: Callable[[int], TurnReport | None],
                   width: int) -> None:
     """One conversation's title, table of turns and notes on its marked turns."""
-    rows = [t.row(explained=False, whole=False) for t in map(by_index, conv.turns)
-            if t is not None]
+    rows = list(row_dicts((t for t in map(by_index, conv.turns) if t is not None),
+                          explained=False, whole=False))
     out.part("")
     title = (f"{conv.kind} {conv.id or conv.key} · {_plural(len(rows), 'turn')} · "
              f"billed in {num(conv.input_tokens)} · cost {usd(conv.cost_usd)}")
