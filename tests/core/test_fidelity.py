@@ -114,3 +114,18 @@ def test_compare_reports_fidelity_per_arm() -> None:
     assert b["score_pct"] == 0.0
     assert b["by_reason"] == {"no_provider_copy": 14, "evidence_missing": 2}
     assert a["status"] == "100 % replay (16/16, capture only)"
+
+
+
+def test_a_deposit_whose_usage_contradicts_itself_is_named_without_a_number(
+        capsys) -> None:
+    """Cached tokens above input tokens, reasoning above output: the deposit marker stands
+    but its count is None. `traceview fidelity` crashed formatting None (found by the fifth
+    pass's differential check, tests/fixtures/contradicting_usage.jsonl); it must name the
+    reason, without a number the capture does not support."""
+    from traceview.cli import main
+
+    rc = main(["fidelity", str(REAL.parent / "contradicting_usage.jsonl")])
+    out = capsys.readouterr().out
+    assert rc == 1  # the conversation does not replay
+    assert "context entered before turn 2 with no request or hosted call" in out

@@ -2,7 +2,8 @@
 
 The old rule let a name start after every "_" or "-" and was quadratic on "a_a_a_…"
 (tests/hostile/test_redact_runs.py). Below, the old matcher, copied verbatim from
-traceview/capture/redact.py before the change, is the oracle: over a generated corpus of
+traceview/capture/redact.py before the change (plus the scheme-then-name fix both
+carry), is the oracle: over a generated corpus of
 names, keys, separators, escapes and secret-looking values glued every way, and over the
 cases where a search begins inside a run, the new `_mask` returns the same text.
 """
@@ -29,6 +30,9 @@ _SPACE = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{
 _GAP = _SPACE + "*"
 # An auth scheme before the value, spaced like a gap: "Bearer\\tX" as JSON writes a tab.
 _SCHEME = rf"(?i:bearer|basic|token|digest){_SPACE}+"
+# Added to the oracle with the fix it carries over (tests/hostile/test_bearer_then_name.py):
+# a scheme word never takes a following "name:" as its token.
+_NAME_VALUE = rf"(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
@@ -44,9 +48,9 @@ _PATTERNS = re.compile(
     rf"{_GAP}(?:\\{{0,7}}[\"'])?"
     # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
     # read "[redacted] [redacted]" (the mask of a mask must be the mask).
-    rf"(?:{_SCHEME})?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}"
+    rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}"
     # Bearer <anything>
-    rf"|(?P<keep4>\b(?i:bearer){_SPACE}+){_VALUE}{{6,}}"
+    rf"|(?P<keep4>\b(?i:bearer){_SPACE}+)(?!{_NAME_VALUE}){_VALUE}{{6,}}"
     # Query strings: ?key= &api_key= &access_token= …
     r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|"
     r"client[_-]?secret|password|secret|code)=)(?!\[redacted\])[^&\s\"'#<>\\]{4,}"

@@ -104,8 +104,11 @@ def test_a_masked_auth_header_reads_as_before(tmp_path: Path,
                                               capsysbinary: pytest.CaptureFixture[bytes],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The plain form of the digest above: "Authorization: Bearer <key>" is masked when read
-    and the masked text again in the written report; the JSON report has read
-    "Authorization: [redacted] [redacted]" since the redactor was written (6808ef7)."""
+    and the masked text again in the written report. Up to 6808ef7 the second pass took the
+    scheme word of the first pass's "Bearer [redacted]" for a value and the report read
+    "Authorization: [redacted] [redacted]"; since issue #11's fifth pass a mask of a mask is
+    the mask, so the report reads as the capture was masked (the one change the pinned digests
+    above were re-pinned for: the key itself was never shown)."""
     monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     _bearer(tmp_path / "bearer.jsonl")
@@ -114,6 +117,6 @@ def test_a_masked_auth_header_reads_as_before(tmp_path: Path,
     doc = orjson.loads(out)
     texts = [t["user_text"] for t in doc["turns"]] if "turns" in doc else []
     assert b"eyJhbGciOiJIUzI1NiJ9abcdef" not in out and b"Lk3Mn4Bv5Cx6" not in out
-    assert texts == ["Authorization: [redacted] [redacted]",
-                     "AUTHORIZATION: [redacted] [redacted]",
-                     "headers={'Authorization': '[redacted] [redacted]'}"]
+    assert texts == ["Authorization: Bearer [redacted]",
+                     "AUTHORIZATION: BEARER [redacted]",
+                     "headers={'Authorization': 'Bearer [redacted]'}"]

@@ -838,8 +838,12 @@ def _late_reason(turns: list[Any], final: Any,
                                    "capture")
     for t in turns:
         if t.index <= final.index and "deposit" in t.markers and not t.attribution:
-            return "outside_capture", (f"≈ {t.unexplained_tokens:,} tokens entered before turn "
-                                       f"{t.index} with no request or hosted call in the capture")
+            # No count when the usage contradicts itself (cached above input): the deposit
+            # is still named, without a number the capture does not support.
+            n = t.unexplained_tokens
+            what = f"≈ {n:,} tokens" if isinstance(n, int) else "context"
+            return "outside_capture", (f"{what} entered before turn {t.index} with no "
+                                       "request or hosted call in the capture")
     return None
 
 

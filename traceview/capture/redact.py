@@ -40,6 +40,11 @@ _SPACE = r"(?:\s|\\{1,7}(?:[tnrfb]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{
 _GAP = _SPACE + "*"
 # An auth scheme before the value, spaced like a gap: "Bearer\\tX" as JSON writes a tab.
 _SCHEME = rf"(?i:bearer|basic|token|digest){_SPACE}+"
+# A name and its ":" or "=" where a value would begin: "Bearer\\napi_key: <secret>" (a log
+# line quoted with its escapes) is a scheme word, then a name whose value is the secret. The
+# scheme must not take the name as its token: the match would end on the name and leave the
+# secret after it in clear.
+_NAME_VALUE = rf"(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
 # The characters a name's run is made of, as "(?i:[a-z0-9_\-])" reads them: IGNORECASE
 # also takes "İ", "ı", "ſ" and the Kelvin sign "K" for ASCII letters.
 _RUN = "A-Za-z0-9_\\-\u0130\u0131\u017f\u212a"
@@ -66,7 +71,7 @@ def _keep3(start: str) -> str:
         rf"{_GAP}(?:\\{{0,7}}[\"'])?"
         # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
         # read "[redacted] [redacted]" (the mask of a mask must be the mask).
-        rf"(?:{_SCHEME})?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
+        rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
 
 
 # OpenAI-style keys inside a word when long and mixed like a real key (see _Keep2).
@@ -96,7 +101,7 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
         # NAME=value / "name": "value" / Name: [Bearer|Basic] value (see _keep3).
         "|" + _keep3(_RUN_START) +
         # Bearer <anything>
-        rf"|(?P<keep4>\b(?i:bearer){_SPACE}+){_VALUE}{{6,}}"
+        rf"|(?P<keep4>\b(?i:bearer){_SPACE}+)(?!{_NAME_VALUE}){_VALUE}{{6,}}"
         # Query strings: ?key= &api_key= &access_token= …
         r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|"
         r"signature|client[_-]?secret|password|secret|code)=)(?!\[redacted\])"
