@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - other interpreters (3.12 renamed it _s
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.columns import Columns
-from traceview.analysis.item_compare import _ALIASES, _IGNORED_KEYS, _TEXT_PARTS, normalise
+from traceview.analysis.item_compare import as_item, keyed, normalise
 from traceview.analysis.transcript import (
     _response_body,
     capture_items,
@@ -103,17 +103,12 @@ def _canon(obj: Any, top: bool, odd: list[Any] | None) -> Any:
     json.dumps writes the whole input."""
     if isinstance(obj, dict):
         out: dict[str, Any] = {}
-        if top and "role" in obj and "type" not in obj:
-            obj = {"type": "message", **obj}
+        obj = as_item(obj, top)
         kept = False
         for key, val in obj.items():
-            key = _ALIASES.get(key, key)
-            if top and key in _IGNORED_KEYS:
+            key, val = keyed(obj, key, val, top)
+            if key is None:
                 continue
-            if key == "content" and isinstance(val, str) and obj.get("type") == "message":
-                val = [{"type": "text", "text": val}]
-            if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
-                val = "text"
             norm = _canon(val, False, odd)
             if norm is _EMPTY:
                 continue

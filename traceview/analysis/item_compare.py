@@ -111,20 +111,37 @@ def same_identity(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return False
 
 
+def as_item(obj: dict[str, Any], top: bool) -> dict[str, Any]:
+    """An input item as the comparison reads it: a bare {"role", "content"} is a message."""
+    if top and "role" in obj and "type" not in obj:
+        return {"type": "message", **obj}
+    return obj
+
+
+def keyed(obj: dict[str, Any], key: str, val: Any, top: bool) -> tuple[str | None, Any]:
+    """One key of `obj` and its value as the comparison reads them: the key's alias, a
+    message's string content as one text part, every text part's type as "text"; None for
+    a key the comparison ignores. The one statement of these rules: `normalise` and the
+    fidelity hash's one-walk form (fidelity._canon) both apply it."""
+    key = _ALIASES.get(key, key)
+    if top and key in _IGNORED_KEYS:
+        return None, val
+    if key == "content" and isinstance(val, str) and obj.get("type") == "message":
+        return key, [{"type": "text", "text": val}]
+    if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
+        return key, "text"
+    return key, val
+
+
 def normalise(obj: Any, *, top: bool = True) -> Any:
     """A comparable form: no nulls or empties, no aliases, text parts unified."""
     if isinstance(obj, dict):
         out: dict[str, Any] = {}
-        if top and "role" in obj and "type" not in obj:
-            obj = {"type": "message", **obj}
+        obj = as_item(obj, top)
         for key, val in obj.items():
-            key = _ALIASES.get(key, key)
-            if top and key in _IGNORED_KEYS:
+            key, val = keyed(obj, key, val, top)
+            if key is None:
                 continue
-            if key == "content" and isinstance(val, str) and obj.get("type") == "message":
-                val = [{"type": "text", "text": val}]
-            if key == "type" and isinstance(val, str) and val in _TEXT_PARTS and not top:
-                val = "text"
             norm = normalise(val, top=False)
             if norm in (None, [], {}, ""):
                 continue
