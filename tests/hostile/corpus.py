@@ -184,6 +184,16 @@ def traceview(*args: str, timeout: float = 60, stdin: Any = None,
                           subprocess.DEVNULL, env=full_env, cwd=cwd or ROOT, check=False)
 
 
+def finishes(code: str, guard: float = 120) -> None:
+    """Run `code` in a fresh interpreter and require it to print "done": a search that went
+    quadratic on hostile input hangs there and fails the test at `guard` seconds, without
+    hanging the suite (a hang guard, not a timing assertion)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=guard, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "done"
+
+
 def assert_no_traceback(out: subprocess.CompletedProcess[bytes]) -> None:
     assert b"Traceback" not in out.stderr, out.stderr.decode(errors="replace")[-2000:]
     assert b"Traceback" not in out.stdout, out.stdout.decode(errors="replace")[-2000:]
