@@ -20,8 +20,9 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import compress, islice, pairwise, repeat
 from math import fsum
+from operator import gt, mul, ne, sub
 from typing import Any, NamedTuple, Protocol
 
 from traceview.analysis.columns import Columns
@@ -633,7 +634,10 @@ class Ledger:
 
     def _add_source(self, n: int, kind: int, arrived: int, tokens: int,
                     origin: Sequence[int], calls: Sequence[str], types: tuple[str, ...],
-                    missing: bool, include: tuple[str, ...], config: ToolConfig | None) -> int:
+                    missing: bool, include: tuple[str, ...], config: ToolConfig | None,
+                    at: int | None = None, meta_index: int | None = None) -> int:
+        """Source `i`'s columns; its charges start at `at` (default: the next charge);
+        `meta_index`: the pool index of (config, types, include) when the caller has it."""
         i = len(self._s_flags)
         self._s_flags.append(kind | (_MISSING if missing else 0))
         try:
@@ -646,13 +650,16 @@ class Ledger:
         except OverflowError:
             self._s_tokens = _widened(self._s_tokens)
             self._s_tokens.append(tokens)
-        at = len(self._c_turn)
+        if at is None:
+            at = len(self._c_turn)
         self._s_start.append(at)
         self._s_stop.append(at)
-        meta = (config, types, include)
-        got = self._pooled.get(meta)  # (a few distinct in a capture: no sharing needed)
-        self._s_meta.append(got if got is not None else self._share(
-            (config, shared(tuple(types)), shared(tuple(include)))))
+        if meta_index is None:
+            meta = (config, types, include)
+            got = self._pooled.get(meta)  # (a few distinct in a capture: no sharing needed)
+            meta_index = got if got is not None else self._share(
+                (config, shared(tuple(types)), shared(tuple(include))))
+        self._s_meta.append(meta_index)
         try:
             self._origin.extend(origin)
         except OverflowError:
@@ -684,15 +691,9 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     cols = _one_table(seq)
     if cols is not None:
         # The analysis's turns (analysis/reports.py): read from the columns at their rows,
-        # grouped by the conversation column; a turn's view is made only where a deposit or
-        # a captured hosted call needs more than the columns (`_Views`).
-        read = _TableReader(cols)
-        index = read.index
-        for key, rows in _grouped(seq.rows(), cols):  # type: ignore[attr-defined]
-            if any(index[a] > index[b] for a, b in pairwise(rows)):  # not in index order
-                rows = sorted(rows, key=index.__getitem__)  # stable, as a sort of the turns
-            _conversation(ledger, key, _Views(cols, rows), read(rows), rate, config_of,
-                          project, bills.get(key))
+        # grouped by the conversation column (`_from_table`).
+        _from_table(ledger, cols, seq.rows(), rate, config_of, project,  # type: ignore[attr-defined]
+                    bills)
         return ledger
     # Grouped by position, not by turn: the analysis's turns are views made when read
     # (a TurnReport and the Turn it keeps: ~150 bytes), and a list of every one held for
@@ -726,39 +727,6 @@ def _one_table(seq: Sequence[Any]) -> Any:
     cols = parts[0]
     table = getattr(cols, "table", None)
     return cols if table is not None and hasattr(table, "res_row") else None
-
-
-def _grouped(rows: Sequence[int], cols: Any) -> Iterator[tuple[str, array[int]]]:
-    """(conversation key, its rows in report order), in the order keys are first seen."""
-    conv, keys = cols.conv, cols.keys
-    by_key: dict[str, array[int]] = {}  # 4 bytes a turn while the pass runs
-    for r in rows:
-        key = keys[conv[r]]
-        at = by_key.get(key)
-        if at is None:
-            at = by_key[key] = array("i")
-        at.append(r)
-    return iter(by_key.items())
-
-
-class _Views(Sequence[Any]):
-    """A conversation's turns as views made when read (TurnReport over the columns)."""
-
-    __slots__ = ("_cols", "_rows")
-
-    def __init__(self, cols: Any, rows: Sequence[int]) -> None:
-        self._cols = cols
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(self, j: Any) -> Any:
-        from traceview.analysis.turn_report import TurnReport  # it imports this module
-
-        if isinstance(j, slice):
-            return [TurnReport(self._cols, r) for r in self._rows[j]]
-        return TurnReport(self._cols, self._rows[j])
 
 
 class _Facts(NamedTuple):
@@ -815,84 +783,6 @@ def _read_views(turns: Sequence[LedgerTurn]) -> _Facts:
                   [bool(c) for c in calls], captured, unexplained, attribution)
 
 
-class _TableReader:
-    """The facts of a conversation's turns from their rows: the turn table's columns
-    (analysis/columns.py) and the analysis's (turn_columns.py), one index each, no view
-    made; bound again when the table's version changes (a column widened)."""
-
-    def __init__(self, cols: Any) -> None:
-        self._tc = cols
-        self._c = Columns(cols.table)
-        self._ends: list[tuple[bool, str | None]] = []  # by marker list number
-
-    @property
-    def index(self) -> Any:
-        return self._bound().index
-
-    def _bound(self) -> Columns:
-        c = self._c
-        table = self._tc.table
-        if c.table is not table or c.version != table.version:
-            c = self._c = Columns(table)
-        return c
-
-    def __call__(self, rows: Sequence[int]) -> _Facts:
-        c = self._bound()
-        tc = self._tc
-        values, index, req_row, res_row = c.values, c.index, c.req_row, c.res_row
-        s_in, s_cached, s_model, q_model = c.s_in, c.s_cached, c.s_model, c.q_model
-        marker_ids, marker_lists, owned_col = tc.marker_ids, tc.marker_lists, \
-            tc.owned_state_bytes
-        hosted = c.s_hosted
-        picked = getattr(hosted, "picked", None)
-        idx = [index[r] for r in rows]
-        srow = [res_row[r] for r in rows]
-        ids = [marker_ids[r] for r in rows]
-        markers = [marker_lists[m] for m in ids]
-        ends_of = self._ends
-        if len(ends_of) != len(marker_lists):  # a few dozen lists: each judged once
-            ends_of[:] = [_ENDS(m) if m else _NO_END for m in marker_lists]
-        ends = [ends_of[m] for m in ids]
-        owned = [None if (v := owned_col[r]) < 0 else v for r in rows]
-        inputs, cached, models, has = [], [], [], []
-        for r, si in zip(rows, srow, strict=True):
-            if si >= 0:
-                n, k = s_in[si], s_cached[si]
-                inputs.append(None if n < 0 else n)
-                cached.append(None if k < 0 else k)
-                model = values[s_model[si]]
-                has.append(si in hosted)
-            else:
-                inputs.append(None)
-                cached.append(None)
-                model = None
-                has.append(False)
-            if not model:
-                qi = req_row[r]
-                model = values[q_model[qi]] if qi >= 0 else None
-            models.append(model)
-
-        def captured(j: int) -> list[tuple[str | None, str | None]]:
-            si = srow[j]
-            if si < 0:
-                return []
-            if picked is not None:
-                return picked(si, "captured")  # type: ignore[no-any-return]
-            return [(x.type, x.id) for x in hosted.get(si, ()) if x.evidence == "captured"]
-
-        expected = tc.expected_input
-
-        def unexplained(j: int) -> int | None:  # TurnReport.unexplained_tokens
-            inp, e = inputs[j], expected[rows[j]]
-            return None if inp is None or e < 0 else inp - e
-
-        def attribution(j: int) -> _Parts | None:  # TurnReport.attribution, not as a dict
-            return _parts(tc.attribution_of(rows[j]))
-
-        return _Facts(idx, inputs, cached, models, markers, ends, owned, has, captured,
-                      unexplained, attribution)
-
-
 class _Rates:
     """`_rate` with the model's two prices looked up once per model (a charge per carrying
     turn asks it)."""
@@ -901,18 +791,24 @@ class _Rates:
         self.pricing = pricing
         self._prices: dict[str | None, tuple[float, float] | None] = {}
 
+    def prices(self, model: str | None) -> tuple[float, float] | None:
+        """(cached input price, input price) of `model`; None: not priced."""
+        try:
+            return self._prices[model]
+        except KeyError:
+            pass
+        prices = self.pricing.model_prices(model) if self.pricing is not None else None
+        got = None if prices is None or "input" not in prices else (
+            prices.get("cached_input", prices["input"]), prices["input"])
+        if len(self._prices) < 1024:
+            self._prices[model] = got
+        return got
+
     def __call__(self, model: str | None, cached: int | None,
                  input_tokens: int) -> float | None:
         if self.pricing is None or not input_tokens:
             return None
-        try:
-            got = self._prices[model]
-        except KeyError:
-            prices = self.pricing.model_prices(model)
-            got = None if prices is None or "input" not in prices else (
-                prices.get("cached_input", prices["input"]), prices["input"])
-            if len(self._prices) < 1024:
-                self._prices[model] = got
+        got = self.prices(model)
         if got is None:
             return None
         cached_price, price = got
@@ -1055,6 +951,474 @@ def _conversation(ledger: Ledger, key: str, turns: Sequence[LedgerTurn], facts: 
     ledger._close()
 
 
+# ------------------------------------------------------------------------- the table's pass
+
+_BATCH = 4096  # rows per batch of whole conversations: the pass's lists stay this small
+_MISS = object()
+
+
+def _from_table(ledger: Ledger, tc: Any, rows: Sequence[int], rate_of: _Rates,
+                config_of: Callable[[int], ToolConfig | None] | None, project: int,
+                bills: dict[str, float | None]) -> None:
+    """The ledger of the analysis's turns over one table (`tc`: its TurnColumns), read from
+    the columns in batches of whole conversations: per batch, each column the pass reads is
+    picked at the batch's rows in C (`map`); a conversation is a run of positions; a plain
+    turn (no marker that opens or ends a carry, no hosted call) costs a few list reads and,
+    while a source is active, its charge. The same result as `_conversation` over each
+    conversation's views (tests/core/test_hosted_passes_columns.py compares, per fixture)."""
+    n = len(rows)
+    if not n:
+        return
+    conv, keys = tc.conv, tc.keys
+    if type(rows) is range and rows.step == 1:
+        cv: Sequence[int] = conv[rows.start:rows.stop]
+    else:
+        cv = array("q", map(conv.__getitem__, rows))
+    bounds = list(compress(range(1, n), map(ne, cv, islice(cv, 1, None))))
+    ids = set(cv)
+    order: Sequence[int]
+    if len(bounds) + 1 == len(ids) and len({keys[v] for v in ids}) == len(ids):
+        order, starts = rows, [0, *bounds, n]  # each conversation one run (the usual case)
+    else:  # interleaved: grouped by key, in the order keys are first seen
+        by_key: dict[str, array[int]] = {}
+        for r, v in zip(rows, cv, strict=True):
+            key = keys[v]
+            at = by_key.get(key)
+            if at is None:
+                at = by_key[key] = array("q")
+            at.append(r)
+        order, starts = array("q"), [0]
+        for at in by_key.values():
+            order.extend(at)
+            starts.append(len(order))
+    del cv, bounds, ids
+    run = _TablePass(ledger, tc, rate_of, config_of, project, bills)
+    t, last = 0, len(starts) - 1
+    while t < last:
+        u = max(bisect_right(starts, starts[t] + _BATCH, t + 1) - 1, t + 1)
+        a = starts[t]
+        run.batch(order[a:starts[u]], [s - a for s in starts[t:u + 1]])
+        t = u
+
+
+class _TablePass:
+    """What a batch reads, bound once for the pass (see `_from_table`)."""
+
+    def __init__(self, ledger: Ledger, tc: Any, rate_of: _Rates,
+                 config_of: Callable[[int], ToolConfig | None] | None, project: int,
+                 bills: dict[str, float | None]) -> None:
+        self.ledger, self.tc, self.rate_of, self.config_of = ledger, tc, rate_of, config_of
+        self.project, self.bills = project, bills
+        c = self.c = Columns(tc.table)
+        s_in = array(c.s_in.typecode, c.s_in)
+        s_in.append(-1)  # a turn without a response (row -1) reads this: None
+        self.s_in = s_in
+        lists = tc.marker_lists
+        self.ends = [_ENDS(m) if m else _NO_END for m in lists]
+        # A marker list's code: 1 a deposit, 2 a marker that ends carried context.
+        self.code = [(1 if d else 0) | (2 if e is not None else 0) for d, e in self.ends]
+        self.calls = c.s_hosted
+        self.prices: dict[int, tuple[float, float] | None] = {}  # by response model number
+        self.wanted: dict[tuple[str, ...], Any] = {}  # a source's types -> the tools wanted
+        self.metas: dict[tuple[int, tuple[str, ...], tuple[str, ...]], int] = {}
+        self.cfgs: dict[int, Any] = {}  # the conversation's configurations, by turn index
+        self._idx: list[int] = []
+        self._rows: list[int] = []
+        self._lo = self._hi = 0
+
+    # ---- a turn's hosted calls
+    def _located(self, srow: list[int]) -> dict[int, Any]:
+        """Response row -> where its calls are: a position in the calls' columns, or (a row
+        set out of order) the calls themselves."""
+        calls = self.calls
+        crow = getattr(calls, "rows", None)
+        if crow is None:  # not a Calls (a plain dict of calls by row)
+            return {s: calls[s] for s in srow if s in calls}
+        lo, hi = min(srow), max(srow)
+        k0, k1 = bisect_left(crow, lo), bisect_right(crow, hi)
+        where: dict[int, Any] = dict(zip(crow[k0:k1], range(k0, k1), strict=True))
+        for s in calls.changed:
+            if lo <= s <= hi:
+                where.pop(s, None)
+                if s in calls:
+                    where[s] = calls.get(s, ())
+        return where
+
+    def _captured(self, at: Any) -> list[tuple[str | None, str | None]]:
+        """(type, id) of each call at `at` (`_located`) whose evidence was captured."""
+        if type(at) is not int:
+            return [(x.type, x.id) for x in at if x.evidence == "captured"]
+        calls = self.calls
+        ends, values, shape, ids = calls.ends, calls.pool.values, calls.shape, calls.ids
+        out = []
+        for q in range(ends[at - 1] if at else 0, ends[at]):
+            v = values[shape[q]]
+            if v[2] == "captured":
+                out.append((v[0], ids.get(q)))
+        return out
+
+    def _attribution(self, r: int) -> _Parts | None:
+        """TurnColumns.attribution_of(r) as `_parts` gives it, read from the columns: the
+        hosted turns' calls found by their response row, each call's shape judged once."""
+        tc = self.tc
+        if tc.attribution and r in tc.attribution:
+            got = _parts(tc.attribution_of(r))
+            return None if got is None else ([int(x) for x in got[0]], *got[1:])
+        attributed = tc.attributed
+        if r >= len(attributed) or (at := attributed[r]) < 0:
+            return None
+        held = tc.attributed_rows
+        hosted = held[at + 1:at + 1 + held[at]]
+        c = self.c
+        values, index, req_row, res_row, q_include = (c.values, c.index, c.req_row,
+                                                      c.res_row, c.q_include)
+        calls = self.calls
+        crow = getattr(calls, "rows", None)
+        changed = calls.changed if crow is not None else None
+        ids: list[str | None] = []
+        types: set[Any] = set()
+        missing = False
+        flags: set[Any] = set()
+        for x in hosted:
+            si = res_row[x]
+            if crow is None or (changed and si in changed):
+                got = [(h.type, h.id, h.evidence, h.include) for h in calls.get(si, ())]
+            else:
+                k = bisect_left(crow, si)
+                if k == len(crow) or crow[k] != si:
+                    continue
+                ends, shape, texts = calls.ends, calls.shape, calls.ids
+                got = []
+                for q in range(ends[k - 1] if k else 0, ends[k]):
+                    v = values[shape[q]]
+                    got.append((v[0], texts.get(q), v[2], v[3]))
+            for kind, cid, evidence, inc in got:
+                ids.append(cid)
+                types.add(kind)
+                if evidence == "missing":
+                    missing = True
+                    if inc:
+                        qi = req_row[x]
+                        if inc not in (values[q_include[qi]] if qi >= 0 else ()):
+                            flags.add(inc)
+        return ([index[x] for x in hosted], ids, tuple(sorted(types)), missing,
+                tuple(sorted(flags)))
+
+    # ---- a conversation's tool configurations (`_carry` sets _idx, _rows, _lo, _hi)
+    def _conf(self, index: int) -> ToolConfig | None:
+        """The configuration of the conversation's turn `index` (`config_of`, else the tools
+        its request offered), remembered for the conversation."""
+        cfgs = self.cfgs
+        got = cfgs.get(index, _MISS)
+        if got is not _MISS:
+            return got  # type: ignore[no-any-return]
+        got = self.config_of(index) if self.config_of else None
+        if got is None:
+            c = self.c
+            k = bisect_right(self._idx, index, self._lo, self._hi) - 1
+            qi = c.req_row[self._rows[k]]
+            offered = c.values[c.q_tools[qi]] if qi >= 0 else ()
+            if offered:
+                got = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
+                                           for x in offered))
+        cfgs[index] = got
+        return got  # type: ignore[no-any-return]
+
+    def _made(self, origin: list[int], types: tuple[str, ...],
+              check: bool) -> ToolConfig | None:
+        """`_origin_config`: the tools (and vector stores) the source's calls came from;
+        `check`: an origin turn may lie outside the conversation."""
+        wanted = self.wanted.get(types, _MISS)
+        if wanted is _MISS:
+            wanted = frozenset(CALL_TOOL[t] for t in types if t in CALL_TOOL) or None
+            if len(self.wanted) < 1024:
+                self.wanted[types] = wanted
+        if wanted is None:
+            return None
+        stores: frozenset[str] = frozenset()
+        if "file_search" in wanted:  # type: ignore[operator]
+            idx, lo, hi = self._idx, self._lo, self._hi
+            for i in origin:
+                if check:
+                    k = bisect_left(idx, i, lo, hi)
+                    if k == hi or idx[k] != i:
+                        continue
+                got = self._conf(i)
+                if got is not None and got.vector_store_ids:
+                    stores = stores | got.vector_store_ids
+        key = (wanted, stores)
+        made = _ORIGIN_CONFIGS.get(key)  # type: ignore[arg-type]
+        if made is None:
+            made = ToolConfig(*key)  # type: ignore[arg-type]
+            if len(_ORIGIN_CONFIGS) < 4096:
+                _ORIGIN_CONFIGS[key] = made  # type: ignore[index]
+        return made
+
+    def _meta(self, made: ToolConfig | None, types: tuple[str, ...],
+              include: tuple[str, ...]) -> int:
+        """The ledger's pool index of (configuration, types, include), remembered by the
+        configuration's identity (a frozen dataclass hashes its fields on every call)."""
+        key = (id(made), types, include)
+        got = self.metas.get(key)
+        led = self.ledger
+        if got is not None and led._pool[got][0] is made:
+            return got
+        meta = (made, types, include)
+        got = led._pooled.get(meta)
+        if got is None:
+            got = led._share((made, shared(types), shared(include)))
+        if len(self.metas) < 4096:
+            self.metas[key] = got
+        return got
+
+    def _deposit(self, nc: int, index: int, tokens: int, a: _Parts | None,
+                 at: int) -> tuple[int, ToolConfig | None, None]:
+        """`_deposit_source`, the same columns appended."""
+        turns, calls, types, missing, include = a if a is not None else ((), (), (), False, ())
+        origin = turns if type(turns) is list else [int(x) for x in turns]
+        types = tuple(types)
+        include = tuple(include)
+        made = self._made(origin, types, True)
+        i = self.ledger._add_source(nc, 0, index, tokens, origin, [x for x in calls if x],
+                                    types, missing, include, made, at,
+                                    self._meta(made, types, include))
+        return i, made, None
+
+    def _hosted(self, nc: int, index: int, pending: list[tuple[int, str | None, str | None]],
+                tokens: int, at: int) -> tuple[int, ToolConfig | None, None]:
+        """`_hosted_source`, the same columns appended."""
+        if len(pending) == 1:
+            o, kind, cid = pending[0]
+            origin, types, calls = [o], (kind or "",), [cid] if cid else []
+        else:
+            origin = sorted({o for o, _t, _i in pending})
+            types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
+            calls = [cid for _o, _t, cid in pending if cid]
+        made = self._made(origin, types, False)  # all in this conversation
+        i = self.ledger._add_source(nc, 1, index, tokens, origin, calls, types, False, (),
+                                    made, at, self._meta(made, types, ()))
+        return i, made, None
+
+    def _price(self, si: int, r: int) -> tuple[float, float] | None:
+        """(cached price, price) of the turn's model (its response's, else its request's);
+        remembered by the response's model number when that names one."""
+        c = self.c
+        number = c.s_model[si]
+        model = c.values[number]
+        if not model:
+            qi = c.req_row[r]
+            return self.rate_of.prices(c.values[c.q_model[qi]] if qi >= 0 else None)
+        got = self.prices[number] = self.rate_of.prices(model)
+        return got
+
+    # ---- a batch of whole conversations
+    def batch(self, rows: Sequence[int], segs: list[int]) -> None:
+        """Conversations at positions [segs[t], segs[t + 1]) of `rows`, in order. Charges
+        are gathered as positions (`cj`) and written at the end of the batch, their rates
+        in one comprehension; a source's charges start and stop at `base` + a position."""
+        c, tc, led = self.c, self.tc, self.ledger
+        rows = list(rows)
+        index, res_row = c.index, c.res_row
+        idx = list(map(index.__getitem__, rows))
+        if any(compress(range(1, len(idx)), map(gt, idx, islice(idx, 1, None)))):
+            rows, idx = self._in_index_order(rows, idx, segs)
+        srow = list(map(res_row.__getitem__, rows))
+        ins = list(map(self.s_in.__getitem__, srow))
+        mids = list(map(tc.marker_ids.__getitem__, rows))
+        code = list(map(self.code.__getitem__, mids))
+        where = self._located(srow)
+        has = list(map(where.__contains__, srow))
+        conv, keys, owned_col, expected = tc.conv, tc.keys, tc.owned_state_bytes, \
+            tc.expected_input
+        ends_of, project, bills = self.ends, self.project, self.bills
+        cj: list[int] = []  # the batch's charges: positions of the turns charged
+        base = len(led._c_turn)
+        s_off, c_off, s_flags, line_run = led._s_off, led._c_off, led._s_flags, _line_run
+        for t in range(len(segs) - 1):
+            lo, hi = segs[t], segs[t + 1]
+            key = keys[conv[rows[lo]]]
+            last_owned = None
+            for j in range(hi - 1, lo - 1, -1):
+                if (v := owned_col[rows[j]]) >= 0:
+                    last_owned = v
+                    break
+            seg, mseg = ins[lo:hi], code[lo:hi]
+            if 2 in mseg or 3 in mseg or min(seg) < 0:
+                growth = _growth_parts([v if v >= 0 else None for v in seg], (), last_owned,
+                                       project, [ends_of[m] for m in mids[lo:hi]])
+            else:  # no compaction, every turn billed: the line is fitted to turns 1..m
+                m = hi - lo
+                cumulative = sum(seg)
+                growth = (cumulative, last_owned, (*line_run(m, seg), m, m, cumulative)
+                          if m >= 2 else None, project)
+            nc = led._open(key, bills.get(key), growth)
+            if 1 in mseg or 3 in mseg or True in has[lo:hi]:
+                self._carry(nc, rows, idx, srow, ins, mids, code, has, where, expected,
+                            lo, hi, cj, base)
+            s_off.append(len(s_flags))  # Ledger._close, the batch's charges counted
+            c_off.append(base + len(cj))
+        if cj:
+            self._charges(cj, rows, idx, srow, ins)
+
+    def _charges(self, cj: list[int], rows: list[int], idx: list[int], srow: list[int],
+                 ins: list[int]) -> None:
+        """Append the charges at positions `cj`: turn, per-token rate (`_rate`, the same
+        arithmetic), priced."""
+        led = self.ledger
+        turns = list(map(idx.__getitem__, cj))
+        try:
+            more = array(led._c_turn.typecode, turns)
+        except OverflowError:
+            led._c_turn = _widened(led._c_turn)
+            more = array("q", turns)
+        led._c_turn.extend(more)
+        if self.rate_of.pricing is None:
+            led._c_rate.extend(array("d", bytes(8 * len(cj))))
+            led._c_priced.extend(bytes(len(cj)))
+            return
+        c = self.c
+        sis = list(map(srow.__getitem__, cj))
+        nums = list(map(c.s_model.__getitem__, sis))
+        prices, values = self.prices, c.values
+        for number in set(nums).difference(prices):
+            if values[number]:
+                prices[number] = self.rate_of.prices(values[number])
+        if all(map(prices.__contains__, nums)):
+            got = list(map(prices.__getitem__, nums))
+        else:  # a response without a model: its request's
+            got = [prices[number] if number in prices else self._price(si, rows[j])
+                   for number, si, j in zip(nums, sis, cj, strict=True)]
+        s_cached = c.s_cached
+        made = [None if g is None or not n else
+                ((s := min(max((k if k > 0 else 0) / n, 0.0), 1.0)) * g[0]
+                 + (1 - s) * g[1]) / 1e6
+                for g, n, k in zip(got, map(ins.__getitem__, cj),
+                                   map(s_cached.__getitem__, sis), strict=True)]
+        led._c_rate.extend([0.0 if r is None else r for r in made])
+        led._c_priced.extend([r is not None for r in made])
+
+    def _in_index_order(self, rows: list[int], idx: list[int],
+                        segs: list[int]) -> tuple[list[int], list[int]]:
+        """Each conversation's rows sorted by turn index where they are not (stable: as a
+        sort of the turns)."""
+        index = self.c.index
+        for t in range(len(segs) - 1):
+            lo, hi = segs[t], segs[t + 1]
+            part = idx[lo:hi]
+            if any(a > b for a, b in pairwise(part)):
+                rows[lo:hi] = sorted(rows[lo:hi], key=index.__getitem__)
+        return rows, list(map(index.__getitem__, rows))
+
+    def _carry(self, nc: int, rows: list[int], idx: list[int], srow: list[int],
+               ins: list[int], mids: list[int], code: list[int], has: list[bool],
+               where: dict[int, Any], expected: Any, lo: int, hi: int, cj: list[int],
+               base: int) -> None:
+        """`_conversation`'s sources and charges of one conversation, from the batch's
+        lists (positions lo..hi-1): a charge is its position appended to `cj`, its rate
+        made with the batch's (`_charges`); the notes on outliving tools are made at the
+        end, per run of charges with the same active sources."""
+        led = self.ledger
+        self._idx, self._rows, self._lo, self._hi = idx, rows, lo, hi
+        if self.cfgs:
+            self.cfgs = {}
+        config = self._conf
+        deposits: dict[int, _Parts | None] = {}
+        absorbed: set[str] = set()
+        for j in range(lo, hi):
+            if code[j] & 1:
+                a = deposits[j] = self._attribution(rows[j])
+                if a:
+                    absorbed.update(x for x in a[1] if x)
+        active: list[tuple[int, ToolConfig | None, None]] = []
+        pending: list[tuple[int, str | None, str | None]] = []
+        s_stop, ended = led._s_stop, led._ended
+        ends_of, captured = self.ends, self._captured
+        configured = False
+        # Runs of charges whose active sources' configuration is known: (first, end, the
+        # sources), positions in `cj`.
+        runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None], ...]]] = []
+        run0 = len(cj)
+        for j in range(lo, hi):
+            k = code[j]
+            inp = ins[j]
+            if k:
+                if k & 2:
+                    if active:
+                        if configured and len(cj) > run0:
+                            runs.append((run0, len(cj), tuple(active)))
+                        run0 = len(cj)
+                        end = (idx[j], ends_of[mids[j]][1])
+                        stop = base + run0
+                        for i, _c, _id in active:
+                            ended[i] = end
+                            s_stop[i] = stop
+                        active = []
+                        configured = False
+                    pending = []
+                if k & 1 and inp >= 0 and (e := expected[rows[j]]) >= 0 and inp - e > 0:
+                    if configured and len(cj) > run0:
+                        runs.append((run0, len(cj), tuple(active)))
+                    run0 = len(cj)
+                    active.append(self._deposit(nc, idx[j], inp - e, deposits[j],
+                                                base + run0))
+                    configured = configured or active[-1][1] is not None
+            if pending and inp >= 0:
+                if not k & 1 and (e := expected[rows[j]]) >= 0 and inp - e > 0:
+                    if configured and len(cj) > run0:
+                        runs.append((run0, len(cj), tuple(active)))
+                    run0 = len(cj)
+                    active.append(self._hosted(nc, idx[j], pending, inp - e, base + run0))
+                    configured = configured or active[-1][1] is not None
+                pending = []
+            if inp >= 0 and active:
+                cj.append(j)
+            if has[j]:
+                index = idx[j]
+                for kind, cid in captured(where[srow[j]]):
+                    if cid not in absorbed:
+                        pending.append((index, kind, cid))
+        if active:
+            if configured and len(cj) > run0:
+                runs.append((run0, len(cj), tuple(active)))
+            stop = base + len(cj)
+            for i, _c, _id in active:
+                s_stop[i] = stop
+        outlived = led._outlived
+        for first, last, sources in runs:
+            # The same sources and configuration give the same notes: one list (read,
+            # never changed) for every charge of the run with that configuration.
+            notes_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+            for p in range(first, last):
+                here = config(idx[cj[p]])
+                got = notes_of.get(id(here))
+                if got is None or got[0] is not here:
+                    got = notes_of[id(here)] = (here, [
+                        {"source": led._source_id(i), "reason": why} for i, cf, _n in sources
+                        if cf is not None and (why := _outlived_memo(cf, here))])
+                if got[1]:
+                    outlived[base + p] = got[1]
+
+
+def _line_run(m: int, y: list[int]) -> tuple[float, float]:
+    """`_line(list(range(1, m + 1)), y)`, the same floats: x's sums are made once per length
+    (a capture's conversations share a few) and y's in C."""
+    got = _RUNS.get(m)
+    if got is None:
+        x = list(range(1, m + 1))
+        xbar = fsum(x) / m
+        dx = [xi - xbar for xi in x]
+        got = (xbar, dx, fsum([d * d for d in dx]))
+        if len(_RUNS) < 1024:
+            _RUNS[m] = got
+    xbar, dx, sxx = got
+    ybar = fsum(y) / m
+    slope = fsum(map(mul, dx, map(sub, y, repeat(ybar)))) / sxx
+    return slope, ybar - slope * xbar
+
+
+_RUNS: dict[int, tuple[float, list[float], float]] = {}
+
+
 class _Ends:
     """(a deposit?, the marker that ends carried context or None) of a turn's markers,
     remembered by the list (a capture's turns share a few dozen marker lists)."""
@@ -1080,7 +1444,7 @@ _NO_END: tuple[bool, str | None] = (False, None)
 
 def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
                     a: _Parts | None, in_conversation: Callable[[int], bool],
-                    config: Callable[[int], ToolConfig | None],
+                    config: Callable[[int], ToolConfig | None], at: int | None = None,
                     ) -> tuple[int, ToolConfig | None, str]:
     turns, calls, types, missing, include = a if a is not None else ((), (), (), False, ())
     origin = [int(x) for x in turns]
@@ -1088,19 +1452,20 @@ def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
     made = _origin_config(origin, in_conversation, config, types)
     i = ledger._add_source(
         n, 0, index, int(unexplained or 0), origin, [c for c in calls if c], types,
-        missing, tuple(include), made)
+        missing, tuple(include), made, at)
     return i, made, ledger._source_id(i)
 
 
 def _hosted_source(ledger: Ledger, n: int, index: int,
                    pending: list[tuple[int, str | None, str | None]], tokens: int,
-                   config: Callable[[int], ToolConfig | None],
+                   config: Callable[[int], ToolConfig | None], at: int | None = None,
                    ) -> tuple[int, ToolConfig | None, str]:
     origin = sorted({o for o, _t, _i in pending})
     types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
     made = _origin_config(origin, lambda _i: True, config, types)  # all in this conversation
     i = ledger._add_source(n, 1, index, tokens, origin,
-                           [cid for _o, _t, cid in pending if cid], types, False, (), made)
+                           [cid for _o, _t, cid in pending if cid], types, False, (), made,
+                           at)
     return i, made, ledger._source_id(i)
 
 
