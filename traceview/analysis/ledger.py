@@ -29,6 +29,7 @@ from traceview.analysis.columns import Columns
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.shared import shared
 from traceview.analysis.turn_columns import Attribution
+from traceview.capture.calls import Calls
 
 APPORTIONED = ("carried tokens are priced at each turn's own cached/fresh split (cached share "
                "= cached_tokens / input_tokens of that turn); the bill does not say which "
@@ -1031,9 +1032,9 @@ class _TablePass:
         """Response row -> where its calls are: a position in the calls' columns, or (a row
         set out of order) the calls themselves."""
         calls = self.calls
-        crow = getattr(calls, "rows", None)
-        if crow is None:  # not a Calls (a plain dict of calls by row)
+        if type(calls) is not Calls:  # a plain dict of calls by row
             return {s: calls[s] for s in srow if s in calls}
+        crow = calls.rows
         lo, hi = min(srow), max(srow)
         k0, k1 = bisect_left(crow, lo), bisect_right(crow, hi)
         where: dict[int, Any] = dict(zip(crow[k0:k1], range(k0, k1), strict=True))
@@ -1073,7 +1074,7 @@ class _TablePass:
         values, index, req_row, res_row, q_include = (c.values, c.index, c.req_row,
                                                       c.res_row, c.q_include)
         calls = self.calls
-        crow = getattr(calls, "rows", None)
+        crow = calls.rows if type(calls) is Calls else None
         changed = calls.changed if crow is not None else None
         ids: list[str | None] = []
         types: set[Any] = set()
@@ -1321,7 +1322,6 @@ class _TablePass:
         self._idx, self._rows, self._lo, self._hi = idx, rows, lo, hi
         if self.cfgs:
             self.cfgs = {}
-        config = self._conf
         deposits: dict[int, _Parts | None] = {}
         absorbed: set[str] = set()
         for j in range(lo, hi):
@@ -1333,6 +1333,10 @@ class _TablePass:
         pending: list[tuple[int, str | None, str | None]] = []
         s_stop, ended = led._s_stop, led._ended
         ends_of, captured = self.ends, self._captured
+        calls = self.calls
+        if type(calls) is Calls:
+            c_ends, c_values, c_shape, c_ids = (calls.ends, calls.pool.values, calls.shape,
+                                                calls.ids)
         configured = False
         # Runs of charges whose active sources' configuration is known: (first, end, the
         # sources), positions in `cj`.
@@ -1373,30 +1377,64 @@ class _TablePass:
             if inp >= 0 and active:
                 cj.append(j)
             if has[j]:
-                index = idx[j]
-                for kind, cid in captured(where[srow[j]]):
-                    if cid not in absorbed:
-                        pending.append((index, kind, cid))
+                at = where[srow[j]]
+                if type(at) is int:  # the calls' columns (`_captured`, inline)
+                    for q in range(c_ends[at - 1] if at else 0, c_ends[at]):
+                        v = c_values[c_shape[q]]
+                        if v[2] == "captured":
+                            cid = c_ids.get(q)
+                            if cid not in absorbed:
+                                pending.append((idx[j], v[0], cid))
+                else:
+                    for kind, cid in captured(at):
+                        if cid not in absorbed:
+                            pending.append((idx[j], kind, cid))
         if active:
             if configured and len(cj) > run0:
                 runs.append((run0, len(cj), tuple(active)))
             stop = base + len(cj)
             for i, _c, _id in active:
                 s_stop[i] = stop
+        if runs:
+            self._notes(runs, idx, cj, base)
+
+    def _notes(self, runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None],
+                                                      ...]]],
+               idx: list[int], cj: list[int], base: int) -> None:
+        """The notes on context outliving its tools, per run of charges with the same active
+        sources: the same sources and configuration give the same notes, one list (read,
+        never changed) for every charge of the run with that configuration."""
+        led, config, config_of = self.ledger, self._conf, self.config_of
         outlived = led._outlived
+        # Each charged turn's configuration, asked once for the conversation; most often no
+        # pair of a source's configuration and a turn's gives a note, and that is all.
+        start = runs[0][0]
+        turns = list(map(idx.__getitem__, cj[start:runs[-1][1]]))
+        every = list(map(config_of, turns)) if config_of else [None] * len(turns)
+        if None in every:  # not told: the tools its request offered
+            every = list(map(config, turns))
+        distinct = {id(h): h for h in every}.values()
+        froms = {id(cf): cf for _f, _l, sources in runs for _i, cf, _n in sources
+                 if cf is not None}.values()
+        if not any(_outlived_memo(cf, h) for cf in froms for h in distinct):
+            return
         for first, last, sources in runs:
-            # The same sources and configuration give the same notes: one list (read,
-            # never changed) for every charge of the run with that configuration.
-            notes_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
-            for p in range(first, last):
-                here = config(idx[cj[p]])
-                got = notes_of.get(id(here))
-                if got is None or got[0] is not here:
-                    got = notes_of[id(here)] = (here, [
+            heres = every[first - start:last - start]
+            made: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+            for here in heres if heres.count(heres[0]) != len(heres) else heres[:1]:
+                if id(here) not in made:
+                    made[id(here)] = (here, [
                         {"source": led._source_id(i), "reason": why} for i, cf, _n in sources
                         if cf is not None and (why := _outlived_memo(cf, here))])
-                if got[1]:
-                    outlived[base + p] = got[1]
+            if len(made) == 1:
+                notes = made[id(heres[0])][1]
+                if notes:
+                    outlived.update(zip(range(base + first, base + last), repeat(notes)))
+                continue
+            for p, here in enumerate(heres, base + first):
+                notes = made[id(here)][1]
+                if notes:
+                    outlived[p] = notes
 
 
 def _line_run(m: int, y: list[int]) -> tuple[float, float]:
