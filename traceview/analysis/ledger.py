@@ -470,6 +470,7 @@ _KINDS = ("deposit", "hosted_result")
 _HOSTED, _MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_missing
 _NONE = -(1 << 63)  # None in a column of ints
 _NAN = float("nan")
+_NO_FIT = (0.0, 0.0, 0, 0, 0)  # no fitted line (`_open`)
 
 
 def _widened(col: array[int]) -> array[int]:
@@ -628,6 +629,21 @@ class Ledger:
         self._slope.append(slope)
         self._intercept.append(intercept)
         return n
+
+    def _open_many(self, keys: list[str], bills: list[float | None],
+                   growths: list[tuple[Any, ...]]) -> None:
+        """`_open` of each conversation in turn, each column extended once."""
+        n = len(self._keys)
+        self._keys.extend(keys)
+        self._num.update(zip(keys, range(n, n + len(keys)), strict=True))
+        self._bill.extend([_NAN if b is None else b for b in bills])
+        self._cum.extend([_NONE if g[0] is None else g[0] for g in growths])
+        self._owned.extend([_NONE if g[1] is None else g[1] for g in growths])
+        fits = [g[2] or _NO_FIT for g in growths]
+        self._slope.extend([f[0] for f in fits])
+        self._intercept.extend([f[1] for f in fits])
+        self._fitted.extend([f[2] for f in fits])
+        self._last.extend([f[3] for f in fits])
 
     def _close(self) -> None:
         self._s_off.append(len(self._s_flags))
@@ -1089,10 +1105,8 @@ class _TablePass:
                 if k == len(crow) or crow[k] != si:
                     continue
                 ends, shape, texts = calls.ends, calls.shape, calls.ids
-                got = []
-                for q in range(ends[k - 1] if k else 0, ends[k]):
-                    v = values[shape[q]]
-                    got.append((v[0], texts.get(q), v[2], v[3]))
+                got = [(v[0], texts.get(q), v[2], v[3]) for q in range(
+                    ends[k - 1] if k else 0, ends[k]) if (v := values[shape[q]])]
             for kind, cid, evidence, inc in got:
                 ids.append(cid)
                 types.add(kind)
@@ -1102,8 +1116,9 @@ class _TablePass:
                         qi = req_row[x]
                         if inc not in (values[q_include[qi]] if qi >= 0 else ()):
                             flags.add(inc)
-        return ([index[x] for x in hosted], ids, tuple(sorted(types)), missing,
-                tuple(sorted(flags)))
+        return ([index[x] for x in hosted], ids,
+                tuple(types) if len(types) == 1 else tuple(sorted(types)), missing,
+                tuple(sorted(flags)) if flags else ())
 
     # ---- a conversation's tool configurations (`_carry` sets _idx, _rows, _lo, _hi)
     def _conf(self, index: int) -> ToolConfig | None:
@@ -1234,27 +1249,36 @@ class _TablePass:
         ends_of, project, bills = self.ends, self.project, self.bills
         cj: list[int] = []  # the batch's charges: positions of the turns charged
         base = len(led._c_turn)
-        s_off, c_off, s_flags, line_run = led._s_off, led._c_off, led._s_flags, _line_run
-        for t in range(len(segs) - 1):
+        line_run, nc = _line_run, len(led._keys)
+        heads = segs[:-1]
+        names = [keys[conv[rows[lo]]] for lo in heads]
+        growths = []
+        for t in range(len(heads)):
             lo, hi = segs[t], segs[t + 1]
-            key = keys[conv[rows[lo]]]
-            last_owned = None
-            for j in range(hi - 1, lo - 1, -1):
-                if (v := owned_col[rows[j]]) >= 0:
-                    last_owned = v
-                    break
-            seg, mseg = ins[lo:hi], code[lo:hi]
-            if 2 in mseg or 3 in mseg or min(seg) < 0:
-                growth = _growth_parts([v if v >= 0 else None for v in seg], (), last_owned,
-                                       project, [ends_of[m] for m in mids[lo:hi]])
+            last_owned = owned_col[rows[hi - 1]]
+            if last_owned < 0:
+                last_owned = None
+                for j in range(hi - 2, lo - 1, -1):
+                    if (v := owned_col[rows[j]]) >= 0:
+                        last_owned = v
+                        break
+            seg = ins[lo:hi]
+            if max(code[lo:hi]) >= 2 or min(seg) < 0:
+                growths.append(_growth_parts([v if v >= 0 else None for v in seg], (),
+                                             last_owned, project,
+                                             [ends_of[m] for m in mids[lo:hi]]))
             else:  # no compaction, every turn billed: the line is fitted to turns 1..m
                 m = hi - lo
                 cumulative = sum(seg)
-                growth = (cumulative, last_owned, (*line_run(m, seg), m, m, cumulative)
-                          if m >= 2 else None, project)
-            nc = led._open(key, bills.get(key), growth)
+                growths.append((cumulative, last_owned, (*line_run(m, seg), m, m, cumulative)
+                                if m >= 2 else None, project))
+        led._open_many(names, list(map(bills.get, names)), growths)
+        s_off, c_off, s_flags = led._s_off, led._c_off, led._s_flags
+        for t in range(len(heads)):
+            lo, hi = segs[t], segs[t + 1]
+            mseg = code[lo:hi]
             if 1 in mseg or 3 in mseg or True in has[lo:hi]:
-                self._carry(nc, rows, idx, srow, ins, mids, code, has, where, expected,
+                self._carry(nc + t, rows, idx, srow, ins, mids, code, has, where, expected,
                             lo, hi, cj, base)
             s_off.append(len(s_flags))  # Ledger._close, the batch's charges counted
             c_off.append(base + len(cj))
@@ -1411,12 +1435,13 @@ class _TablePass:
         start = runs[0][0]
         turns = list(map(idx.__getitem__, cj[start:runs[-1][1]]))
         every = list(map(config_of, turns)) if config_of else [None] * len(turns)
-        if None in every:  # not told: the tools its request offered
+        distinct = {id(h): h for h in every}
+        if id(None) in distinct:  # not told: the tools its request offered
             every = list(map(config, turns))
-        distinct = {id(h): h for h in every}.values()
+            distinct = {id(h): h for h in every}
         froms = {id(cf): cf for _f, _l, sources in runs for _i, cf, _n in sources
                  if cf is not None}.values()
-        if not any(_outlived_memo(cf, h) for cf in froms for h in distinct):
+        if not any(_outlived_memo(cf, h) for cf in froms for h in distinct.values()):
             return
         for first, last, sources in runs:
             heres = every[first - start:last - start]
