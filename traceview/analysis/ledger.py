@@ -1042,6 +1042,8 @@ class _TablePass:
         self._idx: list[int] = []
         self._rows: list[int] = []
         self._lo = self._hi = 0
+        # The batch's runs of charges whose sources' configuration is known (`_carry`).
+        self.runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None], ...]]] = []
 
     # ---- a turn's hosted calls
     def _located(self, srow: list[int]) -> dict[int, Any]:
@@ -1130,15 +1132,20 @@ class _TablePass:
             return got  # type: ignore[no-any-return]
         got = self.config_of(index) if self.config_of else None
         if got is None:
-            c = self.c
-            k = bisect_right(self._idx, index, self._lo, self._hi) - 1
-            qi = c.req_row[self._rows[k]]
-            offered = c.values[c.q_tools[qi]] if qi >= 0 else ()
-            if offered:
-                got = ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
-                                           for x in offered))
+            got = self._offered(self._rows[bisect_right(self._idx, index, self._lo,
+                                                        self._hi) - 1])
         cfgs[index] = got
         return got  # type: ignore[no-any-return]
+
+    def _offered(self, row: int) -> ToolConfig | None:
+        """The tools the turn's request offered, as a configuration (no vector stores)."""
+        c = self.c
+        qi = c.req_row[row]
+        offered = c.values[c.q_tools[qi]] if qi >= 0 else ()
+        if not offered:
+            return None
+        return ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
+                                    for x in offered))
 
     def _made(self, origin: list[int], types: tuple[str, ...],
               check: bool) -> ToolConfig | None:
@@ -1284,6 +1291,9 @@ class _TablePass:
             c_off.append(base + len(cj))
         if cj:
             self._charges(cj, rows, idx, srow, ins)
+        if self.runs:
+            self._notes(self.runs, rows, idx, cj, base)
+            self.runs = []
 
     def _charges(self, cj: list[int], rows: list[int], idx: list[int], srow: list[int],
                  ins: list[int]) -> None:
@@ -1313,14 +1323,26 @@ class _TablePass:
         else:  # a response without a model: its request's
             got = [prices[number] if number in prices else self._price(si, rows[j])
                    for number, si, j in zip(nums, sis, cj, strict=True)]
-        s_cached = c.s_cached
-        made = [None if g is None or not n else
-                ((s := min(max((k if k > 0 else 0) / n, 0.0), 1.0)) * g[0]
-                 + (1 - s) * g[1]) / 1e6
-                for g, n, k in zip(got, map(ins.__getitem__, cj),
-                                   map(s_cached.__getitem__, sis), strict=True)]
-        led._c_rate.extend([0.0 if r is None else r for r in made])
-        led._c_priced.extend([r is not None for r in made])
+        # The cached share min(max(cached / input, 0.0), 1.0) of `_rate` (cached None: 0),
+        # written as the three cases it has: the same floats.
+        ns, ks = map(ins.__getitem__, cj), map(c.s_cached.__getitem__, sis)
+        one = got[0]
+        made: list[float | None]
+        if one is not None and got.count(one) == len(got):  # one model's prices
+            c0, p0 = one
+            made = [((s := k / n if 0 < k <= n else (0.0 if k <= 0 else 1.0)) * c0
+                     + (1 - s) * p0) / 1e6 if n else None for n, k in zip(ns, ks, strict=True)]
+        else:
+            made = [None if g is None or not n else
+                    ((s := k / n if 0 < k <= n else (0.0 if k <= 0 else 1.0)) * g[0]
+                     + (1 - s) * g[1]) / 1e6
+                    for g, n, k in zip(got, ns, ks, strict=True)]
+        if None in made:
+            led._c_rate.extend([0.0 if r is None else r for r in made])
+            led._c_priced.extend([r is not None for r in made])
+        else:
+            led._c_rate.extend(made)  # type: ignore[arg-type]
+            led._c_priced.extend(b"\x01" * len(made))
 
     def _in_index_order(self, rows: list[int], idx: list[int],
                         segs: list[int]) -> tuple[list[int], list[int]]:
@@ -1419,32 +1441,33 @@ class _TablePass:
             stop = base + len(cj)
             for i, _c, _id in active:
                 s_stop[i] = stop
-        if runs:
-            self._notes(runs, idx, cj, base)
+        self.runs.extend(runs)
 
     def _notes(self, runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None],
                                                       ...]]],
-               idx: list[int], cj: list[int], base: int) -> None:
+               rows: list[int], idx: list[int], cj: list[int], base: int) -> None:
         """The notes on context outliving its tools, per run of charges with the same active
-        sources: the same sources and configuration give the same notes, one list (read,
-        never changed) for every charge of the run with that configuration."""
-        led, config, config_of = self.ledger, self._conf, self.config_of
+        sources (the batch's): each charged turn's configuration asked once; most often no
+        pair of a source's configuration and a turn's gives a note, and that is all. Else
+        the same sources and configuration give the same notes, one list (read, never
+        changed) for every charge of the run with that configuration."""
+        led, config_of = self.ledger, self.config_of
         outlived = led._outlived
-        # Each charged turn's configuration, asked once for the conversation; most often no
-        # pair of a source's configuration and a turn's gives a note, and that is all.
-        start = runs[0][0]
-        turns = list(map(idx.__getitem__, cj[start:runs[-1][1]]))
-        every = list(map(config_of, turns)) if config_of else [None] * len(turns)
+        js = [cj[p] for first, last, _s in runs for p in range(first, last)]
+        every = list(map(config_of, map(idx.__getitem__, js))) if config_of else [None] * len(js)
         distinct = {id(h): h for h in every}
-        if id(None) in distinct:  # not told: the tools its request offered
-            every = list(map(config, turns))
+        if id(None) in distinct:  # not told: the tools its request offered (`_conf`)
+            every = [h if h is not None else self._offered(rows[j])
+                     for h, j in zip(every, js, strict=True)]
             distinct = {id(h): h for h in every}
         froms = {id(cf): cf for _f, _l, sources in runs for _i, cf, _n in sources
                  if cf is not None}.values()
         if not any(_outlived_memo(cf, h) for cf in froms for h in distinct.values()):
             return
+        start = 0
         for first, last, sources in runs:
-            heres = every[first - start:last - start]
+            heres = every[start:start + last - first]
+            start += last - first
             made: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
             for here in heres if heres.count(heres[0]) != len(heres) else heres[:1]:
                 if id(here) not in made:
