@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, pairwise, repeat
 from math import fsum
-from operator import gt, mul, ne, sub
+from operator import gt, is_, mul, ne, sub
 from typing import Any, NamedTuple, Protocol
 
 from traceview.analysis.columns import Columns
@@ -1038,7 +1038,8 @@ class _TablePass:
         self.prices: dict[int, tuple[float, float] | None] = {}  # by response model number
         self.wanted: dict[tuple[str, ...], Any] = {}  # a source's types -> the tools wanted
         self.metas: dict[tuple[int, tuple[str, ...], tuple[str, ...]], int] = {}
-        self.cfgs: dict[int, Any] = {}  # the conversation's configurations, by turn index
+        self.cfg: list[ToolConfig | None] | None = None  # the batch's (`_cfgs`)
+        self.offered: dict[int, tuple[Any, ToolConfig]] = {}  # `_offered`, by tools
         self._idx: list[int] = []
         self._rows: list[int] = []
         self._lo = self._hi = 0
@@ -1123,19 +1124,19 @@ class _TablePass:
                 tuple(sorted(flags)) if flags else ())
 
     # ---- a conversation's tool configurations (`_carry` sets _idx, _rows, _lo, _hi)
-    def _conf(self, index: int) -> ToolConfig | None:
-        """The configuration of the conversation's turn `index` (`config_of`, else the tools
-        its request offered), remembered for the conversation."""
-        cfgs = self.cfgs
-        got = cfgs.get(index, _MISS)
-        if got is not _MISS:
-            return got  # type: ignore[no-any-return]
-        got = self.config_of(index) if self.config_of else None
+    def _cfgs(self) -> list[ToolConfig | None]:
+        """Each turn's configuration in the batch, by position (`config_of`, else the tools
+        its request offered): asked once per batch, when a source or a note needs one."""
+        got = self.cfg
         if got is None:
-            got = self._offered(self._rows[bisect_right(self._idx, index, self._lo,
-                                                        self._hi) - 1])
-        cfgs[index] = got
-        return got  # type: ignore[no-any-return]
+            idx, rows = self._idx, self._rows
+            got = list(map(self.config_of, idx)) if self.config_of else [None] * len(idx)
+            if any(map(is_, got, repeat(None))):
+                offered = self._offered
+                got = [h if h is not None else offered(r)
+                       for h, r in zip(got, rows, strict=True)]
+            self.cfg = got
+        return got
 
     def _offered(self, row: int) -> ToolConfig | None:
         """The tools the turn's request offered, as a configuration (no vector stores)."""
@@ -1144,8 +1145,11 @@ class _TablePass:
         offered = c.values[c.q_tools[qi]] if qi >= 0 else ()
         if not offered:
             return None
-        return ToolConfig(frozenset("web_search" if x in _WEB_ALIASES else x
-                                    for x in offered))
+        got = self.offered.get(id(offered))
+        if got is None or got[0] is not offered:
+            got = self.offered[id(offered)] = (offered, ToolConfig(frozenset(
+                "web_search" if x in _WEB_ALIASES else x for x in offered)))
+        return got[1]
 
     def _made(self, origin: list[int], types: tuple[str, ...],
               check: bool) -> ToolConfig | None:
@@ -1160,15 +1164,15 @@ class _TablePass:
             return None
         stores: frozenset[str] = frozenset()
         if "file_search" in wanted:  # type: ignore[operator]
-            idx, lo, hi = self._idx, self._lo, self._hi
+            idx, lo, hi, cfg = self._idx, self._lo, self._hi, self._cfgs()
             for i in origin:
-                if check:
-                    k = bisect_left(idx, i, lo, hi)
-                    if k == hi or idx[k] != i:
-                        continue
-                got = self._conf(i)
+                k = bisect_right(idx, i, lo, hi) - 1  # (the last turn with that index)
+                if k < lo or idx[k] != i:
+                    continue  # not a turn of this conversation
+                got = cfg[k]
                 if got is not None and got.vector_store_ids:
-                    stores = stores | got.vector_store_ids
+                    stores = got.vector_store_ids if not stores else \
+                        stores | got.vector_store_ids
         key = (wanted, stores)
         made = _ORIGIN_CONFIGS.get(key)  # type: ignore[arg-type]
         if made is None:
@@ -1245,6 +1249,7 @@ class _TablePass:
         idx = list(map(index.__getitem__, rows))
         if any(compress(range(1, len(idx)), map(gt, idx, islice(idx, 1, None)))):
             rows, idx = self._in_index_order(rows, idx, segs)
+        self._idx, self._rows, self.cfg = idx, rows, None
         srow = list(map(res_row.__getitem__, rows))
         ins = list(map(self.s_in.__getitem__, srow))
         mids = list(map(tc.marker_ids.__getitem__, rows))
@@ -1365,9 +1370,7 @@ class _TablePass:
         made with the batch's (`_charges`); the notes on outliving tools are made at the
         end, per run of charges with the same active sources."""
         led = self.ledger
-        self._idx, self._rows, self._lo, self._hi = idx, rows, lo, hi
-        if self.cfgs:
-            self.cfgs = {}
+        self._lo, self._hi = lo, hi
         deposits: dict[int, _Parts | None] = {}
         absorbed: set[str] = set()
         for j in range(lo, hi):
@@ -1451,15 +1454,11 @@ class _TablePass:
         pair of a source's configuration and a turn's gives a note, and that is all. Else
         the same sources and configuration give the same notes, one list (read, never
         changed) for every charge of the run with that configuration."""
-        led, config_of = self.ledger, self.config_of
+        led = self.ledger
         outlived = led._outlived
         js = [cj[p] for first, last, _s in runs for p in range(first, last)]
-        every = list(map(config_of, map(idx.__getitem__, js))) if config_of else [None] * len(js)
+        every = list(map(self._cfgs().__getitem__, js))
         distinct = {id(h): h for h in every}
-        if id(None) in distinct:  # not told: the tools its request offered (`_conf`)
-            every = [h if h is not None else self._offered(rows[j])
-                     for h, j in zip(every, js, strict=True)]
-            distinct = {id(h): h for h in every}
         froms = {id(cf): cf for _f, _l, sources in runs for _i, cf, _n in sources
                  if cf is not None}.values()
         if not any(_outlived_memo(cf, h) for cf in froms for h in distinct.values()):
