@@ -1289,9 +1289,10 @@ class _TablePass:
         for t in range(len(heads)):
             lo, hi = segs[t], segs[t + 1]
             mseg = code[lo:hi]
-            if 1 in mseg or 3 in mseg or True in has[lo:hi]:
+            deposited = 1 in mseg or 3 in mseg
+            if deposited or True in has[lo:hi]:
                 self._carry(nc + t, rows, idx, srow, ins, mids, code, has, where, expected,
-                            lo, hi, cj, base)
+                            lo, hi, cj, base, deposited)
             s_off.append(len(s_flags))  # Ledger._close, the batch's charges counted
             c_off.append(base + len(cj))
         if cj:
@@ -1364,7 +1365,7 @@ class _TablePass:
     def _carry(self, nc: int, rows: list[int], idx: list[int], srow: list[int],
                ins: list[int], mids: list[int], code: list[int], has: list[bool],
                where: dict[int, Any], expected: Any, lo: int, hi: int, cj: list[int],
-               base: int) -> None:
+               base: int, deposited: bool) -> None:
         """`_conversation`'s sources and charges of one conversation, from the batch's
         lists (positions lo..hi-1): a charge is its position appended to `cj`, its rate
         made with the batch's (`_charges`); the notes on outliving tools are made at the
@@ -1373,11 +1374,12 @@ class _TablePass:
         self._lo, self._hi = lo, hi
         deposits: dict[int, _Parts | None] = {}
         absorbed: set[str] = set()
-        for j in range(lo, hi):
-            if code[j] & 1:
-                a = deposits[j] = self._attribution(rows[j])
-                if a:
-                    absorbed.update(x for x in a[1] if x)
+        if deposited:
+            for j in range(lo, hi):
+                if code[j] & 1:
+                    a = deposits[j] = self._attribution(rows[j])
+                    if a:
+                        absorbed.update(x for x in a[1] if x)
         active: list[tuple[int, ToolConfig | None, None]] = []
         pending: list[tuple[int, str | None, str | None]] = []
         s_stop, ended = led._s_stop, led._ended
@@ -1386,11 +1388,13 @@ class _TablePass:
         if type(calls) is Calls:
             c_ends, c_values, c_shape, c_ids = (calls.ends, calls.pool.values, calls.shape,
                                                 calls.ids)
+            c_buf, c_starts, c_lens = c_ids.buf, c_ids.starts, c_ids.lens
         configured = False
         # Runs of charges whose active sources' configuration is known: (first, end, the
         # sources), positions in `cj`.
         runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None], ...]]] = []
         run0 = len(cj)
+        charge = cj.append
         for j in range(lo, hi):
             k = code[j]
             inp = ins[j]
@@ -1424,14 +1428,21 @@ class _TablePass:
                     configured = configured or active[-1][1] is not None
                 pending = []
             if inp >= 0 and active:
-                cj.append(j)
+                charge(j)
             if has[j]:
                 at = where[srow[j]]
                 if type(at) is int:  # the calls' columns (`_captured`, inline)
                     for q in range(c_ends[at - 1] if at else 0, c_ends[at]):
                         v = c_values[c_shape[q]]
                         if v[2] == "captured":
-                            cid = c_ids.get(q)
+                            n = c_lens[q]  # Texts.get, inline
+                            if n < 0:
+                                cid = None
+                            else:
+                                try:
+                                    cid = c_buf[(a := c_starts[q]):a + n].decode()
+                                except UnicodeDecodeError:  # a lone surrogate
+                                    cid = c_ids.get(q)
                             if cid not in absorbed:
                                 pending.append((idx[j], v[0], cid))
                 else:
