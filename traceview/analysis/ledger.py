@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, pairwise, repeat
 from math import fsum
-from operator import gt, is_, mul, ne, sub
+from operator import gt, is_, itemgetter, mul, ne, sub
 from typing import Any, NamedTuple, Protocol
 
 from traceview.analysis.columns import Columns
@@ -630,20 +630,21 @@ class Ledger:
         self._intercept.append(intercept)
         return n
 
-    def _open_many(self, keys: list[str], bills: list[float | None],
-                   growths: list[tuple[Any, ...]]) -> None:
-        """`_open` of each conversation in turn, each column extended once."""
+    def _open_many(self, keys: list[str], bills: list[float | None], cums: list[int],
+                   owned: list[int], fits: list[tuple[Any, ...] | None]) -> None:
+        """`_open` of each conversation in turn, each column extended once (`cums`, `owned`
+        as the columns hold them: _NONE for None)."""
         n = len(self._keys)
         self._keys.extend(keys)
         self._num.update(zip(keys, range(n, n + len(keys)), strict=True))
         self._bill.extend([_NAN if b is None else b for b in bills])
-        self._cum.extend([_NONE if g[0] is None else g[0] for g in growths])
-        self._owned.extend([_NONE if g[1] is None else g[1] for g in growths])
-        fits = [g[2] or _NO_FIT for g in growths]
-        self._slope.extend([f[0] for f in fits])
-        self._intercept.extend([f[1] for f in fits])
-        self._fitted.extend([f[2] for f in fits])
-        self._last.extend([f[3] for f in fits])
+        self._cum.extend(cums)
+        self._owned.extend(owned)
+        got = [f or _NO_FIT for f in fits]
+        self._slope.extend([f[0] for f in got])
+        self._intercept.extend([f[1] for f in got])
+        self._fitted.extend([f[2] for f in got])
+        self._last.extend([f[3] for f in got])
 
     def _close(self) -> None:
         self._s_off.append(len(self._s_flags))
@@ -1034,6 +1035,7 @@ class _TablePass:
         self.ends = [_ENDS(m) if m else _NO_END for m in lists]
         # A marker list's code: 1 a deposit, 2 a marker that ends carried context.
         self.code = [(1 if d else 0) | (2 if e is not None else 0) for d, e in self.ends]
+        self.code_table = bytes(self.code[m] if m < len(self.code) else 0 for m in range(256))
         self.calls = c.s_hosted
         self.prices: dict[int, tuple[float, float] | None] = {}  # by response model number
         self.wanted: dict[tuple[str, ...], Any] = {}  # a source's types -> the tools wanted
@@ -1244,53 +1246,70 @@ class _TablePass:
         are gathered as positions (`cj`) and written at the end of the batch, their rates
         in one comprehension; a source's charges start and stop at `base` + a position."""
         c, tc, led = self.c, self.tc, self.ledger
-        rows = list(rows)
-        index, res_row = c.index, c.res_row
-        idx = list(map(index.__getitem__, rows))
-        if any(compress(range(1, len(idx)), map(gt, idx, islice(idx, 1, None)))):
-            rows, idx = self._in_index_order(rows, idx, segs)
-        self._idx, self._rows, self.cfg = idx, rows, None
-        srow = list(map(res_row.__getitem__, rows))
-        ins = list(map(self.s_in.__getitem__, srow))
-        mids = list(map(tc.marker_ids.__getitem__, rows))
-        code = list(map(self.code.__getitem__, mids))
+        index, res_row, n = c.index, c.res_row, len(rows)
+        pick = _picker(rows)
+        idx = pick(index)
+        if any(compress(range(1, n), map(gt, idx, islice(idx, 1, None)))):
+            rows, idx = self._in_index_order(list(rows), idx, segs)
+            pick = _picker(rows)
+        srow = pick(res_row)
+        s_first = srow[0]
+        if s_first >= 0 and srow[-1] - s_first == n - 1 and list(srow) == list(
+                range(s_first, s_first + n)):
+            # The rows' responses are rows s_first.. of the response side (the usual case:
+            # a contiguous range of turns each with its response, in order).
+            ins = self.s_in[s_first:s_first + n].tolist()
+        else:
+            ins = _picker(srow)(self.s_in)
+        mids = pick(tc.marker_ids)
+        code: Sequence[int]
+        if tc.marker_ids.typecode == "B":
+            code = bytes(mids).translate(self.code_table)
+        else:
+            code = list(map(self.code.__getitem__, mids))
         where = self._located(srow)
-        has = list(map(where.__contains__, srow))
+        has = bytes(map(where.__contains__, srow))
         conv, keys, owned_col, expected = tc.conv, tc.keys, tc.owned_state_bytes, \
             tc.expected_input
         ends_of, project, bills = self.ends, self.project, self.bills
+        self._idx, self._rows, self.cfg = idx, rows, None
         cj: list[int] = []  # the batch's charges: positions of the turns charged
         base = len(led._c_turn)
-        line_run, nc = _line_run, len(led._keys)
-        heads = segs[:-1]
+        nc = len(led._keys)
+        heads, tails = segs[:-1], segs[1:]
         names = [keys[conv[rows[lo]]] for lo in heads]
-        growths = []
-        for t in range(len(heads)):
-            lo, hi = segs[t], segs[t + 1]
-            last_owned = owned_col[rows[hi - 1]]
-            if last_owned < 0:
-                last_owned = None
-                for j in range(hi - 2, lo - 1, -1):
-                    if (v := owned_col[rows[j]]) >= 0:
-                        last_owned = v
-                        break
-            seg = ins[lo:hi]
-            if max(code[lo:hi]) >= 2 or min(seg) < 0:
-                growths.append(_growth_parts([v if v >= 0 else None for v in seg], (),
-                                             last_owned, project,
-                                             [ends_of[m] for m in mids[lo:hi]]))
-            else:  # no compaction, every turn billed: the line is fitted to turns 1..m
-                m = hi - lo
-                cumulative = sum(seg)
-                growths.append((cumulative, last_owned, (*line_run(m, seg), m, m, cumulative)
-                                if m >= 2 else None, project))
-        led._open_many(names, list(map(bills.get, names)), growths)
+        # Growth, per conversation: each one's turns' inputs summed and fitted (`_growth_parts`
+        # when a turn is unbilled or a compaction restarts the line), its last owned bytes.
+        spans = list(map(slice, heads, tails))
+        inputs = list(map(ins.__getitem__, spans))
+        sizes = list(map(sub, tails, heads))
+        cums = list(map(sum, inputs))
+        fits = list(map(_fit, sizes, inputs, cums))
+        owned = list(map(owned_col.__getitem__, map(rows.__getitem__,
+                                                    map(sub, tails, repeat(1)))))
+        odd = [t for t, (a, b, o) in enumerate(zip(map(max, map(code.__getitem__, spans)),
+                                                   map(min, inputs), owned, strict=True))
+               if a >= 2 or b < 0 or o < 0]
+        for t in odd:
+            lo, hi = heads[t], tails[t]
+            last_owned = None
+            for j in range(hi - 1, lo - 1, -1):
+                if (v := owned_col[rows[j]]) >= 0:
+                    last_owned = v
+                    break
+            cum, owned[t], fits[t], _p = _growth_parts(
+                [v if v >= 0 else None for v in inputs[t]], (), last_owned, project,
+                [ends_of[m] for m in mids[lo:hi]])
+            cums[t] = _NONE if cum is None else cum
+            if last_owned is None:
+                owned[t] = _NONE
+        led._open_many(names, list(map(bills.get, names)), cums, owned, fits)
         s_off, c_off, s_flags = led._s_off, led._c_off, led._s_flags
         for t in range(len(heads)):
             lo, hi = segs[t], segs[t + 1]
             mseg = code[lo:hi]
             deposited = 1 in mseg or 3 in mseg
-            if deposited or True in has[lo:hi]:
+            if deposited or 1 in has[lo:hi]:
                 self._carry(nc + t, rows, idx, srow, ins, mids, code, has, where, expected,
                             lo, hi, cj, base, deposited)
             s_off.append(len(s_flags))  # Ledger._close, the batch's charges counted
@@ -1493,6 +1512,27 @@ class _TablePass:
                 notes = made[id(here)][1]
                 if notes:
                     outlived[p] = notes
+
+
+def _picker(rows: Sequence[int]) -> Callable[[Any], Sequence[int]]:
+    """A function giving a column's values at `rows`, in order, read in C: a slice of a
+    contiguous range of rows, else one itemgetter made for the rows."""
+    if type(rows) is range and rows.step == 1:
+        a, b = rows.start, rows.stop
+        return lambda col: col[a:b].tolist()  # type: ignore[no-any-return]
+    if len(rows) == 1:
+        r = rows[0]
+        return lambda col: [col[r]]
+    return itemgetter(*rows)
+
+
+def _fit(m: int, y: list[int], cumulative: int) -> tuple[Any, ...] | None:
+    """The growth's fitted line through turns 1..m of inputs `y` (`_growth_parts`, when every
+    turn is billed and none restarts the line), or None under two turns."""
+    if m < 2:
+        return None
+    slope, intercept = _line_run(m, y)
+    return (slope, intercept, m, m, cumulative)
 
 
 def _line_run(m: int, y: list[int]) -> tuple[float, float]:
