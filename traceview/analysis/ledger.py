@@ -1035,6 +1035,7 @@ class _TablePass:
         self.ends = [_ENDS(m) if m else _NO_END for m in lists]
         # A marker list's code: 1 a deposit, 2 a marker that ends carried context.
         self.code = [(1 if d else 0) | (2 if e is not None else 0) for d, e in self.ends]
+        self.where_span = (0, -1)  # the response rows `_located` covers
         self.code_table = bytes(self.code[m] if m < len(self.code) else 0 for m in range(256))
         self.calls = c.s_hosted
         self.prices: dict[int, tuple[float, float] | None] = {}  # by response model number
@@ -1054,9 +1055,11 @@ class _TablePass:
         set out of order) the calls themselves."""
         calls = self.calls
         if type(calls) is not Calls:  # a plain dict of calls by row
+            self.where_span = (0, -1)
             return {s: calls[s] for s in srow if s in calls}
         crow = calls.rows
         lo, hi = min(srow), max(srow)
+        self.where_span = (lo, hi)
         k0, k1 = bisect_left(crow, lo), bisect_right(crow, hi)
         where: dict[int, Any] = dict(zip(crow[k0:k1], range(k0, k1), strict=True))
         for s in calls.changed:
@@ -1079,9 +1082,22 @@ class _TablePass:
                 out.append((v[0], ids.get(q)))
         return out
 
-    def _attribution(self, r: int) -> _Parts | None:
+    def _locate(self, si: int) -> Any:
+        """`_located` of one response row outside the batch's: where its calls are, or
+        None (no calls)."""
+        calls = self.calls
+        if type(calls) is not Calls:
+            return calls.get(si) or None
+        if calls.changed and si in calls.changed:
+            return calls.get(si, ()) or None
+        crow = calls.rows
+        k = bisect_left(crow, si)
+        return k if k < len(crow) and crow[k] == si else None
+
+    def _attribution(self, r: int, where: dict[int, Any]) -> _Parts | None:
         """TurnColumns.attribution_of(r) as `_parts` gives it, read from the columns: the
-        hosted turns' calls found by their response row, each call's shape judged once."""
+        hosted turns' calls found where the batch located them (`where`), each call's
+        shape judged once."""
         tc = self.tc
         if tc.attribution and r in tc.attribution:
             got = _parts(tc.attribution_of(r))
@@ -1092,36 +1108,49 @@ class _TablePass:
         held = tc.attributed_rows
         hosted = held[at + 1:at + 1 + held[at]]
         c = self.c
-        values, index, req_row, res_row, q_include = (c.values, c.index, c.req_row,
-                                                      c.res_row, c.q_include)
-        calls = self.calls
-        crow = calls.rows if type(calls) is Calls else None
-        changed = calls.changed if crow is not None else None
+        res_row = c.res_row
+        w_lo, w_hi = self.where_span
         ids: list[str | None] = []
         types: set[Any] = set()
         missing = False
         flags: set[Any] = set()
         for x in hosted:
             si = res_row[x]
-            if crow is None or (changed and si in changed):
-                got = [(h.type, h.id, h.evidence, h.include) for h in calls.get(si, ())]
+            loc = where.get(si)
+            if loc is None and not w_lo <= si <= w_hi:
+                loc = self._locate(si)
+            if loc is None:
+                continue
+            if type(loc) is int:
+                calls = self.calls
+                texts = calls.ids
+                buf, starts, lens, shape, values = (texts.buf, texts.starts, texts.lens,
+                                                    calls.shape, calls.pool.values)
+                got = []
+                for q in range(calls.ends[loc - 1] if loc else 0, calls.ends[loc]):
+                    n = lens[q]  # Texts.get, inline
+                    if n < 0:
+                        cid = None
+                    else:
+                        try:
+                            cid = buf[(b := starts[q]):b + n].decode()
+                        except UnicodeDecodeError:  # a lone surrogate
+                            cid = texts.get(q)
+                    ids.append(cid)
+                    got.append(values[shape[q]])
+                shapes = [(v[0], v[2], v[3]) for v in got]
             else:
-                k = bisect_left(crow, si)
-                if k == len(crow) or crow[k] != si:
-                    continue
-                ends, shape, texts = calls.ends, calls.shape, calls.ids
-                got = [(v[0], texts.get(q), v[2], v[3]) for q in range(
-                    ends[k - 1] if k else 0, ends[k]) if (v := values[shape[q]])]
-            for kind, cid, evidence, inc in got:
-                ids.append(cid)
+                ids.extend([h.id for h in loc])
+                shapes = [(h.type, h.evidence, h.include) for h in loc]
+            for kind, evidence, inc in shapes:
                 types.add(kind)
                 if evidence == "missing":
                     missing = True
                     if inc:
-                        qi = req_row[x]
-                        if inc not in (values[q_include[qi]] if qi >= 0 else ()):
+                        qi = c.req_row[x]
+                        if inc not in (c.values[c.q_include[qi]] if qi >= 0 else ()):
                             flags.add(inc)
-        return ([index[x] for x in hosted], ids,
+        return ([c.index[x] for x in hosted], ids,
                 tuple(types) if len(types) == 1 else tuple(sorted(types)), missing,
                 tuple(sorted(flags)) if flags else ())
 
@@ -1396,9 +1425,11 @@ class _TablePass:
         if deposited:
             for j in range(lo, hi):
                 if code[j] & 1:
-                    a = deposits[j] = self._attribution(rows[j])
+                    a = deposits[j] = self._attribution(rows[j], where)
                     if a:
-                        absorbed.update(x for x in a[1] if x)
+                        absorbed.update(a[1])
+            absorbed.discard(None)  # type: ignore[arg-type]  # (ids that are none absorb none)
+            absorbed.discard("")
         active: list[tuple[int, ToolConfig | None, None]] = []
         pending: list[tuple[int, str | None, str | None]] = []
         s_stop, ended = led._s_stop, led._ended
