@@ -471,6 +471,7 @@ _HOSTED, _MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_mis
 _NONE = -(1 << 63)  # None in a column of ints
 _NAN = float("nan")
 _NO_FIT = (0.0, 0.0, 0, 0, 0)  # no fitted line (`_open`)
+_DEPOSITS = bytes(k & 1 for k in range(256))  # a marker code (_TablePass.code): a deposit?
 
 
 def _widened(col: array[int]) -> array[int]:
@@ -1229,7 +1230,7 @@ class _TablePass:
             self.metas[key] = got
         return got
 
-    def _deposit(self, nc: int, index: int, tokens: int, a: _Parts | None,
+    def _deposit(self, index: int, tokens: int, a: _Parts | None,
                  at: int) -> tuple[int, ToolConfig | None, None]:
         """`_deposit_source`, the same columns appended."""
         turns, calls, types, missing, include = a if a is not None else ((), (), (), False, ())
@@ -1237,12 +1238,12 @@ class _TablePass:
         types = tuple(types)
         include = tuple(include)
         made = self._made(origin, types, True)
-        i = self.ledger._add_source(nc, 0, index, tokens, origin, [x for x in calls if x],
+        i = self.ledger._add_source(0, 0, index, tokens, origin, [x for x in calls if x],
                                     types, missing, include, made, at,
                                     self._meta(made, types, include))
         return i, made, None
 
-    def _hosted(self, nc: int, index: int, pending: list[tuple[int, str | None, str | None]],
+    def _hosted(self, index: int, pending: list[tuple[int, str | None, str | None]],
                 tokens: int, at: int) -> tuple[int, ToolConfig | None, None]:
         """`_hosted_source`, the same columns appended."""
         if len(pending) == 1:
@@ -1253,7 +1254,7 @@ class _TablePass:
             types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
             calls = [cid for _o, _t, cid in pending if cid]
         made = self._made(origin, types, False)  # all in this conversation
-        i = self.ledger._add_source(nc, 1, index, tokens, origin, calls, types, False, (),
+        i = self.ledger._add_source(0, 1, index, tokens, origin, calls, types, False, (),
                                     made, at, self._meta(made, types, ()))
         return i, made, None
 
@@ -1298,13 +1299,11 @@ class _TablePass:
             code = list(map(self.code.__getitem__, mids))
         where = self._located(srow)
         has = bytes(map(where.__contains__, srow))
-        conv, keys, owned_col, expected = tc.conv, tc.keys, tc.owned_state_bytes, \
-            tc.expected_input
+        conv, keys, owned_col = tc.conv, tc.keys, tc.owned_state_bytes
         ends_of, project, bills = self.ends, self.project, self.bills
         self._idx, self._rows, self.cfg = idx, rows, None
         cj: list[int] = []  # the batch's charges: positions of the turns charged
         base = len(led._c_turn)
-        nc = len(led._keys)
         heads, tails = segs[:-1], segs[1:]
         names = [keys[conv[rows[lo]]] for lo in heads]
         # Growth, per conversation: each one's turns' inputs summed and fitted (`_growth_parts`
@@ -1333,16 +1332,7 @@ class _TablePass:
             if last_owned is None:
                 owned[t] = _NONE
         led._open_many(names, list(map(bills.get, names)), cums, owned, fits)
-        s_off, c_off, s_flags = led._s_off, led._c_off, led._s_flags
-        for t in range(len(heads)):
-            lo, hi = segs[t], segs[t + 1]
-            mseg = code[lo:hi]
-            deposited = 1 in mseg or 3 in mseg
-            if deposited or 1 in has[lo:hi]:
-                self._carry(nc + t, rows, idx, srow, ins, mids, code, has, where, expected,
-                            lo, hi, cj, base, deposited)
-            s_off.append(len(s_flags))  # Ledger._close, the batch's charges counted
-            c_off.append(base + len(cj))
+        self._carry(rows, idx, srow, ins, mids, code, has, where, heads, tails, cj, base)
         if cj:
             self._charges(cj, rows, idx, srow, ins)
         if self.runs:
@@ -1410,42 +1400,76 @@ class _TablePass:
                 rows[lo:hi] = sorted(rows[lo:hi], key=index.__getitem__)
         return rows, list(map(index.__getitem__, rows))
 
-    def _carry(self, nc: int, rows: list[int], idx: list[int], srow: list[int],
-               ins: list[int], mids: list[int], code: list[int], has: list[bool],
-               where: dict[int, Any], expected: Any, lo: int, hi: int, cj: list[int],
-               base: int, deposited: bool) -> None:
-        """`_conversation`'s sources and charges of one conversation, from the batch's
-        lists (positions lo..hi-1): a charge is its position appended to `cj`, its rate
-        made with the batch's (`_charges`); the notes on outliving tools are made at the
-        end, per run of charges with the same active sources."""
+    def _carry(self, rows: Sequence[int], idx: Sequence[int], srow: Sequence[int],
+               ins: Sequence[int], mids: Sequence[int], code: Sequence[int],
+               has: bytes, where: dict[int, Any], heads: list[int], tails: list[int],
+               cj: list[int], base: int) -> None:
+        """`_conversation`'s sources and charges of each conversation of the batch, in one
+        loop over the batch's turns (a conversation starts at each of `heads`): a charge is
+        its position appended to `cj`, its rate made with the batch's (`_charges`); the
+        notes on outliving tools are made at the end of the batch (`_notes`), per run of
+        charges with the same active sources."""
         led = self.ledger
-        self._lo, self._hi = lo, hi
+        s_off, c_off, s_flags = led._s_off, led._c_off, led._s_flags
+        n = len(rows)
+        deposited = list(compress(range(n), code.translate(_DEPOSITS)
+                                  if type(code) is bytes else [k & 1 for k in code]))
+        if not deposited and 1 not in has:  # nothing arrives: no source, no charge
+            s_off.extend(repeat(len(s_flags), len(heads)))
+            c_off.extend(repeat(base, len(heads)))
+            return
+        # Each deposit's attribution, read once: the calls it accounts for (`absorbed`,
+        # by conversation) and, below, its source.
         deposits: dict[int, _Parts | None] = {}
-        absorbed: set[str] = set()
-        if deposited:
-            for j in range(lo, hi):
-                if code[j] & 1:
-                    a = deposits[j] = self._attribution(rows[j], where)
-                    if a:
-                        absorbed.update(a[1])
-            absorbed.discard(None)  # type: ignore[arg-type]  # (ids that are none absorb none)
-            absorbed.discard("")
-        active: list[tuple[int, ToolConfig | None, None]] = []
-        pending: list[tuple[int, str | None, str | None]] = []
-        s_stop, ended = led._s_stop, led._ended
+        absorbed_of: dict[int, set[Any]] = {}
+        t = 0
+        for j in deposited:
+            while tails[t] <= j:
+                t += 1
+            a = deposits[j] = self._attribution(rows[j], where)
+            if a:
+                got = absorbed_of.get(t)
+                if got is None:
+                    got = absorbed_of[t] = set()
+                got.update(a[1])
+        for got in absorbed_of.values():
+            got.discard(None)  # (ids that are none absorb none)
+            got.discard("")
+        expected = self.tc.expected_input
+        s_stop, ended, runs = led._s_stop, led._ended, self.runs
         ends_of, captured = self.ends, self._captured
         calls = self.calls
         if type(calls) is Calls:
             c_ends, c_values, c_shape, c_ids = (calls.ends, calls.pool.values, calls.shape,
                                                 calls.ids)
             c_buf, c_starts, c_lens = c_ids.buf, c_ids.starts, c_ids.lens
-        configured = False
-        # Runs of charges whose active sources' configuration is known: (first, end, the
-        # sources), positions in `cj`.
-        runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None], ...]]] = []
-        run0 = len(cj)
+        none: set[Any] = set()
         charge = cj.append
-        for j in range(lo, hi):
+        active: list[tuple[int, ToolConfig | None, None]] = []
+        pending: list[tuple[int, str | None, str | None]] = []
+        configured = False
+        run0 = 0
+        absorbed = none
+        t, head = -1, 0
+        for j in range(n):
+            if j == head:  # a conversation starts: the last one closed (Ledger._close)
+                if t >= 0:
+                    if active:
+                        if configured and len(cj) > run0:
+                            runs.append((run0, len(cj), tuple(active)))
+                        stop = base + len(cj)
+                        for i, _c, _id in active:
+                            s_stop[i] = stop
+                        active = []
+                    s_off.append(len(s_flags))
+                    c_off.append(base + len(cj))
+                t += 1
+                head = tails[t]
+                self._lo, self._hi = j, head
+                pending = []
+                configured = False
+                run0 = len(cj)
+                absorbed = absorbed_of.get(t, none)
             k = code[j]
             inp = ins[j]
             if k:
@@ -1466,15 +1490,14 @@ class _TablePass:
                     if configured and len(cj) > run0:
                         runs.append((run0, len(cj), tuple(active)))
                     run0 = len(cj)
-                    active.append(self._deposit(nc, idx[j], inp - e, deposits[j],
-                                                base + run0))
+                    active.append(self._deposit(idx[j], inp - e, deposits[j], base + run0))
                     configured = configured or active[-1][1] is not None
             if pending and inp >= 0:
                 if not k & 1 and (e := expected[rows[j]]) >= 0 and inp - e > 0:
                     if configured and len(cj) > run0:
                         runs.append((run0, len(cj), tuple(active)))
                     run0 = len(cj)
-                    active.append(self._hosted(nc, idx[j], pending, inp - e, base + run0))
+                    active.append(self._hosted(idx[j], pending, inp - e, base + run0))
                     configured = configured or active[-1][1] is not None
                 pending = []
             if inp >= 0 and active:
@@ -1485,12 +1508,12 @@ class _TablePass:
                     for q in range(c_ends[at - 1] if at else 0, c_ends[at]):
                         v = c_values[c_shape[q]]
                         if v[2] == "captured":
-                            n = c_lens[q]  # Texts.get, inline
-                            if n < 0:
+                            m = c_lens[q]  # Texts.get, inline
+                            if m < 0:
                                 cid = None
                             else:
                                 try:
-                                    cid = c_buf[(a := c_starts[q]):a + n].decode()
+                                    cid = c_buf[(a := c_starts[q]):a + m].decode()
                                 except UnicodeDecodeError:  # a lone surrogate
                                     cid = c_ids.get(q)
                             if cid not in absorbed:
@@ -1505,7 +1528,8 @@ class _TablePass:
             stop = base + len(cj)
             for i, _c, _id in active:
                 s_stop[i] = stop
-        self.runs.extend(runs)
+        s_off.append(len(s_flags))
+        c_off.append(base + len(cj))
 
     def _notes(self, runs: list[tuple[int, int, tuple[tuple[int, ToolConfig | None, None],
                                                       ...]]],
