@@ -1037,6 +1037,7 @@ class _TablePass:
         # A marker list's code: 1 a deposit, 2 a marker that ends carried context.
         self.code = [(1 if d else 0) | (2 if e is not None else 0) for d, e in self.ends]
         self.where_span = (0, -1)  # the response rows `_located` covers
+        self.froms: dict[int, ToolConfig] = {}  # the batch's sources' configurations
         self.code_table = bytes(self.code[m] if m < len(self.code) else 0 for m in range(256))
         self.calls = c.s_hosted
         self.prices: dict[int, tuple[float, float] | None] = {}  # by response model number
@@ -1139,11 +1140,10 @@ class _TablePass:
                             cid = texts.get(q)
                     ids.append(cid)
                     got.append(values[shape[q]])
-                shapes = [(v[0], v[2], v[3]) for v in got]
             else:
                 ids.extend([h.id for h in loc])
-                shapes = [(h.type, h.evidence, h.include) for h in loc]
-            for kind, evidence, inc in shapes:
+                got = [(h.type, None, h.evidence, h.include) for h in loc]
+            for kind, _status, evidence, inc, *_rest in got:
                 types.add(kind)
                 if evidence == "missing":
                     missing = True
@@ -1238,6 +1238,8 @@ class _TablePass:
         types = tuple(types)
         include = tuple(include)
         made = self._made(origin, types, True)
+        if made is not None:
+            self.froms[id(made)] = made
         i = self.ledger._add_source(0, 0, index, tokens, origin, [x for x in calls if x],
                                     types, missing, include, made, at,
                                     self._meta(made, types, include))
@@ -1254,6 +1256,8 @@ class _TablePass:
             types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
             calls = [cid for _o, _t, cid in pending if cid]
         made = self._made(origin, types, False)  # all in this conversation
+        if made is not None:
+            self.froms[id(made)] = made
         i = self.ledger._add_source(0, 1, index, tokens, origin, calls, types, False, (),
                                     made, at, self._meta(made, types, ()))
         return i, made, None
@@ -1338,6 +1342,7 @@ class _TablePass:
         if self.runs:
             self._notes(self.runs, rows, idx, cj, base)
             self.runs = []
+        self.froms.clear()
 
     def _charges(self, cj: list[int], rows: list[int], idx: list[int], srow: list[int],
                  ins: list[int]) -> None:
@@ -1541,13 +1546,12 @@ class _TablePass:
         changed) for every charge of the run with that configuration."""
         led = self.ledger
         outlived = led._outlived
-        js = [cj[p] for first, last, _s in runs for p in range(first, last)]
-        every = list(map(self._cfgs().__getitem__, js))
-        distinct = {id(h): h for h in every}
-        froms = {id(cf): cf for _f, _l, sources in runs for _i, cf, _n in sources
-                 if cf is not None}.values()
-        if not any(_outlived_memo(cf, h) for cf in froms for h in distinct.values()):
+        cfg = self._cfgs()
+        distinct = dict(zip(map(id, cfg), cfg, strict=True)).values()  # a handful
+        if not any(_outlived_memo(cf, h) for cf in self.froms.values() for h in distinct):
             return
+        js = [cj[p] for first, last, _s in runs for p in range(first, last)]
+        every = list(map(cfg.__getitem__, js))
         start = 0
         for first, last, sources in runs:
             heres = every[start:start + last - first]
