@@ -980,11 +980,18 @@ def _from_table(ledger: Ledger, tc: Any, rows: Sequence[int], rate_of: _Rates,
                 config_of: Callable[[int], ToolConfig | None] | None, project: int,
                 bills: dict[str, float | None]) -> None:
     """The ledger of the analysis's turns over one table (`tc`: its TurnColumns), read from
-    the columns in batches of whole conversations: per batch, each column the pass reads is
-    picked at the batch's rows in C (`map`); a conversation is a run of positions; a plain
-    turn (no marker that opens or ends a carry, no hosted call) costs a few list reads and,
-    while a source is active, its charge. The same result as `_conversation` over each
-    conversation's views (tests/core/test_hosted_passes_columns.py compares, per fixture)."""
+    the columns in batches of whole conversations (at most `_BATCH` turns, so the pass's
+    lists stay small however large the capture).
+
+    Per batch, each column the pass reads is picked at the batch's rows in C (a slice of a
+    contiguous range of rows, else one itemgetter); a conversation is a run of positions;
+    growth is mapped over the runs; one loop over the turns opens and closes sources and
+    notes each charge as its position — a plain turn (no marker that opens or ends a carry,
+    no hosted call) costs a few list reads — and the charges are priced in one
+    comprehension at the end of the batch, the notes on outliving tools judged once for
+    it. The same result as `_conversation` over each conversation's views
+    (tests/core/test_ledger_table_pass.py compares on every fixture, in any order of the
+    turns, with tiny batches)."""
     n = len(rows)
     if not n:
         return
@@ -1021,7 +1028,9 @@ def _from_table(ledger: Ledger, tc: Any, rows: Sequence[int], rate_of: _Rates,
 
 
 class _TablePass:
-    """What a batch reads, bound once for the pass (see `_from_table`)."""
+    """What a batch reads, bound once for the pass, and what it remembers across batches:
+    each model's prices, each marker list's code, each source type's tools wanted, each
+    (configuration, types, include) pool index (see `_from_table`)."""
 
     def __init__(self, ledger: Ledger, tc: Any, rate_of: _Rates,
                  config_of: Callable[[int], ToolConfig | None] | None, project: int,
