@@ -145,3 +145,16 @@ def test_hosted_calls_set_again_out_of_order_are_read(tmp_path: Path) -> None:
         calls[row] = ()  # removed
     after = _fast(a, a.turns, configs)
     assert after != before and after == _general(a, a.turns, configs)
+
+
+def test_the_growth_lines_mapped_over_conversations_are_lines_fitted_one_by_one() -> None:
+    """`_fits` (every conversation's line in C) gives `_line`'s floats for turns 1..m."""
+    rng = random.Random(5)
+    sizes = [rng.choice((1, 2, 3, 12, rng.randint(1, 90))) for _ in range(400)]
+    inputs = [[rng.choice((rng.randint(0, 10**6), rng.randint(0, 10**12))) for _ in range(m)]
+              for m in sizes]
+    slope, intercept, fitted, last = ledger_mod._fits(sizes, inputs)
+    for t, (m, y) in enumerate(zip(sizes, inputs, strict=True)):
+        want = ledger_mod._line(list(range(1, m + 1)), y) if m >= 2 else (0.0, 0.0)
+        assert (slope[t], intercept[t]) == want
+        assert fitted[t] == last[t] == (m if m >= 2 else 0)

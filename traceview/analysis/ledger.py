@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, pairwise, repeat
 from math import fsum
-from operator import gt, is_, itemgetter, mul, ne, sub
+from operator import ge, gt, is_, itemgetter, lt, mul, ne, or_, sub, truediv
 from typing import Any, NamedTuple, Protocol
 
 from traceview.analysis.columns import Columns
@@ -632,20 +632,20 @@ class Ledger:
         return n
 
     def _open_many(self, keys: list[str], bills: list[float | None], cums: list[int],
-                   owned: list[int], fits: list[tuple[Any, ...] | None]) -> None:
-        """`_open` of each conversation in turn, each column extended once (`cums`, `owned`
-        as the columns hold them: _NONE for None)."""
+                   owned: list[int], slope: list[float], intercept: list[float],
+                   fitted: list[int], last: list[int]) -> None:
+        """`_open` of each conversation in turn, each column extended once (each value as
+        the column holds it: _NONE for None, a fitted line's 0.0, 0.0, 0, 0 for none)."""
         n = len(self._keys)
         self._keys.extend(keys)
         self._num.update(zip(keys, range(n, n + len(keys)), strict=True))
         self._bill.extend([_NAN if b is None else b for b in bills])
         self._cum.extend(cums)
         self._owned.extend(owned)
-        got = [f or _NO_FIT for f in fits]
-        self._slope.extend([f[0] for f in got])
-        self._intercept.extend([f[1] for f in got])
-        self._fitted.extend([f[2] for f in got])
-        self._last.extend([f[3] for f in got])
+        self._slope.extend(slope)
+        self._intercept.extend(intercept)
+        self._fitted.extend(fitted)
+        self._last.extend(last)
 
     def _close(self) -> None:
         self._s_off.append(len(self._s_flags))
@@ -1160,7 +1160,7 @@ class _TablePass:
                         qi = c.req_row[x]
                         if inc not in (c.values[c.q_include[qi]] if qi >= 0 else ()):
                             flags.add(inc)
-        return ([c.index[x] for x in hosted], ids,
+        return (list(map(c.index.__getitem__, hosted)), ids,
                 tuple(types) if len(types) == 1 else tuple(sorted(types)), missing,
                 tuple(sorted(flags)) if flags else ())
 
@@ -1249,7 +1249,7 @@ class _TablePass:
         made = self._made(origin, types, True)
         if made is not None:
             self.froms[id(made)] = made
-        i = self.ledger._add_source(0, 0, index, tokens, origin, [x for x in calls if x],
+        i = self.ledger._add_source(0, 0, index, tokens, origin, list(filter(None, calls)),
                                     types, missing, include, made, at,
                                     self._meta(made, types, include))
         return i, made, None
@@ -1318,19 +1318,20 @@ class _TablePass:
         cj: list[int] = []  # the batch's charges: positions of the turns charged
         base = len(led._c_turn)
         heads, tails = segs[:-1], segs[1:]
-        names = [keys[conv[rows[lo]]] for lo in heads]
+        names = list(map(keys.__getitem__, map(conv.__getitem__, map(rows.__getitem__, heads))))
         # Growth, per conversation: each one's turns' inputs summed and fitted (`_growth_parts`
         # when a turn is unbilled or a compaction restarts the line), its last owned bytes.
         spans = list(map(slice, heads, tails))
         inputs = list(map(ins.__getitem__, spans))
         sizes = list(map(sub, tails, heads))
         cums = list(map(sum, inputs))
-        fits = list(map(_fit, sizes, inputs, cums))
+        fits = _fits(sizes, inputs)
         owned = list(map(owned_col.__getitem__, map(rows.__getitem__,
                                                     map(sub, tails, repeat(1)))))
-        odd = [t for t, (a, b, o) in enumerate(zip(map(max, map(code.__getitem__, spans)),
-                                                   map(min, inputs), owned, strict=True))
-               if a >= 2 or b < 0 or o < 0]
+        odd = list(compress(range(len(heads)), map(
+            or_, map(or_, map(ge, map(max, map(code.__getitem__, spans)), repeat(2)),
+                     map(lt, map(min, inputs), repeat(0))),
+            map(lt, owned, repeat(0)))))
         for t in odd:
             lo, hi = heads[t], tails[t]
             last_owned = None
@@ -1338,13 +1339,14 @@ class _TablePass:
                 if (v := owned_col[rows[j]]) >= 0:
                     last_owned = v
                     break
-            cum, owned[t], fits[t], _p = _growth_parts(
+            cum, _owned, fit, _p = _growth_parts(
                 [v if v >= 0 else None for v in inputs[t]], (), last_owned, project,
                 [ends_of[m] for m in mids[lo:hi]])
             cums[t] = _NONE if cum is None else cum
-            if last_owned is None:
-                owned[t] = _NONE
-        led._open_many(names, list(map(bills.get, names)), cums, owned, fits)
+            owned[t] = _NONE if last_owned is None else last_owned
+            for column, value in zip(fits, fit or _NO_FIT, strict=False):
+                column[t] = value
+        led._open_many(names, list(map(bills.get, names)), cums, owned, *fits)
         self._carry(rows, idx, srow, ins, mids, code, has, where, heads, tails, cj, base)
         if cj:
             self._charges(cj, rows, idx, srow, ins)
@@ -1594,30 +1596,43 @@ def _picker(rows: Sequence[int]) -> Callable[[Any], Sequence[int]]:
     return itemgetter(*rows)
 
 
-def _fit(m: int, y: list[int], cumulative: int) -> tuple[Any, ...] | None:
-    """The growth's fitted line through turns 1..m of inputs `y` (`_growth_parts`, when every
-    turn is billed and none restarts the line), or None under two turns."""
-    if m < 2:
-        return None
-    slope, intercept = _line_run(m, y)
-    return (slope, intercept, m, m, cumulative)
+def _fits(sizes: list[int], inputs: list[list[int]]) -> tuple[list[Any], ...]:
+    """The growth's fitted line of each conversation whose `sizes[t]` turns are all billed
+    and none restarts the line (`_growth_parts`: turns 1..m, `_line_run`'s floats), as the
+    ledger's columns (slope, intercept, fitted turns, last turn; 0.0, 0.0, 0, 0 under two
+    turns), mapped in C over the conversations."""
+    runs = list(map(_RUNS.get, sizes))
+    if None in runs:
+        runs = [got if got is not None else _run(m) for got, m in zip(runs, sizes, strict=True)]
+    xbar, dx, sxx = zip(*runs, strict=True)
+    ybar = list(map(truediv, map(fsum, inputs), sizes))
+    slope = list(map(truediv, map(fsum, map(map, repeat(mul), dx, map(
+        map, repeat(sub), inputs, map(repeat, ybar)))), sxx))
+    intercept = list(map(sub, ybar, map(mul, slope, xbar)))
+    fitted = sizes[:]
+    if 1 in sizes or 0 in sizes:  # no line under two turns
+        for t in compress(range(len(sizes)), map(lt, sizes, repeat(2))):
+            slope[t], intercept[t], fitted[t] = 0.0, 0.0, 0
+    return slope, intercept, fitted, fitted[:]
+
+
+def _run(m: int) -> tuple[float, list[float], float]:
+    """(xbar, x - xbar, sxx) of turns 1..m (`_line`'s sums; sxx 1.0 under two turns, where
+    no line is fitted), remembered by length."""
+    x = list(range(1, m + 1))
+    xbar = fsum(x) / m if m else 0.0
+    dx = [xi - xbar for xi in x]
+    got = (xbar, dx, fsum([d * d for d in dx]) if m >= 2 else 1.0)
+    if len(_RUNS) < 1024:
+        _RUNS[m] = got
+    return got
 
 
 def _line_run(m: int, y: list[int]) -> tuple[float, float]:
     """`_line(list(range(1, m + 1)), y)`, the same floats: x's sums are made once per length
-    (a capture's conversations share a few) and y's in C."""
-    got = _RUNS.get(m)
-    if got is None:
-        x = list(range(1, m + 1))
-        xbar = fsum(x) / m
-        dx = [xi - xbar for xi in x]
-        got = (xbar, dx, fsum([d * d for d in dx]))
-        if len(_RUNS) < 1024:
-            _RUNS[m] = got
-    xbar, dx, sxx = got
-    ybar = fsum(y) / m
-    slope = fsum(map(mul, dx, map(sub, y, repeat(ybar)))) / sxx
-    return slope, ybar - slope * xbar
+    (a capture's conversations share a few) and y's in C (`_fits` over many at once)."""
+    slope, intercept, _f, _l = _fits([m], [y])
+    return slope[0], intercept[0]
 
 
 _RUNS: dict[int, tuple[float, list[float], float]] = {}
