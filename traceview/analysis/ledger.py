@@ -1152,10 +1152,11 @@ class _TablePass:
             else:
                 ids.extend([h.id for h in loc])
                 got = [(h.type, None, h.evidence, h.include) for h in loc]
-            for kind, _status, evidence, inc, *_rest in got:
-                types.add(kind)
-                if evidence == "missing":
+            for v in got:  # a pooled shape: (type, status, evidence, include, …)
+                types.add(v[0])
+                if v[2] == "missing":
                     missing = True
+                    inc = v[3]
                     if inc:
                         qi = c.req_row[x]
                         if inc not in (c.values[c.q_include[qi]] if qi >= 0 else ()):
