@@ -368,6 +368,7 @@ class TurnCarry:
         known = True
         sources: list[dict[str, Any]] = []
         arrived: list[str] = []
+        first, ids = led._ids(self._n)
         for i in led._source_range(self._n):
             if start[i] <= k < stop[i]:
                 n = s_tokens[i]
@@ -377,7 +378,7 @@ class TurnCarry:
                     known = False
                 elif known:
                     total += c
-                sid = led._source_id(i)
+                sid = ids[i - first]
                 sources.append({"id": sid, "tokens": n,
                                 "cost_usd": None if c is None else round(c, 6)})
                 if arrived_at[i] == turn:
@@ -546,6 +547,7 @@ class Ledger:
         # Shared (config, types, include) triples by index (a handful in a capture).
         self._pool: list[tuple[ToolConfig | None, tuple[str, ...], tuple[str, ...]]] = []
         self._pooled: dict[Any, int] = {}
+        self._last_ids: tuple[int, tuple[int, list[str]]] = (-1, (0, []))  # `_ids`
 
     @property
     def conversations(self) -> Mapping[str, ConversationLedger]:
@@ -580,6 +582,16 @@ class Ledger:
     # ---- reading the columns
     def _source_range(self, n: int) -> range:
         return range(self._s_off[n], self._s_off[n + 1])
+
+    def _ids(self, n: int) -> tuple[int, list[str]]:
+        """(the first source of conversation `n`, its sources' ids): made for the last
+        conversation asked (a report writes a conversation's carrying turns one after
+        another, each naming its sources), not held per source."""
+        got = self._last_ids
+        if got[0] != n:
+            r = self._source_range(n)
+            self._last_ids = got = (n, (r.start, list(map(self._source_id, r))))
+        return got[1]
 
     def _source_id(self, i: int) -> str:
         if not self._s_flags[i] & _HOSTED:
@@ -658,6 +670,7 @@ class Ledger:
         """Source `i`'s columns; its charges start at `at` (default: the next charge);
         `meta_index`: the pool index of (config, types, include) when the caller has it."""
         i = len(self._s_flags)
+        self._last_ids = (-1, (0, []))
         self._s_flags.append(kind | (_MISSING if missing else 0))
         try:
             self._s_arrived.append(arrived)
