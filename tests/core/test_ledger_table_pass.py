@@ -3,8 +3,8 @@ conversations, charges priced per batch, sources and notes from the columns) giv
 the general pass over the turns' views gives (a plain list of TurnReports takes it), on
 every fixture, sample and a slice of the hosted bench shape — also with tiny batches, with
 the turns in an order the analysis does not give (conversations interleaved, a
-conversation's turns out of index order), with hosted calls set again out of order, and
-with turns whose configuration is not told."""
+conversation's turns out of index order), with hosted calls set again out of order, with
+turns whose configuration is not told, and with the call ids joined in small chunks."""
 
 from __future__ import annotations
 
@@ -77,6 +77,9 @@ def test_the_table_pass_gives_the_general_pass_on_every_fixture(
         for batch in (ledger_mod._BATCH, 5, 1):  # one batch; several; one conversation each
             monkeypatch.setattr(ledger_mod, "_BATCH", batch)
             assert _fast(a, a.turns, configs) == general, (name, batch)
+        monkeypatch.setattr(ledger_mod, "_CHUNK", 2)  # call ids joined every other source
+        assert _fast(a, a.turns, configs) == general == _general(a, a.turns, configs), name
+        monkeypatch.undo()
         untold = _Untold(configs)
         assert _fast(a, a.turns, untold) == _general(a, a.turns, untold), name
         carried += len(general[1])

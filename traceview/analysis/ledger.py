@@ -20,7 +20,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice, pairwise, repeat
+from itertools import accumulate, compress, islice, pairwise, repeat
 from math import fsum
 from operator import ge, gt, is_, itemgetter, lt, mul, ne, or_, sub, truediv
 from typing import Any, NamedTuple, Protocol
@@ -472,6 +472,7 @@ _HOSTED, _MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_mis
 _NONE = -(1 << 63)  # None in a column of ints
 _NAN = float("nan")
 _NO_FIT = (0.0, 0.0, 0, 0, 0)  # no fitted line (`_open`)
+_CHUNK = 4096  # call ids joined into one string (Ledger._seal) at least this often
 _DEPOSITS = bytes(k & 1 for k in range(256))  # a marker code (_TablePass.code): a deposit?
 
 
@@ -536,8 +537,17 @@ class Ledger:
         self._s_meta = array("i")  # index in _pool of (config, types, include)
         self._o_off = array("i", [0])  # source i's origin turns: [_o_off[i], _o_off[i + 1])
         self._origin = array("i")
-        self._h_off = array("i", [0])  # its hosted call ids
-        self._calls: list[str] = []
+        self._h_off = array("i", [0])  # its hosted call ids: [_h_off[i], _h_off[i + 1])
+        # The call ids, joined into one string per chunk (a str per id was ~80 bytes, most
+        # of the ledger's memory on a hosted capture): chunk c holds ids from
+        # _call_first[c] on, id j ends at character _call_end[j] of its chunk (it starts
+        # where the one before it in the chunk ends). A source's ids are in one chunk: ids
+        # added since the last chunk (`_loose`) are joined (`_seal`) between sources.
+        self._call_text: list[str] = []
+        self._call_first = array("i")
+        self._call_end = array("i")
+        self._loose: list[str] = []
+        self._n_calls = 0
         self._ended: dict[int, tuple[int, str]] = {}  # (turn, marker) that ended a carry
         # By charge.
         self._c_turn = array("i")
@@ -605,7 +615,36 @@ class Ledger:
         return self._origin[self._o_off[i]:self._o_off[i + 1]]
 
     def _calls_of(self, i: int) -> list[str]:
-        return self._calls[self._h_off[i]:self._h_off[i + 1]]
+        a, b = self._h_off[i], self._h_off[i + 1]
+        if a == b:
+            return []
+        if self._loose:
+            self._seal()
+        c = bisect_right(self._call_first, a) - 1
+        text, ends = self._call_text[c], self._call_end
+        at = ends[a - 1] if a > self._call_first[c] else 0
+        out = []
+        for j in range(a, b):
+            end = ends[j]
+            out.append(text[at:end])
+            at = end
+        return out
+
+    def _seal(self) -> None:
+        """Join the ids added since the last chunk into one."""
+        loose = self._loose
+        if not loose:
+            return
+        ends = list(accumulate(map(len, loose)))
+        try:
+            more = array(self._call_end.typecode, ends)
+        except OverflowError:  # a chunk past 2**31 characters (huge ids): 8-byte ends
+            self._call_end = _widened(self._call_end)
+            more = array("q", ends)
+        self._call_end.extend(more)
+        self._call_first.append(self._n_calls - len(loose))
+        self._call_text.append("".join(loose))
+        self._loose = []
 
     def _growth_of(self, n: int) -> dict[str, Any]:
         cum, owned, fitted = self._cum[n], self._owned[n], self._fitted[n]
@@ -698,8 +737,12 @@ class Ledger:
             self._origin = _widened(self._origin)
             self._origin.extend(origin)
         self._o_off.append(len(self._origin))
-        self._calls.extend(calls)
-        self._h_off.append(len(self._calls))
+        if calls:
+            self._loose.extend(calls)
+            self._n_calls += len(calls)
+            if len(self._loose) >= _CHUNK:
+                self._seal()
+        self._h_off.append(self._n_calls)
         return i
 
 
@@ -726,6 +769,7 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
         # grouped by the conversation column (`_from_table`).
         _from_table(ledger, cols, seq.rows(), rate, config_of, project,  # type: ignore[attr-defined]
                     bills)
+        ledger._seal()
         return ledger
     # Grouped by position, not by turn: the analysis's turns are views made when read
     # (a TurnReport and the Turn it keeps: ~150 bytes), and a list of every one held for
@@ -743,6 +787,7 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
             conv_turns.sort(key=_index)
         _conversation(ledger, key, conv_turns, _read_views(conv_turns), rate, config_of,
                       project, bills.get(key))
+    ledger._seal()
     return ledger
 
 
@@ -1362,6 +1407,7 @@ class _TablePass:
                 column[t] = value
         led._open_many(names, list(map(bills.get, names)), cums, owned, *fits)
         self._carry(rows, idx, srow, ins, mids, code, has, where, heads, tails, cj, base)
+        led._seal()
         if cj:
             self._charges(cj, rows, idx, srow, ins)
         if self.runs:
