@@ -1658,7 +1658,7 @@ def _picker(rows: Sequence[int]) -> Callable[[Any], Sequence[int]]:
 
 def _fits(sizes: list[int], inputs: list[list[int]]) -> tuple[list[Any], ...]:
     """The growth's fitted line of each conversation whose `sizes[t]` turns are all billed
-    and none restarts the line (`_growth_parts`: turns 1..m, `_line_run`'s floats), as the
+    and none restarts the line (`_growth_parts`: turns 1..m, `_line`'s floats), as the
     ledger's columns (slope, intercept, fitted turns, last turn; 0.0, 0.0, 0, 0 under two
     turns), mapped in C over the conversations."""
     runs = list(map(_RUNS.get, sizes))
@@ -1678,24 +1678,18 @@ def _fits(sizes: list[int], inputs: list[list[int]]) -> tuple[list[Any], ...]:
 
 def _run(m: int) -> tuple[float, list[float], float]:
     """(xbar, x - xbar, sxx) of turns 1..m (`_line`'s sums; sxx 1.0 under two turns, where
-    no line is fitted), remembered by length."""
+    no line is fitted), remembered by length for short conversations (the hosted shape's
+    dozen turns; a long one's list is not kept)."""
     x = list(range(1, m + 1))
     xbar = fsum(x) / m if m else 0.0
     dx = [xi - xbar for xi in x]
     got = (xbar, dx, fsum([d * d for d in dx]) if m >= 2 else 1.0)
-    if len(_RUNS) < 1024:
+    if m <= 64:
         _RUNS[m] = got
     return got
 
 
-def _line_run(m: int, y: list[int]) -> tuple[float, float]:
-    """`_line(list(range(1, m + 1)), y)`, the same floats: x's sums are made once per length
-    (a capture's conversations share a few) and y's in C (`_fits` over many at once)."""
-    slope, intercept, _f, _l = _fits([m], [y])
-    return slope[0], intercept[0]
-
-
-_RUNS: dict[int, tuple[float, list[float], float]] = {}
+_RUNS: dict[int, tuple[float, list[float], float]] = {}  # `_run` by length
 
 
 class _Ends:
