@@ -1057,7 +1057,7 @@ def _from_table(ledger: Ledger, tc: Any, rows: Sequence[int], rate_of: _Rates,
     if type(rows) is range and rows.step == 1:
         cv: Sequence[int] = conv[rows.start:rows.stop]
     else:
-        cv = array("q", map(conv.__getitem__, rows))
+        cv = array(conv.typecode, map(conv.__getitem__, rows))
     bounds = list(compress(range(1, n), map(ne, cv, islice(cv, 1, None))))
     ids = set(cv)
     order: Sequence[int]
@@ -1069,9 +1069,9 @@ def _from_table(ledger: Ledger, tc: Any, rows: Sequence[int], rate_of: _Rates,
             key = keys[v]
             at = by_key.get(key)
             if at is None:
-                at = by_key[key] = array("q")
+                at = by_key[key] = array("i")
             at.append(r)
-        order, starts = array("q"), [0]
+        order, starts = array("i"), [0]
         for at in by_key.values():
             order.extend(at)
             starts.append(len(order))
