@@ -1,4 +1,4 @@
-"""The ledger's pass over the turn table's columns (ledger._from_table: batches of whole
+"""The ledger's pass over the turn table's columns (ledger_table.from_table: batches of whole
 conversations, charges priced per batch, sources and notes from the columns) gives what
 the general pass over the turns' views gives (a plain list of TurnReports takes it), on
 every fixture, sample and a slice of the hosted bench shape — also with tiny batches, with
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from traceview.analysis import analyze
+from traceview.analysis import analyze, ledger_table
 from traceview.analysis import ledger as ledger_mod
 from traceview.analysis.hosted_state import _Configs
 from traceview.analysis.ledger import build_ledger
@@ -74,8 +74,8 @@ def test_the_table_pass_gives_the_general_pass_on_every_fixture(
     carried = 0
     for name, a, configs in analyses:
         general = _general(a, a.turns, configs)
-        for batch in (ledger_mod._BATCH, 5, 1):  # one batch; several; one conversation each
-            monkeypatch.setattr(ledger_mod, "_BATCH", batch)
+        for batch in (ledger_table._BATCH, 5, 1):  # one batch; several; one conversation each
+            monkeypatch.setattr(ledger_table, "_BATCH", batch)
             assert _fast(a, a.turns, configs) == general, (name, batch)
         monkeypatch.setattr(ledger_mod, "_CHUNK", 2)  # call ids joined every other source
         assert _fast(a, a.turns, configs) == general == _general(a, a.turns, configs), name
@@ -110,7 +110,7 @@ def test_turns_in_any_order_give_the_general_pass(analyses: list[tuple[str, Any,
     """Conversations interleaved (grouped again, in the order first seen), a conversation's
     turns out of index order (sorted again), rows picked one by one (no contiguous range)."""
     rng = random.Random(11)
-    monkeypatch.setattr(ledger_mod, "_BATCH", 40)
+    monkeypatch.setattr(ledger_table, "_BATCH", 40)
     checked = 0
     for name, a, configs in analyses:
         n = len(a.turns)
@@ -156,7 +156,7 @@ def test_the_growth_lines_mapped_over_conversations_are_lines_fitted_one_by_one(
     sizes = [rng.choice((1, 2, 3, 12, rng.randint(1, 90))) for _ in range(400)]
     inputs = [[rng.choice((rng.randint(0, 10**6), rng.randint(0, 10**12))) for _ in range(m)]
               for m in sizes]
-    slope, intercept, fitted, last = ledger_mod._fits(sizes, inputs)
+    slope, intercept, fitted, last = ledger_table._fits(sizes, inputs)
     for t, (m, y) in enumerate(zip(sizes, inputs, strict=True)):
         want = ledger_mod._line(list(range(1, m + 1)), y) if m >= 2 else (0.0, 0.0)
         assert (slope[t], intercept[t]) == want
