@@ -45,6 +45,9 @@ from traceview.capture.table import Facts, ResponseSide, TurnTable
 _new_tuple = tuple.__new__
 _new_turn = Turn.__new__
 _STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
+# A response status after which the turn may not be finished yet (polled, or held for a
+# retry): `feed_run` leaves those turns to `_settle`.
+_HELD = frozenset((*NON_TERMINAL, "failed"))
 _STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
 
 
@@ -125,7 +128,8 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        self._last_input: tuple[Turn, str, tuple, Any] | None = None  # (turn, api, pre, reread)
+        # (turn, api, pre, reread), or from feed_run (turn, api, pre, reread_at, offset, n)
+        self._last_input: tuple[Any, ...] | None = None
         self._failed: tuple[Turn, Any] | None = None
 
     # ---- problems -------------------------------------------------------------------
@@ -177,6 +181,162 @@ class CaptureBuilder:
             # A shape nothing anticipated: a problem on its line, never a traceback. The
             # structure fuzz (tests/hostile) asserts this never happens for known shapes.
             self.problem(source, line, "internal_error", _internal(exc))
+
+    def feed_run(self, source: int, lines: list[tuple[int, bool, Pre]], i: int,
+                 line_no: int, offset: int, stop: int,
+                 reread_at: Callable[[int, int], Callable[[], dict[str, Any]]] | None = None,
+                 ) -> tuple[int, int, int]:
+        """Pair `lines[i:]` of source `source` until line `stop` is fed or the list ends;
+        (the next i, the last line number, the offset after it).
+
+        Each entry is (length with its newline, ended by one, what `line_facts` made of the
+        line), as a worker returns a chunk (its facts as rows, `take`n first) or the
+        one-process loop collects them (facts as records, the parsed record kept); a
+        negative length is bytes before line 1 that are no line's (a BOM). `reread_at(offset,
+        length)` makes a line's `reread` (None: the records ride in their entries).
+
+        The same calls on the builder as `feed_pre` line by line, with the common lines —
+        a request that opens a turn, a response that answers the turn waiting for it — paired
+        here inline (a capture is nearly all of them: one call a line, and the RecordRef,
+        the view and the helpers each cost as much as the pairing itself). Anything else is
+        `feed_pre`'s. tests/core/test_feed_run.py compares both on every fixture."""
+        end = len(lines)
+        t = self.table
+        turns = self.turns
+        finished = self.finished.append
+        linked = self._linked
+        feed_pre = self.feed_pre
+        requests, responses = t.requests, t.responses
+        numbers = t.pool.numbers
+        pv = t.pool.values
+        layout = t.layout
+        ver = -1
+        while i < end and line_no < stop:
+            if layout.version != ver:  # a column was widened (replaced): bind them again
+                ver = layout.version
+                index_, source_, api_, line_ = (t.index.append, t.source.append,
+                                                t.api.append, t.line.append)
+                qs_, qo_, ql_ = t.req_source.append, t.req_offset.append, t.req_length.append
+                ss_, so_, sl_, sn_ = (t.res_source.append, t.res_offset.append,
+                                      t.res_length.append, t.res_line.append)
+                qr_, sr_ = t.req_row.append, t.res_row.append
+                res_source, res_offset, res_length, res_line, res_row = (
+                    t.res_source, t.res_offset, t.res_length, t.res_line, t.res_row)
+                extras, status_col = responses._d_extra, responses._c_status
+            length, ended, pre = lines[i]
+            i += 1
+            if length < 0:
+                offset -= length
+                continue
+            line_no += 1
+            if pre is None:
+                offset += length
+                continue
+            n = length - 1 if ended else length
+            kind = pre[0]
+            if kind == "req":
+                # A request with an API and a body, no retry or stream or import to weigh,
+                # opening a turn as the table's next row (`_request`, `_new_turn`).
+                link = pre[2]
+                if (not pre[1] and pre[6] is not None and pre[9] and pre[10] is None
+                        and self._failed is None and self._stream is None
+                        and (self._pending is None if link is None else link not in linked)
+                        and turns.rows is None and len(t.index) == turns.n):
+                    try:
+                        facts = pre[8]
+                        if type(facts) is int:
+                            req_row = facts + self._req_base
+                        else:
+                            req_row = requests.add(facts)
+                        api = pre[6]
+                        na = numbers.get(api)
+                        if na is None:
+                            na = t.pool.number(api)
+                        r = len(t.index)
+                        index = turns.n + 1
+                        try:
+                            if layout.version != ver:  # the columns bound may be stale
+                                raise OverflowError
+                            index_(index)
+                            source_(source)
+                            api_(na)
+                            line_(line_no)
+                            qs_(source)
+                            qo_(offset)
+                            ql_(n)
+                            ss_(-1)
+                            so_(-1)
+                            sl_(-1)
+                            sn_(-1)
+                            qr_(req_row)
+                            sr_(-1)
+                        except OverflowError:  # a value too wide for its column
+                            # The row again, widening (it drops what the appends made).
+                            t.append_row(r, (index, source, na, line_no, source, offset, n,
+                                             -1, -1, -1, -1, req_row, -1))
+                            ver = -1
+                        turn = _new_turn(Turn)
+                        turn._t = t
+                        turn._r = r
+                        self._last_input = (turn, api, pre, reread_at, offset, n)
+                        turns.n += 1
+                        if link is None:
+                            self._pending = turn
+                        else:
+                            linked[link] = turn
+                    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                            RecursionError) as exc:  # as feed_pre
+                        self.problem(source, line_no, "internal_error", _internal(exc))
+                        ver = -1
+                    offset += length
+                    continue
+            elif kind == "res":
+                # A response with facts answering the turn waiting for it (`_response`,
+                # `_answer_turn`), neither imported nor with absurd usage.
+                link = pre[1]
+                rec = self._pending if link is None else linked.get(link)
+                facts = pre[4]
+                if (type(rec) is Turn and facts is not None and pre[5] is None and not pre[6]
+                        and self._stream is None):
+                    try:
+                        if link is None:
+                            self._pending = None
+                        else:
+                            del linked[link]
+                        if type(facts) is int:
+                            row = facts + self._res_base
+                        else:
+                            row = responses.add(facts)
+                        tr = rec._r
+                        if layout.version != ver:  # the columns bound may be stale
+                            ver = -1
+                            self._put_response(tr, (source, offset, n, line_no), row)
+                            self._settle(rec, row, source, line_no)
+                        else:
+                            try:
+                                res_source[tr] = source
+                                res_offset[tr] = offset
+                                res_length[tr] = n
+                                res_line[tr] = line_no
+                                res_row[tr] = row
+                            except OverflowError:  # a column too narrow for the value
+                                self._put_response(tr, (source, offset, n, line_no), row)
+                                ver = -1
+                            if extras.get(row) or pv[status_col[row]] in _HELD:
+                                self._settle(rec, row, source, line_no)
+                            else:
+                                finished(rec)
+                    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                            RecursionError) as exc:  # as feed_pre
+                        self.problem(source, line_no, "internal_error", _internal(exc))
+                        ver = -1
+                    offset += length
+                    continue
+            feed_pre(source, line_no, offset, n, pre,
+                     None if reread_at is None else reread_at(offset, n))
+            ver = -1
+            offset += length
+        return i, line_no, offset
 
     def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
         if isinstance(obj.get("type"), str) and "sequence_number" in obj:
@@ -370,9 +530,7 @@ class CaptureBuilder:
                 table.res_line[tr] = ref
             table.res_row[tr] = row
         except OverflowError:  # a column too narrow for the value: widened
-            for name, value in zip(("res_source", "res_offset", "res_length", "res_line",
-                                    "res_row"), (*ref, row), strict=True):
-                table.put(name, tr, value)
+            self._put_response(tr, ref, row)
         if absurd:
             for name, value in absurd:
                 self.problem(ref.source, ref.line, "absurd_number",
@@ -380,11 +538,24 @@ class CaptureBuilder:
                              "unknown")
         if origin is not None:
             _imported(turn, origin)
+        self._settle(turn, row, ref.source, ref.line)
+
+    def _put_response(self, tr: int, ref: tuple[int, int, int, int], row: int) -> None:
+        """Row `tr`'s response columns set one by one, each widened when the value needs."""
+        for name, value in zip(("res_source", "res_offset", "res_length", "res_line",
+                                "res_row"), (*ref, row), strict=True):
+            self.table.put(name, tr, value)
+
+    def _settle(self, turn: Turn, row: int, source: int, line: int) -> None:
+        """What an answered turn becomes once its response's row is in: finished, polled
+        (background mode), or held (failed: the next request may retry it); its unknown
+        output items are problems on the response's line first."""
+        side = self.table.responses
         # The row's columns read here, not through a view: one turn's answer reads three.
         extra = side._d_extra.get(row)
         if extra:
             for i, t in extra.get("unknown_items") or ():
-                self.problem(ref.source, ref.line, "unknown_item",
+                self.problem(source, line, "unknown_item",
                              f"output item {i} has type {t!r}, which this version of "
                              "traceview does not know: shown as an unknown item, not counted "
                              "as a hosted call")
@@ -399,8 +570,11 @@ class CaptureBuilder:
         if status == "failed" and last is not None and last[0] is turn:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
-            # Held: the next request may retry it.
-            self._failed = (turn, _lazy_input(last[1], last[2], last[3]))
+            # Held: the next request may retry it. A request paired by `feed_run` kept
+            # where to re-read it (its run's `reread_at`, offset, length), not a callable.
+            reread = last[3] if len(last) == 4 or last[3] is None else last[3](last[4],
+                                                                               last[5])
+            self._failed = (turn, _lazy_input(last[1], last[2], reread))
             return
         self.finished.append(turn)
 
