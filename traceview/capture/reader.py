@@ -197,146 +197,185 @@ class CaptureBuilder:
 
         The same calls on the builder as `feed_pre` line by line, with the common lines —
         a request that opens a turn, a response that answers the turn waiting for it — paired
-        here inline (a capture is nearly all of them: one call a line, and the RecordRef,
-        the view and the helpers each cost as much as the pairing itself). Anything else is
-        `feed_pre`'s. tests/core/test_feed_run.py compares both on every fixture."""
+        here inline: a capture is nearly all of them, and the RecordRef, the view, the
+        helpers and the attributes each cost as much as the pairing itself. So the state
+        those lines touch is held in locals (the turn waiting, the last request) and written
+        back before anything else runs (`_sync`): every other line is `feed_pre`'s, after
+        which the columns and the state are read again. tests/core/test_feed_run.py compares
+        both ways on every fixture."""
         end = len(lines)
         t = self.table
         turns = self.turns
         finished = self.finished.append
         linked = self._linked
-        feed_pre = self.feed_pre
         requests, responses = t.requests, t.responses
         numbers = t.pool.numbers
         pv = t.pool.values
         layout = t.layout
-        ver = -1
-        while i < end and line_no < stop:
-            if layout.version != ver:  # a column was widened (replaced): bind them again
-                ver = layout.version
-                index_, source_, api_, line_ = (t.index.append, t.source.append,
-                                                t.api.append, t.line.append)
-                qs_, qo_, ql_ = t.req_source.append, t.req_offset.append, t.req_length.append
-                ss_, so_, sl_, sn_ = (t.res_source.append, t.res_offset.append,
-                                      t.res_length.append, t.res_line.append)
-                qr_, sr_ = t.req_row.append, t.res_row.append
-                res_source, res_offset, res_length, res_line, res_row = (
-                    t.res_source, t.res_offset, t.res_length, t.res_line, t.res_row)
-                extras, status_col = responses._d_extra, responses._c_status
-            length, ended, pre = lines[i]
-            i += 1
-            if length < 0:
-                offset -= length
-                continue
-            line_no += 1
-            if pre is None:
-                offset += length
-                continue
-            n = length - 1 if ended else length
-            kind = pre[0]
-            if kind == "req":
-                # A request with an API and a body, no retry or stream or import to weigh,
-                # opening a turn as the table's next row (`_request`, `_new_turn`).
-                link = pre[2]
-                if (not pre[1] and pre[6] is not None and pre[9] and pre[10] is None
-                        and self._failed is None and self._stream is None
-                        and (self._pending is None if link is None else link not in linked)
-                        and turns.rows is None and len(t.index) == turns.n):
-                    try:
-                        facts = pre[8]
-                        if type(facts) is int:
-                            req_row = facts + self._req_base
-                        else:
-                            req_row = requests.add(facts)
-                        api = pre[6]
-                        na = numbers.get(api)
-                        if na is None:
-                            na = t.pool.number(api)
-                        r = len(t.index)
-                        index = turns.n + 1
+        while True:
+            # (Again) bind the columns (a wider copy replaces one) and read the state.
+            ver = layout.version
+            index_, source_, api_, line_ = (t.index.append, t.source.append, t.api.append,
+                                            t.line.append)
+            qs_, qo_, ql_ = t.req_source.append, t.req_offset.append, t.req_length.append
+            ss_, so_, sl_, sn_ = (t.res_source.append, t.res_offset.append,
+                                  t.res_length.append, t.res_line.append)
+            qr_, sr_ = t.req_row.append, t.res_row.append
+            res_source, res_offset, res_length, res_line, res_row = (
+                t.res_source, t.res_offset, t.res_length, t.res_line, t.res_row)
+            extras, status_col = responses._d_extra, responses._c_status
+            # No stream open (and for a request, no retry to weigh): the inline paths apply.
+            rquick = self._stream is None
+            quick = rquick and self._failed is None
+            rows = turns.rows  # None: turn i is row i (model.Turns)
+            pending = self._pending
+            last: Turn | None = None  # the last request paired inline: self._last_input
+            last_pre: Pre = None
+            last_at = last_n = 0
+            req_base, res_base = self._req_base, self._res_base
+            while i < end and line_no < stop:
+                length, ended, pre = lines[i]
+                i += 1
+                if length < 0:
+                    offset -= length
+                    continue
+                line_no += 1
+                if pre is None:
+                    offset += length
+                    continue
+                n = length - 1 if ended else length
+                kind = pre[0]
+                if kind == "req" and quick:
+                    # A request with an API and a body, not an import, opening a turn as
+                    # the table's next row (`_request`, `_new_turn`).
+                    link = pre[2]
+                    if (not pre[1] and pre[6] is not None and pre[9] and pre[10] is None
+                            and (pending is None if link is None else link not in linked)
+                            and (rows is not None or len(t.index) == turns.n)):
                         try:
-                            if layout.version != ver:  # the columns bound may be stale
-                                raise OverflowError
-                            index_(index)
-                            source_(source)
-                            api_(na)
-                            line_(line_no)
-                            qs_(source)
-                            qo_(offset)
-                            ql_(n)
-                            ss_(-1)
-                            so_(-1)
-                            sl_(-1)
-                            sn_(-1)
-                            qr_(req_row)
-                            sr_(-1)
-                        except OverflowError:  # a value too wide for its column
-                            # The row again, widening (it drops what the appends made).
-                            t.append_row(r, (index, source, na, line_no, source, offset, n,
-                                             -1, -1, -1, -1, req_row, -1))
-                            ver = -1
-                        turn = _new_turn(Turn)
-                        turn._t = t
-                        turn._r = r
-                        self._last_input = (turn, api, pre, reread_at, offset, n)
-                        turns.n += 1
-                        if link is None:
-                            self._pending = turn
-                        else:
-                            linked[link] = turn
-                    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
-                            RecursionError) as exc:  # as feed_pre
-                        self.problem(source, line_no, "internal_error", _internal(exc))
-                        ver = -1
-                    offset += length
-                    continue
-            elif kind == "res":
-                # A response with facts answering the turn waiting for it (`_response`,
-                # `_answer_turn`), neither imported nor with absurd usage.
-                link = pre[1]
-                rec = self._pending if link is None else linked.get(link)
-                facts = pre[4]
-                if (type(rec) is Turn and facts is not None and pre[5] is None and not pre[6]
-                        and self._stream is None):
-                    try:
-                        if link is None:
-                            self._pending = None
-                        else:
-                            del linked[link]
-                        if type(facts) is int:
-                            row = facts + self._res_base
-                        else:
-                            row = responses.add(facts)
-                        tr = rec._r
-                        if layout.version != ver:  # the columns bound may be stale
-                            ver = -1
-                            self._put_response(tr, (source, offset, n, line_no), row)
-                            self._settle(rec, row, source, line_no)
-                        else:
-                            try:
-                                res_source[tr] = source
-                                res_offset[tr] = offset
-                                res_length[tr] = n
-                                res_line[tr] = line_no
-                                res_row[tr] = row
-                            except OverflowError:  # a column too narrow for the value
-                                self._put_response(tr, (source, offset, n, line_no), row)
-                                ver = -1
-                            if extras.get(row) or pv[status_col[row]] in _HELD:
-                                self._settle(rec, row, source, line_no)
+                            facts = pre[8]
+                            if type(facts) is int:
+                                req_row = facts + req_base
                             else:
-                                finished(rec)
-                    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
-                            RecursionError) as exc:  # as feed_pre
-                        self.problem(source, line_no, "internal_error", _internal(exc))
-                        ver = -1
-                    offset += length
-                    continue
-            feed_pre(source, line_no, offset, n, pre,
-                     None if reread_at is None else reread_at(offset, n))
-            ver = -1
-            offset += length
-        return i, line_no, offset
+                                req_row = requests.add(facts)
+                            api = pre[6]
+                            na = numbers.get(api)
+                            if na is None:
+                                na = t.pool.number(api)
+                            r = len(t.index)
+                            index = (turns.n if rows is None else len(rows)) + 1
+                            try:
+                                if layout.version != ver:  # the columns bound may be stale
+                                    raise OverflowError
+                                index_(index)
+                                source_(source)
+                                api_(na)
+                                line_(line_no)
+                                qs_(source)
+                                qo_(offset)
+                                ql_(n)
+                                ss_(-1)
+                                so_(-1)
+                                sl_(-1)
+                                sn_(-1)
+                                qr_(req_row)
+                                sr_(-1)
+                            except OverflowError:  # a value too wide for its column
+                                # The row again, widening (it drops what the appends made).
+                                t.append_row(r, (index, source, na, line_no, source, offset,
+                                                 n, -1, -1, -1, -1, req_row, -1))
+                            turn = _new_turn(Turn)
+                            turn._t = t
+                            turn._r = r
+                            last, last_pre, last_at, last_n = turn, pre, offset, n
+                            if rows is None:
+                                turns.n += 1
+                            else:
+                                rows.append(r)
+                            if link is None:
+                                pending = turn
+                            else:
+                                linked[link] = turn
+                        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                                RecursionError) as exc:  # as feed_pre
+                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                            last = None
+                            self.problem(source, line_no, "internal_error", _internal(exc))
+                            offset += length
+                            break  # read the state again
+                        offset += length
+                        if layout.version != ver:  # bind again
+                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                            break
+                        continue
+                elif kind == "res" and rquick:
+                    # A response with facts answering the turn waiting for it (`_response`,
+                    # `_answer_turn`), neither imported nor with absurd usage.
+                    link = pre[1]
+                    rec = pending if link is None else linked.get(link)
+                    facts = pre[4]
+                    if type(rec) is Turn and facts is not None and pre[5] is None \
+                            and not pre[6]:
+                        try:
+                            if link is None:
+                                pending = None
+                            else:
+                                del linked[link]
+                            if type(facts) is int:
+                                row = facts + res_base
+                            else:
+                                row = responses.add(facts)
+                            tr = rec._r
+                            if layout.version != ver:  # the columns bound may be stale
+                                self._put_response(tr, (source, offset, n, line_no), row)
+                                settle = True
+                            else:
+                                try:
+                                    res_source[tr] = source
+                                    res_offset[tr] = offset
+                                    res_length[tr] = n
+                                    res_line[tr] = line_no
+                                    res_row[tr] = row
+                                except OverflowError:  # a column too narrow for the value
+                                    self._put_response(tr, (source, offset, n, line_no), row)
+                                settle = bool(extras.get(row)) or pv[status_col[row]] in _HELD
+                            if settle:  # finished, polled or held: `_settle` decides
+                                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                                last = None
+                                self._settle(rec, row, source, line_no)
+                                offset += length
+                                break  # read the state again
+                            finished(rec)
+                        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+                                RecursionError) as exc:  # as feed_pre
+                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                            last = None
+                            self.problem(source, line_no, "internal_error", _internal(exc))
+                            offset += length
+                            break  # read the state again
+                        offset += length
+                        if layout.version != ver:  # bind again
+                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                            break
+                        continue
+                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                last = None
+                self.feed_pre(source, line_no, offset, n, pre,
+                              None if reread_at is None else reread_at(offset, n))
+                offset += length
+                break  # read the state again
+            else:
+                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
+                return i, line_no, offset
+
+    def _sync(self, pending: Turn | Exchange | None, last: Turn | None, *at: Any) -> None:
+        """Write back what `feed_run` held in locals: the turn waiting for its response,
+        and the last request it paired (`_last_input`: the request, its API and line,
+        and where to re-read it)."""
+        self._pending = pending
+        if last is not None:
+            pre, reread_at, offset, n = at
+            self._last_input = (last, pre[6], pre, reread_at, offset, n)
 
     def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
         if isinstance(obj.get("type"), str) and "sequence_number" in obj:
