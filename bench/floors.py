@@ -73,6 +73,8 @@ SEAMS: list[tuple[str, str, str, str]] = [
     # The loader pairs a step's lines in one call (line_facts is then the read loop's).
     ("pairing", "traceview.capture.reader", "CaptureBuilder.feed_run", "call?"),
     ("analyzer", "traceview.analysis.analyzer", "Analyzer.add", "call"),
+    # The session analyses its finished turns a run at a time.
+    ("analyzer", "traceview.analysis.analyzer", "Analyzer.add_all", "call?"),
     ("finish", "traceview.analysis.session", "Session._finish", "call"),
     ("hosted", "traceview.analysis.session", "attach_hosted_state", "call"),
     ("objects", "traceview.analysis.hosted_state", "inventory", "call"),
@@ -478,6 +480,9 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
 
     def analyzer() -> None:
         an = Analyzer(None, a.pricing_table)
+        if hasattr(an, "add_all"):  # as the session does: its columns bound once
+            an.add_all(turns, names, [].append)
+            return
         for t in turns:
             an.add(t, names[t.source])
 
