@@ -264,6 +264,64 @@ class CaptureBuilder:
                                 na = t.pool.number(api)
                             r = len(t.index)
                             index = (turns.n if rows is None else len(rows)) + 1
+                            if type(facts) is int and i < end and line_no < stop:
+                                # A worker's request whose answer is the next line, as
+                                # nearly every one is: the turn's row is made whole, and
+                                # no turn waits between the two lines.
+                                nl, nended, npre = lines[i]
+                                if (npre is not None and nl >= 0 and npre[0] == "res"
+                                        and npre[1] == link and type(npre[4]) is int
+                                        and npre[5] is None and not npre[6]):
+                                    row = npre[4] + res_base
+                                    at2, n2 = offset + length, nl - 1 if nended else nl
+                                    try:
+                                        if layout.version != ver:  # stale columns
+                                            raise OverflowError
+                                        index_(index)
+                                        source_(source)
+                                        api_(na)
+                                        line_(line_no)
+                                        qs_(source)
+                                        qo_(offset)
+                                        ql_(n)
+                                        ss_(source)
+                                        so_(at2)
+                                        sl_(n2)
+                                        sn_(line_no + 1)
+                                        qr_(req_row)
+                                        sr_(row)
+                                    except OverflowError:  # a value too wide for its column
+                                        t.append_row(r, (index, source, na, line_no, source,
+                                                         offset, n, source, at2, n2,
+                                                         line_no + 1, req_row, row))
+                                    turn = _new_turn(Turn)
+                                    turn._t = t
+                                    turn._r = r
+                                    last, last_pre, last_at, last_n = turn, pre, offset, n
+                                    if rows is None:
+                                        turns.n += 1
+                                    else:
+                                        rows.append(r)
+                                    i += 1
+                                    line_no += 1
+                                    offset = at2 + nl
+                                    if extras.get(row) or pv[status_col[row]] in _HELD:
+                                        self._sync(pending, last, last_pre, reread_at, last_at,
+                                                   last_n)
+                                        last = None
+                                        try:
+                                            self._settle(turn, row, source, line_no)
+                                        except (TypeError, ValueError, AttributeError,
+                                                KeyError, IndexError, RecursionError) as exc:
+                                            self.problem(source, line_no, "internal_error",
+                                                         _internal(exc))
+                                        break  # read the state again
+                                    finished(turn)
+                                    if layout.version != ver:  # bind again
+                                        self._sync(pending, last, last_pre, reread_at,
+                                                   last_at, last_n)
+                                        break
+                                    continue
                             try:
                                 if layout.version != ver:  # the columns bound may be stale
                                     raise OverflowError
