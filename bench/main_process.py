@@ -69,7 +69,16 @@ def main() -> None:
     from traceview.analysis.analyzer import Analyzer
     from traceview.capture import capture, parallel, reader
 
+    real_attach = session.attach_hosted_state
     session.attach_hosted_state = lambda _a: None  # type: ignore[assignment]
+    try:
+        run(path, repeat, session, Analyzer, capture, parallel, reader)
+    finally:
+        session.attach_hosted_state = real_attach
+
+
+def run(path: str, repeat: int, session: Any, Analyzer: Any, capture: Any,  # noqa: N803
+        parallel: Any, reader: Any) -> None:
     with open(path, "rb") as f:
         lines = f.readlines()
 
