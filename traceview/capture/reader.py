@@ -525,11 +525,14 @@ def as_rows(pre: Pre, facts: Facts) -> Pre:
     number: what a worker process sends back (arrays, not one pickled object per line)."""
     if pre is None:
         return None
+    # The side's made `add` itself (`_add`, looked up each time: a widened column makes a
+    # new one), not the method that calls it: a frame fewer a line.
     kind = pre[0]
-    if kind == "req" and pre[8] is not None:
-        return (*pre[:8], facts.requests.add(pre[8]), *pre[9:])
-    if kind == "res" and pre[4] is not None:
-        return (*pre[:4], facts.responses.add(pre[4]), *pre[5:])
+    if kind == "req":
+        if pre[8] is not None:
+            return (*pre[:8], facts.requests._add(pre[8]), *pre[9:])
+    elif kind == "res" and pre[4] is not None:
+        return (*pre[:4], facts.responses._add(pre[4]), *pre[5:])
     return pre
 
 
