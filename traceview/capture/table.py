@@ -433,10 +433,9 @@ class Side:
                 self._replace(name, col)
             if type(col) is bytearray:
                 col.extend(mapped)
-            elif type(mapped) is array and mapped.typecode == col.typecode:
-                col.extend(mapped)
-            else:
-                col.extend(array(col.typecode, mapped))
+            else:  # iter: a bytearray given whole would be read as raw items
+                col.extend(array(col.typecode, iter(mapped) if type(mapped) is bytearray
+                                 else mapped))
         for name in self.TEXTS:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
