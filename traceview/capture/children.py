@@ -235,7 +235,7 @@ def _spawn(target: str) -> Child | None:
     import json
     import subprocess
 
-    if not sys.executable:
+    if not sys.executable or os.name != "posix":  # fds passed by number: POSIX only
         return None
     try:
         task_r, task_w = os.pipe()
