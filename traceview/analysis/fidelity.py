@@ -29,6 +29,7 @@ import json
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import orjson
@@ -47,6 +48,7 @@ from traceview.analysis.transcript import (
     normalise_input,
     request_items,
 )
+from traceview.capture.items import UNHELD_ITEMS
 
 REASONS = {
     "deleted": "provider copy deleted",
@@ -210,11 +212,44 @@ class Verdict:
     # captured, made into its sentence when read — most verdicts of a hosted capture,
     # and the sentence was more than the rest of the verdict.
     _detail: str | tuple[int, Any]
-    rebuilt_sha256: str | None = None
+    _rebuilt_sha256: str | None = None
     received_sha256: str | None = None
     received_from: str | None = None
-    rebuilt_items: int | None = None
+    _rebuilt_items: int | None = None
     received_items: int | None = None
+    # The rebuilt input, made when its hash or length is first read (a verdict the capture
+    # settles without it: `assess` reads no body for it, and a screen that shows the
+    # verdict's line never needs it); None once made, or when given whole.
+    _rebuild: Callable[[], list[dict[str, Any]]] | None = None
+
+    @property
+    def rebuilt_sha256(self) -> str | None:
+        if self._rebuild is not None:
+            self._settle()
+        return self._rebuilt_sha256
+
+    @rebuilt_sha256.setter
+    def rebuilt_sha256(self, value: str | None) -> None:
+        self._rebuild = None
+        self._rebuilt_sha256 = value
+
+    @property
+    def rebuilt_items(self) -> int | None:
+        if self._rebuild is not None:
+            self._settle()
+        return self._rebuilt_items
+
+    @rebuilt_items.setter
+    def rebuilt_items(self, value: int | None) -> None:
+        self._rebuild = None
+        self._rebuilt_items = value
+
+    def _settle(self) -> None:
+        rebuild, self._rebuild = self._rebuild, None
+        assert rebuild is not None
+        rebuilt = rebuild()
+        self._rebuilt_sha256 = digest(rebuilt)
+        self._rebuilt_items = len(rebuilt)
 
     @property
     def detail(self) -> str:
@@ -249,8 +284,11 @@ class Verdict:
         }
 
 
-# The reasons a verdict made again when read can have (`_early_reason`'s), by code.
+# The reasons a verdict made again when read can have, by code: `_early_reason`'s, then
+# those of a hosted conversation with no provider copy whose rebuilt input holds nothing
+# `_late_reason` reads in items (its hash made when read: `Verdict._rebuild`).
 _EARLY = ("deleted", "compaction", "evidence_missing")
+_CODES = (*_EARLY, "no_provider_copy", "outside_capture")
 
 
 class Fidelity:
@@ -265,7 +303,7 @@ class Fidelity:
     def __init__(self, verdicts: list[Verdict] | None = None, label: str = "now") -> None:
         self.label = label
         self._items: list[Any] = list(verdicts or [])  # a Verdict, or a conversation
-        self._codes = bytearray(len(self._items))  # 0: whole; else 1 + index in _EARLY
+        self._codes = bytearray(len(self._items))  # 0: whole; else 1 + index in _CODES
         # For a conversation: its final turn's index and the turn its reason names.
         self._final_at = array("q", bytes(8 * len(self._items)))
         self._reason_at = array("q", bytes(8 * len(self._items)))
@@ -293,7 +331,7 @@ class Fidelity:
     def _reasons(self) -> Iterator[str | None]:
         """Each verdict's reason, in order, without making the verdicts."""
         for item, code in zip(self._items, self._codes, strict=True):
-            yield _EARLY[code - 1] if code else item.reason
+            yield _CODES[code - 1] if code else item.reason
 
     @property
     def score(self) -> float | None:
@@ -481,7 +519,7 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
     calls = _HostedCalls()
-    out._remake = _Remake(turn, deleted, calls)
+    out._remake = _Remake(turn, deleted, calls, cap, writes)
     rows_of = _Rows.of(analysis.turns)
     for conv in analysis.conversations:
         if rows_of is not None:  # read from the columns: views made only where needed
@@ -502,6 +540,14 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
             static = early[:2] if early is not None else None
             if early is not None and got is None:  # settled: made again when read
                 out._add(conv, 1 + _EARLY.index(early[0]), final.index, early[2])
+                continue
+            if (got is None and rows_of is not None
+                    and not (final.turn.conversation_id and writes.get(conv.id or ""))
+                    and rows_of.held(turns._rows, final.index)):  # type: ignore[attr-defined]
+                # No item of its rebuild can give a reason: settled from the turns alone.
+                late = _late_reason(turns, final, [])
+                out._add(conv, 1 + _CODES.index(late[0] if late else "no_provider_copy"),
+                         final.index)
                 continue
             turns = list(turns)
             # The rebuild reads every body of the conversation: skipped when a reason is
@@ -563,6 +609,32 @@ class _Rows:
 
     def views(self, rows: list[int]) -> _Views:
         return _Views(self._cols, rows)
+
+    def held(self, rows: list[int], last: int) -> bool:
+        """Whether the records of `rows` up to turn `last` hold every item of the rebuild
+        `_late_reason` could read: no request or response the facts marked UNHELD_ITEMS,
+        and facts for every record there is (a record without them is read)."""
+        t = self._cols.table
+        index, req_row, res_row = t.index, t.req_row, t.res_row
+        req_source, res_source = t.req_source, t.res_source
+        q_extra, s_extra = t.requests.dicts["extra"], t.responses.dicts["extra"]
+        for r in rows:
+            if index[r] > last:
+                continue
+            qi, si = req_row[r], res_row[r]
+            if qi >= 0:
+                x = q_extra.get(qi)
+                if x is not None and UNHELD_ITEMS in x:
+                    return False
+            elif req_source[r] >= 0:
+                return False
+            if si >= 0:
+                x = s_extra.get(si)
+                if x is not None and UNHELD_ITEMS in x:
+                    return False
+            elif res_source[r] >= 0:
+                return False
+        return True
 
     def early(self, conv: Any, turns: _Views, last: int, deleted: dict[str, int], rid: Any,
               calls: _HostedCalls, call: bool) -> tuple[str, Any, int] | None:
@@ -640,20 +712,35 @@ def _final(turns: Sequence[Any]) -> tuple[Any, Any]:
 class _Remake:
     """The verdict of a hosted conversation the capture alone settled (`assess` held the
     conversation, the reason's code, its final turn and the turn the reason names): the
-    same verdict from those two turns, no body read and no walk of the conversation."""
+    same verdict from those two turns, no body read and no walk of the conversation.
 
-    __slots__ = ("_turn", "_deleted", "_calls")
+    A conversation with no provider copy whose records hold no item `_late_reason` reads
+    (the facts' UNHELD_ITEMS) is settled too: its late reason is read from its turns (no
+    item), and its rebuilt input — read, hashed — only when the verdict's hash or length
+    is read (`Verdict._rebuild`)."""
+
+    __slots__ = ("_turn", "_deleted", "_calls", "_cap", "_writes")
 
     def __init__(self, turn: Callable[[int], Any], deleted: dict[str, int],
-                 calls: _HostedCalls) -> None:
+                 calls: _HostedCalls, cap: Any = None,
+                 writes: dict[str, list[Any]] | None = None) -> None:
         self._turn = turn
         self._deleted = deleted
         self._calls = calls
+        self._cap = cap
+        self._writes = writes or {}
 
     def __call__(self, conv: Any, code: int, final_at: int, reason_at: int) -> Verdict:
         final = self._turn(final_at)
         rid = final.response_id
-        reason = _EARLY[code - 1]
+        reason = _CODES[code - 1]
+        if code > len(_EARLY):  # no provider copy, no item read: its hash made when read
+            turns = [t for t in map(self._turn, conv.turn_indices) if t is not None]
+            v = judge_hosted(conv.key, conv.id, final_at, rid, None, None,
+                             _late_reason(turns, final, []))
+            v._rebuild = partial(_rebuilt_hosted, self._cap, conv, turns, final,
+                                 self._writes)
+            return v
         if reason == "deleted":
             static = _deleted_reason(conv, rid, self._deleted)
         elif reason == "compaction":

@@ -1,0 +1,135 @@
+"""Replay fidelity settles a hosted conversation with no provider copy from the turn
+table alone (issue #11): the facts mark each record holding an item the rebuild's reasons
+read (a compaction item, reasoning held by id only), a conversation with none is given
+its reason without a body read, and its rebuilt hash is made when first read — the same
+verdict, byte for byte, as the general path that reads every body."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.core.builders import message, req, res, response, write
+from traceview.analysis import analyze
+from traceview.analysis import fidelity as fid
+from traceview.capture.capture import Capture
+
+REASONING = {"id": "rs_1", "type": "reasoning", "summary": []}
+SEALED = {**REASONING, "encrypted_content": "gAAA"}
+COMPACTION = {"id": "cmp_1", "type": "compaction", "encrypted_content": "gAAB"}
+
+
+def _stream(body: dict[str, Any]) -> dict[str, Any]:
+    """A streamed response: no body, the whole response in its terminal event."""
+    return {"dir": "res", "elapsed_ms": 900, "events": [
+        {"type": "response.created", "response": {**body, "output": [], "status": "in_progress"}},
+        {"type": "response.output_item.done", "item": message("partial")},
+        {"type": "response.completed", "response": body}]}
+
+
+def _chain(first_input: Any, first_output: list[Any], streamed: bool = False,
+           ) -> list[dict[str, Any]]:
+    body = response("r1", 100, 10, output=first_output)
+    return [
+        req({"model": "o4-mini", "input": first_input, "store": True}),
+        _stream(body) if streamed else res(body),
+        req({"model": "o4-mini", "input": "q2", "previous_response_id": "r1"}),
+        res(response("r2", 130, 10)),
+        req({"model": "o4-mini", "input": "q3", "previous_response_id": "r2"}),
+        res(response("r3", 160, 10)),
+    ]
+
+
+ASK = [{"role": "user", "content": "q1"}]
+
+
+def _chained_input(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """_chain with `item` sent in the second (chained) turn's input."""
+    records = _chain("q1", [message("a1")])
+    records[2]["body"]["input"] = [{"role": "user", "content": "q2"}, item]
+    return records
+
+
+CASES = {
+    # name: (records, the reason the general path gives)
+    "plain": (_chain("q1", [message("a1")]), "no_provider_copy"),
+    "sealed reasoning out": (_chain("q1", [SEALED, message("a1")]), "no_provider_copy"),
+    "sealed reasoning in": (_chain([*ASK, SEALED], [message("a1")]), "no_provider_copy"),
+    "bare reasoning out": (_chain("q1", [REASONING, message("a1")]), "encrypted_reasoning"),
+    "bare reasoning in": (_chain([*ASK, REASONING], [message("a1")]), "encrypted_reasoning"),
+    "bare reasoning streamed": (_chain("q1", [REASONING, message("a1")], streamed=True),
+                                "encrypted_reasoning"),
+    "sealed reasoning streamed": (_chain("q1", [SEALED, message("a1")], streamed=True),
+                                  "no_provider_copy"),
+    "bare reasoning in chained": (_chained_input(REASONING), "encrypted_reasoning"),
+    "sealed reasoning in chained": (_chained_input(SEALED), "no_provider_copy"),
+    "compaction in": (_chain([COMPACTION, *ASK], [message("a1")]), "compaction"),
+    "compaction out": (_chain("q1", [COMPACTION, message("a1")]), "compaction"),
+}
+
+
+def _both(path: Path) -> tuple[Any, Any, int]:
+    """(the columns' verdicts, the general path's, bodies the columns' assess read)."""
+    a = analyze(str(path))
+    reads = []
+    real = Capture.read
+
+    def read(self: Any, ref: Any) -> Any:
+        reads.append(ref)
+        return real(self, ref)
+
+    Capture.read = read  # type: ignore[method-assign]
+    try:
+        fast = fid.assess(a, objects=a.objects)
+        n = len(reads)
+    finally:
+        Capture.read = real  # type: ignore[method-assign]
+    a.turns = list(a.turns)  # a plain list: the general path (every body read)
+    return fast, fid.assess(a, objects=a.objects), n
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_settled_verdict_is_the_general_paths(tmp_path: Path, name: str) -> None:
+    records, reason = CASES[name]
+    fast, slow, read = _both(write(tmp_path / "c.jsonl", records))
+    [v] = slow.verdicts
+    assert v.reason == reason
+    assert orjson.dumps(fast.to_dict()) == orjson.dumps(slow.to_dict())
+    if reason == "no_provider_copy":  # settled from the table: no body read to judge it
+        assert read == 0 and fast._codes[0] > len(fid._EARLY)
+        # 3 inputs and 2 outputs (not the final's), and a sealed reasoning item
+        assert fast.verdicts[0].rebuilt_items == 5 + ("sealed" in name)
+    else:  # a compaction marker settles it early, else its items were read
+        assert fast._codes[0] == (2 if reason == "compaction" else 0)
+        assert read > 0 if reason == "encrypted_reasoning" else read == 0
+
+
+def test_a_settled_verdicts_line_reads_no_body(tmp_path: Path) -> None:
+    """The conversations screen shows each verdict's line: no rebuild made for it."""
+    a = analyze(str(write(tmp_path / "c.jsonl", CASES["plain"][0])))
+    f = fid.assess(a, objects=a.objects)
+    made = []
+    real = fid._rebuilt_hosted
+    fid._rebuilt_hosted = lambda *x: made.append(x) or real(*x)  # type: ignore[assignment]
+    try:
+        v = f.verdict(a.conversations[0].key)
+        assert v is not None and v.line().startswith("unverified: ") and made == []
+        assert v.to_dict()["rebuilt_sha256"] is not None and len(made) == 1
+    finally:
+        fid._rebuilt_hosted = real  # type: ignore[assignment]
+
+
+def test_the_hosted_shape_is_settled_without_reading_a_body(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gen_hosted
+
+    path = tmp_path / "hosted.jsonl"
+    gen_hosted.generate(path, 10**12, lines=3000)
+    fast, slow, read = _both(path)
+    assert read == 0
+    assert sum(c > len(fid._EARLY) for c in fast._codes) > 10  # hashes made when read
+    assert orjson.dumps(fast.to_dict()) == orjson.dumps(slow.to_dict())
