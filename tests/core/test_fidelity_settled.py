@@ -133,3 +133,34 @@ def test_the_hosted_shape_is_settled_without_reading_a_body(tmp_path: Path) -> N
     assert read == 0
     assert sum(c > len(fid._EARLY) for c in fast._codes) > 10  # hashes made when read
     assert orjson.dumps(fast.to_dict()) == orjson.dumps(slow.to_dict())
+
+
+def test_the_rows_with_a_missing_call_are_those_calls_has_finds() -> None:
+    """`_missing_rows` reads the calls' columns whole (in C where the shapes fit a byte):
+    the same rows as asking each row, with calls set out of order and a widened shape."""
+    from traceview.capture.calls import Calls
+    from traceview.capture.model import HostedCall, ResponseFacts, Turn
+    from traceview.capture.table import TurnTable
+
+    for shapes in (3, 400):  # 400 shapes: the shape column widened past a byte
+        table = TurnTable()
+        calls = table.responses.dicts["hosted_calls"]
+        assert isinstance(calls, Calls)
+        for i in range(600):
+            ev = "missing" if i % 7 in (1, 4) else "captured"
+            hosted = tuple(HostedCall("file_search_call", f"fs_{i}_{k}", "completed",
+                                      ev if k == i % 3 else "captured", None, (),
+                                      f"d{(i + k) % shapes}") for k in range(i % 4))
+            Turn(i + 1, 0, 2 * i + 1, "responses", table=table,
+                 res=ResponseFacts(f"r{i}", hosted_calls=hosted))
+        n = len(table.responses.flags)
+        before = {r for r in range(n) if calls.has(r, "missing")}
+        assert len(before) > 50
+        # set out of order: a row loses its missing call, another gains one
+        lose, gain = min(before), min(set(range(n)) - before)
+        calls[lose] = ()
+        calls[gain] = (HostedCall("web_search_call", "ws", "completed", "missing", None),)
+        want = {r for r in range(n) if calls.has(r, "missing")}
+        assert want == before - {lose} | {gain}
+        assert fid._missing_rows(calls) == want
+        assert shapes == 3 or type(calls.shape) is not bytearray

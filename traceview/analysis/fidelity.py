@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -48,6 +49,7 @@ from traceview.analysis.transcript import (
     normalise_input,
     request_items,
 )
+from traceview.capture.calls import Calls
 from traceview.capture.items import UNHELD_ITEMS
 
 REASONS = {
@@ -521,14 +523,23 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     calls = _HostedCalls()
     out._remake = _Remake(turn, deleted, calls, cap, writes)
     rows_of = _Rows.of(analysis.turns)
+    if rows_of is not None:
+        rows_of.bind()
     for conv in analysis.conversations:
         if rows_of is not None:  # read from the columns: views made only where needed
-            turns: Sequence[Any] = rows_of.views(rows_of.rows(conv.turn_indices))
+            rows = rows_of.rows(conv.turn_indices)
+            found = rows_of.final(rows)
+            if found is None:
+                continue
+            views = rows_of.views(rows)
+            turns: Sequence[Any] = views
+            final = views.view(rows[found[0]])
+            prev = views.view(rows[found[1]]) if found[1] >= 0 else None
         else:
             turns = [t for t in map(turn, conv.turn_indices) if t is not None]
-        final, prev = _final(turns)
-        if final is None:
-            continue
+            final, prev = _final(turns)
+            if final is None:
+                continue
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
@@ -592,6 +603,12 @@ class _Rows:
 
     def rows(self, indices: Sequence[int]) -> list[int]:
         rows, index = self._turns.rows(), self._cols.table.index
+        try:  # the usual case: turn i at position i - 1, checked whole (in C)
+            out = [rows[i - 1] for i in indices]
+            if list(map(index.__getitem__, out)) == list(indices):
+                return out
+        except IndexError:
+            pass
         n = len(rows)
         out = []
         for i in indices:
@@ -610,12 +627,49 @@ class _Rows:
     def views(self, rows: list[int]) -> _Views:
         return _Views(self._cols, rows)
 
+    def final(self, rows: list[int]) -> tuple[int, int] | None:
+        """`_final` over rows: (position of the final turn's row, of the one before it,
+        -1 for none), None when no turn has a request; read from the columns."""
+        t = self._cols.table
+        req_source, api, values = t.req_source, t.api, t.pool.values
+        final = -1
+        for k in range(len(rows) - 1, -1, -1):
+            r = rows[k]
+            if req_source[r] >= 0 and values[api[r]] != "compact":
+                if final >= 0:
+                    return final, k
+                final = k
+        return (final, -1) if final >= 0 else None
+
+    def bind(self) -> None:
+        """What `early` and `held` ask of every row, found once for the whole table: the
+        marker lists naming a compaction, the response rows with a call whose evidence is
+        missing (None: the hosted calls are not in their columns), the rows whose facts
+        hold UNHELD_ITEMS."""
+        cols = self._cols
+        t = cols.table
+        self._compaction = frozenset(
+            k for k, m in enumerate(cols.marker_lists)
+            if m and ("compaction" in m or "compaction_likely" in m))
+        self._missing = _missing_rows(t.responses.dicts["hosted_calls"])
+        self._unheld_q = frozenset(k for k, x in t.requests.dicts["extra"].items()
+                                   if UNHELD_ITEMS in x)
+        self._unheld_s = frozenset(k for k, x in t.responses.dicts["extra"].items()
+                                   if UNHELD_ITEMS in x)
+        # A record without facts (none is expected): its rows are read, never settled.
+        self._no_facts = -1 in t.req_row or -1 in t.res_row
+
     def held(self, rows: list[int], last: int) -> bool:
         """Whether the records of `rows` up to turn `last` hold every item of the rebuild
         `_late_reason` could read: no request or response the facts marked UNHELD_ITEMS,
         and facts for every record there is (a record without them is read)."""
         t = self._cols.table
         index, req_row, res_row = t.index, t.req_row, t.res_row
+        if not self._no_facts:  # in C: no row of the conversation marked
+            if last < max(map(index.__getitem__, rows)):
+                rows = [r for r in rows if index[r] <= last]
+            return (self._unheld_q.isdisjoint(map(req_row.__getitem__, rows))
+                    and self._unheld_s.isdisjoint(map(res_row.__getitem__, rows)))
         req_source, res_source = t.req_source, t.res_source
         q_extra, s_extra = t.requests.dicts["extra"], t.responses.dicts["extra"]
         for r in rows:
@@ -645,17 +699,34 @@ class _Rows:
             return found[0], found[1], 0
         cols = self._cols
         table = cols.table
-        index, marker_ids, marker_lists = table.index, cols.marker_ids, cols.marker_lists
-        before = [(r, i) for r in turns._rows if (i := index[r]) <= last]
-        for r, i in before:
-            m = marker_lists[marker_ids[r]]
-            if m and ("compaction" in m or "compaction_likely" in m):
-                found = _compaction_reason(turns.view(r))
-                assert found is not None
-                return found[0], found[1], i
+        index, marker_ids = table.index, cols.marker_ids
+        rows = turns._rows
+        if last < max(map(index.__getitem__, rows)):
+            rows = [r for r in rows if index[r] <= last]
+        if not self._compaction.isdisjoint(map(marker_ids.__getitem__, rows)):
+            for r in rows:
+                if marker_ids[r] in self._compaction:
+                    found = _compaction_reason(turns.view(r))
+                    assert found is not None
+                    return found[0], found[1], index[r]
         res_row = table.res_row
         hosted = table.responses.dicts["hosted_calls"]
+        missing = self._missing
+        if missing is not None:  # in C: no earlier response with a missing call
+            earlier = [res_row[r] for r in rows if index[r] != last]
+            if missing.isdisjoint(earlier):
+                return None
+            for r in rows:
+                i = index[r]
+                if i != last and res_row[r] in missing:
+                    if not call:  # no call made: the verdict is made again
+                        return "evidence_missing", None, i
+                    got = next(c for c in hosted.get(res_row[r], ())
+                               if c.evidence == "missing")
+                    return "evidence_missing", (i, got), i
+            return None
         has = getattr(hosted, "has", None)
+        before = [(r, index[r]) for r in rows]
         for r, i in before:
             if i == last:
                 continue
@@ -668,6 +739,33 @@ class _Rows:
             if got is not None:
                 return "evidence_missing", (i, got), i
         return None
+
+
+def _missing_rows(hosted: Any) -> frozenset[int] | None:
+    """The response rows with a hosted call whose evidence is missing, read from the
+    calls' columns (capture/calls.py: a call's shape is (type, status, evidence, include,
+    detail)); None when the calls are not held there."""
+    if not isinstance(hosted, Calls):
+        return None
+    values, shape, rows, ends = hosted.pool.values, hosted.shape, hosted.rows, hosted.ends
+    found: set[int] = set()
+    for n in set(shape):
+        v = values[n]
+        if type(v) is not tuple or v[2] != "missing":
+            continue
+        if type(shape) is bytearray:  # each call of that shape found in C
+            at = shape.find(n)
+            while at >= 0:
+                k = bisect_right(ends, at)  # the row whose calls hold position `at`
+                found.add(rows[k])
+                at = shape.find(n, ends[k])  # that row's other calls are not looked at
+        else:
+            found.update(rows[bisect_right(ends, i)] for i, m in enumerate(shape) if m == n)
+    for row in hosted.changed or ():  # calls set out of order: read whole
+        found.discard(row)
+        if any(c.evidence == "missing" for c in hosted.get(row, ())):
+            found.add(row)
+    return frozenset(found)
 
 
 class _Views(Sequence[Any]):
