@@ -162,5 +162,7 @@ def test_the_rows_with_a_missing_call_are_those_calls_has_finds() -> None:
         calls[gain] = (HostedCall("web_search_call", "ws", "completed", "missing", None),)
         want = {r for r in range(n) if calls.has(r, "missing")}
         assert want == before - {lose} | {gain}
-        assert fid._missing_rows(calls) == want
+        flags = fid._missing_rows(calls, n)
+        assert flags is not None and len(flags) == n + 1 and flags[-1] == 0  # row -1: none
+        assert {r for r in range(n) if flags[r]} == want
         assert shapes == 3 or type(calls.shape) is not bytearray

@@ -651,7 +651,8 @@ class _Rows:
         self._compaction = frozenset(
             k for k, m in enumerate(cols.marker_lists)
             if m and ("compaction" in m or "compaction_likely" in m))
-        self._missing = _missing_rows(t.responses.dicts["hosted_calls"])
+        self._missing = _missing_rows(t.responses.dicts["hosted_calls"],
+                                      len(t.responses.flags))
         self._unheld_q = frozenset(k for k, x in t.requests.dicts["extra"].items()
                                    if UNHELD_ITEMS in x)
         self._unheld_s = frozenset(k for k, x in t.responses.dicts["extra"].items()
@@ -714,11 +715,11 @@ class _Rows:
         missing = self._missing
         if missing is not None:  # in C: no earlier response with a missing call
             earlier = [res_row[r] for r in rows if index[r] != last]
-            if missing.isdisjoint(earlier):
+            if 1 not in map(missing.__getitem__, earlier):
                 return None
             for r in rows:
                 i = index[r]
-                if i != last and res_row[r] in missing:
+                if i != last and res_row[r] >= 0 and missing[res_row[r]]:
                     if not call:  # no call made: the verdict is made again
                         return "evidence_missing", None, i
                     got = next(c for c in hosted.get(res_row[r], ())
@@ -741,31 +742,32 @@ class _Rows:
         return None
 
 
-def _missing_rows(hosted: Any) -> frozenset[int] | None:
-    """The response rows with a hosted call whose evidence is missing, read from the
-    calls' columns (capture/calls.py: a call's shape is (type, status, evidence, include,
-    detail)); None when the calls are not held there."""
+def _missing_rows(hosted: Any, n: int) -> bytearray | None:
+    """1 at each of the `n` response rows with a hosted call whose evidence is missing, and
+    a 0 after them (a row -1: none), read from the calls' columns (capture/calls.py: a
+    call's shape is (type, status, evidence, include, detail)); None when the calls are not
+    held there. A byte a row, no int object: the pass leaves no RSS behind it."""
     if not isinstance(hosted, Calls):
         return None
     values, shape, rows, ends = hosted.pool.values, hosted.shape, hosted.rows, hosted.ends
-    found: set[int] = set()
-    for n in set(shape):
-        v = values[n]
+    found = bytearray(n + 1)
+    for kind in set(shape):
+        v = values[kind]
         if type(v) is not tuple or v[2] != "missing":
             continue
         if type(shape) is bytearray:  # each call of that shape found in C
-            at = shape.find(n)
+            at = shape.find(kind)
             while at >= 0:
                 k = bisect_right(ends, at)  # the row whose calls hold position `at`
-                found.add(rows[k])
-                at = shape.find(n, ends[k])  # that row's other calls are not looked at
+                found[rows[k]] = 1
+                at = shape.find(kind, ends[k])  # that row's other calls are not looked at
         else:
-            found.update(rows[bisect_right(ends, i)] for i, m in enumerate(shape) if m == n)
+            for i, m in enumerate(shape):
+                if m == kind:
+                    found[rows[bisect_right(ends, i)]] = 1
     for row in hosted.changed or ():  # calls set out of order: read whole
-        found.discard(row)
-        if any(c.evidence == "missing" for c in hosted.get(row, ())):
-            found.add(row)
-    return frozenset(found)
+        found[row] = any(c.evidence == "missing" for c in hosted.get(row, ()))
+    return found
 
 
 class _Views(Sequence[Any]):
