@@ -166,3 +166,36 @@ def test_the_rows_with_a_missing_call_are_those_calls_has_finds() -> None:
         assert flags is not None and len(flags) == n + 1 and flags[-1] == 0  # row -1: none
         assert {r for r in range(n) if flags[r]} == want
         assert shapes == 3 or type(calls.shape) is not bytearray
+
+
+def test_each_conversations_verdict_is_found_by_its_key_in_any_order(tmp_path: Path) -> None:
+    """The conversations screen asks for every verdict by key, in order: each is found
+    (in order, one step each), and in any other order the same verdicts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gen_hosted
+
+    path = tmp_path / "hosted.jsonl"
+    gen_hosted.generate(path, 10**12, lines=1500)
+    a = analyze(str(path))
+    f = fid.assess(a, objects=a.objects)
+    want = {v.conversation: v.to_dict() for v in f.verdicts}
+    keys = [c.key for c in a.conversations]
+    assert len(want) > 20 and set(want) <= set(keys)
+    for order in (keys, keys[::-1], keys[1::2] + keys[::2], keys):
+        got = {k: v.to_dict() for k in order if (v := f.verdict(k)) is not None}
+        assert got == want
+    assert f.verdict("no such conversation") is None
+    read = 0
+
+    class Counted(list):  # type: ignore[type-arg]
+        def __getitem__(self, k: Any) -> Any:
+            nonlocal read
+            read += 1
+            return super().__getitem__(k)
+
+    f._items = Counted(f._items)
+    f.verdict(keys[-1])  # the cursor left at the end
+    read = 0
+    # in order, each found one step after the last: no scan from the start each time
+    assert [f.verdict(k).conversation for k in want] == list(want)  # type: ignore[union-attr]
+    assert read == 2 * len(want)  # the key looked at, the verdict made
