@@ -199,3 +199,18 @@ def test_each_conversations_verdict_is_found_by_its_key_in_any_order(tmp_path: P
     # in order, each found one step after the last: no scan from the start each time
     assert [f.verdict(k).conversation for k in want] == list(want)  # type: ignore[union-attr]
     assert read == 2 * len(want)  # the key looked at, the verdict made
+
+
+def test_a_rebuild_that_fails_when_read_leaves_the_hash_unknown(tmp_path: Path) -> None:
+    """Made when read, outside the load's safety net: a failure leaves the hash unknown
+    and the verdict (settled without it) whole, instead of stopping the writer."""
+    a = analyze(str(write(tmp_path / "c.jsonl", CASES["plain"][0])))
+    [v] = fid.assess(a, objects=a.objects).verdicts
+
+    def fails() -> Any:
+        raise RecursionError("a shape nothing anticipated")
+
+    v._rebuild = fails
+    d = v.to_dict()
+    assert (d["rebuilt_sha256"], d["rebuilt_items"]) == (None, None)
+    assert (d["status"], d["reason"]) == ("unverified", "no_provider_copy")

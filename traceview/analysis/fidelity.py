@@ -248,11 +248,18 @@ class Verdict:
         self._rebuilt_items = value
 
     def _settle(self) -> None:
+        """Read and hash the rebuilt input. It runs where the verdict is read (a writer, a
+        screen), outside the load's safety net (hosted_state.attach): a shape nothing
+        anticipated leaves the hash unknown (None) rather than stopping that reader; the
+        verdict itself was settled without it."""
         rebuild, self._rebuild = self._rebuild, None
         assert rebuild is not None
-        rebuilt = rebuild()
-        self._rebuilt_sha256 = digest(rebuilt)
-        self._rebuilt_items = len(rebuilt)
+        try:
+            rebuilt = rebuild()
+            self._rebuilt_sha256 = digest(rebuilt)
+            self._rebuilt_items = len(rebuilt)
+        except Exception:  # noqa: BLE001 - a safety net, as attach's
+            self._rebuilt_sha256 = self._rebuilt_items = None
 
     @property
     def detail(self) -> str:
