@@ -37,6 +37,7 @@ from traceview.capture.items import (
 )
 from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
 from traceview.capture.model import RequestFacts, ResponseFacts
+from traceview.capture.plain_text import holds_no_secret
 from traceview.capture.redact import redact_text
 
 USER_TEXT_MAX = 160
@@ -125,7 +126,18 @@ def _name(value: Any) -> str | None:
 
 def _clip(text: str, limit: int) -> str:
     """Whitespace folded, secrets masked, cut at `limit` (marked where shown, see model)."""
-    return redact_text(" ".join(text[: limit * 2].split()))[:limit]
+    return _excerpt(text[: limit * 2].split(), limit)
+
+
+def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
+    """The words joined by single spaces, secrets masked (redact_text), cut at `limit`.
+
+    Text that surely holds no secret (capture/plain_text.py) is not passed through the
+    redactor: most user messages."""
+    text = " ".join(words)
+    if holds_no_secret(text):
+        return text[:limit]
+    return redact_text(text)[:limit]
 
 
 def signature(text: str) -> int:
@@ -167,7 +179,7 @@ def _user_side(items: list[Any], want_sig: bool = True,
                 text = message_text(last) or ""
         if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
             words = text.split()
-            return redact_text(" ".join(words))[:USER_TEXT_MAX], len(words), first_sig
+            return _excerpt(words), len(words), first_sig
         return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
     return describe_item(last), None, first_sig
 
@@ -217,6 +229,19 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+def _one_user_message(item: Any) -> str | None:
+    """The text of `item` when it is `{"role": "user", "content": <str>}` and nothing else
+    (what a hosted conversation's request sends as its whole input): such an input reads as
+    that string does in every fact — one item, the same dumped length (`_STR_ITEM_BYTES`),
+    text bytes (the role is not text), user text, signature and no media — so
+    request_facts takes the string's path, not the walk over items (a test compares)."""
+    if type(item) is dict and len(item) == 2:
+        content = item.get("content")
+        if type(content) is str and item.get("role") == "user":
+            return content
+    return None
+
+
 def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> RequestFacts:
     """One pass over a request body. Written flat, with the common shapes first: it runs
     once per turn of captures that can hold a hundred thousand turns (bench/load.py)."""
@@ -240,6 +265,10 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     raw_input = g("input")
     compaction_input = compaction_trigger = False
     extra: dict[str, Any] = {}
+    if type(raw_input) is list and len(raw_input) == 1:
+        one = _one_user_message(raw_input[0])
+        if one is not None:
+            raw_input = one  # read as the string it holds: the same facts, fewer steps
     if type(raw_input) is str:
         # The common case: one user message, read without building the item.
         count = 1
@@ -247,7 +276,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = ib + _STR_ITEM_BYTES if ib else 0
         if len(raw_input) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
             split = raw_input.split()
-            user_text = redact_text(" ".join(split))[:USER_TEXT_MAX]
+            user_text = _excerpt(split)
             words: int | None = len(split)
         else:
             user_text = _clip(raw_input, USER_TEXT_MAX)
@@ -477,7 +506,7 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         types, hosted, plain = _kinds(output)
         calls = hosted_calls(output) if hosted else ()
     else:
-        types, calls, ob, plain = (), (), 0, True
+        types, calls, ob, plain, raw_output = (), (), 0, True, b""
     diag = g("prompt_cache_diagnostics")
     cache_miss = diag.get("reason") if type(diag) is dict else None
     inc = g("incomplete_details")
@@ -506,7 +535,10 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.file_search_requests = fs
     if not plain:
         _output_extras(f, output, types)
-    elif "message" in types and _refusal(output):
+    elif "message" in types and (b'"type":"refusal"' in raw_output or not raw_output) \
+            and _refusal(output):
+        # Without that text in the output's JSON no part is typed "refusal" (a quote inside
+        # a string is dumped escaped): the walk is passed over on nearly every turn.
         f.refusal = True  # all _output_extras would find in plain kinds
     return f
 

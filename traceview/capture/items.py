@@ -10,6 +10,7 @@ from sys import intern
 from typing import Any
 
 from traceview.capture.model import HostedCall
+from traceview.capture.plain_text import holds_no_secret
 from traceview.capture.redact import redact_text
 
 TEXT_PART_TYPES = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
@@ -187,7 +188,7 @@ def _queries(item: dict[str, Any]) -> tuple[str, ...]:
     raw = _raw_queries(item)
     if not raw:
         return ()
-    return tuple([redact_text(q) for q in raw])
+    return tuple([q if holds_no_secret(q) else redact_text(q) for q in raw])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:
