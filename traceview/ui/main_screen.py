@@ -119,6 +119,8 @@ class MainScreen(InspectorScreen):
         self.filter_text = ""
         self.rows: list[Any] = []
         self.sort_at = 0  # index into SORTS
+        #: (key, the state's by_key it was found in, its 1-based position there)
+        self._position_of: tuple[str | None, Any, int] | None = None
 
 
     def compose(self) -> ComposeResult:
@@ -282,9 +284,23 @@ class MainScreen(InspectorScreen):
         if short:
             return fmt.short_id(name, 12)
         if len(state.by_key) > 1:
-            position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
-            label += f" ({position:,} of {len(state.by_key):,}, c to pick)"
+            label += f" ({self._key_position():,} of {len(state.by_key):,}, c to pick)"
         return label
+
+    def _key_position(self) -> int:
+        """Where the shown conversation is among the capture's (1-based; 0: not there).
+
+        The title asks on every batch of a load, and a conversation keeps its place once
+        it has one (keys are in order of their first turn): looked up once per key, not by
+        listing some 20,000 keys each time."""
+        state = self.inspector.state
+        cached = self._position_of
+        if cached is not None and cached[0] == self.key and cached[1] is state.by_key:
+            return cached[2]
+        position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
+        if position:
+            self._position_of = (self.key, state.by_key, position)
+        return position
 
     def marker_counts(self) -> dict[str, int]:
         """From the ConversationReport once loaded; while loading, a tally of the rows."""
