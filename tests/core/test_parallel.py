@@ -43,6 +43,8 @@ def pool(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker pool, as a load from a thread (the inspector's) uses, not forked children
     (capture/children.py, tests/core/test_forked_workers.py)."""
     monkeypatch.setattr(parallel, "fork_safe", lambda: False)
+    # A small sample is read in-process before a pool is up: wait for it here.
+    monkeypatch.setattr(parallel.Extractor, "read_while_starting", False)
 
 
 @pytest.mark.usefixtures("pool")
@@ -165,9 +167,44 @@ def test_a_load_from_a_thread_uses_the_pool(monkeypatch: pytest.MonkeyPatch) -> 
             return super().submit(*a, **k)
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", Counting)
+    monkeypatch.setattr(parallel.Extractor, "read_while_starting", False)
     got: list[bytes] = []
     thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
     thread.start()
     thread.join()
     assert got == [want]
     assert calls["n"] > 3
+
+
+def test_the_load_reads_on_while_the_pool_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A load from a thread never waits for the pool's start-up (a forkserver and its
+    imports, 0.3-0.7 s): until the workers answer, the load thread reads the chunks
+    itself. Here the pool is up only once every chunk is read: all are read in-process,
+    and the report is the same."""
+    import threading
+
+    want = _report(monkeypatch, "1")
+    monkeypatch.setattr(parallel, "fork_safe", lambda: False)
+    chunks = len(parallel.split(SAMPLE, Path(SAMPLE).stat().st_size, 3000))
+    assert chunks > 5
+    every_chunk_read = threading.Event()
+    here = parallel._here
+    read: list[object] = []
+
+    def counting_here(task: parallel.Task) -> object:
+        read.append(task)
+        if len(read) == chunks:
+            every_chunk_read.set()
+        return here(task)
+
+    def slow_warm(self: parallel.Extractor) -> None:
+        every_chunk_read.wait()
+
+    monkeypatch.setattr(parallel, "_here", counting_here)
+    monkeypatch.setattr(parallel.Extractor, "_warm", slow_warm)
+    got: list[bytes] = []
+    thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
+    thread.start()
+    thread.join()
+    assert got == [want]
+    assert len(read) == chunks

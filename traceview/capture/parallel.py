@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -143,11 +144,16 @@ class Extractor:
     interpreter to start. With threads (the inspector loads from one) forking is unsafe,
     and a ProcessPoolExecutor over a forkserver runs them."""
 
+    #: Whether the load thread reads chunks itself until the pool is up (tests that need
+    #: every chunk after the first to go through the pool turn it off).
+    read_while_starting = True
+
     def __init__(self, n_workers: int) -> None:
         self.n_workers = n_workers
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
         self.children: Children | None = None
+        self.starter: threading.Thread | None = None
 
     def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
         first = next(tasks, None)
@@ -157,7 +163,20 @@ class Extractor:
             yield from self._run_forked(first, tasks)
             return
         yield first, _here(first)
-        self._start()
+        # The pool starts in a thread while this one reads on: its start-up (a forkserver
+        # process, its imports, the workers' fork) took 0.3-0.7 s, a pause in the load
+        # while this thread waited for the first chunk a worker made. After the first
+        # chunk: its rows are out first.
+        starter = self.starter = threading.Thread(target=self._warm, name="traceview pool",
+                                                  daemon=True)
+        starter.start()
+        if not self.read_while_starting:
+            starter.join()
+        while starter.is_alive():
+            task = next(tasks, None)
+            if task is None:
+                return
+            yield task, _here(task)
         queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
         while True:
             while len(queue) < self.ahead:
@@ -193,6 +212,19 @@ class Extractor:
                 continue
             ok, result = children.receive(child)
             yield task, result if ok else _here(task)
+
+    def _warm(self) -> None:
+        """Start the pool and wait until each worker has answered once (they start when
+        asked for work): the load thread hands chunks to the pool only then."""
+        self._start()
+        pool = self.pool
+        if pool is None:
+            return
+        try:
+            for fut in [pool.submit(os.getpid) for _ in range(self.n_workers)]:
+                fut.result()
+        except Exception:  # noqa: BLE001 - a broken pool: the rest is read in-process
+            self._give_up()
 
     def _start(self) -> None:
         import multiprocessing
@@ -238,6 +270,9 @@ class Extractor:
             self.pool = None
 
     def close(self) -> None:
+        if self.starter is not None:
+            self.starter.join()  # the pool it starts is shut down below
+            self.starter = None
         if self.children is not None:
             self.children.close()
             self.children = None
