@@ -9,7 +9,9 @@ conversation reports every output path already reads.
 from __future__ import annotations
 
 from array import array
-from operator import attrgetter
+from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from typing import TYPE_CHECKING, Any
 
 from traceview.analysis.by_index import finder
@@ -17,6 +19,7 @@ from traceview.analysis.columns import Columns
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
+from traceview.analysis.object_columns import column, through
 from traceview.analysis.objects import inventory
 from traceview.capture.model import Problem
 
@@ -50,7 +53,8 @@ def _attach(analysis: Analysis) -> None:
     # from the same bytes as they pass.
     configs = _Configs()
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
-                        on_request=configs.see, on_row=configs.see_row)
+                        on_request=configs.see, on_row=configs.see_row,
+                        on_rows=configs.see_rows)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
     ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
     configs.clear()
@@ -75,6 +79,7 @@ def _attach(analysis: Analysis) -> None:
 
 
 _columns = attrgetter("columns")
+_is_row = (-1).__lt__  # a row number: not -1
 
 
 def _all_columns(turns: Any) -> list[Any]:
@@ -117,7 +122,10 @@ class _Configs:
         qi = c.req_row[row]
         if qi < 0:
             return
-        offered = c.values[c.q_tools[qi]]
+        self._put(c.index[row], self._number_of(c.values[c.q_tools[qi]], ids))
+
+    def _number_of(self, offered: tuple[Any, ...], ids: Sequence[bytes]) -> int:
+        """The number of the configuration offering `offered` with these quoted ids."""
         tools = self._tools.get(offered)
         if tools is None:
             tools = self._tools[offered] = frozenset(_tool_name(x) for x in offered)
@@ -131,7 +139,36 @@ class _Configs:
             self._made.append(ToolConfig(tools, frozenset(m.decode() for m in stores)))
             if number > 0xFFFF and self._ids.typecode == "H":
                 self._ids = array("I", self._ids)
-        self._put(c.index[row], number)
+        return number
+
+    def see_rows(self, table: Any, rows: Sequence[int]) -> None:
+        """`see_row` of each of `rows` (in order) with its request's ids from the table's
+        `quoted_ids` column, a column at a time: each distinct (tools offered, ids) pair
+        of pool numbers is made a configuration once (a hosted capture has a handful),
+        and the turns' numbers are one array when their indices run 1..n."""
+        q = table.requests
+        asked = column(table.req_row, rows)
+        values = table.pool.values
+        width = len(values)
+        keys = array("q", map(lambda a, b: a * width + b,
+                              through(q.cols["tools_offered"], asked, 0),
+                              through(q.cols["quoted_ids"], asked, 0)))
+        number = {k: self._number_of(values[k // width] or (), values[k % width] or ())
+                  for k in set(compress(keys, map(_is_row, asked)))}
+        index = column(table.index, rows)
+        n = len(index)
+        if not len(self._ids) and not self._map and all(map(eq, index, range(1, n + 1))):
+            numbers = array(self._ids.typecode, [0])  # turn 0: none
+            numbers.extend(map(number.get, keys, repeat(0, n)))
+            # A turn with no request has none (its key's tools read no row).
+            if not all(map(_is_row, asked)):
+                for p in compress(range(n), map((0).__gt__, asked)):
+                    numbers[p + 1] = 0
+            self._ids = numbers
+            return
+        for i, k, qi in zip(index, keys, asked, strict=True):
+            if qi >= 0:
+                self._put(i, number[k])
 
     def _put(self, index: int, number: int) -> None:
         held = self._ids
