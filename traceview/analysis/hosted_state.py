@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import attrgetter, eq
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from traceview.analysis.by_index import finder
@@ -19,7 +19,14 @@ from traceview.analysis.columns import Columns
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
-from traceview.analysis.object_columns import column, through
+from traceview.analysis.object_columns import (
+    column,
+    has_missing,
+    identity,
+    is_row,
+    pairs,
+    through,
+)
 from traceview.analysis.objects import inventory
 from traceview.capture.model import Problem
 
@@ -79,7 +86,6 @@ def _attach(analysis: Analysis) -> None:
 
 
 _columns = attrgetter("columns")
-_is_row = (-1).__lt__  # a row number: not -1
 
 
 def _all_columns(turns: Any) -> list[Any]:
@@ -148,21 +154,25 @@ class _Configs:
         and the turns' numbers are one array when their indices run 1..n."""
         q = table.requests
         asked = column(table.req_row, rows)
+        same = identity(asked)
+        keys, of = pairs(through(q.cols["tools_offered"], asked, 0, same),
+                         through(q.cols["quoted_ids"], asked, 0, same))
+        missing = has_missing(asked)  # turns without a request have none
         values = table.pool.values
-        width = len(values)
-        keys = array("q", map(lambda a, b: a * width + b,
-                              through(q.cols["tools_offered"], asked, 0),
-                              through(q.cols["quoted_ids"], asked, 0)))
-        number = {k: self._number_of(values[k // width] or (), values[k % width] or ())
-                  for k in set(compress(keys, map(_is_row, asked)))}
+        number = {k: self._number_of(values[of[k][0]] or (), values[of[k][1]] or ())
+                  for k in (set(compress(keys, map(is_row, asked))) if missing else of)}
         index = column(table.index, rows)
         n = len(index)
-        if not len(self._ids) and not self._map and all(map(eq, index, range(1, n + 1))):
+        if not len(self._ids) and not self._map and n and index[0] == 1 and \
+                index[-1] == n and \
+                index.tobytes() == array(index.typecode, range(1, n + 1)).tobytes():
             numbers = array(self._ids.typecode, [0])  # turn 0: none
-            numbers.extend(map(number.get, keys, repeat(0, n)))
-            # A turn with no request has none (its key's tools read no row).
-            if not all(map(_is_row, asked)):
-                for p in compress(range(n), map((0).__gt__, asked)):
+            if len(number) == 1 and not missing:
+                numbers.extend(array(numbers.typecode, number.values()) * n)
+            else:
+                numbers.extend(map(number.get, keys, repeat(0, n)))
+                for p in compress(range(n), map((0).__gt__, asked)) \
+                        if missing else ():
                     numbers[p + 1] = 0
             self._ids = numbers
             return

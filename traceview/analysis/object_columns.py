@@ -5,24 +5,27 @@ the records' bytes (the quoted vector store and file ids, the response's `create
 store flag: capture/scan.py, kept in the turn table) and its conversation id, response id
 and store flag. Done turn by turn, that is a Python loop with a dozen calls a turn: ~6 us a
 turn, 1.5 s for the 244,000 turns of a 1 GB hosted capture, run alone at the end of the
-load. Here the same values are read a column at a time (C-level `map`, `compress`, slices
-and sorts over the table's arrays), grouped by the few distinct values a hosted capture
-repeats (one tuple of ids on every turn, one conversation per few turns), and each object
-is made once from its group of turns.
+load. Here the same values are read a column at a time — slices of the table's arrays,
+C-level `map`/`compress`, tests over a column's bytes — grouped by the few distinct values
+a hosted capture repeats (one tuple of ids on every turn, one conversation per run of a
+few turns), and each object is made once from its group of turns.
 
 Only for the capture whose turns ask nothing of the general loop: the analysis's turns
 over one table, every record scanned when it was read, no previous_response_id, no
-response id named by an exchange or seen twice. Anything else — and every capture made
-some other way — takes the general loop, which gives the same inventory
-(tests/core/test_objects_columns.py compares the two on every fixture).
+response id named by an exchange or given twice, a store flag for every stored response.
+Anything else — and turns made some other way — takes the general loop, which gives the
+same inventory (tests/core/test_objects_columns.py compares the two on every fixture).
+Every transient here is an array of the column's item size: the pass runs while the whole
+capture is held, at the load's peak memory.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from itertools import compress, groupby
+from itertools import compress
 from operator import add, and_, lt, ne
 from typing import Any
 
@@ -34,18 +37,21 @@ from traceview.analysis.columns import (
 )
 from traceview.capture.table import RequestSide, ResponseSide, flag_bit
 
+# A quoted id's kind by its first three bytes (capture/scan.IDS finds only these).
+KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
+MAX_LINES = 20  # as objects.MAX_LINES: used-on lines kept per object
 _Q_SCANNED = flag_bit(RequestSide, "scanned")
 _Q_RAW_SET = flag_bit(RequestSide, "raw_store_set")
 _Q_RAW_VALUE = flag_bit(RequestSide, "raw_store_value")
 _S_SCANNED = flag_bit(ResponseSide, "scanned")
-_NONE = -1.0  # raw_created_at's "none found" (compared as a float: the column may be either)
+_NONE = -1.0  # raw_created_at's "none found" (a float: the column may hold either)
 _WHOLE_LIMIT = 0xFFFFFFFF  # _ResponseRows' 4-byte created_at holds less (objects.py)
-# A quoted id's kind by its first three bytes (capture/scan.IDS finds only these).
-KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
-_MANY = 16  # distinct keys found by one pass each up to this; by sorting beyond it
-_is_row = (-1).__lt__  # a row number: not -1
+_FEW = 16  # distinct keys found by one pass each up to this; by their runs beyond it
+is_row = (-1).__lt__  # a row number: not -1
 _found = _NONE.__ne__  # a created_at found
 _non_empty = (0).__lt__  # a text's length: not None (-1), not ""
+
+Positions = range | array  # positions in report order: a run, or any
 
 
 def table_of(turns: Sequence[Any]) -> Any:
@@ -66,10 +72,13 @@ def column(col: Any, rows: Sequence[int]) -> Sequence[Any]:
     return _like(col, map(col.__getitem__, rows))
 
 
-def through(col: Any, rows: Iterable[int], missing: int) -> Sequence[Any]:
+def through(col: Any, rows: Sequence[int], missing: int,
+            same: bool | None = None) -> Sequence[Any]:
     """`col` at each of `rows` (another side's row numbers), `missing` where a row is -1
-    (a side the turn lacks); of the column's item size (a list of ints was 40 bytes a
-    turn: this pass runs while the whole capture is held, at the load's peak)."""
+    (a side the turn lacks); of the column's item size. `same`: whether the rows are
+    0 … n-1 (found here when not given): then a slice."""
+    if identity(rows) if same is None else same:
+        return column(col, range(len(rows)))
     ext = col[:]  # a copy with `missing` at its end: -1 reads it
     ext.append(missing)
     return _like(ext, map(ext.__getitem__, rows))
@@ -79,23 +88,93 @@ def _like(col: Any, items: Iterable[Any]) -> Sequence[Any]:
     return array(col.typecode, items) if type(col) is array else bytearray(items)
 
 
-def groups(keys: Sequence[int], wanted: Iterable[int]) -> dict[int, array[int]]:
-    """The positions of each wanted key in `keys`, in order: one C-level pass a key for a
-    few keys, else one pass over the runs of equal keys (a conversation's turns mostly
-    follow each other)."""
+def identity(rows: Sequence[int]) -> bool:
+    """Whether `rows` are 0 … n-1 (a side's rows made in turn order, as one file read
+    straight through gives), compared as bytes."""
+    n = len(rows)
+    if type(rows) is range:
+        return rows.start == 0 and rows.step == 1
+    if type(rows) is not array or not n or rows[0] != 0 or rows[-1] != n - 1:
+        return False
+    return rows.tobytes() == array(rows.typecode, range(n)).tobytes()
+
+
+def has_missing(rows: Sequence[int]) -> bool:
+    """Whether row numbers (each -1 or more) hold a -1: its bytes, all ones, appear in the
+    column's bytes only where a number is negative (a non-negative one's top byte is
+    below 0x80). For a column of another kind, any -1 in it."""
+    if type(rows) is array and rows.typecode in "bhilq":
+        return b"\xff" * rows.itemsize in rows.tobytes()
+    return -1 in rows
+
+
+def every_row_has(flags: Any, bit: int) -> bool:
+    """Whether `bit` is set in every row of a flags column: one AND of the column's bytes
+    as an integer with the bit's pattern."""
+    size = flags.itemsize if type(flags) is array else 1
+    raw = flags.tobytes() if type(flags) is array else bytes(flags)
+    mask = int.from_bytes(bit.to_bytes(size, sys.byteorder) * (len(raw) // size), "little")
+    return int.from_bytes(raw, "little") & mask == mask
+
+
+def pairs(a: Sequence[int], b: Sequence[int]) -> tuple[Sequence[int], dict[int, tuple[int,
+                                                                                      int]]]:
+    """One key per position for the pair (a[p], b[p]), and each key's pair: one of the
+    columns itself when the other holds one value (as a hosted capture's do)."""
+    one_b = set(b)
+    if not one_b:
+        return a, {}
+    if len(one_b) == 1:
+        (y,) = one_b
+        return a, {x: (x, y) for x in set(a)}
+    one_a = set(a)
+    if len(one_a) == 1:
+        (x,) = one_a
+        return b, {y: (x, y) for y in one_b}
+    width = max(one_b) + 1
+    keys = array("q", map(add, map(width.__mul__, a), b))
+    return keys, {k: divmod(k, width) for k in set(keys)}
+
+
+def groups(keys: Sequence[int], wanted: Iterable[int]) -> dict[int, Positions]:
+    """The positions of each wanted key in `keys`, in order: a run as a range, else an
+    array. One C-level pass a key for a few keys, else one pass over the runs of equal
+    keys (a conversation's turns mostly follow each other)."""
     wanted = set(wanted)
-    positions = range(len(keys))
-    if len(wanted) <= _MANY:
-        return {k: array("I", compress(positions, map(k.__eq__, keys))) for k in wanted}
-    out: dict[int, array[int]] = {}
-    for k, run in groupby(positions, key=keys.__getitem__):
+    n = len(keys)
+    if not n or not wanted:
+        return {}
+    distinct = set(keys)
+    if len(distinct) == 1:
+        return {k: range(n) for k in distinct & wanted}
+    if len(wanted) <= _FEW:
+        return {k: _run_or(array("I", compress(range(n), map(k.__eq__, keys))))
+                for k in wanted}
+    edges = [0, *compress(range(1, n), map(ne, keys[1:], keys)), n]
+    runs: dict[int, list[range]] = {}
+    for start, stop in zip(edges, edges[1:], strict=False):
+        k = keys[start]
         if k in wanted:
-            got = out.get(k)
+            got = runs.get(k)
             if got is None:
-                out[k] = array("I", run)
+                runs[k] = [range(start, stop)]
             else:
-                got.extend(run)
-    return out
+                got.append(range(start, stop))
+    return {k: r[0] if len(r) == 1 else array("I", itertools.chain(*r))
+            for k, r in runs.items()}
+
+
+def _run_or(pos: array[int]) -> Positions:
+    """Positions as a range when they are one run."""
+    if pos and pos[-1] - pos[0] + 1 == len(pos):
+        return range(pos[0], pos[-1] + 1)
+    return pos
+
+
+def _at(col: Sequence[Any], pos: Positions) -> Iterable[Any]:
+    if type(pos) is range:
+        return col[pos.start:pos.stop]
+    return map(col.__getitem__, pos)
 
 
 class TurnColumns:
@@ -110,68 +189,87 @@ class TurnColumns:
         self.qr = column(table.req_row, rows)
         self.sr = column(table.res_row, rows)
 
+        self.q_same, self.s_same = identity(self.qr), identity(self.sr)
+
+    def q(self, col: Any, missing: int) -> Sequence[Any]:
+        """A request side column at each turn's request row."""
+        return through(col, self.qr, missing, self.q_same)
+
+    def s(self, col: Any, missing: int) -> Sequence[Any]:
+        """A response side column at each turn's response row."""
+        return through(col, self.sr, missing, self.s_same)
+
     def sides_whole(self) -> bool:
         """Each turn's record and its facts row go together (a record read, its facts
         stored), and every facts row was scanned when its line was read."""
         t = self.table
-        req, res = t.requests, t.responses
-        if any(map(ne, map(_is_row, column(t.req_source, self.rows)), map(_is_row, self.qr))):
-            return False
-        if any(map(ne, map(_is_row, column(t.res_source, self.rows)), map(_is_row, self.sr))):
-            return False
-        q_scanned = map(_Q_SCANNED.__and__, map(req.flags.__getitem__, filter(_is_row,
-                                                                              self.qr)))
-        s_scanned = map(_S_SCANNED.__and__, map(res.flags.__getitem__, filter(_is_row,
-                                                                              self.sr)))
-        return all(q_scanned) and all(s_scanned)
+        for source, rows in ((t.req_source, self.qr), (t.res_source, self.sr)):
+            source = column(source, self.rows)
+            if (has_missing(source) or has_missing(rows)) and \
+                    any(map(ne, map(is_row, source), map(is_row, rows))):
+                return False
+        return every_row_has(t.requests.flags, _Q_SCANNED) and \
+            every_row_has(t.responses.flags, _S_SCANNED)
 
 
-def fill(turns: Sequence[Any], table: Any, found: dict[str, dict[str, Any]], rows: Any,
-         make: Callable[[str, str], Any], on_row: Callable[..., None] | None,
+def fill(turns: Sequence[Any], table: Any, rows: Any, make: Callable[[str, str], Any],
+         on_row: Callable[..., None] | None,
          on_rows: Callable[[Any, Sequence[int]], None] | None) -> bool | None:
-    """Make the turns' objects into `found` and their stored responses into `rows` (an
-    empty objects._ResponseRows), telling `on_rows(table, rows)` (else `on_row` each turn)
+    """Make the turns' objects with `make(kind, id)` (objects.inventory's `obj`: a new
+    object, kept in its inventory) and their stored responses into `rows` (an empty
+    objects._ResponseRows), telling `on_rows(table, rows)` (else `on_row` each turn)
     that every turn was seen; return whether the rows were added in the listing's order.
     None, with nothing made: the general loop must read these turns."""
     c = TurnColumns(table, turns.rows())
     if c.n == 0 or not c.sides_whole():
         return None
-    values = c.values
-    req, res = table.requests, table.responses
     # The stored responses: turns of the responses API with a response id.
-    ids = res.cols["response_id"]
-    responses = table.pool.numbers.get("responses")
-    api = column(table.api, c.rows)
-    if responses is None:
-        picked = bytearray(c.n)
-    else:
-        picked = bytearray(map(and_, map(responses.__eq__, api),
-                               map(_non_empty, through(ids.lens, c.sr, -1))))
+    ids = table.responses.cols["response_id"]
+    picked = _picked(c, table.pool.numbers.get("responses"), ids)
     store = _stores(c, picked)
     if store is None:  # a turn the general loop reads again (TurnTable.seen's None)
         return None
-    if not _unique_ids(ids, compress(c.sr, picked)):
+    if not _unique(ids, c, picked):
         return None
-    when = through(res.cols["raw_created_at"], c.sr, -1)
+    when = c.s(table.responses.cols["raw_created_at"], -1)
     if on_rows is not None:
         on_rows(table, c.rows)
     elif on_row is not None:
-        quoted, qcol = values, req.cols["quoted_ids"]
+        values, qcol = c.values, table.requests.cols["quoted_ids"]
         for r, qi in zip(c.rows, c.qr, strict=True):
-            on_row(table, r, None, quoted[qcol[qi]] if qi >= 0 else ())
+            on_row(table, r, None, values[qcol[qi]] if qi >= 0 else ())
     in_order = _add_rows(rows, c, picked, store, when)
-    _conversations(found, c, when, make)
-    _quoted(found, c, when, make)
+    _conversations(c, when, make)
+    _quoted(c, when, make)
     return in_order
+
+
+def _picked(c: TurnColumns, responses: int | None, ids: Any) -> bytearray:
+    """1 for each turn of the responses API with a (non-empty) response id."""
+    if responses is None:
+        return bytearray(c.n)
+    return bytearray(map(and_, map(responses.__eq__, column(c.table.api, c.rows)),
+                         map(_non_empty, c.s(ids.lens, -1))))
+
+
+def _select(col: Sequence[Any], picked: bytearray, every: bool) -> Sequence[Any]:
+    return col if every else _like(col, compress(col, picked))
 
 
 def _stores(c: TurnColumns, picked: bytearray) -> bytearray | None:
     """Each picked turn's store flag — its request's facts, else its response's, else the
-    flag its request's bytes hold — or None when one has none of the three."""
-    qf = through(c.table.requests.flags, compress(c.qr, picked), 0)
-    sf = map(c.table.responses.flags.__getitem__, compress(c.sr, picked))
-    out = bytearray(map(_store, qf, sf))
-    return None if 2 in out else out
+    flag its request's bytes hold — or None when one has none of the three. Worked out
+    once per distinct pair of flags (a capture has a few)."""
+    every = not picked.count(0)
+    qf = _select(c.q(c.table.requests.flags, 0), picked, every)
+    sf = _select(c.s(c.table.responses.flags, 0), picked, every)
+    keys, of = pairs(qf, sf)
+    value = {k: _store(*pair) for k, pair in of.items()}
+    if 2 in value.values():
+        return None
+    if len(value) == 1:
+        return bytearray(value.values()) * len(keys)
+    return bytearray(map(value.__getitem__, keys))
 
 
 def _store(q: int, s: int) -> int:
@@ -184,32 +282,46 @@ def _store(q: int, s: int) -> int:
     return 2
 
 
-def _unique_ids(ids: Any, res_rows: Iterable[int]) -> bool:
+def _unique(ids: Any, c: TurnColumns, picked: bytearray) -> bool:
     """No response id is given twice (the general loop then makes the rows objects):
-    found without a set when the ids ascend (as generated ids do), else by their hashes."""
-    buf, starts, lens = ids.buf, ids.starts, ids.lens
-    rows = array("q", res_rows)
-
-    def raw() -> Iterable[bytes]:
-        begin = map(starts.__getitem__, rows)
-        end = map(add, map(starts.__getitem__, rows), map(lens.__getitem__, rows))
-        return map(bytes, map(buf.__getitem__, map(slice, begin, end)))
-
-    if all(itertools.starmap(lt, itertools.pairwise(raw()))):
+    found without a set when the ids ascend (as generated ids do), else by their hashes
+    (distinct hashes: distinct ids; a hash two ids share only sends the capture to the
+    general loop, which gives the same inventory)."""
+    rows = _select(c.sr, picked, not picked.count(0))
+    if not rows:
         return True
-    # Distinct hashes: distinct ids (a hash two ids share only sends the capture to the
-    # general loop, which gives the same inventory).
-    return len(set(map(hash, raw()))) == len(rows)
+    if all(itertools.starmap(lt, itertools.pairwise(_id_bytes(ids, rows)))):
+        return True
+    return len(set(map(hash, _id_bytes(ids, rows)))) == len(rows)
+
+
+def _id_bytes(ids: Any, rows: Sequence[int]) -> Iterable[bytes]:
+    """The UTF-8 bytes of the texts at `rows` of a Texts column (capture/table.py): slices
+    of one copy of the buffer when they are its rows 0 … n-1, one after the other, of one
+    length (the usual capture's response ids)."""
+    buf, starts, lens = ids.buf, ids.starts, ids.lens
+    n = len(rows)
+    if identity(rows) and len(set(lens[:n])) == 1:
+        size, first = lens[0], starts[0]
+        end = first + size * n
+        if size > 0 and starts[n - 1] == end - size and starts[:n].tobytes() == \
+                array(starts.typecode, range(first, end, size)).tobytes():
+            chunk = bytes(buf[first:end])
+            return map(chunk.__getitem__, map(slice, range(0, end - first, size),
+                                              range(size, end - first + size, size)))
+    begin = map(starts.__getitem__, rows)
+    stop = map(add, map(starts.__getitem__, rows), map(lens.__getitem__, rows))
+    return map(bytes, map(buf.__getitem__, map(slice, begin, stop)))
 
 
 def _add_rows(rows: Any, c: TurnColumns, picked: bytearray, store: bytearray,
               when: Sequence[Any]) -> bool:
     """Append the picked turns to `rows` (objects._ResponseRows) as its `add` would, and
     say whether their (line, id) keys ascend."""
-    index = array("I", compress(c.index, picked))
-    created = _like(when, compress(when, picked))
-    table = c.table
-    res_lines = array("q", compress(column(table.res_line, c.rows), picked))
+    every = not picked.count(0)
+    index = array("I", _select(c.index, picked, every))
+    created = _select(when, picked, every)
+    res_lines = _select(column(c.table.res_line, c.rows), picked, every)
     if type(created) is array and created.typecode not in "fd" and \
             (not created or max(created) < _WHOLE_LIMIT):
         rows.index = index
@@ -220,66 +332,66 @@ def _add_rows(rows: Any, c: TurnColumns, picked: bytearray, store: bytearray,
             rows.add(i, None if v == _NONE else float(v), bool(s))
     if all(map(lt, res_lines, res_lines[1:])):
         return True
-    ids = table.responses.cols["response_id"]
+    ids = c.table.responses.cols["response_id"]
     keys = [(line, ids.get(si)) for line, si in zip(res_lines, compress(c.sr, picked),
                                                     strict=True)]
     return keys[0] > (-1, "") and all(map(lt, keys, keys[1:]))
 
 
-def _conversations(found: dict[str, dict[str, Any]], c: TurnColumns, when: Sequence[Any],
+def _conversations(c: TurnColumns, when: Sequence[Any],
                    make: Callable[[str, str], Any]) -> None:
     """Each conversation a turn names (its request's, else its response's)."""
     values, req, res = c.values, c.table.requests, c.table.responses
-    asked = through(req.cols["conversation_id"], c.qr, 0)
-    answered = through(res.cols["conversation_id"], c.sr, 0)
-    keys = array("q", map(lambda q, s: q if values[q] else s, asked, answered))
+    keys = asked = c.q(req.cols["conversation_id"], 0)
+    falsy = [k for k in set(asked) if not values[k]]
+    if falsy:  # no request, or one naming none: the response's
+        answered = c.s(res.cols["conversation_id"], 0)
+        keys = array("q", iter(asked))  # (a bytearray given whole reads as bytes)
+        for k in falsy:
+            for p in compress(range(c.n), map(k.__eq__, asked)):
+                keys[p] = answered[p]
     named = {k for k in set(keys) if values[k]}
-    if not named:
-        return
-    of_kind = found["conversation"]
     for k, pos in groups(keys, named).items():
         o = _used(make("conversation", values[k]), c, pos, when)
-        of_kind[o.id] = o
-        first = next(filter(_found, map(when.__getitem__, pos)), None)
-        if o.created_at is None and first is not None:
+        # The first turn's time (nearly always found), else the first found.
+        first = when[pos[0]]
+        if first == _NONE:
+            first = next(filter(_found, _at(when, pos)), _NONE)
+        if o.created_at is None and first != _NONE:
             o.created_at = float(first)
 
 
-def _quoted(found: dict[str, dict[str, Any]], c: TurnColumns, when: Sequence[Any],
-            make: Callable[[str, str], Any]) -> None:
+def _quoted(c: TurnColumns, when: Sequence[Any], make: Callable[[str, str], Any]) -> None:
     """Each vector store and file id a turn's records quote (request and response)."""
     values, req, res = c.values, c.table.requests, c.table.responses
-    asked = through(req.cols["quoted_ids"], c.qr, 0)
-    answered = through(res.cols["quoted_ids"], c.sr, 0)
-    width = len(values)
-    keys = array("q", map(lambda q, s: q * width + s, asked, answered))
+    keys, of = pairs(c.q(req.cols["quoted_ids"], 0), c.s(res.cols["quoted_ids"], 0))
     named: dict[int, set[tuple[str, str]]] = {}
-    for k in set(keys):
-        q, s = divmod(k, width)
+    for k, (q, s) in of.items():
         quoted = (*(values[q] or ()), *(values[s] or ()))
         if quoted:
             named[k] = {(KIND_OF[m[:3]], m.decode()) for m in quoted}
-    if not named:
-        return
-    users: dict[tuple[str, str], list[array[int]]] = {}
+    users: dict[tuple[str, str], list[Positions]] = {}
     for k, pos in groups(keys, named).items():
         for obj in named[k]:
             users.setdefault(obj, []).append(pos)
     for (kind, oid), lists in users.items():
-        pos = lists[0] if len(lists) == 1 else array("I", sorted(itertools.chain(*lists)))
-        o = _used(make(kind, oid), c, pos, when)
-        found[kind][oid] = o
+        pos = lists[0] if len(lists) == 1 else _run_or(array("I", sorted(itertools.chain(
+            *lists))))
+        _used(make(kind, oid), c, pos, when)
 
 
-def _used(o: Any, c: TurnColumns, pos: array[int], when: Sequence[Any]) -> Any:
+def _used(o: Any, c: TurnColumns, pos: Positions, when: Sequence[Any]) -> Any:
     """`o` used once by each turn at `pos` (in order), as objects.inventory's `use`."""
     lines = c.line
-    first = dict.fromkeys(map(lines.__getitem__, pos[:20]))
-    if len(first) < 20 < len(pos):  # a line repeated: the first 20 distinct
-        first = dict.fromkeys(itertools.islice(dict.fromkeys(map(lines.__getitem__, pos)), 20))
+    head = pos[:MAX_LINES]
+    first = dict.fromkeys(_at(lines, head))
+    if len(first) < MAX_LINES < len(pos):  # a line repeated: the first 20 distinct
+        first = dict.fromkeys(itertools.islice(dict.fromkeys(_at(lines, pos)), MAX_LINES))
     o.uses += len(pos)
     o.used_lines = array("q", first)
-    o.turns = array("I", map(c.index.__getitem__, pos))
-    last = max(filter(_found, map(when.__getitem__, pos)), default=None)
-    o.last_used_at = None if last is None else float(last)
+    o.turns = array("I", _at(c.index, pos))
+    times = when[pos.start:pos.stop] if type(pos) is range else array(
+        when.typecode, map(when.__getitem__, pos))
+    last = max(times, default=_NONE)
+    o.last_used_at = None if last == _NONE else float(last)
     return o

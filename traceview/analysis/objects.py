@@ -573,7 +573,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     # The usual capture's turns a column at a time; else (None) the loop below, per turn.
     whole = table_of(turns) if by_columns and named_ids is not None and not named_ids \
         else None
-    made = fill(turns, whole, found, rows, obj, on_row, on_rows) \
+    made = fill(turns, whole, rows, obj, on_row, on_rows) \
         if whole is not None and whole is named_table else None
     if made is not None:
         in_order = made
