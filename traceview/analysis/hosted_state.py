@@ -147,14 +147,15 @@ class _Configs:
                 self._ids = array("I", self._ids)
         return number
 
-    def see_rows(self, table: Any, rows: Sequence[int]) -> None:
+    def see_rows(self, table: Any, rows: Sequence[int], same: bool | None = None) -> None:
         """`see_row` of each of `rows` (in order) with its request's ids from the table's
         `quoted_ids` column, a column at a time: each distinct (tools offered, ids) pair
         of pool numbers is made a configuration once (a hosted capture has a handful),
-        and the turns' numbers are one array when their indices run 1..n."""
+        and the turns' numbers are one array when their indices run 1..n. `same`: the
+        turns' request rows are that side's rows 0 … n-1 (found here when not given)."""
         q = table.requests
         asked = column(table.req_row, rows)
-        same = identity(asked)
+        same = identity(asked) if same is None else same
         keys, of = pairs(through(q.cols["tools_offered"], asked, 0, same),
                          through(q.cols["quoted_ids"], asked, 0, same))
         missing = has_missing(asked)  # turns without a request have none

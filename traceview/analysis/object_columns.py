@@ -189,7 +189,11 @@ class TurnColumns:
         self.qr = column(table.req_row, rows)
         self.sr = column(table.res_row, rows)
 
-        self.q_same, self.s_same = identity(self.qr), identity(self.sr)
+        self.q_same = identity(self.qr)
+        # A file read straight through makes both sides' rows in turn order: one compare.
+        self.s_same = self.q_same if type(self.sr) is type(self.qr) and \
+            getattr(self.sr, "itemsize", 1) == getattr(self.qr, "itemsize", 1) and \
+            bytes(self.sr) == bytes(self.qr) else identity(self.sr)
 
     def q(self, col: Any, missing: int) -> Sequence[Any]:
         """A request side column at each turn's request row."""
@@ -214,11 +218,12 @@ class TurnColumns:
 
 def fill(turns: Sequence[Any], table: Any, rows: Any, make: Callable[[str, str], Any],
          on_row: Callable[..., None] | None,
-         on_rows: Callable[[Any, Sequence[int]], None] | None) -> bool | None:
+         on_rows: Callable[[Any, Sequence[int], bool], None] | None) -> bool | None:
     """Make the turns' objects with `make(kind, id)` (objects.inventory's `obj`: a new
     object, kept in its inventory) and their stored responses into `rows` (an empty
-    objects._ResponseRows), telling `on_rows(table, rows)` (else `on_row` each turn)
-    that every turn was seen; return whether the rows were added in the listing's order.
+    objects._ResponseRows), telling `on_rows(table, rows, same)` (`same`: the turns'
+    request rows are that side's rows 0 … n-1), else `on_row` each turn, that every turn
+    was seen; return whether the rows were added in the listing's order.
     None, with nothing made: the general loop must read these turns."""
     c = TurnColumns(table, turns.rows())
     if c.n == 0 or not c.sides_whole():
@@ -233,7 +238,7 @@ def fill(turns: Sequence[Any], table: Any, rows: Any, make: Callable[[str, str],
         return None
     when = c.s(table.responses.cols["raw_created_at"], -1)
     if on_rows is not None:
-        on_rows(table, c.rows)
+        on_rows(table, c.rows, c.q_same)
     elif on_row is not None:
         values, qcol = c.values, table.requests.cols["quoted_ids"]
         for r, qi in zip(c.rows, c.qr, strict=True):
@@ -287,21 +292,23 @@ def _unique(ids: Any, c: TurnColumns, picked: bytearray) -> bool:
     found without a set when the ids ascend (as generated ids do), else by their hashes
     (distinct hashes: distinct ids; a hash two ids share only sends the capture to the
     general loop, which gives the same inventory)."""
-    rows = _select(c.sr, picked, not picked.count(0))
+    every = not picked.count(0)
+    rows = _select(c.sr, picked, every)
     if not rows:
         return True
-    if all(itertools.starmap(lt, itertools.pairwise(_id_bytes(ids, rows)))):
+    same = c.s_same and every
+    if all(itertools.starmap(lt, itertools.pairwise(_id_bytes(ids, rows, same)))):
         return True
-    return len(set(map(hash, _id_bytes(ids, rows)))) == len(rows)
+    return len(set(map(hash, _id_bytes(ids, rows, same)))) == len(rows)
 
 
-def _id_bytes(ids: Any, rows: Sequence[int]) -> Iterable[bytes]:
+def _id_bytes(ids: Any, rows: Sequence[int], same: bool) -> Iterable[bytes]:
     """The UTF-8 bytes of the texts at `rows` of a Texts column (capture/table.py): slices
     of one copy of the buffer when they are its rows 0 … n-1, one after the other, of one
-    length (the usual capture's response ids)."""
+    length (the usual capture's response ids). `same`: the rows are 0 … n-1."""
     buf, starts, lens = ids.buf, ids.starts, ids.lens
     n = len(rows)
-    if identity(rows) and len(set(lens[:n])) == 1:
+    if same and len(set(lens[:n])) == 1:
         size, first = lens[0], starts[0]
         end = first + size * n
         if size > 0 and starts[n - 1] == end - size and starts[:n].tobytes() == \

@@ -496,7 +496,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
               storage_price: dict[str, Any] | None = None,
               on_request: Callable[[Any, bytes | None, list[bytes]], None] | None = None,
               on_row: Callable[[Any, int, bytes | None, list[bytes]], None] | None = None,
-              on_rows: Callable[[Any, Sequence[int]], None] | None = None,
+              on_rows: Callable[[Any, Sequence[int], bool], None] | None = None,
               *, by_columns: bool = True) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
@@ -506,8 +506,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     object ids quoted in its request (the ledger reads its vector stores there), with the
     request's bytes when they were read here, else None. `on_row(table, row, bytes, ids)`
     is told the same by the turn's table row, in place of `on_request`, for a turn read
-    from a turn table (no view made for it). `on_rows(table, rows)`, when given, is told
-    instead, once, that every turn of those table rows was seen with its request's ids
+    from a turn table (no view made for it). `on_rows(table, rows, same)`, when given, is
+    told instead, once, that every turn of those table rows was seen with its request's ids
     from the table's `quoted_ids` column, when the turns are read a column at a time
     (analysis/object_columns.py: the usual capture; `by_columns=False` never does).
     """
