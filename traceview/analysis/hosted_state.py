@@ -56,8 +56,8 @@ def _attach(analysis: Analysis) -> None:
     pricing = getattr(analysis, "pricing_table", None)
     store_price = pricing.storage.get("vector_store") if pricing is not None else None
     storage = store_price if isinstance(store_price, dict) else None
-    # The inventory reads every request once; the ledger's tool configurations are taken
-    # from the same bytes as they pass.
+    # The inventory reads every turn's scanned ids once (a column at a time for the usual
+    # capture); the ledger's tool configurations are taken from the same as they pass.
     configs = _Configs()
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
                         on_request=configs.see, on_row=configs.see_row,

@@ -11,7 +11,8 @@ while the local record stays whole.
 
 Pure: ids and dates are those quoted in the records' raw bytes, found when the lines were
 read (capture/scan.py, kept in the turn table) or, for a turn whose records were not
-scanned, read again through the capture.
+scanned, read again through the capture. The usual capture's turns are read a column at a
+time (analysis/object_columns.py); the per-turn loop here is the general path.
 """
 
 from __future__ import annotations
