@@ -22,6 +22,7 @@ from traceview.analysis.objects import inventory
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"
 REAL = ROOT / "tests" / "fixtures" / "real"
+FORMATS = ROOT / "tests" / "fixtures" / "formats"  # other formats, imported
 PRICE = {"per_gb_day": 0.1, "free_gb": 1}
 
 
@@ -83,13 +84,16 @@ def hosted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_fixture_lists_the_same_objects_by_columns(
         hosted: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    paths = [*sorted(SAMPLES.glob("*.jsonl")), *sorted(REAL.glob("*.jsonl")), hosted]
+    paths = [*sorted(SAMPLES.glob("*.jsonl")), *sorted(REAL.glob("*.jsonl")),
+             *sorted(FORMATS.iterdir()), *sorted(REAL.parent.glob("*.jsonl")), hosted]
     by_columns = [p.name for p in paths if _same(analyze(str(p)), monkeypatch)]
     # The hosted shape, and the samples and real captures without chains, duplicate ids
     # or rebuilt streams, take the column pass; the rest the loop (compared all the same).
     assert hosted.name in by_columns
     assert "claims.jsonl" in by_columns
     assert len(by_columns) >= 10, by_columns
+    # Imports are read from the spooled records their importer wrote (scanned as lines,
+    # or not): whichever path, the same inventory (compared above).
 
 
 def _corners(tmp_path: Path, name: str, *, created: Any = 1767225600) -> Path:
