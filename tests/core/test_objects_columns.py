@@ -113,7 +113,7 @@ def _corners(tmp_path: Path, name: str, *, created: Any = 1767225600) -> Path:
         if i % 7 == 0:
             body["store"] = False
         elif i % 7 == 1:
-            body["metadata"] = {"note": {"store": True}}  # only the bytes say it
+            body["metadata"] = {"note": {"store": i % 2 == 1}}  # only the bytes say it
         out = [message(f"file-cite{i % 3:04d}")] if i % 4 == 0 else None
         when = created if i % 9 else None
         rb = response(f"resp_{i:04d}", 10, 5, output=out, conv=conv, created_at=when)
@@ -155,8 +155,9 @@ def test_the_column_pass_corners(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert by_id["file-cite0000"]["uses"] == 5
     assert by_id["resp_0007"]["state"] == "not_stored"
     assert by_id["resp_0009"]["created_at"] is None
-    assert by_id["resp_0008"]["store"] is True  # the response's echo
-    assert by_id["resp_0001"]["store"] is True  # only its request's bytes say so
+    assert by_id["resp_0002"]["store"] is True  # the response's echo
+    # Only their requests' bytes say so:
+    assert (by_id["resp_0001"]["store"], by_id["resp_0008"]["store"]) == (True, False)
     # Answered out of order: listed by line (the rows sorted), not by turn.
     order = [o["id"] for o in doc["objects"]]
     assert order.index("resp_x2") < order.index("resp_x1")
