@@ -1,13 +1,14 @@
-"""What the extraction workers cost the main process: forked children against the pool.
+"""What the extraction workers cost the main process: forked children against spawned ones.
 
 `capture/parallel.py: Extractor` hands a load its chunks' facts; in the CLI (one thread) the
-workers are forked children (capture/children.py), in the inspector (a thread) a
-ProcessPoolExecutor over a forkserver. This runs the Extractor alone over every chunk of a
+workers are forked children (capture/children.py), in the inspector (a thread) children
+started as new interpreters ("spawn"; a ProcessPoolExecutor over a forkserver before). This
+runs the Extractor alone over every chunk of a
 capture, in a fresh process per run, both ways, and prints per way (best of --repeat,
 interleaved): the main process's CPU inside the Extractor (what the load's critical path
 pays for its workers: the first chunk read here, receiving and decoding every other) and
 for the whole process (imports included), the CPU of every process the run started
-(children, forkserver: found through a subreaper on Linux), and the peak RSS of the main
+(children, a forkserver's: found through a subreaper on Linux), and the peak RSS of the main
 process. The orjson loop over the same file is the bare cost the figures are read against.
 
     python bench/extractor.py /tmp/traceview-hosted-200mb.jsonl --workers 2 --repeat 5
@@ -45,7 +46,7 @@ if mode == "orjson":
     lines = -1
 else:
     from traceview.capture import parallel
-    if mode == "pool":
+    if mode == "spawn":
         parallel.fork_safe = lambda: False
     t0 = cpu()
     size = os.path.getsize(path)
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ns = ap.parse_args(argv)
     _subreaper()
-    modes = ("orjson", "fork", "pool")
+    modes = ("orjson", "fork", "spawn")
     runs: dict[str, list[tuple[float, float, float, int, int, str]]] = {m: [] for m in modes}
     for _ in range(ns.repeat):
         for mode in modes:
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     print(f"{'workers':8} {'main CPU in Extractor':>22} {'× loop':>7} {'µs/line':>8} "
           f"{'main process':>13} {'all processes':>14} {'main peak RSS':>14} "
           f"{'multiprocessing':>16}", file=out)
-    for mode in ("fork", "pool"):
+    for mode in ("fork", "spawn"):
         r = runs[mode]
         stage = min(x[0] for x in r)
         print(f"{mode:8} {stage:20.3f} s {stage / loop:6.2f}× {stage / max(1, lines) * 1e6:8.2f} "

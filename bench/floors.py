@@ -70,7 +70,11 @@ SEAMS: list[tuple[str, str, str, str]] = [
     ("store", "traceview.capture.table", "RequestSide.add", "call"),
     ("store", "traceview.capture.table", "ResponseSide.add", "call"),
     ("pairing", "traceview.capture.reader", "CaptureBuilder.feed", "call"),
+    # The loader pairs a step's lines in one call (line_facts is then the read loop's).
+    ("pairing", "traceview.capture.reader", "CaptureBuilder.feed_run", "call?"),
     ("analyzer", "traceview.analysis.analyzer", "Analyzer.add", "call"),
+    # The session analyses its finished turns a run at a time.
+    ("analyzer", "traceview.analysis.analyzer", "Analyzer.add_all", "call?"),
     ("finish", "traceview.analysis.session", "Session._finish", "call"),
     ("hosted", "traceview.analysis.session", "attach_hosted_state", "call"),
     ("objects", "traceview.analysis.hosted_state", "inventory", "call"),
@@ -345,7 +349,7 @@ def measure_actual(path: str, repeat: int) -> Actual:
 
 def _parents() -> dict[str, str]:
     """Which stage calls which (for the timer's cost charged to the caller)."""
-    return {"facts": "pairing", "store": "pairing", "pairing": "read", "analyzer": "read",
+    return {"facts": "read", "store": "pairing", "pairing": "read", "analyzer": "read",
             "finish": "read", "hosted": "finish", "objects": "hosted", "ledger": "hosted",
             "fidelity": "hosted", "rows": "writer", "explain": "rows", "redact": "writer",
             "safe": "writer", "dumps": "writer", "lists": "writer"}
@@ -476,6 +480,9 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
 
     def analyzer() -> None:
         an = Analyzer(None, a.pricing_table)
+        if hasattr(an, "add_all"):  # as the session does: its columns bound once
+            an.add_all(turns, names, [].append)
+            return
         for t in turns:
             an.add(t, names[t.source])
 
@@ -487,8 +494,12 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
 
     # As hosted_state._attach calls it: configurations told by table row where it can.
     by_row = {"on_row": configs.see_row} if hasattr(configs, "see_row") else {}
+    if hasattr(configs, "see_rows"):  # told once, by rows, when read a column at a time
+        by_row["on_rows"] = configs.see_rows
 
     def objects() -> None:
+        if "on_rows" in by_row:
+            configs.clear()  # as new each time, as each load's are
         hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,
                                on_request=configs.see if configs is not None else None,
                                **by_row)

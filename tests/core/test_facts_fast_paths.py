@@ -305,7 +305,8 @@ def test_a_usage_of_plain_counts_passed_over_in_one_loop_finds_what_each_key_fin
 def _items_general(items: list[Any], chained: bool, model: str | None,
                    raw_items: bytes) -> tuple[Any, ...]:
     """request_facts' reading of input items as it was before the chained turn's one loop:
-    new input, its estimate, the kinds loop, the media walk."""
+    new input, its estimate, the kinds loop, the media walk; and whether an item is
+    reasoning held by id only (replay fidelity's UNHELD_ITEMS)."""
     from traceview.capture.estimate import estimate_tokens
     from traceview.capture.media import media_parts
 
@@ -325,8 +326,10 @@ def _items_general(items: list[Any], chained: bool, model: str | None,
                 cid = item.get(F.ANSWER_KEYS[t])
                 if isinstance(cid, str):
                     answered.append(cid)
+    bare = any(isinstance(i, dict) and i.get("type") == "reasoning"
+               and not i.get("encrypted_content") for i in items)
     return (estimate_tokens(new), compaction_input, compaction_trigger, keys, answered,
-            media_parts(new, model))
+            media_parts(new, model), bare)
 
 
 MEDIA_ITEMS: list[list[Any]] = [
@@ -341,6 +344,8 @@ MEDIA_ITEMS: list[list[Any]] = [
     [{"type": "compaction", "id": "cmp_1", "encrypted_content": "e"},
      {"type": "compaction_trigger"}, {"type": "mcp_approval_response",
                                       "approval_request_id": "a"}],
+    [{"type": "reasoning", "id": "rs_1", "summary": []}, {"role": "user", "content": "hi"}],
+    [{"type": "reasoning", "id": "rs_2", "encrypted_content": "e"}],
 ]
 
 

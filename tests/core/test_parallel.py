@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis.session import analyze
-from traceview.capture import load, parallel
+from traceview.capture import children, load, parallel
 from traceview.capture.facts import signature
 from traceview.report.json_out import render_json
 
@@ -39,43 +39,50 @@ def _report(monkeypatch: pytest.MonkeyPatch, workers: str) -> bytes:
 
 
 @pytest.fixture
-def pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The worker pool, as a load from a thread (the inspector's) uses, not forked children
-    (capture/children.py, tests/core/test_forked_workers.py)."""
+def threaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers as a load from a thread (the inspector's) starts them: new interpreters
+    (capture/children.py, spawned), not forked children (tests/core/test_forked_workers.py)."""
     monkeypatch.setattr(parallel, "fork_safe", lambda: False)
-    # A small sample is read in-process before a pool is up: wait for it here.
-    monkeypatch.setattr(parallel.Extractor, "read_while_starting", False)
 
 
-@pytest.mark.usefixtures("pool")
+def _no_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No worker can start: there is no interpreter to run."""
+    monkeypatch.setattr(sys, "executable", str(ROOT / "no-such-python"))
+
+
+@pytest.mark.usefixtures("threaded")
 def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where worker processes cannot start, every chunk is read in-process: same report."""
     want = _report(monkeypatch, "1")
-
-    class NoPool:
-        def __init__(self, *_: object, **__: object) -> None:
-            raise OSError("no processes here")
-
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    started: list[object] = []
+    real = children._spawn
+    monkeypatch.setattr(children, "_spawn", lambda t: started.append(real(t)) or started[-1])
+    _no_interpreter(monkeypatch)
     assert _report(monkeypatch, "2") == want
+    assert started == [None]  # the first start failed: no other is tried
 
 
-@pytest.mark.usefixtures("pool")
-def test_a_pool_that_breaks_mid_load_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.usefixtures("threaded")
+def test_a_worker_that_dies_mid_load_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spawned worker killed after a few answers: its tasks are read here, same report."""
+    import os
+    import signal
+
     want = _report(monkeypatch, "1")
-    real = parallel.ProcessPoolExecutor
-    calls = {"n": 0}
+    real = children.Children.receive
+    calls = {"n": 0, "killed": 0}
 
-    class Breaking(real):  # type: ignore[misc, valid-type]
-        def submit(self, *a: object, **k: object):  # type: ignore[no-untyped-def, override]
-            calls["n"] += 1
-            if calls["n"] > 3:
-                raise RuntimeError("cannot schedule new futures after shutdown")
-            return super().submit(*a, **k)
+    def receive(self: children.Children, child: children.Child) -> tuple[bool, object]:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            os.kill(child.pid, signal.SIGKILL)
+            child.proc.wait()  # dead before its answer is read
+            calls["killed"] += 1
+        return real(self, child)
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Breaking)
+    monkeypatch.setattr(children.Children, "receive", receive)
     assert _report(monkeypatch, "2") == want
-    assert calls["n"] > 3
+    assert calls["n"] > 3 and calls["killed"] == 1
 
 
 def test_a_worker_sends_its_facts_as_columns() -> None:
@@ -104,7 +111,7 @@ def test_signatures_agree_across_processes() -> None:
     assert int(other) == signature("water damage")
 
 
-@pytest.mark.usefixtures("pool")
+@pytest.mark.usefixtures("threaded")
 def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from traceview.capture import capture
@@ -124,11 +131,7 @@ def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
     want = report("1")
     assert b"line_too_long" in want
 
-    class NoPool:  # every chunk read in this process, where the patched limit applies
-        def __init__(self, *_: object, **__: object) -> None:
-            raise OSError("no processes here")
-
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    _no_interpreter(monkeypatch)  # every chunk read in this process, where the limit applies
     assert report("2") == want
 
 
@@ -152,59 +155,93 @@ def test_every_other_fixture_reads_the_same_with_workers(
     assert b'"turns"' in one
 
 
-def test_a_load_from_a_thread_uses_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The inspector loads from a thread, where forking is unsafe: its workers are the
-    pool's (forkserver), and the report is the same."""
+def test_a_load_from_a_thread_uses_spawned_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inspector loads from a thread, where forking is unsafe: its workers are new
+    interpreters, nothing is forked, no pool nor helper thread is started, and the report
+    is the same."""
+    import os
     import threading
 
     want = _report(monkeypatch, "1")
-    real = parallel.ProcessPoolExecutor
-    calls = {"n": 0}
+    answers: list[int] = []
+    real = children.Children.receive
 
-    class Counting(real):  # type: ignore[misc, valid-type]
-        def submit(self, *a: object, **k: object):  # type: ignore[no-untyped-def, override]
-            calls["n"] += 1
-            return super().submit(*a, **k)
+    def receive(self: children.Children, child: children.Child) -> tuple[bool, object]:
+        ok, result = real(self, child)
+        answers.append(child.proc.pid if ok and child.proc is not None else -1)
+        return ok, result
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Counting)
-    monkeypatch.setattr(parallel.Extractor, "read_while_starting", False)
+    def no_fork() -> int:
+        raise AssertionError("a process with threads forked")
+
+    monkeypatch.setattr(children.Children, "receive", receive)
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = set(sys.modules)
     got: list[bytes] = []
-    thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
+    seen_threads: list[int] = []
+
+    def load() -> None:
+        got.append(_report(monkeypatch, "2"))
+        seen_threads.append(threading.active_count())
+
+    thread = threading.Thread(target=load)
     thread.start()
     thread.join()
     assert got == [want]
-    assert calls["n"] > 3
+    assert len(answers) > 3 and -1 not in answers and len(set(answers)) == 2
+    assert seen_threads == [2]  # this one and the loading thread: no helper thread
+    assert "concurrent.futures.process" not in set(sys.modules) - before
 
 
-def test_the_load_reads_on_while_the_pool_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A load from a thread never waits for the pool's start-up (a forkserver and its
-    imports, 0.3-0.7 s): until the workers answer, the load thread reads the chunks
-    itself. Here the pool is up only once every chunk is read: all are read in-process,
-    and the report is the same."""
-    import threading
+def test_a_spawned_worker_imports_this_processs_path(tmp_path: Path) -> None:
+    """A spawned worker imports the work function from this process's import path (a
+    checkout run from its directory), answers through its pipes, and exits when they
+    close."""
+    (tmp_path / "spawned_probe.py").write_text(
+        "import os\ndef work(path, start, end):\n    return (path, start, end, os.getpid())\n")
+    fds = _fds()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        kids = children.Children(1, lambda *a: None, spawn="spawned_probe:work")
+        child = kids.live[0]
+        assert kids.send("x", 3, 9) is child
+        ok, answer = kids.receive(child)
+        pid = child.proc.pid
+        kids.close()
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert ok and answer == ("x", 3, 9, pid) and pid != __import__("os").getpid()
+    assert child.pid == -1 and child.proc.returncode == 0  # reaped, ended by itself
+    assert _fds() == fds  # its pipes closed here
 
-    want = _report(monkeypatch, "1")
-    monkeypatch.setattr(parallel, "fork_safe", lambda: False)
-    chunks = len(parallel.split(SAMPLE, Path(SAMPLE).stat().st_size, 3000))
-    assert chunks > 5
-    every_chunk_read = threading.Event()
-    here = parallel._here
-    read: list[object] = []
 
-    def counting_here(task: parallel.Task) -> object:
-        read.append(task)
-        if len(read) == chunks:
-            every_chunk_read.set()
-        return here(task)
+def _fds() -> list[str] | None:
+    fd_dir = Path("/proc/self/fd")
+    return sorted(p.name for p in fd_dir.iterdir()) if fd_dir.is_dir() else None
 
-    def slow_warm(self: parallel.Extractor) -> None:
-        every_chunk_read.wait()
 
-    monkeypatch.setattr(parallel, "_here", counting_here)
-    monkeypatch.setattr(parallel.Extractor, "_warm", slow_warm)
-    got: list[bytes] = []
-    thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
-    thread.start()
-    thread.join()
-    assert got == [want]
-    assert len(read) == chunks
+def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
+    """as_rows (what a worker sends for a line) is the line's tuple with only its facts
+    record replaced by its row number, on every line of a sample, at the tuple's length
+    today and at one longer (a field added later takes the general path)."""
+    from traceview.capture.reader import as_rows, line_facts
+    from traceview.capture.table import Facts
+
+    raws = Path(SAMPLE).read_bytes().splitlines(True)
+    for extra in ((), ("added later",)):
+        facts = Facts()
+        rows = {"req": 0, "res": 0}
+        for raw in raws:
+            pre = line_facts(raw, raw.endswith(b"\n"))
+            pre = pre + extra if pre is not None and pre[0] in ("req", "res") else pre
+            got = as_rows(pre, facts)
+            if pre is None or pre[0] not in ("req", "res"):
+                assert got is pre
+                continue
+            at = 8 if pre[0] == "req" else 4
+            want = list(pre)
+            if pre[at] is not None:
+                want[at] = rows[pre[0]]
+                rows[pre[0]] += 1
+            assert got == tuple(want)
+        assert (facts.requests.rows, facts.responses.rows) == (rows["req"], rows["res"]) != (0, 0)

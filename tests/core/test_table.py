@@ -236,3 +236,36 @@ def test_created_at_is_found_as_whole_seconds_when_it_has_no_fraction() -> None:
     assert found(b'{"created_at": 1764480001.5}') == 1764480001.5
     assert found(b'{"created_at": ' + b"9" * 30 + b"}") == float("9" * 30)
     assert found(b'{"created": 5}') is None
+
+
+def test_chunks_append_through_every_renumbering_and_shift_path() -> None:
+    """A worker's chunks, appended one after another, read back exactly what one table
+    adding the same records gives, through each way `extend` takes: pooled numbers by
+    bytes.translate (all under 256, into a 1-byte column and into one already widened by
+    another chunk) or one by one; text starts shifted all at once (no None), left at 0 (all
+    None) or row by row (mixed)."""
+    def record(i: int, chunk: int) -> ResponseFacts:
+        return ResponseFacts(
+            None if chunk == 2 else (f"resp_{i}" if chunk != 3 or i % 2 else None),
+            status=("completed", "failed")[i % 2], model=f"m{i % 3}",
+            conversation_id=f"c{chunk}_{i}" if chunk in (1, 4) else "c0")
+
+    sizes = {0: 5, 1: 300, 2: 4, 3: 6, 4: 40, 5: 7}  # chunk 1 takes the pool past 255
+    one, table = Facts(), TurnTable()
+    for chunk, n in sizes.items():
+        part = Facts()
+        for i in range(n):
+            one.responses.add(record(i, chunk))
+            part.responses.add(record(i, chunk))
+        table.responses.extend(pickle.loads(pickle.dumps(part)).responses)
+    assert itemsize(table.responses.cols["conversation_id"]) == 2
+    assert itemsize(table.responses.cols["status"]) == 1
+
+    def rows(facts: Facts) -> list[tuple[object, ...]]:
+        side = facts.responses
+        values, cols = facts.pool.values, side.cols
+        return [(cols["response_id"].get(r), values[cols["status"][r]],
+                 values[cols["model"][r]], values[cols["conversation_id"][r]])
+                for r in range(side.rows)]
+
+    assert rows(table) == rows(one) and len(rows(one)) == sum(sizes.values())

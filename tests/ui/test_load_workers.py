@@ -1,5 +1,6 @@
-"""The inspector loads through worker processes too (issue #11): under Textual, stderr has
-no file descriptor, which multiprocessing's helpers must not inherit."""
+"""The inspector loads through worker processes too (issue #11): spawned from its loading
+thread (capture/children.py), under Textual, whose stderr has no file descriptor for them
+to inherit."""
 
 from __future__ import annotations
 

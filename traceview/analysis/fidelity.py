@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import json
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -47,6 +50,8 @@ from traceview.analysis.transcript import (
     normalise_input,
     request_items,
 )
+from traceview.capture.calls import Calls
+from traceview.capture.items import UNHELD_ITEMS
 
 REASONS = {
     "deleted": "provider copy deleted",
@@ -210,11 +215,51 @@ class Verdict:
     # captured, made into its sentence when read — most verdicts of a hosted capture,
     # and the sentence was more than the rest of the verdict.
     _detail: str | tuple[int, Any]
-    rebuilt_sha256: str | None = None
+    _rebuilt_sha256: str | None = None
     received_sha256: str | None = None
     received_from: str | None = None
-    rebuilt_items: int | None = None
+    _rebuilt_items: int | None = None
     received_items: int | None = None
+    # The rebuilt input, made when its hash or length is first read (a verdict the capture
+    # settles without it: `assess` reads no body for it, and a screen that shows the
+    # verdict's line never needs it); None once made, or when given whole.
+    _rebuild: Callable[[], list[dict[str, Any]]] | None = None
+
+    @property
+    def rebuilt_sha256(self) -> str | None:
+        if self._rebuild is not None:
+            self._settle()
+        return self._rebuilt_sha256
+
+    @rebuilt_sha256.setter
+    def rebuilt_sha256(self, value: str | None) -> None:
+        self._rebuild = None
+        self._rebuilt_sha256 = value
+
+    @property
+    def rebuilt_items(self) -> int | None:
+        if self._rebuild is not None:
+            self._settle()
+        return self._rebuilt_items
+
+    @rebuilt_items.setter
+    def rebuilt_items(self, value: int | None) -> None:
+        self._rebuild = None
+        self._rebuilt_items = value
+
+    def _settle(self) -> None:
+        """Read and hash the rebuilt input. It runs where the verdict is read (a writer, a
+        screen), outside the load's safety net (hosted_state.attach): a shape nothing
+        anticipated leaves the hash unknown (None) rather than stopping that reader; the
+        verdict itself was settled without it."""
+        rebuild, self._rebuild = self._rebuild, None
+        assert rebuild is not None
+        try:
+            rebuilt = rebuild()
+            self._rebuilt_sha256 = digest(rebuilt)
+            self._rebuilt_items = len(rebuilt)
+        except Exception:  # noqa: BLE001 - a safety net, as attach's
+            self._rebuilt_sha256 = self._rebuilt_items = None
 
     @property
     def detail(self) -> str:
@@ -249,8 +294,11 @@ class Verdict:
         }
 
 
-# The reasons a verdict made again when read can have (`_early_reason`'s), by code.
+# The reasons a verdict made again when read can have, by code: `_early_reason`'s, then
+# those of a hosted conversation with no provider copy whose rebuilt input holds nothing
+# `_late_reason` reads in items (its hash made when read: `Verdict._rebuild`).
 _EARLY = ("deleted", "compaction", "evidence_missing")
+_CODES = (*_EARLY, "no_provider_copy", "outside_capture")
 
 
 class Fidelity:
@@ -265,11 +313,12 @@ class Fidelity:
     def __init__(self, verdicts: list[Verdict] | None = None, label: str = "now") -> None:
         self.label = label
         self._items: list[Any] = list(verdicts or [])  # a Verdict, or a conversation
-        self._codes = bytearray(len(self._items))  # 0: whole; else 1 + index in _EARLY
+        self._codes = bytearray(len(self._items))  # 0: whole; else 1 + index in _CODES
         # For a conversation: its final turn's index and the turn its reason names.
         self._final_at = array("q", bytes(8 * len(self._items)))
         self._reason_at = array("q", bytes(8 * len(self._items)))
         self._remake: Callable[[Any, int, int, int], Verdict] | None = None
+        self._next = 0  # where `verdict` looks first
 
     @property
     def verdicts(self) -> _Verdicts:
@@ -293,7 +342,7 @@ class Fidelity:
     def _reasons(self) -> Iterator[str | None]:
         """Each verdict's reason, in order, without making the verdicts."""
         for item, code in zip(self._items, self._codes, strict=True):
-            yield _EARLY[code - 1] if code else item.reason
+            yield _CODES[code - 1] if code else item.reason
 
     @property
     def score(self) -> float | None:
@@ -307,8 +356,16 @@ class Fidelity:
                    if not code)  # a verdict made again never replays: it has a reason
 
     def verdict(self, key: str) -> Verdict | None:
-        for k, (item, code) in enumerate(zip(self._items, self._codes, strict=True)):
-            if (item.key if code else item.conversation) == key:
+        """The verdict of conversation `key`. Looked for from just after the last one found:
+        a screen asks for every conversation in order, one step each (from the start each
+        time, a list of all was quadratic: minutes on a capture of 20,000), no map held."""
+        items, codes = self._items, self._codes
+        n = len(items)
+        start = self._next if self._next < n else 0
+        for k in chain(range(start, n), range(start)):
+            item = items[k]
+            if (item.key if codes[k] else item.conversation) == key:
+                self._next = k + 1
                 return self._verdict(k)
         return None
 
@@ -481,16 +538,25 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
     calls = _HostedCalls()
-    out._remake = _Remake(turn, deleted, calls)
+    out._remake = _Remake(turn, deleted, calls, cap, writes)
     rows_of = _Rows.of(analysis.turns)
+    if rows_of is not None:
+        rows_of.bind()
     for conv in analysis.conversations:
         if rows_of is not None:  # read from the columns: views made only where needed
-            turns: Sequence[Any] = rows_of.views(rows_of.rows(conv.turn_indices))
+            rows = rows_of.rows(conv.turn_indices)
+            found = rows_of.final(rows)
+            if found is None:
+                continue
+            views = rows_of.views(rows)
+            turns: Sequence[Any] = views
+            final = views.view(rows[found[0]])
+            prev = views.view(rows[found[1]]) if found[1] >= 0 else None
         else:
             turns = [t for t in map(turn, conv.turn_indices) if t is not None]
-        final, prev = _final(turns)
-        if final is None:
-            continue
+            final, prev = _final(turns)
+            if final is None:
+                continue
         rid = final.response_id
         if final.turn.conversation_id or final.turn.previous_response_id:
             got = (received or {}).get(rid or "") or recorded.get(rid or "")
@@ -502,6 +568,14 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
             static = early[:2] if early is not None else None
             if early is not None and got is None:  # settled: made again when read
                 out._add(conv, 1 + _EARLY.index(early[0]), final.index, early[2])
+                continue
+            if (got is None and rows_of is not None
+                    and not (final.turn.conversation_id and writes.get(conv.id or ""))
+                    and rows_of.held(turns._rows, final.index)):  # type: ignore[attr-defined]
+                # No item of its rebuild can give a reason: settled from the turns alone.
+                late = _late_reason(turns, final, [])
+                out._add(conv, 1 + _CODES.index(late[0] if late else "no_provider_copy"),
+                         final.index)
                 continue
             turns = list(turns)
             # The rebuild reads every body of the conversation: skipped when a reason is
@@ -546,6 +620,12 @@ class _Rows:
 
     def rows(self, indices: Sequence[int]) -> list[int]:
         rows, index = self._turns.rows(), self._cols.table.index
+        try:  # the usual case: turn i at position i - 1, checked whole (in C)
+            out = [rows[i - 1] for i in indices]
+            if list(map(index.__getitem__, out)) == list(indices):
+                return out
+        except IndexError:
+            pass
         n = len(rows)
         out = []
         for i in indices:
@@ -564,6 +644,70 @@ class _Rows:
     def views(self, rows: list[int]) -> _Views:
         return _Views(self._cols, rows)
 
+    def final(self, rows: list[int]) -> tuple[int, int] | None:
+        """`_final` over rows: (position of the final turn's row, of the one before it,
+        -1 for none), None when no turn has a request; read from the columns."""
+        t = self._cols.table
+        req_source, api, values = t.req_source, t.api, t.pool.values
+        final = -1
+        for k in range(len(rows) - 1, -1, -1):
+            r = rows[k]
+            if req_source[r] >= 0 and values[api[r]] != "compact":
+                if final >= 0:
+                    return final, k
+                final = k
+        return (final, -1) if final >= 0 else None
+
+    def bind(self) -> None:
+        """What `early` and `held` ask of every row, found once for the whole table: the
+        marker lists naming a compaction, the response rows with a call whose evidence is
+        missing (None: the hosted calls are not in their columns), the rows whose facts
+        hold UNHELD_ITEMS."""
+        cols = self._cols
+        t = cols.table
+        self._compaction = frozenset(
+            k for k, m in enumerate(cols.marker_lists)
+            if m and ("compaction" in m or "compaction_likely" in m))
+        self._missing = _missing_rows(t.responses.dicts["hosted_calls"],
+                                      len(t.responses.flags))
+        self._unheld_q = frozenset(k for k, x in t.requests.dicts["extra"].items()
+                                   if UNHELD_ITEMS in x)
+        self._unheld_s = frozenset(k for k, x in t.responses.dicts["extra"].items()
+                                   if UNHELD_ITEMS in x)
+        # A record without facts (none is expected): its rows are read, never settled.
+        self._no_facts = -1 in t.req_row or -1 in t.res_row
+
+    def held(self, rows: list[int], last: int) -> bool:
+        """Whether the records of `rows` up to turn `last` hold every item of the rebuild
+        `_late_reason` could read: no request or response the facts marked UNHELD_ITEMS,
+        and facts for every record there is (a record without them is read)."""
+        t = self._cols.table
+        index, req_row, res_row = t.index, t.req_row, t.res_row
+        if not self._no_facts:  # in C: no row of the conversation marked
+            if last < max(map(index.__getitem__, rows)):
+                rows = [r for r in rows if index[r] <= last]
+            return (self._unheld_q.isdisjoint(map(req_row.__getitem__, rows))
+                    and self._unheld_s.isdisjoint(map(res_row.__getitem__, rows)))
+        req_source, res_source = t.req_source, t.res_source
+        q_extra, s_extra = t.requests.dicts["extra"], t.responses.dicts["extra"]
+        for r in rows:
+            if index[r] > last:
+                continue
+            qi, si = req_row[r], res_row[r]
+            if qi >= 0:
+                x = q_extra.get(qi)
+                if x is not None and UNHELD_ITEMS in x:
+                    return False
+            elif req_source[r] >= 0:
+                return False
+            if si >= 0:
+                x = s_extra.get(si)
+                if x is not None and UNHELD_ITEMS in x:
+                    return False
+            elif res_source[r] >= 0:
+                return False
+        return True
+
     def early(self, conv: Any, turns: _Views, last: int, deleted: dict[str, int], rid: Any,
               calls: _HostedCalls, call: bool) -> tuple[str, Any, int] | None:
         """`_early` over the rows of `turns`; the hosted call of "evidence_missing" is
@@ -573,17 +717,34 @@ class _Rows:
             return found[0], found[1], 0
         cols = self._cols
         table = cols.table
-        index, marker_ids, marker_lists = table.index, cols.marker_ids, cols.marker_lists
-        before = [(r, i) for r in turns._rows if (i := index[r]) <= last]
-        for r, i in before:
-            m = marker_lists[marker_ids[r]]
-            if m and ("compaction" in m or "compaction_likely" in m):
-                found = _compaction_reason(turns.view(r))
-                assert found is not None
-                return found[0], found[1], i
+        index, marker_ids = table.index, cols.marker_ids
+        rows = turns._rows
+        if last < max(map(index.__getitem__, rows)):
+            rows = [r for r in rows if index[r] <= last]
+        if not self._compaction.isdisjoint(map(marker_ids.__getitem__, rows)):
+            for r in rows:
+                if marker_ids[r] in self._compaction:
+                    found = _compaction_reason(turns.view(r))
+                    assert found is not None
+                    return found[0], found[1], index[r]
         res_row = table.res_row
         hosted = table.responses.dicts["hosted_calls"]
+        missing = self._missing
+        if missing is not None:  # in C: no earlier response with a missing call
+            earlier = [res_row[r] for r in rows if index[r] != last]
+            if 1 not in map(missing.__getitem__, earlier):
+                return None
+            for r in rows:
+                i = index[r]
+                if i != last and res_row[r] >= 0 and missing[res_row[r]]:
+                    if not call:  # no call made: the verdict is made again
+                        return "evidence_missing", None, i
+                    got = next(c for c in hosted.get(res_row[r], ())
+                               if c.evidence == "missing")
+                    return "evidence_missing", (i, got), i
+            return None
         has = getattr(hosted, "has", None)
+        before = [(r, index[r]) for r in rows]
         for r, i in before:
             if i == last:
                 continue
@@ -596,6 +757,34 @@ class _Rows:
             if got is not None:
                 return "evidence_missing", (i, got), i
         return None
+
+
+def _missing_rows(hosted: Any, n: int) -> bytearray | None:
+    """1 at each of the `n` response rows with a hosted call whose evidence is missing, and
+    a 0 after them (a row -1: none), read from the calls' columns (capture/calls.py: a
+    call's shape is (type, status, evidence, include, detail)); None when the calls are not
+    held there. A byte a row, no int object: the pass leaves no RSS behind it."""
+    if not isinstance(hosted, Calls):
+        return None
+    values, shape, rows, ends = hosted.pool.values, hosted.shape, hosted.rows, hosted.ends
+    found = bytearray(n + 1)
+    for kind in set(shape):
+        v = values[kind]
+        if type(v) is not tuple or v[2] != "missing":
+            continue
+        if type(shape) is bytearray:  # each call of that shape found in C
+            at = shape.find(kind)
+            while at >= 0:
+                k = bisect_right(ends, at)  # the row whose calls hold position `at`
+                found[rows[k]] = 1
+                at = shape.find(kind, ends[k])  # that row's other calls are not looked at
+        else:
+            for i, m in enumerate(shape):
+                if m == kind:
+                    found[rows[bisect_right(ends, i)]] = 1
+    for row in hosted.changed or ():  # calls set out of order: read whole
+        found[row] = any(c.evidence == "missing" for c in hosted.get(row, ()))
+    return found
 
 
 class _Views(Sequence[Any]):
@@ -640,20 +829,35 @@ def _final(turns: Sequence[Any]) -> tuple[Any, Any]:
 class _Remake:
     """The verdict of a hosted conversation the capture alone settled (`assess` held the
     conversation, the reason's code, its final turn and the turn the reason names): the
-    same verdict from those two turns, no body read and no walk of the conversation."""
+    same verdict from those two turns, no body read and no walk of the conversation.
 
-    __slots__ = ("_turn", "_deleted", "_calls")
+    A conversation with no provider copy whose records hold no item `_late_reason` reads
+    (the facts' UNHELD_ITEMS) is settled too: its late reason is read from its turns (no
+    item), and its rebuilt input — read, hashed — only when the verdict's hash or length
+    is read (`Verdict._rebuild`)."""
+
+    __slots__ = ("_turn", "_deleted", "_calls", "_cap", "_writes")
 
     def __init__(self, turn: Callable[[int], Any], deleted: dict[str, int],
-                 calls: _HostedCalls) -> None:
+                 calls: _HostedCalls, cap: Any = None,
+                 writes: dict[str, list[Any]] | None = None) -> None:
         self._turn = turn
         self._deleted = deleted
         self._calls = calls
+        self._cap = cap
+        self._writes = writes or {}
 
     def __call__(self, conv: Any, code: int, final_at: int, reason_at: int) -> Verdict:
         final = self._turn(final_at)
         rid = final.response_id
-        reason = _EARLY[code - 1]
+        reason = _CODES[code - 1]
+        if code > len(_EARLY):  # no provider copy, no item read: its hash made when read
+            turns = [t for t in map(self._turn, conv.turn_indices) if t is not None]
+            v = judge_hosted(conv.key, conv.id, final_at, rid, None, None,
+                             _late_reason(turns, final, []))
+            v._rebuild = partial(_rebuilt_hosted, self._cap, conv, turns, final,
+                                 self._writes)
+            return v
         if reason == "deleted":
             static = _deleted_reason(conv, rid, self._deleted)
         elif reason == "compaction":

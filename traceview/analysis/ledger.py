@@ -20,11 +20,10 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from math import fsum
 from typing import Any, NamedTuple, Protocol
 
-from traceview.analysis.columns import Columns
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.shared import shared
 from traceview.analysis.turn_columns import Attribution
@@ -366,6 +365,7 @@ class TurnCarry:
         known = True
         sources: list[dict[str, Any]] = []
         arrived: list[str] = []
+        first, ids = led._ids(self._n)
         for i in led._source_range(self._n):
             if start[i] <= k < stop[i]:
                 n = s_tokens[i]
@@ -375,7 +375,7 @@ class TurnCarry:
                     known = False
                 elif known:
                     total += c
-                sid = led._source_id(i)
+                sid = ids[i - first]
                 sources.append({"id": sid, "tokens": n,
                                 "cost_usd": None if c is None else round(c, 6)})
                 if arrived_at[i] == turn:
@@ -468,6 +468,8 @@ _KINDS = ("deposit", "hosted_result")
 _HOSTED, _MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_missing
 _NONE = -(1 << 63)  # None in a column of ints
 _NAN = float("nan")
+_NO_FIT = (0.0, 0.0, 0, 0, 0)  # no fitted line (`_open`)
+_CHUNK = 4096  # call ids joined into one string (Ledger._seal) at least this often
 
 
 def _widened(col: array[int]) -> array[int]:
@@ -531,8 +533,17 @@ class Ledger:
         self._s_meta = array("i")  # index in _pool of (config, types, include)
         self._o_off = array("i", [0])  # source i's origin turns: [_o_off[i], _o_off[i + 1])
         self._origin = array("i")
-        self._h_off = array("i", [0])  # its hosted call ids
-        self._calls: list[str] = []
+        self._h_off = array("i", [0])  # its hosted call ids: [_h_off[i], _h_off[i + 1])
+        # The call ids, joined into one string per chunk (a str per id was ~80 bytes, most
+        # of the ledger's memory on a hosted capture): chunk c holds ids from
+        # _call_first[c] on, id j ends at character _call_end[j] of its chunk (it starts
+        # where the one before it in the chunk ends). A source's ids are in one chunk: ids
+        # added since the last chunk (`_loose`) are joined (`_seal`) between sources.
+        self._call_text: list[str] = []
+        self._call_first = array("i")
+        self._call_end = array("i")
+        self._loose: list[str] = []
+        self._n_calls = 0
         self._ended: dict[int, tuple[int, str]] = {}  # (turn, marker) that ended a carry
         # By charge.
         self._c_turn = array("i")
@@ -542,6 +553,7 @@ class Ledger:
         # Shared (config, types, include) triples by index (a handful in a capture).
         self._pool: list[tuple[ToolConfig | None, tuple[str, ...], tuple[str, ...]]] = []
         self._pooled: dict[Any, int] = {}
+        self._last_ids: tuple[int, tuple[int, list[str]]] = (-1, (0, []))  # `_ids`
 
     @property
     def conversations(self) -> Mapping[str, ConversationLedger]:
@@ -577,6 +589,16 @@ class Ledger:
     def _source_range(self, n: int) -> range:
         return range(self._s_off[n], self._s_off[n + 1])
 
+    def _ids(self, n: int) -> tuple[int, list[str]]:
+        """(the first source of conversation `n`, its sources' ids): made for the last
+        conversation asked (a report writes a conversation's carrying turns one after
+        another, each naming its sources), not held per source."""
+        got = self._last_ids
+        if got[0] != n:
+            r = self._source_range(n)
+            self._last_ids = got = (n, (r.start, list(map(self._source_id, r))))
+        return got[1]
+
     def _source_id(self, i: int) -> str:
         if not self._s_flags[i] & _HOSTED:
             return f"deposit@{self._s_arrived[i]}"
@@ -589,7 +611,36 @@ class Ledger:
         return self._origin[self._o_off[i]:self._o_off[i + 1]]
 
     def _calls_of(self, i: int) -> list[str]:
-        return self._calls[self._h_off[i]:self._h_off[i + 1]]
+        a, b = self._h_off[i], self._h_off[i + 1]
+        if a == b:
+            return []
+        if self._loose:
+            self._seal()
+        c = bisect_right(self._call_first, a) - 1
+        text, ends = self._call_text[c], self._call_end
+        at = ends[a - 1] if a > self._call_first[c] else 0
+        out = []
+        for j in range(a, b):
+            end = ends[j]
+            out.append(text[at:end])
+            at = end
+        return out
+
+    def _seal(self) -> None:
+        """Join the ids added since the last chunk into one."""
+        loose = self._loose
+        if not loose:
+            return
+        ends = list(accumulate(map(len, loose)))
+        try:
+            more = array(self._call_end.typecode, ends)
+        except OverflowError:  # a chunk past 2**31 characters (huge ids): 8-byte ends
+            self._call_end = _widened(self._call_end)
+            more = array("q", ends)
+        self._call_end.extend(more)
+        self._call_first.append(self._n_calls - len(loose))
+        self._call_text.append("".join(loose))
+        self._loose = []
 
     def _growth_of(self, n: int) -> dict[str, Any]:
         cum, owned, fitted = self._cum[n], self._owned[n], self._fitted[n]
@@ -627,14 +678,34 @@ class Ledger:
         self._intercept.append(intercept)
         return n
 
+    def _open_many(self, keys: list[str], bills: list[float | None], cums: list[int],
+                   owned: list[int], slope: list[float], intercept: list[float],
+                   fitted: list[int], last: list[int]) -> None:
+        """`_open` of each conversation in turn, each column extended once (each value as
+        the column holds it: _NONE for None, a fitted line's 0.0, 0.0, 0, 0 for none)."""
+        n = len(self._keys)
+        self._keys.extend(keys)
+        self._num.update(zip(keys, range(n, n + len(keys)), strict=True))
+        self._bill.extend([_NAN if b is None else b for b in bills])
+        self._cum.extend(cums)
+        self._owned.extend(owned)
+        self._slope.extend(slope)
+        self._intercept.extend(intercept)
+        self._fitted.extend(fitted)
+        self._last.extend(last)
+
     def _close(self) -> None:
         self._s_off.append(len(self._s_flags))
         self._c_off.append(len(self._c_turn))
 
     def _add_source(self, n: int, kind: int, arrived: int, tokens: int,
                     origin: Sequence[int], calls: Sequence[str], types: tuple[str, ...],
-                    missing: bool, include: tuple[str, ...], config: ToolConfig | None) -> int:
+                    missing: bool, include: tuple[str, ...], config: ToolConfig | None,
+                    at: int | None = None, meta_index: int | None = None) -> int:
+        """Source `i`'s columns; its charges start at `at` (default: the next charge);
+        `meta_index`: the pool index of (config, types, include) when the caller has it."""
         i = len(self._s_flags)
+        self._last_ids = (-1, (0, []))
         self._s_flags.append(kind | (_MISSING if missing else 0))
         try:
             self._s_arrived.append(arrived)
@@ -646,21 +717,28 @@ class Ledger:
         except OverflowError:
             self._s_tokens = _widened(self._s_tokens)
             self._s_tokens.append(tokens)
-        at = len(self._c_turn)
+        if at is None:
+            at = len(self._c_turn)
         self._s_start.append(at)
         self._s_stop.append(at)
-        meta = (config, types, include)
-        got = self._pooled.get(meta)  # (a few distinct in a capture: no sharing needed)
-        self._s_meta.append(got if got is not None else self._share(
-            (config, shared(tuple(types)), shared(tuple(include)))))
+        if meta_index is None:
+            meta = (config, types, include)
+            got = self._pooled.get(meta)  # (a few distinct in a capture: no sharing needed)
+            meta_index = got if got is not None else self._share(
+                (config, shared(tuple(types)), shared(tuple(include))))
+        self._s_meta.append(meta_index)
         try:
             self._origin.extend(origin)
         except OverflowError:
             self._origin = _widened(self._origin)
             self._origin.extend(origin)
         self._o_off.append(len(self._origin))
-        self._calls.extend(calls)
-        self._h_off.append(len(self._calls))
+        if calls:
+            self._loose.extend(calls)
+            self._n_calls += len(calls)
+            if len(self._loose) >= _CHUNK:
+                self._seal()
+        self._h_off.append(self._n_calls)
         return i
 
 
@@ -684,15 +762,12 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     cols = _one_table(seq)
     if cols is not None:
         # The analysis's turns (analysis/reports.py): read from the columns at their rows,
-        # grouped by the conversation column; a turn's view is made only where a deposit or
-        # a captured hosted call needs more than the columns (`_Views`).
-        read = _TableReader(cols)
-        index = read.index
-        for key, rows in _grouped(seq.rows(), cols):  # type: ignore[attr-defined]
-            if any(index[a] > index[b] for a, b in pairwise(rows)):  # not in index order
-                rows = sorted(rows, key=index.__getitem__)  # stable, as a sort of the turns
-            _conversation(ledger, key, _Views(cols, rows), read(rows), rate, config_of,
-                          project, bills.get(key))
+        # grouped by the conversation column (analysis/ledger_table.py).
+        from traceview.analysis.ledger_table import from_table  # it imports this module
+
+        from_table(ledger, cols, seq.rows(), rate, config_of, project,  # type: ignore[attr-defined]
+                   bills)
+        ledger._seal()
         return ledger
     # Grouped by position, not by turn: the analysis's turns are views made when read
     # (a TurnReport and the Turn it keeps: ~150 bytes), and a list of every one held for
@@ -710,6 +785,7 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
             conv_turns.sort(key=_index)
         _conversation(ledger, key, conv_turns, _read_views(conv_turns), rate, config_of,
                       project, bills.get(key))
+    ledger._seal()
     return ledger
 
 
@@ -726,39 +802,6 @@ def _one_table(seq: Sequence[Any]) -> Any:
     cols = parts[0]
     table = getattr(cols, "table", None)
     return cols if table is not None and hasattr(table, "res_row") else None
-
-
-def _grouped(rows: Sequence[int], cols: Any) -> Iterator[tuple[str, array[int]]]:
-    """(conversation key, its rows in report order), in the order keys are first seen."""
-    conv, keys = cols.conv, cols.keys
-    by_key: dict[str, array[int]] = {}  # 4 bytes a turn while the pass runs
-    for r in rows:
-        key = keys[conv[r]]
-        at = by_key.get(key)
-        if at is None:
-            at = by_key[key] = array("i")
-        at.append(r)
-    return iter(by_key.items())
-
-
-class _Views(Sequence[Any]):
-    """A conversation's turns as views made when read (TurnReport over the columns)."""
-
-    __slots__ = ("_cols", "_rows")
-
-    def __init__(self, cols: Any, rows: Sequence[int]) -> None:
-        self._cols = cols
-        self._rows = rows
-
-    def __len__(self) -> int:
-        return len(self._rows)
-
-    def __getitem__(self, j: Any) -> Any:
-        from traceview.analysis.turn_report import TurnReport  # it imports this module
-
-        if isinstance(j, slice):
-            return [TurnReport(self._cols, r) for r in self._rows[j]]
-        return TurnReport(self._cols, self._rows[j])
 
 
 class _Facts(NamedTuple):
@@ -815,84 +858,6 @@ def _read_views(turns: Sequence[LedgerTurn]) -> _Facts:
                   [bool(c) for c in calls], captured, unexplained, attribution)
 
 
-class _TableReader:
-    """The facts of a conversation's turns from their rows: the turn table's columns
-    (analysis/columns.py) and the analysis's (turn_columns.py), one index each, no view
-    made; bound again when the table's version changes (a column widened)."""
-
-    def __init__(self, cols: Any) -> None:
-        self._tc = cols
-        self._c = Columns(cols.table)
-        self._ends: list[tuple[bool, str | None]] = []  # by marker list number
-
-    @property
-    def index(self) -> Any:
-        return self._bound().index
-
-    def _bound(self) -> Columns:
-        c = self._c
-        table = self._tc.table
-        if c.table is not table or c.version != table.version:
-            c = self._c = Columns(table)
-        return c
-
-    def __call__(self, rows: Sequence[int]) -> _Facts:
-        c = self._bound()
-        tc = self._tc
-        values, index, req_row, res_row = c.values, c.index, c.req_row, c.res_row
-        s_in, s_cached, s_model, q_model = c.s_in, c.s_cached, c.s_model, c.q_model
-        marker_ids, marker_lists, owned_col = tc.marker_ids, tc.marker_lists, \
-            tc.owned_state_bytes
-        hosted = c.s_hosted
-        picked = getattr(hosted, "picked", None)
-        idx = [index[r] for r in rows]
-        srow = [res_row[r] for r in rows]
-        ids = [marker_ids[r] for r in rows]
-        markers = [marker_lists[m] for m in ids]
-        ends_of = self._ends
-        if len(ends_of) != len(marker_lists):  # a few dozen lists: each judged once
-            ends_of[:] = [_ENDS(m) if m else _NO_END for m in marker_lists]
-        ends = [ends_of[m] for m in ids]
-        owned = [None if (v := owned_col[r]) < 0 else v for r in rows]
-        inputs, cached, models, has = [], [], [], []
-        for r, si in zip(rows, srow, strict=True):
-            if si >= 0:
-                n, k = s_in[si], s_cached[si]
-                inputs.append(None if n < 0 else n)
-                cached.append(None if k < 0 else k)
-                model = values[s_model[si]]
-                has.append(si in hosted)
-            else:
-                inputs.append(None)
-                cached.append(None)
-                model = None
-                has.append(False)
-            if not model:
-                qi = req_row[r]
-                model = values[q_model[qi]] if qi >= 0 else None
-            models.append(model)
-
-        def captured(j: int) -> list[tuple[str | None, str | None]]:
-            si = srow[j]
-            if si < 0:
-                return []
-            if picked is not None:
-                return picked(si, "captured")  # type: ignore[no-any-return]
-            return [(x.type, x.id) for x in hosted.get(si, ()) if x.evidence == "captured"]
-
-        expected = tc.expected_input
-
-        def unexplained(j: int) -> int | None:  # TurnReport.unexplained_tokens
-            inp, e = inputs[j], expected[rows[j]]
-            return None if inp is None or e < 0 else inp - e
-
-        def attribution(j: int) -> _Parts | None:  # TurnReport.attribution, not as a dict
-            return _parts(tc.attribution_of(rows[j]))
-
-        return _Facts(idx, inputs, cached, models, markers, ends, owned, has, captured,
-                      unexplained, attribution)
-
-
 class _Rates:
     """`_rate` with the model's two prices looked up once per model (a charge per carrying
     turn asks it)."""
@@ -901,18 +866,24 @@ class _Rates:
         self.pricing = pricing
         self._prices: dict[str | None, tuple[float, float] | None] = {}
 
+    def prices(self, model: str | None) -> tuple[float, float] | None:
+        """(cached input price, input price) of `model`; None: not priced."""
+        try:
+            return self._prices[model]
+        except KeyError:
+            pass
+        prices = self.pricing.model_prices(model) if self.pricing is not None else None
+        got = None if prices is None or "input" not in prices else (
+            prices.get("cached_input", prices["input"]), prices["input"])
+        if len(self._prices) < 1024:
+            self._prices[model] = got
+        return got
+
     def __call__(self, model: str | None, cached: int | None,
                  input_tokens: int) -> float | None:
         if self.pricing is None or not input_tokens:
             return None
-        try:
-            got = self._prices[model]
-        except KeyError:
-            prices = self.pricing.model_prices(model)
-            got = None if prices is None or "input" not in prices else (
-                prices.get("cached_input", prices["input"]), prices["input"])
-            if len(self._prices) < 1024:
-                self._prices[model] = got
+        got = self.prices(model)
         if got is None:
             return None
         cached_price, price = got
@@ -1080,7 +1051,7 @@ _NO_END: tuple[bool, str | None] = (False, None)
 
 def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
                     a: _Parts | None, in_conversation: Callable[[int], bool],
-                    config: Callable[[int], ToolConfig | None],
+                    config: Callable[[int], ToolConfig | None], at: int | None = None,
                     ) -> tuple[int, ToolConfig | None, str]:
     turns, calls, types, missing, include = a if a is not None else ((), (), (), False, ())
     origin = [int(x) for x in turns]
@@ -1088,19 +1059,20 @@ def _deposit_source(ledger: Ledger, n: int, index: int, unexplained: int,
     made = _origin_config(origin, in_conversation, config, types)
     i = ledger._add_source(
         n, 0, index, int(unexplained or 0), origin, [c for c in calls if c], types,
-        missing, tuple(include), made)
+        missing, tuple(include), made, at)
     return i, made, ledger._source_id(i)
 
 
 def _hosted_source(ledger: Ledger, n: int, index: int,
                    pending: list[tuple[int, str | None, str | None]], tokens: int,
-                   config: Callable[[int], ToolConfig | None],
+                   config: Callable[[int], ToolConfig | None], at: int | None = None,
                    ) -> tuple[int, ToolConfig | None, str]:
     origin = sorted({o for o, _t, _i in pending})
     types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
     made = _origin_config(origin, lambda _i: True, config, types)  # all in this conversation
     i = ledger._add_source(n, 1, index, tokens, origin,
-                           [cid for _o, _t, cid in pending if cid], types, False, (), made)
+                           [cid for _o, _t, cid in pending if cid], types, False, (), made,
+                           at)
     return i, made, ledger._source_id(i)
 
 

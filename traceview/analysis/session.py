@@ -166,10 +166,10 @@ class Session:
     def _analyze(self, fresh: list[TurnReport], names: list[str]) -> None:
         """Analyse the finished turns, in the order they finished, onto `fresh`."""
         finished = self.loader.builder.finished
-        add, keep, take = self.analyzer.add, fresh.append, finished.popleft
-        while finished:
-            turn = take()
-            keep(add(turn, names[turn.source]))
+        if finished:  # one run through the analyzer (its columns bound once a run)
+            turns = list(finished)
+            finished.clear()
+            self.analyzer.add_all(turns, names, fresh.append)
 
     def _batch(self, fresh: list[TurnReport], done: bool) -> Batch:
         problems = list(self.loader.builder.new_problems)
@@ -212,8 +212,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
                        totals=totals).run_to_end()
     cap = paths_or_capture
     analyzer = Analyzer(options or Options())
-    for turn in cap.turns:
-        analyzer.add(turn, cap.sources[turn.source])
+    analyzer.add_all(cap.turns, cap.sources, _drop)
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
@@ -225,6 +224,10 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     attach_hosted_state(a)
     a.complete = True
     return a
+
+
+def _drop(_report: TurnReport) -> None:
+    """A report not kept apart (the analyzer's own list holds every one)."""
 
 
 _quiet = threading.Lock()

@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from traceview.capture.items import response_body as _response_body
+
 Side = Literal["input", "output", "added"]
 
 # Items that appear in a request but are never stored as items of their own.
 NOT_STORED = {"item_reference", "compaction_trigger"}
-_TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
 
 @dataclass(frozen=True)
@@ -109,23 +110,6 @@ class Target:
     id: str  # conv_… or, for a chain, the id of its last response
     turns: list[int] = field(default_factory=list)
     response_ids: list[str] = field(default_factory=list)
-
-
-def _response_body(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The response body of a ``res`` record, rebuilt from a terminal stream event if needed."""
-    if not isinstance(record, dict):
-        return None
-    body = record.get("body")
-    if isinstance(body, dict) and body.get("object") in (None, "response"):
-        if isinstance(body.get("output"), list):
-            return body
-    events = record.get("events")
-    if isinstance(events, list):
-        for ev in reversed(events):
-            if isinstance(ev, dict) and ev.get("type") in _TERMINAL_EVENTS:
-                resp = ev.get("response")
-                return resp if isinstance(resp, dict) else None
-    return body if isinstance(body, dict) else None
 
 
 def targets(cap: Any) -> list[Target]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from traceview.capture import bounded
+from traceview.capture import bounded, reader
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
     Chunk,
@@ -24,7 +24,7 @@ from traceview.capture.parallel import (
     split,
     workers,
 )
-from traceview.capture.reader import CaptureBuilder
+from traceview.capture.reader import CaptureBuilder, Pre
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
 from traceview.capture.table import TurnTable
 
@@ -36,6 +36,7 @@ MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, neve
 # problem on its line and skipped in chunks, so memory stays bounded whatever the input.
 MAX_LINE_BYTES = 256 << 20
 _BOM = b"\xef\xbb\xbf"
+_BOM_ENTRY = (-len(_BOM), False, None)  # a step's entry for the BOM before line 1
 
 
 @dataclass
@@ -199,7 +200,10 @@ class CaptureLoader:
             if sum(sizes) >= min_parallel_bytes():
                 yield from self._steps_parallel(every, Extractor(n_workers), sizes)
                 return
-        feed = self.builder.feed
+        run = self.builder.feed_run
+        facts_of = reader.line_facts  # looked up here: bench/floors.py times it
+        batch: list[tuple[int, bool, Pre]] = []  # the lines since the last step
+        keep = batch.append
         for i, src in enumerate(self.capture._files):
             lines0, bytes0 = self.lines, self.bytes_read
             line_no = offset = 0
@@ -211,6 +215,10 @@ class CaptureLoader:
                 self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
                 yield self.lines
                 continue
+            # Each line's facts are made as it is read; the lines of a step are then paired
+            # in one call (CaptureBuilder.feed_run), from where the step began.
+            at_line = at_offset = 0
+            failed: OSError | None = None
             try:
                 with open(src.path, "rb") as handle:
                     readline = handle.readline
@@ -221,19 +229,30 @@ class CaptureLoader:
                         # newline either way.
                         ended = raw[-1] == 10
                         if not ended and len(raw) == MAX_LINE_BYTES:
+                            run(i, batch, 0, at_line, at_offset, line_no)
+                            batch.clear()
                             offset += self._skip_long_line(i, line_no, handle, len(raw))
+                            at_line, at_offset = line_no, offset
                             continue
                         if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
                             offset += 3
                             raw = raw[3:]
-                        feed(i, line_no, offset, raw, ended)
+                            keep(_BOM_ENTRY)
+                        keep((len(raw), ended, facts_of(raw, ended, True)))
                         offset += len(raw)
                         if not line_no % every:
+                            run(i, batch, 0, at_line, at_offset, line_no)
+                            batch.clear()
+                            at_line, at_offset = line_no, offset
                             self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
                             yield self.lines
             except OSError as exc:  # vanished or unreadable since it was checked
+                failed = exc
+            run(i, batch, 0, at_line, at_offset, line_no)
+            batch.clear()
+            if failed is not None:
                 self.builder.problem(i, line_no + 1, "unreadable_source",
-                                     f"stopped reading: {exc.strerror or exc}")
+                                     f"stopped reading: {failed.strerror or failed}")
             self.builder.close()
             for note in src.notes:  # damage found while decompressing: after the last line
                 self.builder.problem(i, line_no + 1, "damaged_source", note)
@@ -262,7 +281,7 @@ class CaptureLoader:
                 for start, end in ranges:
                     yield i, src.path, start, end
 
-        feed = self.builder.feed_pre
+        run = self.builder.feed_run
         results = extractor.run(tasks())
         ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
         try:
@@ -277,6 +296,7 @@ class CaptureLoader:
                     yield self.lines
                     continue
                 with _Rereader(src.path) as reread:
+                    at = reread.at
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
                         if isinstance(result, OSError) and failed is None:
@@ -286,16 +306,12 @@ class CaptureLoader:
                             continue
                         lines, facts = result
                         self.builder.take(facts)
-                        for length, ended, pre in lines:
-                            if length < 0:  # bytes before line 1 that are no line's (a BOM)
-                                offset -= length
-                                continue
-                            line_no += 1
-                            if pre is not None:
-                                n = length - 1 if ended else length
-                                feed(i, line_no, offset, n, pre, reread.at(offset, n))
-                            offset += length
-                            if not line_no % every:
+                        k, end = 0, len(lines)
+                        while k < end:  # up to the next multiple of `every`, then a step
+                            before = line_no
+                            k, line_no, offset = run(i, lines, k, line_no, offset,
+                                                     line_no - line_no % every + every, at)
+                            if not line_no % every and line_no != before:
                                 self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
                                 yield self.lines
                         # The next chunk is asked for only now: the first one's rows show

@@ -1,4 +1,5 @@
-"""Extraction workers as plain forked children, for a process with one thread (the CLI).
+"""Extraction workers as plain child processes: forked in a process with one thread (the
+CLI), started as new interpreters in one with threads (the inspector loads from one).
 
 A worker pool from multiprocessing costs the main process its imports (multiprocessing and
 concurrent.futures: about 0.9 MB of RSS), a manager thread and a queue feeder thread, and
@@ -18,8 +19,14 @@ and its tasks are read by the main process: a load never fails for want of worke
 A child's output goes to /dev/null (nothing lands on the terminal) and Ctrl-C ends it at
 once, silently; the main process's KeyboardInterrupt then closes the pipes and reaps it.
 
-Not for a process with threads (the inspector loads from one): a fork copies only the
-forking thread, and any lock another thread held stays held in the child forever.
+A process with threads (the inspector loads from one) must not fork: a fork copies only
+the forking thread, and any lock another thread held stays held in the child forever. There
+each child is a new interpreter started by subprocess (fork and exec in C, nothing of this
+process runs in the child), which imports the work function by name and serves the same
+pipes. That costs each child its imports (~0.1 s of CPU, while the main process reads the
+first chunk) but nothing a chunk: a ProcessPoolExecutor, used before, cost the main process
+a manager thread and a feeder thread waking for every chunk, and ~2 µs a turn of its CPU
+for receiving the results (bench/extractor.py).
 """
 
 from __future__ import annotations
@@ -45,24 +52,38 @@ def fork_safe() -> bool:
 
 
 class Child:
-    """One forked child: its process id, the main process's ends of its pipes, and how many
-    of the tasks sent to it are not answered yet (pid -1: dropped)."""
+    """One child: its process id, the main process's ends of its pipes, how many of the
+    tasks sent to it are not answered yet (pid -1: dropped), and its Popen when spawned."""
 
-    __slots__ = ("pid", "tasks", "results", "pending")
+    __slots__ = ("pid", "tasks", "results", "pending", "proc")
 
-    def __init__(self, pid: int, tasks: int, results: int) -> None:
+    def __init__(self, pid: int, tasks: int, results: int, proc: Any = None) -> None:
         self.pid = pid
         self.tasks = tasks
         self.results = results
         self.pending = 0
+        self.proc = proc
 
 
 class Children:
-    """Up to `n` forked children, each running `work(path, start, end)` on the tasks sent
-    to it."""
+    """Up to `n` children, each running `work(path, start, end)` on the tasks sent to it:
+    forked, or with `spawn` ("module:function", naming `work`) new interpreters (see the
+    module's docstring)."""
 
-    def __init__(self, n: int, work: Callable[[str, int, int], Any]) -> None:
+    def __init__(self, n: int, work: Callable[[str, int, int], Any],
+                 spawn: str | None = None) -> None:
         self.live: list[Child] = []
+        if spawn is not None:
+            try:
+                for _ in range(n):
+                    child = _spawn(spawn)
+                    if child is None:
+                        break
+                    self.live.append(child)
+            except BaseException:  # Ctrl-C among the starts: none of them is left behind
+                self.close()
+                raise
+            return
         _flush()
         # The children's collector leaves the parent's objects (and their pages) alone;
         # objects frozen before (a load freezes its summaries) stay so in the parent.
@@ -148,8 +169,12 @@ def _end(child: Child) -> None:
             with contextlib.suppress(OSError):
                 os.close(fd)
     child.tasks = child.results = -1
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(child.pid, 0)
+    if child.proc is not None:  # spawned: reaped through its Popen, which then knows it
+        with contextlib.suppress(Exception):
+            child.proc.wait()
+    else:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(child.pid, 0)
     child.pid = -1
 
 
@@ -194,6 +219,72 @@ def _fork(work: Callable[[str, int, int], Any], others: list[Child]) -> Child | 
     os.close(task_r)
     os.close(result_w)
     return Child(pid, task_w, result_r)
+
+
+# What a spawned child runs: this process's import path first (a checkout run from its
+# directory, a bench's), then `_spawned`.
+_SPAWNED = ("import json, sys; sys.path[:] = json.loads(sys.argv[4]); "
+            "from traceview.capture.children import _spawned; "
+            "_spawned(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))")
+
+
+def _spawn(target: str) -> Child | None:
+    """A new interpreter serving `target` ("module:function") on a new pair of pipes, or
+    None if it cannot be started. Only its ends of the pipes are passed to it (every fd
+    here is made non-inheritable), and its output goes to /dev/null."""
+    import json
+    import subprocess
+
+    if not sys.executable or os.name != "posix":  # fds passed by number: POSIX only
+        return None
+    try:
+        task_r, task_w = os.pipe()
+    except OSError:
+        return None
+    try:
+        result_r, result_w = os.pipe()
+    except OSError:
+        os.close(task_r)
+        os.close(task_w)
+        return None
+    with contextlib.suppress(Exception):
+        import fcntl
+
+        fcntl.fcntl(result_w, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    try:
+        flags = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a private helper (multiprocessing's spawn uses it)
+        flags = []
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, *flags, "-c", _SPAWNED, target, str(task_r), str(result_w),
+             json.dumps(sys.path)],
+            pass_fds=(task_r, result_w), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        for fd in (task_r, task_w, result_r, result_w):
+            os.close(fd)
+        return None
+    os.close(task_r)
+    os.close(result_w)
+    return Child(proc.pid, task_w, result_r, proc)
+
+
+def _spawned(target: str, tasks: int, results: int) -> None:
+    """A spawned child's whole life: import the work function, answer tasks until the task
+    pipe closes, leave (an import that fails ends it: the main process reads its tasks)."""
+    code = 1
+    try:
+        import importlib
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: gone at once, no traceback
+        module, name = target.split(":")
+        work = getattr(importlib.import_module(module), name)
+        _serve(tasks, results, work)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def _child(tasks: int, results: int, theirs: list[int],

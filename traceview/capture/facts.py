@@ -24,11 +24,15 @@ from traceview.capture.items import (
     ANSWER_KEYS,
     HOSTED_TYPES,
     KNOWN_OUTPUT_TYPES,
+    UNHELD_ITEMS,
+    bare_reasoning,
     describe_item,
+    holds_unheld,
     hosted_calls,
     is_message,
     message_text,
     model_produced,
+    response_body,
     text_bytes,
 )
 from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
@@ -257,8 +261,10 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = len(raw_items)
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
-        new_tokens, compaction_input, compaction_trigger, keys, answered, media = (
+        new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = (
             _chained_items if chained else _items)(items, model, raw_items)
+        if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
+            extra[UNHELD_ITEMS] = True
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
@@ -274,16 +280,16 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     return f
 
 
-_Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]]]
+_Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
 
 
 def _items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
     """What a request's input items say: (estimated tokens of the new input, a compaction
     item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
-    parts of the new input)."""
+    parts of the new input, a `bare_reasoning` item sent)."""
     new = _new_items(items, False)
     new_tokens = estimate_tokens(new)
-    compaction_input = compaction_trigger = False
+    compaction_input = compaction_trigger = bare = False
     keys: list[str] = []
     answered: list[str] = []
     for item in items:
@@ -298,15 +304,17 @@ def _items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
                 cid = item.get(ANSWER_KEYS[t])
                 if type(cid) is str:
                     answered.append(cid)
+            elif t == "reasoning" and bare_reasoning(item):
+                bare = True
     return (new_tokens, compaction_input, compaction_trigger, keys, answered,
-            _media(new, model, raw_items))
+            _media(new, model, raw_items), bare)
 
 
 def _chained_items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
     """_items for a chained turn, whose new input is all of its items: the token estimate,
     the kinds and the media pre-check (_flat) read in the one loop over them."""
     tokens = 0
-    compaction_input = compaction_trigger = False
+    compaction_input = compaction_trigger = bare = False
     flat = True
     keys: list[str] = []
     answered: list[str] = []
@@ -327,6 +335,8 @@ def _chained_items(items: list[Any], model: str | None, raw_items: bytes) -> _It
                     cid = g(ANSWER_KEYS[t])
                     if type(cid) is str:
                         answered.append(cid)
+                elif t == "reasoning" and bare_reasoning(item):
+                    bare = True
             if flat and (isinstance(g("content"), _CONTAINERS)
                          or isinstance(g("output"), _CONTAINERS)):
                 flat = False
@@ -334,7 +344,7 @@ def _chained_items(items: list[Any], model: str | None, raw_items: bytes) -> _It
             flat = False
     media = [] if flat or not items or not _may_carry_media(raw_items) else media_parts(
         items, model)
-    return tokens, compaction_input, compaction_trigger, keys, answered, media
+    return tokens, compaction_input, compaction_trigger, keys, answered, media, bare
 
 
 def compaction_keys(item: dict[str, Any]) -> list[str]:
@@ -813,7 +823,27 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
     headers = g("headers")
     if type(headers) is dict:
         _headers_into(f, headers)
+    _unheld_into(f, record, body)
     return f
+
+
+def _unheld_into(f: ResponseFacts, record: dict[str, Any], body: Any) -> None:
+    """Mark a response whose output, as replay fidelity rebuilds it (`response_body`),
+    holds a compaction or bare reasoning item (capture/items.py). The common record, a body
+    with its output, was read above: its item kinds answer without a walk."""
+    if (type(body) is dict and record.get("body") is body and "choices" not in body
+            and body.get("object") in (None, "response") and type(body.get("output")) is list):
+        types = f.output_types
+        if "reasoning" not in types and "compaction" not in types:
+            return
+        out = body["output"]
+    else:
+        rebuilt = response_body(record)
+        out = rebuilt.get("output") if rebuilt is not None else None
+        if type(out) is not list:
+            return
+    if holds_unheld(out):
+        _extra(f)[UNHELD_ITEMS] = True
 
 
 def _headers_into(f: ResponseFacts, headers: dict[str, Any]) -> None:

@@ -111,6 +111,50 @@ def model_produced(item: Any) -> bool:
     return isinstance(t, str) and t in MODEL_ITEM_TYPES
 
 
+# The last events of a stream, one of which carries the whole response.
+_TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+# The extra fact (a side's `extra` dict) of a record that holds an item `is_compaction`
+# or `bare_reasoning`: replay fidelity reads a rebuilt input's items only where it is set.
+UNHELD_ITEMS = "unheld_items"
+
+
+def response_body(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The response body of a ``res`` record, rebuilt from a terminal stream event if needed
+    (the body whose ``output`` items a conversation's stored items are made of)."""
+    if not isinstance(record, dict):
+        return None
+    body = record.get("body")
+    if isinstance(body, dict) and body.get("object") in (None, "response"):
+        if isinstance(body.get("output"), list):
+            return body
+    events = record.get("events")
+    if isinstance(events, list):
+        for ev in reversed(events):
+            if isinstance(ev, dict) and ev.get("type") in _TERMINAL_EVENTS:
+                resp = ev.get("response")
+                return resp if isinstance(resp, dict) else None
+    return body if isinstance(body, dict) else None
+
+
+def is_compaction(item: dict[str, Any]) -> bool:
+    """A compaction item: an encrypted summary that replaced earlier items."""
+    return item.get("type") == "compaction"
+
+
+def bare_reasoning(item: dict[str, Any]) -> bool:
+    """A reasoning item held by id only (no ``encrypted_content``): the provider holds what
+    the capture does not."""
+    return item.get("type") == "reasoning" and not item.get("encrypted_content")
+
+
+def holds_unheld(items: list[Any]) -> bool:
+    """Whether a list of items holds one `is_compaction` or `bare_reasoning` (dicts only)."""
+    for i in items:
+        if type(i) is dict and (is_compaction(i) or bare_reasoning(i)):
+            return True
+    return False
+
+
 def describe_item(item: Any) -> str:
     """A short label for an input item that is not a user message."""
     if not isinstance(item, dict):

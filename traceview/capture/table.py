@@ -119,6 +119,21 @@ def joined(mine: Any, theirs: Any) -> tuple[Any, Any]:
     return mine, array(mine.typecode, theirs)
 
 
+def _renumbered(numbers: Any, to_mine: list[int], table: bytes | None) -> tuple[int, Any]:
+    """A worker's pool numbers (`numbers`: a bytearray or an array) as this pool's
+    (`to_mine`), and the largest of them: a bytearray through `table` (bytes.translate)
+    when every one maps under 256, else a list."""
+    if not numbers:
+        return 0, b""
+    if table is not None and type(numbers) is bytearray:
+        used = set(numbers)
+        top = max(to_mine[n] for n in used)
+        if top < 256:
+            return top, numbers.translate(table)
+    mapped = list(map(to_mine.__getitem__, numbers))
+    return max(mapped), mapped
+
+
 class Layout:
     """How many times a column of a table (its sides, its texts) has been replaced by a
     wider copy: a binding of the columns made at another version is stale."""
@@ -263,9 +278,15 @@ class Texts:
         self.buf += other.buf
         if len(other.starts):
             # A None row's start stays 0: a column of Nones keeps 1-byte starts.
-            shifted = [s + base if n >= 0 else 0 for s, n in zip(other.starts, other.lens,
-                                                                 strict=True)] \
-                if base else other.starts
+            if not base:
+                shifted: Any = other.starts
+            elif -1 not in other.lens:  # no None: every start shifted, in C
+                shifted = list(map(base.__add__, other.starts))
+            elif not other.buf and max(other.lens) < 0:  # only Nones: starts stay 0
+                shifted = other.starts
+            else:
+                shifted = [s + base if n >= 0 else 0
+                           for s, n in zip(other.starts, other.lens, strict=True)]
             top = base + max(other.starts)
             try:
                 array(self.starts.typecode, (top,))
@@ -399,13 +420,22 @@ class Side:
         for name, _ in self.COUNTS:
             self._join(name, theirs[name])
         to_mine = self.pool.mapping(other.pool)
+        # Numbers that all stay under 256, here and there, are renumbered by one
+        # bytes.translate (in C); others through a map (`renumbered`).
+        table = bytes(n if n < 256 else 0 for n in to_mine[:256]).ljust(256, b"\0") \
+            if len(to_mine) < 256 or max(to_mine[:256]) < 256 else None
         for name in self.POOLED:
-            col, mapped = cols[name], [to_mine[n] for n in theirs[name]]
-            top = max(mapped, default=0)  # this column's own largest: most stay 1 byte
+            col = cols[name]
+            top, mapped = _renumbered(theirs[name], to_mine, table)
+            # `top`: this column's own largest, so most columns stay 1 byte.
             if not fits(col, top):
                 col = wider(col, top)
                 self._replace(name, col)
-            col.extend(mapped if type(col) is bytearray else array(col.typecode, mapped))
+            if type(col) is bytearray:
+                col.extend(mapped)
+            else:  # iter: a bytearray given whole would be read as raw items
+                col.extend(array(col.typecode, iter(mapped) if type(mapped) is bytearray
+                                 else mapped))
         for name in self.TEXTS:
             cols[name].extend(theirs[name])
         self.flags.extend(other.flags)
