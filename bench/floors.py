@@ -494,8 +494,12 @@ def replay(path: str, inputs: Inputs, repeat: int) -> dict[str, float]:
 
     # As hosted_state._attach calls it: configurations told by table row where it can.
     by_row = {"on_row": configs.see_row} if hasattr(configs, "see_row") else {}
+    if hasattr(configs, "see_rows"):  # told once, by rows, when read a column at a time
+        by_row["on_rows"] = configs.see_rows
 
     def objects() -> None:
+        if "on_rows" in by_row:
+            configs.clear()  # as new each time, as each load's are
         hosted_state.inventory(a.turns, cap.exchanges, cap.read_raw, storage,
                                on_request=configs.see if configs is not None else None,
                                **by_row)

@@ -214,14 +214,29 @@ async def _drive(app: Any, keys: int, gap: float, started: float, monitor: Monit
         result["conversations"] = len(app.state.by_key)
 
 
-def headless_load(path: Path) -> tuple[float, float]:
+def headless_load(path: Path, thread: bool = True) -> tuple[float, float]:
     """Wall and CPU seconds (this process) for the core alone to load the capture: what
-    the inspector's full load adds is the rest."""
+    the inspector's full load adds is the rest.
+
+    In a thread by default, as the inspector runs it: a process with threads reads with a
+    forkserver pool, one without forks plain children (capture/parallel.py), and the two
+    transports differ by more than the app costs."""
     from traceview.analysis.session import Session
 
-    w0, c0 = time.perf_counter(), time.process_time()
-    Session([str(path)]).run_to_end()
-    return time.perf_counter() - w0, time.process_time() - c0
+    timing: list[float] = []
+
+    def load() -> None:
+        w0, c0 = time.perf_counter(), time.process_time()
+        Session([str(path)]).run_to_end()
+        timing[:] = [time.perf_counter() - w0, time.process_time() - c0]
+
+    if thread:
+        worker = threading.Thread(target=load, name="headless load")
+        worker.start()
+        worker.join()
+    else:
+        load()
+    return timing[0], timing[1]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -267,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="load the capture this many times; print the best of each figure")
     parser.add_argument("--handlers", type=int, default=8,
                         help="list this many of the slowest message handlers (last run)")
-    parser.add_argument("--headless", action="store_true",
-                        help="also time the core's load alone (Session.run_to_end, no app)")
+    parser.add_argument("--headless", nargs="?", const="thread", choices=("thread", "both"),
+                        help="also time the core's load alone (Session.run_to_end, no app) "
+                             "from a thread, as the inspector loads; 'both': also from the "
+                             "main thread (the CLI's forked workers)")
     parser.add_argument("--shape", choices=("hosted", "bench"), default="hosted",
                         help="generated capture: many ~4 kB hosted-state turns (gen_hosted, "
                              "the default) or bigger turns (gen_capture)")
@@ -299,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             result = asyncio.run(measure(path, ns.keys, ns.gap))
             runs.append(summary(result, parse_s))
         headless = headless_load(path) if ns.headless else None
+        plain = headless_load(path, thread=False) if ns.headless == "both" else None
     finally:
         if temp is not None:
             temp.cleanup()
@@ -337,9 +355,13 @@ def main(argv: list[str] | None = None) -> int:
           f"= {best('full_load_x'):.1f}x orjson.loads of every line   target <= 4x   "
           f"[{each('full_load_x', '.1f')}]")
     if headless is not None:
-        print(f"core alone (no app)          {headless[0]:8.3f} s   "
+        print(f"core alone (no app, thread)  {headless[0]:8.3f} s   "
               f"= {headless[0] / parse_s:.1f}x orjson.loads   (main process CPU "
-              f"{headless[1]:.1f} s)")
+              f"{headless[1]:.1f} s)   app adds {best('full_load_s') - headless[0]:+.3f} s")
+    if plain is not None:
+        print(f"core alone (main thread)     {plain[0]:8.3f} s   "
+              f"= {plain[0] / parse_s:.1f}x orjson.loads   (main process CPU "
+              f"{plain[1]:.1f} s)")
     handlers = sorted(result["handlers"].items(), key=lambda kv: -kv[1][2])[:ns.handlers]
     print("worst stalls (last run), ms (event loop's CPU ms) @ s since start: " + ", ".join(
         f"{stall * 1000:.0f} ({cpu * 1000:.0f}) @ {at:.2f}"

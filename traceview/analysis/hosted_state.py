@@ -9,6 +9,8 @@ conversation reports every output path already reads.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
+from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,14 @@ from traceview.analysis.columns import Columns
 from traceview.analysis.fidelity import assess
 from traceview.analysis.ledger import ToolConfig, build_ledger
 from traceview.analysis.ledger import tool_name as _tool_name
+from traceview.analysis.object_columns import (
+    column,
+    has_missing,
+    identity,
+    is_row,
+    pairs,
+    through,
+)
 from traceview.analysis.objects import inventory
 from traceview.capture.model import Problem
 
@@ -46,11 +56,12 @@ def _attach(analysis: Analysis) -> None:
     pricing = getattr(analysis, "pricing_table", None)
     store_price = pricing.storage.get("vector_store") if pricing is not None else None
     storage = store_price if isinstance(store_price, dict) else None
-    # The inventory reads every request once; the ledger's tool configurations are taken
-    # from the same bytes as they pass.
+    # The inventory reads every turn's scanned ids once (a column at a time for the usual
+    # capture); the ledger's tool configurations are taken from the same as they pass.
     configs = _Configs()
     objects = inventory(analysis.turns, cap.exchanges, cap.read_raw, storage,
-                        on_request=configs.see, on_row=configs.see_row)
+                        on_request=configs.see, on_row=configs.see_row,
+                        on_rows=configs.see_rows)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
     ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
     configs.clear()
@@ -117,7 +128,10 @@ class _Configs:
         qi = c.req_row[row]
         if qi < 0:
             return
-        offered = c.values[c.q_tools[qi]]
+        self._put(c.index[row], self._number_of(c.values[c.q_tools[qi]], ids))
+
+    def _number_of(self, offered: tuple[Any, ...], ids: Sequence[bytes]) -> int:
+        """The number of the configuration offering `offered` with these quoted ids."""
         tools = self._tools.get(offered)
         if tools is None:
             tools = self._tools[offered] = frozenset(_tool_name(x) for x in offered)
@@ -131,7 +145,41 @@ class _Configs:
             self._made.append(ToolConfig(tools, frozenset(m.decode() for m in stores)))
             if number > 0xFFFF and self._ids.typecode == "H":
                 self._ids = array("I", self._ids)
-        self._put(c.index[row], number)
+        return number
+
+    def see_rows(self, table: Any, rows: Sequence[int], same: bool | None = None) -> None:
+        """`see_row` of each of `rows` (in order) with its request's ids from the table's
+        `quoted_ids` column, a column at a time: each distinct (tools offered, ids) pair
+        of pool numbers is made a configuration once (a hosted capture has a handful),
+        and the turns' numbers are one array when their indices run 1..n. `same`: the
+        turns' request rows are that side's rows 0 … n-1 (found here when not given)."""
+        q = table.requests
+        asked = column(table.req_row, rows)
+        same = identity(asked) if same is None else same
+        keys, of = pairs(through(q.cols["tools_offered"], asked, 0, same),
+                         through(q.cols["quoted_ids"], asked, 0, same))
+        missing = has_missing(asked)  # turns without a request have none
+        values = table.pool.values
+        number = {k: self._number_of(values[of[k][0]] or (), values[of[k][1]] or ())
+                  for k in (set(compress(keys, map(is_row, asked))) if missing else of)}
+        index = column(table.index, rows)
+        n = len(index)
+        if not len(self._ids) and not self._map and n and index[0] == 1 and \
+                index[-1] == n and \
+                index.tobytes() == array(index.typecode, range(1, n + 1)).tobytes():
+            numbers = array(self._ids.typecode, [0])  # turn 0: none
+            if len(number) == 1 and not missing:
+                numbers.extend(array(numbers.typecode, number.values()) * n)
+            else:
+                numbers.extend(map(number.get, keys, repeat(0, n)))
+                for p in compress(range(n), map((0).__gt__, asked)) \
+                        if missing else ():
+                    numbers[p + 1] = 0
+            self._ids = numbers
+            return
+        for i, k, qi in zip(index, keys, asked, strict=True):
+            if qi >= 0:
+                self._put(i, number[k])
 
     def _put(self, index: int, number: int) -> None:
         held = self._ids

@@ -11,7 +11,8 @@ while the local record stays whole.
 
 Pure: ids and dates are those quoted in the records' raw bytes, found when the lines were
 read (capture/scan.py, kept in the turn table) or, for a turn whose records were not
-scanned, read again through the capture.
+scanned, read again through the capture. The usual capture's turns are read a column at a
+time (analysis/object_columns.py); the per-turn loop here is the general path.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from traceview.analysis.columns import (
     S_STORE_VALUE,
     Columns,
 )
+from traceview.analysis.object_columns import KIND_OF, fill, table_of
 from traceview.capture.redact import redact_text
 from traceview.capture.scan import CREATED as _CREATED
 from traceview.capture.scan import HEAD_BYTES
@@ -61,7 +63,7 @@ _PATHS = {"conversations": "conversation", "responses": "response", "files": "fi
 # Vector store and file ids, `store` flags and `created_at` in a record's raw bytes: the
 # patterns the reader also runs when it reads each line (capture/scan.py), so most turns'
 # are found in the turn table and their records are not read again here.
-_KIND_OF = {b"vs_": "vector_store", b"fil": "file"}
+_KIND_OF = KIND_OF
 MAX_LINES = 20  # used-on lines kept per object (the count is exact)
 
 
@@ -495,7 +497,8 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
               storage_price: dict[str, Any] | None = None,
               on_request: Callable[[Any, bytes | None, list[bytes]], None] | None = None,
               on_row: Callable[[Any, int, bytes | None, list[bytes]], None] | None = None,
-              ) -> Objects:
+              on_rows: Callable[[Any, Sequence[int], bool], None] | None = None,
+              *, by_columns: bool = True) -> Objects:
     """The objects of a capture from its analysed turns and its exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit` (ids and
@@ -504,7 +507,10 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     object ids quoted in its request (the ledger reads its vector stores there), with the
     request's bytes when they were read here, else None. `on_row(table, row, bytes, ids)`
     is told the same by the turn's table row, in place of `on_request`, for a turn read
-    from a turn table (no view made for it).
+    from a turn table (no view made for it). `on_rows(table, rows, same)`, when given, is
+    told instead, once, that every turn of those table rows was seen with its request's ids
+    from the table's `quoted_ids` column, when the turns are read a column at a time
+    (analysis/object_columns.py: the usual capture; `by_columns=False` never does).
     """
     # By kind, then id (a (kind, id) tuple key was 64 bytes an object).
     found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
@@ -565,7 +571,15 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    for t, table, row, index, line, rid, responses, flag, prev, cid in _turn_facts(turns):
+    # The usual capture's turns a column at a time; else (None) the loop below, per turn.
+    whole = table_of(turns) if by_columns and named_ids is not None and not named_ids \
+        else None
+    made = fill(turns, whole, rows, obj, on_row, on_rows) \
+        if whole is not None and whole is named_table else None
+    if made is not None:
+        in_order = made
+    for t, table, row, index, line, rid, responses, flag, prev, cid in (
+            _turn_facts(turns) if made is None else ()):
         # A response names files (citations, container files) only around hosted calls;
         # otherwise its head, where `created_at` sits, is enough (bodies can be large).
         scan = table.seen(row) if table is not None else None

@@ -140,6 +140,9 @@ class Session:
         next_freeze = 4096
         run = self.analyze_run
         finished = b.finished
+        # The first batch goes as soon as a turn is finished: its rows then show before
+        # anything slow (a large capture's worker pool starts after its first chunk).
+        first = True
         for n in self.loader.steps(self.step_lines):
             if n >= next_freeze:
                 # Summaries live as long as the capture; stop the collector from re-scanning
@@ -149,12 +152,13 @@ class Session:
             if len(finished) >= run:
                 self._analyze(fresh, names)
             now = time.monotonic()
-            if now - last >= wait:
+            if now - last >= wait or (first and (finished or fresh)):
                 self._analyze(fresh, names)
                 yield self._batch(fresh, done=False)
                 fresh = []
                 last = now
                 wait = self.interval
+                first = False
         self._analyze(fresh, names)
         self._finish()
         yield self._batch(fresh, done=True)

@@ -192,7 +192,10 @@ def _flush() -> None:
                 stream.flush()
 
 
-def _fork(work: Callable[[str, int, int], Any], others: list[Child]) -> Child | None:
+def _pipes() -> tuple[int, int, int, int] | None:
+    """A child's task pipe and result pipe (task_r, task_w, result_r, result_w), the result
+    pipe enlarged where the system allows, so a child writes its answer and goes on; None
+    if the process is out of descriptors."""
     try:
         task_r, task_w = os.pipe()
     except OSError:
@@ -203,10 +206,18 @@ def _fork(work: Callable[[str, int, int], Any], others: list[Child]) -> Child | 
         os.close(task_r)
         os.close(task_w)
         return None
-    with contextlib.suppress(Exception):  # a bigger pipe: a child writes its answer and goes on
+    with contextlib.suppress(Exception):
         import fcntl
 
         fcntl.fcntl(result_w, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    return task_r, task_w, result_r, result_w
+
+
+def _fork(work: Callable[[str, int, int], Any], others: list[Child]) -> Child | None:
+    pipes = _pipes()
+    if pipes is None:
+        return None
+    task_r, task_w, result_r, result_w = pipes
     try:
         pid = os.fork()
     except OSError:
@@ -237,20 +248,10 @@ def _spawn(target: str) -> Child | None:
 
     if not sys.executable or os.name != "posix":  # fds passed by number: POSIX only
         return None
-    try:
-        task_r, task_w = os.pipe()
-    except OSError:
+    pipes = _pipes()
+    if pipes is None:
         return None
-    try:
-        result_r, result_w = os.pipe()
-    except OSError:
-        os.close(task_r)
-        os.close(task_w)
-        return None
-    with contextlib.suppress(Exception):
-        import fcntl
-
-        fcntl.fcntl(result_w, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    task_r, task_w, result_r, result_w = pipes
     try:
         flags = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - a private helper (multiprocessing's spawn uses it)

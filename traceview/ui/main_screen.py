@@ -119,6 +119,9 @@ class MainScreen(InspectorScreen):
         self.filter_text = ""
         self.rows: list[Any] = []
         self.sort_at = 0  # index into SORTS
+        #: (key, the state's by_key it was found in, its 1-based position there)
+        self._position_of: tuple[str | None, Any, int] | None = None
+        self._legend_shown: Text | None = None  # what #legend shows now
 
 
     def compose(self) -> ComposeResult:
@@ -282,9 +285,23 @@ class MainScreen(InspectorScreen):
         if short:
             return fmt.short_id(name, 12)
         if len(state.by_key) > 1:
-            position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
-            label += f" ({position:,} of {len(state.by_key):,}, c to pick)"
+            label += f" ({self._key_position():,} of {len(state.by_key):,}, c to pick)"
         return label
+
+    def _key_position(self) -> int:
+        """Where the shown conversation is among the capture's (1-based; 0: not there).
+
+        The title asks on every batch of a load, and a conversation keeps its place once
+        it has one (keys are in order of their first turn): looked up once per key, not by
+        listing some 20,000 keys each time."""
+        state = self.inspector.state
+        cached = self._position_of
+        if cached is not None and cached[0] == self.key and cached[1] is state.by_key:
+            return cached[2]
+        position = list(state.by_key).index(self.key) + 1 if self.key in state.by_key else 0
+        if position:
+            self._position_of = (self.key, state.by_key, position)
+        return position
 
     def marker_counts(self) -> dict[str, int]:
         """From the ConversationReport once loaded; while loading, a tally of the rows."""
@@ -320,7 +337,15 @@ class MainScreen(InspectorScreen):
         else:
             # A short screen gets the finding and a line of the user's message, not a page.
             limit = 2000 if self.size.height > 30 else max(40, self.size.width - 12)
-            summary.update(account_text(turn, user_limit=limit))
+            summary.update(account_text(turn, user_limit=limit), layout=False)
+            # Lay the screen out again only if the account's height changed: the layout
+            # pass is most of a key's cost, and consecutive turns' accounts are mostly
+            # of one height.
+            width = summary.content_size.width
+            if not width or summary.get_content_height(
+                    summary.parent.size if summary.parent else summary.size,
+                    self.size, width) != summary.content_size.height:
+                summary.refresh(layout=True)
         self._show_legend()
 
     def _show_legend(self) -> None:
@@ -333,7 +358,9 @@ class MainScreen(InspectorScreen):
             legend.append(f"{fmt.marker_symbol(marker)} ", style="bold")
             legend.append_text(safe(f"{fmt.marker_meaning(marker)}   "))
         legend.append("hosted: ✓ captured ∅ empty ✗ missing · unexpl.≈ is an estimate", style="dim")
-        self.query_one("#legend", Static).update(legend)
+        if legend != self._legend_shown:  # the same within a conversation: no redraw
+            self._legend_shown = legend
+            self.query_one("#legend", Static).update(legend)
 
     def current_turn(self) -> Any | None:
         return self.table.current()

@@ -7,17 +7,42 @@ turn has index N). Every number shown still comes from the core's reports.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 ALL = "\x00all"  # the pseudo-conversation key for "every turn in the capture"
 
 
+class ByIndex(Mapping[int, Any]):
+    """Turn index → its TurnReport, read through the position where the turn sits in
+    ``LoadState.turns``: 4 bytes a turn in an array instead of a dict entry (~100 bytes),
+    and one array store per turn on the event loop instead of a hash insert."""
+
+    def __init__(self, turns: list[Any]) -> None:
+        self._turns = turns
+        self._at = array("l")  # turn index → position in `turns` + 1 (0: not loaded)
+
+    def __getitem__(self, index: int) -> Any:
+        at = self._at
+        if type(index) is int and 0 <= index < len(at) and at[index]:
+            return self._turns[at[index] - 1]
+        raise KeyError(index)
+
+    def __contains__(self, index: object) -> bool:
+        at = self._at
+        return type(index) is int and 0 <= index < len(at) and at[index] != 0
+
+    def __iter__(self) -> Iterator[int]:
+        return (t.index for t in self._turns)
+
+    def __len__(self) -> int:
+        return len(self._turns)
+
+
 @dataclass
 class LoadState:
     turns: list[Any] = field(default_factory=list)
-    by_index: dict[int, Any] = field(default_factory=dict)
     by_key: dict[str, list[Any]] = field(default_factory=dict)
     problems: list[Any] = field(default_factory=list)
     bytes_read: int = 0
@@ -31,21 +56,53 @@ class LoadState:
     #: ``conversations[].turns``); 4 bytes a turn, not a dict entry.
     positions: array = field(default_factory=lambda: array("l"))
 
+    def __post_init__(self) -> None:
+        self.by_index = ByIndex(self.turns)
+
     def add_turns(self, turns: Iterable[Any]) -> set[str]:
-        """File new turns under their conversation; return the keys that grew."""
+        """File new turns under their conversation; return the keys that grew.
+
+        It runs on the event loop for every turn of the capture (a gigabyte has a quarter
+        of a million): each turn costs one pass of this loop and nothing else — no dict
+        entry per turn, consecutive turns of one conversation filed without a lookup."""
+        if not isinstance(turns, list):
+            turns = list(turns)
+        if not turns:
+            return set()
         touched: set[str] = set()
         positions = self.positions
-        for turn in turns:
-            key = conversation_key(turn)
-            self.turns.append(turn)
-            self.by_index[turn.index] = turn
-            group = self.by_key.setdefault(key, [])
+        at = self.by_index._at
+        by_key = self.by_key
+        listed = self.turns
+        base = len(listed)
+        listed.extend(turns)
+        last_key: str | None = None
+        group: list[Any] = []
+        for n, turn in enumerate(turns, base + 1):
+            key = getattr(turn, "conversation_key", None)
+            key = f"file:{getattr(turn, 'source', '?')}" if key is None else str(key)
+            if key != last_key:
+                group = by_key.get(key)  # type: ignore[assignment]
+                if group is None:
+                    group = by_key[key] = []
+                touched.add(key)
+                last_key = key
             group.append(turn)
-            touched.add(key)
-            if turn.index >= len(positions):
-                positions.extend([0] * (turn.index + 1 - len(positions)))
-            positions[turn.index] = len(group)
+            i = turn.index
+            try:
+                at[i] = n
+            except IndexError:  # past the end: grow both arrays (by half, amortised)
+                self._grow(i)
+                at[i] = n
+            positions[i] = len(group)
         return touched
+
+    def _grow(self, index: int) -> None:
+        """Both arrays (always of one length) past `index`, by half at least."""
+        size = max(index + 1, len(self.positions) * 3 // 2)
+        zeros = array("l", bytes((size - len(self.positions)) * self.positions.itemsize))
+        self.positions.extend(zeros)
+        self.by_index._at.extend(zeros)
 
     def position(self, turn: Any) -> int | None:
         """The turn's number within its conversation (1 = its first turn)."""
