@@ -37,6 +37,7 @@ from traceview.capture.items import (
     text_bytes,
 )
 from traceview.capture.model import ResponseFacts
+from traceview.capture.plain_text import holds_no_secret
 from traceview.capture.redact import redact_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -361,3 +362,101 @@ def test_a_chained_turn_s_items_read_in_one_loop_equal_the_general_reading() -> 
             assert fast(items, "gpt-4o", raw) == want, items
             media += bool(want[5]) and chained
     assert media >= 5
+
+
+# --- sixth pass: one user message read as its string, plain text past the redactor's
+# pre-check, the refusal walk only when the output's JSON names one.
+
+def _slots(f: Any) -> dict[str, Any]:
+    return {k: getattr(f, k, None) for k in type(f).__slots__}
+
+
+_WORDS = ["flood policy", "Hello World 42", "x" * 400, "a  b\tc\n d", "naïve café", "",
+          "Bearer abcdefghijkl", "my key sk-abcdefghijklmnop1234", "AKIAABCDEFGHIJKLMNOP",
+          "see AIza" + "b" * 32, "  spaced   out  ", "api_key: hunter22hunter22"]
+ONE_MESSAGE = [
+    {**head, "input": [item]}
+    for head in ({}, {"conversation": "conv_1"}, {"previous_response_id": "resp_1"},
+                 {"model": "m", "tools": [{"type": "file_search"}], "store": True})
+    for item in ([{"role": "user", "content": w} for w in _WORDS]
+                 + [{"content": "hi there", "role": "user"}, {"role": "system", "content": "s"},
+                    {"role": "user", "content": ["x"]}, {"role": "user", "content": None},
+                    {"type": "message", "role": "user", "content": "typed"},
+                    {"role": "user", "content": "x", "id": "msg_1"}])
+]
+
+
+def test_one_user_message_reads_as_the_string_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request body of the corpus (and the shapes above): its facts with the fast path
+    equal those of the walk over its items (the fast path switched off)."""
+    bodies = [b for b in [*BODIES, *ONE_MESSAGE] if isinstance(b.get("input"), list)]
+    taken = [b for b in bodies if len(b["input"]) == 1
+             and F._one_user_message(b["input"][0]) is not None]
+    assert len(taken) > 200  # the corpus holds the shape
+    fast = [_slots(F.request_facts("responses", b, None)) for b in bodies]
+    monkeypatch.setattr(F, "_one_user_message", lambda item: None)
+    general = [_slots(F.request_facts("responses", b, None)) for b in bodies]
+    for body, a, b in zip(bodies, fast, general, strict=True):
+        assert a == b, body
+
+
+def _strings(obj: Any, out: list[str]) -> list[str]:
+    if isinstance(obj, str):
+        out.append(obj)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out.append(k)
+            _strings(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _strings(v, out)
+    return out
+
+
+# Keys of ASCII letters and digits only, in each shape the redactor masks, inside words too.
+_ALNUM_KEYS = ["Bearer abcdefghijkl", "bearer abcdefghijkl", "BEARER Xy12Xy12Xy12",
+               "AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP", "xAKIAABCDEFGHIJKLMNOP",
+               "AIza" + "Q" * 35, "key AIza" + "1" * 30 + " there"]
+
+
+def test_plain_text_passed_over_is_what_the_redactor_returns() -> None:
+    texts = [*_strings(BODIES, []), *_WORDS, *_ALNUM_KEYS,
+             *(" ".join(w) for w in (["x"] * 9, ["asia", "minor"], ["Aiza123"]))]
+    passed = [t for t in texts if holds_no_secret(t)]
+    assert len(passed) > 1000
+    for t in passed:
+        assert redact_text(t) == t, t
+    for key in _ALNUM_KEYS:  # each shape a plain text can hold is sent to the redactor
+        assert redact_text(key) != key and not holds_no_secret(key), key
+        assert F._excerpt(key.split()) == redact_text(key)
+
+
+def test_a_registered_key_of_plain_words_is_always_masked() -> None:
+    from traceview.capture import redact
+
+    assert holds_no_secret("plain words only")
+    redact._known_sorted.append("words")
+    try:
+        assert not holds_no_secret("plain words only")
+        assert "words" not in F._excerpt(["plain", "words", "only"])
+        body = {"conversation": "c", "input": [{"role": "user", "content": "plain words"}]}
+        assert "words" not in (F.request_facts("responses", body, None).user_text or "")
+    finally:
+        redact._known_sorted.remove("words")
+
+
+def test_an_output_whose_json_names_no_refusal_holds_none() -> None:
+    outputs = [*_lists("output"), *(s["output"] for s in SHAPES)]
+    found = 0
+    for out in outputs:
+        if F._refusal(out):
+            found += 1
+            assert b'"type":"refusal"' in orjson.dumps(out)
+    assert found >= 5
+    # And the facts agree with the walk, refusal included.
+    for body in BODIES:
+        if isinstance(body.get("output"), list) and "choices" not in body:
+            f = F._from_body(body, None, None)
+            kinds = F._kinds(body["output"])
+            if body["output"] and kinds[2] and "message" in kinds[0]:
+                assert f.refusal == F._refusal(body["output"]), body

@@ -14,10 +14,16 @@ from __future__ import annotations
 
 from traceview.capture.redact import _known_sorted  # the registered keys (one shared list)
 
+# ASCII letters, digits and the space: an ASCII text's bytes with these deleted are empty
+# only when the text is made of them (one C pass; str.isalnum is ~5x slower).
+_PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 "
+
 
 def holds_no_secret(text: str) -> bool:
     """True only when redact_text(text) is surely `text` itself."""
-    if _known_sorted or not text.isascii() or not text.replace(" ", "").isalnum():
+    if _known_sorted or not text.isascii():
         return False
-    low = text.lower()
+    if text.encode().translate(None, _PLAIN):  # a byte not a letter, digit or space
+        return False
+    low = text.lower()  # str searches: twice as fast as the same on bytes
     return not ("bearer" in low or "aiza" in low or "akia" in low or "asia" in low)
