@@ -460,3 +460,23 @@ def test_an_output_whose_json_names_no_refusal_holds_none() -> None:
             kinds = F._kinds(body["output"])
             if body["output"] and kinds[2] and "message" in kinds[0]:
                 assert f.refusal == F._refusal(body["output"]), body
+
+
+def test_a_response_s_fields_fetched_in_one_call_equal_those_read_one_by_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every body of the corpus, and each real response with one of the fields gone: its
+    facts equal those of the reading field by field (the one-call fetch switched off)."""
+    bodies = [b for b in BODIES if "output" in b or "choices" in b or "object" in b]
+    full = [b for b in bodies if all(k in b for k in F._RESPONSE_KEYS)]
+    assert len(full) > 100  # real responses, every field present
+    bodies += [{k: v for k, v in b.items() if k != gone} for b in full[:20]
+               for gone in F._RESPONSE_KEYS]
+    fast = [_slots(F._from_body(b, 5, 200)) for b in bodies]
+
+    def missing(body: Any) -> Any:
+        raise KeyError("off")
+
+    monkeypatch.setattr(F, "_RESPONSE_FIELDS", missing)
+    general = [_slots(F._from_body(b, 5, 200)) for b in bodies]
+    for body, a, b in zip(bodies, fast, general, strict=True):
+        assert a == b, body

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from itertools import repeat
+from operator import itemgetter
 
 try:  # hashlib's blake2b itself, without hashlib's import of OpenSSL (3.5 MB of RSS)
     from _blake2 import blake2b
@@ -450,17 +451,28 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     return f
 
 
+# The fields _from_body reads, fetched in one call (operator.itemgetter, in C) when the body
+# holds them all, as the API's response objects do (null where unset); a KeyError sends any
+# other body to one dict.get each. The values are the same either way (a test compares).
+_RESPONSE_KEYS = ("object", "id", "model", "usage", "status", "conversation", "output",
+                  "prompt_cache_diagnostics", "incomplete_details", "error", "tool_usage",
+                  "input_transformations")
+_RESPONSE_FIELDS = itemgetter(*_RESPONSE_KEYS)
+
+
 def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:
     """Facts from a response body, in one pass and one construction (see request_facts)."""
     g = body.get
-    obj = g("object")
+    try:  # a Responses body as the API writes it, every field present (nulls included)
+        (obj, rid, model, usage, status, conv, output, diag, inc, err, tu, it
+         ) = _RESPONSE_FIELDS(body)
+    except KeyError:  # any other: each field read with its default, None
+        obj, rid, model, usage, status, conv, output, diag, inc, err, tu, it = map(
+            g, _RESPONSE_KEYS)
     obj = intern(obj) if type(obj) is str and len(obj) < 100 else None
-    rid = g("id")
     if type(rid) is not str:
         rid = None
-    model = g("model")
     model = intern(model) if type(model) is str and len(model) < 100 else None
-    usage = g("usage")
     if type(usage) is dict:
         ug = usage.get
         if "input_tokens" in usage or "output_tokens" in usage:
@@ -486,12 +498,10 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
                           elapsed)
         _chat_into(f, body)
         return f
-    status = g("status")
     if type(status) is str:
         status = intern(status)
     else:
         status = "completed" if obj == "response.compaction" else "unknown"
-    conv = g("conversation")
     if type(conv) is str:
         conv = intern(conv) if conv else None
     elif type(conv) is dict:
@@ -499,7 +509,6 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         conv = intern(conv) if type(conv) is str else None
     else:
         conv = _conversation_id(conv)
-    output = g("output")
     if type(output) is list and output:
         raw_output = _dumps(output)
         ob = len(raw_output)
@@ -507,12 +516,8 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         calls = hosted_calls(output) if hosted else ()
     else:
         types, calls, ob, plain, raw_output = (), (), 0, True, b""
-    diag = g("prompt_cache_diagnostics")
     cache_miss = diag.get("reason") if type(diag) is dict else None
-    inc = g("incomplete_details")
     incomplete = inc.get("reason") if type(inc) is dict else None
-    err = g("error")
-    tu = g("tool_usage")
     if type(tu) is dict:
         ws = tu.get("web_search")
         ws = ws.get("num_requests") if type(ws) is dict else None
@@ -520,7 +525,6 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         fs = fs.get("num_requests", fs.get("num_calls")) if type(fs) is dict else None
     else:
         ws = fs = None
-    it = g("input_transformations")
     f = ResponseFacts(
         rid, obj, status, http, model, conv, inp, cached, out, reasoning, elapsed, ob, types,
         calls, "compaction" in types or obj == "response.compaction",
