@@ -480,3 +480,13 @@ def test_a_response_s_fields_fetched_in_one_call_equal_those_read_one_by_one(
     general = [_slots(F._from_body(b, 5, 200)) for b in bodies]
     for body, a, b in zip(bodies, fast, general, strict=True):
         assert a == b, body
+
+
+def test_a_key_list_swapped_in_whole_is_read_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registered keys are read from the redactor each time, not from a copy taken at
+    import: a list put in its place (as tests and embedders do) is honoured."""
+    from traceview.capture import redact
+
+    monkeypatch.setattr(redact, "_known_sorted", ["plainvalue123"])
+    assert not holds_no_secret("a plainvalue123 b")
+    assert "plainvalue123" not in F._excerpt(["a", "plainvalue123", "b"])

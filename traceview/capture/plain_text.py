@@ -12,7 +12,7 @@ fixture's text and on keys of each shape.
 
 from __future__ import annotations
 
-from traceview.capture.redact import _known_sorted  # the registered keys (one shared list)
+from traceview.capture import redact
 
 # ASCII letters, digits and the space: an ASCII text's bytes with these deleted are empty
 # only when the text is made of them (one C pass; str.isalnum is ~5x slower).
@@ -21,7 +21,7 @@ _PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 "
 
 def holds_no_secret(text: str) -> bool:
     """True only when redact_text(text) is surely `text` itself."""
-    if _known_sorted or not text.isascii():
+    if redact._known_sorted or not text.isascii():  # the registered keys, read each time
         return False
     if text.encode().translate(None, _PLAIN):  # a byte not a letter, digit or space
         return False
