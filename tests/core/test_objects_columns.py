@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from tests.core.builders import message, req, res, response, write
-from traceview.analysis import analyze
+from traceview.analysis import analyze, object_columns
 from traceview.analysis import objects as objects_mod
 from traceview.analysis.hosted_state import _Configs
 from traceview.analysis.objects import inventory
@@ -194,3 +194,36 @@ def test_what_the_loop_reads_is_left_to_it(tmp_path: Path,
         p = write(tmp_path / f"loop{n}.jsonl", extra)
         p.write_bytes(base + p.read_bytes())
         assert not _same(analyze(str(p)), monkeypatch), n
+
+
+@pytest.mark.parametrize("size", [1, 7])
+def test_the_column_pass_in_slices_is_the_same(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               size: int) -> None:
+    """The whole-column checks run a slice of rows at a time (so a big capture's load
+    lets the inspector's event loop in between): any slice size gives the same."""
+    monkeypatch.setattr(object_columns, "_SLICE", size)
+    a = analyze(str(_corners(tmp_path, "slices.jsonl")))
+    assert _same(a, monkeypatch)
+    assert a.objects.to_dict()["counts"]["response"] == 63
+
+
+def test_ids_ascending_and_repeated_across_slices(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(object_columns, "_SLICE", 3)
+    asc = object_columns._ascending
+    assert asc([]) and asc([b"a"]) and asc([b"a", b"b", b"c", b"d", b"e", b"f", b"g"])
+    assert not asc([b"a", b"b", b"c", b"d", b"d", b"e"])  # equal across a slice's end
+    assert not asc([b"a", b"b", b"c", b"d", b"b"])  # falling across a slice's end
+    # Response ids out of order, one given twice four slices apart: the loop lists them.
+    ids = [f"resp_{i:02d}" for i in (9, 3, 7, 1, 8, 2, 6, 0, 5, 4, 11, 10, 12, 3)]
+    records: list[Any] = []
+    for rid in ids:
+        records += [req({"model": "m", "input": "q", "conversation": "conv_a",
+                         "store": True}),
+                    res({**response(rid, 10, 5, conv="conv_a"), "store": True})]
+    a = analyze(str(write(tmp_path / "twice.jsonl", records)))
+    assert not _same(a, monkeypatch)  # the duplicate sends it to the loop
+    # Without the duplicate, out of order: distinct hashes, the column pass.
+    a = analyze(str(write(tmp_path / "once.jsonl", records[:-2])))
+    assert _same(a, monkeypatch)
