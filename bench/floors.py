@@ -4,30 +4,53 @@ Issue #11 is done when its targets hold "or the closing note shows the measured 
 each remaining stage with a profile". This prints that table, for one capture, in one
 process (TRACEVIEW_WORKERS=1):
 
-    stage | actual µs/turn | floor µs/turn | actual/floor | floor × orjson loop | share
+    stage | actual µs/turn | replay | floor µs/turn | actual/floor | floor × orjson loop | share
+
+then the sums — the report and the inspector's load (every stage before the writer), in
+one process and as the 2-core critical path (serial stages + parallel stages / 2) — each
+beside issue #11's target, and with `--profile` each stage's top functions by own time.
 
 *Actual*: the real pipeline (session.analyze, then json_out.iter_json written to
-/dev/null) with a timer around each stage's public seam (reader.line_facts, the table's
-`add`, CaptureBuilder.feed, Analyzer.add, the three hosted-state passes, the rows
-(turn_report.row_dicts), explain, redact_json, json_safe, the writer's orjson.dumps).
-Time in a stage is its own (what it calls that is another stage is that stage's). The
-per-call timer is
-perf_counter (process_time is a system call of ~3 µs here: more than some stages); each
-stage is scaled by the run's CPU / wall ratio and the timer's own cost (calibrated) is
-taken off. The instrumented total is printed beside an uninstrumented run's CPU and a
-plain `traceview report --format json` subprocess's CPU, so the scaling can be judged.
+/dev/null) with a timer around each stage's public seam (SEAMS: reader.line_facts, the
+table's `add`, CaptureBuilder.feed_run, Analyzer.add_all, the three hosted-state passes,
+the rows (turn_report.row_dicts), explain, redact_json, json_safe, the writer's
+orjson.dumps, the lists' to_dict / row_dicts). Time in a stage is its own (what it calls
+that is another stage is that stage's). The per-call timer is perf_counter (process_time
+is a system call of ~2 µs here: more than some stages); each stage is scaled by the run's
+CPU / wall ratio and the timer's own cost (calibrated) is taken off. The instrumented
+total is printed beside an uninstrumented run's CPU and a plain `traceview report --format
+json` subprocess's CPU, so the scaling can be judged. *Replay*: the stage's real functions
+re-run alone in bulk under process_time (no per-call timer), a cross-check that holds on a
+busy machine.
 
-*Floor*: the bare CPython cost of the same irreducible work, on the same data, in a plain
-loop over pre-extracted Python values (what each floor does is printed under the table).
-Each floor is checked against the real stage's output (equal dicts, strings, numbers):
-"verified" when every turn agrees, "UNVERIFIED (n differ)" otherwise; a floor that cannot
-be compared says what it was checked against.
+*Floor*: the bare cost of the work the stage cannot avoid given today's data layout, on
+the same data, in a plain loop over pre-extracted values: the C-level operations its
+output requires (a decode, a search over the bytes, a column copy, one compare an id)
+plus one Python object per output record (a tuple or a dict display). Each floor's
+docstring says what it does and why that is a floor; its one-line summary is printed
+under the table. Each floor is checked against the real stage's output (equal values,
+strings, digests): "verified" when every record agrees, "UNVERIFIED (n differ)"
+otherwise; a floor that cannot be compared says what it was checked against. Where the
+stages stand today:
 
-Best of --repeat for every figure. `--profile` adds a cProfile top-25 (own time) of the
-whole report. A script, not a test: tests/bench/test_floors_runs.py only checks that it
-runs and that its floors verify.
+- decode+facts: orjson.loads, the fields the facts read, and the objects' scan of the
+  bytes (capture/scan.py: ids and created_at, found while the line is read — the objects
+  pass no longer reads the file again);
+- objects: the column pass's output (analysis/object_columns.py): the stored responses'
+  columns, the ledger's tool configurations, one record per conversation / quoted id;
+- fidelity: one verdict per conversation from the columns (no body read: the rebuilt
+  input's hash is deferred to its reader, analysis/fidelity.py);
+- lists: the listings' dict displays plus the deferred hashes, which the writer pays
+  (pread, decode, the canonical walk, sha256 of each settled verdict's rebuild).
+Stages not floored (end of load, hosted glue, the document's rest) count at their actual
+in the sums.
 
-    python bench/floors.py --path /tmp/h50.jsonl --repeat 3
+Every stage fails soft: a seam that moved reads 0 with a message on stderr (exit 2), a
+floor or a replay that broke says so on its row (exit 1); the other rows are measured.
+Best of --repeat for every figure. A script, not a test: tests/bench/test_floors_runs.py
+only checks that it runs, that its floors verify and that a broken stage is a message.
+
+    python bench/floors.py --path /tmp/h50.jsonl --repeat 3 --profile
     python bench/floors.py --shape bench --mb 50 --profile
 """
 
@@ -728,11 +751,14 @@ def facts_floor_loop(path: str, out: list[tuple[Any, ...]] | None = None) -> Non
     the line's bytes, one tuple per line.
 
     The scan (capture/scan.py: what the objects inventory reads, found while the line is
-    read) is floored as the least search that gives its answer: a C substring search for
-    the ids' two opening literals (`"vs_`, `"file`) over the bytes the real scan reads — the
-    whole request, the response's first HEAD_BYTES (whole with hosted calls) — and the id
-    pattern run only from the first hit, on the lines that have one; for `created_at`, a
-    substring search for its key, the number matched there."""
+    read) is floored as one C pass of the id pattern over the bytes the real scan reads
+    (the whole request; the response's first HEAD_BYTES, whole with hosted calls) and, for
+    `created_at`, a substring search for its key and the number matched there. Every byte
+    must be read once, and the pattern's pass costs what plain substring searches for the
+    three literals an id begins with cost (on a busy machine: 7.7–8.4 against 7.0–7.9
+    µs/turn on /tmp/h50.jsonl; a find-then-match loop 16–20: `"file_search"` is on every
+    line).
+    """
     loads, err = orjson.loads, orjson.JSONDecodeError
     ids_re, created_re, head, hosted_types = _scan_patterns()
     findall, match = ids_re.findall, created_re.match
@@ -760,12 +786,7 @@ def facts_floor_loop(path: str, out: list[tuple[Any, ...]] | None = None) -> Non
                 inp = bg("input")
                 kinds = ([(i.get("type"), i.get("role")) for i in inp if type(i) is dict]
                          if type(inp) is list else inp)
-                n = len(raw)
-                at = raw.find(b'"vs_', 0, n)
-                fat = raw.find(b'"file', 0, at if at >= 0 else n)
-                if fat >= 0:
-                    at = fat
-                ids = tuple(dict.fromkeys(findall(raw, at, n))) if at >= 0 else ()
+                ids = tuple(dict.fromkeys(findall(raw, 0, len(raw))))
                 t = (d, g("id"), g("endpoint"), g("recorded"), g("bytes"), g("origin"),
                      bg("model"), bg("conversation"), bg("previous_response_id"),
                      bg("include"), bg("truncation"), bg("tools"), bg("stream"),
@@ -786,11 +807,7 @@ def facts_floor_loop(path: str, out: list[tuple[Any, ...]] | None = None) -> Non
                 else:
                     det, odet = ug("input_tokens_details"), ug("output_tokens_details")
                 n = len(raw) if kinds and not is_disjoint(kinds) else min(len(raw), head)
-                at = raw.find(b'"vs_', 0, n)
-                fat = raw.find(b'"file', 0, at if at >= 0 else n)
-                if fat >= 0:
-                    at = fat
-                ids = tuple(dict.fromkeys(findall(raw, at, n))) if at >= 0 else ()
+                ids = tuple(dict.fromkeys(findall(raw, 0, n)))
                 at = raw.find(b'"created_at"', 0, n)
                 m = match(raw, at, n) if at >= 0 else None
                 t = (d, g("id"), g("elapsed_ms"), g("status_code"), g("status"), g("ts"),
