@@ -879,8 +879,8 @@ def floor_facts(path: str, inputs: Inputs, lines_s: float, repeat: int) -> Floor
     check = (f"verified ({checked:,} records)" if not bad
              else f"UNVERIFIED ({bad:,} of {checked:,} records differ)")
     return Floor(secs, check, "orjson.loads + the field reads the facts need (listed below) "
-                 "+ the objects' scan as substring searches (pattern only from a hit) + one "
-                 "flat tuple per line, less the bare line loop", ok=not bad)
+                 "+ the objects' scan (the id pattern's one pass, created_at's key found) + "
+                 "one flat tuple per line, less the bare line loop", ok=not bad)
 
 
 # ---- 2. store in table
@@ -1823,8 +1823,8 @@ def stage_profiles(stats: dict[Any, Any]) -> dict[str, list[tuple[float, int, An
     by_stage: dict[str, list[tuple[float, int, Any]]] = {}
     for key, (_cc, nc, tt, _ct, _callers) in stats.items():
         for stage, f in share(key).items():
-            if tt * f > 0:
-                by_stage.setdefault(stage, []).append((tt * f, nc, key))
+            if tt * f > 0:  # calls split as the time is (exact for a one-stage function)
+                by_stage.setdefault(stage, []).append((tt * f, round(nc * f), key))
     for rows in by_stage.values():
         rows.sort(key=lambda r: r[0], reverse=True)
     return by_stage
@@ -1871,8 +1871,8 @@ def say_profiles(by_stage: dict[str, list[tuple[float, int, Any]]], total: float
     say("")
     say(f"profile by stage (cProfile of the whole report, least of --repeat runs a function: "
         f"{total / n * 1e6:.1f} µs/turn under the profiler, which inflates small Python "
-        "calls; own time, a function shared by stages split by the time it spent under each "
-        f"caller; top {top} a stage):")
+        "calls — read the shares, not the µs; own time, a function shared by stages split "
+        f"(time and calls) by the time it spent under each caller; top {top} a stage):")
     labels = dict(STAGES)
     order = [st for st, _ in STAGES] + sorted(set(by_stage) - set(labels))
     for stage in order:
