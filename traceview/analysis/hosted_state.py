@@ -63,7 +63,15 @@ def _attach(analysis: Analysis) -> None:
                         on_request=configs.see, on_row=configs.see_row,
                         on_rows=configs.see_rows)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
-    ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
+    # The ledger built while the capture loaded, finished when it provably is this one
+    # (analysis/ahead.py); else the whole pass.
+    ahead = getattr(analysis, "ahead", None)
+    if ahead is not None:
+        analysis.ahead = None
+    ledger = ahead.finish(analysis.turns, pricing, configs, bills) \
+        if ahead is not None else None
+    if ledger is None:
+        ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
     configs.clear()
     # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
     # copy is given: `traceview fidelity --live / --items`).
