@@ -183,3 +183,44 @@ def test_turns_finished_out_of_order_fall_back(tmp_path: Path,
     for feed in FEEDS[:2]:
         same([path], monkeypatch, feed)
     assert taken and not any(taken)
+
+
+def test_tool_configurations_seen_a_slice_at_a_time(slices: dict[str, Path]) -> None:
+    """`_Configs.see_rows` over slices of the rows (each one running on from the last)
+    gives every turn the configuration one call over them all gives, and
+    `ahead._same_configs` sees it (numbers in another order too)."""
+    from traceview.analysis import analyze
+    from traceview.analysis.hosted_state import _Configs
+
+    mixed = slices["hosted"].with_name("mixed_tools.jsonl")
+    lines = []
+    for k, (req, res) in enumerate(_turns(slices["hosted"])[:300]):
+        rec = orjson.loads(req)
+        rec["body"]["tools"] = [[], [{"type": "web_search"}],
+                                [{"type": "file_search", "vector_store_ids": [f"vs_{k % 4}"]}],
+                                rec["body"]["tools"]][k % 4]
+        lines += [orjson.dumps(rec) + b"\n", res]
+    mixed.write_bytes(b"".join(lines))
+    for path in [*captures(), *slices.values(), mixed]:
+        a = analyze(str(path))
+        parts = a.turns._parts
+        if len(parts) != 1 or type(a.turns.rows()) is not range:
+            continue
+        table, n = parts[0].table, len(a.turns)
+        whole = _Configs()
+        whole.see_rows(table, range(n))
+        for size in (1, 7, 100):
+            part = _Configs()
+            for at in range(0, n, size):
+                part.see_rows(table, range(at, min(at + size, n)))
+            # (numbers may be given in another order; a last turn without a request is
+            # held as 0 by the one call, not at all by the slices: `get` gives None)
+            assert [part.get(i) for i in range(n + 2)] == \
+                [whole.get(i) for i in range(n + 2)], (path, size)
+            assert ahead_mod._same_configs(part, whole), (path, size)
+        if path == mixed:  # a turn given another configuration is seen
+            held = part._ids[3]
+            part._ids[3] = next(k for k, cf in enumerate(part._made)
+                                if cf != part._made[held])
+            assert not ahead_mod._same_configs(part, whole)
+        a.capture.close()

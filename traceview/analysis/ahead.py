@@ -154,10 +154,20 @@ def _calls_moved(tc: Any) -> bool:
 
 
 def _same_configs(ahead: _Configs, final: _Configs) -> bool:
-    """Whether every turn's tool configuration read ahead is the final one: the same
-    numbers by turn index and the same configuration under each number."""
+    """Whether every turn's tool configuration read ahead is the final one. Numbers are
+    given in the order a call meets the configurations (which slices change), so when
+    they differ each number is read as the first final number of an equal configuration,
+    and the turns compared that way (two lists of C reads a turn)."""
     a, f = ahead._ids, final._ids
-    if ahead._map or final._map or a.typecode != f.typecode or len(a) > len(f):
+    if ahead._map or final._map or len(a) > len(f):
         return False
-    made = ahead._made
-    return f[:len(a)] == a and final._made[:len(made)] == made
+    made_a, made_f = ahead._made, final._made
+    held = f[:len(a)]
+    if made_f[:len(made_a)] == made_a and held == a:
+        return True
+    first: dict[Any, int] = {}
+    for k, cf in enumerate(made_f):
+        first.setdefault(cf, k)
+    of_a = [first.get(cf, -1) for cf in made_a]
+    of_f = [first[cf] for cf in made_f]
+    return list(map(of_a.__getitem__, a)) == list(map(of_f.__getitem__, held))
