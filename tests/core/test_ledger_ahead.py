@@ -59,6 +59,23 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return got
 
 
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each load's end took the fidelity verdicts made ahead (one entry per load
+    whose ledger built ahead was taken)."""
+    got: list[bool] = []
+    real = ahead_mod.LedgerAhead.verdicts
+
+    def verdicts(self: Any, *args: Any) -> Any:
+        made = real(self, *args)
+        if self.valid:
+            got.append(made is not None)
+        return made
+
+    monkeypatch.setattr(ahead_mod.LedgerAhead, "verdicts", verdicts)
+    return got
+
+
 def report(paths: Any, monkeypatch: pytest.MonkeyPatch, feed: tuple[int, int, int],
            ahead: bool = True) -> bytes:
     step, batch, run = feed
@@ -88,9 +105,11 @@ def one_process(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("feed", FEEDS)
 def test_every_capture_reads_the_same_with_the_ledger_built_ahead(
         feed: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch, taken: list[bool],
-        slices: dict[str, Path]) -> None:
+        judged: list[bool], slices: dict[str, Path]) -> None:
     for path in [*captures(), *slices.values()]:
         same([path], monkeypatch, feed)
+    if feed[1] < 4096:  # the hosted slice's verdicts were made ahead
+        assert judged[-1], judged
     if feed[1] < 4096:  # the fast path ran on the captures of several conversations
         # The hosted slice's conversations follow each other; the other bench shape's are
         # interleaved (a service's day): built ahead in part, then given up.
@@ -99,20 +118,46 @@ def test_every_capture_reads_the_same_with_the_ledger_built_ahead(
 
 
 def test_the_hosted_slice_with_workers(monkeypatch: pytest.MonkeyPatch, taken: list[bool],
-                                       slices: dict[str, Path]) -> None:
+                                       judged: list[bool], slices: dict[str, Path]) -> None:
     """Rows from worker processes' chunks (cut every few kB) arrive in bursts."""
     monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
     monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
     monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "5000")
     for feed in ((16, 64, 32), (4096, 300, 256)):
         same([slices["hosted"]], monkeypatch, feed)
-    assert taken == [True, True]
+    assert taken == [True, True] and judged == [True, True]
 
 
 def _turns(path: Path) -> list[list[bytes]]:
     """A capture of two-line pairs, as its turns' lines."""
     lines = path.read_bytes().splitlines(keepends=True)
     return [lines[i:i + 2] for i in range(0, len(lines), 2)]
+
+
+def test_compactions_and_deposits_from_nowhere(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              taken: list[bool], judged: list[bool],
+                                              slices: dict[str, Path]) -> None:
+    """The hosted slice with billed input falling on a later turn of some conversations
+    (compaction: fidelity's early reason) and jumping on others with no hosted call
+    before it (a deposit from outside the capture: a late reason)."""
+    lines = []
+    for k, (req, res) in enumerate(_turns(slices["hosted"])):
+        conv, turn = divmod(k, 12)
+        rec = orjson.loads(res)
+        usage = rec["body"]["usage"]
+        if conv % 3 == 1 and turn >= 8:
+            usage["input_tokens"] //= 6
+        elif conv % 3 == 2 and turn == 5:
+            usage["input_tokens"] += 40_000
+            rec["body"]["output"] = [o for o in rec["body"]["output"]
+                                     if o["type"] == "message"]
+        lines += [req, orjson.dumps(rec) + b"\n"]
+    path = tmp_path / "reasons.jsonl"
+    path.write_bytes(b"".join(lines))
+    for feed in FEEDS:
+        same([path], monkeypatch, feed)
+    assert taken == [True, True] and judged == [True, True]
 
 
 def test_interleaved_conversations_fall_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

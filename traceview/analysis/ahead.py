@@ -1,5 +1,5 @@
-"""The carried-context ledger built while a capture loads, a slice of conversations at a
-time, so that the end of the load only finishes it.
+"""The carried-context ledger and replay fidelity's verdicts made while a capture loads,
+a slice of conversations at a time, so that the end of the load only finishes them.
 
 At the end of a load the hosted-state passes (analysis/hosted_state.py) ran serially while
 the worker processes sat idle; the ledger was the largest of them (0.7 s of 1.6 s on a
@@ -22,7 +22,13 @@ objects pass reads at the end (the same numbers, the same configurations). Anyth
 interleaved conversations, a chain continued later, turns out of order, several files,
 follow mode — returns None, and the full pass runs as before. The conversations' bills
 (their cost, final only at the end) are written over at the end.
-tests/core/test_ledger_ahead.py compares the two reports, byte for byte.
+
+Replay fidelity's verdicts of the same conversations are made with each slice when the
+columns settle them (fidelity.settled: the two exits of `assess` that read no body), and
+taken by `assess` when the ledger was, every one of them was made (none needed a body),
+and the capture received, recorded, wrote and deleted nothing (what `assess` reads of
+the exchanges, known only at the end).
+tests/core/test_ledger_ahead.py compares the reports, byte for byte.
 """
 
 from __future__ import annotations
@@ -43,6 +49,9 @@ if TYPE_CHECKING:
     from traceview.analysis.hosted_state import _Configs
 
 
+_LABEL = "capture only"  # hosted_state's fidelity label: the capture alone
+
+
 class LedgerAhead:
     """The ledger of the conversations of rows [0, `done`), built while the rest loads."""
 
@@ -61,6 +70,15 @@ class LedgerAhead:
         self.last_conv = -1  # the highest conversation number among them
         self.marks: array[int] | None = None  # their marker ids as read
         self.off = False  # something ruled the ledger built ahead out: stop
+        self.valid = False  # `finish` showed it is the full pass's
+        # Replay fidelity's verdicts of conversations [0, judged), made with the ledger's
+        # slices (fidelity.settled), until one needs more than the columns (`fid_off`).
+        self.fid: Any = None
+        self.fid_off = False
+        self.judged = 0
+        self._rows_of: Any = None
+        self._missing = bytearray(1)
+        self._calls: Any = None
 
     def feed(self) -> None:
         """Add one slice of whole conversations that look finished, if there are enough."""
@@ -108,7 +126,49 @@ class LedgerAhead:
             if self.marks.typecode != marks.typecode:
                 self.marks = array(marks.typecode, self.marks)
             self.marks.extend(marks)
+        if not self.fid_off:
+            self._judge(tc, done, stop, self.last_conv + 1, cv[-1])
         self.done, self.last_conv = stop, cv[-1]
+
+    def _judge(self, tc: Any, lo: int, hi: int, first: int, last: int) -> None:
+        """Replay fidelity's verdicts of conversations `first` … `last` (table rows
+        [lo, hi)), as `fidelity.assess` would add them; stop at one it would read the
+        bodies of."""
+        from traceview.analysis.fidelity import Fidelity, _HostedCalls, _Rows, settled
+        from traceview.analysis.turn_report import ConversationReport
+
+        if self.fid is None:
+            self.fid = Fidelity(label=_LABEL)
+            self._rows_of = _Rows(self.analyzer.reports, tc)
+            self._calls = _HostedCalls()
+        rows_of, fid, calls, cc = self._rows_of, self.fid, self._calls, self.analyzer.convs
+        rows_of.bind_rows(range(lo, hi), self._missing)
+        rows_of._map = None  # (made from the rows so far, when indices have gaps)
+        for n in range(first, last + 1):
+            conv = ConversationReport(cc, n)
+            got = settled(rows_of, conv, calls)
+            if got is False:
+                self.fid_off, self.fid = True, None
+                return
+            if got is not True:
+                fid._add(conv, *got)
+        self.judged = last + 1
+
+    def verdicts(self, analysis: Any, label: str) -> tuple[Any, int, range] | None:
+        """(the Fidelity holding the verdicts made ahead, how many conversations they
+        cover, the table rows of the others) when `finish` took the ledger built ahead
+        (the same checks hold for them), they were all made and the analysis's
+        conversations start with them; else None."""
+        fid, k = self.fid, self.judged
+        self.fid = None
+        if fid is None or not self.valid or self.fid_off or fid.label != label:
+            return None
+        convs = analysis.conversations
+        order = getattr(convs, "_order", None)
+        if getattr(convs, "_cols", None) is not self.analyzer.convs or order is None or \
+                len(order) < k or list(order[:k]) != list(range(k)):
+            return None
+        return fid, k, range(self.done, len(analysis.turns))
 
     def finish(self, turns: Any, pricing: Any, configs: _Configs,
                bills: dict[str, float | None]) -> Ledger | None:
@@ -141,7 +201,7 @@ class LedgerAhead:
         ahead = array("d", [nan if b is None else b for b in map(bills.get, led._keys[:m])])
         led._bill[:len(ahead)] = ahead
         self.ledger = Ledger(PROJECT_TURNS)  # handed over: not finished twice
-        self.off = True
+        self.off = self.valid = True
         return led
 
 

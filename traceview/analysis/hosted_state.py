@@ -75,7 +75,7 @@ def _attach(analysis: Analysis) -> None:
     configs.clear()
     # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
     # copy is given: `traceview fidelity --live / --items`).
-    fidelity = assess(analysis, objects=objects, label="capture only")
+    fidelity = assess(analysis, objects=objects, label="capture only", ahead=ahead)
 
     # Each turn's carried context is looked up in the ledger when read (TurnReport.carried):
     # no account held per turn.
