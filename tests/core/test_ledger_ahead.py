@@ -269,3 +269,21 @@ def test_tool_configurations_seen_a_slice_at_a_time(slices: dict[str, Path]) -> 
                                 if cf != part._made[held])
             assert not ahead_mod._same_configs(part, whole)
         a.capture.close()
+
+
+def test_a_slice_that_fails_stops_only_the_building_ahead(
+        monkeypatch: pytest.MonkeyPatch, taken: list[bool], slices: dict[str, Path]) -> None:
+    """A slice raising (a shape nothing anticipated) half-way: the load goes on and the
+    end's full passes give the report."""
+    general = report([slices["hosted"]], monkeypatch, FEEDS[0], ahead=False)
+    real, calls = ahead_mod.from_table, []
+
+    def failing(*args: Any) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("a shape nothing anticipated")
+        real(*args)
+
+    monkeypatch.setattr(ahead_mod, "from_table", failing)
+    assert report([slices["hosted"]], monkeypatch, FEEDS[0]) == general
+    assert len(calls) == 3 and taken == [False]  # stopped: the full passes ran

@@ -81,9 +81,18 @@ class LedgerAhead:
         self._calls: Any = None
 
     def feed(self) -> None:
-        """Add one slice of whole conversations that look finished, if there are enough."""
+        """Add one slice of whole conversations that look finished, if there are enough.
+        A slice that fails (a shape nothing anticipated) stops the building ahead, not the
+        load: the end's full passes then run, inside their own safety net."""
         if self.off:
             return
+        try:
+            self._feed()
+        except Exception:  # noqa: BLE001 - the full passes at the end meet it again
+            self.off = self.fid_off = True
+            self.fid = None
+
+    def _feed(self) -> None:
         reports = self.analyzer.reports
         rows = reports.rows()
         n = len(rows)
