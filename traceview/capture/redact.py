@@ -84,10 +84,9 @@ def _any_case(*words: str) -> list[str]:
     entering it, but enters one led by a class or an IGNORECASE literal wherever it is
     tried: at every place, for a rule with no lookbehind (callgrind, the masker's search
     over capture lines: +3.4 % instructions led so, +0.5 % led by a literal). ASCII
-    letters only ("a"): IGNORECASE alone
-    also takes "ſ" for "s" and the Kelvin sign for "k", which the pre-checks
-    (`_maybe_secret` lower-cases, `_hinted_lines` folds ASCII) do not read as "s" and "k":
-    the pattern would mask text its pre-check had passed over."""
+    letters only ("a"): IGNORECASE alone also takes "ſ" for "s" and the Kelvin sign for
+    "k", which the pre-checks (`_maybe_secret` lower-cases, `_hinted_lines` folds ASCII)
+    do not read as "s" and "k": the pattern would mask text its pre-check passed over."""
     firsts = dict.fromkeys(w[0] for w in words)
     return [f"{c}(?ai:{'|'.join(w[1:] for w in words if w[0] == f)})"
             for f in firsts for c in (f, f.upper())]
