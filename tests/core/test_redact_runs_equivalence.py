@@ -38,8 +38,9 @@ _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
     # Added to the oracle with the fix it carries over (tests/hostile/test_recased_keys.py):
-    # the prefixes in any ASCII case.
-    r"(?P<keep>(?<![A-Za-z0-9])(?ai:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
+    # the prefixes in any ASCII case; and a key may start right after a JSON escape
+    # ("\n", "\t": test_a_key_after_a_line_feed_in_json_text).
+    r"(?P<keep>(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))(?ai:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
     r"|(?P<keep2>(?ai:sk)-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}"
     # NAME=value / "name": "value" / Name: [Bearer|Basic] value, incl. OPENAI_API_KEY=,
     # AZURE_OPENAI_API_KEY=, api-key: <hex>, Ocp-Apim-Subscription-Key: <hex>.

@@ -92,6 +92,10 @@ def _any_case(*words: str) -> list[str]:
             for f in firsts for c in (f, f.upper())]
 
 
+# Where a key may start: not inside a word, or right after a JSON escape of a control
+# character (raw JSON text writes a line feed before a quoted key as \n, and its "n"
+# would otherwise read as the word the key is glued to).
+_KEY_START = r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))"
 _SK = "(?ai:sk)-"  # matched where `_Keep2` found it, not searched for by the patterns
 _OPENAI = "(?:" + "|".join(_any_case("sk", "sess", "rk")) + ")-"
 # A session key glued to a word, one alternative per case of its first letter (see above).
@@ -119,7 +123,7 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
     return re.compile(
         # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
         # at a word start or after "_", or inside a word when long and mixed like a key.
-        rf"(?P<keep>(?<![A-Za-z0-9]){_OPENAI})[A-Za-z0-9_\-]{{8,}}"
+        rf"(?P<keep>{_KEY_START}{_OPENAI})[A-Za-z0-9_\-]{{8,}}"
         + (_KEEP2 if keep2 else "") +
         # NAME=value / "name": "value" / Name: [Bearer|Basic] value (see _keep3).
         "|" + _keep3(_RUN_START) +
