@@ -141,6 +141,22 @@ def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
     return redact_text(text)[:limit]
 
 
+def _user_excerpt(text: str) -> tuple[str, int]:
+    """(excerpt, words) of a user text no longer than USER_TEXT_MAX * 2, as
+    `_excerpt(text.split())` and `len(text.split())` give them (the general path, below).
+
+    A text of ASCII letters and digits in words one space apart, none at either end, that
+    holds no secret shape (plain_text.holds_no_secret, which also sees a registered key) is
+    its own folded excerpt: its split words joined again are the text itself, and its
+    words are its spaces plus one. Most user messages are such text: the split, the join
+    and the second pre-check are passed over (tests/core/test_facts_fast_paths.py)."""
+    if text and text[0] != " " and text[-1] != " " and "  " not in text \
+            and holds_no_secret(text):
+        return text[:USER_TEXT_MAX], text.count(" ") + 1
+    words = text.split()
+    return _excerpt(words), len(words)
+
+
 def signature(text: str) -> int:
     """A stable 64-bit signature of a text, equal in every process. Not hash(): str hashes
     are salted per process, and facts are made in worker processes (capture/parallel.py)
@@ -179,8 +195,8 @@ def _user_side(items: list[Any], want_sig: bool = True,
             if type(text) is not str:  # a list of parts (or none): message_text reads it
                 text = message_text(last) or ""
         if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            words = text.split()
-            return _excerpt(words), len(words), first_sig
+            excerpt, n_words = _user_excerpt(text)
+            return excerpt, n_words, first_sig
         return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
     return describe_item(last), None, first_sig
 
@@ -275,10 +291,9 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = 1
         ib = _dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
+        words: int | None
         if len(raw_input) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            split = raw_input.split()
-            user_text = _excerpt(split)
-            words: int | None = len(split)
+            user_text, words = _user_excerpt(raw_input)
         else:
             user_text = _clip(raw_input, USER_TEXT_MAX)
             words = len(raw_input.split())
