@@ -4,6 +4,9 @@ The capture is read and analysed once without them; then the three passes run as
 report runs them — the carried-context ledger (with the tool configurations it reads),
 the provider objects inventory and replay fidelity — and each one's CPU seconds are
 printed, best of `--repeat`, beside the bare `orjson.loads` loop over the same file.
+With the ledger built while the capture loads (analysis/ahead.py): the loader thread's CPU
+in its slices (total, and the longest slice, which holds the inspector's turn that long)
+and the end's three passes once, with what it left to finish.
 A second, separate run under tracemalloc prints the bytes each pass still holds per turn
 once it has returned (what the report keeps alive until it is written), and what the
 report's own objects / ledger / fidelity sections cost to build at write time.
@@ -26,18 +29,31 @@ os.environ.setdefault("TRACEVIEW_WORKERS", "1")
 import orjson  # noqa: E402
 from capture_arg import capture_file  # noqa: E402
 
-from traceview.analysis import hosted_state, session  # noqa: E402
+from traceview.analysis import ahead, hosted_state, session  # noqa: E402
 
 PASSES = ("build_ledger", "inventory", "assess")
 
 
-def _analysed(path: str) -> Any:
+def _analysed(path: str, slices: list[float] | None = None) -> Any:
+    """The analysis without the end's passes; the thread CPU of each slice of the ledger
+    built ahead appended to `slices`."""
     real = session.attach_hosted_state
+    feed = ahead.LedgerAhead.feed
     session.attach_hosted_state = lambda a: None
+
+    def timed_feed(self: Any) -> None:
+        t0 = time.thread_time()
+        done = self.done
+        feed(self)
+        if slices is not None and self.done != done:
+            slices.append(time.thread_time() - t0)
+
+    ahead.LedgerAhead.feed = timed_feed  # type: ignore[method-assign]
     try:
         return session.analyze(path)
     finally:
         session.attach_hosted_state = real
+        ahead.LedgerAhead.feed = feed  # type: ignore[method-assign]
 
 
 def _orjson_loop(path: str) -> float:
@@ -73,7 +89,9 @@ def _unwrap(saved: dict[str, Any]) -> None:
 
 
 def cpu(path: str, repeat: int) -> dict[str, float]:
-    a = _analysed(path)
+    slices: list[float] = []
+    a = _analysed(path, slices)
+    built_ahead, a.ahead = a.ahead, None  # the whole passes first
     best: dict[str, float] = {}
     saved = {n: getattr(hosted_state, n) for n in PASSES}
     for _ in range(repeat):
@@ -90,6 +108,16 @@ def cpu(path: str, repeat: int) -> dict[str, float]:
         for k, v in got.items():
             best[k] = min(best.get(k, v), v)
     best["turns"] = len(a.turns)
+    best["ahead slices"] = sum(slices)
+    best["longest slice"] = max(slices, default=0.0)
+    best["slices"] = len(slices)
+    if built_ahead is not None:  # once: the ledger built ahead is handed over
+        a.ahead = built_ahead
+        t0 = time.process_time()
+        hosted_state._attach(a)
+        best["attach ahead"] = time.process_time() - t0
+        best["finished ahead"] = float(a.ahead is None and built_ahead.off
+                                       and built_ahead.done > 0)
     return best
 
 
@@ -150,9 +178,13 @@ def main() -> None:
     n = c["turns"]
     print(f"{args.path}: {n:,.0f} turns; orjson loop {loop:.2f} s CPU")
     print(f"{'pass':<14}{'CPU s':>8}{'× loop':>8}{'µs/turn':>9}")
-    for k in ("build_ledger", "inventory", "assess", "attach", "write"):
+    for k in ("build_ledger", "inventory", "assess", "attach", "write", "ahead slices",
+              "attach ahead"):
         v = c.get(k, 0.0)
         print(f"{k:<14}{v:>8.3f}{v / loop:>8.2f}{v / n * 1e6:>9.1f}")
+    longest = c["longest slice"] * 1e3
+    print(f"ledger built ahead in {c['slices']:.0f} slices, the longest {longest:.1f} ms of "
+          f"thread CPU; taken at the end: {bool(c.get('finished ahead'))}")
     if args.no_memory:
         return
     m = held(args.path)

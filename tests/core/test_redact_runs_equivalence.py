@@ -2,10 +2,11 @@
 
 The old rule let a name start after every "_" or "-" and was quadratic on "a_a_a_…"
 (tests/hostile/test_redact_runs.py). Below, the old matcher, copied verbatim from
-traceview/capture/redact.py before the change (plus the scheme-then-name fix both
-carry), is the oracle: over a generated corpus of
-names, keys, separators, escapes and secret-looking values glued every way, and over the
-cases where a search begins inside a run, the new `_mask` returns the same text.
+traceview/capture/redact.py before the change (plus the scheme-then-name fix and the
+OpenAI prefixes in any case, "SK-", "Sk-", that both carry), is the oracle: over a
+generated corpus of names, keys, separators, escapes and secret-looking values glued
+every way, and over the cases where a search begins inside a run, the new `_mask`
+returns the same text.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ _NAME_VALUE = rf"(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
 _PATTERNS = re.compile(
     # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
     # at a word start or after "_", or inside a word when long and mixed like a real key.
-    r"(?P<keep>(?<![A-Za-z0-9])(?:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
-    r"|(?P<keep2>sk-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}"
+    # Added to the oracle with the fix it carries over (tests/hostile/test_recased_keys.py):
+    # the prefixes in any ASCII case.
+    r"(?P<keep>(?<![A-Za-z0-9])(?ai:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
+    r"|(?P<keep2>(?ai:sk)-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{20,}"
     # NAME=value / "name": "value" / Name: [Bearer|Basic] value, incl. OPENAI_API_KEY=,
     # AZURE_OPENAI_API_KEY=, api-key: <hex>, Ocp-Apim-Subscription-Key: <hex>.
     # Between name and value: whitespace, raw or as JSON writes it (\t, \n, \u00a0 …).
@@ -66,7 +69,7 @@ _PATTERNS = re.compile(
     r"|(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"
     r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"
-    r"|sess-[A-Za-z0-9]{40}(?![A-Za-z0-9_\-])"
+    r"|(?ai:sess)-[A-Za-z0-9]{40}(?![A-Za-z0-9_\-])"
 )
 # Where a secret's name (or "Bearer ", a query key, a URL's user) may begin inside another
 # secret's value: a value may hold "?", "=", "/" and ":", so "api-key: X?a=api-key: Y" is
@@ -138,6 +141,7 @@ _PIECES = [
     "hunter2222", "Zx12Cv34Bn56Qw", "0123456789ABCDEF", "abcdefghijklmnopqrstuvwxyz0123",
     "IOSFODNN7EXAMPLE", "task-", "ask-", "Zx12", "sk-ant-", "eyJhbGciOi", ".eyJ", "a.b",
     "\u0130", "\u0131", "\u017f", "\u212a", "\u00e9", "\u00a0",
+    "SK-", "Sk-PROJ-", "sK-", "SESS-", "Rk-", "TASK-", "\u017fK-", "s\u212a-",
 ]
 
 
@@ -175,7 +179,9 @@ _A_JWT = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
 _SHAPES = ["https://user:pw1234@host", "a.b+c-d://u:pass@h", "x_https://u:secret99@h",
            "\u00e9http://u:pwpw@h", "1a-http://u:pwpw@h", "ftp://a:b", "://u:pw@h", _A_JWT,
            _A_JWT[:40], "eyJeyJ" + _A_JWT, "x" + _A_JWT, "sk-" + "ab12" * 6, "task-" + "ab12" * 6,
-           "sk-sk-" + "abcd" * 6, "ask-" * 5 + "1a" * 10, "AIza" + "x1" * 16, "a.a.a.a"]
+           "sk-sk-" + "abcd" * 6, "ask-" * 5 + "1a" * 10, "AIza" + "x1" * 16, "a.a.a.a",
+           "SK-" + "AB12" * 6, "TASK-" + "ab12" * 6, "Sk-sK-" + "ABCD" * 6, "ASK-" * 5 + "1A" * 10,
+           "x1Sk-" + "aB1" * 7, "\u017fk-" + "ab12" * 6]
 
 
 def _shape_corpus(n: int, seed: int) -> list[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -524,12 +524,15 @@ def _first_marker(markers: dict[int, list[str]], upto: int,
 
 
 def assess(analysis: Any, received: dict[str, Received] | None = None,
-           objects: Any = None, label: str = "now") -> Fidelity:
+           objects: Any = None, label: str = "now", ahead: Any = None) -> Fidelity:
     """The verdict of every conversation of an analysed capture.
 
     `received` maps a final response id to the provider's copy of its input; without one,
     a recorded ``GET …/input_items`` listing in the capture is used when there is one.
     `objects` (analysis/objects.py) tells which provider copies the capture deleted.
+    `ahead` (analysis/ahead.py): the verdicts of the first conversations, made while the
+    capture loaded, taken when it can show they are these (nothing received, recorded,
+    written or deleted, and its own checks).
     """
     cap = analysis.capture
     turn = finder(analysis.turns)
@@ -537,12 +540,21 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
     writes = conversation_writes(cap)
     deleted = objects.deleted_ids() if objects is not None else {}
     out = Fidelity(label=label)
+    conversations: Sequence[Any] = analysis.conversations
+    rest = None  # the table rows left after those judged ahead
+    if ahead is not None and not received and not recorded and not writes and not deleted:
+        made = ahead.verdicts(analysis, label)
+        if made is not None:
+            out, done, rest = made
+            conversations = conversations[done:]
     calls = _HostedCalls()
     out._remake = _Remake(turn, deleted, calls, cap, writes)
     rows_of = _Rows.of(analysis.turns)
-    if rows_of is not None:
+    if rows_of is not None and rest is not None:
+        rows_of.bind_rows(rest, bytearray(1))  # the rest's rows only
+    elif rows_of is not None:
         rows_of.bind()
-    for conv in analysis.conversations:
+    for conv in conversations:
         if rows_of is not None:  # read from the columns: views made only where needed
             rows = rows_of.rows(conv.turn_indices)
             found = rows_of.final(rows)
@@ -598,6 +610,30 @@ def assess(analysis: Any, received: dict[str, Received] | None = None,
                              "which an owned transcript does not need")
             out._add(v)
     return out
+
+
+def settled(rows_of: _Rows, conv: Any, calls: _HostedCalls) -> tuple[int, int, int] | bool:
+    """What `assess`'s loop adds for `conv`, read from the columns, when nothing was
+    received, no listing or conversation write recorded and nothing deleted, if one of its
+    settled exits takes it: (code, final turn, reason's turn) for `Fidelity._add`; True
+    when it has no final turn (nothing is added); False when neither (the loop would read
+    its bodies). The ledger built ahead (analysis/ahead.py) asks it while a capture loads;
+    tests/core/test_ledger_ahead.py compares the report with `assess`'s own."""
+    rows = rows_of.rows(conv.turn_indices)
+    found = rows_of.final(rows)
+    if found is None:
+        return True
+    views = rows_of.views(rows)
+    final = views.view(rows[found[0]])
+    if not (final.turn.conversation_id or final.turn.previous_response_id):
+        return False  # judged owned: from the request bodies
+    early = rows_of.early(conv, views, final.index, {}, final.response_id, calls, call=False)
+    if early is not None:
+        return 1 + _EARLY.index(early[0]), final.index, early[2]
+    if rows_of.held(rows, final.index):
+        late = _late_reason(views, final, [])
+        return 1 + _CODES.index(late[0] if late else "no_provider_copy"), final.index, 0
+    return False
 
 
 class _Rows:
@@ -676,6 +712,28 @@ class _Rows:
                                    if UNHELD_ITEMS in x)
         # A record without facts (none is expected): its rows are read, never settled.
         self._no_facts = -1 in t.req_row or -1 in t.res_row
+
+    def bind_rows(self, rows: range, missing: bytearray) -> None:
+        """`bind` for the turns at table rows `rows` only (the ledger built ahead asks
+        `early` and `held` of a slice's conversations while the table grows): `missing`
+        is a byte per response row (`_missing_rows`), those of `rows` set here."""
+        cols = self._cols
+        t = cols.table
+        self._compaction = frozenset(
+            k for k, m in enumerate(cols.marker_lists)
+            if m and ("compaction" in m or "compaction_likely" in m))
+        qrows, srows = t.req_row[rows.start:rows.stop], t.res_row[rows.start:rows.stop]
+        self._no_facts = -1 in qrows or -1 in srows
+        got = [s for s in srows if s >= 0]
+        if got:
+            _missing_between(t.responses.dicts["hosted_calls"], min(got), max(got) + 1,
+                             missing)
+        self._missing = missing
+        q_extra, s_extra = t.requests.dicts["extra"], t.responses.dicts["extra"]
+        self._unheld_q = frozenset(
+            k for k in (qrows if q_extra else ()) if UNHELD_ITEMS in q_extra.get(k, ()))
+        self._unheld_s = frozenset(
+            k for k in (srows if s_extra else ()) if UNHELD_ITEMS in s_extra.get(k, ()))
 
     def held(self, rows: list[int], last: int) -> bool:
         """Whether the records of `rows` up to turn `last` hold every item of the rebuild
@@ -785,6 +843,32 @@ def _missing_rows(hosted: Any, n: int) -> bytearray | None:
     for row in hosted.changed or ():  # calls set out of order: read whole
         found[row] = any(c.evidence == "missing" for c in hosted.get(row, ()))
     return found
+
+
+def _missing_between(hosted: Calls, lo: int, hi: int, found: bytearray) -> None:
+    """`_missing_rows` of response rows [lo, hi) into `found` (grown to hi + 1 bytes, its
+    last 0: a row -1 reads it), for calls held in their columns, none set again out of
+    order."""
+    if len(found) < hi + 1:
+        del found[-1:]
+        found.extend(bytes(hi + 1 - len(found)))
+    values, shape, rows, ends = hosted.pool.values, hosted.shape, hosted.rows, hosted.ends
+    k0, k1 = bisect_left(rows, lo), bisect_left(rows, hi)
+    p0, p1 = (ends[k0 - 1] if k0 else 0), (ends[k1 - 1] if k1 else 0)
+    for kind in set(shape[p0:p1]):
+        v = values[kind]
+        if type(v) is not tuple or v[2] != "missing":
+            continue
+        if type(shape) is bytearray:
+            at = shape.find(kind, p0, p1)
+            while at >= 0:
+                k = bisect_right(ends, at)
+                found[rows[k]] = 1
+                at = shape.find(kind, ends[k], p1)
+        else:
+            for i in range(p0, p1):
+                if shape[i] == kind:
+                    found[rows[bisect_right(ends, i)]] = 1
 
 
 class _Views(Sequence[Any]):

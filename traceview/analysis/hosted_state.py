@@ -63,11 +63,19 @@ def _attach(analysis: Analysis) -> None:
                         on_request=configs.see, on_row=configs.see_row,
                         on_rows=configs.see_rows)
     bills = {c.key: c.cost_usd for c in analysis.conversations}
-    ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
+    # The ledger built while the capture loaded, finished when it provably is this one
+    # (analysis/ahead.py); else the whole pass.
+    ahead = getattr(analysis, "ahead", None)
+    if ahead is not None:
+        analysis.ahead = None
+    ledger = ahead.finish(analysis.turns, pricing, configs, bills) \
+        if ahead is not None else None
+    if ledger is None:
+        ledger = build_ledger(analysis.turns, pricing, configs.get, bills)
     configs.clear()
     # Replay fidelity from the capture alone (hosted turns stay unverified until a provider
     # copy is given: `traceview fidelity --live / --items`).
-    fidelity = assess(analysis, objects=objects, label="capture only")
+    fidelity = assess(analysis, objects=objects, label="capture only", ahead=ahead)
 
     # Each turn's carried context is looked up in the ledger when read (TurnReport.carried):
     # no account held per turn.
@@ -151,8 +159,10 @@ class _Configs:
         """`see_row` of each of `rows` (in order) with its request's ids from the table's
         `quoted_ids` column, a column at a time: each distinct (tools offered, ids) pair
         of pool numbers is made a configuration once (a hosted capture has a handful),
-        and the turns' numbers are one array when their indices run 1..n. `same`: the
-        turns' request rows are that side's rows 0 … n-1 (found here when not given)."""
+        and the turns' numbers are one array when their indices run 1..n, or extend it
+        when they run on from the last one held (the ledger built ahead sees a slice at a
+        time). `same`: the turns' request rows are that side's rows 0 … n-1 (found here
+        when not given)."""
         q = table.requests
         asked = column(table.req_row, rows)
         same = identity(asked) if same is None else same
@@ -176,6 +186,17 @@ class _Configs:
                         if missing else ():
                     numbers[p + 1] = 0
             self._ids = numbers
+            return
+        held = self._ids
+        at = len(held)
+        if not missing and not self._map and n and index[0] == at and \
+                index[-1] == at + n - 1 and \
+                index.tobytes() == array(index.typecode, range(at, at + n)).tobytes():
+            # `_put` of each would append, in order.
+            if len(number) == 1:
+                held.extend(array(held.typecode, number.values()) * n)
+            else:
+                held.extend(array(held.typecode, map(number.__getitem__, keys)))
             return
         for i, k, qi in zip(index, keys, asked, strict=True):
             if qi >= 0:

@@ -74,8 +74,31 @@ def _keep3(start: str) -> str:
         rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
 
 
+def _any_case(*words: str) -> list[str]:
+    """Alternatives matching `words` (lower-case) in any ASCII case: a key's prefix, which
+    a model may echo upper-cased ("SK-PROJ-…") or a log re-case ("Sk-…"); its letters are
+    the key's all the same.
+
+    Each alternative starts with a plain literal, the first letter in one case, the rest
+    "(?ai:…)": sre passes over an alternative whose first literal differs without
+    entering it, but enters one led by a class or an IGNORECASE literal wherever it is
+    tried: at every place, for a rule with no lookbehind (callgrind, the masker's search
+    over capture lines: +3.4 % instructions led so, +0.5 % led by a literal). ASCII
+    letters only ("a"): IGNORECASE alone also takes "ſ" for "s" and the Kelvin sign for
+    "k", which the pre-checks (`_maybe_secret` lower-cases, `_hinted_lines` folds ASCII)
+    do not read as "s" and "k": the pattern would mask text its pre-check passed over."""
+    firsts = dict.fromkeys(w[0] for w in words)
+    return [f"{c}(?ai:{'|'.join(w[1:] for w in words if w[0] == f)})"
+            for f in firsts for c in (f, f.upper())]
+
+
+_SK = "(?ai:sk)-"  # matched where `_Keep2` found it, not searched for by the patterns
+_OPENAI = "(?:" + "|".join(_any_case("sk", "sess", "rk")) + ")-"
+# A session key glued to a word, one alternative per case of its first letter (see above).
+_SESS_GLUED = "".join(rf"|{sess}-[A-Za-z0-9]{{40}}(?![A-Za-z0-9_\-])"
+                      for sess in _any_case("sess"))
 # OpenAI-style keys inside a word when long and mixed like a real key (see _Keep2).
-_KEEP2 = (r"|(?P<keep2>sk-)(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
+_KEEP2 = (rf"|(?P<keep2>{_SK})(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
           r"[A-Za-z0-9_\-]{20,}")
 _BODY = re.compile(r"[A-Za-z0-9_\-]*+")
 _DIGIT = re.compile("[0-9]")
@@ -96,7 +119,7 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
     return re.compile(
         # OpenAI-style keys (sk-, sk-proj-, sk-svcacct-, sk-admin-, sk-ant-…, sess-, rk-):
         # at a word start or after "_", or inside a word when long and mixed like a key.
-        r"(?P<keep>(?<![A-Za-z0-9])(?:sk|sess|rk)-)[A-Za-z0-9_\-]{8,}"
+        rf"(?P<keep>(?<![A-Za-z0-9]){_OPENAI})[A-Za-z0-9_\-]{{8,}}"
         + (_KEEP2 if keep2 else "") +
         # NAME=value / "name": "value" / Name: [Bearer|Basic] value (see _keep3).
         "|" + _keep3(_RUN_START) +
@@ -118,13 +141,14 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
         r"|(?<![A-Za-z0-9])(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}"
         r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"
         r"|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9_])"
-        r"|sess-[A-Za-z0-9]{40}(?![A-Za-z0-9_\-])")
+        + _SESS_GLUED)
 
 
 _PATTERNS = _patterns(True, True)
 _BY_SHAPE = {(url, jwt, k2): _patterns(url, jwt, k2)
              for url in (False, True) for jwt in (False, True) for k2 in (False, True)}
 _KEEP2_ONLY = re.compile(_KEEP2[1:])
+_SK_FIND = re.compile(_SK)
 _KEEP6_ONLY = re.compile(_KEEP6)
 _JWT_ONLY = re.compile(_JWT)
 
@@ -141,11 +165,12 @@ class _Keep2:
     was quadratic (64 kB took 6 s). But it matches from an "sk-" only if it matches from
     every earlier "sk-" of the same run (the body from there holds the body from here),
     and its body runs to the run's end: so each run is read once, from its first "sk-"
-    at or after the search, and a run where that fails is done with."""
+    at or after the search, and a run where that fails is done with. "sk-" in any case
+    (_SK): "SK-", "Sk-", "sK-" too."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.at = text.find("sk-")  # the next "sk-" not yet ruled out
+        self.at = self._find(0)  # the next "sk-" not yet ruled out
         self.run_end = -1  # the end of the run of `at`, once read
         self.digit = self.letter = -1  # the first digit and letter in the run at or after
 
@@ -154,7 +179,7 @@ class _Keep2:
         text = self.text
         while self.at >= 0:
             if self.at < pos:
-                self.at = text.find("sk-", pos)
+                self.at = self._find(pos)
                 continue
             at = self.at
             if at >= self.run_end:  # a new run
@@ -169,8 +194,13 @@ class _Keep2:
                 self.letter = end if c is None else c.start()
             if self.digit < end and self.letter < end and end - body >= 20:
                 return at
-            self.at = text.find("sk-", end)  # so for every later "sk-" of the run
+            self.at = self._find(end)  # so for every later "sk-" of the run
         return -1
+
+    def _find(self, pos: int) -> int:
+        """Where the next "sk-", in any case, begins at or after `pos`, or -1."""
+        m = _SK_FIND.search(self.text, pos)
+        return -1 if m is None else m.start()
 
 
 # Where a secret's name (or "Bearer ", a query key, a URL's user) may begin inside another
@@ -477,7 +507,7 @@ def _mask(text: str) -> str:
     runs past it (see _NAME_START): that match is then masked in turn."""
     pats = _patterns_for(text)
     search = _BY_SHAPE[False, False, False].search  # the rest is found per run:
-    keep2 = _Keep2(text) if "sk-" in text else None
+    keep2 = _Keep2(text) if "k-" in text or "K-" in text else None  # "sk-" in any case
     url = _Url(text) if "://" in text else None
     jwt = _Jwt(text) if ".eyJ" in text else None
     m = _first(_first(search(text), url and url.first(0), 5), jwt and jwt.first(0), 6)

@@ -31,7 +31,7 @@ ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 
 # Server messages are shown to the user; a 401 from the real provider echoes a masked key
 # ("Incorrect API key provided: sk-proj-****abcd"). Strip anything key-shaped regardless.
-_KEYLIKE = re.compile(r"\b(sk|sess|rk)-[A-Za-z0-9_\-*]{4,}")
+_KEYLIKE = re.compile(r"\b(?ai:sk|sess|rk)-[A-Za-z0-9_\-*]{4,}")  # in any case: "SK-PROJ-…"
 
 
 def scrub(text: str, secret: str | None = None) -> str:

@@ -15,7 +15,7 @@ import orjson
 
 from traceview.capture.redact import redact, redact_text
 
-KEY_PATTERN = re.compile(rb"sk-[A-Za-z0-9_\-]{16,}")
+KEY_PATTERN = re.compile(rb"(?i:sk)-[A-Za-z0-9_\-]{16,}")  # "SK-…" too (bytes: ASCII case)
 REDACTED = b"sk-***REDACTED***"
 # Shorter values are not secrets worth the risk of mangling ordinary text.
 MIN_SECRET_LENGTH = 8
@@ -32,9 +32,10 @@ class Scrubber:
         if not value:
             return
         raw = value.encode() if isinstance(value, str) else bytes(value)
-        for prefix in (b"Bearer ", b"bearer "):
-            if raw.startswith(prefix):
-                raw = raw[len(prefix) :]
+        # The scheme in any case ("BEARER <key>" is as valid a header, RFC 9110): the key
+        # after it is the secret a body may quote bare.
+        if raw[:7].lower() == b"bearer ":
+            raw = raw[7:]
         raw = raw.strip()
         if len(raw) >= MIN_SECRET_LENGTH:
             with self._lock:

@@ -1,0 +1,159 @@
+"""The redactor of this checkout beside another's, in one process (as bench/facts_ab.py).
+
+Both versions run in the same process, in rounds whose order is shuffled, on the same
+inputs held in memory; each keeps its best CPU time (time.process_time) over the rounds,
+so the load of a shared machine disturbs both alike. Inputs, from the capture's lines:
+  redact_text  — every string value of the decoded lines (user text, outputs, ids …): the
+                 pre-check and, where it passes, the masker
+  json capture — the capture's lines as chunks of ~0.4 MB through redact_json: its hint
+                 scans name most lines here ("prompt_cache_key":), so this is the masker
+                 over whole lines
+  json report  — with --report, the first --report-mb of a `report --format json` output
+                 in the same chunks, as the JSON report writer redacts its output
+Printed: CPU ms per pass for each side, this/other, and each as × the bare orjson.loads
+loop over the same lines (a control, the same in both).
+
+    traceview report /tmp/h50.jsonl --format json > /tmp/h50-report.json
+    python bench/redact_ab.py /tmp/h50.jsonl --against /work/main --report /tmp/h50-report.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import orjson  # noqa: E402
+from capture_arg import capture_file  # noqa: E402
+from facts_ab import OTHER, import_other  # noqa: E402
+
+CHUNK = 400_000  # bytes per redact_json call, about the report writer's batch
+
+
+def strings(value: Any, out: list[str]) -> None:
+    """Every string (keys too) in a decoded JSON value, depth first."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            out.extend(k for k in v if isinstance(k, str))
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def chunks(lines: list[bytes]) -> list[bytes]:
+    out, cur, size = [], [], 0
+    for raw in lines:
+        cur.append(raw)
+        size += len(raw)
+        if size >= CHUNK:
+            out.append(b"".join(cur))
+            cur, size = [], 0
+    if cur:
+        out.append(b"".join(cur))
+    return out
+
+
+def runners(redact: Any, texts: list[str], blobs: list[bytes],
+            report: list[bytes]) -> dict[str, Callable[[], None]]:
+    redact_text, redact_json = redact.redact_text, redact.redact_json
+
+    def text() -> None:
+        for t in texts:
+            redact_text(t)
+
+    def json_of(chunks: list[bytes]) -> Callable[[], None]:
+        def run() -> None:
+            for b in chunks:
+                redact_json(b)
+        return run
+
+    cases = {"redact_text": text, "json capture": json_of(blobs)}
+    if report:
+        cases["json report"] = json_of(report)
+    return cases
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("path", type=capture_file)
+    ap.add_argument("--against", type=Path, required=True,
+                    help="the other checkout (a directory holding traceview/)")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--lines", type=int, default=2000, help="lines of the capture used")
+    ap.add_argument("--report", type=capture_file, help="a `report --format json` output")
+    ap.add_argument("--report-mb", type=float, default=8.0, help="MB of it used")
+    args = ap.parse_args(argv)
+    if not (args.against / "traceview").is_dir():
+        ap.error(f"{args.against}: no traceview/ package there")
+    from traceview.capture import redact
+
+    with open(args.path, "rb") as f:
+        lines = [raw for _, raw in zip(range(args.lines), f, strict=False)]
+    texts: list[str] = []
+    for raw in lines:
+        strings(orjson.loads(raw), texts)
+    hinted = sum(len(t) >= redact.MIN_SECRET_LENGTH and redact._maybe_secret(t)
+                 for t in texts)
+    blobs = chunks(lines)
+    report: list[bytes] = []
+    if args.report:
+        with open(args.report, "rb") as f:
+            report = chunks(f.read(int(args.report_mb * 1e6)).splitlines(keepends=True))
+    with tempfile.TemporaryDirectory(prefix="redact-ab-") as tmp:
+        import_other(args.against, Path(tmp))
+        other = importlib.import_module(f"{OTHER}.capture.redact")
+        cases: dict[str, Callable[[], None]] = {}
+        for side, mod in (("this", redact), ("other", other)):
+            for name, fn in runners(mod, texts, blobs, report).items():
+                cases[f"{name} {side}"] = fn
+
+        def bare() -> None:
+            loads = orjson.loads
+            for raw in lines:
+                loads(raw)
+
+        cases["orjson (control)"] = bare
+        for fn in cases.values():  # warm both
+            fn()
+        best = dict.fromkeys(cases, float("inf"))
+        gc.disable()
+        try:
+            for _ in range(args.rounds):
+                order = list(cases)
+                random.shuffle(order)
+                for name in order:
+                    t0 = time.process_time()
+                    cases[name]()
+                    best[name] = min(best[name], time.process_time() - t0)
+        finally:
+            gc.enable()
+    loop = best["orjson (control)"]
+    print(f"{args.path}: {len(lines):,} lines, {len(texts):,} strings ({hinted:,} past "
+          f"the pre-check), {len(blobs)} chunks; report: {len(report)} chunks; best of "
+          f"{args.rounds} shuffled rounds, CPU; other = {args.against}")
+    for name in ("redact_text", "json capture", "json report"):
+        if f"{name} this" not in best:
+            continue
+        mine, theirs = best[f"{name} this"], best[f"{name} other"]
+        print(f"  {name:<12} this {mine * 1e3:8.2f} ms ({mine / loop:5.3f}× loop)   other "
+              f"{theirs * 1e3:8.2f} ms ({theirs / loop:5.3f}× loop)   this/other "
+              f"{mine / theirs:5.3f}")
+    print(f"  orjson loop  {loop * 1e3:8.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
