@@ -366,7 +366,9 @@ def test_a_chained_turn_s_items_read_in_one_loop_equal_the_general_reading() -> 
 
 
 # --- sixth pass: one user message read as its string, plain text past the redactor's
-# pre-check, the refusal walk only when the output's JSON names one.
+# pre-check. (The refusal walk ran only when the output's JSON named one; it now runs on
+# every output with a message — a third of that search's time — and the test below still
+# holds the walk and the facts to each other.)
 
 def _slots(f: Any) -> dict[str, Any]:
     return {k: getattr(f, k, None) for k in type(f).__slots__}
@@ -494,3 +496,34 @@ def test_a_key_list_swapped_in_whole_is_read_too(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(redact, "_known_sorted", ["plainvalue123"])
     assert not holds_no_secret("a plainvalue123 b")
     assert "plainvalue123" not in F._excerpt(["a", "plainvalue123", "b"])
+
+
+# --- eighth pass: a plain user text is its own excerpt (facts._user_excerpt).
+
+_EDGES = ["", " ", "a", "a b", " a", "a ", "a  b", "a\tb", "a\nb", "a b c 1 2 3", "A" * 320,
+          "a " * 159 + "a", "bearer token here", "Bearer abcdefghijkl", "x.y", "naïve",
+          "ends\u00a0nbsp", "asia minor", "akia", "AIzaSy", "\u2028", "a\u3000b"]
+
+
+def test_a_plain_user_text_is_its_own_excerpt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every string of the corpus (and of the hostile escapes, key shapes and edge cases
+    above) no longer than the excerpt reads: the fast path's (excerpt, words) = the general
+    path's (split, join, the redactor's pre-check or the redactor itself)."""
+    from tests.hostile.corpus import ESCAPES, KEY_SHAPES
+
+    monkeypatch.setattr(redact, "_known_sorted", [])
+    texts = [*_strings(BODIES, []), *_WORDS, *_ALNUM_KEYS, *ESCAPES.values(), *_EDGES,
+             *(text for _, text, _ in KEY_SHAPES), *(key for _, _, key in KEY_SHAPES)]
+    texts = [t for t in texts if len(t) <= F.USER_TEXT_MAX * 2]
+    plain = 0
+    for t in texts:
+        words = t.split()
+        assert F._user_excerpt(t) == (F._excerpt(words), len(words)), t
+        plain += bool(t) and " ".join(words) == t and holds_no_secret(t)
+    assert plain > 500  # the fast path is taken on the corpus, not only the general one
+    # A registered key: every text goes to the general path, and the key is masked.
+    monkeypatch.setattr(redact, "_known_sorted", ["words"])
+    for t in ["plain words only", "words", *texts[:200]]:
+        words = t.split()
+        assert F._user_excerpt(t) == (F._excerpt(words), len(words)), t
+    assert "words" not in F._user_excerpt("plain words only")[0]

@@ -141,6 +141,22 @@ def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
     return redact_text(text)[:limit]
 
 
+def _user_excerpt(text: str) -> tuple[str, int]:
+    """(excerpt, words) of a user text no longer than USER_TEXT_MAX * 2, as
+    `_excerpt(text.split())` and `len(text.split())` give them (the general path, below).
+
+    A text of ASCII letters and digits in words one space apart, none at either end, that
+    holds no secret shape (plain_text.holds_no_secret, which also sees a registered key) is
+    its own folded excerpt: its split words joined again are the text itself, and its
+    words are its spaces plus one. Most user messages are such text: the split, the join
+    and the second pre-check are passed over (tests/core/test_facts_fast_paths.py)."""
+    if text and text[0] != " " and text[-1] != " " and "  " not in text \
+            and holds_no_secret(text):
+        return text[:USER_TEXT_MAX], text.count(" ") + 1
+    words = text.split()
+    return _excerpt(words), len(words)
+
+
 def signature(text: str) -> int:
     """A stable 64-bit signature of a text, equal in every process. Not hash(): str hashes
     are salted per process, and facts are made in worker processes (capture/parallel.py)
@@ -179,8 +195,8 @@ def _user_side(items: list[Any], want_sig: bool = True,
             if type(text) is not str:  # a list of parts (or none): message_text reads it
                 text = message_text(last) or ""
         if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            words = text.split()
-            return _excerpt(words), len(words), first_sig
+            excerpt, n_words = _user_excerpt(text)
+            return excerpt, n_words, first_sig
         return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
     return describe_item(last), None, first_sig
 
@@ -275,10 +291,9 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = 1
         ib = _dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
+        words: int | None
         if len(raw_input) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            split = raw_input.split()
-            user_text = _excerpt(split)
-            words: int | None = len(split)
+            user_text, words = _user_excerpt(raw_input)
         else:
             user_text = _clip(raw_input, USER_TEXT_MAX)
             words = len(raw_input.split())
@@ -510,12 +525,11 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     else:
         conv = _conversation_id(conv)
     if type(output) is list and output:
-        raw_output = _dumps(output)
-        ob = len(raw_output)
+        ob = _dumps_len(output)
         types, hosted, plain = _kinds(output)
         calls = hosted_calls(output) if hosted else ()
     else:
-        types, calls, ob, plain, raw_output = (), (), 0, True, b""
+        types, calls, ob, plain = (), (), 0, True
     cache_miss = diag.get("reason") if type(diag) is dict else None
     incomplete = inc.get("reason") if type(inc) is dict else None
     if type(tu) is dict:
@@ -539,10 +553,9 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.file_search_requests = fs
     if not plain:
         _output_extras(f, output, types)
-    elif "message" in types and (b'"type":"refusal"' in raw_output or not raw_output) \
-            and _refusal(output):
-        # Without that text in the output's JSON no part is typed "refusal" (a quote inside
-        # a string is dumped escaped): the walk is passed over on nearly every turn.
+    elif "message" in types and _refusal(output):
+        # The walk over the items' content lists, not a search of the output's JSON for a
+        # part typed "refusal": a third of the search's time on a message's few parts.
         f.refusal = True  # all _output_extras would find in plain kinds
     return f
 
