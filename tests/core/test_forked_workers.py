@@ -29,6 +29,9 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not Path("/proc/self/
 RUN = r"""
 import json, os, signal, sys
 MODE, LOG, TOKEN, DIAG = sys.argv[1:5]
+# Ctrl-C as at a terminal: a suite started in the background (`pytest &`) runs with SIGINT
+# ignored, which this process would inherit and the interrupt below would do nothing.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from traceview.capture import children, parallel
 MAIN = os.getpid()
 real, real_write = parallel.extract, children._write
