@@ -103,6 +103,10 @@ SEAMS: list[tuple[str, str, str, str]] = [
     ("objects", "traceview.analysis.hosted_state", "inventory", "call"),
     ("ledger", "traceview.analysis.hosted_state", "build_ledger", "call"),
     ("fidelity", "traceview.analysis.hosted_state", "assess", "call"),
+    # The ledger and the verdicts built ahead, a slice at a time while the capture loads
+    # (analysis/ahead.py): charged to their stages, not to the read loop that calls them.
+    ("ledger", "traceview.analysis.ahead", "LedgerAhead._feed", "call?"),
+    ("fidelity", "traceview.analysis.ahead", "LedgerAhead._judge", "call?"),
     ("writer", "traceview.report.json_out", "iter_json", "gen"),
     # The writer's rows (turn_report.row_dicts: one generator a range, each step a row);
     # TurnReport.row is a one-row run of the same generator.
