@@ -521,9 +521,11 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     # every stored response was the pass's peak: ~150 bytes a turn.
     row_of: dict[str, int] = {}
     named_table, named_ids = _referenced(turns, exchanges)  # ids None: map every id
-    # A row a turn at most: probed in the loop, never grown.
-    slots = _hash_slots(len(turns)) if named_ids is not None else None
-    mask = len(slots) - 1 if slots is not None else 0
+    # A row a turn at most: probed in the per-turn loop below, never grown; made there
+    # (the column path reads none, and its 8 bytes a slot were a megabyte of the pass's
+    # peak on a 50,000-turn capture).
+    slots: array[int] | None = None
+    mask = 0
     dead: set[int] = set()  # rows made whole
     last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
     in_order = True  # rows were added in the listing's order
@@ -578,6 +580,9 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
         if whole is not None and whole is named_table else None
     if made is not None:
         in_order = made
+    elif named_ids is not None:
+        slots = _hash_slots(len(turns))
+        mask = len(slots) - 1
     for t, table, row, index, line, rid, responses, flag, prev, cid in (
             _turn_facts(turns) if made is None else ()):
         # A response names files (citations, container files) only around hosted calls;
