@@ -227,3 +227,32 @@ def test_ids_ascending_and_repeated_across_slices(tmp_path: Path,
     # Without the duplicate, out of order: distinct hashes, the column pass.
     a = analyze(str(write(tmp_path / "once.jsonl", records[:-2])))
     assert _same(a, monkeypatch)
+
+
+def test_merged_positions_are_the_sorted_concatenation() -> None:
+    """`_merged` (a byte mask read back in C) gives what sorting the concatenation of the
+    disjoint position lists gave — ranges and arrays, runs and gaps, first and last."""
+    import random
+    from array import array
+    from itertools import chain
+
+    rnd = random.Random(11)
+    for trial in range(300):
+        n = rnd.randint(1, 400)
+        owner = [rnd.randrange(4) for _ in range(n)]  # each position in one list at most
+        lists: list[Any] = []
+        for k in range(4):
+            pos = [p for p in range(n) if owner[p] == k]
+            if not pos:
+                continue
+            if trial % 3 == 0 and pos[-1] - pos[0] + 1 == len(pos):
+                lists.append(range(pos[0], pos[-1] + 1))
+            else:
+                lists.append(object_columns._run_or(array("I", pos)))
+        if trial % 5 == 0:
+            lists = [range(0, n // 2), range(n // 2, n)] if n > 1 else [range(n)]
+        if len(lists) < 2:
+            continue
+        want = object_columns._run_or(array("I", sorted(chain(*lists))))
+        got = object_columns._merged(lists, n)
+        assert type(got) is type(want) and list(got) == list(want)
