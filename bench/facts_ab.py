@@ -53,6 +53,35 @@ def import_other(checkout: Path, into: Path) -> tuple[Any, Any]:
             importlib.import_module(f"{OTHER}.capture.table"))
 
 
+def shuffled_best(cases: dict[str, Callable[[], None]], lines: list[bytes],
+                  rounds: int) -> dict[str, float]:
+    """Each case's best CPU seconds over `rounds` rounds run in a shuffled order, beside
+    the bare orjson loop over `lines` ("orjson (control)"): the load of a shared machine
+    then disturbs every side alike. Each is run once first to warm it (interned names,
+    cached kinds and tools, compiled patterns)."""
+    def bare() -> None:
+        loads = orjson.loads
+        for raw in lines:
+            loads(raw)
+
+    cases = {**cases, "orjson (control)": bare}
+    for fn in cases.values():
+        fn()
+    best = dict.fromkeys(cases, float("inf"))
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            order = list(cases)
+            random.shuffle(order)
+            for name in order:
+                t0 = time.process_time()
+                cases[name]()
+                best[name] = min(best[name], time.process_time() - t0)
+    finally:
+        gc.enable()
+    return best
+
+
 def runners(reader: Any, table: Any, lines: list[bytes]) -> dict[str, Callable[[], None]]:
     line_facts, as_rows = reader.line_facts, reader.as_rows
 
@@ -90,26 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         for side, (r, t) in (("this", (reader, table)), ("other", (o_reader, o_table))):
             for name, fn in runners(r, t, lines).items():
                 cases[f"{name} {side}"] = fn
-        def bare() -> None:
-            loads = orjson.loads
-            for raw in lines:
-                loads(raw)
-
-        cases["orjson (control)"] = bare
-        for fn in cases.values():  # warm both: interned names, cached kinds and tools
-            fn()
-        best = dict.fromkeys(cases, float("inf"))
-        gc.disable()
-        try:
-            for _ in range(args.rounds):
-                order = list(cases)
-                random.shuffle(order)
-                for name in order:
-                    t0 = time.process_time()
-                    cases[name]()
-                    best[name] = min(best[name], time.process_time() - t0)
-        finally:
-            gc.enable()
+        best = shuffled_best(cases, lines, args.rounds)
     print(f"{args.path}: {len(lines):,} lines, {turns:,} turns; best of {args.rounds} "
           f"shuffled rounds, CPU µs/turn; other = {args.against}")
     for name in ("keep=True", "rows"):

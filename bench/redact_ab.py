@@ -20,12 +20,9 @@ loop over the same lines (a control, the same in both).
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
-import random
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import orjson  # noqa: E402
 from capture_arg import capture_file  # noqa: E402
-from facts_ab import OTHER, import_other  # noqa: E402
+from facts_ab import OTHER, import_other, shuffled_best  # noqa: E402
 
 CHUNK = 400_000  # bytes per redact_json call, about the report writer's batch
 
@@ -121,26 +118,7 @@ def main(argv: list[str] | None = None) -> None:
             for name, fn in runners(mod, texts, blobs, report).items():
                 cases[f"{name} {side}"] = fn
 
-        def bare() -> None:
-            loads = orjson.loads
-            for raw in lines:
-                loads(raw)
-
-        cases["orjson (control)"] = bare
-        for fn in cases.values():  # warm both
-            fn()
-        best = dict.fromkeys(cases, float("inf"))
-        gc.disable()
-        try:
-            for _ in range(args.rounds):
-                order = list(cases)
-                random.shuffle(order)
-                for name in order:
-                    t0 = time.process_time()
-                    cases[name]()
-                    best[name] = min(best[name], time.process_time() - t0)
-        finally:
-            gc.enable()
+        best = shuffled_best(cases, lines, args.rounds)
     loop = best["orjson (control)"]
     print(f"{args.path}: {len(lines):,} lines, {len(texts):,} strings ({hinted:,} past "
           f"the pre-check), {len(blobs)} chunks; report: {len(report)} chunks; best of "
