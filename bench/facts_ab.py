@@ -53,6 +53,32 @@ def import_other(checkout: Path, into: Path) -> tuple[Any, Any]:
             importlib.import_module(f"{OTHER}.capture.table"))
 
 
+def ab_parser(doc: str, *, rounds: int, lines: int) -> argparse.ArgumentParser:
+    """The arguments every same-process A/B takes: a capture, the other checkout, rounds
+    and how many of the capture's lines are used."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("path", type=capture_file)
+    ap.add_argument("--against", type=Path, required=True,
+                    help="the other checkout (a directory holding traceview/)")
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--lines", type=int, default=lines, help="lines of the capture used")
+    return ap
+
+
+def ab_args(ap: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """Parsed, with --against checked to hold a traceview/ package."""
+    args = ap.parse_args(argv)
+    if not (args.against / "traceview").is_dir():
+        ap.error(f"{args.against}: no traceview/ package there")
+    return args
+
+
+def first_lines(path: str, n: int) -> list[bytes]:
+    """The capture's first `n` lines, held in memory (both sides read the same)."""
+    with open(path, "rb") as f:
+        return [raw for _, raw in zip(range(n), f, strict=False)]
+
+
 def shuffled_best(cases: dict[str, Callable[[], None]], lines: list[bytes],
                   rounds: int) -> dict[str, float]:
     """Each case's best CPU seconds over `rounds` rounds run in a shuffled order, beside
@@ -98,19 +124,11 @@ def runners(reader: Any, table: Any, lines: list[bytes]) -> dict[str, Callable[[
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("path", type=capture_file)
-    ap.add_argument("--against", type=Path, required=True,
-                    help="the other checkout (a directory holding traceview/)")
-    ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--lines", type=int, default=6000, help="lines of the capture used")
-    args = ap.parse_args(argv)
-    if not (args.against / "traceview").is_dir():
-        ap.error(f"{args.against}: no traceview/ package there")
+    ap = ab_parser(__doc__, rounds=20, lines=6000)
+    args = ab_args(ap, argv)
     from traceview.capture import reader, table
 
-    with open(args.path, "rb") as f:
-        lines = [raw for _, raw in zip(range(args.lines), f, strict=False)]
+    lines = first_lines(args.path, args.lines)
     turns = max(1, sum(raw.startswith(b'{"dir": "req"') or raw.startswith(b'{"dir":"req"')
                        for raw in lines))
     with tempfile.TemporaryDirectory(prefix="facts-ab-") as tmp:

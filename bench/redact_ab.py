@@ -19,7 +19,6 @@ loop over the same lines (a control, the same in both).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 import tempfile
@@ -32,7 +31,14 @@ sys.path.insert(0, str(HERE.parent))
 
 import orjson  # noqa: E402
 from capture_arg import capture_file  # noqa: E402
-from facts_ab import OTHER, import_other, shuffled_best  # noqa: E402
+from facts_ab import (  # noqa: E402
+    OTHER,
+    ab_args,
+    ab_parser,
+    first_lines,
+    import_other,
+    shuffled_best,
+)
 
 CHUNK = 400_000  # bytes per redact_json call, about the report writer's batch
 
@@ -85,21 +91,13 @@ def runners(redact: Any, texts: list[str], blobs: list[bytes],
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("path", type=capture_file)
-    ap.add_argument("--against", type=Path, required=True,
-                    help="the other checkout (a directory holding traceview/)")
-    ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--lines", type=int, default=2000, help="lines of the capture used")
+    ap = ab_parser(__doc__, rounds=15, lines=2000)
     ap.add_argument("--report", type=capture_file, help="a `report --format json` output")
     ap.add_argument("--report-mb", type=float, default=8.0, help="MB of it used")
-    args = ap.parse_args(argv)
-    if not (args.against / "traceview").is_dir():
-        ap.error(f"{args.against}: no traceview/ package there")
+    args = ab_args(ap, argv)
     from traceview.capture import redact
 
-    with open(args.path, "rb") as f:
-        lines = [raw for _, raw in zip(range(args.lines), f, strict=False)]
+    lines = first_lines(args.path, args.lines)
     texts: list[str] = []
     for raw in lines:
         strings(orjson.loads(raw), texts)
