@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,7 +51,8 @@ def test_children_write_the_same_bytes(fmt: str) -> None:
     assert len(one) > 10_000 and not one.isascii()  # multi-byte characters, cut by READ
 
 
-def test_a_failed_child_has_its_range_written_by_the_parent(tmp_path: Path) -> None:
+def test_a_failed_child_has_its_range_written_by_the_parent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
 
     def write(start: int, end: int) -> Iterator[bytes]:
@@ -61,12 +61,8 @@ def test_a_failed_child_has_its_range_written_by_the_parent(tmp_path: Path) -> N
         for i in range(start, end):
             yield b"%d," % i
 
-    tempdir = tempfile.tempdir
-    tempfile.tempdir = str(tmp_path)
-    try:
-        out = b"".join(forked.write_ranges([(0, 3), (3, 7), (7, 9)], write))
-    finally:
-        tempfile.tempdir = tempdir
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    out = b"".join(forked.write_ranges([(0, 3), (3, 7), (7, 9)], write))
     assert out == b"".join(b"%d," % i for i in range(9))
     assert list(tmp_path.iterdir()) == []  # the children's files are gone
 
@@ -79,7 +75,8 @@ def test_one_worker_or_few_rows_never_fork(monkeypatch: pytest.MonkeyPatch) -> N
     assert forked.ranges(19_999) == [(0, 19_999)]
 
 
-def test_an_abandoned_write_stops_its_children(tmp_path: Path) -> None:
+def test_an_abandoned_write_stops_its_children(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`report | head`: the reader leaves after the first chunk; no child is left writing
     (nor a zombie), and no file is left behind."""
     def write(start: int, end: int) -> Iterator[bytes]:
@@ -94,17 +91,44 @@ def test_an_abandoned_write_stops_its_children(tmp_path: Path) -> None:
         pids.append(child[0])
         return child
 
-    tempdir = tempfile.tempdir
-    tempfile.tempdir = str(tmp_path)
-    forked._fork = fork  # type: ignore[assignment]
-    try:
-        gen = forked.write_ranges([(0, 3), (3, 10_000_000)], write)
-        assert next(gen) == b"0,"
-        gen.close()
-    finally:
-        tempfile.tempdir = tempdir
-        forked._fork = real_fork
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(forked, "_fork", fork)
+    gen = forked.write_ranges([(0, 3), (3, 10_000_000)], write)
+    assert next(gen) == b"0,"
+    gen.close()
     assert list(tmp_path.iterdir()) == []
     assert len(pids) == 1 and pids[0] > 0
     with pytest.raises(ChildProcessError):
         os.waitpid(pids[0], os.WNOHANG)  # stopped and reaped, not left writing
+
+
+def test_the_parent_streams_a_childs_rows_in_small_chunks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent's peak is a forked report's peak: it holds one chunk of a child's file
+    (and its decoded copy) at a time, so chunks stay at 64 kB however large the range."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+    def write(start: int, end: int) -> Iterator[bytes]:
+        if start:  # the child's range: 2 MB in 1 MB pieces
+            yield from (b"x" * (1 << 20) for _ in range(start, end))
+        else:
+            yield b"first,"
+
+    chunks = list(forked.write_ranges([(0, 1), (1, 3)], write))
+    assert chunks[0] == b"first,"
+    assert b"".join(chunks[1:]) == b"x" * (2 << 20)
+    assert max(len(c) for c in chunks[1:]) <= 1 << 16
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_childrens_directory_is_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    made = forked._tempdir()
+    try:
+        assert Path(made).parent == tmp_path
+        assert os.stat(made).st_mode & 0o777 == 0o700
+        assert forked._tempdir() != made  # a fresh name each time
+    finally:
+        for d in tmp_path.iterdir():
+            d.rmdir()
