@@ -132,3 +132,22 @@ def test_the_childrens_directory_is_private(
     finally:
         for d in tmp_path.iterdir():
             d.rmdir()
+
+
+def test_without_a_writable_temporary_directory_the_parent_writes_every_range(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full or read-only $TMPDIR costs the speed of the children, never the report."""
+    def refuse(path: str, mode: int = 0o777) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    forks: list[object] = []
+    monkeypatch.setattr(os, "mkdir", refuse)
+    monkeypatch.setattr(forked, "_fork", lambda *a: forks.append(a))
+
+    def write(start: int, end: int) -> Iterator[bytes]:
+        for i in range(start, end):
+            yield b"%d," % i
+
+    out = b"".join(forked.write_ranges([(0, 3), (3, 7), (7, 9)], write))
+    assert out == b"".join(b"%d," % i for i in range(9))
+    assert forks == []

@@ -53,7 +53,10 @@ def write_ranges(parts: list[tuple[int, int]],
     """The chunks `write(start, end)` gives for each range, in order; every range but the
     first written by a forked child into a temporary file."""
     children: list[tuple[int, str | None, tuple[int, int]]] = []
-    tmp = _tempdir() if len(parts) > 1 else None
+    tmp = None
+    if len(parts) > 1:
+        with contextlib.suppress(OSError):  # no writable temporary directory: no children
+            tmp = _tempdir()
     try:
         for n, part in enumerate(parts[1:], 1):
             children.append(_fork(part, write, os.path.join(tmp, f"{n}"), n) if tmp
