@@ -743,7 +743,7 @@ def _scan_patterns() -> tuple[Any, Any, int, frozenset[str]]:
         created = re.compile(rb'"created_at"\s*:\s*([0-9]+(?:\.[0-9]+)?)(?=\s*[,}\]])')
         head = 2048
     try:
-        from traceview.capture.items import HOSTED_TYPES
+        from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
         hosted = frozenset(HOSTED_TYPES)
     except ImportError:
         hosted = frozenset({"file_search_call", "web_search_call", "code_interpreter_call"})
@@ -1690,7 +1690,7 @@ def floor_explain(inputs: Inputs, repeat: int) -> Floor:
 
 
 def _hint_regex() -> re.Pattern[bytes]:
-    from traceview.capture import redact
+    from traceview.safety import redact
 
     lits = sorted({*getattr(redact, "_LITERALS_B", ()), b'key":', b"="}, key=len, reverse=True)
     return re.compile(b"|".join(re.escape(x) for x in lits))
@@ -1739,7 +1739,7 @@ def floor_redact(inputs: Inputs, repeat: int) -> Floor:
 def floor_safe(inputs: Inputs, repeat: int) -> Floor:
     """One C pass over every byte (`bytes.isascii()`): the least any check can do."""
     chunks = inputs.safe_in
-    from traceview.report.safe import json_safe
+    from traceview.safety.sanitise import json_safe
 
     ascii_changed = sum(1 for c in chunks if c.isascii() and json_safe(c) != c)
 

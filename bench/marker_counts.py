@@ -35,7 +35,7 @@ def _files(paths: list[str]) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from traceview.analysis.session import analyze
-    from traceview.report.safe import visible
+    from traceview.safety.sanitise import visible
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")

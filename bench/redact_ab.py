@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--report", type=capture_file, help="a `report --format json` output")
     ap.add_argument("--report-mb", type=float, default=8.0, help="MB of it used")
     args = ab_args(ap, argv)
-    from traceview.capture import redact
+    from traceview.safety import redact
 
     lines = first_lines(args.path, args.lines)
     texts: list[str] = []

@@ -38,10 +38,10 @@ from rich.console import Console  # noqa: E402
 
 from traceview.analysis.session import analyze  # noqa: E402
 from traceview.analysis.turn_report import explain_row  # noqa: E402
-from traceview.capture.redact import redact_json  # noqa: E402
 from traceview.report.json_out import BATCH, _as_dict, _items, iter_json  # noqa: E402
-from traceview.report.safe import json_safe  # noqa: E402
 from traceview.report.text import render_text  # noqa: E402
+from traceview.safety.redact import redact_json  # noqa: E402
+from traceview.safety.sanitise import json_safe  # noqa: E402
 
 _NUMBER = re.compile(r"(\d[\d,]*)")
 _ABSENT = re.compile(rb"\x00sk-")  # a literal that is never there: sre scans every byte

@@ -159,7 +159,7 @@ def build_inspector_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from traceview.report.safe import install_safe_stderr
+    from traceview.safety.sanitise import install_safe_stderr
 
     install_safe_stderr()  # every message: secrets masked, control made visible
     argv = sys.argv[1:] if argv is None else list(argv)

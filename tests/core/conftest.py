@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from traceview.capture import redact
+from traceview.safety import redact
 
 
 @pytest.fixture(autouse=True)

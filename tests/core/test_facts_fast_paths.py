@@ -27,11 +27,7 @@ import pytest
 
 from tests.hostile.structure_fuzz import _paths
 from traceview.capture import facts as F
-from traceview.capture import redact
 from traceview.capture.items import (
-    ACTION_TYPES,
-    HOSTED_TYPES,
-    KNOWN_OUTPUT_TYPES,
     describe_item,
     is_message,
     message_text,
@@ -39,7 +35,10 @@ from traceview.capture.items import (
 )
 from traceview.capture.model import ResponseFacts
 from traceview.capture.plain_text import holds_no_secret
-from traceview.capture.redact import redact_text
+from traceview.safety import redact
+from traceview.safety.redact import redact_text
+from traceview.wire import ACTION_TYPES, KNOWN_OUTPUT_TYPES
+from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.glob("tests/fixtures/real/*.jsonl"), *ROOT.glob("sample_traces/*.jsonl"),
@@ -438,7 +437,7 @@ def test_plain_text_passed_over_is_what_the_redactor_returns(monkeypatch: Any) -
 
 
 def test_a_registered_key_of_plain_words_is_always_masked() -> None:
-    from traceview.capture import redact
+    from traceview.safety import redact
 
     assert holds_no_secret("plain words only")
     redact._known_sorted.append("words")
@@ -491,7 +490,7 @@ def test_a_response_s_fields_fetched_in_one_call_equal_those_read_one_by_one(
 def test_a_key_list_swapped_in_whole_is_read_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """The registered keys are read from the redactor each time, not from a copy taken at
     import: a list put in its place (as tests and embedders do) is honoured."""
-    from traceview.capture import redact
+    from traceview.safety import redact
 
     monkeypatch.setattr(redact, "_known_sorted", ["plainvalue123"])
     assert not holds_no_secret("a plainvalue123 b")

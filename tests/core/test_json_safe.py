@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import orjson
 
-from traceview.report.safe import _JSON_UNSAFE, _maybe_json_unsafe, json_safe
+from traceview.safety.sanitise import _JSON_UNSAFE, _maybe_json_unsafe, json_safe
 
 
 def test_every_unsafe_code_point_is_caught_by_the_byte_check() -> None:

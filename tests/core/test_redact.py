@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traceview.capture.redact import redact, redact_text
+from traceview.safety.redact import redact, redact_text
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -87,7 +87,7 @@ def test_redact_json_masks_only_hinted_lines_and_repeats_of_them() -> None:
     is left byte for byte, and the document still parses to the same shape."""
     import orjson
 
-    from traceview.capture.redact import redact_json
+    from traceview.safety.redact import redact_json
 
     doc = {"conversations": [{"key": f"turn-{i}", "note": "share = a / b; split"}
                              for i in range(200)],
@@ -136,7 +136,7 @@ def test_the_pre_check_never_skips_text_a_pattern_would_mask() -> None:
     they would change. Fuzz from pieces of every shape, separators and near misses."""
     import random
 
-    from traceview.capture import redact as r
+    from traceview.safety import redact as r
 
     pieces = ["sk-", "sess-", "rk-", "eyJ", "AIza", "AKIA", "ghp_", "github_pat_", "://",
               "user:", "@", "Bearer ", "basic ", "secret", "password", "passwd", "cookie",

@@ -20,8 +20,8 @@ import pytest
 
 from tests.core.test_redact_hints import reference_hinted_lines
 from tests.hostile.corpus import KEY_SHAPES
-from traceview.capture import redact
-from traceview.capture.redact import _hinted_lines, redact_json
+from traceview.safety import redact
+from traceview.safety.redact import _hinted_lines, redact_json
 
 # Shapes the hostile corpus lacks: spaced and escaped separators, upper-case names, the
 # case-sensitive AWS prefixes, names that end in an anchor byte (passw, sess-, eyj …).

@@ -3,7 +3,7 @@ every literal must still send its text to the full patterns, in any case."""
 
 from __future__ import annotations
 
-from traceview.capture.redact import _LITERALS, _maybe_secret, redact_text
+from traceview.safety.redact import _LITERALS, _maybe_secret, redact_text
 
 
 def test_every_literal_still_reaches_the_patterns() -> None:

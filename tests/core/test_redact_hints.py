@@ -17,8 +17,8 @@ import orjson
 import pytest
 
 from tests.hostile.corpus import ESCAPES, KEY_SHAPES
-from traceview.capture import redact
-from traceview.capture.redact import _LITERALS_B, _SPACED_B, _hinted_lines, redact_json
+from traceview.safety import redact
+from traceview.safety.redact import _LITERALS_B, _SPACED_B, _hinted_lines, redact_json
 
 ROOT = Path(__file__).parent.parent.parent
 _OWN_KEYS = (b'"key":', b'"conversation_key":')

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from traceview.capture import redact as r
+from traceview.safety import redact as r
 
 # --- the oracle: the old matcher, verbatim -----------------------------------------------
 MASK = r.MASK

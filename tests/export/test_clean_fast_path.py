@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceview.capture import redact as redact_module
-from traceview.capture.redact import inert_json, redact
 from traceview.export.rows import _dumps_redacted
+from traceview.safety import redact as redact_module
+from traceview.safety.redact import inert_json, redact
 
 # Pieces that make the sanitiser or the redactor act, mixed with ordinary text.
 PIECES = st.sampled_from([

@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 from traceview.analysis import analyze
 from traceview.analysis.transcript import capture_side, targets
-from traceview.capture.redact import redact
 from traceview.provider.commands import compare
 from traceview.provider.snapshot import SnapshotError, load_items
 from traceview.report.diff_output import render as render_diff
 from traceview.report.json_out import render_json
 from traceview.report.markdown import render_markdown
-from traceview.report.safe import visible
+from traceview.safety.redact import redact
+from traceview.safety.sanitise import visible
 
 BASE: list[dict[str, Any]] = [
     {"dir": "req", "id": "L1", "endpoint": "POST /v1/responses", "body": {

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from traceview.capture.redact import redact, redact_json
 from traceview.cli import main
+from traceview.safety.redact import redact, redact_json
 
 SECRETS = ("abcdef123456LEAKA", "abcdef123456LEAKB", "hunter2hunter2LEAKC",
            "wrefreshtokenzLEAKD")

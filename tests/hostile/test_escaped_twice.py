@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from tests.hostile.corpus import assert_no_traceback, secret_capture, traceview, write_jsonl
-from traceview.capture.redact import redact, redact_json, redact_text
+from traceview.safety.redact import redact, redact_json, redact_text
 
 SECRET = "Zq9Xw8Vu7Ts6Rq5Po4"
 SHAPES = [

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from traceview.report.safe import visible
+from traceview.safety.sanitise import visible
 from traceview.sim import SimServer
 
 from .corpus import (

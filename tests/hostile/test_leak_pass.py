@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from traceview.capture.redact import redact_json, redact_text
+from traceview.safety.redact import redact_json, redact_text
 
 from .corpus import assert_no_traceback, traceview, write_jsonl
 from .test_damaged_times import GOOD, _capture

@@ -28,8 +28,8 @@ import pytest
 
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import analyze
-from traceview.capture.redact import redact_text
 from traceview.cli import main
+from traceview.safety.redact import redact_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_traces"

@@ -22,11 +22,11 @@ from typing import Any
 import orjson
 import pytest
 
-from traceview.capture import redact as redact_module
 from traceview.capture.plain_text import holds_no_secret
-from traceview.capture.redact import MASK, inert_json, redact, redact_json, redact_text
 from traceview.provider.errors import scrub
 from traceview.record.scrub import Scrubber
+from traceview.safety import redact as redact_module
+from traceview.safety.redact import MASK, inert_json, redact, redact_json, redact_text
 from traceview.ui.app import make_app
 
 from .corpus import assert_no_traceback, finishes, traceview, write_jsonl
@@ -172,7 +172,7 @@ def test_no_fast_path_passes_a_recased_key_over(key: str, secret: str, kept: str
 # Run in a child, as tests/hostile/test_redact_runs.py does: a rule gone quadratic on runs
 # of re-cased prefixes ("SK-SK-…" with no digit, "SESSSESS…") fails here, not the suite.
 _CHILD = """
-from traceview.capture.redact import redact_text, redact_json
+from traceview.safety.redact import redact_text, redact_json
 n = 64 * 1024
 for unit in ("SK-", "Sk-", "sK-a", "ASK-", "RK-", "SESS", "Sess-", "S", "K-", "sKsK"):
     run = unit * (n // len(unit))

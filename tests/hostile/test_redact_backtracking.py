@@ -10,12 +10,12 @@ first version. The run is now taken whole (possessive), in every form of the pat
 from __future__ import annotations
 
 from tests.hostile.corpus import finishes
-from traceview.capture.redact import _SPACED_B, redact_json
+from traceview.safety.redact import _SPACED_B, redact_json
 
 # Run in a child, so that a pattern gone exponential fails this test instead of hanging
 # the suite; the bound is generous (each input takes microseconds), not a timing check.
 _CHILD = """
-from traceview.capture.redact import redact_json, _SPACED_B, _SPACED_I
+from traceview.safety.redact import redact_json, _SPACED_B, _SPACED_I
 for name in (b"key", b"token", b"KEY", b"api_key"):
     for run in ("\\u2248", "\\u8a2d", "\\u00a0", "\\U0001f600"):
         chunk = name + (run * 400).encode() + b"a\\n" + name + (run * 400).encode()

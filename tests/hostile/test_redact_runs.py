@@ -11,12 +11,12 @@ nothing else changed.
 from __future__ import annotations
 
 from tests.hostile.corpus import finishes
-from traceview.capture.redact import redact_json, redact_text
+from traceview.safety.redact import redact_json, redact_text
 
 # Run in a child, so that a pattern gone quadratic fails this test instead of hanging the
 # suite; the bound is generous (each input takes milliseconds), not a timing check.
 _CHILD = """
-from traceview.capture.redact import redact_text, redact_json
+from traceview.safety.redact import redact_text, redact_json
 n = 64 * 1024
 for unit in ("a_", "a-", "_", "-", "x_y-", "a\\u017f", "a\\u212a", "Z9_",
              "AKIAIOSFODNN7EXAMPLEx_"):

@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from traceview.capture.redact import redact, redact_text
+from traceview.safety.redact import redact, redact_text
 from traceview.sim import SimServer
 
 from .corpus import KEY_SHAPES, assert_no_traceback, secret_capture, traceview, write_jsonl

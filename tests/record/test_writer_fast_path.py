@@ -8,8 +8,8 @@ import json
 import orjson
 import pytest
 
-from traceview.capture.redact import redact
 from traceview.record.writer import CaptureWriter
+from traceview.safety.redact import redact
 
 RECORDS = [
     {"dir": "res", "id": "rec_1", "body": {"output": [{"text": "plain answer, no secrets"}]}},

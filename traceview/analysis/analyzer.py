@@ -37,21 +37,12 @@ from traceview.analysis.stats import Totals
 from traceview.analysis.turn_columns import TurnColumns, widened
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.calls import Calls
-from traceview.capture.items import HOSTED_TYPES
 from traceview.capture.model import HostedCall, Turn
 from traceview.capture.table import LIMIT, UNKNOWN
 from traceview.capture.table import count as stored
+from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
+from traceview.wire import HOSTED_TOOL_CALLS
 
-HOSTED_TOOL_CALLS = {
-    "file_search": ("file_search_call",),
-    "web_search": ("web_search_call",),
-    "web_search_preview": ("web_search_call",),
-    "web_search_2025_08_26": ("web_search_call",),
-    "web_search_preview_2025_03_11": ("web_search_call",),
-    "code_interpreter": ("code_interpreter_call",),
-    "image_generation": ("image_generation_call",),
-    "mcp": ("mcp_call", "mcp_list_tools", "mcp_approval_request"),
-}
 TERMINAL_FAIL = {"failed": "failed", "incomplete": "incomplete", "cancelled": "cancelled"}
 # Hosted items after which the model samples again inside the same response (a pass).
 _PASS_TYPES = HOSTED_TYPES - {"mcp_list_tools"}

@@ -33,8 +33,6 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from traceview.analysis.item_compare import (
-    EVIDENCE,
-    HOSTED_TYPES,
     align_key,
     compare,
     estimate_tokens,
@@ -44,6 +42,8 @@ from traceview.analysis.item_compare import (
     text_of,
 )
 from traceview.analysis.transcript import CaptureItem
+from traceview.wire import EVIDENCE
+from traceview.wire import HOSTED_ITEM_TYPES as HOSTED_TYPES
 
 # Re-exported: renderers and the inspector read these names from here.
 __all__ = [

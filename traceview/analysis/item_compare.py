@@ -14,22 +14,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-# type -> (dotted path of the evidence, include flag, plain name)
-EVIDENCE: dict[str, tuple[str, str, str]] = {
-    "file_search_call": ("results", "file_search_call.results", "file-search results"),
-    "web_search_call": ("action.sources", "web_search_call.action.sources",
-                        "web-search sources"),
-    "code_interpreter_call": ("outputs", "code_interpreter_call.outputs",
-                              "code-interpreter outputs"),
-}
-HOSTED_TYPES = {
-    "file_search_call", "web_search_call", "code_interpreter_call", "image_generation_call",
-    "mcp_call", "mcp_list_tools", "tool_search_call", "tool_search_output", "program",
-    "program_output", "shell_call", "shell_call_output",
-}
+from traceview.wire import EVIDENCE, TEXT_PART_TYPES
+
 _IGNORED_KEYS = {"id", "status", "created_by"}
 _ALIASES = {"async_": "async", "schema_": "schema"}
-_TEXT_PARTS = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
+_TEXT_PARTS = TEXT_PART_TYPES
 # Fields the provider fills only when the listing asked for them (never compared when
 # the provider side lacks them).
 _GATED = {"encrypted_content", "logprobs", "image_url"}

@@ -27,6 +27,8 @@ from typing import Any, NamedTuple, Protocol
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.shared import shared
 from traceview.analysis.turn_columns import Attribution
+from traceview.wire import CALL_TOOL
+from traceview.wire import WEB_SEARCH_ALIASES as _WEB_ALIASES
 
 APPORTIONED = ("carried tokens are priced at each turn's own cached/fresh split (cached share "
                "= cached_tokens / input_tokens of that turn); the bill does not say which "
@@ -35,14 +37,6 @@ PROJECTION = ("projection: a straight line fitted (least squares) to billed inpu
               "since the last compaction, extended over the next turns; not a measurement")
 PROJECT_TURNS = 3
 ENDS = ("compaction", "compaction_likely")
-# Which tool a hosted call came from (the name requests use in `tools`).
-CALL_TOOL = {
-    "file_search_call": "file_search", "web_search_call": "web_search",
-    "code_interpreter_call": "code_interpreter", "image_generation_call": "image_generation",
-    "mcp_call": "mcp", "mcp_list_tools": "mcp", "mcp_approval_request": "mcp",
-}
-_WEB_ALIASES = ("web_search", "web_search_preview", "web_search_2025_08_26",
-                "web_search_preview_2025_03_11")
 
 
 class LedgerTurn(Protocol):

@@ -34,11 +34,11 @@ from traceview.analysis.columns import (
     Columns,
 )
 from traceview.analysis.object_columns import KIND_OF, fill, table_of
-from traceview.capture.redact import redact_text
 from traceview.capture.scan import CREATED as _CREATED
 from traceview.capture.scan import HEAD_BYTES
 from traceview.capture.scan import IDS as _IDS
 from traceview.capture.scan import STORE as _STORE
+from traceview.safety.redact import redact_text
 
 # The documented defaults, with where they are written and when that text was taken.
 RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "

@@ -21,10 +21,6 @@ import orjson
 
 from traceview.capture.estimate import BYTES_PER_TOKEN, TOKENS_PER_ITEM, estimate_tokens
 from traceview.capture.items import (
-    ACTION_TYPES,
-    ANSWER_KEYS,
-    HOSTED_TYPES,
-    KNOWN_OUTPUT_TYPES,
     UNHELD_ITEMS,
     bare_reasoning,
     describe_item,
@@ -39,11 +35,17 @@ from traceview.capture.items import (
 from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
 from traceview.capture.model import RequestFacts, ResponseFacts
 from traceview.capture.plain_text import holds_no_secret
-from traceview.capture.redact import redact_text
+from traceview.safety.redact import redact_text
+from traceview.wire import (
+    ACTION_TYPES,
+    ANSWER_KEYS,
+    KNOWN_OUTPUT_TYPES,
+    NON_TERMINAL,
+    TERMINAL_EVENTS,
+)
+from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 
 USER_TEXT_MAX = 160
-TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
-NON_TERMINAL = ("queued", "in_progress")
 
 
 def _dumps(obj: Any) -> bytes:

@@ -11,57 +11,14 @@ from typing import Any
 
 from traceview.capture.model import HostedCall
 from traceview.capture.plain_text import holds_no_secret
-from traceview.capture.redact import redact_text
-
-TEXT_PART_TYPES = {"input_text", "output_text", "text", "summary_text", "reasoning_text"}
-
-# Item types the model (or the provider on its behalf) writes; everything else in an
-# input list was supplied by the client.
-MODEL_ITEM_TYPES = {
-    "reasoning", "function_call", "custom_tool_call", "file_search_call", "web_search_call",
-    "code_interpreter_call", "image_generation_call", "computer_call", "local_shell_call",
-    "shell_call", "apply_patch_call", "mcp_list_tools", "mcp_call", "mcp_approval_request",
-    "tool_search_call", "program", "compaction", "additional_tools",
-}
-
-# The include flag that puts each hosted call's evidence into the response.
-INCLUDE_FLAGS = {
-    "file_search_call": "file_search_call.results",
-    "web_search_call": "web_search_call.action.sources",
-    "code_interpreter_call": "code_interpreter_call.outputs",
-}
-
-HOSTED_TYPES = {
-    "file_search_call", "web_search_call", "code_interpreter_call", "image_generation_call",
-    "mcp_call", "mcp_list_tools", "shell_call", "tool_search_call", "program",
-}
-
-# Every output item type the provider is known to send (docs/openai-wire.md §2.1, plus the
-# listed-only `configuration_update`). A type outside this set is shown as an unknown item,
-# never silently dropped: it may be a hosted call this version cannot read.
-KNOWN_OUTPUT_TYPES = frozenset({
-    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-    "custom_tool_call_output", "file_search_call", "web_search_call", "code_interpreter_call",
-    "image_generation_call", "computer_call", "computer_call_output", "local_shell_call",
-    "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
-    "apply_patch_call_output", "mcp_list_tools", "mcp_call", "mcp_approval_request",
-    "mcp_approval_response", "tool_search_call", "tool_search_output", "additional_tools",
-    "program", "program_output", "compaction", "configuration_update",
-})
-
-# Output items that hand the next step to the application: it must run the call (or ask a
-# person to approve it) and answer with an item carrying the same call id.
-ACTION_TYPES = frozenset({
-    "function_call", "custom_tool_call", "computer_call", "local_shell_call",
-    "apply_patch_call", "mcp_approval_request",
-})
-# Input items that answer an action: type -> the key holding the call id they answer.
-ANSWER_KEYS = {
-    "function_call_output": "call_id", "custom_tool_call_output": "call_id",
-    "computer_call_output": "call_id", "local_shell_call_output": "call_id",
-    "apply_patch_call_output": "call_id", "shell_call_output": "call_id",
-    "mcp_approval_response": "approval_request_id",
-}
+from traceview.safety.redact import redact_text
+from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
+from traceview.wire import (
+    INCLUDE_FLAGS,
+    MODEL_ITEM_TYPES,
+    TERMINAL_EVENTS,
+    TEXT_PART_TYPES,
+)
 
 # Keys whose strings are identifiers or opaque blobs, not text the model reads as words.
 _NON_TEXT_KEYS = {
@@ -113,7 +70,6 @@ def model_produced(item: Any) -> bool:
 
 
 # The last events of a stream, one of which carries the whole response.
-_TERMINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 # The extra fact (a side's `extra` dict) of a record that holds an item `is_compaction`
 # or `bare_reasoning`: replay fidelity reads a rebuilt input's items only where it is set.
 UNHELD_ITEMS = "unheld_items"
@@ -131,7 +87,7 @@ def response_body(record: dict[str, Any] | None) -> dict[str, Any] | None:
     events = record.get("events")
     if isinstance(events, list):
         for ev in reversed(events):
-            if isinstance(ev, dict) and ev.get("type") in _TERMINAL_EVENTS:
+            if isinstance(ev, dict) and ev.get("type") in TERMINAL_EVENTS:
                 resp = ev.get("response")
                 return resp if isinstance(resp, dict) else None
     return body if isinstance(body, dict) else None

@@ -26,7 +26,7 @@ import math
 import struct
 from typing import Any
 
-from traceview.capture.redact import redact_text
+from traceview.safety.redact import redact_text
 
 RULE = ("OpenAI vision guide 'Calculating costs' (rule as published 2025-10): tiles of 512 px "
         "after fitting 2048² and a 768 px short side (base + per-tile tokens), or 32 px patches "

@@ -12,7 +12,7 @@ fixture's text and on keys of each shape.
 
 from __future__ import annotations
 
-from traceview.capture import redact
+from traceview.safety import redact
 
 # ASCII letters, digits and the space: an ASCII text's bytes with these deleted are empty
 # only when the text is made of them (one C pass; str.isalnum is ~5x slower).

@@ -22,7 +22,7 @@ from traceview.capture.endpoints import (
     split_endpoint,
     turn_api,
 )
-from traceview.capture.facts import NON_TERMINAL, request_facts, response_facts
+from traceview.capture.facts import request_facts, response_facts
 from traceview.capture.model import (
     Attempt,
     Exchange,
@@ -41,6 +41,7 @@ from traceview.capture.scan import (
     store_in,
 )
 from traceview.capture.table import Facts, ResponseSide, TurnTable
+from traceview.wire import NON_TERMINAL, TERMINAL_EVENTS
 
 _new_tuple = tuple.__new__
 _new_turn = Turn.__new__
@@ -48,7 +49,7 @@ _STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
 # A response status after which the turn may not be finished yet (polled, or held for a
 # retry): `feed_run` leaves those turns to `_settle`.
 _HELD = frozenset((*NON_TERMINAL, "failed"))
-_STREAM_TERMINAL = ("response.completed", "response.failed", "response.incomplete")
+_STREAM_TERMINAL = TERMINAL_EVENTS
 
 
 _COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-TERMINAL_EVENTS = ("response.completed", "response.failed", "response.incomplete")
+from traceview.wire import TERMINAL_EVENTS
 
 
 def parse_events(raw: bytes) -> list[Any]:

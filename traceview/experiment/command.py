@@ -15,13 +15,13 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from traceview.capture.redact import redact_text
 from traceview.capture.sources import SourceError
 from traceview.experiment import manifest as mf
 from traceview.experiment.plan import estimate_usd, model_problem, run_order, stratified_sample
 from traceview.experiment.retriever import Retriever
 from traceview.experiment.runner import Aborted, Runner, dumps_sample
-from traceview.report.safe import visible
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 
 DOC_SUFFIXES = (".txt", ".md", ".markdown", ".text")
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from traceview.capture.redact import redact_text
+from traceview.safety.redact import redact_text
 
 SCHEMA = "traceview.ab/1"
 NAME = "manifest.json"

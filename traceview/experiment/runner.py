@@ -47,7 +47,7 @@ class Progress:
         if self.out is None:
             return
         secs = int(time.monotonic() - self.started)
-        from traceview.report.safe import visible
+        from traceview.safety.sanitise import visible
 
         line = (f"[{self.done}/{self.total}] {unit.arm} {visible(unit.conversation)[:28]} "
                 f"run {unit.run} · {secs // 60}:{secs % 60:02d} elapsed · "

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from traceview.analysis.options import Options
-from traceview.capture.redact import redact_text
 from traceview.capture.sources import SourceError, expand_paths
 from traceview.export import MissingExtra
-from traceview.report.safe import visible
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 
 EXPORT_HELP = "write every turn of every capture as Parquet, DuckDB, CSV or OTLP spans"
 SQL_HELP = "run a SQL query over the turns of captures (or of an export)"

@@ -18,7 +18,6 @@ import orjson
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
-from traceview.capture.redact import inert_json, redact, redact_text
 from traceview.capture.sources import SourceError
 from traceview.export.schema import (
     CARRIED,
@@ -28,7 +27,8 @@ from traceview.export.schema import (
     column_types,
     json_columns,
 )
-from traceview.report.safe import visible
+from traceview.safety.redact import inert_json, redact, redact_text
+from traceview.safety.sanitise import visible
 
 Row = dict[str, Any]
 _TURN_COLS = column_names("turns")

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from traceview.analysis.options import Options
-from traceview.capture.redact import redact_text
 from traceview.capture.sources import expand_paths
 from traceview.export import need
 from traceview.export.cache import Cache
 from traceview.export.schema import TABLES, column_names
 from traceview.export.sinks import MANIFEST, ExportError
-from traceview.report.safe import visible
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 
 
 def connect(paths: list[str], cache_dir: Path, options: Options | None = None) -> tuple[Any, str]:

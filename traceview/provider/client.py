@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from traceview.capture.redact import add_secret
 from traceview.provider.errors import ProviderError, scrub
+from traceview.safety.redact import add_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 30.0

@@ -14,7 +14,6 @@ from traceview.analysis.diff import DiffResult, diff
 from traceview.analysis.objects import deletions
 from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
-from traceview.capture.redact import redact
 from traceview.provider.client import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -32,6 +31,7 @@ from traceview.provider.fetch import (
 )
 from traceview.provider.snapshot import SnapshotError, load_items, save_snapshot
 from traceview.report.diff_output import render
+from traceview.safety.redact import redact
 
 EXIT_SAME, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 

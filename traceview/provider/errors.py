@@ -36,7 +36,7 @@ _KEYLIKE = re.compile(r"\b(?ai:sk|sess|rk)-[A-Za-z0-9_\-*]{4,}")  # in any case:
 
 def scrub(text: str, secret: str | None = None) -> str:
     """Remove API-key-shaped substrings (and the configured key itself) from ``text``."""
-    from traceview.capture.redact import redact_text
+    from traceview.safety.redact import redact_text
 
     if secret:
         text = text.replace(secret, "***")

@@ -22,13 +22,8 @@ import openai
 from traceview.capture import bounded
 from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
-# The include flags that carry hosted-tool evidence (see docs/openai-wire.md §2.2).
-HOSTED_EVIDENCE_INCLUDE: tuple[str, ...] = (
-    "file_search_call.results",
-    "web_search_call.action.sources",
-    "code_interpreter_call.outputs",
-)
 PAGE_LIMIT = 100
 DEFAULT_MAX_PAGES = 1000  # 100,000 items: far beyond any real conversation, still bounded
 

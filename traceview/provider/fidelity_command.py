@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 
 from traceview.analysis.fidelity import Fidelity, Received, assess
 from traceview.analysis.session import Analysis, analyze
-from traceview.capture.redact import redact_text
 from traceview.capture.sources import SourceError
 from traceview.provider.client import make_client
 from traceview.provider.commands import _config, _Fail, add_provider_arguments
@@ -26,7 +25,8 @@ from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import HOSTED_EVIDENCE_INCLUDE, fetch_input_items
 from traceview.provider.snapshot import InputItemsCopy, SnapshotError, load_input_items
 from traceview.report.fidelity_output import render
-from traceview.report.safe import visible
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 
 EXIT_ALL, EXIT_SOME, EXIT_ERROR = 0, 1, 2
 

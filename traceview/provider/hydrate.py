@@ -175,9 +175,9 @@ def run(ns: argparse.Namespace) -> int:
     """Exit 0 every response rebuilt; 1 some missing or incomplete; 2 nothing rebuilt, or
     unusable arguments (every message masked and made visible: ids, URLs and provider
     replies are untrusted)."""
-    from traceview.capture.redact import redact_text
     from traceview.record.writer import CaptureWriter
-    from traceview.report.safe import visible
+    from traceview.safety.redact import redact_text
+    from traceview.safety.sanitise import visible
 
     def say(text: str) -> None:
         print(visible(redact_text(text), multiline=True), file=sys.stderr)

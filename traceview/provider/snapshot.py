@@ -20,8 +20,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from traceview.capture import bounded
-from traceview.capture.redact import redact
 from traceview.provider.fetch import ProviderCopy
+from traceview.safety.redact import redact
 
 SNAPSHOT_SCHEMA = "traceview.snapshot/1"
 

@@ -159,8 +159,8 @@ def _upstream_fault(upstream: str) -> str | None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from traceview.capture.redact import redact_text
-    from traceview.report.safe import visible as _visible
+    from traceview.safety.redact import redact_text
+    from traceview.safety.sanitise import visible as _visible
 
     def visible(text: str) -> str:
         return _visible(redact_text(text))

@@ -13,7 +13,7 @@ import threading
 
 import orjson
 
-from traceview.capture.redact import redact, redact_text
+from traceview.safety.redact import redact, redact_text
 
 KEY_PATTERN = re.compile(rb"(?i:sk)-[A-Za-z0-9_\-]{16,}")  # "SK-…" too (bytes: ASCII case)
 REDACTED = b"sk-***REDACTED***"

@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.redact import inert_json, redact
 from traceview.record.scrub import Scrubber
+from traceview.safety.redact import inert_json, redact
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
 _PATH_LOCKS_GUARD = threading.Lock()

@@ -12,8 +12,8 @@ import json
 import sys
 from typing import Any
 
-from traceview.capture.redact import redact, redact_text
-from traceview.report.safe import visible
+from traceview.safety.redact import redact, redact_text
+from traceview.safety.sanitise import visible
 
 COMPONENT_NAMES = {"fresh_input": "fresh input", "cached_input": "cached input",
                    "output": "output"}

@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from traceview.analysis.fidelity import REASONS, Fidelity
-from traceview.capture.redact import redact, redact_text
-from traceview.report.safe import plain
+from traceview.safety.redact import redact, redact_text
+from traceview.safety.sanitise import plain
 
 SCHEMA = "traceview.fidelity/1"
 

@@ -18,10 +18,10 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts
-from traceview.capture.redact import redact_json
 from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
-from traceview.report.safe import json_safe
+from traceview.safety.redact import redact_json
+from traceview.safety.sanitise import json_safe
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
 # otherwise spell one and be taken for the list it names.

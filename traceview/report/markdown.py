@@ -8,7 +8,7 @@ from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
 from traceview.report.gc_pause import paused_gc
-from traceview.report.safe import plain, visible
+from traceview.safety.sanitise import plain, visible
 
 
 def _cell(s: str) -> str:

@@ -20,7 +20,7 @@ from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
 from traceview.report.forked import ranges, write_ranges
 from traceview.report.gc_pause import paused_gc
-from traceview.report.safe import plain, visible
+from traceview.safety.sanitise import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
                    "stream_cut", "incomplete"}

@@ -6,19 +6,8 @@ import copy
 from typing import Any
 
 from traceview.sim.state import SimError, SimState
+from traceview.wire import INCLUDABLE
 
-INCLUDABLE = frozenset(
-    {
-        "file_search_call.results",
-        "web_search_call.results",
-        "web_search_call.action.sources",
-        "message.input_image.image_url",
-        "computer_call_output.output.image_url",
-        "code_interpreter_call.outputs",
-        "reasoning.encrypted_content",
-        "message.output_text.logprobs",
-    }
-)
 ID_PREFIX = {
     "message": "msg",
     "function_call": "fc",

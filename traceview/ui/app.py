@@ -132,7 +132,7 @@ class InspectorApp(App[int]):
         Screens' ``self.notify`` lands here, so no call site can forget: messages quote
         file names, load errors and provider replies.
         """
-        from traceview.report.safe import line
+        from traceview.safety.sanitise import line
 
         kwargs["markup"] = False
         super().notify(line(message), title=line(title) if title else "", **kwargs)

@@ -23,8 +23,8 @@ from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
 from traceview.analysis.diff import KINDS, message_text
-from traceview.capture.redact import redact, redact_text
 from traceview.report.diff_output import LEGEND, SYMBOLS
+from traceview.safety.redact import redact, redact_text
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
 from traceview.ui.footer import KeyFooter
 from traceview.ui.inspector_screen import InspectorScreen

@@ -91,6 +91,6 @@ def read_bodies(session: Any, report: Any) -> BodiesLoaded:
 
 def _redactor() -> Callable[[Any], Any]:
     """The core's redact: secret-named fields and key-shaped strings masked."""
-    from traceview.capture.redact import redact
+    from traceview.safety.redact import redact
 
     return redact

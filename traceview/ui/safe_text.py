@@ -3,14 +3,14 @@
 Everything a capture holds was written by someone else: a prompt can contain Rich
 markup (``[bold]``), ANSI/OSC escape sequences or bidi overrides. The inspector shows
 such text *literally*: it only ever builds ``rich.text.Text`` objects (never markup
-strings) and passes every string through ``traceview.report.safe.visible``.
+strings) and passes every string through ``traceview.safety.sanitise.visible``.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from traceview.report.safe import visible
+from traceview.safety.sanitise import visible
 
 __all__ = ["clip", "safe", "visible"]
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from rich.text import Text
 
-from traceview.capture.redact import redact_text
-from traceview.report.safe import visible
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 from traceview.ui.row_table import Column
 
 FORMATS = {"csv": "csv", "json": "json", "markdown": "md"}

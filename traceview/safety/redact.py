@@ -8,7 +8,7 @@ process knows (the one in use, from the environment or registered by a command w
 :func:`add_secret`) are masked wherever they appear, whatever their shape.
 
 This is the one redactor: the recorder, every report, the inspector (through
-``traceview.report.safe.visible``), snapshots and stderr all use it.
+``traceview.safety.sanitise.visible``), snapshots and stderr all use it.
 """
 
 from __future__ import annotations

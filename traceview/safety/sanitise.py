@@ -17,7 +17,7 @@ import re
 import sys
 from typing import Any, TextIO
 
-from traceview.capture.redact import redact_text
+from traceview.safety.redact import redact_text
 
 # Every character that is not text a person should see as such:
 #   C0 controls and DEL, C1 controls (U+0080–009F, 8-bit CSI/OSC/DCS/ST), the soft hyphen,
