@@ -1,6 +1,6 @@
 """The reports of hostile captures, byte for byte, pinned as traceview 6808ef7 wrote them.
 
-tests/core/test_golden_report.py pins the reports of ordinary captures; the performance work
+tests/report/test_golden_report.py pins the reports of ordinary captures; the performance work
 of issue #11 also rewrote what redaction, safety and the column widening do on hostile input
 (keys of every shape, terminal escapes, values crossing every column width). A fast path that
 masks a key differently, or renders an escape differently, changes these bytes even when no key

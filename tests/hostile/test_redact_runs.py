@@ -4,7 +4,7 @@ A name rule ("[a-z0-9_\\-]*" then a secret's name, then ":" or "=") that could s
 every "_" or "-" scanned to the run's end from each of them: 4 kB took 0.7 s, 16 kB 11 s,
 64 kB minutes — a capture line, a provider reply or a file name could stall the recorder,
 a report or the inspector. A name now starts where its run starts (a match from inside
-the run is a match from its start); tests/core/test_redact_runs_equivalence.py shows that
+the run is a match from its start); tests/safety/test_redact_runs_equivalence.py shows that
 nothing else changed.
 """
 

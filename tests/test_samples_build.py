@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_traces"
 
 
 def _records(name: str) -> list[dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.core.builders import message, req, res, response, write
+from tests.builders import message, req, res, response, write
 from traceview.analysis.session import analyze
 from traceview.capture import SourceError, load
 

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.core.builders import message, req, res, response, write
+from tests.builders import message, req, res, response, write
 from traceview.analysis import analyze
 from traceview.analysis import fidelity as fid
 from traceview.capture.capture import Capture

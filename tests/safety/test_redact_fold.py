@@ -18,7 +18,7 @@ import json
 import orjson
 import pytest
 
-from tests.core.test_redact_hints import reference_hinted_lines
+from tests.safety.test_redact_hints import reference_hinted_lines
 from tests.hostile.corpus import KEY_SHAPES
 from traceview.safety import redact
 from traceview.safety.redact import _hinted_lines, redact_json

@@ -16,7 +16,7 @@ from typing import Any
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
-from tests.core.builders import message, usage
+from tests.builders import message, usage
 
 
 def body(rid: str, inp: int | None, out: int | None, output: list[dict[str, Any]], *,

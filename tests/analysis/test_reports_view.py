@@ -10,7 +10,7 @@ import random
 import statistics
 from pathlib import Path
 
-from tests.core.builders import conv_turn, write
+from tests.builders import conv_turn, write
 from traceview.analysis import analyze
 from traceview.analysis.reports import Reports
 from traceview.analysis.stats import Totals, latency_percentiles, percentiles

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.core.builders import message, req, res, response, write
+from tests.builders import message, req, res, response, write
 from traceview.analysis import analyze, object_columns
 from traceview.analysis import objects as objects_mod
 from traceview.analysis.hosted_state import _Configs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.core.builders import req, res, response, write
+from tests.builders import req, res, response, write
 from traceview.analysis import analyze
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"

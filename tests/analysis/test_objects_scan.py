@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.core.builders import file_search, message, req, res, response, write
+from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
 from traceview.analysis.objects import inventory
 from traceview.capture.table import TurnTable

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.core.builders import req, res, response, write
+from tests.builders import req, res, response, write
 from traceview.analysis import analyze
 from traceview.analysis import fidelity as fid
 from traceview.analysis.hosted_state import _Configs

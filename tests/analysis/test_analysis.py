@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.core.builders import conv_turn, file_search, message, req, res, response, write
+from tests.builders import conv_turn, file_search, message, req, res, response, write
 from traceview.analysis import Options, analyze
 from traceview.analysis.stats import percentiles
 

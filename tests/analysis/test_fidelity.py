@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.core.builders import message, req, res, response, write
+from tests.builders import message, req, res, response, write
 from traceview.analysis import analyze
 from traceview.analysis.fidelity import canonical, digest
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.builders import file_search, message, req, res, response, write
+from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"

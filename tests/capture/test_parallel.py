@@ -41,7 +41,7 @@ def _report(monkeypatch: pytest.MonkeyPatch, workers: str) -> bytes:
 @pytest.fixture
 def threaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers as a load from a thread (the inspector's) starts them: new interpreters
-    (capture/children.py, spawned), not forked children (tests/core/test_forked_workers.py)."""
+    (capture/children.py, spawned), not forked children (tests/capture/test_forked_workers.py)."""
     monkeypatch.setattr(parallel, "fork_safe", lambda: False)
 
 

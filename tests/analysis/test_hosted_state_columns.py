@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from tests.core.builders import file_search, message, req, res, response, write
+from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
 from traceview.analysis.hosted_state import _Configs
 from traceview.analysis.ledger import ConversationLedger, Ledger, Source

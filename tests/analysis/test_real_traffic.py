@@ -2,7 +2,7 @@
 through compaction, retries as attempts, non-text input, hosted loops, items that need
 the application, provider counters, run-level facts, totals of unknowns, prices.
 
-Captures are built with the openai SDK's own types (tests/core/sdk_captures.py) where no
+Captures are built with the openai SDK's own types (tests/sdk_captures.py) where no
 real capture holds the shape.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.core import sdk_captures as sdk
-from tests.core.builders import file_search, message, req, res, write
+from tests import sdk_captures as sdk
+from tests.builders import file_search, message, req, res, write
 from traceview.analysis import analyze
 from traceview.analysis.pricing import Pricing
 from traceview.capture.media import data_url_size, image_tokens
@@ -436,7 +436,7 @@ def test_real_pdf_and_image_url_input_is_listed_with_unknown_tokens() -> None:
 
 
 def test_deposit_attribution_fits_a_request_that_sent_the_flag(tmp_path: Path) -> None:
-    from tests.core.builders import conv_turn
+    from tests.builders import conv_turn
 
     flag = ["file_search_call.results"]
     recs = (conv_turn("conv_1", "My washing machine flooded", "r1", 1210, 380, tools=True)

@@ -13,7 +13,7 @@ from traceview.analysis.turn_report import CONTRACT_KEYS
 
 ROOT = Path(__file__).parent.parent.parent
 SAMPLES = ROOT / "sample_traces"
-from tests.core.test_real_captures import EXPECTED, REAL  # noqa: E402
+from tests.capture.test_real_captures import EXPECTED, REAL  # noqa: E402
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
