@@ -1,0 +1,186 @@
+"""account(): one request's billed input, itemised.
+
+A pure function of the request body (and, optionally, the response that answered it and
+what earlier turns produced): no I/O beyond loading the tokeniser's vocabulary once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from traceview.analysis.account.context import Context, ItemTokens
+from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
+from traceview.analysis.account.items import input_components, message_components
+from traceview.analysis.account.model import Component, InputAccount, unknown
+from traceview.analysis.account.tokens import counter_for
+from traceview.analysis.account.tools import response_format_components, tool_components
+from traceview.wire import HOSTED_CALL_TYPES
+
+_HOSTED_PASS = ("ran during the turn: its results and the model's further pass over them are"
+                " billed as input, and neither is in the request")
+
+
+def account(request_body: Mapping[str, Any], model: str | None = None,
+            endpoint: str = "POST /v1/responses", *,
+            response_body: Mapping[str, Any] | None = None,
+            item_tokens: ItemTokens | None = None) -> InputAccount:
+    """Itemise what the provider billed as input for one request.
+
+    `model` defaults to the request's; `response_body` adds the hosted calls that ran inside
+    the turn; `item_tokens` gives resent reasoning/compaction items their producing turn's
+    tokens (item id -> (tokens, turn)).
+    """
+    body = request_body if isinstance(request_body, Mapping) else {}
+    name = model or _str(body.get("model")) or _str((response_body or {}).get("model"))
+    chat = "chat/completions" in endpoint or "messages" in body
+    framing = framing_for(name, CHAT if chat else RESPONSES)
+    reasoning = body.get("reasoning")
+    keep = isinstance(reasoning, Mapping) and reasoning.get("context") == "all_turns"
+    ctx = Context(name, counter_for(name), framing, item_tokens or {}, keep)
+    parts = _chat(ctx, body) if chat else _responses(ctx, body)
+    components = [Component("request", "framing", ctx.framing.request, ctx.basis,
+                            "reply priming and request framing, fitted"), *parts]
+    components.extend(_hosted_passes(response_body))
+    components.extend(_outside_calibration(body, response_body, name))
+    return InputAccount(tuple(components), name, ctx.counter.encoding, ctx.framing.family)
+
+
+def _responses(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
+    yield from _carried(body)
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        yield ctx.counted("instructions", "instructions", instructions, ctx.framing.message)
+    elif isinstance(instructions, list):
+        yield from input_components(ctx, instructions)
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        yield from tool_components(ctx, tools)
+    text = body.get("text")
+    if isinstance(text, Mapping):
+        yield from response_format_components(ctx, text.get("format"))
+    yield from _prompt(ctx, body.get("prompt"))
+    items = body.get("input")
+    if isinstance(items, str):
+        yield from message_components(ctx, {"role": "user", "content": items})
+    elif isinstance(items, list):
+        yield from input_components(ctx, items)
+
+
+def _carried(body: Mapping[str, Any]) -> Iterator[Component]:
+    """Hosted state: the earlier conversation is billed but not in the request."""
+    for key in ("previous_response_id", "conversation"):
+        handle = body.get(key)
+        if isinstance(handle, Mapping):
+            handle = handle.get("id")
+        if isinstance(handle, str) and handle:
+            yield unknown("carried", handle, f"the conversation carried by {key} is on the"
+                          " provider's side: sized by difference from the previous turn")
+
+
+def _prompt(ctx: Context, prompt: object) -> Iterator[Component]:
+    """A reusable prompt: its stored text is unknown; its variables are counted."""
+    if not isinstance(prompt, Mapping):
+        return
+    pid = _str(prompt.get("id")) or "prompt"
+    version = _str(prompt.get("version"))
+    yield unknown("prompt", f"{pid}@{version}" if version else pid,
+                  "reusable prompt stored by the provider: its text is not in the request")
+    variables = prompt.get("variables")
+    if not isinstance(variables, Mapping):
+        return
+    for key, value in variables.items():
+        if isinstance(value, str):
+            yield ctx.counted("prompt_variable", str(key), value, 0)
+        else:
+            yield from message_components(ctx, {"role": f"variable {key}", "content": [value]})
+
+
+def _chat(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
+    tools = body.get("tools")
+    if not isinstance(tools, list) and isinstance(body.get("functions"), list):
+        tools = [{"type": "function", "function": f} for f in body["functions"]]
+    if isinstance(tools, list):
+        yield from tool_components(ctx, tools)
+    yield from response_format_components(ctx, body.get("response_format"))
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return
+    names: dict[str, str] = {}
+    for index, msg in enumerate(messages):
+        if not isinstance(msg, Mapping):
+            yield unknown("message", f"#{index}", "not an object")
+            continue
+        yield from _chat_message(ctx, msg, names)
+
+
+def _chat_message(ctx: Context, msg: Mapping[str, Any],
+                  names: dict[str, str]) -> Iterator[Component]:
+    if msg.get("role") in ("tool", "function"):
+        call = _str(msg.get("tool_call_id"))
+        name = names.get(call, "") or _str(msg.get("name")) or call
+        yield ctx.counted("function_call_output", name, _text_of(msg.get("content")),
+                          ctx.framing.call_output)
+        return
+    calls = [c for c in msg.get("tool_calls") or [] if isinstance(c, Mapping)]
+    legacy = msg.get("function_call")
+    if isinstance(legacy, Mapping):  # the pre-tools `functions` API
+        calls.append({"id": "", "function": legacy})
+    content = msg.get("content")
+    if content or not calls:
+        yield from message_components(ctx, msg)
+    items = []
+    for tool_call in calls:
+        spec = tool_call.get("function")
+        fn: Mapping[str, Any] = spec if isinstance(spec, Mapping) else {}
+        names[_str(tool_call.get("id"))] = _str(fn.get("name"))
+        items.append({"type": "function_call", "call_id": tool_call.get("id"),
+                      "name": fn.get("name"), "arguments": fn.get("arguments")})
+    yield from input_components(ctx, items)
+
+
+def _hosted_passes(response: Mapping[str, Any] | None) -> Iterator[Component]:
+    output = response.get("output") if isinstance(response, Mapping) else None
+    if not isinstance(output, list):
+        return
+    kinds = sorted({str(o.get("type")) for o in output
+                    if isinstance(o, Mapping) and o.get("type") in HOSTED_CALL_TYPES})
+    for kind in kinds:
+        yield unknown("hosted_pass", kind, f"{kind} {_HOSTED_PASS}")
+
+
+def _text_of(content: object) -> str:
+    """A chat message's text: a string, or its text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content
+                       if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+    return ""
+
+
+# Responses created before this (2025-04-01 UTC) carry a provider preamble that later ones
+# do not (+18 tokens on gpt-4o without tools, about +200 with tools): not fitted.
+_PREAMBLE_UNTIL = 1743465600
+
+
+def _outside_calibration(body: Mapping[str, Any], response: Mapping[str, Any] | None,
+                         model: str) -> Iterator[Component]:
+    """Provider-side input that the request does not show and the constants do not cover."""
+    if "search" in model.lower():
+        yield unknown("hosted_pass", "web_search", f"{model} searches the web on every"
+                      f" request: {_HOSTED_PASS}")
+    reasoning = body.get("reasoning")
+    mode = reasoning.get("mode") if isinstance(reasoning, Mapping) else None
+    if isinstance(mode, str) and mode not in ("", "default", "standard"):
+        yield unknown("reasoning_mode", mode, f"reasoning mode {mode!r} runs several model"
+                      " passes whose input is billed and not in the request")
+    created = response.get("created_at") if isinstance(response, Mapping) else None
+    if "messages" not in body and isinstance(created, int | float) \
+            and 0 < created < _PREAMBLE_UNTIL:
+        yield unknown("preamble", "provider preamble", "responses created before April 2025"
+                      " carry a provider preamble the framing constants were not fitted on")
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,157 @@
+"""Components of the input items of a Responses request (and the messages of a chat one).
+
+Each item is counted as the model is shown it: a message is its text parts plus message
+framing; a function call is its name and arguments plus call framing; its output the
+output text plus output framing. Media parts become their own components. Items whose
+content lives on the provider's side (references by id, resent reasoning, compaction
+summaries) are unknown unless an earlier turn of the capture says how many tokens they were.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from traceview.analysis.account.context import Context
+from traceview.analysis.account.media import data_url_size, image_tokens
+from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknown
+from traceview.wire import TEXT_PART_TYPES
+
+_TEXT_PARTS = TEXT_PART_TYPES | {"refusal"}
+_IMAGE_PARTS = frozenset({"input_image", "image_url"})
+_FILE_PARTS = frozenset({"input_file", "file"})
+_AUDIO_PARTS = frozenset({"input_audio"})
+_CALLS = frozenset({"function_call", "custom_tool_call"})
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_DROPPED = ("reasoning from before the last user message is dropped from the model's context"
+            " (unless reasoning.context is \"all_turns\"): not billed")
+_ON_PROVIDER = {
+    "item_reference": "item given by id: its content is on the provider's side",
+    "compaction": "compaction item: its summary is encrypted, its tokens are not in the request",
+    "reasoning": "resent reasoning: billed as the reasoning tokens of the turn that produced it,"
+                 " which this capture does not hold",
+}
+
+
+def input_components(ctx: Context, items: Sequence[object]) -> Iterator[Component]:
+    """Every input item of a Responses request, in order."""
+    names = _call_names(items)
+    last_user = max((i for i, item in enumerate(items) if isinstance(item, Mapping)
+                     and item.get("role") == "user"), default=-1)
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            yield unknown("item", f"#{index}", "not an object")
+        elif item.get("type") == "reasoning" and index < last_user and not ctx.keep_reasoning:
+            yield Component("reasoning", str(item.get("id") or ""), 0, ESTIMATED, _DROPPED)
+        else:
+            yield from _item(ctx, item, names)
+
+
+def _call_names(items: Sequence[object]) -> dict[str, str]:
+    """call_id -> tool name, so an output can be rendered under its function's name."""
+    return {str(i.get("call_id")): str(i.get("name") or "")
+            for i in items if isinstance(i, Mapping) and i.get("type") in _CALLS}
+
+
+def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> Iterator[Component]:
+    kind = item.get("type")
+    if kind in (None, "message") and "role" in item:
+        yield from message_components(ctx, item)
+    elif kind in _CALLS:
+        name = str(item.get("name") or "")
+        text = name + _text(item.get("arguments", item.get("input", "")))
+        yield ctx.counted(str(kind), name, text, ctx.framing.call)
+    elif kind in _OUTPUTS:
+        name = names.get(str(item.get("call_id")), "") or str(item.get("call_id") or "")
+        yield from _output(ctx, str(kind), name, item.get("output"))
+    elif isinstance(kind, str) and kind in _ON_PROVIDER:
+        yield _by_id(ctx, kind, item)
+    elif isinstance(kind, str):
+        yield _other(ctx, kind, item)
+    else:
+        yield unknown("item", "?", "an item without a type or a role")
+
+
+def message_components(ctx: Context, msg: Mapping[str, Any]) -> Iterator[Component]:
+    """A message: its text (with framing) first, then each media part on its own line."""
+    role = str(msg.get("role") or "user")
+    content = msg.get("content")
+    parts: list[object] = [content] if isinstance(content, str) else list(content or [])
+    texts = [p if isinstance(p, str) else _part_text(p) for p in parts]
+    framing = ctx.framing.message + (ctx.framing.name if msg.get("name") else 0)
+    name_text = str(msg.get("name") or "")
+    yield ctx.counted("message", role, name_text + "".join(t for t in texts if t), framing)
+    for index, part in enumerate(parts):
+        if isinstance(part, Mapping) and _part_text(part) is None:
+            yield _media(ctx, role, index, part)
+
+
+def _part_text(part: object) -> str | None:
+    if not isinstance(part, Mapping) or part.get("type") not in _TEXT_PARTS:
+        return None
+    text = part.get("text", part.get("refusal"))
+    return text if isinstance(text, str) else ""
+
+
+def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Component:
+    kind = str(part.get("type") or "?")
+    name = f"{role} #{index} {kind}"
+    if kind in _IMAGE_PARTS:
+        url = part.get("image_url")
+        detail = part.get("detail")
+        if isinstance(url, Mapping):  # chat shape: {"image_url": {"url", "detail"}}
+            detail = url.get("detail", detail)
+            url = url.get("url")
+        size = data_url_size(url) if isinstance(url, str) else None
+        tokens, rule = image_tokens(ctx.model, detail if isinstance(detail, str) else None, size)
+        if tokens is None:
+            return unknown("image", name, rule)
+        return Component("image", name, tokens, ESTIMATED, rule)
+    if kind in _FILE_PARTS:
+        return unknown("file", name, "file content (PDF, document) is not sized by the capture")
+    if kind in _AUDIO_PARTS:
+        return unknown("audio", name, "audio input tokens depend on its duration")
+    return unknown("part", name, f"unfamiliar content part {kind!r}")
+
+
+def _output(ctx: Context, kind: str, name: str, output: object) -> Iterator[Component]:
+    if isinstance(output, list):
+        texts = [_part_text(p) for p in output]
+        yield ctx.counted(kind, name, name + "".join(t for t in texts if t),
+                          ctx.framing.call_output)
+        for index, part in enumerate(output):
+            if isinstance(part, Mapping) and _part_text(part) is None:
+                yield _media(ctx, kind, index, part)
+        return
+    yield ctx.counted(kind, name, name + _text(output), ctx.framing.call_output)
+
+
+def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
+    item_id = str(item.get("id") or "")
+    found = ctx.item_tokens.get(item_id)
+    if found is not None:
+        tokens, turn = found
+        return Component(kind, item_id, tokens, KNOWN, "tokens of the turn that produced it",
+                         turn)
+    return unknown(kind, item_id, _ON_PROVIDER[kind])
+
+
+def _other(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
+    """A hosted call or another item resent as input: its fields as compact JSON, estimated."""
+    body = {k: v for k, v in item.items() if k not in ("id", "status", "type")}
+    text = kind + _text(body)
+    tokens = ctx.count(text) + ctx.framing.call
+    return Component(kind, str(item.get("id") or kind), tokens, ESTIMATED,
+                     "rendered as its JSON fields; the provider's rendering is not published")
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return ""
