@@ -29,6 +29,8 @@ _DROPPED = ("reasoning from before the last user message is dropped from the mod
 _ON_PROVIDER = {
     "item_reference": "item given by id: its content is on the provider's side",
     "compaction": "compaction item: its summary is encrypted, its tokens are not in the request",
+    "image_generation_call": "a generated image resent as input: billed as an image whose"
+                             " token rule for generated images is not published",
     "reasoning": "resent reasoning: billed as the reasoning tokens of the turn that produced it,"
                  " which this capture does not hold",
 }

@@ -8,9 +8,13 @@ the labelled estimate of 4 UTF-8 bytes a token, and say so through `Counter.exac
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 from typing import Protocol
 
 O200K = "o200k_base"
@@ -46,16 +50,44 @@ class _Backend(Protocol):
 
 @lru_cache(maxsize=4)
 def _backend(encoding: str) -> _Backend | None:
-    """Load an encoding once per process (o200k takes about two seconds)."""
-    try:
-        from bpe_openai import _bindings  # type: ignore[import-untyped,unused-ignore]
-    except ImportError:
+    """Load an encoding once per process (o200k: about 0.3 s and 68 MB)."""
+    bindings = _bindings()
+    if bindings is None:
         return None
     try:
-        tokenizer: _Backend = _bindings.tokenizer_for_encoding(encoding)
+        tokenizer: _Backend = bindings.tokenizer_for_encoding(encoding)
     except (ValueError, RuntimeError, OSError):
         return None
     return tokenizer
+
+
+@lru_cache(maxsize=1)
+def _bindings() -> ModuleType | None:
+    """bpe-openai's compiled tokenizer, loaded without running the package's __init__.
+
+    Importing `bpe_openai` decodes all three of its vocabularies into Python dicts for its
+    tiktoken-compatible layer (2.5 s and 35 MB more); the counts come from the compiled
+    module alone, which carries its vocabularies inside.
+    """
+    spec = importlib.util.find_spec("bpe_openai")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"_bindings{suffix}"
+            if path.is_file():
+                return _load(path)
+    return None
+
+
+def _load(path: Path) -> ModuleType | None:
+    spec = importlib.util.spec_from_file_location("bpe_openai._bindings", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except ImportError:
+        return None
+    return module
 
 
 @dataclass(frozen=True, slots=True)

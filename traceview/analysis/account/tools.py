@@ -21,10 +21,10 @@ from traceview.analysis.account.render import (
     schema_text,
 )
 
-# Hosted tool type -> billed definition tokens, fitted on real captures where the tool was
-# offered (docs/input-account.md). Absent: unknown.
-HOSTED_DEFINITION: dict[str, int] = {
-    "file_search": 1069,
+# (hosted tool type, model family) -> billed definition tokens, measured on real captures
+# where the tool was offered and not called (docs/input-account.md). Absent: unknown.
+HOSTED_DEFINITION: dict[tuple[str, str], int] = {
+    ("image_generation", "gpt-5"): 342,
 }
 _FUNCTION_LIKE = frozenset({"function", "custom"})
 
@@ -69,12 +69,12 @@ def _hosted(ctx: Context, tool: Mapping[str, Any]) -> Component:
         label = str(tool.get("server_label") or "mcp")
         return unknown("tool", f"mcp:{label}", "MCP tool list is fetched by the provider;"
                        " billed as an mcp_list_tools item when it is in the input")
-    tokens = HOSTED_DEFINITION.get(kind)
+    tokens = HOSTED_DEFINITION.get((kind, ctx.framing.family))
     if tokens is None:
         return unknown("tool", kind, f"hosted tool {kind!r}: billed definition not published"
-                       " and not pinned by a real capture")
+                       f" and not measured on a real {ctx.framing.family} capture")
     return Component("tool", kind, tokens, ESTIMATED,
-                     "hosted tool definition, size fitted on real captures")
+                     "hosted tool definition, measured on real captures")
 
 
 def response_format_components(ctx: Context, fmt: object) -> Iterator[Component]:
