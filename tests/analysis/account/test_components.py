@@ -10,6 +10,7 @@ from traceview.analysis.account import account
 EVERYTHING: dict[str, Any] = {
     "model": "gpt-4o", "instructions": "Be terse.", "previous_response_id": "resp_0",
     "input": [
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "xx"},
         {"role": "user", "content": [
             {"type": "input_text", "text": "What is in this image?"},
             {"type": "input_image", "image_url": png_url(1024, 1024)},
@@ -20,7 +21,6 @@ EVERYTHING: dict[str, Any] = {
          "arguments": "{\"city\":\"Paris\"}"},
         {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
         {"type": "item_reference", "id": "msg_9"},
-        {"type": "compaction", "id": "cmp_1", "encrypted_content": "xx"},
         {"type": "reasoning", "id": "rs_1", "encrypted_content": "xx", "summary": []},
     ],
     "tools": [
@@ -55,6 +55,7 @@ def test_every_component_kind_is_listed_in_request_order() -> None:
         ("response_format", "answer", 22, "known"),
         ("prompt", "pmpt_1@2", None, "unknown"),
         ("prompt_variable", "city", 1, "known"),
+        ("compaction", "cmp_1", None, "unknown"),
         ("message", "user", 10, "known"),
         ("image", "user #1 input_image", 765, "estimated"),
         ("image", "user #2 input_image", 85, "estimated"),
@@ -63,7 +64,6 @@ def test_every_component_kind_is_listed_in_request_order() -> None:
         ("function_call", "get_weather", 12, "known"),
         ("function_call_output", "get_weather", 14, "known"),
         ("item_reference", "msg_9", None, "unknown"),
-        ("compaction", "cmp_1", None, "unknown"),
         ("reasoning", "rs_1", None, "unknown"),
         ("hosted_pass", "file_search_call", None, "unknown"),
     ]
@@ -174,3 +174,16 @@ def test_bad_input_never_crashes() -> None:
         assert acc.components[0].component == "request"
     weird = account({"input": [{"type": "weird", "x": 1}]})
     assert [(c.component, c.basis) for c in weird.components[1:]] == [("weird", "estimated")]
+
+
+def test_items_before_a_compaction_item_are_not_billed() -> None:
+    """A compaction item stands for everything before it (a real gpt-4.1 capture resends
+    1,254 tokens of messages before one and is billed 552 in all)."""
+    body = {"model": "gpt-4.1", "input": [
+        {"role": "user", "content": "a long question"},
+        {"role": "assistant", "content": "a long answer"},
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "x"},
+        {"role": "user", "content": "and now?"}]}
+    assert lines(body)[1:] == [
+        ("message", "user", 0, "estimated"), ("message", "assistant", 0, "estimated"),
+        ("compaction", "cmp_1", None, "unknown"), ("message", "user", 7, "known")]

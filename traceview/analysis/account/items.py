@@ -10,7 +10,7 @@ summaries) are unknown unless an earlier turn of the capture says how many token
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from traceview.analysis.account.context import Context
@@ -26,6 +26,7 @@ _CALLS = frozenset({"function_call", "custom_tool_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _DROPPED = ("reasoning from before the last user message is dropped from the model's context"
             " (unless reasoning.context is \"all_turns\"): not billed")
+_COMPACTED = "replaced by the compaction item later in the input: not billed"
 _ON_PROVIDER = {
     "item_reference": "item given by id: its content is on the provider's side",
     "compaction": "compaction item: its summary is encrypted, its tokens are not in the request",
@@ -39,15 +40,28 @@ _ON_PROVIDER = {
 def input_components(ctx: Context, items: Sequence[object]) -> Iterator[Component]:
     """Every input item of a Responses request, in order."""
     names = _call_names(items)
-    last_user = max((i for i, item in enumerate(items) if isinstance(item, Mapping)
-                     and item.get("role") == "user"), default=-1)
+    last_user = _last(items, lambda item: item.get("role") == "user")
+    compacted = _last(items, lambda item: item.get("type") == "compaction")
     for index, item in enumerate(items):
         if not isinstance(item, Mapping):
             yield unknown("item", f"#{index}", "not an object")
+        elif index < compacted:
+            yield Component(str(item.get("type") or "message"), _label(item), 0, ESTIMATED,
+                            _COMPACTED)
         elif item.get("type") == "reasoning" and index < last_user and not ctx.keep_reasoning:
             yield Component("reasoning", str(item.get("id") or ""), 0, ESTIMATED, _DROPPED)
         else:
             yield from _item(ctx, item, names)
+
+
+def _last(items: Sequence[object], test: Callable[[Mapping[str, Any]], bool]) -> int:
+    """Index of the last object item that passes `test`, or -1."""
+    return max((i for i, item in enumerate(items) if isinstance(item, Mapping) and test(item)),
+               default=-1)
+
+
+def _label(item: Mapping[str, Any]) -> str:
+    return str(item.get("role") or item.get("id") or item.get("name") or "")
 
 
 def _call_names(items: Sequence[object]) -> dict[str, str]:
