@@ -7,7 +7,7 @@ p90 <= 5 %. With no arguments it reads the shared real captures.
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
 
---fit re-runs the calibration: per model family and API, the integer framing constants that
+--fit re-runs the calibration: per model family and API, the integer framing constants (-15..120) that
 minimise the mean |error| (each turn's error capped at 30 %, so one odd capture cannot pull
 a constant) over the distinct fully visible turns, by coordinate descent from the current
 values. Paste its output into traceview/analysis/account/framing.py.
@@ -220,7 +220,7 @@ def fit(paths: list[Path]) -> None:
         for _round in range(30):
             before = dict(constants)
             for k in CONSTANTS:
-                constants[k] = min(range(-15, 41), key=_objective(rows, constants, k))
+                constants[k] = min(range(-15, 121), key=_objective(rows, constants, k))
             if constants == before:
                 break
         errors = []

@@ -17,10 +17,10 @@ from traceview.analysis.account import account
 # (fixture, turn) -> (billed input, account sum)
 PINNED = {
     ("dotnet_function_call_previd_input_items.jsonl", 1): (74, 74),
-    ("ellmer_stateless_function_tools_4turns.jsonl", 1): (81, 81),
-    ("ellmer_stateless_function_tools_4turns.jsonl", 2): (112, 113),
-    ("ellmer_stateless_function_tools_4turns.jsonl", 3): (141, 140),
-    ("ellmer_stateless_function_tools_4turns.jsonl", 4): (167, 167),
+    ("ellmer_stateless_function_tools_4turns.jsonl", 1): (81, 82),
+    ("ellmer_stateless_function_tools_4turns.jsonl", 2): (112, 114),
+    ("ellmer_stateless_function_tools_4turns.jsonl", 3): (141, 141),
+    ("ellmer_stateless_function_tools_4turns.jsonl", 4): (167, 168),
     ("pai_chat_text_output_function.jsonl", 1): (42, 41),
     ("pai_chat_text_output_function.jsonl", 2): (63, 62),
     ("pai_responses_native_output_multiple.jsonl", 1): (153, 152),

@@ -31,6 +31,7 @@ def test_unknown_size_or_model_is_unknown() -> None:
     assert image_tokens("gpt-4o", "high", None) == (
         None, "image size not in the capture (remote URL or file id)")
     assert image_tokens("acme-1", "low", (10, 10))[0] is None
+    assert image_tokens("gpt-5.4", "high", (60, 30))[0] is None  # no published rule
 
 
 def _data(raw: bytes) -> str:

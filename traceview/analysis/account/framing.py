@@ -51,13 +51,12 @@ FAMILIES: dict[tuple[str, str], Framing] = {
                               tools_block=2, tool=0, call=6, call_output=10,
                               response_format=13),
     ("gpt-5", RESPONSES): Framing("gpt-5", True, request=2, message=4, name=1,
-                                  tools_block=1, tool=0, call=11, call_output=10,
+                                  tools_block=2, tool=0, call=11, call_output=10,
                                   response_format=5),
-    # No chat capture with tools or schemas on this family: those four are the Responses
-    # values.
+    # Chat Completions puts a long preamble before the functions on this family.
     ("gpt-5", CHAT): Framing("gpt-5", True, request=2, message=4, name=1,
-                             tools_block=1, tool=0, call=11, call_output=10,
-                             response_format=5),
+                             tools_block=83, tool=0, call=12, call_output=10,
+                             response_format=21),
     ("gpt-4", CHAT): Framing("gpt-4", True, request=3, message=4, name=1,
                              tools_block=3, tool=0, call=5, call_output=10,
                              response_format=13),

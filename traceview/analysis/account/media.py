@@ -37,6 +37,8 @@ def image_tokens(model: str | None, detail: str | None,
             if size is None:
                 return None, "image size not in the capture (remote URL or file id)"
             return math.ceil(_patches(*size) * mult), "32px patch rule"
+    if name.startswith("gpt-5."):  # gpt-5.1 and later: no published rule (a 60x30 PNG
+        return None, f"no published image rule for model {model!r}"  # billed ~4 on 5.4)
     for prefix, base, tile in _TILE_RULES:
         if name.startswith(prefix):
             if detail == "low":
