@@ -7,10 +7,10 @@ p90 <= 5 %. With no arguments it reads the shared real captures.
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
 
---fit re-runs the calibration: per model family and API, the integer framing constants (-15..120) that
-minimise the mean |error| (each turn's error capped at 30 %, so one odd capture cannot pull
-a constant) over the distinct fully visible turns, by coordinate descent from the current
-values. Paste its output into traceview/analysis/account/framing.py.
+--fit re-runs the calibration: per model family and API, the integer framing constants
+(-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
+capture cannot pull a constant) over the distinct fully visible turns, by coordinate
+descent from the current values. Paste its output into traceview/analysis/account/framing.py.
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from typing import Any
 from traceview.analysis.account import InputAccount, account
 from traceview.analysis.account import framing as framing_module
 from traceview.analysis.account import tokens as tokens_module
+from traceview.analysis.account.tools import NAMESPACE
 
 # Component kinds and the framing constant each one carries.
 FRAMED = {"request": "request", "message": "message", "instructions": "message",
-          "tools": "tools_block", "tool": "tool", "function_call": "call",
+          "tools": "tool", "function_call": "call",
           "custom_tool_call": "call", "function_call_output": "call_output",
           "custom_tool_call_output": "call_output", "response_format": "response_format"}
 CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
@@ -180,7 +181,8 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
                 counts = dict.fromkeys(CONSTANTS, 0)
                 for c in acc.components:
                     if c.component in FRAMED and c.basis != "estimated":
-                        counts[FRAMED[c.component]] += 1
+                        kind = FRAMED[c.component]
+                        counts["tools_block" if c.name == NAMESPACE else kind] += 1
                 groups.setdefault((acc.family, api), []).append((tokens, acc.expected, counts))
     finally:
         framing_module.FAMILIES.update(saved)

@@ -49,9 +49,9 @@ def test_every_component_kind_is_listed_in_request_order() -> None:
         ("carried", "resp_0", None, "unknown"),
         ("instructions", "instructions", 7, "known"),
         ("tools", "functions namespace", 5, "known"),
-        ("tool", "get_weather", 34, "known"),
-        ("tool", "file_search", None, "unknown"),
-        ("tool", "mcp:deepwiki", None, "unknown"),
+        ("tools", "get_weather", 34, "known"),
+        ("tools", "file_search", None, "unknown"),
+        ("tools", "mcp:deepwiki", None, "unknown"),
         ("response_format", "answer", 22, "known"),
         ("prompt", "pmpt_1@2", None, "unknown"),
         ("prompt_variable", "city", 1, "known"),
@@ -128,7 +128,7 @@ def test_chat_messages_tools_calls_and_schema() -> None:
     assert lines(body, endpoint="POST /v1/chat/completions") == [
         ("request", "framing", 3, "known"),
         ("tools", "functions namespace", 15, "known"),
-        ("tool", "get_weather", 15, "known"),
+        ("tools", "get_weather", 15, "known"),
         ("response_format", "w", 20, "known"),
         ("message", "system", 7, "known"),
         ("message", "user", 6, "known"),
@@ -142,10 +142,10 @@ def test_chat_messages_tools_calls_and_schema() -> None:
 
 def test_hosted_tool_measured_on_its_family_only() -> None:
     body = {"model": "gpt-5", "input": "draw a cat", "tools": [{"type": "image_generation"}]}
-    tool = [c for c in account(body).components if c.component == "tool"]
+    tool = [c for c in account(body).components if c.component == "tools"]
     assert [(c.name, c.tokens, c.basis) for c in tool] == [("image_generation", 342, "estimated")]
     body["model"] = "gpt-4o"
-    assert [c.tokens for c in account(body).components if c.component == "tool"] == [None]
+    assert [c.tokens for c in account(body).components if c.component == "tools"] == [None]
 
 
 def test_turns_outside_the_calibration_are_unknown() -> None:

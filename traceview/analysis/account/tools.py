@@ -27,17 +27,19 @@ HOSTED_DEFINITION: dict[tuple[str, str], int] = {
     ("image_generation", "gpt-5"): 342,
 }
 _FUNCTION_LIKE = frozenset({"function", "custom"})
+# The name of the `tools` line that holds the functions' namespace wrapper.
+NAMESPACE = "functions namespace"
 
 
 def tool_components(ctx: Context, tools: Sequence[object]) -> Iterator[Component]:
     """One component per tool, plus the namespace wrapper when function tools are offered."""
     functions = [t for t in tools if isinstance(t, Mapping) and _is_function(t)]
     if functions:
-        yield ctx.counted("tools", "functions namespace", TOOLS_HEADER + TOOLS_FOOTER,
+        yield ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
                           ctx.framing.tools_block)
     for tool in tools:
         if not isinstance(tool, Mapping):
-            yield unknown("tool", "?", "not an object")
+            yield unknown("tools", "?", "not an object")
         elif _is_function(tool):
             yield _function(ctx, tool)
         else:
@@ -60,20 +62,20 @@ def _function(ctx: Context, tool: Mapping[str, Any]) -> Component:
     fmt = spec.get("format")
     if isinstance(fmt, Mapping) and fmt.get("type") == "grammar":
         text += json_text(fmt.get("definition"))
-    return ctx.counted("tool", name, text, ctx.framing.tool)
+    return ctx.counted("tools", name, text, ctx.framing.tool)
 
 
 def _hosted(ctx: Context, tool: Mapping[str, Any]) -> Component:
     kind = str(tool.get("type") or "?")
     if kind == "mcp":
         label = str(tool.get("server_label") or "mcp")
-        return unknown("tool", f"mcp:{label}", "MCP tool list is fetched by the provider;"
+        return unknown("tools", f"mcp:{label}", "MCP tool list is fetched by the provider;"
                        " billed as an mcp_list_tools item when it is in the input")
     tokens = HOSTED_DEFINITION.get((kind, ctx.framing.family))
     if tokens is None:
-        return unknown("tool", kind, f"hosted tool {kind!r}: billed definition not published"
+        return unknown("tools", kind, f"hosted tool {kind!r}: billed definition not published"
                        f" and not measured on a real {ctx.framing.family} capture")
-    return Component("tool", kind, tokens, ESTIMATED,
+    return Component("tools", kind, tokens, ESTIMATED,
                      "hosted tool definition, measured on real captures")
 
 
