@@ -9,11 +9,12 @@ from textual import work
 from textual.app import App
 from textual.widgets import Static
 
-from traceview.ui.compare_screen import CompareScreen
 from traceview.ui.safe_text import safe
+from traceview.ui.screens.compare import CompareScreen
 
 
 class CompareApp(App[int]):
+    CSS_PATH = "inspector.tcss"  # the inspector's one stylesheet
     TITLE = "traceview compare"
 
     def __init__(self, paths: list[str] | None = None, *, doc: dict[str, Any] | None = None,

@@ -10,9 +10,10 @@ literal text.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -26,16 +27,19 @@ from traceview.analysis.diff import KINDS, message_text
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.safety.redact import redact, redact_text
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.json_tree import raw_text
-from traceview.ui.main_screen import capture_name
 from traceview.ui.messages import DiffReady
-from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import clip, safe
-from traceview.ui.turns import RowHeader
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.account import capture_name
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.json_tree import raw_text
+from traceview.ui.widgets.row_table import Column, RowHeader, RowTable
 
 SIDES = {"input": "in", "output": "out", "added": "added"}
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
+    from traceview.ui.app import InspectorApp
 
 
 def _turn_cell(row: Any) -> str:
@@ -101,9 +105,9 @@ def banner_text(outcome: DiffOutcome) -> Text | None:
     stopped = result.stopped or {}
     reason = stopped.get("message") or outcome.error or next(
         iter(result.warnings), "the listing did not reach its last page")
-    kind = stopped.get("kind") or outcome.error_kind
+    stop = stopped.get("kind") or outcome.error_kind
     pages = f"{result.pages} page{'s' if result.pages != 1 else ''} read"
-    text = safe(f"PARTIAL — {pages}, stopped: {f'{kind}: ' if kind else ''}{reason}",
+    text = safe(f"PARTIAL — {pages}, stopped: {f'{stop}: ' if stop else ''}{reason}",
                 style="bold")
     text.append(" — the rows below are not the whole conversation.")
     return text
@@ -171,8 +175,34 @@ def _file_part(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("_") or "conversation"
 
 
+def diff_request(app: InspectorApp, turn: TurnRow) -> DiffRequest:
+    """What `d` on ``turn`` asks the diff worker for: its conversation against the
+    provider copy (fetched, or read from a snapshot), with the app's fetch settings."""
+    return DiffRequest(
+        paths=list(app.paths), turn_index=turn.index,
+        conversation=getattr(turn, "conversation", None), items_path=snapshot_for(app),
+        timeout=app.diff_timeout, max_retries=app.diff_max_retries,
+        capture=getattr(app.session, "capture", None),
+    )
+
+
+def snapshot_for(app: InspectorApp) -> str | None:
+    """The snapshot `d` compares with: --items, else — with no API key to fetch with —
+    a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
+    so the diff works offline and says it is a snapshot, and from when."""
+    if app.items_path is not None:
+        return app.items_path
+    if os.environ.get("OPENAI_API_KEY") or len(app.paths) != 1:
+        return None
+    capture = Path(app.paths[0])
+    sibling = capture.with_name(capture.name.removesuffix(".jsonl") + ".snapshot.json")
+    return str(sibling) if sibling.is_file() else None
+
+
 class DiffScreen(InspectorScreen):
     """Capture | provider, one aligned row per item; n/p hop between differences."""
+
+    VIEW = "diff"  # what `s` names its screenshots, and `go_to` opens
 
     BINDINGS = [
         Binding("n", "next_difference(1)", "Next diff", id="diff.next"),
@@ -366,6 +396,8 @@ class DiffScreen(InspectorScreen):
 
 class DiffBodiesScreen(Screen[None]):
     """One diff row's two items side by side: capture left, provider right (redacted)."""
+
+    VIEW = "diff"  # what `s` names its screenshots, and `go_to` opens
 
     BINDINGS = [
         Binding("escape,q,backspace", "back", "Back", id="diff_bodies.back"),
