@@ -370,7 +370,7 @@ def test_screenshot_command_rejects_a_missing_items_file(tmp_path, capsys):
 
 
 def test_item_bodies_are_redacted_and_literal():
-    from traceview.ui.screens.diff import body_text, item_summary
+    from traceview.ui.widgets.diff_table import body_text, item_summary
 
     item = {"type": "message", "role": "user",
             "content": [{"type": "input_text", "text": "[bold red]key sk-abcdefghijklmnop\x1b[2J"}],

@@ -24,12 +24,11 @@ from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, Tur
 from traceview.ui.palette import inspector_commands, view_of
 from traceview.ui.screens.main import MainScreen
 from traceview.ui.state import LoadState
-from traceview.ui.terminal import has_terminal, spool_stdin
-from traceview.ui.terminal import refusal as refusal_of
+from traceview.ui.terminal import has_terminal, refusal_of, spool_stdin
 from traceview.ui.tuning import load_nice, lower_this_threads_priority, tuned_for_loading
 
 if TYPE_CHECKING:
-    from traceview.analysis.seams import SessionView, TurnRow
+    from traceview.analysis.seams import FollowedSessionView, SessionView, TurnRow
     from traceview.ui.follow import FollowUpdated
 
 SessionFactory = Callable[[list[str], Any], "SessionView"]
@@ -42,7 +41,7 @@ def default_session(paths: list[str], options: Any) -> SessionView:
     return Session(paths, options if options is not None else Options())
 
 
-def follow_session(paths: list[str], options: Any) -> SessionView:
+def follow_session(paths: list[str], options: Any) -> FollowedSessionView:
     """A session that keeps reading what is appended (``--follow``, ``F``)."""
     from traceview.analysis import Options
     from traceview.analysis.follow import FollowSession

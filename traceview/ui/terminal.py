@@ -37,7 +37,7 @@ def has_terminal(paths: list[str]) -> bool:
     return "-" in paths or os.isatty(0)
 
 
-def refusal(paths: list[str]) -> str | None:
+def refusal_of(paths: list[str]) -> str | None:
     """Why the inspector cannot start on ``paths`` here (one line), or None."""
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:

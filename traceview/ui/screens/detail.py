@@ -75,7 +75,7 @@ def attribution_text(turn: TurnRow, by_index: Mapping[int, TurnRow]) -> Text:
 class DetailScreen(InspectorScreen):
     """Everything about one turn; `r` flips the bodies between tree and raw text."""
 
-    VIEW = "detail"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "detail"
 
     BINDINGS = [
         Binding("escape,q,backspace", "back", "Back", id="detail.back"),

@@ -85,7 +85,7 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
 
 
 class HelpScreen(Screen[None]):
-    VIEW = "help"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "help"
 
     BINDINGS = [Binding("escape,q", "back", "Back", id="help.back")]
 

@@ -108,7 +108,7 @@ def ledger_renderable(name: str, ledger: dict[str, Any] | None,
 class LedgerScreen(InspectorScreen):
     """Carried context of the conversation the turns view shows."""
 
-    VIEW = "ledger"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "ledger"
 
     BINDINGS = [Binding("escape,l", "back", "Back", id="ledger.back")]
 

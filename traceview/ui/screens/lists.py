@@ -114,7 +114,7 @@ def _replay_cell(verdict: Any) -> str:
 class ConversationsScreen(InspectorScreen):
     """Pick the conversation the turns view shows."""
 
-    VIEW = "conversations"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "conversations"
 
     BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back")]
 
@@ -190,7 +190,7 @@ PROBLEM_COLUMNS = [
 class ProblemsScreen(InspectorScreen):
     """Everything the load could not read as intended, with line numbers."""
 
-    VIEW = "problems"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "problems"
 
     BINDINGS = [Binding("escape,q", "back", "Back", id="problems.back")]
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 class MainScreen(InspectorScreen):
     """One conversation's turns at a time, with the selected turn explained below."""
 
-    VIEW = "turns"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "turns"
 
     BINDINGS = [
         Binding("m", "next_marked(1)", "Next marked", id="turns.next_marked"),

@@ -78,7 +78,7 @@ def object_detail(o: dict[str, Any] | None,
 class ObjectsScreen(InspectorScreen):
     """What the capture created, used and deleted on the provider's side."""
 
-    VIEW = "objects"  # what `s` names its screenshots, and `go_to` opens
+    VIEW = "objects"
 
     BINDINGS = [Binding("escape,o", "back", "Back", id="objects.back")]
 
