@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 
+from traceview.ui.bindings import APP_BINDINGS
 from traceview.ui.loader import run_in_own_thread
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
 from traceview.ui.palette import inspector_commands, view_of
@@ -55,25 +55,7 @@ class InspectorApp(App[int]):
     CSS_PATH = "inspector.tcss"
     TITLE = "traceview"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("c", "conversations", "Conversations", id="app.conversations"),
-        Binding("p", "problems", "Problems", id="app.problems"),
-        Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
-                id="app.diff"),
-        Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
-        Binding("F", "follow", "Follow", tooltip="Follow the capture as it is written",
-                id="app.follow"),
-        Binding("R", "reload", "Reload", show=False, tooltip="Read the capture again",
-                id="app.reload"),
-        # Not in the footer (it is full, and every screen's snapshot would move): listed by
-        # `?` and the command palette.
-        Binding("l", "ledger", "Ledger", tooltip="Carried context of this conversation",
-                show=False, id="app.ledger"),
-        Binding("o", "objects", "Objects", tooltip="Provider objects the capture touched",
-                show=False, id="app.objects"),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(
         self,

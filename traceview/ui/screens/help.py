@@ -16,7 +16,7 @@ from traceview.ui.widgets.footer import KeyFooter
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
     """(where, bindings) for every screen/widget of the inspector, in reading order."""
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.bindings import APP_BINDINGS
     from traceview.ui.screens.detail import DetailScreen
     from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
     from traceview.ui.screens.ledger import LedgerScreen
@@ -26,7 +26,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.widgets.row_table import RowTable
 
     groups = [
-        ("everywhere", InspectorApp.BINDINGS),
+        ("everywhere", APP_BINDINGS),
         ("lists (turns, conversations, problems)", RowTable.BINDINGS),
         ("turns view", MainScreen.BINDINGS),
         ("detail", DetailScreen.BINDINGS),
