@@ -1,12 +1,14 @@
-"""A tiny stand-in for the core's Session, with the same attribute names.
+"""A tiny stand-in for the core's Session, implementing the Protocols the inspector is
+typed against (traceview/analysis/seams.py; mypy checks it at the end of this file).
 
 Lets the UI be driven with fixed reports (and hostile text) without the filesystem.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 
 @dataclass
@@ -86,6 +88,9 @@ class FakeConversation:
     cost_usd: float | None
     markers: dict[str, int]
 
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
 
 @dataclass
 class FakeAnalysis:
@@ -110,7 +115,9 @@ class FakeCapture:
 
 
 class FakeSession:
-    def __init__(self, turns, conversations, problems=(), bodies=None, batch_size=2, sources=None):
+    def __init__(self, turns: list[FakeTurn], conversations: list[FakeConversation],
+                 problems: Any = (), bodies: dict[int, tuple[Any, Any]] | None = None,
+                 batch_size: int = 2, sources: list[str] | None = None) -> None:
         self.turns = turns
         self.conversations = conversations
         self.problems = list(problems)
@@ -118,9 +125,9 @@ class FakeSession:
         if sources:
             self.capture.sources = sources
         self.batch_size = batch_size
-        self.analysis = None
+        self.analysis: FakeAnalysis | None = None
 
-    def run(self):
+    def run(self) -> Iterator[FakeBatch]:
         total = len(self.turns) * 1000
         for start in range(0, len(self.turns), self.batch_size):
             chunk = self.turns[start : start + self.batch_size]
@@ -177,3 +184,21 @@ def claims_session(**kw) -> FakeSession:
         )
     }
     return FakeSession(turns, [conv], bodies=bodies, **kw)
+
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import (
+        AnalysisView,
+        BatchView,
+        ConversationRow,
+        ProblemRow,
+        SessionView,
+        TurnRow,
+    )
+
+    def _implements_the_seams(
+        session: FakeSession, turn: FakeTurn, conversation: FakeConversation,
+        analysis: FakeAnalysis, batch: FakeBatch, problem: FakeProblem,
+    ) -> tuple[SessionView, TurnRow, ConversationRow, AnalysisView, BatchView, ProblemRow]:
+        """mypy fails here if the fake core drifts from the Protocols the UI reads."""
+        return session, turn, conversation, analysis, batch, problem

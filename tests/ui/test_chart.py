@@ -4,7 +4,7 @@ cumulative bill, marker glyphs, the selected turn labelled, and more room when w
 from __future__ import annotations
 
 from traceview.ui.app import make_app
-from traceview.ui.turns import TurnChart
+from traceview.ui.widgets.chart import TurnChart
 
 from .conftest import sample
 

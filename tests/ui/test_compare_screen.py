@@ -7,7 +7,7 @@ import os
 from textual.widgets import Static
 
 from traceview.ui.compare_app import CompareApp
-from traceview.ui.compare_screen import CompareScreen
+from traceview.ui.screens.compare import CompareScreen
 
 from .conftest import ROOT, SAMPLES
 

@@ -7,7 +7,7 @@ import asyncio
 
 from traceview.sim import demo
 from traceview.ui.app import make_app
-from traceview.ui.diff_screen import DiffScreen
+from traceview.ui.screens.diff import DiffScreen
 
 from .conftest import sample
 

@@ -21,10 +21,10 @@ import traceview.sim as sim_mod  # noqa: E402
 from traceview.provider.commands import main as provider_main
 from traceview.provider.snapshot import load_items
 from traceview.ui.app import make_app
-from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
-from traceview.ui.help_screen import help_text
-from traceview.ui.main_screen import MainScreen
 from traceview.ui.messages import DiffReady
+from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
+from traceview.ui.screens.help import help_text
+from traceview.ui.screens.main import MainScreen
 
 from .fixtures.make_diff_fixtures import SEED, record_claims
 
@@ -370,7 +370,7 @@ def test_screenshot_command_rejects_a_missing_items_file(tmp_path, capsys):
 
 
 def test_item_bodies_are_redacted_and_literal():
-    from traceview.ui.diff_screen import body_text, item_summary
+    from traceview.ui.widgets.diff_table import body_text, item_summary
 
     item = {"type": "message", "role": "user",
             "content": [{"type": "input_text", "text": "[bold red]key sk-abcdefghijklmnop\x1b[2J"}],

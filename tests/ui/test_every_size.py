@@ -10,8 +10,8 @@ from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
 from traceview.ui.app import make_app
-from traceview.ui.row_table import RowTable
-from traceview.ui.turns import TurnChart
+from traceview.ui.widgets.chart import TurnChart
+from traceview.ui.widgets.row_table import RowTable
 
 from .conftest import sample
 
@@ -142,7 +142,7 @@ async def test_filter_matches_hosted_tool_names_and_evidence(claims):
 
 
 async def test_escape_and_q_go_back_everywhere_and_q_quits_only_from_the_turns(claims):
-    from traceview.ui.main_screen import MainScreen
+    from traceview.ui.screens.main import MainScreen
 
     app = make_app([claims])
     async with app.run_test(size=SMALL) as pilot:

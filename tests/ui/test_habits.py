@@ -10,9 +10,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from traceview.ui.app import make_app
-from traceview.ui.detail_screen import DetailScreen
-from traceview.ui.problem_line import ProblemLineScreen
-from traceview.ui.row_table import RowTable
+from traceview.ui.screens.detail import DetailScreen
+from traceview.ui.screens.problem_line import ProblemLineScreen
+from traceview.ui.widgets.row_table import RowTable
 
 from .conftest import sample
 

@@ -8,10 +8,10 @@ import pytest
 from textual.widgets import Static
 
 from traceview.ui.app import make_app
-from traceview.ui.ledger_screen import LedgerScreen
-from traceview.ui.list_screens import ConversationsScreen
-from traceview.ui.objects_screen import ObjectsScreen
-from traceview.ui.row_table import RowTable
+from traceview.ui.screens.ledger import LedgerScreen
+from traceview.ui.screens.lists import ConversationsScreen
+from traceview.ui.screens.objects import ObjectsScreen
+from traceview.ui.widgets.row_table import RowTable
 
 from .conftest import ROOT, sample
 from .test_snapshots import loaded_then

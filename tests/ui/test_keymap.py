@@ -13,7 +13,7 @@ from .conftest import sample
 
 
 def test_every_binding_has_an_id() -> None:
-    from traceview.ui.help_screen import binding_groups
+    from traceview.ui.screens.help import binding_groups
 
     missing = [b.key for _, bs in binding_groups() for b in bs if not b.id]
     assert missing == []

@@ -7,11 +7,11 @@ from pathlib import Path
 from textual.widgets import Static
 
 from traceview.ui.app import make_app
-from traceview.ui.detail_screen import DetailScreen
-from traceview.ui.help_screen import HelpScreen, binding_groups
-from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
 from traceview.ui.messages import BodiesLoaded, LoadFinished, TurnsLoaded
-from traceview.ui.row_table import RowTable
+from traceview.ui.screens.detail import DetailScreen
+from traceview.ui.screens.help import HelpScreen, binding_groups
+from traceview.ui.screens.lists import ConversationsScreen, ProblemsScreen
+from traceview.ui.widgets.row_table import RowTable
 
 from .conftest import sample
 

@@ -14,11 +14,12 @@ from textual.message import Message
 
 from traceview.analysis import Options
 from traceview.analysis.session import Session, analyze
-from traceview.ui.app import LOAD_NICE, make_app
+from traceview.ui.app import make_app
 from traceview.ui.loader import MAX_TURNS_PER_MESSAGE, run_session
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
-from traceview.ui.row_table import Column, RowTable
 from traceview.ui.state import ALL
+from traceview.ui.tuning import LOAD_NICE
+from traceview.ui.widgets.row_table import Column, RowTable
 
 from .fakecore import FakeProblem, claims_session
 
@@ -185,17 +186,30 @@ def test_a_big_batch_reaches_the_app_in_bounded_messages():
     assert [t for m in loaded for t in m.turns] == many
 
 
-def test_no_full_garbage_collection_while_a_capture_loads():
+async def test_no_full_garbage_collection_while_the_inspector_loads_a_capture():
     """A full collection walks every live object holding the GIL (over a second on 1 GB),
-    freezing the event loop; the load turns them off until it ends, then restores them."""
+    freezing the event loop; the inspector's load turns them off and shortens the GIL
+    switch interval until it ends, then restores both."""
     import gc
 
-    before = gc.get_threshold()
-    session = Session(str(REAL / "chatlas_tool_variations_stream_11turns.jsonl"), Options(),
-                      interval=0, first_interval=0, step_lines=1)
-    during = [gc.get_threshold()[2] for _ in session.run()]
-    assert len(during) > 1 and min(during) >= 1 << 30
-    assert gc.get_threshold() == before
+    before = gc.get_threshold(), sys.getswitchinterval()
+    during: list[tuple[int, float]] = []
+
+    class Watched(Session):
+        def run(self):
+            for batch in super().run():
+                during.append((gc.get_threshold()[2], sys.getswitchinterval()))
+                yield batch
+
+    path = str(REAL / "chatlas_tool_variations_stream_11turns.jsonl")
+    app = make_app([path], session_factory=lambda p, o: Watched(
+        p, Options(), interval=0, first_interval=0, step_lines=1))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.state.done and len(during) > 1
+    assert min(t for t, _ in during) >= 1 << 30 and max(s for _, s in during) <= 0.001
+    assert (gc.get_threshold(), sys.getswitchinterval()) == before
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
@@ -227,9 +241,9 @@ async def test_after_the_first_rows_the_load_yields_the_cpu_to_the_event_loop(
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main
 
 
-def test_any_session_the_inspector_loads_runs_without_full_collections():
-    """A followed capture's session has its own run(): the loader turns full collections
-    off around whichever session it drives."""
+async def test_any_session_the_inspector_loads_runs_without_full_collections():
+    """A followed capture's session has its own run(): the inspector turns full
+    collections off around whichever session it drives."""
     import gc
     from types import SimpleNamespace
 
@@ -240,6 +254,10 @@ def test_any_session_the_inspector_loads_runs_without_full_collections():
         seen.append(gc.get_threshold()[2])
         yield SimpleNamespace(turns=[], problems=[], progress=None)
 
-    run_session(SimpleNamespace(analysis=None, run=run), lambda m: None, lambda: False)
+    app = make_app(["any.jsonl"], session_factory=lambda p, o: SimpleNamespace(
+        analysis=None, run=run, capture=None))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
     assert seen and seen[0] >= 1 << 30
     assert gc.get_threshold() == before

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from traceview.cli import build_inspector_parser
 from traceview.ui.app import make_app
-from traceview.ui.row_table import RowTable
 from traceview.ui.settings import load_settings
+from traceview.ui.widgets.row_table import RowTable
 
 SIZE = (100, 30)
 

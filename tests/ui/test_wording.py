@@ -11,8 +11,8 @@ from textual.widgets import Static
 from traceview.analysis.explain import _dollars
 from traceview.capture.capture import load
 from traceview.ui.app import make_app
-from traceview.ui.json_tree import label_for
-from traceview.ui.row_table import RowTable
+from traceview.ui.widgets.json_tree import label_for
+from traceview.ui.widgets.row_table import RowTable
 
 from .conftest import ROOT, sample
 

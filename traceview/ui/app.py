@@ -1,46 +1,47 @@
-"""The inspector app: wiring of screens, the load worker and app-wide actions.
+"""The inspector app: its bindings, the load worker's messages, app-wide actions, start-up.
 
 ``make_app`` is the factory the CLI, the screenshot command, the benchmark and the
 tests all use; the data source is injectable (``session_factory``) so tests can feed a
-fixed capture without the filesystem.
+fixed capture without the filesystem. Only the turns view is imported up front: every
+other screen is imported when it is first opened, so the first screen comes sooner.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 
-from traceview.ui.detail_screen import DetailScreen
-from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
-from traceview.ui.diff_worker import DiffRequest
-from traceview.ui.help_screen import HelpScreen
-from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
-from traceview.ui.loader import run_session
-from traceview.ui.main_screen import MainScreen
+from traceview.ui.bindings import APP_BINDINGS
+from traceview.ui.loader import run_in_own_thread
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
+from traceview.ui.palette import inspector_commands, view_of
+from traceview.ui.screens.main import MainScreen
 from traceview.ui.state import LoadState
+from traceview.ui.terminal import has_terminal, refusal_of, spool_stdin
+from traceview.ui.tuning import load_nice, lower_this_threads_priority, tuned_for_loading
 
-SessionFactory = Callable[[list[str], Any], Any]
+if TYPE_CHECKING:
+    from traceview.analysis.seams import FollowedSessionView, SessionView, TurnRow
+    from traceview.ui.follow import FollowUpdated
+
+SessionFactory = Callable[[list[str], Any], "SessionView"]
 VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "ledger", "objects")
 
 
-def default_session(paths: list[str], options: Any) -> Any:
+def default_session(paths: list[str], options: Any) -> SessionView:
     from traceview.analysis import Options, Session
 
     return Session(paths, options if options is not None else Options())
 
 
-def follow_session(paths: list[str], options: Any) -> Any:
+def follow_session(paths: list[str], options: Any) -> FollowedSessionView:
     """A session that keeps reading what is appended (``--follow``, ``F``)."""
     from traceview.analysis import Options
     from traceview.analysis.follow import FollowSession
@@ -54,25 +55,7 @@ class InspectorApp(App[int]):
     CSS_PATH = "inspector.tcss"
     TITLE = "traceview"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("c", "conversations", "Conversations", id="app.conversations"),
-        Binding("p", "problems", "Problems", id="app.problems"),
-        Binding("d", "diff", "Diff", tooltip="Diff this conversation against the provider copy",
-                id="app.diff"),
-        Binding("s", "screenshot", "Screenshot", id="app.screenshot"),
-        Binding("F", "follow", "Follow", tooltip="Follow the capture as it is written",
-                id="app.follow"),
-        Binding("R", "reload", "Reload", show=False, tooltip="Read the capture again",
-                id="app.reload"),
-        # Not in the footer (it is full, and every screen's snapshot would move): listed by
-        # `?` and the command palette.
-        Binding("l", "ledger", "Ledger", tooltip="Carried context of this conversation",
-                show=False, id="app.ledger"),
-        Binding("o", "objects", "Objects", tooltip="Provider objects the capture touched",
-                show=False, id="app.objects"),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(
         self,
@@ -108,6 +91,8 @@ class InspectorApp(App[int]):
 
     #: Display names for paths the user never typed (stdin spooled to a temp file).
     source_aliases: dict[str, str] = {}
+    #: Binding id → key string, from the user's keymap file (see ui/keymap.py).
+    keymap: dict[str, str] = {}
 
     @property
     def sources(self) -> list[str]:
@@ -137,9 +122,6 @@ class InspectorApp(App[int]):
         kwargs["markup"] = False
         super().notify(line(message), title=line(title) if title else "", **kwargs)
 
-    #: Binding id → key string, from the user's keymap file (see ui/keymap.py).
-    keymap: dict[str, str] = {}
-
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
@@ -151,15 +133,11 @@ class InspectorApp(App[int]):
                 self.notify(f"unknown theme {self.start_theme!r}; themes: {known}",
                             severity="warning", markup=False)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        # The load worker is CPU-bound Python; a shorter GIL switch interval lets the
-        # event loop take the GIL back within ~1 ms so keys stay responsive while loading.
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, 0.001))
         self.run_worker(self._load, thread=True, name="load capture", group="load")
 
     def _theme_changed(self, theme: Any) -> None:
         """Repaint every cached row now (not at the next resize), and remember the theme."""
-        from traceview.ui.row_table import RowTable
+        from traceview.ui.widgets.row_table import RowTable
 
         for screen in self.screen_stack:
             for table in screen.query(RowTable):
@@ -171,6 +149,8 @@ class InspectorApp(App[int]):
                 self.notify("could not save the theme to the config file", markup=False)
 
     def _load(self) -> None:
+        """The load worker: the core's session runs in a thread of its own and posts
+        messages; the handlers below own every piece of UI state."""
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
@@ -183,23 +163,13 @@ class InspectorApp(App[int]):
                 # The first rows are out at full speed; the rest of the load now yields
                 # the CPU to the event loop, so keys are answered while it runs.
                 lowered = True
-                _lower_priority(load_nice())
+                lower_this_threads_priority(load_nice())
 
-        # Its own thread, not the worker pool's: a pool thread would keep the lower
-        # priority for whatever it runs next (an unprivileged thread cannot raise it back).
-        import threading
-
-        thread = threading.Thread(
-            target=run_session, args=(self.session, post, lambda: worker.is_cancelled),
-            name="traceview load", daemon=True)
-        thread.start()
-        thread.join()
+        with tuned_for_loading():
+            run_in_own_thread(self.session, post, lambda: worker.is_cancelled)
 
     # -- messages from the load worker ---------------------------------------------------
     def on_turns_loaded(self, message: TurnsLoaded) -> None:
-        # Millions of long-lived report objects make every full GC pass slower (100+ ms
-        # pauses at a few hundred MB); freezing what is loaded keeps collections cheap.
-        gc.freeze()
         touched = self.state.add_turns(message.turns)
         self.main.turns_added(message.turns, touched)
         self._refresh_lists()
@@ -216,14 +186,12 @@ class InspectorApp(App[int]):
         self.main.refresh_title()
 
     def on_load_finished(self, message: LoadFinished) -> None:
-        sys.setswitchinterval(self._switch_interval)
         self.state.finish(message.analysis, message.error)
-        analysis = message.analysis
         # Problems the end-of-load passes added; by identity and by content, in one pass
         # (a list membership test per problem is quadratic on a damaged capture).
         known = {id(p) for p in self.state.problems}
         seen = {_problem_key(p) for p in self.state.problems}
-        for problem in getattr(analysis, "problems", None) or []:
+        for problem in getattr(message.analysis, "problems", None) or []:
             if id(problem) not in known and _problem_key(problem) not in seen:
                 seen.add(_problem_key(problem))
                 self.state.problems.append(problem)
@@ -234,10 +202,10 @@ class InspectorApp(App[int]):
         if self.follow.on:
             self.follow.start()
         self.main.refresh_title()
-        self.main._show_legend()
+        self.main.show_legend()
         self._refresh_lists(problems=True)
 
-    def on_follow_updated(self, message: Any) -> None:
+    def on_follow_updated(self, message: FollowUpdated) -> None:
         analysis = message.analysis
         self.state.analysis = analysis
         for conv in getattr(analysis, "conversations", None) or []:
@@ -254,9 +222,17 @@ class InspectorApp(App[int]):
             self.notify("the capture file was replaced or truncated: R reads it again",
                         severity="warning", markup=False)
         self.main.refresh_title()
-        self.main._show_legend()
+        self.main.show_legend()
         self._refresh_lists(problems=True)
 
+    def _refresh_lists(self, problems: bool = False) -> None:
+        """The conversations list follows every batch; the other lists follow problems
+        and the end of the load."""
+        view = view_of(self.screen)
+        if view == "conversations" or (problems and view in ("problems", "ledger", "objects")):
+            self.screen.refresh_data()  # type: ignore[attr-defined]
+
+    # -- actions -------------------------------------------------------------------------
     async def action_quit(self) -> None:
         """`q` quits from the turns view (or a screen opened on its own); anywhere else it
         goes back, like esc (most screens bind q to back themselves)."""
@@ -304,18 +280,18 @@ class InspectorApp(App[int]):
         self.follow.told_replaced = False
         self.follow.busy = False
         self.main.reset()
-        sys.setswitchinterval(min(self._switch_interval, 0.001))
         self.run_worker(self._load, thread=True, name="load capture", group="load")
 
-    def _refresh_lists(self, problems: bool = False) -> None:
+    def selected_turn(self) -> TurnRow | None:
+        """The turn the detail shows, else the turns view's selected one."""
         screen = self.screen
-        if isinstance(screen, ConversationsScreen) or (
-            problems and isinstance(screen, ProblemsScreen)
-        ) or (problems and type(screen).__name__ in ("LedgerScreen", "ObjectsScreen")):
-            screen.refresh_data()  # type: ignore[attr-defined]
+        if view_of(screen) == "detail":
+            return screen.turn  # type: ignore[attr-defined, no-any-return]
+        return self.main.current_turn()
 
-    # -- actions -------------------------------------------------------------------------
     def action_detail(self, raw: bool = False) -> None:
+        from traceview.ui.screens.detail import DetailScreen
+
         turn = self.main.current_turn()
         if turn is None:
             self.notify("no turn selected yet", markup=False)
@@ -323,88 +299,64 @@ class InspectorApp(App[int]):
         self.push_screen(DetailScreen(turn, raw=raw))
 
     def action_conversations(self) -> None:
-        if not isinstance(self.screen, ConversationsScreen):
+        from traceview.ui.screens.lists import ConversationsScreen
+
+        if view_of(self.screen) != "conversations":
             self._show(ConversationsScreen(id="conversations"))
 
     def action_problems(self) -> None:
-        if not isinstance(self.screen, ProblemsScreen):
+        from traceview.ui.screens.lists import ProblemsScreen
+
+        if view_of(self.screen) != "problems":
             self._show(ProblemsScreen(id="problems"))
 
     def action_ledger(self) -> None:
-        from traceview.ui.ledger_screen import LedgerScreen
+        from traceview.ui.screens.ledger import LedgerScreen
 
-        if not isinstance(self.screen, LedgerScreen):
+        if view_of(self.screen) != "ledger":
             self._show(LedgerScreen(id="ledger-screen"))
 
     def action_objects(self) -> None:
-        from traceview.ui.objects_screen import ObjectsScreen
+        from traceview.ui.screens.objects import ObjectsScreen
 
-        if not isinstance(self.screen, ObjectsScreen):
+        if view_of(self.screen) != "objects":
             self._show(ObjectsScreen(id="objects-screen"))
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
+        from traceview.ui.screens.help import HelpScreen
+
+        if view_of(self.screen) != "help":
             self._show(HelpScreen(id="help-screen"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # `d` means nothing inside the diff itself: keep it out of that footer.
-        if action == "diff" and isinstance(self.screen, DiffScreen | DiffBodiesScreen):
-            return False
-        return True
+        return not (action == "diff" and view_of(self.screen) == "diff")
 
     def action_diff(self) -> None:
         """Open the diff of the selected turn's conversation against the provider copy."""
-        if isinstance(self.screen, DiffScreen | DiffBodiesScreen):
+        if view_of(self.screen) == "diff":
             return
         if not self.state.done:
             self.notify("the capture is still loading: d works once it is read", markup=False)
             return
-        screen = self.screen
-        turn = screen.turn if isinstance(screen, DetailScreen) else self.main.current_turn()
+        turn = self.selected_turn()
         if turn is None:
             self.notify("no turn selected yet", markup=False)
             return
-        request = DiffRequest(
-            paths=list(self.paths), turn_index=turn.index,
-            conversation=getattr(turn, "conversation", None), items_path=self.diff_items(),
-            timeout=self.diff_timeout, max_retries=self.diff_max_retries,
-            capture=getattr(self.session, "capture", None),
-        )
-        self.push_screen(DiffScreen(request))
+        from traceview.ui.screens.diff import DiffScreen, diff_request
 
-    def diff_items(self) -> str | None:
-        """The snapshot `d` compares with: --items, else — with no API key to fetch with —
-        a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
-        so the diff works offline and says it is a snapshot, and from when."""
-        if self.items_path is not None:
-            return self.items_path
-        if os.environ.get("OPENAI_API_KEY") or len(self.paths) != 1:
-            return None
-        capture = Path(self.paths[0])
-        sibling = capture.with_name(capture.name.removesuffix(".jsonl") + ".snapshot.json")
-        return str(sibling) if sibling.is_file() else None
+        self.push_screen(DiffScreen(diff_request(self, turn)))
 
     def _show(self, screen: Screen[Any]) -> None:
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, DetailScreen):
+        while len(self.screen_stack) > 1 and view_of(self.screen) != "detail":
             self.pop_screen()
         self.push_screen(screen)
 
     def view_name(self) -> str:
-        screen = self.screen
-        if isinstance(screen, DetailScreen):
-            return "detail"
-        if isinstance(screen, ConversationsScreen):
-            return "conversations"
-        if isinstance(screen, ProblemsScreen):
-            return "problems"
-        if isinstance(screen, HelpScreen):
-            return "help"
-        if isinstance(screen, DiffScreen | DiffBodiesScreen):
-            return "diff"
-        name = type(screen).__name__
-        if name in ("LedgerScreen", "ObjectsScreen"):
-            return name.removesuffix("Screen").lower()
-        return "turns"
+        """The shown view, one of VIEWS (a screen of its own, like a problem's line, counts
+        as the turns view)."""
+        view = view_of(self.screen)
+        return view if view in VIEWS else "turns"
 
     def screenshot_name(self) -> str:
         """``<capture>-<view>-turn<N>.svg``: says what the picture shows."""
@@ -412,16 +364,15 @@ class InspectorApp(App[int]):
         for suffix in (".gz", ".jsonl", ".json"):
             stem = stem.removesuffix(suffix)
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem) or "capture"
-        screen = self.screen
-        turn = screen.turn if isinstance(screen, DetailScreen) else self.main.current_turn()
+        turn = self.selected_turn()
         view = self.view_name()
         suffix = f"-turn{turn.index}" if turn is not None and view in ("turns", "detail") else ""
-        target = getattr(screen, "target", None) if isinstance(screen, DiffScreen) else None
+        target = getattr(self.screen, "target", None) if view == "diff" else None
         if target:
             suffix = "-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", target)[:80] or "conversation")
         return f"{stem}-{view}{suffix}.svg"
 
-    def action_screenshot(self) -> None:
+    def action_screenshot(self) -> None:  # type: ignore[override]
         """`s`: a new timestamped file every time, never over an existing one."""
         from traceview.ui.table_export import unique_path
 
@@ -437,70 +388,7 @@ class InspectorApp(App[int]):
             # Textual's own entry writes an unnamed SVG to the working directory.
             if "screenshot" not in command.title.lower():
                 yield command
-        yield SystemCommand("view: conversations", "Pick a conversation", self.action_conversations)
-        yield SystemCommand("view: problems", "Problems found while loading", self.action_problems)
-        yield SystemCommand("view: help", "Keys and legends", self.action_help)
-        yield SystemCommand("view: carried-context ledger",
-                            "What context that arrived without a request costs, turn by turn",
-                            self.action_ledger)
-        yield SystemCommand("view: provider objects",
-                            "Conversations, stored responses, files, vector stores; retention",
-                            self.action_objects)
-        yield SystemCommand("app: screenshot", "Save an SVG of this screen", self.action_screenshot)
-        if not isinstance(screen, DiffScreen | DiffBodiesScreen):
-            yield SystemCommand("diff: provider copy vs capture",
-                                "Fetch the provider copy of this conversation and diff it",
-                                self.action_diff)
-        if isinstance(screen, DiffScreen):
-            yield SystemCommand("diff: next difference", "Jump to the next row that differs",
-                                lambda: screen.action_next_difference(1))
-            yield SystemCommand("diff: previous difference", "Jump to the previous difference",
-                                lambda: screen.action_next_difference(-1))
-            yield SystemCommand("diff: show both bodies", "Capture and provider item side by side",
-                                screen.action_open_bodies)
-            yield SystemCommand("diff: save snapshot", "Write the provider copy to a file",
-                                screen.action_save_snapshot)
-            yield SystemCommand("diff: fetch again", "Fetch the provider copy again",
-                                screen.action_refetch)
-            yield SystemCommand("diff: back", "Back (cancels a running fetch)", screen.action_back)
-        if isinstance(screen, MainScreen):
-            yield SystemCommand("turns: open detail", "Detail of the selected turn",
-                                self.action_detail)
-            yield SystemCommand("turns: raw bodies", "Detail with raw JSON bodies",
-                                lambda: self.action_detail(raw=True))
-            yield SystemCommand("turns: next marked turn", "Jump to the next turn with a marker",
-                                lambda: screen.action_next_marked(1))
-            yield SystemCommand("turns: previous marked turn", "Jump to the previous marked turn",
-                                lambda: screen.action_next_marked(-1))
-            yield SystemCommand("turns: filter", "Filter turns by text or marker",
-                                screen.action_filter)
-            yield SystemCommand("turns: go to turn N", "Jump to a turn by its number (:)",
-                                screen.action_goto)
-            yield SystemCommand("turns: sort by next column", "Cycle the sort column (S)",
-                                screen.action_sort)
-            yield SystemCommand("turns: copy selected id", "Copy the turn's response id (y)",
-                                screen.action_copy)
-            for fmt_name in ("csv", "json", "markdown"):
-                yield SystemCommand(f"export: visible table as {fmt_name}",
-                                    "Write the filtered rows and shown columns to a file",
-                                    lambda f=fmt_name: screen.export_table(f))
-            table = screen.table
-            for column in table.columns[1:]:
-                hidden = column.title in table.hidden
-                yield SystemCommand(
-                    f"columns: {'show' if hidden else 'hide'} {column.title}",
-                    "Show or hide this column of the turns table",
-                    lambda t=column.title: screen.toggle_column(t))
-        if isinstance(screen, DetailScreen):
-            yield SystemCommand("detail: next turn", "The next turn's detail (])",
-                                lambda: self.run_action("step(1)", screen))
-            yield SystemCommand("detail: previous turn", "The previous turn's detail ([)",
-                                lambda: self.run_action("step(-1)", screen))
-            yield SystemCommand("detail: toggle raw bodies", "Tree or raw JSON",
-                                screen.action_toggle_raw)
-            yield SystemCommand("detail: search bodies", "Find text in the bodies",
-                                screen.action_search)
-            yield SystemCommand("detail: back", "Back to the turns", screen.action_back)
+        yield from inspector_commands(self, screen)
 
     async def go_to(self, view: str, turn_index: int | None = None) -> bool:
         """Open ``view`` (one of VIEWS) at turn ``turn_index``; False if that turn is unknown."""
@@ -513,55 +401,16 @@ class InspectorApp(App[int]):
                 from traceview.ui.state import conversation_key
 
                 self.main.show_conversation(conversation_key(turn), turn_index)
-        if view == "detail":
-            self.action_detail()
-        elif view == "conversations":
-            self.action_conversations()
-        elif view == "problems":
-            self.action_problems()
-        elif view == "help":
-            self.action_help()
-        elif view == "diff":
-            self.action_diff()
-        elif view == "ledger":
-            self.action_ledger()
-        elif view == "objects":
-            self.action_objects()
+        if view in VIEWS and view != "turns":
+            getattr(self, f"action_{view}")()
         return ok
-
-
-#: How much lower the load thread's priority is than the event loop's, once the first rows
-#: are shown ($TRACEVIEW_LOAD_NICE; 0 turns it off). On 2 busy cores this halved the key
-#: latency's p95 and the event-loop stalls over 50 ms, at no cost to the full load's time
-#: (bench/ui_latency.py, 200 MB hosted shape).
-LOAD_NICE = 5
-
-
-def load_nice() -> int:
-    env = os.environ.get("TRACEVIEW_LOAD_NICE", "").strip()
-    return int(env) if env.isdigit() else LOAD_NICE
-
-
-def _lower_priority(steps: int) -> None:
-    """Make this thread (and the worker processes it starts after) yield the CPU to the
-    event loop: on Linux each thread has its own nice value, and children inherit it.
-    Elsewhere, or where it is refused, nothing changes."""
-    # Only Linux gives each thread its own nice value; elsewhere a thread id is no pid.
-    if steps <= 0 or not sys.platform.startswith("linux"):
-        return
-    import threading
-
-    try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + steps))
-    except OSError:
-        pass
 
 
 def _problem_key(problem: Any) -> tuple[Any, ...]:
     return tuple(getattr(problem, name, None) for name in ("source", "line", "kind", "message"))
 
 
+# -- start-up ------------------------------------------------------------------------------
 def make_app(
     paths: list[str],
     options: Any = None,
@@ -578,37 +427,6 @@ def make_app(
     )
 
 
-def _spool_stdin(paths: list[str]) -> tuple[list[str], str | None]:
-    """Save a piped capture ("-") to a temp file and give the keyboard back to the app.
-
-    Textual reads keys from standard input; a capture piped into it would be read as
-    keystrokes. Like ``less``, read the pipe first, then reattach fd 0 to the terminal.
-    """
-    if "-" not in paths:
-        return paths, None
-    fd, temp = tempfile.mkstemp(prefix="traceview-stdin-", suffix=".jsonl")
-    with os.fdopen(fd, "wb") as out:
-        while chunk := sys.stdin.buffer.read(1 << 20):
-            out.write(chunk)
-    try:
-        tty = os.open("/dev/tty", os.O_RDONLY)
-    except OSError:
-        os.unlink(temp)
-        raise
-    os.dup2(tty, 0)
-    os.close(tty)
-    return [temp if p == "-" else p for p in paths], temp
-
-
-def _has_terminal(paths: list[str]) -> bool:
-    """The inspector draws on stdout and reads keys from stdin (or /dev/tty after "-")."""
-    if not os.isatty(1):
-        return False
-    if "-" in paths or os.isatty(0):
-        return True
-    return False
-
-
 def run_inspector(
     paths: list[str],
     options: Any = None,
@@ -622,33 +440,22 @@ def run_inspector(
     ``items`` (a provider-copy snapshot, or a capture with a recorded listing): `d` diffs
     against it offline instead of fetching the provider copy.
     """
-    missing = [p for p in paths if p != "-" and not os.path.exists(p)]
-    if missing:
-        print(f"traceview: no such file or directory: {missing[0]}", file=sys.stderr)
-        return 2
-    if not paths:
-        print("traceview: give a capture file, a directory or - for stdin", file=sys.stderr)
-        return 2
-    from traceview.capture.sources import SourceError, expand_paths
     from traceview.ui.keymap import KeymapError, load_keymap
 
-    try:
-        expand_paths([p for p in paths if p != "-"])
-    except SourceError as exc:  # an empty directory: one line, before any screen
-        print(f"traceview: {exc}", file=sys.stderr)
-        return 2
-
-    try:
-        keymap = load_keymap()
-    except KeymapError as exc:
-        print(f"traceview: {exc}", file=sys.stderr)
-        return 2
-    if not _has_terminal(paths):
-        print("traceview: the inspector needs a terminal (stdout and stdin are not one); "
-              "try `traceview report CAPTURE` or `traceview screenshot`", file=sys.stderr)
+    refusal = refusal_of(paths)
+    if refusal is None:
+        try:
+            keymap = load_keymap()
+        except KeymapError as exc:
+            refusal = str(exc)
+    if refusal is None and not has_terminal(paths):
+        refusal = ("the inspector needs a terminal (stdout and stdin are not one); "
+                   "try `traceview report CAPTURE` or `traceview screenshot`")
+    if refusal is not None:
+        print(f"traceview: {refusal}", file=sys.stderr)
         return 2
     try:
-        paths, temp = _spool_stdin(paths)
+        paths, temp = spool_stdin(paths)
     except OSError as exc:
         print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
         return 2

@@ -7,13 +7,31 @@ from typing import Any
 
 from textual import work
 from textual.app import App
+from textual.message import Message
 from textual.widgets import Static
 
-from traceview.ui.compare_screen import CompareScreen
 from traceview.ui.safe_text import safe
+from traceview.ui.screens.compare import CompareScreen
+
+
+class CompareReady(Message):
+    """The compare worker computed the document."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        super().__init__()
+        self.doc = doc
+
+
+class CompareFailed(Message):
+    """The compare worker could not compute it: ``error`` says why."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
 
 
 class CompareApp(App[int]):
+    CSS_PATH = "inspector.tcss"  # the inspector's one stylesheet
     TITLE = "traceview compare"
 
     def __init__(self, paths: list[str] | None = None, *, doc: dict[str, Any] | None = None,
@@ -35,22 +53,23 @@ class CompareApp(App[int]):
 
     @work(thread=True, exclusive=True)
     def _build(self) -> None:
+        """Computes the comparison and posts it; the handlers below show it."""
         from traceview.report.compare_output import build
 
         try:
             doc = build(self.paths, seed=self.seed)
         except Exception as exc:  # shown, never a traceback over the screen
-            self.call_from_thread(self._show_error, f"{type(exc).__name__}: {exc}")
+            self.post_message(CompareFailed(f"{type(exc).__name__}: {exc}"))
             return
-        self.call_from_thread(self._show_doc, doc)
+        self.post_message(CompareReady(doc))
 
-    def _show_doc(self, doc: dict[str, Any]) -> None:
-        self.doc = doc
-        self.push_screen(CompareScreen(doc))
+    def on_compare_ready(self, message: CompareReady) -> None:
+        self.doc = message.doc
+        self.push_screen(CompareScreen(message.doc))
 
-    def _show_error(self, message: str) -> None:
-        self.error = message
-        self.query_one("#cmp-loading", Static).update(safe(f"cannot compare: {message}"))
+    def on_compare_failed(self, message: CompareFailed) -> None:
+        self.error = message.error
+        self.query_one("#cmp-loading", Static).update(safe(f"cannot compare: {message.error}"))
 
 
 def run_compare_app(paths: list[str], doc: dict[str, Any] | None = None) -> int:

@@ -10,7 +10,7 @@ refreshed conversation totals. The worker never touches a widget.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from textual.message import Message
 
@@ -19,6 +19,7 @@ from traceview.ui.messages import ProblemsFound, TurnsLoaded
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from traceview.analysis.seams import AnalysisView, FollowedSessionView
     from traceview.ui.app import InspectorApp
 
 #: Seconds between stats of the followed file: well under the 250 ms target, and idle.
@@ -28,7 +29,7 @@ POLL = 0.1
 class FollowUpdated(Message):
     """The followed capture grew (``analysis`` refreshed) or was replaced."""
 
-    def __init__(self, analysis: Any, replaced: bool = False) -> None:
+    def __init__(self, analysis: AnalysisView | None, replaced: bool = False) -> None:
         super().__init__()
         self.analysis = analysis
         self.replaced = replaced
@@ -57,9 +58,14 @@ class Follow:
         if self.timer is not None:
             self.timer.pause()
 
-    def tick(self) -> None:
+    def session(self) -> FollowedSessionView | None:
+        """The app's session if it can be followed (it has ``poll``), else None."""
         session = self.app.session
-        if not self.on or self.busy or not self.app.state.done or not hasattr(session, "poll"):
+        return cast("FollowedSessionView", session) if hasattr(session, "poll") else None
+
+    def tick(self) -> None:
+        session = self.session()
+        if not self.on or self.busy or not self.app.state.done or session is None:
             return
         try:
             st = os.stat(session.path)
@@ -73,9 +79,11 @@ class Follow:
         self.app.run_worker(self._poll, thread=True, name="follow capture", group="follow")
 
     def _poll(self) -> None:
-        session = self.app.session
+        session = self.session()
         post = self.app.post_message
         try:
+            if session is None:
+                return
             batch = session.poll()
             if batch is not None:
                 if batch.turns:

@@ -7,7 +7,7 @@ is always shown as an em dash, never as 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from traceview.report import fmt
@@ -68,8 +68,8 @@ def hosted_type(call_type: str | None) -> str:
     return name[:-5] if name.endswith("_call") else name
 
 
-def hosted_cell(calls: list[Mapping[str, Any]] | None,
-                unknown: list[Mapping[str, Any]] | None = None,
+def hosted_cell(calls: Sequence[Mapping[str, Any]] | None,
+                unknown: Sequence[Mapping[str, Any]] | None = None,
                 width: int | None = None) -> str:
     """First hosted call with its evidence symbol, plus how many more; an output item of
     an unknown type shows as ``unknown item type X`` (it may be a hosted call).
@@ -83,7 +83,7 @@ def hosted_cell(calls: list[Mapping[str, Any]] | None,
         return DASH
     first = calls[0]
     name = hosted_type(first.get("type"))
-    tail = f" {EVIDENCE_SYMBOLS.get(first.get('evidence'), '?')}"
+    tail = f" {EVIDENCE_SYMBOLS.get(str(first.get('evidence')), '?')}"
     if len(calls) > 1:
         tail += f" +{len(calls) - 1}"
     if width is not None and len(name) + len(tail) > width:

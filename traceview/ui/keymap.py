@@ -31,7 +31,7 @@ def default_path() -> Path:
 
 
 def binding_ids() -> set[str]:
-    from traceview.ui.help_screen import binding_groups
+    from traceview.ui.screens.help import binding_groups
 
     return {b.id for _, bindings in binding_groups() for b in bindings if b.id}
 

@@ -7,11 +7,10 @@ drive it without an app.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from traceview.analysis.session import no_full_collections
 from traceview.ui.messages import (
     BodiesLoaded,
     LoadFinished,
@@ -20,6 +19,9 @@ from traceview.ui.messages import (
     TurnsLoaded,
 )
 
+if TYPE_CHECKING:
+    from traceview.analysis.seams import SessionView, TurnRow
+
 #: The most turns one TurnsLoaded carries. Its handler files each turn under its
 #: conversation (a few µs a turn, on the event loop): a bounded batch keeps every handler
 #: well under the ~50 ms a key may wait, however many turns the core finished at once.
@@ -27,34 +29,45 @@ MAX_TURNS_PER_MESSAGE = 2000
 
 
 def run_session(
-    session: Any, post: Callable[[Message], object], cancelled: Callable[[], bool]
+    session: SessionView, post: Callable[[Message], object], cancelled: Callable[[], bool]
 ) -> None:
     """Iterate ``session.run()`` and post one message per kind of news in each batch.
 
     Any exception from the core ends the load with a readable message instead of
     crashing the app: a damaged capture must still open.
     """
-    # No full collection while loading, whatever the session (a followed capture's too):
-    # one walks every object the load made with the GIL held, and the event loop waits.
-    with no_full_collections():
-        try:
-            for batch in session.run():
-                if cancelled():
-                    return
-                turns = batch.turns
-                for start in range(0, len(turns), MAX_TURNS_PER_MESSAGE):
-                    post(TurnsLoaded(list(turns[start:start + MAX_TURNS_PER_MESSAGE])))
-                if batch.problems:
-                    post(ProblemsFound(list(batch.problems)))
-                progress = batch.progress
-                if progress is not None:
-                    post(LoadProgress(progress.bytes_read, progress.total_bytes,
-                                      progress.lines))
-        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-            post(LoadFinished(getattr(session, "analysis", None),
-                              f"{type(exc).__name__}: {exc}"))
-            return
+    try:
+        for batch in session.run():
+            if cancelled():
+                return
+            turns = batch.turns
+            for start in range(0, len(turns), MAX_TURNS_PER_MESSAGE):
+                post(TurnsLoaded(list(turns[start:start + MAX_TURNS_PER_MESSAGE])))
+            if batch.problems:
+                post(ProblemsFound(list(batch.problems)))
+            progress = batch.progress
+            if progress is not None:
+                post(LoadProgress(progress.bytes_read, progress.total_bytes, progress.lines))
+    except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+        post(LoadFinished(getattr(session, "analysis", None), f"{type(exc).__name__}: {exc}"))
+        return
     post(LoadFinished(session.analysis))
+
+
+def run_in_own_thread(
+    session: SessionView, post: Callable[[Message], object], cancelled: Callable[[], bool]
+) -> None:
+    """``run_session`` in a thread of its own, waited for.
+
+    Not the worker pool's thread: the load lowers its thread's priority once the first
+    rows are out, and a pool thread would keep it for whatever it ran next (an
+    unprivileged thread cannot raise it back)."""
+    import threading
+
+    thread = threading.Thread(target=run_session, args=(session, post, cancelled),
+                              name="traceview load", daemon=True)
+    thread.start()
+    thread.join()
 
 
 def capture_turn(capture: Any, index: int) -> Any | None:
@@ -68,7 +81,7 @@ def capture_turn(capture: Any, index: int) -> Any | None:
     return None
 
 
-def read_bodies(session: Any, report: Any) -> BodiesLoaded:
+def read_bodies(session: SessionView, report: TurnRow) -> BodiesLoaded:
     """Re-read and redact one turn's request/response records (they are never kept)."""
     redact = _redactor()
     turn_index = report.index

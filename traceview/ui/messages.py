@@ -6,15 +6,18 @@ The worker thread never touches a widget: it only posts these, and the app's han
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import AnalysisView, ProblemRow, TurnRow
 
 
 class TurnsLoaded(Message):
     """A batch of newly finished TurnReports (each turn arrives exactly once)."""
 
-    def __init__(self, turns: list[Any]) -> None:
+    def __init__(self, turns: list[TurnRow]) -> None:
         super().__init__()
         self.turns = turns
 
@@ -22,7 +25,7 @@ class TurnsLoaded(Message):
 class ProblemsFound(Message):
     """Problems found in the capture since the last batch."""
 
-    def __init__(self, problems: list[Any]) -> None:
+    def __init__(self, problems: list[ProblemRow]) -> None:
         super().__init__()
         self.problems = problems
 
@@ -43,7 +46,7 @@ class LoadProgress(Message):
 class LoadFinished(Message):
     """The load ended: ``analysis`` is complete, or ``error`` says why it stopped."""
 
-    def __init__(self, analysis: Any | None, error: str | None = None) -> None:
+    def __init__(self, analysis: AnalysisView | None, error: str | None = None) -> None:
         super().__init__()
         self.analysis = analysis
         self.error = error

@@ -8,13 +8,14 @@ strings) and passes every string through ``traceview.safety.sanitise.visible``.
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 
 from traceview.safety.sanitise import visible
 
 __all__ = ["clip", "safe", "visible"]
 
-def safe(value: object, style: str = "", *, multiline: bool = False) -> Text:
+def safe(value: object, style: str | Style = "", *, multiline: bool = False) -> Text:
     """A ``Text`` holding ``value`` literally (no markup parsing), made visible."""
     return Text(visible(value, multiline=multiline), style=style)
 

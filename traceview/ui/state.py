@@ -9,21 +9,24 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import AnalysisView, ConversationRow, ProblemRow, TurnRow
 
 ALL = "\x00all"  # the pseudo-conversation key for "every turn in the capture"
 
 
-class ByIndex(Mapping[int, Any]):
+class ByIndex(Mapping[int, "TurnRow"]):
     """Turn index → its TurnReport, read through the position where the turn sits in
     ``LoadState.turns``: 4 bytes a turn in an array instead of a dict entry (~100 bytes),
     and one array store per turn on the event loop instead of a hash insert."""
 
-    def __init__(self, turns: list[Any]) -> None:
+    def __init__(self, turns: list[TurnRow]) -> None:
         self._turns = turns
         self._at = array("l")  # turn index → position in `turns` + 1 (0: not loaded)
 
-    def __getitem__(self, index: int) -> Any:
+    def __getitem__(self, index: int) -> TurnRow:
         at = self._at
         if type(index) is int and 0 <= index < len(at) and at[index]:
             return self._turns[at[index] - 1]
@@ -42,16 +45,16 @@ class ByIndex(Mapping[int, Any]):
 
 @dataclass
 class LoadState:
-    turns: list[Any] = field(default_factory=list)
-    by_key: dict[str, list[Any]] = field(default_factory=dict)
-    problems: list[Any] = field(default_factory=list)
+    turns: list[TurnRow] = field(default_factory=list)
+    by_key: dict[str, list[TurnRow]] = field(default_factory=dict)
+    problems: list[ProblemRow] = field(default_factory=list)
     bytes_read: int = 0
     total_bytes: int | None = None
     lines: int = 0
     done: bool = False
     error: str | None = None
-    analysis: Any | None = None
-    conversations: dict[str, Any] = field(default_factory=dict)
+    analysis: AnalysisView | None = None
+    conversations: dict[str, ConversationRow] = field(default_factory=dict)
     #: Turn index → its number within its conversation (the position in the report's
     #: ``conversations[].turns``); 4 bytes a turn, not a dict entry.
     positions: array = field(default_factory=lambda: array("l"))
@@ -59,7 +62,7 @@ class LoadState:
     def __post_init__(self) -> None:
         self.by_index = ByIndex(self.turns)
 
-    def add_turns(self, turns: Iterable[Any]) -> set[str]:
+    def add_turns(self, turns: Iterable[TurnRow]) -> set[str]:
         """File new turns under their conversation; return the keys that grew.
 
         It runs on the event loop for every turn of the capture (a gigabyte has a quarter
@@ -77,7 +80,7 @@ class LoadState:
         base = len(listed)
         listed.extend(turns)
         last_key: str | None = None
-        group: list[Any] = []
+        group: list[TurnRow] = []
         for n, turn in enumerate(turns, base + 1):
             key = getattr(turn, "conversation_key", None)
             key = f"file:{getattr(turn, 'source', '?')}" if key is None else str(key)
@@ -104,12 +107,12 @@ class LoadState:
         self.positions.extend(zeros)
         self.by_index._at.extend(zeros)
 
-    def position(self, turn: Any) -> int | None:
+    def position(self, turn: TurnRow) -> int | None:
         """The turn's number within its conversation (1 = its first turn)."""
         i = turn.index
         return self.positions[i] if 0 <= i < len(self.positions) and self.positions[i] else None
 
-    def finish(self, analysis: Any | None, error: str | None) -> None:
+    def finish(self, analysis: AnalysisView | None, error: str | None) -> None:
         self.done = True
         self.error = error
         self.analysis = analysis
@@ -117,7 +120,7 @@ class LoadState:
             for conv in getattr(analysis, "conversations", None) or []:
                 self.conversations[str(conv.key)] = conv
 
-    def rows_for(self, key: str) -> list[Any]:
+    def rows_for(self, key: str) -> list[TurnRow]:
         return self.turns if key == ALL else self.by_key.get(key, [])
 
     @property
@@ -133,12 +136,12 @@ class LoadState:
         return min(1.0, self.bytes_read / self.total_bytes)
 
 
-def conversation_key(turn: Any) -> str:
+def conversation_key(turn: TurnRow) -> str:
     key = getattr(turn, "conversation_key", None)
     return str(key) if key is not None else f"file:{getattr(turn, 'source', '?')}"
 
 
-def _hosted_matches(turn: Any, needle: str) -> bool:
+def _hosted_matches(turn: TurnRow, needle: str) -> bool:
     """A hosted call's tool name (``file_search``), evidence word or symbol (``✗``)."""
     from traceview.ui.format import EVIDENCE_SYMBOLS
 
@@ -150,7 +153,7 @@ def _hosted_matches(turn: Any, needle: str) -> bool:
     return False
 
 
-def matches(turn: Any, query: str) -> bool:
+def matches(turn: TurnRow, query: str) -> bool:
     """Filter rule for ``/``: text in the user message, a marker name or symbol, or a hosted
     call's tool name or evidence (``file_search``, ``missing``, ``✗``)."""
     from traceview.ui.format import marker_symbol

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
-from traceview.ui.row_table import Column
+from traceview.ui.widgets.row_table import Column
 
 FORMATS = {"csv": "csv", "json": "json", "markdown": "md"}
 

@@ -16,11 +16,10 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
-from traceview.ui.turns import RowHeader
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.row_table import Column, RowHeader, RowTable
 
 _STATE = {"exists": "exists", "deleted": "DELETED", "not_found": "gone (404)",
           "not_stored": "not stored"}
@@ -78,6 +77,8 @@ def object_detail(o: dict[str, Any] | None,
 
 class ObjectsScreen(InspectorScreen):
     """What the capture created, used and deleted on the provider's side."""
+
+    VIEW = "objects"
 
     BINDINGS = [Binding("escape,o", "back", "Back", id="objects.back")]
 

@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from traceview.report.compare_output import component_name, rows
-from traceview.ui.footer import KeyFooter
 from traceview.ui.safe_text import safe
+from traceview.ui.widgets.footer import KeyFooter
 
 BARS = " ▁▂▃▄▅▆▇█"
 
@@ -112,13 +112,6 @@ def waterfall(doc: dict[str, Any], width: int = 24) -> Text:
 
 class CompareScreen(Screen[None]):
     BINDINGS = [Binding("q", "app.quit", "Quit", id="compare.quit")]
-    DEFAULT_CSS = """
-    CompareScreen #cmp-header { padding: 0 1; }
-    CompareScreen #cmp-table { padding: 1 1 0 1; }
-    CompareScreen #cmp-plots { height: auto; padding: 1 1 0 1; }
-    CompareScreen #cmp-plots > Static { width: 1fr; }
-    CompareScreen #cmp-claim { padding: 1 1 0 1; }
-    """
 
     def __init__(self, doc: dict[str, Any]) -> None:
         super().__init__()

@@ -18,10 +18,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.state import ALL
+from traceview.ui.widgets.footer import KeyFooter
 
 
 def _pct(share: float | None) -> str:
@@ -107,6 +107,8 @@ def ledger_renderable(name: str, ledger: dict[str, Any] | None,
 
 class LedgerScreen(InspectorScreen):
     """Carried context of the conversation the turns view shows."""
+
+    VIEW = "ledger"
 
     BINDINGS = [Binding("escape,l", "back", "Back", id="ledger.back")]
 

@@ -11,22 +11,22 @@ from textual.widgets import Static
 
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
+from traceview.ui.widgets.footer import KeyFooter
 
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
     """(where, bindings) for every screen/widget of the inspector, in reading order."""
-    from traceview.ui.app import InspectorApp
-    from traceview.ui.detail_screen import DetailScreen
-    from traceview.ui.diff_screen import DiffBodiesScreen, DiffScreen
-    from traceview.ui.ledger_screen import LedgerScreen
-    from traceview.ui.list_screens import ConversationsScreen, ProblemsScreen
-    from traceview.ui.main_screen import MainScreen
-    from traceview.ui.objects_screen import ObjectsScreen
-    from traceview.ui.row_table import RowTable
+    from traceview.ui.bindings import APP_BINDINGS
+    from traceview.ui.screens.detail import DetailScreen
+    from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
+    from traceview.ui.screens.ledger import LedgerScreen
+    from traceview.ui.screens.lists import ConversationsScreen, ProblemsScreen
+    from traceview.ui.screens.main import MainScreen
+    from traceview.ui.screens.objects import ObjectsScreen
+    from traceview.ui.widgets.row_table import RowTable
 
     groups = [
-        ("everywhere", InspectorApp.BINDINGS),
+        ("everywhere", APP_BINDINGS),
         ("lists (turns, conversations, problems)", RowTable.BINDINGS),
         ("turns view", MainScreen.BINDINGS),
         ("detail", DetailScreen.BINDINGS),
@@ -85,6 +85,8 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
 
 
 class HelpScreen(Screen[None]):
+    VIEW = "help"
+
     BINDINGS = [Binding("escape,q", "back", "Back", id="help.back")]
 
     def compose(self) -> ComposeResult:

@@ -14,9 +14,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
 from traceview.ui.safe_text import clip, safe
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.footer import KeyFooter
 
 LIMIT = 8000  # characters of the line shown; the rest is counted, not rendered
 

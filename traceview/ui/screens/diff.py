@@ -1,18 +1,18 @@
 """The diff view: the capture's items beside the provider copy, aligned row by row.
 
 The provider copy is fetched (or read from ``--items FILE``) in a thread worker owned by
-this screen, so leaving the screen cancels it and the UI stays live while it runs. The
-rows come from the core's ``analysis.diff``; this module only lays them out. A copy that
-is partial, or a fetch that failed, is announced in a banner and is never labelled
-complete. Item bodies are redacted before they are shown, and all of it is shown as
-literal text.
+this screen, so leaving the screen cancels it and the UI stays live while it runs; the
+worker posts DiffReady and the handler shows it. The rows come from the core's
+``analysis.diff`` and are laid out by ``widgets/diff_table.py``. A copy that is partial,
+or a fetch that failed, is announced in a banner and is never labelled complete.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -22,157 +22,63 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
-from traceview.analysis.diff import KINDS, message_text
-from traceview.report.diff_output import LEGEND, SYMBOLS
-from traceview.safety.redact import redact, redact_text
+from traceview.report.diff_output import SYMBOLS
+from traceview.safety.redact import redact_text
 from traceview.ui.diff_worker import DiffOutcome, DiffRequest, compute_diff
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.json_tree import raw_text
-from traceview.ui.main_screen import capture_name
 from traceview.ui.messages import DiffReady
-from traceview.ui.row_table import Column, RowTable
-from traceview.ui.safe_text import clip, safe
-from traceview.ui.turns import RowHeader
+from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.account import capture_name
+from traceview.ui.widgets.diff_table import (
+    DiffTable,
+    banner_text,
+    body_text,
+    diff_columns,
+    legend_text,
+    status_text,
+    summary_text,
+    turn_cell,
+)
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.row_table import RowHeader, RowTable
 
-SIDES = {"input": "in", "output": "out", "added": "added"}
-
-
-def _turn_cell(row: Any) -> str:
-    turn = "—" if row.turn is None else str(row.turn)
-    side = SIDES.get(row.side or "", row.side or "")
-    return f"{turn} {side}".strip()
-
-
-def item_summary(item: dict[str, Any] | None, absent: str) -> Text:
-    """``type (role) “text…”`` or ``type id``: what one side holds, in one line."""
-    if item is None:
-        return Text(absent, style="dim")
-    kind = item.get("type") if isinstance(item.get("type"), str) else (
-        "message" if "role" in item else "unknown")
-    if kind == "message":
-        role = item.get("role")
-        label = f"{kind} ({role}) " if isinstance(role, str) else f"{kind} "
-        return safe(redact_text(label + "“" + clip(message_text(item), 120) + "”"))
-    ident = item.get("id") or item.get("call_id") or ""
-    return safe(redact_text(f"{kind} {ident}".strip()))
-
-
-def diff_columns() -> list[Column]:
-    return [
-        Column("", 3, lambda r: Text(SYMBOLS.get(r.kind, "?"), style="bold"), align="left"),
-        Column("turn", 8, _turn_cell, align="left"),
-        Column("capture", 34,
-               lambda r: item_summary(r.capture_item, "— not in the capture"), align="left"),
-        Column("provider", 34,
-               lambda r: item_summary(r.provider_item, "— not at the provider"), align="left"),
-        Column("reason", 0, lambda r: safe(redact_text(r.reason)), align="left",
-               min_width=16),
-    ]
-
-
-class DiffTable(RowTable):
-    """Diff rows, each coloured by kind through a component class (theme variables)."""
-
-    COMPONENT_CLASSES = RowTable.COMPONENT_CLASSES | {
-        f"diff-table--{kind.replace('_', '-')}" for kind in KINDS
-    }
-
-    def row_text(self, row: Any, total: int) -> Text:
-        text = super().row_text(row, total)
-        style = self.get_component_rich_style(
-            f"diff-table--{str(row.kind).replace('_', '-')}", partial=True
-        )
-        text.stylize_before(style)
-        return text
-
-
-def banner_text(outcome: DiffOutcome) -> Text | None:
-    """Why this diff is not the whole story (failed or partial), or None when it is."""
-    result = outcome.result
-    if result is None:
-        if outcome.error_kind == "cancelled":
-            return None
-        kind = outcome.error_kind or "error"
-        return safe(f"FAILED — no provider copy, nothing compared. {kind}: {outcome.error}",
-                    style="bold")
-    if result.complete:
-        return None
-    stopped = result.stopped or {}
-    reason = stopped.get("message") or outcome.error or next(
-        iter(result.warnings), "the listing did not reach its last page")
-    kind = stopped.get("kind") or outcome.error_kind
-    pages = f"{result.pages} page{'s' if result.pages != 1 else ''} read"
-    text = safe(f"PARTIAL — {pages}, stopped: {f'{kind}: ' if kind else ''}{reason}",
-                style="bold")
-    text.append(" — the rows below are not the whole conversation.")
-    return text
-
-
-def status_text(outcome: DiffOutcome | None) -> Text:
-    """Complete or PARTIAL first (it decides how far to trust every row), then the source."""
-    out = Text()
-    if outcome is None:
-        out.append("⟳ fetching…", style="italic")
-        return out
-    result = outcome.result
-    if result is None:
-        out.append("FAILED", style="bold reverse")
-        out.append(" no provider copy")
-        return out
-    out.append("complete" if result.complete else "PARTIAL", style="bold reverse")
-    pages = f"{result.pages} page{'s' if result.pages != 1 else ''}"
-    out.append(f"  {pages} read · ")
-    origin = {"live": "fetched live", "snapshot": "from a snapshot",
-              "capture": "from a listing recorded in the capture"}.get(result.origin,
-                                                                       result.origin)
-    out.append_text(safe(origin))
-    if result.host:
-        out.append_text(safe(f" · host {result.host}"))
-    if result.fetched_at:
-        out.append_text(safe(f" · at {result.fetched_at}"))
-    if result.include:
-        out.append_text(safe(" · include " + ", ".join(result.include), style="dim"))
-    return out
-
-
-def summary_text(outcome: DiffOutcome) -> Text:
-    """Counts by kind (symbol + name, readable without colour), the verdict, and notes."""
-    result = outcome.result
-    out = Text()
-    if result is None:
-        out.append("no rows: ", style="bold")
-        out.append("press r to fetch again, or open the capture with --items FILE "
-                   "(a snapshot saved by `traceview fetch` or by w here)", style="dim")
-        return out
-    counts = result.counts
-    for kind in KINDS:
-        out.append(f"{SYMBOLS[kind]} ", style="bold")
-        out.append(f"{kind.replace('_', ' ')} {counts[kind]:,}   ")
-    out.append("\n")
-    out.append_text(safe(result.verdict, multiline=True))
-    banner_said = {outcome.error} if outcome.error else set()
-    for warning in result.warnings:
-        if warning not in banner_said:
-            out.append("\nnote: ", style="dim")
-            out.append_text(safe(warning, style="dim"))
-    return out
-
-
-def legend_text() -> Text:
-    out = Text()
-    for kind in KINDS:
-        out.append(f"{SYMBOLS[kind]} ", style="bold")
-        out.append(f"{LEGEND[kind]}   ")
-    return out
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
+    from traceview.ui.app import InspectorApp
 
 
 def _file_part(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("_") or "conversation"
 
 
+def diff_request(app: InspectorApp, turn: TurnRow) -> DiffRequest:
+    """What `d` on ``turn`` asks the diff worker for: its conversation against the
+    provider copy (fetched, or read from a snapshot), with the app's fetch settings."""
+    return DiffRequest(
+        paths=list(app.paths), turn_index=turn.index,
+        conversation=getattr(turn, "conversation", None), items_path=snapshot_for(app),
+        timeout=app.diff_timeout, max_retries=app.diff_max_retries,
+        capture=getattr(app.session, "capture", None),
+    )
+
+
+def snapshot_for(app: InspectorApp) -> str | None:
+    """The snapshot `d` compares with: --items, else — with no API key to fetch with —
+    a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
+    so the diff works offline and says it is a snapshot, and from when."""
+    if app.items_path is not None:
+        return app.items_path
+    if os.environ.get("OPENAI_API_KEY") or len(app.paths) != 1:
+        return None
+    capture = Path(app.paths[0])
+    sibling = capture.with_name(capture.name.removesuffix(".jsonl") + ".snapshot.json")
+    return str(sibling) if sibling.is_file() else None
+
+
 class DiffScreen(InspectorScreen):
     """Capture | provider, one aligned row per item; n/p hop between differences."""
+
+    VIEW = "diff"
 
     BINDINGS = [
         Binding("n", "next_difference(1)", "Next diff", id="diff.next"),
@@ -301,7 +207,7 @@ class DiffScreen(InspectorScreen):
         out = Text()
         if row is not None:
             out.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind}", style="bold")
-            out.append(f"  turn {_turn_cell(row)}  ")
+            out.append(f"  turn {turn_cell(row)}  ")
             out.append_text(safe(f"{row.item_type} {row.item_id or ''}".strip(), style="dim"))
             if row.tokens:
                 out.append(f"  ≈ {row.tokens:,} tokens", style="bold")
@@ -367,6 +273,8 @@ class DiffScreen(InspectorScreen):
 class DiffBodiesScreen(Screen[None]):
     """One diff row's two items side by side: capture left, provider right (redacted)."""
 
+    VIEW = "diff"
+
     BINDINGS = [
         Binding("escape,q,backspace", "back", "Back", id="diff_bodies.back"),
     ]
@@ -379,7 +287,7 @@ class DiffBodiesScreen(Screen[None]):
         row = self.row
         title = Text("traceview", style="bold")
         title.append(" · diff item · ")
-        title.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind} · turn {_turn_cell(row)} · ")
+        title.append(f"{SYMBOLS.get(row.kind, '?')} {row.kind} · turn {turn_cell(row)} · ")
         title.append_text(safe(f"{row.item_type} {row.item_id or ''}".strip()))
         yield Static(title, id="diff-bodies-title")
         yield Static(safe(redact_text(row.reason), multiline=True), id="diff-bodies-reason")
@@ -395,13 +303,3 @@ class DiffBodiesScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-
-def body_text(side: str, item: dict[str, Any] | None, absent: str) -> Text:
-    """One side's item as pretty JSON, redacted and clipped, or a line saying it is absent."""
-    if item is None:
-        out = Text(f"── {side} ", style="bold")
-        out.append("─" * 40 + "\n", style="dim")
-        out.append(f"— {absent}\n", style="italic")
-        return out
-    return raw_text([(side, redact(item))])

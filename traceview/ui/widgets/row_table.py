@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from traceview.ui.safe_text import safe, visible
 
@@ -144,7 +145,7 @@ class RowTable(ScrollView, can_focus=True):
         return None
 
     # -- layout -------------------------------------------------------------------------
-    def layout(self, total: int) -> list[tuple[Column, int]]:
+    def fit_columns(self, total: int) -> list[tuple[Column, int]]:
         """Columns in screen order with their widths: those that fit ``total`` cells first
         (by priority), then the rest at their natural width, past the right edge."""
         cache_key = (total, len(self.hidden), self._layout_generation)
@@ -180,26 +181,26 @@ class RowTable(ScrollView, can_focus=True):
         return out
 
     def widths(self, total: int) -> list[int]:
-        return [w for _, w in self.layout(total)]
+        return [w for _, w in self.fit_columns(total)]
 
     def full_width(self, total: int) -> int:
-        parts = self.layout(total)
+        parts = self.fit_columns(total)
         return sum(w for _, w in parts) + len(parts) - 1 + 1
 
     def _line(self, parts: list[Text]) -> Text:
         return Text(" ").join(parts)
 
     def header_text(self, total: int) -> Text:
-        return self._line([_fit(c.title, w, c.align) for c, w in self.layout(total)])
+        return self._line([_fit(c.title, w, c.align) for c, w in self.fit_columns(total)])
 
     def row_text(self, row: Any, total: int) -> Text:
         return self._line([
             _fit(c.fit(row, w) if c.fit is not None else c.cell(row), w, c.align)
-            for c, w in self.layout(total)
+            for c, w in self.fit_columns(total)
         ])
 
     def pinned_width(self, total: int) -> int:
-        parts = self.layout(total)
+        parts = self.fit_columns(total)
         return parts[0][1] + 1 if len(parts) > 1 else 0
 
     def scrolled(self, line: Strip, width: int) -> Strip:
@@ -233,7 +234,7 @@ class RowTable(ScrollView, can_focus=True):
         """→/←: move the view by one column, so a column is never half shown."""
         width = self.size.width
         starts, x = [], 0
-        for _, w in self.layout(width)[1:]:
+        for _, w in self.fit_columns(width)[1:]:
             starts.append(x)
             x += w + 1
         limit = max(0, self.virtual_size.width - width)
@@ -344,3 +345,28 @@ class RowTable(ScrollView, can_focus=True):
             if index == self.cursor and event.chain >= 2:
                 self.action_select()
             self.cursor = index
+
+
+class RowHeader(Widget):
+    """The column titles of a RowTable, kept aligned with its columns."""
+
+    def __init__(self, table: RowTable, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.table = table
+
+    def on_mount(self) -> None:
+        self.table.header = self
+
+    def render(self) -> Text:
+        """The titles, scrolled with the table; arrows say that columns lie beyond."""
+        table = self.table
+        width = table.size.width or self.size.width
+        full = table.header_text(width)
+        x = int(table.scroll_offset.x)
+        pin = min(table.pinned_width(width), width)
+        text = full[:pin] + full[pin + x : pin + x + width - pin] if x else full[:width]
+        if x:
+            text = text[: max(0, pin - 1)] + Text("←", style="bold") + text[pin:]
+        if table.hidden_right():
+            text = text[: max(0, width - 1)] + Text("→", style="bold")
+        return text

@@ -13,12 +13,11 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.state import ALL
-from traceview.ui.turns import RowHeader
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.row_table import Column, RowHeader, RowTable
 
 if TYPE_CHECKING:
     from traceview.ui.app import InspectorApp
@@ -115,6 +114,8 @@ def _replay_cell(verdict: Any) -> str:
 class ConversationsScreen(InspectorScreen):
     """Pick the conversation the turns view shows."""
 
+    VIEW = "conversations"
+
     BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back")]
 
     def compose(self) -> ComposeResult:
@@ -141,7 +142,7 @@ class ConversationsScreen(InspectorScreen):
         state = self.inspector.state
         title = Text("conversations", style="bold")
         title.append(f" · {len(state.by_key):,} in ")
-        from traceview.ui.main_screen import capture_name
+        from traceview.ui.widgets.account import capture_name
 
         title.append_text(safe(capture_name(self.inspector.sources)))
         if not state.done:
@@ -189,6 +190,8 @@ PROBLEM_COLUMNS = [
 class ProblemsScreen(InspectorScreen):
     """Everything the load could not read as intended, with line numbers."""
 
+    VIEW = "problems"
+
     BINDINGS = [Binding("escape,q", "back", "Back", id="problems.back")]
 
     def compose(self) -> ComposeResult:
@@ -223,7 +226,7 @@ class ProblemsScreen(InspectorScreen):
 
     @on(RowTable.Selected)
     def _opened(self, event: RowTable.Selected) -> None:
-        from traceview.ui.problem_line import ProblemLineScreen
+        from traceview.ui.screens.problem_line import ProblemLineScreen
 
         problem = event.table.current()
         if problem is not None:

@@ -1,96 +1,26 @@
-"""The turns table's columns, its header line and the per-turn chart.
+"""The per-turn chart: billed input against bytes sent, the cumulative bill, markers.
 
-Every cell is a TurnReport attribute, formatted; nothing is derived here except the
-log-scaled height of a chart block (a drawing transform, not a number shown).
+Nothing is derived here except the log-scaled height of a chart block (a drawing
+transform, not a number shown).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widget import Widget
 
 from traceview.ui import format as fmt
-from traceview.ui.row_table import Column, RowTable
 from traceview.ui.safe_text import safe
+from traceview.ui.widgets.turns_table import INFORMATIONAL
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
 
 BLOCKS = "▁▂▃▄▅▆▇█"
-
-
-def _unexplained(turn: Any) -> Text:
-    value = turn.unexplained_tokens
-    text = Text(fmt.signed(value))
-    if "deposit" in (turn.markers or ()):
-        text.stylize("bold")
-    return text
-
-
-def _hosted(turn: Any, width: int) -> Text:
-    """The hosted cell for ``width`` cells: the tool name gives way, the symbol never."""
-    return safe(fmt.hosted_cell(turn.hosted_calls, getattr(turn, "unknown_items", None),
-                                width)).copy()
-
-
-# Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
-# leave the screen first at 80 columns (reachable with →).
-TURN_COLUMNS: list[Column] = [
-    Column("#", 4, lambda t: fmt.num(t.index)),
-    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=10,
-           priority=1),
-    Column("sent", 8, lambda t: fmt.size(t.request_bytes)),
-    Column("billed in", 9, lambda t: fmt.num(t.input_tokens)),
-    Column("unexpl.≈", 9, _unexplained),
-    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
-    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
-    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
-    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
-                                                    getattr(t, "unknown_items", None)),
-           align="left", shrink=12, fit=_hosted),
-    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5),
-    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
-]
-
-
-def make_turns_table(id: str = "turns") -> RowTable:
-    return RowTable(TURN_COLUMNS, marked=is_marked, id=id)
-
-
-#: Markers that inform rather than warn: they do not make a turn "marked" for m/M.
-INFORMATIONAL = {"tool_offered_unused"}
-
-
-def is_marked(turn: Any) -> bool:
-    return any(m not in INFORMATIONAL for m in turn.markers or ())
-
-
-class RowHeader(Widget):
-    """The column titles of a RowTable, kept aligned with its columns."""
-
-    DEFAULT_CSS = "RowHeader { height: 1; }"
-
-    def __init__(self, table: RowTable, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.table = table
-
-    def on_mount(self) -> None:
-        self.table.header = self
-
-    def render(self) -> Text:
-        """The titles, scrolled with the table; arrows say that columns lie beyond."""
-        table = self.table
-        width = table.size.width or self.size.width
-        full = table.header_text(width)
-        x = int(table.scroll_offset.x)
-        pin = min(table.pinned_width(width), width)
-        text = full[:pin] + full[pin + x : pin + x + width - pin] if x else full[:width]
-        if x:
-            text = text[: max(0, pin - 1)] + Text("←", style="bold") + text[pin:]
-        if table.hidden_right():
-            text = text[: max(0, width - 1)] + Text("→", style="bold")
-        return text
 
 
 def _bars(
@@ -117,7 +47,7 @@ def _bars(
     return text
 
 
-def marker_glyph(turn: Any) -> str:
+def marker_glyph(turn: TurnRow) -> str:
     """The symbol of a turn's first warning marker (deposit ⊕, compaction …), else blank."""
     for marker in turn.markers or ():
         if marker not in INFORMATIONAL:
@@ -135,19 +65,18 @@ class TurnChart(Widget):
     its number under the glyph row. A short screen drops the cumulative row.
     """
 
-    DEFAULT_CSS = "TurnChart { height: 5; }"
     LABEL = 12
     VALUE = 16
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows: Sequence[Any] = ()
+        self.rows: Sequence[TurnRow] = ()
         self.cursor = 0
         self.empty = "no turns yet"
         self.log_scale = False
-        self.number: Any = lambda turn: turn.index  # what `#` shows for a turn
+        self.number: Callable[[TurnRow], int] = lambda turn: turn.index  # what `#` shows
 
-    def show(self, rows: Sequence[Any], cursor: int, empty: str = "no turns yet") -> None:
+    def show(self, rows: Sequence[TurnRow], cursor: int, empty: str = "no turns yet") -> None:
         self.rows, self.cursor, self.empty = rows, cursor, empty
         self.refresh()
 
@@ -201,7 +130,7 @@ class TurnChart(Widget):
             out.append(label.ljust(self.LABEL)[: self.LABEL], style="dim")
             out.append_text(bars)
             out.append("  ")
-            out.append_text(value.copy().stylize("bold") or value)
+            out.append_text(value)
             if n < len(lines) - 1:
                 out.append("\n")
         if current is not None:

@@ -59,8 +59,6 @@ def fit_parts(parts: list[Part], width: int) -> Text:
 class TitleBar(Widget):
     """The screen's title line; call ``set_parts`` and it fits itself to its width."""
 
-    DEFAULT_CSS = "TitleBar { height: 1; }"
-
     def __init__(self, id: str | None = None) -> None:
         super().__init__(id=id)
         self.parts: list[Part] = []

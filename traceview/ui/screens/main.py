@@ -3,95 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.row_table import RowTable
-from traceview.ui.safe_text import clip, safe
+from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.state import ALL, matches
-from traceview.ui.title_bar import Part, TitleBar
-from traceview.ui.turns import RowHeader, TurnChart, is_marked, make_turns_table
+from traceview.ui.widgets.account import account_text, capture_name, plural
+from traceview.ui.widgets.chart import TurnChart
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.title_bar import Part, TitleBar
+from traceview.ui.widgets.turns_table import is_marked, make_turns_table
 
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
-
-
-def capture_name(sources: list[str]) -> str:
-    if not sources:
-        return "(no capture)"
-    name = Path(sources[0]).name or sources[0]
-    return name if len(sources) == 1 else f"{name} +{len(sources) - 1} more"
-
-
-def findings_text(turn: Any) -> Text:
-    """The core's finding sentences (deposit, compaction, missing evidence), bold."""
-    out = Text()
-    for sentence in getattr(turn, "findings", None) or []:
-        out.append_text(safe(sentence, style="bold", multiline=True))
-        out.append("\n")
-    return out
-
-
-def account_text(turn: Any, *, with_findings: bool = True, user_limit: int = 2000) -> Text:
-    """The turn's explanation (composed by the core): its findings first, then the user's
-    message and the arithmetic, then its hosted calls."""
-    out = Text()
-    out.append(f"turn {turn.index}", style="bold")
-    out.append_text(safe(f"  line {turn.line}  {turn.api}  {turn.status}", style="dim"))
-    if getattr(turn, "model", None):
-        out.append_text(safe(f"  {turn.model}", style="dim"))
-    out.append("\n")
-    lead = list(getattr(turn, "findings", None) or [])
-    if with_findings:
-        out.append_text(findings_text(turn))
-    if turn.user_text:
-        out.append("user: ", style="dim")
-        out.append_text(safe(clip(turn.user_text, user_limit), style="italic", multiline=True))
-        out.append("\n")
-    for sentence in getattr(turn, "explanation", None) or []:
-        if sentence in lead:
-            continue
-        out.append_text(safe(sentence, multiline=True))
-        out.append("\n")
-    if turn.unexplained_tokens is not None:
-        out.append("(unexplained tokens are an estimate: billed − expected input)\n", style="dim")
-    for call in turn.hosted_calls or []:
-        out.append_text(hosted_line(call))
-        out.append("\n")
-    return out
-
-
-def hosted_line(call: dict[str, Any]) -> Text:
-    evidence = call.get("evidence")
-    symbol = fmt.EVIDENCE_SYMBOLS.get(evidence, "?")
-    line = Text("  ")
-    line.append_text(safe(f"{fmt.hosted_type(call.get('type'))} {symbol} ", style="bold"))
-    line.append_text(safe(f"{call.get('status') or fmt.DASH}  "))
-    line.append_text(safe(fmt.EVIDENCE_MEANING.get(evidence, str(evidence))))
-    if evidence == "missing" and call.get("include"):
-        line.append_text(safe(f" — needs include=[\"{call['include']}\"]", style="italic"))
-    queries = call.get("queries") or []
-    if queries:
-        line.append_text(safe("  queries: " + "; ".join(f"“{q}”" for q in queries)))
-    if call.get("detail"):
-        line.append_text(safe(f"  {call['detail']}", style="dim"))
-    if call.get("id"):
-        line.append_text(safe(f"  {call['id']}", style="dim"))
-    return line
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
 
 
 class MainScreen(InspectorScreen):
     """One conversation's turns at a time, with the selected turn explained below."""
+
+    VIEW = "turns"
 
     BINDINGS = [
         Binding("m", "next_marked(1)", "Next marked", id="turns.next_marked"),
@@ -117,7 +57,7 @@ class MainScreen(InspectorScreen):
         super().__init__(id="main")
         self.key: str | None = None
         self.filter_text = ""
-        self.rows: list[Any] = []
+        self.rows: list[TurnRow] = []
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
         self._position_of: tuple[str | None, Any, int] | None = None
@@ -153,7 +93,7 @@ class MainScreen(InspectorScreen):
         table.focus()
         self.refresh_title()
 
-    def number(self, turn: Any) -> int:
+    def number(self, turn: TurnRow) -> int:
         """The number `#` shows: per conversation when one is shown (the detail and the
         report keep the capture-wide index)."""
         if self.key == ALL:
@@ -197,7 +137,7 @@ class MainScreen(InspectorScreen):
         self._show_current()
         self.refresh_title()
 
-    def turns_added(self, turns: list[Any], touched: set[str]) -> None:
+    def turns_added(self, turns: list[TurnRow], touched: set[str]) -> None:
         """New turns arrived: grow the visible list only if they belong to it.
 
         The cursor stays on its turn, unless it was on the last row: then it follows the
@@ -210,7 +150,8 @@ class MainScreen(InspectorScreen):
             return
         if self.key == ALL or self.key in touched:
             if self.SORTS[self.sort_at][1] is not None:
-                self._rebuild(self.table.current().index if self.table.current() else None)
+                current = self.table.current()
+                self._rebuild(current.index if current else None)
                 return
             if self.filter_text:
                 self.rows.extend(
@@ -231,7 +172,7 @@ class MainScreen(InspectorScreen):
         """A short conversation's table takes only its rows: the account gets the room."""
         self.table.styles.max_height = max(3, len(self.rows)) if len(self.rows) < 200 else None
 
-    def _in_view(self, turn: Any) -> bool:
+    def _in_view(self, turn: TurnRow) -> bool:
         from traceview.ui.state import conversation_key
 
         return self.key == ALL or conversation_key(turn) == self.key
@@ -342,13 +283,14 @@ class MainScreen(InspectorScreen):
             # pass is most of a key's cost, and consecutive turns' accounts are mostly
             # of one height.
             width = summary.content_size.width
+            parent = summary.parent
             if not width or summary.get_content_height(
-                    summary.parent.size if summary.parent else summary.size,
+                    parent.size if isinstance(parent, Widget) else summary.size,
                     self.size, width) != summary.content_size.height:
                 summary.refresh(layout=True)
-        self._show_legend()
+        self.show_legend()
 
-    def _show_legend(self) -> None:
+    def show_legend(self) -> None:
         present: list[str] = []
         for marker in self.marker_counts():
             if marker not in present:
@@ -362,7 +304,7 @@ class MainScreen(InspectorScreen):
             self._legend_shown = legend
             self.query_one("#legend", Static).update(legend)
 
-    def current_turn(self) -> Any | None:
+    def current_turn(self) -> TurnRow | None:
         return self.table.current()
 
     # -- actions --------------------------------------------------------------------------
@@ -431,6 +373,7 @@ class MainScreen(InspectorScreen):
 
         state = self.inspector.state
         group = state.by_key.get(self.key or "") if self.key != ALL else None
+        turn: TurnRow | None
         if group is not None and 0 < number <= len(group):
             turn = group[number - 1]
             number = turn.index
@@ -474,7 +417,7 @@ class MainScreen(InspectorScreen):
         from traceview.ui.table_export import write_export
 
         table = self.table
-        columns = [c for c, _ in table.layout(table.size.width or 200)]
+        columns = [c for c, _ in table.fit_columns(table.size.width or 200)]
         stem = Path(self.inspector.sources[0]).stem if self.inspector.sources else "capture"
         try:
             path = write_export(self.inspector.screenshot_dir, f"{stem}-turns", fmt_name,

@@ -6,7 +6,8 @@ arrive as a BodiesLoaded message; they are redacted before they reach any widget
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on
@@ -16,16 +17,19 @@ from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, Input, Static
 
 from traceview.ui import format as fmt
-from traceview.ui.footer import KeyFooter
-from traceview.ui.inspector_screen import InspectorScreen
-from traceview.ui.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.loader import read_bodies
-from traceview.ui.main_screen import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.messages import BodiesLoaded
 from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.account import account_text, capture_name, findings_text, hosted_line
+from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
 
 
-def numbers_line(turn: Any) -> Text:
+def numbers_line(turn: TurnRow) -> Text:
     """The turn's contract numbers in one line, formatted only."""
     parts = [
         ("sent", fmt.size(turn.request_bytes)),
@@ -52,10 +56,11 @@ def numbers_line(turn: Any) -> Text:
     return out
 
 
-def attribution_text(turn: Any, by_index: dict[int, Any]) -> Text:
+def attribution_text(turn: TurnRow, by_index: Mapping[int, TurnRow]) -> Text:
     """The earlier hosted calls the core attributed this turn's unexplained tokens to."""
     attribution = getattr(turn, "attribution", None) or {}
-    source = by_index.get(attribution.get("turn")) if attribution.get("turn") else None
+    number = attribution.get("turn")
+    source = by_index.get(cast(int, number)) if number else None
     if source is None:
         return Text()
     ids = set(attribution.get("hosted_calls") or [])
@@ -70,6 +75,8 @@ def attribution_text(turn: Any, by_index: dict[int, Any]) -> Text:
 class DetailScreen(InspectorScreen):
     """Everything about one turn; `r` flips the bodies between tree and raw text."""
 
+    VIEW = "detail"
+
     BINDINGS = [
         Binding("escape,q,backspace", "back", "Back", id="detail.back"),
         Binding("r", "toggle_raw", "Raw/tree", id="detail.raw"),
@@ -80,7 +87,7 @@ class DetailScreen(InspectorScreen):
         Binding("left_square_bracket", "step(-1)", "Prev turn", id="detail.previous_turn"),
     ]
 
-    def __init__(self, turn: Any, *, raw: bool = False) -> None:
+    def __init__(self, turn: TurnRow, *, raw: bool = False) -> None:
         super().__init__(id="detail")
         self.turn = turn
         self.raw = raw

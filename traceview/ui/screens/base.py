@@ -12,7 +12,11 @@ if TYPE_CHECKING:
 
 class InspectorScreen(Screen[None]):
     """A screen of the inspector: reaches the loaded analysis and the app's shared state
-    through `inspector`, typed, instead of the generic `app`."""
+    through `inspector`, typed, instead of the generic `app`.
+
+    A screen that is one of the app's views sets ``VIEW`` (one of ``app.VIEWS``): the app
+    tells screens apart by it (screenshot names, `go_to`, which lists follow the load, the
+    command palette) without importing the screen's module before it is first opened."""
 
     @property
     def inspector(self) -> InspectorApp:

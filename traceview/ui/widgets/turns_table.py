@@ -1,0 +1,63 @@
+"""The turns table's columns, and which turns count as marked.
+
+Every cell is a turn row's attribute, formatted; nothing is derived here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from traceview.ui import format as fmt
+from traceview.ui.safe_text import safe
+from traceview.ui.widgets.row_table import Column, RowTable
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
+
+
+def _unexplained(turn: TurnRow) -> Text:
+    value = turn.unexplained_tokens
+    text = Text(fmt.signed(value))
+    if "deposit" in (turn.markers or ()):
+        text.stylize("bold")
+    return text
+
+
+def _hosted(turn: TurnRow, width: int) -> Text:
+    """The hosted cell for ``width`` cells: the tool name gives way, the symbol never."""
+    return safe(fmt.hosted_cell(turn.hosted_calls, getattr(turn, "unknown_items", None),
+                                width)).copy()
+
+
+# Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
+# leave the screen first at 80 columns (reachable with →).
+TURN_COLUMNS: list[Column] = [
+    Column("#", 4, lambda t: fmt.num(t.index)),
+    Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=10,
+           priority=1),
+    Column("sent", 8, lambda t: fmt.size(t.request_bytes)),
+    Column("billed in", 9, lambda t: fmt.num(t.input_tokens)),
+    Column("unexpl.≈", 9, _unexplained),
+    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
+    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
+    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
+    Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
+                                                    getattr(t, "unknown_items", None)),
+           align="left", shrink=12, fit=_hosted),
+    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5),
+    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
+]
+
+
+def make_turns_table(id: str = "turns") -> RowTable:
+    return RowTable(TURN_COLUMNS, marked=is_marked, id=id)
+
+
+#: Markers that inform rather than warn: they do not make a turn "marked" for m/M.
+INFORMATIONAL = {"tool_offered_unused"}
+
+
+def is_marked(turn: TurnRow) -> bool:
+    return any(m not in INFORMATIONAL for m in turn.markers or ())
