@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traceview.sim import cli, demo
+from traceview.commands import demo
+from traceview.commands import sim as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def test_sim_rejects_a_bad_port(capsys):
 
 
 def test_roundtrip_script_shows_deposit_and_evidence():
-    done = subprocess.run([sys.executable, "-m", "traceview.sim.roundtrip"],
+    done = subprocess.run([sys.executable, "-m", "traceview.commands.roundtrip"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "claims.jsonl: ok" in done.stdout and "claims-include.jsonl: ok" in done.stdout

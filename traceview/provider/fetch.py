@@ -13,7 +13,6 @@ provider omitted stays omitted instead of turning into ``null``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,38 +21,11 @@ import openai
 from traceview.capture import bounded
 from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
+from traceview.provider.provider_copy import ProviderCopy
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 PAGE_LIMIT = 100
 DEFAULT_MAX_PAGES = 1000  # 100,000 items: far beyond any real conversation, still bounded
-
-
-@dataclass
-class ProviderCopy:
-    """A conversation's items as the provider lists them, with how they were obtained.
-
-    ``complete`` is true only when the last page said ``has_more: false`` (and, for a chain,
-    the final response was read too). ``origin`` says where the copy came from: ``live``,
-    ``snapshot`` or ``capture`` (a recorded listing).
-    """
-
-    conversation: str
-    items: list[dict[str, Any]]
-    pages: int
-    complete: bool
-    kind: str = "conversation"  # "conversation" | "chain"
-    include: list[str] = field(default_factory=list)
-    host: str | None = None
-    fetched_at: str | None = None
-    origin: str = "live"
-    stopped: dict[str, Any] | None = None
-    warnings: list[str] = field(default_factory=list)
-    # False for a recorded ``input_items`` listing: the last response's output is not in it.
-    covers_output: bool = True
-
-    @property
-    def item_count(self) -> int:
-        return len(self.items)
 
 
 def _now() -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from traceview.capture import bounded
-from traceview.provider.fetch import ProviderCopy
+from traceview.provider.provider_copy import ProviderCopy
 from traceview.safety.redact import redact
 
 SNAPSHOT_SCHEMA = "traceview.snapshot/1"

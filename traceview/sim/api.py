@@ -8,7 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.sim import bodies, corpus, stores, stream, tokens
+import traceview.sim.bodies as bodies
+import traceview.sim.corpus as corpus
+import traceview.sim.stores as stores
+import traceview.sim.stream as stream
+import traceview.sim.tokens as tokens
 from traceview.sim.engine import Engine
 from traceview.sim.items import check_include, normalize_input, render
 from traceview.sim.latency import HEADER as LATENCY_HEADER

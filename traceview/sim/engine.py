@@ -28,7 +28,9 @@ import hashlib
 import json
 from typing import Any
 
-from traceview.sim import bodies, corpus, tokens
+import traceview.sim.bodies as bodies
+import traceview.sim.corpus as corpus
+import traceview.sim.tokens as tokens
 from traceview.sim.items import check_include, normalize_input, render, user_text
 from traceview.sim.state import Prefix, ResponseRecord, SimError, SimState
 
