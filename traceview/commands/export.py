@@ -64,10 +64,12 @@ def run(ns: argparse.Namespace) -> int:
     except (ValueError, UsageError, SourceError) as exc:
         say("export", str(exc))
         return 2
+    unusable: tuple[type[BaseException], ...] = (MissingExtra, ExportError, OSError, ValueError,
+                                                 *engine_errors())
     try:
         counts = export(files, kind, out, options, partition_by=partition_by, jobs=ns.jobs,
                         dask=ns.dask, otlp_endpoint=ns.otlp_endpoint)
-    except (MissingExtra, ExportError, OSError, ValueError, *engine_errors()) as exc:
+    except unusable as exc:
         say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     where = out if out else ns.otlp_endpoint

@@ -30,6 +30,8 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.export.cache import default_cache_dir
     from traceview.export.sinks import ExportError
 
+    unusable: tuple[type[BaseException], ...] = (UsageError, SourceError, MissingExtra,
+                                                 ExportError, OSError, *engine_errors())
     try:
         options = options_from(ns)
         from traceview.export import sql
@@ -37,8 +39,7 @@ def run(ns: argparse.Namespace) -> int:
         duckdb = sql.need("duckdb", "fleet")
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
                                   options)
-    except (UsageError, SourceError, MissingExtra, ExportError, OSError,
-            *engine_errors()) as exc:
+    except unusable as exc:
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:

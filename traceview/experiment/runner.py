@@ -71,7 +71,8 @@ class Runner:
         self.retriever = retriever
         self.pricing = pricing or Pricing.load()
         self.stop = stop or threading.Event()
-        self.progress_out = sys.stderr if progress == "stderr" else progress
+        self.progress_out: TextIO | None = (sys.stderr if isinstance(progress, str)
+                                            else progress)
         self.after_call = after_call
         self.ledger = CaptureWriter(folder / "ledger.jsonl")
         self.journal = CaptureWriter(folder / mf.JOURNAL)

@@ -92,7 +92,7 @@ def plan_manifest(req: PlanRequest, out: TextIO) -> dict[str, Any] | None:
     docs, conversations, skipped = _read_source(req)
     sample = stratified_sample(conversations, req.sample, req.seed)
     order = run_order([c.key for c in sample], req.runs, req.seed)
-    estimate = estimate_usd(sample, req.runs, req.model, Pricing.load())
+    estimate = estimate_usd(sample, req.runs, req.model or "", Pricing.load())
     dist_src = Counter(c.turns for c in conversations)
     dist = Counter(c.turns for c in sample)
     print(f"plan: {len(sample)} of {len(conversations)} conversations "

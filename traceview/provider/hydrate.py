@@ -80,7 +80,8 @@ def _input_items(client: openai.OpenAI, rid: str, include: list[str],
 def _retrieve(client: openai.OpenAI, rid: str, include: list[str],
               config: ProviderConfig) -> dict[str, Any]:
     try:
-        raw = client.responses.with_raw_response.retrieve(rid, include=include)
+        raw = client.responses.with_raw_response.retrieve(
+            rid, include=include)  # type: ignore[arg-type]  # flags pass through as given
     except openai.OpenAIError as exc:
         raise map_openai_error(exc, what=f"response {rid}", config=config) from None
     try:

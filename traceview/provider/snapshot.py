@@ -239,7 +239,7 @@ def _add_page(
     listings: list[_Listing], kind: str, target: str, params: dict[str, list[str]],
     body: dict[str, Any], line: int,
 ) -> None:
-    after = (params.get("after") or [None])[0]
+    after = next(iter(params.get("after") or []), None)
     current = next((lst for lst in reversed(listings) if lst.target == target), None)
     if after is None or current is None or current.cursor != after:
         current = _Listing(

@@ -59,7 +59,7 @@ def paginate(items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[s
     include = check_include(_query_list(query, "include"))
     limit = _limit(query)
     ordered = list(items) if order == "asc" else list(reversed(items))
-    after = (query.get("after") or [None])[-1]
+    after = (query.get("after") or [""])[-1]
     if after:
         ids = [i.get("id") for i in ordered]
         if after not in ids:
@@ -161,7 +161,7 @@ class Api:
                 id=self.state.ids.new("conv"), created_at=self.state.clock.now(),
                 metadata=dict(body.get("metadata") or {}),
             )
-            conv.items, _ = normalize_input(self.state, items)
+            conv.items = normalize_input(self.state, items)[0]
             self.state.conversations[conv.id] = conv
             return Reply(200, bodies.conversation(conv.id, conv.created_at, conv.metadata))
 
@@ -190,7 +190,7 @@ class Api:
         include = check_include(_query_list(query, "include"))
         with self.state.lock:
             conv = self.state.conversation(cid)
-            items, _ = normalize_input(self.state, body.get("items") or [])
+            items = normalize_input(self.state, body.get("items") or [])[0]
             conv.items.extend(items)
             return Reply(200, bodies.page([render(i, include) for i in items], has_more=False))
 

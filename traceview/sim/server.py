@@ -138,8 +138,9 @@ class SimServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        host = f"[{host}]" if ":" in str(host) else host
+        address = self.httpd.server_address
+        host, port = str(address[0]), address[1]
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}/v1"
 
     # -- fault injection ----------------------------------------------------------
