@@ -33,7 +33,7 @@ def run(ns: argparse.Namespace) -> int:
         print(f"traceview fetch: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if error:
-        print(f"traceview fetch: {error}", file=sys.stderr)
+        print(f"traceview fetch: {error.message}", file=sys.stderr)
     if copy is None:
         return EXIT_ERROR
     inputs = fetch_final_input(settings, cap, target) if copy.complete else None

@@ -72,8 +72,9 @@ def load_target(capture: str, conversation: str | None, *,
 
 
 def fetch_copy(settings: FetchSettings,
-               target: Target) -> tuple[ProviderCopy | None, str | None]:
-    """(copy, error message). A partial copy comes back with the error that stopped it."""
+               target: Target) -> tuple[ProviderCopy | None, ProviderError | None]:
+    """(copy, error). A partial copy comes back with the error that stopped it; a copy of
+    no page at all is None."""
     settings.check()
     config = settings.config
     try:
@@ -83,7 +84,7 @@ def fetch_copy(settings: FetchSettings,
                      max_pages=settings.max_pages, config=config), None
     except ProviderError as err:
         partial = err.partial if err.partial and err.partial.pages else None
-        return partial, err.message
+        return partial, err
 
 
 def final_response_id(cap: Any, target: Target) -> str | None:
@@ -127,7 +128,8 @@ def build_diff(capture: str, conversation: str | None, *, items: str | None = No
                 raise InputError(str(exc)) from None
             error = None
         else:
-            copy, error = fetch_copy(settings or FetchSettings(), target)
+            copy, failure = fetch_copy(settings or FetchSettings(), target)
+            error = failure.message if failure else None
     except InputError as exc:
         return None, str(exc)
     if copy is None:
