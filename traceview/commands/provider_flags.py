@@ -7,7 +7,8 @@ import argparse
 
 from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ProviderConfig
 from traceview.provider.diffing import FetchSettings
-from traceview.provider.fetch import DEFAULT_MAX_PAGES, HOSTED_EVIDENCE_INCLUDE
+from traceview.provider.fetch import DEFAULT_MAX_PAGES
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 
 def add_connection_arguments(g: argparse._ArgumentGroup) -> None:

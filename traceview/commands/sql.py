@@ -10,7 +10,7 @@ from pathlib import Path
 from traceview.capture.sources import SourceError
 from traceview.commands.export import say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.export import MissingExtra
+from traceview.export import MissingExtra, need
 from traceview.export.targets import engine_errors
 
 
@@ -36,7 +36,7 @@ def run(ns: argparse.Namespace) -> int:
         options = options_from(ns)
         from traceview.export import sql
 
-        duckdb = sql.need("duckdb", "fleet")
+        duckdb = need("duckdb", "fleet")
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
                                   options)
     except unusable as exc:
