@@ -62,3 +62,13 @@ def test_committed_simulator_samples_are_current():
     done = subprocess.run([sys.executable, str(ROOT / "sample_traces" / "regenerate.py"),
                            "--check"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
+
+
+def test_demo_ab_runs_the_experiment_and_refuses_to_overwrite_it(tmp_path, capsys):
+    out = tmp_path / "ab"
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 0
+    said = capsys.readouterr().out
+    assert "complete" in said and "latencies simulated" in said
+    assert (out / "manifest.json").exists() and (out / "A.jsonl").exists()
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 2
+    assert "already holds a run" in capsys.readouterr().err
