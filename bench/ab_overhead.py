@@ -37,8 +37,8 @@ def main() -> int:
     args = ap.parse_args()
 
     import traceview.record
-    from traceview.experiment.command import execute, make_clients, plan_manifest
     from traceview.experiment.demo import DEMO_MODEL, record_source
+    from traceview.experiment.steps import PlanRequest, execute, make_clients, plan_manifest
     from traceview.sim import corpus
     from traceview.sim.demo import DEMO_KEY
     from traceview.sim.server import SimServer
@@ -52,10 +52,9 @@ def main() -> int:
         docs = base / "docs"
         docs.mkdir()
         (docs / "policy.md").write_text(corpus.policy_text(), encoding="utf-8")
-        ns = argparse.Namespace(model=DEMO_MODEL, allow_alias=False, sample=args.sample,
-                                runs=args.runs, seed=1, source=[str(source)], docs=str(docs),
-                                keep=True, base_url=None, dry_run=False)
-        m = plan_manifest(ns, io.StringIO())
+        request = PlanRequest(model=DEMO_MODEL, source=[str(source)], sample=args.sample,
+                              runs=args.runs, seed=1, docs=str(docs), keep=True)
+        m = plan_manifest(request, io.StringIO())
         assert isinstance(m, dict)
         out = base / "out"
         out.mkdir()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import threading
@@ -17,8 +16,8 @@ from traceview.analysis.compare import compare
 from traceview.analysis.compare_arms import load_arms
 from traceview.experiment import manifest as mf
 from traceview.experiment.arms import simulated_clock
-from traceview.experiment.command import execute, make_clients, plan_manifest
 from traceview.experiment.demo import DEMO_MODEL, record_source
+from traceview.experiment.steps import PlanRequest, execute, make_clients, plan_manifest
 from traceview.sim import corpus
 from traceview.sim.demo import DEMO_KEY
 from traceview.sim.latency import LatencyModel
@@ -49,10 +48,9 @@ def docs(tmp_path) -> Path:
 
 
 def plan(source: Path, docs: Path, *, sample: int = 4, runs: int = 2) -> dict:
-    ns = argparse.Namespace(model=DEMO_MODEL, allow_alias=False, sample=sample, runs=runs,
-                            seed=5, source=[str(source)], docs=str(docs), keep=False,
-                            base_url=None, dry_run=False)
-    m = plan_manifest(ns, io.StringIO())
+    request = PlanRequest(model=DEMO_MODEL, source=[str(source)], sample=sample, runs=runs,
+                          seed=5, docs=str(docs))
+    m = plan_manifest(request, io.StringIO())
     assert isinstance(m, dict)
     return m
 

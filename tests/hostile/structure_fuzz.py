@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from traceview.analysis import analyze
 from traceview.analysis.transcript import capture_side, targets
-from traceview.provider.commands import compare
+from traceview.provider.diffing import compare
 from traceview.provider.snapshot import SnapshotError, load_items
 from traceview.report.diff_output import render as render_diff
 from traceview.report.json_out import render_json

@@ -107,7 +107,7 @@ def test_simulator_answers_a_bad_content_length_with_400() -> None:
 
 
 def test_sim_faults_switch_on_from_flags() -> None:
-    from traceview.sim.cli import parse_fault
+    from traceview.sim.server import parse_fault
 
     assert parse_fault("429:2@/v1/responses") == {"times": 2, "path": "/v1/responses",
                                                  "status": 429}

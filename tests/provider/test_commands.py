@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from traceview.provider.commands import main
+from traceview.cli import main
 from traceview.provider.snapshot import load_items
 
 from .fakeserver import FakeProvider, Store
@@ -128,7 +128,11 @@ def test_partial_copy_exits_1_and_says_partial(
 @pytest.mark.parametrize("args", [["diff", "/nonexistent/c.jsonl", "--items", "x"],
                                   ["diff"], ["fetch", "c.jsonl"]])
 def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(args) == 2
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse refuses a missing argument by exiting
+        status = exc.code
+    assert status == 2
     assert "Traceback" not in capsys.readouterr().err
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import traceview.record as record  # noqa: E402
 import traceview.sim as sim_mod  # noqa: E402
-from traceview.provider.commands import main
+from traceview.cli import main
 
 TOOLS = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
 

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traceview.sim import cli, demo
+from traceview.commands import demo
+from traceview.commands import sim as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def test_sim_rejects_a_bad_port(capsys):
 
 
 def test_roundtrip_script_shows_deposit_and_evidence():
-    done = subprocess.run([sys.executable, "-m", "traceview.sim.roundtrip"],
+    done = subprocess.run([sys.executable, "-m", "traceview.commands.roundtrip"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "claims.jsonl: ok" in done.stdout and "claims-include.jsonl: ok" in done.stdout
@@ -61,3 +62,13 @@ def test_committed_simulator_samples_are_current():
     done = subprocess.run([sys.executable, str(ROOT / "sample_traces" / "regenerate.py"),
                            "--check"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
+
+
+def test_demo_ab_runs_the_experiment_and_refuses_to_overwrite_it(tmp_path, capsys):
+    out = tmp_path / "ab"
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 0
+    said = capsys.readouterr().out
+    assert "complete" in said and "latencies simulated" in said
+    assert (out / "manifest.json").exists() and (out / "A.jsonl").exists()
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 2
+    assert "already holds a run" in capsys.readouterr().err

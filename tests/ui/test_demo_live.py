@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from traceview.sim import demo
+from traceview.commands import demo
 from traceview.ui.app import make_app
 from traceview.ui.screens.diff import DiffScreen
 

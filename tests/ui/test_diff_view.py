@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import Static
 
 import traceview.sim as sim_mod  # noqa: E402
-from traceview.provider.commands import main as provider_main
+from traceview.cli import main as provider_main
 from traceview.provider.snapshot import load_items
 from traceview.ui.app import make_app
 from traceview.ui.messages import DiffReady
@@ -358,7 +358,7 @@ async def test_screenshot_view_diff_uses_items_offline(offline_env):
 def test_screenshot_command_rejects_a_missing_items_file(tmp_path, capsys):
     import argparse
 
-    from traceview.ui import screenshot
+    from traceview.commands import screenshot
 
     parser = argparse.ArgumentParser()
     screenshot.add_arguments(parser)

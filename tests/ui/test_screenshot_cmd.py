@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from traceview.commands import screenshot as command
 from traceview.ui import screenshot
 
 from .conftest import sample
@@ -16,7 +17,7 @@ from .conftest import sample
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    screenshot.add_arguments(parser)
+    command.add_arguments(parser)
     return parser.parse_args(list(argv))
 
 
@@ -26,7 +27,7 @@ def svg_text(svg: str) -> str:
 
 def test_detail_of_turn_3_as_svg(tmp_path, capsys):
     out = tmp_path / "turn3.svg"
-    assert screenshot.run(parse(sample("claims"), "-o", str(out), "--view", "detail",
+    assert command.run(parse(sample("claims"), "-o", str(out), "--view", "detail",
                                 "--turn", "3", "--size", "140x40")) == 0
     text = svg_text(out.read_text())
     assert "turn 3" in text and "6,110" in text and "tokens arrived without a request" in text
@@ -44,7 +45,7 @@ def test_png_swaps_the_web_font(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cairosvg, "svg2png", fake_svg2png)
     out = tmp_path / "turns.png"
-    assert screenshot.run(parse(sample("claims"), "-o", str(out), "--size", "100x30")) == 0
+    assert command.run(parse(sample("claims"), "-o", str(out), "--size", "100x30")) == 0
     assert out.read_bytes().startswith(b"\x89PNG")
     assert "Fira Code" not in seen["svg"] and screenshot.MONO_FAMILY in seen["svg"]
 
@@ -58,19 +59,19 @@ def test_png_without_cairosvg_says_how_to_get_it(tmp_path, monkeypatch, capsys):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_cairo)
-    assert screenshot.run(parse(sample("claims"), "-o", str(tmp_path / "x.png"))) == 2
+    assert command.run(parse(sample("claims"), "-o", str(tmp_path / "x.png"))) == 2
     assert "pip install 'traceview[png]'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("size", ["big", "10x3", "160x"])
 def test_bad_size_is_a_clear_error(size, capsys, tmp_path):
-    assert screenshot.run(parse(sample("claims"), "-o", str(tmp_path / "x.svg"),
+    assert command.run(parse(sample("claims"), "-o", str(tmp_path / "x.svg"),
                                 "--size", size)) == 2
     assert "--size" in capsys.readouterr().err
 
 
 def test_missing_capture_is_a_clear_error(tmp_path, capsys):
-    assert screenshot.run(parse(str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "x.svg"))) == 2
+    assert command.run(parse(str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "x.svg"))) == 2
     assert "nope.jsonl" in capsys.readouterr().err
 
 

@@ -8,5 +8,6 @@ retriever arm A's client-side retriever over the same documents arm B uploads
 arms      one conversation run per arm, through the real openai SDK
 manifest  the results folder's manifest (seed, sample, order, times, progress)
 runner    drives the plan: progress, Ctrl-C to a whole stop, --resume
-command   the CLI surface
+steps     plan, the arms' clients, retrieval set up and torn down, execute
+demo      the same against the simulator (`traceview demo --ab`)
 """

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any
 
 from traceview.experiment.plan import Unit
@@ -145,9 +146,9 @@ class ArmPlayer:
             extra = [passages_message(passages)] if passages else []
             input_ = [*history, *extra, {"role": "user", "content": message}]
             state_ms = (self.clock() - t0) * 1000 + carry
-            resp = self._call(unit, turn, state_ms, lambda i=input_: (
-                client.responses.with_raw_response.create(
-                    model=self.model, instructions=instructions, input=i)))
+            resp = self._call(unit, turn, state_ms, partial(
+                client.responses.with_raw_response.create,
+                model=self.model, instructions=instructions, input=input_))
             t1 = self.clock()
             kept = [(m["role"], m["content"]) for m in extra]
             self.store.append(thread, *kept, ("user", message), ("assistant", resp.output_text))
@@ -160,10 +161,10 @@ class ArmPlayer:
                  if self.vector_store_id else [])
         for turn, message in enumerate(conv.user_messages, 1):
             extra: dict[str, Any] = {"tools": tools} if tools else {}
-            self._call(unit, turn, 0.0, lambda m=message, e=extra: (
-                client.responses.with_raw_response.create(
-                    model=self.model, instructions=instructions, conversation=handle.id,
-                    input=[{"role": "user", "content": m}], **e)))
+            self._call(unit, turn, 0.0, partial(
+                client.responses.with_raw_response.create,
+                model=self.model, instructions=instructions, conversation=handle.id,
+                input=[{"role": "user", "content": message}], **extra))
 
 
 def simulated_clock() -> Any:

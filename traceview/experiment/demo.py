@@ -66,12 +66,12 @@ def run_ab_demo(folder: Path, *, sample: int = 8, runs: int = 2, seed: int = 7,
                 progress: TextIO | None = None, stop: threading.Event | None = None,
                 after_call: Any = None, resume: bool = False) -> dict[str, Any]:
     """Record the source and run the experiment into ``folder``; returns the manifest."""
-    import argparse
+    import io
 
     import traceview.record
     from traceview.experiment import manifest as mf
     from traceview.experiment.arms import simulated_clock
-    from traceview.experiment.command import execute, make_clients, plan_manifest
+    from traceview.experiment.steps import PlanRequest, execute, make_clients, plan_manifest
     from traceview.sim import corpus
     from traceview.sim.latency import LatencyModel
     from traceview.sim.server import SimServer
@@ -87,14 +87,10 @@ def run_ab_demo(folder: Path, *, sample: int = 8, runs: int = 2, seed: int = 7,
             with traceview.record.client(source, base_url=sim.base_url, api_key=DEMO_KEY,
                                          max_retries=0) as client:
                 record_source(source, client)
-            ns = argparse.Namespace(
-                model=DEMO_MODEL, allow_alias=False, sample=sample, runs=runs, seed=seed,
-                source=[str(source)], docs=str(docs), keep=False, base_url=None,
-                dry_run=False)
-            import io
-
-            planned = plan_manifest(ns, progress or io.StringIO())
-            assert isinstance(planned, dict)
+            request = PlanRequest(model=DEMO_MODEL, source=[str(source)], sample=sample,
+                                  runs=runs, seed=seed, docs=str(docs))
+            planned = plan_manifest(request, progress or io.StringIO())
+            assert planned is not None  # not a dry run
             m = planned
             m["latency"] = "simulated"
             m["options"]["base_url"] = "simulator (loopback)"
@@ -109,31 +105,3 @@ def run_ab_demo(folder: Path, *, sample: int = 8, runs: int = 2, seed: int = 7,
             for c in clients.values():
                 c.close()
     return m
-
-
-def run(ns: Any) -> int:
-    """``traceview demo --ab [--out DIR] [--no-open]``."""
-    import sys
-    import time
-
-    folder = Path(ns.out or f"traceview-ab-demo-{time.strftime('%Y%m%d-%H%M%S')}")
-    if (folder / "manifest.json").exists():
-        print(f"traceview demo: {folder} already holds a run; choose another --out",
-              file=sys.stderr)
-        return 2
-    try:
-        m = run_ab_demo(folder, progress=sys.stderr)
-    except OSError as exc:
-        print(f"traceview demo: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    print(f"traceview demo: {m['status']} — {len(m['completed'])} units in {folder} "
-          "(latencies simulated)")
-    if ns.no_open:
-        print(f"  read it with: traceview compare {folder}")
-        return 0
-    try:
-        from traceview.ui.compare_app import run_compare_app
-    except ImportError:
-        print(f"  read it with: traceview compare {folder}")
-        return 0
-    return run_compare_app([str(folder)])

@@ -71,7 +71,8 @@ class Runner:
         self.retriever = retriever
         self.pricing = pricing or Pricing.load()
         self.stop = stop or threading.Event()
-        self.progress_out = sys.stderr if progress == "stderr" else progress
+        self.progress_out: TextIO | None = (sys.stderr if isinstance(progress, str)
+                                            else progress)
         self.after_call = after_call
         self.ledger = CaptureWriter(folder / "ledger.jsonl")
         self.journal = CaptureWriter(folder / mf.JOURNAL)
@@ -100,17 +101,7 @@ class Runner:
             for unit in todo:
                 if self.stop.is_set():
                     break
-                error = None
-                try:
-                    player.play(unit, sample[unit.conversation])
-                except CallFailed as exc:
-                    error = str(exc)
-                    self.m["failed"].append({"unit": unit.tag, "error": error})
-                else:
-                    self.m["completed"].append(unit.tag)
-                self.m["offsets"] = mf.offsets(self.folder)
-                self.journal.write({"unit": unit.tag, "error": error,
-                                    "offsets": self.m["offsets"]})
+                self._play(player, unit, sample[unit.conversation])
                 progress.unit(unit)
         except KeyboardInterrupt:
             self.stop.set()
@@ -125,20 +116,38 @@ class Runner:
         finally:
             _restore_sigint(previous)
             progress.finish()
-            removed = mf.cut_to(self.folder, self.m["offsets"])
-            if removed:
-                self.m.setdefault("notes", []).append(
-                    f"cut {removed} bytes of an interrupted unit at {mf.now_iso()}")
-            finished = len(self.m["completed"]) + len(self.m["failed"]) == len(order)
-            self.m["status"] = "complete" if finished else "partial"
-            session["ended"] = mf.now_iso()
-            self.m["ended_at"] = session["ended"]
-            self.m["offsets"] = mf.offsets(self.folder)
-            mf.write(self.folder, self.m)
-            self.ledger.close()
-            self.journal.close()
-            self.store.close()
+            self._end_session(session, len(order))
         return self.m["status"]
+
+    def _play(self, player: ArmPlayer, unit: Unit, conversation: SourceConversation) -> None:
+        """One unit, then its outcome and the captures' lengths in the journal (what a
+        resume after a kill reads)."""
+        error = None
+        try:
+            player.play(unit, conversation)
+        except CallFailed as exc:
+            error = str(exc)
+            self.m["failed"].append({"unit": unit.tag, "error": error})
+        else:
+            self.m["completed"].append(unit.tag)
+        self.m["offsets"] = mf.offsets(self.folder)
+        self.journal.write({"unit": unit.tag, "error": error, "offsets": self.m["offsets"]})
+
+    def _end_session(self, session: dict[str, Any], units: int) -> None:
+        """Cut an interrupted unit back, write the final manifest, close the files."""
+        removed = mf.cut_to(self.folder, self.m["offsets"])
+        if removed:
+            self.m.setdefault("notes", []).append(
+                f"cut {removed} bytes of an interrupted unit at {mf.now_iso()}")
+        finished = len(self.m["completed"]) + len(self.m["failed"]) == units
+        self.m["status"] = "complete" if finished else "partial"
+        session["ended"] = mf.now_iso()
+        self.m["ended_at"] = session["ended"]
+        self.m["offsets"] = mf.offsets(self.folder)
+        mf.write(self.folder, self.m)
+        self.ledger.close()
+        self.journal.close()
+        self.store.close()
 
     def _record(self, call: Call, progress: Progress) -> None:
         self.ledger.write(call.to_dict())

@@ -77,7 +77,9 @@ def extract(paths: list[str] | str) -> tuple[list[SourceConversation], list[str]
         instructions = None
         for t in turns:
             record = analysis.capture.read(t.request_ref) or {}
-            body = record.get("body") if isinstance(record.get("body"), dict) else {}
+            body = record.get("body")
+            if not isinstance(body, dict):
+                body = {}
             text = last_user_message(body)
             if text is not None:
                 users.append(text)

@@ -105,48 +105,55 @@ def map_openai_error(exc: Exception, *, what: str, config: ProviderConfig) -> Pr
             "base URL (--base-url or $OPENAI_BASE_URL).",
         )
     if isinstance(exc, openai.APIStatusError):
-        code = exc.status_code
-        said = _server_message(exc)
-        if code in (401, 403):
-            return ProviderError(
-                "auth",
-                f"the provider refused the API key in ${config.api_key_env} (HTTP {code}). "
-                "Check that the key is valid and belongs to the project that owns "
-                f"{what}, or name another variable with --api-key-env NAME.{said}",
-                status_code=code,
-            )
-        if code == 404:
-            return ProviderError(
-                "not_found",
-                f"{what} was not found at {host} (HTTP 404): it was deleted, its retention "
-                "ended, or it belongs to another project. Provider copy unavailable — diff "
-                f"against a saved snapshot with --items FILE.{said}",
-                status_code=code,
-            )
-        if code == 429:
-            after = exc.response.headers.get("retry-after") if exc.response is not None else None
-            wait = (f"The provider asks to wait {scrub(after)[:20]} s (Retry-After)"
-                    if after else "Wait a minute")
-            return ProviderError(
-                "rate_limited",
-                f"rate limited by {host} (HTTP 429, {tries}). {wait} and try again, "
-                f"or raise --max-retries.{said}",
-                status_code=code,
-            )
-        if code >= 500:
-            return ProviderError(
-                "server_error",
-                f"{host} had a server error (HTTP {code}, {tries}). This is on the provider's "
-                f"side: try again later.{said}",
-                status_code=code,
-            )
-        return ProviderError(
-            "bad_request",
-            f"{host} refused the request for {what} (HTTP {code}).{said}",
-            status_code=code,
-        )
+        return _status_error(exc, what=what, config=config, tries=tries)
     if isinstance(exc, openai.APIResponseValidationError | ValueError):
         return ProviderError(
             "malformed", f"{host} sent a response for {what} that is not valid JSON: {exc}"
         )
     return ProviderError("network", f"request for {what} failed: {scrub(str(exc))}")
+
+
+def _status_error(exc: openai.APIStatusError, *, what: str, config: ProviderConfig,
+                  tries: str) -> ProviderError:
+    """The provider answered with an HTTP error: what it means and what to do."""
+    host = config.host
+    code = exc.status_code
+    said = _server_message(exc)
+    if code in (401, 403):
+        return ProviderError(
+            "auth",
+            f"the provider refused the API key in ${config.api_key_env} (HTTP {code}). "
+            "Check that the key is valid and belongs to the project that owns "
+            f"{what}, or name another variable with --api-key-env NAME.{said}",
+            status_code=code,
+        )
+    if code == 404:
+        return ProviderError(
+            "not_found",
+            f"{what} was not found at {host} (HTTP 404): it was deleted, its retention "
+            "ended, or it belongs to another project. Provider copy unavailable — diff "
+            f"against a saved snapshot with --items FILE.{said}",
+            status_code=code,
+        )
+    if code == 429:
+        after = exc.response.headers.get("retry-after") if exc.response is not None else None
+        wait = (f"The provider asks to wait {scrub(after)[:20]} s (Retry-After)"
+                if after else "Wait a minute")
+        return ProviderError(
+            "rate_limited",
+            f"rate limited by {host} (HTTP 429, {tries}). {wait} and try again, "
+            f"or raise --max-retries.{said}",
+            status_code=code,
+        )
+    if code >= 500:
+        return ProviderError(
+            "server_error",
+            f"{host} had a server error (HTTP {code}, {tries}). This is on the provider's "
+            f"side: try again later.{said}",
+            status_code=code,
+        )
+    return ProviderError(
+        "bad_request",
+        f"{host} refused the request for {what} (HTTP {code}).{said}",
+        status_code=code,
+    )

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
-    from traceview.provider.fetch import ProviderCopy
+    from traceview.provider.provider_copy import ProviderCopy
 
 ErrorKind = Literal[
     "auth",

@@ -13,7 +13,6 @@ provider omitted stays omitted instead of turning into ``null``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,38 +21,11 @@ import openai
 from traceview.capture import bounded
 from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
+from traceview.provider.provider_copy import ProviderCopy
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 PAGE_LIMIT = 100
 DEFAULT_MAX_PAGES = 1000  # 100,000 items: far beyond any real conversation, still bounded
-
-
-@dataclass
-class ProviderCopy:
-    """A conversation's items as the provider lists them, with how they were obtained.
-
-    ``complete`` is true only when the last page said ``has_more: false`` (and, for a chain,
-    the final response was read too). ``origin`` says where the copy came from: ``live``,
-    ``snapshot`` or ``capture`` (a recorded listing).
-    """
-
-    conversation: str
-    items: list[dict[str, Any]]
-    pages: int
-    complete: bool
-    kind: str = "conversation"  # "conversation" | "chain"
-    include: list[str] = field(default_factory=list)
-    host: str | None = None
-    fetched_at: str | None = None
-    origin: str = "live"
-    stopped: dict[str, Any] | None = None
-    warnings: list[str] = field(default_factory=list)
-    # False for a recorded ``input_items`` listing: the last response's output is not in it.
-    covers_output: bool = True
-
-    @property
-    def item_count(self) -> int:
-        return len(self.items)
 
 
 def _now() -> str:
@@ -114,39 +86,13 @@ def _paginate(
     after: str | None = None
     while True:
         if copy.pages >= max_pages:
-            raise _partial(
-                copy,
-                ProviderError(
-                    "cursor_runaway",
-                    f"{what} still had more pages after {max_pages} pages "
-                    f"({copy.item_count} items): stopped. The listing may never end; if the "
-                    "conversation is really this long, raise --max-pages.",
-                ),
-            )
-        try:
-            raw = call(after)
-        except openai.OpenAIError as exc:
-            raise _partial(copy, map_openai_error(exc, what=what, config=config)) from None
-        try:
-            body = _parse_page(raw, page_no=copy.pages + 1, what=what, host=config.host)
-        except ProviderError as err:
-            raise _partial(copy, err) from None
-        copy.pages += 1
-        dupes = 0
-        for item in body["data"]:
-            iid = item.get("id")
-            if isinstance(iid, str) and iid in seen_ids:
-                dupes += 1
-                continue
-            if isinstance(iid, str):
-                seen_ids.add(iid)
-            copy.items.append(item)
-        if dupes:
-            copy.warnings.append(
-                f"the conversation changed while it was being read: page {copy.pages} listed "
-                f"{dupes} item(s) already seen on an earlier page (kept once). Fetch again for "
-                "a consistent copy."
-            )
+            raise _partial(copy, ProviderError(
+                "cursor_runaway",
+                f"{what} still had more pages after {max_pages} pages "
+                f"({copy.item_count} items): stopped. The listing may never end; if the "
+                "conversation is really this long, raise --max-pages."))
+        body = _read_page(call, after, copy, what=what, config=config)
+        _keep_new_items(copy, body["data"], seen_ids)
         if body.get("has_more") is None and body.get("last_id"):
             # No has_more but a cursor: nothing says this was the last page.
             raise _partial(copy, ProviderError(
@@ -156,27 +102,58 @@ def _paginate(
         if body.get("has_more") is not True:
             copy.complete = True
             return copy
-        cursor = next_cursor(body)
-        if not cursor:
-            raise _partial(
-                copy,
-                ProviderError(
-                    "malformed",
-                    f"page {copy.pages} of {what} says has_more but gives no cursor to continue "
-                    "from: the rest of the conversation cannot be listed.",
-                ),
-            )
-        if cursor in seen_cursors:
-            raise _partial(
-                copy,
-                ProviderError(
-                    "cursor_runaway",
-                    f"the listing of {what} loops: page {copy.pages} points back to cursor "
-                    f"{cursor!r}, which was already followed. Stopped after {copy.pages} pages.",
-                ),
-            )
-        seen_cursors.add(cursor)
-        after = cursor
+        after = _follow(next_cursor(body), seen_cursors, copy, what)
+
+
+def _read_page(call: Callable[[str | None], Any], after: str | None, copy: ProviderCopy, *,
+               what: str, config: ProviderConfig) -> dict[str, Any]:
+    """The next page, checked and counted; a failure carries the copy read so far."""
+    try:
+        raw = call(after)
+    except openai.OpenAIError as exc:
+        raise _partial(copy, map_openai_error(exc, what=what, config=config)) from None
+    try:
+        body = _parse_page(raw, page_no=copy.pages + 1, what=what, host=config.host)
+    except ProviderError as err:
+        raise _partial(copy, err) from None
+    copy.pages += 1
+    return body
+
+
+def _keep_new_items(copy: ProviderCopy, items: list[dict[str, Any]], seen_ids: set[str]) -> None:
+    """Append the page's items, each id once; a repeat means the conversation changed while
+    it was being read, and the copy says so."""
+    dupes = 0
+    for item in items:
+        iid = item.get("id")
+        if isinstance(iid, str) and iid in seen_ids:
+            dupes += 1
+            continue
+        if isinstance(iid, str):
+            seen_ids.add(iid)
+        copy.items.append(item)
+    if dupes:
+        copy.warnings.append(
+            f"the conversation changed while it was being read: page {copy.pages} listed "
+            f"{dupes} item(s) already seen on an earlier page (kept once). Fetch again for "
+            "a consistent copy."
+        )
+
+
+def _follow(cursor: str | None, seen_cursors: set[str], copy: ProviderCopy, what: str) -> str:
+    """The cursor to read next; a missing or repeated one stops the listing, partial."""
+    if not cursor:
+        raise _partial(copy, ProviderError(
+            "malformed",
+            f"page {copy.pages} of {what} says has_more but gives no cursor to continue "
+            "from: the rest of the conversation cannot be listed."))
+    if cursor in seen_cursors:
+        raise _partial(copy, ProviderError(
+            "cursor_runaway",
+            f"the listing of {what} loops: page {copy.pages} points back to cursor "
+            f"{cursor!r}, which was already followed. Stopped after {copy.pages} pages."))
+    seen_cursors.add(cursor)
+    return cursor
 
 
 def _partial(copy: ProviderCopy, err: ProviderError) -> ProviderError:

@@ -9,7 +9,6 @@ provider, not recorded on the wire — so request bytes and elapsed time stay un
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -19,7 +18,7 @@ from typing import Any
 
 import openai
 
-from traceview.provider.client import ProviderConfig, make_client, map_openai_error
+from traceview.provider.client import ProviderConfig, map_openai_error
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import (
     HOSTED_EVIDENCE_INCLUDE,
@@ -81,7 +80,8 @@ def _input_items(client: openai.OpenAI, rid: str, include: list[str],
 def _retrieve(client: openai.OpenAI, rid: str, include: list[str],
               config: ProviderConfig) -> dict[str, Any]:
     try:
-        raw = client.responses.with_raw_response.retrieve(rid, include=include)
+        raw = client.responses.with_raw_response.retrieve(
+            rid, include=include)  # type: ignore[arg-type]  # flags pass through as given
     except openai.OpenAIError as exc:
         raise map_openai_error(exc, what=f"response {rid}", config=config) from None
     try:
@@ -145,83 +145,3 @@ def hydrate(client: openai.OpenAI, ids: list[str], writer: Any, *,
             writer.write(record)
         result.written.append(rid)
     return result
-
-
-# ---- the command ------------------------------------------------------------------------------
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
-
-    p.add_argument("sources", nargs="+", metavar="IDS_OR_FILE",
-                   help="response ids (resp_…), or files holding them (a trace export, logs; "
-                        "- for stdin)")
-    p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
-                   help="capture file to write (marked as rebuilt from the provider)")
-    g = p.add_argument_group("provider")
-    g.add_argument("--base-url", metavar="URL",
-                   help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
-    g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
-                   help="environment variable that holds the API key (default: OPENAI_API_KEY)")
-    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N")
-    g.add_argument("--max-pages", type=int, default=1000, metavar="N",
-                   help="stop an input_items listing after N pages (default 1000)")
-    g.add_argument("--include", action="append", metavar="FLAG",
-                   help="include flag to retrieve with (repeatable; default: "
-                        + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
-
-
-def run(ns: argparse.Namespace) -> int:
-    """Exit 0 every response rebuilt; 1 some missing or incomplete; 2 nothing rebuilt, or
-    unusable arguments (every message masked and made visible: ids, URLs and provider
-    replies are untrusted)."""
-    from traceview.record.writer import CaptureWriter
-    from traceview.safety.redact import redact_text
-    from traceview.safety.sanitise import visible
-
-    def say(text: str) -> None:
-        print(visible(redact_text(text), multiline=True), file=sys.stderr)
-
-    if not ns.timeout > 0 or ns.max_pages < 1 or ns.max_retries < 0:
-        say("traceview hydrate: --timeout must be above 0, --max-pages at least 1 and "
-            "--max-retries at least 0")
-        return 2
-    try:
-        ids = response_ids(ns.sources)
-    except IdsError as exc:
-        say(f"traceview hydrate: {exc}")
-        return 2
-    if not ids:
-        say("traceview hydrate: no response ids (resp_…) in " + " ".join(ns.sources))
-        return 2
-    config = ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
-                            timeout=ns.timeout, max_retries=ns.max_retries)
-    try:
-        client = make_client(config)
-    except ProviderError as err:
-        say(f"traceview hydrate: {err}")
-        return 2
-    except Exception as exc:  # noqa: BLE001 - the SDK/httpx refuse a URL with their own types
-        say(f"traceview hydrate: --base-url {ns.base_url or '$OPENAI_BASE_URL'}: not a usable "
-            f"URL ({type(exc).__name__}: {exc})")
-        return 2
-    try:
-        writer = CaptureWriter(ns.output)
-    except OSError as exc:
-        say(f"traceview hydrate: -o {ns.output}: cannot write ({exc.strerror or exc})")
-        return 2
-    with writer:
-        result = hydrate(client, ids, writer, include=ns.include, config=config,
-                         max_pages=ns.max_pages)
-    for rid, err in result.failed:
-        say(f"traceview hydrate: {rid}: {err}")
-    if result.stopped:
-        say(f"traceview hydrate: stopped after the key was refused; {len(result.stopped)} "
-            "more id(s) not tried")
-    for rid in result.partial:
-        say(f"traceview hydrate: {rid}: input items incomplete (listing stopped early)")
-    say(f"traceview hydrate: {len(result.written)} of {len(ids)} responses rebuilt into "
-        f"{ns.output} (from the provider, not a wire capture)")
-    if not result.written:
-        return 2
-    return 0 if not result.failed and not result.partial and not result.stopped else 1

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from traceview.capture import bounded
-from traceview.provider.fetch import ProviderCopy
+from traceview.provider.provider_copy import ProviderCopy
 from traceview.safety.redact import redact
 
 SNAPSHOT_SCHEMA = "traceview.snapshot/1"
@@ -239,7 +239,7 @@ def _add_page(
     listings: list[_Listing], kind: str, target: str, params: dict[str, list[str]],
     body: dict[str, Any], line: int,
 ) -> None:
-    after = (params.get("after") or [None])[0]
+    after = next(iter(params.get("after") or []), None)
     current = next((lst for lst in reversed(listings) if lst.target == target), None)
     if after is None or current is None or current.cursor != after:
         current = _Listing(

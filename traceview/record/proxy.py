@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,10 +48,10 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-def default_upstream(env: dict[str, str] | None = None) -> str:
+def default_upstream(env: Mapping[str, str] | None = None) -> str:
     """``OPENAI_BASE_URL`` of the proxy's own environment, else the provider's public API."""
-    env = os.environ if env is None else env
-    return (env.get("OPENAI_BASE_URL") or "").strip() or DEFAULT_UPSTREAM
+    found = (os.environ if env is None else env).get("OPENAI_BASE_URL")
+    return (found or "").strip() or DEFAULT_UPSTREAM
 
 
 def upstream_url(upstream: str, path: str, query: bytes) -> str:

@@ -1,4 +1,4 @@
-"""`traceview proxy`: the recording proxy on a socket (uvicorn), in a thread or in the CLI.
+"""The recording proxy on a socket (uvicorn), in a thread or in the foreground (`traceview proxy`).
 
 In-process use (tests, benchmarks)::
 
@@ -12,17 +12,13 @@ accepts. ``start()`` returns only once uvicorn has finished starting.
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
-import sys
 import threading
-from pathlib import Path
-from urllib.parse import urlsplit
 
 from traceview.record.proxy import DEFAULT_TIMEOUT, RecordingProxy, default_upstream
 from traceview.record.recorder import Clock, Recorder
-from traceview.record.rotate import RotateError, RotatingCaptureWriter, parse_rotate
+from traceview.record.rotate import RotatingCaptureWriter, parse_rotate
 from traceview.record.writer import CaptureWriter
 
 LOOPBACK = "127.0.0.1"
@@ -114,86 +110,3 @@ class ProxyServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-# ---- the command ------------------------------------------------------------------------------
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
-                   help="capture file to append to (with --rotate: a symlink to the current "
-                        "file, the files beside it named CAPTURE-DATE.jsonl)")
-    p.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
-    p.add_argument("--host", default=LOOPBACK,
-                   help="address to listen on (default 127.0.0.1: loopback only)")
-    p.add_argument("--upstream", metavar="URL", default=None,
-                   help="where requests go (default: $OPENAI_BASE_URL of this process, else "
-                        "https://api.openai.com/v1)")
-    p.add_argument("--rotate", metavar="daily|SIZE", default=None,
-                   help="start a new capture file each day or at a size such as 100MB")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"upstream timeout per request (default {DEFAULT_TIMEOUT:g})")
-    p.add_argument("--fsync", action="store_true",
-                   help="force each record to disk before the response is relayed")
-
-
-def _same_endpoint(upstream: str, host: str, port: int) -> bool:
-    parts = urlsplit(upstream)
-    names = {host, "localhost", "127.0.0.1", "::1"} if host in (LOOPBACK, "localhost") else {host}
-    return parts.hostname in names and (parts.port or 80) == port
-
-
-def _upstream_fault(upstream: str) -> str | None:
-    """Why ``upstream`` cannot be forwarded to, or None: checked once at start, so a bad
-    URL is one line now rather than a traceback (or a 502 on every request) later."""
-    import httpx2
-
-    try:
-        parts = urlsplit(upstream)
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
-        httpx2.URL(upstream)
-    except (ValueError, httpx2.InvalidURL) as exc:
-        return f"not a usable URL ({exc})"
-    if not parts.scheme.startswith("http") or not parts.hostname:
-        return "expected an http(s) URL"
-    return None
-
-
-def run(ns: argparse.Namespace) -> int:
-    from traceview.safety.redact import redact_text
-    from traceview.safety.sanitise import visible as _visible
-
-    def visible(text: str) -> str:
-        return _visible(redact_text(text))
-
-    upstream = ns.upstream or default_upstream()
-    if not 0 <= ns.port <= 65535 or not ns.timeout > 0:
-        print("traceview proxy: --port must be 0-65535 and --timeout above 0", file=sys.stderr)
-        return 2
-    fault = _upstream_fault(upstream)
-    if fault:
-        print(f"traceview proxy: --upstream {visible(upstream)}: {fault}", file=sys.stderr)
-        return 2
-    if _same_endpoint(upstream, ns.host, ns.port):
-        print(f"traceview proxy: the upstream {visible(upstream)} is this proxy itself "
-              "(is OPENAI_BASE_URL set to the proxy in this shell?); pass --upstream",
-              file=sys.stderr)
-        return 2
-    try:
-        server = ProxyServer(ns.output, upstream=upstream, host=ns.host, port=ns.port,
-                             rotate=ns.rotate, timeout=ns.timeout, fsync=ns.fsync)
-    except (RotateError, OSError) as exc:
-        print(f"traceview proxy: {visible(str(exc))}", file=sys.stderr)
-        return 2
-    current = Path(ns.output)
-    print(f"traceview proxy: recording into {visible(str(current))}; point clients at\n"
-          f"  OPENAI_BASE_URL={server.base_url}\n"
-          f"forwarding to {visible(upstream)} (Ctrl-C to stop)", file=sys.stderr)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on
-        pass
-    finally:
-        server.recorder.close()
-    print("traceview proxy: stopped", file=sys.stderr)
-    return 0
-

@@ -43,8 +43,9 @@ def _begin(recorder: Recorder, request: httpx2.Request) -> str:
         recorder.note_secret(values.get(name))
     content_type = values.get("content-type", "")
     try:
-        raw: bytes | None = request.content
-        length: int | None = len(raw)
+        content = request.content
+        raw: bytes | None = content
+        length: int | None = len(content)
     except httpx2.RequestNotRead:  # multipart uploads and other generators
         raw = None
         header = values.get("content-length")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -25,20 +24,23 @@ def _console(width: int | None):  # -> rich Console (imported for the text repor
     return _Console(width=width, highlight=False, markup=False, emoji=False)
 
 
-def run_report(ns: argparse.Namespace, options: Options) -> int:
+def run_report(paths: list[str], options: Options, *, fmt: str = "text",
+               width: int | None = None) -> int:
+    """Analyse ``paths`` and print the report in ``fmt`` (text, markdown, json) to stdout;
+    the exit status."""
     try:
-        analysis = analyze(ns.paths, options)
+        analysis = analyze(paths, options)
     except (SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return 2
     try:
-        if ns.format == "json":
+        if fmt == "json":
             from traceview.report.json_out import iter_json
 
             for chunk in iter_json(analysis):
                 sys.stdout.buffer.write(chunk)
                 del chunk  # not held while the next is made: a batch less at the peak
-        elif ns.format == "markdown":
+        elif fmt == "markdown":
             from traceview.report.markdown import iter_markdown
 
             for text in iter_markdown(analysis):
@@ -46,7 +48,7 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
         else:
             from traceview.report.text import render_text
 
-            render_text(analysis, _console(ns.width))
+            render_text(analysis, _console(width))
         sys.stdout.flush()
     except BrokenPipeError:
         # `report | head`: the reader has what it wanted. Quiet, and no second error

@@ -7,9 +7,7 @@ redactor like every other output path.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from typing import Any
 
 from traceview.safety.redact import redact, redact_text
@@ -154,18 +152,6 @@ def render_json(doc: dict[str, Any]) -> str:
     return json.dumps(redact(doc), indent=1, ensure_ascii=True) + "\n"
 
 
-# -- the command ---------------------------------------------------------------------------
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("arms", nargs="+", metavar="ARM",
-                   help="an `ab` results folder, or two captures: A (owned) then B (hosted)")
-    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
-    p.add_argument("--pricing", metavar="FILE", help="pricing table JSON")
-    p.add_argument("--open", action="store_true",
-                   help="open the compare screen instead of printing")
-
-
 def build(paths: list[str], *, seed: int = 0, resamples: int = 2000,
           pricing_path: str | None = None) -> dict[str, Any]:
     from traceview.analysis.compare import compare
@@ -177,44 +163,3 @@ def build(paths: list[str], *, seed: int = 0, resamples: int = 2000,
     a, b, meta = load_arms(paths, options)
     return compare(a, b, Pricing.load(pricing_path), seed=seed, resamples=resamples,
                    latency=meta["latency"])
-
-
-def run(ns: argparse.Namespace) -> int:
-    from traceview.analysis.compare_arms import ArmsError
-    from traceview.analysis.pricing import PricingError
-    from traceview.capture.sources import SourceError
-
-    try:
-        doc = build(list(ns.arms), seed=ns.seed, resamples=max(ns.resamples, 100),
-                    pricing_path=ns.pricing)
-    except (ArmsError, PricingError, SourceError) as exc:
-        print(f"traceview compare: {safe(exc)}", file=sys.stderr)
-        return 2
-    if getattr(ns, "open", False):
-        try:
-            from traceview.ui.compare_app import run_compare_app
-        except ImportError as exc:
-            print(f"traceview compare: the screen is not available ({exc})", file=sys.stderr)
-            return 2
-        return run_compare_app(list(ns.arms), doc)
-    render = {"json": render_json, "markdown": render_markdown}.get(ns.format, render_text)
-    try:
-        sys.stdout.write(render(doc))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return 0
-    return problems_exit(doc)
-
-
-def problems_exit(doc: dict[str, Any]) -> int:
-    """1 when an arm's capture was read with problems (as `report` exits), else 0; the
-    problems themselves are in the arms' notes, at the top of every format."""
-    arms = doc.get("arms") or {}
-    bad = [a for a in (arms.values() if isinstance(arms, dict) else arms)
-           if isinstance(a, dict) and a.get("problems")]
-    if bad:
-        where = ", ".join(safe(a.get("label")) for a in bad)
-        print(f"traceview compare: {sum(a['problems'] for a in bad)} problem(s) reading "
-              f"{where} (see the notes; `traceview report` lists them)", file=sys.stderr)
-        return 1
-    return 0

@@ -8,7 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.sim import bodies, corpus, stores, stream, tokens
+import traceview.sim.bodies as bodies
+import traceview.sim.corpus as corpus
+import traceview.sim.stores as stores
+import traceview.sim.stream as stream
+import traceview.sim.tokens as tokens
 from traceview.sim.engine import Engine
 from traceview.sim.items import check_include, normalize_input, render
 from traceview.sim.latency import HEADER as LATENCY_HEADER
@@ -55,7 +59,7 @@ def paginate(items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[s
     include = check_include(_query_list(query, "include"))
     limit = _limit(query)
     ordered = list(items) if order == "asc" else list(reversed(items))
-    after = (query.get("after") or [None])[-1]
+    after = (query.get("after") or [""])[-1]
     if after:
         ids = [i.get("id") for i in ordered]
         if after not in ids:
@@ -157,7 +161,7 @@ class Api:
                 id=self.state.ids.new("conv"), created_at=self.state.clock.now(),
                 metadata=dict(body.get("metadata") or {}),
             )
-            conv.items, _ = normalize_input(self.state, items)
+            conv.items = normalize_input(self.state, items)[0]
             self.state.conversations[conv.id] = conv
             return Reply(200, bodies.conversation(conv.id, conv.created_at, conv.metadata))
 
@@ -186,7 +190,7 @@ class Api:
         include = check_include(_query_list(query, "include"))
         with self.state.lock:
             conv = self.state.conversation(cid)
-            items, _ = normalize_input(self.state, body.get("items") or [])
+            items = normalize_input(self.state, body.get("items") or [])[0]
             conv.items.extend(items)
             return Reply(200, bodies.page([render(i, include) for i in items], has_more=False))
 

@@ -28,7 +28,9 @@ import hashlib
 import json
 from typing import Any
 
-from traceview.sim import bodies, corpus, tokens
+import traceview.sim.bodies as bodies
+import traceview.sim.corpus as corpus
+import traceview.sim.tokens as tokens
 from traceview.sim.items import check_include, normalize_input, render, user_text
 from traceview.sim.state import Prefix, ResponseRecord, SimError, SimState
 
@@ -206,28 +208,11 @@ class Engine:
             new_items, trigger = normalize_input(state, request.get("input"))
             context = earlier + new_items
 
-            base = _base_tokens(request)
-            rendered = list(context)
-            while base + sum(tokens.count_item(i) for i in rendered) > self.context_window:
-                if request.get("truncation") != "auto" or len(rendered) <= 1:
-                    raise SimError(
-                        400,
-                        "Your input exceeds the context window of this model. "
-                        "Please adjust your input and try again.",
-                        param="input", code="context_length_exceeded",
-                    )
-                rendered.pop(0)  # silent: no item, no event
-
+            rendered = self._fit_window(request, context)
             prefix = _prefix(request, rendered)
             previous_prefix = conv.last_prefix if conv else prev.prefix if prev else None
             input_tokens = prefix.base_tokens + sum(prefix.item_tokens)
-            cached = _cached(previous_prefix, prefix)
-            if self.stateless_cache:  # the provider's cache is by content, across requests
-                by_content = Prefix(prefix.head, tuple(_content_key(i) for i in rendered),
-                                    prefix.item_tokens, prefix.base_tokens)
-                cached = max(cached, _cached(self._stateless_prefixes.get(prefix.head),
-                                             by_content))
-                self._stateless_prefixes[prefix.head] = by_content
+            cached = self._cached_tokens(prefix, previous_prefix, rendered)
 
             output: list[dict[str, Any]] = []
             threshold = _compact_threshold(request)
@@ -262,6 +247,35 @@ class Engine:
                 conv.items = next_context if compacted else conv.items + new_items + generated
                 conv.last_prefix = prefix
             return Outcome(body, include, ms)
+
+    def _fit_window(self, request: dict[str, Any],
+                    context: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The context the model sees: all of it, or with ``truncation: auto`` the oldest
+        items dropped silently (no item, no event) until it fits the window."""
+        base = _base_tokens(request)
+        rendered = list(context)
+        while base + sum(tokens.count_item(i) for i in rendered) > self.context_window:
+            if request.get("truncation") != "auto" or len(rendered) <= 1:
+                raise SimError(
+                    400,
+                    "Your input exceeds the context window of this model. "
+                    "Please adjust your input and try again.",
+                    param="input", code="context_length_exceeded",
+                )
+            rendered.pop(0)
+        return rendered
+
+    def _cached_tokens(self, prefix: Prefix, previous_prefix: Prefix | None,
+                       rendered: list[dict[str, Any]]) -> int:
+        """Tokens served from the cache: the prefix shared with this conversation's last
+        request, or (stateless cache) with any earlier request of the same head."""
+        cached = _cached(previous_prefix, prefix)
+        if self.stateless_cache:  # the provider's cache is by content, across requests
+            by_content = Prefix(prefix.head, tuple(_content_key(i) for i in rendered),
+                                prefix.item_tokens, prefix.base_tokens)
+            cached = max(cached, _cached(self._stateless_prefixes.get(prefix.head), by_content))
+            self._stateless_prefixes[prefix.head] = by_content
+        return cached
 
     def _tool_calls(
         self, request: dict[str, Any], context: list[dict[str, Any]], run_fs: bool, run_ws: bool

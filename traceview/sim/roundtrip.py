@@ -6,12 +6,11 @@ capture and checks what a user should see: a deposit on the turn after the file 
 evidence "missing" on the search, and "captured" when include was set. Exit 0 when all
 holds; no API key and no network needed.
 
-    python -m traceview.sim.roundtrip [--keep DIR]
+    python -m traceview.commands.roundtrip [--keep DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -47,10 +46,9 @@ def check(doc: dict, include: bool) -> list[str]:
     return failures
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keep", metavar="DIR", help="write the captures here and keep them")
-    ns = parser.parse_args(argv)
+def roundtrip(keep: str | None = None) -> int:
+    """Exit status 0 when every check holds; ``keep``: write the captures there and keep
+    them."""
     import traceview.record
     from traceview.sim.scenario import run_claims
 
@@ -63,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         base_url = line.split("listening on ", 1)[1].strip()
         print(f"simulator: {base_url}")
         with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(ns.keep or tmp)
+            folder = Path(keep or tmp)
             folder.mkdir(parents=True, exist_ok=True)
             failures = []
             for include in (False, True):
@@ -83,6 +81,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {failure}", file=sys.stderr)
     return 1 if failures else 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

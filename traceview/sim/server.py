@@ -69,7 +69,37 @@ class Fault:
 # handling: HTTP errors, a slow answer, a stream cut mid-way, a list page that is not JSON,
 # and a listing whose cursor never ends.
 FAULT_KINDS = ("slow", "cut", "malformed", "endless")
+
+
+def parse_fault(spec: str) -> dict[str, object]:
+    """``KIND[=ARG][:TIMES][@PATH]`` as keyword arguments for ``SimServer.inject``."""
+    rest, _, path = spec.partition("@")
+    rest, _, times_s = rest.partition(":")
+    kind, _, arg = rest.partition("=")
+    try:
+        times = int(times_s) if times_s else 1
+        if times < 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--fault {spec}: TIMES must be a whole number ≥ 0") from None
+    out: dict[str, object] = {"times": times, "path": path or None}
+    if kind.isdigit() and 400 <= int(kind) <= 599:
+        out["status"] = int(kind)
+    elif kind in FAULT_KINDS:
+        out["kind"] = kind
+        if kind == "slow":
+            try:
+                out["delay"] = float(arg or 5)
+            except ValueError:
+                raise ValueError(f"--fault {spec}: slow=SECONDS needs a number") from None
+    else:
+        raise ValueError(f"--fault {spec}: KIND must be an HTTP status 400-599 or one of "
+                         f"{', '.join(FAULT_KINDS)}")
+    return out
+
+
 RETRY_AFTER_S = 2
+
 
 class SimServer:
     """A threaded loopback HTTP server around :class:`Api`; a context manager."""
@@ -108,8 +138,9 @@ class SimServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        host = f"[{host}]" if ":" in str(host) else host
+        address = self.httpd.server_address
+        host, port = str(address[0]), address[1]
+        host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}/v1"
 
     # -- fault injection ----------------------------------------------------------

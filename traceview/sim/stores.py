@@ -37,10 +37,11 @@ def _objects(state: SimState, name: str) -> dict[str, dict[str, Any]]:
 
 def create_file(state: SimState, body: dict[str, Any]) -> dict[str, Any]:
     with state.lock:
-        obj = {"id": state.ids.new("file"), "object": "file", "bytes": body.get("bytes", 0),
-               "created_at": state.clock.now(), "filename": body.get("filename", "upload"),
-               "purpose": body.get("purpose", "assistants"), "status": "processed",
-               "status_details": None, "expires_at": None}
+        obj: dict[str, Any] = {
+            "id": state.ids.new("file"), "object": "file", "bytes": body.get("bytes", 0),
+            "created_at": state.clock.now(), "filename": body.get("filename", "upload"),
+            "purpose": body.get("purpose", "assistants"), "status": "processed",
+            "status_details": None, "expires_at": None}
         _objects(state, "files")[obj["id"]] = obj
         return obj
 
@@ -56,7 +57,7 @@ def create_vector_store(state: SimState, body: dict[str, Any]) -> dict[str, Any]
     with state.lock:
         files = [f for f in body.get("file_ids") or [] if isinstance(f, str)]
         now = state.clock.now()
-        obj = {
+        obj: dict[str, Any] = {
             "id": state.ids.new("vs"), "object": "vector_store", "created_at": now,
             "name": str(body.get("name") or ""), "usage_bytes": 0, "status": "completed",
             "file_counts": {"in_progress": 0, "completed": len(files), "failed": 0,

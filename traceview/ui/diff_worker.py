@@ -1,7 +1,7 @@
 """Fetch the provider copy of one conversation and diff it, off the event loop.
 
 Runs in the diff screen's thread worker. It is the same work as ``traceview diff``
-(``provider.commands.build_diff``) but keeps the ProviderCopy too, because the screen's
+(``provider.diffing.build_diff``) but keeps the ProviderCopy too, because the screen's
 ``w`` saves it as a snapshot. Nothing here touches a widget: the outcome is returned as
 plain data and posted as a ``DiffReady`` message by the caller.
 """
@@ -150,7 +150,7 @@ def compute_diff(
                            target=target.id)
     if cancelled():
         return DiffOutcome(None, error="cancelled", error_kind="cancelled", target=target.id)
-    from traceview.provider.commands import compare
+    from traceview.provider.diffing import compare
 
     result = compare(cap, target, copy, error)
     return DiffOutcome(result, copy=copy, error=error, error_kind=kind, target=target.id,

@@ -6,6 +6,8 @@ import argparse
 import ipaddress
 import sys
 
+from traceview.sim.server import SimServer, parse_fault
+
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -26,35 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "path starts with it, e.g. 429:2@/v1/responses")
 
 
-def parse_fault(spec: str) -> dict[str, object]:
-    """``KIND[=ARG][:TIMES][@PATH]`` as keyword arguments for ``SimServer.inject``."""
-    from traceview.sim.server import FAULT_KINDS
-
-    rest, _, path = spec.partition("@")
-    rest, _, times_s = rest.partition(":")
-    kind, _, arg = rest.partition("=")
-    try:
-        times = int(times_s) if times_s else 1
-        if times < 0:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"--fault {spec}: TIMES must be a whole number ≥ 0") from None
-    out: dict[str, object] = {"times": times, "path": path or None}
-    if kind.isdigit() and 400 <= int(kind) <= 599:
-        out["status"] = int(kind)
-    elif kind in FAULT_KINDS:
-        out["kind"] = kind
-        if kind == "slow":
-            try:
-                out["delay"] = float(arg or 5)
-            except ValueError:
-                raise ValueError(f"--fault {spec}: slow=SECONDS needs a number") from None
-    else:
-        raise ValueError(f"--fault {spec}: KIND must be an HTTP status 400-599 or one of "
-                         f"{', '.join(FAULT_KINDS)}")
-    return out
-
-
 def _is_loopback(host: str) -> bool:
     if host in LOOPBACK_NAMES:
         return True
@@ -65,8 +38,6 @@ def _is_loopback(host: str) -> bool:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from traceview.sim.server import SimServer
-
     if not 0 <= ns.port <= 65535:
         print(f"traceview sim: --port must be between 0 and 65535, not {ns.port}",
               file=sys.stderr)

@@ -1,0 +1,78 @@
+"""``traceview export CAPTURE... --to KIND [TARGET]``: exit 0, 1 problems while reading,
+2 unusable arguments or output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from traceview.capture.sources import SourceError, expand_paths
+from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.export import MissingExtra
+from traceview.export.targets import TARGETS, engine_errors, export
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
+
+
+def say(command: str, message: str) -> None:
+    print(f"traceview {command}: {visible(redact_text(str(message)))}", file=sys.stderr)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="CAPTURE",
+                   help="capture files or directories of captures")
+    p.add_argument("--to", nargs="+", required=True, metavar=("KIND", "TARGET"),
+                   help="parquet | duckdb | csv | otlp, optionally followed by the output "
+                        "(same as -o): --to duckdb fleet.duckdb, --to otlp spans.json")
+    p.add_argument("-o", "--output", metavar="PATH", help="output directory (parquet, csv) "
+                   "or file (duckdb, otlp)")
+    p.add_argument("--partition-by", default="date", metavar="KEYS",
+                   help="parquet partitions: date, or date,model (default date)")
+    p.add_argument("--otlp-endpoint", metavar="URL", help="also post the spans to this "
+                   "OTLP/HTTP traces endpoint (e.g. http://localhost:4318/v1/traces)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parquet: export a "
+                   "directory in N local worker processes (default 1)")
+    p.add_argument("--dask", metavar="ADDRESS", help="run the parquet export on a Dask "
+                   "cluster: a scheduler address, or local:N for N local workers")
+    add_analysis_options(p)
+
+
+def _target(ns: argparse.Namespace) -> tuple[str, str | None]:
+    kind, *rest = ns.to
+    if kind not in TARGETS:
+        raise ValueError(f"--to {kind}: choose one of {', '.join(TARGETS)}")
+    if len(rest) > 1 or (rest and ns.output):
+        raise ValueError("give the output once: --to KIND TARGET or -o TARGET")
+    out = rest[0] if rest else ns.output
+    if out is None and not (kind == "otlp" and ns.otlp_endpoint):
+        raise ValueError(f"--to {kind} needs an output: -o PATH")
+    if ns.dask and kind != "parquet":
+        raise ValueError("--dask runs the parquet export only")
+    if ns.otlp_endpoint and kind != "otlp":
+        raise ValueError("--otlp-endpoint goes with --to otlp")
+    return kind, out
+
+
+def run(ns: argparse.Namespace) -> int:
+    from traceview.export.sinks import ExportError
+
+    try:
+        kind, out = _target(ns)
+        options = options_from(ns)
+        files = expand_paths(ns.paths)
+        partition_by = tuple(k.strip() for k in ns.partition_by.split(",") if k.strip())
+    except (ValueError, UsageError, SourceError) as exc:
+        say("export", str(exc))
+        return 2
+    unusable: tuple[type[BaseException], ...] = (MissingExtra, ExportError, OSError, ValueError,
+                                                 *engine_errors())
+    try:
+        counts = export(files, kind, out, options, partition_by=partition_by, jobs=ns.jobs,
+                        dask=ns.dask, otlp_endpoint=ns.otlp_endpoint)
+    except unusable as exc:
+        say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
+        return 2
+    where = out if out else ns.otlp_endpoint
+    say("export", f"{counts['turns']:,} turns, {counts['conversations']:,} conversations, "
+                  f"{counts['problems']:,} problems from {len(files):,} capture(s) -> {where}")
+    return 1 if counts["problems"] else 0

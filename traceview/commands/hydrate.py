@@ -1,0 +1,94 @@
+"""``traceview hydrate IDS_OR_FILE... -o CAPTURE``: a capture rebuilt from response ids.
+
+Exit 0 every response rebuilt; 1 some missing or incomplete; 2 nothing rebuilt, or unusable
+arguments. Every message is masked and made visible: ids, URLs and provider replies are
+untrusted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from traceview.commands.provider_flags import add_connection_arguments, provider_config
+from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, make_client
+from traceview.provider.errors import ProviderError
+from traceview.provider.hydrate import IdsError, hydrate, response_ids
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("sources", nargs="+", metavar="IDS_OR_FILE",
+                   help="response ids (resp_…), or files holding them (a trace export, logs; "
+                        "- for stdin)")
+    p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
+                   help="capture file to write (marked as rebuilt from the provider)")
+    g = p.add_argument_group("provider")
+    add_connection_arguments(g)
+    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
+    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N")
+    g.add_argument("--max-pages", type=int, default=1000, metavar="N",
+                   help="stop an input_items listing after N pages (default 1000)")
+    g.add_argument("--include", action="append", metavar="FLAG",
+                   help="include flag to retrieve with (repeatable; default: "
+                        + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
+
+
+def say(text: str) -> None:
+    from traceview.safety.redact import redact_text
+    from traceview.safety.sanitise import visible
+
+    print(visible(redact_text(text), multiline=True), file=sys.stderr)
+
+
+def _client(ns: argparse.Namespace) -> Any:
+    """The SDK client the flags describe, or None (said why)."""
+    try:
+        return make_client(provider_config(ns))
+    except ProviderError as err:
+        say(f"traceview hydrate: {err}")
+    except Exception as exc:  # noqa: BLE001 - the SDK/httpx refuse a URL with their own types
+        say(f"traceview hydrate: --base-url {ns.base_url or '$OPENAI_BASE_URL'}: not a usable "
+            f"URL ({type(exc).__name__}: {exc})")
+    return None
+
+
+def run(ns: argparse.Namespace) -> int:
+    from traceview.record.writer import CaptureWriter
+
+    if not ns.timeout > 0 or ns.max_pages < 1 or ns.max_retries < 0:
+        say("traceview hydrate: --timeout must be above 0, --max-pages at least 1 and "
+            "--max-retries at least 0")
+        return 2
+    try:
+        ids = response_ids(ns.sources)
+    except IdsError as exc:
+        say(f"traceview hydrate: {exc}")
+        return 2
+    if not ids:
+        say("traceview hydrate: no response ids (resp_…) in " + " ".join(ns.sources))
+        return 2
+    client = _client(ns)
+    if client is None:
+        return 2
+    try:
+        writer = CaptureWriter(ns.output)
+    except OSError as exc:
+        say(f"traceview hydrate: -o {ns.output}: cannot write ({exc.strerror or exc})")
+        return 2
+    with writer:
+        result = hydrate(client, ids, writer, include=ns.include, config=provider_config(ns),
+                         max_pages=ns.max_pages)
+    for rid, err in result.failed:
+        say(f"traceview hydrate: {rid}: {err}")
+    if result.stopped:
+        say(f"traceview hydrate: stopped after the key was refused; {len(result.stopped)} "
+            "more id(s) not tried")
+    for rid in result.partial:
+        say(f"traceview hydrate: {rid}: input items incomplete (listing stopped early)")
+    say(f"traceview hydrate: {len(result.written)} of {len(ids)} responses rebuilt into "
+        f"{ns.output} (from the provider, not a wire capture)")
+    if not result.written:
+        return 2
+    return 0 if not result.failed and not result.partial and not result.stopped else 1

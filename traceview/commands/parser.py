@@ -1,0 +1,41 @@
+"""``traceview COMMAND ...``: the parser of one command, built only for the command asked."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+from traceview.commands import COMMANDS, EXIT_USAGE
+
+Run = Callable[[argparse.Namespace], int]
+
+
+def _unavailable(name: str, exc: Exception) -> Run:
+    def run(ns: argparse.Namespace) -> int:
+        print(f"traceview {name}: not available in this build ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    return run
+
+
+def build_command_parser(command: str) -> argparse.ArgumentParser:
+    """``traceview COMMAND``'s parser; a command whose extras are not installed still parses
+    and says so when run."""
+    parser = argparse.ArgumentParser(prog="traceview")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(command, help=COMMANDS[command], description=COMMANDS[command])
+    try:
+        module = importlib.import_module(f"traceview.commands.{command}")
+    except ImportError as exc:
+        p.set_defaults(run=_unavailable(command, exc))
+        return parser
+    module.add_arguments(p)
+    p.set_defaults(run=module.run)
+    return parser
+
+
+def run_command(argv: list[str]) -> int:
+    """Parse ``argv`` (its first word names the command) and run it; the exit status."""
+    ns = build_command_parser(argv[0]).parse_args(argv)
+    return int(ns.run(ns) or 0)

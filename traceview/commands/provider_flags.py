@@ -1,0 +1,47 @@
+"""How to reach the provider, as flags named after the SDK's own settings (fetch, diff,
+fidelity, hydrate)."""
+
+from __future__ import annotations
+
+import argparse
+
+from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ProviderConfig
+from traceview.provider.diffing import FetchSettings
+from traceview.provider.fetch import DEFAULT_MAX_PAGES
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
+
+
+def add_connection_arguments(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--base-url", metavar="URL",
+                   help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
+    g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
+                   help="environment variable that holds the API key (default: OPENAI_API_KEY)")
+
+
+def add_provider_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``provider`` group of fetch, diff and fidelity."""
+    g = p.add_argument_group("provider")
+    g.add_argument("--conversation", metavar="ID",
+                   help="conversation (conv_…) or chain response id (resp_…) to use; "
+                        "needed when the capture holds several")
+    add_connection_arguments(g)
+    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"per-request timeout (default {DEFAULT_TIMEOUT:g})")
+    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
+                   help=f"retries on timeouts, 429 and 5xx (default {DEFAULT_MAX_RETRIES})")
+    g.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+                   help=f"stop a listing that never ends after N pages (default "
+                        f"{DEFAULT_MAX_PAGES})")
+    g.add_argument("--include", action="append", metavar="FLAG",
+                   help="include flag to list with (repeatable; default: "
+                        + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
+
+
+def provider_config(ns: argparse.Namespace) -> ProviderConfig:
+    return ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
+                          timeout=ns.timeout, max_retries=ns.max_retries)
+
+
+def fetch_settings(ns: argparse.Namespace) -> FetchSettings:
+    """The settings the provider flags ask for (checked when a fetch is about to start)."""
+    return FetchSettings(provider_config(ns), ns.include, ns.max_pages)

@@ -1,0 +1,103 @@
+"""``traceview screenshot CAPTURE -o FILE``: a view of the inspector, headless, as SVG or PNG.
+
+Exit 2 when nothing was written (a bad flag, a missing file, a view that cannot be shown).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+from pathlib import Path
+
+from traceview.commands import EXIT_OK, EXIT_USAGE
+from traceview.ui.screenshot import (
+    PNG_HINT,
+    VIEWS,
+    ScreenshotRefused,
+    render_svg,
+    svg_to_png,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("capture", nargs="+", help="capture file(s) or directory")
+    parser.add_argument("-o", "--output", required=True, help="file to write: .svg or .png")
+    parser.add_argument("--view", choices=VIEWS, default="turns", help="which screen to show")
+    parser.add_argument("--turn", type=int, default=None, help="select turn N (1-based index)")
+    parser.add_argument("--size", default="160x48", help="terminal size WIDTHxHEIGHT")
+    parser.add_argument("--items", metavar="FILE", default=None,
+                        help="with --view diff: a snapshot to diff against offline (without it "
+                             "the provider copy is fetched with $OPENAI_API_KEY/$OPENAI_BASE_URL)")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not match:
+        raise ValueError(f"--size must look like 160x48, not {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (20 <= width <= 1000 and 5 <= height <= 500):
+        raise ValueError(f"--size {text} is out of range (20..1000 x 5..500)")
+    return width, height
+
+
+def _say(message: str) -> int:
+    print(f"traceview screenshot: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _refusal(ns: argparse.Namespace, png: bool) -> str | None:
+    """Why the arguments cannot make a picture, checked before anything is loaded."""
+    missing = [p for p in ns.capture if p != "-" and not os.path.exists(p)]
+    if missing:
+        return f"no such file or directory: {missing[0]}"
+    if png:
+        try:
+            import cairosvg  # noqa: F401
+        except ImportError:
+            return PNG_HINT
+    items = getattr(ns, "items", None)
+    if items is not None and not os.path.exists(items):
+        return f"no such file or directory: {items}"
+    return None
+
+
+def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | None]:
+    if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
+        from traceview.ui.compare_app import render_compare_svg
+
+        return asyncio.run(render_compare_svg(list(ns.capture), size))
+    return asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size,
+                                  items=getattr(ns, "items", None)))
+
+
+def run(ns: argparse.Namespace) -> int:
+    output = Path(ns.output)
+    try:
+        size = parse_size(ns.size)
+    except ValueError as exc:
+        return _say(str(exc))
+    png = output.suffix.lower() == ".png"
+    refusal = _refusal(ns, png)
+    if refusal:
+        return _say(refusal)
+    from traceview.capture.sources import SourceError
+
+    try:
+        svg, warning = _render(ns, size)
+    except (ScreenshotRefused, SourceError) as exc:
+        return _say(f"{exc}; nothing written")
+    if warning:
+        print(f"traceview screenshot: {warning}", file=sys.stderr)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        if png:
+            svg_to_png(svg, output)
+        else:
+            output.write_text(svg, encoding="utf-8")
+    except OSError as exc:
+        return _say(f"cannot write {output}: {exc.strerror or exc}")
+    print(f"wrote {output}")
+    return EXIT_OK

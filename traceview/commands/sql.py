@@ -1,0 +1,58 @@
+"""``traceview sql QUERY SOURCE...``: a DuckDB query over the turns of captures (cached) or
+of an export; exit 0, 2 when the sources or the query cannot be used."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from traceview.capture.sources import SourceError
+from traceview.commands.export import say
+from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.export import MissingExtra, need
+from traceview.export.targets import engine_errors
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("query", metavar="SQL", help="a DuckDB query over the tables turns, "
+                   "conversations, problems")
+    p.add_argument("paths", nargs="+", metavar="SOURCE",
+                   help="captures or directories of captures (cached), an export directory, "
+                        "or a .duckdb file")
+    p.add_argument("--format", choices=["table", "csv", "json", "markdown"], default="table")
+    p.add_argument("--cache", metavar="DIR", help="where captures' tables are cached "
+                   "(default $XDG_CACHE_HOME/traceview)")
+    add_analysis_options(p)
+
+
+def run(ns: argparse.Namespace) -> int:
+    from traceview.export.cache import default_cache_dir
+    from traceview.export.sinks import ExportError
+
+    unusable: tuple[type[BaseException], ...] = (UsageError, SourceError, MissingExtra,
+                                                 ExportError, OSError, *engine_errors())
+    try:
+        options = options_from(ns)
+        from traceview.export import sql
+
+        duckdb = need("duckdb", "fleet")
+        con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
+                                  options)
+    except unusable as exc:
+        say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
+        return 2
+    try:
+        cols, rows = sql.query(con, ns.query)
+    except duckdb.Error as exc:
+        say("sql", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return 2
+    try:
+        sys.stdout.write(sql.render(cols, rows, ns.format))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return 0
+    finally:
+        con.close()
+    say("sql", origin)
+    return 0

@@ -1,0 +1,95 @@
+"""Where an export goes: Parquet (one process, worker processes, or a Dask cluster), DuckDB,
+CSV or OTLP spans. ``traceview export`` and ``traceview sql`` call these."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from traceview.analysis.options import Options
+
+TARGETS = ("parquet", "duckdb", "csv", "otlp")
+
+
+def engine_errors() -> tuple[type[BaseException], ...]:
+    """The error types of the installed engines (a locked database, a full disk inside
+    Arrow): reported in one line like every other unusable output."""
+    found: list[type[BaseException]] = []
+    try:
+        import duckdb
+
+        found.append(duckdb.Error)
+    except ImportError:
+        pass
+    try:
+        import pyarrow as pa
+
+        found.append(pa.ArrowException)
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+def export(files: list[str], kind: str, out: str | None, options: Options, *,
+           partition_by: tuple[str, ...] = ("date",), jobs: int = 1, dask: str | None = None,
+           otlp_endpoint: str | None = None) -> dict[str, int]:
+    """Export every turn of ``files`` to ``kind`` at ``out``; the counts (turns,
+    conversations, problems)."""
+    from traceview.export.run import export_files
+    from traceview.export.sinks import write_manifest
+
+    if dask:
+        return _on_cluster(dask, files, out or "", partition_by, options)
+    _system_pool()
+    if kind == "parquet" and jobs > 1 and len(files) > 1:
+        from traceview.export.run import export_parallel
+        from traceview.export.sinks import ParquetSink, prepare_dir
+
+        ParquetSink(Path(out or ""), partition_by=partition_by)  # checks the arguments
+        prepare_dir(Path(out or ""))
+        counts = export_parallel(files, Path(out or ""), jobs, partition_by, options)
+    else:
+        counts = export_files(files, open_sink(kind, out, otlp_endpoint, partition_by), options)
+    if kind == "parquet":
+        write_manifest(Path(out or ""), partition_by, len(files))
+    return counts
+
+
+def _on_cluster(address: str, files: list[str], out: str, partition_by: tuple[str, ...],
+                options: Options) -> dict[str, int]:
+    from traceview.export.cluster import connect, export_on_cluster
+
+    client = connect(address)
+    try:
+        return export_on_cluster(client, files, out, partition_by=partition_by,
+                                 options=options)
+    finally:
+        client.close()
+        if getattr(client, "cluster", None) is not None:
+            client.cluster.close()  # a local:N cluster this command started
+
+
+def _system_pool() -> None:
+    """Arrow's default pool (mimalloc) keeps freed row groups' memory: a third more peak
+    RSS on a large export. The process's own allocator returns it; read when pyarrow
+    starts, so worker processes inherit it too."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+
+
+def open_sink(kind: str, out: str | None, endpoint: str | None,
+              partition_by: tuple[str, ...]) -> Any:
+    from traceview.export import sinks
+
+    if kind == "parquet":
+        sink = sinks.ParquetSink(Path(out or ""), partition_by=partition_by)
+        sinks.prepare_dir(Path(out or ""))  # after the sink checked its arguments
+        return sink
+    if kind == "duckdb":
+        return sinks.DuckDBSink(out or "")
+    if kind == "csv":
+        return sinks.CsvSink(out or "")
+    from traceview.export.otlp import OtlpSink
+
+    return OtlpSink(out, endpoint)
