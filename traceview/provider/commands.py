@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from traceview.analysis.diff import DiffResult, diff
-from traceview.analysis.objects import deletions
+from traceview.analysis.hosted.inventory import deletions
 from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
 from traceview.provider.client import (
