@@ -46,14 +46,17 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     """The objects of a capture from its analysed turns (in index order) and exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit`, for the
-    turns the reader did not scan. `on_request(turn, ids)` is told each turn's object ids
-    quoted in its request (the ledger reads its vector stores there).
+    turns the reader did not scan. `on_request(turn, ids)` is told the object ids quoted
+    in each turn's request, for turns with one (the ledger reads its vector stores there).
     """
     inv = _Inventory(turns, _named(turns, exchanges))
     for t in turns:
-        ids = inv.turn(t, read_raw)
-        if on_request is not None:
-            on_request(t, ids)
+        turn = t.turn
+        req, res = turn.req, turn.res
+        found = _turn_ids(turn, req, res, read_raw)
+        inv.turn(turn, req, res, found)
+        if on_request is not None and req is not None:
+            on_request(t, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
@@ -154,14 +157,11 @@ class _Inventory:
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    def turn(self, t: Any, read_raw: Callable[..., bytes | None]) -> Sequence[bytes]:
-        """Read turn `t`'s objects: its stored response, the response it continues, its
-        conversation and the files and vector stores it quotes. Returns its request's
-        quoted ids."""
-        found = _turn_ids(t, read_raw)
-        turn = t.turn
+    def turn(self, turn: Any, req: Any, res: Any, found: _TurnIds) -> None:
+        """Note a turn's objects (its facts `turn`, request `req`, response `res`): its
+        stored response, the response it continues, its conversation and the files and
+        vector stores it quotes."""
         index, line = turn.index, turn.line
-        res, req = turn.res, turn.req
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
             self.response(rid, index, line, found)
@@ -178,7 +178,6 @@ class _Inventory:
             named = {self.kind_of(m) for m in (*found.req_ids, *found.res_ids)}
             for kind, oid in sorted(named):
                 self.use(self.obj(kind, oid), line, index, found.created_at)
-        return found.req_ids
 
     def kind_of(self, m: bytes) -> tuple[str, str]:
         """(kind, id) of a quoted id (the same few ids on every turn: made once each)."""
@@ -229,12 +228,11 @@ class _Inventory:
         return result
 
 
-def _turn_ids(t: Any, read_raw: Callable[..., bytes | None]) -> _TurnIds:
+def _turn_ids(turn: Any, req: Any, res: Any, read_raw: Callable[..., bytes | None],
+              ) -> _TurnIds:
     """What the inventory reads in a turn's records: from the turn table when its lines
     were scanned, else from its bytes (a response's head only, unless it holds hosted
     calls: they name files)."""
-    turn = t.turn
-    req, res = turn.req, turn.res
     flag = req.store if req is not None else None
     if flag is None and res is not None:
         flag = res.store

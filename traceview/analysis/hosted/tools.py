@@ -70,23 +70,32 @@ class TurnConfigs:
         self._number = array("q")  # by turn index; 0: none
         self._made: list[ToolConfig | None] = [None]  # by number
         self._known: dict[tuple[frozenset[str], frozenset[str]], int] = {}
+        self._seen: dict[tuple[tuple[str, ...], tuple[bytes, ...]], int] = {}
 
     def see(self, t: Any, ids: Sequence[bytes]) -> None:
-        """Note turn `t`'s configuration: the tools its request offered, and the vector
-        store ids it quoted when it offers file_search (no request: none)."""
-        if t.turn.req is None:
-            return
-        tools = frozenset(map(tool_name, t.tools_offered))
+        """Note the configuration of turn `t` (one with a request): the tools it offered,
+        and the vector store ids it quoted when it offers file_search."""
+        key = (tuple(t.tools_offered), tuple(ids))
+        number = self._seen.get(key)
+        if number is None:
+            number = self._number_of(*key)
+            if len(self._seen) < 4096:  # a hostile capture's distinct ids: not remembered
+                self._seen[key] = number
+        held = self._number
+        if t.index >= len(held):
+            held.frombytes(bytes(held.itemsize * (t.index + 1 - len(held))))
+        held[t.index] = number
+
+    def _number_of(self, offered: tuple[str, ...], ids: tuple[bytes, ...]) -> int:
+        """The number of the configuration offering `offered` with these quoted ids."""
+        tools = frozenset(map(tool_name, offered))
         stores = frozenset(m.decode() for m in ids if m[:3] == b"vs_") \
             if "file_search" in tools else frozenset()
         number = self._known.get((tools, stores))
         if number is None:
             number = self._known[(tools, stores)] = len(self._made)
             self._made.append(ToolConfig(tools, stores))
-        held = self._number
-        if t.index >= len(held):
-            held.frombytes(bytes(held.itemsize * (t.index + 1 - len(held))))
-        held[t.index] = number
+        return number
 
     def get(self, index: int) -> ToolConfig | None:
         """The configuration of turn `index` (None: no request, or not seen)."""

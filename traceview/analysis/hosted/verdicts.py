@@ -90,7 +90,7 @@ class Verdict:
 
     def _settle(self) -> None:
         """Read and hash the rebuilt input. It runs where the verdict is read (a writer, a
-        screen), outside the load's safety net (hosted_state.attach): a shape nothing
+        screen), outside the load's safety net (hosted/attach.py): a shape nothing
         anticipated leaves the hash unknown (None) rather than stopping that reader; the
         verdict itself was settled without it."""
         rebuild, self._rebuild = self._rebuild, None
@@ -135,9 +135,9 @@ class Verdict:
         }
 
 
-# The reasons a verdict made again when read can have, by code: `_early_reason`'s, then
-# those of a hosted conversation with no provider copy whose rebuilt input holds nothing
-# `_late_reason` reads in items (its hash made when read: `Verdict._rebuild`).
+# The reasons a verdict made again when read can have, by code: the early reasons (known
+# from the turns), then those of a hosted conversation with no provider copy whose records
+# hold no item a late reason reads (its hash made when read: `Verdict._rebuild`).
 EARLY = ("deleted", "compaction", "evidence_missing")
 CODES = (*EARLY, "no_provider_copy", "outside_capture")
 
