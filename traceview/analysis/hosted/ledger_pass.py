@@ -163,52 +163,51 @@ class _Walk:
         self.active: list[_Active] = []
         self.pending: list[tuple[int, str | None, str | None]] = []  # (turn, type, id)
         self.absorbed: set[str] = set()  # hosted calls a deposit already accounts for
-        self.notes: dict[ToolConfig | None, list[dict[str, Any]]] = {}  # while active holds
+        self.configured = False  # an open source knows the tools it came from
+        # The outliving notes by the identity of a turn's configuration (a capture shares
+        # a handful), while `active` holds: (the configuration, its notes).
+        self.notes: dict[int, tuple[ToolConfig | None, list[dict[str, Any]]]] = {}
 
     def run(self, key: str, bill: float | None) -> None:
         """Append the conversation's growth, sources and charges to the ledger."""
         turns = self.turns
-        markers = [t.markers for t in turns]
-        ends = [end_of(m) for m in markers]
-        inputs = [t.input_tokens for t in turns]
-        calls = [_calls(t) for t in turns]
+        read = [_Read.of(t) for t in turns]
         owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
                      None)
-        self.n = self.ledger._open(key, bill, growth_of(inputs, ends, owned))
-        deposits = [bool(m) and "deposit" in m for m in markers]
-        if any(calls) or any(deposits):  # only these can carry anything
-            attributions = {j: attributed(turns[j].attribution)
-                            for j, d in enumerate(deposits) if d}
+        growth = growth_of([r.input for r in read], [r.end for r in read], owned)
+        self.n = self.ledger._open(key, bill, growth)
+        if any(r.calls or r.deposit for r in read):  # only these can carry anything
+            attributions = {r.turn: attributed(r.view.attribution) for r in read
+                            if r.deposit}
             for a in attributions.values():
                 if a is not None:
                     self.absorbed.update(c for c in a.hosted_calls if c)
-            for j, t in enumerate(turns):
-                self.step(t, ends[j], deposits[j], attributions.get(j), inputs[j], calls[j])
+            for r in read:
+                self.step(r, attributions.get(r.turn))
             for s in self.active:
                 self.ledger._s_stop[s.i] = len(self.ledger._c_turn)
         self.ledger._close()
 
-    def step(self, t: LedgerTurn, end: str | None, deposit: bool, a: Attributed | None,
-             inp: int | None, calls: Sequence[Any]) -> None:
+    def step(self, r: _Read, a: Attributed | None) -> None:
         """One turn: end the carry, open a deposit's (attributed to `a`) or captured calls'
         source, charge the turn, then note its captured calls."""
-        if end is not None:
-            self.end(t.index, end)
-        if deposit:
-            unexplained = t.unexplained_tokens
+        if r.end is not None:
+            self.end(r.turn, r.end)
+        if r.deposit:
+            unexplained = r.view.unexplained_tokens
             if unexplained and unexplained > 0:
-                self.open(self.deposit_source(t.index, unexplained, a))
-        if self.pending and inp is not None:
-            if not deposit:
-                unexplained = t.unexplained_tokens
+                self.open(self.deposit_source(r.turn, unexplained, a))
+        if self.pending and r.input is not None:
+            if not r.deposit:
+                unexplained = r.view.unexplained_tokens
                 if unexplained and unexplained > 0:
-                    self.open(self.hosted_source(t.index, unexplained))
+                    self.open(self.hosted_source(r.turn, unexplained))
             self.pending = []
-        if inp is not None and self.active:
-            self.charge(t, inp)
-        for c in calls:
+        if r.input is not None and self.active:
+            self.charge(r)
+        for c in r.calls:
             if c.evidence == "captured" and c.id not in self.absorbed:
-                self.pending.append((t.index, c.type, c.id))
+                self.pending.append((r.turn, c.type, c.id))
 
     def end(self, index: int, marker: str) -> None:
         """A compaction on turn `index` ends every open source and drops pending calls."""
@@ -217,27 +216,30 @@ class _Walk:
             led._ended[s.i] = (index, marker)
             led._s_stop[s.i] = len(led._c_turn)
         self.active = []
+        self.configured = False
         self.notes = {}
         self.pending = []
 
     def open(self, source: _Active) -> None:
         self.active.append(source)
+        self.configured = self.configured or source.config is not None
         self.notes = {}
 
-    def charge(self, t: LedgerTurn, inp: int) -> None:
-        """Charge turn `t` for every open source, and note sources whose tools it no longer
+    def charge(self, r: _Read) -> None:
+        """Charge turn `r` for every open source, and note sources whose tools it no longer
         offers as it did."""
-        k = self.ledger._add_charge(t.index, self.rates(t.model, t.cached_tokens, inp))
-        if all(s.config is None for s in self.active):
+        assert r.input is not None
+        k = self.ledger._add_charge(r.turn, self.rates(r.view.model, r.cached, r.input))
+        if not self.configured:
             return
-        here = self.config(t.index)
-        notes = self.notes.get(here)
-        if notes is None:  # the same sources and configuration give the same notes
-            notes = self.notes[here] = [
+        here = self.config(r.turn)
+        got = self.notes.get(id(here))
+        if got is None or got[0] is not here:  # the same sources and configuration give
+            got = self.notes[id(here)] = (here, [  # the same notes
                 {"source": s.id, "reason": why} for s in self.active
-                if s.config is not None and (why := outlived(s.config, here))]
-        if notes:
-            self.ledger._outlived[k] = notes
+                if s.config is not None and (why := outlived(s.config, here))])
+        if got[1]:
+            self.ledger._outlived[k] = got[1]
 
     def config(self, index: int) -> ToolConfig | None:
         """The tool configuration of the conversation's turn `index`."""
@@ -287,7 +289,25 @@ class _Walk:
         return ToolConfig(wanted, frozenset(stores))
 
 
-def _calls(t: LedgerTurn) -> Sequence[Any]:
-    """The turn's hosted calls as its facts hold them (type, id, evidence, include)."""
-    res = t.turn.res
-    return res.hosted_calls if res is not None else ()
+class _Read(NamedTuple):
+    """What the walk reads of every turn, read once through the turn's facts: its markers
+    (the one that ends a carry, whether it is a deposit), billed and cached input, and its
+    hosted calls (type, id, evidence, include)."""
+
+    view: LedgerTurn
+    turn: int  # its index
+    end: str | None
+    deposit: bool
+    input: int | None
+    cached: int | None
+    calls: Sequence[Any]
+
+    @classmethod
+    def of(cls, t: LedgerTurn) -> _Read:
+        markers = t.markers
+        deposit = bool(markers) and "deposit" in markers
+        res = t.turn.res
+        if res is None:
+            return cls(t, t.index, end_of(markers), deposit, None, None, ())
+        return cls(t, t.index, end_of(markers), deposit, res.input_tokens, res.cached_tokens,
+                   res.hosted_calls)
