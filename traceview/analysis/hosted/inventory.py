@@ -62,24 +62,43 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     return inv.finish(storage_price)
 
 
-def _named(turns: Sequence[Any], exchanges: list[Any]) -> set[str] | None:
-    """The response ids something other than their own turn names: every
-    previous_response_id, and the ids in exchanges' paths. None (map every id) when an
-    exchange could create a response (its id is in its body)."""
-    out: set[str] = set()
+class _Named(NamedTuple):
+    """The stored responses something other than their own turn names, found before the
+    pass (a row is made whole when named, so it must be found again by its id)."""
+
+    ids: set[str] | None  # named by a later turn or an exchange; None: every id
+    repeated: set[int]  # hashes of ids more than one turn created (or a collision)
+
+    def names(self, rid: str) -> bool:
+        """Whether response `rid` may be named again (so its row must be found by id)."""
+        return self.ids is None or rid in self.ids or hash(rid) in self.repeated
+
+
+def _named(turns: Sequence[Any], exchanges: list[Any]) -> _Named:
+    """Every previous_response_id, the ids in exchanges' paths (every id, when an exchange
+    could create a response: its id is in its body), and the ids created twice — found
+    by their hashes, 8 bytes a turn."""
+    ids: set[str] = set()
+    hashes = array("q")
     for t in turns:
-        req = t.turn.req
+        turn = t.turn
+        req, res = turn.req, turn.res
         prev = req.previous_response_id if req is not None else None
         if prev:
-            out.add(prev)
+            ids.add(prev)
+        rid = res.response_id if res is not None else None
+        if rid:
+            hashes.append(hash(rid))
     for ex in exchanges:
         parts = _path(ex)
         if not parts or _PATHS.get(parts[0]) != "response":
             continue
         if len(parts) == 1:
-            return None
-        out.add(parts[1])
-    return out
+            return _Named(None, set())
+        ids.add(parts[1])
+    ordered = sorted(hashes)
+    return _Named(ids, {h for h, after in zip(ordered, ordered[1:], strict=False)
+                        if h == after})
 
 
 def _path(ex: Any) -> list[str]:
@@ -101,15 +120,12 @@ class _TurnIds(NamedTuple):
 class _Inventory:
     """The objects found so far, by kind then id, and the stored responses kept as rows."""
 
-    def __init__(self, turns: Sequence[Any], named: set[str] | None) -> None:
+    def __init__(self, turns: Sequence[Any], named: _Named) -> None:
         self.turns = turns
         self.found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
         self.rows = ResponseRows(turns)
-        # Response id -> its row: only the ids `named` (None: every id). The hash of
-        # every other id is kept to notice one seen twice (then every id is mapped).
         self.named = named
-        self.row_of: dict[str, int] = {}
-        self.hashes: set[int] | None = set() if named is not None else None
+        self.row_of: dict[str, int] = {}  # a named response id -> its row
         self.dead: set[int] = set()  # rows made whole
         self.last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
         self.in_order = True  # rows were added in the listing's order
@@ -189,13 +205,6 @@ class _Inventory:
     def response(self, rid: str, index: int, line: int, found: _TurnIds) -> None:
         """A stored response created by turn `index`: a row, unless something else names
         it (then a whole object)."""
-        if self.hashes is not None:
-            h = hash(rid)
-            if h in self.hashes:  # seen before (or a collision): every id mapped from here
-                self.hashes = self.named = None
-                self.row_of = _all_rows(self.rows, self.dead, self.row_of)
-            else:
-                self.hashes.add(h)
         created_line = found.res_line if found.res_line is not None else line
         if rid in self.row_of or rid in self.found["response"]:
             r = self.obj("response", rid)
@@ -204,7 +213,7 @@ class _Inventory:
             r.store = found.store
             self.add_turn(r, index, False)
             return
-        if self.named is None or rid in self.named:
+        if self.named.names(rid):
             self.row_of[rid] = len(self.rows)
         key = (created_line, rid)
         self.in_order = self.in_order and key > self.last_key
@@ -249,19 +258,6 @@ def _turn_ids(turn: Any, req: Any, res: Any, read_raw: Callable[..., bytes | Non
                     _IDS.findall(res_raw) if res_raw else [], _created(res_raw),
                     flag if isinstance(flag, bool) else _store(req_raw, res_raw),
                     res_ref.line if res_ref is not None else None)
-
-
-def _all_rows(rows: ResponseRows, dead: set[int], row_of: dict[str, int]) -> dict[str, int]:
-    """Every live row's response id -> the row (the first row of an id wins), from the
-    turns."""
-    out: dict[str, int] = {}
-    for r, index in enumerate(rows.index):
-        if r not in dead:
-            rid = rows.find(index).response_id
-            if rid and rid not in out:
-                out[rid] = r
-    out.update((k, v) for k, v in row_of.items() if k not in out)
-    return out
 
 
 class _Span(NamedTuple):
