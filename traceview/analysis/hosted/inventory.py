@@ -230,7 +230,7 @@ class _Inventory:
             storage_price=storage_price, rows=self.rows)
         for o in result._full:
             o.used_lines = array("q", sorted(o.used_lines))
-            o.turns = array("q", o.turns)  # at its length: appends left room to grow
+            o.turns = array("I", o.turns)  # at its length: appends left room to grow
             if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
                 o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
         _attach_to_turns(result, self.turns)

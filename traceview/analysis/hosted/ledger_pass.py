@@ -11,6 +11,7 @@ compaction (explicit or likely) ends them all.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -74,11 +75,15 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     return ledger
 
 
-def _by_conversation(turns: Sequence[LedgerTurn]) -> dict[str, list[int]]:
-    """Each conversation key's turn positions, keys in the order first seen."""
-    out: dict[str, list[int]] = {}
+def _by_conversation(turns: Sequence[LedgerTurn]) -> dict[str, array[int]]:
+    """Each conversation key's turn positions (4 bytes each: a list of ints was most of
+    the pass's memory), keys in the order first seen."""
+    out: dict[str, array[int]] = {}
     for pos, t in enumerate(turns):
-        out.setdefault(t.conversation_key, []).append(pos)
+        at = out.get(t.conversation_key)
+        if at is None:
+            at = out[t.conversation_key] = array("I")
+        at.append(pos)
     return out
 
 

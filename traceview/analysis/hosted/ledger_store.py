@@ -25,6 +25,8 @@ HOSTED, MISSING = 1, 2  # a source's flags: its kind (0 deposit), evidence_missi
 _NONE = -(1 << 63)  # None in a column of ints
 _NAN = float("nan")
 _CHUNK = 4096  # call ids joined into one string (`_seal`) at least this often
+# Turn indices are held in 4-byte unsigned columns ("I"): traceview numbers a capture's
+# turns 1..n, and no capture holds 2**32 turns (TURN_INDEX in the comments).
 
 Meta = tuple[ToolConfig | None, tuple[str, ...], tuple[str, ...]]  # config, types, include
 
@@ -64,13 +66,13 @@ class LedgerColumns:
         self._c_off = array("q", [0])  # and its charges
         # By source.
         self._s_flags = bytearray()  # HOSTED | MISSING
-        self._s_arrived = array("q")
+        self._s_arrived = array("I")  # a turn index (TURN_INDEX)
         self._s_tokens = array("q")
         self._s_start = array("q")  # its charges: [start, stop)
         self._s_stop = array("q")
         self._s_meta = array("q")  # index in _pool of its Meta
         self._o_off = array("q", [0])  # source i's origin turns: [_o_off[i], _o_off[i + 1])
-        self._origin = array("q")
+        self._origin = array("I")  # turn indices
         self._h_off = array("q", [0])  # its hosted call ids: [_h_off[i], _h_off[i + 1])
         # The call ids, joined into one string per chunk (a str per id was most of the
         # ledger's memory on a hosted capture): chunk c holds ids from _call_first[c] on,
@@ -83,7 +85,7 @@ class LedgerColumns:
         self._n_calls = 0
         self._ended: dict[int, tuple[int, str]] = {}  # (turn, marker) that ended a carry
         # By charge.
-        self._c_turn = array("q")
+        self._c_turn = array("I")  # a turn index
         self._c_rate = array("d")
         self._c_priced = bytearray()
         self._outlived: dict[int, list[dict[str, Any]]] = {}  # by charge, where any

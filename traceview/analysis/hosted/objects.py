@@ -100,7 +100,7 @@ class ProviderObject:
         self.last_used_at: float | None = None
         self.used_lines = array("q")  # at most MAX_LINES
         self.uses = 0
-        self.turns = array("q")  # turn indices (run 1..n)
+        self.turns = array("I")  # turn indices (run 1..n; TURN_INDEX)
         self.store = store  # responses only
         self._more: dict[str, Any] | None = None
 
@@ -225,7 +225,7 @@ class ResponseRows:
     def __init__(self, turns: Sequence[Any]) -> None:
         self.turns = turns
         self.find = finder(turns)
-        self.index = array("q")
+        self.index = array("I")  # TURN_INDEX
         self.created = array("d")
         self.store = bytearray()
 
@@ -252,7 +252,7 @@ class ResponseRows:
         keys = sorted((_created_line(t), t.response_id or "", r)
                       for r, t in enumerate(map(find, self.index)) if r not in dead)
         index, created, store = self.index, self.created, self.store
-        self.index = array("q", [index[r] for _l, _i, r in keys])
+        self.index = array("I", [index[r] for _l, _i, r in keys])
         self.created = array("d", [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 

@@ -67,7 +67,7 @@ class TurnConfigs:
     a turn holds its number."""
 
     def __init__(self) -> None:
-        self._number = array("q")  # by turn index; 0: none
+        self._number = array("I")  # by turn index; 0: none
         self._made: list[ToolConfig | None] = [None]  # by number
         self._known: dict[tuple[frozenset[str], frozenset[str]], int] = {}
         self._seen: dict[tuple[tuple[str, ...], tuple[bytes, ...]], int] = {}
