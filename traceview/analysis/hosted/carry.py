@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.analysis.hosted.ledger_store import (
     HOSTED,
@@ -98,14 +98,6 @@ class Source:
         return self._l._meta_of(self._i)[0]
 
     @property
-    def _start(self) -> int:
-        return self._l._s_start[self._i]
-
-    @property
-    def _stop(self) -> int:
-        return self._l._s_stop[self._i]
-
-    @property
     def id(self) -> str:
         """deposit@<the turn it arrived on>, hosted_result@<the last turn of its calls>."""
         return self._l._source_id(self._i)
@@ -131,28 +123,19 @@ class Source:
         ended = self._l._ended.get(self._i)
         return None if ended is None else {"turn": ended[0], "kind": ended[1]}
 
-    def _cost(self, k: int) -> float | None:
-        led = self._l
-        return self.tokens * led._c_rate[k] if led._c_priced[k] else None
-
     @property
     def charges(self) -> list[Charge]:
-        turns, tokens = self._l._c_turn, self.tokens
-        return [Charge(turns[k], tokens, self._cost(k)) for k in range(self._start, self._stop)]
-
-    def _later(self) -> list[int]:
-        """Positions of the charges after the arrival (the re-bills)."""
-        turns, arrived = self._l._c_turn, self.arrived_turn
-        return [k for k in range(self._start, self._stop) if turns[k] != arrived]
+        run, tokens = _run(self._l, self._i), self.tokens
+        return [Charge(t, tokens, c) for t, c in zip(run.turns, run.costs, strict=True)]
 
     @property
     def turns_carried(self) -> int:
-        return self._stop - self._start
+        return len(_run(self._l, self._i).costs)
 
     @property
     def later_turns(self) -> int:
         """Turns after the arrival that billed it again (the re-bills)."""
-        return len(self._later())
+        return len(_run(self._l, self._i).later)
 
     @property
     def tokens_billed(self) -> int:
@@ -164,47 +147,65 @@ class Source:
 
     @property
     def cost_usd(self) -> float | None:
-        return cost_sum(self._cost(k) for k in range(self._start, self._stop))
+        return cost_sum(_run(self._l, self._i).costs)
 
     @property
     def cost_rebilled_usd(self) -> float | None:
-        return cost_sum(self._cost(k) for k in self._later())
+        return cost_sum(_run(self._l, self._i).later)
 
     def to_dict(self) -> dict[str, Any]:
-        return _source_dict(self._l, self._i)[0]
+        return _source_dict(self._l, self._i, _run(self._l, self._i))
 
 
-def _source_dict(led: LedgerColumns, i: int) -> tuple[dict[str, Any], list[float | None]]:
-    """Source `i`'s dict and its charges' costs in order: one walk over its charges for
-    every figure (the properties each walk them again)."""
-    turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
-    tokens = led._s_tokens[i]
+class _Run(NamedTuple):
+    """A source's charges in order: each one's turn and cost, and the costs of the
+    re-bills (the charges after its arrival)."""
+
+    turns: list[int]
+    costs: list[float | None]
+    later: list[float | None]
+
+
+def _cost_at(led: LedgerColumns, i: int, k: int) -> float | None:
+    """What source `i` costs on charge `k`: its tokens at the turn's per-token rate."""
+    return led._s_tokens[i] * led._c_rate[k] if led._c_priced[k] else None
+
+
+def _run(led: LedgerColumns, i: int) -> _Run:
+    """Source `i`'s run of charges, in one walk."""
     arrived = led._s_arrived[i]
-    costs: list[float | None] = []
-    later: list[float | None] = []
-    charges = []
+    run = _Run([], [], [])
     for k in range(led._s_start[i], led._s_stop[i]):
-        c = tokens * rate[k] if priced[k] else None
-        costs.append(c)
-        turn = turns[k]
-        if turn != arrived:
-            later.append(c)
-        charges.append({"turn": turn, "tokens": tokens,
-                        "cost_usd": None if c is None else round(c, 6)})
+        c = _cost_at(led, i, k)
+        run.turns.append(led._c_turn[k])
+        run.costs.append(c)
+        if led._c_turn[k] != arrived:
+            run.later.append(c)
+    return run
+
+
+def _source_dict(led: LedgerColumns, i: int, run: _Run) -> dict[str, Any]:
+    """Source `i`'s dict in the report, from its run of charges."""
+    tokens = led._s_tokens[i]
     flags = led._s_flags[i]
-    _config, types, include = led._pool[led._s_meta[i]]
+    _config, types, include = led._meta_of(i)
     ended = led._ended.get(i)
     return {
-        "id": led._source_id(i), "kind": KINDS[flags & HOSTED], "arrived_turn": arrived,
-        "tokens_per_turn": tokens, "origin_turns": led._origin_of(i),
-        "hosted_calls": led._calls_of(i), "types": list(types),
-        "evidence_missing": bool(flags & MISSING), "include": list(include),
-        "turns_carried": len(costs), "later_turns": len(later),
-        "tokens_billed": tokens * len(costs), "tokens_rebilled": tokens * len(later),
-        "cost_usd": rounded(cost_sum(costs)), "cost_rebilled_usd": rounded(cost_sum(later)),
-        "charges": charges,
+        "id": led._source_id(i), "kind": KINDS[flags & HOSTED],
+        "arrived_turn": led._s_arrived[i], "tokens_per_turn": tokens,
+        "origin_turns": led._origin_of(i), "hosted_calls": led._calls_of(i),
+        "types": list(types), "evidence_missing": bool(flags & MISSING),
+        "include": list(include), "turns_carried": len(run.costs),
+        "later_turns": len(run.later), "tokens_billed": tokens * len(run.costs),
+        "tokens_rebilled": tokens * len(run.later), "cost_usd": rounded(cost_sum(run.costs)),
+        "cost_rebilled_usd": rounded(cost_sum(run.later)),
+        "charges": [Charge(t, tokens, c).to_dict()
+                    for t, c in zip(run.turns, run.costs, strict=True)],
         "ended_by": None if ended is None else {"turn": ended[0], "kind": ended[1]},
-    }, costs
+    }
+
+
+Account = tuple[int, int, float | None, str | None, int, float | None, tuple[int, str] | None]
 
 
 class TurnCarry:
@@ -222,23 +223,24 @@ class TurnCarry:
     def turn(self) -> int:
         return self._l._c_turn[self._k]
 
-    def _active(self) -> list[Source]:
+    def _active(self) -> list[int]:
+        """The conversation's sources billed on this turn, in order."""
         led, k = self._l, self._k
-        start, stop = led._s_start, led._s_stop
-        return [Source(led, i) for i in led._source_range(self._n) if start[i] <= k < stop[i]]
+        return [i for i in led._source_range(self._n) if led._s_start[i] <= k < led._s_stop[i]]
 
     @property
     def tokens(self) -> int:
-        return sum(s.tokens for s in self._active())
+        return sum(self._l._s_tokens[i] for i in self._active())
 
     @property
     def cost_usd(self) -> float | None:
-        return cost_sum(s._cost(self._k) for s in self._active())
+        return cost_sum(_cost_at(self._l, i, self._k) for i in self._active())
 
     @property
     def charges(self) -> list[tuple[Source, Charge]]:
-        turn, k = self.turn, self._k
-        return [(s, Charge(turn, s.tokens, s._cost(k))) for s in self._active()]
+        led, turn, k = self._l, self.turn, self._k
+        return [(Source(led, i), Charge(turn, led._s_tokens[i], _cost_at(led, i, k)))
+                for i in self._active()]
 
     @property
     def outlived_tools(self) -> list[dict[str, Any]]:
@@ -247,73 +249,38 @@ class TurnCarry:
     @property
     def arrived(self) -> list[Source]:
         """Sources first billed on this turn."""
-        turn = self.turn
-        return [s for s in self._active() if s.arrived_turn == turn]
+        led, turn = self._l, self.turn
+        return [Source(led, i) for i in self._active() if led._s_arrived[i] == turn]
 
-    def account(self) -> list[tuple[int, int, float | None, str | None, int, float | None,
-                                    tuple[int, str] | None]]:
-        """What the explanation says of this turn (explain._carried), in one walk of the
-        conversation's sources and no view made: per source active on this turn, in
-        order, (arrived turn, tokens, cost on this turn, and — only for a source that
-        arrived on this turn, else None, 0, None, None — its kind, later turns, cost
-        re-billed, ended_by as (turn, kind)). The same arithmetic as `charges` and the
-        Source properties, in the same order (the floats are the same)."""
-        led, k = self._l, self._k
-        turn = led._c_turn[k]
-        turns, rate, priced = led._c_turn, led._c_rate, led._c_priced
-        start, stop, s_tokens, arrived_at, flags = (led._s_start, led._s_stop, led._s_tokens,
-                                                    led._s_arrived, led._s_flags)
-        out: list[tuple[int, int, float | None, str | None, int, float | None,
-                        tuple[int, str] | None]] = []
-        for i in led._source_range(self._n):
-            a, b = start[i], stop[i]
-            if not a <= k < b:
-                continue
-            n, at = s_tokens[i], arrived_at[i]
-            here = n * rate[k] if priced[k] else None
+    def account(self) -> list[Account]:
+        """What the explanation says of this turn: per source billed on it, in order,
+        (arrived turn, tokens, cost on this turn, and — only for a source that arrived on
+        this turn, else None, 0, None, None — its kind, later turns, cost re-billed,
+        ended_by as (turn, kind))."""
+        led, k, turn = self._l, self._k, self.turn
+        out: list[Account] = []
+        for i in self._active():
+            at, n, here = led._s_arrived[i], led._s_tokens[i], _cost_at(led, i, k)
             if at != turn:
                 out.append((at, n, here, None, 0, None, None))
                 continue
-            later = 0  # Source.later_turns
-            cost: float | None = 0.0  # Source.cost_rebilled_usd
-            for j in range(a, b):
-                if turns[j] != at:
-                    later += 1
-                    if cost is not None:
-                        cost = cost + n * rate[j] if priced[j] else None
-            out.append((at, n, here, KINDS[flags[i] & HOSTED], later, cost,
-                        led._ended.get(i)))
+            run = _run(led, i)
+            out.append((at, n, here, KINDS[led._s_flags[i] & HOSTED], len(run.later),
+                        cost_sum(run.later), led._ended.get(i)))
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        # One loop over the conversation's sources (a report writes one per carrying turn):
-        # the same sums as `tokens` and `cost_usd`, in the same order.
-        led, k = self._l, self._k
-        turn = led._c_turn[k]
-        rate = led._c_rate[k] if led._c_priced[k] else None
-        start, stop, s_tokens, arrived_at = (led._s_start, led._s_stop, led._s_tokens,
-                                             led._s_arrived)
-        tokens, total = 0, 0.0
-        known = True
-        sources: list[dict[str, Any]] = []
-        arrived: list[str] = []
-        for i in led._source_range(self._n):
-            if start[i] <= k < stop[i]:
-                n = s_tokens[i]
-                c = None if rate is None else n * rate
-                tokens += n
-                if c is None:
-                    known = False
-                elif known:
-                    total += c
-                sid = led._source_id(i)
-                sources.append({"id": sid, "tokens": n,
-                                "cost_usd": None if c is None else round(c, 6)})
-                if arrived_at[i] == turn:
-                    arrived.append(sid)
-        return {"tokens": tokens, "cost_usd": round(total, 6) if known else None,
-                "sources": sources, "outlived_tools": led._outlived.get(k, []),
-                "arrived": arrived}
+        led, k, turn = self._l, self._k, self.turn
+        active = self._active()
+        costs = [_cost_at(led, i, k) for i in active]
+        ids = [led._source_id(i) for i in active]
+        return {"tokens": sum(led._s_tokens[i] for i in active),
+                "cost_usd": rounded(cost_sum(costs)),
+                "sources": [{"id": sid, "tokens": led._s_tokens[i], "cost_usd": rounded(c)}
+                            for sid, i, c in zip(ids, active, costs, strict=True)],
+                "outlived_tools": led._outlived.get(k, []),
+                "arrived": [sid for sid, i in zip(ids, active, strict=True)
+                            if led._s_arrived[i] == turn]}
 
 
 class ConversationLedger:
@@ -350,13 +317,18 @@ class ConversationLedger:
     def growth(self) -> dict[str, Any]:
         return self._l._growth_of(self._n)
 
+    def _runs(self) -> list[tuple[int, _Run]]:
+        """Each source's number and run of charges, in order."""
+        led = self._l
+        return [(i, _run(led, i)) for i in led._source_range(self._n)]
+
     @property
     def tokens(self) -> int:
-        return sum(s.tokens_billed for s in self.sources)
+        return sum(self._l._s_tokens[i] * len(run.costs) for i, run in self._runs())
 
     @property
     def cost_usd(self) -> float | None:
-        return cost_sum(s._cost(k) for s in self.sources for k in range(s._start, s._stop))
+        return cost_sum(c for _i, run in self._runs() for c in run.costs)
 
     @property
     def share_of_cost(self) -> float | None:
@@ -372,26 +344,14 @@ class ConversationLedger:
         return (TurnCarry(led, n, k) for k in range(led._c_off[n], led._c_off[n + 1]))
 
     def to_dict(self) -> dict[str, Any]:
-        # One walk over each source's charges: its dict, and the conversation's tokens and
-        # cost (`tokens`, `cost_usd`: the same sums in the same order).
-        led = self._l
-        sources = []
-        tokens = 0
-        cost: float | None = 0.0
-        for i in led._source_range(self._n):
-            d, costs = _source_dict(led, i)
-            sources.append(d)
-            tokens += d["tokens_billed"]
-            if cost is not None:
-                for c in costs:
-                    if c is None:
-                        cost = None
-                        break
-                    cost += c
+        led, runs = self._l, self._runs()
+        cost = cost_sum(c for _i, run in runs for c in run.costs)
         bill = self.bill_usd
-        share = None if cost is None or not bill else round(cost / bill, 4)
-        return {"tokens": tokens, "cost_usd": rounded(cost), "share_of_cost": share,
-                "sources": sources, "growth": self.growth, "apportioned": APPORTIONED}
+        return {"tokens": sum(led._s_tokens[i] * len(run.costs) for i, run in runs),
+                "cost_usd": rounded(cost),
+                "share_of_cost": None if cost is None or not bill else round(cost / bill, 4),
+                "sources": [_source_dict(led, i, run) for i, run in runs],
+                "growth": self.growth, "apportioned": APPORTIONED}
 
 
 class Conversations(Mapping[str, ConversationLedger]):

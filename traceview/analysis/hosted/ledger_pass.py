@@ -180,7 +180,7 @@ class _Walk:
         owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
                      None)
         growth = growth_of([r.input for r in read], [r.end for r in read], owned)
-        self.n = self.ledger._open(key, bill, growth)
+        self.ledger._open(key, bill, growth)
         if any(r.calls or r.deposit for r in read):  # only these can carry anything
             attributions = {r.turn: attributed(r.view.attribution) for r in read
                             if r.deposit}
@@ -226,6 +226,7 @@ class _Walk:
         self.pending = []
 
     def open(self, source: _Active) -> None:
+        """A source opens: it is charged on every billed turn from this one on."""
         self.active.append(source)
         self.configured = self.configured or source.config is not None
         self.notes = {}
