@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from hashlib import sha256
 from typing import Any
 
 from traceview.analysis.item_compare import as_item, keyed
@@ -73,8 +72,12 @@ def canonical(items: Sequence[Any]) -> bytes:
 
 
 def digest(items: Sequence[Any]) -> str:
-    """The sha256 of an input's canonical serialisation, in hex."""
-    return sha256(canonical(items)).hexdigest()
+    """The sha256 of an input's canonical serialisation, in hex. hashlib is imported here,
+    when a hash is first taken: it loads OpenSSL (megabytes of resident memory), which a
+    report whose verdicts need no hash never uses."""
+    import hashlib
+
+    return hashlib.sha256(canonical(items)).hexdigest()
 
 
 def first_difference(a: Sequence[Any], b: Sequence[Any]) -> int | None:
