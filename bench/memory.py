@@ -167,7 +167,8 @@ def child(mode: str, path: str) -> None:
     import tracemalloc
 
     heap = mode == "heap"
-    from traceview.analysis import hosted_state, session
+    from traceview.analysis import session
+    from traceview.analysis.hosted import attach as hosted_state
     from traceview.capture.capture import load
     from traceview.report.json_out import iter_json
 

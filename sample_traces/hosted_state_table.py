@@ -19,7 +19,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from traceview.analysis import analyze  # noqa: E402
-from traceview.analysis.fidelity import REASONS, Received, assess  # noqa: E402
+from traceview.analysis.hosted.fidelity import REASONS, Received, assess  # noqa: E402
 
 SIM_MADE = {"claims.jsonl": False, "claims_included.jsonl": True}
 SEED = "traceview-sample-CS-88213"

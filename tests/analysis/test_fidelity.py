@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.builders import message, req, res, response, write
 from traceview.analysis import analyze
-from traceview.analysis.fidelity import canonical, digest
+from traceview.analysis.hosted import fidelity as fid
+from traceview.analysis.hosted.canonical import canonical, digest
+from traceview.capture.capture import Capture
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
@@ -129,3 +135,138 @@ def test_a_deposit_whose_usage_contradicts_itself_is_named_without_a_number(
     out = capsys.readouterr().out
     assert rc == 1  # the conversation does not replay
     assert "context entered before turn 2 with no request or hosted call" in out
+
+
+REASONING = {"id": "rs_1", "type": "reasoning", "summary": []}
+SEALED = {**REASONING, "encrypted_content": "gAAA"}
+COMPACTION = {"id": "cmp_1", "type": "compaction", "encrypted_content": "gAAB"}
+
+
+def _stream(body: dict[str, Any]) -> dict[str, Any]:
+    """A streamed response: no body, the whole response in its terminal event."""
+    return {"dir": "res", "elapsed_ms": 900, "events": [
+        {"type": "response.created", "response": {**body, "output": [], "status": "in_progress"}},
+        {"type": "response.output_item.done", "item": message("partial")},
+        {"type": "response.completed", "response": body}]}
+
+
+def _chain(first_input: Any, first_output: list[Any], streamed: bool = False,
+           ) -> list[dict[str, Any]]:
+    body = response("r1", 100, 10, output=first_output)
+    return [
+        req({"model": "o4-mini", "input": first_input, "store": True}),
+        _stream(body) if streamed else res(body),
+        req({"model": "o4-mini", "input": "q2", "previous_response_id": "r1"}),
+        res(response("r2", 130, 10)),
+        req({"model": "o4-mini", "input": "q3", "previous_response_id": "r2"}),
+        res(response("r3", 160, 10)),
+    ]
+
+
+ASK = [{"role": "user", "content": "q1"}]
+
+
+def _chained_input(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """_chain with `item` sent in the second (chained) turn's input."""
+    records = _chain("q1", [message("a1")])
+    records[2]["body"]["input"] = [{"role": "user", "content": "q2"}, item]
+    return records
+
+
+CASES = {
+    # name: (records, the reason the general path gives)
+    "plain": (_chain("q1", [message("a1")]), "no_provider_copy"),
+    "sealed reasoning out": (_chain("q1", [SEALED, message("a1")]), "no_provider_copy"),
+    "sealed reasoning in": (_chain([*ASK, SEALED], [message("a1")]), "no_provider_copy"),
+    "bare reasoning out": (_chain("q1", [REASONING, message("a1")]), "encrypted_reasoning"),
+    "bare reasoning in": (_chain([*ASK, REASONING], [message("a1")]), "encrypted_reasoning"),
+    "bare reasoning streamed": (_chain("q1", [REASONING, message("a1")], streamed=True),
+                                "encrypted_reasoning"),
+    "sealed reasoning streamed": (_chain("q1", [SEALED, message("a1")], streamed=True),
+                                  "no_provider_copy"),
+    "bare reasoning in chained": (_chained_input(REASONING), "encrypted_reasoning"),
+    "sealed reasoning in chained": (_chained_input(SEALED), "no_provider_copy"),
+    "compaction in": (_chain([COMPACTION, *ASK], [message("a1")]), "compaction"),
+    "compaction out": (_chain("q1", [COMPACTION, message("a1")]), "compaction"),
+}
+
+
+def _assessed(path: Path) -> tuple[Any, int]:
+    """(the capture's verdicts, how many records `assess` read to make them)."""
+    a = analyze(str(path))
+    reads = []
+    real = Capture.read
+
+    def read(self: Any, ref: Any) -> Any:
+        reads.append(ref)
+        return real(self, ref)
+
+    Capture.read = read  # type: ignore[method-assign]
+    try:
+        return fid.assess(a, objects=a.objects), len(reads)
+    finally:
+        Capture.read = real  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_hosted_chain_without_a_provider_copy_gets_the_first_reason(
+        tmp_path: Path, name: str) -> None:
+    """Reasoning held by id only, or a compaction item, in a record: its reason; else
+    unverified, settled from the turns without a body read, its hash made when read."""
+    records, reason = CASES[name]
+    f, read = _assessed(write(tmp_path / "c.jsonl", records))
+    [v] = f.verdicts
+    assert v.reason == reason
+    if reason == "no_provider_copy":
+        assert read == 0
+        # 3 inputs and 2 outputs (not the final's), and a sealed reasoning item
+        assert v.rebuilt_items == 5 + ("sealed" in name) and v.rebuilt_sha256
+
+
+def test_a_settled_verdicts_line_reads_no_body(tmp_path: Path) -> None:
+    """The conversations screen shows each verdict's line: no rebuild made for it."""
+    a = analyze(str(write(tmp_path / "c.jsonl", CASES["plain"][0])))
+    f = fid.assess(a, objects=a.objects)
+    made = []
+    real = fid._rebuilt_hosted
+    fid._rebuilt_hosted = lambda *x: made.append(x) or real(*x)  # type: ignore[assignment]
+    try:
+        v = f.verdict(a.conversations[0].key)
+        assert v is not None and v.line().startswith("unverified: ") and made == []
+        assert v.to_dict()["rebuilt_sha256"] is not None and len(made) == 1
+    finally:
+        fid._rebuilt_hosted = real  # type: ignore[assignment]
+
+
+def test_each_conversations_verdict_is_found_by_its_key_in_any_order(tmp_path: Path) -> None:
+    """The conversations screen asks for every verdict by key: in any order, the same
+    verdicts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gen_hosted
+
+    path = tmp_path / "hosted.jsonl"
+    gen_hosted.generate(path, 10**12, lines=1500)
+    a = analyze(str(path))
+    f = fid.assess(a, objects=a.objects)
+    want = {v.conversation: v.to_dict() for v in f.verdicts}
+    keys = [c.key for c in a.conversations]
+    assert len(want) > 20 and set(want) <= set(keys)
+    for order in (keys, keys[::-1], keys[1::2] + keys[::2], keys):
+        got = {k: v.to_dict() for k in order if (v := f.verdict(k)) is not None}
+        assert got == want
+    assert f.verdict("no such conversation") is None
+
+
+def test_a_rebuild_that_fails_when_read_leaves_the_hash_unknown(tmp_path: Path) -> None:
+    """Made when read, outside the load's safety net: a failure leaves the hash unknown
+    and the verdict (settled without it) whole, instead of stopping the writer."""
+    a = analyze(str(write(tmp_path / "c.jsonl", CASES["plain"][0])))
+    [v] = fid.assess(a, objects=a.objects).verdicts
+
+    def fails() -> Any:
+        raise RecursionError("a shape nothing anticipated")
+
+    v._rebuild = fails
+    d = v.to_dict()
+    assert (d["rebuilt_sha256"], d["rebuilt_items"]) == (None, None)
+    assert (d["status"], d["reason"]) == ("unverified", "no_provider_copy")

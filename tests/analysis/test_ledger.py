@@ -124,3 +124,13 @@ def test_conversation_without_hosted_state_carries_nothing() -> None:
     for c in a.conversations:
         cc = c.to_dict()["carried_context"]
         assert cc["tokens"] == 0 and cc["sources"] == []
+
+
+def test_the_projection_line_is_the_least_squares_fit() -> None:
+    import statistics
+
+    from traceview.analysis.hosted.growth import line
+
+    x, y = [1, 2, 3, 5, 8], [1000, 1890, 3110, 4975, 8012]
+    want = statistics.linear_regression(x, y)
+    assert line(x, y) == (want.slope, want.intercept)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.builders import req, res, response, write
+import orjson
+
+from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
+from traceview.report import json_out
+from traceview.report.json_out import render_json
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
@@ -73,7 +77,7 @@ def test_vector_store_expires_after_and_storage_fee_and_store_false(tmp_path: Pa
 
 
 def test_a_failing_hosted_state_pass_is_a_problem_not_a_crash(monkeypatch) -> None:
-    import traceview.analysis.hosted_state as hs
+    import traceview.analysis.hosted.attach as hs
 
     def boom(*_a, **_k):
         raise ValueError("unexpected shape")
@@ -115,57 +119,93 @@ def test_responses_only_their_own_turn_touched_list_in_order_between_touched_one
     assert a.turn(2).provider_copy is None
 
 
-def test_listing_dicts_equal_the_objects_dicts(tmp_path: Path) -> None:
-    """What the JSON report writes (`dicts()`: response rows written from their columns)
-    is each listed object's own `to_dict()`, on every fixture, sample and a capture whose
-    rows are stored, not stored, and without a creation time."""
-    import sys
+def test_dates_and_times_are_iso_utc_and_none_past_the_calendar() -> None:
+    from traceview.analysis.hosted.objects import _date, _iso
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    import gen_hosted
-
-    hosted = tmp_path / "hosted.jsonl"
-    gen_hosted.generate(hosted, 10**12, lines=2000)
-    p = write(tmp_path / "r.jsonl", [
-        req({"model": "gpt-4o-mini", "input": "a"}),
-        res(response("resp_a", 10, 1, created_at=1767225600)),
-        req({"model": "gpt-4o-mini", "input": "b", "store": False}),
-        res(response("resp_b", 10, 1, created_at=1767225601)),
-        req({"model": "gpt-4o-mini", "input": "c"}),
-        res(response("resp_c", 10, 1)),
-    ])
-    paths = [*sorted(SAMPLES.glob("*.jsonl")), *sorted(REAL.glob("*.jsonl")), hosted, p]
-    rows = 0
-    for path in paths:
-        inv = analyze(str(path)).objects
-        if inv is None:
-            continue
-        listing = inv.objects
-        assert list(listing.dicts()) == [o.to_dict() for o in listing], path.name
-        rows += len(listing._rows or ())
-    assert rows > 900  # the row path ran
+    assert _iso(1767225600) == "2026-01-01T00:00:00Z"
+    assert _iso(1767225601.75) == "2026-01-01T00:00:01Z"
+    assert _iso(253402300799.0) == "9999-12-31T23:59:59Z"
+    assert _iso(253402300800.0) is None and _date(1e20) is None  # past year 9999
+    assert _iso(None) is None and _date(86400 * 31) == "1970-02-01"
 
 
-def test_dates_and_times_of_whole_seconds_read_as_datetime_writes_them() -> None:
-    """`_date` / `_iso` write whole seconds from a per-day lookup: the datetime text."""
-    import random
-    from datetime import UTC, datetime, timedelta
+def _one_store_capture(tmp_path: Path, turns: int) -> Path:
+    """`turns` turns of one conversation, each offering file_search over one vector store."""
+    tools = [{"type": "file_search", "vector_store_ids": ["vs_all"]}]
+    recs = []
+    for i in range(1, turns + 1):
+        recs.append(req({"model": "gpt-4o-mini", "input": f"q{i}", "tools": tools,
+                         **({"previous_response_id": f"r{i - 1}"} if i > 1 else {})}))
+        recs.append(res(response(f"r{i}", 1000 + 10 * i, 10,
+                                 output=[file_search(f"fs_{i}"), message("a")])))
+    return write(tmp_path / "store.jsonl", recs)
 
-    from traceview.analysis.objects import _date, _iso
 
-    def iso(e: float) -> str:
-        t = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)
-        return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+def test_a_long_turn_list_is_written_as_orjson_would_write_it(tmp_path: Path) -> None:
+    a = analyze(str(_one_store_capture(tmp_path, json_out.LONG_TURNS + 44)))
+    [store] = [o for o in a.objects.objects if o.kind == "vector_store"]
+    assert len(store.turns) == json_out.LONG_TURNS + 44  # past the list's limit
+    streamed = render_json(a)
+    # What the document is without the pre-serialised list: every object's plain dict.
+    whole = orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n"
+    assert streamed == json_out._safe(whole)
+    doc = orjson.loads(streamed)
+    [vs] = [o for o in doc["objects"]["objects"] if o["kind"] == "vector_store"]
+    assert vs["turns"] == list(range(1, json_out.LONG_TURNS + 45))
 
-    def date(e: float) -> str:
-        return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=e)).date().isoformat()
 
-    rnd = random.Random(7)
-    values = [0.0, 1.0, 59.0, 60.0, 3599.0, 86399.0, 86400.0, 0.5, 86399.9999999,
-              1767225600.25, 253402300799.0]
-    values += [float(rnd.randrange(0, 4 * 10**9)) for _ in range(20_000)]
-    values += [rnd.uniform(0, 4e9) for _ in range(2_000)]
-    for v in values:
-        assert _iso(v) == iso(v), v
-        assert _date(v) == date(v), v
-    assert _iso(None) is None
+def test_a_long_turn_list_is_streamed_apart_and_a_short_one_is_a_list() -> None:
+    from array import array
+
+    lists = json_out._LongLists()
+    assert lists(array("I", [3, 4])) == [3, 4] and not lists.held
+    long = lists(array("I", range(1, 10_001)))
+    assert isinstance(long, orjson.Fragment) and len(lists.held) == 1
+    body = orjson.dumps([{"turns": long, "id": "vs_1"}], option=orjson.OPT_INDENT_2)
+    chunks = list(lists.write(body, b"\n"))
+    assert not lists.held  # written once: the next batch starts clean
+    got = b"".join(chunks)
+    assert got == orjson.dumps([{"turns": list(range(1, 10_001)), "id": "vs_1"}],
+                               option=orjson.OPT_INDENT_2)
+    # The list never sits whole in one chunk: the write's peak is a slice of it.
+    assert max(map(len, chunks)) < len(got) // 2
+
+
+def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path) -> None:
+    a = analyze(str(_one_store_capture(tmp_path, 3 * json_out._NUMBERS)))
+    chunks = list(json_out.iter_json(a))
+    assert b"".join(chunks) == json_out._safe(
+        orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n")
+    with_list = [c for c in chunks if b"\n          12287," in c]
+    assert with_list and all(len(c) < 100_000 for c in with_list)
+
+
+def _listing(path: Path) -> list[dict]:
+    a = analyze(str(path))
+    return [o.to_dict() for o in a.objects.objects]
+
+
+def test_a_deleted_provider_copy_is_noted_by_turn_index_in_the_objects() -> None:
+    real = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+    a = analyze(str(real / "pai_conversation_explicit_and_auto.jsonl"))
+    noted = [t.index for t in a.turns if t.provider_copy is not None]
+    assert noted == [1, 2] and "deleted" in a.objects.turn_note(1)["note"]
+    for t in a.turns:  # the accessor and the turn's property say the same
+        assert a.objects.turn_note(t.index) == t.provider_copy
+    assert a.objects.turn_note(10_000) is None
+    assert noted == sorted(a.objects.turn_notes)
+
+
+def test_a_response_id_recorded_twice_is_one_object_and_a_named_one_is_whole(
+        tmp_path: Path) -> None:
+    recs = []
+    for i, rid in enumerate(["r1", "r2", "r3", "r2", "r4"], 1):  # r2 recorded twice
+        body = {"model": "gpt-4o-mini", "input": f"q{i}"}
+        if rid == "r4":
+            body["previous_response_id"] = "r1"  # names r1: mapped from the start
+        recs += [req(body), res(response(rid, 100 + i, 5))]
+    path = write(tmp_path / "dup.jsonl", recs)
+    got = _listing(path)
+    assert [(o["id"], o["turns"]) for o in got if o["kind"] == "response"] == [
+        ("r1", [1, 5]), ("r3", [3]), ("r2", [2, 4]), ("r4", [5])]  # by created line
+    assert next(o for o in got if o["id"] == "r1")["uses"] == 1

@@ -12,7 +12,7 @@ import pytest
 
 from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
-from traceview.analysis.objects import inventory
+from traceview.analysis.hosted.inventory import inventory
 from traceview.capture.table import TurnTable
 
 ROOT = Path(__file__).resolve().parents[2]

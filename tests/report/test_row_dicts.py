@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis import explain as ex
-from traceview.analysis.ledger import TurnCarry
+from traceview.analysis.hosted.carry import TurnCarry
 from traceview.analysis.session import analyze
 from traceview.analysis.turn_report import explain_row, row_dicts
 

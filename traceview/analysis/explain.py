@@ -8,7 +8,7 @@ from __future__ import annotations
 from math import log
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from traceview.analysis.ledger import TurnCarry
+from traceview.analysis.hosted.carry import TurnCarry
 from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as IMAGE_RULE
 

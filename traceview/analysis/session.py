@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.analysis.ahead import LedgerAhead
 from traceview.analysis.analyzer import Analyzer
-from traceview.analysis.hosted_state import attach as attach_hosted_state
+from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.turn_report import ConversationReport, TurnReport
@@ -50,14 +49,11 @@ class Analysis:
     problems: list[Problem] = field(default_factory=list)
     pricing: dict[str, Any] = field(default_factory=dict)
     complete: bool = False
-    # Set by analysis/hosted_state.py once every turn is in.
+    # Set by analysis/hosted/attach.py once every turn is in.
     pricing_table: Any = None
     ledger: Any = None
     objects: Any = None
     fidelity: Any = None
-    # The ledger built while the capture loaded (analysis/ahead.py), for the hosted-state
-    # passes to finish; they drop it.
-    ahead: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -128,9 +124,6 @@ class Session:
         self.capture = self.loader.capture
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
         self.analysis.pricing = _pricing_info(self.analyzer)
-        # The carried-context ledger of the conversations already read, built between
-        # batches (not when the analyzer keeps conversations open for lines to come).
-        self.ahead = None if self.follows else LedgerAhead(self.analyzer)
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""
@@ -147,7 +140,6 @@ class Session:
         next_freeze = 4096
         run = self.analyze_run
         finished = b.finished
-        ahead = self.ahead
         # The first batch goes as soon as a turn is finished: its rows then show before
         # anything slow (a large capture's worker pool starts after its first chunk).
         first = True
@@ -159,8 +151,6 @@ class Session:
                 next_freeze = n + 4096
             if len(finished) >= run:
                 self._analyze(fresh, names)
-                if ahead is not None:
-                    ahead.feed()
             now = time.monotonic()
             if now - last >= wait or (first and (finished or fresh)):
                 self._analyze(fresh, names)
@@ -199,7 +189,6 @@ class Session:
             a.totals = self.analyzer.totals.to_dict()
             a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
-        a.ahead, self.ahead = self.ahead, None
         attach_hosted_state(a)
         a.complete = True
         gc.freeze()  # what the end-of-load passes made lives as long as the capture too

@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.explain import explain, explain_and_findings, findings
-from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
+from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import COUNTERS, Cost, counters_for
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.capture.facts import USER_TEXT_MAX

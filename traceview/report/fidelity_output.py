@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from traceview.analysis.fidelity import REASONS, Fidelity
+from traceview.analysis.hosted.verdicts import REASONS, Fidelity
 from traceview.safety.redact import redact, redact_text
 from traceview.safety.sanitise import plain
 

@@ -1,0 +1,408 @@
+"""The pass that builds the provider objects inventory (analysis/hosted/objects.py)
+from the analysed turns and the capture's other exchanges.
+
+Ids and dates are those quoted in the records' raw bytes, found when the lines were read
+(capture/scan.py, kept in the turn table: `TurnTable.seen`) or, for a turn whose records
+were not scanned, read again here. A stored response that only its own turn touches — one
+per turn of a hosted capture — stays a row (`ResponseRows`); one that something else
+names (a later previous_response_id, an exchange's path, a second turn with the same id)
+is made a whole object.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from operator import attrgetter
+from typing import Any, NamedTuple, cast
+
+import orjson
+
+from traceview.analysis.hosted.objects import (
+    KINDS,
+    MAX_LINES,
+    Objects,
+    ProviderObject,
+    ResponseRows,
+    first_line,
+)
+from traceview.capture.scan import CREATED as _CREATED
+from traceview.capture.scan import HEAD_BYTES
+from traceview.capture.scan import IDS as _IDS
+from traceview.capture.scan import STORE as _STORE
+from traceview.safety.redact import redact_text
+
+_PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
+          "vector_stores": "vector_store"}
+KIND_OF = {b"vs_": "vector_store", b"fil": "file"}  # a quoted id's prefix -> its kind
+OnRequest = Callable[[Any, Sequence[bytes]], None]
+_id = attrgetter("id")
+
+
+def inventory(turns: Sequence[Any], exchanges: list[Any],
+              read_raw: Callable[..., bytes | None],
+              storage_price: dict[str, Any] | None = None,
+              on_request: OnRequest | None = None) -> Objects:
+    """The objects of a capture from its analysed turns (in index order) and exchanges.
+
+    `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit`, for the
+    turns the reader did not scan. `on_request(turn, ids)` is told the object ids quoted
+    in each turn's request, for turns with one (the ledger reads its vector stores there).
+    """
+    inv = _Inventory(turns, _named(turns, exchanges))
+    for t in turns:
+        turn = t.turn
+        req, res = turn.req, turn.res
+        found = _turn_ids(turn, req, res, read_raw)
+        inv.turn(turn, req, res, found)
+        if on_request is not None and req is not None:
+            on_request(t, found.req_ids)
+    for ex in exchanges:
+        _exchange(ex, inv.obj, inv.use, read_raw)
+    return inv.finish(storage_price)
+
+
+class _Named(NamedTuple):
+    """The stored responses something other than their own turn names, found before the
+    pass (a row is made whole when named, so it must be found again by its id)."""
+
+    ids: set[str] | None  # named by a later turn or an exchange; None: every id
+    repeated: set[int]  # hashes of ids more than one turn created (or a collision)
+
+    def names(self, rid: str) -> bool:
+        """Whether response `rid` may be named again (so its row must be found by id)."""
+        return self.ids is None or rid in self.ids or hash(rid) in self.repeated
+
+
+def _named(turns: Sequence[Any], exchanges: list[Any]) -> _Named:
+    """Every previous_response_id, the ids in exchanges' paths (every id, when an exchange
+    could create a response: its id is in its body), and the ids created twice — found
+    by their hashes, 8 bytes a turn."""
+    ids: set[str] = set()
+    hashes = array("q")
+    for t in turns:
+        turn = t.turn
+        req, res = turn.req, turn.res
+        prev = req.previous_response_id if req is not None else None
+        if prev:
+            ids.add(prev)
+        rid = res.response_id if res is not None else None
+        if rid:
+            hashes.append(hash(rid))
+    for ex in exchanges:
+        parts = _path(ex)
+        if not parts or _PATHS.get(parts[0]) != "response":
+            continue
+        if len(parts) == 1:
+            return _Named(None, set())
+        ids.add(parts[1])
+    ordered = sorted(hashes)
+    return _Named(ids, {h for h, after in zip(ordered, ordered[1:], strict=False)
+                        if h == after})
+
+
+def _path(ex: Any) -> list[str]:
+    """An exchange's path as its parts, without a leading v1."""
+    parts = [p for p in ex.path.split("/") if p]
+    return parts[1:] if parts and parts[0] == "v1" else parts
+
+
+class _TurnIds(NamedTuple):
+    """What the inventory reads in a turn's record bytes."""
+
+    req_ids: Sequence[bytes]
+    res_ids: Sequence[bytes]
+    created_at: float | None
+    store: bool  # the facts' flag, else the bytes', else stored
+    res_line: int | None
+
+
+class _Inventory:
+    """The objects found so far, by kind then id, and the stored responses kept as rows."""
+
+    def __init__(self, turns: Sequence[Any], named: _Named) -> None:
+        self.turns = turns
+        self.found: dict[str, dict[str, ProviderObject]] = {k: {} for k in KINDS}
+        self.rows = ResponseRows(turns)
+        self.named = named
+        self.row_of: dict[str, int] = {}  # a named response id -> its row
+        self.dead: set[int] = set()  # rows made whole
+        self.last_key: tuple[int, str] = (-1, "")  # the last row's place in the listing
+        self.in_order = True  # rows were added in the listing's order
+        self.kinds: dict[bytes, tuple[str, str]] = {}  # a quoted id -> (kind, id)
+        self.turn_sets: dict[int, set[int]] = {}  # an object's turns, once not in order
+
+    def obj(self, kind: str, oid: str) -> ProviderObject:
+        """The object `oid` of `kind`, made (or made whole from its row) when new."""
+        of_kind = self.found[kind]
+        o = of_kind.get(oid)
+        if o is None:
+            r = self.row_of.pop(oid, None) if kind == "response" else None
+            if r is not None:
+                o = self.rows.whole(r)
+                self.dead.add(r)
+            else:
+                o = ProviderObject(kind, oid)
+            of_kind[oid] = o
+        return o
+
+    def add_turn(self, o: ProviderObject, turn: int, once: bool) -> None:
+        """Add `turn` to the object's turns (once: not if it is there already). Turns come
+        in index order, so a list that only grew needs no membership test."""
+        ts = o.turns
+        seen = self.turn_sets.get(id(o))
+        if seen is None:
+            if not ts or turn > ts[-1]:
+                ts.append(turn)
+                return
+            if once and turn == ts[-1]:
+                return
+            seen = self.turn_sets[id(o)] = set(ts)
+        if once and turn in seen:
+            return
+        seen.add(turn)
+        ts.append(turn)
+
+    def use(self, o: ProviderObject, line: int, turn: int | None, when: float | None) -> None:
+        """Note a use of `o` on `line` (by `turn`, at `when`, when known)."""
+        o.uses += 1
+        if len(o.used_lines) < MAX_LINES and line not in o.used_lines:
+            o.used_lines.append(line)
+        if turn is not None:
+            self.add_turn(o, turn, True)
+        if when is not None:
+            o.last_used_at = max(o.last_used_at or when, when)
+
+    def turn(self, turn: Any, req: Any, res: Any, found: _TurnIds) -> None:
+        """Note a turn's objects (its facts `turn`, request `req`, response `res`): its
+        stored response, the response it continues, its conversation and the files and
+        vector stores it quotes."""
+        index, line = turn.index, turn.line
+        rid = res.response_id if res is not None else None
+        if rid and turn.api == "responses":
+            self.response(rid, index, line, found)
+        prev = req.previous_response_id if req is not None else None
+        if prev:
+            self.use(self.obj("response", prev), line, index, found.created_at)
+        cid = turn.conversation_id
+        if cid:
+            c = self.obj("conversation", cid)
+            self.use(c, line, index, found.created_at)
+            if c.created_at is None:
+                c.created_at = found.created_at
+        if found.req_ids or found.res_ids:
+            named = {self.kind_of(m) for m in (*found.req_ids, *found.res_ids)}
+            for kind, oid in sorted(named):
+                self.use(self.obj(kind, oid), line, index, found.created_at)
+
+    def kind_of(self, m: bytes) -> tuple[str, str]:
+        """(kind, id) of a quoted id (the same few ids on every turn: made once each)."""
+        got = self.kinds.get(m)
+        if got is None:
+            got = self.kinds[m] = (KIND_OF[m[:3]], m.decode())
+        return got
+
+    def response(self, rid: str, index: int, line: int, found: _TurnIds) -> None:
+        """A stored response created by turn `index`: a row, unless something else names
+        it (then a whole object)."""
+        created_line = found.res_line if found.res_line is not None else line
+        if rid in self.row_of or rid in self.found["response"]:
+            r = self.obj("response", rid)
+            r.created_line = created_line
+            r.created_at = found.created_at
+            r.store = found.store
+            self.add_turn(r, index, False)
+            return
+        if self.named.names(rid):
+            self.row_of[rid] = len(self.rows)
+        key = (created_line, rid)
+        self.in_order = self.in_order and key > self.last_key
+        self.last_key = key
+        self.rows.add(index, found.created_at, found.store)
+
+    def finish(self, storage_price: dict[str, Any] | None) -> Objects:
+        """The inventory, in the listing's order (kind, first line, id), with notes on the
+        turns whose provider copy the capture deleted."""
+        self.row_of.clear()
+        self.rows.sort(self.in_order, self.dead)
+        result = Objects([o for k in KINDS for o in sorted(
+            sorted(self.found[k].values(), key=_id), key=first_line)],
+            storage_price=storage_price, rows=self.rows)
+        for o in result._full:
+            o.used_lines = array("q", sorted(o.used_lines))
+            o.turns = array("I", o.turns)  # at its length: appends left room to grow
+            if o.kind == "vector_store" and storage_price and o.usage_bytes is not None:
+                o.storage_usd_per_day = _storage_fee(o.usage_bytes, storage_price)
+        _attach_to_turns(result, self.turns)
+        return result
+
+
+def _turn_ids(turn: Any, req: Any, res: Any, read_raw: Callable[..., bytes | None],
+              ) -> _TurnIds:
+    """What the inventory reads in a turn's records: from the turn table when its lines
+    were scanned, else from its bytes (a response's head only, unless it holds hosted
+    calls: they name files)."""
+    flag = req.store if req is not None else None
+    if flag is None and res is not None:
+        flag = res.store
+    table = getattr(turn, "table", None)
+    scan = table.seen(turn.row) if table is not None else None
+    if scan is not None:
+        req_ids, res_ids, when, raw_store, res_line = scan
+        store = flag if isinstance(flag, bool) else raw_store is not False
+        return _TurnIds(req_ids, res_ids, when, store, res_line)
+    req_ref, res_ref = turn.request, turn.response
+    head = None if res is not None and res.hosted_calls else HEAD_BYTES
+    req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
+    return _TurnIds(_IDS.findall(req_raw) if req_raw else [],
+                    _IDS.findall(res_raw) if res_raw else [], _created(res_raw),
+                    flag if isinstance(flag, bool) else _store(req_raw, res_raw),
+                    res_ref.line if res_ref is not None else None)
+
+
+class _Span(NamedTuple):
+    """A byte range read like a record's (`read_raw` reads any such range)."""
+
+    source: int
+    offset: int
+    length: int
+    line: int
+
+
+def _read_pair(read_raw: Callable[..., bytes | None], req: Any, res: Any,
+               head: int | None) -> tuple[bytes | None, bytes | None]:
+    """A turn's request bytes and its response's (its first `head` bytes, when given):
+    one read when the response follows the request, as it does in most captures."""
+    if req is not None and res is not None and req.source == res.source:
+        gap = res.offset - (req.offset + req.length)
+        if 0 <= gap <= 64:
+            end = res.offset + (res.length if head is None else min(head, res.length))
+            data = read_raw(_Span(req.source, req.offset, end - req.offset, req.line))
+            if data is not None and len(data) == end - req.offset:
+                return data[:req.length], data[res.offset - req.offset:]
+    return (read_raw(req) if req is not None else None,
+            read_raw(res, head) if res is not None else None)
+
+
+def _exchange(ex: Any, obj: Callable[[str, str], ProviderObject],
+              use: Callable[[ProviderObject, int, int | None, float | None], None],
+              read_raw: Callable[[Any], bytes | None]) -> None:
+    parts = _path(ex)
+    if not parts or parts[0] not in _PATHS:
+        return
+    kind = _PATHS[parts[0]]
+    ok = ex.status_code in (None, 200, 201)
+    if len(parts) == 1:  # a create
+        if ex.method == "POST" and ok:
+            raw = read_raw(ex.response)
+            body = _json(raw)
+            oid = body.get("id") if isinstance(body, dict) else None
+            if isinstance(oid, str):
+                o = obj(kind, oid)
+                o.created_line = ex.line
+                _details(o, body)
+        return
+    oid = parts[1]
+    if kind == "response" and oid == "compact":
+        return
+    o = obj(kind, oid)
+    sub = parts[2:]
+    if ex.method == "DELETE" and ok:
+        if sub and kind == "conversation" and sub[0] == "items":
+            o.items_deleted_lines.append(ex.line)
+        elif not sub:
+            o.deleted_line = o.deleted_line or ex.line
+        return
+    if ex.status_code == 404 and not sub:
+        o.missing_line = o.missing_line or ex.line
+        return
+    if ex.status_code == 404 and kind == "response" and sub == ["input_items"]:
+        o.missing_line = o.missing_line or ex.line
+        return
+    use(o, ex.line, None, None)
+    if ok and not sub and ex.method in ("GET", "POST"):
+        body = _json(read_raw(ex.response))
+        if isinstance(body, dict) and body.get("id") == oid:
+            _details(o, body)
+
+
+def _details(o: ProviderObject, body: dict[str, Any]) -> None:
+    created = body.get("created_at")
+    if isinstance(created, int | float) and o.created_at is None:
+        o.created_at = float(created)
+    for key in ("filename", "name"):
+        if isinstance(body.get(key), str) and o.name is None:
+            o.name = redact_text(body[key])  # names are the application's text
+    size = body.get("usage_bytes", body.get("bytes"))
+    if isinstance(size, int):
+        o.usage_bytes = size
+    if isinstance(body.get("expires_after"), dict):
+        o.expires_after = body["expires_after"]
+    if isinstance(body.get("expires_at"), int | float):
+        o.expires_at = float(body["expires_at"])
+    if o.kind == "response" and isinstance(body.get("store"), bool):
+        o.store = body["store"]
+
+
+def _attach_to_turns(result: Objects, turns: Sequence[Any]) -> None:
+    """Each turn whose provider copy was deleted (or found gone) gets a note."""
+    gone = {o.id: o for o in result._full if o.state in ("deleted", "not_found")}
+    if not gone:
+        return
+    for t in turns:
+        for oid in (t.turn.conversation_id, t.response_id):
+            o = gone.get(oid) if oid else None
+            if o is None:
+                continue
+            line = o.deleted_line or o.missing_line
+            what = "deleted" if o.deleted_line is not None else "gone (HTTP 404)"
+            result.turn_notes[t.index] = {
+                "object": o.id, "kind": o.kind, "state": o.state, "line": line,
+                "note": f"provider copy {what} (line {line}); the local record stays whole",
+            }
+            break
+
+
+def _storage_fee(usage_bytes: int, price: dict[str, Any]) -> float | None:
+    try:
+        per_gb_day = float(cast(Any, price.get("per_gb_day", price.get("usd_per_gb_day"))))
+        free = float(price.get("free_gb", 0))
+    except (TypeError, ValueError):
+        return None
+    return max(usage_bytes / 1e9 - free, 0.0) * per_gb_day
+
+
+def _store(req_raw: bytes | None, res_raw: bytes | None) -> bool:
+    """Stored unless the request (or the response's echo) says store=false."""
+    for raw in (req_raw, res_raw):
+        m = _STORE.search(raw or b"")
+        if m:
+            return m.group(1) == b"true"
+    return True
+
+
+def _created(raw: bytes | None) -> float | None:
+    m = _CREATED.search(raw or b"")
+    return float(m.group(1)) if m else None
+
+
+def _json(raw: bytes | None) -> Any:
+    if not raw:
+        return None
+    try:
+        rec = orjson.loads(raw)
+    except ValueError:
+        return None
+    return rec.get("body") if isinstance(rec, dict) else None
+
+
+def deletions(exchanges: list[Any]) -> dict[str, int]:
+    """Object id -> the line of the ``DELETE`` exchange that removed it (no body reads)."""
+    out: dict[str, int] = {}
+    for ex in exchanges:
+        if ex.method != "DELETE" or ex.status_code not in (None, 200):
+            continue
+        parts = _path(ex)
+        if len(parts) == 2 and parts[0] in _PATHS:
+            out.setdefault(parts[1], ex.line)
+    return out

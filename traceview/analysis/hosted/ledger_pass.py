@@ -1,0 +1,319 @@
+"""The pass that builds the carried-context ledger (analysis/hosted/ledger.py) from the
+analysed turns, one conversation at a time.
+
+Within a conversation the turns are walked in index order. A deposit opens a source of
+the tokens it left unexplained (attributed to the hosted calls that explain it); a hosted
+call whose results were captured, and that no deposit accounts for, opens a source on the
+next billed turn that leaves tokens unexplained. Every billed turn after that is charged
+for every source still open, priced at the turn's own cached/fresh split, until a
+compaction (explicit or likely) ends them all.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, Protocol
+
+from traceview.analysis.hosted.growth import PROJECT_TURNS, growth_of
+from traceview.analysis.hosted.ledger import Ledger
+from traceview.analysis.hosted.ledger_store import HOSTED, Meta
+from traceview.analysis.hosted.tools import ToolConfig, outlived, tool_name
+from traceview.analysis.pricing import Pricing
+from traceview.wire import CALL_TOOL
+
+ENDS = ("compaction", "compaction_likely")
+
+ConfigOf = Callable[[int], ToolConfig | None]
+
+
+class LedgerTurn(Protocol):
+    """What the ledger reads of an analysed turn (TurnReport has all of it)."""
+
+    index: int
+    conversation_key: str
+    markers: list[str]
+    attribution: dict[str, Any] | None
+
+    @property
+    def turn(self) -> Any: ...
+    @property
+    def unexplained_tokens(self) -> int | None: ...
+    @property
+    def input_tokens(self) -> int | None: ...
+    @property
+    def cached_tokens(self) -> int | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def tools_offered(self) -> list[str]: ...
+    @property
+    def owned_state_bytes(self) -> int | None: ...
+
+
+def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
+                 config_of: ConfigOf | None = None,
+                 bills: dict[str, float | None] | None = None,
+                 project: int = PROJECT_TURNS) -> Ledger:
+    """The ledger of every conversation in `turns` (any order; grouped by conversation key,
+    in the order keys are first seen).
+
+    `config_of(turn index)` gives a request's tool configuration (with the vector stores it
+    quoted); without it, the configuration is taken from `tools_offered`. `bills` maps a
+    conversation key to its cost, for the share of the bill.
+    """
+    seq = turns if isinstance(turns, Sequence) else list(turns)
+    ledger = Ledger(project)
+    rates = Rates(pricing)
+    bills = bills or {}
+    for key, positions in _by_conversation(seq).items():
+        # One conversation's views at a time: a view of every turn held for the whole
+        # pass was most of its peak memory.
+        conv = sorted((seq[p] for p in positions), key=_index)
+        _Walk(ledger, conv, rates, config_of).run(key, bills.get(key))
+    ledger._seal()
+    return ledger
+
+
+def _by_conversation(turns: Sequence[LedgerTurn]) -> dict[str, array[int]]:
+    """Each conversation key's turn positions (4 bytes each: a list of ints was most of
+    the pass's memory), keys in the order first seen."""
+    out: dict[str, array[int]] = {}
+    for pos, t in enumerate(turns):
+        at = out.get(t.conversation_key)
+        if at is None:
+            at = out[t.conversation_key] = array("I")
+        at.append(pos)
+    return out
+
+
+def _index(t: LedgerTurn) -> int:
+    return t.index
+
+
+def end_of(markers: Sequence[str]) -> str | None:
+    """The marker that ends carried context on a turn (a compaction), or None."""
+    return next((e for e in ENDS if e in markers), None) if markers else None
+
+
+class Rates:
+    """A turn's per-token input price at its own cached/fresh split (apportioned), with
+    each model's two prices looked up once (every carrying turn asks)."""
+
+    def __init__(self, pricing: Pricing | None) -> None:
+        self.pricing = pricing
+        self._prices: dict[str | None, tuple[float, float] | None] = {}
+
+    def prices(self, model: str | None) -> tuple[float, float] | None:
+        """(cached input price, input price) of `model`; None: not priced."""
+        if model not in self._prices:
+            prices = self.pricing.model_prices(model) if self.pricing is not None else None
+            got = None if prices is None or "input" not in prices else (
+                prices.get("cached_input", prices["input"]), prices["input"])
+            if len(self._prices) >= 1024:  # a hostile capture's models: not remembered
+                return got
+            self._prices[model] = got
+        return self._prices[model]
+
+    def __call__(self, model: str | None, cached: int | None,
+                 input_tokens: int) -> float | None:
+        if self.pricing is None or not input_tokens:
+            return None
+        got = self.prices(model)
+        if got is None:
+            return None
+        cached_price, price = got
+        cached_share = min(max((cached or 0) / input_tokens, 0.0), 1.0)
+        return (cached_share * cached_price + (1 - cached_share) * price) / 1e6
+
+
+class Attributed(NamedTuple):
+    """A deposit's attribution as the ledger reads it."""
+
+    turns: Sequence[int]
+    hosted_calls: Sequence[str | None]
+    types: Sequence[str]
+    evidence_missing: bool
+    include: Sequence[str]
+
+
+def attributed(a: dict[str, Any] | None) -> Attributed | None:
+    """A deposit's attribution from the report's dict (None when it has none)."""
+    if not a:
+        return None
+    return Attributed(a.get("turns") or (), a.get("hosted_calls") or (), a.get("types") or (),
+                      bool(a.get("evidence_missing")), a.get("include") or ())
+
+
+class _Active(NamedTuple):
+    """A source still carried: its number, the configuration it came from, its id."""
+
+    i: int
+    config: ToolConfig | None
+    id: str
+
+
+class _Walk:
+    """One conversation's walk: the sources open, the captured calls awaiting a billed
+    turn, and the configuration of each turn (read once)."""
+
+    def __init__(self, ledger: Ledger, turns: list[LedgerTurn], rates: Rates,
+                 config_of: ConfigOf | None) -> None:
+        self.ledger = ledger
+        self.turns = turns
+        self.rates = rates
+        self.config_of = config_of
+        self.position = {t.index: j for j, t in enumerate(turns)}
+        self.configs: dict[int, ToolConfig | None] = {}
+        self.active: list[_Active] = []
+        self.pending: list[tuple[int, str | None, str | None]] = []  # (turn, type, id)
+        self.absorbed: set[str] = set()  # hosted calls a deposit already accounts for
+        self.configured = False  # an open source knows the tools it came from
+        # The outliving notes by the identity of a turn's configuration (a capture shares
+        # a handful), while `active` holds: (the configuration, its notes).
+        self.notes: dict[int, tuple[ToolConfig | None, list[dict[str, Any]]]] = {}
+
+    def run(self, key: str, bill: float | None) -> None:
+        """Append the conversation's growth, sources and charges to the ledger."""
+        turns = self.turns
+        read = [_Read.of(t) for t in turns]
+        owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
+                     None)
+        growth = growth_of([r.input for r in read], [r.end for r in read], owned)
+        self.ledger._open(key, bill, growth)
+        if any(r.calls or r.deposit for r in read):  # only these can carry anything
+            attributions = {r.turn: attributed(r.view.attribution) for r in read
+                            if r.deposit}
+            for a in attributions.values():
+                if a is not None:
+                    self.absorbed.update(c for c in a.hosted_calls if c)
+            for r in read:
+                self.step(r, attributions.get(r.turn))
+            for s in self.active:
+                self.ledger._s_stop[s.i] = len(self.ledger._c_turn)
+        self.ledger._close()
+
+    def step(self, r: _Read, a: Attributed | None) -> None:
+        """One turn: end the carry, open a deposit's (attributed to `a`) or captured calls'
+        source, charge the turn, then note its captured calls."""
+        if r.end is not None:
+            self.end(r.turn, r.end)
+        if r.deposit:
+            unexplained = r.view.unexplained_tokens
+            if unexplained and unexplained > 0:
+                self.open(self.deposit_source(r.turn, unexplained, a))
+        if self.pending and r.input is not None:
+            if not r.deposit:
+                unexplained = r.view.unexplained_tokens
+                if unexplained and unexplained > 0:
+                    self.open(self.hosted_source(r.turn, unexplained))
+            self.pending = []
+        if r.input is not None and self.active:
+            self.charge(r)
+        for c in r.calls:
+            if c.evidence == "captured" and c.id not in self.absorbed:
+                self.pending.append((r.turn, c.type, c.id))
+
+    def end(self, index: int, marker: str) -> None:
+        """A compaction on turn `index` ends every open source and drops pending calls."""
+        led = self.ledger
+        for s in self.active:
+            led._ended[s.i] = (index, marker)
+            led._s_stop[s.i] = len(led._c_turn)
+        self.active = []
+        self.configured = False
+        self.notes = {}
+        self.pending = []
+
+    def open(self, source: _Active) -> None:
+        """A source opens: it is charged on every billed turn from this one on."""
+        self.active.append(source)
+        self.configured = self.configured or source.config is not None
+        self.notes = {}
+
+    def charge(self, r: _Read) -> None:
+        """Charge turn `r` for every open source, and note sources whose tools it no longer
+        offers as it did."""
+        assert r.input is not None
+        k = self.ledger._add_charge(r.turn, self.rates(r.view.model, r.cached, r.input))
+        if not self.configured:
+            return
+        here = self.config(r.turn)
+        got = self.notes.get(id(here))
+        if got is None or got[0] is not here:  # the same sources and configuration give
+            got = self.notes[id(here)] = (here, [  # the same notes
+                {"source": s.id, "reason": why} for s in self.active
+                if s.config is not None and (why := outlived(s.config, here))])
+        if got[1]:
+            self.ledger._outlived[k] = got[1]
+
+    def config(self, index: int) -> ToolConfig | None:
+        """The tool configuration of the conversation's turn `index`."""
+        if index not in self.configs:
+            c = self.config_of(index) if self.config_of is not None else None
+            if c is None:
+                offered = self.turns[self.position[index]].tools_offered
+                c = ToolConfig(frozenset(map(tool_name, offered))) if offered else None
+            self.configs[index] = c
+        return self.configs[index]
+
+    def deposit_source(self, index: int, tokens: int, a: Attributed | None) -> _Active:
+        """The source of a deposit on turn `index`, from its attribution."""
+        if a is None:
+            a = Attributed((), (), (), False, ())
+        origin = [int(x) for x in a.turns]
+        types = tuple(a.types)
+        made = self.origin_config(origin, types)
+        i = self.ledger._add_source(0, index, int(tokens), origin, [c for c in a.hosted_calls
+                                                                    if c],
+                                    (made, types, tuple(a.include)), a.evidence_missing)
+        return _Active(i, made, self.ledger._source_id(i))
+
+    def hosted_source(self, index: int, tokens: int) -> _Active:
+        """The source of the captured calls pending, first billed on turn `index`."""
+        pending = self.pending
+        origin = sorted({o for o, _t, _i in pending})
+        types = tuple(sorted({kind or "" for _o, kind, _i in pending}))
+        made = self.origin_config(origin, types)
+        meta: Meta = (made, types, ())
+        i = self.ledger._add_source(HOSTED, index, tokens, origin,
+                                    [cid for _o, _t, cid in pending if cid], meta, False)
+        return _Active(i, made, self.ledger._source_id(i))
+
+    def origin_config(self, origin: list[int], types: Sequence[str]) -> ToolConfig | None:
+        """The tools (and vector stores) the source's hosted calls came from: its origin
+        turns in this conversation."""
+        wanted = frozenset(CALL_TOOL[t] for t in types if t in CALL_TOOL)
+        if not wanted:
+            return None
+        stores: set[str] = set()
+        if "file_search" in wanted:
+            for i in origin:
+                c = self.config(i) if i in self.position else None
+                if c is not None:
+                    stores |= c.vector_store_ids
+        return ToolConfig(wanted, frozenset(stores))
+
+
+class _Read(NamedTuple):
+    """What the walk reads of every turn, read once through the turn's facts: its markers
+    (the one that ends a carry, whether it is a deposit), billed and cached input, and its
+    hosted calls (type, id, evidence, include)."""
+
+    view: LedgerTurn
+    turn: int  # its index
+    end: str | None
+    deposit: bool
+    input: int | None
+    cached: int | None
+    calls: Sequence[Any]
+
+    @classmethod
+    def of(cls, t: LedgerTurn) -> _Read:
+        markers = t.markers
+        deposit = bool(markers) and "deposit" in markers
+        res = t.turn.res
+        if res is None:
+            return cls(t, t.index, end_of(markers), deposit, None, None, ())
+        return cls(t, t.index, end_of(markers), deposit, res.input_tokens, res.cached_tokens,
+                   res.hosted_calls)

@@ -1,0 +1,347 @@
+"""Provider objects: what a capture created, used and deleted on the provider's side.
+
+Hosted state lives in objects the application never holds: conversations, stored
+responses (``store`` is true unless the request said false), files and vector stores.
+The inventory lists each one with the lines that created, used and deleted it, the
+retention that applies (the documented default with its source and date, or a vector
+store's ``expires_after``) and so when it expires, and — where the price table has one —
+its storage fee. The pass that builds it is analysis/hosted/inventory.py.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from traceview.analysis.by_index import finder
+
+RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
+                    "(platform.openai.com/docs/guides/conversation-state)")
+RETENTION_AS_OF = "2025-10-01"
+RETENTION: dict[str, dict[str, Any]] = {
+    "response": {"days": 30, "text": "stored responses are kept 30 days by default",
+                 "source": RETENTION_SOURCE, "as_of": RETENTION_AS_OF},
+    "conversation": {"days": None, "text": "conversations and their items are not subject to "
+                     "the 30-day TTL: kept until deleted", "source": RETENTION_SOURCE,
+                     "as_of": RETENTION_AS_OF},
+    "file": {"days": None, "text": "files are kept until deleted (unless uploaded with "
+             "expires_after)", "source": "OpenAI API reference, Files",
+             "as_of": RETENTION_AS_OF},
+    "vector_store": {"days": None, "text": "vector stores are kept until deleted unless "
+                     "expires_after is set", "source": "OpenAI API reference, Vector stores",
+                     "as_of": RETENTION_AS_OF},
+}
+KINDS = ("conversation", "response", "file", "vector_store")
+_PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
+          "vector_stores": "vector_store"}
+MAX_LINES = 20  # used-on lines kept per object (the count is exact)
+
+
+def _rare(name: str) -> property:
+    """A field few objects set (a deletion, a 404, what a create's body said): kept in the
+    object's `_more` dict, made the first time one is set (a slot each was 8 bytes on
+    every object; a hosted capture has one conversation object per few turns)."""
+
+    def get(self: ProviderObject) -> Any:
+        more = self._more
+        return None if more is None else more.get(name)
+
+    def put(self: ProviderObject, value: Any) -> None:
+        if self._more is None:
+            if value is None:
+                return
+            self._more = {}
+        self._more[name] = value
+
+    return property(get, put)
+
+
+class ProviderObject:
+    """One provider object. Slots, and the turn list an `array`: a capture that uses one
+    vector store on every turn lists every turn under it. Fields few objects set are in
+    `_more` (`_rare`)."""
+
+    __slots__ = ("kind", "id", "created_line", "created_at", "last_used_at", "used_lines",
+                 "uses", "turns", "store", "_more")
+
+    _more: dict[str, Any] | None
+
+    deleted_line = _rare("deleted_line")
+    missing_line = _rare("missing_line")  # a later 404 names it
+    name = _rare("name")
+    usage_bytes = _rare("usage_bytes")
+    expires_after = _rare("expires_after")
+    expires_at = _rare("expires_at")
+    storage_usd_per_day = _rare("storage_usd_per_day")
+
+    @property
+    def items_deleted_lines(self) -> list[int]:
+        """Lines of the DELETEs of a conversation's items (a list held only when any)."""
+        more = self._more
+        got = None if more is None else more.get("items_deleted_lines")
+        if got is None:
+            got = []
+            if more is None:
+                more = self._more = {}
+            more["items_deleted_lines"] = got
+        return got
+
+    def __init__(self, kind: str, id: str,  # noqa: A002 - the object's id
+                 created_line: int | None = None, created_at: float | None = None,
+                 store: bool | None = None) -> None:
+        self.kind = kind  # conversation | response | file | vector_store
+        self.id = id
+        self.created_line = created_line
+        self.created_at = created_at  # epoch seconds, when known
+        self.last_used_at: float | None = None
+        self.used_lines = array("q")  # at most MAX_LINES
+        self.uses = 0
+        self.turns = array("I")  # turn indices (run 1..n; TURN_INDEX)
+        self.store = store  # responses only
+        self._more: dict[str, Any] | None = None
+
+    @property
+    def state(self) -> str:
+        if self.deleted_line is not None:
+            return "deleted"
+        if self.missing_line is not None:
+            return "not_found"
+        if self.kind == "response" and self.store is False:
+            return "not_stored"
+        return "exists"
+
+    def retention(self) -> dict[str, Any]:
+        base = dict(RETENTION[self.kind])
+        if self.expires_after:
+            base["text"] = (f"expires_after {self.expires_after.get('days')} day(s) after "
+                            f"{self.expires_after.get('anchor', 'last_active_at')}")
+            base["source"] = "the vector store's expires_after (in the capture)"
+        return base
+
+    def expires(self) -> tuple[str | None, str]:
+        """(ISO date or None, sentence)."""
+        if self.state == "deleted":
+            return None, f"provider copy deleted (line {self.deleted_line})"
+        if self.state == "not_stored":
+            return None, "not stored (store=false): nothing kept to expire"
+        when = self.expires_at
+        if when is None:
+            days = RETENTION[self.kind]["days"]
+            if self.expires_after:
+                days = self.expires_after.get("days")
+                anchor = self.last_used_at or self.created_at
+            else:
+                anchor = self.created_at
+            if isinstance(days, int | float) and anchor is not None:
+                when = anchor + float(days) * 86400
+            elif days is None:
+                return None, RETENTION[self.kind]["text"]
+            else:
+                return None, "expiry unknown (no creation time in the capture)"
+        date = _date(when)
+        return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
+
+    def to_dict(self, turns_as: Callable[[array[int]], Any] | None = None) -> dict[str, Any]:
+        """`turns_as(turns)` writes the turn list in place of a list (a streaming writer's
+        pre-serialised JSON: a vector store used on every turn lists every turn)."""
+        date, sentence = self.expires()
+        return {
+            "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
+            "created_line": self.created_line, "created_at": _iso(self.created_at),
+            "used_lines": self.used_lines.tolist(), "uses": self.uses,
+            "turns": self.turns.tolist() if turns_as is None else turns_as(self.turns),
+            "store": self.store, "deleted_line": self.deleted_line,
+            "missing_line": self.missing_line,
+            "items_deleted_lines": list(self._more.get("items_deleted_lines") or ())
+            if self._more is not None else [],
+            # The documented default is stated once, in the inventory's retention_defaults;
+            # only a vector store's own expires_after is spelled out here.
+            "retention": self.retention() if self.expires_after else "default",
+            "expires_around": date, "expiry": sentence,
+            "usage_bytes": self.usage_bytes, "expires_after": self.expires_after,
+            "storage_usd_per_day": None if self.storage_usd_per_day is None
+            else round(self.storage_usd_per_day, 6),
+        }
+
+
+class Objects:
+    """The inventory. Stored responses that nothing but their own turn touched — one per
+    turn of a hosted capture — are not objects here but a row each (the turn's index,
+    its `created_at`, its store flag: 13 bytes), made into a `ProviderObject` only when
+    listed; every other object is held whole."""
+
+    def __init__(self, objects: list[ProviderObject] | None = None,
+                 turn_notes: dict[int, dict[str, Any]] | None = None,
+                 storage_price: dict[str, Any] | None = None,
+                 rows: ResponseRows | None = None) -> None:
+        self._full = objects or []
+        self._rows = rows
+        self.turn_notes: dict[int, dict[str, Any]] = turn_notes or {}
+        self.storage_price = storage_price
+
+    def turn_note(self, index: int) -> dict[str, Any] | None:
+        """The note of turn `index` whose provider copy the capture deleted (or found gone):
+        {"object", "kind", "state", "line", "note"}; None for every other turn. Held here by
+        turn index: a reader of turns (TurnReport.provider_copy) can ask rather than have
+        it written onto each turn."""
+        return self.turn_notes.get(index)
+
+    @property
+    def objects(self) -> _Listing:
+        """Every object, in the inventory's order (kind, first line, id)."""
+        return _Listing(self._full, self._rows)
+
+    def deleted_ids(self) -> dict[str, int]:
+        """Object id -> the line that deleted it (or a later 404 that shows it gone)."""
+        out: dict[str, int] = {}
+        for o in self._full:  # a row is never deleted: a deletion makes it whole
+            line = o.deleted_line or o.missing_line
+            if line is not None:
+                out[o.id] = line
+        return out
+
+    def counts(self) -> dict[str, int]:
+        out = {k: sum(1 for o in self._full if o.kind == k) for k in KINDS}
+        out["response"] += len(self._rows) if self._rows is not None else 0
+        return out
+
+    def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
+        """`objects` replaces the list (a placeholder for a streaming writer)."""
+        listed = [o.to_dict() for o in self.objects] if objects is None else objects
+        return {"counts": self.counts(), "objects": listed,
+                "storage_price": self.storage_price,
+                "retention_defaults": RETENTION}
+
+
+class ResponseRows:
+    """Stored responses as columns, in the inventory's order: the index of the turn that
+    created each (its id and line are read back from the turn: `find`), `created_at`
+    (NaN: unknown) and the store flag."""
+
+    def __init__(self, turns: Sequence[Any]) -> None:
+        self.turns = turns
+        self.find = finder(turns)
+        self.index = array("I")  # TURN_INDEX
+        self.created = array("d")
+        self.store = bytearray()
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def add(self, index: int, created: float | None, store: bool) -> None:
+        self.index.append(index)
+        self.created.append(_NAN if created is None else created)
+        self.store.append(store)
+
+    def created_at(self, r: int) -> float | None:
+        """Row `r`'s `created_at` (None: unknown)."""
+        v = self.created[r]
+        return None if v != v else v
+
+    def sort(self, in_order: bool, dead: set[int]) -> None:
+        """Drop the rows made whole (`dead`) and put the rest in the listing's order (by
+        created line, then id): nothing to do when they were added in that order, as they
+        are when one file is read."""
+        if in_order and not dead:
+            return
+        find = self.find
+        keys = sorted((_created_line(t), t.response_id or "", r)
+                      for r, t in enumerate(map(find, self.index)) if r not in dead)
+        index, created, store = self.index, self.created, self.store
+        self.index = array("I", [index[r] for _l, _i, r in keys])
+        self.created = array("d", [created[r] for _l, _i, r in keys])
+        self.store = bytearray(store[r] for _l, _i, r in keys)
+
+    def whole(self, r: int) -> ProviderObject:
+        t = self.find(self.index[r])
+        o = ProviderObject("response", t.response_id, _created_line(t), self.created_at(r),
+                           bool(self.store[r]))
+        o.turns.append(t.index)
+        return o
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        return (self.whole(r) for r in range(len(self.index)))
+
+
+class _Listing:
+    """The inventory's list, made on demand: whole objects merged with response rows."""
+
+    def __init__(self, full: list[ProviderObject], rows: ResponseRows | None) -> None:
+        self._full = full
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._full) + (len(self._rows) if self._rows is not None else 0)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self) -> Iterator[ProviderObject]:
+        if not self._rows:
+            return iter(self._full)
+        full = self._full
+        responses = [o for o in full if o.kind == "response"]
+        if responses:
+            return heapq.merge(full, self._rows, key=order)
+        # No whole response to interleave: the rows sit between the kinds before and after.
+        n = sum(1 for o in full if o.kind == "conversation")
+        return itertools.chain(full[:n], self._rows, full[n:])
+
+    def dicts(self, turns_as: Callable[[array[int]], Any] | None = None,
+              ) -> Iterator[dict[str, Any]]:
+        """Each object's `to_dict(turns_as)`, in the listing's order (what a report
+        writes)."""
+        return (o.to_dict(turns_as) for o in self)
+
+    def __getitem__(self, i: int) -> ProviderObject:
+        return list(self)[i]
+
+
+_NAN = float("nan")
+
+
+def order(o: ProviderObject) -> tuple[int, int, str]:
+    """An object's place in the listing: kind, first line, id."""
+    return KINDS.index(o.kind), first_line(o), o.id
+
+
+def first_line(o: ProviderObject) -> int:
+    """The line that created an object, else the first that used it."""
+    return o.created_line or (o.used_lines[0] if o.used_lines else 0)
+
+
+def _created_line(t: Any) -> int:
+    """The line of the response that created a stored response (else its turn's)."""
+    ref = t.response_ref
+    line: int = ref.line if ref is not None else t.line
+    return line
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
+
+
+def _time(epoch: float) -> datetime | None:
+    """A time in epoch seconds as a UTC datetime; None for one no calendar holds (a
+    damaged capture's year 11476, or milliseconds where seconds belong)."""
+    try:
+        return _EPOCH + timedelta(seconds=epoch)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date(epoch: float) -> str | None:
+    """The ISO date of a time in epoch seconds (None: no calendar date)."""
+    t = _time(epoch)
+    return t.date().isoformat() if t is not None else None
+
+
+def _iso(epoch: float | None) -> str | None:
+    """A time in epoch seconds as ISO 8601 UTC to the second (None: unknown, or no
+    calendar time)."""
+    t = _time(epoch) if epoch is not None else None
+    return t.isoformat(timespec="seconds").replace("+00:00", "Z") if t is not None else None
