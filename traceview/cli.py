@@ -72,6 +72,8 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     p.add_argument("--width", type=int, default=None, help="text width (default: terminal)")
+    p.add_argument("--explain", action="store_true",
+                   help="JSON: write each turn's sentences too (text and markdown always do)")
     add_analysis_options(p)
     p.set_defaults(run=_run_report)
 

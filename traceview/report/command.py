@@ -35,7 +35,7 @@ def run_report(ns: argparse.Namespace, options: Options) -> int:
         if ns.format == "json":
             from traceview.report.json_out import iter_json
 
-            for chunk in iter_json(analysis):
+            for chunk in iter_json(analysis, explain=getattr(ns, "explain", False)):
                 sys.stdout.buffer.write(chunk)
                 del chunk  # not held while the next is made: a batch less at the peak
         elif ns.format == "markdown":
