@@ -2,7 +2,7 @@
 
 The old rule let a name start after every "_" or "-" and was quadratic on "a_a_a_…"
 (tests/hostile/test_redact_runs.py). Below, the old matcher, copied verbatim from
-traceview/capture/redact.py before the change (plus the scheme-then-name fix and the
+the redactor before the change (plus the scheme-then-name fix and the
 OpenAI prefixes in any case, "SK-", "Sk-", that both carry), is the oracle: over a
 generated corpus of names, keys, separators, escapes and secret-looking values glued
 every way, and over the cases where a search begins inside a run, the new `_mask`
@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from traceview.safety import redact as r
+from traceview.safety import shapes as r
 
 # --- the oracle: the old matcher, verbatim -----------------------------------------------
 MASK = r.MASK
@@ -212,7 +212,7 @@ _INSIDE = [
 
 
 def _both(text: str) -> tuple[str, str]:
-    return _mask(text), r._mask(text)
+    return _mask(text), r.mask(text)
 
 
 @pytest.mark.parametrize("text", _INSIDE)
@@ -229,9 +229,9 @@ def test_the_inside_cases_need_the_old_rule_inside_a_run(monkeypatch) -> None:
     monkeypatch.setattr(r, "_match_at", lambda text, c, pats=r._PATTERNS: pats.match(text, c))
     monkeypatch.setattr(r, "_name_starts", lambda text, pos, endpos, url=True: [
         c.start() for c in r._NAME_START.finditer(text, pos, endpos)])
-    differ = [t for t in _INSIDE if r._mask(t) != _mask(t)]
+    differ = [t for t in _INSIDE if r.mask(t) != _mask(t)]
     assert len(differ) >= 3, differ
-    assert "hunter2222" in r._mask("api_key=\\tfoo_secret : hunter2222")
+    assert "hunter2222" in r.mask("api_key=\\tfoo_secret : hunter2222")
 
 
 @pytest.mark.parametrize("seed", range(4))
