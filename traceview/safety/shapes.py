@@ -43,8 +43,8 @@ _RUN = "A-Za-z0-9_\\-\u0130\u0131\u017f\u212a"
 # "[a-z0-9_\-]*" then a name, so any match starting later in the run (after a "_" or "-")
 # is also a match from the run's start, found first. Letting it start after every "_" or
 # "-" as well (the old "(?<![A-Za-z0-9])") cost a scan to the run's end at each of them:
-# "a_a_a_…" beside "secret" was quadratic (16 kB took 11 s). The one place the old rule
-# found more is a search that begins inside a run: `_keep3_inside` covers it.
+# "a_a_a_…" beside "secret" was quadratic. The one place the old rule found more is a
+# search that begins inside a run: `_inside` covers it.
 _RUN_START = rf"(?<![{_RUN}])"
 _INSIDE_START = r"(?<![A-Za-z0-9])"  # the old rule: also after a "_" or "-" inside a run
 
@@ -161,11 +161,11 @@ class _Keep2:
     """Where keep2 (an "sk-" key inside a word) matches, for a search from a place on.
 
     Its lookaheads scan the rest of the run from every "sk-": "ask-ask-…" with no digit
-    was quadratic (64 kB took 6 s). But it matches from an "sk-" only if it matches from
-    every earlier "sk-" of the same run (the body from there holds the body from here),
-    and its body runs to the run's end: so each run is read once, from its first "sk-"
-    at or after the search, and a run where that fails is done with. "sk-" in any case
-    (_SK): "SK-", "Sk-", "sK-" too."""
+    was quadratic. But it matches from an "sk-" only if it matches from every earlier
+    "sk-" of the same run (the body from there holds the body from here), and its body
+    runs to the run's end: so each run is read once, from its first "sk-" at or after the
+    search, and a run where that fails is done with. "sk-" in any case (_SK): "SK-",
+    "Sk-", "sK-" too."""
 
     def __init__(self, text: str) -> None:
         self.text = text
