@@ -26,8 +26,8 @@ from traceview.capture.plain_text import holds_no_secret
 from traceview.provider.errors import scrub
 from traceview.record.scrub import Scrubber
 from traceview.safety import redact as redact_module
+from traceview.safety.mask import mask
 from traceview.safety.redact import MASK, redact, redact_json, redact_text
-from traceview.safety.shapes import mask
 from traceview.ui.app import make_app
 
 from .corpus import assert_no_traceback, finishes, traceview, write_jsonl

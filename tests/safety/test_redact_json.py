@@ -20,8 +20,8 @@ import pytest
 
 from tests.hostile.corpus import KEY_SHAPES
 from traceview.safety import redact
+from traceview.safety.mask import mask
 from traceview.safety.redact import redact_json
-from traceview.safety.shapes import mask
 
 # Shapes the hostile corpus lacks: spaced and escaped separators, upper-case names, the
 # case-sensitive AWS prefixes, names that end in an anchor byte (passw, sess-, eyj …).

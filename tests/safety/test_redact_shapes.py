@@ -1,8 +1,8 @@
 """The masker's shapes, case by case: what each rule masks and keeps, where a search
 begins inside a run of name characters, and shapes that repeat along a run.
 
-The masker finds some rules once per run rather than from every place (shapes.py:
-`_Keep2`, `_Url`, `_Jwt`, `_inside`), so that it stays linear on hostile text
+The masker finds some rules once per run rather than from every place (runs.py,
+mask.py's `_inside`), so that it stays linear on hostile text
 (tests/hostile/test_redact_runs.py); these cases state what it masks there.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from traceview.safety import shapes
-from traceview.safety.shapes import mask
+from traceview.safety import mask as masker
+from traceview.safety.mask import mask
 
 # A value ends where another secret's name begins, and a name may begin after a "_" or "-"
 # inside a run that an earlier match (a glued AWS key, a cut value) ended in.
@@ -96,7 +96,7 @@ def test_a_name_inside_a_run_needs_the_rule_for_searches_begun_there(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the rule that lets a name start after a "_" or "-" inside the run where a
     search begins, the value after a glued key's name stays in clear."""
-    monkeypatch.setattr(shapes, "_inside", lambda text, pos, m, dead: (m, dead))
-    monkeypatch.setattr(shapes, "_match_at",
-                        lambda text, c, pats=shapes._PATTERNS: pats.match(text, c))
+    monkeypatch.setattr(masker, "_inside", lambda text, pos, m, dead: (m, dead))
+    monkeypatch.setattr(masker, "_match_at",
+                        lambda text, c, pats=masker._PATTERNS: pats.match(text, c))
     assert "hunter2222" in mask("api_key=\\tfoo_secret : hunter2222")

@@ -24,7 +24,8 @@ from typing import Any
 
 import orjson
 
-from traceview.safety.shapes import MASK, mask
+from traceview.safety.mask import mask
+from traceview.safety.shapes import MASK
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "redact", "redact_json",
            "redact_text", "registered", "registered_keys", "reset_registered"]

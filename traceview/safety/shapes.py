@@ -1,22 +1,16 @@
-"""The shapes of a secret, and the masker that finds them in a text.
+"""The shapes of a secret: one regex rule per shape, and where a secret's name may begin.
 
 Each rule of `_PATTERNS` is a secret's shape: an OpenAI-style key (`sk-…`, `sess-…`,
 `rk-…`), a secret-named field and its value (`api_key=…`, `"password": "…"`,
 `Authorization: Bearer …`), a bearer token, a query-string secret (`?sig=…`), a URL's
-password, a JWT, a Google, AWS or GitHub key. `mask` replaces each match's value with
-`MASK`, keeping the name before it.
-
-A few rules would read a long run of word characters once from every place in it (a regex
-search tries each): "a_a_a_…" beside "secret", "ask-ask-…", "a.a.a…://", "eyJeyJ…". Their
-matches are found once per run instead (`_Keep2`, `_Url`, `_Jwt`, `_Schemes`, `_inside`),
-so the masker is linear in its text: a capture line, a provider reply or a file name cannot
-stall the recorder, a report or the inspector.
+password, a JWT, a Google, AWS or GitHub key. A named group (`keep`, `keep2` … `keep6`)
+holds what stays before the mask: the name, its separator, the key's prefix. mask.py
+applies them.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 MASK = "[redacted]"
 
@@ -90,7 +84,7 @@ _OPENAI = "(?:" + "|".join(_any_case("sk", "sess", "rk")) + ")-"
 # A session key glued to a word, one alternative per case of its first letter (see above).
 _SESS_GLUED = "".join(rf"|{sess}-[A-Za-z0-9]{{40}}(?![A-Za-z0-9_\-])"
                       for sess in _any_case("sess"))
-# OpenAI-style keys inside a word when long and mixed like a real key (see _Keep2).
+# OpenAI-style keys inside a word when long and mixed like a real key (runs.py `_Keep2`).
 _KEEP2 = (rf"|(?P<keep2>{_SK})(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])"
           r"[A-Za-z0-9_\-]{20,}")
 _BODY = re.compile(r"[A-Za-z0-9_\-]*+")
@@ -157,55 +151,11 @@ def _patterns_for(text: str, keep2: bool = True) -> re.Pattern[str]:
     return _BY_SHAPE["://" in text, ".eyJ" in text, keep2]
 
 
-class _Keep2:
-    """Where keep2 (an "sk-" key inside a word) matches, for a search from a place on.
-
-    Its lookaheads scan the rest of the run from every "sk-": "ask-ask-…" with no digit
-    was quadratic. But it matches from an "sk-" only if it matches from every earlier
-    "sk-" of the same run (the body from there holds the body from here), and its body
-    runs to the run's end: so each run is read once, from its first "sk-" at or after the
-    search, and a run where that fails is done with. "sk-" in any case (_SK): "SK-",
-    "Sk-", "sK-" too."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = self._find(0)  # the next "sk-" not yet ruled out
-        self.run_end = -1  # the end of the run of `at`, once read
-        self.digit = self.letter = -1  # the first digit and letter in the run at or after
-
-    def start(self, pos: int) -> int:
-        """The start of keep2's first match at or after `pos`, or -1."""
-        text = self.text
-        while self.at >= 0:
-            if self.at < pos:
-                self.at = self._find(pos)
-                continue
-            at = self.at
-            if at >= self.run_end:  # a new run
-                self.run_end = _run_end(_BODY, text, at)
-                self.digit = self.letter = at
-            body, end = at + 3, self.run_end
-            if self.digit < body:
-                d = _DIGIT.search(text, body, end)
-                self.digit = end if d is None else d.start()
-            if self.letter < body:
-                c = _LETTER.search(text, body, end)
-                self.letter = end if c is None else c.start()
-            if self.digit < end and self.letter < end and end - body >= 20:
-                return at
-            self.at = self._find(end)  # so for every later "sk-" of the run
-        return -1
-
-    def _find(self, pos: int) -> int:
-        """Where the next "sk-", in any case, begins at or after `pos`, or -1."""
-        m = _SK_FIND.search(self.text, pos)
-        return -1 if m is None else m.start()
-
 
 # Where a secret's name (or "Bearer ", a query key, a URL's user) may begin inside another
 # secret's value: a value may hold "?", "=", "/" and ":", so "api-key: X?a=api-key: Y" is
 # one match whose value ends at the second name's ":" and Y would stay in clear.
-# `mask` stops the first value where a match of _PATTERNS begins that runs past it.
+# `mask` (mask.py) stops the first value where a match of _PATTERNS begins that runs past it.
 # Its name rule starts where a run starts, like keep3's (see _RUN_START).
 _NAME_RULE = rf"(?i:[a-z0-9_\-]*(?:{_NAMES}))"
 _NAME_START = re.compile(
@@ -222,287 +172,3 @@ _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123
 _TO_INSIDE = re.compile("[A-Za-z0-9]*+[_\\-\u0130\u0131\u017f\u212a]")
 _RUN_SPAN = re.compile(f"[{_RUN}]*+")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-
-_KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6")
-_TRIES = 8  # matches tried per value, from its end (see _value_end)
-
-
-class _Found:
-    """A match found by `_Url` or `_Jwt`, read as `mask` reads a re.Match."""
-
-    __slots__ = ("_start", "_end", "lastgroup", "_keep")
-
-    def __init__(self, start: int, end: int, lastgroup: str | None, keep: str) -> None:
-        self._start, self._end, self.lastgroup, self._keep = start, end, lastgroup, keep
-
-    def start(self) -> int:
-        return self._start
-
-    def end(self) -> int:
-        return self._end
-
-    def span(self) -> tuple[int, int]:
-        return self._start, self._end
-
-    def group(self, name: str) -> str:
-        return self._keep
-
-
-class _Url:
-    r"""Where keep6 (https://user:password@host) matches, for a search from a place on.
-
-    Its scheme ("[a-zA-Z][a-zA-Z0-9+.\-]*" before "://") may start at any word start of
-    the run before "://", and a search tried each, reading to the run's end: "a.a.a…"
-    in a text holding "://" was quadratic. It matches from the first such start at or
-    after the search, or from none (what follows "://" decides, the same for all): so
-    each "://" is read once, its run once (backwards, in the reversed text)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.k = text.find("://")
-        self.rev = ""
-        self.r = -1  # the start of the run before k, once read
-        self.p = -1  # the first scheme start found in it, and from where it was searched
-        self.lo = -1
-        self.hit: tuple[int, int] | None | bool = None  # (end, keep6's end) / False
-
-    def first(self, pos: int) -> _Found | None:
-        text = self.text
-        while self.k >= 0:
-            k = self.k
-            if self.r < 0:
-                if not self.rev:
-                    self.rev = text[::-1]
-                n = len(text)
-                self.r = k - (_run_end(_SCHEME_RUN, self.rev, n - k) - (n - k))
-                self.hit, self.p, self.lo = None, -1, -1
-            lo = max(self.r, pos)
-            if not (self.lo <= lo <= self.p):  # else the start found before still holds
-                found = _SCHEME_START.search(text, lo, k) if lo < k else None
-                self.p, self.lo = (-1, -1) if found is None else (found.start(), lo)
-            if self.p >= 0:
-                if self.hit is None:
-                    m = _KEEP6_ONLY.match(text, self.p)
-                    self.hit = False if m is None else (m.end(), m.end("keep6"))
-                if self.hit:
-                    end, keep_end = self.hit  # type: ignore[misc]
-                    return _Found(self.p, end, "keep6", text[self.p:keep_end])
-            self.k, self.r = text.find("://", k + 1), -1
-        return None
-
-
-class _Schemes:
-    """The starts of _NAME_START's URL rule in text[:endpos], for a scan from a place on:
-    like `_Url` (the first word start of the run before each "://", at or after the
-    scan), without what follows "://"."""
-
-    def __init__(self, text: str, pos: int, endpos: int) -> None:
-        self.text, self.endpos = text, endpos
-        self.k = text.find("://", pos, endpos)
-        self.floor = pos  # no run before k starts earlier than this ("://" ends runs)
-        self.p = self.lo = -1
-
-    def first(self, pos: int) -> int:
-        """The first start at or after `pos` (its match ends at self.k + 3), or -1."""
-        text = self.text
-        while self.k >= 0:
-            k = self.k
-            lo = max(self.floor, pos)
-            if not (self.lo <= lo <= self.p):
-                run = _RUN_TO_END.search(text, lo, k) if lo < k else None
-                start = lo if run is None else run.start()
-                found = _SCHEME_START.search(text, start, k) if start < k else None
-                self.p, self.lo = (-1, -1) if found is None else (found.start(), lo)
-            if self.p >= 0:
-                return self.p
-            self.floor = k + 1
-            self.k = text.find("://", k + 1, self.endpos)
-        return -1
-
-
-class _Jwt:
-    """Where a JWT matches, for a search from a place on: from the first "eyJ" of a run
-    at or after the search if from any (the rest is the same from each), so each run is
-    read once ("eyJeyJ…" was quadratic)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = text.find("eyJ")
-        self.run_end = -1
-        self.hit = -1  # the end of the match from the run's first "eyJ", or -1
-
-    def first(self, pos: int) -> _Found | None:
-        text = self.text
-        while self.at >= 0:
-            if self.at < pos:
-                self.at = text.find("eyJ", pos)
-                continue
-            at = self.at
-            if at >= self.run_end:
-                self.run_end = _run_end(_BODY, text, at)
-                m = _JWT_ONLY.match(text, at)
-                self.hit = -1 if m is None else m.end()
-            if self.hit >= 0 and self.run_end - at - 3 >= 8:
-                return _Found(at, self.hit, None, "")
-            self.at = text.find("eyJ", self.run_end)
-        return None
-
-
-_ORDER = {"keep": 0, "keep2": 1, "keep3": 2, "keep4": 3, "keep5": 4, "keep6": 5, None: 7}
-
-
-def _first(m: re.Match[str] | None, found: _Found | None, order: int) -> Any:
-    """The earlier of two matches; at one place, the rule that comes first in _PATTERNS
-    (`order` is `found`'s; `m` is from the search, which has neither keep6 nor JWT)."""
-    if found is None:
-        return m
-    if m is None or found.start() < m.start() or (
-            found.start() == m.start() and order < _ORDER[m.lastgroup]):
-        return found
-    return m
-
-
-def _value_end(text: str, vstart: int, end: int,
-               pats: re.Pattern[str] = _PATTERNS) -> int:
-    """Where the value text[vstart:end] must stop: at the start of a match of _PATTERNS
-    that runs past `end` (the next secret's name is in the value, its value after it).
-
-    Such a match either has its name at the value's very end (whitespace, a quote or a
-    backslash ended the value and begins that match's gap) or is a query key or URL user
-    whose value takes the character that ended this one (",", "(" …): both are among the
-    last names in the value. So names are tried from the end, a few at most: a value of
-    many names costs a few short matches, not one match to its end per name."""
-    starts = _name_starts(text, vstart, end + 1, text.find("://", vstart, end + 1) >= 0)
-    tried = 0
-    for c in reversed(starts):  # "Bearer" and one space may end at end + 1
-        if c >= end:
-            continue
-        inner = _match_at(text, c, pats)
-        if inner is None:
-            continue
-        if inner.end() > end:
-            return c
-        tried += 1
-        if tried == _TRIES:
-            break
-    return end
-
-
-def mask(text: str) -> str:
-    """_PATTERNS.sub, except that a value ends where another secret's match begins and
-    runs past it (see _NAME_START): that match is then masked in turn."""
-    pats = _patterns_for(text)
-    search = _BY_SHAPE[False, False, False].search  # the rest is found per run:
-    keep2 = _Keep2(text) if "k-" in text or "K-" in text else None  # "sk-" in any case
-    url = _Url(text) if "://" in text else None
-    jwt = _Jwt(text) if ".eyJ" in text else None
-    m = _first(search(text), url.first(0) if url else None, 5)
-    m = _first(m, jwt.first(0) if jwt else None, 6)
-    if keep2 is not None:
-        m = _with_keep2(text, m, keep2.start(0))
-    if m is None:
-        return text
-    out: list[str] = []
-    pos = 0
-    dead = -1  # where _KEEP3_INSIDE last failed (see _inside)
-    while m is not None:
-        start, end = m.span()
-        keep = m.group(m.lastgroup) if m.lastgroup in _KEEPS else ""
-        vstart = start + len(keep)
-        if keep and m.lastgroup not in ("keep", "keep2"):
-            end = _value_end(text, vstart, end, pats)
-        out += (text[pos:start], keep, MASK)
-        pos = end
-        m = search(text, end)
-        if url is not None:
-            m = _first(m, url.first(end), 5)
-        if jwt is not None:
-            m = _first(m, jwt.first(end), 6)
-        if keep2 is not None:
-            m = _with_keep2(text, m, keep2.start(end))
-        if end and text[end - 1] in _RUN_CHARS:
-            m, dead = _inside(text, end, m, dead)
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _with_keep2(text: str, m: re.Match[str] | None, at: int) -> re.Match[str] | None:
-    """The first match of all the rules, given `m`, the first of all but keep2, and `at`,
-    where keep2 first matches (-1: nowhere): keep2 comes second, after keep only."""
-    if at < 0 or (m is not None and (m.start() < at or (
-            m.start() == at and m.lastgroup == "keep"))):
-        return m
-    return _KEEP2_ONLY.match(text, at) or m  # (it matches there: `_Keep2` checked)
-
-
-def _inside(text: str, pos: int, m: re.Match[str] | None,
-            dead: int) -> tuple[re.Match[str] | None, int]:
-    """The match a search from `pos` finds under the old name rule, given `m`, the one it
-    finds under the run-start rule (_RUN_START), when `pos` is inside a run (a match
-    before it ended there, an AWS key glued to a word or a value cut at a name).
-
-    The rules differ at one place only: the first place in the run at or after `pos` just
-    after a "_" or "-", where the old rule lets a name start (further on in the run, a
-    name would also match from there). `dead` is where _KEEP3_INSIDE last failed: it then
-    fails at every later place in the same run, which is not searched again (a run of
-    glued keys costs one search of the run, not one per key). Returns the match and the
-    new `dead`."""
-    limit = len(text) if m is None else m.start()
-    t = _TO_INSIDE.match(text, pos - 1, limit)
-    if t is None:
-        return m, dead
-    p0 = t.end()
-    if m is not None and m.start() == p0 and m.lastgroup in ("keep", "keep2"):
-        return m, dead  # the old rule tried these first too
-    if 0 <= dead <= p0 and _run_end(_RUN_SPAN, text, dead, p0) == p0:
-        return m, p0
-    inner = _KEEP3_INSIDE.match(text, p0)
-    return (m, p0) if inner is None else (inner, dead)
-
-
-def _name_starts(text: str, pos: int, endpos: int, url: bool = True) -> list[int]:
-    """The starts of _NAME_START's matches in text[pos:endpos] under the old name rule:
-    inside a run at `pos`, its first place after a "_" or "-" (see _inside) may hold one
-    more; before it there are none (each place is preceded by a letter or digit)."""
-    starts: list[int] = []
-    if pos and text[pos - 1] in _RUN_CHARS:
-        t = _TO_INSIDE.match(text, pos - 1, endpos)
-        if t is not None:
-            name = _NAME_INSIDE.match(text, t.end(), endpos)
-            if name is not None:
-                starts.append(name.start())
-                pos = name.end()
-    search = _NAME_START_NO_URL.search
-    if not url:  # no "://", no URL to find
-        starts += [c.start() for c in _NAME_START_NO_URL.finditer(text, pos, endpos)]
-        return starts
-    # The URL rule's starts (`_Schemes`) merged in: a scan tried it from every word start
-    # of a run, reading to the run's end ("a.a.a…/x://" in a value was quadratic).
-    schemes = _Schemes(text, pos, endpos)
-    m = search(text, pos, endpos)
-    while True:
-        if m is not None and m.start() < pos:
-            m = search(text, pos, endpos)
-        p = schemes.first(pos)
-        if m is not None and (p < 0 or m.start() <= p):  # the URL rule comes last
-            starts.append(m.start())
-            pos = m.end()
-        elif p >= 0:
-            starts.append(p)
-            pos = schemes.k + 3
-        else:
-            return starts
-
-
-def _match_at(text: str, c: int,
-              pats: re.Pattern[str] = _PATTERNS) -> re.Match[str] | None:
-    """_PATTERNS.match under the old name rule, which also starts a name just after a
-    "_" or "-" inside a run (see _inside)."""
-    m = pats.match(text, c)
-    if (c and text[c - 1] in _RUN_CHARS and text[c - 1] not in _ALNUM
-            and (m is None or m.lastgroup not in ("keep", "keep2"))):
-        inner = _KEEP3_INSIDE.match(text, c)
-        if inner is not None:
-            return inner
-    return m
-
