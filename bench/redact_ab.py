@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     texts: list[str] = []
     for raw in lines:
         strings(orjson.loads(raw), texts)
-    hinted = sum(len(t) >= redact.MIN_SECRET_LENGTH and redact._maybe_secret(t)
+    hinted = sum(len(t) >= redact.MIN_SECRET_LENGTH and bool(redact._hinted_lines(t.encode()))
                  for t in texts)
     blobs = chunks(lines)
     report: list[bytes] = []

@@ -424,7 +424,7 @@ _ALNUM_KEYS = ["Bearer abcdefghijkl", "bearer abcdefghijkl", "BEARER Xy12Xy12Xy1
 def test_plain_text_passed_over_is_what_the_redactor_returns(monkeypatch: Any) -> None:
     # No key registered by an earlier test (a registered key sends every text back to the
     # redactor, which the next test covers): this one is about the shapes alone.
-    monkeypatch.setattr(redact, "_known_sorted", [])
+    monkeypatch.setattr(redact, "_registered", ())
     texts = [*_strings(BODIES, []), *_WORDS, *_ALNUM_KEYS,
              *(" ".join(w) for w in (["x"] * 9, ["asia", "minor"], ["Aiza123"]))]
     passed = [t for t in texts if holds_no_secret(t)]
@@ -436,18 +436,16 @@ def test_plain_text_passed_over_is_what_the_redactor_returns(monkeypatch: Any) -
         assert F._excerpt(key.split()) == redact_text(key)
 
 
-def test_a_registered_key_of_plain_words_is_always_masked() -> None:
+def test_a_registered_key_of_plain_words_is_always_masked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from traceview.safety import redact
 
     assert holds_no_secret("plain words only")
-    redact._known_sorted.append("words")
-    try:
-        assert not holds_no_secret("plain words only")
-        assert "words" not in F._excerpt(["plain", "words", "only"])
-        body = {"conversation": "c", "input": [{"role": "user", "content": "plain words"}]}
-        assert "words" not in (F.request_facts("responses", body, None).user_text or "")
-    finally:
-        redact._known_sorted.remove("words")
+    monkeypatch.setattr(redact, "_registered", ("words",))
+    assert not holds_no_secret("plain words only")
+    assert "words" not in F._excerpt(["plain", "words", "only"])
+    body = {"conversation": "c", "input": [{"role": "user", "content": "plain words"}]}
+    assert "words" not in (F.request_facts("responses", body, None).user_text or "")
 
 
 def test_an_output_whose_json_names_no_refusal_holds_none() -> None:
@@ -492,7 +490,7 @@ def test_a_key_list_swapped_in_whole_is_read_too(monkeypatch: pytest.MonkeyPatch
     import: a list put in its place (as tests and embedders do) is honoured."""
     from traceview.safety import redact
 
-    monkeypatch.setattr(redact, "_known_sorted", ["plainvalue123"])
+    monkeypatch.setattr(redact, "_registered", ("plainvalue123",))
     assert not holds_no_secret("a plainvalue123 b")
     assert "plainvalue123" not in F._excerpt(["a", "plainvalue123", "b"])
 
@@ -510,7 +508,7 @@ def test_a_plain_user_text_is_its_own_excerpt(monkeypatch: pytest.MonkeyPatch) -
     path's (split, join, the redactor's pre-check or the redactor itself)."""
     from tests.hostile.corpus import ESCAPES, KEY_SHAPES
 
-    monkeypatch.setattr(redact, "_known_sorted", [])
+    monkeypatch.setattr(redact, "_registered", ())
     texts = [*_strings(BODIES, []), *_WORDS, *_ALNUM_KEYS, *ESCAPES.values(), *_EDGES,
              *(text for _, text, _ in KEY_SHAPES), *(key for _, _, key in KEY_SHAPES)]
     texts = [t for t in texts if len(t) <= F.USER_TEXT_MAX * 2]
@@ -521,7 +519,7 @@ def test_a_plain_user_text_is_its_own_excerpt(monkeypatch: pytest.MonkeyPatch) -
         plain += bool(t) and " ".join(words) == t and holds_no_secret(t)
     assert plain > 500  # the fast path is taken on the corpus, not only the general one
     # A registered key: every text goes to the general path, and the key is masked.
-    monkeypatch.setattr(redact, "_known_sorted", ["words"])
+    monkeypatch.setattr(redact, "_registered", ("words",))
     for t in ["plain words only", "words", *texts[:200]]:
         words = t.split()
         assert F._user_excerpt(t) == (F._excerpt(words), len(words)), t

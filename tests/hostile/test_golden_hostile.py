@@ -4,8 +4,8 @@ tests/report/test_golden_report.py pins the reports of ordinary captures; the pe
 of issue #11 also rewrote what redaction, safety and the column widening do on hostile input
 (keys of every shape, terminal escapes, values crossing every column width). A fast path that
 masks a key differently, or renders an escape differently, changes these bytes even when no key
-leaks. Each capture is reported in JSON, Markdown and text, in one process and with facts made
-by workers over small chunks and rows written by forked children.
+leaks. Each capture is reported in JSON (with --explain), Markdown and text, in one process and
+with facts made by workers over small chunks.
 
 A digest that changes means a hostile report changed: if that was meant, say why in the commit
 and re-pin with `TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/hostile/test_golden_hostile.py`.
@@ -68,7 +68,7 @@ def _bearer(path: Path) -> Path:
 
 CAPTURES = {"keys.jsonl": _keys, "escapes.jsonl": _escapes, "bearer.jsonl": _bearer,
             "widening.jsonl": widening_capture.write}
-FORMATS = (("json",), ("markdown",), ("text", "--width", "100"))
+FORMATS = (("json", "--explain"), ("markdown",), ("text", "--width", "100"))
 
 
 @pytest.fixture(params=["one process", "workers"])
@@ -77,7 +77,6 @@ def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
         monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
         monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "5000")
-        monkeypatch.setenv("TRACEVIEW_FORK_MIN_ROWS", "2")
     else:
         monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

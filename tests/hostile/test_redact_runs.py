@@ -4,8 +4,8 @@ A name rule ("[a-z0-9_\\-]*" then a secret's name, then ":" or "=") that could s
 every "_" or "-" scanned to the run's end from each of them: 4 kB took 0.7 s, 16 kB 11 s,
 64 kB minutes — a capture line, a provider reply or a file name could stall the recorder,
 a report or the inspector. A name now starts where its run starts (a match from inside
-the run is a match from its start); tests/safety/test_redact_runs_equivalence.py shows that
-nothing else changed.
+the run is a match from its start); tests/safety/test_redact_shapes.py states what it masks
+where a search begins inside a run.
 """
 
 from __future__ import annotations

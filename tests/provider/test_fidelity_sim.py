@@ -149,7 +149,7 @@ def test_conversation_deleted_in_the_capture_says_so(
         client.close()
         code, doc = _json(capsys, ["fidelity", str(cap), "--live", "--base-url", sim.base_url,
                                    "--format", "json"])
-        report_code = main(["report", str(cap), "--format", "json"])
+        report_code = main(["report", str(cap), "--format", "json", "--explain"])
         report = json.loads(capsys.readouterr().out)
         diff_code = main(["diff", str(cap), "--live", "--base-url", sim.base_url])
         diff_err = capsys.readouterr().err

@@ -1,6 +1,8 @@
 """The report, byte for byte, pinned: a performance change must not change what it says.
 
-sha256 of `traceview report --format json` and of the text report (width 100) for every
+sha256 of `traceview report --format json --explain` (the whole document, every turn's
+sentences included), of the text report (width 100) and of the default JSON report (no
+prose) for every
 real fixture, every sample and a 20,000-line slice of each bench shape (generated here,
 deterministically). A digest that changes means the report changed: if that was meant
 (a new key, a fixed number), re-pin with
@@ -46,9 +48,10 @@ def digest(capsysbinary: pytest.CaptureFixture[bytes], *argv: str) -> str:
     return hashlib.sha256(capsysbinary.readouterr().out).hexdigest()
 
 
-def compute(capsysbinary: pytest.CaptureFixture[bytes], path: str) -> tuple[str, str]:
-    return (digest(capsysbinary, path, "--format", "json"),
-            digest(capsysbinary, path, "--format", "text", "--width", "100"))
+def compute(capsysbinary: pytest.CaptureFixture[bytes], path: str) -> tuple[str, str, str]:
+    return (digest(capsysbinary, path, "--format", "json", "--explain"),
+            digest(capsysbinary, path, "--format", "text", "--width", "100"),
+            digest(capsysbinary, path, "--format", "json"))
 
 
 PINNED = Path(__file__).with_name("golden_reports.json")
@@ -56,11 +59,11 @@ GOLDEN: dict[str, list[str]] = json.loads(PINNED.read_text()) if PINNED.exists()
 UPDATE = os.environ.get("TRACEVIEW_GOLDEN_UPDATE") == "1"
 
 
-def check(name: str, got: tuple[str, str]) -> None:
+def check(name: str, got: tuple[str, str, str]) -> None:
     if UPDATE:  # re-pin: TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/report/test_golden_report.py
         GOLDEN[name] = list(got)
         PINNED.write_text(json.dumps(dict(sorted(GOLDEN.items())), indent=1) + "\n")
-    assert list(got) == GOLDEN.get(name), f"{name}: report changed (json, text digests)"
+    assert list(got) == GOLDEN.get(name), f"{name}: report changed (json --explain, text, json)"
 
 
 @pytest.fixture(scope="module")
@@ -73,13 +76,11 @@ def slice_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(params=["one process", "workers"])
 def mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """One process, or facts made in 2 worker processes over chunks of a few kB (so every
-    capture is cut in many places, mid-conversation and mid-stream) and rows written by
-    forked children (report/forked.py) where the process may fork."""
+    capture is cut in many places, mid-conversation and mid-stream)."""
     if request.param == "workers":
         monkeypatch.setenv("TRACEVIEW_WORKERS", "2")
         monkeypatch.setenv("TRACEVIEW_PARALLEL_MIN_BYTES", "0")
         monkeypatch.setenv("TRACEVIEW_CHUNK_BYTES", "5000")
-        monkeypatch.setenv("TRACEVIEW_FORK_MIN_ROWS", "2")  # rows written by forked children
     else:
         monkeypatch.setenv("TRACEVIEW_WORKERS", "1")
     return str(request.param)

@@ -38,7 +38,7 @@ def _hostile_copy(tmp_path: Path) -> Path:
 def test_the_streamed_report_equals_the_whole_document(tmp_path: Path) -> None:
     path = _hostile_copy(tmp_path)
     a = analyze(str(path))
-    streamed = orjson.loads(render_json(a))
+    streamed = orjson.loads(render_json(a, explain=True))
     whole = orjson.loads(orjson.dumps(a.to_report()))
     assert streamed == whole
     # Every streamed list is there, whole, in its place (pinned for the claims sample).
@@ -47,3 +47,16 @@ def test_the_streamed_report_equals_the_whole_document(tmp_path: Path) -> None:
     assert len(streamed["objects"]["objects"]) == len(whole["objects"]["objects"]) > 0
     assert len(streamed["fidelity"]["verdicts"]) == 1
     assert [e["object"] for e in streamed["exchanges"][-4:]] == list(SPELLED)
+
+
+def test_without_explain_a_turn_keeps_everything_but_its_sentences() -> None:
+    """The default JSON report leaves out each turn's prose (`explanation`, `findings`);
+    every other key of every turn, and the rest of the document, are as with --explain."""
+    a = analyze(str(ROOT / "sample_traces/claims.jsonl"))
+    plain, explained = orjson.loads(render_json(a)), orjson.loads(render_json(a, explain=True))
+    assert explained["turns"][2]["explanation"] and explained["turns"][2]["findings"]
+    for turn in explained["turns"]:
+        del turn["explanation"], turn["findings"]
+    assert plain == explained
+    assert plain["turns"][2]["markers"] == ["deposit", "tool_offered_unused"]
+    assert plain["turns"][2]["unexplained_tokens"] == 4003

@@ -21,7 +21,7 @@ _PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 "
 
 def holds_no_secret(text: str) -> bool:
     """True only when redact_text(text) is surely `text` itself."""
-    if redact._known_sorted or not text.isascii():  # the registered keys, read each time
+    if redact.registered_keys() or not text.isascii():  # the registered keys, read each time
         return False
     if text.encode().translate(None, _PLAIN):  # a byte not a letter, digit or space
         return False

@@ -14,6 +14,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     p.add_argument("--width", type=int, default=None, help="text width (default: terminal)")
+    p.add_argument("--explain", action="store_true",
+                   help="JSON: write each turn's sentences too (text and markdown always do)")
     add_analysis_options(p)
 
 
@@ -25,4 +27,4 @@ def run(ns: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return run_report(ns.paths, options, fmt=ns.format, width=ns.width)
+    return run_report(ns.paths, options, fmt=ns.format, width=ns.width, explain=ns.explain)

@@ -27,7 +27,7 @@ from traceview.export.schema import (
     column_types,
     json_columns,
 )
-from traceview.safety.redact import inert_json, redact, redact_text
+from traceview.safety.redact import redact, redact_text
 from traceview.safety.sanitise import visible
 
 Row = dict[str, Any]
@@ -69,14 +69,8 @@ def clean(value: Any) -> Any:
 
 
 def _dumps_redacted(value: Any) -> str:
-    """`orjson.dumps(redact(value))`, without walking `value` in Python when the JSON text
-    holds nothing the redactor looks for (then redact(value) equals value)."""
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = ""
-    if text and inert_json(text):
-        return text
+    """`orjson.dumps(redact(value))` (the redactor passes a value with nothing to mask
+    over without walking it)."""
     return orjson.dumps(redact(value)).decode()
 
 

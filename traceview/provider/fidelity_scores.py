@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from traceview.analysis.fidelity import Fidelity, Received, assess
+from traceview.analysis.hosted.fidelity import Fidelity, Received, assess
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
 from traceview.provider.client import make_client

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from traceview.record.scrub import Scrubber
-from traceview.safety.redact import inert_json, redact
+from traceview.safety.redact import redact
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
 _PATH_LOCKS_GUARD = threading.Lock()
@@ -54,9 +54,7 @@ class CaptureWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
-        raw = _dumps(record)
-        if not inert_json(raw.decode("utf-8", "replace")):
-            raw = _dumps(redact(record))  # the Python walk only when a key or string needs it
+        raw = _dumps(redact(record))  # the record itself when nothing in it needs masking
         line = self.scrubber.scrub_bytes(raw) + b"\n"
         with self._lock:
             if self._fd is None:

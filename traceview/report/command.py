@@ -25,9 +25,9 @@ def _console(width: int | None):  # -> rich Console (imported for the text repor
 
 
 def run_report(paths: list[str], options: Options, *, fmt: str = "text",
-               width: int | None = None) -> int:
+               width: int | None = None, explain: bool = False) -> int:
     """Analyse ``paths`` and print the report in ``fmt`` (text, markdown, json) to stdout;
-    the exit status."""
+    the exit status. ``explain`` adds each turn's sentences to the JSON report."""
     try:
         analysis = analyze(paths, options)
     except (SourceError, PricingError) as exc:
@@ -37,7 +37,7 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
         if fmt == "json":
             from traceview.report.json_out import iter_json
 
-            for chunk in iter_json(analysis):
+            for chunk in iter_json(analysis, explain=explain):
                 sys.stdout.buffer.write(chunk)
                 del chunk  # not held while the next is made: a batch less at the peak
         elif fmt == "markdown":

@@ -2,8 +2,12 @@
 
 A capture of a hundred thousand turns would need every turn's dict in memory at once to
 serialise in one call; streaming keeps the report's peak at the analysis's own. Rows go
-out in batches (one dumps, one redaction pass, one sanitising pass per batch): the
-per-call cost of those passes, paid per turn, was most of the writer's time.
+out in batches, each through the output boundary once (one dumps, one redaction pass, one
+sanitising pass per batch): paid per turn, those calls were most of the writer's time.
+
+The per-turn prose (`explanation`, `findings`) is written only when asked for (`explain`):
+every number, marker, id and reason code it puts in words is in the row already, and the
+sentences made the document larger than the capture.
 """
 
 from __future__ import annotations
@@ -18,8 +22,6 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts
-from traceview.report.forked import ranges, write_ranges
-from traceview.report.gc_pause import paused_gc
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe
 
@@ -41,7 +43,7 @@ def _safe(chunk: bytes) -> bytes:
 
 
 def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
-           indent: bytes, first: bool = True, batch_size: int = BATCH,
+           indent: bytes, batch_size: int = BATCH,
            lists: _LongLists | None = None) -> Iterator[bytes]:
     """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
     spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
@@ -50,11 +52,11 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
     (`{"": {"": […]}}`), so orjson writes each element at its place in the document:
     exactly what dumping each element alone and shifting it by ``indent`` + 2 gave,
     separators included, cut out of the dump with one slice (shifting every line of a
-    batch dumped at nesting 1 took a pass and a copy of it: ~1.4 µs a row). `first`: these
-    open the list (a later range of it, written apart, continues with a comma);
-    `batch_size`: elements a batch; `lists`: the long turn lists the batch's dicts left
-    markers for, written in their place."""
+    batch dumped at nesting 1 took a pass and a copy of it). `batch_size`: elements a
+    batch; `lists`: the long turn lists the batch's dicts left markers for, written in
+    their place."""
     it = iter(values)
+    first = True
     newline = b"\n" + indent
     depth = len(indent) // 2
     # What the wrapping objects add around the list's elements: cut off by the slice.
@@ -82,14 +84,14 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
         del body
 
 
-def iter_json(analysis: Analysis) -> Iterator[bytes]:
-    """The document as chunks of bytes, indented like orjson's OPT_INDENT_2.
+def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:
+    """The document as chunks of bytes, indented like orjson's OPT_INDENT_2; with
+    `explain`, each turn carries its sentences (`explanation`, `findings`).
 
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
-    with paused_gc():
-        yield from _document(analysis)
+    yield from _document(analysis, explain)
 
 
 # The lists that grow with the capture, streamed a batch at a time in place of a
@@ -99,7 +101,7 @@ _CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
 _VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
 
 
-def _document(analysis: Analysis) -> Iterator[bytes]:
+def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
     fidelity = analysis.fidelity
     streamed: dict[bytes, tuple[Any, int]] = {
         orjson.dumps(_CONVERSATIONS): (analysis.conversations, 1),
@@ -119,8 +121,8 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
         values, depth = streamed.pop(marker)
         before, rest = rest.split(marker, 1)
         yield before + b"["
-        if values is analysis.turns:  # the longest list: its rows on every core
-            yield from _turn_rows(values, b"  " * depth)
+        if values is analysis.turns:  # the longest list: rows straight from the columns
+            yield from _items(_turn_rows(values, explain), _same, b"  " * depth)
         elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
             lists = _LongLists()
             yield from _items(values.dicts(lists), _same, b"  " * depth, lists=lists)
@@ -132,12 +134,20 @@ def _document(analysis: Analysis) -> Iterator[bytes]:
     yield rest + b"\n"
 
 
-def _turn_rows(turns: list[Any], indent: bytes) -> Iterator[bytes]:
-    def write(start: int, end: int) -> Iterator[bytes]:
-        # The rows straight from the columns (analysis/turn_report.py row_dicts).
-        return _items(row_dicts(turns[start:end]), _same, indent, first=start == 0)
+# A row's prose, and what `row_dicts` leaves for making it later.
+_PROSE = ("explanation", "findings", "_view")
 
-    return write_ranges(ranges(len(turns)), write)
+
+def _turn_rows(turns: list[Any], explain: bool) -> Iterator[dict[str, Any]]:
+    """The turns' rows (analysis/turn_report.py row_dicts), without their prose unless
+    `explain`: then the sentences are not made at all."""
+    if explain:
+        yield from row_dicts(turns)
+        return
+    for row in row_dicts(turns, explained=False):
+        for key in _PROSE:
+            row.pop(key, None)
+        yield row
 
 
 # Conversations a batch: each writes its carried-context ledger (every source's charges),
@@ -194,5 +204,5 @@ def _same(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def render_json(analysis: Analysis) -> bytes:
-    return b"".join(iter_json(analysis))
+def render_json(analysis: Analysis, explain: bool = False) -> bytes:
+    return b"".join(iter_json(analysis, explain))

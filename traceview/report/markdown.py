@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
-from traceview.report.gc_pause import paused_gc
 from traceview.safety.sanitise import plain, visible
 
 
@@ -22,9 +21,8 @@ def render_markdown(analysis: Analysis) -> str:
 def iter_markdown(analysis: Analysis) -> Iterator[str]:
     """The report a conversation at a time (a million turns must not be one string), each
     chunk made visible and redacted at this one boundary whatever its fields held."""
-    with paused_gc():
-        for chunk in _chunks(analysis):
-            yield visible("\n".join(chunk) + "\n", multiline=True)
+    for chunk in _chunks(analysis):
+        yield visible("\n".join(chunk) + "\n", multiline=True)
 
 
 def _chunks(analysis: Analysis) -> Iterator[list[str]]:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import codecs
-import io
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from rich.cells import cell_len
@@ -18,8 +15,6 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
-from traceview.report.forked import ranges, write_ranges
-from traceview.report.gc_pause import paused_gc
 from traceview.safety.sanitise import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -97,42 +92,10 @@ def _table_text(header: str, body: str) -> Text:
     return out
 
 
-_OTHER_SPACE = re.compile(r"[^\S ]")  # whitespace str.strip() removes, other than " "
-
-
 def _fill(text: str, width: int) -> str:
-    """Greedy word wrap with a hanging indent (textwrap's regex split is ~20x slower, which
-    matters when a large capture has thousands of marked turns).
-
-    A line at a time: its words are the longest run that fits, found with one rfind, rather
-    than a length check per word; the same lines as `_fill_words` (a test compares).
-    """
-    if _OTHER_SPACE.search(text):  # a word may then be blank to strip() yet not " "
-        return _fill_words(text, width)
-    lines: list[str] = []
-    end = len(text)
-    prefix, start = "  ", 0
-    while True:
-        # The line's first word that is not empty always goes on it (with any empty words
-        # before it); then every word whose end, plus its trailing space, fits the width.
-        first = start
-        while first < end and text[first] == " ":
-            first += 1
-        forced = text.find(" ", first)
-        if forced < 0 or first == end:
-            lines.append((prefix + text[start:]).rstrip(" "))
-            return "\n".join(lines)
-        limit = start + width - len(prefix) - 1  # the last end of a word that still fits
-        if end <= limit:
-            lines.append((prefix + text[start:]).rstrip(" "))
-            return "\n".join(lines)
-        stop = text.rfind(" ", forced, limit + 1) if limit > forced else forced
-        lines.append((prefix + text[start:stop]).rstrip(" "))
-        prefix, start = "    ", stop + 1
-
-
-def _fill_words(text: str, width: int) -> str:
-    """`_fill` a word at a time: the reference, and the way for text with other spaces."""
+    """Greedy word wrap with a hanging indent: a note's first line at two spaces, the rest
+    at four (textwrap's regex split is much slower, and a large capture marks thousands
+    of turns)."""
     lines: list[str] = []
     line = "  "
     for word in text.split(" "):
@@ -182,40 +145,14 @@ class _Out:
 
 
 def render_text(analysis: Analysis, console: Console) -> None:
-    with paused_gc():
-        _render_text(analysis, console)
-
-
-def _render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
     out = _Out(console)
     by_index = finder(analysis.turns)  # no map of every turn: its reports are made on read
     src = ", ".join(analysis.capture.sources)
     out.part(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
              f"{_plural(len(analysis.conversations), 'conversation')}", style="bold")
-    convs = analysis.conversations
-    parts = ranges(len(convs), len(analysis.turns)) if out.plain else [(0, len(convs))]
-    if len(parts) == 1:
-        for conv in convs:
-            _conversation(out, conv, by_index, width)
-    else:  # plain text on every core: each range rendered apart, streamed in order
-        def write(start: int, end: int) -> Iterator[bytes]:
-            real = console.file
-            try:
-                for conv in convs[start:end]:
-                    console.file = buf = io.StringIO()
-                    part = _Out(console)
-                    part.hosted = out.hosted
-                    _conversation(part, conv, by_index, width)
-                    yield buf.getvalue().encode("utf-8", "surrogatepass")
-            finally:
-                console.file = real
-
-        # A child's file comes back in chunks cut anywhere, mid-character too.
-        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
-        for chunk in write_ranges(parts, write):
-            out.write(decoder.decode(chunk))
-        out.write(decoder.decode(b"", final=True))
+    for conv in analysis.conversations:
+        _conversation(out, conv, by_index, width)
     totals = _totals(analysis)
     out.part(totals.plain, style=str(totals.style) or None)
     used = sorted({m for t in analysis.turns for m in t.markers})

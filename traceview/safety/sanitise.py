@@ -162,4 +162,4 @@ class SafeStream:
 
 def install_safe_stderr() -> None:
     if not isinstance(sys.stderr, SafeStream) and sys.stderr is not None:
-        sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = SafeStream(sys.stderr)

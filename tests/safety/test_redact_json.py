@@ -1,9 +1,9 @@
-"""The folded scan of `redact_json` skips no secret that a search of every line masks.
+"""`redact_json` skips no secret that the masker finds on any line of a JSON chunk.
 
-`_hinted_lines` finds its hints in the chunk folded by one `bytes.translate` (anchor bytes
-made 0) and checks only the lines that scan names. A line it failed to name would be
-written unredacted, so here every generated chunk is redacted twice: through the scan,
-and line by line through `redact_text` with no pre-check at all (the ground truth). The
+The pre-check finds its hints in the chunk folded by one `bytes.translate` (anchor bytes
+made 0) and masks only the lines it names. A line it failed to name would be written
+unredacted, so here every generated chunk is redacted twice: through the pre-check, and
+line by line through the masker with no pre-check at all (the ground truth). The
 chunks put real key shapes where the fold could go wrong: in every case, quoted and
 escaped once and twice, unicode-escaped, split by a line feed at every offset, at the
 very start and end of a chunk, beside bytes that fold like an anchor ("s--" reads as
@@ -18,10 +18,10 @@ import json
 import orjson
 import pytest
 
-from tests.safety.test_redact_hints import reference_hinted_lines
 from tests.hostile.corpus import KEY_SHAPES
 from traceview.safety import redact
-from traceview.safety.redact import _hinted_lines, redact_json
+from traceview.safety.mask import mask
+from traceview.safety.redact import redact_json
 
 # Shapes the hostile corpus lacks: spaced and escaped separators, upper-case names, the
 # case-sensitive AWS prefixes, names that end in an anchor byte (passw, sess-, eyj …).
@@ -91,8 +91,8 @@ def _report_chunks(text: str) -> list[bytes]:
 
 
 def _whole(chunk: bytes) -> bytes:
-    """Every line through redact_text, with no hint looked for: what must come out."""
-    return b"\n".join(redact.redact_text(line.decode("utf-8", "surrogatepass"))
+    """Every line through the masker, with no hint looked for: what must come out."""
+    return b"\n".join(mask(line.decode("utf-8", "surrogatepass"))
                       .encode("utf-8", "surrogatepass") for line in chunk.split(b"\n"))
 
 
@@ -114,14 +114,9 @@ def test_the_corpus_is_large_and_masks_something() -> None:
     assert masked > len(CORPUS[::50]) // 2
 
 
-def test_folded_scan_masks_what_a_search_of_every_line_masks() -> None:
+def test_the_json_redactor_masks_what_the_masker_finds_on_every_line() -> None:
     for chunk, _ in CORPUS:
         assert redact_json(chunk) == _whole(chunk), chunk[:200]
-
-
-def test_folded_scan_selects_the_literal_by_literal_lines() -> None:
-    for chunk, _ in CORPUS:
-        assert _hinted_lines(chunk) == reference_hinted_lines(chunk), chunk[:200]
 
 
 def test_a_key_whole_on_its_line_never_comes_out() -> None:
