@@ -19,7 +19,6 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from traceview.analysis.turn_columns import widened
 from traceview.analysis.turn_report import ConversationReport
 
 NO_COUNT = -1  # a token total's "None": no turn of the conversation had usage
@@ -69,7 +68,7 @@ class ConversationColumns:
         self.ids.append(id)
         self.kinds.append(kind)
         self.sources.append(source)
-        self.turn_indices.append(array("i"))
+        self.turn_indices.append(array("q"))
         self.input_tokens.append(NO_COUNT)
         self.cached_tokens.append(NO_COUNT)
         self.output_tokens.append(NO_COUNT)
@@ -84,6 +83,26 @@ class ConversationColumns:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def add_turn(self, n: int, index: int, input_tokens: int | None, cached: int | None,
+                 output: int | None, hosted_calls: int, tokens_usd: float | None,
+                 hosted_usd: float, markers: list[str]) -> None:
+        """One more turn of conversation `n`: its index, and its usage, calls, cost and
+        markers into the conversation's totals (token sums over the turns with usage)."""
+        self.turn_indices[n].append(index)
+        if input_tokens is not None:
+            self.usage_turns[n] += 1
+            self.input_tokens[n] = max(self.input_tokens[n], 0) + input_tokens
+            self.cached_tokens[n] = max(self.cached_tokens[n], 0) + (cached or 0)
+            self.output_tokens[n] = max(self.output_tokens[n], 0) + (output or 0)
+        self.hosted_calls[n] += hosted_calls
+        if tokens_usd is None:
+            self.cost_unknown_turns[n] += 1
+        else:
+            v = self.cost_usd[n]
+            self.cost_usd[n] = (v if v == v else 0.0) + tokens_usd + hosted_usd  # NaN: None
+        for marker in markers:
+            self.count_marker(n, marker)
+
     def count_marker(self, n: int, marker: str) -> None:
         """One more turn of conversation `n` carries `marker` (while turns arrive)."""
         d = self.markers[n]
@@ -93,18 +112,14 @@ class ConversationColumns:
 
     def _pairs(self, counts: dict[str, int]) -> array:
         numbers = self._marker_numbers
-        out = array("i")
+        out = array("q")
         for marker, count in counts.items():
             no = numbers.get(marker)
             if no is None:
                 no = numbers[marker] = len(self.marker_names)
                 self.marker_names.append(marker)
             out.append(no)
-            try:
-                out.append(count)
-            except OverflowError:
-                out = widened(out, count)
-                out.append(count)
+            out.append(count)
         return out
 
     def marker_counts(self, n: int) -> dict[str, int]:
@@ -129,13 +144,10 @@ class ConversationColumns:
         """Every conversation's turn indices into one array, once no turn will be added."""
         if self._flat is not None:
             return
-        parts = self.turn_indices
-        code = max((a.typecode for a in parts), key=lambda c: array(c).itemsize,
-                   default="i")
-        flat = array(code)
+        flat = array("q")
         starts = array("q", [0])
-        for a in parts:
-            flat.extend(a if a.typecode == code else array(code, a))
+        for a in self.turn_indices:
+            flat.extend(a)
             starts.append(len(flat))
         self._flat, self._starts = flat, starts
         self.turn_indices = []

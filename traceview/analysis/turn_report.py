@@ -18,6 +18,7 @@ from typing import Any
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.ledger import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import COUNTERS, Cost, counters_for
+from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import RecordRef, Turn
@@ -256,10 +257,7 @@ class TurnReport:
 
     @property
     def tools_offered(self) -> list[str]:
-        # Read from the table's column (the hosted-state passes read it for every turn).
-        c = self._cols.bound()
-        q = c.req_row[self._r]
-        return list(c.values[c.q_tools[q]]) if q >= 0 else []
+        return list(self.turn.req.tools_offered) if self.turn.req else []
 
     @property
     def new_input_estimate(self) -> int | None:
@@ -400,8 +398,6 @@ class TurnReport:
     @property
     def model_passes(self) -> int:
         """Model passes the output shows (1 + hosted calls the model continued after)."""
-        from traceview.analysis.analyzer import model_passes
-
         res = self.turn.res
         return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
 
@@ -651,7 +647,7 @@ class _Columns:
                 tier, fingerprint = pool[s_tier[s]], pool[s_fp[s]]
                 started = s_start[s]
                 started = None if started < 0 else started
-                passes = _passes(pool[s_types[s]]) if calls else 1
+                passes = model_passes(pool[s_types[s]]) if calls else 1
             else:
                 x = inp = cached = out = reasoning = elapsed = http_status = error = None
                 error_code = rid = incomplete = events = tier = fingerprint = started = None
@@ -856,15 +852,6 @@ def _ts(started_at: Any) -> str | None:
         return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
         return None
-
-
-def _passes(output_types: Any) -> int:
-    """analyzer.model_passes, imported on first use (the analyzer imports this module)."""
-    global _passes
-    from traceview.analysis.analyzer import model_passes
-
-    _passes = model_passes
-    return model_passes(output_types)
 
 
 class _RowView:
