@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from traceview.analysis.turn_report import ConversationReport
+from traceview.analysis.conversation_report import ConversationReport
 
 NO_COUNT = -1  # a token total's "None": no turn of the conversation had usage
 NO_COST = float("nan")  # cost_usd's "None": no turn of it was priced
