@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.message import Message
 
-from traceview.analysis.session import no_full_collections
+from traceview.ui.gc_quiet import no_full_collections
 from traceview.ui.messages import (
     BodiesLoaded,
     LoadFinished,
