@@ -20,7 +20,7 @@ from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
-from traceview.capture.model import RecordRef, RequestRow, ResponseRow, Turn
+from traceview.capture.model import HostedCall, RecordRef, RequestRow, ResponseRow, Turn
 
 __all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "explain_row",
            "row_dicts"]
@@ -98,7 +98,9 @@ _UNREAD = object()  # a side not read yet (None is a side the turn lacks)
 def _of_request(name: str, default: Any = None, convert: Any = None) -> property:
     """A request fact as the report gives it (`default` when the turn has no request)."""
     def get(self: TurnReport) -> Any:
-        req = self.req
+        req = self._req
+        if req is _UNREAD:
+            req = self.req
         v = getattr(req, name) if req is not None else default
         return convert(v) if convert is not None else v
 
@@ -108,7 +110,9 @@ def _of_request(name: str, default: Any = None, convert: Any = None) -> property
 def _of_response(name: str, default: Any = None, convert: Any = None) -> property:
     """A response fact as the report gives it (`default` when the turn has no response)."""
     def get(self: TurnReport) -> Any:
-        res = self.res
+        res = self._res
+        if res is _UNREAD:
+            res = self.res
         v = getattr(res, name) if res is not None else default
         return convert(v) if convert is not None else v
 
@@ -143,9 +147,10 @@ class TurnReport:
     report (markers, context, the provider copy) is written there. Two views of one row
     are equal (and hash alike)."""
 
-    # `_turn`, `_req`, `_res`, `_price`: the Turn view, its sides' views and the price,
-    # made on first read and kept while this view lives (a row reads each many times).
-    __slots__ = ("_cols", "_r", "_turn", "_req", "_res", "_price")
+    # `_turn`, `_req`, `_res`, `_calls`, `_price`: the Turn view, its sides' views, the
+    # hosted calls and the price, made on first read and kept while this view lives (a
+    # row reads each many times).
+    __slots__ = ("_cols", "_r", "_turn", "_req", "_res", "_calls", "_price")
 
     def __init__(self, columns: TurnColumns, row: int) -> None:
         self._cols = columns
@@ -153,6 +158,7 @@ class TurnReport:
         self._turn: Turn | None = None
         self._req: Any = _UNREAD
         self._res: Any = _UNREAD
+        self._calls: tuple[HostedCall, ...] | None = None
         self._price: Cost | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -330,7 +336,18 @@ class TurnReport:
     stream_events = _of_response("stream_events")
     service_tier = _of_response("service_tier")
     system_fingerprint = _of_response("fingerprint")
-    hosted_calls = _of_response("hosted_calls", (), lambda calls: [c.to_dict() for c in calls])
+
+    @property
+    def calls(self) -> tuple[HostedCall, ...]:
+        """The response's hosted calls (made once while this report lives)."""
+        if self._calls is None:
+            self._calls = self.res.hosted_calls if self.res is not None else ()
+        return self._calls
+
+    @property
+    def hosted_calls(self) -> list[dict[str, Any]]:
+        return [c.to_dict() for c in self.calls]
+
     request_id = _response_extra("request_id")
     processing_ms = _response_extra("processing_ms")
     finish_reasons = _response_extra("finish_reasons", list)
@@ -354,14 +371,10 @@ class TurnReport:
     def ts(self) -> str | None:
         """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
         recorder's `ts` less the elapsed time); null when the capture does not say."""
-        ms = self.started_ms
-        if ms is None:
+        s = self.res.started_at if self.res is not None else None
+        if s is None or not _FIRST_SECOND <= s < _PAST_LAST_SECOND:  # NaN too
             return None
-        try:
-            stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
-        except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
-            return None
-        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return _iso_utc(s)
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
@@ -399,8 +412,7 @@ class TurnReport:
     @property
     def model_passes(self) -> int:
         """Model passes the output shows (1 + hosted calls the model continued after)."""
-        res = self.res
-        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
+        return model_passes(self.res.output_types) if self.calls else 1  # type: ignore[union-attr]
 
     @property
     def provider_counters(self) -> list[dict[str, Any]]:
@@ -421,7 +433,7 @@ class TurnReport:
     def _cost(self) -> Cost:
         if self._price is not None:
             return self._price
-        res = self.turn.res
+        res = self.res
         pricing = self._cols.pricing
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
@@ -429,7 +441,7 @@ class TurnReport:
             cost = pricing.cost(self.model, None, None, None, ())
         else:
             cost = pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                      res.output_tokens, res.hosted_calls, counters_for(res))
+                                res.output_tokens, self.calls, counters_for(res))
         self._price = cost
         return cost
 
@@ -488,6 +500,28 @@ class TurnReport:
             d["_view"] = self
         return d
 
+
+
+_DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" by day since the epoch (a capture spans a few)
+
+
+def _iso_utc(seconds: float) -> str | None:
+    """ISO 8601 UTC of a start in seconds since the epoch; None past what a calendar
+    holds. Whole seconds (what captures hold) are written from their day's date, made
+    once per day, and the time of day."""
+    try:
+        if type(seconds) is int:
+            day, sec = divmod(seconds, 86400)
+            date = _DAYS.get(day)
+            if date is None:
+                date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
+                if len(_DAYS) < 4096:
+                    _DAYS[day] = date
+            return f"{date}{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}Z"
+        stamp = datetime.fromtimestamp(seconds * 1000 / 1000, tz=UTC)
+    except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
+        return None
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
               whole: bool = True) -> Iterator[dict[str, Any]]:
