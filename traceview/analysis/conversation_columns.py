@@ -24,9 +24,6 @@ from traceview.analysis.conversation_report import ConversationReport
 NO_COUNT = -1  # a token total's "None": no turn of the conversation had usage
 NO_COST = float("nan")  # cost_usd's "None": no turn of it was priced
 
-_COUNTS = ("input_tokens", "cached_tokens", "output_tokens", "hosted_calls",
-           "cost_unknown_turns", "usage_turns")
-
 
 class ConversationColumns:
     """Every conversation of one analyzer: its key, id, kind and source, its turn indices
@@ -43,19 +40,23 @@ class ConversationColumns:
         self.ids: list[str | None] = []
         self.kinds: list[str] = []
         self.sources: list[str] = []
-        self.turn_indices: list[array] = []
-        for name in _COUNTS:
-            setattr(self, name, array("q"))
-        self.cost_usd = array("d")
+        self.turn_indices: list[array[int]] = []
+        self.input_tokens: array[int] = array("q")
+        self.cached_tokens: array[int] = array("q")
+        self.output_tokens: array[int] = array("q")
+        self.hosted_calls: array[int] = array("q")
+        self.cost_unknown_turns: array[int] = array("q")
+        self.usage_turns: array[int] = array("q")
+        self.cost_usd: array[float] = array("d")
         # Per conversation: None, its marker counts (a dict, while turns arrive), or after
         # `compact` as [number, count, number, …] (numbers into `marker_names`).
-        self.markers: list[dict[str, int] | array | None] = []
+        self.markers: list[dict[str, int] | array[int] | None] = []
         self.marker_names: list[str] = []
         self._marker_numbers: dict[str, int] = {}
         # After `compact`: every conversation's turn indices, one after another, and where
         # each one's start (one more entry: the end).
-        self._flat: array | None = None
-        self._starts: array | None = None
+        self._flat: array[int] | None = None
+        self._starts: array[int] | None = None
         self.exchanges: dict[int, list[int]] = {}
         self.carried: list[Any] = []
 
@@ -108,9 +109,10 @@ class ConversationColumns:
         d = self.markers[n]
         if d is None:
             d = self.markers[n] = {}
-        d[marker] = d.get(marker, 0) + 1  # type: ignore[union-attr]
+        assert isinstance(d, dict), "marker counts are a dict while turns arrive"
+        d[marker] = d.get(marker, 0) + 1
 
-    def _pairs(self, counts: dict[str, int]) -> array:
+    def _pairs(self, counts: dict[str, int]) -> array[int]:
         numbers = self._marker_numbers
         out = array("q")
         for marker, count in counts.items():
@@ -128,12 +130,12 @@ class ConversationColumns:
         pairs = self.markers[n]
         if pairs is None:
             return {}
-        if type(pairs) is dict:
+        if isinstance(pairs, dict):
             return dict(pairs)
         names = self.marker_names
         return {names[pairs[i]]: pairs[i + 1] for i in range(0, len(pairs), 2)}
 
-    def indices(self, n: int) -> array:
+    def indices(self, n: int) -> array[int]:
         """Conversation `n`'s turn indices, in order (after `compact`, a copy)."""
         if self._flat is None:
             return self.turn_indices[n]

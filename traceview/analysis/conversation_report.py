@@ -26,7 +26,7 @@ def _conv_count(name: str) -> property:
 def _conv_number(name: str) -> property:
     """A conversation's count (0 when none) from its columns."""
     def get(self: ConversationReport) -> int:
-        return getattr(self._c, name)[self._n]
+        return int(getattr(self._c, name)[self._n])
 
     def put(self: ConversationReport, value: int) -> None:
         getattr(self._c, name)[self._n] = value
@@ -90,19 +90,19 @@ class ConversationReport:
         self._c.cost_usd[self._n] = float("nan") if value is None else value
 
     @property
-    def turn_indices(self) -> array:
-        return self._c.indices(self._n)
+    def turn_indices(self) -> array[int]:
+        return self._c.indices(self._n)  # type: ignore[no-any-return]
 
     @property
     def markers(self) -> dict[str, int]:
         """Marker → how many of the conversation's turns carry it (a new dict: counted by
         the analyzer, ConversationColumns.count_marker)."""
-        return self._c.marker_counts(self._n)
+        return self._c.marker_counts(self._n)  # type: ignore[no-any-return]
 
     @property
     def exchanges(self) -> list[int]:
         """Indices of the exchanges (non-model calls) that name this conversation."""
-        return self._c.exchanges.setdefault(self._n, [])
+        return self._c.exchanges.setdefault(self._n, [])  # type: ignore[no-any-return]
 
     @property
     def turns(self) -> list[int]:

@@ -274,7 +274,7 @@ def _compose(r: TurnReport) -> tuple[list[str], list[str]]:
     return out, deposit
 
 
-def _rare_context(r: TurnReport, plan: _Plan, ctx: dict, inp: int | None,
+def _rare_context(r: TurnReport, plan: _Plan, ctx: dict[str, Any], inp: int | None,
                   out: list[str]) -> None:
     """Compaction, seen or resent or likely, and input after a hosted loop's passes."""
     if plan.compaction:
@@ -361,7 +361,7 @@ def _deposit(r: TurnReport) -> list[str]:
     return [s]
 
 
-def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
+def _hosted(c: dict[str, Any], sent: tuple[str, ...] = ()) -> str:
     name = c["type"].removesuffix("_call")
     q = c.get("queries") or []
     queries = f" for {', '.join(repr(x) for x in q[:3])}" if q else ""
@@ -403,7 +403,8 @@ def _carried(carry: Any, index: int) -> list[str]:
                           if s.ended_by else "."))
     # The sources that arrived before this turn: their tokens, their cost (None once one
     # is unknown; else added in order, as sum() adds), and where they came from.
-    tokens, cost, froms = 0, 0.0, []
+    tokens, froms = 0, []
+    cost: float | None = 0.0
     for s, c in charges:
         if s.arrived_turn != index:
             tokens += c.tokens

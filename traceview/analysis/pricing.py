@@ -33,6 +33,10 @@ def counters_for(res: Any) -> dict[str, int] | None:
     return out or None
 
 
+def _rounded(v: float | None) -> float | None:
+    return None if v is None else round(v, 6)
+
+
 class PricingError(Exception):
     """A pricing file that cannot be used; the message names the file and the fault."""
 
@@ -46,8 +50,7 @@ class Cost(NamedTuple):
     reason: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        r = lambda v: None if v is None else round(v, 6)  # noqa: E731
-        return {"tokens_usd": r(self.tokens_usd), "hosted_usd": r(self.hosted_usd),
+        return {"tokens_usd": _rounded(self.tokens_usd), "hosted_usd": _rounded(self.hosted_usd),
                 "reason": self.reason}
 
 
@@ -132,7 +135,7 @@ class Pricing:
         if input_tokens is None or output is None:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn")
         # The model's three prices in one lookup (a capture names a handful of models).
-        rates = self._rates.get(model) if model else None  # type: ignore[arg-type]
+        rates = self._rates.get(model) if model else None
         if rates is None:
             prices = self.model_prices(model)
             if prices is None:

@@ -19,9 +19,12 @@ from typing import Any, NamedTuple
 
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.shared import shared
+from traceview.capture.model import HostedCall
 from traceview.capture.model import _view as turn_view
 from traceview.capture.table import UNKNOWN
 from traceview.capture.table import count as stored
+
+__all__ = ["Attribution", "TurnColumns", "turn_view"]
 
 
 class Attribution(NamedTuple):
@@ -69,8 +72,12 @@ class TurnColumns:
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
         self.table = table
-        for name, _ in _COLUMNS:
-            setattr(self, name, array("q"))
+        self.owned_state_bytes: array[int] = array("q")
+        self.expected_input: array[int] = array("q")
+        self.cumulative_input_tokens: array[int] = array("q")
+        self.marker_ids: array[int] = array("q")
+        self.conv: array[int] = array("q")
+        self.attributed: array[int] = array("q")
         # Cost is priced again when read (a dict lookup and three products) rather than
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self.pricing = pricing
@@ -82,7 +89,7 @@ class TurnColumns:
         self.sources: dict[int, str] = {}
         # A deposit's attributed hosted turns: `attributed[row]` is where its list starts in
         # `attributed_rows` ([count, row, row, …]); -1: none.
-        self.attributed_rows = array("q")
+        self.attributed_rows: array[int] = array("q")
         # By row, where set (TurnReport's properties of the same names): an attribution
         # given as a value (not made by the analyzer), rare findings, the provider copy.
         self.attribution: dict[int, Any] = {}
@@ -165,11 +172,12 @@ class TurnColumns:
         """What the analyzer found when the deposit arrived, from the hosted turns' facts
         (the table's rows do not change once a turn is analysed)."""
         turns = [turn_view(self.table, r) for r in rows]
-        calls = []
-        missing = []
+        calls: list[HostedCall] = []
+        missing: list[tuple[HostedCall, tuple[str, ...]]] = []
         for t in turns:
             include = t.req.include if t.req is not None else ()
-            for h in t.res.hosted_calls if t.res is not None else ():
+            hosted: tuple[HostedCall, ...] = t.res.hosted_calls if t.res is not None else ()
+            for h in hosted:
                 calls.append(h)
                 if h.evidence == "missing":
                     missing.append((h, include))

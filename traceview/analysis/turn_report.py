@@ -20,7 +20,7 @@ from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
-from traceview.capture.model import HostedCall, RecordRef, RequestRow, ResponseRow, Turn
+from traceview.capture.model import HostedCall, RecordRef, Turn
 
 __all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "explain_row",
            "row_dicts"]
@@ -234,7 +234,7 @@ class TurnReport:
         carry = cols.carried.get(self._r) if cols.carried else None
         if carry is None and cols.ledger is not None:
             carry = cols.ledger.carry(self.conversation_key, self.index)
-        return carry  # type: ignore[no-any-return]
+        return carry
 
     @carried.setter
     def carried(self, carry: TurnCarry | None) -> None:
@@ -253,7 +253,7 @@ class TurnReport:
 
     @property
     def index(self) -> int:
-        return self._cols.table.index[self._r]
+        return int(self._cols.table.index[self._r])
 
     # ---- from the turn itself --------------------------------------------------------------
     @property
@@ -294,19 +294,19 @@ class TurnReport:
 
     # ---- from the request (None, or empty, when the turn has no request) ----------------
     @property
-    def req(self) -> RequestRow | None:
+    def req(self) -> Any:
         """The request's facts (a view of its row; kept while this report lives)."""
         if self._req is _UNREAD:
             self._req = self.turn.req
-        return self._req  # type: ignore[return-value]
+        return self._req
 
     @property
     def user_text(self) -> str | None:
         req = self.req
         text = req.user_text if req is not None else None
         if text is not None and len(text) >= USER_TEXT_MAX:
-            return text + "…"  # cut at read time; the full text is in the request body
-        return text  # type: ignore[no-any-return]
+            return f"{text}…"  # cut at read time; the full text is in the request body
+        return text
 
     user_words = _of_request("user_words")
     request_bytes = _of_request("request_bytes")
@@ -317,11 +317,11 @@ class TurnReport:
 
     # ---- from the response ("unknown", None or empty when the turn has no response) -------
     @property
-    def res(self) -> ResponseRow | None:
+    def res(self) -> Any:
         """The response's facts (a view of its row; kept while this report lives)."""
         if self._res is _UNREAD:
             self._res = self.turn.res
-        return self._res  # type: ignore[return-value]
+        return self._res
 
     status = _of_response("status", "unknown")
     input_tokens = _of_response("input_tokens")
@@ -365,7 +365,7 @@ class TurnReport:
         s = self.res.started_at if self.res is not None else None
         if s is None or not _FIRST_SECOND <= s < _PAST_LAST_SECOND:  # NaN too
             return None
-        return s * 1000
+        return s * 1000  # type: ignore[no-any-return]
 
     @property
     def ts(self) -> str | None:
@@ -390,7 +390,7 @@ class TurnReport:
     def caller_elapsed_ms(self) -> int | None:
         """What the caller waited: the final attempt plus every failed attempt before it
         (those with a recorded elapsed time)."""
-        own = self.elapsed_ms
+        own: int | None = self.elapsed_ms
         if own is None or not self.turn.attempts:
             return own
         return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
@@ -412,7 +412,7 @@ class TurnReport:
     @property
     def model_passes(self) -> int:
         """Model passes the output shows (1 + hosted calls the model continued after)."""
-        return model_passes(self.res.output_types) if self.calls else 1  # type: ignore[union-attr]
+        return model_passes(self.res.output_types) if self.calls else 1
 
     @property
     def provider_counters(self) -> list[dict[str, Any]]:
@@ -495,7 +495,7 @@ class TurnReport:
         d = dict.fromkeys(ROW_KEYS)  # every key, in order; then the values read
         d.update(zip(keys, read(self), strict=True))
         if explained:
-            d["explanation"], d["findings"] = explain_and_findings(_RowRead(d, self))  # type: ignore[arg-type]
+            d["explanation"], d["findings"] = explain_and_findings(_RowRead(d, self))
         else:
             d["_view"] = self
         return d
@@ -533,7 +533,7 @@ def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
 
 def explain_row(d: dict[str, Any]) -> list[str]:
     """The explanation of a row made with `row(explained=False)`."""
-    return explain(_RowRead(d, d["_view"]))  # type: ignore[arg-type]
+    return explain(_RowRead(d, d["_view"]))
 
 
 class _RowRead:

@@ -27,6 +27,8 @@ def instructions_dropped(f: TurnFacts, st: ConversationState) -> bool:
 def changed_serving(f: TurnFacts, st: ConversationState) -> list[dict[str, Any]]:
     """system_fingerprint or service_tier values that differ from the conversation's
     last known ones (`fingerprint_changed`)."""
+    if f.fingerprint == st.fingerprint and f.service_tier == st.service_tier:
+        return []
     return [{"field": label, "from": before, "to": now}
             for label, now, before in (("system_fingerprint", f.fingerprint, st.fingerprint),
                                        ("service_tier", f.service_tier, st.service_tier))

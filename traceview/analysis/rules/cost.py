@@ -15,6 +15,8 @@ from traceview.analysis.rules.facts import TurnFacts
 
 def counters(f: TurnFacts) -> dict[str, int] | None:
     """The provider's own counters, keyed by the item type they count (None: none)."""
+    if f.web_search_requests is None and f.file_search_requests is None:
+        return None
     out = {item: n for attr, item in COUNTERS if (n := getattr(f, attr)) is not None}
     return out or None
 
@@ -28,6 +30,8 @@ def cost(pricing: Pricing, f: TurnFacts) -> Cost:
 def counter_report(f: TurnFacts) -> list[dict[str, Any]]:
     """Each provider counter beside the calls of its type in the output (counters that
     say 0 of a type the output lacks are left out)."""
+    if f.web_search_requests is None and f.file_search_requests is None:
+        return []
     out = []
     for attr, item in COUNTERS:
         n = getattr(f, attr)

@@ -13,7 +13,7 @@ from traceview.wire import HOSTED_TOOL_CALLS
 
 def evidence_missing(f: TurnFacts) -> bool:
     """Whether a hosted call of the response lacks its evidence (results null/absent)."""
-    return any(h.evidence == "missing" for h in f.hosted_calls)
+    return bool(f.hosted_calls) and any(h.evidence == "missing" for h in f.hosted_calls)
 
 
 def tool_offered_unused(f: TurnFacts) -> bool:

@@ -32,7 +32,7 @@ class ConversationState:
     cumulative: int = 0
     # Rows of the turns with hosted calls since the last deposit (None: none yet), and
     # the TurnColumns they are rows of.
-    pending: array | None = None
+    pending: array[int] | None = None
     pending_cols: Any = None
     # Calls the last turn handed to the application, and that turn's report (marked
     # unanswered_call when the next turn does not answer them).
