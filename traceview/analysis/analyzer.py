@@ -66,8 +66,8 @@ class Analyzer:
         tc = self._columns_of(turn.table)
         found: dict[str, Any] = {}
         expected = expected_input(f, st, found)
-        tc.put_row(f.row, owned_state_bytes(f, st), expected, cumulative_input(f, st),
-                   st.number)
+        owned = owned_state_bytes(f, st)
+        tc.put_row(f.row, owned, expected, cumulative_input(f, st), st.number)
         tc.sources.setdefault(f.source, source_name)
         passes = model_passes(f.output_types) if f.hosted_calls else 1
         resent = self.compactions.resent(f)
@@ -82,7 +82,7 @@ class Analyzer:
             tc.context[f.row] = found
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
-        self._count(f, st, markers, cost, owned_state_bytes(f, st))
+        self._count(f, st, markers, cost, owned)
         self._carry(f, st, tc, passes, "compaction" in markers, report)
         self.reports.append(tc, f.row)
         return report

@@ -266,19 +266,17 @@ class TurnReport:
 
     @property
     def conversation(self) -> str | None:
-        return self.turn.conversation_id
+        """The request's conversation id, else the response's."""
+        req, res = self.req, self.res
+        cid = req.conversation_id if req is not None else None
+        return cid or (res.conversation_id if res is not None else None)
 
     @property
     def model(self) -> str | None:
-        return self.turn.model
-
-    @property
-    def response_id(self) -> str | None:
-        return self.turn.response_id
-
-    @property
-    def previous_response_id(self) -> str | None:
-        return self.turn.previous_response_id
+        """The response's model, else the request's."""
+        req, res = self.req, self.res
+        model = res.model if res is not None else None
+        return model or (req.model if req is not None else None)
 
     @property
     def request_ref(self) -> RecordRef | None:
@@ -308,6 +306,7 @@ class TurnReport:
             return f"{text}…"  # cut at read time; the full text is in the request body
         return text
 
+    previous_response_id = _of_request("previous_response_id")
     user_words = _of_request("user_words")
     request_bytes = _of_request("request_bytes")
     new_input_estimate = _of_request("new_input_tokens")
@@ -323,6 +322,7 @@ class TurnReport:
             self._res = self.turn.res
         return self._res
 
+    response_id = _of_response("response_id")
     status = _of_response("status", "unknown")
     input_tokens = _of_response("input_tokens")
     cached_tokens = _of_response("cached_tokens")
