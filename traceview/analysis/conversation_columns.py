@@ -101,8 +101,13 @@ class ConversationColumns:
         else:
             v = self.cost_usd[n]
             self.cost_usd[n] = (v if v == v else 0.0) + tokens_usd + hosted_usd  # NaN: None
-        for marker in markers:
-            self.count_marker(n, marker)
+        if markers:
+            counts = self.markers[n]
+            if counts is None:
+                counts = self.markers[n] = {}
+            assert isinstance(counts, dict), "marker counts are a dict while turns arrive"
+            for marker in markers:
+                counts[marker] = counts.get(marker, 0) + 1
 
     def count_marker(self, n: int, marker: str) -> None:
         """One more turn of conversation `n` carries `marker` (while turns arrive)."""

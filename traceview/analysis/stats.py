@@ -115,8 +115,9 @@ class Totals:
             self.cost_turns += 1
             self.cost_usd += tokens_usd + hosted_usd
         self.attempts += attempts
+        counts = self.markers
         for marker in markers:
-            self.count_marker(marker)
+            counts[marker] = counts.get(marker, 0) + 1
 
     def count_marker(self, marker: str) -> None:
         """One more turn carries `marker`."""

@@ -446,10 +446,6 @@ class TurnReport:
         return cost
 
     @property
-    def cost_tokens_usd(self) -> float | None:
-        return self._cost().tokens_usd
-
-    @property
     def cost_hosted_usd(self) -> float:
         return self._cost().hosted_usd
 
