@@ -6,92 +6,11 @@ Only words are composed here; every number comes from the TurnReport as computed
 from __future__ import annotations
 
 from math import log
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
+from traceview.analysis.turn_reading import TurnReading
 from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as IMAGE_RULE
-
-
-class TurnReport(Protocol):
-    """What an explanation reads of a turn: analysis/turn_report.py's TurnReport, or a
-    row of it read as attributes."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def markers(self) -> list[str]: ...
-    @property
-    def context(self) -> dict[str, Any] | None: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def request_bytes(self) -> int | None: ...
-    @property
-    def user_words(self) -> int | None: ...
-    @property
-    def owned_state_bytes(self) -> int | None: ...
-    @property
-    def input_tokens(self) -> int | None: ...
-    @property
-    def cached_tokens(self) -> int | None: ...
-    @property
-    def output_tokens(self) -> int | None: ...
-    @property
-    def reasoning_tokens(self) -> int | None: ...
-    @property
-    def expected_input(self) -> int | None: ...
-    @property
-    def expected_input_unknown(self) -> str | None: ...
-    @property
-    def unexplained_tokens(self) -> int | None: ...
-    @property
-    def new_input_estimate(self) -> int | None: ...
-    @property
-    def model_passes(self) -> int: ...
-    @property
-    def media_input(self) -> list[dict[str, Any]]: ...
-    @property
-    def attribution(self) -> dict[str, Any] | None: ...
-    @property
-    def hosted_calls(self) -> list[dict[str, Any]]: ...
-    @property
-    def include_sent(self) -> tuple[str, ...]: ...
-    @property
-    def provider_counters(self) -> list[dict[str, Any]]: ...
-    @property
-    def unknown_items(self) -> list[dict[str, Any]]: ...
-    @property
-    def action_items(self) -> list[dict[str, Any]]: ...
-    @property
-    def finish_reasons(self) -> list[str]: ...
-    @property
-    def attempts(self) -> list[dict[str, Any]]: ...
-    @property
-    def caller_elapsed_ms(self) -> int | None: ...
-    @property
-    def incomplete_reason(self) -> str | None: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def error_code(self) -> str | None: ...
-    @property
-    def http_status(self) -> int | None: ...
-    @property
-    def stream_events(self) -> int | None: ...
-    @property
-    def request_id(self) -> str | None: ...
-    @property
-    def processing_ms(self) -> int | None: ...
-    @property
-    def cost_usd(self) -> float | None: ...
-    @property
-    def cost_hosted_usd(self) -> float: ...
-    @property
-    def cost_reason(self) -> str | None: ...
-    @property
-    def notes(self) -> list[str]: ...
-
-
 
 _GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repeat a lot)
 
@@ -173,18 +92,18 @@ def _plan(markers: list[str]) -> _Plan:
     return plan
 
 
-def explain(r: TurnReport) -> list[str]:
+def explain(r: TurnReading) -> list[str]:
     """The turn's account, sentence by sentence (what the detail pane and the report show)."""
     return _compose(r)[0]
 
 
-def explain_and_findings(r: TurnReport) -> tuple[list[str], list[str]]:
+def explain_and_findings(r: TurnReading) -> tuple[list[str], list[str]]:
     """`explain(r)` and `findings(r)` composed at once (a report writes both)."""
     out, deposit = _compose(r)
     return out, _scan(out, deposit)
 
 
-def _compose(r: TurnReport) -> tuple[list[str], list[str]]:
+def _compose(r: TurnReading) -> tuple[list[str], list[str]]:
     """(the sentences, the deposit's sentences: the first findings)."""
     # Each part is asked for only when its condition holds (most turns have no media, no
     # deposit, no counters, no attempts…): a report explains a hundred thousand turns.
@@ -274,7 +193,7 @@ def _compose(r: TurnReport) -> tuple[list[str], list[str]]:
     return out, deposit
 
 
-def _rare_context(r: TurnReport, plan: _Plan, ctx: dict[str, Any], inp: int | None,
+def _rare_context(r: TurnReading, plan: _Plan, ctx: dict[str, Any], inp: int | None,
                   out: list[str]) -> None:
     """Compaction, seen or resent or likely, and input after a hosted loop's passes."""
     if plan.compaction:
@@ -295,7 +214,7 @@ def _rare_context(r: TurnReport, plan: _Plan, ctx: dict[str, Any], inp: int | No
                    "compaction.")
 
 
-def _failures(r: TurnReport, status: str, out: list[str]) -> None:
+def _failures(r: TurnReading, status: str, out: list[str]) -> None:
     """An incomplete or failed response, its choices' finish reasons, its attempts."""
     if status == "incomplete":
         out.append(f"The response is incomplete ({r.incomplete_reason or 'no reason given'}).")
@@ -309,14 +228,14 @@ def _failures(r: TurnReport, status: str, out: list[str]) -> None:
         out.extend(_attempts(r))
 
 
-def findings(r: TurnReport) -> list[str]:
+def findings(r: TurnReading) -> list[str]:
     """The sentences that say what is wrong or surprising about a turn, for screens to put
     before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
     failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
     return explain_and_findings(r)[1]
 
 
-def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
+def findings_of(r: TurnReading, explanation: list[str]) -> list[str]:
     """`findings` from an explanation already composed."""
     return _scan(explanation, _deposit(r) if "deposit" in r.markers else [])
 
@@ -336,7 +255,7 @@ _FINDING_STARTS = ("Compaction happened", "Billed input fell", "The call failed"
                    "The response is incomplete", "The stream stopped")
 
 
-def _deposit(r: TurnReport) -> list[str]:
+def _deposit(r: TurnReading) -> list[str]:
     if "deposit" not in r.markers or r.unexplained_tokens is None:
         return []
     head = f"≈ {_n(r.unexplained_tokens)} tokens arrived without a request"
@@ -423,7 +342,7 @@ def _outlived(carry: Any) -> list[str]:
             for o in carry.outlived_tools]
 
 
-def _media(r: TurnReport) -> list[str]:
+def _media(r: TurnReading) -> list[str]:
     media = r.media_input
     if not media:
         return []
@@ -442,7 +361,7 @@ def _media(r: TurnReport) -> list[str]:
     return [s + "."]
 
 
-def _counters(r: TurnReport) -> list[str]:
+def _counters(r: TurnReading) -> list[str]:
     out = []
     for c in r.provider_counters:
         if c["provider"] != c["items"]:
@@ -451,7 +370,7 @@ def _counters(r: TurnReport) -> list[str]:
     return out
 
 
-def _items(r: TurnReport) -> list[str]:
+def _items(r: TurnReading) -> list[str]:
     """Items that change what happens next, and items this version cannot read."""
     out = []
     for u in r.unknown_items:
@@ -480,7 +399,7 @@ def _items(r: TurnReport) -> list[str]:
     return out
 
 
-def _attempts(r: TurnReport) -> list[str]:
+def _attempts(r: TurnReading) -> list[str]:
     tries = r.attempts
     if not tries:
         return []
@@ -493,7 +412,7 @@ def _attempts(r: TurnReport) -> list[str]:
             f"{_n(r.caller_elapsed_ms)} ms includes the failed attempts' elapsed time."]
 
 
-def _run_facts(r: TurnReport) -> list[str]:
+def _run_facts(r: TurnReading) -> list[str]:
     out = []
     if "unstored_chain" in r.markers:
         out.append("store:false on a chained turn: this response is not stored, so the chain "
