@@ -70,8 +70,6 @@ class ConversationReport:
     id = _conv_item("ids")
     kind = _conv_item("kinds")  # conversation | chain | stateless
     source = _conv_item("sources")
-    # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
-    # 2**31), not a list of int objects (40).
     carried = _conv_item("carried")  # the ConversationLedger, set by the ledger's pass
     input_tokens = _conv_count("input_tokens")
     cached_tokens = _conv_count("cached_tokens")

@@ -105,9 +105,8 @@ class Session:
     # each conversation's running state; otherwise it is released once the capture is in.
     follows = False
     # Finished turns are analysed this many at a time (and all of them before a batch is
-    # yielded, so batches are as before). Analysing each step's few turns between the
-    # lines read ran the analyzer with its code and data pushed out of the CPU's caches by
-    # the reading: measured ~2x its cost run alone on a hosted capture.
+    # yielded): a run of turns keeps the analyzer's code and data in the CPU's caches,
+    # which the reading between two steps pushes out.
     analyze_run = 256
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
