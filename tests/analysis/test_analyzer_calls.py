@@ -1,6 +1,6 @@
-"""The analyzer reads a response's hosted calls from the call columns (capture/calls.py) as
-a summary per list of call shapes: calls set out of row order (a view's write, kept apart
-in `changed`) must count exactly as calls stored in order."""
+"""A response's hosted calls are kept in call columns (capture/calls.py): calls set out of
+row order (a view's write, kept apart in `changed`) must count exactly as calls stored in
+order — markers, hosted calls, fees and latency buckets alike."""
 
 from __future__ import annotations
 

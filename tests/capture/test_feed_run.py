@@ -17,12 +17,11 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.builders import file_search, message, req, res, response, write
 from traceview.capture import parallel
 from traceview.capture.capture import CaptureLoader
 from traceview.capture.reader import CaptureBuilder, Pre
 from traceview.capture.table import TurnTable
-
-from tests.builders import file_search, message, req, res, response, write
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted([*ROOT.glob("tests/fixtures/*.jsonl"), *ROOT.glob("tests/fixtures/real/*.jsonl"),

@@ -6,7 +6,6 @@ values."""
 
 from __future__ import annotations
 
-from array import array
 from pathlib import Path
 
 import orjson
@@ -14,7 +13,6 @@ import pytest
 
 from tests.hostile import widening_capture
 from traceview.analysis.session import Session, analyze
-from traceview.analysis.turn_columns import TurnColumns
 from traceview.capture.model import RequestFacts, RequestRow
 from traceview.capture.table import Facts
 from traceview.report.json_out import render_json
@@ -46,22 +44,6 @@ def test_a_pooled_column_takes_more_than_32767_distinct_values() -> None:
     assert [RequestRow(side, r).conversation_id for r in (0, 255, 32_767, 32_999)] == [
         "conv_0", "conv_255", "conv_32767", "conv_32999"]
     assert side.cols["conversation_id"].itemsize == 4
-
-
-def test_the_analysis_columns_grow_after_one_of_them_widened() -> None:
-    """A count at 2**31 (under LIMIT, so kept) widens its 4-byte column; the rows added
-    after it are filled at the column's new item size, not the first one."""
-    tc = TurnColumns()
-    tc.put(0, 10, 2**31, 2**33)
-    tc.set_markers(0, ["deposit"])
-    tc.grow(5)
-    assert (tc.count("expected_input", 0), tc.count("cumulative_input_tokens", 0),
-            tc.count("expected_input", 5)) == (2**31, 2**33, None)
-    assert len(tc.owned_state_bytes) == len(tc.expected_input) == 6
-    tc.conv = array("H", [0] * 6)
-    tc.set("conv", 5, 70_000)  # past 65,535 conversations
-    tc.grow(7)
-    assert (tc.conv[5], tc.conv[7], tc.markers(0)) == (70_000, 0, ["deposit"])
 
 
 def test_a_capture_crossing_every_boundary_reads_as_in_one_process(

@@ -212,6 +212,19 @@ async def test_no_full_garbage_collection_while_the_inspector_loads_a_capture():
     assert (gc.get_threshold(), sys.getswitchinterval()) == before
 
 
+def test_a_session_leaves_the_collector_as_it_found_it():
+    """The analysis is a library: it changes no garbage-collector setting (the inspector's
+    loader turns full collections off around the sessions it drives, below)."""
+    import gc
+
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    session = Session(str(REAL / "chatlas_tool_variations_stream_11turns.jsonl"), Options(),
+                      interval=0, first_interval=0, step_lines=1)
+    during = [gc.get_threshold() for _ in session.run()]
+    assert len(during) > 1 and set(during) == {before[0]}
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
 async def test_after_the_first_rows_the_load_yields_the_cpu_to_the_event_loop(
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,9 +2,9 @@
 
 The analysis runs once per turn of captures with a hundred thousand turns. Reading a fact
 through the row views (`turn.res.input_tokens`: capture/model.py) costs a property call,
-a view and two lookups; reading the column at the turn's row is one index. The hot passes
-(the analyzer, the ledger) read columns through this binding; everything else reads the
-views, which give the same values.
+a view and two lookups; reading the column at the turn's row is one index. The hosted-state
+passes over the whole table read columns through this binding; the per-turn rules read the
+views (rules/facts.py).
 """
 
 from __future__ import annotations

@@ -173,7 +173,7 @@ def _latency(turns: list[ArmTurn]) -> dict[str, Any]:
         "all": block([t.latency_ms for t in timed]),  # type: ignore[misc]
         "with_hosted": block([t.latency_ms for t in timed if t.hosted_count]),  # type: ignore
         "without": block([t.latency_ms for t in timed if not t.hosted_count]),  # type: ignore
-        "state_ms": block([t.state_ms for t in timed if t.state_ms is not None]),  # type: ignore
+        "state_ms": block([t.state_ms for t in timed if t.state_ms is not None]),
     }
 
 
@@ -183,7 +183,10 @@ def _sample(arm: Arm) -> dict[str, Any]:
     import time as _time
 
     hours = sorted({_time.gmtime(s).tm_hour for s in stamps})
-    iso = lambda s: _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime(s))  # noqa: E731
+
+    def iso(s: float) -> str:
+        return _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime(s))
+
     return {
         "conversations": len({t.conversation for t in arm.turns}),
         "source_conversations": arm.source_conversations,
@@ -214,6 +217,7 @@ def _tokens(arm: Arm, pricing: Pricing, conversations: int) -> dict[str, Any]:
         except (ValueError, TypeError, ZeroDivisionError):
             equiv = None
             break
+        assert equiv is not None  # set to None only on the way out of the loop
         equiv += (t.input_tokens or 0) - (t.cached_tokens or 0) + (t.cached_tokens or 0) * ratio
     per = (lambda v: round(v / conversations, 1)) if conversations else (lambda v: None)
     return {

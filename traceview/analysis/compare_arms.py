@@ -135,7 +135,7 @@ def arm_fidelity(analysis: Any) -> dict[str, Any] | None:
     fid = getattr(analysis, "fidelity", None)
     if fid is None:
         return None
-    doc = fid.to_dict()
+    doc: dict[str, Any] = fid.to_dict()
     doc.pop("verdicts", None)
     n, ok = doc["conversations"], doc["replay"]
     pct = "n/a" if doc["score_pct"] is None else f"{doc['score_pct']:g} %"

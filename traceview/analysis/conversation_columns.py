@@ -19,14 +19,10 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from traceview.analysis.turn_columns import widened
-from traceview.analysis.turn_report import ConversationReport
+from traceview.analysis.conversation_report import ConversationReport
 
 NO_COUNT = -1  # a token total's "None": no turn of the conversation had usage
 NO_COST = float("nan")  # cost_usd's "None": no turn of it was priced
-
-_COUNTS = ("input_tokens", "cached_tokens", "output_tokens", "hosted_calls",
-           "cost_unknown_turns", "usage_turns")
 
 
 class ConversationColumns:
@@ -44,19 +40,23 @@ class ConversationColumns:
         self.ids: list[str | None] = []
         self.kinds: list[str] = []
         self.sources: list[str] = []
-        self.turn_indices: list[array] = []
-        for name in _COUNTS:
-            setattr(self, name, array("q"))
-        self.cost_usd = array("d")
+        self.turn_indices: list[array[int]] = []
+        self.input_tokens: array[int] = array("q")
+        self.cached_tokens: array[int] = array("q")
+        self.output_tokens: array[int] = array("q")
+        self.hosted_calls: array[int] = array("q")
+        self.cost_unknown_turns: array[int] = array("q")
+        self.usage_turns: array[int] = array("q")
+        self.cost_usd: array[float] = array("d")
         # Per conversation: None, its marker counts (a dict, while turns arrive), or after
         # `compact` as [number, count, number, …] (numbers into `marker_names`).
-        self.markers: list[dict[str, int] | array | None] = []
+        self.markers: list[dict[str, int] | array[int] | None] = []
         self.marker_names: list[str] = []
         self._marker_numbers: dict[str, int] = {}
         # After `compact`: every conversation's turn indices, one after another, and where
         # each one's start (one more entry: the end).
-        self._flat: array | None = None
-        self._starts: array | None = None
+        self._flat: array[int] | None = None
+        self._starts: array[int] | None = None
         self.exchanges: dict[int, list[int]] = {}
         self.carried: list[Any] = []
 
@@ -69,7 +69,7 @@ class ConversationColumns:
         self.ids.append(id)
         self.kinds.append(kind)
         self.sources.append(source)
-        self.turn_indices.append(array("i"))
+        self.turn_indices.append(array("q"))
         self.input_tokens.append(NO_COUNT)
         self.cached_tokens.append(NO_COUNT)
         self.output_tokens.append(NO_COUNT)
@@ -84,27 +84,49 @@ class ConversationColumns:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def add_turn(self, n: int, index: int, input_tokens: int | None, cached: int | None,
+                 output: int | None, hosted_calls: int, tokens_usd: float | None,
+                 hosted_usd: float, markers: list[str]) -> None:
+        """One more turn of conversation `n`: its index, and its usage, calls, cost and
+        markers into the conversation's totals (token sums over the turns with usage)."""
+        self.turn_indices[n].append(index)
+        if input_tokens is not None:
+            self.usage_turns[n] += 1
+            self.input_tokens[n] = max(self.input_tokens[n], 0) + input_tokens
+            self.cached_tokens[n] = max(self.cached_tokens[n], 0) + (cached or 0)
+            self.output_tokens[n] = max(self.output_tokens[n], 0) + (output or 0)
+        self.hosted_calls[n] += hosted_calls
+        if tokens_usd is None:
+            self.cost_unknown_turns[n] += 1
+        else:
+            v = self.cost_usd[n]
+            self.cost_usd[n] = (v if v == v else 0.0) + tokens_usd + hosted_usd  # NaN: None
+        if markers:
+            counts = self.markers[n]
+            if counts is None:
+                counts = self.markers[n] = {}
+            assert isinstance(counts, dict), "marker counts are a dict while turns arrive"
+            for marker in markers:
+                counts[marker] = counts.get(marker, 0) + 1
+
     def count_marker(self, n: int, marker: str) -> None:
         """One more turn of conversation `n` carries `marker` (while turns arrive)."""
         d = self.markers[n]
         if d is None:
             d = self.markers[n] = {}
-        d[marker] = d.get(marker, 0) + 1  # type: ignore[union-attr]
+        assert isinstance(d, dict), "marker counts are a dict while turns arrive"
+        d[marker] = d.get(marker, 0) + 1
 
-    def _pairs(self, counts: dict[str, int]) -> array:
+    def _pairs(self, counts: dict[str, int]) -> array[int]:
         numbers = self._marker_numbers
-        out = array("i")
+        out = array("q")
         for marker, count in counts.items():
             no = numbers.get(marker)
             if no is None:
                 no = numbers[marker] = len(self.marker_names)
                 self.marker_names.append(marker)
             out.append(no)
-            try:
-                out.append(count)
-            except OverflowError:
-                out = widened(out, count)
-                out.append(count)
+            out.append(count)
         return out
 
     def marker_counts(self, n: int) -> dict[str, int]:
@@ -113,12 +135,12 @@ class ConversationColumns:
         pairs = self.markers[n]
         if pairs is None:
             return {}
-        if type(pairs) is dict:
+        if isinstance(pairs, dict):
             return dict(pairs)
         names = self.marker_names
         return {names[pairs[i]]: pairs[i + 1] for i in range(0, len(pairs), 2)}
 
-    def indices(self, n: int) -> array:
+    def indices(self, n: int) -> array[int]:
         """Conversation `n`'s turn indices, in order (after `compact`, a copy)."""
         if self._flat is None:
             return self.turn_indices[n]
@@ -129,13 +151,10 @@ class ConversationColumns:
         """Every conversation's turn indices into one array, once no turn will be added."""
         if self._flat is not None:
             return
-        parts = self.turn_indices
-        code = max((a.typecode for a in parts), key=lambda c: array(c).itemsize,
-                   default="i")
-        flat = array(code)
+        flat = array("q")
         starts = array("q", [0])
-        for a in parts:
-            flat.extend(a if a.typecode == code else array(code, a))
+        for a in self.turn_indices:
+            flat.extend(a)
             starts.append(len(flat))
         self._flat, self._starts = flat, starts
         self.turn_indices = []

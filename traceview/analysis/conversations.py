@@ -53,13 +53,6 @@ class ConversationGrouper:
             self._by_response[rid] = key
         return key
 
-    def handle(self, cid: str) -> str:
-        """The key of a turn with a conversation handle and no compaction item (what
-        `assign` gives it, without reading the turn again): the handle itself."""
-        if cid not in self.kinds:
-            self._new(cid, "conversation", cid)
-        return cid
-
     def _key(self, turn: Turn, rid: str | None) -> str:
         """The key of a turn without a conversation handle."""
         req = turn.req

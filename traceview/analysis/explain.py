@@ -6,15 +6,11 @@ Only words are composed here; every number comes from the TurnReport as computed
 from __future__ import annotations
 
 from math import log
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from traceview.analysis.hosted.carry import TurnCarry
+from traceview.analysis.turn_reading import TurnReading
 from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as IMAGE_RULE
-
-if TYPE_CHECKING:
-    from traceview.analysis.turn_report import TurnReport
-
 
 _GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repeat a lot)
 
@@ -78,48 +74,43 @@ class _Plan(NamedTuple):
     stream_cut: bool
     request_only: bool
     response_only: bool
-    rare: bool  # any of those but "deposit": a sentence the findings scan must see
 
 
 _PLANS: dict[tuple[str, ...], _Plan] = {}
+# Markers whose sentences come from the turn's analysis context.
+_RARE = frozenset(name for name in _Plan._fields if name != "deposit")
 
 
 def _plan(markers: list[str]) -> _Plan:
     key = tuple(markers)
     plan = _PLANS.get(key)
     if plan is None:
-        has = [name in key for name in _Plan._fields[:-1]]
-        plan = _Plan(*has, any(has[1:]))
+        has = [name in key for name in _Plan._fields]
+        plan = _Plan(*has)
         if len(_PLANS) < 1024:
             _PLANS[key] = plan
     return plan
 
 
-def explain(r: TurnReport) -> list[str]:
+def explain(r: TurnReading) -> list[str]:
     """The turn's account, sentence by sentence (what the detail pane and the report show)."""
     return _compose(r)[0]
 
 
-def explain_and_findings(r: TurnReport) -> tuple[list[str], list[str]]:
-    """`explain(r)` and `findings(r)` composed at once (a report writes both): the
-    explanation is not scanned again when none of its sentences can be a finding."""
-    out, deposit, scan = _compose(r)
-    return out, (_scan(out, deposit) if scan else deposit)
+def explain_and_findings(r: TurnReading) -> tuple[list[str], list[str]]:
+    """`explain(r)` and `findings(r)` composed at once (a report writes both)."""
+    out, deposit = _compose(r)
+    return out, _scan(out, deposit)
 
 
-def _compose(r: TurnReport) -> tuple[list[str], list[str], bool]:
-    """(the sentences, the deposit's sentences, whether any other sentence may be a
-    finding). The common sentences — sent, billed, expected, passes, the deposit, the
-    carried context, the cost — are templates over the turn's numbers and can never be
-    a finding; every other one (rare: marker-driven, from a capture's text, notes) sets
-    `scan`, and then `findings_of` scans the whole explanation as before."""
+def _compose(r: TurnReading) -> tuple[list[str], list[str]]:
+    """(the sentences, the deposit's sentences: the first findings)."""
     # Each part is asked for only when its condition holds (most turns have no media, no
     # deposit, no counters, no attempts…): a report explains a hundred thousand turns.
     out: list[str] = []
     put = out.append
     markers = r.markers
     plan = _plan(markers)
-    scan = plan.rare
     request_bytes = r.request_bytes
     if request_bytes is None:
         put("The request was not recorded, so nothing is known about what was sent.")
@@ -144,7 +135,6 @@ def _compose(r: TurnReport) -> tuple[list[str], list[str], bool]:
             f"resent ≈ {_b(own)}.")
     ctx = r.context or {}
     if r.media_input:
-        scan = True
         out.extend(_media(r))
     expected = r.expected_input
     if expected is not None:
@@ -152,7 +142,6 @@ def _compose(r: TurnReport) -> tuple[list[str], list[str], bool]:
             f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
             f"request's new input (an estimate: {METHOD}).")
     elif r.expected_input_unknown:
-        scan = True
         put(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
     passes = r.model_passes
     if passes > 1:
@@ -163,65 +152,48 @@ def _compose(r: TurnReport) -> tuple[list[str], list[str], bool]:
     out.extend(deposit)
     carry = getattr(r, "carried", None)
     if carry is not None:
-        if type(carry) is TurnCarry:
-            out.extend(_carried_account(carry, r.index))
-            if carry.outlived_tools:
-                scan = True
-                out.extend(_outlived(carry))
-        else:  # a carry given as a value (a test's, another ledger's): read as it reads
-            scan = True
-            out.extend(_carried(r))
+        out.extend(_carried(carry, r.index))
     copy = getattr(r, "provider_copy", None)
     if copy:
-        scan = True
         put(f"The {copy['kind'].replace('_', ' ')} {copy['object']}: {copy['note']}.")
-    if plan.rare or ctx:
-        scan = True
+    if _RARE.intersection(markers) or ctx:
         _rare_context(r, plan, ctx, inp, out)
     hosted = r.hosted_calls
     if hosted:
-        scan = True
         sent = r.include_sent
         for c in hosted:
             put(_hosted(c, sent))
     if r.provider_counters:
-        scan = True
         out.extend(_counters(r))
     if r.unknown_items or r.action_items or ctx or plan.refusal:
-        scan = True
         out.extend(_items(r))
     if status == "incomplete" or status == "failed" or r.finish_reasons or r.attempts:
-        scan = True
         _failures(r, status, out)
     if (plan.unstored_chain or plan.instructions_dropped or ctx
             or r.request_id or r.processing_ms is not None):
-        scan = True
         out.extend(_run_facts(r))
-    if plan.rare:
-        if plan.stream_cut:
-            put(f"The stream stopped after {_n(r.stream_events)} events without its "
-                "terminal event, so the turn has no usage.")
-        if plan.request_only:
-            put("No response was recorded for this request (the writer stopped, or the "
-                "call never returned).")
-        if plan.response_only:
-            put("This response has no recorded request.")
+    if plan.stream_cut:
+        put(f"The stream stopped after {_n(r.stream_events)} events without its "
+            "terminal event, so the turn has no usage.")
+    if plan.request_only:
+        put("No response was recorded for this request (the writer stopped, or the "
+            "call never returned).")
+    if plan.response_only:
+        put("This response has no recorded request.")
     cost = r.cost_usd
     if cost is not None:
         hosted_usd = r.cost_hosted_usd
         put(f"Cost ≈ {_dollars(cost)}, of which {_dollars(hosted_usd)} hosted tool fees."
             if hosted_usd else f"Cost ≈ {_dollars(cost)}.")
     elif r.cost_reason:
-        scan = True
         put(f"Cost unknown: {r.cost_reason}.")
     notes = r.notes
     if notes:
-        scan = True
         out.extend(notes)
-    return out, deposit, scan
+    return out, deposit
 
 
-def _rare_context(r: TurnReport, plan: _Plan, ctx: dict, inp: int | None,
+def _rare_context(r: TurnReading, plan: _Plan, ctx: dict[str, Any], inp: int | None,
                   out: list[str]) -> None:
     """Compaction, seen or resent or likely, and input after a hosted loop's passes."""
     if plan.compaction:
@@ -242,7 +214,7 @@ def _rare_context(r: TurnReport, plan: _Plan, ctx: dict, inp: int | None,
                    "compaction.")
 
 
-def _failures(r: TurnReport, status: str, out: list[str]) -> None:
+def _failures(r: TurnReading, status: str, out: list[str]) -> None:
     """An incomplete or failed response, its choices' finish reasons, its attempts."""
     if status == "incomplete":
         out.append(f"The response is incomplete ({r.incomplete_reason or 'no reason given'}).")
@@ -256,14 +228,14 @@ def _failures(r: TurnReport, status: str, out: list[str]) -> None:
         out.extend(_attempts(r))
 
 
-def findings(r: TurnReport) -> list[str]:
+def findings(r: TurnReading) -> list[str]:
     """The sentences that say what is wrong or surprising about a turn, for screens to put
     before the arithmetic (a deposit and its cause, compaction, evidence not captured, a
     failed or cut-off call). Each is also in ``explain(r)``; empty for an ordinary turn."""
     return explain_and_findings(r)[1]
 
 
-def findings_of(r: TurnReport, explanation: list[str]) -> list[str]:
+def findings_of(r: TurnReading, explanation: list[str]) -> list[str]:
     """`findings` from an explanation already composed."""
     return _scan(explanation, _deposit(r) if "deposit" in r.markers else [])
 
@@ -283,7 +255,7 @@ _FINDING_STARTS = ("Compaction happened", "Billed input fell", "The call failed"
                    "The response is incomplete", "The stream stopped")
 
 
-def _deposit(r: TurnReport) -> list[str]:
+def _deposit(r: TurnReading) -> list[str]:
     if "deposit" not in r.markers or r.unexplained_tokens is None:
         return []
     head = f"≈ {_n(r.unexplained_tokens)} tokens arrived without a request"
@@ -308,7 +280,7 @@ def _deposit(r: TurnReport) -> list[str]:
     return [s]
 
 
-def _hosted(c: dict, sent: tuple[str, ...] = ()) -> str:
+def _hosted(c: dict[str, Any], sent: tuple[str, ...] = ()) -> str:
     name = c["type"].removesuffix("_call")
     q = c.get("queries") or []
     queries = f" for {', '.join(repr(x) for x in q[:3])}" if q else ""
@@ -330,11 +302,8 @@ def _usd(v: float | None) -> str:
     return "cost unknown" if v is None else f"≈ {_dollars(v)}"
 
 
-def _carried(r: TurnReport) -> list[str]:
+def _carried(carry: Any, index: int) -> list[str]:
     """The ledger's account: what this turn's arrivals cost later, what it carries now."""
-    carry = getattr(r, "carried", None)
-    if carry is None:
-        return []
     out: list[str] = []
     charges = carry.charges  # (source, charge) of every source active on this turn
     for s in [s for s, c in charges if s.arrived_turn == c.turn]:  # carry.arrived
@@ -353,8 +322,8 @@ def _carried(r: TurnReport) -> list[str]:
                           if s.ended_by else "."))
     # The sources that arrived before this turn: their tokens, their cost (None once one
     # is unknown; else added in order, as sum() adds), and where they came from.
-    index = r.index
-    tokens, cost, froms = 0, 0.0, []
+    tokens, froms = 0, []
+    cost: float | None = 0.0
     for s, c in charges:
         if s.arrived_turn != index:
             tokens += c.tokens
@@ -368,41 +337,12 @@ def _carried(r: TurnReport) -> list[str]:
     return out
 
 
-def _carried_account(carry: TurnCarry, index: int) -> list[str]:
-    """`_carried` but its outlived tools, from the ledger's one walk (TurnCarry.account):
-    the same sentences, without a Source view and a Charge per source and per read."""
-    out: list[str] = []
-    tokens, cost, froms = 0, 0.0, []
-    for arrived, n, here, kind, later, rebilled, ended in carry.account():
-        if kind is not None:  # arrived on this turn: what it costs later
-            what = "This deposit" if kind == "deposit" else "These captured hosted results"
-            if later:
-                out.append(f"{what} has been re-billed on {later} later turn"
-                           f"{'s' if later != 1 else ''}: ≈ {_n(n * later)} tokens, "
-                           f"{_usd(rebilled)} (apportioned at each turn's cached/fresh split)"
-                           + (f"; carrying ended by {ended[1].replace('_', ' ')} on turn "
-                              f"{ended[0]}." if ended else "."))
-            else:
-                out.append(f"{what} is billed on this turn ({_n(n)} tokens); no later turn "
-                           "of the conversation has re-billed it yet"
-                           + (f" (compaction on turn {ended[0]} ended it)." if ended else "."))
-        if arrived != index:  # arrived before: what it adds to this turn
-            tokens += n
-            if cost is not None:
-                cost = None if here is None else cost + here
-            froms.append(f"turn {arrived}")
-    if froms:
-        out.append(f"Carries ≈ {_n(tokens)} tokens of context that arrived without a request "
-                   f"({', '.join(froms)}): {_usd(cost)} of this turn's cost (apportioned).")
-    return out
-
-
 def _outlived(carry: Any) -> list[str]:
     return [f"Context from {o['source']} outlives its tool configuration: {o['reason']}."
             for o in carry.outlived_tools]
 
 
-def _media(r: TurnReport) -> list[str]:
+def _media(r: TurnReading) -> list[str]:
     media = r.media_input
     if not media:
         return []
@@ -421,7 +361,7 @@ def _media(r: TurnReport) -> list[str]:
     return [s + "."]
 
 
-def _counters(r: TurnReport) -> list[str]:
+def _counters(r: TurnReading) -> list[str]:
     out = []
     for c in r.provider_counters:
         if c["provider"] != c["items"]:
@@ -430,7 +370,7 @@ def _counters(r: TurnReport) -> list[str]:
     return out
 
 
-def _items(r: TurnReport) -> list[str]:
+def _items(r: TurnReading) -> list[str]:
     """Items that change what happens next, and items this version cannot read."""
     out = []
     for u in r.unknown_items:
@@ -459,7 +399,7 @@ def _items(r: TurnReport) -> list[str]:
     return out
 
 
-def _attempts(r: TurnReport) -> list[str]:
+def _attempts(r: TurnReading) -> list[str]:
     tries = r.attempts
     if not tries:
         return []
@@ -472,7 +412,7 @@ def _attempts(r: TurnReport) -> list[str]:
             f"{_n(r.caller_elapsed_ms)} ms includes the failed attempts' elapsed time."]
 
 
-def _run_facts(r: TurnReport) -> list[str]:
+def _run_facts(r: TurnReading) -> list[str]:
     out = []
     if "unstored_chain" in r.markers:
         out.append("store:false on a chained turn: this response is not stored, so the chain "

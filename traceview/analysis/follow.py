@@ -19,8 +19,11 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from traceview.analysis.options import Options
 from traceview.analysis.session import Batch, Session, _attach_exchanges
+from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
 from traceview.capture.sources import SourceError
 
@@ -41,7 +44,8 @@ class FollowSession(Session):
 
     follows = True  # the analyzer keeps its conversations' state for the lines to come
 
-    def __init__(self, paths: list[str] | str, options=None, **kwargs) -> None:  # noqa: ANN001
+    def __init__(self, paths: list[str] | str, options: Options | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(paths, options, **kwargs)
         self.offset = 0  # bytes fed so far: always the end of a complete line
         self.line_no = 0
@@ -106,7 +110,7 @@ class FollowSession(Session):
             return None
         return FileId(st.st_dev, st.st_ino)
 
-    def _read_new(self) -> Iterator[list]:
+    def _read_new(self) -> Iterator[list[TurnReport]]:
         """Feed the complete lines appended since ``offset``; yield new TurnReports per chunk."""
         b = self.loader.builder
         names = self.capture.sources

@@ -33,6 +33,10 @@ def counters_for(res: Any) -> dict[str, int] | None:
     return out or None
 
 
+def _rounded(v: float | None) -> float | None:
+    return None if v is None else round(v, 6)
+
+
 class PricingError(Exception):
     """A pricing file that cannot be used; the message names the file and the fault."""
 
@@ -46,12 +50,8 @@ class Cost(NamedTuple):
     reason: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        r = lambda v: None if v is None else round(v, 6)  # noqa: E731
-        return {"tokens_usd": r(self.tokens_usd), "hosted_usd": r(self.hosted_usd),
+        return {"tokens_usd": _rounded(self.tokens_usd), "hosted_usd": _rounded(self.hosted_usd),
                 "reason": self.reason}
-
-
-_new = tuple.__new__  # Cost(a, b, c, d) is _new(Cost, (a, b, c, d)), without a Python call
 
 
 def _price_ok(value: Any) -> bool:
@@ -133,20 +133,19 @@ class Pricing:
              counters: dict[str, int] | None = None) -> Cost:
         hosted_usd = self._hosted(hosted, counters) if hosted or counters else 0.0
         if input_tokens is None or output is None:
-            return _new(Cost, (None, None, hosted_usd, "no usage recorded for this turn"))
-        # Runs twice per turn (the analyzer's totals, the report's row): the model's three
-        # prices in one lookup, and the tuple made without NamedTuple's Python __new__.
-        rates = self._rates.get(model) if model else None  # type: ignore[arg-type]
+            return Cost(None, None, hosted_usd, "no usage recorded for this turn")
+        # The model's three prices in one lookup (a capture names a handful of models).
+        rates = self._rates.get(model) if model else None
         if rates is None:
             prices = self.model_prices(model)
             if prices is None:
-                return _new(Cost, (None, None, hosted_usd, self._unknown_reason(model)))
+                return Cost(None, None, hosted_usd, self._unknown_reason(model))
             try:
                 rates = (prices["input"], prices.get("cached_input", prices["input"]),
                          prices["output"])
             except (KeyError, TypeError, AttributeError):
-                return _new(Cost, (None, None, hosted_usd,
-                                   f"pricing entry for {model!r} is incomplete"))
+                return Cost(None, None, hosted_usd,
+                            f"pricing entry for {model!r} is incomplete")
             if model and len(self._rates) < 1024:
                 self._rates[model] = rates
         price_in, price_cached, price_out = rates
@@ -157,9 +156,9 @@ class Pricing:
                 fresh = 0
             usd = (fresh * price_in + cached_n * price_cached + output * price_out) / 1_000_000
         except TypeError:
-            return _new(Cost, (None, None, hosted_usd,
-                               f"pricing entry for {model!r} is incomplete"))
-        return _new(Cost, (usd + hosted_usd, usd, hosted_usd, None))
+            return Cost(None, None, hosted_usd,
+                        f"pricing entry for {model!r} is incomplete")
+        return Cost(usd + hosted_usd, usd, hosted_usd, None)
 
     def _unknown_reason(self, model: str | None) -> str:
         """One shared string per unknown model, not one per turn."""

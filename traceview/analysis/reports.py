@@ -31,7 +31,7 @@ class Reports(Sequence[TurnReport]):
     __slots__ = ("_rows", "_parts", "_starts")
 
     def __init__(self) -> None:
-        self._rows: range | array = range(0)
+        self._rows: range | array[int] = range(0)
         self._parts: list[TurnColumns] = []  # the columns of each part …
         self._starts: list[int] = []  # … and the position where it starts
 
@@ -129,9 +129,9 @@ class Reports(Sequence[TurnReport]):
         get = key or _index
         order = sorted(((get(t), n) for n, t in enumerate(self)), key=_first)
         cols = [self._columns_at(n) for _, n in order]
-        rows = [self._rows[n] for _, n in order]
+        picked = [int(self._rows[n]) for _, n in order]
         self._rows, self._parts, self._starts = range(0), [], []
-        for c, r in zip(cols, rows, strict=True):
+        for c, r in zip(cols, picked, strict=True):
             self.append(c, r)
 
     def rows(self) -> Sequence[int]:

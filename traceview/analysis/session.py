@@ -7,11 +7,8 @@ first one sooner) so a screen can show rows while the rest of the file is still 
 
 from __future__ import annotations
 
-import gc
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,9 +101,8 @@ class Session:
     # each conversation's running state; otherwise it is released once the capture is in.
     follows = False
     # Finished turns are analysed this many at a time (and all of them before a batch is
-    # yielded, so batches are as before). Analysing each step's few turns between the
-    # lines read ran the analyzer with its code and data pushed out of the CPU's caches by
-    # the reading: measured ~2x its cost run alone on a hosted capture.
+    # yielded): a run of turns keeps the analyzer's code and data in the CPU's caches,
+    # which the reading between two steps pushes out.
     analyze_run = 256
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
@@ -127,28 +123,18 @@ class Session:
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""
-        with no_full_collections():
-            yield from self._run()
-
-    def _run(self) -> Iterator[Batch]:
         self.loader.open_all()
         b = self.loader.builder
         fresh: list[TurnReport] = []
         names = self.capture.sources
         last = time.monotonic()
         wait = self.first_interval
-        next_freeze = 4096
         run = self.analyze_run
         finished = b.finished
         # The first batch goes as soon as a turn is finished: its rows then show before
         # anything slow (a large capture's worker pool starts after its first chunk).
         first = True
-        for n in self.loader.steps(self.step_lines):
-            if n >= next_freeze:
-                # Summaries live as long as the capture; stop the collector from re-scanning
-                # them on every pass (it otherwise costs a quarter of the load time).
-                gc.freeze()
-                next_freeze = n + 4096
+        for _ in self.loader.steps(self.step_lines):
             if len(finished) >= run:
                 self._analyze(fresh, names)
             now = time.monotonic()
@@ -191,7 +177,6 @@ class Session:
         a.pricing_table = self.analyzer.pricing
         attach_hosted_state(a)
         a.complete = True
-        gc.freeze()  # what the end-of-load passes made lives as long as the capture too
 
     def run_to_end(self) -> Analysis:
         for _ in self.run():
@@ -228,39 +213,6 @@ def analyze(paths_or_capture: list[str] | str | Capture,
 
 def _drop(_report: TurnReport) -> None:
     """A report not kept apart (the analyzer's own list holds every one)."""
-
-
-_quiet = threading.Lock()
-_quiet_depth = 0
-_saved_threshold: tuple[int, int, int] = gc.get_threshold()
-
-
-@contextmanager
-def no_full_collections() -> Iterator[None]:
-    """No automatic full (generation 2) garbage collection while a capture loads.
-
-    A load makes millions of long-lived objects and no cyclic garbage (measured: a
-    collection after loading 12,000 turns finds nothing unreachable). A full collection
-    walks every object not yet frozen and holds the GIL while it does: up to 1.4 s on a
-    1 GB capture, during which the inspector's event loop cannot run at all (it answers no
-    key), whichever thread happened to trigger it. The young generations are still
-    collected (they are small), and the load freezes what it keeps as it goes. Nested and
-    concurrent loads share one saved threshold, restored when the last one ends.
-    """
-    global _quiet_depth, _saved_threshold
-    with _quiet:
-        if _quiet_depth == 0:
-            _saved_threshold = gc.get_threshold()
-            young, middle, _old = _saved_threshold
-            gc.set_threshold(young, middle, 1 << 30)
-        _quiet_depth += 1
-    try:
-        yield
-    finally:
-        with _quiet:
-            _quiet_depth -= 1
-            if _quiet_depth == 0:
-                gc.set_threshold(*_saved_threshold)
 
 
 def _pricing_info(analyzer: Analyzer) -> dict[str, Any]:

@@ -79,28 +79,49 @@ class Totals:
         self.hosted_calls = self.cost_unknown_turns = 0
         self.cost_usd = self.hosted_fees_usd = 0.0
         self.priced = False
-        # Each turn's caller latency, in arrays (4 bytes a turn, where a list of int
-        # objects held 40; `add_latency` widens one past 2**31 ms): turns with hosted tool
-        # calls, and those without. The capture's percentiles are over both.
-        self.latency_hosted = array("i")
-        self.latency_plain = array("i")
+        # Each turn's caller latency, in arrays (8 bytes a turn, where a list of int
+        # objects held 40): turns with hosted tool calls, and those without. The
+        # capture's percentiles are over both.
+        self.latency_hosted = array("q")
+        self.latency_plain = array("q")
         self.markers: dict[str, int] = {}
         self.attempts = 0  # failed attempts that were retried (not counted as turns)
         self.usage_turns = 0  # turns whose billed usage is known
         self.cost_turns = 0  # turns whose cost is known
 
-    def add_latency(self, ms: int, hosted: bool) -> None:
-        """One turn's caller latency, with hosted tool calls or without."""
-        col = self.latency_hosted if hosted else self.latency_plain
-        try:
-            col.append(ms)
-        except OverflowError:
-            col = array("q", col)
-            col.append(ms)
-            if hosted:
-                self.latency_hosted = col
-            else:
-                self.latency_plain = col
+    def add_turn(self, has_res: bool, input_tokens: int | None, cached: int | None,
+                 output: int | None, reasoning: int | None, request_bytes: int | None,
+                 owned: int | None, hosted_calls: int, caller_ms: int | None,
+                 tokens_usd: float | None, hosted_usd: float, attempts: int,
+                 markers: list[str]) -> None:
+        """One analysed turn into the sums (`attempts`: its failed tries retried)."""
+        self.turns += 1
+        self.owned_state_bytes += owned or 0
+        self.hosted_fees_usd += hosted_usd
+        if input_tokens is not None:
+            self.input_tokens += input_tokens
+            self.usage_turns += 1
+        self.cached_tokens += cached or 0
+        self.output_tokens += output or 0
+        self.reasoning_tokens += reasoning or 0
+        if caller_ms is not None:
+            (self.latency_hosted if hosted_calls else self.latency_plain).append(caller_ms)
+        self.hosted_calls += hosted_calls
+        self.request_bytes += request_bytes or 0
+        if tokens_usd is None:
+            self.cost_unknown_turns += 1
+        else:
+            self.priced = True
+            self.cost_turns += 1
+            self.cost_usd += tokens_usd + hosted_usd
+        self.attempts += attempts
+        counts = self.markers
+        for marker in markers:
+            counts[marker] = counts.get(marker, 0) + 1
+
+    def count_marker(self, marker: str) -> None:
+        """One more turn carries `marker`."""
+        self.markers[marker] = self.markers.get(marker, 0) + 1
 
     def to_dict(self) -> dict[str, Any]:
         known = self.usage_turns > 0  # a total over turns that are all unknown is unknown

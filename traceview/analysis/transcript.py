@@ -51,7 +51,7 @@ def normalise_input(entry: Any) -> dict[str, Any] | None:
     if entry.get("type") == "message" and isinstance(entry.get("content"), str):
         part = "output_text" if entry.get("role") == "assistant" else "input_text"
         entry = {**entry, "content": [{"type": part, "text": entry["content"]}]}
-    return entry
+    return entry  # type: ignore[no-any-return]
 
 
 def request_items(body: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -8,21 +8,22 @@ is what keeps a gigabyte capture's summary small.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from itertools import chain
 from operator import attrgetter
 from typing import Any
 
+from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
-from traceview.analysis.pricing import COUNTERS, Cost, counters_for
-from traceview.analysis.turn_columns import Attribution, TurnColumns
+from traceview.analysis.pricing import Cost, counters_for
+from traceview.analysis.rules.deposit import model_passes
+from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
-from traceview.capture.model import RecordRef, Turn
+from traceview.capture.model import HostedCall, RecordRef, Turn
 
-__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport"]
+__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "explain_row",
+           "row_dicts"]
 
 # Keys of a turn in traceview.report/1, in contract order.
 CONTRACT_KEYS = (
@@ -31,7 +32,7 @@ CONTRACT_KEYS = (
     "elapsed_ms", "expected_input", "unexplained_tokens", "tools_offered", "hosted_calls",
     "markers", "cost_usd",
 )
-EXTRA_KEYS = (
+EXTRA_KEYS: tuple[str, ...] = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
     "user_words", "cumulative_input_tokens", "new_input_estimate",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
@@ -45,13 +46,21 @@ EXTRA_KEYS = (
     "ts",
     "findings",
 )
-_NONE: tuple = ()
-_LAST_COST: tuple[object, Cost] = (None, Cost(None, None, 0.0, None))
+ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
 
-# The last carry read (report, ledger, carry): a report's row reads it two or three times.
-_LAST_CARRY: tuple[object, object, TurnCarry | None] = (None, None, None)
-_new_turn = Turn.__new__
+def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
+    """The row's keys but `skip`, and one getter of those properties, in order."""
+    keys = tuple(k for k in ROW_KEYS if k not in skip)
+    return keys, attrgetter(*keys)
+
+
+# What a row reads: every property but the prose (made apart), or for a table
+# (`whole=False`) not the accounts no cell reads either.
+_WHOLE = _reader({"explanation", "findings"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts"})
+# The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
+_FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
 
 def _count(name: str) -> property:
@@ -83,6 +92,54 @@ def _sparse(name: str, doc: str) -> property:
     return property(get, put, doc=doc)
 
 
+_UNREAD = object()  # a side not read yet (None is a side the turn lacks)
+
+
+def _of_request(name: str, default: Any = None, convert: Any = None) -> property:
+    """A request fact as the report gives it (`default` when the turn has no request)."""
+    def get(self: TurnReport) -> Any:
+        req = self._req
+        if req is _UNREAD:
+            req = self.req
+        v = getattr(req, name) if req is not None else default
+        return convert(v) if convert is not None else v
+
+    return property(get)
+
+
+def _of_response(name: str, default: Any = None, convert: Any = None) -> property:
+    """A response fact as the report gives it (`default` when the turn has no response)."""
+    def get(self: TurnReport) -> Any:
+        res = self._res
+        if res is _UNREAD:
+            res = self.res
+        v = getattr(res, name) if res is not None else default
+        return convert(v) if convert is not None else v
+
+    return property(get)
+
+
+def _request_extra(key: str, convert: Any) -> property:
+    """A rarely set request fact (kept in the row's `extra`), converted for the report."""
+    def get(self: TurnReport) -> Any:
+        x = self.req.extra if self.req is not None else None
+        return convert(x.get(key, ()) if x else ())
+
+    return property(get)
+
+
+def _response_extra(key: str, convert: Any = None) -> property:
+    """A rarely set response fact (kept in the row's `extra`); None, or `convert` of an
+    empty tuple, when unset."""
+    def get(self: TurnReport) -> Any:
+        x = self.res.extra if self.res is not None else None
+        if convert is None:
+            return x.get(key) if x else None
+        return convert(x.get(key, ()) if x else ())
+
+    return property(get)
+
+
 class TurnReport:
     """One analysed turn: a view of a row of the analysis's columns (TurnColumns), made
     when read. Two references, no per-turn object held: every value is read from the
@@ -90,14 +147,19 @@ class TurnReport:
     report (markers, context, the provider copy) is written there. Two views of one row
     are equal (and hash alike)."""
 
-    # `_turn`: the Turn view, made on first read and kept while this view lives (a pass
-    # that holds the views reads each turn's facts several times).
-    __slots__ = ("_cols", "_r", "_turn")
+    # `_turn`, `_req`, `_res`, `_calls`, `_price`: the Turn view, its sides' views, the
+    # hosted calls and the price, made on first read and kept while this view lives (a
+    # row reads each many times).
+    __slots__ = ("_cols", "_r", "_turn", "_req", "_res", "_calls", "_price")
 
     def __init__(self, columns: TurnColumns, row: int) -> None:
         self._cols = columns
         self._r = row
         self._turn: Turn | None = None
+        self._req: Any = _UNREAD
+        self._res: Any = _UNREAD
+        self._calls: tuple[HostedCall, ...] | None = None
+        self._price: Cost | None = None
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is TurnReport and other._cols is self._cols
@@ -111,9 +173,7 @@ class TurnReport:
         """The turn's facts: a view of its row of the capture's turn table."""
         t = self._turn
         if t is None:
-            t = self._turn = _new_turn(Turn)
-            t._t = self._cols.table
-            t._r = self._r
+            t = self._turn = turn_view(self._cols.table, self._r)
         return t
 
     @property
@@ -170,20 +230,14 @@ class TurnReport:
     def carried(self) -> TurnCarry | None:
         """What this turn pays for context carried from earlier turns (the ledger's pass,
         analysis/ledger.py): looked up in the ledger when read; None when it carries none."""
-        global _LAST_CARRY
-        last, cols = _LAST_CARRY, self._cols
-        if last[1] is cols.ledger and (last[0] is self or last[0] == self):
-            return last[2]
+        cols = self._cols
         carry = cols.carried.get(self._r) if cols.carried else None
         if carry is None and cols.ledger is not None:
             carry = cols.ledger.carry(self.conversation_key, self.index)
-        _LAST_CARRY = (self, cols.ledger, carry)
         return carry
 
     @carried.setter
     def carried(self, carry: TurnCarry | None) -> None:
-        global _LAST_CARRY
-        _LAST_CARRY = (None, None, None)
         if carry is None:
             self._cols.carried.pop(self._r, None)
         else:
@@ -199,7 +253,7 @@ class TurnReport:
 
     @property
     def index(self) -> int:
-        return self._cols.table.index[self._r]
+        return int(self._cols.table.index[self._r])
 
     # ---- from the turn itself --------------------------------------------------------------
     @property
@@ -212,19 +266,17 @@ class TurnReport:
 
     @property
     def conversation(self) -> str | None:
-        return self.turn.conversation_id
+        """The request's conversation id, else the response's."""
+        req, res = self.req, self.res
+        cid = req.conversation_id if req is not None else None
+        return cid or (res.conversation_id if res is not None else None)
 
     @property
     def model(self) -> str | None:
-        return self.turn.model
-
-    @property
-    def response_id(self) -> str | None:
-        return self.turn.response_id
-
-    @property
-    def previous_response_id(self) -> str | None:
-        return self.turn.previous_response_id
+        """The response's model, else the request's."""
+        req, res = self.req, self.res
+        model = res.model if res is not None else None
+        return model or (req.model if req is not None else None)
 
     @property
     def request_ref(self) -> RecordRef | None:
@@ -238,95 +290,91 @@ class TurnReport:
     def notes(self) -> list[str]:
         return list(self.turn.notes)
 
-    # ---- from the request --------------------------------------------------------------
+    # ---- from the request (None, or empty, when the turn has no request) ----------------
+    @property
+    def req(self) -> Any:
+        """The request's facts (a view of its row; kept while this report lives)."""
+        if self._req is _UNREAD:
+            self._req = self.turn.req
+        return self._req
+
     @property
     def user_text(self) -> str | None:
-        text = self.turn.req.user_text if self.turn.req else None
+        req = self.req
+        text = req.user_text if req is not None else None
         if text is not None and len(text) >= USER_TEXT_MAX:
-            return text + "…"  # cut at read time; the full text is in the request body
+            return f"{text}…"  # cut at read time; the full text is in the request body
         return text
 
+    previous_response_id = _of_request("previous_response_id")
+    user_words = _of_request("user_words")
+    request_bytes = _of_request("request_bytes")
+    new_input_estimate = _of_request("new_input_tokens")
+    include_sent = _of_request("include", ())
+    tools_offered = _of_request("tools_offered", (), list)
+    media_input = _request_extra("media", list)  # non-text input, estimated tokens (null: unknown)
+
+    # ---- from the response ("unknown", None or empty when the turn has no response) -------
     @property
-    def user_words(self) -> int | None:
-        return self.turn.req.user_words if self.turn.req else None
+    def res(self) -> Any:
+        """The response's facts (a view of its row; kept while this report lives)."""
+        if self._res is _UNREAD:
+            self._res = self.turn.res
+        return self._res
+
+    response_id = _of_response("response_id")
+    status = _of_response("status", "unknown")
+    input_tokens = _of_response("input_tokens")
+    cached_tokens = _of_response("cached_tokens")
+    output_tokens = _of_response("output_tokens")
+    reasoning_tokens = _of_response("reasoning_tokens")
+    elapsed_ms = _of_response("elapsed_ms")
+    incomplete_reason = _of_response("incomplete_reason")
+    error = _of_response("error")
+    error_code = _of_response("error_code")
+    http_status = _of_response("http_status")
+    stream_events = _of_response("stream_events")
+    service_tier = _of_response("service_tier")
+    system_fingerprint = _of_response("fingerprint")
 
     @property
-    def request_bytes(self) -> int | None:
-        return self.turn.req.request_bytes if self.turn.req else None
+    def calls(self) -> tuple[HostedCall, ...]:
+        """The response's hosted calls (made once while this report lives)."""
+        if self._calls is None:
+            self._calls = self.res.hosted_calls if self.res is not None else ()
+        return self._calls
 
     @property
-    def tools_offered(self) -> list[str]:
-        # Read from the table's column (the hosted-state passes read it for every turn).
-        c = self._cols.bound()
-        q = c.req_row[self._r]
-        return list(c.values[c.q_tools[q]]) if q >= 0 else []
+    def hosted_calls(self) -> list[dict[str, Any]]:
+        return [c.to_dict() for c in self.calls]
 
-    @property
-    def new_input_estimate(self) -> int | None:
-        return self.turn.req.new_input_tokens if self.turn.req else None
-
-    # ---- from the response ------------------------------------------------------------
-    @property
-    def status(self) -> str:
-        return self.turn.res.status if self.turn.res else "unknown"
-
-    @property
-    def input_tokens(self) -> int | None:
-        return self.turn.res.input_tokens if self.turn.res else None
-
-    @property
-    def cached_tokens(self) -> int | None:
-        return self.turn.res.cached_tokens if self.turn.res else None
-
-    @property
-    def output_tokens(self) -> int | None:
-        return self.turn.res.output_tokens if self.turn.res else None
-
-    @property
-    def reasoning_tokens(self) -> int | None:
-        return self.turn.res.reasoning_tokens if self.turn.res else None
-
-    @property
-    def elapsed_ms(self) -> int | None:
-        return self.turn.res.elapsed_ms if self.turn.res else None
+    request_id = _response_extra("request_id")
+    processing_ms = _response_extra("processing_ms")
+    finish_reasons = _response_extra("finish_reasons", list)
+    unknown_items = _response_extra(
+        "unknown_items", lambda items: [{"index": i, "type": t} for i, t in items])
+    # Output items that hand the next step to the application.
+    action_items = _response_extra(
+        "actions", lambda items: [{"type": t, "call_id": c, "name": n, "id": i}
+                                  for t, c, n, i in items])
 
     @property
     def started_ms(self) -> int | None:
         """The start in ms since the epoch; None when unknown, or when no calendar holds it
         (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
-        s = self.turn.res.started_at if self.turn.res else None
+        s = self.res.started_at if self.res is not None else None
         if s is None or not _FIRST_SECOND <= s < _PAST_LAST_SECOND:  # NaN too
             return None
-        return s * 1000
+        return s * 1000  # type: ignore[no-any-return]
 
     @property
     def ts(self) -> str | None:
         """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
         recorder's `ts` less the elapsed time); null when the capture does not say."""
-        ms = self.started_ms
-        if ms is None:
+        s = self.res.started_at if self.res is not None else None
+        if s is None or not _FIRST_SECOND <= s < _PAST_LAST_SECOND:  # NaN too
             return None
-        try:
-            stamp = datetime.fromtimestamp(ms / 1000, tz=UTC)
-        except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
-            return None
-        return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-    @property
-    def hosted_calls(self) -> list[dict[str, Any]]:
-        return [c.to_dict() for c in self.turn.res.hosted_calls] if self.turn.res else []
-
-    @property
-    def incomplete_reason(self) -> str | None:
-        return self.turn.res.incomplete_reason if self.turn.res else None
-
-    @property
-    def error(self) -> str | None:
-        return self.turn.res.error if self.turn.res else None
-
-    @property
-    def stream_events(self) -> int | None:
-        return self.turn.res.stream_events if self.turn.res else None
+        return _iso_utc(s)
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
@@ -342,55 +390,19 @@ class TurnReport:
     def caller_elapsed_ms(self) -> int | None:
         """What the caller waited: the final attempt plus every failed attempt before it
         (those with a recorded elapsed time)."""
-        own = self.elapsed_ms
+        own: int | None = self.elapsed_ms
         if own is None or not self.turn.attempts:
             return own
         return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
 
     @property
-    def http_status(self) -> int | None:
-        return self.turn.res.http_status if self.turn.res else None
-
-    @property
-    def error_code(self) -> str | None:
-        return self.turn.res.error_code if self.turn.res else None
-
-    def _res_extra(self, key: str, default: Any = None) -> Any:
-        x = self.turn.res.extra if self.turn.res else None
-        return x.get(key, default) if x else default
-
-    def _req_extra(self, key: str, default: Any = None) -> Any:
-        x = self.turn.req.extra if self.turn.req else None
-        return x.get(key, default) if x else default
-
-    @property
-    def request_id(self) -> str | None:
-        return self._res_extra("request_id")
-
-    @property
-    def processing_ms(self) -> int | None:
-        return self._res_extra("processing_ms")
-
-    @property
     def store(self) -> bool | None:
         """The request's `store`, else the response's echo of it; None when neither says."""
-        s = self.turn.req.store if self.turn.req else None
-        if s is None and self.turn.res is not None:
-            s = self.turn.res.store
+        req, res = self.req, self.res
+        s = req.store if req is not None else None
+        if s is None and res is not None:
+            s = res.store
         return s
-
-    @property
-    def service_tier(self) -> str | None:
-        return self.turn.res.service_tier if self.turn.res else None
-
-    @property
-    def system_fingerprint(self) -> str | None:
-        return self.turn.res.fingerprint if self.turn.res else None
-
-    @property
-    def media_input(self) -> list[dict[str, Any]]:
-        """Non-text parts of the new input, with their estimated tokens (null: unknown)."""
-        return list(self._req_extra("media", ()))
 
     @property
     def expected_input_unknown(self) -> str | None:
@@ -400,24 +412,7 @@ class TurnReport:
     @property
     def model_passes(self) -> int:
         """Model passes the output shows (1 + hosted calls the model continued after)."""
-        from traceview.analysis.analyzer import model_passes
-
-        res = self.turn.res
-        return model_passes(res.output_types) if res is not None and res.hosted_calls else 1
-
-    @property
-    def finish_reasons(self) -> list[str]:
-        return list(self._res_extra("finish_reasons", ()))
-
-    @property
-    def unknown_items(self) -> list[dict[str, Any]]:
-        return [{"index": i, "type": t} for i, t in self._res_extra("unknown_items", ())]
-
-    @property
-    def action_items(self) -> list[dict[str, Any]]:
-        """Output items that hand the next step to the application."""
-        return [{"type": t, "call_id": c, "name": n, "id": i}
-                for t, c, n, i in self._res_extra("actions", ())]
+        return model_passes(self.res.output_types) if self.calls else 1
 
     @property
     def provider_counters(self) -> list[dict[str, Any]]:
@@ -428,10 +423,6 @@ class TurnReport:
         """Rare analysis findings behind the markers and the account (see README)."""
         return dict(self.context) if self.context else {}
 
-    @property
-    def include_sent(self) -> tuple[str, ...]:
-        return self.turn.req.include if self.turn.req else ()
-
     # ---- derived (not stored: a gigabyte capture holds a hundred thousand of these) ----
     @property
     def unexplained_tokens(self) -> int | None:
@@ -440,13 +431,9 @@ class TurnReport:
         return None if inp is None or self.expected_input is None else inp - self.expected_input
 
     def _cost(self) -> Cost:
-        # A report reads the cost four ways per turn (cost_usd, cost, and the explanation's
-        # two): the last turn priced is remembered, one (report, cost) pair for the process.
-        global _LAST_COST
-        last = _LAST_COST
-        if last[0] == self:
-            return last[1]
-        res = self.turn.res
+        if self._price is not None:
+            return self._price
+        res = self.res
         pricing = self._cols.pricing
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
@@ -454,13 +441,9 @@ class TurnReport:
             cost = pricing.cost(self.model, None, None, None, ())
         else:
             cost = pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                      res.output_tokens, res.hosted_calls, counters_for(res))
-        _LAST_COST = (self, cost)
+                                res.output_tokens, self.calls, counters_for(res))
+        self._price = cost
         return cost
-
-    @property
-    def cost_tokens_usd(self) -> float | None:
-        return self._cost().tokens_usd
 
     @property
     def cost_hosted_usd(self) -> float:
@@ -500,502 +483,69 @@ class TurnReport:
         return self.row()
 
     def row(self, explained: bool = True, *, whole: bool = True) -> dict[str, Any]:
-        """The turn's row, every key of CONTRACT_KEYS then EXTRA_KEYS, with the values the
-        properties above give (`explained=False`: the explanation left None, and the row
-        carries what `explain_row` needs under "_view"; `whole=False` as well: the
-        accounts no table cell or explanation reads — "cost", "carried_context", "ts" —
-        left None, for the text report). Read straight from the turn table's columns
-        (`_Columns`), not through ~60 property reads of the turn's views: a report writes
-        a hundred thousand of these."""
-        return next(_columns(self._cols.table).rows(iter((self,)), explained,
-                                                    whole or explained))
-
-
-_ROW_TEMPLATE: dict[str, Any] = dict.fromkeys((*CONTRACT_KEYS, *EXTRA_KEYS))
-
-
-class _Columns:
-    """One turn table's columns, bound once, and the row a TurnReport reads from them.
-
-    The same values as the TurnReport's properties (tests/core/test_golden_report.py pins
-    the bytes): each read here is an array index or a dict lookup by row, where a property
-    of a row view (capture/model.py) is a call, two attribute reads and a dict lookup."""
-
-    def __init__(self, t: Any) -> None:
-        self.table = t
-        self.version = t.version  # a column widened since (capture/table.py): bind again
-        rq, rs = t.requests, t.responses
-        self.pool = t.pool.values
-        self.index, self.line, self.api = t.index, t.line, t.api
-        self.req_row, self.res_row = t.req_row, t.res_row
-        self.notes, self.attempts = t.notes, t.attempts
-        self.source = t.source  # the row's source number (TurnReport.source)
-        c, d = rq.cols, rq.dicts
-        self.q_bytes, self.q_words, self.q_new = (c["request_bytes"], c["user_words"],
-                                                  c["new_input_tokens"])
-        self.q_tools, self.q_conv, self.q_model, self.q_include = (
-            c["tools_offered"], c["conversation_id"], c["model"], c["include"])
-        self.q_text, self.q_prev = c["user_text"], c["previous_response_id"]
-        self.q_flags, self.q_extra = rq.flags, d["extra"]
-        self.q_store_set = 1 << rq.FLAGS.index("store_set")
-        self.q_store_value = 1 << rq.FLAGS.index("store_value")
-        c, d = rs.cols, rs.dicts
-        self.s_inp, self.s_cached, self.s_out, self.s_reason, self.s_elapsed, self.s_start = (
-            c["input_tokens"], c["cached_tokens"], c["output_tokens"], c["reasoning_tokens"],
-            c["elapsed_ms"], c["started_at"])
-        self.s_status, self.s_model, self.s_conv, self.s_types, self.s_tier, self.s_fp = (
-            c["status"], c["model"], c["conversation_id"], c["output_types"],
-            c["service_tier"], c["fingerprint"])
-        self.s_rid = c["response_id"]
-        self.s_flags = rs.flags
-        self.s_store_set = 1 << rs.FLAGS.index("store_set")
-        self.s_store_value = 1 << rs.FLAGS.index("store_value")
-        self.s_extra, self.s_hosted, self.s_http, self.s_events = (
-            d["extra"], d["hosted_calls"], d["http_status"], d["stream_events"])
-        self.s_incomplete, self.s_error, self.s_error_code = (
-            d["incomplete_reason"], d["error"], d["error_code"])
-        self.s_counters = tuple((d[attr], item) for attr, item in COUNTERS)
-        # What a run of rows reads, in the order `rows` unpacks it: one tuple unpacked a run
-        # (a single TurnReport.row is a run of one), not fifty attribute reads.
-        self.bound = (self.pool, self.index, self.line, self.api, self.source,
-            self.req_row, self.res_row, self.notes, self.attempts, self.q_bytes,
-            self.q_words, self.q_new, self.q_tools, self.q_conv, self.q_model,
-            self.q_include, self.q_extra, self.q_flags, self.q_store_set,
-            self.q_store_value, self.q_text.buf, self.q_text.starts, self.q_text.lens,
-            self.q_prev.buf, self.q_prev.starts, self.q_prev.lens, self.s_rid.buf,
-            self.s_rid.starts, self.s_rid.lens, self.s_inp, self.s_cached, self.s_out,
-            self.s_reason, self.s_elapsed, self.s_start, self.s_status, self.s_model,
-            self.s_conv, self.s_types, self.s_tier, self.s_fp, self.s_flags,
-            self.s_store_set, self.s_store_value, self.s_extra, self.s_hosted,
-            self.s_http, self.s_events, self.s_incomplete, self.s_error,
-            self.s_error_code, self.table, self.version)
-
-    def rows(self, reports: Iterator[TurnReport], explained: bool,
-             whole: bool) -> Iterator[dict[str, Any]]:
-        """Each report's row (TurnReport.row), read from the columns bound to locals once
-        for the run, not once a row (a report writes a hundred thousand). A report of
-        another table, or of this one after a column widened, continues in a binding of
-        its own; anything else than a TurnReport gives its `to_dict()`."""
-        (pool, index, lines, api, source, req_row, res_row, notes, tries_of, q_bytes,
-         q_words, q_new, q_tools, q_conv, q_models, q_include, q_extra, q_flags,
-         q_store_set, q_store_value, qt_buf, qt_starts, qt_lens, qp_buf, qp_starts,
-         qp_lens, sr_buf, sr_starts, sr_lens, s_inp, s_cached, s_out, s_reason,
-         s_elapsed, s_start, s_status, s_model, s_conv, s_types, s_tier, s_fp, s_flags,
-         s_store_set, s_store_value, s_extra, s_hosted, s_http, s_events, s_incomplete,
-         s_error, s_error_code, table, version) = self.bound
-        for rep in reports:
-            if type(rep) is not TurnReport:
-                yield rep.to_dict()
-                continue
-            rcols = rep._cols
-            if rcols.table is not table or table.version != version:
-                yield from _columns(rcols.table).rows(chain((rep,), reports), explained, whole)
-                return
-            r = rep._r
-            rcols = rep._cols
-            ctx = rcols.context.get(r) if rcols.context else None  # TurnReport.context
-            q, s = req_row[r], res_row[r]
-            own = rcols.owned_state_bytes[r]
-            exp = rcols.expected_input[r]
-            cum = rcols.cumulative_input_tokens[r]
-            own = None if own < 0 else own
-            exp = None if exp < 0 else exp
-            cum = None if cum < 0 else cum
-            if q >= 0:
-                text = _text(qt_buf, qt_starts, qt_lens, q)
-                if text is not None and len(text) >= USER_TEXT_MAX:
-                    text += "…"
-                rx = q_extra.get(q)
-                request_bytes = q_bytes[q]
-                if request_bytes < 0:
-                    request_bytes = None
-                user_words = q_words[q]
-                if user_words < 0:
-                    user_words = None
-                tools, new_input = list(pool[q_tools[q]]), q_new[q]
-                flags = q_flags[q]
-                store = bool(flags & q_store_value) if flags & q_store_set else None
-                prev_id = _text(qp_buf, qp_starts, qp_lens, q)
-                conv = pool[q_conv[q]] or (pool[s_conv[s]] if s >= 0 else None)
-                q_model = pool[q_models[q]]
-                include = pool[q_include[q]]
-            else:
-                text = rx = request_bytes = user_words = new_input = store = prev_id = None
-                q_model = None
-                tools = []
-                include = ()
-                conv = pool[s_conv[s]] if s >= 0 else None
-            if s >= 0:
-                x = s_extra.get(s)
-                status = pool[s_status[s]]
-                inp, cached, out, reasoning, elapsed = (
-                    s_inp[s], s_cached[s], s_out[s], s_reason[s],
-                    s_elapsed[s])
-                inp = None if inp < 0 else inp
-                cached = None if cached < 0 else cached
-                out = None if out < 0 else out
-                reasoning = None if reasoning < 0 else reasoning
-                elapsed = None if elapsed < 0 else elapsed
-                http_status = s_http.get(s)
-                error = s_error.get(s)
-                error_code = s_error_code.get(s)
-                if store is None:
-                    flags = s_flags[s]
-                    store = bool(flags & s_store_value) if flags & s_store_set else None
-                model = pool[s_model[s]] or q_model
-                calls = s_hosted.get(s, ())
-                hosted = [h.to_dict() for h in calls]
-                rid = _text(sr_buf, sr_starts, sr_lens, s)
-                incomplete = s_incomplete.get(s)
-                events = s_events.get(s)
-                tier, fingerprint = pool[s_tier[s]], pool[s_fp[s]]
-                started = s_start[s]
-                started = None if started < 0 else started
-                passes = _passes(pool[s_types[s]]) if calls else 1
-            else:
-                x = inp = cached = out = reasoning = elapsed = http_status = error = None
-                error_code = rid = incomplete = events = tier = fingerprint = started = None
-                status, hosted, calls = "unknown", [], ()
-                model = q_model
-                passes = 1
-            c = _LAST_COST[1] if _LAST_COST[0] is rep else self._cost(rep, s, model, inp,
-                                                                        cached, out, calls)
-            tokens_usd, hosted_usd = c.tokens_usd, c.hosted_usd
-            attempts: list[dict[str, Any]] = []
-            caller = elapsed
-            tries = tries_of.get(r) if tries_of else None
-            line = lines[r]
-            if tries:
-                attempts = [*(a.to_dict() for a in tries),
-                            {"line": line, "status": status, "http_status": http_status,
-                             "error": error, "error_code": error_code, "elapsed_ms": elapsed}]
-                if elapsed is not None:
-                    caller = elapsed + sum(a.elapsed_ms or 0 for a in tries)
-            # TurnReport.carried, without its one-entry cache (the row reads it once).
-            carried = rcols.carried.get(r) if rcols.carried else None
-            key = rcols.keys[rcols.conv[r]]  # TurnReport.conversation_key
-            if carried is None and rcols.ledger is not None:
-                carried = rcols.ledger.carry(key, index[r])
-            # A copy of the template (every key, in order, None) with each value set: a dict
-            # display of 55 keys is built in chunks and resized as it grows, ~3× the time.
-            d = _ROW_TEMPLATE.copy()
-            d["index"] = index[r]
-            d["line"] = line
-            d["conversation"] = conv
-            d["api"] = pool[api[r]]
-            d["status"] = status
-            d["user_text"] = text
-            d["request_bytes"] = request_bytes
-            d["owned_state_bytes"] = own
-            d["input_tokens"] = inp
-            d["cached_tokens"] = cached
-            d["output_tokens"] = out
-            d["reasoning_tokens"] = reasoning
-            d["elapsed_ms"] = elapsed
-            d["expected_input"] = exp
-            if inp is not None and exp is not None:
-                d["unexplained_tokens"] = inp - exp
-            d["tools_offered"] = tools
-            d["hosted_calls"] = hosted
-            d["markers"] = rcols.marker_lists[rcols.marker_ids[r]]  # TurnReport.markers
-            if tokens_usd is not None:
-                d["cost_usd"] = round(tokens_usd + hosted_usd, 6)
-            d["source"] = rcols.sources[source[r]]  # TurnReport.source
-            d["conversation_key"] = key
-            d["model"] = model
-            d["response_id"] = rid
-            d["previous_response_id"] = prev_id
-            d["user_words"] = user_words
-            d["cumulative_input_tokens"] = cum
-            d["new_input_estimate"] = new_input
-            # TurnReport.attribution (a deposit's is read from its rows)
-            a = rcols.attribution_of(r) if rcols.attributed[r] >= 0 or rcols.attribution else None
-            d["attribution"] = a.to_dict() if type(a) is Attribution else a
-            if whole:
-                d["cost"] = {"tokens_usd": None if tokens_usd is None else round(tokens_usd, 6),
-                             "hosted_usd": None if hosted_usd is None else round(hosted_usd, 6),
-                             "reason": c.reason}  # Cost.to_dict, without a call and a lambda
-            d["incomplete_reason"] = incomplete
-            d["error"] = error
-            d["stream_events"] = events
-            d["notes"] = list(notes.get(r, ())) if notes else []
-            d["attempts"] = attempts
-            d["caller_elapsed_ms"] = caller
-            d["http_status"] = http_status
-            d["error_code"] = error_code
-            d["store"] = store
-            d["service_tier"] = tier
-            d["system_fingerprint"] = fingerprint
-            d["media_input"] = list(rx.get("media", ())) if rx else []
-            d["model_passes"] = passes
-            if x:
-                d["request_id"] = x.get("request_id")
-                d["processing_ms"] = x.get("processing_ms")
-                d["finish_reasons"] = list(x.get("finish_reasons", ()))
-                d["unknown_items"] = [{"index": i, "type": ty}
-                                      for i, ty in x.get("unknown_items", ())]
-                d["action_items"] = [{"type": ty, "call_id": ci, "name": nm, "id": i}
-                                     for ty, ci, nm, i in x.get("actions", ())]
-            else:
-                d["finish_reasons"] = []
-                d["unknown_items"] = []
-                d["action_items"] = []
-            if ctx:
-                d["expected_input_unknown"] = ctx.get("expected_unknown")
-                d["provider_counters"] = list(ctx.get("counters", ()))
-                d["analysis_context"] = dict(ctx)
-            else:
-                d["provider_counters"] = []
-                d["analysis_context"] = {}
-            d["provider_copy"] = rcols.provider_copy.get(r) if rcols.provider_copy else None
-            if whole:
-                d["carried_context"] = carried.to_dict() if carried is not None else EMPTY_CARRY
-                d["ts"] = _ts(started)
-            if not explained:  # the text report explains only the turns it marks
-                d["_view"] = (ctx, include, c, carried)
-                yield d
-                continue
-            # The explanation reads the row's own values as attributes (the row is the view's
-            # __dict__) plus the few inputs that are not in it, in the view's slots (the row's
-            # keys stay as they are: "explanation" and "findings" are set in place).
-            view = _RowView()
-            view.__dict__ = d
-            view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
-                view.carried = ctx, include, hosted_usd, c.reason, carried
-            d["explanation"], d["findings"] = explain_and_findings(view)  # type: ignore[arg-type]
-            yield d
-
-    def _cost(self, rep: TurnReport, s: int, model: str | None, inp: int | None,
-              cached: int | None, out: int | None, calls: Any) -> Cost:
-        """TurnReport._cost from the values the row has read already."""
-        global _LAST_COST
-        pricing = rep._cols.pricing
-        if pricing is None:
-            cost = Cost(None, None, 0.0, "not priced")
-        elif s < 0:
-            cost = pricing.cost(model, None, None, None, ())
+        """The turn's row: every key of CONTRACT_KEYS then EXTRA_KEYS, each the property of
+        that name. `explained=False`: the explanation and findings left None, the view kept
+        under "_view" for `explain_row`; `whole=False` as well: the accounts no table cell
+        reads ("cost", "carried_context", "ts") left None, for the text report."""
+        keys, read = _WHOLE if whole or explained else _TABLE
+        d = dict.fromkeys(ROW_KEYS)  # every key, in order; then the values read
+        d.update(zip(keys, read(self), strict=True))
+        if explained:
+            d["explanation"], d["findings"] = explain_and_findings(_RowRead(d, self))
         else:
-            counters = None  # {item: count} of the counters that hold the row, in order
-            for d, item in self.s_counters:
-                if d and s in d:
-                    if counters is None:
-                        counters = {}
-                    counters[item] = d[s]
-            cost = pricing.cost(model, inp, cached, out, calls, counters)
-        _LAST_COST = (rep, cost)
-        return cost
+            d["_view"] = self
+        return d
 
 
-def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
-              whole: bool = True) -> Iterator[dict[str, Any]]:
-    """`report.row(explained, whole=whole)` of each report, in order: the rows written
-    straight from the columns, bound once for the run (the JSON report's turns, a
-    conversation's table in the text report), not a method call and a binding per row."""
-    it = iter(reports)
-    first = next(it, None)
-    if first is None:
-        return iter(())
-    if type(first) is not TurnReport:
-        return (t.to_dict() for t in chain((first,), it))
-    return _columns(first._cols.table).rows(chain((first,), it), explained,
-                                            whole or explained)
+
+_DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" by day since the epoch (a capture spans a few)
 
 
-def _text(buf: bytearray, starts: Any, lens: Any, row: int) -> str | None:
-    """Texts.get (capture/table.py) from its three columns: the row's UTF-8 (None when
-    its length is -1), decoded; a lone surrogate comes back as it was stored."""
-    n = lens[row]
-    if n < 0:
-        return None
-    s = starts[row]
+def _iso_utc(seconds: float) -> str | None:
+    """ISO 8601 UTC of a start in seconds since the epoch; None past what a calendar
+    holds. Whole seconds (what captures hold) are written from their day's date, made
+    once per day, and the time of day."""
     try:
-        return buf[s:s + n].decode()
-    except UnicodeDecodeError:
-        return buf[s:s + n].decode("utf-8", "surrogatepass")
-
-
-_COLUMNS: list[_Columns] = []  # the last table's bound columns (one table per report)
-
-
-def _columns(table: Any) -> _Columns:
-    cols = _COLUMNS[0] if _COLUMNS else None
-    if cols is None or cols.table is not table or cols.version != table.version:
-        cols = _Columns(table)
-        _COLUMNS[:] = [cols]
-    return cols
-
-
-# The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
-_FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
-_DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" per day since the epoch, for _ts
-# "HH:MM:" per minute of the day and "SSZ" per second of the minute: a time of day is two
-# list reads, not three formatted numbers.
-_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]
-_SECONDS = [f"{s:02d}Z" for s in range(60)]
-
-
-def _ts(started_at: Any) -> str | None:
-    """TurnReport.ts from the response's start (seconds), the same arithmetic.
-
-    Whole seconds (what captures hold) are written from the day's date, looked up once per
-    day, and the time of day: strftime per turn was a twentieth of the writer. A time no
-    calendar holds (a damaged capture's year 11476) is unknown: None, not a traceback."""
-    if started_at is None:
-        return None
-    try:
-        if type(started_at) is int:
-            day, sec = divmod(started_at, 86400)
+        if type(seconds) is int:
+            day, sec = divmod(seconds, 86400)
             date = _DAYS.get(day)
             if date is None:
                 date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
                 if len(_DAYS) < 4096:
                     _DAYS[day] = date
-            minute, sec = divmod(sec, 60)
-            return date + _CLOCK[minute] + _SECONDS[sec]
-        ms = started_at * 1000
-        return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            return f"{date}{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}Z"
+        stamp = datetime.fromtimestamp(seconds * 1000 / 1000, tz=UTC)
     except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
         return None
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
-
-def _passes(output_types: Any) -> int:
-    """analyzer.model_passes, imported on first use (the analyzer imports this module)."""
-    global _passes
-    from traceview.analysis.analyzer import model_passes
-
-    _passes = model_passes
-    return model_passes(output_types)
-
-
-class _RowView:
-    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike):
-    the row is its __dict__, what the explanation reads beyond the row is in its slots
-    (a slot is read before the __dict__: the row is neither copied nor changed)."""
-
-    __slots__ = ("context", "include_sent", "cost_hosted_usd", "cost_reason", "carried",
-                 "__dict__")
+def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
+              whole: bool = True) -> Iterator[dict[str, Any]]:
+    """`report.row(explained, whole=whole)` of each report, in order (anything else than
+    a TurnReport gives its `to_dict()`)."""
+    for rep in reports:
+        yield rep.row(explained, whole=whole) if type(rep) is TurnReport else rep.to_dict()
 
 
 def explain_row(d: dict[str, Any]) -> list[str]:
     """The explanation of a row made with `row(explained=False)`."""
-    ctx, include, c, carried = d["_view"]
-    view = _RowView()
-    view.__dict__ = d
-    view.context, view.include_sent, view.cost_hosted_usd, view.cost_reason, \
-        view.carried = ctx, include, c.hosted_usd, c.reason, carried
-    return explain(view)  # type: ignore[arg-type]
+    return explain(_RowRead(d, d["_view"]))
 
 
-def _conv_count(name: str) -> property:
-    """A conversation's token total from its columns (None while no turn had usage)."""
-    def get(self: ConversationReport) -> int | None:
-        v = getattr(self._c, name)[self._n]
-        return None if v < 0 else v
+class _RowRead:
+    """A turn's row read as attributes, for `explain` (which reads a TurnReport alike):
+    the row's values are its __dict__ (read, not copied), anything else the report's,
+    read once (the carried context is looked up in the ledger)."""
 
-    def put(self: ConversationReport, value: int | None) -> None:
-        getattr(self._c, name)[self._n] = -1 if value is None else value
+    __slots__ = ("__dict__", "_report", "_more")
 
-    return property(get, put)
+    def __init__(self, row: dict[str, Any], report: TurnReport) -> None:
+        self.__dict__ = row
+        self._report = report
+        self._more: dict[str, Any] = {}
 
-
-def _conv_number(name: str) -> property:
-    """A conversation's count (0 when none) from its columns."""
-    def get(self: ConversationReport) -> int:
-        return getattr(self._c, name)[self._n]
-
-    def put(self: ConversationReport, value: int) -> None:
-        getattr(self._c, name)[self._n] = value
-
-    return property(get, put)
-
-
-def _conv_item(name: str) -> property:
-    """A conversation's entry in one of its columns' lists."""
-    def get(self: ConversationReport) -> Any:
-        return getattr(self._c, name)[self._n]
-
-    def put(self: ConversationReport, value: Any) -> None:
-        getattr(self._c, name)[self._n] = value
-
-    return property(get, put)
-
-
-class ConversationReport:
-    """Per-conversation totals, for the conversations list and the report: a view of one
-    conversation's number in the analyzer's ConversationColumns (conversation_columns.py),
-    made when read. Two views of one conversation are equal."""
-
-    __slots__ = ("_c", "_n")
-
-    def __init__(self, columns: Any, number: int) -> None:
-        self._c = columns
-        self._n = number
-
-    def __eq__(self, other: object) -> bool:
-        return (type(other) is ConversationReport and other._c is self._c
-                and other._n == self._n)
-
-    def __hash__(self) -> int:
-        return hash((id(self._c), self._n))
-
-    def __repr__(self) -> str:
-        return f"ConversationReport(key={self.key!r}, turns={len(self.turn_indices)})"
-
-    key = _conv_item("keys")
-    id = _conv_item("ids")
-    kind = _conv_item("kinds")  # conversation | chain | stateless
-    source = _conv_item("sources")
-    # Turn indices, in order: an array (4 bytes a turn, widened by the analyzer past
-    # 2**31), not a list of int objects (40).
-    carried = _conv_item("carried")  # the ConversationLedger, set by the ledger's pass
-    input_tokens = _conv_count("input_tokens")
-    cached_tokens = _conv_count("cached_tokens")
-    output_tokens = _conv_count("output_tokens")
-    hosted_calls = _conv_number("hosted_calls")
-    cost_unknown_turns = _conv_number("cost_unknown_turns")
-    usage_turns = _conv_number("usage_turns")
-
-    @property
-    def cost_usd(self) -> float | None:
-        v = self._c.cost_usd[self._n]
-        return None if v != v else v  # NaN: no turn of it was priced
-
-    @cost_usd.setter
-    def cost_usd(self, value: float | None) -> None:
-        self._c.cost_usd[self._n] = float("nan") if value is None else value
-
-    @property
-    def turn_indices(self) -> array:
-        return self._c.indices(self._n)
-
-    @property
-    def markers(self) -> dict[str, int]:
-        """Marker → how many of the conversation's turns carry it (a new dict: counted by
-        the analyzer, ConversationColumns.count_marker)."""
-        return self._c.marker_counts(self._n)
-
-    @property
-    def exchanges(self) -> list[int]:
-        """Indices of the exchanges (non-model calls) that name this conversation."""
-        return self._c.exchanges.setdefault(self._n, [])
-
-    @property
-    def turns(self) -> list[int]:
-        """The conversation's turn indices, in order (a new list; the analyzer appends to
-        `turn_indices`)."""
-        return self.turn_indices.tolist()
-
-    def to_dict(self) -> dict[str, Any]:
-        c, n = self._c, self._n
-        carried = c.carried[n]
-        return {
-            "id": c.ids[n], "key": c.keys[n], "kind": c.kinds[n], "source": c.sources[n],
-            "turns": c.indices(n).tolist(), "input_tokens": self.input_tokens,
-            "cached_tokens": self.cached_tokens, "output_tokens": self.output_tokens,
-            "hosted_calls": c.hosted_calls[n],
-            "cost_usd": None if (v := c.cost_usd[n]) != v else round(v, 6),
-            "cost_unknown_turns": c.cost_unknown_turns[n], "markers": c.marker_counts(n),
-            "usage_turns": c.usage_turns[n],
-            "exchanges": c.exchanges.get(n) or [],
-            "carried_context": carried.to_dict() if carried is not None else None,
-        }
+    def __getattr__(self, name: str) -> Any:
+        more = self._more
+        if name not in more:
+            more[name] = getattr(self._report, name)
+        return more[name]
