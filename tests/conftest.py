@@ -28,3 +28,7 @@ def _restore_registered_keys() -> Iterator[None]:
         known.clear()
         known.update(saved)
         known_sorted[:] = saved_sorted
+
+
+# The shared fixtures (`sim`) and paths (ROOT, SAMPLES, REAL) live in one module.
+pytest_plugins = ["tests.fixtures_shared"]

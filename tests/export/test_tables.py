@@ -10,7 +10,8 @@ import duckdb
 import pyarrow.dataset as ds
 import pytest
 
-from tests.export.conftest import REAL, ROOT, SAMPLE_FILES, SAMPLES
+from tests.export.conftest import SAMPLE_FILES
+from tests.fixtures_shared import REAL, ROOT, SAMPLES
 from traceview.analysis.session import analyze
 from traceview.export.queries import QUERIES
 from traceview.export.readme_tables import rewrite

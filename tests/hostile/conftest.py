@@ -9,5 +9,4 @@ from __future__ import annotations
 
 import os
 
-
 os.environ["TEXTUAL_ANIMATIONS"] = "none"

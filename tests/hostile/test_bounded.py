@@ -12,9 +12,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.fixtures_shared import ROOT
 from traceview.analysis import analyze
 
-from .corpus import ROOT, assert_no_traceback, traceview, write_jsonl
+from .corpus import assert_no_traceback, traceview, write_jsonl
 
 
 def _turn(rid: str, prev: str | None, text: str = "hi") -> list[dict]:

@@ -6,11 +6,9 @@ import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.fixtures_shared import ROOT
 from traceview.sim import cli, demo
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ns(module, argv: list[str]) -> argparse.Namespace:
