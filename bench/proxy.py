@@ -167,7 +167,7 @@ def main() -> int:
                                              for x in labels]),
         ("added per request, p95 (≤ 5 ms)", [f"{_pct(added[x], 95):.2f} ms" for x in labels]),
         ("stream chunk, p95 (≤ 1 ms)", [f"{_pct(chunks[x], 95):.2f} ms" for x in labels]),
-        ("proxy CPU per call", [f"{cpu[x]:.3f} ms" for x in labels]),
+        ("proxy CPU per call", [f"{cpu[x]:.2f} ms" for x in labels]),
         (f"{ns.clients} clients: req/s (÷ direct)",
          [f"{r:.0f} ({r / rate_d:.2f})" for r, _ in rates]),
         (f"{ns.clients} clients: errors", [str(e) for _, e in rates]),
