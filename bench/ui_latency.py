@@ -26,6 +26,8 @@ from typing import Any
 
 from side import add_arguments, bare_costs, capture_file, checkouts, generated, table
 
+STARTED = time.perf_counter()  # the child's imports count towards its first screen
+
 
 class Monitor:
     """What blocks the event loop: a 5 ms timer's lateness, and each message handler's
@@ -68,9 +70,9 @@ async def measure(path: Path, keys: int, gap: float) -> dict[str, Any]:
     monitor = Monitor()
     monitor.install()
     started = time.perf_counter()
+    out: dict[str, Any] = {"imports": started - STARTED}
     app = make_app([str(path)])
     watcher = asyncio.create_task(monitor.watch())
-    out: dict[str, Any] = {}
     async with app.run_test(size=(160, 48)) as pilot:
         # Poll: Pilot.pause() waits for the queue to drain, which a busy load delays.
         while not app.main.rows and not app.state.done:
@@ -149,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
 
     labels = [t.label for t in trees]
     rows = [
-        ("first rows (target ≤ 0.5 s)", [f"{low(x, 'first_rows'):.3f} s" for x in labels]),
+        ("imports (Textual, the app)", [f"{low(x, 'imports'):.3f} s" for x in labels]),
+        ("first rows, after imports (≤ 0.5 s)", [f"{low(x, 'first_rows'):.3f} s" for x in labels]),
         ("key p50 while loading", [_ms(low(x, "key_p50")) for x in labels]),
         ("key p95 while loading (≤ 100 ms)", [_ms(low(x, "key_p95")) for x in labels]),
         ("keys pressed", [str(runs[x][0]["keys"]) for x in labels]),
