@@ -1,33 +1,32 @@
-"""Follow mode: how soon an appended record is on screen, and what idling costs.
+"""Follow mode: how soon an appended turn is on screen, and what idling costs.
 
-Headless app (``make_app(..., follow=True)``) on a capture that a writer appends to
-from this process. For each appended turn (a request and its response, written as one
-append like the recorder does), measures the time from the write to the first screen
-refresh that shows the new row. Then measures the app's CPU time over an idle period.
-Bare cost for comparison: ``os.stat`` + reading the appended bytes + ``orjson.loads``.
+A headless inspector (`make_app(..., follow=True)`) on a capture this script appends to,
+one turn (request and response) per write as the recorder does; the time from the write to
+the refresh that shows the new row. Then the app's CPU over an idle period. Bare cost: a
+`stat` plus `orjson.loads` of the appended lines. Each checkout (this one, `--other DIR`)
+runs in its own process. Targets (DESIGN.md): on screen ≤ 250 ms after the write; CPU near
+idle while nothing is written.
 
-    python bench/follow.py                # 40 appends, 5 s idle
-    python bench/follow.py --appends 200 --idle 10
-
-Target (DESIGN.md): a record on screen ≤ 250 ms after it is written; CPU near idle.
+    python bench/follow.py                         # 40 appends, 5 s idle
+    python bench/follow.py --appends 200 --idle 10 --other /work/prev
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
+import json
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import orjson
+from side import ROOT, add_arguments, checkouts, table
 
-os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_traces" / "claims.jsonl"
 
 
@@ -37,15 +36,17 @@ def cpu() -> float:
 
 
 def bare(pair: bytes, path: Path) -> float:
+    import orjson
+
     start = time.perf_counter()
     for _ in range(100):
-        os.stat(path)
+        path.stat()
         for line in pair.splitlines():
             orjson.loads(line)
     return (time.perf_counter() - start) / 100
 
 
-async def run(appends: int, idle: float) -> None:
+async def measure(appends: int, idle: float) -> dict[str, Any]:
     from traceview.ui.app import make_app
     from traceview.ui.messages import TurnsLoaded
 
@@ -77,30 +78,51 @@ async def run(appends: int, idle: float) -> None:
                 await pilot.pause()  # the refresh that paints the row
                 latencies.append(time.perf_counter() - start)
             c0, t0 = cpu(), time.perf_counter()
-            await asyncio.sleep(idle)  # measuring idle CPU: nothing to wait for
-            c1, t1 = cpu(), time.perf_counter()
+            await asyncio.sleep(idle)
+            idle_share = (cpu() - c0) / (time.perf_counter() - t0)
         base = bare(pair, path)
-    p50 = statistics.median(latencies)
-    p95 = sorted(latencies)[max(0, int(len(latencies) * 0.95) - 1)]
-    print(f"appends: {appends}; bare cost (stat + orjson.loads of the pair): "
-          f"{base * 1e6:.0f} µs")
-    print(f"write → row on screen: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
-          f"max {max(latencies) * 1000:.0f} ms  (target ≤ 250 ms; "
-          f"p50 = {p50 / base:,.0f}× bare, dominated by the {0.1 * 1000:.0f} ms poll interval)")
-    share = (c1 - c0) / (t1 - t0)
-    print(f"idle CPU: {share:.1%} of one core over {t1 - t0:.1f} s")
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS: {peak:.0f} MB")
+    ordered = sorted(latencies)
+    return {"p50": statistics.median(ordered), "max": ordered[-1], "bare": base,
+            "p95": ordered[max(0, int(len(ordered) * 0.95) - 1)], "idle": idle_share}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--appends", type=int, default=40)
-    parser.add_argument("--idle", type=float, default=5.0)
-    ns = parser.parse_args()
-    asyncio.run(run(ns.appends, ns.idle))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--appends", type=int, default=40)
+    ap.add_argument("--idle", type=float, default=5.0)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    add_arguments(ap, repeat=1)
+    ns = ap.parse_args()
+    if ns.child:
+        print(json.dumps(asyncio.run(measure(ns.appends, ns.idle))))
+        return 0
+    trees = checkouts(ns.other)
+    got: dict[str, dict[str, Any]] = {}
+    for _ in range(ns.repeat):
+        for tree in trees:
+            proc = subprocess.run([tree.python, __file__, "--child", "--appends",
+                                   str(ns.appends), "--idle", str(ns.idle)], cwd=tree.root,
+                                  env=tree.env(), capture_output=True, text=True, check=False)
+            if proc.returncode:
+                sys.exit(f"{tree.label}: {proc.stderr[-600:]}")
+            run = json.loads(proc.stdout.splitlines()[-1])
+            prev = got.get(tree.label)
+            got[tree.label] = run if prev is None or run["p50"] < prev["p50"] else prev
+    labels = [t.label for t in trees]
+    base = got["this"]["bare"]
+    print(f"{ns.appends} appends of one turn; bare cost (stat + orjson.loads of the turn) "
+          f"{base * 1e6:.0f} µs; best of {ns.repeat}")
+    table("follow", [
+        ("write → row on screen, p50 (× bare)",
+         [f"{got[x]['p50'] * 1000:.0f} ms ({got[x]['p50'] / base:,.0f}×)" for x in labels]),
+        ("write → row on screen, p95 (≤ 250 ms)", [f"{got[x]['p95'] * 1000:.0f} ms"
+                                                   for x in labels]),
+        ("write → row on screen, max", [f"{got[x]['max'] * 1000:.0f} ms" for x in labels]),
+        (f"idle CPU over {ns.idle:g} s (share of a core)", [f"{got[x]['idle']:.1%}"
+                                                            for x in labels]),
+    ], labels)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -1,21 +1,16 @@
 """`traceview proxy`: what it adds to a call, against calling the simulator directly.
 
-The simulator and the proxy each run in their own process (as in real use: the proxy is
-its own process); this script is the client, on keep-alive connections. Prints:
+The simulator and each proxy (this checkout's, and each `--other DIR` checkout's, all in
+front of the same simulator) run in their own processes; this script is the client on
+keep-alive connections, calling direct, then through each proxy, in turn, so drift on a
+shared machine hits them alike. Prints added latency per request (p50/p95), added delay
+per stream chunk after the first byte, 64 concurrent clients (rate, errors), the proxy
+process's CPU per call (read from /proc: its own work, which load does not inflate the
+way it inflates percentiles) and its RSS over `--rss-calls` more calls (it must stay flat).
+Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, no errors, RSS flat.
 
-- added latency per request, p50/p95: paired, interleaved calls (direct, proxied, …) so
-  drift on a shared machine hits both sides alike;
-- added latency per stream chunk: each event's arrival, relative to the first byte, through
-  the proxy minus directly (the proxy's cost of forwarding one chunk);
-- throughput with 64 concurrent clients (threads), errors counted, vs direct;
-- the proxy's RSS after warm-up and after 10,000 requests (it must stay flat);
-- the proxy process's CPU per call (from /proc): its own work, which a loaded machine's
-  scheduling does not inflate the way it inflates the latency percentiles.
-
-Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, 64 clients no errors, RSS flat.
-
-    python bench/proxy.py                 # 1,000 paired calls, 10,000 for RSS
-    python bench/proxy.py --calls 200 --rss-calls 2000
+    python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
+    python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
 """
 
 from __future__ import annotations
@@ -33,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
+from side import add_arguments, checkouts, table
 
 BODY = b'{"model":"gpt-4.1","input":"Hello there, how are you?","store":false}'
 STREAM_BODY = b'{"model":"gpt-4.1","input":"Tell me a story","stream":true,"store":false}'
@@ -45,61 +41,56 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+def _serve(python: str, args: list[str], env: dict[str, str], cwd: Path) -> tuple:
+    port = _free_port()
+    proc = subprocess.Popen([python, "-m", "traceview", *args, "--port", str(port)], cwd=cwd,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit(f"bench/proxy.py: a server exited early ({proc.returncode})")
+            sys.exit(f"bench/proxy.py: traceview {args[0]} exited early ({proc.returncode})")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                return proc, f"http://127.0.0.1:{port}/v1/responses"
         except OSError:
             time.sleep(0.02)
-    sys.exit(f"bench/proxy.py: nothing listening on port {port} after 30 s")
+    sys.exit(f"bench/proxy.py: traceview {args[0]} not listening after 30 s")
 
 
-def _rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def _cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) the process has used: its own work, whatever the load."""
+def _proc_stat(pid: int) -> tuple[float, int]:
+    """(CPU seconds used, RSS kB) of a process, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text()
+               .splitlines() if line.startswith("VmRSS:"))
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), rss
 
 
-def _pct(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+def _pct(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
-def _timed_post(http: httpx2.Client, url: str) -> float:
+def _post(http: httpx2.Client, url: str) -> float:
     t = time.perf_counter()
-    r = http.post(url, content=BODY, headers=HEADERS)
-    r.raise_for_status()
+    http.post(url, content=BODY, headers=HEADERS).raise_for_status()
     return (time.perf_counter() - t) * 1000
 
 
-def _stream_arrivals(http: httpx2.Client, url: str) -> list[float]:
-    """Arrival time (ms) of each SSE event, from the first byte."""
+def _arrivals(http: httpx2.Client, url: str) -> list[float]:
+    """Arrival (ms after the first byte) of each SSE event."""
     times: list[float] = []
     with http.stream("POST", url, content=STREAM_BODY, headers=HEADERS) as r:
         buf = b""
         for chunk in r.iter_raw():
             now = time.perf_counter()
             buf += chunk
-            n = buf.count(b"\n\n")
-            if n:
+            if n := buf.count(b"\n\n"):
                 times.extend([now] * n)
                 buf = buf[buf.rfind(b"\n\n") + 2:]
-    return [(t - times[0]) * 1000 for t in times] if times else []
+    return [(t - times[0]) * 1000 for t in times]
 
 
 def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
-    errors = 0
-    lock = threading.Lock()
+    errors, lock = 0, threading.Lock()
 
     def worker(_: int) -> None:
         nonlocal errors
@@ -117,95 +108,75 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
     return clients * per_client / (time.perf_counter() - t), errors
 
 
-def _loop_name() -> str:
-    """The event loop uvicorn picks in this environment (`loop="auto"`): uvloop when it
-    imports, which the `[proxy]` extra installs."""
-    try:
-        import uvloop  # noqa: F401
-    except ImportError:
-        return "asyncio (uvloop not installed: pip install 'traceview[proxy]')"
-    return "uvloop"
-
-
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--calls", type=int, default=1000, help="paired calls for latency")
-    ap.add_argument("--streams", type=int, default=100, help="paired streams for chunk delay")
+    ap.add_argument("--calls", type=int, default=1000, help="calls per path for latency")
+    ap.add_argument("--streams", type=int, default=100, help="streams per path")
     ap.add_argument("--rss-calls", type=int, default=10_000, help="calls for the RSS check")
     ap.add_argument("--clients", type=int, default=64)
+    add_arguments(ap, repeat=1)
     ns = ap.parse_args()
-
-    sim_port, proxy_port = _free_port(), _free_port()
+    trees = checkouts(ns.other)
     tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
-    py = sys.executable
-    sim = subprocess.Popen([py, "-m", "traceview", "sim", "--port", str(sim_port), "--quiet"],
-                           stdout=subprocess.DEVNULL)
-    proxy = subprocess.Popen([py, "-m", "traceview", "proxy", "--port", str(proxy_port),
-                              "-o", str(tmp / "bench.jsonl"),
-                              "--upstream", f"http://127.0.0.1:{sim_port}/v1"],
-                             stderr=subprocess.DEVNULL)
+    sim, direct = _serve(sys.executable, ["sim", "--quiet"], trees[0].env(), trees[0].root)
+    upstream = direct.rsplit("/", 1)[0]
+    proxies = [_serve(t.python, ["proxy", "-o", str(tmp / f"{t.label}.jsonl"), "--upstream",
+                                 upstream], t.env(), t.root) for t in trees]
+    labels = [t.label for t in trees]
+    added: dict[str, list[float]] = {x: [] for x in labels}
+    chunks: dict[str, list[float]] = {x: [] for x in labels}
+    cpu: dict[str, float] = {}
     try:
-        _wait_listening(sim_port, sim)
-        _wait_listening(proxy_port, proxy)
-        print(f"proxy event loop: {_loop_name()}")
-        direct = f"http://127.0.0.1:{sim_port}/v1/responses"
-        proxied = f"http://127.0.0.1:{proxy_port}/v1/responses"
         with httpx2.Client(timeout=60) as http:
-            for _ in range(50):  # warm both paths (connections, imports, caches)
-                _timed_post(http, direct)
-                _timed_post(http, proxied)
-            d, p = [], []
-            cpu0 = _cpu_s(proxy.pid)
-            for _ in range(ns.calls):
-                d.append(_timed_post(http, direct))
-                p.append(_timed_post(http, proxied))
-            cpu_per_call = (_cpu_s(proxy.pid) - cpu0) / ns.calls * 1000
-            added = [b - a for a, b in zip(d, p, strict=True)]
-            print(f"request latency, {ns.calls} paired calls (ms):")
-            print(f"  direct   p50 {_pct(d, 50):6.2f}  p95 {_pct(d, 95):6.2f}")
-            print(f"  proxied  p50 {_pct(p, 50):6.2f}  p95 {_pct(p, 95):6.2f}")
-            print(f"  added    p50 {statistics.median(added):6.2f}  p95 {_pct(added, 95):6.2f}"
-                  "   (target p50 <= 1, p95 <= 5)")
-            print(f"  proxy process CPU per call {cpu_per_call:6.3f} ms   (its own work: uvicorn, "
-                  "relay, records; load-independent)")
-            chunk_added: list[float] = []
-            events = 0
+            for _ in range(50):  # warm every path: connections, imports, caches
+                _post(http, direct)
+                for _, url in proxies:
+                    _post(http, url)
+            cpu0 = [_proc_stat(p.pid)[0] for p, _ in proxies]
+            for _ in range(ns.calls * ns.repeat):
+                base = _post(http, direct)
+                for label, (_, url) in zip(labels, proxies, strict=True):
+                    added[label].append(_post(http, url) - base)
+            for label, (p, _), c0 in zip(labels, proxies, cpu0, strict=True):
+                cpu[label] = (_proc_stat(p.pid)[0] - c0) / (ns.calls * ns.repeat) * 1000
             for _ in range(ns.streams):
-                sd = _stream_arrivals(http, direct.replace("/responses", "/responses"))
-                sp = _stream_arrivals(http, proxied)
-                events = len(sp)
-                chunk_added.extend(b - a for a, b in zip(sd[1:], sp[1:], strict=False))
-            print(f"stream chunks, {ns.streams} paired streams of {events} events (ms after the "
-                  "first byte, proxied minus direct):")
-            print(f"  added    p50 {statistics.median(chunk_added):6.3f}  "
-                  f"p95 {_pct(chunk_added, 95):6.3f}   (target <= 1)")
+                base_s = _arrivals(http, direct)
+                for label, (_, url) in zip(labels, proxies, strict=True):
+                    got = _arrivals(http, url)
+                    chunks[label].extend(b - a for a, b in zip(base_s[1:], got[1:],
+                                                                strict=False))
         per = max(1, 2000 // ns.clients)
         rate_d, err_d = _throughput(direct, ns.clients, per)
-        cpu0 = _cpu_s(proxy.pid)
-        rate_p, err_p = _throughput(proxied, ns.clients, per)
-        cpu_64 = (_cpu_s(proxy.pid) - cpu0) / (ns.clients * per) * 1000
-        print(f"throughput, {ns.clients} concurrent clients x {per} calls:")
-        print(f"  direct   {rate_d:8.0f} req/s  errors {err_d}")
-        print(f"  proxied  {rate_p:8.0f} req/s  errors {err_p}   ratio {rate_p / rate_d:.2f}"
-              f"   (proxy CPU {cpu_64:.3f} ms per call)")
-        rss0 = _rss_kb(proxy.pid)
+        rates = [_throughput(url, ns.clients, per) for _, url in proxies]
+        rss: dict[str, list[int]] = {}
         with httpx2.Client(timeout=60) as http:
-            marks = []
-            for n in range(1, ns.rss_calls + 1):
-                _timed_post(http, proxied)
-                if n % (ns.rss_calls // 4) == 0:
-                    marks.append(_rss_kb(proxy.pid))
-        print(f"proxy RSS: {rss0 / 1024:.1f} MB after warm-up; after each quarter of "
-              f"{ns.rss_calls:,} more calls: "
-              + ", ".join(f"{m / 1024:.1f}" for m in marks) + " MB"
-              f"   (growth {(marks[-1] - marks[0]) / 1024:+.1f} MB over the last 3/4)")
-        size = (tmp / "bench.jsonl").stat().st_size
-        print(f"capture written: {size / 1e6:.1f} MB")
+            for label, (p, url) in zip(labels, proxies, strict=True):
+                rss[label] = [_proc_stat(p.pid)[1]]
+                for n in range(1, ns.rss_calls + 1):
+                    _post(http, url)
+                    if n % max(1, ns.rss_calls // 4) == 0:
+                        rss[label].append(_proc_stat(p.pid)[1])
     finally:
-        for proc in (proxy, sim):
+        for proc, _ in [*proxies, (sim, "")]:
             proc.terminate()
             proc.wait(10)
+    print(f"{ns.calls * ns.repeat} calls and {ns.streams} streams per path; direct "
+          f"{rate_d:.0f} req/s with {ns.clients} clients ({err_d} errors)")
+    table("proxy", [
+        ("added per request, p50 (≤ 1 ms)", [f"{statistics.median(added[x]):.2f} ms"
+                                             for x in labels]),
+        ("added per request, p95 (≤ 5 ms)", [f"{_pct(added[x], 95):.2f} ms" for x in labels]),
+        ("stream chunk, p95 (≤ 1 ms)", [f"{_pct(chunks[x], 95):.2f} ms" for x in labels]),
+        ("proxy CPU per call", [f"{cpu[x]:.2f} ms" for x in labels]),
+        (f"{ns.clients} clients: req/s (÷ direct)",
+         [f"{r:.0f} ({r / rate_d:.2f})" for r, _ in rates]),
+        (f"{ns.clients} clients: errors", [str(e) for _, e in rates]),
+        (f"RSS after warm-up, growth over {ns.rss_calls:,} calls",
+         [f"{rss[x][0] / 1024:.0f} MB, {(rss[x][-1] - rss[x][1]) / 1024:+.1f} MB"
+          for x in labels]),
+    ], labels)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

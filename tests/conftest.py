@@ -19,3 +19,7 @@ from traceview.safety import redact
 def _restore_registered_keys() -> Iterator[None]:
     with redact.registered():
         yield
+
+
+# The shared fixtures (`sim`) and paths (ROOT, SAMPLES, REAL) live in one module.
+pytest_plugins = ["tests.fixtures_shared"]

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fixtures_shared import ROOT, SAMPLES
 from traceview.analysis.compare import (
     Arm,
     ArmTurn,
@@ -19,8 +20,6 @@ from traceview.analysis.compare import (
 )
 from traceview.analysis.compare_arms import arm_from_capture, load_arms
 from traceview.analysis.pricing import Pricing
-
-from ..ui.conftest import ROOT, SAMPLES
 
 PRICING = Pricing.load()
 MODELS = ["gpt-4.1-2025-04-14", "gpt-4o-mini-2024-07-18", "gpt-5", "not-a-model"]

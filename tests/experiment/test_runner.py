@@ -25,15 +25,15 @@ from traceview.sim.server import SimServer
 
 
 @pytest.fixture(scope="module")
-def sim():
+def ab_sim():
     with SimServer(seed="ab-test", latency=LatencyModel(seed=1), stateless_cache=True) as s:
         yield s
 
 
 @pytest.fixture(scope="module")
-def source(tmp_path_factory, sim) -> Path:
+def source(tmp_path_factory, ab_sim) -> Path:
     path = tmp_path_factory.mktemp("source") / "source.jsonl"
-    with traceview.record.client(path, base_url=sim.base_url, api_key=DEMO_KEY,
+    with traceview.record.client(path, base_url=ab_sim.base_url, api_key=DEMO_KEY,
                                  max_retries=0) as client:
         record_source(path, client)
     return path
@@ -55,9 +55,9 @@ def plan(source: Path, docs: Path, *, sample: int = 4, runs: int = 2) -> dict:
     return m
 
 
-def play(folder: Path, m: dict, sim: SimServer, docs: Path, **kw) -> dict:
+def play(folder: Path, m: dict, ab_sim: SimServer, docs: Path, **kw) -> dict:
     folder.mkdir(exist_ok=True)
-    clients = make_clients(folder, sim.base_url, 0, api_key=DEMO_KEY, clock=simulated_clock())
+    clients = make_clients(folder, ab_sim.base_url, 0, api_key=DEMO_KEY, clock=simulated_clock())
     try:
         execute(folder, m, sorted(docs.iterdir()), clients, progress=None, **kw)
     finally:
@@ -87,9 +87,9 @@ def whole(folder: Path, m: dict) -> None:
     assert len(ledger(folder)) == sum(per_unit[t] for t in m["completed"])
 
 
-def test_both_arms_run_through_the_sdk_as_specified(tmp_path, sim, source, docs):
+def test_both_arms_run_through_the_sdk_as_specified(tmp_path, ab_sim, source, docs):
     out = tmp_path / "out"
-    m = play(out, plan(source, docs), sim, docs)
+    m = play(out, plan(source, docs), ab_sim, docs)
     assert m["status"] == "complete" and not m["failed"]
     whole(out, m)
     a, b = analyze(str(out / "A.jsonl")), analyze(str(out / "B.jsonl"))
@@ -107,7 +107,7 @@ def test_both_arms_run_through_the_sdk_as_specified(tmp_path, sim, source, docs)
     endpoints = Counter(e.endpoint for e in b.capture.exchanges)
     assert endpoints["POST /v1/vector_stores"] == 1
     assert endpoints[f"DELETE /v1/vector_stores/{m['vector_store']}"] == 1
-    assert m["deleted"] is True and not getattr(sim.state, "vector_stores", {})
+    assert m["deleted"] is True and not getattr(ab_sim.state, "vector_stores", {})
     # Interleaved: the ledger alternates A then B unit by unit, in the planned order.
     units = []
     for x in lines:
@@ -122,7 +122,7 @@ def test_both_arms_run_through_the_sdk_as_specified(tmp_path, sim, source, docs)
 
 
 def test_a_stop_between_units_leaves_whole_captures_and_resume_finishes(
-        tmp_path, sim, source, docs):
+        tmp_path, ab_sim, source, docs):
     out = tmp_path / "out"
     stop = threading.Event()
     calls = []
@@ -132,13 +132,13 @@ def test_a_stop_between_units_leaves_whole_captures_and_resume_finishes(
         if len(calls) == 3:
             stop.set()  # what the first Ctrl-C does
 
-    m = play(out, plan(source, docs), sim, docs, stop=stop, after_call=after)
+    m = play(out, plan(source, docs), ab_sim, docs, stop=stop, after_call=after)
     assert m["status"] == "partial" and 0 < len(m["completed"]) < len(m["order"])
     assert m["vector_store"] and "deleted" not in m  # kept for the resume
     whole(out, m)
     a, b, _ = load_arms([str(out)])
     assert any("the run is partial" in w for w in compare(a, b, resamples=50)["warnings"])
-    resumed = play(out, mf.read(out), sim, docs)
+    resumed = play(out, mf.read(out), ab_sim, docs)
     assert resumed["status"] == "complete"
     whole(out, resumed)
     assert len(resumed["sessions"]) == 2
@@ -147,7 +147,7 @@ def test_a_stop_between_units_leaves_whole_captures_and_resume_finishes(
 
 
 def test_an_interrupt_inside_a_unit_is_cut_back_and_resume_finishes(
-        tmp_path, sim, source, docs):
+        tmp_path, ab_sim, source, docs):
     out = tmp_path / "out"
     m0 = plan(source, docs)
     per_unit = turns_by_unit(m0)
@@ -160,16 +160,16 @@ def test_an_interrupt_inside_a_unit_is_cut_back_and_resume_finishes(
             raise KeyboardInterrupt  # a second Ctrl-C, mid-conversation
 
     after.n = 0
-    m = play(out, m0, sim, docs, after_call=after)
+    m = play(out, m0, ab_sim, docs, after_call=after)
     assert m["status"] == "partial" and len(m["completed"]) == first_long
     assert any(n.startswith("cut ") for n in m["notes"])
     whole(out, m)
-    resumed = play(out, mf.read(out), sim, docs)
+    resumed = play(out, mf.read(out), ab_sim, docs)
     assert resumed["status"] == "complete"
     whole(out, resumed)
 
 
-def test_a_run_killed_outright_resumes_from_its_journal(tmp_path, sim, source, docs):
+def test_a_run_killed_outright_resumes_from_its_journal(tmp_path, ab_sim, source, docs):
     out = tmp_path / "out"
     m0 = plan(source, docs)
     started = json.loads(json.dumps(m0))
@@ -181,7 +181,7 @@ def test_a_run_killed_outright_resumes_from_its_journal(tmp_path, sim, source, d
             stop.set()
 
     after.n = 0
-    m = play(out, m0, sim, docs, stop=stop, after_call=after)
+    m = play(out, m0, ab_sim, docs, stop=stop, after_call=after)
     done = list(m["completed"])
     assert done
     # As if the process had been killed: no final manifest, and a torn unit at the end.
@@ -190,7 +190,7 @@ def test_a_run_killed_outright_resumes_from_its_journal(tmp_path, sim, source, d
     with open(out / "A.jsonl", "ab") as handle:
         handle.write(b'{"dir":"req","id":"rec_torn","body":{"model":"x"}}\n')
     replayed = []
-    resumed = play(out, mf.read(out), sim, docs, after_call=replayed.append)
+    resumed = play(out, mf.read(out), ab_sim, docs, after_call=replayed.append)
     assert resumed["status"] == "complete"
     assert resumed["completed"][: len(done)] == done
     assert not {f"{c.arm}:{c.conversation}:{c.run}" for c in replayed} & set(done)

@@ -6,13 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_shared import SAMPLES
 from traceview.cli import main
 
-ROOT = Path(__file__).parent.parent.parent
-SAMPLES = ROOT / "sample_traces"
 # The top-level samples (sample_traces/ab/ holds an experiment's arms, not used here).
 SAMPLE_FILES = sorted(str(p) for p in SAMPLES.glob("*.jsonl"))
-REAL = ROOT / "tests" / "fixtures" / "real"
 
 
 class Run:

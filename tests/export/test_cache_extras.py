@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.export.conftest import SAMPLES
+from tests.fixtures_shared import SAMPLES
 from traceview.export.cache import Cache
 
 Q = "SELECT source, count(*) AS n FROM turns GROUP BY source ORDER BY source"

@@ -8,7 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.export.conftest import REAL, SAMPLES
+from tests.fixtures_shared import REAL, SAMPLES
 from traceview.analysis.session import analyze
 
 _VALUE_KEYS = {"stringValue", "intValue", "doubleValue", "boolValue", "arrayValue"}

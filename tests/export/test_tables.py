@@ -10,7 +10,8 @@ import duckdb
 import pyarrow.dataset as ds
 import pytest
 
-from tests.export.conftest import REAL, ROOT, SAMPLE_FILES, SAMPLES
+from tests.export.conftest import SAMPLE_FILES
+from tests.fixtures_shared import REAL, ROOT, SAMPLES
 from traceview.analysis.session import analyze
 from traceview.export.queries import QUERIES
 from traceview.export.readme_tables import rewrite
@@ -210,10 +211,10 @@ def test_sql_output_formats_and_errors(tv, samples_export: Path, tmp_path: Path)
     assert rc == 2 and "missing.jsonl" in err
 
 
-def test_readme_documents_the_schema_and_queries() -> None:
-    """The README's tables come from schema.py, its five queries and their output on the
+def test_docs_document_the_schema_and_queries() -> None:
+    """docs/fleet.md's tables come from schema.py, its five queries and their output on the
     samples from QUERIES: regenerating the section changes nothing."""
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "fleet.md").read_text()
     for table in TABLES:
         assert markdown_table(table) in readme, table
     for _, q in QUERIES.values():

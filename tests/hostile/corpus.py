@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fixtures_shared import ROOT
 
 # ---------------------------------------------------------------------------- escapes
 ESCAPES: dict[str, str] = {

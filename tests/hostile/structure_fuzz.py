@@ -1,6 +1,7 @@
 """A structure fuzz over capture records: types swapped at every path, depth, size.
 
-Shared by the CI test (a fixed, small budget) and ``bench/fuzz_structure.py`` (a long run).
+Run by tests/hostile/test_fuzz_structure.py (a fixed, small budget;
+TRACEVIEW_FUZZ_EXAMPLES=N for a long run).
 Each case is a small capture built from a real-looking turn whose values are replaced,
 at any path, by a value of another type, a deep nest or a large container; the reader,
 the analysis, every report format, the transcript and the diff must neither raise nor

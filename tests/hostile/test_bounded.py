@@ -12,9 +12,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.fixtures_shared import ROOT
 from traceview.analysis import analyze
 
-from .corpus import ROOT, assert_no_traceback, traceview, write_jsonl
+from .corpus import assert_no_traceback, traceview, write_jsonl
 
 
 def _turn(rid: str, prev: str | None, text: str = "hi") -> list[dict]:
@@ -237,7 +238,7 @@ def test_stdin_pipe_keeps_its_first_record() -> None:
         input=GOOD, capture_output=True, timeout=60, cwd=ROOT, check=False)
     assert proc.returncode == 0, proc.stderr
     assert _turn_count(proc) == 1
-    assert b'"input_tokens":7' in proc.stdout or b"7" in proc.stdout
+    assert orjson.loads(proc.stdout)["turns"][0]["input_tokens"] == 7
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])

@@ -10,7 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .corpus import ROOT, assert_no_traceback, traceview, write_jsonl
+from tests.fixtures_shared import ROOT
+
+from .corpus import assert_no_traceback, traceview, write_jsonl
 
 GOOD = [{"dir": "req", "body": {"model": "gpt-4o", "input": "hi"}},
         {"dir": "res", "body": {"object": "response", "id": "resp_1", "status": "completed",

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_shared import ROOT
 from traceview.ui.app import make_app
 
-from .corpus import ESCAPES, KEY_SHAPES, ROOT, escape_capture, forbidden_in, write_jsonl
+from .corpus import ESCAPES, KEY_SHAPES, escape_capture, forbidden_in, write_jsonl
 
 SECRET_TEXT, SECRET = KEY_SHAPES[1][1], KEY_SHAPES[1][2]
 

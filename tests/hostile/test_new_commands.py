@@ -26,13 +26,12 @@ from typing import Any
 import openai
 import pytest
 
+from tests.fixtures_shared import ROOT, SAMPLES
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import analyze
 from traceview.cli import main
 from traceview.safety.redact import redact_text
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_traces"
 FORMATS = ROOT / "tests" / "fixtures" / "formats"
 
 ESCAPES = ("\x1b]52;c;ZXZpbA==\x07\x1b]2;pwned\x07\x1b[31m\x9b2J\x85\x07\u202e\u200b\u2066"

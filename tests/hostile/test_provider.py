@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures_shared import ROOT
 from traceview.provider.client import ProviderConfig
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import ProviderCopy, _paginate
 from traceview.sim import SimServer
 
-from .corpus import ROOT, assert_no_traceback, traceview, write_jsonl
+from .corpus import assert_no_traceback, traceview, write_jsonl
 
 KEY = {"OPENAI_API_KEY": "sk-sim-test-000000000000"}
 

@@ -17,10 +17,10 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.fixtures_shared import ROOT
 from tests.hostile.corpus import (
     ESCAPES,
     KEY_SHAPES,
-    ROOT,
     escape_capture,
     secret_capture,
     traceview,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from .corpus import ROOT
+from tests.fixtures_shared import ROOT
 
 # A child process with a file size limit: writes past it fail with EFBIG (SIGXFSZ ignored),
 # which is what a full disk (ENOSPC) looks like to the writer.

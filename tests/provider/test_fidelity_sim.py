@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 import traceview.record as record
+from tests.fixtures_shared import SAMPLES
 from traceview.cli import main
 from traceview.sim import SimServer
 from traceview.sim.scenario import run_claims
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 SEED = "traceview-sample-CS-88213"
 TOOLS = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
 

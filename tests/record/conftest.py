@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from traceview.sim import SimServer
-
 API_KEY = "sk-proj-TESTKEYdoNotLeak0123456789abcdefXYZ"
-
-
-@pytest.fixture
-def sim() -> Iterator[SimServer]:
-    with SimServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -13,12 +13,6 @@ FS_TOOL = [{"type": "file_search", "vector_store_ids": ["vs_test"]}]
 
 
 @pytest.fixture
-def sim() -> Iterator[SimServer]:
-    with SimServer() as server:
-        yield server
-
-
-@pytest.fixture
 def client(sim: SimServer) -> Iterator[openai.OpenAI]:
     c = openai.OpenAI(base_url=sim.base_url, api_key="sk-sim-test-000000000000", max_retries=0)
     yield c

@@ -6,12 +6,10 @@ import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.fixtures_shared import ROOT
 from traceview.commands import demo
 from traceview.commands import sim as cli
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ns(module, argv: list[str]) -> argparse.Namespace:

@@ -1,6 +1,7 @@
-"""Rewrite the README's fleet tables and query outputs: `python -m traceview.export.readme_tables`.
+"""Rewrite the fleet tables and query outputs in docs/fleet.md:
+`python -m traceview.export.readme_tables`.
 
-The README documents the schema with types and shows the five queries' output on the
+docs/fleet.md documents the schema with types and shows the five queries' output on the
 samples; generating that text from the one schema definition and the one list of queries
 keeps them from drifting (tests/export/test_tables.py fails when they differ).
 """
@@ -48,7 +49,7 @@ def rewrite(readme: str) -> str:
     return f"{head}{TABLES_AT}\n{tables}\n\n{QUERIES_AT}\n{query_outputs()}\n{AFTER}{tail}"
 
 
-def main(path: str = "README.md") -> None:
+def main(path: str = "docs/fleet.md") -> None:
     p = Path(path)
     p.write_text(rewrite(p.read_text()))
 
