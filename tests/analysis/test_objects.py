@@ -145,7 +145,7 @@ def test_a_long_turn_list_is_written_as_orjson_would_write_it(tmp_path: Path) ->
     a = analyze(str(_one_store_capture(tmp_path, json_out.LONG_TURNS + 44)))
     [store] = [o for o in a.objects.objects if o.kind == "vector_store"]
     assert len(store.turns) == json_out.LONG_TURNS + 44  # past the list's limit
-    streamed = render_json(a)
+    streamed = render_json(a, explain=True)
     # What the document is without the pre-serialised list: every object's plain dict.
     whole = orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n"
     assert streamed == json_out._safe(whole)
@@ -173,7 +173,7 @@ def test_a_long_turn_list_is_streamed_apart_and_a_short_one_is_a_list() -> None:
 
 def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path) -> None:
     a = analyze(str(_one_store_capture(tmp_path, 3 * json_out._NUMBERS)))
-    chunks = list(json_out.iter_json(a))
+    chunks = list(json_out.iter_json(a, explain=True))
     assert b"".join(chunks) == json_out._safe(
         orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n")
     with_list = [c for c in chunks if b"\n          12287," in c]
