@@ -25,7 +25,7 @@ from traceview.analysis.hosted_state import _Configs
 from traceview.analysis.ledger import _line, build_ledger
 from traceview.analysis.objects import inventory
 from traceview.capture.calls import Calls
-from traceview.capture.model import HostedCall, ResponseFacts, Turn
+from traceview.capture.model import HostedCall, ResponseFacts, new_turn
 from traceview.capture.table import TurnTable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
@@ -117,9 +117,9 @@ def test_calls_questions_are_answered_without_making_calls(monkeypatch: Any) -> 
     calls = table.responses.dicts["hosted_calls"]
     assert isinstance(calls, Calls)
     for i, hosted in enumerate(((A, B), (), (C,), (B,))):
-        Turn(i + 1, 0, 2 * i + 1, "responses", table=table,
+        new_turn(i + 1, 0, 2 * i + 1, "responses", table=table,
              res=ResponseFacts(f"r{i}", hosted_calls=hosted))
-    Turn(9, 0, 99, "responses", table=table, res=0).res.hosted_calls = (C, A)  # out of order
+    new_turn(9, 0, 99, "responses", table=table, res=0).res.hosted_calls = (C, A)  # out of order
     made = []
     monkeypatch.setattr(Calls, "_read", lambda self, *a: made.append(a))
     assert [r in calls for r in range(6)] == [True, False, True, True, False, False]

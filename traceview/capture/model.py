@@ -9,23 +9,25 @@ Bodies stay in the file and are re-read through a RecordRef when someone asks fo
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from traceview.capture.calls import HostedCall
 from traceview.capture.table import (
     LIMIT,
     NO_CREATED,
     SET,
-    SIGNED,
+    UNKNOWN,
+    Col,
     RequestSide,
     ResponseSide,
     Side,
     TurnTable,
-    count,
-    count0,
-    created,
 )
+
+__all__ = ["Attempt", "Exchange", "HostedCall", "Problem", "RecordRef", "RequestFacts",
+           "RequestRow", "ResponseFacts", "ResponseRow", "Turn", "Turns", "new_turn"]
 
 
 class RecordRef(NamedTuple):
@@ -49,34 +51,6 @@ class Problem:
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "line": self.line, "kind": self.kind,
                 "message": self.message}
-
-
-@dataclass(slots=True)
-class HostedCall:
-    """One output item the provider executed itself, and what it left behind.
-
-    A slots object, not a dict: a large capture holds one per hosted call. Reports turn
-    it into a dict (`to_dict`) only when they write it.
-    """
-
-    type: str
-    id: str | None
-    status: str | None
-    evidence: str  # captured | empty | missing
-    include: str | None  # the include flag that captures the evidence, if one exists
-    queries: tuple[str, ...] = ()
-    detail: str | None = None  # one line: what was found, or why nothing was
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "id": self.id,
-            "status": self.status,
-            "evidence": self.evidence,
-            "include": self.include,
-            "queries": list(self.queries),
-            "detail": self.detail,
-        }
 
 
 def _known(value: int | None) -> int | None:
@@ -229,95 +203,75 @@ class ResponseFacts:
 
 # ---- reading a row ------------------------------------------------------------------------
 # A row view reads one row of a side of the turn table (capture/table.py) under the same
-# names as the plain record; setting a name writes the row. Properties are made from the
-# side's field lists, so a field is named once.
+# names as the plain record; setting a name writes the row. Its properties are made from
+# the side's SCHEMA, so a field is named once.
 
-def _getter(name: str, body: str, **consts: Any) -> Any:
-    """A getter `get(v)` compiled with the column's attribute name written in it (a closure
-    over the name and a dict lookup cost a third more a read: views are read a few hundred
-    thousand times in a report)."""
-    ns: dict[str, Any] = dict(consts)
-    exec(compile(f"def get(v):\n    {body}\n", f"<view {name}>", "exec"), ns)  # noqa: S102
-    return ns["get"]
-
-
-def _count_property(name: str, nullable: bool) -> property:
-    if nullable:
-        get = _getter(name, f"n = v._s._c_{name}[v._r]\n    return None if n < 0 else n")
-    else:
-        get = _getter(name, f"return v._s._c_{name}[v._r]")
-
-    store = count if nullable else count0
-
-    def put(v: Any, value: int | None) -> None:
-        v._s.put(name, v._r, store(value))
-
-    return property(get, put)
-
-
-def _pooled_property(name: str) -> property:
-    get = _getter(name, f"s = v._s\n    return s._pv[s._c_{name}[v._r]]")
-
-    def put(v: Any, value: Any) -> None:
-        s = v._s
-        s.put(name, v._r, s.pool.number(value))
-
-    return property(get, put)
-
-
-def _text_property(name: str) -> property:
-    get = _getter(name, f"return v._s._c_{name}.get(v._r)")
-
-    def put(v: Any, value: str | None) -> None:
-        v._s.cols[name].set(v._r, value)
-
-    return property(get, put)
-
-
-def _flag_property(bit: int) -> property:
-    mask = 1 << bit
-    get = _getter(f"bit {bit}", f"return bool(v._s.flags[v._r] & {mask})")
-
-    def put(v: Any, value: bool) -> None:
-        flags = v._s.flags
-        flags[v._r] = flags[v._r] | mask if value else flags[v._r] & ~mask
-
-    return property(get, put)
-
-
-def _sparse_property(name: str, default: Any, how: str) -> property:
-    is_set = SET[how]
-    get = _getter(name, f"return v._s._d_{name}.get(v._r, default)", default=default)
-
-    def put(v: Any, value: Any) -> None:
-        if value is not None and is_set(value):
-            v._s.dicts[name][v._r] = value
+def _property(c: Col, bit: int) -> property:
+    """How a view reads and writes column `c` (`bit`: its place among the side's flags)."""
+    name, null = c.name, c.null
+    get: Callable[[Any], Any]
+    put: Callable[[Any, Any], None]
+    if c.kind == "count":
+        store = c.store
+        assert store is not None
+        if null == UNKNOWN:
+            def get(v: Any) -> Any:
+                n = v._s.cols[name][v._r]
+                return None if n < 0 else n
         else:
-            v._s.dicts[name].pop(v._r, None)
+            def get(v: Any) -> Any:
+                return v._s.cols[name][v._r]
 
+        def put(v: Any, value: Any) -> None:
+            v._s.cols[name][v._r] = store(value)
+    elif c.kind == "pooled":
+        def get(v: Any) -> Any:
+            s = v._s
+            return s.pool.values[s.cols[name][v._r]]
+
+        def put(v: Any, value: Any) -> None:
+            v._s.cols[name][v._r] = v._s.pool.number(value)
+    elif c.kind == "text":
+        def get(v: Any) -> Any:
+            return v._s.cols[name].get(v._r)
+
+        def put(v: Any, value: Any) -> None:
+            v._s.cols[name].set(v._r, value)
+    elif c.kind == "flag":
+        mask = 1 << bit
+
+        def get(v: Any) -> Any:
+            return bool(v._s.flags[v._r] & mask)
+
+        def put(v: Any, value: Any) -> None:
+            flags = v._s.flags
+            flags[v._r] = flags[v._r] | mask if value else flags[v._r] & ~mask
+    else:  # sparse
+        is_set = SET[c.how]
+
+        def get(v: Any) -> Any:
+            return v._s.dicts[name].get(v._r, null)
+
+        def put(v: Any, value: Any) -> None:
+            if value is not None and is_set(value):
+                v._s.dicts[name][v._r] = value
+            else:
+                v._s.dicts[name].pop(v._r, None)
     return property(get, put)
 
 
-def _row_view(name: str, side: type[Side]) -> type:
+def _row_view(name: str, side: type[Side], base: type) -> type:
     """A class whose instances read (and write) one row of `side`."""
-    ns: dict[str, Any] = {"__slots__": ("_s", "_r")}
-    for field_name, nullable in side.COUNTS:
-        ns[field_name] = _count_property(field_name, nullable)
-    for field_name in side.POOLED:
-        ns[field_name] = _pooled_property(field_name)
-    for field_name in side.TEXTS:
-        ns[field_name] = _text_property(field_name)
-    for i, field_name in enumerate(side.FLAGS):
-        ns[field_name] = _flag_property(i)
-    for field_name, default, how in side.SPARSE:
-        ns[field_name] = _sparse_property(field_name, default, how)
+    ns: dict[str, Any] = {"__slots__": (), "__repr__": base.__repr__}
+    flags = side.FLAGS
+    for c in side.SCHEMA:
+        if c.kind != "number":  # the few of their own, below
+            ns[c.name] = _property(c, flags.index(c.name) if c.kind == "flag" else -1)
     return type(name, (_RowView,), ns)
 
 
 class _RowView:
-    __slots__ = ()
-    _s: Any
-    _r: int
+    __slots__ = ("_s", "_r")
 
     def __init__(self, side: Side, row: int) -> None:
         self._s = side
@@ -328,41 +282,37 @@ class _RowView:
         return self.store_value if self.store_set else None  # type: ignore[attr-defined]
 
     def __eq__(self, other: object) -> bool:
-        return (type(other) is type(self) and other._s is self._s  # type: ignore[attr-defined]
-                and other._r == self._r)  # type: ignore[attr-defined]
+        return (isinstance(other, _RowView) and type(other) is type(self)
+                and other._s is self._s and other._r == self._r)
 
     def __hash__(self) -> int:
         return hash((id(self._s), self._r))
 
 
-RequestRow = _row_view("RequestRow", RequestSide)
-ResponseRow = _row_view("ResponseRow", ResponseSide)
+class RequestRow(_row_view("RequestRowBase", RequestSide, RequestFacts)):  # type: ignore[misc]
+    __slots__ = ()
+
+    @property
+    def first_user_sig(self) -> int | None:
+        return self._s.cols["first_user_sig"][self._r] if self.has_sig else None
+
+    @first_user_sig.setter
+    def first_user_sig(self, value: int | None) -> None:
+        self._s.cols["first_user_sig"][self._r] = value or 0
+        self.has_sig = value is not None
 
 
-def _first_user_sig(v: Any) -> int | None:
-    return v._s.cols["first_user_sig"][v._r] if v.has_sig else None
+class ResponseRow(_row_view("ResponseRowBase", ResponseSide, ResponseFacts)):  # type: ignore[misc]
+    __slots__ = ()
 
+    @property
+    def raw_created_at(self) -> float | None:
+        c = self._s.cols["raw_created_at"][self._r]
+        return None if c == NO_CREATED else c
 
-def _put_first_user_sig(v: Any, value: int | None) -> None:
-    v._s.cols["first_user_sig"][v._r] = value or 0
-    v.has_sig = value is not None
-
-
-RequestRow.first_user_sig = property(_first_user_sig, _put_first_user_sig)  # type: ignore[attr-defined]
-
-
-def _raw_created_at(v: Any) -> float | None:
-    c = v._s.cols["raw_created_at"][v._r]
-    return None if c == NO_CREATED else float(c)  # whole seconds are stored as ints
-
-
-def _put_raw_created_at(v: Any, value: float | None) -> None:
-    v._s.put("raw_created_at", v._r, created(value))
-
-
-ResponseRow.raw_created_at = property(_raw_created_at, _put_raw_created_at)  # type: ignore[attr-defined]
-RequestRow.__repr__ = RequestFacts.__repr__  # type: ignore[method-assign]
-ResponseRow.__repr__ = ResponseFacts.__repr__  # type: ignore[method-assign]
+    @raw_created_at.setter
+    def raw_created_at(self, value: float | None) -> None:
+        self._s.cols["raw_created_at"][self._r] = NO_CREATED if value is None else float(value)
 
 
 @dataclass(slots=True)
@@ -382,62 +332,24 @@ class Attempt:
                 "elapsed_ms": self.elapsed_ms}
 
 
-_NO_REF = (-1, -1, -1)  # a turn's request columns when it has no request record
-
-
 class Turn:
     """One model call: a request with its response (either half may be missing).
 
     A view of one row of the capture's TurnTable (capture/table.py): its attributes read
-    and write that row. `req` and `res` are views of the row's facts (RequestRow,
-    ResponseRow), None when that side is missing; assigning a RequestFacts/ResponseFacts
-    record stores it as a new row.
+    and write that row (`new_turn` makes the row). `req` and `res` are views of the row's
+    facts (RequestRow, ResponseRow), None when that side is missing; assigning a
+    RequestFacts/ResponseFacts record stores it as a new row of that side.
 
     `attempts` holds the failed tries before it that were retried with the same input
     (empty on almost every turn): they are part of this turn, not turns of their own.
+    Two views of the same row are equal.
     """
 
     __slots__ = ("_t", "_r")
 
-    def __init__(self, index: int, source: int, line: int, api: str,
-                 request: RecordRef | None = None, response: RecordRef | None = None,
-                 req: RequestFacts | None = None, res: ResponseFacts | None = None,
-                 notes: tuple[str, ...] = (), *, table: TurnTable | None = None) -> None:
-        t = table if table is not None else TurnTable()
-        self._t = t
-        r = self._r = len(t.index)
-        n = t.pool.numbers.get(api)
-        if n is None:
-            n = t.pool.number(api)
-        if request is not None:  # the request's columns written as they are made
-            line, at = request.line, request
-        else:
-            at = _NO_REF
-        try:  # a value too wide for its column: all of the row again, the slow way
-            t.index.append(index)
-            t.source.append(source)
-            t.api.append(n)
-            t.line.append(line)
-            t.req_source.append(at[0])
-            t.req_offset.append(at[1])
-            t.req_length.append(at[2])
-            t.res_source.append(-1)
-            t.res_offset.append(-1)
-            t.res_length.append(-1)
-            t.res_line.append(-1)
-            t.req_row.append(-1)
-            t.res_row.append(-1)
-        except OverflowError:
-            t.append_row(r, (index, source, n, line, at[0], at[1], at[2], -1, -1, -1, -1,
-                             -1, -1))
-        if response is not None:
-            self.response = response
-        if req is not None:
-            self.req = req
-        if res is not None:
-            self.res = res
-        if notes:
-            self.notes = notes
+    def __init__(self, table: TurnTable, row: int) -> None:
+        self._t = table
+        self._r = row
 
     @property
     def table(self) -> TurnTable:
@@ -458,7 +370,7 @@ class Turn:
     @property
     def api(self) -> str:
         t = self._t
-        return t.pool.values[t.api[self._r]]
+        return t.pool.values[t.api[self._r]]  # type: ignore[no-any-return]
 
     @property
     def line(self) -> int:
@@ -476,18 +388,7 @@ class Turn:
 
     @request.setter
     def request(self, ref: RecordRef | None) -> None:
-        t, r = self._t, self._r
-        if ref is None:
-            t.req_source[r] = -1
-            return
-        try:
-            t.req_source[r], t.req_offset[r], t.req_length[r] = ref.source, ref.offset, \
-                ref.length
-            t.line[r] = ref.line
-        except OverflowError:  # a column too narrow for the value: widened
-            for name, value in zip(("req_source", "req_offset", "req_length", "line"),
-                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
-                t.put(name, r, value)
+        self._t.set_request(self._r, ref)
 
     @property
     def response(self) -> RecordRef | None:
@@ -498,18 +399,7 @@ class Turn:
 
     @response.setter
     def response(self, ref: RecordRef | None) -> None:
-        t, r = self._t, self._r
-        if ref is None:
-            t.res_source[r] = -1
-            return
-        try:
-            t.res_source[r], t.res_offset[r], t.res_length[r] = ref.source, ref.offset, \
-                ref.length
-            t.res_line[r] = ref.line
-        except OverflowError:
-            for name, value in zip(("res_source", "res_offset", "res_length", "res_line"),
-                                   (ref.source, ref.offset, ref.length, ref.line), strict=True):
-                t.put(name, r, value)
+        self._t.set_response(self._r, ref)
 
     # Reading a side makes a view; the last one made is kept on the table and handed out
     # again while the same row is asked for (a report reads one turn's facts a dozen times
@@ -523,16 +413,11 @@ class Turn:
         v = t.last_req
         if v is None or v._r != row:
             v = t.last_req = RequestRow(t.requests, row)
-        return v
+        return v  # type: ignore[no-any-return]
 
     @req.setter
     def req(self, facts: RequestFacts | RequestRow | int | None) -> None:
-        t = self._t
-        row = _row_of(t.requests, facts)
-        try:
-            t.req_row[self._r] = row
-        except OverflowError:
-            t.put("req_row", self._r, row)
+        self._t.req_row[self._r] = _row_of(self._t.requests, facts)
 
     @property
     def res(self) -> ResponseRow | None:
@@ -543,16 +428,11 @@ class Turn:
         v = t.last_res
         if v is None or v._r != row:
             v = t.last_res = ResponseRow(t.responses, row)
-        return v
+        return v  # type: ignore[no-any-return]
 
     @res.setter
     def res(self, facts: ResponseFacts | ResponseRow | int | None) -> None:
-        t = self._t
-        row = _row_of(t.responses, facts)
-        try:
-            t.res_row[self._r] = row
-        except OverflowError:
-            t.put("res_row", self._r, row)
+        self._t.res_row[self._r] = _row_of(self._t.responses, facts)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -579,7 +459,7 @@ class Turn:
     def conversation_id(self) -> str | None:
         req = self.req
         if req and req.conversation_id:
-            return req.conversation_id
+            return req.conversation_id  # type: ignore[no-any-return]
         res = self.res
         return res.conversation_id if res else None
 
@@ -592,67 +472,72 @@ class Turn:
     def model(self) -> str | None:
         res = self.res
         if res and res.model:
-            return res.model
+            return res.model  # type: ignore[no-any-return]
         req = self.req
         return req.model if req else None
 
-
     def __eq__(self, other: object) -> bool:
-        """The same row of the same table: a view made again (capture.turns makes one
-        each time a turn is read) is the same turn."""
-        return (type(other) is Turn and other._t is self._t  # type: ignore[attr-defined]
-                and other._r == self._r)  # type: ignore[attr-defined]
+        return isinstance(other, Turn) and other._t is self._t and other._r == self._r
 
     def __hash__(self) -> int:
         return hash((id(self._t), self._r))
 
 
-_new_turn = Turn.__new__
-
-
-def _view(table: TurnTable, row: int) -> Turn:
-    """A Turn reading row `row` (the constructor makes a new row)."""
-    t = _new_turn(Turn)
-    t._t = table
-    t._r = row
-    return t
+def new_turn(index: int, source: int, line: int, api: str,
+             request: RecordRef | None = None, response: RecordRef | None = None,
+             req: RequestFacts | RequestRow | int | None = None,
+             res: ResponseFacts | ResponseRow | int | None = None,
+             notes: tuple[str, ...] = (), *, table: TurnTable | None = None) -> Turn:
+    """A turn as a new row of `table` (a new table when none is given): its request's
+    line is its first line when it has a request."""
+    t = table if table is not None else TurnTable()
+    req_row = _row_of(t.requests, req)
+    r = t.append_turn(index, source, line if request is None else request.line, api,
+                      request, req_row)
+    turn = Turn(t, r)
+    if response is not None:
+        turn.response = response
+    if res is not None:
+        turn.res = res
+    if notes:
+        turn.notes = notes
+    return turn
 
 
 class Turns(Sequence[Turn]):
     """A capture's turns in order, as a sequence of views made when read (a list of one
-    Turn object a turn cost ~84 bytes a turn, a third of the table).
+    Turn object a turn would cost ~84 bytes a turn).
 
     Position i is row i of the table while every turn appended was the table's next row
     (`rows` None: nothing is stored a turn). A retried turn replaces the turn it retries
     (`turns[-1] = retry`, a new row), and from then on each position's row is kept in an
-    array (4 bytes a turn at most). Reading gives equal (`==`), not identical, views.
+    array. Reading gives equal (`==`), not identical, views.
     """
 
     __slots__ = ("table", "rows", "n")
 
     def __init__(self, table: TurnTable) -> None:
         self.table = table
-        self.rows: array | None = None  # None: position i is row i, for i < n
+        self.rows: array[int] | None = None  # None: position i is row i, for i < n
         self.n = 0
 
     def __len__(self) -> int:
         rows = self.rows
         return self.n if rows is None else len(rows)
 
-    def _explicit(self) -> array:
+    def _explicit(self) -> array[int]:
         rows = self.rows
         if rows is None:
-            rows = self.rows = array(SIGNED[2], range(self.n))
+            rows = self.rows = array("i", range(self.n))
         return rows
 
     def append(self, turn: Turn) -> None:
-        rows = self.rows
-        if rows is None and turn._r == self.n and turn._t is self.table:
-            self.n += 1
-            return
         if turn._t is not self.table:
             raise ValueError("a turn of another table")
-        self._explicit().append(turn._r)
+        if self.rows is None and turn._r == self.n:
+            self.n += 1
+        else:
+            self._explicit().append(turn._r)
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
@@ -663,9 +548,9 @@ class Turns(Sequence[Turn]):
         if not 0 <= i < n:
             raise IndexError("turn position out of range")
         rows = self.rows
-        return _view(self.table, i if rows is None else rows[i])
+        return Turn(self.table, i if rows is None else rows[i])
 
-    def __setitem__(self, i: int, turn: Turn) -> None:
+    def __setitem__(self, i: int, turn: Turn) -> None:  # type: ignore[override]
         if turn._t is not self.table:
             raise ValueError("a turn of another table")
         n = len(self)
@@ -680,10 +565,7 @@ class Turns(Sequence[Turn]):
     def __iter__(self) -> Iterator[Turn]:
         table, rows = self.table, self.rows
         for r in (range(self.n) if rows is None else rows):
-            t = _new_turn(Turn)
-            t._t = table
-            t._r = r
-            yield t
+            yield Turn(table, r)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Turns | list | tuple):
