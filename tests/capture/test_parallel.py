@@ -50,7 +50,7 @@ def _no_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(*_: object, **__: object) -> None:
         raise OSError("no processes here")
 
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", refused)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", refused)
 
 
 def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:

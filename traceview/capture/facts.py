@@ -6,13 +6,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from itertools import repeat
-from operator import itemgetter
-
-try:  # hashlib's blake2b itself, without hashlib's import of OpenSSL (3.5 MB of RSS)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - an interpreter without the builtin module
-    from hashlib import blake2b
+from hashlib import blake2b
 from sys import intern
 from typing import Any
 from zlib import crc32
@@ -30,11 +24,9 @@ from traceview.capture.items import (
     message_text,
     model_produced,
     response_body,
-    text_bytes,
 )
-from traceview.capture.media import IMAGE_PARTS, OTHER_MEDIA, media_parts
+from traceview.capture.media import media_parts
 from traceview.capture.model import RequestFacts, ResponseFacts
-from traceview.capture.plain_text import holds_no_secret
 from traceview.safety.redact import redact_text
 from traceview.wire import (
     ACTION_TYPES,
@@ -55,46 +47,9 @@ def _dumps(obj: Any) -> bytes:
         return b""
 
 
-# Substrings whose absence from an item list's JSON proves it carries no non-text input:
-# one C-level search spares the walk on the turns (nearly all) that have none.
-_MEDIA_HINTS = (b'"input_image"', b'"input_file"', b'"computer_screenshot"', b'"image_url"',
-                b'"input_audio"', b'"file"')
-
-
-def _may_carry_media(raw: bytes) -> bool:
-    return any(h in raw for h in _MEDIA_HINTS)
-
-
-_MEDIA_TYPES = IMAGE_PARTS + OTHER_MEDIA
-
-
-def _media(new: list[Any], model: str | None, raw_items: bytes) -> list[dict[str, Any]]:
-    """The non-text parts of the new input (media.media_parts), skipped when cheap checks
-    prove there are none."""
-    if not new or _flat(new) or not _may_carry_media(raw_items):
-        return []
-    return media_parts(new, model)
-
-
-def _flat(items: list[Any]) -> bool:
-    """True when `media_parts(items)` is surely empty, read off the items in less time than
-    the hints take to search: no item is a media part or holds a list or dict under
-    `content` or `output` (the only places media_parts looks inside), as one typed message
-    a request of a hosted conversation sends."""
-    for item in items:
-        if type(item) is dict:
-            g = item.get
-            t = g("type")
-            if (type(t) is str and t in _MEDIA_SET) or isinstance(g("content"), _CONTAINERS) \
-                    or isinstance(g("output"), _CONTAINERS):
-                return False
-        elif isinstance(item, _CONTAINERS):
-            return False
-    return True
-
-
-_MEDIA_SET = frozenset(_MEDIA_TYPES)
-_CONTAINERS = (list, dict)
+def _media(new: list[Any], model: str | None) -> list[dict[str, Any]]:
+    """The non-text parts of the new input (media.media_parts)."""
+    return media_parts(new, model) if new else []
 
 
 def _dumps_len(obj: Any) -> int:
@@ -133,30 +88,13 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
-    """The words joined by single spaces, secrets masked (redact_text), cut at `limit`.
-
-    Text that surely holds no secret (capture/plain_text.py) is not passed through the
-    redactor: most user messages."""
-    text = " ".join(words)
-    if holds_no_secret(text):
-        return text[:limit]
-    return redact_text(text)[:limit]
+    """The words joined by single spaces, secrets masked (redact_text), cut at `limit`."""
+    return redact_text(" ".join(words))[:limit]
 
 
-def _user_excerpt(text: str) -> tuple[str, int]:
-    """(excerpt, words) of a user text no longer than USER_TEXT_MAX * 2, as
-    `_excerpt(text.split())` and `len(text.split())` give them (the general path, below).
-
-    A text of ASCII letters and digits in words one space apart, none at either end, that
-    holds no secret shape (plain_text.holds_no_secret, which also sees a registered key) is
-    its own folded excerpt: its split words joined again are the text itself, and its
-    words are its spaces plus one. Most user messages are such text: the split, the join
-    and the second pre-check are passed over (tests/core/test_facts_fast_paths.py)."""
-    if text and text[0] != " " and text[-1] != " " and "  " not in text \
-            and holds_no_secret(text):
-        return text[:USER_TEXT_MAX], text.count(" ") + 1
-    words = text.split()
-    return _excerpt(words), len(words)
+def _user_text(text: str) -> tuple[str, int]:
+    """(excerpt, number of words) of a user text."""
+    return _clip(text, USER_TEXT_MAX), len(text.split())
 
 
 def signature(text: str) -> int:
@@ -196,10 +134,8 @@ def _user_side(items: list[Any], want_sig: bool = True,
             text = last.get("content")
             if type(text) is not str:  # a list of parts (or none): message_text reads it
                 text = message_text(last) or ""
-        if len(text) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            excerpt, n_words = _user_excerpt(text)
-            return excerpt, n_words, first_sig
-        return _clip(text, USER_TEXT_MAX), len(text.split()), first_sig
+        excerpt, n_words = _user_text(text)
+        return excerpt, n_words, first_sig
     return describe_item(last), None, first_sig
 
 
@@ -214,30 +150,12 @@ def _new_items(items: list[Any], chained: bool) -> list[Any]:
     return items
 
 
-_TOOL_SETS: dict[tuple[Any, ...], tuple[str, ...]] = {}
-_TYPE = repeat("type")  # map(dict.get, items, _TYPE): each item's "type"
-
-
 def _tools(tools: Any) -> tuple[str, ...]:
-    """The distinct tool types offered, in order; one shared tuple per distinct list (a
-    service offers the same few tool lists on every request)."""
+    """The distinct tool types offered, in order (one shared tuple per distinct list)."""
     if type(tools) is not list:
         return ()
-    try:
-        key = tuple(map(dict.get, tools, _TYPE))  # in C; a TypeError on a tool not a dict
-    except TypeError:
-        key = tuple([t.get("type") if type(t) is dict else None for t in tools])
-    try:
-        return _TOOL_SETS[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable "type" (a damaged capture): not a tool type
-        key = tuple([t if type(t) is str else None for t in key])
-    seen = dict.fromkeys(intern(t) for t in key if type(t) is str)
-    types = _shared(tuple(seen))
-    if len(_TOOL_SETS) < 1024:
-        _TOOL_SETS[key] = types
-    return types
+    types = (t.get("type") if type(t) is dict else None for t in tools)
+    return _shared(tuple(dict.fromkeys(intern(t) for t in types if type(t) is str)))
 
 
 # `input` given as a string is one user message; its bytes as that item, without dumping it.
@@ -248,22 +166,9 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
-def _one_user_message(item: Any) -> str | None:
-    """The text of `item` when it is `{"role": "user", "content": <str>}` and nothing else
-    (what a hosted conversation's request sends as its whole input): such an input reads as
-    that string does in every fact — one item, the same dumped length (`_STR_ITEM_BYTES`),
-    text bytes (the role is not text), user text, signature and no media — so
-    request_facts takes the string's path, not the walk over items (a test compares)."""
-    if type(item) is dict and len(item) == 2:
-        content = item.get("content")
-        if type(content) is str and item.get("role") == "user":
-            return content
-    return None
-
-
 def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> RequestFacts:
-    """One pass over a request body. Written flat, with the common shapes first: it runs
-    once per turn of captures that can hold a hundred thousand turns (bench/load.py)."""
+    """One pass over a request body: a string input is one user message, a list is read
+    item by item."""
     g = body.get
     model = g("model")
     model = intern(model) if type(model) is str and len(model) < 100 else None
@@ -284,21 +189,13 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     raw_input = g("input")
     compaction_input = compaction_trigger = False
     extra: dict[str, Any] = {}
-    if type(raw_input) is list and len(raw_input) == 1:
-        one = _one_user_message(raw_input[0])
-        if one is not None:
-            raw_input = one  # read as the string it holds: the same facts, fewer steps
     if type(raw_input) is str:
         # The common case: one user message, read without building the item.
         count = 1
         ib = _dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
-        words: int | None
-        if len(raw_input) <= USER_TEXT_MAX * 2:  # _clip splits all of it: split it once
-            user_text, words = _user_excerpt(raw_input)
-        else:
-            user_text = _clip(raw_input, USER_TEXT_MAX)
-            words = len(raw_input.split())
+        user_text, n_words = _user_text(raw_input)
+        words: int | None = n_words
         sig = None if chained else signature(raw_input)
         new_tokens = -(-_utf8_len(raw_input) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
     else:
@@ -308,8 +205,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = len(raw_items)
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
-        new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = (
-            _chained_items if chained else _items)(items, model, raw_items)
+        new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = \
+            _items(items, model, chained)
         if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
             extra[UNHELD_ITEMS] = True
         if keys:
@@ -330,12 +227,11 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
 _Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
 
 
-def _items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
+def _items(items: list[Any], model: str | None, chained: bool) -> _Items:
     """What a request's input items say: (estimated tokens of the new input, a compaction
     item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
     parts of the new input, a `bare_reasoning` item sent)."""
-    new = _new_items(items, False)
-    new_tokens = estimate_tokens(new)
+    new = _new_items(items, chained)
     compaction_input = compaction_trigger = bare = False
     keys: list[str] = []
     answered: list[str] = []
@@ -353,45 +249,8 @@ def _items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
                     answered.append(cid)
             elif t == "reasoning" and bare_reasoning(item):
                 bare = True
-    return (new_tokens, compaction_input, compaction_trigger, keys, answered,
-            _media(new, model, raw_items), bare)
-
-
-def _chained_items(items: list[Any], model: str | None, raw_items: bytes) -> _Items:
-    """_items for a chained turn, whose new input is all of its items: the token estimate,
-    the kinds and the media pre-check (_flat) read in the one loop over them."""
-    tokens = 0
-    compaction_input = compaction_trigger = bare = False
-    flat = True
-    keys: list[str] = []
-    answered: list[str] = []
-    for item in items:
-        tokens += -(-text_bytes(item) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
-        if type(item) is dict:
-            g = item.get
-            t = g("type")
-            if type(t) is str:
-                if t in _MEDIA_SET:
-                    flat = False
-                if t == "compaction":
-                    compaction_input = True
-                    keys.extend(compaction_keys(item))
-                elif t == "compaction_trigger":
-                    compaction_trigger = True
-                elif t in ANSWER_KEYS:
-                    cid = g(ANSWER_KEYS[t])
-                    if type(cid) is str:
-                        answered.append(cid)
-                elif t == "reasoning" and bare_reasoning(item):
-                    bare = True
-            if flat and (isinstance(g("content"), _CONTAINERS)
-                         or isinstance(g("output"), _CONTAINERS)):
-                flat = False
-        elif isinstance(item, _CONTAINERS):
-            flat = False
-    media = [] if flat or not items or not _may_carry_media(raw_items) else media_parts(
-        items, model)
-    return tokens, compaction_input, compaction_trigger, keys, answered, media, bare
+    return (estimate_tokens(new), compaction_input, compaction_trigger, keys, answered,
+            _media(new, model), bare)
 
 
 def compaction_keys(item: dict[str, Any]) -> list[str]:
@@ -457,7 +316,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
                 and type(m.get("tool_call_id")) is str]
     if answered:
         extra["answered"] = tuple(answered)
-    media = _media(new, model, raw_items)
+    media = _media(new, model)
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
@@ -468,24 +327,16 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     return f
 
 
-# The fields _from_body reads, fetched in one call (operator.itemgetter, in C) when the body
-# holds them all, as the API's response objects do (null where unset); a KeyError sends any
-# other body to one dict.get each. The values are the same either way (a test compares).
 _RESPONSE_KEYS = ("object", "id", "model", "usage", "status", "conversation", "output",
                   "prompt_cache_diagnostics", "incomplete_details", "error", "tool_usage",
                   "input_transformations")
-_RESPONSE_FIELDS = itemgetter(*_RESPONSE_KEYS)
 
 
 def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:
     """Facts from a response body, in one pass and one construction (see request_facts)."""
     g = body.get
-    try:  # a Responses body as the API writes it, every field present (nulls included)
-        (obj, rid, model, usage, status, conv, output, diag, inc, err, tu, it
-         ) = _RESPONSE_FIELDS(body)
-    except KeyError:  # any other: each field read with its default, None
-        obj, rid, model, usage, status, conv, output, diag, inc, err, tu, it = map(
-            g, _RESPONSE_KEYS)
+    obj, rid, model, usage, status, conv, output, diag, inc, err, tu, it = map(
+        g, _RESPONSE_KEYS)
     obj = intern(obj) if type(obj) is str and len(obj) < 100 else None
     if type(rid) is not str:
         rid = None
@@ -528,10 +379,10 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         conv = _conversation_id(conv)
     if type(output) is list and output:
         ob = _dumps_len(output)
-        types, hosted, plain = _kinds(output)
+        types, hosted = _kinds(output)
         calls = hosted_calls(output) if hosted else ()
     else:
-        types, calls, ob, plain = (), (), 0, True
+        types, calls, ob = (), (), 0
     cache_miss = diag.get("reason") if type(diag) is dict else None
     incomplete = inc.get("reason") if type(inc) is dict else None
     if type(tu) is dict:
@@ -553,12 +404,8 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.error_code = _error_code(err)
     if type(fs) is int:
         f.file_search_requests = fs
-    if not plain:
+    if types:
         _output_extras(f, output, types)
-    elif "message" in types and _refusal(output):
-        # The walk over the items' content lists, not a search of the output's JSON for a
-        # part typed "refusal": a third of the search's time on a message's few parts.
-        f.refusal = True  # all _output_extras would find in plain kinds
     return f
 
 
@@ -574,31 +421,9 @@ def _refusal(output: list[Any]) -> bool:
     return False
 
 
-# An output list's item kinds, by the tuple of its items' `type` values: (kinds, whether
-# one is a hosted call, _plain(kinds)). Most responses' kinds are one of a few tuples, so
-# the interning, sharing and set tests run once per distinct tuple, not per response.
-_KINDS: dict[tuple[Any, ...], tuple[tuple[str, ...], bool, bool]] = {}
-
-
-def _kinds(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
-    try:
-        # Each item's "type", in C; a TypeError when an item is not a dict (then the
-        # general path skips it) or a type is unhashable (a damaged capture).
-        key = tuple(map(dict.get, output, _TYPE))
-        return _KINDS[key]
-    except (KeyError, TypeError):
-        pass
-    entry = _kinds_of(output)
-    # Kept only when every type is a non-empty string: then the kinds are those strings,
-    # whatever else the items hold (an empty or missing type reads the item's role).
-    key = tuple([i.get("type") if type(i) is dict else None for i in output])
-    if len(_KINDS) < 4096 and all([type(t) is str and t for t in key]):
-        _KINDS[key] = entry
-    return entry
-
-
-def _kinds_of(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
-    """What _kinds caches, read from the items themselves (the general path)."""
+def _kinds(output: list[Any]) -> tuple[tuple[str, ...], bool]:
+    """The output items' kinds (a typeless item with a role is a message), and whether one
+    is a hosted call."""
     kinds = []
     for i in output:
         if type(i) is dict:
@@ -606,22 +431,7 @@ def _kinds_of(output: list[Any]) -> tuple[tuple[str, ...], bool, bool]:
             kinds.append(intern(t) if type(t) is str and t else
                          intern(str(t or ("message" if "role" in i else "?"))))
     types = _shared(tuple(kinds))
-    return types, not HOSTED_TYPES.isdisjoint(types), (not types or _plain(types))
-
-
-# Item-kind tuples (shared, see _shared) that hold nothing _output_extras reads: known
-# types only, no action, no compaction. Most turns' kinds are one of a few such tuples.
-_PLAIN_TYPES: dict[tuple[str, ...], bool] = {}
-
-
-def _plain(types: tuple[str, ...]) -> bool:
-    plain = _PLAIN_TYPES.get(types)
-    if plain is None:
-        plain = (KNOWN_OUTPUT_TYPES.issuperset(types) and ACTION_TYPES.isdisjoint(types)
-                 and "compaction" not in types)
-        if len(_PLAIN_TYPES) < 4096:
-            _PLAIN_TYPES[types] = plain
-    return plain
+    return types, not HOSTED_TYPES.isdisjoint(types)
 
 
 def _response_common(f: ResponseFacts, g: Any, usage: Any) -> None:
@@ -843,11 +653,7 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
-    created = body.get("created_at") if type(body) is dict else None
-    if (type(created) is float or type(created) is int) and created > 0:
-        started: int | None = int(created)  # _started_at's first answer, without the call
-    else:
-        started = _started_at(body, g("ts"), elapsed)
+    started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started
     if cut:

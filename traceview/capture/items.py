@@ -10,7 +10,6 @@ from sys import intern
 from typing import Any
 
 from traceview.capture.model import HostedCall
-from traceview.capture.plain_text import holds_no_secret
 from traceview.safety.redact import redact_text
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 from traceview.wire import (
@@ -144,7 +143,7 @@ def _queries(item: dict[str, Any]) -> tuple[str, ...]:
     raw = _raw_queries(item)
     if not raw:
         return ()
-    return tuple([q if holds_no_secret(q) else redact_text(q) for q in raw])
+    return tuple([redact_text(q) for q in raw])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:

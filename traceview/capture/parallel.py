@@ -21,10 +21,13 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from traceview.capture.reader import Pre, as_rows, line_facts
 from traceview.capture.table import Facts
+
+if TYPE_CHECKING:  # the pool is imported only where workers run
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
@@ -153,6 +156,7 @@ class Extractor:
 
     def _start(self) -> ProcessPoolExecutor | None:
         import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         method = "fork" if fork_safe() else "spawn"
         try:
