@@ -185,7 +185,7 @@ def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
     """as_rows (what a worker sends for a line) is the line's tuple with only its facts
     record replaced by its row number, on every line of a sample, at the tuple's length
     today and at one longer (a field added later takes the general path)."""
-    from traceview.capture.reader import as_rows, line_facts
+    from traceview.capture.lines import as_rows, line_facts
     from traceview.capture.table import Facts
 
     raws = Path(SAMPLE).read_bytes().splitlines(True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from traceview.capture import bounded
+from traceview.capture.bounded import loads as bounded_loads
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
     Chunk,
@@ -89,7 +89,7 @@ class Capture:
         if raw is None:
             return None
         try:
-            obj = bounded.loads(raw)
+            obj = bounded_loads(raw)
         except ValueError:
             return None
         return obj if isinstance(obj, dict) else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
-from traceview.capture.model import HostedCall
+from traceview.capture.calls import HostedCall
 from traceview.safety.redact import redact_text
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 from traceview.wire import (

@@ -1,6 +1,6 @@
 """Facts on every core: the lines of a large capture reduced in worker processes.
 
-What a line says (`reader.line_facts`) depends on that line alone, so a large file is cut
+What a line says (`lines.line_facts`) depends on that line alone, so a large file is cut
 into chunks at line boundaries, and worker processes reduce each chunk to a list of
 (length, ended, what the line says) and the columns of its facts (capture/table.py: arrays,
 which pickle as raw bytes, instead of one object per line). The main process appends those
@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from traceview.capture.reader import Pre, as_rows, line_facts
+from traceview.capture.lines import Pre, as_rows, line_facts
 from traceview.capture.table import Facts
 
 if TYPE_CHECKING:  # the pool is imported only where workers run
