@@ -185,17 +185,16 @@ def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
     """as_rows (what a worker sends for a line) is the line's tuple with only its facts
     record replaced by its row number, on every line of a sample, at the tuple's length
     today and at one longer (a field added later takes the general path)."""
-    from traceview.capture.lines import as_rows, line_facts
-    from traceview.capture.table import Facts
+    from traceview.capture.lines import Records, as_rows, line_facts
 
     raws = Path(SAMPLE).read_bytes().splitlines(True)
     for extra in ((), ("added later",)):
-        facts = Facts()
+        records = Records()
         rows = {"req": 0, "res": 0}
         for raw in raws:
             pre = line_facts(raw, raw.endswith(b"\n"))
             pre = pre + extra if pre is not None and pre[0] in ("req", "res") else pre
-            got = as_rows(pre, facts)
+            got = as_rows(pre, records)
             if pre is None or pre[0] not in ("req", "res"):
                 assert got is pre
                 continue
@@ -205,4 +204,5 @@ def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
                 want[at] = rows[pre[0]]
                 rows[pre[0]] += 1
             assert got == tuple(want)
+        facts = records.facts()
         assert (facts.requests.rows, facts.responses.rows) == (rows["req"], rows["res"]) != (0, 0)

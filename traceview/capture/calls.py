@@ -63,10 +63,10 @@ class Calls:
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
         self.rows = array("i")  # the response rows that have calls, increasing
-        self.ends = array("q")  # per row: one past its last call
+        self.ends = array("i")  # per row: one past its last call
         self.shape = array("i")  # per call: the pool number of its shape
         self.ids = Texts()
-        self.q_ends = array("q")  # per call: one past its last query
+        self.q_ends = array("i")  # per call: one past its last query
         self.queries = Texts()
         self.changed: dict[int, Any] = {}  # row -> calls set out of order, or _GONE
         self.last: tuple[int, Any] = (-1, None)
@@ -102,8 +102,8 @@ class Calls:
         self.last = (-1, None)
         n_calls, n_queries = len(self.shape), len(self.queries.lens)
         self.rows.extend(array("i", [r + base for r in other.rows]))
-        self.ends.extend(array("q", [e + n_calls for e in other.ends]))
-        self.q_ends.extend(array("q", [e + n_queries for e in other.q_ends]))
+        self.ends.extend(array("i", [e + n_calls for e in other.ends]))
+        self.q_ends.extend(array("i", [e + n_queries for e in other.q_ends]))
         self.shape.extend(array("i", [to_mine[n] for n in other.shape]))
         self.ids.extend(other.ids)
         self.queries.extend(other.queries)

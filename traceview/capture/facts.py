@@ -84,8 +84,13 @@ def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
 
 
 def _user_text(text: str) -> tuple[str, int]:
-    """(excerpt, number of words) of a user text."""
-    return _clip(text, USER_TEXT_MAX), len(text.split())
+    """(excerpt, number of words) of a user text: the excerpt is made of the words of its
+    first USER_TEXT_MAX * 2 characters (as `_clip`), which are all of its words when that
+    is the whole text."""
+    head = text[: USER_TEXT_MAX * 2]
+    words = head.split()
+    n_words = len(words) if len(head) == len(text) else len(text.split())
+    return _excerpt(words), n_words
 
 
 def signature(text: str) -> int:

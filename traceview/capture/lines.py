@@ -51,15 +51,32 @@ def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
 Pre = tuple | None
 
 
-def as_rows(pre: Pre, facts: Facts) -> Pre:
-    """`pre` with its facts record stored as a row of `facts` and replaced by the row
-    number: what a worker process sends back (arrays, not one pickled object per line)."""
+class Records:
+    """The facts records of a chunk's lines, in line order: stored as the rows of one Facts
+    at the chunk's end, column by column (`Side.add_all`)."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+        self.responses: list[Any] = []
+
+    def facts(self) -> Facts:
+        facts = Facts()
+        facts.requests.add_all(self.requests)
+        facts.responses.add_all(self.responses)
+        return facts
+
+
+def as_rows(pre: Pre, records: Records) -> Pre:
+    """`pre` with its facts record kept in `records` and replaced by its row number there:
+    what a worker process sends back (columns, not one pickled object per line)."""
     if pre is None:
         return None
     if pre[0] == "req" and pre[8] is not None:
-        return (*pre[:8], facts.requests.add(pre[8]), *pre[9:])
+        records.requests.append(pre[8])
+        return (*pre[:8], len(records.requests) - 1, *pre[9:])
     if pre[0] == "res" and pre[4] is not None:
-        return (*pre[:4], facts.responses.add(pre[4]), *pre[5:])
+        records.responses.append(pre[4])
+        return (*pre[:4], len(records.responses) - 1, *pre[5:])
     return pre
 
 

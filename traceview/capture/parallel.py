@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from traceview.capture.lines import Pre, as_rows, line_facts
+from traceview.capture.lines import Pre, Records, as_rows, line_facts
 from traceview.capture.table import Facts
 
 if TYPE_CHECKING:  # the pool is imported only where workers run
@@ -74,7 +74,7 @@ def extract(path: str, start: int, end: int) -> Chunk:
     Facts are rows of the chunk's own columns, returned with the lines."""
     out: list[tuple[int, bool, Pre]] = []
     append = out.append
-    facts = Facts()
+    records = Records()
     with open(path, "rb", buffering=READ_BUFFER) as f:
         f.seek(start)
         readline = f.readline
@@ -99,8 +99,8 @@ def extract(path: str, start: int, end: int) -> Chunk:
                 append((-3, False, None))  # a BOM is not JSON
                 raw = raw[3:]
                 ended = raw[-1:] == b"\n"  # the BOM was the whole line: no newline
-            append((len(raw), ended, as_rows(line_facts(raw, ended), facts)))
-    return out, facts
+            append((len(raw), ended, as_rows(line_facts(raw, ended), records)))
+    return out, records.facts()
 
 
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:

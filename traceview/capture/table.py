@@ -98,15 +98,6 @@ def _pooled(name: str) -> Col:
     return Col(name, "pooled", "i", 0)
 
 
-def _tuple_of(getter: Callable[[Any], Any], n: int) -> Callable[[Any], Sequence[Any]]:
-    """`getter` (an attrgetter of n names) giving a sequence whatever n is."""
-    if n == 0:
-        return lambda f: ()
-    if n == 1:
-        return lambda f: (getter(f),)
-    return getter  # type: ignore[return-value]
-
-
 class Side:
     """The columns of one side of a turn (its request's facts, or its response's), made
     from the subclass's SCHEMA. `add` stores one plain facts record (model.RequestFacts /
@@ -139,25 +130,9 @@ class Side:
         return tuple(c for c in cls.SCHEMA if c.kind == kind)
 
     def _bind(self) -> None:
-        """The per-kind column lists `add` walks (made again when a pickled side arrives)."""
-        self._stored = [(self.cols[c.name].append, c.store)
-                        for c in (*self.of("count"), *self.of("number"))]
-        self._get_stored = _tuple_of(attrgetter(*(c.name for c in self._stored_cols())),
-                                     len(self._stored))
-        pooled = self.of("pooled")
-        self._pooled = [self.cols[c.name].append for c in pooled]
-        self._get_pooled = _tuple_of(attrgetter(*(c.name for c in pooled)), len(pooled))
-        texts = self.of("text")
-        self._texts = [self.cols[c.name] for c in texts]
-        self._get_texts = _tuple_of(attrgetter(*(c.name for c in texts)), len(texts))
-        flags = self.of("flag")
-        self._get_flags = _tuple_of(attrgetter(*(c.name for c in flags)), len(flags))
-        sparse = self.of("sparse")
-        self._sparse = [(self.dicts[c.name], SET[c.how]) for c in sparse]
-        self._get_sparse = _tuple_of(attrgetter(*(c.name for c in sparse)), len(sparse))
-
-    def _stored_cols(self) -> tuple[Col, ...]:
-        return (*self.of("count"), *self.of("number"))
+        """What `add_all` reads of a facts record: every field of the schema, in one call
+        (made again when a pickled side arrives)."""
+        self._fields = attrgetter(*(c.name for c in self.SCHEMA))
 
     def __getstate__(self) -> dict[str, Any]:
         """What a worker sends: the columns, not the bound lists (made again on arrival)."""
@@ -174,23 +149,37 @@ class Side:
 
     def add(self, f: Any) -> int:
         """Store a plain facts record as a new row; its row number."""
-        row = len(self.flags)
-        for (append, store), v in zip(self._stored, self._get_stored(f), strict=True):
-            append(store(v))  # type: ignore[misc]
-        number = self.pool.number
-        for append, v in zip(self._pooled, self._get_pooled(f), strict=True):
-            append(number(v))
-        for texts, v in zip(self._texts, self._get_texts(f), strict=True):
-            texts.append(v)
-        bits = 0
-        for bit, v in enumerate(self._get_flags(f)):
-            if v:
-                bits |= 1 << bit
-        self.flags.append(bits)
-        for (d, is_set), v in zip(self._sparse, self._get_sparse(f), strict=True):
-            if v is not None and is_set(v):
-                d[row] = v
-        return row
+        return self.add_all([f])
+
+    def add_all(self, records: Sequence[Any]) -> int:
+        """Store plain facts records as new rows, column by column; the first one's row."""
+        base = len(self.flags)
+        if not records:
+            return base
+        columns = zip(*map(self._fields, records), strict=True)
+        bits = [0] * len(records)
+        for c, values in zip(self.SCHEMA, columns, strict=True):
+            if c.kind == "count":
+                null = c.null
+                self.cols[c.name].extend([v if v is not None and 0 <= v < LIMIT else null
+                                          for v in values])
+            elif c.kind == "number":
+                self.cols[c.name].extend(map(c.store, values))  # type: ignore[arg-type]
+            elif c.kind == "pooled":
+                self.cols[c.name].extend(self.pool.numbers_of(values))
+            elif c.kind == "text":
+                for text in values:
+                    self.cols[c.name].append(text)
+            elif c.kind == "flag":
+                bit = 1 << self.FLAGS.index(c.name)
+                bits = [b | bit if v else b for b, v in zip(bits, values, strict=True)]
+            else:  # sparse: kept where set
+                is_set, d = SET[c.how], self.dicts[c.name]
+                for row, v in enumerate(values, base):
+                    if v is not None and is_set(v):
+                        d[row] = v
+        self.flags.extend(bits)
+        return base
 
     def put(self, name: str, row: int, value: Any) -> None:
         """Set one stored value of column `name` (a view's write)."""
@@ -293,10 +282,11 @@ _REQ_FACTS_STORE = flag_bit(RequestSide, "store_set")
 _RES_SCANNED = flag_bit(ResponseSide, "scanned")
 _RES_FACTS_STORE = flag_bit(ResponseSide, "store_set")
 
-# A record's place in its source, and a row of a side: -1 when the turn has none.
+# A record's place in its source (a record is at most MAX_LINE_BYTES long), and a row of a
+# side: -1 when the turn has none.
 _TURN_SCHEMA = (("index", "i"), ("source", "i"), ("api", "i"), ("line", "q"),
-                ("req_source", "i"), ("req_offset", "q"), ("req_length", "q"),
-                ("res_source", "i"), ("res_offset", "q"), ("res_length", "q"),
+                ("req_source", "i"), ("req_offset", "q"), ("req_length", "i"),
+                ("res_source", "i"), ("res_offset", "q"), ("res_length", "i"),
                 ("res_line", "q"), ("req_row", "i"), ("res_row", "i"))
 
 
@@ -315,6 +305,7 @@ class TurnTable(Facts):
         self.attempts: dict[int, tuple[Any, ...]] = {}
         self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
         self.last_res: Any = None
+        self._appends = [getattr(self, name).append for name in self.COLUMNS]
 
     # The columns, for the type checker (set from _TURN_SCHEMA above).
     index: array[int]
@@ -340,9 +331,9 @@ class TurnTable(Facts):
         record is (source, offset, length, line) and the request side's row; its number."""
         r = len(self.index)
         at = (-1, -1, -1) if request is None else request[:3]
-        for name, value in zip(self.COLUMNS, (index, source, self.pool.number(api), line,
-                                              *at, -1, -1, -1, -1, req_row, -1), strict=True):
-            getattr(self, name).append(value)
+        for append, value in zip(self._appends, (index, source, self.pool.number(api), line,
+                                                 *at, -1, -1, -1, -1, req_row, -1), strict=True):
+            append(value)
         return r
 
     def set_request(self, r: int, ref: Sequence[int] | None) -> None:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -24,6 +25,13 @@ class Pool:
             n = self.numbers[value] = len(self.values)
             self.values.append(value)
         return n
+
+    def numbers_of(self, values: Sequence[Any]) -> list[int]:
+        """The number of each of `values` (a new value gets the next one)."""
+        got = list(map(self.numbers.get, values))
+        if None in got:
+            got = [self.number(v) if n is None else n for n, v in zip(got, values, strict=True)]
+        return got
 
     def mapping(self, other: Pool) -> list[int]:
         """Each of `other`'s numbers as this pool's number (for appending its rows)."""
