@@ -136,7 +136,7 @@ class Calls:
             q1 = q_ends[i]
             kind, status, evidence, include, detail = values[shape[i]]
             out.append(HostedCall(kind, ids.get(i), status, evidence, include,
-                                  tuple([queries.get(j) for j in range(q0, q1)]), detail))
+                                  tuple([queries.get(j) or "" for j in range(q0, q1)]), detail))
             q0 = q1
         return tuple(out)
 

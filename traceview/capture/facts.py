@@ -130,7 +130,7 @@ def _user_side(items: list[Any], want_sig: bool = True,
             text = last.get("content")
             if type(text) is not str:  # a list of parts (or none): message_text reads it
                 text = message_text(last) or ""
-        excerpt, n_words = _user_text(text)
+        excerpt, n_words = _user_text(text or "")
         return excerpt, n_words, first_sig
     return describe_item(last), None, first_sig
 
@@ -190,6 +190,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         count = 1
         ib = dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
+        user_text: str | None
         user_text, n_words = _user_text(raw_input)
         words: int | None = n_words
         sig = None if chained else signature(raw_input)

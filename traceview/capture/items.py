@@ -273,7 +273,8 @@ def _hosted_call(
                 return None  # a local shell call is run by the client, not hosted
         if t == "tool_search_call" and item.get("execution") != "server":
             return None
-        out = by_call_id.get(item.get("call_id")) if isinstance(item.get("call_id"), str) else None
+        call_id = item.get("call_id")
+        out = by_call_id.get(call_id) if isinstance(call_id, str) else None
         ev = "captured" if out is not None else "missing"
         return HostedCall(t, cid, status, ev, None, queries, None)
     return None

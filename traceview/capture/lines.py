@@ -48,7 +48,8 @@ def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
     return found
 
 
-Pre = tuple | None
+Line = tuple[Any, ...]  # what one line says (see above)
+Pre = Line | None
 
 
 class Records:
@@ -113,7 +114,7 @@ def internal_error(exc: Exception) -> str:
             "line skipped — please report this capture line")
 
 
-def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
+def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Line:
     """The request side. With the line's bytes (`raw`), its facts also carry what the
     objects inventory reads in them (capture/scan.py)."""
     g = obj.get
@@ -134,7 +135,8 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tu
         api = api_from_body(body)
         no_api = api is None
     body_ok = isinstance(body, dict)
-    facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
+    facts = request_facts(api, body, obj.get("bytes")) \
+        if api is not None and isinstance(body, dict) else None
     if facts is not None and raw is not None:
         # The whole record; its newline changes no match (see scan.py).
         facts.scanned = True
@@ -150,7 +152,7 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tu
             keep_obj)
 
 
-def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
+def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Line:
     """The response side: its facts when it reads as a model response (or a stream), else
     None (an exchange's answer: the pairing reads its body when it needs it). With the
     line's bytes, as request_pre."""

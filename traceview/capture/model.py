@@ -285,7 +285,7 @@ class Turns(Sequence[Turn]):
         rows = self.rows
         return Turn(self.table, i if rows is None else rows[i])
 
-    def __setitem__(self, i: int, turn: Turn) -> None:  # type: ignore[override]
+    def __setitem__(self, i: int, turn: Turn) -> None:
         if turn._t is not self.table:
             raise ValueError("a turn of another table")
         n = len(self)
@@ -357,7 +357,7 @@ class Exchange:
     def endpoint(self) -> str:
         return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "line": self.line,

@@ -16,7 +16,7 @@ from traceview.capture.endpoints import (
     api_from_response,
     ids_in_path,
 )
-from traceview.capture.lines import Pre, internal_error, line_facts, response_pre
+from traceview.capture.lines import Line, Pre, internal_error, line_facts, response_pre
 from traceview.capture.model import (
     Attempt,
     Exchange,
@@ -126,7 +126,7 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: tuple, ref: RecordRef,
+    def _request(self, pre: Line, ref: RecordRef,
                  reread: Callable[[], dict[str, Any]] | None) -> None:
         if pre[1]:
             return  # the request was never recorded; its response will stand alone
@@ -144,22 +144,21 @@ class CaptureBuilder:
                 self._retry_of(api, _obj(pre, reread), ref.source)
             index = retry_of.index if retry_of is not None else (
                 turns.n if turns.rows is None else len(turns.rows)) + 1  # len(turns) + 1
-            rec: Turn | Exchange = self._new_turn(index, api, ref, pre)
+            turn = self._new_turn(index, api, ref, pre)
             if pre[9]:  # the body is a JSON object
                 if pre[10] is not None:  # an importer's origin
-                    _imported(rec, pre[10])
-                self._last_input = (rec, api, pre, reread)
+                    _imported(turn, pre[10])
+                self._last_input = (turn, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
                 self._last_input = None
             if retry_of is not None:
-                rec.attempts = (*retry_of.attempts, _attempt(retry_of))
-                turns[-1] = rec
-            elif turns.rows is None and rec._r == turns.n:  # turns.append(rec), inline
-                turns.n += 1
+                turn.attempts = (*retry_of.attempts, _attempt(retry_of))
+                turns[-1] = turn
             else:
-                turns.append(rec)
+                turns.append(turn)
+            rec: Turn | Exchange = turn
         else:
             method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
@@ -167,16 +166,11 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            # One request waiting is held as it is; a deque only for a reused id.
-            waiting = self._linked.get(link)
-            if waiting is None:
-                self._linked[link] = rec
-                return
-            if type(waiting) is not deque:
-                waiting = self._linked[link] = deque((waiting,))
-            self.problem(ref.source, ref.line, "duplicate_link",
-                         f"link id {link!r} is already used by an unanswered request "
-                         f"(line {waiting[-1].line}); responses are paired in file order")
+            waiting = self._linked.setdefault(link, deque())
+            if waiting:
+                self.problem(ref.source, ref.line, "duplicate_link",
+                             f"link id {link!r} is already used by an unanswered request "
+                             f"(line {waiting[-1].line}); responses are paired in file order")
             waiting.append(rec)
         else:
             self._pending = rec
@@ -221,26 +215,23 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: tuple, ref: RecordRef,
+    def _response(self, pre: Line, ref: RecordRef,
                   reread: Callable[[], dict[str, Any]] | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None:
-            rec = self._linked.pop(link, None)
-            if type(rec) is deque:  # a reused id: the oldest request waiting
-                waiting = rec
+            waiting = self._linked.get(link)
+            if waiting:  # a reused id: the oldest request waiting
                 rec = waiting.popleft()
-                if len(waiting) > 1:
-                    self._linked[link] = waiting
-                elif waiting:
-                    self._linked[link] = waiting[0]
+                if not waiting:
+                    del self._linked[link]
         elif self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
             rec = self._orphan(pre, ref)
             if rec is None:
                 return
-        if type(rec) is Turn:
+        if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
                 facts = response_facts(_obj(pre, reread))
@@ -250,7 +241,7 @@ class CaptureBuilder:
         else:
             self._answer_exchange(rec, _obj(pre, reread), ref)
 
-    def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
+    def _orphan(self, pre: Line, ref: RecordRef) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
         if api is None and events:
             api = "responses"
@@ -267,7 +258,7 @@ class CaptureBuilder:
         return ex
 
     def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, ref: RecordRef,
-                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
+                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple[()] = ()) -> None:
         row = facts if type(facts) is int else self.table.responses.add(facts)
         self.table.set_response(turn._r, ref)
         self.table.res_row[turn._r] = row
@@ -334,9 +325,9 @@ class CaptureBuilder:
 
     def _resolve_poll(self, body: dict[str, Any], obj: dict[str, Any], ref: RecordRef) -> None:
         rid = body.get("id")
-        turn = self._polling.get(rid) if isinstance(rid, str) else None
-        if turn is None:
+        if not isinstance(rid, str) or rid not in self._polling:
             return
+        turn = self._polling[rid]
         facts = response_facts({"body": body, "elapsed_ms": None})
         elapsed = turn.res.elapsed_ms if turn.res else None
         facts.elapsed_ms = elapsed
@@ -382,7 +373,7 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         for waiting in self._linked.values():
-            for rec in (waiting if type(waiting) is deque else (waiting,)):
+            for rec in waiting:
                 self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
@@ -416,16 +407,16 @@ def _imported(turn: Turn, origin: Any) -> None:
         turn.req.request_bytes = None
 
 
-def _obj(pre: tuple, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
+def _obj(pre: Line, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
     """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
     read again from the file (`reread`; a worker sends no bodies), else nothing."""
-    obj = pre[-1]
+    obj: dict[str, Any] | None = pre[-1]
     if obj is not None:
         return obj
     return reread() if reread is not None else {}
 
 
-def _lazy_input(api: str, pre: tuple,
+def _lazy_input(api: str, pre: Line,
                 reread: Callable[[], dict[str, Any]] | None) -> Callable[[], Any]:
     """The request's input, read when a retry check needs it: in one process from the
     parsed record (kept, as before, one at a time), else re-read from the file."""

@@ -100,7 +100,7 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.error_code = _error_code(err)
     if type(fs) is int:
         f.file_search_requests = fs
-    if types:
+    if types and isinstance(output, list):
         _output_extras(f, output, types)
     return f
 
@@ -221,7 +221,9 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
             fr = ch.get("finish_reason")
             if isinstance(fr, str) and fr:
                 finishes.append(intern(fr) if len(fr) < 40 else fr[:40])
-            msg = ch.get("message") if isinstance(ch.get("message"), dict) else {}
+            msg = ch.get("message")
+            if not isinstance(msg, dict):
+                msg = {}
             if isinstance(msg.get("content"), str):
                 types.append("message")
             if isinstance(msg.get("refusal"), str) and msg["refusal"]:
@@ -231,7 +233,9 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
                 types.append("tool_calls")
                 for c in calls:
                     if isinstance(c, dict):
-                        fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                        fn = c.get("function")
+                        if not isinstance(fn, dict):
+                            fn = {}
                         name = fn.get("name")
                         actions.append(("function_call",
                                         c.get("id") if isinstance(c.get("id"), str) else None,
@@ -305,7 +309,7 @@ def _started_at(body: Any, ts: Any, elapsed: int | None) -> int | None:
         created = body.get("created_at")
         if created is None:
             created = body.get("created")
-        if type(created) in (int, float) and created > 0:
+        if isinstance(created, int | float) and not isinstance(created, bool) and created > 0:
             return int(created)
     if type(ts) is str and ts:
         try:
@@ -384,7 +388,7 @@ def _unheld_into(f: ResponseFacts, record: dict[str, Any], body: Any) -> None:
     """Mark a response whose output, as replay fidelity rebuilds it (`response_body`),
     holds a compaction or bare reasoning item (capture/items.py). The common record, a body
     with its output, was read above: its item kinds answer without a walk."""
-    if (type(body) is dict and record.get("body") is body and "choices" not in body
+    if (record.get("body") is body and isinstance(body, dict) and "choices" not in body
             and body.get("object") in (None, "response") and type(body.get("output")) is list):
         types = f.output_types
         if "reasoning" not in types and "compaction" not in types:

@@ -266,7 +266,7 @@ class RequestRow(_row_view("RequestRowBase", RequestSide, RequestFacts)):  # typ
     @first_user_sig.setter
     def first_user_sig(self, value: int | None) -> None:
         self._s.cols["first_user_sig"][self._r] = value or 0
-        self.has_sig = value is not None
+        self.has_sig = value is not None  # type: ignore[misc]
 
 
 class ResponseRow(_row_view("ResponseRowBase", ResponseSide, ResponseFacts)):  # type: ignore[misc]

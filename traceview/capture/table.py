@@ -372,11 +372,11 @@ class TurnTable(Facts):
             when = None if c == NO_CREATED else c
             facts_store = side.flags[row] & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
-            row, side = self.req_row[r], self.requests
-            if row < 0 or not side.flags[row] & _REQ_SCANNED:
+            row, q = self.req_row[r], self.requests
+            if row < 0 or not q.flags[row] & _REQ_SCANNED:
                 return None
-            bits = side.flags[row]
-            req_ids = values[side.cols["quoted_ids"][row]]
+            bits = q.flags[row]
+            req_ids = values[q.cols["quoted_ids"][row]]
             if bits & _REQ_STORE_SET:
                 store = bool(bits & _REQ_STORE_VALUE)
             facts_store |= bits & _REQ_FACTS_STORE

@@ -28,7 +28,7 @@ class Pool:
 
     def numbers_of(self, values: Sequence[Any]) -> list[int]:
         """The number of each of `values` (a new value gets the next one)."""
-        got = list(map(self.numbers.get, values))
+        got: list[Any] = list(map(self.numbers.get, values))
         if None in got:
             got = [self.number(v) if n is None else n for n, v in zip(got, values, strict=True)]
         return got
