@@ -139,7 +139,7 @@ def test_the_rows_with_a_missing_call_are_those_calls_has_finds() -> None:
     """`_missing_rows` reads the calls' columns whole (in C where the shapes fit a byte):
     the same rows as asking each row, with calls set out of order and a widened shape."""
     from traceview.capture.calls import Calls
-    from traceview.capture.model import HostedCall, ResponseFacts, Turn
+    from traceview.capture.model import HostedCall, ResponseFacts, new_turn
     from traceview.capture.table import TurnTable
 
     for shapes in (3, 400):  # 400 shapes: the shape column widened past a byte
@@ -151,8 +151,8 @@ def test_the_rows_with_a_missing_call_are_those_calls_has_finds() -> None:
             hosted = tuple(HostedCall("file_search_call", f"fs_{i}_{k}", "completed",
                                       ev if k == i % 3 else "captured", None, (),
                                       f"d{(i + k) % shapes}") for k in range(i % 4))
-            Turn(i + 1, 0, 2 * i + 1, "responses", table=table,
-                 res=ResponseFacts(f"r{i}", hosted_calls=hosted))
+            new_turn(i + 1, 0, 2 * i + 1, "responses", table=table,
+                     res=ResponseFacts(f"r{i}", hosted_calls=hosted))
         n = len(table.responses.flags)
         before = {r for r in range(n) if calls.has(r, "missing")}
         assert len(before) > 50

@@ -39,7 +39,7 @@ BOM = b"\xef\xbb\xbf"
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
 # A worker reads its chunk through a buffer this size: with the default 8 kB most records
-# of a few kB are copied twice, and reading cost twice as much (bench/extractor.py).
+# of a few kB are copied twice.
 READ_BUFFER = 128 << 10
 
 Chunk = tuple[list[tuple[int, bool, Pre]], Facts]

@@ -28,6 +28,27 @@ _RESPONSE_KEYS = ("object", "id", "model", "usage", "status", "conversation", "o
                   "input_transformations")
 
 
+def _int(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def _usage(usage: Any) -> tuple[int | None, int | None, int | None, int | None]:
+    """(input, cached, output, reasoning) tokens of a usage object, under the Responses
+    names or the Chat Completions ones."""
+    if type(usage) is not dict:
+        return None, None, None, None
+    ug = usage.get
+    if "input_tokens" in usage or "output_tokens" in usage:
+        inp, out = ug("input_tokens"), ug("output_tokens")
+        det, odet = ug("input_tokens_details"), ug("output_tokens_details")
+    else:  # Chat Completions names for the same four numbers
+        inp, out = ug("prompt_tokens"), ug("completion_tokens")
+        det, odet = ug("prompt_tokens_details"), ug("completion_tokens_details")
+    cached = det.get("cached_tokens") if type(det) is dict else None
+    reasoning = odet.get("reasoning_tokens") if type(odet) is dict else None
+    return _int(inp), _int(cached), _int(out), _int(reasoning)
+
+
 def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:
     """Facts from a response body, in one pass and one construction (see request_facts)."""
     g = body.get
@@ -37,26 +58,7 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
     if type(rid) is not str:
         rid = None
     model = intern(model) if type(model) is str and len(model) < 100 else None
-    if type(usage) is dict:
-        ug = usage.get
-        if "input_tokens" in usage or "output_tokens" in usage:
-            inp, out = ug("input_tokens"), ug("output_tokens")
-            det, odet = ug("input_tokens_details"), ug("output_tokens_details")
-        else:  # Chat Completions names for the same four numbers
-            inp, out = ug("prompt_tokens"), ug("completion_tokens")
-            det, odet = ug("prompt_tokens_details"), ug("completion_tokens_details")
-        if type(inp) is not int:
-            inp = None
-        if type(out) is not int:
-            out = None
-        cached = det.get("cached_tokens") if type(det) is dict else None
-        if type(cached) is not int:
-            cached = None
-        reasoning = odet.get("reasoning_tokens") if type(odet) is dict else None
-        if type(reasoning) is not int:
-            reasoning = None
-    else:
-        inp = out = cached = reasoning = None
+    inp, cached, out, reasoning = _usage(usage)
     if obj == "chat.completion" or "choices" in body:
         f = ResponseFacts(rid, obj, "unknown", http, model, None, inp, cached, out, reasoning,
                           elapsed)
