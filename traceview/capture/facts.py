@@ -5,7 +5,6 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 
 from __future__ import annotations
 
-from hashlib import blake2b
 from sys import intern
 from typing import Any
 from zlib import crc32
@@ -94,10 +93,12 @@ def _user_text(text: str) -> tuple[str, int]:
 
 
 def signature(text: str) -> int:
-    """A stable 64-bit signature of a text, equal in every process. Not hash(): str hashes
-    are salted per process, and facts are made in worker processes (capture/parallel.py)
-    whose signatures the main process compares."""
-    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest())
+    """A stable 64-bit signature of a text, equal in every process: the CRC-32 of its bytes
+    and of its bytes reversed (two texts share it only when both collide). Not hash(): str
+    hashes are salted per process, and facts are made in worker processes whose signatures
+    the main process compares; not hashlib, which brings OpenSSL into a one-process report."""
+    raw = text.encode("utf-8", "surrogatepass")
+    return crc32(raw) << 32 | crc32(raw[::-1])
 
 
 def _user_side(items: list[Any], want_sig: bool = True,
