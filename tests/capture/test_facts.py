@@ -53,3 +53,18 @@ def test_a_one_message_list_and_a_string_input_say_the_same() -> None:
     names = ("input_bytes", "input_count", "new_input_tokens", "user_text", "user_words",
              "first_user_sig")
     assert [getattr(as_list, n) for n in names] == [getattr(as_str, n) for n in names]
+
+
+# Keys made only of letters, digits and spaces: the shapes a plain user message can hold.
+ALNUM_KEYS = ["Bearer abcdefghijkl", "bearer abcdefghijkl", "BEARER Xy12Xy12Xy12",
+              "AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP", "xAKIAABCDEFGHIJKLMNOP",
+              "AIza" + "Q" * 35, "key AIza" + "1" * 30 + " there"]
+
+
+def test_a_key_in_a_plain_user_message_is_masked_in_its_text() -> None:
+    from traceview.safety.redact import redact_text
+
+    for key in ALNUM_KEYS:
+        for body in ({"input": key}, {"input": [{"role": "user", "content": key}]}):
+            text = request_facts("responses", body, None).user_text
+            assert text == redact_text(key) != key, (key, text)
