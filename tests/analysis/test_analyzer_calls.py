@@ -5,7 +5,7 @@ order — markers, hosted calls, fees and latency buckets alike."""
 from __future__ import annotations
 
 from traceview.analysis.analyzer import Analyzer
-from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts, Turn
+from traceview.capture.model import HostedCall, RequestFacts, ResponseFacts, Turn, new_turn
 from traceview.capture.table import TurnTable
 
 CALLS = (HostedCall("web_search_call", "ws_1", "completed", "missing",
@@ -24,7 +24,7 @@ def _turns(later: bool) -> list[Turn]:
             res.hosted_calls = CALLS[1:]
         elif not later:
             res.hosted_calls = CALLS
-        turns.append(Turn(i, 0, i, "responses", req=RequestFacts(model="gpt-4.1"), res=res,
+        turns.append(new_turn(i, 0, i, "responses", req=RequestFacts(model="gpt-4.1"), res=res,
                           table=t))
     if later:
         turns[0].res.hosted_calls = CALLS  # a row before the last: kept in `changed`

@@ -48,4 +48,3 @@ def test_views_held_while_following_read_the_file_so_far(tmp_path: Path) -> None
         assert len(turns) == len(fresh.turns)
         by_key = {c.key: _conv(c) for c in fresh.conversations}
         assert {c.key: _conv(c) for c in convs} == by_key
-    assert session.capture.table.version > 3

@@ -13,6 +13,7 @@ import pytest
 
 from tests.hostile import widening_capture
 from traceview.analysis.session import Analysis, analyze
+from traceview.capture.model import new_turn
 from traceview.report.json_out import render_json
 
 SLICES = [slice(None), slice(3, 40), slice(None, None, 2), slice(None, None, -1),
@@ -90,7 +91,7 @@ def test_conversations_and_turns_read_like_lists(edges: Analysis) -> None:
     _same_sequence(turns, list(turns))
     assert [t.index for t in turns] == [t.index for t in edges.turns]
     with pytest.raises(ValueError):
-        turns.append(analyze(edges.capture).capture.turns[0].__class__(1, 0, 1, "chat"))
+        turns.append(new_turn(1, 0, 1, "chat"))  # a turn of another table
 
 
 @pytest.mark.parametrize("body", [b"", b"\n\n", b"{not json\n\xff\xfe\n[1, 2]\n\"x\"\n"])

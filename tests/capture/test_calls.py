@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 
 from traceview.capture.calls import Calls
-from traceview.capture.model import HostedCall, ResponseFacts, Turn
+from traceview.capture.model import HostedCall, ResponseFacts, new_turn
 from traceview.capture.table import Facts, TurnTable
 
 A = HostedCall("web_search_call", "ws_1", "completed", "captured", None,
@@ -21,9 +21,9 @@ def test_calls_read_back_as_stored_and_answer_like_a_dict() -> None:
     table = TurnTable()
     calls = table.responses.dicts["hosted_calls"]
     assert isinstance(calls, Calls)
-    t1 = Turn(1, 0, 1, "responses", table=table, res=ResponseFacts("r1", hosted_calls=(A, B)))
-    t2 = Turn(2, 0, 3, "responses", table=table, res=ResponseFacts("r2"))
-    t3 = Turn(3, 0, 5, "responses", table=table, res=ResponseFacts("r3", hosted_calls=(C,)))
+    t1 = new_turn(1, 0, 1, "responses", table=table, res=ResponseFacts("r1", hosted_calls=(A, B)))
+    t2 = new_turn(2, 0, 3, "responses", table=table, res=ResponseFacts("r2"))
+    t3 = new_turn(3, 0, 5, "responses", table=table, res=ResponseFacts("r3", hosted_calls=(C,)))
     assert (t1.res.hosted_calls, t2.res.hosted_calls, t3.res.hosted_calls) == ((A, B), (), (C,))
     assert calls.get(1, ()) == () and calls.get(0) == (A, B) and 1 not in calls and 2 in calls
     assert list(calls.items()) == [(0, (A, B)), (2, (C,))] and len(calls) == 2
@@ -38,30 +38,29 @@ def test_calls_read_back_as_stored_and_answer_like_a_dict() -> None:
 
 def test_a_workers_calls_append_after_the_tables() -> None:
     table = TurnTable()
-    Turn(1, 0, 1, "responses", table=table, res=ResponseFacts("r1", hosted_calls=(C,)))
+    new_turn(1, 0, 1, "responses", table=table, res=ResponseFacts("r1", hosted_calls=(C,)))
     chunk = Facts()
     chunk.responses.add(ResponseFacts("r2"))
     chunk.responses.add(ResponseFacts("r3", hosted_calls=(A, B)))
     chunk.responses.add(ResponseFacts("r4", hosted_calls=(B,)))
     chunk = pickle.loads(pickle.dumps(chunk))  # as a worker sends it
     base = table.responses.extend(chunk.responses)
-    got = [Turn(i + 2, 0, 9, "responses", table=table, res=base + i).res.hosted_calls
+    got = [new_turn(i + 2, 0, 9, "responses", table=table, res=base + i).res.hosted_calls
            for i in range(3)]
     assert got == [(), (A, B), (B,)]
     assert table.responses.dicts["hosted_calls"].get(0) == (C,)
 
 
-def test_calls_columns_widen_as_rows_and_pool_numbers_grow() -> None:
-    """Rows past 127, shapes (details) past the 255th distinct: the columns widen and every
-    call reads back as stored."""
+def test_calls_read_back_past_hundreds_of_rows_and_shapes() -> None:
+    """Rows past 127, shapes (details) past the 255th distinct: every call reads back as
+    stored."""
     table = TurnTable()
     made = []
     for i in range(600):
         calls = (HostedCall("web_search_call", f"ws_{i}", "completed", "captured", None,
                             (f"query {i}",), f"{i} sources captured"),) if i % 2 else ()
         made.append(calls)
-        Turn(i + 1, 0, i + 1, "responses", table=table, res=ResponseFacts(f"r{i}",
+        new_turn(i + 1, 0, i + 1, "responses", table=table, res=ResponseFacts(f"r{i}",
                                                                           hosted_calls=calls))
     store = table.responses.dicts["hosted_calls"]
-    assert (store.rows.itemsize, store.shape.itemsize) == (2, 2)
     assert [store.get(i, ()) for i in range(600)] == made

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis.session import analyze
-from traceview.capture import children, load, parallel
+from traceview.capture import load, parallel
 from traceview.capture.facts import signature
 from traceview.report.json_out import render_json
 
@@ -41,46 +41,56 @@ def _report(monkeypatch: pytest.MonkeyPatch, workers: str) -> bytes:
 @pytest.fixture
 def threaded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers as a load from a thread (the inspector's) starts them: new interpreters
-    (capture/children.py, spawned), not forked children (tests/capture/test_forked_workers.py)."""
+    (spawned), not forked children (tests/capture/test_forked_workers.py)."""
     monkeypatch.setattr(parallel, "fork_safe", lambda: False)
 
 
-def _no_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No worker can start: there is no interpreter to run."""
-    monkeypatch.setattr(sys, "executable", str(ROOT / "no-such-python"))
+def _no_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No worker can start."""
+    def refused(*_: object, **__: object) -> None:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", refused)
 
 
-@pytest.mark.usefixtures("threaded")
 def test_a_load_without_workers_reads_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where worker processes cannot start, every chunk is read in-process: same report."""
     want = _report(monkeypatch, "1")
-    started: list[object] = []
-    real = children._spawn
-    monkeypatch.setattr(children, "_spawn", lambda t: started.append(real(t)) or started[-1])
-    _no_interpreter(monkeypatch)
+    _no_pool(monkeypatch)
     assert _report(monkeypatch, "2") == want
-    assert started == [None]  # the first start failed: no other is tried
 
 
 @pytest.mark.usefixtures("threaded")
 def test_a_worker_that_dies_mid_load_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A spawned worker killed after a few answers: its tasks are read here, same report."""
+    """A worker killed after a few answers breaks the pool: its tasks, and every later one,
+    are read here, and the report is the same."""
     import os
     import signal
 
     want = _report(monkeypatch, "1")
-    real = children.Children.receive
+    real = parallel._result
     calls = {"n": 0, "killed": 0}
 
-    def receive(self: children.Children, child: children.Child) -> tuple[bool, object]:
+    def result(task: parallel.Task, future: object) -> object:
         calls["n"] += 1
         if calls["n"] == 3:
-            os.kill(child.pid, signal.SIGKILL)
-            child.proc.wait()  # dead before its answer is read
+            pool = extractors[-1].pool
+            assert pool is not None
+            victim = next(iter(pool._processes.values()))
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.join()
             calls["killed"] += 1
-        return real(self, child)
+        return real(task, future)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(children.Children, "receive", receive)
+    extractors: list[parallel.Extractor] = []
+    real_init = parallel.Extractor.__init__
+
+    def init(self: parallel.Extractor, n: int) -> None:
+        real_init(self, n)
+        extractors.append(self)
+
+    monkeypatch.setattr(parallel, "_result", result)
+    monkeypatch.setattr(parallel.Extractor, "__init__", init)
     assert _report(monkeypatch, "2") == want
     assert calls["n"] > 3 and calls["killed"] == 1
 
@@ -111,16 +121,13 @@ def test_signatures_agree_across_processes() -> None:
     assert int(other) == signature("water damage")
 
 
-@pytest.mark.usefixtures("threaded")
 def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from traceview.capture import capture
-
     sample = (ROOT / "sample_traces" / "service_day.jsonl").read_bytes().splitlines(True)
     path = tmp_path / "odd.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + b"".join(sample[:6]) + b'{"x": "' + b"a" * 5000
                      + b'"}\n' + b"".join(sample[6:]))
-    monkeypatch.setattr(capture, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(parallel, "MAX_LINE_BYTES", 4096)
 
     def report(workers: str) -> bytes:
         monkeypatch.setenv("TRACEVIEW_WORKERS", workers)
@@ -131,7 +138,7 @@ def test_chunks_read_a_bom_and_an_over_long_line_as_one_process_does(
     want = report("1")
     assert b"line_too_long" in want
 
-    _no_interpreter(monkeypatch)  # every chunk read in this process, where the limit applies
+    _no_pool(monkeypatch)  # every chunk read in this process, where the limit applies
     assert report("2") == want
 
 
@@ -157,86 +164,37 @@ def test_every_other_fixture_reads_the_same_with_workers(
 
 def test_a_load_from_a_thread_uses_spawned_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The inspector loads from a thread, where forking is unsafe: its workers are new
-    interpreters, nothing is forked, no pool nor helper thread is started, and the report
-    is the same."""
+    interpreters, nothing is forked, and the report is the same."""
     import os
     import threading
 
     want = _report(monkeypatch, "1")
-    answers: list[int] = []
-    real = children.Children.receive
-
-    def receive(self: children.Children, child: children.Child) -> tuple[bool, object]:
-        ok, result = real(self, child)
-        answers.append(child.proc.pid if ok and child.proc is not None else -1)
-        return ok, result
 
     def no_fork() -> int:
         raise AssertionError("a process with threads forked")
 
-    monkeypatch.setattr(children.Children, "receive", receive)
-    monkeypatch.setattr(os, "fork", no_fork)
-    before = set(sys.modules)
-    # Threads an earlier test left running (a Textual app's, say) are not this load's.
-    others = threading.active_count()
     got: list[bytes] = []
-    seen_threads: list[int] = []
-
-    def load() -> None:
-        got.append(_report(monkeypatch, "2"))
-        seen_threads.append(threading.active_count())
-
-    thread = threading.Thread(target=load)
+    thread = threading.Thread(target=lambda: got.append(_report(monkeypatch, "2")))
+    monkeypatch.setattr(os, "fork", no_fork)
     thread.start()
     thread.join()
     assert got == [want]
-    assert len(answers) > 3 and -1 not in answers and len(set(answers)) == 2
-    assert seen_threads == [others + 1]  # and the loading thread: no helper thread
-    assert "concurrent.futures.process" not in set(sys.modules) - before
-
-
-def test_a_spawned_worker_imports_this_processs_path(tmp_path: Path) -> None:
-    """A spawned worker imports the work function from this process's import path (a
-    checkout run from its directory), answers through its pipes, and exits when they
-    close."""
-    (tmp_path / "spawned_probe.py").write_text(
-        "import os\ndef work(path, start, end):\n    return (path, start, end, os.getpid())\n")
-    fds = _fds()
-    sys.path.insert(0, str(tmp_path))
-    try:
-        kids = children.Children(1, lambda *a: None, spawn="spawned_probe:work")
-        child = kids.live[0]
-        assert kids.send("x", 3, 9) is child
-        ok, answer = kids.receive(child)
-        pid = child.proc.pid
-        kids.close()
-    finally:
-        sys.path.remove(str(tmp_path))
-    assert ok and answer == ("x", 3, 9, pid) and pid != __import__("os").getpid()
-    assert child.pid == -1 and child.proc.returncode == 0  # reaped, ended by itself
-    assert _fds() == fds  # its pipes closed here
-
-
-def _fds() -> list[str] | None:
-    fd_dir = Path("/proc/self/fd")
-    return sorted(p.name for p in fd_dir.iterdir()) if fd_dir.is_dir() else None
 
 
 def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
     """as_rows (what a worker sends for a line) is the line's tuple with only its facts
     record replaced by its row number, on every line of a sample, at the tuple's length
     today and at one longer (a field added later takes the general path)."""
-    from traceview.capture.reader import as_rows, line_facts
-    from traceview.capture.table import Facts
+    from traceview.capture.lines import Records, as_rows, line_facts
 
     raws = Path(SAMPLE).read_bytes().splitlines(True)
     for extra in ((), ("added later",)):
-        facts = Facts()
+        records = Records()
         rows = {"req": 0, "res": 0}
         for raw in raws:
             pre = line_facts(raw, raw.endswith(b"\n"))
             pre = pre + extra if pre is not None and pre[0] in ("req", "res") else pre
-            got = as_rows(pre, facts)
+            got = as_rows(pre, records)
             if pre is None or pre[0] not in ("req", "res"):
                 assert got is pre
                 continue
@@ -246,4 +204,5 @@ def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
                 want[at] = rows[pre[0]]
                 rows[pre[0]] += 1
             assert got == tuple(want)
+        facts = records.facts()
         assert (facts.requests.rows, facts.responses.rows) == (rows["req"], rows["res"]) != (0, 0)

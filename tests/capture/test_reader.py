@@ -266,23 +266,23 @@ def test_absurd_counts_read_as_unknown_not_as_wrapped_numbers(tmp_path: Path) ->
 
 
 def test_record_refs_reach_past_four_gigabytes() -> None:
-    from traceview.capture.model import RecordRef, Turn
+    from traceview.capture.model import RecordRef, new_turn
 
     ref = RecordRef(3, 5_000_000_000, 70_000, 12_345_678)
-    turn = Turn(1, 3, ref.line, "responses", request=ref)
+    turn = new_turn(1, 3, ref.line, "responses", request=ref)
     assert (turn.request, turn.response, turn.line) == (ref, None, 12_345_678)
     turn.response = ref._replace(offset=5_000_070_001, line=12_345_679)
     assert turn.response.offset == 5_000_070_001 and turn.line == 12_345_678
 
 
 def test_setting_one_count_of_a_row_leaves_the_others_alone() -> None:
-    from traceview.capture.model import ResponseFacts, Turn
+    from traceview.capture.model import ResponseFacts, new_turn
     from traceview.capture.table import TurnTable
 
     table = TurnTable()
-    first = Turn(1, 0, 1, "responses", res=ResponseFacts(input_tokens=1, output_tokens=2),
+    first = new_turn(1, 0, 1, "responses", res=ResponseFacts(input_tokens=1, output_tokens=2),
                  table=table)
-    turn = Turn(2, 0, 3, "responses", table=table,
+    turn = new_turn(2, 0, 3, "responses", table=table,
                 res=ResponseFacts(input_tokens=6110, cached_tokens=0, output_tokens=290,
                                   elapsed_ms=1760, output_bytes=4_000))
     f = turn.res

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from traceview.capture.facts import response_facts
+from traceview.capture.response_facts import response_facts
 
 
 def test_created_at_wins() -> None:

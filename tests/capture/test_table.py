@@ -12,9 +12,9 @@ from traceview.capture.model import (
     RequestRow,
     ResponseFacts,
     ResponseRow,
-    Turn,
+    new_turn,
 )
-from traceview.capture.table import Facts, TurnTable, itemsize
+from traceview.capture.table import Facts, TurnTable
 
 
 def _request() -> RequestFacts:
@@ -46,7 +46,7 @@ def _fields(obj: object, cls: type) -> dict[str, object]:
 
 def test_every_fact_reads_back_from_its_row() -> None:
     req, res = _request(), _response()
-    turn = Turn(7, 2, 41, "responses", req=req, res=res, notes=("a note",))
+    turn = new_turn(7, 2, 41, "responses", req=req, res=res, notes=("a note",))
     assert isinstance(turn.req, RequestRow) and isinstance(turn.res, ResponseRow)
     assert _fields(turn.req, RequestFacts) == _fields(req, RequestFacts)
     assert _fields(turn.res, ResponseFacts) == _fields(res, ResponseFacts)
@@ -57,7 +57,7 @@ def test_every_fact_reads_back_from_its_row() -> None:
 
 
 def test_missing_and_unusable_values_read_as_unknown() -> None:
-    turn = Turn(1, 0, 1, "chat", res=ResponseFacts(input_tokens=-5, output_tokens=2**45,
+    turn = new_turn(1, 0, 1, "chat", res=ResponseFacts(input_tokens=-5, output_tokens=2**45,
                                                    http_status=None))
     res = turn.res
     assert (res.input_tokens, res.output_tokens, res.http_status, res.hosted_calls,
@@ -72,7 +72,7 @@ def test_a_workers_columns_append_with_their_own_pool() -> None:
     """A chunk's pooled numbers are its own; appended to the main table they are renumbered,
     and its rows follow the rows already there."""
     table = TurnTable()
-    first = Turn(1, 0, 1, "responses", table=table,
+    first = new_turn(1, 0, 1, "responses", table=table,
                  res=ResponseFacts("resp_0", status="completed", model="other"))
     chunk = Facts()
     chunk.responses.add(_response())
@@ -80,7 +80,7 @@ def test_a_workers_columns_append_with_their_own_pool() -> None:
     chunk = pickle.loads(pickle.dumps(chunk))  # as a worker sends it
     base = table.responses.extend(chunk.responses)
     req_base = table.requests.extend(chunk.requests)
-    turn = Turn(2, 0, 3, "responses", table=table, req=req_base, res=base)
+    turn = new_turn(2, 0, 3, "responses", table=table, req=req_base, res=base)
     assert (base, req_base) == (1, 0)
     assert _fields(turn.res, ResponseFacts) == _fields(_response(), ResponseFacts)
     assert _fields(turn.req, RequestFacts) == _fields(_request(), RequestFacts)
@@ -91,35 +91,30 @@ def test_a_workers_columns_append_with_their_own_pool() -> None:
 def test_a_row_costs_a_few_hundred_bytes_of_columns() -> None:
     table = TurnTable()
     for i in range(1000):
-        Turn(i + 1, 0, 2 * i + 1, "responses", table=table, req=RequestFacts(
+        new_turn(i + 1, 0, 2 * i + 1, "responses", table=table, req=RequestFacts(
             model="gpt-5", user_text="short question", request_bytes=300),
              res=ResponseFacts(f"resp_{i:024d}", "response", "completed", model="gpt-5",
                                input_tokens=100 + i, output_tokens=20))
     assert table.nbytes() / len(table) < 400
 
 
-def test_text_starts_and_lengths_widen_as_the_buffer_grows() -> None:
-    """Starts and lengths take 1 byte while they fit and widen (same reads) as the buffer
-    grows, here and when another buffer's rows are appended; a column of Nones stays at 1."""
-    from traceview.capture.table import Texts
+def test_texts_read_back_after_a_chunk_is_appended_and_a_row_is_set() -> None:
+    from traceview.capture.texts import Texts
 
-    texts, more, nones = Texts(), Texts(), Texts()
-    for t in ("resp_a", None, "x" * 300, "résumé"):
+    texts, more = Texts(), Texts()
+    for t in ("resp_a", None, "x" * 300, "résumé", "lone \ud800"):
         texts.append(t)
-        nones.append(None)
-    assert (texts.starts.itemsize, texts.lens.itemsize, nones.starts.itemsize) == (2, 2, 1)
+    more.append(None)
     more.append("y" * 70_000)
-    more.append("yz")
     texts.extend(more)
     texts.set(1, "later")
-    assert [texts.get(r) for r in range(6)] == ["resp_a", "later", "x" * 300, "résumé",
-                                                  "y" * 70_000, "yz"]
-    assert (texts.starts.itemsize, texts.lens.itemsize) == (4, 4)
+    assert [texts.get(r) for r in range(7)] == ["resp_a", "later", "x" * 300, "résumé",
+                                                  "lone \ud800", None, "y" * 70_000]
 
 
 def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
     """A chunk's columns are freed as soon as they are appended and dropped: its sides hold
-    no reference cycle (a made `add` that held its side kept dozens of chunks alive)."""
+    no reference cycle."""
     import gc
     import weakref
 
@@ -138,112 +133,69 @@ def test_a_workers_chunk_is_freed_without_the_cycle_collector() -> None:
     assert (table.requests.rows, table.requests.add(RequestFacts())) == (1, 1)
 
 
-def test_columns_start_narrow_and_widen_to_hold_any_value() -> None:
-    """A count column takes 1 byte a row while its values are small and is widened (a new
-    array: the table's version moves) when one does not fit; every value reads back exact,
-    in a worker's chunk appended with other item sizes too."""
+def test_every_column_holds_the_values_its_schema_declares() -> None:
+    """Columns are fixed arrays, never replaced: a count up to LIMIT - 1, an offset or line
+    past 4 GB, a row's value written later through a view, all read back exact, and a
+    binding of the columns made before (analysis/columns.py) sees them."""
+    from traceview.analysis.columns import Columns
+    from traceview.capture.table import LIMIT
+
     table = TurnTable()
-    small = Turn(1, 0, 1, "responses", table=table,
-                 res=ResponseFacts("resp_a", input_tokens=7, output_tokens=3))
-    cols = table.responses.cols
-    assert cols["input_tokens"].itemsize == 1 and table.index.itemsize == 1
-    before = table.version
-    big = Turn(2, 0, 2**33, "responses", table=table,
-               res=ResponseFacts("resp_b", input_tokens=2**39, output_tokens=300))
-    assert table.version > before
-    assert (cols["input_tokens"].itemsize, cols["output_tokens"].itemsize,
-            table.line.itemsize) == (8, 2, 8)
+    small = new_turn(1, 0, 1, "responses", table=table,
+                     res=ResponseFacts("resp_a", input_tokens=7, output_tokens=3))
+    bound = Columns(table)
+    big = new_turn(2, 0, 2**33, "responses", table=table,
+                   res=ResponseFacts("resp_b", input_tokens=LIMIT - 1, output_tokens=LIMIT))
     assert (small.res.input_tokens, big.res.input_tokens, big.res.output_tokens,
-            small.line, big.line) == (7, 2**39, 300, 1, 2**33)
-    big.res.elapsed_ms = 2**35  # a view's write widens too
+            small.line, big.line) == (7, LIMIT - 1, None, 1, 2**33)
+    big.res.elapsed_ms = 2**35
     big.response = big.request = RecordRef(0, 2**40, 70_000, 3)
     assert (big.res.elapsed_ms, big.response.offset, big.request.length) == (2**35, 2**40,
                                                                              70_000)
-    chunk = Facts()  # narrow columns, appended to wide ones, and the other way round
-    chunk.responses.add(ResponseFacts("resp_c", input_tokens=5, output_tokens=2**31))
-    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
-    third = Turn(3, 0, 9, "responses", table=table, res=base)
-    assert (third.res.input_tokens, third.res.output_tokens) == (5, 2**31)
-    assert (small.res.input_tokens, big.res.output_tokens) == (7, 300)
+    assert [bound.s_in[r] for r in range(2)] == [7, LIMIT - 1]
+    assert bound.version == table.version
 
 
-def test_a_binding_of_the_columns_sees_a_widened_column() -> None:
-    """The analysis binds the columns once (analysis/columns.py) while the table still
-    grows: a widened column is a new array, which the version tells it to bind again."""
-    from traceview.analysis.columns import Columns
-
-    table = TurnTable()
-    Turn(1, 0, 1, "responses", table=table, res=ResponseFacts("resp_a", input_tokens=1))
-    bound = Columns(table)
-    Turn(2, 0, 2, "responses", table=table, res=ResponseFacts("resp_b", input_tokens=70_000))
-    assert bound.version != table.version
-    fresh = Columns(table)
-    assert [fresh.s_in[r] for r in range(2)] == [1, 70_000]
-
-
-def test_a_workers_pooled_columns_widen_only_as_their_own_numbers_need() -> None:
-    """Appending a chunk renumbers its pooled values into the table's pool; a column whose
-    values are few (the model) stays at 1 byte even when the pool has grown past 255 with
-    another column's (conversation ids), in one process as after a worker's chunk."""
-    table = TurnTable()
-    chunk = Facts()
-    for i in range(300):
-        chunk.responses.add(ResponseFacts(f"resp_{i}", model="gpt-5", conversation_id=f"c{i}"))
-    base = table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
-    cols = table.responses.cols
-    assert (itemsize(cols["model"]), itemsize(cols["conversation_id"])) == (1, 2)
-    last = Turn(1, 0, 1, "responses", table=table, res=base + 299)
-    assert (last.res.model, last.res.conversation_id) == ("gpt-5", "c299")
-
-
-def test_created_at_keeps_whole_seconds_as_ints_and_reads_back_floats() -> None:
-    """The response's raw created_at is whole seconds on nearly every row: stored as an int
-    (4 bytes, not a double's 8) and read back as the float it was; a fraction turns the
-    column into doubles, with every earlier value unchanged, here and in a worker's chunk."""
+def test_created_at_reads_back_the_float_it_was() -> None:
+    """The response's raw created_at reads back as the float it was (None when absent),
+    here and in a worker's chunk, and after a write through a view."""
     table = TurnTable()
     stamps = [1_767_225_700.0, None, 0.0]
     for ts in stamps:
         f = ResponseFacts("r")
         f.raw_created_at = ts
         table.responses.add(f)
-    col = table.responses.cols["raw_created_at"]
-    assert col.itemsize == 4 and col.typecode != "d"
     chunk = Facts()
     f = ResponseFacts("r")
     f.raw_created_at = 1_767_225_700.25
     chunk.responses.add(f)
     table.responses.extend(pickle.loads(pickle.dumps(chunk)).responses)
     stamps.append(1_767_225_700.25)
-    turns = [Turn(i + 1, 0, 1, "responses", table=table, res=i) for i in range(4)]
+    turns = [new_turn(i + 1, 0, 1, "responses", table=table, res=i) for i in range(4)]
     got = [t.res.raw_created_at for t in turns]
     assert got == stamps and type(got[0]) is float
-    assert table.responses.cols["raw_created_at"].typecode == "d"
     turns[1].res.raw_created_at = 5.0
     assert turns[1].res.raw_created_at == 5.0
 
 
-def test_created_at_is_found_as_whole_seconds_when_it_has_no_fraction() -> None:
-    """What the inventory's `created_at` pattern finds, as the table stores it: an int when
-    the number has no fraction but zeros (kept in a narrow int column), else the float."""
+def test_created_at_is_found_as_the_number_written() -> None:
+    """What the inventory's `created_at` pattern finds in a record's bytes."""
     from traceview.capture.scan import created_in
 
     def found(text: bytes) -> object:
         return created_in(text, len(text))
 
     assert found(b'{"created_at": 1764480001.0}') == 1764480001
-    assert type(found(b'{"created_at": 1764480001.0}')) is int
-    assert type(found(b'{"created_at":1764480001}')) is int
+    assert found(b'{"created_at":1764480001}') == 1764480001
     assert found(b'{"created_at": 1764480001.5}') == 1764480001.5
     assert found(b'{"created_at": ' + b"9" * 30 + b"}") == float("9" * 30)
     assert found(b'{"created": 5}') is None
 
 
-def test_chunks_append_through_every_renumbering_and_shift_path() -> None:
+def test_chunks_append_as_one_table_adding_the_same_records() -> None:
     """A worker's chunks, appended one after another, read back exactly what one table
-    adding the same records gives, through each way `extend` takes: pooled numbers by
-    bytes.translate (all under 256, into a 1-byte column and into one already widened by
-    another chunk) or one by one; text starts shifted all at once (no None), left at 0 (all
-    None) or row by row (mixed)."""
+    adding the same records gives: pooled values renumbered into the table's pool (past
+    255 of them), texts with and without Nones shifted into its buffer."""
     def record(i: int, chunk: int) -> ResponseFacts:
         return ResponseFacts(
             None if chunk == 2 else (f"resp_{i}" if chunk != 3 or i % 2 else None),
@@ -258,8 +210,6 @@ def test_chunks_append_through_every_renumbering_and_shift_path() -> None:
             one.responses.add(record(i, chunk))
             part.responses.add(record(i, chunk))
         table.responses.extend(pickle.loads(pickle.dumps(part)).responses)
-    assert itemsize(table.responses.cols["conversation_id"]) == 2
-    assert itemsize(table.responses.cols["status"]) == 1
 
     def rows(facts: Facts) -> list[tuple[object, ...]]:
         side = facts.responses

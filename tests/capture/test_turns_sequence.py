@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from traceview.capture.capture import load
-from traceview.capture.model import ResponseFacts, Turn, Turns
+from traceview.capture.model import ResponseFacts, Turn, Turns, new_turn
 from traceview.capture.table import TurnTable
 
 
@@ -16,7 +16,7 @@ def _turns(n: int) -> tuple[Turns, list[Turn]]:
     turns = Turns(table)
     made = []
     for i in range(n):
-        t = Turn(i + 1, 0, 10 * i + 1, "responses", table=table,
+        t = new_turn(i + 1, 0, 10 * i + 1, "responses", table=table,
                  res=ResponseFacts(f"resp_{i}", input_tokens=100 + i))
         turns.append(t)
         made.append(t)
@@ -44,15 +44,15 @@ def test_a_replaced_turn_keeps_positions_and_rows_apart() -> None:
     """A retry replaces the turn it retries with a new row: from then on positions map to
     rows through an array, and every position still reads its turn."""
     turns, made = _turns(3)
-    retry = Turn(3, 0, 99, "responses", table=turns.table, res=ResponseFacts("resp_r"))
+    retry = new_turn(3, 0, 99, "responses", table=turns.table, res=ResponseFacts("resp_r"))
     turns[-1] = retry
-    after = Turn(4, 0, 120, "responses", table=turns.table, res=ResponseFacts("resp_4"))
+    after = new_turn(4, 0, 120, "responses", table=turns.table, res=ResponseFacts("resp_4"))
     turns.append(after)
     assert turns.rows is not None
     assert [t.response_id for t in turns] == ["resp_0", "resp_1", "resp_r", "resp_4"]
     assert turns[-2] == retry and turns[2] != made[2] and len(turns) == 4
     with pytest.raises(ValueError):
-        turns.append(Turn(1, 0, 1, "responses"))  # a turn of another table
+        turns.append(new_turn(1, 0, 1, "responses"))  # a turn of another table
 
 
 def test_a_retried_capture_reads_its_turns_in_order(tmp_path) -> None:

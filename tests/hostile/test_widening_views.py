@@ -90,7 +90,6 @@ def test_views_held_while_loading_read_the_current_values(
             for t, first in held:
                 assert _facts(t) == first, t
     assert batches > 50
-    assert session.capture.table.version > 3  # columns widened while views were held
     assert len(held) == len(fresh)
     for t, first in held:
         assert first == fresh[t.index][0]

@@ -34,7 +34,6 @@ async def test_views_held_across_widenings_end_equal_to_the_report(
         assert app.state.error is None and app.state.done
         got = sorted(app.state.turns, key=lambda t: t.index)
         assert [t.to_dict() for t in got] == [t.to_dict() for t in want.turns]
-        assert app.state.analysis.capture.table.version > 3  # columns widened meanwhile
         app.main.show_conversation(ALL)
         await pilot.pause()
         # The turn billed 2**32 input tokens: open it, step to the next, back.

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.shared import shared
 from traceview.capture.model import HostedCall
-from traceview.capture.model import _view as turn_view
+from traceview.capture.model import Turn as turn_view
 from traceview.capture.table import UNKNOWN
 from traceview.capture.table import count as stored
 

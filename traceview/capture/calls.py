@@ -1,16 +1,15 @@
 """The hosted calls of a capture's responses, in columns: one row per call.
 
-Kept as objects, a response's hosted calls cost a dict entry and an int key for its row, a
-tuple, a HostedCall, a tuple of queries and a str per id and query: about 390 bytes a call,
-the largest part of the turn table on a capture of hosted-state turns. Here each call is a
-few narrow numbers (its type, status, evidence, include flag and detail, together, are one
-number into the side's pool) and its id and queries sit as UTF-8 in byte buffers
-(table.Texts): about 75 bytes a call.
+Kept as objects, a response's hosted calls cost a dict entry, a tuple, a HostedCall, a tuple
+of queries and a str per id and query: the largest part of the turn table on a capture of
+hosted-state turns. Here each call's shape (its type, status, evidence, include flag and
+detail, together) is one number into the side's pool, and its id and queries sit as UTF-8
+in byte buffers (texts.Texts).
 
 `Calls` reads like the dict by response row it replaces (`get(row, ())`, `calls[row] = …`,
-`pop`, `in`, `items`): the row views (capture/model.py) and the analysis's bindings
-(analysis/columns.py) use it unchanged. A read makes the row's HostedCall objects again (the
-last row read is kept: a report reads one turn's calls a few times in a row).
+`pop`, `in`, `items`): the row views (capture/model.py) and the analysis's bindings use it
+so. A read makes the row's HostedCall objects again (the last row read is kept: a report
+reads one turn's calls a few times in a row).
 
 Rows are stored in the order they are added, which is row order (a side adds rows at its
 end, a worker's chunk is appended after them). A row set again or out of order (a later
@@ -22,22 +21,37 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from traceview.capture.table import SIGNED, Layout, Pool, Texts, fits, itemsize, joined, wider
+from traceview.capture.texts import Pool, Texts
 
 _GONE = object()  # in `changed`: the row's calls were removed
-_HostedCall: Any = None  # capture.model.HostedCall, once a row is read
 
 
-def _append(obj: Any, name: str, value: int) -> None:
-    col = getattr(obj, name)
-    try:
-        col.append(value)
-    except (OverflowError, ValueError):  # ValueError: a bytearray's
-        col = wider(col, value)
-        setattr(obj, name, col)
-        col.append(value)
+@dataclass(slots=True)
+class HostedCall:
+    """One output item the provider executed itself, and what it left behind. Reports
+    turn it into a dict (`to_dict`) only when they write it."""
+
+    type: str
+    id: str | None
+    status: str | None
+    evidence: str  # captured | empty | missing
+    include: str | None  # the include flag that captures the evidence, if one exists
+    queries: tuple[str, ...] = ()
+    detail: str | None = None  # one line: what was found, or why nothing was
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "id": self.id,
+            "status": self.status,
+            "evidence": self.evidence,
+            "include": self.include,
+            "queries": list(self.queries),
+            "detail": self.detail,
+        }
 
 
 class Calls:
@@ -46,69 +60,33 @@ class Calls:
     __slots__ = ("pool", "rows", "ends", "shape", "ids", "q_ends", "queries", "changed",
                  "last")
 
-    # A call's shape: what it shares with many others, one pooled tuple (a few hundred
-    # distinct in a large capture), read back as the HostedCall's fields of those names.
-    SHAPE = ("type", "status", "evidence", "include", "detail")
-
-    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
+    def __init__(self, pool: Pool) -> None:
         self.pool = pool
-        self.rows = array(SIGNED[0])  # the response rows that have calls, increasing
-        self.ends = array(SIGNED[0])  # per row: one past its last call
-        self.shape = bytearray()  # pool numbers, a bytearray first as the sides' pooled
-        layout = layout if layout is not None else Layout()
-        self.ids = Texts(layout)
-        self.q_ends = array(SIGNED[0])  # per call: one past its last query
-        self.queries = Texts(layout)
+        self.rows = array("i")  # the response rows that have calls, increasing
+        self.ends = array("i")  # per row: one past its last call
+        self.shape = array("i")  # per call: the pool number of its shape
+        self.ids = Texts()
+        self.q_ends = array("i")  # per call: one past its last query
+        self.queries = Texts()
         self.changed: dict[int, Any] = {}  # row -> calls set out of order, or _GONE
         self.last: tuple[int, Any] = (-1, None)
 
     # ---- writing --------------------------------------------------------------------
-    def __setitem__(self, row: int, calls: tuple[Any, ...]) -> None:
+    def __setitem__(self, row: int, calls: tuple[HostedCall, ...]) -> None:
         self.last = (-1, None)
         rows = self.rows
         if self.changed or (rows and row <= rows[-1]) or not calls:
             self.changed[row] = calls if calls else _GONE
             return
-        known = self.pool.numbers.get
-        ids, queries = self.ids, self.queries
-        try:
-            for c in calls:
-                shape = (c.type, c.status, c.evidence, c.include, c.detail)
-                n = known(shape)
-                if n is None:
-                    n = self.pool.number(shape)
-                self.shape.append(n)
-                ids.append(c.id)  # Texts widen their own columns when a value needs it
-                for q in c.queries:
-                    queries.append(q)
-                self.q_ends.append(len(queries.lens))
-            self.rows.append(row)
-            self.ends.append(len(self.shape))
-        except (OverflowError, ValueError):  # a column too narrow: the row again, widening
-            self._again(row, calls)
-
-    def _again(self, row: int, calls: tuple[Any, ...]) -> None:
-        """Drop what a row's quick appends made before one overflowed, and add it with every
-        column widened as it needs."""
-        n_rows = len(self.ends)  # rows complete before this one (`ends` is appended last)
-        start = self.ends[n_rows - 1] if n_rows else 0
-        q_start = self.q_ends[start - 1] if start else 0
-        for name in ("rows", "ends"):
-            del getattr(self, name)[n_rows:]
-        for name in ("shape", "q_ends"):
-            del getattr(self, name)[start:]
-        for texts, keep in ((self.ids, start), (self.queries, q_start)):
-            del texts.starts[keep:]
-            del texts.lens[keep:]
         number = self.pool.number
         for c in calls:
-            _append(self, "shape", number(tuple(getattr(c, name) for name in self.SHAPE)))
+            self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail)))
             self.ids.append(c.id)
             for q in c.queries:
                 self.queries.append(q)
-            _append(self, "q_ends", len(self.queries.lens))
-        _append(self, "rows", row)
-        _append(self, "ends", len(self.shape))
+            self.q_ends.append(len(self.queries.lens))
+        rows.append(row)
+        self.ends.append(len(self.shape))
 
     def pop(self, row: int, default: Any = None) -> Any:
         value = self.get(row, _GONE)
@@ -123,31 +101,14 @@ class Calls:
         here), its pool numbers as this pool's (`to_mine`)."""
         self.last = (-1, None)
         n_calls, n_queries = len(self.shape), len(self.queries.lens)
-        for name, shift in (("rows", base), ("ends", n_calls), ("q_ends", n_queries)):
-            theirs = getattr(other, name)
-            if shift and len(theirs):
-                theirs = array("q", [v + shift for v in theirs])
-            self._join(name, theirs)
-        self._join("shape", array("q", [to_mine[n] for n in other.shape]))
+        self.rows.extend(array("i", [r + base for r in other.rows]))
+        self.ends.extend(array("i", [e + n_calls for e in other.ends]))
+        self.q_ends.extend(array("i", [e + n_queries for e in other.q_ends]))
+        self.shape.extend(array("i", [to_mine[n] for n in other.shape]))
         self.ids.extend(other.ids)
         self.queries.extend(other.queries)
         for row, calls in other.changed.items():
             self.changed[row + base] = calls
-
-    def _join(self, name: str, theirs: Any) -> None:
-        if not len(theirs):  # a chunk without calls: an empty 8-byte array would widen
-            return
-        mine = getattr(self, name)
-        if len(theirs) and type(theirs) is array and theirs.itemsize == 8:
-            # Shifted or renumbered: stored at the size the values need here.
-            top, low = max(theirs), min(theirs)
-            if not (fits(mine, top) and fits(mine, low)):
-                mine = wider(mine, top, low)
-            theirs = bytearray(theirs.tolist()) if type(mine) is bytearray else \
-                array(mine.typecode, theirs)
-        mine, theirs = joined(mine, theirs)
-        setattr(self, name, mine)
-        mine.extend(theirs)
 
     # ---- reading --------------------------------------------------------------------
     def get(self, row: int, default: Any = None) -> Any:
@@ -166,35 +127,16 @@ class Calls:
         self.last = (row, calls)
         return calls
 
-    def _read(self, start: int, end: int) -> tuple[Any, ...]:
-        global _HostedCall
-        HostedCall = _HostedCall
-        if HostedCall is None:  # model.py imports this module's importer: not at import
-            from traceview.capture.model import HostedCall
-
-            _HostedCall = HostedCall
-        values, q_ends, queries, shape = self.pool.values, self.q_ends, self.queries, self.shape
-        # The ids decoded here, not through `Texts.get` (its one-row cache is a tuple made
-        # per read): this runs for every call a report, the ledger or fidelity reads.
-        ids = self.ids
-        buf, starts, lens = ids.buf, ids.starts, ids.lens
+    def _read(self, start: int, end: int) -> tuple[HostedCall, ...]:
+        values, q_ends, queries, shape, ids = (self.pool.values, self.q_ends, self.queries,
+                                               self.shape, self.ids)
         q0 = q_ends[start - 1] if start else 0
         out = []
         for i in range(start, end):
-            n = lens[i]
-            if n < 0:
-                cid = None
-            else:
-                s = starts[i]
-                try:
-                    cid = buf[s:s + n].decode()
-                except UnicodeDecodeError:  # a lone surrogate, stored as it came
-                    cid = ids.get(i)
             q1 = q_ends[i]
             kind, status, evidence, include, detail = values[shape[i]]
-            out.append(HostedCall(kind, cid, status, evidence, include,
-                                  tuple([queries.get(j) for j in range(q0, q1)])
-                                  if q1 > q0 else (), detail))
+            out.append(HostedCall(kind, ids.get(i), status, evidence, include,
+                                  tuple([queries.get(j) or "" for j in range(q0, q1)]), detail))
             q0 = q1
         return tuple(out)
 
@@ -269,11 +211,6 @@ class Calls:
         return len(self) > 0
 
     def nbytes(self) -> int:
-        n = 0
-        for name in ("rows", "ends", "q_ends", "shape"):
-            col = getattr(self, name)
-            n += itemsize(col) * len(col)
-        for texts in (self.ids, self.queries):
-            n += len(texts.buf) + texts.starts.itemsize * len(texts.starts) \
-                + texts.lens.itemsize * len(texts.lens)
-        return n
+        return sum(col.itemsize * len(col) for col in (self.rows, self.ends, self.q_ends,
+                                                       self.shape)) \
+            + self.ids.nbytes() + self.queries.nbytes()

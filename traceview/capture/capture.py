@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from traceview.capture import bounded, reader
+from traceview.capture.bounded import loads as bounded_loads
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
     Chunk,
@@ -24,7 +24,7 @@ from traceview.capture.parallel import (
     split,
     workers,
 )
-from traceview.capture.reader import CaptureBuilder, Pre
+from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
 from traceview.capture.table import TurnTable
 
@@ -32,11 +32,6 @@ if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
 
 MAX_OPEN_FILES = 32  # bodies are re-read through a few cached descriptors, never one per file
-# The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
-# problem on its line and skipped in chunks, so memory stays bounded whatever the input.
-MAX_LINE_BYTES = 256 << 20
-_BOM = b"\xef\xbb\xbf"
-_BOM_ENTRY = (-len(_BOM), False, None)  # a step's entry for the BOM before line 1
 
 
 @dataclass
@@ -94,7 +89,7 @@ class Capture:
         if raw is None:
             return None
         try:
-            obj = bounded.loads(raw)
+            obj = bounded_loads(raw)
         except ValueError:
             return None
         return obj if isinstance(obj, dict) else None
@@ -188,160 +183,99 @@ class CaptureLoader:
         """Feed every line; yield the line count every `every` lines and at the end of each
         source, so a caller can take the finished turns and batch them by time.
 
-        The loop is the buffered file object's own, the fastest line loop CPython has; its
-        buffer stays small (the page cache keeps the bytes, not this process: an mmap would
-        count every touched page in our RSS). Offsets are summed as lines pass, so any
-        record can be re-read later with one pread. A last line without a newline is passed
-        on as such: the reader reports it as a record cut mid-write.
+        Each source is cut into chunks at line ends (capture/parallel.py), whose lines are
+        reduced to facts here or, for a large capture, in worker processes; the chunks are
+        then paired in file order. Offsets are summed as lines pass, so any record can be
+        re-read later with one pread. A last line without a newline is passed on as such:
+        the reader reports it as a record cut mid-write.
         """
-        n_workers = workers()
-        if n_workers > 1:
-            sizes = [_size(src.path) for src in self.capture._files]
-            if sum(sizes) >= min_parallel_bytes():
-                yield from self._steps_parallel(every, Extractor(n_workers), sizes)
-                return
-        run = self.builder.feed_run
-        facts_of = reader.line_facts  # looked up here: bench/floors.py times it
-        batch: list[tuple[int, bool, Pre]] = []  # the lines since the last step
-        keep = batch.append
-        for i, src in enumerate(self.capture._files):
-            lines0, bytes0 = self.lines, self.bytes_read
-            line_no = offset = 0
-            for kind, message in src.findings:  # about the whole file: before its lines
-                self.builder.problem(i, 1, kind, message)
-            verdict = None if src.findings else not_a_capture(src.path)
-            if verdict is not None:
-                # One clear problem instead of one per line of a binary or foreign file.
-                self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
-                yield self.lines
-                continue
-            # Each line's facts are made as it is read; the lines of a step are then paired
-            # in one call (CaptureBuilder.feed_run), from where the step began.
-            at_line = at_offset = 0
-            failed: OSError | None = None
-            try:
-                with open(src.path, "rb") as handle:
-                    readline = handle.readline
-                    while raw := readline(MAX_LINE_BYTES):
-                        line_no += 1
-                        # The last byte, as an int (no slice made); a BOM taken off the
-                        # start below changes it only when it is the whole line: then not a
-                        # newline either way.
-                        ended = raw[-1] == 10
-                        if not ended and len(raw) == MAX_LINE_BYTES:
-                            run(i, batch, 0, at_line, at_offset, line_no)
-                            batch.clear()
-                            offset += self._skip_long_line(i, line_no, handle, len(raw))
-                            at_line, at_offset = line_no, offset
-                            continue
-                        if line_no == 1 and raw.startswith(_BOM):  # a BOM is not JSON
-                            offset += 3
-                            raw = raw[3:]
-                            keep(_BOM_ENTRY)
-                        keep((len(raw), ended, facts_of(raw, ended, True)))
-                        offset += len(raw)
-                        if not line_no % every:
-                            run(i, batch, 0, at_line, at_offset, line_no)
-                            batch.clear()
-                            at_line, at_offset = line_no, offset
-                            self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
-                            yield self.lines
-            except OSError as exc:  # vanished or unreadable since it was checked
-                failed = exc
-            run(i, batch, 0, at_line, at_offset, line_no)
-            batch.clear()
-            if failed is not None:
-                self.builder.problem(i, line_no + 1, "unreadable_source",
-                                     f"stopped reading: {failed.strerror or failed}")
-            self.builder.close()
-            for note in src.notes:  # damage found while decompressing: after the last line
-                self.builder.problem(i, line_no + 1, "damaged_source", note)
-            self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
-            yield self.lines
-
-    def _steps_parallel(self, every: int, extractor: Extractor,
-                        sizes: list[int]) -> Iterator[int]:
-        """As `steps`, with each line's facts made in worker processes (capture/parallel.py):
-        the same calls on the builder in the same order, so the same capture."""
         files = self.capture._files
-        chunk = chunk_bytes()
-
-        # As the serial loop judges each source before reading it; a foreign file's chunks
-        # are never sent.
+        sizes = [_size(src.path) for src in files]
+        n_workers = workers() if sum(sizes) >= min_parallel_bytes() else 1
+        # A foreign or binary file is judged before it is read: one clear problem, not one
+        # per line, and its chunks are never sent.
         verdicts = [None if src.findings else not_a_capture(src.path) for src in files]
-
-        def tasks() -> Iterator[Task]:
-            for i, src in enumerate(files):
-                if verdicts[i] is not None:
-                    continue
-                try:
-                    ranges = split(src.path, sizes[i], chunk)
-                except OSError:
-                    ranges = [(0, 1)]  # the worker meets the same error and reports it
-                for start, end in ranges:
-                    yield i, src.path, start, end
-
-        run = self.builder.feed_run
-        results = extractor.run(tasks())
+        extractor = Extractor(n_workers)
+        results = extractor.run(self._tasks(verdicts, sizes))
         ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
         try:
             for i, src in enumerate(files):
-                lines0, bytes0 = self.lines, self.bytes_read
-                line_no = offset = 0
-                failed: OSError | None = None
                 for kind, message in src.findings:  # about the whole file: before its lines
                     self.builder.problem(i, 1, kind, message)
                 if verdicts[i] is not None:
                     self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdicts[i]}")
                     yield self.lines
                     continue
+                at = _Position(self.lines, self.bytes_read)
                 with _Rereader(src.path) as reread:
-                    at = reread.at
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
-                        if isinstance(result, OSError) and failed is None:
-                            failed = result
-                        if failed is not None:
-                            ahead = next(results, None)
-                            continue
-                        lines, facts = result
-                        self.builder.take(facts)
-                        k, end = 0, len(lines)
-                        while k < end:  # up to the next multiple of `every`, then a step
-                            before = line_no
-                            k, line_no, offset = run(i, lines, k, line_no, offset,
-                                                     line_no - line_no % every + every, at)
-                            if not line_no % every and line_no != before:
-                                self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
-                                yield self.lines
+                        if isinstance(result, OSError):
+                            at.failed = at.failed or result
+                        elif at.failed is None:
+                            yield from self._pair(i, result, at, reread, every)
                         # The next chunk is asked for only now: the first one's rows show
                         # before the workers have even started.
                         ahead = next(results, None)
-                if failed is not None:
-                    self.builder.problem(i, line_no + 1, "unreadable_source",
-                                         f"stopped reading: {failed.strerror or failed}")
-                self.builder.close()
-                for note in src.notes:
-                    self.builder.problem(i, line_no + 1, "damaged_source", note)
-                self.lines, self.bytes_read = lines0 + line_no, bytes0 + offset
+                self._end_source(i, src, at)
                 yield self.lines
         finally:
             extractor.close()
 
-    def _skip_long_line(self, source: int, line_no: int, handle: BinaryIO, read: int) -> int:
-        """Skip the rest of an over-long line in bounded chunks; its length in bytes."""
-        while True:
-            chunk = handle.readline(1 << 20)
-            read += len(chunk)
-            if not chunk or chunk[-1:] == b"\n":
-                break
-        self.builder.problem(source, line_no, "line_too_long",
-                             f"line is {read:,} bytes, over the {MAX_LINE_BYTES >> 20} MiB a "
-                             "record may have; line skipped")
-        return read
+    def _tasks(self, verdicts: list[str | None], sizes: list[int]) -> Iterator[Task]:
+        chunk = chunk_bytes()
+        for i, src in enumerate(self.capture._files):
+            if verdicts[i] is not None:
+                continue
+            try:
+                ranges = split(src.path, sizes[i], chunk)
+            except OSError:
+                ranges = [(0, 1)]  # reading it meets the same error and reports it
+            for start, end in ranges:
+                yield i, src.path, start, end
+
+    def _pair(self, i: int, chunk: Chunk, at: _Position, reread: _Rereader,
+              every: int) -> Iterator[int]:
+        """Pair a chunk's lines, its facts appended to the table first."""
+        lines, facts = chunk
+        self.builder.take(facts)
+        feed = self.builder.feed_pre
+        for length, ended, pre in lines:
+            if length < 0:  # bytes before line 1 that are no line's (a BOM)
+                at.offset -= length
+                continue
+            at.line += 1
+            if pre is not None:
+                n = length - 1 if ended else length
+                feed(i, at.line, at.offset, n, pre, partial(reread.read, at.offset, n))
+            at.offset += length
+            if not at.line % every:
+                self.lines, self.bytes_read = at.lines0 + at.line, at.bytes0 + at.offset
+                yield self.lines
+
+    def _end_source(self, i: int, src: Source, at: _Position) -> None:
+        if at.failed is not None:
+            self.builder.problem(i, at.line + 1, "unreadable_source",
+                                 f"stopped reading: {at.failed.strerror or at.failed}")
+        self.builder.close()
+        for note in src.notes:  # damage found while decompressing: after the last line
+            self.builder.problem(i, at.line + 1, "damaged_source", note)
+        self.lines, self.bytes_read = at.lines0 + at.line, at.bytes0 + at.offset
 
     def progress(self, done: bool = False) -> Progress:
         return Progress(self.bytes_read, self.total_bytes, self.lines, done)
+
+
+@dataclass
+class _Position:
+    """Where the pairing of one source is: its line and offset, the loader's counts when
+    it began, and the error that stopped its reading, if one did."""
+
+    lines0: int
+    bytes0: int
+    line: int = 0
+    offset: int = 0
+    failed: OSError | None = None
 
 
 def _size(path: str) -> int:
@@ -364,10 +298,6 @@ class _Rereader:
     def __exit__(self, *_: object) -> None:
         if self.handle is not None:
             self.handle.close()
-
-    def at(self, offset: int, length: int) -> Callable[[], dict[str, Any]]:
-        # One per line fed, nearly all never called: a partial is made in C, a lambda is not.
-        return partial(self.read, offset, length)
 
     def read(self, offset: int, length: int) -> dict[str, Any]:
         try:

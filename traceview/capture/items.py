@@ -9,8 +9,7 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
-from traceview.capture.model import HostedCall
-from traceview.capture.plain_text import holds_no_secret
+from traceview.capture.calls import HostedCall
 from traceview.safety.redact import redact_text
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 from traceview.wire import (
@@ -144,7 +143,7 @@ def _queries(item: dict[str, Any]) -> tuple[str, ...]:
     raw = _raw_queries(item)
     if not raw:
         return ()
-    return tuple([q if holds_no_secret(q) else redact_text(q) for q in raw])
+    return tuple([redact_text(q) for q in raw])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:
@@ -274,7 +273,8 @@ def _hosted_call(
                 return None  # a local shell call is run by the client, not hosted
         if t == "tool_search_call" and item.get("execution") != "server":
             return None
-        out = by_call_id.get(item.get("call_id")) if isinstance(item.get("call_id"), str) else None
+        call_id = item.get("call_id")
+        out = by_call_id.get(call_id) if isinstance(call_id, str) else None
         ev = "captured" if out is not None else "missing"
         return HostedCall(t, cid, status, ev, None, queries, None)
     return None

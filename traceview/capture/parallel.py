@@ -1,43 +1,48 @@
 """Facts on every core: the lines of a large capture reduced in worker processes.
 
-What a line says (`reader.line_facts`) depends on that line alone, so a large file is cut
-into chunks at line boundaries, and the files of a directory are taken whole, and worker
-processes reduce each chunk to a list of (length, ended, what the line says) and the
-columns of its facts (capture/table.py: arrays, which pickle as raw bytes, instead of one
-object per line). The main process appends those columns to its turn table, then only
-pairs and analyses, consuming the chunks in file order: line numbers, offsets, problems
-and turn order are exactly those of a single-process read (a test compares the reports
-byte for byte). `extract` is also what a cluster job would map over files.
+What a line says (`lines.line_facts`) depends on that line alone, so a large file is cut
+into chunks at line boundaries, and worker processes reduce each chunk to a list of
+(length, ended, what the line says) and the columns of its facts (capture/table.py: arrays,
+which pickle as raw bytes, instead of one object per line). The main process appends those
+columns to its turn table, then only pairs, consuming the chunks in file order: line
+numbers, offsets, problems and turn order are exactly those of a single-process read.
+`extract` is also what a cluster job would map over files.
 
-The workers are plain child processes serving pipes (capture/children.py): forked in a
-process with one thread (the CLI), new interpreters in one with threads (the inspector
-loads from a thread, and forking a threaded process is unsafe).
-
-Small captures stay in one process: starting workers costs more than they save.
+The workers are a `concurrent.futures.ProcessPoolExecutor`: forked in a process with one
+thread (the CLI), new interpreters in one with threads (the inspector loads from a thread,
+and forking a threaded process is unsafe). Small captures stay in one process: starting
+workers costs more than they save.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections import deque
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from traceview.capture.children import Child, Children, fork_safe
-from traceview.capture.reader import Pre, as_rows, line_facts
+from traceview.capture.lines import Pre, Records, as_rows, line_facts
 from traceview.capture.table import Facts
+
+if TYPE_CHECKING:  # the pool is imported only where workers run
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
 CHUNK_BYTES = 1 << 20
+# The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
+# problem on its line and skipped in chunks, so memory stays bounded whatever the input.
+MAX_LINE_BYTES = 256 << 20
+BOM = b"\xef\xbb\xbf"
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
 # A worker reads its chunk through a buffer this size: with the default 8 kB most records
-# of a few kB are copied twice, and reading cost twice as much (bench/extractor.py).
+# of a few kB are copied twice.
 READ_BUFFER = 128 << 10
 
 Chunk = tuple[list[tuple[int, bool, Pre]], Facts]
-# What a spawned worker imports and runs (capture/children.py): `extract`, below.
-SPAWN = "traceview.capture.parallel:extract"
 Task = tuple[int, str, int, int]  # source index, path, start, end
 
 
@@ -67,11 +72,9 @@ def extract(path: str, start: int, end: int) -> Chunk:
     one-process loop reads them: a line past MAX_LINE_BYTES is a problem and skipped in
     bounded pieces, and a BOM before line 1 is an entry of its own (negative length).
     Facts are rows of the chunk's own columns, returned with the lines."""
-    from traceview.capture.capture import _BOM, MAX_LINE_BYTES
-
     out: list[tuple[int, bool, Pre]] = []
     append = out.append
-    facts = Facts()
+    records = Records()
     with open(path, "rb", buffering=READ_BUFFER) as f:
         f.seek(start)
         readline = f.readline
@@ -92,12 +95,12 @@ def extract(path: str, start: int, end: int) -> Chunk:
                 pos += read
                 continue
             pos += len(raw)
-            if pos == start + len(raw) and start == 0 and raw.startswith(_BOM):
+            if pos == start + len(raw) and start == 0 and raw.startswith(BOM):
                 append((-3, False, None))  # a BOM is not JSON
                 raw = raw[3:]
                 ended = raw[-1:] == b"\n"  # the BOM was the whole line: no newline
-            append((len(raw), ended, as_rows(line_facts(raw, ended), facts)))
-    return out, facts
+            append((len(raw), ended, as_rows(line_facts(raw, ended), records)))
+    return out, records.facts()
 
 
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
@@ -119,38 +122,72 @@ def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     return ranges
 
 
+def fork_safe() -> bool:
+    """Whether workers may be forked: a POSIX `fork` and one thread alive (a fork copies
+    only the forking thread; a lock another thread held would stay held in the child)."""
+    return (hasattr(os, "fork") and sys.platform != "win32"
+            and threading.active_count() == 1)
+
+
+def _quiet() -> None:
+    """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
+    process's to handle (it stops the pool; a worker ends when its queue closes)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
 class Extractor:
     """Runs `extract` over tasks, results handed back in task order with a bounded number
     in flight (memory stays a few chunks, not the whole file).
 
     The first task runs here, so the first rows show while the workers start. A task the
-    workers cannot run (they could not start, or broke) also runs here: the result is the
-    same whichever process made it, so a load never fails for want of workers.
-
-    The workers are children serving pipes (capture/children.py): in a process with one
-    thread (the CLI) forked, with no interpreter to start; with threads (the inspector
-    loads from one) forking is unsafe, and they are new interpreters that import
-    `extract`. Either way nothing runs in this process but the reads of their answers: no
-    multiprocessing, no helper thread."""
+    workers cannot run (they could not start, or one died) also runs here: the result is
+    the same whichever process made it, so a load never fails for want of workers."""
 
     def __init__(self, n_workers: int) -> None:
         self.n_workers = n_workers
         self.ahead = 2 * n_workers
-        self.children: Children | None = None
+        self.pool: ProcessPoolExecutor | None = None
+
+    def _start(self) -> ProcessPoolExecutor | None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if fork_safe() else "spawn"
+        try:
+            return ProcessPoolExecutor(self.n_workers, multiprocessing.get_context(method),
+                                       initializer=_quiet)
+        except (OSError, ValueError):
+            return None
+
+    def _submit(self, task: Task) -> Future[Chunk] | None:
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(extract, task[1], task[2], task[3])
+        except Exception:  # noqa: BLE001 - a broken or unstartable pool: read it here
+            return None
 
     def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
         first = next(tasks, None)
         if first is None:
             return
-        # The children start before the first chunk is read: a forked one with the parent
-        # at its smallest; all read the next chunks while this process reads the first.
-        children = self.children = Children(self.n_workers, extract,
-                                            None if fork_safe() else SPAWN)
-        queue: deque[tuple[Task, Child | None]] = deque()
+        if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
+            yield first, _here(first)
+            for task in tasks:
+                yield task, _here(task)
+            return
+        self.pool = self._start()
+        queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
 
         def fill() -> None:
             while len(queue) < self.ahead and (task := next(tasks, None)) is not None:
-                queue.append((task, children.send(task[1], task[2], task[3])))
+                queue.append((task, self._submit(task)))
 
         fill()
         yield first, _here(first)
@@ -158,17 +195,24 @@ class Extractor:
             fill()
             if not queue:
                 return
-            task, child = queue.popleft()
-            if child is None:
-                yield task, _here(task)
-                continue
-            ok, result = children.receive(child)
-            yield task, result if ok else _here(task)
+            task, future = queue.popleft()
+            yield task, _here(task) if future is None else _result(task, future)
 
     def close(self) -> None:
-        if self.children is not None:
-            self.children.close()
-            self.children = None
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _result(task: Task, future: Future[Chunk]) -> Chunk | OSError:
+    """A worker's answer; an OSError its reading met is the one this process would meet;
+    a worker that died or sent nonsense has its task read here."""
+    try:
+        return future.result()
+    except OSError as exc:
+        return exc
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer
+        return _here(task)
 
 
 def _here(task: Task) -> Chunk | OSError:

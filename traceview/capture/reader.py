@@ -12,17 +12,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from traceview.capture.bounded import _NOT_OPENERS, MAX_DEPTH, TooDeep, too_deep
 from traceview.capture.endpoints import (
-    api_from_body,
     api_from_response,
     ids_in_path,
-    split_endpoint,
-    turn_api,
 )
-from traceview.capture.facts import request_facts, response_facts
+from traceview.capture.lines import Line, Pre, internal_error, line_facts, response_pre
 from traceview.capture.model import (
     Attempt,
     Exchange,
@@ -31,79 +25,14 @@ from traceview.capture.model import (
     ResponseFacts,
     Turn,
     Turns,
+    new_turn,
 )
-from traceview.capture.scan import (
-    HEAD_BYTES,
-    NO_STORE,
-    STORE_TRUE,
-    created_in,
-    ids_in,
-    store_in,
-)
-from traceview.capture.table import Facts, ResponseSide, TurnTable
+from traceview.capture.response_facts import response_facts
+from traceview.capture.table import Facts, ResponseSide, TurnTable, flag_bit
 from traceview.wire import NON_TERMINAL, TERMINAL_EVENTS
 
-_new_tuple = tuple.__new__
-_new_turn = Turn.__new__
-_STREAM_CUT = 1 << ResponseSide.FLAGS.index("stream_cut")
-# A response status after which the turn may not be finished yet (polled, or held for a
-# retry): `feed_run` leaves those turns to `_settle`.
-_HELD = frozenset((*NON_TERMINAL, "failed"))
+_STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
 _STREAM_TERMINAL = TERMINAL_EVENTS
-
-
-_COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
-
-
-def _absurd(value: Any) -> bool:
-    """A number no count can be: negative, astronomically large, or fractional (orjson
-    reads an integer past 64 bits as a float)."""
-    if type(value) is int:
-        return not 0 <= value < _COUNT_LIMIT
-    return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
-
-
-def _absurd_counts(body: Any) -> list[tuple[str, int]] | tuple[()]:
-    """Usage numbers no provider sends (negative, or beyond any real count). A usage of
-    plain counts (and nulls), as nearly every one is, is passed over in one loop over its
-    values; any other is read key by key (`_absurd_in`)."""
-    usage = body.get("usage") if isinstance(body, dict) else None
-    if not isinstance(usage, dict):
-        return ()
-    for value in usage.values():
-        if type(value) is int:
-            if 0 <= value < _COUNT_LIMIT:
-                continue
-        elif value is None:
-            continue
-        elif type(value) is dict:
-            for v in value.values():
-                if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT):
-                    return _absurd_in(usage)
-            continue
-        return _absurd_in(usage)
-    return ()
-
-
-def _absurd_in(usage: dict[Any, Any]) -> list[tuple[str, int]] | tuple[()]:
-    """_absurd_counts' reading, key by key: the absurd numbers with their keys."""
-    found: list[tuple[str, int]] | tuple[()] = ()
-    for key, value in usage.items():
-        t = type(value)
-        if t is int:
-            if 0 <= value < _COUNT_LIMIT:
-                continue
-        elif t is dict:
-            for k, v in value.items():
-                if v is None or (type(v) is int and 0 <= v < _COUNT_LIMIT) or not _absurd(v):
-                    continue
-                found = [*found, (f"{key}.{k}", v)]
-            continue
-        elif value is None:
-            continue
-        if _absurd(value):
-            found = [*found, (str(key), value)]
-    return found
 
 
 class CaptureBuilder:
@@ -129,7 +58,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        # (turn, api, pre, reread), or from feed_run (turn, api, pre, reread_at, offset, n)
+        # (turn, api, pre, reread)
         self._last_input: tuple[Any, ...] | None = None
         self._failed: tuple[Turn, Any] | None = None
 
@@ -163,7 +92,7 @@ class CaptureBuilder:
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
             return
-        ref = _new_tuple(RecordRef, (source, offset, n, line))  # RecordRef(...), in C
+        ref = RecordRef(source, offset, n, line)
         try:
             # The record itself is read (`_obj`) only by the few paths that need it.
             if kind == "req":
@@ -181,260 +110,7 @@ class CaptureBuilder:
                 RecursionError) as exc:
             # A shape nothing anticipated: a problem on its line, never a traceback. The
             # structure fuzz (tests/hostile) asserts this never happens for known shapes.
-            self.problem(source, line, "internal_error", _internal(exc))
-
-    def feed_run(self, source: int, lines: list[tuple[int, bool, Pre]], i: int,
-                 line_no: int, offset: int, stop: int,
-                 reread_at: Callable[[int, int], Callable[[], dict[str, Any]]] | None = None,
-                 ) -> tuple[int, int, int]:
-        """Pair `lines[i:]` of source `source` until line `stop` is fed or the list ends;
-        (the next i, the last line number, the offset after it).
-
-        Each entry is (length with its newline, ended by one, what `line_facts` made of the
-        line), as a worker returns a chunk (its facts as rows, `take`n first) or the
-        one-process loop collects them (facts as records, the parsed record kept); a
-        negative length is bytes before line 1 that are no line's (a BOM). `reread_at(offset,
-        length)` makes a line's `reread` (None: the records ride in their entries).
-
-        The same calls on the builder as `feed_pre` line by line, with the common lines —
-        a request that opens a turn, a response that answers the turn waiting for it — paired
-        here inline: a capture is nearly all of them, and the RecordRef, the view, the
-        helpers and the attributes each cost as much as the pairing itself. So the state
-        those lines touch is held in locals (the turn waiting, the last request) and written
-        back before anything else runs (`_sync`): every other line is `feed_pre`'s, after
-        which the columns and the state are read again. tests/core/test_feed_run.py compares
-        both ways on every fixture."""
-        end = len(lines)
-        t = self.table
-        turns = self.turns
-        finished = self.finished.append
-        linked = self._linked
-        requests, responses = t.requests, t.responses
-        numbers = t.pool.numbers
-        pv = t.pool.values
-        layout = t.layout
-        while True:
-            # (Again) bind the columns (a wider copy replaces one) and read the state.
-            ver = layout.version
-            index_, source_, api_, line_ = (t.index.append, t.source.append, t.api.append,
-                                            t.line.append)
-            qs_, qo_, ql_ = t.req_source.append, t.req_offset.append, t.req_length.append
-            ss_, so_, sl_, sn_ = (t.res_source.append, t.res_offset.append,
-                                  t.res_length.append, t.res_line.append)
-            qr_, sr_ = t.req_row.append, t.res_row.append
-            res_source, res_offset, res_length, res_line, res_row = (
-                t.res_source, t.res_offset, t.res_length, t.res_line, t.res_row)
-            extras, status_col = responses._d_extra, responses._c_status
-            # No stream open (and for a request, no retry to weigh): the inline paths apply.
-            rquick = self._stream is None
-            quick = rquick and self._failed is None
-            rows = turns.rows  # None: turn i is row i (model.Turns)
-            pending = self._pending
-            last: Turn | None = None  # the last request paired inline: self._last_input
-            last_pre: Pre = None
-            last_at = last_n = 0
-            req_base, res_base = self._req_base, self._res_base
-            while i < end and line_no < stop:
-                length, ended, pre = lines[i]
-                i += 1
-                if length < 0:
-                    offset -= length
-                    continue
-                line_no += 1
-                if pre is None:
-                    offset += length
-                    continue
-                n = length - 1 if ended else length
-                kind = pre[0]
-                if kind == "req" and quick:
-                    # A request with an API and a body, not an import, opening a turn as
-                    # the table's next row (`_request`, `_new_turn`).
-                    link = pre[2]
-                    if (not pre[1] and pre[6] is not None and pre[9] and pre[10] is None
-                            and (pending is None if link is None else link not in linked)
-                            and (rows is not None or len(t.index) == turns.n)):
-                        try:
-                            facts = pre[8]
-                            if type(facts) is int:
-                                req_row = facts + req_base
-                            else:
-                                req_row = requests.add(facts)
-                            api = pre[6]
-                            na = numbers.get(api)
-                            if na is None:
-                                na = t.pool.number(api)
-                            r = len(t.index)
-                            index = (turns.n if rows is None else len(rows)) + 1
-                            if type(facts) is int and i < end and line_no < stop:
-                                # A worker's request whose answer is the next line, as
-                                # nearly every one is: the turn's row is made whole, and
-                                # no turn waits between the two lines.
-                                nl, nended, npre = lines[i]
-                                if (npre is not None and nl >= 0 and npre[0] == "res"
-                                        and npre[1] == link and type(npre[4]) is int
-                                        and npre[5] is None and not npre[6]):
-                                    row = npre[4] + res_base
-                                    at2, n2 = offset + length, nl - 1 if nended else nl
-                                    try:
-                                        if layout.version != ver:  # stale columns
-                                            raise OverflowError
-                                        index_(index)
-                                        source_(source)
-                                        api_(na)
-                                        line_(line_no)
-                                        qs_(source)
-                                        qo_(offset)
-                                        ql_(n)
-                                        ss_(source)
-                                        so_(at2)
-                                        sl_(n2)
-                                        sn_(line_no + 1)
-                                        qr_(req_row)
-                                        sr_(row)
-                                    except OverflowError:  # a value too wide for its column
-                                        t.append_row(r, (index, source, na, line_no, source,
-                                                         offset, n, source, at2, n2,
-                                                         line_no + 1, req_row, row))
-                                    turn = _new_turn(Turn)
-                                    turn._t = t
-                                    turn._r = r
-                                    last, last_pre, last_at, last_n = turn, pre, offset, n
-                                    if rows is None:
-                                        turns.n += 1
-                                    else:
-                                        rows.append(r)
-                                    i += 1
-                                    line_no += 1
-                                    offset = at2 + nl
-                                    if extras.get(row) or pv[status_col[row]] in _HELD:
-                                        self._sync(pending, last, last_pre, reread_at, last_at,
-                                                   last_n)
-                                        last = None
-                                        try:
-                                            self._settle(turn, row, source, line_no)
-                                        except (TypeError, ValueError, AttributeError,
-                                                KeyError, IndexError, RecursionError) as exc:
-                                            self.problem(source, line_no, "internal_error",
-                                                         _internal(exc))
-                                        break  # read the state again
-                                    finished(turn)
-                                    if layout.version != ver:  # bind again
-                                        self._sync(pending, last, last_pre, reread_at,
-                                                   last_at, last_n)
-                                        break
-                                    continue
-                            try:
-                                if layout.version != ver:  # the columns bound may be stale
-                                    raise OverflowError
-                                index_(index)
-                                source_(source)
-                                api_(na)
-                                line_(line_no)
-                                qs_(source)
-                                qo_(offset)
-                                ql_(n)
-                                ss_(-1)
-                                so_(-1)
-                                sl_(-1)
-                                sn_(-1)
-                                qr_(req_row)
-                                sr_(-1)
-                            except OverflowError:  # a value too wide for its column
-                                # The row again, widening (it drops what the appends made).
-                                t.append_row(r, (index, source, na, line_no, source, offset,
-                                                 n, -1, -1, -1, -1, req_row, -1))
-                            turn = _new_turn(Turn)
-                            turn._t = t
-                            turn._r = r
-                            last, last_pre, last_at, last_n = turn, pre, offset, n
-                            if rows is None:
-                                turns.n += 1
-                            else:
-                                rows.append(r)
-                            if link is None:
-                                pending = turn
-                            else:
-                                linked[link] = turn
-                        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
-                                RecursionError) as exc:  # as feed_pre
-                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                            last = None
-                            self.problem(source, line_no, "internal_error", _internal(exc))
-                            offset += length
-                            break  # read the state again
-                        offset += length
-                        if layout.version != ver:  # bind again
-                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                            break
-                        continue
-                elif kind == "res" and rquick:
-                    # A response with facts answering the turn waiting for it (`_response`,
-                    # `_answer_turn`), neither imported nor with absurd usage.
-                    link = pre[1]
-                    rec = pending if link is None else linked.get(link)
-                    facts = pre[4]
-                    if type(rec) is Turn and facts is not None and pre[5] is None \
-                            and not pre[6]:
-                        try:
-                            if link is None:
-                                pending = None
-                            else:
-                                del linked[link]
-                            if type(facts) is int:
-                                row = facts + res_base
-                            else:
-                                row = responses.add(facts)
-                            tr = rec._r
-                            if layout.version != ver:  # the columns bound may be stale
-                                self._put_response(tr, (source, offset, n, line_no), row)
-                                settle = True
-                            else:
-                                try:
-                                    res_source[tr] = source
-                                    res_offset[tr] = offset
-                                    res_length[tr] = n
-                                    res_line[tr] = line_no
-                                    res_row[tr] = row
-                                except OverflowError:  # a column too narrow for the value
-                                    self._put_response(tr, (source, offset, n, line_no), row)
-                                settle = bool(extras.get(row)) or pv[status_col[row]] in _HELD
-                            if settle:  # finished, polled or held: `_settle` decides
-                                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                                last = None
-                                self._settle(rec, row, source, line_no)
-                                offset += length
-                                break  # read the state again
-                            finished(rec)
-                        except (TypeError, ValueError, AttributeError, KeyError, IndexError,
-                                RecursionError) as exc:  # as feed_pre
-                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                            last = None
-                            self.problem(source, line_no, "internal_error", _internal(exc))
-                            offset += length
-                            break  # read the state again
-                        offset += length
-                        if layout.version != ver:  # bind again
-                            self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                            break
-                        continue
-                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                last = None
-                self.feed_pre(source, line_no, offset, n, pre,
-                              None if reread_at is None else reread_at(offset, n))
-                offset += length
-                break  # read the state again
-            else:
-                self._sync(pending, last, last_pre, reread_at, last_at, last_n)
-                return i, line_no, offset
-
-    def _sync(self, pending: Turn | Exchange | None, last: Turn | None, *at: Any) -> None:
-        """Write back what `feed_run` held in locals: the turn waiting for its response,
-        and the last request it paired (`_last_input`: the request, its API and line,
-        and where to re-read it)."""
-        self._pending = pending
-        if last is not None:
-            pre, reread_at, offset, n = at
-            self._last_input = (last, pre[6], pre, reread_at, offset, n)
+            self.problem(source, line, "internal_error", internal_error(exc))
 
     def _other(self, obj: dict[str, Any], ref: RecordRef) -> None:
         if isinstance(obj.get("type"), str) and "sequence_number" in obj:
@@ -450,7 +126,7 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: tuple, ref: RecordRef,
+    def _request(self, pre: Line, ref: RecordRef,
                  reread: Callable[[], dict[str, Any]] | None) -> None:
         if pre[1]:
             return  # the request was never recorded; its response will stand alone
@@ -468,22 +144,21 @@ class CaptureBuilder:
                 self._retry_of(api, _obj(pre, reread), ref.source)
             index = retry_of.index if retry_of is not None else (
                 turns.n if turns.rows is None else len(turns.rows)) + 1  # len(turns) + 1
-            rec: Turn | Exchange = self._new_turn(index, api, ref, pre)
+            turn = self._new_turn(index, api, ref, pre)
             if pre[9]:  # the body is a JSON object
                 if pre[10] is not None:  # an importer's origin
-                    _imported(rec, pre[10])
-                self._last_input = (rec, api, pre, reread)
+                    _imported(turn, pre[10])
+                self._last_input = (turn, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
                 self._last_input = None
             if retry_of is not None:
-                rec.attempts = (*retry_of.attempts, _attempt(retry_of))
-                turns[-1] = rec
-            elif turns.rows is None and rec._r == turns.n:  # turns.append(rec), inline
-                turns.n += 1
+                turn.attempts = (*retry_of.attempts, _attempt(retry_of))
+                turns[-1] = turn
             else:
-                turns.append(rec)
+                turns.append(turn)
+            rec: Turn | Exchange = turn
         else:
             method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
@@ -491,58 +166,27 @@ class CaptureBuilder:
                            request=ref, conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
-            # One request waiting is held as it is; a deque only for a reused id.
-            waiting = self._linked.get(link)
-            if waiting is None:
-                self._linked[link] = rec
-                return
-            if type(waiting) is not deque:
-                waiting = self._linked[link] = deque((waiting,))
-            self.problem(ref.source, ref.line, "duplicate_link",
-                         f"link id {link!r} is already used by an unanswered request "
-                         f"(line {waiting[-1].line}); responses are paired in file order")
+            waiting = self._linked.setdefault(link, deque())
+            if waiting:
+                self.problem(ref.source, ref.line, "duplicate_link",
+                             f"link id {link!r} is already used by an unanswered request "
+                             f"(line {waiting[-1].line}); responses are paired in file order")
             waiting.append(rec)
         else:
             self._pending = rec
 
-    def _new_turn(self, index: int, api: str, ref: RecordRef, pre: tuple) -> Turn:
-        """A turn of request `ref` as a new table row, its request facts stored (what
-        `Turn(index, …, ref, table=…)` and `turn.req = facts` do, written out: this runs
-        once per request)."""
-        t = self.table
+    def _new_turn(self, index: int, api: str, ref: RecordRef, pre: tuple[Any, ...]) -> Turn:
+        """A turn of request `ref` as a new table row, its request facts stored (a record,
+        or a worker's row)."""
         req_row = -1
-        if pre[9]:  # the body is a JSON object: its facts, a record or a worker's row
+        if pre[9]:  # the body is a JSON object
             facts = pre[8]
             if type(facts) is int:
                 req_row = facts + self._req_base
             elif facts is not None:
-                req_row = t.requests.add(facts)
-        n = t.pool.numbers.get(api)
-        if n is None:
-            n = t.pool.number(api)
-        r = len(t.index)
-        source, offset, length, line = ref
-        try:
-            t.index.append(index)
-            t.source.append(source)
-            t.api.append(n)
-            t.line.append(line)
-            t.req_source.append(source)
-            t.req_offset.append(offset)
-            t.req_length.append(length)
-            t.res_source.append(-1)
-            t.res_offset.append(-1)
-            t.res_length.append(-1)
-            t.res_line.append(-1)
-            t.req_row.append(req_row)
-            t.res_row.append(-1)
-        except OverflowError:  # a value too wide for its column: the row again, widening
-            t.append_row(r, (index, source, n, line, source, offset, length, -1, -1, -1, -1,
-                             req_row, -1))
-        turn = _new_turn(Turn)  # a view of row r
-        turn._t = t
-        turn._r = r
-        return turn
+                req_row = self.table.requests.add(facts)
+        r = self.table.append_turn(index, ref.source, ref.line, api, ref, req_row)
+        return Turn(self.table, r)
 
     def _retry_of(self, api: str, record: dict[str, Any], source: int) -> Turn | None:
         """The held failed turn this request retries (same API, same chain handles, its
@@ -571,26 +215,23 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: tuple, ref: RecordRef,
+    def _response(self, pre: Line, ref: RecordRef,
                   reread: Callable[[], dict[str, Any]] | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None:
-            rec = self._linked.pop(link, None)
-            if type(rec) is deque:  # a reused id: the oldest request waiting
-                waiting = rec
+            waiting = self._linked.get(link)
+            if waiting:  # a reused id: the oldest request waiting
                 rec = waiting.popleft()
-                if len(waiting) > 1:
-                    self._linked[link] = waiting
-                elif waiting:
-                    self._linked[link] = waiting[0]
+                if not waiting:
+                    del self._linked[link]
         elif self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
             rec = self._orphan(pre, ref)
             if rec is None:
                 return
-        if type(rec) is Turn:
+        if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
                 facts = response_facts(_obj(pre, reread))
@@ -600,12 +241,12 @@ class CaptureBuilder:
         else:
             self._answer_exchange(rec, _obj(pre, reread), ref)
 
-    def _orphan(self, pre: tuple, ref: RecordRef) -> Turn | Exchange | None:
+    def _orphan(self, pre: Line, ref: RecordRef) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
         if api is None and events:
             api = "responses"
         if api is not None:
-            turn = Turn(len(self.turns) + 1, ref.source, ref.line, api, table=self.table)
+            turn = new_turn(len(self.turns) + 1, ref.source, ref.line, api, table=self.table)
             self.turns.append(turn)
             return turn
         self.problem(ref.source, ref.line, "unknown_record",
@@ -617,18 +258,10 @@ class CaptureBuilder:
         return ex
 
     def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, ref: RecordRef,
-                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple = ()) -> None:
-        # turn.response = ref and turn.res = facts, written out (once per response).
-        table = self.table
-        side = table.responses
-        tr = turn._r
-        row = facts if type(facts) is int else side.add(facts)
-        try:
-            table.res_source[tr], table.res_offset[tr], table.res_length[tr], \
-                table.res_line[tr] = ref
-            table.res_row[tr] = row
-        except OverflowError:  # a column too narrow for the value: widened
-            self._put_response(tr, ref, row)
+                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple[()] = ()) -> None:
+        row = facts if type(facts) is int else self.table.responses.add(facts)
+        self.table.set_response(turn._r, ref)
+        self.table.res_row[turn._r] = row
         if absurd:
             for name, value in absurd:
                 self.problem(ref.source, ref.line, "absurd_number",
@@ -638,28 +271,22 @@ class CaptureBuilder:
             _imported(turn, origin)
         self._settle(turn, row, ref.source, ref.line)
 
-    def _put_response(self, tr: int, ref: tuple[int, int, int, int], row: int) -> None:
-        """Row `tr`'s response columns set one by one, each widened when the value needs."""
-        for name, value in zip(("res_source", "res_offset", "res_length", "res_line",
-                                "res_row"), (*ref, row), strict=True):
-            self.table.put(name, tr, value)
-
     def _settle(self, turn: Turn, row: int, source: int, line: int) -> None:
         """What an answered turn becomes once its response's row is in: finished, polled
         (background mode), or held (failed: the next request may retry it); its unknown
         output items are problems on the response's line first."""
         side = self.table.responses
         # The row's columns read here, not through a view: one turn's answer reads three.
-        extra = side._d_extra.get(row)
+        extra = side.dicts["extra"].get(row)
         if extra:
             for i, t in extra.get("unknown_items") or ():
                 self.problem(source, line, "unknown_item",
                              f"output item {i} has type {t!r}, which this version of "
                              "traceview does not know: shown as an unknown item, not counted "
                              "as a hosted call")
-        status = side._pv[side._c_status[row]]
+        status = side.pool.values[side.cols["status"][row]]
         if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
-            rid = side._c_response_id.get(row)
+            rid = side.cols["response_id"].get(row)
             if rid:
                 # Background mode: a later GET /v1/responses/{id} will carry the outcome.
                 self._polling[rid] = turn
@@ -668,10 +295,8 @@ class CaptureBuilder:
         if status == "failed" and last is not None and last[0] is turn:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
-            # Held: the next request may retry it. A request paired by `feed_run` kept
-            # where to re-read it (its run's `reread_at`, offset, length), not a callable.
-            reread = last[3] if len(last) == 4 or last[3] is None else last[3](last[4],
-                                                                               last[5])
+            # Held: the next request may retry it.
+            reread = last[3]
             self._failed = (turn, _lazy_input(last[1], last[2], reread))
             return
         self.finished.append(turn)
@@ -700,9 +325,9 @@ class CaptureBuilder:
 
     def _resolve_poll(self, body: dict[str, Any], obj: dict[str, Any], ref: RecordRef) -> None:
         rid = body.get("id")
-        turn = self._polling.get(rid) if isinstance(rid, str) else None
-        if turn is None:
+        if not isinstance(rid, str) or rid not in self._polling:
             return
+        turn = self._polling[rid]
         facts = response_facts({"body": body, "elapsed_ms": None})
         elapsed = turn.res.elapsed_ms if turn.res else None
         facts.elapsed_ms = elapsed
@@ -748,7 +373,7 @@ class CaptureBuilder:
             self._finish_unanswered(self._pending)
             self._pending = None
         for waiting in self._linked.values():
-            for rec in (waiting if type(waiting) is deque else (waiting,)):
+            for rec in waiting:
                 self._finish_unanswered(rec)
         self._linked.clear()
         for turn in self._polling.values():
@@ -782,168 +407,16 @@ def _imported(turn: Turn, origin: Any) -> None:
         turn.req.request_bytes = None
 
 
-# ---- what one line says, without pairing state (pure: runs in worker processes) ---------
-# A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
-# body_ok, origin, obj) | ("res", link, api, events, facts, origin, absurd, obj) |
-# ("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
-# when `keep` (one process), else None: a worker sends no bodies back, and the few records
-# that need theirs are re-read. A worker sends `facts` as a row number of its chunk's
-# columns instead (`as_rows`).
-Pre = tuple | None
-
-
-def as_rows(pre: Pre, facts: Facts) -> Pre:
-    """`pre` with its facts record stored as a row of `facts` and replaced by the row
-    number: what a worker process sends back (arrays, not one pickled object per line)."""
-    if pre is None:
-        return None
-    # The side's made `add` itself (`_add`, looked up each time: a widened column makes a
-    # new one), not the method that calls it: a frame fewer a line. The tuple is made
-    # again from its items unpacked (a third of what slicing it twice costs) when it has
-    # the length written here, else through a list.
-    kind = pre[0]
-    if kind == "req":
-        if pre[8] is not None:
-            if len(pre) == 12:
-                k, skip, link, method, path, query, api, no_api, f, ok, origin, obj = pre
-                return (k, skip, link, method, path, query, api, no_api,
-                        facts.requests._add(f), ok, origin, obj)
-            items = list(pre)
-            items[8] = facts.requests._add(pre[8])
-            return tuple(items)
-    elif kind == "res" and pre[4] is not None:
-        if len(pre) == 8:
-            k, link, api, events, f, origin, absurd, obj = pre
-            return (k, link, api, events, facts.responses._add(f), origin, absurd, obj)
-        items = list(pre)
-        items[4] = facts.responses._add(pre[4])
-        return tuple(items)
-    return pre
-
-
-def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
-    n = len(raw) - 1 if ended else len(raw)  # the record without its newline
-    if n < 3 and not raw.strip():
-        return None
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if "recursion" not in str(exc).lower():
-            return _bad_line(raw, ended, exc)
-        obj = TooDeep("nested deeper than the parser allows")
-    # bounded.may_be_deep, inlined (it runs on every line): fewer brackets than MAX_DEPTH
-    # cannot nest that deep.
-    if type(obj) is TooDeep or (len(raw.translate(None, _NOT_OPENERS)) > MAX_DEPTH
-                                and too_deep(obj)):
-        return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
-                "line skipped")
-    if type(obj) is not dict:
-        return ("problem", "unknown_record",
-                f"a JSON {type(obj).__name__} where a record object was expected")
-    d = obj.get("dir")
-    try:
-        if d == "req":
-            return request_pre(obj, keep, raw)
-        if d == "res":
-            return response_pre(obj, keep, raw)
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
-            RecursionError) as exc:
-        return ("problem", "internal_error", _internal(exc))
-    return ("other", obj if keep else None)
-
-
-def _internal(exc: Exception) -> str:
-    return (f"record could not be read ({type(exc).__name__}: {exc}); "
-            "line skipped — please report this capture line")
-
-
-def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
-    """The request side. With the line's bytes (`raw`), its facts also carry what the
-    objects inventory reads in them (capture/scan.py)."""
-    g = obj.get
-    body = g("body")
-    endpoint = g("endpoint")
-    link = g("id")
-    if not isinstance(link, str):
-        link = None
-    keep_obj = obj if keep else None
-    if body is None and g("recorded") is False:
-        return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
-    if isinstance(endpoint, str) and endpoint.strip():
-        method, path, query = split_endpoint(endpoint)
-        api = turn_api(method, path)
-        no_api = False
-    else:
-        method, path, query = "POST", "/v1/responses", ""
-        api = api_from_body(body)
-        no_api = api is None
-    body_ok = isinstance(body, dict)
-    facts = request_facts(api, body, obj.get("bytes")) if api is not None and body_ok else None
-    if facts is not None and raw is not None:
-        # The whole record; its newline changes no match (see scan.py).
-        facts.scanned = True
-        n = len(raw)
-        facts.quoted_ids = ids_in(raw, n)
-        # The flag in the bytes counts only when no side's facts hold one (see scan.py).
-        store = store_in(raw, n) if not facts.store_set else NO_STORE
-        if store:
-            facts.raw_store_set = True
-            facts.raw_store_value = store == STORE_TRUE
-    origin = obj.get("origin")  # a record an importer wrote (capture/formats)
-    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
-            keep_obj)
-
-
-def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> tuple:
-    """The response side: its facts when it reads as a model response (or a stream), else
-    None (an exchange's answer: the pairing reads its body when it needs it). With the
-    line's bytes, as request_pre."""
-    g = obj.get
-    link = g("id")
-    if not isinstance(link, str):
-        link = None
-    body = g("body")
-    api = api_from_response(body)
-    events = isinstance(g("events"), list)
-    facts = response_facts(obj) if api is not None or events else None
-    if facts is not None and raw is not None:
-        # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
-        # a line no longer than that is read whole (its newline changes no match).
-        n = len(raw) if facts.hosted_calls else min(len(raw), HEAD_BYTES)
-        facts.scanned = True
-        facts.quoted_ids = ids_in(raw, n)
-        facts.raw_created_at = created_in(raw, n)
-    return ("res", link, api, events, facts, g("origin"),
-            _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
-
-
-def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
-    if not raw.strip():
-        return None
-    raw = raw.rstrip(b"\r\n")
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as ue:
-        return ("problem", "invalid_utf8",
-                f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
-                "line skipped")
-    if not ended:
-        return ("problem", "truncated_line",
-                f"last line ends mid-record ({len(raw):,} bytes, no newline): "
-                "the writer probably stopped while writing it; line skipped")
-    return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
-
-
-def _obj(pre: tuple, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
+def _obj(pre: Line, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
     """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
     read again from the file (`reread`; a worker sends no bodies), else nothing."""
-    obj = pre[-1]
+    obj: dict[str, Any] | None = pre[-1]
     if obj is not None:
         return obj
     return reread() if reread is not None else {}
 
 
-def _lazy_input(api: str, pre: tuple,
+def _lazy_input(api: str, pre: Line,
                 reread: Callable[[], dict[str, Any]] | None) -> Callable[[], Any]:
     """The request's input, read when a retry check needs it: in one process from the
     parsed record (kept, as before, one at a time), else re-read from the file."""

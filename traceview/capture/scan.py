@@ -48,8 +48,8 @@ def store_in(raw: bytes, end: int) -> int:
 
 def created_in(raw: bytes, end: int) -> int | float | None:
     """The first `"created_at": <number>` in raw[:end]: whole seconds (no fraction but
-    zeros, fewer than 16 digits: exact as a float too) as an int, which the turn table keeps
-    in a narrow int column and reads back as the float; anything else as a float."""
+    zeros, fewer than 16 digits: exact as a float too) as an int, anything else as a float;
+    the turn table keeps either as a double."""
     m = CREATED.search(raw, 0, end)
     if m is None:
         return None

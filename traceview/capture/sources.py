@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, Protocol
 
 CAPTURE_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".ndjson", ".ndjson.gz", ".log", ".gz",
                     ".har")
@@ -82,7 +82,7 @@ def _walk(root: str, unreadable: list[tuple[str, str]]) -> list[str]:
 FIFO_WAIT_S = 3.0  # how long a named pipe may wait for its writer before we say so
 
 
-def _open_stream(path: str) -> BinaryIO:
+def _open_stream(path: str) -> _Prefixed:
     """Open a pipe without blocking forever: a FIFO nobody writes to is an error."""
     import fcntl
     import os
@@ -110,6 +110,10 @@ def _open_stream(path: str) -> BinaryIO:
     return _Prefixed(first, os.fdopen(fd, "rb"))
 
 
+class _Reader(Protocol):
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
 class _Prefixed:
     """A stream with bytes already read put back in front (no peeked byte is lost)."""
 
@@ -127,7 +131,7 @@ class _Prefixed:
         self.rest.close()
 
 
-def _spool(reader: BinaryIO, target: Path) -> int:
+def _spool(reader: _Reader | IO[bytes], target: Path) -> int:
     import shutil  # here, like gzip and zlib below: plain files never need them
 
     with open(target, "wb") as out:
@@ -167,15 +171,15 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
             raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         try:
             head = stream.read(2)
-            stream.head = head + stream.head  # type: ignore[attr-defined]
+            stream.head = head + stream.head
             target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-pipe.jsonl"
             if head == b"\x1f\x8b":
                 import gzip
 
-                with gzip.GzipFile(fileobj=stream) as gz:  # type: ignore[arg-type]
-                    size = _spool(gz, target)  # type: ignore[arg-type]
+                with gzip.GzipFile(fileobj=stream) as gz:  # type: ignore[call-overload]
+                    size = _spool(gz, target)
             else:
-                size = _spool(stream, target)  # type: ignore[arg-type]
+                size = _spool(stream, target)
         except (OSError, EOFError) as exc:
             raise SourceError(f"{path}: cannot read ({exc})") from exc
         finally:

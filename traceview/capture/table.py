@@ -1,147 +1,40 @@
 """The turn table: a capture's per-turn facts kept in columns, one row per turn.
 
-A large capture holds a hundred thousand turns. As objects, each turn cost a Turn, a
-RequestFacts, a ResponseFacts and a dozen int and str objects (about 1.1 kB a turn). Here
-each number is one slot of a stdlib `array` at the narrowest item size its values so far
-need (1, 2, 4 or 8 bytes: a column starts at 1 and is replaced by a wider copy when a value
-does not fit, see `wider`), each repeated string or tuple (model,
-status, conversation id, item kinds) is a number into one shared pool, and each string
-that differs on every turn (response id, user text excerpt) sits in a byte buffer with its
-offset. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts) are
-dicts keyed by row. What the objects inventory reads in a turn's record bytes (the vector
-store and file ids they quote, the response's `created_at`) is found when the line is read
-(capture/scan.py) and kept here too, so that pass never reads the file again (`seen`).
+A large capture holds a hundred thousand turns; as objects each would cost a kilobyte. Here
+every column is declared once, in a schema (`Col`: its name, its kind, its fixed array
+typecode and what None is stored as), and holds one item per row: counts as 8-byte ints,
+repeated strings and tuples (model, status, conversation id, item kinds) as numbers into
+one shared `Pool`, strings unique to a row (response id, user text excerpt) as UTF-8 in one
+buffer (`Texts`), booleans as bits of one flags column. The rare things (hosted calls, the
+seldom-set `extra` facts, notes, attempts) are dicts keyed by row. No column is ever
+replaced by a wider one: a value a column cannot hold is unknown by the schema's rule before
+it is stored.
 
-Nothing here is read by screens or reports directly: `traceview.capture.model` gives each
-turn a small view (`turn.req.input_count`, `turn.res.status`) that reads its row.
+Screens and reports read a turn through the small views of capture/model.py
+(`turn.req.input_count`); the hot analysis passes read the columns at a row.
 
 Columns are also what a worker process sends back (capture/parallel.py): arrays pickle as
 raw bytes, and `extend` appends a worker's rows to the main table in one copy per column.
-
-A column widened is a new array object: whoever binds columns once (analysis/columns.py)
-compares `TurnTable.version` (bumped on every widening) to rebind them.
 """
 
 from __future__ import annotations
 
-import weakref
 from array import array
-from typing import Any
+from collections.abc import Callable, Sequence
+from operator import attrgetter
+from typing import Any, NamedTuple
+
+from traceview.capture.calls import Calls
+from traceview.capture.texts import Pool, Texts
 
 # A count outside 0 … LIMIT - 1 (negative, or absurd in a damaged capture) reads back as
 # unknown: no real token, byte or millisecond count comes near it.
 LIMIT = (1 << 40) - 2
-UNKNOWN = -1  # a count column's "None"
-# raw_created_at's "None": the pattern that finds one (scan.CREATED) matches no sign, so no
-# found value is negative (and, unlike NaN, it compares equal to itself).
-NO_CREATED = -1.0
-_EXACT = 1 << 53  # every whole float below this is an int that converts back exactly
+UNKNOWN = -1  # a nullable count's stored None
+NO_CREATED = -1.0  # raw_created_at's stored None (scan.CREATED matches no sign)
 
-
-def created(value: float | None) -> int | float:
-    """raw_created_at as stored: its whole seconds as an int when it is whole (nearly
-    always: 4 bytes a row, not a double's 8; read back with float()), else the float (the
-    column becomes doubles)."""
-    if value is None:
-        return -1
-    if type(value) is int:
-        return value if 0 <= value < _EXACT else float(value)
-    return int(value) if value.is_integer() and 0 <= value < _EXACT else value
-
-
-def _typecode(candidates: str, size: int) -> str:
-    """The first of `candidates` whose items take `size` bytes here ('i' is 4 bytes on every
-    platform CPython runs on, but the C standard only promises 2; 'l' is 4 on Windows)."""
-    for code in candidates:
-        if array(code).itemsize == size:
-            return code
-    raise RuntimeError(f"no array typecode of {size} bytes among {candidates!r}")
-
-
-# Item sizes a column steps through as its values grow: 1, 2, 4, 8 bytes.
-SIGNED = (_typecode("b", 1), _typecode("h", 2), _typecode("il", 4), _typecode("ql", 8))
-UNSIGNED = (_typecode("B", 1), _typecode("H", 2), _typecode("IL", 4), _typecode("QL", 8))
-
-
-def wider(col: Any, *values: int) -> array:
-    """A copy of `col` in the narrowest typecode of its kind (signed, unsigned) that holds
-    `values` too: what a column becomes when a value overflows it. A bytearray (a pooled
-    column's first form, see Side) widens to 2-byte signed items."""
-    if any(type(v) is float for v in values):  # raw_created_at's rare fraction
-        return array("d", col)
-    if type(col) is bytearray:
-        ladder, above, items = SIGNED, 0, iter(col)  # iter: not the bytes as raw items
-    else:
-        ladder = SIGNED if col.typecode in SIGNED else UNSIGNED
-        above, items = ladder.index(col.typecode), col
-    for code in ladder[above + 1:]:
-        try:
-            array(code, values)
-        except OverflowError:
-            continue
-        return array(code, items)
-    raise OverflowError(f"{values} does not fit an 8-byte column")
-
-
-def itemsize(col: Any) -> int:
-    """Bytes an item of a column takes (a bytearray's: 1)."""
-    return 1 if type(col) is bytearray else col.itemsize
-
-
-def fits(col: Any, value: int) -> bool:
-    """Whether `value` can be stored in `col` as it is."""
-    if type(col) is bytearray:
-        return 0 <= value < 256
-    try:
-        array(col.typecode, (value,))
-    except OverflowError:
-        return False
-    return True
-
-
-def joined(mine: Any, theirs: Any) -> tuple[Any, Any]:
-    """`mine` (widened if `theirs` is wider) and `theirs` (converted if narrower) in one
-    typecode, ready for `mine.extend(theirs)` (bytearrays only with bytearrays: extending
-    one with an array would add the array's raw bytes)."""
-    if type(mine) is bytearray or type(theirs) is bytearray:
-        if type(mine) is type(theirs):
-            return mine, theirs
-        if type(mine) is bytearray:
-            return array(theirs.typecode, iter(mine)), theirs
-        return mine, array(mine.typecode, iter(theirs))
-    if theirs.typecode == mine.typecode:
-        return mine, theirs
-    if "d" in (mine.typecode, theirs.typecode):  # whole seconds beside fractions: doubles
-        return (mine if mine.typecode == "d" else array("d", mine),
-                theirs if theirs.typecode == "d" else array("d", theirs))
-    if theirs.itemsize > mine.itemsize:
-        return array(theirs.typecode, mine), theirs
-    return mine, array(mine.typecode, theirs)
-
-
-def _renumbered(numbers: Any, to_mine: list[int], table: bytes | None) -> tuple[int, Any]:
-    """A worker's pool numbers (`numbers`: a bytearray or an array) as this pool's
-    (`to_mine`), and the largest of them: a bytearray through `table` (bytes.translate)
-    when every one maps under 256, else a list."""
-    if not numbers:
-        return 0, b""
-    if table is not None and type(numbers) is bytearray:
-        used = set(numbers)
-        top = max(to_mine[n] for n in used)
-        if top < 256:
-            return top, numbers.translate(table)
-    mapped = list(map(to_mine.__getitem__, numbers))
-    return max(mapped), mapped
-
-
-class Layout:
-    """How many times a column of a table (its sides, its texts) has been replaced by a
-    wider copy: a binding of the columns made at another version is stale."""
-
-    __slots__ = ("version",)
-
-    def __init__(self) -> None:
-        self.version = 0
+__all__ = ["LIMIT", "NO_CREATED", "UNKNOWN", "Calls", "Col", "Facts", "Pool", "RequestSide",
+           "ResponseSide", "Side", "Texts", "TurnTable", "count", "count0", "flag_bit"]
 
 
 def count(value: int | None) -> int:
@@ -154,455 +47,306 @@ def count0(value: int | None) -> int:
     return value if value is not None and 0 <= value < LIMIT else 0
 
 
+def _sig(value: int | None) -> int:
+    return value or 0
+
+
+def _created(value: float | None) -> float:
+    return NO_CREATED if value is None else float(value)
+
+
+# How a SPARSE field's value is judged worth keeping (None never is).
 def _usable(v: Any) -> bool:
-    return 0 <= v < LIMIT
+    return bool(0 <= v < LIMIT)
 
 
 def _usable_not_0(v: Any) -> bool:
-    return 0 < v < LIMIT
+    return bool(0 < v < LIMIT)
 
 
 def _any(v: Any) -> bool:
     return True
 
 
-# How a SPARSE field's value is judged set (None never is), by the name Side.SPARSE gives.
-SET = {"count": _usable, "count0": _usable_not_0, "value": _any, "truthy": bool}
+SET: dict[str, Callable[[Any], bool]] = {"count": _usable, "count0": _usable_not_0,
+                                         "value": _any, "truthy": bool}
 
 
-class Pool:
-    """Interned values (strings, tuples of strings): each distinct value stored once, rows
-    hold its number. Number 0 is None."""
+class Col(NamedTuple):
+    """One column of a side, declared once.
 
-    __slots__ = ("values", "numbers")
+    kind: "count" (an array of `typecode`, None and unusable values stored as `null`),
+    "number" (an array of `typecode`, the value stored as `store` makes it), "pooled" (a
+    pool number, 0: None), "text" (a Texts), "flag" (a bit of the side's flags column) or
+    "sparse" (a dict by row, kept only where `how` judges the value set; `null`: what an
+    absent row reads as)."""
 
-    def __init__(self) -> None:
-        self.values: list[Any] = [None]
-        self.numbers: dict[Any, int] = {None: 0}
-
-    def number(self, value: Any) -> int:
-        n = self.numbers.get(value)
-        if n is None:
-            n = self.numbers[value] = len(self.values)
-            self.values.append(value)
-        return n
-
-    def mapping(self, other: Pool) -> list[int]:
-        """Each of `other`'s numbers as this pool's number (for appending its rows)."""
-        return [self.number(v) for v in other.values]
+    name: str
+    kind: str
+    typecode: str = ""
+    null: Any = None
+    how: str = ""
+    store: Callable[[Any], Any] | None = None
 
 
-class Texts:
-    """Strings that differ on every row, as UTF-8 in one buffer: start and length per row
-    (length -1: None). Reading one decodes it again, which is cheap for short strings.
-    Starts and lengths take as few bytes as the largest needs (see `wider`): a column that
-    is None on every row keeps 1-byte starts, a buffer under 4 GB 4-byte ones."""
+def _count(name: str, nullable: bool = True) -> Col:
+    return Col(name, "count", "q", UNKNOWN if nullable else 0,
+               store=count if nullable else count0)
 
-    __slots__ = ("buf", "starts", "lens", "last", "layout")
 
-    def __init__(self, layout: Layout | None = None) -> None:
-        self.buf = bytearray()
-        self.starts = array(UNSIGNED[0])
-        self.lens = array(SIGNED[0])
-        self.last: tuple[int, str | None] = (-1, None)  # the last row read, decoded
-        self.layout = layout if layout is not None else Layout()
-
-    def _put(self, name: str, row: int | None, n: int) -> None:
-        """Append (row None) or set a start or length, widening its column if needed."""
-        col = getattr(self, name)
-        try:
-            if row is None:
-                col.append(n)
-            else:
-                col[row] = n
-            return
-        except OverflowError:
-            pass
-        col = wider(col, n)
-        setattr(self, name, col)
-        self.layout.version += 1
-        if row is None:
-            col.append(n)
-        else:
-            col[row] = n
-
-    def append(self, text: str | None) -> None:
-        if text is None:
-            self.starts.append(0)
-            self.lens.append(-1)
-            return
-        try:
-            raw = text.encode()  # naming no error handler: two thirds of the time
-        except UnicodeEncodeError:  # a lone surrogate, stored as it came
-            raw = text.encode("utf-8", "surrogatepass")
-        start, n = len(self.buf), len(raw)
-        try:
-            self.starts.append(start)
-        except OverflowError:
-            self._put("starts", None, start)
-        try:
-            self.lens.append(n)
-        except OverflowError:
-            self._put("lens", None, n)
-        self.buf += raw
-
-    def get(self, row: int) -> str | None:
-        last = self.last
-        if last[0] == row:  # read again (a report reads a turn's id several times)
-            return last[1]
-        n = self.lens[row]
-        if n < 0:
-            return None
-        s = self.starts[row]
-        raw = self.buf[s:s + n]
-        try:
-            text = raw.decode()  # the fast path: no error handler named
-        except UnicodeDecodeError:  # a lone surrogate, stored as it came
-            text = raw.decode("utf-8", "surrogatepass")
-        self.last = (row, text)
-        return text
-
-    def set(self, row: int, text: str | None) -> None:
-        """Replace a row's text (rare): the new bytes go at the end, the old stay unused."""
-        self.last = (-1, None)
-        if text is None:
-            self.lens[row] = -1
-            return
-        raw = text.encode("utf-8", "surrogatepass")
-        self._put("starts", row, len(self.buf))
-        self._put("lens", row, len(raw))
-        self.buf += raw
-
-    def extend(self, other: Texts) -> None:
-        base = len(self.buf)
-        self.buf += other.buf
-        if len(other.starts):
-            # A None row's start stays 0: a column of Nones keeps 1-byte starts.
-            if not base:
-                shifted: Any = other.starts
-            elif -1 not in other.lens:  # no None: every start shifted, in C
-                shifted = list(map(base.__add__, other.starts))
-            elif not other.buf and max(other.lens) < 0:  # only Nones: starts stay 0
-                shifted = other.starts
-            else:
-                shifted = [s + base if n >= 0 else 0
-                           for s, n in zip(other.starts, other.lens, strict=True)]
-            top = base + max(other.starts)
-            try:
-                array(self.starts.typecode, (top,))
-            except OverflowError:
-                self.starts = wider(self.starts, top)
-                self.layout.version += 1
-            self.starts.extend(array(self.starts.typecode, shifted))
-        lens, theirs = joined(self.lens, other.lens)
-        if lens is not self.lens:
-            self.lens = lens
-            self.layout.version += 1
-        lens.extend(theirs)
+def _pooled(name: str) -> Col:
+    return Col(name, "pooled", "i", 0)
 
 
 class Side:
-    """The columns of one side of a turn (its request's facts, or its response's).
+    """The columns of one side of a turn (its request's facts, or its response's), made
+    from the subclass's SCHEMA. `add` stores one plain facts record (model.RequestFacts /
+    ResponseFacts) as a new row; `extend` appends a worker's rows."""
 
-    A subclass names its fields in five groups: COUNTS (number, and whether None is
-    possible), POOLED (repeated values), TEXTS (values unique to a row), FLAGS (booleans,
-    one bit each), and SPARSE: values most rows lack, kept in a dict by row only where set
-    (name, default, and how a value is judged set: "count" a usable nullable count, "count0"
-    a usable count other than 0, "value" anything but None, "truthy" a non-empty value).
-    `add` stores one plain facts record (model.RequestFacts / ResponseFacts) as a new row."""
+    SCHEMA: tuple[Col, ...] = ()
+    FLAGS: tuple[str, ...] = ()  # the flag columns' names, in bit order (from SCHEMA)
 
-    COUNTS: tuple[tuple[str, bool], ...] = ()
-    POOLED: tuple[str, ...] = ()
-    TEXTS: tuple[str, ...] = ()
-    FLAGS: tuple[str, ...] = ()
-    SPARSE: tuple[tuple[str, Any, str], ...] = (("extra", None, "truthy"),)
+    def __init_subclass__(cls) -> None:
+        cls.FLAGS = tuple(c.name for c in cls.SCHEMA if c.kind == "flag")
+        if len(cls.FLAGS) > 16:
+            raise ValueError(f"{cls.__name__}: more flags than its 2-byte column holds")
 
-    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
+    def __init__(self, pool: Pool) -> None:
         self.pool = pool
-        self.layout = layout if layout is not None else Layout()
-        self.cols: dict[str, Any] = getattr(self, "cols", {})  # a subclass's own, made first
-        # Counts hold UNKNOWN (-1): signed, from 1 byte. Pool numbers start as a bytearray
-        # (0 … 255; its append costs half an array's of 1 or 2 bytes, which CPython parses
-        # the slow way) and widen to 2-byte signed items, and on.
-        for name, _ in self.COUNTS:
-            self.cols[name] = array(SIGNED[0])
-        for name in self.POOLED:
-            self.cols[name] = bytearray()
-        for name in self.TEXTS:
-            self.cols[name] = Texts(self.layout)
-        self.flags = array("h")  # up to 15 flags; 'h' appends faster than 'H
-        self.dicts: dict[str, Any] = {name: self._sparse(name) for name, _, _ in self.SPARSE}
+        self.cols: dict[str, Any] = {}
+        self.dicts: dict[str, Any] = {}
+        for c in self.SCHEMA:
+            if c.kind in ("count", "number", "pooled"):
+                self.cols[c.name] = array(c.typecode)
+            elif c.kind == "text":
+                self.cols[c.name] = Texts()
+            elif c.kind == "sparse":
+                self.dicts[c.name] = Calls(pool) if c.name == "hosted_calls" else {}
+        self.flags = array("H")  # one bit per "flag" column, in SCHEMA order
         self._bind()
 
-    def _sparse(self, name: str) -> Any:
-        """The store of a SPARSE field: a dict by row (a subclass may give a store of its
-        own that reads like one)."""
-        return {}
-
-    # Columns a subclass appends beside the groups: (column, statements over the facts `f`
-    # that set the value `v`).
-    OWN: tuple[tuple[str, str], ...] = ()
+    @classmethod
+    def of(cls, kind: str) -> tuple[Col, ...]:
+        return tuple(c for c in cls.SCHEMA if c.kind == kind)
 
     def _bind(self) -> None:
-        # `add` as straight-line code made once per class from the field lists (a loop over
-        # the fields, with a getter and a test per field, cost twice as much a row).
-        make = type(self).__dict__.get("_make_add")
-        if make is None:
-            make = _adder(type(self))
-            type(self)._make_add = make  # type: ignore[attr-defined]
-        cols = self.cols
-        # Each column and dict also as an attribute (`_c_model`, `_d_extra`) and the pool's
-        # values as `_pv`: what the row views (capture/model.py) read, one lookup fewer a read.
-        for name, col in cols.items():
-            setattr(self, "_c_" + name, col)
-        for name, d in self.dicts.items():
-            setattr(self, "_d_" + name, d)
-        self._pv = self.pool.values
-        self._add = make(
-            self,
-            [cols[n].append for n, _ in self.COUNTS], [cols[n].append for n in self.POOLED],
-            [cols[n] for n in self.TEXTS], self.flags.append,
-            [self.dicts[n] for n, _, _ in self.SPARSE], [cols[n].append for n, _ in self.OWN],
-            _weak_grow(self))
-
-    def _replace(self, name: str, col: array) -> None:
-        self.cols[name] = col
-        self.layout.version += 1
-        self._bind()  # `add` appends to the new column from the next row on
-
-    def grow(self, name: str, value: int) -> None:
-        """Append `value` to column `name` after widening it (it did not fit). The `add`
-        running goes on with the rest of its row (its other columns are unchanged); the
-        next row is added by one made for the new column."""
-        col = wider(self.cols[name], value)
-        self._replace(name, col)
-        col.append(value)
-
-    def put(self, name: str, row: int, value: int) -> None:
-        """Set one number of column `name` (a view's write), widening it when needed."""
-        col = self.cols[name]
-        try:
-            col[row] = value
-        except (OverflowError, ValueError, TypeError):  # a bytearray's; a float in ints
-            col = wider(col, value)
-            self._replace(name, col)
-            col[row] = value
-
-    def _join(self, name: str, theirs: array) -> None:
-        mine, theirs = joined(self.cols[name], theirs)
-        if mine is not self.cols[name]:
-            self._replace(name, mine)
-        mine.extend(theirs)
-
-    @property
-    def rows(self) -> int:
-        """Rows stored: every row has its flags, and nothing else appends one."""
-        return len(self.flags)
+        """What `add_all` reads of a facts record: every field of the schema, in one call
+        (made again when a pickled side arrives)."""
+        self._fields = attrgetter(*(c.name for c in self.SCHEMA))
 
     def __getstate__(self) -> dict[str, Any]:
-        """What a worker sends: the columns, not the bound helpers (made again on arrival)."""
+        """What a worker sends: the columns, not the bound lists (made again on arrival)."""
         return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind()
 
-    def add(self, facts: Any) -> int:
-        """Store a plain facts record as a new row; its row number. The work is the
-        straight-line function `_adder` made for this side's columns (`_add`); a method
-        here, so a profiler or bench/floors.py can wrap it like any other."""
-        return self._add(facts)
+    @property
+    def rows(self) -> int:
+        """Rows stored: every row has its flags."""
+        return len(self.flags)
+
+    def add(self, f: Any) -> int:
+        """Store a plain facts record as a new row; its row number."""
+        return self.add_all([f])
+
+    def add_all(self, records: Sequence[Any]) -> int:
+        """Store plain facts records as new rows, column by column; the first one's row."""
+        base = len(self.flags)
+        if not records:
+            return base
+        columns = zip(*map(self._fields, records), strict=True)
+        bits = [0] * len(records)
+        for c, values in zip(self.SCHEMA, columns, strict=True):
+            if c.kind == "count":
+                null = c.null
+                self.cols[c.name].extend([v if v is not None and 0 <= v < LIMIT else null
+                                          for v in values])
+            elif c.kind == "number":
+                self.cols[c.name].extend(map(c.store, values))  # type: ignore[arg-type]
+            elif c.kind == "pooled":
+                self.cols[c.name].extend(self.pool.numbers_of(values))
+            elif c.kind == "text":
+                for text in values:
+                    self.cols[c.name].append(text)
+            elif c.kind == "flag":
+                bit = 1 << self.FLAGS.index(c.name)
+                bits = [b | bit if v else b for b, v in zip(bits, values, strict=True)]
+            else:  # sparse: kept where set
+                is_set, d = SET[c.how], self.dicts[c.name]
+                for row, v in enumerate(values, base):
+                    if v is not None and is_set(v):
+                        d[row] = v
+        self.flags.extend(bits)
+        return base
+
+    def put(self, name: str, row: int, value: Any) -> None:
+        """Set one stored value of column `name` (a view's write)."""
+        self.cols[name][row] = value
 
     def extend(self, other: Side) -> int:
         """Append every row of `other` (a worker's chunk); the row number of its first."""
         base = len(self.flags)
-        cols, theirs = self.cols, other.cols
-        for name, _ in self.COUNTS:
-            self._join(name, theirs[name])
         to_mine = self.pool.mapping(other.pool)
-        # Numbers that all stay under 256, here and there, are renumbered by one
-        # bytes.translate (in C); others through a map (`renumbered`).
-        table = bytes(n if n < 256 else 0 for n in to_mine[:256]).ljust(256, b"\0") \
-            if len(to_mine) < 256 or max(to_mine[:256]) < 256 else None
-        for name in self.POOLED:
-            col = cols[name]
-            top, mapped = _renumbered(theirs[name], to_mine, table)
-            # `top`: this column's own largest, so most columns stay 1 byte.
-            if not fits(col, top):
-                col = wider(col, top)
-                self._replace(name, col)
-            if type(col) is bytearray:
-                col.extend(mapped)
-            else:  # iter: a bytearray given whole would be read as raw items
-                col.extend(array(col.typecode, iter(mapped) if type(mapped) is bytearray
-                                 else mapped))
-        for name in self.TEXTS:
-            cols[name].extend(theirs[name])
+        for c in self.SCHEMA:
+            if c.kind in ("count", "number", "text"):
+                self.cols[c.name].extend(other.cols[c.name])
+            elif c.kind == "pooled":
+                self.cols[c.name].extend(array("i", [to_mine[n] for n in other.cols[c.name]]))
+            elif c.kind == "sparse":
+                mine, theirs = self.dicts[c.name], other.dicts[c.name]
+                if isinstance(mine, Calls):
+                    mine.extend(theirs, base, to_mine)
+                else:
+                    mine.update({row + base: v for row, v in theirs.items()})
         self.flags.extend(other.flags)
-        for name, d in self.dicts.items():
-            if type(d) is not dict:  # a store of its own (calls.Calls)
-                d.extend(other.dicts[name], base, to_mine)
-                continue
-            for row, v in other.dicts[name].items():
-                d[row + base] = v
         return base
 
     def nbytes(self) -> int:
         """Bytes the columns hold (buffers, not the dicts of rare values)."""
-        n = self.flags.itemsize * len(self.flags)
-        for col in self.cols.values():
-            if isinstance(col, Texts):
-                n += len(col.buf) + col.starts.itemsize * len(col.starts) \
-                    + col.lens.itemsize * len(col.lens)
-            else:
-                n += itemsize(col) * len(col)
-        return n
+        return self.flags.itemsize * len(self.flags) + sum(
+            col.nbytes() if isinstance(col, Texts) else col.itemsize * len(col)
+            for col in self.cols.values())
 
 
 class RequestSide(Side):
-    COUNTS = (("request_bytes", True), ("input_bytes", False), ("new_input_tokens", False),
-              ("input_count", False), ("user_words", True))
-    POOLED = ("api", "model", "conversation_id", "include", "tools_offered", "quoted_ids")
-    # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
-    # where the text is read.
-    TEXTS = ("previous_response_id", "user_text")
-    FLAGS = ("compaction_input", "compaction_trigger", "context_management", "stream",
-             "background", "store_set", "store_value", "instructions", "has_sig", "scanned",
-             "raw_store_set", "raw_store_value")
-    # first_user_sig is a 64-bit signature: its own unsigned column, set when has_sig.
-    SPARSE = (("extra", None, "truthy"), ("truncation", None, "value"))
-    # A flag read as this code over the facts `f` (not a property call a row).
-    FLAG_CODE = {"has_sig": "f.first_user_sig is not None"}
-
-    OWN = (("first_user_sig", "v = f.first_user_sig or 0"),)
-
-    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
-        self.cols = {"first_user_sig": array("Q")}
-        super().__init__(pool, layout)
-
-    def extend(self, other: Side) -> int:
-        self._join("first_user_sig", other.cols["first_user_sig"])
-        return super().extend(other)
+    SCHEMA = (
+        _count("request_bytes"), _count("input_bytes", False),
+        _count("new_input_tokens", False), _count("input_count", False), _count("user_words"),
+        # A 64-bit signature, 0 when there is none (the has_sig flag tells).
+        Col("first_user_sig", "number", "Q", 0, store=_sig),
+        _pooled("api"), _pooled("model"), _pooled("conversation_id"), _pooled("include"),
+        _pooled("tools_offered"), _pooled("quoted_ids"),
+        # user_text: the first USER_TEXT_MAX characters; the "…" that marks a cut is added
+        # where the text is read.
+        Col("previous_response_id", "text"), Col("user_text", "text"),
+        *(Col(name, "flag") for name in (
+            "compaction_input", "compaction_trigger", "context_management", "stream",
+            "background", "store_set", "store_value", "instructions", "has_sig", "scanned",
+            "raw_store_set", "raw_store_value")),
+        Col("extra", "sparse", how="truthy"), Col("truncation", "sparse", how="value"),
+    )
 
 
 class ResponseSide(Side):
-    COUNTS = (("input_tokens", True), ("cached_tokens", True), ("output_tokens", True),
-              ("reasoning_tokens", True), ("elapsed_ms", True), ("output_bytes", False),
-              ("started_at", True))
-    POOLED = ("object", "status", "model", "conversation_id", "output_types", "service_tier",
-              "fingerprint", "quoted_ids")
-    TEXTS = ("response_id",)
-    FLAGS = ("compaction_output", "stream_cut", "store_set", "store_value", "refusal",
-             "scanned")
-    SPARSE = (("extra", None, "truthy"), ("hosted_calls", (), "truthy"),
-              ("input_transformations", 0, "count0"), ("http_status", None, "count"),
-              ("stream_events", None, "count"), ("web_search_requests", None, "count"),
-              ("file_search_requests", None, "count"), ("cache_miss_reason", None, "value"),
-              ("incomplete_reason", None, "value"), ("error", None, "value"),
-              ("error_code", None, "value"))
+    SCHEMA = (
+        _count("input_tokens"), _count("cached_tokens"), _count("output_tokens"),
+        _count("reasoning_tokens"), _count("elapsed_ms"), _count("output_bytes", False),
+        _count("started_at"),
+        # Seconds since the epoch as found in the record's bytes (scan.created_in).
+        Col("raw_created_at", "number", "d", NO_CREATED, store=_created),
+        *(_pooled(name) for name in ("object", "status", "model", "conversation_id",
+                                     "output_types", "service_tier", "fingerprint",
+                                     "quoted_ids")),
+        Col("response_id", "text"),
+        *(Col(name, "flag") for name in ("compaction_output", "stream_cut", "store_set",
+                                         "store_value", "refusal", "scanned")),
+        Col("extra", "sparse", how="truthy"), Col("hosted_calls", "sparse", null=(),
+                                                  how="truthy"),
+        Col("input_transformations", "sparse", null=0, how="count0"),
+        *(Col(name, "sparse", how="count") for name in (
+            "http_status", "stream_events", "web_search_requests", "file_search_requests")),
+        *(Col(name, "sparse", how="value") for name in (
+            "cache_miss_reason", "incomplete_reason", "error", "error_code")),
+    )
 
-    # scan.created_in gives whole seconds as an int: stored as they come.
-    OWN = (("raw_created_at", "v = f.raw_created_at\n"
-                              "if v is None:\n    v = -1\n"
-                              "elif v.__class__ is not int:\n    v = created(v)"),)
 
-    def __init__(self, pool: Pool, layout: Layout | None = None) -> None:
-        # Whole seconds, -1: none found (see `created`); doubles once one has a fraction.
-        self.cols = {"raw_created_at": array(SIGNED[0])}
-        super().__init__(pool, layout)
-
-    def _sparse(self, name: str) -> Any:
-        if name == "hosted_calls":  # in columns of their own: capture/calls.py
-            from traceview.capture.calls import Calls
-
-            return Calls(self.pool, self.layout)
-        return {}
-
-    def extend(self, other: Side) -> int:
-        self._join("raw_created_at", other.cols["raw_created_at"])
-        return super().extend(other)
+def flag_bit(side: type[Side], name: str) -> int:
+    """The mask of a flag in its side's flags column."""
+    return 1 << side.FLAGS.index(name)
 
 
 class Facts:
     """A request side and a response side sharing one pool: what a worker sends back for
     its chunk, and what the main table keeps."""
 
-    __slots__ = ("pool", "layout", "requests", "responses")
+    # Columns are never replaced, so a binding of them never goes stale: readers that
+    # compare this (or `layout.version`) to their binding's always find it unchanged.
+    version = 0
 
     def __init__(self) -> None:
         self.pool = Pool()
-        self.layout = Layout()
-        self.requests = RequestSide(self.pool, self.layout)
-        self.responses = ResponseSide(self.pool, self.layout)
+        self.requests = RequestSide(self.pool)
+        self.responses = ResponseSide(self.pool)
 
     @property
-    def version(self) -> int:
-        """Bumped whenever a column is replaced by a wider copy (see Layout)."""
-        return self.layout.version
+    def layout(self) -> Facts:
+        return self
+
+
+_REQ_SCANNED = flag_bit(RequestSide, "scanned")
+_REQ_STORE_SET = flag_bit(RequestSide, "raw_store_set")
+_REQ_STORE_VALUE = flag_bit(RequestSide, "raw_store_value")
+_REQ_FACTS_STORE = flag_bit(RequestSide, "store_set")
+_RES_SCANNED = flag_bit(ResponseSide, "scanned")
+_RES_FACTS_STORE = flag_bit(ResponseSide, "store_set")
+
+# A record's place in its source (a record is at most MAX_LINE_BYTES long), and a row of a
+# side: -1 when the turn has none.
+_TURN_SCHEMA = (("index", "i"), ("source", "i"), ("api", "i"), ("line", "q"),
+                ("req_source", "i"), ("req_offset", "q"), ("req_length", "i"),
+                ("res_source", "i"), ("res_offset", "q"), ("res_length", "i"),
+                ("res_line", "q"), ("req_row", "i"), ("res_row", "i"))
 
 
 class TurnTable(Facts):
     """Every turn of a capture: where its records are, its index and API, and which row of
-    each side holds its facts (-1: that side is missing)."""
+    each side holds its facts (-1: that side is missing). `line` is the request's line
+    when there is one, else the turn's own."""
 
-    __slots__ = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
-                 "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row",
-                 "notes", "attempts", "last_req", "last_res")
-
-    # Every number column, each widened alone as its values grow (see `wider`); all signed
-    # (-1: none; `api`, a pool number, is signed for speed as a side's pooled columns).
-    COLUMNS = ("index", "source", "api", "line", "req_source", "req_offset", "req_length",
-               "res_source", "res_offset", "res_length", "res_line", "req_row", "res_row")
+    COLUMNS = tuple(name for name, _ in _TURN_SCHEMA)
 
     def __init__(self) -> None:
         super().__init__()
-        small = SIGNED[0]
-        self.index = array(small)
-        self.source = array(small)
-        self.api = array(SIGNED[0])
-        self.line = array(small)  # the request's line when there is one, else the turn's own
-        self.req_source = array(small)  # -1: no request record
-        self.req_offset = array(small)
-        self.req_length = array(small)  # a record is at most MAX_LINE_BYTES
-        self.res_source = array(small)  # -1: no response record
-        self.res_offset = array(small)
-        self.res_length = array(small)
-        self.res_line = array(small)
-        self.req_row = array(small)
-        self.res_row = array(small)
+        for name, typecode in _TURN_SCHEMA:
+            setattr(self, name, array(typecode))
         self.notes: dict[int, tuple[str, ...]] = {}
         self.attempts: dict[int, tuple[Any, ...]] = {}
         self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
         self.last_res: Any = None
+        self._appends = [getattr(self, name).append for name in self.COLUMNS]
+
+    # The columns, for the type checker (set from _TURN_SCHEMA above).
+    index: array[int]
+    source: array[int]
+    api: array[int]
+    line: array[int]
+    req_source: array[int]
+    req_offset: array[int]
+    req_length: array[int]
+    res_source: array[int]
+    res_offset: array[int]
+    res_length: array[int]
+    res_line: array[int]
+    req_row: array[int]
+    res_row: array[int]
 
     def __len__(self) -> int:
         return len(self.index)
 
-    def put(self, name: str, row: int, value: int) -> None:
-        """Set one number of column `name`, widening the column when it does not fit."""
-        col = getattr(self, name)
-        try:
-            col[row] = value
-        except OverflowError:
-            col = wider(col, value)
-            setattr(self, name, col)
-            self.layout.version += 1
-            col[row] = value
+    def append_turn(self, index: int, source: int, line: int, api: str,
+                    request: Sequence[int] | None = None, req_row: int = -1) -> int:
+        """A new row: the turn's index, source and first line, its API, where its request
+        record is (source, offset, length, line) and the request side's row; its number."""
+        r = len(self.index)
+        at = (-1, -1, -1) if request is None else request[:3]
+        for append, value in zip(self._appends, (index, source, self.pool.number(api), line,
+                                                 *at, -1, -1, -1, -1, req_row, -1), strict=True):
+            append(value)
+        return r
 
-    def append_row(self, row: int, values: tuple[int, ...]) -> None:
-        """Make row `row` from one value per column of COLUMNS, widening the columns that
-        need it: the slow path of a row whose quick appends overflowed (model.Turn), which
-        first drops whatever part of the row those appends made."""
-        for name, value in zip(self.COLUMNS, values, strict=True):
-            col = getattr(self, name)
-            del col[row:]
-            try:
-                col.append(value)
-            except OverflowError:
-                col = wider(col, value)
-                setattr(self, name, col)
-                self.layout.version += 1
-                col.append(value)
+    def set_request(self, r: int, ref: Sequence[int] | None) -> None:
+        if ref is None:
+            self.req_source[r] = -1
+            return
+        self.req_source[r], self.req_offset[r], self.req_length[r], self.line[r] = ref
+
+    def set_response(self, r: int, ref: Sequence[int] | None) -> None:
+        if ref is None:
+            self.res_source[r] = -1
+            return
+        self.res_source[r], self.res_offset[r], self.res_length[r], self.res_line[r] = ref
 
     def seen(self, r: int) -> tuple[tuple[bytes, ...], tuple[bytes, ...], float | None,
                                      bool | None, int | None] | None:
@@ -616,39 +360,29 @@ class TurnTable(Facts):
         reads its bytes again."""
         req_ids: tuple[bytes, ...] = ()
         res_ids: tuple[bytes, ...] = ()
-        when = None
-        store = None
-        line = None
+        when = store = line = None
         facts_store = 0
         values = self.pool.values
         if self.res_source[r] >= 0:
-            line = self.res_line[r]
-            row = self.res_row[r]
-            side = self.responses
-            if row < 0:
-                return None
-            bits = side.flags[row]
-            if not bits & _RES_SCANNED:
+            line, row, side = self.res_line[r], self.res_row[r], self.responses
+            if row < 0 or not side.flags[row] & _RES_SCANNED:
                 return None
             res_ids = values[side.cols["quoted_ids"][row]]
             c = side.cols["raw_created_at"][row]
-            when = None if c == NO_CREATED else float(c)
-            facts_store = bits & _RES_FACTS_STORE
+            when = None if c == NO_CREATED else c
+            facts_store = side.flags[row] & _RES_FACTS_STORE
         if self.req_source[r] >= 0:
-            row = self.req_row[r]
-            side = self.requests
-            if row < 0:
+            row, q = self.req_row[r], self.requests
+            if row < 0 or not q.flags[row] & _REQ_SCANNED:
                 return None
-            bits = side.flags[row]
-            if not bits & _REQ_SCANNED:
-                return None
-            req_ids = values[side.cols["quoted_ids"][row]]
+            bits = q.flags[row]
+            req_ids = values[q.cols["quoted_ids"][row]]
             if bits & _REQ_STORE_SET:
                 store = bool(bits & _REQ_STORE_VALUE)
             facts_store |= bits & _REQ_FACTS_STORE
         if store is None and not facts_store and line is not None and \
                 values[self.api[r]] == "responses" and \
-                self.responses._c_response_id.lens[self.res_row[r]] > 0:
+                self.responses.cols["response_id"].lens[self.res_row[r]] > 0:
             return None
         return req_ids, res_ids, when, store, line
 
@@ -659,117 +393,3 @@ class TurnTable(Facts):
             col = getattr(self, name)
             n += col.itemsize * len(col)
         return n
-
-
-def _weak_grow(side: Side) -> Any:
-    """`side.grow` through a weak reference: the made `add` must hold no reference to its
-    side (see `_adder`)."""
-    ref = weakref.ref(side)
-
-    def grow(name: str, value: int) -> Any:
-        return ref().grow(name, value)  # type: ignore[union-attr]
-
-    return grow
-
-
-def flag_bit(side: type[Side], name: str) -> int:
-    """The mask of a flag in its side's flags column."""
-    return 1 << side.FLAGS.index(name)
-
-
-_REQ_SCANNED = flag_bit(RequestSide, "scanned")
-_REQ_STORE_SET = flag_bit(RequestSide, "raw_store_set")
-_REQ_STORE_VALUE = flag_bit(RequestSide, "raw_store_value")
-_RES_SCANNED = flag_bit(ResponseSide, "scanned")
-_REQ_FACTS_STORE = flag_bit(RequestSide, "store_set")
-_RES_FACTS_STORE = flag_bit(ResponseSide, "store_set")
-
-
-# How `add` judges a SPARSE value set, as code over `v` (see SET).
-_SET_CODE = {"count": "0 <= v < LIMIT", "count0": "0 < v < LIMIT", "value": "True",
-             "truthy": "v"}
-
-
-def _adder(side: type[Side]) -> Any:
-    """The source of `side`'s `add`, compiled: one line per field, in the groups' order."""
-    if len(side.FLAGS) > 15:
-        raise ValueError(f"{side.__name__}: more flags than a 2-byte signed column holds")
-    # The made `add` holds no reference to the side (its row number is the flags column's
-    # length): a worker's chunk, appended and dropped, is freed at once, not by the cycle
-    # collector (which left dozens of them, ~10 MB, alive in a 200 MB load).
-    lines = ["def make(self, C, P, T, flag_append, D, O, grow):",
-             "    pool = self.pool",
-             "    len_flags = self.flags.__len__",
-             "    known = pool.numbers.get",
-             "    number = pool.number",
-             *(f"    c{i} = C[{i}]" for i in range(len(side.COUNTS))),
-             *(f"    p{i} = P[{i}]" for i in range(len(side.POOLED))),
-             *(f"    t{i} = T[{i}]" for i in range(len(side.TEXTS))),
-             *(f"    d{i} = D[{i}]" for i in range(len(side.SPARSE))),
-             *(f"    o{i} = O[{i}]" for i in range(len(side.OWN))),
-             "    def add(f):",
-             "        row = len_flags()"]
-    body = lines.append
-    for i, (name, code) in enumerate(side.OWN):
-        for line in code.splitlines():
-            body("        " + line)
-        body("        try:")
-        body(f"            o{i}(v)")
-        body("        except (OverflowError, TypeError):")  # TypeError: a float in ints
-        body(f"            grow({name!r}, v)")
-    # A value that does not fit its column widens it (`grow`), a few times a column at
-    # most: a `try` costs nothing until it catches.
-    for i, (name, nullable) in enumerate(side.COUNTS):
-        body(f"        v = f.{name}")
-        none = UNKNOWN if nullable else 0
-        body(f"        v = v if v is not None and 0 <= v < LIMIT else {none}")
-        body("        try:")
-        body(f"            c{i}(v)")
-        body("        except OverflowError:")
-        body(f"            grow({name!r}, v)")
-    for i, name in enumerate(side.POOLED):
-        body(f"        v = f.{name}")
-        body("        n = known(v)")
-        body("        if n is None:")
-        body("            n = number(v)")
-        body("        try:")
-        body(f"            p{i}(n)")
-        body("        except (ValueError, OverflowError):")  # a bytearray past 255; then 32767
-        body(f"            grow({name!r}, n)")
-    # Texts.append, written out (a call per text a row cost a tenth of the row): the
-    # columns read from the Texts on each row, which replaces one it widens.
-    for i, name in enumerate(side.TEXTS):
-        body(f"        v = f.{name}")
-        body("        if v is None:")
-        body(f"            t{i}.starts.append(0)")
-        body(f"            t{i}.lens.append(-1)")
-        body("        else:")
-        body("            try:")
-        body("                raw = v.encode()")
-        body("            except UnicodeEncodeError:")
-        body("                raw = v.encode('utf-8', 'surrogatepass')")
-        body(f"            buf = t{i}.buf")
-        body("            try:")
-        body(f"                t{i}.starts.append(len(buf))")
-        body("            except OverflowError:")
-        body(f"                t{i}._put('starts', None, len(buf))")
-        body("            try:")
-        body(f"                t{i}.lens.append(len(raw))")
-        body("            except OverflowError:")
-        body(f"                t{i}._put('lens', None, len(raw))")
-        body("            buf += raw")
-    body("        bits = 0")
-    flag_code = getattr(side, "FLAG_CODE", {})
-    for i, name in enumerate(side.FLAGS):
-        body(f"        if {flag_code.get(name, 'f.' + name)}:")
-        body(f"            bits |= {1 << i}")
-    body("        flag_append(bits)")
-    for i, (name, _, how) in enumerate(side.SPARSE):
-        body(f"        v = f.{name}")
-        body(f"        if v is not None and ({_SET_CODE[how]}):")
-        body(f"            d{i}[row] = v")
-    body("        return row")
-    body("    return add")
-    ns: dict[str, Any] = {"LIMIT": LIMIT, "created": created}
-    exec(compile("\n".join(lines), f"<{side.__name__}.add>", "exec"), ns)  # noqa: S102
-    return ns["make"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.formats.common import Emitter, provider_path
+from traceview.capture.formats.common import Emitter, as_dict, provider_path
 
 NO_TIMING = "elapsed time (a batch runs its requests offline)"
 
@@ -104,7 +104,7 @@ def convert(lines: list[bytes], em: Emitter) -> int:
 
 
 def _output(obj: dict[str, Any], n: int, em: Emitter) -> dict[str, Any]:
-    response = obj.get("response") if isinstance(obj.get("response"), dict) else {}
+    response = as_dict(obj.get("response"))
     record: dict[str, Any] = {
         "dir": "res", "id": f"batch:{obj['custom_id']}",
         "status_code": response.get("status_code"), "elapsed_ms": None,

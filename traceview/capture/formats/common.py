@@ -27,6 +27,11 @@ class FormatError(ValueError):
     """The file is not of the format it was taken for; the message names what it is."""
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a missing or damaged field)."""
+    return value if isinstance(value, dict) else {}
+
+
 def provider_path(path: str) -> str | None:
     """'/openai/v1/responses/resp_1' -> '/v1/responses/resp_1'; None when not a provider call."""
     m = _RESOURCE.search(path.rstrip("/"))

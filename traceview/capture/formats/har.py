@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from traceview.capture.formats.common import (
     Emitter,
     FormatError,
+    as_dict,
     parse_body,
     provider_path,
     stream_body,
@@ -113,8 +114,8 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
                               "bytes": len(raw) if raw is not None else (
                                   size if isinstance(size, int) and size > 0 else None),
                               "body": parse_body(raw, str(post.get("mimeType") or ""))}
-    res = entry.get("response") if isinstance(entry.get("response"), dict) else {}
-    content = res.get("content") if isinstance(res.get("content"), dict) else {}
+    res = as_dict(entry.get("response"))
+    content = as_dict(res.get("content"))
     body_raw = _text_bytes(content)
     status = res.get("status")
     elapsed = _elapsed(entry)

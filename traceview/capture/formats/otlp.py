@@ -139,8 +139,8 @@ def _messages(attrs: dict[str, Any], new: str, old: str,
 def _flatten(message: dict[str, Any]) -> dict[str, Any]:
     """The conventions' ``{"role", "parts": [{"type": "text", "content"}]}`` as a plain message."""
     if "parts" in message and "content" not in message:
-        texts = [p.get("content") for p in message.get("parts") or []
-                 if isinstance(p, dict) and isinstance(p.get("content"), str)]
+        texts = [c for p in message.get("parts") or []
+                 if isinstance(p, dict) and isinstance(c := p.get("content"), str)]
         return {"role": message.get("role") or "user", "content": "\n".join(texts)}
     return {"role": message.get("role") or "user", "content": message.get("content") or ""}
 

@@ -1,0 +1,194 @@
+"""What one capture line says, without pairing state: pure, so it runs in worker
+processes (capture/parallel.py) as well as here.
+
+A line reduces to a tuple: ("req", skip, link, method, path, query, api, no_api, facts,
+body_ok, origin, obj) | ("res", link, api, events, facts, origin, absurd, obj) |
+("problem", kind, message) | ("other", obj) | None (blank). `obj` is the parsed record
+when `keep` (the follow mode's one process), else None: a worker sends no bodies back,
+and the few records that need theirs are re-read. A worker sends `facts` as a row number
+of its chunk's columns instead (`as_rows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
+from traceview.capture.endpoints import api_from_body, api_from_response, split_endpoint, turn_api
+from traceview.capture.facts import request_facts
+from traceview.capture.response_facts import response_facts
+from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
+from traceview.capture.table import Facts
+
+_COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
+
+
+def _absurd(value: Any) -> bool:
+    """A number no count can be: negative, astronomically large, or fractional (orjson
+    reads an integer past 64 bits as a float)."""
+    if type(value) is int:
+        return not 0 <= value < _COUNT_LIMIT
+    return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
+
+
+def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
+    """Usage numbers no provider sends (negative, or beyond any real count), with their
+    keys (`input_tokens_details.cached_tokens` for a nested one)."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return []
+    found: list[tuple[str, Any]] = []
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            found.extend((f"{key}.{k}", v) for k, v in value.items() if _absurd(v))
+        elif _absurd(value):
+            found.append((str(key), value))
+    return found
+
+
+Line = tuple[Any, ...]  # what one line says (see above)
+Pre = Line | None
+
+
+class Records:
+    """The facts records of a chunk's lines, in line order: stored as the rows of one Facts
+    at the chunk's end, column by column (`Side.add_all`)."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+        self.responses: list[Any] = []
+
+    def facts(self) -> Facts:
+        facts = Facts()
+        facts.requests.add_all(self.requests)
+        facts.responses.add_all(self.responses)
+        return facts
+
+
+def as_rows(pre: Pre, records: Records) -> Pre:
+    """`pre` with its facts record kept in `records` and replaced by its row number there:
+    what a worker process sends back (columns, not one pickled object per line)."""
+    if pre is None:
+        return None
+    if pre[0] == "req" and pre[8] is not None:
+        records.requests.append(pre[8])
+        return (*pre[:8], len(records.requests) - 1, *pre[9:])
+    if pre[0] == "res" and pre[4] is not None:
+        records.responses.append(pre[4])
+        return (*pre[:4], len(records.responses) - 1, *pre[5:])
+    return pre
+
+
+def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
+    n = len(raw) - 1 if ended else len(raw)  # the record without its newline
+    if n < 3 and not raw.strip():
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "recursion" not in str(exc).lower():
+            return _bad_line(raw, ended, exc)
+        obj = TooDeep("nested deeper than the parser allows")
+    if type(obj) is TooDeep or (may_be_deep(raw) and too_deep(obj)):
+        return ("problem", "too_deep", f"record nested deeper than {MAX_DEPTH} levels; "
+                "line skipped")
+    if type(obj) is not dict:
+        return ("problem", "unknown_record",
+                f"a JSON {type(obj).__name__} where a record object was expected")
+    d = obj.get("dir")
+    try:
+        if d == "req":
+            return request_pre(obj, keep, raw)
+        if d == "res":
+            return response_pre(obj, keep, raw)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError,
+            RecursionError) as exc:
+        return ("problem", "internal_error", internal_error(exc))
+    return ("other", obj if keep else None)
+
+
+def internal_error(exc: Exception) -> str:
+    return (f"record could not be read ({type(exc).__name__}: {exc}); "
+            "line skipped — please report this capture line")
+
+
+def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Line:
+    """The request side. With the line's bytes (`raw`), its facts also carry what the
+    objects inventory reads in them (capture/scan.py)."""
+    g = obj.get
+    body = g("body")
+    endpoint = g("endpoint")
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
+    keep_obj = obj if keep else None
+    if body is None and g("recorded") is False:
+        return ("req", True, link, None, None, None, None, False, None, False, None, keep_obj)
+    if isinstance(endpoint, str) and endpoint.strip():
+        method, path, query = split_endpoint(endpoint)
+        api = turn_api(method, path)
+        no_api = False
+    else:
+        method, path, query = "POST", "/v1/responses", ""
+        api = api_from_body(body)
+        no_api = api is None
+    body_ok = isinstance(body, dict)
+    facts = request_facts(api, body, obj.get("bytes")) \
+        if api is not None and isinstance(body, dict) else None
+    if facts is not None and raw is not None:
+        # The whole record; its newline changes no match (see scan.py).
+        facts.scanned = True
+        n = len(raw)
+        facts.quoted_ids = ids_in(raw, n)
+        # The flag in the bytes counts only when no side's facts hold one (see scan.py).
+        store = store_in(raw, n) if not facts.store_set else NO_STORE
+        if store:
+            facts.raw_store_set = True
+            facts.raw_store_value = store == STORE_TRUE
+    origin = obj.get("origin")  # a record an importer wrote (capture/formats)
+    return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
+            keep_obj)
+
+
+def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Line:
+    """The response side: its facts when it reads as a model response (or a stream), else
+    None (an exchange's answer: the pairing reads its body when it needs it). With the
+    line's bytes, as request_pre."""
+    g = obj.get
+    link = g("id")
+    if not isinstance(link, str):
+        link = None
+    body = g("body")
+    api = api_from_response(body)
+    events = isinstance(g("events"), list)
+    facts = response_facts(obj) if api is not None or events else None
+    if facts is not None and raw is not None:
+        # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
+        # a line no longer than that is read whole (its newline changes no match).
+        n = len(raw) if facts.hosted_calls else min(len(raw), HEAD_BYTES)
+        facts.scanned = True
+        facts.quoted_ids = ids_in(raw, n)
+        facts.raw_created_at = created_in(raw, n)
+    return ("res", link, api, events, facts, g("origin"),
+            _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
+
+
+def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
+    if not raw.strip():
+        return None
+    raw = raw.rstrip(b"\r\n")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as ue:
+        return ("problem", "invalid_utf8",
+                f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
+                "line skipped")
+    if not ended:
+        return ("problem", "truncated_line",
+                f"last line ends mid-record ({len(raw):,} bytes, no newline): "
+                "the writer probably stopped while writing it; line skipped")
+    return ("problem", "malformed_json", f"not valid JSON ({exc}); line skipped")
+
+
