@@ -36,7 +36,7 @@ class ConversationGrouper:
 
     def assign(self, turn: Turn) -> str:
         req, res = turn.req, turn.res
-        cid = (req.conversation_id if req is not None else None) or (
+        cid: str | None = (req.conversation_id if req is not None else None) or (
             res.conversation_id if res is not None else None)
         if cid:  # the common case on a large capture: one dict lookup
             if cid not in self.kinds:

@@ -79,8 +79,9 @@ class DiffRow:
     @property
     def item_id(self) -> str | None:
         for it in (self.provider_item, self.capture_item):
-            if it and isinstance(it.get("id"), str):
-                return it["id"]
+            item_id = it.get("id") if it else None
+            if isinstance(item_id, str):
+                return item_id
         return None
 
     def to_dict(self) -> dict[str, Any]:

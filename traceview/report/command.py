@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
@@ -11,7 +12,7 @@ from traceview.analysis.session import analyze
 from traceview.capture.sources import SourceError
 
 
-def _console(width: int | None):  # -> rich Console (imported for the text report only)
+def _console(width: int | None) -> Any:  # a rich Console (imported for the text report only)
     from rich.console import Console
 
     class _Console(Console):

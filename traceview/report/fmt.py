@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from traceview.analysis.explain import bytes_text
 
 
@@ -44,7 +46,7 @@ def usd(v: float | None) -> str:
     return f"${v:.4f}" if v < 1 else f"${v:,.2f}"
 
 
-def hosted_cell(calls: list[dict], unknown: list[dict] | None = None) -> str:
+def hosted_cell(calls: list[dict[str, Any]], unknown: list[dict[str, Any]] | None = None) -> str:
     """Hosted calls with their evidence, readable without colour: ✓ captured, ∅ empty, ✗ missing;
     then any output item of an unknown type (it may be a hosted call this version cannot read)."""
     sym = {"captured": "✓", "empty": "∅", "missing": "✗"}

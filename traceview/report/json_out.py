@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -138,7 +138,7 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
 _PROSE = ("explanation", "findings", "_view")
 
 
-def _turn_rows(turns: list[Any], explain: bool) -> Iterator[dict[str, Any]]:
+def _turn_rows(turns: Sequence[Any], explain: bool) -> Iterator[dict[str, Any]]:
     """The turns' rows (analysis/turn_report.py row_dicts), without their prose unless
     `explain`: then the sentences are not made at all."""
     if explain:
@@ -197,7 +197,8 @@ class _LongLists:
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
-    return value.to_dict()
+    out: dict[str, Any] = value.to_dict()
+    return out
 
 
 def _same(value: dict[str, Any]) -> dict[str, Any]:

@@ -42,19 +42,20 @@ def _cell(value: str, width: int, right: bool) -> str:
     return value.rjust(width) if right else value.ljust(width)
 
 
-def _latency(r: dict) -> str:
+def _latency(r: dict[str, Any]) -> str:
     """fmt.latency from a row: caller latency in ms, ``×N`` when it took N attempts."""
     ms, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
     return f"{ms}×{n}" if n > 1 else ms
 
 
-def _table_lines(rows: list[dict], hosted: dict[str, str] | None = None) -> tuple[str, str]:
+def _table_lines(rows: list[dict[str, Any]],
+                 hosted: dict[str, str] | None = None) -> tuple[str, str]:
     """A conversation's turns as fixed-width lines, from their rows (the same rows the
     JSON report writes): the header line, and the body. `hosted`: the hosted cells made
     safe so far in this report (a few distinct texts, each through `plain` once)."""
     seen = {} if hosted is None else hosted
 
-    def hosted_text(r: dict) -> str:
+    def hosted_text(r: dict[str, Any]) -> str:
         cell = hosted_cell(r["hosted_calls"], r["unknown_items"])
         text = seen.get(cell)
         if text is None:
@@ -201,7 +202,7 @@ def _ms(v: float | None) -> str:
     return num(None if v is None else round(v))
 
 
-def _imported(imp: dict) -> str:
+def _imported(imp: dict[str, Any]) -> str:
     """One line per imported file: what it was, how many calls, what was left out."""
     line = (f"imported {imp.get('source')} as {imp.get('format')}: "
             f"{imp.get('provider_calls')} provider calls")
@@ -213,7 +214,7 @@ def _imported(imp: dict) -> str:
     return line
 
 
-def _coverage(t: dict) -> str:
+def _coverage(t: dict[str, Any]) -> str:
     """Which turns a token total covers, when it is not all of them."""
     n, turns = t.get("usage_turns"), t.get("turns")
     return f"(over {n} of {turns} turns with usage) " if n is not None and n != turns else ""
