@@ -64,6 +64,13 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
         out.append("\n")
     out.append("  tab / shift+tab  move between panes\n")
     out.append("  mouse           click a row to select it, click it again to open it\n\n")
+    out.append("search and go to\n", style="bold underline")
+    out.append(
+        "  /  finds response, conversation, call, item and request ids, models, tool names,\n"
+        "     markers and user text; the title counts the matches, n / N move between them\n"
+        "  &  shows only the matching turns (the same rule); esc clears either\n"
+        "  :  goes to a turn number, a line of the capture (L123 or line 123), or an id\n"
+        "     (resp_…, conv_…, call_…)\n\n")
     out.append("markers\n", style="bold underline")
     for marker in fmt.known_markers():
         out.append(f"  {fmt.marker_symbol(marker):<4}", style="bold")

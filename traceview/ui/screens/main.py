@@ -16,7 +16,8 @@ from textual.widgets import Input, Static
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
-from traceview.ui.state import ALL, matches
+from traceview.ui.search import matches
+from traceview.ui.state import ALL
 from traceview.ui.widgets.account import account_text, capture_name, plural
 from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
@@ -36,10 +37,13 @@ class MainScreen(InspectorScreen):
     BINDINGS = [
         Binding("m", "next_marked(1)", "Next marked", id="turns.next_marked"),
         Binding("M", "next_marked(-1)", "Prev marked", id="turns.previous_marked"),
-        Binding("slash", "filter", "Filter", id="turns.filter"),
+        Binding("slash", "search", "Search", id="turns.search"),
+        Binding("n", "next_match(1)", "Next match", show=False, id="turns.next_match"),
+        Binding("N", "next_match(-1)", "Prev match", show=False, id="turns.previous_match"),
+        Binding("ampersand", "filter", "Filter", show=False, id="turns.filter"),
         Binding("r", "raw", "Raw bodies", id="turns.raw"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="turns.clear_filter"),
-        Binding("colon", "goto", "Go to turn", show=False, id="turns.goto"),
+        Binding("escape", "clear_filter", "Clear search", show=False, id="turns.clear_filter"),
+        Binding("colon", "goto", "Go to", show=False, id="turns.goto"),
         Binding("S", "sort", "Sort", show=False, id="turns.sort"),
         Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
         Binding("E", "export", "Export CSV", show=False, id="turns.export"),
@@ -57,6 +61,9 @@ class MainScreen(InspectorScreen):
         super().__init__(id="main")
         self.key: str | None = None
         self.filter_text = ""
+        #: `/`: the query, and the positions in `rows` of the turns it matches.
+        self.search_text = ""
+        self.hits: list[int] = []
         self.rows: list[TurnRow] = []
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
@@ -75,7 +82,10 @@ class MainScreen(InspectorScreen):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
                     id="filter")
-        yield Input(placeholder="go to turn number (enter)", id="goto", type="integer")
+        yield Input(placeholder="search: id, model, tool, marker or text (n/N next/prev)",
+                    id="search")
+        yield Input(placeholder="go to: turn number, resp_…/conv_…/call_… id, or L123 (line)",
+                    id="goto")
         yield KeyFooter()
 
     @property
@@ -125,6 +135,7 @@ class MainScreen(InspectorScreen):
                     cursor = i
                     break
         self.table.set_rows(self.rows, cursor)
+        self._find_hits()
         self._fit_table()
         self.refresh_title()
         self._show_current()
@@ -188,6 +199,8 @@ class MainScreen(InspectorScreen):
         turns = Text(plural(len(self.rows), "turn"))
         if self.filter_text:
             turns.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+        if self.search_text:
+            turns.append_text(safe(self.search_label(), style="italic"))
         if self.SORTS[self.sort_at][1] is not None:
             turns.append(f" by {self.SORTS[self.sort_at][0]} ↓", style="italic")
         parts.append(Part(0, [turns]))
@@ -261,6 +274,8 @@ class MainScreen(InspectorScreen):
     @on(RowTable.Highlighted, "#turns")
     def _highlighted(self, event: RowTable.Highlighted) -> None:
         self._show_current()
+        if self.search_text:
+            self.refresh_title()
 
     @on(RowTable.Selected, "#turns")
     def _selected(self, event: RowTable.Selected) -> None:
@@ -339,12 +354,79 @@ class MainScreen(InspectorScreen):
         self._rebuild(current.index if current is not None else None)
 
     def action_clear_filter(self) -> None:
+        """esc: close the search, then the filter."""
+        search = self.query_one("#search", Input)
+        if self.search_text or search.has_class("visible"):
+            search.value = ""
+            search.remove_class("visible")
+            self.apply_search("")
+            self.table.focus()
+            return
         box = self.query_one("#filter", Input)
         if self.filter_text or box.has_class("visible"):
             box.value = ""
             box.remove_class("visible")
             self.apply_filter("")
             self.table.focus()
+
+    # -- search: every row stays, the cursor goes to the matches (like less, lnav) -------
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        # Live while typing where one pass is quick; on a big view, at enter only.
+        if len(self.rows) <= 20_000:
+            self.apply_search(event.value)
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip() != self.search_text or len(self.rows) > 20_000:
+            self.apply_search(event.value)
+        self.table.focus()
+        if not event.value:
+            self.query_one("#search", Input).remove_class("visible")
+
+    def apply_search(self, query: str) -> None:
+        """Find ``query`` in the rows shown and move to the first match at or below the
+        cursor (wrapping to the top)."""
+        self.search_text = query.strip()
+        self._find_hits()
+        if self.hits:
+            here = self.table.cursor
+            self.table.move_to(next((h for h in self.hits if h >= here), self.hits[0]))
+        self.refresh_title()
+
+    def _find_hits(self) -> None:
+        query = self.search_text
+        self.hits = [i for i, t in enumerate(self.rows) if matches(t, query)] if query else []
+
+    def search_label(self) -> str:
+        """`` · match 2 of 12 /resp_9``: where the cursor is among the matches."""
+        if not self.hits:
+            return f" · no match for /{self.search_text}"
+        at = next((n for n, h in enumerate(self.hits, 1) if h == self.table.cursor), None)
+        where = f"match {at:,} of {len(self.hits):,}" if at else f"{len(self.hits):,} matches"
+        return f" · {where} /{self.search_text}"
+
+    def action_next_match(self, direction: int) -> None:
+        """n / N: the next (previous) matching row, wrapping around."""
+        if not self.search_text:
+            self.notify("no search: / searches ids, models, tools, markers and text",
+                        markup=False, timeout=2)
+            return
+        if not self.hits:
+            self.notify(f"no turn matches /{self.search_text}", markup=False, timeout=2)
+            return
+        here = self.table.cursor
+        if direction > 0:
+            target = next((h for h in self.hits if h > here), self.hits[0])
+        else:
+            target = next((h for h in reversed(self.hits) if h < here), self.hits[-1])
+        self.table.move_to(target)
+        self.refresh_title()
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
@@ -361,12 +443,28 @@ class MainScreen(InspectorScreen):
         box = self.query_one("#goto", Input)
         box.remove_class("visible")
         self.table.focus()
-        try:
-            self.go_to_turn(int(event.value))
-        except ValueError:
-            self.notify(f"not a turn number: {event.value}", markup=False)
+        self.go_to(event.value)
 
-    def go_to_turn(self, number: int) -> bool:
+    def go_to(self, value: str) -> bool:
+        """`:` takes a turn number (as `#` shows it), a line of the capture (``L123`` or
+        ``line 123``), or an id the turn report holds (``resp_…``, ``conv_…``, ``call_…``)."""
+        from traceview.ui.search import LINE_RE, find_id, find_line
+
+        text = value.strip().replace(",", "")
+        if text.isdigit():
+            return self.go_to_turn(int(text))
+        state = self.inspector.state
+        line = LINE_RE.match(text)
+        turn = (find_line(state.turns, int(line.group(1))) if line
+                else find_id(state.turns, text) if text else None)
+        if turn is None:
+            what = f"line {line.group(1)}" if line else f"turn or id {text!r}"
+            self.notify(f"no {what} in this capture (: takes a turn number, L123 or an id)",
+                        markup=False)
+            return False
+        return self.go_to_turn(turn.index, capture_wide=True)
+
+    def go_to_turn(self, number: int, capture_wide: bool = False) -> bool:
         """Select turn ``number`` as `#` shows it: within the conversation shown, else the
         capture-wide index (switching conversation if needed)."""
         from traceview.ui.state import conversation_key
@@ -374,7 +472,7 @@ class MainScreen(InspectorScreen):
         state = self.inspector.state
         group = state.by_key.get(self.key or "") if self.key != ALL else None
         turn: TurnRow | None
-        if group is not None and 0 < number <= len(group):
+        if group is not None and 0 < number <= len(group) and not capture_wide:
             turn = group[number - 1]
             number = turn.index
         else:
