@@ -180,7 +180,19 @@ class MainScreen(InspectorScreen):
         self.refresh_title()
 
     def _fit_table(self) -> None:
-        """A short conversation's table takes only its rows: the account gets the room."""
+        """A short conversation's table takes only its rows: the account gets the room;
+        `#` is as wide as the largest number it shows (never `2,8…`)."""
+        state = self.inspector.state
+        if self.key == ALL:
+            biggest = max((t.index for t in state.turns[-1:]), default=0)
+        else:
+            biggest = len(state.by_key.get(self.key or "", ()))
+        width = max(4, len(fmt.num(max(biggest, len(self.rows)))))
+        table = self.table
+        if table.columns[0].width != width:
+            from dataclasses import replace
+
+            table.set_column(0, replace(table.columns[0], width=width))
         self.table.styles.max_height = max(3, len(self.rows)) if len(self.rows) < 200 else None
 
     def _in_view(self, turn: TurnRow) -> bool:
@@ -489,9 +501,9 @@ class MainScreen(InspectorScreen):
         return True
 
     def action_sort(self) -> None:
+        """S: the next sort; the view starts at its top, the cursor on the first row."""
         self.sort_at = (self.sort_at + 1) % len(self.SORTS)
-        current = self.table.current()
-        self._rebuild(current.index if current is not None else None)
+        self._rebuild()
         title, attr = self.SORTS[self.sort_at]
         self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
                     markup=False, timeout=2)
