@@ -83,9 +83,12 @@ def _turns(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
                         screen.action_sort)
     yield SystemCommand("turns: copy selected id", "Copy the turn's response id (y)",
                         screen.action_copy)
+    yield SystemCommand("turns: copy selected turn as JSON",
+                        "The turn as report --format json writes it, to the clipboard (Y)",
+                        screen.action_copy_json)
     for fmt_name in ("csv", "json", "markdown"):
         yield SystemCommand(f"export: visible table as {fmt_name}",
-                            "Write the filtered rows and shown columns to a file",
+                            "The filtered rows and shown columns, raw values (asks where)",
                             lambda f=fmt_name: screen.export_table(f))
     table = screen.table
     for column in table.columns[1:]:

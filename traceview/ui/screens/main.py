@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,6 +15,8 @@ from textual.widgets import Input, Static
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.screens.turns_find import TurnsFind
+from traceview.ui.screens.turns_output import TurnsOutput
 from traceview.ui.search import matches
 from traceview.ui.state import ALL
 from traceview.ui.widgets.account import account_text, capture_name, plural
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
 
 
-class MainScreen(InspectorScreen):
+class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
     """One conversation's turns at a time, with the selected turn explained below."""
 
     VIEW = "turns"
@@ -46,6 +47,7 @@ class MainScreen(InspectorScreen):
         Binding("colon", "goto", "Go to", show=False, id="turns.goto"),
         Binding("S", "sort", "Sort", show=False, id="turns.sort"),
         Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
+        Binding("Y", "copy_json", "Copy row JSON", show=False, id="turns.copy_json"),
         Binding("E", "export", "Export CSV", show=False, id="turns.export"),
         Binding("L", "chart_scale", "Chart log/linear", show=False, id="turns.chart_scale"),
     ]
@@ -97,7 +99,8 @@ class MainScreen(InspectorScreen):
 
         table = self.table
         # `#` counts within the conversation shown; across the capture in "all turns".
-        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t))),
+        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t)),
+                                 value=self.number),
                          *table.columns[1:]]
         self.query_one(TurnChart).number = self.number
         table.focus()
@@ -401,45 +404,6 @@ class MainScreen(InspectorScreen):
         if not event.value:
             self.query_one("#search", Input).remove_class("visible")
 
-    def apply_search(self, query: str) -> None:
-        """Find ``query`` in the rows shown and move to the first match at or below the
-        cursor (wrapping to the top)."""
-        self.search_text = query.strip()
-        self._find_hits()
-        if self.hits:
-            here = self.table.cursor
-            self.table.move_to(next((h for h in self.hits if h >= here), self.hits[0]))
-        self.refresh_title()
-
-    def _find_hits(self) -> None:
-        query = self.search_text
-        self.hits = [i for i, t in enumerate(self.rows) if matches(t, query)] if query else []
-
-    def search_label(self) -> str:
-        """`` · match 2 of 12 /resp_9``: where the cursor is among the matches."""
-        if not self.hits:
-            return f" · no match for /{self.search_text}"
-        at = next((n for n, h in enumerate(self.hits, 1) if h == self.table.cursor), None)
-        where = f"match {at:,} of {len(self.hits):,}" if at else f"{len(self.hits):,} matches"
-        return f" · {where} /{self.search_text}"
-
-    def action_next_match(self, direction: int) -> None:
-        """n / N: the next (previous) matching row, wrapping around."""
-        if not self.search_text:
-            self.notify("no search: / searches ids, models, tools, markers and text",
-                        markup=False, timeout=2)
-            return
-        if not self.hits:
-            self.notify(f"no turn matches /{self.search_text}", markup=False, timeout=2)
-            return
-        here = self.table.cursor
-        if direction > 0:
-            target = next((h for h in self.hits if h > here), self.hits[0])
-        else:
-            target = next((h for h in reversed(self.hits) if h < here), self.hits[-1])
-        self.table.move_to(target)
-        self.refresh_title()
-
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
 
@@ -457,49 +421,6 @@ class MainScreen(InspectorScreen):
         self.table.focus()
         self.go_to(event.value)
 
-    def go_to(self, value: str) -> bool:
-        """`:` takes a turn number (as `#` shows it), a line of the capture (``L123`` or
-        ``line 123``), or an id the turn report holds (``resp_…``, ``conv_…``, ``call_…``)."""
-        from traceview.ui.search import LINE_RE, find_id, find_line
-
-        text = value.strip().replace(",", "")
-        if text.isdigit():
-            return self.go_to_turn(int(text))
-        state = self.inspector.state
-        line = LINE_RE.match(text)
-        turn = (find_line(state.turns, int(line.group(1))) if line
-                else find_id(state.turns, text) if text else None)
-        if turn is None:
-            what = f"line {line.group(1)}" if line else f"turn or id {text!r}"
-            self.notify(f"no {what} in this capture (: takes a turn number, L123 or an id)",
-                        markup=False)
-            return False
-        return self.go_to_turn(turn.index, capture_wide=True)
-
-    def go_to_turn(self, number: int, capture_wide: bool = False) -> bool:
-        """Select turn ``number`` as `#` shows it: within the conversation shown, else the
-        capture-wide index (switching conversation if needed)."""
-        from traceview.ui.state import conversation_key
-
-        state = self.inspector.state
-        group = state.by_key.get(self.key or "") if self.key != ALL else None
-        turn: TurnRow | None
-        if group is not None and 0 < number <= len(group) and not capture_wide:
-            turn = group[number - 1]
-            number = turn.index
-        else:
-            turn = state.by_index.get(number)
-        if turn is None:
-            self.notify(f"no turn {number:,} in this capture", markup=False)
-            return False
-        if not any(t is turn for t in self.rows):
-            if self.filter_text:
-                self.action_clear_filter()
-            if self.key != ALL:
-                self.key = conversation_key(turn)
-        self._rebuild(number)
-        return True
-
     def action_sort(self) -> None:
         """S: the next sort; the view starts at its top, the cursor on the first row."""
         self.sort_at = (self.sort_at + 1) % len(self.SORTS)
@@ -508,35 +429,8 @@ class MainScreen(InspectorScreen):
         self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
                     markup=False, timeout=2)
 
-    def action_copy(self) -> None:
-        """y: the selected turn's response id (else its turn number) to the clipboard."""
-        turn = self.table.current()
-        if turn is None:
-            return
-        value = getattr(turn, "response_id", None) or f"turn {turn.index}"
-        self.app.copy_to_clipboard(value)
-        self.notify(safe(f"copied {value}").plain, markup=False, timeout=2)
-
     def action_chart_scale(self) -> None:
         self.query_one(TurnChart).toggle_log()
-
-    def action_export(self) -> None:
-        self.export_table("csv")
-
-    def export_table(self, fmt_name: str) -> None:
-        from traceview.ui.table_export import write_export
-
-        table = self.table
-        columns = [c for c, _ in table.fit_columns(table.size.width or 200)]
-        stem = Path(self.inspector.sources[0]).stem if self.inspector.sources else "capture"
-        try:
-            path = write_export(self.inspector.screenshot_dir, f"{stem}-turns", fmt_name,
-                                columns, self.rows)
-        except OSError as exc:
-            self.notify(f"export failed: {exc}", severity="error", markup=False)
-            return
-        self.last_export = path
-        self.notify(safe(f"{len(self.rows):,} rows written to {path}").plain, markup=False)
 
     def toggle_column(self, title: str) -> None:
         shown = self.table.toggle_column(title)

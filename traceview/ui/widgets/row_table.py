@@ -47,6 +47,8 @@ class Column:
     shrink: int | None = None
     #: Renders the cell for a given width (e.g. abbreviate a name, keep a symbol).
     fit: Callable[[Any, int], Text] | None = None
+    #: The raw value behind the cell, for exports (None: the cell's text).
+    value: Callable[[Any], Any] | None = None
 
     @property
     def least(self) -> int:
