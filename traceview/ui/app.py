@@ -218,7 +218,7 @@ class InspectorApp(App[int]):
             self.action_reload()
             return
         if message.replaced and not self.follow.told_replaced:
-            self.follow.told_replaced = True
+            self.follow.told_replaced = True  # the title says so until R
             self.notify("the capture file was replaced or truncated: R reads it again",
                         severity="warning", markup=False)
         self.main.refresh_title()
@@ -247,6 +247,20 @@ class InspectorApp(App[int]):
                 await result
         else:
             self.pop_screen()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: say how to quit in plain words (Textual's own message is markup, and
+        every notification here is shown literally)."""
+        keys = sorted((key for key, active in self.active_bindings.items()
+                       if active.binding.action in ("quit", "app.quit")), key=len)
+        if keys:
+            where = "quit" if isinstance(self.screen, MainScreen) else "go back"
+            self.notify(f"press {keys[0]} to {where} (ctrl+c copies text in a prompt)",
+                        title="quit?", markup=False)
+
+    def quit_goes_back(self) -> bool:
+        """Whether `q` goes back here (the footer then says Back): see action_quit."""
+        return not isinstance(self.screen, MainScreen) and len(self.screen_stack) > 1
 
     def action_follow(self) -> None:
         """F: follow the capture as it grows, or pause following."""

@@ -42,9 +42,21 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
 
 
 def _key_label(keys: str) -> str:
-    names = {"slash": "/", "question_mark": "?", "escape": "esc", "pagedown": "pgdn",
-             "pageup": "pgup", "backspace": "⌫", "enter": "enter", "tab": "tab"}
-    return " ".join(names.get(k, k) for k in keys.split(","))
+    """Keys as people type them: `]`, `:`, `/`, `esc`, `^p` — never `right_square_bracket`."""
+    from textual.keys import key_to_character
+
+    names = {"slash": "/", "escape": "esc", "pagedown": "pgdn", "pageup": "pgup", "backspace": "⌫",
+             "enter": "enter", "tab": "tab", "space": "space"}
+
+    def one(key: str) -> str:
+        if key in names:
+            return names[key]
+        if key.startswith("ctrl+"):
+            return "^" + one(key[5:])
+        char = key_to_character(key) if len(key) > 1 else key
+        return char if char and char.isprintable() else key
+
+    return " ".join(one(k.strip()) for k in keys.split(","))
 
 
 def help_text(keymap: dict[str, str] | None = None) -> Text:
@@ -63,7 +75,7 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
             out.append(f"[{b.id}]\n", style="dim")
         out.append("\n")
     out.append("  tab / shift+tab  move between panes\n")
-    out.append("  mouse           click a row to select it, click it again to open it\n\n")
+    out.append("  mouse           click a row to select it, double-click it to open it\n\n")
     out.append("search and go to\n", style="bold underline")
     out.append(
         "  /  finds response, conversation, call, item and request ids, models, tool names,\n"

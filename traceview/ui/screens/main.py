@@ -43,7 +43,8 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         Binding("N", "next_match(-1)", "Prev match", show=False, id="turns.previous_match"),
         Binding("ampersand", "filter", "Filter", show=False, id="turns.filter"),
         Binding("r", "raw", "Raw bodies", id="turns.raw"),
-        Binding("escape", "clear_filter", "Clear search", show=False, id="turns.clear_filter"),
+        Binding("escape", "clear_filter", "Clear search", show=False,
+                id="turns.clear_filter"),
         Binding("colon", "goto", "Go to", show=False, id="turns.goto"),
         Binding("S", "sort", "Sort", show=False, id="turns.sort"),
         Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
@@ -226,6 +227,11 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
         parts.append(Part(0, [markers]))
+        if self.inspector.follow.told_replaced:
+            # Until R: the rows shown are the old file's, whatever follow mode says.
+            parts.append(Part(0, [Text("⚠ file replaced or truncated: R reads it again",
+                                       style="bold"),
+                                  Text("⚠ replaced: R reloads", style="bold")]))
         if self.inspector.follow_label():
             parts.append(Part(1, [Text(self.inspector.follow_label(), style="italic")]))
         if state.problems:
@@ -369,7 +375,12 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         self._rebuild(current.index if current is not None else None)
 
     def action_clear_filter(self) -> None:
-        """esc: close the search, then the filter."""
+        """esc: close the go-to prompt, else the search, then the filter."""
+        goto = self.query_one("#goto", Input)
+        if goto.has_class("visible"):
+            goto.remove_class("visible")
+            self.table.focus()
+            return
         search = self.query_one("#search", Input)
         if self.search_text or search.has_class("visible"):
             search.value = ""
