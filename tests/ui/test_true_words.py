@@ -92,3 +92,35 @@ async def test_help_screen_text_has_no_raw_key_names(claims):
         await pilot.pause()
         text = str(app.screen.query_one("#help-text", Static).render())
         assert "right_square_bracket" not in text and "colon" not in text
+
+
+async def test_the_first_screen_says_how_to_reach_the_markers(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert app.main.current_turn().index == 1  # not itself marked
+        assert "m: next marked" in str(app.main.query_one("#title").render())
+        await pilot.press("m")
+        assert app.main.current_turn().index == 2
+
+
+async def test_the_legend_names_m_on_a_tall_screen(claims):
+    app = make_app([claims])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        legend = str(app.main.query_one("#legend", Static).render())
+        assert "⊕ " in legend and "m / M next / previous marked turn" in legend
+
+
+async def test_no_marker_hint_without_markers():
+    from .fakecore import claims_session
+
+    session = claims_session()
+    for turn in session.turns:
+        turn.markers = []
+    session.conversations[0].markers = {}
+    app = make_app(["claims.jsonl"], session_factory=lambda paths, options: session)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        assert "0 markers" in str(app.main.query_one("#title").render())
+        assert "m: next" not in str(app.main.query_one("#title").render())

@@ -24,7 +24,7 @@ from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import RowHeader, RowTable
 from traceview.ui.widgets.title_bar import Part, TitleBar
-from traceview.ui.widgets.turns_table import is_marked, make_turns_table
+from traceview.ui.widgets.turns_table import INFORMATIONAL, is_marked, make_turns_table
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -227,6 +227,10 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
         parts.append(Part(0, [markers]))
+        if set(counts) - INFORMATIONAL:
+            # How to reach them, on the first screen too (the legend is hidden when short).
+            parts.append(Part(2, [Text("m: next marked", style="italic"),
+                                  Text("m →", style="italic")]))
         if self.inspector.follow.told_replaced:
             # Until R: the rows shown are the old file's, whatever follow mode says.
             parts.append(Part(0, [Text("⚠ file replaced or truncated: R reads it again",
@@ -335,6 +339,11 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         for marker in present:
             legend.append(f"{fmt.marker_symbol(marker)} ", style="bold")
             legend.append_text(safe(f"{fmt.marker_meaning(marker)}   "))
+        if set(present) - INFORMATIONAL:
+            legend.append("m", style="bold")
+            legend.append(" / ")
+            legend.append("M", style="bold")
+            legend.append(" next / previous marked turn   ")
         legend.append("hosted: ✓ captured ∅ empty ✗ missing · unexpl.≈ is an estimate", style="dim")
         if legend != self._legend_shown:  # the same within a conversation: no redraw
             self._legend_shown = legend
