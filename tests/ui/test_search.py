@@ -39,7 +39,7 @@ async def test_slash_finds_ids_models_tools_markers_and_text(claims, query, expe
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("slash", *query, "enter")
+        await pilot.press("slash", *query)  # as typed: the turn reports (enter adds bodies)
         await pilot.pause()
         main = app.main
         assert [main.rows[h].index for h in main.hits] == expected
@@ -112,3 +112,40 @@ async def test_the_go_to_prompt_takes_text(claims):
         await pilot.press("colon")
         box = app.main.query_one("#goto", Input)
         assert box.has_focus and box.type == "text"
+
+
+async def test_enter_also_searches_the_bodies_in_a_worker(claims):
+    from traceview.ui.messages import BodyMatches
+
+    seen = []
+    app = make_app([claims])
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await loaded(app, pilot)
+        # An output message's item id: only in the response body on disk.
+        await pilot.press("slash", *"msg_2ed9894bd89a", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any(isinstance(m, BodyMatches) and m.done for m in seen)
+        main = app.main
+        assert [main.rows[h].index for h in main.hits] == [3]
+        assert main.current_turn().index == 3
+        assert "match 1 of 1" in title(app) and "searching bodies" not in title(app)
+        await pilot.press("escape")
+        assert main.hits == [] and main.body_hits == set()
+
+
+async def test_a_big_view_is_searched_in_the_worker_at_enter_not_while_typing():
+    from .test_big_tables import big_session
+
+    app = make_app(["big.jsonl"], session_factory=lambda paths, options: big_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("slash", *"question 2999")
+        await pilot.pause()
+        assert app.main.hits == []  # 3,000 rows: nothing searched on the event loop yet
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [app.main.rows[h].index for h in app.main.hits] == [2999]
+        assert app.main.current_turn().index == 2999
+        assert "match 1 of 1" in title(app)

@@ -13,9 +13,10 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.messages import BodyMatches
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
-from traceview.ui.screens.turns_find import TurnsFind
+from traceview.ui.screens.turns_find import LIVE_LIMIT, TurnsFind
 from traceview.ui.screens.turns_output import TurnsOutput
 from traceview.ui.search import matches
 from traceview.ui.state import ALL
@@ -67,6 +68,8 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         #: `/`: the query, and the positions in `rows` of the turns it matches.
         self.search_text = ""
         self.hits: list[int] = []
+        self.body_hits: set[int] = set()
+        self.body_progress: tuple[int, int] | None = None
         self.rows: list[TurnRow] = []
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
@@ -378,6 +381,9 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         if not event.value:
             self.query_one("#filter", Input).remove_class("visible")
 
+    def on_body_matches(self, message: BodyMatches) -> None:
+        self.body_matches(message)
+
     def apply_filter(self, query: str) -> None:
         current = self.table.current()
         self.filter_text = query.strip()
@@ -413,13 +419,12 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
         # Live while typing where one pass is quick; on a big view, at enter only.
-        if len(self.rows) <= 20_000:
+        if len(self.rows) <= LIVE_LIMIT:
             self.apply_search(event.value)
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        if event.value.strip() != self.search_text or len(self.rows) > 20_000:
-            self.apply_search(event.value)
+        self.apply_search(event.value, bodies=True)  # enter: the bodies on disk as well
         self.table.focus()
         if not event.value:
             self.query_one("#search", Input).remove_class("visible")
