@@ -118,3 +118,18 @@ async def test_capital_y_copies_the_selected_turn_as_json(claims):
         assert data["index"] == 3 and data["input_tokens"] == 6110
         assert "deposit" in data["markers"]
         assert any("clipboard" in n.message for n in app._notifications)
+
+
+async def test_capital_y_in_the_detail_copies_the_body_under_the_cursor(claims):
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("j", "j", "enter")
+        await loaded(app, pilot)
+        tree = app.screen.query_one("#tree")
+        assert tree.reveal(("response", "body", "usage"))
+        await pilot.press("Y")
+        await pilot.pause()
+        assert json.loads(app.clipboard)["input_tokens"] == 6110
+        assert any("response.body.usage copied as JSON" in n.message
+                   for n in app._notifications)
