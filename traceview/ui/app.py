@@ -69,6 +69,8 @@ class InspectorApp(App[int]):
         super().__init__()
         #: The theme to start with (--theme, else the remembered one); saved when changed.
         self.start_theme = theme
+        #: Remember the theme, hidden columns and sort in the config file (the CLI's app
+        #: does; tests and screenshots do not).
         self.remember_theme = False
         from traceview.ui.follow import Follow
 

@@ -107,8 +107,31 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
                                  value=self.number),
                          *table.columns[1:]]
         self.query_one(TurnChart).number = self.number
+        self._recall_settings()
         table.focus()
         self.refresh_title()
+
+    def _recall_settings(self) -> None:
+        """Hidden columns and the sort the user chose last time (ui/settings.py)."""
+        if not self.inspector.remember_theme:
+            return
+        from traceview.ui.settings import load_settings
+
+        settings = load_settings()
+        titles = {c.title for c in self.table.columns[1:]}
+        for title in settings.get("turns_hidden", []):
+            if title in titles and title not in self.table.hidden:
+                self.table.toggle_column(title)
+        sorts = [t for t, _ in self.SORTS]
+        if settings.get("turns_sort") in sorts:
+            self.sort_at = sorts.index(settings["turns_sort"])
+
+    def remember(self, key: str, value: Any) -> None:
+        if self.inspector.remember_theme:
+            from traceview.ui.settings import save_setting
+
+            if save_setting(key, value) is None:
+                self.notify("could not save the setting to the config file", markup=False)
 
     def number(self, turn: TurnRow) -> int:
         """The number `#` shows: per conversation when one is shown (the detail and the
@@ -450,6 +473,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         """S: the next sort; the view starts at its top, the cursor on the first row."""
         self.sort_at = (self.sort_at + 1) % len(self.SORTS)
         self._rebuild()
+        self.remember("turns_sort", self.SORTS[self.sort_at][0])
         title, attr = self.SORTS[self.sort_at]
         self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
                     markup=False, timeout=2)
@@ -459,4 +483,5 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
 
     def toggle_column(self, title: str) -> None:
         shown = self.table.toggle_column(title)
+        self.remember("turns_hidden", sorted(self.table.hidden))
         self.notify(f"column {title} {'shown' if shown else 'hidden'}", markup=False, timeout=2)
