@@ -125,6 +125,8 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
         sorts = [t for t, _ in self.SORTS]
         if settings.get("turns_sort") in sorts:
             self.sort_at = sorts.index(settings["turns_sort"])
+            if self.key is not None:  # turns that arrived before this screen mounted
+                self._rebuild()
 
     def remember(self, key: str, value: Any) -> None:
         if self.inspector.remember_theme:
