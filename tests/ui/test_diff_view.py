@@ -86,8 +86,7 @@ async def open_diff(app, pilot) -> DiffScreen:
 
 
 def new_app(capture: Path, tmp_path: Path, items: Path | None = None):
-    app = make_app([str(capture)], screenshot_dir=tmp_path / "shots")
-    app.snapshot_dir = tmp_path / "snapshots"
+    app = make_app([str(capture)], screenshot_dir=tmp_path / "snapshots")
     app.items_path = str(items) if items else None
     app.diff_max_retries = 0
     app.diff_timeout = 10
@@ -142,7 +141,7 @@ async def test_w_saves_a_snapshot_without_the_key_and_s_exports_svg(
     assert KEY not in text and "Authorization" not in text
     copy = load_items(saved[0])
     assert copy.complete and copy.conversation == target and copy.item_count == 7
-    shots = list((tmp_path / "shots").glob("*.svg"))
+    shots = list((tmp_path / "snapshots").glob("*.svg"))  # one output rule for s and w
     # the view and conversation, then a timestamp: `s` never overwrites
     assert [p.name.rsplit("-", 1)[0] for p in shots] == [f"claims-recorded-diff-{target}"]
     svg = shots[0].read_text(encoding="utf-8")

@@ -123,7 +123,7 @@ async def test_filter_on_a_short_terminal_keeps_the_layout_and_says_nothing_matc
     app = make_app([claims])
     async with app.run_test(size=(80, 20)) as pilot:
         await loaded(app, pilot)
-        await pilot.press("slash", "z", "z")
+        await pilot.press("ampersand", "z", "z")
         await pilot.pause()
         for selector in ("#title", "#turns-header", "#chart", "#summary"):
             assert app.main.query_one(selector).region.height > 0, selector

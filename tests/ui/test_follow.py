@@ -152,8 +152,12 @@ async def test_capital_r_reloads_a_replaced_file(tmp_path):
         await waiter.until(lambda: any(isinstance(m, FollowUpdated) and m.replaced
                                        for m in waiter.messages), "the replacement noticed")
         assert len(app.main.rows) == 2  # not tailed from the old offset
+        await pilot.pause()
+        assert "replaced" in str(app.main.query_one("#title").render())  # until R
         await pilot.press("R")
         await waiter.until(lambda: app.state.done and len(app.main.rows) == 4, "the reload")
+        await pilot.pause()
+        assert "replaced" not in str(app.main.query_one("#title").render())
         assert sum(isinstance(m, TurnsLoaded) for m in waiter.messages) >= 2
 
 

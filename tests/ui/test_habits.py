@@ -105,13 +105,19 @@ async def test_export_writes_the_visible_rows_in_three_formats_never_overwriting
         await pilot.pause()
         written = []
         for name in ("csv", "json", "markdown", "csv"):
-            app.main.export_table(name)
+            await pilot.press("ctrl+p")
+            await pilot.press(*f"export: visible table as {name}")
+            await app.workers.wait_for_complete()
+            await pilot.press("enter")
+            await pilot.pause()
+            await pilot.press("enter")  # the prompt's default path
+            await pilot.pause()
             written.append(app.main.last_export)
-        assert len(set(written)) == 4
+        assert len(set(written)) == 4 and all(p.parent == tmp_path for p in written)
         rows = list(csv.reader(written[0].open(encoding="utf-8")))
         assert rows[0][:3] == ["#", "user", "sent"] and [r[0] for r in rows[1:]] == ["2", "4"]
         data = json.loads(written[1].read_text(encoding="utf-8"))
-        assert [d["#"] for d in data] == ["2", "4"] and data[0]["hosted"] == "file_search ✗"
+        assert [d["#"] for d in data] == [2, 4] and data[0]["hosted"][0]["evidence"] == "missing"
         assert written[2].read_text(encoding="utf-8").startswith("| # | user |")
 
 

@@ -123,16 +123,16 @@ async def test_detail_search_moves_to_a_match(claims):
         assert screen.match_at == 1 % len(screen.matches)
 
 
-async def test_slash_filters_by_text_and_by_marker(claims):
+async def test_ampersand_filters_by_text_and_by_marker(claims):
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("slash", *"exce", "enter")
+        await pilot.press("ampersand", *"exce", "enter")
         assert [t.index for t in app.main.rows] == [3]
         assert "matching" in plain(app.main.query_one("#title"))
         await pilot.press("escape")
         assert len(app.main.rows) == 4
-        await pilot.press("slash", *"depo", "enter")
+        await pilot.press("ampersand", *"depo", "enter")
         assert [t.index for t in app.main.rows] == [3]
 
 

@@ -48,3 +48,24 @@ async def test_an_unknown_theme_is_said_not_fatal(claims):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert any("unknown theme" in n.message for n in app._notifications)
+
+
+async def test_hidden_columns_and_the_sort_are_remembered_beside_the_theme(claims, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    app = make_app([claims])
+    app.remember_theme = True
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.main.toggle_column("reasoning")
+        await pilot.press("S")
+        await pilot.pause()
+    assert load_settings() == {"turns_hidden": ["reasoning"], "turns_sort": "billed in"}
+    again = make_app([claims])
+    again.remember_theme = True
+    async with again.run_test(size=SIZE) as pilot:
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        assert "reasoning" in again.main.table.hidden
+        assert [t.index for t in again.main.rows] == [4, 3, 2, 1]

@@ -9,7 +9,6 @@ other screen is imported when it is first opened, so the first screen comes soon
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -70,22 +69,25 @@ class InspectorApp(App[int]):
         super().__init__()
         #: The theme to start with (--theme, else the remembered one); saved when changed.
         self.start_theme = theme
+        #: Remember the theme, hidden columns and sort in the config file (the CLI's app
+        #: does; tests and screenshots do not).
         self.remember_theme = False
         from traceview.ui.follow import Follow
 
         self.paths = list(paths)
         self.options = options
-        self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else Path("screenshots")
+        #: Where `E`, `s`, `w` and the palette's exports write (ui/output.py): the
+        #: directory given, else the one traceview was started in.
+        self.output_dir = Path(screenshot_dir) if screenshot_dir else Path(".")
         self.session_factory = session_factory or (follow_session if follow else default_session)
         self.session = self.session_factory(self.paths, options)
         self.follow = Follow(self)
         self.follow.on = follow
         self.state = LoadState()
         self.main = MainScreen()
-        # The diff view (`d`): a snapshot to compare with offline instead of fetching, where
-        # `w` writes snapshots, and fetch settings (None: the CLI's defaults).
+        # The diff view (`d`): a snapshot to compare with offline instead of fetching, and
+        # fetch settings (None: the CLI's defaults).
         self.items_path: str | None = None
-        self.snapshot_dir = Path(".")
         self.diff_timeout: float | None = None
         self.diff_max_retries: int | None = None
 
@@ -218,7 +220,7 @@ class InspectorApp(App[int]):
             self.action_reload()
             return
         if message.replaced and not self.follow.told_replaced:
-            self.follow.told_replaced = True
+            self.follow.told_replaced = True  # the title says so until R
             self.notify("the capture file was replaced or truncated: R reads it again",
                         severity="warning", markup=False)
         self.main.refresh_title()
@@ -247,6 +249,20 @@ class InspectorApp(App[int]):
                 await result
         else:
             self.pop_screen()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: say how to quit in plain words (Textual's own message is markup, and
+        every notification here is shown literally)."""
+        keys = sorted((key for key, active in self.active_bindings.items()
+                       if active.binding.action in ("quit", "app.quit")), key=len)
+        if keys:
+            where = "quit" if isinstance(self.screen, MainScreen) else "go back"
+            self.notify(f"press {keys[0]} to {where} (ctrl+c copies text in a prompt)",
+                        title="quit?", markup=False)
+
+    def quit_goes_back(self) -> bool:
+        """Whether `q` goes back here (the footer then says Back): see action_quit."""
+        return not isinstance(self.screen, MainScreen) and len(self.screen_stack) > 1
 
     def action_follow(self) -> None:
         """F: follow the capture as it grows, or pause following."""
@@ -358,29 +374,31 @@ class InspectorApp(App[int]):
         view = view_of(self.screen)
         return view if view in VIEWS else "turns"
 
-    def screenshot_name(self) -> str:
-        """``<capture>-<view>-turn<N>.svg``: says what the picture shows."""
-        stem = Path(self.sources[0]).name if self.sources else "capture"
-        for suffix in (".gz", ".jsonl", ".json"):
-            stem = stem.removesuffix(suffix)
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem) or "capture"
+    def screenshot_what(self) -> str:
+        """``<view>-turn<N>`` (or the diff's conversation): what the picture shows."""
+        from traceview.ui.output import file_part
+
         turn = self.selected_turn()
         view = self.view_name()
         suffix = f"-turn{turn.index}" if turn is not None and view in ("turns", "detail") else ""
         target = getattr(self.screen, "target", None) if view == "diff" else None
         if target:
-            suffix = "-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", target)[:80] or "conversation")
-        return f"{stem}-{view}{suffix}.svg"
+            suffix = "-" + file_part(target)
+        return f"{view}{suffix}"
 
     def action_screenshot(self) -> None:  # type: ignore[override]
         """`s`: a new timestamped file every time, never over an existing one."""
-        from traceview.ui.table_export import unique_path
+        from traceview.ui.output import output_path
 
-        self.screenshot_dir.mkdir(parents=True, exist_ok=True)
-        target = unique_path(self.screenshot_dir, self.screenshot_name().removesuffix(".svg"),
-                             "svg")
-        written = self.save_screenshot(target.name, str(self.screenshot_dir))
-        self.notify(f"screenshot written to {written}", title="screenshot", markup=False)
+        target = output_path(self.output_dir, self.sources, self.screenshot_what(), "svg")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            written = self.save_screenshot(target.name, str(target.parent))
+        except OSError as exc:
+            self.notify(f"screenshot failed: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"screenshot written to {Path(written).resolve()}", title="screenshot",
+                    markup=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action as "group: action", offered only where it applies."""

@@ -69,3 +69,17 @@ class DiffReady(Message):
     def __init__(self, outcome: Any) -> None:
         super().__init__()
         self.outcome = outcome
+
+
+class BodyMatches(Message):
+    """The body-search worker's progress: turns (by index) whose re-read, redacted bodies
+    hold ``query``, how many turns it has read, and whether it has finished."""
+
+    def __init__(self, query: str, indices: list[int], read: int, total: int,
+                 done: bool) -> None:
+        super().__init__()
+        self.query = query
+        self.indices = indices
+        self.read = read
+        self.total = total
+        self.done = done

@@ -72,16 +72,23 @@ def _turns(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
                         lambda: screen.action_next_marked(1))
     yield SystemCommand("turns: previous marked turn", "Jump to the previous marked turn",
                         lambda: screen.action_next_marked(-1))
-    yield SystemCommand("turns: filter", "Filter turns by text or marker", screen.action_filter)
-    yield SystemCommand("turns: go to turn N", "Jump to a turn by its number (:)",
+    yield SystemCommand("turns: search", "Find ids, models, tools, markers, text (/, n, N)",
+                        screen.action_search)
+    yield SystemCommand("turns: filter", "Show only the turns that match (&)",
+                        screen.action_filter)
+    yield SystemCommand("turns: go to",
+                        "A turn number, L123 (a line) or a resp_/conv_/call_ id (:)",
                         screen.action_goto)
     yield SystemCommand("turns: sort by next column", "Cycle the sort column (S)",
                         screen.action_sort)
     yield SystemCommand("turns: copy selected id", "Copy the turn's response id (y)",
                         screen.action_copy)
+    yield SystemCommand("turns: copy selected turn as JSON",
+                        "The turn as report --format json writes it, to the clipboard (Y)",
+                        screen.action_copy_json)
     for fmt_name in ("csv", "json", "markdown"):
         yield SystemCommand(f"export: visible table as {fmt_name}",
-                            "Write the filtered rows and shown columns to a file",
+                            "The filtered rows and shown columns, raw values (asks where)",
                             lambda f=fmt_name: screen.export_table(f))
     table = screen.table
     for column in table.columns[1:]:

@@ -1,18 +1,25 @@
-"""The inspector's remembered settings (today: the theme), in a small TOML file.
+"""The inspector's remembered settings, in a small TOML file.
 
     # ~/.config/traceview/config.toml   (or $XDG_CONFIG_HOME/traceview/config.toml)
     theme = "nord"
+    turns_hidden = ["reasoning", "ms"]
+    turns_sort = "billed in"
 
-Read at start-up, written when the user picks a theme (palette: "Change theme").
-A file that cannot be read or parsed is ignored with a warning: settings are a
-convenience, never a reason not to open a capture.
+Read at start-up, written when the user picks a theme (palette: "Change theme"), hides
+or shows a turns column, or sorts the turns (S). A file that cannot be read or parsed is
+ignored: settings are a convenience, never a reason not to open a capture.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
+
+#: Each remembered key and the type its value must have (anything else is ignored).
+KEYS: dict[str, type] = {"theme": str, "turns_hidden": list, "turns_sort": str}
 
 
 def config_path() -> Path:
@@ -20,28 +27,40 @@ def config_path() -> Path:
     return Path(base) / "traceview" / "config.toml"
 
 
-def load_settings(path: Path | None = None) -> dict[str, str]:
+def load_settings(path: Path | None = None) -> dict[str, Any]:
     path = path or config_path()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
-    theme = data.get("theme")
-    return {"theme": theme} if isinstance(theme, str) else {}
+    out: dict[str, Any] = {}
+    for key, kind in KEYS.items():
+        value = data.get(key)
+        if isinstance(value, kind) and (kind is not list
+                                        or all(isinstance(v, str) for v in value)):
+            out[key] = value
+    return out
 
 
-def save_theme(name: str, path: Path | None = None) -> Path | None:
-    """Remember ``name``; None if the file cannot be written (said by the caller)."""
+def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
+    """Remember ``key = value`` beside the others; None if the file cannot be written
+    (said by the caller). Strings are written as JSON strings, which TOML reads alike."""
     path = path or config_path()
     settings = load_settings(path)
-    settings["theme"] = name
-    body = "".join(f'{k} = "{v}"\n' for k, v in sorted(settings.items())
-                   if v.replace("-", "").replace("_", "").isalnum())
+    settings[key] = value
+    lines = []
+    for name, item in sorted(settings.items()):
+        if isinstance(item, list):
+            lines.append(f"{name} = [{', '.join(json.dumps(v) for v in item)}]\n")
+        else:
+            lines.append(f"{name} = {json.dumps(item)}\n")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body, encoding="utf-8")
+        path.write_text("".join(lines), encoding="utf-8")
     except OSError:
         return None
     return path
+
+
+def save_theme(name: str, path: Path | None = None) -> Path | None:
+    return save_setting("theme", name, path)

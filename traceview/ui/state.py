@@ -139,31 +139,3 @@ class LoadState:
 def conversation_key(turn: TurnRow) -> str:
     key = getattr(turn, "conversation_key", None)
     return str(key) if key is not None else f"file:{getattr(turn, 'source', '?')}"
-
-
-def _hosted_matches(turn: TurnRow, needle: str) -> bool:
-    """A hosted call's tool name (``file_search``), evidence word or symbol (``✗``)."""
-    from traceview.ui.format import EVIDENCE_SYMBOLS
-
-    for call in getattr(turn, "hosted_calls", None) or ():
-        kind = str(call.get("type") or "").lower()
-        evidence = str(call.get("evidence") or "")
-        if needle in kind or needle == evidence or needle == EVIDENCE_SYMBOLS.get(evidence):
-            return True
-    return False
-
-
-def matches(turn: TurnRow, query: str) -> bool:
-    """Filter rule for ``/``: text in the user message, a marker name or symbol, or a hosted
-    call's tool name or evidence (``file_search``, ``missing``, ``✗``)."""
-    from traceview.ui.format import marker_symbol
-
-    needle = query.strip().lower()
-    if not needle:
-        return True
-    if needle.startswith("marker:"):
-        needle = needle[7:].strip()
-        return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())
-    if needle in (turn.user_text or "").lower() or _hosted_matches(turn, needle):
-        return True
-    return any(needle in m or needle == marker_symbol(m) for m in turn.markers or ())

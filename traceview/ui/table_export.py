@@ -1,8 +1,9 @@
 """Export the visible turns table (filtered rows, shown columns) as CSV, JSON or markdown.
 
-Cells are the same formatted strings the screen shows, passed through the output
-sanitiser and the redactor (a file written here is an output path like any other).
-Files get a new timestamped name every time: an export never overwrites.
+CSV and JSON are data: each column's raw value (numbers as numbers, unknown as empty /
+null, the whole user text, hosted calls and markers by name); only markdown, written for
+people, carries the screen's formatting. Every string goes through the sanitiser and the
+redactor (a file written here is an output like any other).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,50 +24,62 @@ from traceview.ui.widgets.row_table import Column
 FORMATS = {"csv": "csv", "json": "json", "markdown": "md"}
 
 
-def _cell(column: Column, row: Any) -> str:
+def clean(value: Any) -> Any:
+    """``value`` with every string in it made visible and redacted (lists, dicts too)."""
+    if isinstance(value, str):
+        return redact_text(visible(value))
+    if isinstance(value, dict):
+        return {clean(str(k)): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    return clean(str(value))
+
+
+def raw_value(column: Column, row: Any) -> Any:
+    if column.value is not None:
+        return clean(column.value(row))
+    return display_value(column, row)
+
+
+def display_value(column: Column, row: Any) -> str:
     value = column.cell(row)
-    plain = value.plain if isinstance(value, Text) else str(value)
-    return redact_text(visible(plain))
+    return clean(value.plain if isinstance(value, Text) else str(value))
 
 
-def table_rows(columns: Sequence[Column], rows: Sequence[Any]) -> list[list[str]]:
-    return [[_cell(c, r) for c in columns] for r in rows]
+def _csv_cell(value: Any) -> str:
+    """One CSV field: unknown empty, lists of names joined by ``;``, calls as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return ";".join(value)
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def render(fmt: str, columns: Sequence[Column], rows: Sequence[Any]) -> str:
     titles = [c.title for c in columns]
-    cells = table_rows(columns, rows)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(titles)
-        writer.writerows(cells)
+        writer.writerows([_csv_cell(raw_value(c, r)) for c in columns] for r in rows)
         return out.getvalue()
     if fmt == "json":
-        return json.dumps([dict(zip(titles, r, strict=True)) for r in cells], ensure_ascii=False,
-                          indent=1) + "\n"
+        data = [{t: raw_value(c, r) for t, c in zip(titles, columns, strict=True)} for r in rows]
+        return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     if fmt == "markdown":
         def line(values: list[str]) -> str:
             return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+        cells = [[display_value(c, r) for c in columns] for r in rows]
         body = [line(titles), line(["---"] * len(titles))] + [line(r) for r in cells]
         return "\n".join(body) + "\n"
     raise ValueError(f"unknown export format {fmt!r} (csv, json, markdown)")
 
 
-def unique_path(directory: Path, stem: str, suffix: str) -> Path:
-    """``<stem>-<UTC timestamp>.<suffix>``, with a counter if that name exists already."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    path = directory / f"{stem}-{stamp}.{suffix}"
-    n = 2
-    while path.exists():
-        path = directory / f"{stem}-{stamp}-{n}.{suffix}"
-        n += 1
-    return path
-
-
-def write_export(directory: Path, stem: str, fmt: str, columns: Sequence[Column],
-                 rows: Sequence[Any]) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = unique_path(directory, stem, FORMATS[fmt])
+def write_export(path: Path, fmt: str, columns: Sequence[Column], rows: Sequence[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(fmt, columns, rows), encoding="utf-8")
     return path

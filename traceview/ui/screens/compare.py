@@ -40,12 +40,22 @@ def header(doc: dict[str, Any]) -> Text:
     return out
 
 
-def side_by_side(doc: dict[str, Any]) -> Table:
+#: Below this many columns the table wraps its cells instead of cutting B and B − A.
+NARROW = 120
+
+
+def side_by_side(doc: dict[str, Any], narrow: bool = False) -> Table:
+    """Rows of the document, A | B | B − A. Narrow: every column shares the width and a
+    long value wraps inside its cell, so B and B − A stay on screen at 80 columns."""
     table = Table(expand=True, show_edge=False, pad_edge=False)
     for name, justify in (("", "left"), ("A (owned)", "right"), ("B (hosted)", "right"),
                           ("B − A", "right")):
-        table.add_column(name, justify=justify, no_wrap=True,  # type: ignore[arg-type]
-                         min_width=30 if not name else None)
+        if narrow:
+            table.add_column(name, justify=justify, overflow="fold",  # type: ignore[arg-type]
+                             ratio=3 if name in ("A (owned)", "B (hosted)") else 2)
+        else:
+            table.add_column(name, justify=justify, no_wrap=True,  # type: ignore[arg-type]
+                             min_width=30 if not name else None)
     for r in rows(doc):
         table.add_row(*(safe(c) for c in r))
     return table
@@ -111,20 +121,80 @@ def waterfall(doc: dict[str, Any], width: int = 24) -> Text:
 
 
 class CompareScreen(Screen[None]):
-    BINDINGS = [Binding("q", "app.quit", "Quit", id="compare.quit")]
+    """Both arms on one scrollable page; at 80 columns the table wraps, the plots stack."""
+
+    BINDINGS = [
+        Binding("q", "app.quit", "Quit", id="compare.quit"),
+        Binding("question_mark", "help", "Help", id="compare.help"),
+        Binding("j", "scroll(1)", "Down", show=False, id="compare.down"),
+        Binding("k", "scroll(-1)", "Up", show=False, id="compare.up"),
+    ]
 
     def __init__(self, doc: dict[str, Any]) -> None:
         super().__init__()
         self.doc = doc
+        self._narrow: bool | None = None
 
     def compose(self) -> ComposeResult:
         doc = self.doc
-        with VerticalScroll():
+        with VerticalScroll(id="cmp-page"):
             yield Static(header(doc), id="cmp-header")
-            yield Static(side_by_side(doc), id="cmp-table")
+            yield Static(id="cmp-table")
             yield Static(safe(doc["difference"]["latency_median_ms"]["claim"], "bold"),
                          id="cmp-claim")
             with Horizontal(id="cmp-plots"):
                 yield Static(distribution(doc), id="cmp-latency")
                 yield Static(waterfall(doc), id="cmp-waterfall")
         yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#cmp-page", VerticalScroll).focus()
+        self._layout()
+
+    def on_resize(self) -> None:
+        self._layout()
+
+    def _layout(self) -> None:
+        narrow = self.app.size.width < NARROW
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.set_class(narrow, "-narrow")
+            self.query_one("#cmp-table", Static).update(side_by_side(self.doc, narrow))
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#cmp-page", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_help(self) -> None:
+        self.app.push_screen(CompareHelp())
+
+
+class CompareHelp(Screen[None]):
+    """`?` on the compare screen: its keys and what its parts mean."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "back", "Back", id="compare_help.back")]
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        text.append("compare keys\n", style="bold underline")
+        for key, what in (("↑ ↓ / j k", "scroll"), ("pgup pgdn, home end", "scroll by a page, "
+                          "to the top / bottom"), ("?", "this help"), ("q", "quit"),
+                          ("^p", "command palette")):
+            text.append(f"  {key:<22}", style="bold")
+            text.append(f"{what}\n")
+        text.append("\nwhat it shows\n", style="bold underline")
+        text.append(
+            "  A (owned) resends its own transcript; B (hosted) passes a conversation handle.\n"
+            "  B − A is B's value minus A's (a latency claim only when the 95% interval\n"
+            "  excludes 0). The waterfall takes A's total cost to B's, one component at a\n"
+            "  time; its steps sum to the net. The latency plot bins every turn on one axis,\n"
+            "  split by whether the turn made hosted calls. Every number is in\n"
+            "  `traceview compare --format json`.\n")
+        with VerticalScroll(id="cmp-help"):
+            yield Static(text)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#cmp-help", VerticalScroll).focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -85,6 +85,7 @@ class DetailScreen(InspectorScreen):
         Binding("N", "next_match(-1)", "Prev match", show=False, id="detail.previous_match"),
         Binding("right_square_bracket", "step(1)", "Next turn", id="detail.next_turn"),
         Binding("left_square_bracket", "step(-1)", "Prev turn", id="detail.previous_turn"),
+        Binding("Y", "copy_json", "Copy JSON", show=False, id="detail.copy_json"),
     ]
 
     def __init__(self, turn: TurnRow, *, raw: bool = False) -> None:
@@ -175,6 +176,27 @@ class DetailScreen(InspectorScreen):
         app = self.app
         await app.pop_screen()
         await app.push_screen(DetailScreen(rows[target], raw=self.raw))
+
+    def action_copy_json(self) -> None:
+        """Y: the body node under the cursor (else both bodies) as JSON, redacted, to the
+        clipboard through Textual's copy_to_clipboard (the terminal's OSC 52)."""
+        import json
+
+        from traceview.ui.table_export import clean
+
+        node = self.query_one("#tree", BodyTree).cursor_node
+        data = node.data if node is not None else None
+        if data is not None and data.value is not None and not self.raw:
+            value, what = data.value, ".".join(str(p) for p in data.path)
+        else:
+            value, what = dict(self.bodies), "both bodies"
+        if not value and value != 0:
+            self.notify("nothing to copy yet", markup=False, timeout=2)
+            return
+        text = json.dumps(clean(value), ensure_ascii=False, indent=1, default=str)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"{what} copied as JSON ({len(text):,} characters) through the "
+                    "terminal's clipboard (OSC 52)", markup=False, timeout=3)
 
     def action_toggle_raw(self) -> None:
         self.raw = not self.raw

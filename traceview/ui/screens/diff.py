@@ -233,12 +233,13 @@ class DiffScreen(InspectorScreen):
             self.app.push_screen(DiffBodiesScreen(row))
 
     def snapshot_path(self) -> Path:
-        """``<capture-stem>-<conversation>-snapshot.json`` in the snapshot directory."""
+        """``<capture-stem>-<conversation>-snapshot.json`` in the output directory (the
+        one rule of ui/output.py; a fixed name, so `--items` finds it again)."""
         stem = Path(self.inspector.sources[0]).name if self.inspector.sources else "capture"
         for suffix in (".gz", ".jsonl", ".json"):
             stem = stem.removesuffix(suffix)
         name = f"{_file_part(stem)}-{_file_part(self.target or 'conversation')}-snapshot.json"
-        return Path(getattr(self.inspector, "snapshot_dir", None) or ".") / name
+        return Path(getattr(self.inspector, "output_dir", None) or ".") / name
 
     def action_save_snapshot(self) -> Path | None:
         copy = self.outcome.copy if self.outcome is not None else None
@@ -256,7 +257,8 @@ class DiffScreen(InspectorScreen):
                         markup=False)
             return None
         state = "complete" if copy.complete else "PARTIAL"
-        self.notify(f"snapshot ({state}, {copy.item_count:,} items) written to {path}",
+        self.notify(f"snapshot ({state}, {copy.item_count:,} items) written to "
+                    f"{path.resolve()}",
                     title="snapshot", markup=False)
         return path
 

@@ -42,9 +42,21 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
 
 
 def _key_label(keys: str) -> str:
-    names = {"slash": "/", "question_mark": "?", "escape": "esc", "pagedown": "pgdn",
-             "pageup": "pgup", "backspace": "⌫", "enter": "enter", "tab": "tab"}
-    return " ".join(names.get(k, k) for k in keys.split(","))
+    """Keys as people type them: `]`, `:`, `/`, `esc`, `^p` — never `right_square_bracket`."""
+    from textual.keys import key_to_character
+
+    names = {"slash": "/", "escape": "esc", "pagedown": "pgdn", "pageup": "pgup", "backspace": "⌫",
+             "enter": "enter", "tab": "tab", "space": "space"}
+
+    def one(key: str) -> str:
+        if key in names:
+            return names[key]
+        if key.startswith("ctrl+"):
+            return "^" + one(key[5:])
+        char = key_to_character(key) if len(key) > 1 else key
+        return char if char and char.isprintable() else key
+
+    return " ".join(one(k.strip()) for k in keys.split(","))
 
 
 def help_text(keymap: dict[str, str] | None = None) -> Text:
@@ -63,7 +75,14 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
             out.append(f"[{b.id}]\n", style="dim")
         out.append("\n")
     out.append("  tab / shift+tab  move between panes\n")
-    out.append("  mouse           click a row to select it, click it again to open it\n\n")
+    out.append("  mouse           click a row to select it, double-click it to open it\n\n")
+    out.append("search and go to\n", style="bold underline")
+    out.append(
+        "  /  finds response, conversation, call, item and request ids, models, tool names,\n"
+        "     markers and user text; the title counts the matches, n / N move between them\n"
+        "  &  shows only the matching turns (the same rule); esc clears either\n"
+        "  :  goes to a turn number, a line of the capture (L123 or line 123), or an id\n"
+        "     (resp_…, conv_…, call_…)\n\n")
     out.append("markers\n", style="bold underline")
     for marker in fmt.known_markers():
         out.append(f"  {fmt.marker_symbol(marker):<4}", style="bold")

@@ -50,6 +50,30 @@ def sources_table(ledger: dict[str, Any]) -> Table:
     return table
 
 
+def sources_list(ledger: dict[str, Any]) -> Text:
+    """The sources for a narrow screen: two lines each instead of nine columns that wrap
+    every cell onto four lines at 80 columns."""
+    out = Text()
+    for s in ledger.get("sources") or []:
+        kinds = ", ".join(fmt.hosted_type(t) for t in s.get("types") or []) or "unattributed"
+        origin = ", ".join(str(t) for t in s.get("origin_turns") or [])
+        ended = s.get("ended_by")
+        out.append_text(safe(s["id"], style="bold"))
+        out.append(f" arrived on turn {fmt.num(s.get('arrived_turn'))}: ")
+        out.append_text(safe(f"{kinds}{' on ' + origin if origin else ''}"))
+        if s.get("evidence_missing"):
+            out.append(" ✗ not captured")
+        out.append(f"\n  {fmt.num(s.get('tokens_per_turn'))} tokens/turn × "
+                   f"{fmt.num(s.get('turns_carried'))} turns = {fmt.num(s.get('tokens_billed'))}"
+                   f" billed ({fmt.num(s.get('tokens_rebilled'))} re-billed), cost ≈ "
+                   f"{fmt.cost(s.get('cost_usd'))}, ")
+        out.append(f"{ended['kind'].replace('_', ' ')} on turn {ended['turn']}" if ended
+                   else "still carried")
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
 def turns_table(turns: list[Any]) -> Table:
     """One row per turn: its billed input, the carried share, cumulative input and the
     owned-state equivalent bytes — all numbers of the turn's report."""
@@ -84,7 +108,7 @@ def projection_text(ledger: dict[str, Any]) -> Text:
 
 
 def ledger_renderable(name: str, ledger: dict[str, Any] | None,
-                      turns: list[Any]) -> Group | Text:
+                      turns: list[Any], narrow: bool = False) -> Group | Text:
     if ledger is None:
         return Text("the ledger is computed once the whole capture is read", style="italic")
     head = Text()
@@ -96,7 +120,7 @@ def ledger_renderable(name: str, ledger: dict[str, Any] | None,
     parts: list[Any] = [head, note, Text("")]
     if ledger.get("sources"):
         parts += [Text("sources (context that arrived without a request)", style="underline"),
-                  sources_table(ledger), Text("")]
+                  sources_list(ledger) if narrow else sources_table(ledger), Text("")]
     else:
         parts += [Text("no context arrived without a request in this conversation",
                        style="dim"), Text("")]
@@ -110,7 +134,17 @@ class LedgerScreen(InspectorScreen):
 
     VIEW = "ledger"
 
-    BINDINGS = [Binding("escape,l", "back", "Back", id="ledger.back")]
+    BINDINGS = [
+        Binding("escape,l", "back", "Back", id="ledger.back"),
+        Binding("j", "scroll(1)", "Down", show=False, id="ledger.down"),
+        Binding("k", "scroll(-1)", "Up", show=False, id="ledger.up"),
+    ]
+    #: Below this many columns the sources are listed, not tabled.
+    NARROW = 120
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._narrow: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="ledger-title")
@@ -122,8 +156,16 @@ class LedgerScreen(InspectorScreen):
         self.refresh_data()
         self.query_one("#ledger", VerticalScroll).focus()
 
+    def on_resize(self) -> None:
+        if (self.app.size.width < self.NARROW) != self._narrow:
+            self.refresh_data()
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#ledger", VerticalScroll).scroll_relative(y=lines, animate=False)
+
     def refresh_data(self) -> None:
         app = self.inspector
+        self._narrow = narrow = self.app.size.width < self.NARROW
         key = app.main.key
         title = Text("carried-context ledger", style="bold")
         conv = app.state.conversations.get(key) if key and key != ALL else None
@@ -133,7 +175,7 @@ class LedgerScreen(InspectorScreen):
         else:
             name = (conv.id or conv.key) if conv is not None else key
             ledger = conv.to_dict().get("carried_context") if conv is not None else None
-            body = ledger_renderable(name, ledger, list(app.state.rows_for(key)))
+            body = ledger_renderable(name, ledger, list(app.state.rows_for(key)), narrow)
         self.query_one("#ledger-title", Static).update(title)
         self.query_one("#ledger-body", Static).update(body)
 

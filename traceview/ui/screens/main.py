@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -14,21 +13,25 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from traceview.ui import format as fmt
+from traceview.ui.messages import BodyMatches
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
-from traceview.ui.state import ALL, matches
+from traceview.ui.screens.turns_find import LIVE_LIMIT, TurnsFind
+from traceview.ui.screens.turns_output import TurnsOutput
+from traceview.ui.search import matches
+from traceview.ui.state import ALL
 from traceview.ui.widgets.account import account_text, capture_name, plural
 from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import RowHeader, RowTable
 from traceview.ui.widgets.title_bar import Part, TitleBar
-from traceview.ui.widgets.turns_table import is_marked, make_turns_table
+from traceview.ui.widgets.turns_table import INFORMATIONAL, is_marked, make_turns_table
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
 
 
-class MainScreen(InspectorScreen):
+class MainScreen(TurnsFind, TurnsOutput, InspectorScreen):
     """One conversation's turns at a time, with the selected turn explained below."""
 
     VIEW = "turns"
@@ -36,12 +39,17 @@ class MainScreen(InspectorScreen):
     BINDINGS = [
         Binding("m", "next_marked(1)", "Next marked", id="turns.next_marked"),
         Binding("M", "next_marked(-1)", "Prev marked", id="turns.previous_marked"),
-        Binding("slash", "filter", "Filter", id="turns.filter"),
+        Binding("slash", "search", "Search", id="turns.search"),
+        Binding("n", "next_match(1)", "Next match", show=False, id="turns.next_match"),
+        Binding("N", "next_match(-1)", "Prev match", show=False, id="turns.previous_match"),
+        Binding("ampersand", "filter", "Filter", show=False, id="turns.filter"),
         Binding("r", "raw", "Raw bodies", id="turns.raw"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="turns.clear_filter"),
-        Binding("colon", "goto", "Go to turn", show=False, id="turns.goto"),
+        Binding("escape", "clear_filter", "Clear search", show=False,
+                id="turns.clear_filter"),
+        Binding("colon", "goto", "Go to", show=False, id="turns.goto"),
         Binding("S", "sort", "Sort", show=False, id="turns.sort"),
         Binding("y", "copy", "Copy id", show=False, id="turns.copy"),
+        Binding("Y", "copy_json", "Copy row JSON", show=False, id="turns.copy_json"),
         Binding("E", "export", "Export CSV", show=False, id="turns.export"),
         Binding("L", "chart_scale", "Chart log/linear", show=False, id="turns.chart_scale"),
     ]
@@ -57,6 +65,11 @@ class MainScreen(InspectorScreen):
         super().__init__(id="main")
         self.key: str | None = None
         self.filter_text = ""
+        #: `/`: the query, and the positions in `rows` of the turns it matches.
+        self.search_text = ""
+        self.hits: list[int] = []
+        self.body_hits: set[int] = set()
+        self.body_progress: tuple[int, int] | None = None
         self.rows: list[TurnRow] = []
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
@@ -75,7 +88,10 @@ class MainScreen(InspectorScreen):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
                     id="filter")
-        yield Input(placeholder="go to turn number (enter)", id="goto", type="integer")
+        yield Input(placeholder="search: id, model, tool, marker or text (n/N next/prev)",
+                    id="search")
+        yield Input(placeholder="go to: turn number, resp_…/conv_…/call_… id, or L123 (line)",
+                    id="goto")
         yield KeyFooter()
 
     @property
@@ -87,11 +103,37 @@ class MainScreen(InspectorScreen):
 
         table = self.table
         # `#` counts within the conversation shown; across the capture in "all turns".
-        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t))),
+        table.columns = [replace(table.columns[0], cell=lambda t: fmt.num(self.number(t)),
+                                 value=self.number),
                          *table.columns[1:]]
         self.query_one(TurnChart).number = self.number
+        self._recall_settings()
         table.focus()
         self.refresh_title()
+
+    def _recall_settings(self) -> None:
+        """Hidden columns and the sort the user chose last time (ui/settings.py)."""
+        if not self.inspector.remember_theme:
+            return
+        from traceview.ui.settings import load_settings
+
+        settings = load_settings()
+        titles = {c.title for c in self.table.columns[1:]}
+        for title in settings.get("turns_hidden", []):
+            if title in titles and title not in self.table.hidden:
+                self.table.toggle_column(title)
+        sorts = [t for t, _ in self.SORTS]
+        if settings.get("turns_sort") in sorts:
+            self.sort_at = sorts.index(settings["turns_sort"])
+            if self.key is not None:  # turns that arrived before this screen mounted
+                self._rebuild()
+
+    def remember(self, key: str, value: Any) -> None:
+        if self.inspector.remember_theme:
+            from traceview.ui.settings import save_setting
+
+            if save_setting(key, value) is None:
+                self.notify("could not save the setting to the config file", markup=False)
 
     def number(self, turn: TurnRow) -> int:
         """The number `#` shows: per conversation when one is shown (the detail and the
@@ -125,6 +167,7 @@ class MainScreen(InspectorScreen):
                     cursor = i
                     break
         self.table.set_rows(self.rows, cursor)
+        self._find_hits()
         self._fit_table()
         self.refresh_title()
         self._show_current()
@@ -169,7 +212,19 @@ class MainScreen(InspectorScreen):
         self.refresh_title()
 
     def _fit_table(self) -> None:
-        """A short conversation's table takes only its rows: the account gets the room."""
+        """A short conversation's table takes only its rows: the account gets the room;
+        `#` is as wide as the largest number it shows (never `2,8…`)."""
+        state = self.inspector.state
+        if self.key == ALL:
+            biggest = max((t.index for t in state.turns[-1:]), default=0)
+        else:
+            biggest = len(state.by_key.get(self.key or "", ()))
+        width = max(4, len(fmt.num(max(biggest, len(self.rows)))))
+        table = self.table
+        if table.columns[0].width != width:
+            from dataclasses import replace
+
+            table.set_column(0, replace(table.columns[0], width=width))
         self.table.styles.max_height = max(3, len(self.rows)) if len(self.rows) < 200 else None
 
     def _in_view(self, turn: TurnRow) -> bool:
@@ -188,6 +243,8 @@ class MainScreen(InspectorScreen):
         turns = Text(plural(len(self.rows), "turn"))
         if self.filter_text:
             turns.append_text(safe(f" matching “{self.filter_text}”", style="italic"))
+        if self.search_text:
+            turns.append_text(safe(self.search_label(), style="italic"))
         if self.SORTS[self.sort_at][1] is not None:
             turns.append(f" by {self.SORTS[self.sort_at][0]} ↓", style="italic")
         parts.append(Part(0, [turns]))
@@ -198,6 +255,15 @@ class MainScreen(InspectorScreen):
                 " (" + " ".join(f"{fmt.marker_symbol(m)}{n}" for m, n in counts.items()) + ")"
             )
         parts.append(Part(0, [markers]))
+        if set(counts) - INFORMATIONAL:
+            # How to reach them, on the first screen too (the legend is hidden when short).
+            parts.append(Part(2, [Text("m: next marked", style="italic"),
+                                  Text("m →", style="italic")]))
+        if self.inspector.follow.told_replaced:
+            # Until R: the rows shown are the old file's, whatever follow mode says.
+            parts.append(Part(0, [Text("⚠ file replaced or truncated: R reads it again",
+                                       style="bold"),
+                                  Text("⚠ replaced: R reloads", style="bold")]))
         if self.inspector.follow_label():
             parts.append(Part(1, [Text(self.inspector.follow_label(), style="italic")]))
         if state.problems:
@@ -261,6 +327,8 @@ class MainScreen(InspectorScreen):
     @on(RowTable.Highlighted, "#turns")
     def _highlighted(self, event: RowTable.Highlighted) -> None:
         self._show_current()
+        if self.search_text:
+            self.refresh_title()
 
     @on(RowTable.Selected, "#turns")
     def _selected(self, event: RowTable.Selected) -> None:
@@ -299,6 +367,11 @@ class MainScreen(InspectorScreen):
         for marker in present:
             legend.append(f"{fmt.marker_symbol(marker)} ", style="bold")
             legend.append_text(safe(f"{fmt.marker_meaning(marker)}   "))
+        if set(present) - INFORMATIONAL:
+            legend.append("m", style="bold")
+            legend.append(" / ")
+            legend.append("M", style="bold")
+            legend.append(" next / previous marked turn   ")
         legend.append("hosted: ✓ captured ∅ empty ✗ missing · unexpl.≈ is an estimate", style="dim")
         if legend != self._legend_shown:  # the same within a conversation: no redraw
             self._legend_shown = legend
@@ -333,18 +406,53 @@ class MainScreen(InspectorScreen):
         if not event.value:
             self.query_one("#filter", Input).remove_class("visible")
 
+    def on_body_matches(self, message: BodyMatches) -> None:
+        self.body_matches(message)
+
     def apply_filter(self, query: str) -> None:
         current = self.table.current()
         self.filter_text = query.strip()
         self._rebuild(current.index if current is not None else None)
 
     def action_clear_filter(self) -> None:
+        """esc: close the go-to prompt, else the search, then the filter."""
+        goto = self.query_one("#goto", Input)
+        if goto.has_class("visible"):
+            goto.remove_class("visible")
+            self.table.focus()
+            return
+        search = self.query_one("#search", Input)
+        if self.search_text or search.has_class("visible"):
+            search.value = ""
+            search.remove_class("visible")
+            self.apply_search("")
+            self.table.focus()
+            return
         box = self.query_one("#filter", Input)
         if self.filter_text or box.has_class("visible"):
             box.value = ""
             box.remove_class("visible")
             self.apply_filter("")
             self.table.focus()
+
+    # -- search: every row stays, the cursor goes to the matches (like less, lnav) -------
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        # Live while typing where one pass is quick; on a big view, at enter only.
+        if len(self.rows) <= LIVE_LIMIT:
+            self.apply_search(event.value)
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.apply_search(event.value, bodies=True)  # enter: the bodies on disk as well
+        self.table.focus()
+        if not event.value:
+            self.query_one("#search", Input).remove_class("visible")
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
@@ -361,73 +469,21 @@ class MainScreen(InspectorScreen):
         box = self.query_one("#goto", Input)
         box.remove_class("visible")
         self.table.focus()
-        try:
-            self.go_to_turn(int(event.value))
-        except ValueError:
-            self.notify(f"not a turn number: {event.value}", markup=False)
-
-    def go_to_turn(self, number: int) -> bool:
-        """Select turn ``number`` as `#` shows it: within the conversation shown, else the
-        capture-wide index (switching conversation if needed)."""
-        from traceview.ui.state import conversation_key
-
-        state = self.inspector.state
-        group = state.by_key.get(self.key or "") if self.key != ALL else None
-        turn: TurnRow | None
-        if group is not None and 0 < number <= len(group):
-            turn = group[number - 1]
-            number = turn.index
-        else:
-            turn = state.by_index.get(number)
-        if turn is None:
-            self.notify(f"no turn {number:,} in this capture", markup=False)
-            return False
-        if not any(t is turn for t in self.rows):
-            if self.filter_text:
-                self.action_clear_filter()
-            if self.key != ALL:
-                self.key = conversation_key(turn)
-        self._rebuild(number)
-        return True
+        self.go_to(event.value)
 
     def action_sort(self) -> None:
+        """S: the next sort; the view starts at its top, the cursor on the first row."""
         self.sort_at = (self.sort_at + 1) % len(self.SORTS)
-        current = self.table.current()
-        self._rebuild(current.index if current is not None else None)
+        self._rebuild()
+        self.remember("turns_sort", self.SORTS[self.sort_at][0])
         title, attr = self.SORTS[self.sort_at]
         self.notify("in file order" if attr is None else f"sorted by {title}, largest first",
                     markup=False, timeout=2)
 
-    def action_copy(self) -> None:
-        """y: the selected turn's response id (else its turn number) to the clipboard."""
-        turn = self.table.current()
-        if turn is None:
-            return
-        value = getattr(turn, "response_id", None) or f"turn {turn.index}"
-        self.app.copy_to_clipboard(value)
-        self.notify(safe(f"copied {value}").plain, markup=False, timeout=2)
-
     def action_chart_scale(self) -> None:
         self.query_one(TurnChart).toggle_log()
 
-    def action_export(self) -> None:
-        self.export_table("csv")
-
-    def export_table(self, fmt_name: str) -> None:
-        from traceview.ui.table_export import write_export
-
-        table = self.table
-        columns = [c for c, _ in table.fit_columns(table.size.width or 200)]
-        stem = Path(self.inspector.sources[0]).stem if self.inspector.sources else "capture"
-        try:
-            path = write_export(self.inspector.screenshot_dir, f"{stem}-turns", fmt_name,
-                                columns, self.rows)
-        except OSError as exc:
-            self.notify(f"export failed: {exc}", severity="error", markup=False)
-            return
-        self.last_export = path
-        self.notify(safe(f"{len(self.rows):,} rows written to {path}").plain, markup=False)
-
     def toggle_column(self, title: str) -> None:
         shown = self.table.toggle_column(title)
+        self.remember("turns_hidden", sorted(self.table.hidden))
         self.notify(f"column {title} {'shown' if shown else 'hidden'}", markup=False, timeout=2)

@@ -41,9 +41,10 @@ OBJECT_COLUMNS = [
     Column("created", 8, _lines),
     Column("uses", 6, lambda o: fmt.num(o.get("uses"))),
     Column("deleted", 8, lambda o: fmt.num(o.get("deleted_line") or o.get("missing_line"))),
+    # At 80 columns these two wait past the right edge, whole (→ reaches them).
     Column("expires", 26, lambda o: o.get("expires_around") or o.get("expiry") or fmt.DASH,
-           align="left"),
-    Column("storage", 12, _fee),
+           align="left", priority=1),
+    Column("storage", 12, _fee, priority=2),
 ]
 
 

@@ -47,6 +47,8 @@ class Column:
     shrink: int | None = None
     #: Renders the cell for a given width (e.g. abbreviate a name, keep a symbol).
     fit: Callable[[Any, int], Text] | None = None
+    #: The raw value behind the cell, for exports (None: the cell's text).
+    value: Callable[[Any], Any] | None = None
 
     @property
     def least(self) -> int:
@@ -220,9 +222,25 @@ class RowTable(ScrollView, can_focus=True):
         self._update_virtual()
 
     def _update_virtual(self) -> None:
-        self.virtual_size = Size(self.full_width(self.size.width), len(self.rows))
+        width = self.size.width
+        self.virtual_size = Size(max(self.full_width(width), self._reach(width) + width),
+                                 len(self.rows))
         if self.header is not None:
             self.header.refresh()
+
+    def _column_starts(self, width: int) -> list[int]:
+        """Where each scrollable column starts, counted from the end of the pinned one."""
+        starts, x = [], 0
+        for _, w in self.fit_columns(width)[1:]:
+            starts.append(x)
+            x += w + 1
+        return starts
+
+    def _reach(self, width: int) -> int:
+        """The furthest horizontal offset: the first column start that shows the last
+        column whole (the scroll range is padded to it, so no stop cuts a column)."""
+        limit = max(0, self.full_width(width) - width)
+        return next((s for s in self._column_starts(width) if s >= limit), limit)
 
     def watch_scroll_x(self, old: float, new: float) -> None:
         super().watch_scroll_x(old, new)
@@ -231,19 +249,15 @@ class RowTable(ScrollView, can_focus=True):
         self.refresh()
 
     def action_scroll_columns(self, direction: int) -> None:
-        """→/←: move the view by one column, so a column is never half shown."""
+        """→/←: move the view by whole columns, so a column is never half shown."""
         width = self.size.width
-        starts, x = [], 0
-        for _, w in self.fit_columns(width)[1:]:
-            starts.append(x)
-            x += w + 1
-        limit = max(0, self.virtual_size.width - width)
+        starts = [s for s in self._column_starts(width) if s <= self._reach(width)]
         current = int(self.scroll_offset.x)
         if direction > 0:
-            target = next((s for s in starts if s > current), limit)
+            target = next((s for s in starts if s > current), current)
         else:
             target = next((s for s in reversed(starts) if s < current), 0)
-        self.scroll_to(x=min(target, limit), animate=False, immediate=True)
+        self.scroll_to(x=target, animate=False, immediate=True)
 
     def restyle(self) -> None:
         """The theme changed: drop every cached row so all of them repaint at once."""
@@ -252,6 +266,15 @@ class RowTable(ScrollView, can_focus=True):
         self.refresh()
         if self.header is not None:
             self.header.refresh()
+
+    def set_column(self, at: int, column: Column) -> None:
+        """Replace one column (e.g. `#` widened for four-digit turn numbers)."""
+        self.columns = [*self.columns[:at], column, *self.columns[at + 1:]]
+        self._layout_generation += 1
+        self._generation += 1
+        self._strips.clear()
+        self._update_virtual()
+        self.refresh()
 
     def toggle_column(self, title: str) -> bool:
         """Hide or show a column by title; True if it is now shown."""

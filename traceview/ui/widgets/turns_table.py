@@ -31,23 +31,33 @@ def _hosted(turn: TurnRow, width: int) -> Text:
                                 width)).copy()
 
 
+def _hosted_value(turn: TurnRow) -> list[dict[str, object]]:
+    """Each hosted call's type, id and evidence (what the cell abbreviates to a symbol)."""
+    return [{k: call.get(k) for k in ("type", "id", "status", "evidence", "include")}
+            for call in turn.hosted_calls or ()]
+
+
 # Priorities: 0 stays on screen at any width (the signals); 1 shrinks; higher numbers
 # leave the screen first at 80 columns (reachable with →).
 TURN_COLUMNS: list[Column] = [
-    Column("#", 4, lambda t: fmt.num(t.index)),
+    Column("#", 4, lambda t: fmt.num(t.index), value=lambda t: t.index),
     Column("user", 0, lambda t: t.user_text or fmt.DASH, align="left", min_width=10,
-           priority=1),
-    Column("sent", 8, lambda t: fmt.size(t.request_bytes)),
-    Column("billed in", 9, lambda t: fmt.num(t.input_tokens)),
-    Column("unexpl.≈", 9, _unexplained),
-    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2),
-    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3),
-    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4),
+           priority=1, value=lambda t: t.user_text),
+    Column("sent", 8, lambda t: fmt.size(t.request_bytes), value=lambda t: t.request_bytes),
+    Column("billed in", 9, lambda t: fmt.num(t.input_tokens), value=lambda t: t.input_tokens),
+    Column("unexpl.≈", 9, _unexplained, value=lambda t: t.unexplained_tokens),
+    Column("cached", 7, lambda t: fmt.num(t.cached_tokens), priority=2,
+           value=lambda t: t.cached_tokens),
+    Column("out", 6, lambda t: fmt.num(t.output_tokens), priority=3,
+           value=lambda t: t.output_tokens),
+    Column("reasoning", 9, lambda t: fmt.num(t.reasoning_tokens), priority=4,
+           value=lambda t: t.reasoning_tokens),
     Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
                                                     getattr(t, "unknown_items", None)),
-           align="left", shrink=12, fit=_hosted),
-    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5),
-    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5),
+           align="left", shrink=12, fit=_hosted, value=_hosted_value),
+    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5, value=lambda t: t.elapsed_ms),
+    Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5,
+           value=lambda t: list(t.markers or ())),
 ]
 
 
