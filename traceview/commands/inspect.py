@@ -23,7 +23,7 @@ def build_inspector_parser() -> argparse.ArgumentParser:
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--version", action="version", version=f"traceview {__version__}")
     p.add_argument("--screenshot-dir", metavar="DIR", help="where `s` writes screenshots "
-                   "(default ./screenshots)")
+                   "(default: the current directory)")
     p.add_argument("--items", metavar="FILE", help="a provider-copy snapshot (or a capture with "
                    "a recorded items listing) to diff against offline")
     p.add_argument("--follow", action="store_true", help="keep reading the capture as it is "
