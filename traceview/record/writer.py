@@ -48,9 +48,19 @@ class CaptureWriter:
         self.scrubber = Scrubber()
         # 0o600: a capture holds prompts and answers; other users have no business reading it.
         self._fd: int | None = os.open(
-            self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600
+            self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600
         )
         self._lock = _lock_for(os.path.realpath(self.path))
+        self._end_fragment()
+
+    def _end_fragment(self) -> None:
+        """A process killed mid-``write`` (or another program) can leave a last line without
+        its newline; end it, so the first record of this run is a line of its own and the
+        fragment stays one damaged line instead of swallowing a good record."""
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size and os.pread(self._fd, 1, size - 1) != b"\n":
+            os.write(self._fd, b"\n")
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
