@@ -300,3 +300,37 @@ def test_a_slow_provider_is_bounded_by_timeout(tmp_path, trickle, args):
                           text=True, timeout=60, env=env, cwd=tmp_path)
     assert time.monotonic() - started < 25, proc.stderr
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# -- 3. a body larger than the record keeps ------------------------------------------------
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_huge_body_is_relayed_whole_and_recorded_as_its_size(tmp_path, monkeypatch, gzipped):
+    import gzip
+
+    import httpx2
+
+    from traceview.record import transport
+    from traceview.record.recorder import Recorder
+
+    monkeypatch.setattr(transport, "BODY_CAP", 1 << 20)
+    body = b"x" * (3 << 20)
+    payload = gzip.compress(body) if gzipped else body
+    headers = {"content-type": "application/json"}
+    if gzipped:
+        headers["content-encoding"] = "gzip"
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        chunks = (payload[i:i + 65536] for i in range(0, len(payload), 65536))
+        return httpx2.Response(200, headers=headers, content=chunks)
+
+    cap = tmp_path / "c.jsonl"
+    recorder = Recorder(cap)
+    client = httpx2.Client(transport=transport.RecordingTransport(
+        recorder, inner=httpx2.MockTransport(handler)))
+    got = client.post("http://up/v1/x", json={"a": 1}).content
+    client.close()
+    recorder.close()
+    assert got == body
+    res = [json.loads(x) for x in cap.read_text().splitlines()][-1]
+    assert res["body"]["not_kept"] and res["body"]["bytes"] == len(payload)

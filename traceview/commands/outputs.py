@@ -78,6 +78,8 @@ def refuse_output(output: str | os.PathLike[str], inputs: Iterable[str | os.Path
             continue
         except OSError as exc:
             raise PathRefused(f"{target}: cannot be used ({exc.strerror or exc})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise PathRefused(f"{target}: is a directory, not a regular file")
         if not stat.S_ISREG(st.st_mode):
             raise PathRefused(f"{target}: is not a regular file")
         if not force:
