@@ -334,3 +334,21 @@ def test_a_huge_body_is_relayed_whole_and_recorded_as_its_size(tmp_path, monkeyp
     assert got == body
     res = [json.loads(x) for x in cap.read_text().splitlines()][-1]
     assert res["body"]["not_kept"] and res["body"]["bytes"] == len(payload)
+
+
+# -- 3. bodies nested deeper than a record can be walked -----------------------------------
+
+def test_deep_bodies_are_recorded_as_a_problem_never_an_error(tmp_path):
+    from traceview.record.recorder import Recorder
+
+    deep = b'{"input":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    cap = tmp_path / "c.jsonl"
+    rec = Recorder(cap, strict=True)
+    link = rec.request("POST", "/v1/responses", deep, "application/json", len(deep))
+    rec.response(link, status_code=200, elapsed_ms=1, raw=b'{"a":' + b"[" * 990 + b"]" * 990
+                 + b"}", content_type="application/json", headers={}, stream=False)
+    rec.close()
+    lines = [json.loads(x) for x in cap.read_text().splitlines()]
+    assert [r["dir"] for r in lines] == ["req", "res"]
+    for r in lines:
+        assert r["body"] is not None

@@ -38,6 +38,14 @@ def _dumps(record: dict[str, Any]) -> bytes:
         return json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str).encode()
 
 
+def _too_deep(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its body (and events) replaced by a note: the exchange is still
+    relayed and still has its line, which says what was not kept."""
+    kept = {k: v for k, v in record.items() if k not in ("body", "events")}
+    kept["body"] = {"non_json": True, "not_kept": "nested too deep to record"}
+    return kept
+
+
 class CaptureWriter:
     """Writes records to one capture file; safe to share between threads and tasks."""
 
@@ -64,10 +72,10 @@ class CaptureWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
-        raw = _dumps(record)
-        if not inert_json(raw.decode("utf-8", "replace")):
-            raw = _dumps(redact(record))  # the Python walk only when a key or string needs it
-        line = self.scrubber.scrub_bytes(raw) + b"\n"
+        try:
+            line = self._line(record)
+        except RecursionError:  # nested deeper than a record can be walked: kept as a problem
+            line = self._line(_too_deep(record))
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"capture {self.path} is closed")
@@ -88,6 +96,12 @@ class CaptureWriter:
                     except OSError:
                         pass
                 raise
+
+    def _line(self, record: dict[str, Any]) -> bytes:
+        raw = _dumps(record)
+        if not inert_json(raw.decode("utf-8", "replace")):
+            raw = _dumps(redact(record))  # the Python walk only when a key or string needs it
+        return self.scrubber.scrub_bytes(raw) + b"\n"
 
     def close(self) -> None:
         with self._lock:
