@@ -352,3 +352,19 @@ def test_deep_bodies_are_recorded_as_a_problem_never_an_error(tmp_path):
     assert [r["dir"] for r in lines] == ["req", "res"]
     for r in lines:
         assert r["body"] is not None
+
+
+# -- 3. idle and half-sent connections -------------------------------------------------------
+
+@pytest.mark.parametrize("sent", [b"", b"POST /v1/responses HTTP/1.1\r\nHost: x\r\n"])
+def test_idle_and_half_sent_connections_are_closed(tmp_path, monkeypatch, sent):
+    import socket
+
+    from traceview.record import proxy_server
+
+    monkeypatch.setattr(proxy_server, "HEAD_TIMEOUT_S", 0.5)
+    with proxy_server.ProxyServer(tmp_path / "c.jsonl", upstream="http://127.0.0.1:9/v1") as p:
+        host, port = p.sock.getsockname()[:2]
+        with socket.create_connection((host, port), timeout=10) as conn:
+            conn.sendall(sent)
+            assert conn.recv(100) == b""  # closed by the proxy, long before the 10 s
