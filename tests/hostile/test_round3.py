@@ -368,3 +368,36 @@ def test_idle_and_half_sent_connections_are_closed(tmp_path, monkeypatch, sent):
         with socket.create_connection((host, port), timeout=10) as conn:
             conn.sendall(sent)
             assert conn.recv(100) == b""  # closed by the proxy, long before the 10 s
+
+
+def test_upstream_closing_mid_body_leaves_no_traceback(tmp_path, capfd):
+    import socket
+    import threading
+    import time
+
+    from traceview.record.proxy_server import ProxyServer
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+
+    def upstream() -> None:
+        conn, _ = srv.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: 1000\r\n\r\n{\"a\":")
+
+    threading.Thread(target=upstream, daemon=True).start()
+    up = f"http://127.0.0.1:{srv.getsockname()[1]}/v1"
+    with ProxyServer(tmp_path / "c.jsonl", upstream=up) as p:
+        host, port = p.sock.getsockname()[:2]
+        with socket.create_connection((host, port), timeout=10) as conn:
+            conn.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\ncontent-length: 2\r\n\r\n{}")
+            time.sleep(0.5)
+            got = conn.recv(4096)
+    srv.close()
+    assert got.endswith(b'{"a":')
+    assert "Traceback" not in capfd.readouterr().err
+    res = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()][-1]
+    assert res["error"]["type"] == "RemoteProtocolError"

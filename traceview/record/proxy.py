@@ -260,7 +260,12 @@ class RecordingProxy:
                         continue
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
-            pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
+            # The upstream broke mid-body (recorded by the transport). A body of known length
+            # cannot be ended short: what arrived is sent and the connection left unfinished,
+            # which the server closes — the client sees the cut, the log no traceback.
+            if hold:
+                await send({"type": "http.response.body", "body": held, "more_body": True})
+                return
         await send({"type": "http.response.body", "body": held, "more_body": False})
 
 
