@@ -42,7 +42,7 @@ WILDCARD = ("", "0.0.0.0", "::")
 
 def _addresses(name: str) -> set[str]:
     try:
-        return {info[4][0] for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)}
+        return {str(info[4][0]) for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)}
     except (OSError, UnicodeError):
         return set()
 
