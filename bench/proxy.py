@@ -11,6 +11,7 @@ Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, no errors, RSS 
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
+    python bench/proxy.py --big 300       # RSS: a 300 MB response, an endless stream
 """
 
 from __future__ import annotations
@@ -108,14 +109,132 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
     return clients * per_client / (time.perf_counter() - t), errors
 
 
+def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"bench/proxy.py: a server exited early ({proc.returncode})")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    sys.exit(f"bench/proxy.py: nothing listening on port {port} after 30 s")
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _loop_name() -> str:
+    """The event loop uvicorn picks in this environment (`loop="auto"`): uvloop when it
+    imports, which the `[proxy]` extra installs."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio (uvloop not installed: pip install 'traceview[proxy]')"
+    return "uvloop"
+
+
+def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
+    """A loopback upstream answering /v1/big with ``body_mb`` MB of JSON-ish bytes and
+    /v1/endless with an SSE stream that never ends (until stopped)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+    chunk = b"x" * (1 << 20)
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            try:
+                head = conn.recv(65536)
+                if b"/v1/big" in head.split(b"\r\n", 1)[0]:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                                 b"content-length: %d\r\n\r\n" % (body_mb << 20))
+                    for _ in range(body_mb):
+                        conn.sendall(chunk)
+                    return
+                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                             b"transfer-encoding: chunked\r\n\r\n")
+                event = b'data: {"type":"response.output_text.delta","delta":"' + b"y" * 4000 \
+                    + b'"}\n\n'
+                frame = b"%x\r\n%s\r\n" % (len(event), event)
+                while not stop.is_set():
+                    conn.sendall(frame)
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return srv.getsockname()[1], stop
+
+
+def _big_bodies(body_mb: int, seconds: float) -> None:
+    """The proxy's RSS while it relays one ``body_mb`` MB response and an endless stream
+    (read for ``seconds``): it must not grow with the body."""
+    up_port, stop = _bulk_upstream(body_mb)
+    proxy_port = _free_port()
+    tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
+    proxy = subprocess.Popen([sys.executable, "-m", "traceview", "proxy", "--port",
+                              str(proxy_port), "-o", str(tmp / "big.jsonl"),
+                              "--upstream", f"http://127.0.0.1:{up_port}/v1"],
+                             stderr=subprocess.DEVNULL)
+    try:
+        _wait_listening(proxy_port, proxy)
+        rss0 = _rss_kb(proxy.pid)
+        peak, got = rss0, 0
+        with httpx2.Client(timeout=60) as http, http.stream(
+                "POST", f"http://127.0.0.1:{proxy_port}/v1/big", content=BODY,
+                headers=HEADERS) as r:
+            for part in r.iter_raw(1 << 20):
+                got += len(part)
+                peak = max(peak, _rss_kb(proxy.pid))
+        print(f"{body_mb} MB response: {got / 2**20:.0f} MB relayed; proxy RSS "
+              f"{rss0 / 1024:.1f} MB before, peak {peak / 1024:.1f} MB")
+        marks, got, end = [], 0, time.monotonic() + seconds
+        with httpx2.Client(timeout=60) as http, http.stream(
+                "POST", f"http://127.0.0.1:{proxy_port}/v1/endless", content=STREAM_BODY,
+                headers=HEADERS) as r:
+            for part in r.iter_raw(1 << 20):
+                got += len(part)
+                if len(marks) < int(4 * (1 - (end - time.monotonic()) / seconds)):
+                    marks.append(_rss_kb(proxy.pid))
+                if time.monotonic() > end:
+                    break
+        print(f"endless stream, {seconds:g} s: {got / 2**20:.0f} MB relayed; proxy RSS at each "
+              "quarter " + ", ".join(f"{m / 1024:.1f}" for m in marks) + " MB")
+    finally:
+        stop.set()
+        proxy.terminate()
+        proxy.wait(10)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=1000, help="calls per path for latency")
     ap.add_argument("--streams", type=int, default=100, help="streams per path")
+    ap.add_argument("--big", type=int, default=0, metavar="MB", help="instead: the proxy's "
+                    "RSS relaying one MB-sized response and an endless stream (e.g. 300)")
+    ap.add_argument("--big-seconds", type=float, default=20.0, help="how long the endless "
+                    "stream is read")
     ap.add_argument("--rss-calls", type=int, default=10_000, help="calls for the RSS check")
     ap.add_argument("--clients", type=int, default=64)
     add_arguments(ap, repeat=1)
     ns = ap.parse_args()
+    if ns.big:
+        _big_bodies(ns.big, ns.big_seconds)
+        return 0
     trees = checkouts(ns.other)
     tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
     sim, direct = _serve(sys.executable, ["sim", "--quiet"], trees[0].env(), trees[0].root)

@@ -7,6 +7,9 @@ only what it uses, so ``traceview report`` never loads Textual or the openai SDK
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import sys
 
 from traceview import __version__
@@ -21,10 +24,33 @@ def main(argv: list[str] | None = None) -> int:
     from traceview.safety.sanitise import install_safe_stderr
 
     install_safe_stderr()  # every message: secrets masked, control made visible
-    if argv and argv[0] in COMMANDS:
-        from traceview.commands.parser import run_command
+    try:
+        if argv and argv[0] in COMMANDS:
+            from traceview.commands.parser import run_command
 
-        return run_command(argv)
-    from traceview.commands.inspect import main as inspect
+            status = run_command(argv)
+        else:
+            from traceview.commands.inspect import main as inspect
 
-    return inspect(argv)
+            status = inspect(argv)
+        sys.stdout.flush()
+    except OSError as exc:
+        if exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT):
+            raise
+        return _stdout_gone(argv[0] if argv else "", exc)
+    return status
+
+
+def _stdout_gone(command: str, exc: OSError) -> int:
+    """A reader that went away (``| head -1``) or a full disk (``> /dev/full``): one line
+    on stderr, and stdout pointed at /dev/null so the interpreter's last flush is quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    name = f"traceview {command}" if command in COMMANDS else "traceview"
+    if exc.errno == errno.EPIPE:
+        print(f"{name}: output closed by the reader; stopped", file=sys.stderr)
+        return 0
+    print(f"{name}: cannot write the output ({exc.strerror or exc}); stopped", file=sys.stderr)
+    return 1

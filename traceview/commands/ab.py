@@ -59,6 +59,7 @@ def _resumed(ns: argparse.Namespace, folder: Path) -> dict[str, Any]:
     """The manifest of the run to continue; PlanError when it cannot be continued as asked."""
     try:
         m = mf.read(folder)
+        mf.owned_outputs(folder)
     except mf.ManifestError as exc:
         raise PlanError(str(exc)) from None
     if m.get("status") == "complete":

@@ -34,7 +34,14 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.analysis.compare_arms import ArmsError
     from traceview.analysis.pricing import PricingError
     from traceview.capture.sources import SourceError
+    from traceview.commands.outputs import PathRefused, regular_input
 
+    try:
+        if ns.pricing:
+            regular_input(ns.pricing, "--pricing")
+    except PathRefused as exc:
+        print(f"traceview compare: {safe(exc)}", file=sys.stderr)
+        return 2
     try:
         doc = build(list(ns.arms), seed=ns.seed, resamples=max(ns.resamples, 100),
                     pricing_path=ns.pricing)

@@ -4,14 +4,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from traceview.capture.sources import SourceError, expand_paths
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.outputs import PathRefused, refuse_output, replacing
 from traceview.export import MissingExtra
 from traceview.export.targets import TARGETS, engine_errors, export
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
+
+if TYPE_CHECKING:
+    from traceview.analysis.options import Options
 
 
 def say(command: str, message: str) -> None:
@@ -26,6 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(same as -o): --to duckdb fleet.duckdb, --to otlp spans.json")
     p.add_argument("-o", "--output", metavar="PATH", help="output directory (parquet, csv) "
                    "or file (duckdb, otlp)")
+    p.add_argument("--force", action="store_true", help="replace an existing output file "
+                   "(never one of the captures read)")
     p.add_argument("--partition-by", default="date", metavar="KEYS",
                    help="parquet partitions: date, or date,model (default date)")
     p.add_argument("--otlp-endpoint", metavar="URL", help="also post the spans to this "
@@ -61,14 +69,15 @@ def run(ns: argparse.Namespace) -> int:
         options = options_from(ns)
         files = expand_paths(ns.paths)
         partition_by = tuple(k.strip() for k in ns.partition_by.split(",") if k.strip())
-    except (ValueError, UsageError, SourceError) as exc:
+        if out is not None:
+            _refuse(kind, out, [*ns.paths, *files], ns.force)
+    except (ValueError, UsageError, SourceError, PathRefused) as exc:
         say("export", str(exc))
         return 2
     unusable: tuple[type[BaseException], ...] = (MissingExtra, ExportError, OSError, ValueError,
                                                  *engine_errors())
     try:
-        counts = export(files, kind, out, options, partition_by=partition_by, jobs=ns.jobs,
-                        dask=ns.dask, otlp_endpoint=ns.otlp_endpoint)
+        counts = _written(files, kind, out, options, ns, partition_by)
     except unusable as exc:
         say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
@@ -76,3 +85,37 @@ def run(ns: argparse.Namespace) -> int:
     say("export", f"{counts['turns']:,} turns, {counts['conversations']:,} conversations, "
                   f"{counts['problems']:,} problems from {len(files):,} capture(s) -> {where}")
     return 1 if counts["problems"] else 0
+
+
+def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
+    """PathRefused when the export would write over a capture or a file it did not make.
+    A Parquet folder replaces only a previous export's tables (sinks.prepare_dir)."""
+    from traceview.export.sinks import CSV_FILES
+
+    if kind == "parquet":
+        refuse_output(out, inputs, directory=True)
+        inside = [p for p in inputs if _under(p, out)]
+        if inside:
+            raise PathRefused(f"{out}: holds the input {inside[0]}; choose another output")
+    elif kind == "csv":
+        refuse_output(out, inputs, force=force, directory=True, produced=CSV_FILES)
+    else:
+        refuse_output(out, inputs, force=force)
+
+
+def _under(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _written(files: list[str], kind: str, out: str | None, options: Options, ns: argparse.Namespace,
+             partition_by: tuple[str, ...]) -> dict[str, int]:
+    """The export, a file output written under a temporary name and renamed when whole."""
+    def go(target: str | None) -> dict[str, int]:
+        return export(files, kind, target, options, partition_by=partition_by, jobs=ns.jobs,
+                      dask=ns.dask, otlp_endpoint=ns.otlp_endpoint)
+
+    if out is None or kind in ("parquet", "csv"):
+        return go(out)
+    with replacing(out) as tmp:
+        return go(str(tmp))

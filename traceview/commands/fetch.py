@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from traceview.commands.outputs import PathRefused, refuse_output, replacing
 from traceview.commands.provider_flags import add_provider_arguments, fetch_settings
 from traceview.provider.diffing import InputError, fetch_copy, fetch_final_input, load_target
 from traceview.provider.snapshot import save_snapshot
@@ -20,11 +21,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("capture", metavar="CAPTURE", help="capture naming the conversation")
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="snapshot file to write (JSON; holds no key)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing file (never the capture read)")
     add_provider_arguments(p)
 
 
 def run(ns: argparse.Namespace) -> int:
     """Fetch the provider copy and save it as a snapshot (a partial one is saved, labelled)."""
+    try:
+        refuse_output(ns.output, [ns.capture], force=ns.force)
+    except PathRefused as exc:
+        print(f"traceview fetch: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     settings = fetch_settings(ns)
     try:
         cap, target = load_target(ns.capture, ns.conversation, allow_unlisted=True)
@@ -41,7 +49,8 @@ def run(ns: argparse.Namespace) -> int:
         print(f"note: the input items of {inputs['response']} were not saved: "
               f"{inputs['error']}", file=sys.stderr)
     try:
-        save_snapshot(copy, ns.output, inputs)
+        with replacing(ns.output) as tmp:
+            save_snapshot(copy, tmp, inputs)
     except OSError as exc:
         print(f"traceview fetch: cannot write {ns.output}: {exc.strerror or exc}",
               file=sys.stderr)

@@ -8,9 +8,11 @@ untrusted.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
+from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.commands.provider_flags import add_connection_arguments, provider_config
 from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, make_client
 from traceview.provider.errors import ProviderError
@@ -62,8 +64,12 @@ def run(ns: argparse.Namespace) -> int:
             "--max-retries at least 0")
         return 2
     try:
+        refuse_output(ns.output, [s for s in ns.sources if os.path.exists(s)])
+        for source in ns.sources:
+            if os.path.exists(source):
+                regular_input(source, "ids file")
         ids = response_ids(ns.sources)
-    except IdsError as exc:
+    except (IdsError, PathRefused) as exc:
         say(f"traceview hydrate: {exc}")
         return 2
     if not ids:
@@ -73,13 +79,12 @@ def run(ns: argparse.Namespace) -> int:
     if client is None:
         return 2
     try:
-        writer = CaptureWriter(ns.output)
+        with replacing(ns.output) as tmp, CaptureWriter(str(tmp)) as writer:
+            result = hydrate(client, ids, writer, include=ns.include,
+                             config=provider_config(ns), max_pages=ns.max_pages)
     except OSError as exc:
         say(f"traceview hydrate: -o {ns.output}: cannot write ({exc.strerror or exc})")
         return 2
-    with writer:
-        result = hydrate(client, ids, writer, include=ns.include, config=provider_config(ns),
-                         max_pages=ns.max_pages)
     for rid, err in result.failed:
         say(f"traceview hydrate: {rid}: {err}")
     if result.stopped:

@@ -32,8 +32,13 @@ def options_from(ns: argparse.Namespace) -> Options:
     """Analysis options from the flags; a pricing file is checked now, not mid-load."""
     from traceview.analysis.options import Options
     from traceview.analysis.pricing import Pricing, PricingError
+    from traceview.commands.outputs import PathRefused, regular_input
 
     if ns.pricing:
+        try:
+            regular_input(ns.pricing, "--pricing")
+        except PathRefused as exc:
+            raise UsageError(str(exc)) from None
         try:
             Pricing.load(ns.pricing)
         except PricingError as exc:

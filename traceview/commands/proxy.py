@@ -7,10 +7,13 @@ rather than a traceback (or a 502 on every request) later.
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import socket
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from traceview.commands.outputs import PathRefused, refuse_output
 from traceview.record.proxy import DEFAULT_TIMEOUT, default_upstream
 from traceview.record.proxy_server import LOOPBACK, ProxyServer
 from traceview.record.rotate import RotateError
@@ -34,10 +37,46 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="force each record to disk before the response is relayed")
 
 
+WILDCARD = ("", "0.0.0.0", "::")
+
+
+def _addresses(name: str) -> set[str]:
+    try:
+        return {str(info[4][0]) for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)}
+    except (OSError, UnicodeError):
+        return set()
+
+
+def _is_local(address: str) -> bool:
+    """An address of this machine: one a socket can bind to."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.bind((address, 0))
+    except OSError:
+        return False
+    return True
+
+
 def _same_endpoint(upstream: str, host: str, port: int) -> bool:
+    """Whether the upstream is this proxy: compared by resolved address, so a name, another
+    loopback address or (listening on every interface) any address of this machine counts."""
     parts = urlsplit(upstream)
-    names = {host, "localhost", "127.0.0.1", "::1"} if host in (LOOPBACK, "localhost") else {host}
-    return parts.hostname in names and (parts.port or 80) == port
+    default = 443 if parts.scheme == "https" else 80
+    if (parts.port or default) != port or not parts.hostname:
+        return False
+    theirs = _addresses(parts.hostname)
+    if host in WILDCARD:
+        return any(_is_local(a) for a in theirs)
+    mine = _addresses(host)
+    loopback = {a for a in mine | theirs if ipaddress.ip_address(a.split("%")[0]).is_loopback}
+    return bool(mine & theirs) or (bool(loopback) and loopback == mine | theirs)
+
+
+def _beyond_loopback(host: str) -> bool:
+    addresses = _addresses(host) if host not in WILDCARD else {"0.0.0.0"}
+    return not addresses or any(
+        not ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
 
 
 def _upstream_fault(upstream: str) -> str | None:
@@ -76,6 +115,16 @@ def run(ns: argparse.Namespace) -> int:
               "(is OPENAI_BASE_URL set to the proxy in this shell?); pass --upstream",
               file=sys.stderr)
         return 2
+    try:
+        refuse_output(ns.output, [], force=True)  # appending is the point; a FIFO or device is not
+    except PathRefused as exc:
+        print(f"traceview proxy: -o {visible(str(exc))}", file=sys.stderr)
+        return 2
+    if _beyond_loopback(ns.host):
+        print(f"traceview proxy: warning: listening on {visible(ns.host)}, beyond loopback: "
+              "any host that can reach this port can send requests through it upstream, and "
+              "every call is recorded here",
+              file=sys.stderr)
     try:
         server = ProxyServer(ns.output, upstream=upstream, host=ns.host, port=ns.port,
                              rotate=ns.rotate, timeout=ns.timeout, fsync=ns.fsync)

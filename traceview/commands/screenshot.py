@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from traceview.commands import EXIT_OK, EXIT_USAGE
+from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.ui.screenshot import (
     PNG_HINT,
     VIEWS,
@@ -25,6 +26,8 @@ from traceview.ui.screenshot import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("capture", nargs="+", help="capture file(s) or directory")
     parser.add_argument("-o", "--output", required=True, help="file to write: .svg or .png")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing file (never one of the captures read)")
     parser.add_argument("--view", choices=VIEWS, default="turns", help="which screen to show")
     parser.add_argument("--turn", type=int, default=None, help="select turn N (1-based index)")
     parser.add_argument("--size", default="160x48", help="terminal size WIDTHxHEIGHT")
@@ -61,6 +64,12 @@ def _refusal(ns: argparse.Namespace, png: bool) -> str | None:
     items = getattr(ns, "items", None)
     if items is not None and not os.path.exists(items):
         return f"no such file or directory: {items}"
+    try:
+        if items is not None:
+            regular_input(items, "--items")
+        refuse_output(ns.output, [*ns.capture, *([items] if items else [])], force=ns.force)
+    except PathRefused as exc:
+        return f"{exc}; nothing written"
     return None
 
 
@@ -92,11 +101,11 @@ def run(ns: argparse.Namespace) -> int:
     if warning:
         print(f"traceview screenshot: {warning}", file=sys.stderr)
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        if png:
-            svg_to_png(svg, output)
-        else:
-            output.write_text(svg, encoding="utf-8")
+        with replacing(output) as tmp:
+            if png:
+                svg_to_png(svg, tmp)
+            else:
+                tmp.write_text(svg, encoding="utf-8")
     except OSError as exc:
         return _say(f"cannot write {output}: {exc.strerror or exc}")
     print(f"wrote {output}")

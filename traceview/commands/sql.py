@@ -4,12 +4,14 @@ of an export; exit 0, 2 when the sources or the query cannot be used."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from traceview.capture.sources import SourceError
 from traceview.commands.export import say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.outputs import PathRefused, regular_input
 from traceview.export import MissingExtra, need
 from traceview.export.targets import engine_errors
 
@@ -21,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="captures or directories of captures (cached), an export directory, "
                         "or a .duckdb file")
     p.add_argument("--format", choices=["table", "csv", "json", "markdown"], default="table")
+    p.add_argument("--unsafe", action="store_true", help="let the query read and write "
+                   "files, attach databases and load extensions (DuckDB's own defaults); "
+                   "off by default: a query is handed only the three tables")
     p.add_argument("--cache", metavar="DIR", help="where captures' tables are cached "
                    "(default $XDG_CACHE_HOME/traceview)")
     add_analysis_options(p)
@@ -31,28 +36,29 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.export.sinks import ExportError
 
     unusable: tuple[type[BaseException], ...] = (UsageError, SourceError, MissingExtra,
+                                                 PathRefused,
                                                  ExportError, OSError, *engine_errors())
     try:
         options = options_from(ns)
         from traceview.export import sql
 
         duckdb = need("duckdb", "fleet")
+        for path in ns.paths:
+            if os.path.exists(path) and not os.path.isdir(path):
+                regular_input(path, "source")
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
-                                  options)
+                                  options, unsafe=ns.unsafe)
     except unusable as exc:
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:
         cols, rows = sql.query(con, ns.query)
     except duckdb.Error as exc:
+        con.close()
         say("sql", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return 2
-    try:
-        sys.stdout.write(sql.render(cols, rows, ns.format))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return 0
-    finally:
-        con.close()
+    con.close()
+    sys.stdout.write(sql.render(cols, rows, ns.format))
+    sys.stdout.flush()
     say("sql", origin)
     return 0

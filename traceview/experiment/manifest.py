@@ -24,6 +24,7 @@ SCHEMA = "traceview.ab/1"
 NAME = "manifest.json"
 OUTPUTS = ("A.jsonl", "B.jsonl", "ledger.jsonl")
 JOURNAL = "progress.jsonl"
+STORE = "A-store.sqlite"
 
 
 def now_iso(t: float | None = None) -> str:
@@ -34,7 +35,11 @@ def write(folder: Path, manifest: dict[str, Any]) -> None:
     path = folder / NAME
     tmp = folder / (NAME + ".tmp")
     text = redact_text(json.dumps(manifest, indent=1, ensure_ascii=True))
-    tmp.write_text(text + "\n", encoding="utf-8")
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()  # a leftover (or a planted link) is replaced, never written through
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text + "\n")
     os.replace(tmp, path)
 
 
@@ -121,8 +126,22 @@ def offsets(folder: Path) -> dict[str, int]:
             for name in OUTPUTS}
 
 
+def owned_outputs(folder: Path) -> None:
+    """ManifestError unless every output the manifest lists is a regular file inside
+    ``folder`` (or absent): ``--resume`` cuts them, and must never cut a file elsewhere
+    through a symlink or a capture that is not this run's."""
+    for name in (*OUTPUTS, JOURNAL, NAME, STORE):
+        path = folder / name
+        if path.is_symlink():
+            raise ManifestError(f"{path}: is a symlink; --resume only touches the run's own "
+                                "files inside its folder")
+        if path.exists() and not path.is_file():
+            raise ManifestError(f"{path}: is not a regular file")
+
+
 def cut_to(folder: Path, lengths: dict[str, int]) -> int:
     """Truncate each output to its recorded length; returns the bytes removed."""
+    owned_outputs(folder)
     removed = 0
     for name in OUTPUTS:
         path = folder / name

@@ -76,7 +76,7 @@ class Runner:
         self.after_call = after_call
         self.ledger = CaptureWriter(folder / "ledger.jsonl")
         self.journal = CaptureWriter(folder / mf.JOURNAL)
-        self.store = TranscriptStore(folder / "A-store.sqlite")
+        self.store = TranscriptStore(folder / mf.STORE)
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from traceview.analysis.options import Options
 from traceview.export import need
 from traceview.export.rows import capture_rows
 from traceview.export.schema import TABLES, arrow_schema, column_names
-from traceview.export.sinks import Sink
+from traceview.export.sinks import ExportError, Sink
 
 CACHE_FILE = "fleet.duckdb"
 # Bumped when the tables' schema or the analysis options change what a row holds.
@@ -27,6 +28,14 @@ CACHE_VERSION = "traceview.turns/1;1"
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "traceview"
+
+
+def _same(st: os.stat_result, path: str) -> bool:
+    try:
+        other = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (other.st_dev, other.st_ino)
 
 
 def file_hash(path: str) -> str:
@@ -51,13 +60,36 @@ class _CacheSink(Sink):
         self.con.execute(f"INSERT INTO cache_{table} SELECT * FROM batch")
 
 
+LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
+
+
+def _open(duckdb: Any, db: Path) -> Any:
+    """The cache database, waiting while another `sql` run holds it: DuckDB lets one process
+    open a database file for writing, so a second run waits its turn instead of failing."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            return duckdb.connect(str(db))
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Cache:
-    def __init__(self, directory: Path, options: Options | None = None) -> None:
+    def __init__(self, directory: Path, options: Options | None = None, *,
+                 inputs: list[str] = ()) -> None:  # type: ignore[assignment]
         duckdb = need("duckdb", "fleet")
         self.pa = need("pyarrow", "fleet")
         directory.mkdir(parents=True, exist_ok=True)
         self.options = options or Options()
-        self.con = duckdb.connect(str(directory / CACHE_FILE))
+        db = directory / CACHE_FILE
+        if db.is_symlink() or (db.exists() and not db.is_file()):
+            raise ExportError(f"{db}: the cache must be a regular file, not a symlink or device")
+        mine = os.stat(db) if db.exists() else None
+        if mine and any(_same(mine, p) for p in inputs):
+            raise ExportError(f"{db}: the cache is one of the inputs; choose another --cache")
+        self.con = _open(duckdb, db)
         self.read: list[str] = []  # captures (re)analysed by the last refresh
         self._create()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -246,17 +247,28 @@ class DuckDBSink(Sink):
         self.con.close()
 
 
-def _csv_cell(value: Any) -> Any:
+CSV_FILES = tuple(f"{table}.csv" for table in TABLES)
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A cell as CSV text, neutralised: a spreadsheet runs a cell that begins with
+    ``= + - @`` (or tab/CR) as a formula, so such text gets a leading apostrophe. Numbers
+    stay numbers (a negative count is not a formula)."""
     if value is None:
         return ""
     if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
+        value = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str) and value.startswith(FORMULA_LEAD):
+        return "'" + value
     return value
 
 
 class CsvSink(Sink):
     """`DIR/turns.csv`, `DIR/conversations.csv`, `DIR/problems.csv`; lists and structs as
-    JSON text, unknown values as empty cells, times as ISO 8601 UTC."""
+    JSON text, unknown values as empty cells, times as ISO 8601 UTC. Each file is written
+    under a temporary name and renamed when the export ends, so a failed export leaves the
+    folder as it was."""
 
     def __init__(self, out: Path | str) -> None:
         super().__init__()
@@ -266,8 +278,9 @@ class CsvSink(Sink):
         self.out.mkdir(parents=True, exist_ok=True)
         self._files = {}
         self._writers = {}
+        self._tmp = {t: self.out / f".{t}.csv.tv-{os.getpid()}.tmp" for t in TABLES}
         for table in TABLES:
-            f = open(self.out / f"{table}.csv", "w", newline="", encoding="utf-8")  # noqa: SIM115
+            f = open(self._tmp[table], "x", newline="", encoding="utf-8")  # noqa: SIM115
             self._files[table] = f
             self._writers[table] = csv.writer(f)
             self._writers[table].writerow(column_names(table))
@@ -281,12 +294,14 @@ class CsvSink(Sink):
                 v = row.get(c)
                 if c in ("ts", "first_ts") and v is not None:
                     v = _iso(v)
-                cells.append(_csv_cell(v))
+                cells.append(csv_safe(v))
             w.writerow(cells)
 
     def _close(self) -> None:
         for f in self._files.values():
             f.close()
+        for table, tmp in self._tmp.items():
+            os.replace(tmp, self.out / f"{table}.csv")
 
 
 def _iso(ms: float) -> str | None:

@@ -20,14 +20,16 @@ from traceview.capture.sources import expand_paths
 from traceview.export import need
 from traceview.export.cache import Cache
 from traceview.export.schema import TABLES, column_names
-from traceview.export.sinks import MANIFEST, ExportError
+from traceview.export.sinks import MANIFEST, ExportError, csv_safe
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
 
-def connect(paths: list[str], cache_dir: Path, options: Options | None = None) -> tuple[Any, str]:
+def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *,
+            unsafe: bool = False) -> tuple[Any, str]:
     """A connection where `turns`, `conversations`, `problems` name the rows of `paths`,
-    and a line saying where they came from."""
+    and a line saying where they came from. Unless `unsafe`, the connection is locked
+    down before the user's query runs (see `_locked`)."""
     duckdb = need("duckdb", "fleet")
     if len(paths) == 1 and (Path(paths[0]) / MANIFEST).is_file():
         con = duckdb.connect()
@@ -37,21 +39,51 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None) -
             glob = str(root / table / "**" / "*.parquet").replace("'", "''")
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM read_parquet('{glob}', "
                         "hive_partitioning = false)")
-        return con, f"export {paths[0]}"
+        return _locked(con, unsafe, root), f"export {paths[0]}"
     if len(paths) == 1 and paths[0].endswith(".duckdb"):
         if not Path(paths[0]).is_file():
             raise ExportError(f"{paths[0]}: no such DuckDB file")
         con = duckdb.connect(paths[0], read_only=True)
-        return con, f"database {paths[0]}"
+        if not unsafe:
+            _refuse_views(con, paths[0])
+        return _locked(con, unsafe), f"database {paths[0]}"
     for p in paths:
         if not Path(p).exists():
             raise ExportError(f"{p}: no such file or directory")
     files = expand_paths(paths)
-    cache = Cache(cache_dir, options)
+    cache = Cache(cache_dir, options, inputs=files)
     keys = cache.refresh(files)
     cache.views(keys)
-    return cache.con, (f"{len(files)} capture(s), {len(cache.read)} read, "
-                       f"{len(files) - len(cache.read)} from cache {cache_dir}")
+    return _locked(cache.con, unsafe), (f"{len(files)} capture(s), {len(cache.read)} read, "
+                                        f"{len(files) - len(cache.read)} from cache {cache_dir}")
+
+
+def _refuse_views(con: Any, path: str) -> None:
+    """A database given as a source is data, not code: its `turns` (or other table) defined
+    as a view could read any file the user can when queried."""
+    names = ", ".join(f"'{t}'" for t in TABLES)
+    views = con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = "
+                        f"'VIEW' AND table_name IN ({names})").fetchall()
+    if views:
+        con.close()
+        raise ExportError(f"{path}: '{views[0][0]}' is a view, not a table; a database's own "
+                          "views are not run unless --unsafe")
+
+
+def _locked(con: Any, unsafe: bool, readable: Path | None = None) -> Any:
+    """The connection with no way out: no file outside `readable` read or written (no
+    read_csv, COPY … TO, ATTACH), no extension installed or loaded on demand, and the
+    settings locked so the query cannot turn them back on. `--unsafe` skips this."""
+    if unsafe:
+        return con
+    if readable is not None:
+        top = str(readable.resolve()).replace("'", "''")
+        con.execute(f"SET allowed_directories = ['{top}/']")
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
 
 
 def query(con: Any, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -105,8 +137,8 @@ def render(cols: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(cols)
-        w.writerows([cell(v) for v in r] for r in rows)
+        w.writerow([csv_safe(c) for c in cols])
+        w.writerows([cell(v) if _is_number(v) else csv_safe(cell(v)) for v in r] for r in rows)
         return buf.getvalue()
     text = [[cell(v) for v in r] for r in rows]
     if fmt == "markdown":

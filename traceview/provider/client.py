@@ -8,9 +8,13 @@ from the environment only and never printed, stored or echoed back in an error.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
+import httpx2
 import openai
 
 from traceview.provider.errors import ProviderError, scrub
@@ -66,10 +70,47 @@ def make_client(config: ProviderConfig) -> openai.OpenAI:
             base_url=config.resolved_base_url(),
             timeout=config.timeout,
             max_retries=config.max_retries,
+            http_client=openai.DefaultHttpxClient(transport=DeadlineTransport(config.timeout)),
         )
     except openai.OpenAIError as exc:  # e.g. an unusable base URL
         msg = f"cannot set up the client: {scrub(str(exc), key)}"
         raise ProviderError("network", msg) from None
+
+
+class DeadlineTransport(httpx2.BaseTransport):
+    """Every request done within ``total`` seconds, body included. The client's timeout bounds
+    each read, so a server sending one byte a second would never time out; this bounds the
+    whole response (an SDK retry starts a new one)."""
+
+    def __init__(self, total: float) -> None:
+        self.total = total
+        self.inner = httpx2.HTTPTransport()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        end = time.monotonic() + self.total
+        response = self.inner.handle_request(request)
+        response.stream = _Bounded(response.stream, end, request, self.total)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _Bounded(httpx2.SyncByteStream):
+    """A response body that ends in ReadTimeout once its deadline has passed."""
+
+    def __init__(self, stream: Any, end: float, request: httpx2.Request, total: float) -> None:
+        self.stream, self.end, self.request, self.total = stream, end, request, total
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.stream:
+            if time.monotonic() > self.end:
+                raise httpx2.ReadTimeout(f"the response took over {self.total:g} s in all",
+                                         request=self.request)
+            yield chunk
+
+    def close(self) -> None:
+        self.stream.close()
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

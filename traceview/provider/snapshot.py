@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,16 +80,24 @@ def save_snapshot(copy: ProviderCopy, path: str | Path,
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
+def _read_regular(p: Path) -> bytes:
+    """The bytes of a saved file; a FIFO or a device (``/dev/zero``) is refused, since it
+    would block or never end. Raises SnapshotError."""
+    try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            raise SnapshotError(f"{p}: is not a regular file")
+        return p.read_bytes()
+    except OSError as exc:
+        raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+
+
 def load_items(path: str | Path, conversation: str | None = None) -> ProviderCopy:
     """A provider copy from a snapshot, a saved list page, or a capture with a recorded listing.
 
     ``conversation`` picks one when the file holds listings of several. Raises SnapshotError.
     """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    raw = _read_regular(p)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -310,9 +319,7 @@ def load_input_items(path: str | Path) -> dict[str, InputItemsCopy]:
     Raises SnapshotError."""
     p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+        text = _read_regular(p).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"{p}: not UTF-8 text (byte {exc.start})") from None
     try:

@@ -60,11 +60,29 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
     Clients are pointed at ``http://proxy/v1``, so their paths start with ``/v1``; an
     upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
     """
+    path = _without_dot_segments(path)
     base = upstream.rstrip("/")
     if urlsplit(base).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
         path = path[3:]
     url = base + path
     return f"{url}?{query.decode('latin-1')}" if query else url
+
+
+def _without_dot_segments(path: str) -> str:
+    """``path`` with ``.`` and ``..`` (also percent-encoded) resolved, never above its root:
+    the HTTP client would resolve them against the upstream's URL, and ``/v1/../../x``
+    would leave the upstream's base path."""
+    kept: list[str] = []
+    for segment in path.split("/"):
+        plain = segment.lower().replace("%2e", ".")
+        if plain in ("", "."):
+            continue
+        if plain == "..":
+            if kept:
+                kept.pop()
+            continue
+        kept.append(segment)
+    return "/" + "/".join(kept)
 
 
 def env_proxy(upstream: str) -> str | None:
@@ -242,7 +260,12 @@ class RecordingProxy:
                         continue
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
-            pass  # upstream broke mid-body: recorded by the transport; the client sees the cut
+            # The upstream broke mid-body (recorded by the transport). A body of known length
+            # cannot be ended short: what arrived is sent and the connection left unfinished,
+            # which the server closes — the client sees the cut, the log no traceback.
+            if hold:
+                await send({"type": "http.response.body", "body": held, "more_body": True})
+                return
         await send({"type": "http.response.body", "body": held, "more_body": False})
 
 

@@ -22,6 +22,52 @@ from traceview.record.rotate import RotatingCaptureWriter, parse_rotate
 from traceview.record.writer import CaptureWriter
 
 LOOPBACK = "127.0.0.1"
+HEAD_TIMEOUT_S = 20.0  # a connection sends a whole request head within this, or is closed
+
+
+def _protocol() -> object:
+    """uvicorn's HTTP protocol with a deadline on each request head: a connection that
+    sends nothing, or half a head, is closed after HEAD_TIMEOUT_S (uvicorn only times out
+    the idle gap *after* a response), so a thousand of them cannot take every descriptor."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # httptools not installed: uvicorn's own choice
+        return "auto"
+
+    class HeadDeadline(HttpToolsProtocol):  # type: ignore[misc]
+        _head_timer = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_late)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: object) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+    return HeadDeadline
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -57,7 +103,7 @@ class ProxyServer:
         self.sock = _bind(host, port)
         self.app = RecordingProxy(self.recorder, self.upstream, timeout=timeout)
         config = uvicorn.Config(self.app, lifespan="on", log_level="warning", access_log=False,
-                                timeout_keep_alive=75, loop="auto", http="auto")
+                                timeout_keep_alive=75, loop="auto", http=_protocol())
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()

@@ -184,8 +184,11 @@ class Recorder:
         headers: dict[str, str],
         stream: bool,
         error: dict[str, str] | None = None,
+        not_kept: tuple[int, int] | None = None,
     ) -> None:
-        """Write the response record; a stream is stored as events plus its final body."""
+        """Write the response record; a stream is stored as events plus its final body.
+        ``not_kept`` = (bytes relayed, cap): the body was relayed but too large to keep; the
+        record says so and holds its size only."""
         record: dict[str, Any] = {
             "dir": "res",
             "id": link,
@@ -193,7 +196,11 @@ class Recorder:
             "status_code": status_code,
             "elapsed_ms": elapsed_ms,
         }
-        if stream:
+        if not_kept is not None:
+            record["body"] = {"non_json": True, "content_type": content_type,
+                              "bytes": not_kept[0], "not_kept": f"over {not_kept[1]:,} bytes "
+                              "(decoded): relayed to the client, not recorded"}
+        elif stream:
             from traceview.record.sse import parse_events
 
             events = parse_events(raw)

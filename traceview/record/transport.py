@@ -9,6 +9,7 @@ SDK closes the stream, i.e. before ``responses.create`` hands the last event bac
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -62,14 +63,29 @@ def _failure_kind(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes:
-    """Undo content-encoding (gzip, br, …) the way the client itself would."""
-    if not headers.get("content-encoding"):
+# The most of one body a record keeps: beyond it the body is relayed whole but recorded as
+# its size only, so the proxy's memory does not grow with what it relays.
+BODY_CAP = 32 * 1024 * 1024
+
+
+def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
+    """Undo content-encoding (gzip, br, …) the way the client itself would; None when the
+    decoded body would pass BODY_CAP (a small gzip can hold gigabytes)."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    if not encoding:
         return raw
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        inflate = zlib.decompressobj(47 if "gzip" in encoding else 15)
+        try:
+            out = inflate.decompress(raw, BODY_CAP + 1)
+        except zlib.error:
+            return raw
+        return None if len(out) > BODY_CAP or inflate.unconsumed_tail else out
     try:
-        return httpx2.Response(status, headers=headers, content=raw).read()
+        out = httpx2.Response(status, headers=headers, content=raw).read()
     except Exception:
         return raw
+    return None if len(out) > BODY_CAP else out
 
 
 _CONTENT_TYPE = frozenset(("content-type",))
@@ -90,9 +106,22 @@ class _Exchange:
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
         self.chunks: list[bytes] = []
+        self.size = 0  # bytes relayed, kept or not
+        self.over = False  # passed BODY_CAP: nothing more kept
         self.error: dict[str, str] | None = None
         self._done = False
         self._lock = threading.Lock()
+
+    def keep(self, chunk: bytes) -> None:
+        """Hold a relayed chunk for the record, up to BODY_CAP in all."""
+        self.size += len(chunk)
+        if self.over:
+            return
+        if self.size > BODY_CAP:
+            self.over = True
+            self.chunks = []
+            return
+        self.chunks.append(chunk)
 
     def fail(self, exc: Exception) -> None:
         """The body stopped with an error: recorded with what arrived before it."""
@@ -108,13 +137,16 @@ class _Exchange:
                 return
             self._done = True
         headers = {k.lower(): v for k, v in self.headers.items()}
-        raw = b"".join(self.chunks)
+        raw: bytes | None = None if self.over else b"".join(self.chunks)
+        self.chunks = []
+        if raw is not None and headers.get("content-encoding"):
+            raw = _decode(self.status, self.headers, raw)
         self.recorder.response(
             self.link,
             status_code=self.status,
             elapsed_ms=self.recorder.clock.elapsed_ms(self.started, headers),
-            raw=_decode(self.status, self.headers, raw) if headers.get("content-encoding")
-            else raw,
+            raw=raw if raw is not None else b"",
+            not_kept=None if raw is not None else (self.size, BODY_CAP),
             content_type=self.content_type,
             headers=headers,
             stream=self.stream,
@@ -130,7 +162,7 @@ class _TeeStream(httpx2.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         try:
             for chunk in self._inner:
-                self._exchange.chunks.append(chunk)
+                self._exchange.keep(chunk)
                 yield chunk
         except Exception as exc:
             self._exchange.fail(exc)
@@ -153,7 +185,7 @@ class _AsyncTeeStream(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
-                self._exchange.chunks.append(chunk)
+                self._exchange.keep(chunk)
                 yield chunk
         except Exception as exc:
             self._exchange.fail(exc)

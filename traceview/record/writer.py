@@ -38,6 +38,14 @@ def _dumps(record: dict[str, Any]) -> bytes:
         return json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str).encode()
 
 
+def _too_deep(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with its body (and events) replaced by a note: the exchange is still
+    relayed and still has its line, which says what was not kept."""
+    kept = {k: v for k, v in record.items() if k not in ("body", "events")}
+    kept["body"] = {"non_json": True, "not_kept": "nested too deep to record"}
+    return kept
+
+
 class CaptureWriter:
     """Writes records to one capture file; safe to share between threads and tasks."""
 
@@ -48,14 +56,26 @@ class CaptureWriter:
         self.scrubber = Scrubber()
         # 0o600: a capture holds prompts and answers; other users have no business reading it.
         self._fd: int | None = os.open(
-            self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600
+            self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600
         )
         self._lock = _lock_for(os.path.realpath(self.path))
+        self._end_fragment()
+
+    def _end_fragment(self) -> None:
+        """A process killed mid-``write`` (or another program) can leave a last line without
+        its newline; end it, so the first record of this run is a line of its own and the
+        fragment stays one damaged line instead of swallowing a good record."""
+        assert self._fd is not None
+        size = os.fstat(self._fd).st_size
+        if size and os.pread(self._fd, 1, size - 1) != b"\n":
+            os.write(self._fd, b"\n")
 
     def write(self, record: dict[str, Any]) -> None:
         """Serialise, scrub secrets, and append the record as one whole line."""
-        raw = _dumps(redact(record))  # the record itself when nothing in it needs masking
-        line = self.scrubber.scrub_bytes(raw) + b"\n"
+        try:
+            line = self._line(record)
+        except RecursionError:  # nested deeper than a record can be walked: kept as a problem
+            line = self._line(_too_deep(record))
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"capture {self.path} is closed")
@@ -76,6 +96,10 @@ class CaptureWriter:
                     except OSError:
                         pass
                 raise
+
+    def _line(self, record: dict[str, Any]) -> bytes:
+        raw = _dumps(redact(record))  # the record itself when nothing in it needs masking
+        return self.scrubber.scrub_bytes(raw) + b"\n"
 
     def close(self) -> None:
         with self._lock:
