@@ -117,7 +117,7 @@ class Runner:
             _restore_sigint(previous)
             progress.finish()
             self._end_session(session, len(order))
-        return self.m["status"]
+        return str(self.m["status"])
 
     def _play(self, player: ArmPlayer, unit: Unit, conversation: SourceConversation) -> None:
         """One unit, then its outcome and the captures' lengths in the journal (what a

@@ -55,7 +55,7 @@ def last_user_message(body: dict[str, Any]) -> str | None:
 
 def instructions_of(body: dict[str, Any]) -> str | None:
     if isinstance(body.get("instructions"), str):
-        return body["instructions"]
+        return str(body["instructions"])
     for m in _messages(body):
         if m.get("role") in ("system", "developer"):
             return _text(m.get("content"))

@@ -16,7 +16,8 @@ from typing import Any
 from traceview.analysis.options import Options
 from traceview.export import need
 from traceview.export.run import chunks, export_parquet_chunk
-from traceview.export.sinks import TABLES, prepare_dir, write_manifest
+from traceview.export.schema import TABLES
+from traceview.export.sinks import prepare_dir, write_manifest
 
 
 def export_on_cluster(client: Any, files: list[str], out: Path | str, *,

@@ -19,7 +19,6 @@ from traceview.provider.client import ProviderConfig, make_client
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import (
     DEFAULT_MAX_PAGES,
-    HOSTED_EVIDENCE_INCLUDE,
     fetch_chain_items,
     fetch_conversation_items,
     fetch_input_items,
@@ -27,6 +26,7 @@ from traceview.provider.fetch import (
 from traceview.provider.provider_copy import ProviderCopy
 from traceview.provider.snapshot import SnapshotError, load_items
 from traceview.safety.redact import redact
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 
 class InputError(Exception):
@@ -95,7 +95,7 @@ def final_response_id(cap: Any, target: Target) -> str | None:
     for index in reversed(target.turns):
         t = by_index.get(index)
         if t is not None and t.response_id:
-            return t.response_id
+            return str(t.response_id)
     return target.id if target.id.startswith("resp_") else None
 
 

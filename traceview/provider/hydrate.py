@@ -18,16 +18,11 @@ from typing import Any
 
 import openai
 
-from traceview.provider.client import ProviderConfig, map_openai_error
+from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
-from traceview.provider.fetch import (
-    HOSTED_EVIDENCE_INCLUDE,
-    ProviderCopy,
-    _last_data_id,
-    _pager,
-    _paginate,
-    host_of,
-)
+from traceview.provider.fetch import _last_data_id, _pager, _paginate
+from traceview.provider.provider_copy import ProviderCopy
+from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 RESPONSE_ID = re.compile(r"\bresp_[A-Za-z0-9]{8,}\b")
 REBUILT = ["request bytes (rebuilt from the provider's stored copy, not the wire)",

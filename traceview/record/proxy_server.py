@@ -34,7 +34,7 @@ def _protocol() -> object:
     except ImportError:  # httptools not installed: uvicorn's own choice
         return "auto"
 
-    class HeadDeadline(HttpToolsProtocol):  # type: ignore[misc]
+    class HeadDeadline(HttpToolsProtocol):
         _head_timer = None
 
         def _arm(self) -> None:
@@ -52,7 +52,7 @@ def _protocol() -> object:
                 self.transport.close()
 
         def connection_made(self, transport: object) -> None:
-            super().connection_made(transport)
+            super().connection_made(transport)  # type: ignore[arg-type]
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -103,7 +103,7 @@ class ProxyServer:
         self.sock = _bind(host, port)
         self.app = RecordingProxy(self.recorder, self.upstream, timeout=timeout)
         config = uvicorn.Config(self.app, lifespan="on", log_level="warning", access_log=False,
-                                timeout_keep_alive=75, loop="auto", http=_protocol())
+                                timeout_keep_alive=75, loop="auto", http=_protocol())  # type: ignore[arg-type]
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()

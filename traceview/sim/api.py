@@ -112,11 +112,12 @@ class Api:
                     raise SimError(400, "We could not parse the JSON body of your request. "
                                    "(HINT: This likely means you aren't using your HTTP library "
                                    "correctly. The OpenAI API expects a JSON payload.)")
-                return getattr(self, handler)(query=query, body=body, **match.groupdict())
+                reply: Reply = getattr(self, handler)(query=query, body=body, **match.groupdict())
+                return reply
         raise SimError(404, f"Invalid URL ({method} {path})")
 
     # -- responses --------------------------------------------------------------
-    def create_response(self, query: dict, body: dict, **_: Any) -> Reply:
+    def create_response(self, query: dict[str, Any], body: dict[str, Any], **_: Any) -> Reply:
         outcome = self.engine.create(body)
         rendered = outcome.rendered()
         headers = ({} if self.latency is None
@@ -128,7 +129,7 @@ class Api:
                          headers=headers)
         return Reply(200, rendered, processing_ms=outcome.processing_ms, headers=headers)
 
-    def get_response(self, query: dict, rid: str, **_: Any) -> Reply:
+    def get_response(self, query: dict[str, Any], rid: str, **_: Any) -> Reply:
         with self.state.lock:
             record = self.state.response(rid)
             include = check_include(_query_list(query, "include"))
@@ -141,16 +142,16 @@ class Api:
             del self.state.responses[rid]
             return Reply(200, bodies.deleted(rid, "response"))
 
-    def input_items(self, query: dict, rid: str, **_: Any) -> Reply:
+    def input_items(self, query: dict[str, Any], rid: str, **_: Any) -> Reply:
         with self.state.lock:
             return Reply(200, paginate(self.state.response(rid).input_items, query))
 
-    def compact(self, body: dict, **_: Any) -> Reply:
+    def compact(self, body: dict[str, Any], **_: Any) -> Reply:
         result, ms = self.engine.compact(body)
         return Reply(200, result, processing_ms=ms)
 
     # -- conversations ----------------------------------------------------------
-    def create_conversation(self, body: dict, **_: Any) -> Reply:
+    def create_conversation(self, body: dict[str, Any], **_: Any) -> Reply:
         items = body.get("items") or []
         if len(items) > 20:
             raise SimError(400, "Invalid 'items': array too long. Expected an array with maximum "
@@ -170,7 +171,7 @@ class Api:
             conv = self.state.conversation(cid)
             return Reply(200, bodies.conversation(conv.id, conv.created_at, conv.metadata))
 
-    def update_conversation(self, cid: str, body: dict, **_: Any) -> Reply:
+    def update_conversation(self, cid: str, body: dict[str, Any], **_: Any) -> Reply:
         with self.state.lock:
             conv = self.state.conversation(cid)
             conv.metadata = dict(body.get("metadata") or {})
@@ -182,11 +183,11 @@ class Api:
             del self.state.conversations[cid]
             return Reply(200, bodies.deleted(cid, "conversation"))
 
-    def list_items(self, query: dict, cid: str, **_: Any) -> Reply:
+    def list_items(self, query: dict[str, Any], cid: str, **_: Any) -> Reply:
         with self.state.lock:
             return Reply(200, paginate(self.state.conversation(cid).items, query))
 
-    def add_items(self, query: dict, cid: str, body: dict, **_: Any) -> Reply:
+    def add_items(self, query: dict[str, Any], cid: str, body: dict[str, Any], **_: Any) -> Reply:
         include = check_include(_query_list(query, "include"))
         with self.state.lock:
             conv = self.state.conversation(cid)
@@ -194,7 +195,7 @@ class Api:
             conv.items.extend(items)
             return Reply(200, bodies.page([render(i, include) for i in items], has_more=False))
 
-    def get_item(self, query: dict, cid: str, iid: str, **_: Any) -> Reply:
+    def get_item(self, query: dict[str, Any], cid: str, iid: str, **_: Any) -> Reply:
         include = check_include(_query_list(query, "include"))
         with self.state.lock:
             for item in self.state.conversation(cid).items:
@@ -212,13 +213,13 @@ class Api:
             return Reply(200, bodies.conversation(conv.id, conv.created_at, conv.metadata))
 
     # -- files and vector stores (bookkeeping for the ab runner's hosted arm) -------
-    def create_file(self, body: dict, **_: Any) -> Reply:
+    def create_file(self, body: dict[str, Any], **_: Any) -> Reply:
         return Reply(200, stores.create_file(self.state, body))
 
     def delete_file(self, fid: str, **_: Any) -> Reply:
         return Reply(200, stores.delete_file(self.state, fid))
 
-    def create_vector_store(self, body: dict, **_: Any) -> Reply:
+    def create_vector_store(self, body: dict[str, Any], **_: Any) -> Reply:
         return Reply(200, stores.create_vector_store(self.state, body))
 
     def get_vector_store(self, vid: str, **_: Any) -> Reply:
@@ -228,7 +229,7 @@ class Api:
         return Reply(200, stores.delete_vector_store(self.state, vid))
 
     # -- chat completions (stateless) ---------------------------------------------
-    def chat(self, body: dict, **_: Any) -> Reply:
+    def chat(self, body: dict[str, Any], **_: Any) -> Reply:
         messages = body.get("messages")
         if not body.get("model") or not isinstance(messages, list) or not messages:
             raise SimError(400, "Missing required parameter: 'messages'.", param="messages",

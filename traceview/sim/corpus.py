@@ -154,7 +154,8 @@ def wants_web_search(message: str) -> bool:
 @cache
 def _replies() -> list[dict[str, Any]]:
     raw = resources.files("traceview.sim").joinpath("data/replies.json").read_text("utf-8")
-    return json.loads(raw)["replies"]
+    replies: list[dict[str, Any]] = json.loads(raw)["replies"]
+    return replies
 
 
 def reply_for(message: str) -> str:
@@ -162,7 +163,7 @@ def reply_for(message: str) -> str:
     present = set(words(message))
     for entry in _replies():
         if all(k in present for k in entry["keywords"]):
-            return entry["text"]
+            return str(entry["text"])
     first = " ".join(message.split()[:12])
     return (
         f"Thanks, I have noted that: \u201c{first}\u201d. This is the traceview simulator, "

@@ -16,21 +16,23 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def traceview_cmd() -> list[str]:
     return [sys.executable, "-c", "import sys; from traceview.cli import main; sys.exit(main())"]
 
 
-def report(path: Path) -> dict:
+def report(path: Path) -> dict[str, Any]:
     out = subprocess.run([*traceview_cmd(), "report", str(path), "--format", "json"],
                          capture_output=True, text=True, timeout=120)
     if out.returncode not in (0, 1):
         raise SystemExit(f"traceview report failed ({out.returncode}): {out.stderr}")
-    return json.loads(out.stdout)
+    doc: dict[str, Any] = json.loads(out.stdout)
+    return doc
 
 
-def check(doc: dict, include: bool) -> list[str]:
+def check(doc: dict[str, Any], include: bool) -> list[str]:
     failures = []
     turns = doc["turns"]
     searched = [t for t in turns if t["hosted_calls"]]

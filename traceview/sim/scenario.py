@@ -89,4 +89,4 @@ def run_claims(client: Any, *, include: bool = False, stream: bool = False) -> s
                     pass
         else:
             client.responses.create(**kwargs)
-    return conversation.id
+    return str(conversation.id)

@@ -136,9 +136,9 @@ class SimState:
         for conv in self.conversations.values():
             for item in conv.items:
                 if item.get("id") == item_id:
-                    return item
+                    return dict(item)
         for record in self.responses.values():
             for item in record.input_items + record.body.get("output", []):
                 if item.get("id") == item_id:
-                    return item
+                    return dict(item)
         return None

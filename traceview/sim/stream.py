@@ -59,7 +59,8 @@ def events(body: dict[str, Any], obfuscate: bool = True) -> Iterator[dict[str, A
     yield ev("response.completed", response=body)
 
 
-def _message(ev: Any, index: int, item: dict[str, Any], obfuscate: bool) -> Iterator[dict]:
+def _message(ev: Any, index: int, item: dict[str, Any],
+             obfuscate: bool) -> Iterator[dict[str, Any]]:
     part = item["content"][0]
     text = part["text"]
     base = {"item_id": item["id"], "output_index": index, "content_index": 0}
