@@ -107,11 +107,8 @@ def _provider_copy(request: DiffRequest, target: Target) -> tuple[Any, str | Non
         make_client,
     )
     from traceview.provider.errors import ProviderError
-    from traceview.provider.fetch import (
-        HOSTED_EVIDENCE_INCLUDE,
-        fetch_chain_items,
-        fetch_conversation_items,
-    )
+    from traceview.provider.fetch import fetch_chain_items, fetch_conversation_items
+    from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
     config = ProviderConfig(
         base_url=os.environ.get("OPENAI_BASE_URL") or None,
