@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from traceview.analysis.seams import AnalysisView, FollowedSessionView
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
 
 #: Seconds between stats of the followed file: well under the 250 ms target, and idle.
 POLL = 0.1
@@ -38,7 +38,7 @@ class FollowUpdated(Message):
 class Follow:
     """Owned by the app: on/off, the timer, and the last size seen."""
 
-    def __init__(self, app: InspectorApp) -> None:
+    def __init__(self, app: Inspector) -> None:
         self.app = app
         self.on = False
         self.timer: Timer | None = None

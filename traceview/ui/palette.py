@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import SystemCommand
 
 if TYPE_CHECKING:
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
 
 
 def view_of(screen: object) -> str | None:
@@ -21,7 +21,7 @@ def view_of(screen: object) -> str | None:
     return getattr(type(screen), "VIEW", None)
 
 
-def inspector_commands(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
+def inspector_commands(app: Inspector, screen: Any) -> Iterator[SystemCommand]:
     """The inspector's entries for ``screen`` (Textual's own are listed by the app)."""
     yield from _everywhere(app)
     view = view_of(screen)
@@ -37,7 +37,7 @@ def inspector_commands(app: InspectorApp, screen: Any) -> Iterator[SystemCommand
         yield from _detail(app, screen)
 
 
-def _everywhere(app: InspectorApp) -> Iterator[SystemCommand]:
+def _everywhere(app: Inspector) -> Iterator[SystemCommand]:
     yield SystemCommand("view: conversations", "Pick a conversation", app.action_conversations)
     yield SystemCommand("view: problems", "Problems found while loading", app.action_problems)
     yield SystemCommand("view: help", "Keys and legends", app.action_help)
@@ -64,7 +64,7 @@ def _diff(screen: Any) -> Iterator[SystemCommand]:
     yield SystemCommand("diff: back", "Back (cancels a running fetch)", screen.action_back)
 
 
-def _turns(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
+def _turns(app: Inspector, screen: Any) -> Iterator[SystemCommand]:
     yield SystemCommand("turns: open detail", "Detail of the selected turn", app.action_detail)
     yield SystemCommand("turns: raw bodies", "Detail with raw JSON bodies",
                         lambda: app.action_detail(raw=True))
@@ -99,7 +99,7 @@ def _turns(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
             lambda t=column.title: screen.toggle_column(t))
 
 
-def _detail(app: InspectorApp, screen: Any) -> Iterator[SystemCommand]:
+def _detail(app: Inspector, screen: Any) -> Iterator[SystemCommand]:
     yield SystemCommand("detail: next turn", "The next turn's detail (])",
                         lambda: app.run_action("step(1)", screen))
     yield SystemCommand("detail: previous turn", "The previous turn's detail ([)",

@@ -89,7 +89,7 @@ def local_mono() -> str:
 
 def svg_to_png(svg: str, output: Path) -> None:
     """Convert with cairosvg, swapping the web font for an installed monospace family."""
-    import cairosvg  # type: ignore[import-untyped]  # optional extra: traceview[png]
+    import cairosvg  # optional extra: traceview[png]
 
     mono = local_mono()
     svg = svg.replace('"Fira Code"', f'"{mono}"').replace("Fira Code", mono)

@@ -36,7 +36,7 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, kind in KEYS.items():
         value = data.get(key)
-        if isinstance(value, kind) and (kind is not list
+        if isinstance(value, kind) and (not isinstance(value, list)
                                         or all(isinstance(v, str) for v in value)):
             out[key] = value
     return out

@@ -57,7 +57,7 @@ class LoadState:
     conversations: dict[str, ConversationRow] = field(default_factory=dict)
     #: Turn index → its number within its conversation (the position in the report's
     #: ``conversations[].turns``); 4 bytes a turn, not a dict entry.
-    positions: array = field(default_factory=lambda: array("l"))
+    positions: array[int] = field(default_factory=lambda: array("l"))
 
     def __post_init__(self) -> None:
         self.by_index = ByIndex(self.turns)

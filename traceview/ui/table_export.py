@@ -45,7 +45,7 @@ def raw_value(column: Column, row: Any) -> Any:
 
 def display_value(column: Column, row: Any) -> str:
     value = column.cell(row)
-    return clean(value.plain if isinstance(value, Text) else str(value))
+    return str(clean(value.plain if isinstance(value, Text) else str(value)))
 
 
 def _csv_cell(value: Any) -> str:

@@ -44,14 +44,14 @@ from traceview.ui.widgets.row_table import RowHeader, RowTable
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
 
 
 def _file_part(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("_") or "conversation"
 
 
-def diff_request(app: InspectorApp, turn: TurnRow) -> DiffRequest:
+def diff_request(app: Inspector, turn: TurnRow) -> DiffRequest:
     """What `d` on ``turn`` asks the diff worker for: its conversation against the
     provider copy (fetched, or read from a snapshot), with the app's fetch settings."""
     return DiffRequest(
@@ -62,7 +62,7 @@ def diff_request(app: InspectorApp, turn: TurnRow) -> DiffRequest:
     )
 
 
-def snapshot_for(app: InspectorApp) -> str | None:
+def snapshot_for(app: Inspector) -> str | None:
     """The snapshot `d` compares with: --items, else — with no API key to fetch with —
     a ``<capture>.snapshot.json`` shipped beside the capture (the claims sample has one),
     so the diff works offline and says it is a snapshot, and from when."""

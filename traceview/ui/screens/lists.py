@@ -20,7 +20,7 @@ from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import Column, RowHeader, RowTable
 
 if TYPE_CHECKING:
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ CONVERSATION_COLUMNS = [
 ]
 
 
-def conversation_rows(app: InspectorApp) -> list[ConversationRow]:
+def conversation_rows(app: Inspector) -> list[ConversationRow]:
     state = app.state
     totals = getattr(state.analysis, "totals", None) or {}
     rows = [

@@ -38,7 +38,7 @@ def source_path(app: Any, source: str) -> str:
     capture = getattr(app.session, "capture", None)
     for src in getattr(capture, "_files", None) or []:
         if src.name == source or src.path == source:
-            return src.path
+            return str(src.path)
     return source
 
 

@@ -15,7 +15,7 @@ from traceview.ui.state import ALL
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
     from traceview.ui.widgets.row_table import RowTable
 
 
@@ -34,7 +34,7 @@ class TurnsFind:
     #: Turn indices the body pass found for `search_text`, and how far it got (None: idle).
     body_hits: set[int]
     body_progress: tuple[int, int] | None
-    inspector: InspectorApp
+    inspector: Inspector
 
     if TYPE_CHECKING:  # the screen's own, declared for the type checker only
         @property

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from traceview.ui.safe_text import safe
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from traceview.analysis.seams import TurnRow
-    from traceview.ui.app import InspectorApp
+    from traceview.ui.inspector import Inspector
     from traceview.ui.widgets.row_table import RowTable
 
 
@@ -19,10 +21,11 @@ class TurnsOutput:
     """Copy and export for the turns view (mixed into MainScreen)."""
 
     rows: list[TurnRow]
-    inspector: InspectorApp
+    inspector: Inspector
     last_export: Path | None = None
 
     if TYPE_CHECKING:  # the screen's own, declared for the type checker only
+        app: App[object]
         @property
         def table(self) -> RowTable: ...
         def notify(self, message: str, **kwargs: Any) -> None: ...
@@ -72,7 +75,8 @@ class TurnsOutput:
             if path is not None:
                 self.write_table(fmt_name, path)
 
-        app.push_screen(PathPrompt(f"{len(self.rows):,} rows as {fmt_name}", default), chosen)
+        prompt = PathPrompt(f"{len(self.rows):,} rows as {fmt_name}", default)
+        self.app.push_screen(prompt, chosen)
 
     def write_table(self, fmt_name: str, path: Path) -> Path | None:
         from traceview.ui.table_export import write_export

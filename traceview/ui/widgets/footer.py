@@ -11,10 +11,14 @@ focus the footer shows that prompt's keys, not the screen's.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.binding import Binding
 
 #: Actions shown first, in this order.
 FIRST = ("help", "back", "quit")
@@ -47,7 +51,7 @@ class KeyFooter(Footer):
             yield FooterKey("escape", "esc", "Cancel", "cancel")
             return
         active = self.screen.active_bindings
-        by_action: defaultdict[str, list] = defaultdict(list)
+        by_action: defaultdict[str, list[tuple[Binding, bool, str]]] = defaultdict(list)
         for _, binding, enabled, tooltip in active.values():
             if binding.show:
                 by_action[binding.action].append((binding, enabled, tooltip))
