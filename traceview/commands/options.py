@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the analysis package is loaded by the commands that analyse, not by --help
@@ -35,8 +36,9 @@ def options_from(ns: argparse.Namespace) -> Options:
     from traceview.commands.outputs import PathRefused, regular_input
 
     if ns.pricing:
-        try:
-            regular_input(ns.pricing, "--pricing")
+        try:  # a missing file is said by the pricing loader, in its own words
+            if os.path.lexists(ns.pricing):
+                regular_input(ns.pricing, "--pricing")
         except PathRefused as exc:
             raise UsageError(str(exc)) from None
         try:

@@ -63,6 +63,28 @@ class _CacheSink(Sink):
 LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
 
 
+def _take_turn(directory: Path) -> Any:
+    """Hold the cache directory's lock file for this run: a run that found the database file
+    while another was still creating it would read a half-written header. None where the
+    platform has no advisory locks (the DuckDB lock below still keeps writers apart)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    fh = open(directory / (CACHE_FILE + ".lock"), "a+b")  # noqa: SIM115 (held for the run)
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fh
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                fh.close()
+                raise ExportError(f"{directory}: another traceview sql run holds the cache; "
+                                  "try again when it ends, or give another --cache") from None
+            time.sleep(0.05)
+
+
 def _open(duckdb: Any, db: Path) -> Any:
     """The cache database, waiting while another `sql` run holds it: DuckDB lets one process
     open a database file for writing, so a second run waits its turn instead of failing."""
@@ -89,6 +111,7 @@ class Cache:
         mine = os.stat(db) if db.exists() else None
         if mine and any(_same(mine, p) for p in inputs):
             raise ExportError(f"{db}: the cache is one of the inputs; choose another --cache")
+        self._turn = _take_turn(directory)
         self.con = _open(duckdb, db)
         self.read: list[str] = []  # captures (re)analysed by the last refresh
         self._create()
