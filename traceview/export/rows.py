@@ -127,7 +127,8 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
                  first_ms: dict[str, int]) -> Columns:
     """The turns table's columns of `views` (TurnReports), in schema order, not yet
     cleaned. `first_ms` gathers each conversation's first start, for its row."""
-    got = dict(zip(_READ_NAMES, map(list, zip(*map(_READ, views), strict=True)),
+    cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
+    got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
                    strict=True)) if views else {name: [] for name in _READ_NAMES}
     cols: Columns = {name: got[name] for name in _READ_NAMES[4:]}
     cols["capture_index"] = got["index"]
@@ -146,7 +147,8 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols.update(_carried(got["carried_context"]))
     for name in _TURN_JSON:
         cols[name] = _json_cells(cols[name])
-    prose = [explain_and_findings(v) for v in views]
+    prose = [explain_and_findings(_Read(dict(zip(_READ_NAMES, c, strict=True)), v))
+             for c, v in zip(cells, views, strict=True)]
     cols["explanation"] = [p[0] for p in prose]
     cols["findings"] = [p[1] for p in prose]
     # Report keys this schema version has no column for (kept as JSON in `extras`).
@@ -154,6 +156,21 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols["extras"] = _extras([{k: getattr(v, k) for k in extra} for v in views]
                              if extra else [{}] * len(views))
     return {name: cols[name] for name in _TURN_COLS}
+
+
+class _Read:
+    """A turn as the explainer reads it: the cells read for the table already, anything
+    else from the view (the prose restates the cells: reading them twice cost a fifth
+    of the columns' time)."""
+
+    __slots__ = ("__dict__", "_view")
+
+    def __init__(self, cells: dict[str, Any], view: Any) -> None:
+        self.__dict__ = cells
+        self._view = view
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._view, name)
 
 
 def _conversation_columns(conversations: Iterable[Any], first_ms: dict[str, int]) -> Columns:

@@ -20,7 +20,7 @@ import orjson
 from traceview.export import need
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
-BATCH_ROWS = 2048  # rows held as Python objects (dicts, or column lists) before Arrow
+BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
