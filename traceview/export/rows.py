@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -54,6 +55,8 @@ _READ_NAMES = ("index", "started_ms", "cost", "carried_context",
 _READ = attrgetter(*_READ_NAMES)
 _SCALARS = frozenset((int, float, bool, type(None)))
 _NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
+_TEXT = frozenset((str, type(None)))
+_LISTS = frozenset((list, type(None)))
 _DAYS: dict[int, str] = {}
 
 
@@ -238,7 +241,7 @@ def columns(table: str, cols: Columns) -> Columns:
     touched: dict[str, dict[str, None] | None] = {}  # column -> its strings (None: rebuild)
     for name, kind in types.items():
         values = cols[name]
-        if kind in _NUMERIC and all(type(v) in _SCALARS for v in values):
+        if kind in _NUMERIC and _SCALARS.issuperset(map(type, values)):
             continue
         own: dict[str, None] = {}
         tuples = _gather(values, own)
@@ -267,6 +270,20 @@ def _clean_values(values: list[Any]) -> list[Any]:
 def _gather(values: list[Any], into: dict[str, None]) -> bool:
     """Every string in `values` (nested in lists and dicts too) into `into`; True when a
     tuple was met (cleaning makes it a list)."""
+    kinds = set(map(type, values))
+    flat = None
+    if kinds <= _TEXT:  # strings and nulls: their distinct values, without a walk
+        flat = dict.fromkeys(values)
+    elif kinds <= _LISTS:  # lists (of strings, most often): their items, likewise
+        try:
+            flat = dict.fromkeys(chain.from_iterable(v for v in values if v is not None))
+        except TypeError:  # a list or a dict among the items
+            flat = None
+    if flat is not None:
+        flat.pop(None, None)
+        if _TEXT.issuperset(map(type, flat)):
+            into.update(flat)
+            return False
     tuples = False
     stack = [v for v in values if type(v) not in _SCALARS]
     while stack:
