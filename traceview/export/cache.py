@@ -42,7 +42,6 @@ class Cache:
         self.options = options or Options()
         self.con = duckdb.connect(str(directory / CACHE_FILE))
         self.read: list[str] = []  # captures (re)analysed by the last refresh
-        self._schemas = {t: arrow_schema(t) for t in TABLES}
         self._create()
 
     def _create(self) -> None:
@@ -107,7 +106,7 @@ class Cache:
     def _insert(self, table: str, cols: dict[str, list[Any]], key: str) -> None:
         """A batch of one capture's rows (as columns), tagged with the capture's key."""
         pa = self.pa
-        rows = arrow_batch(pa, self._schemas[table], cols)
+        rows = arrow_batch(pa, arrow_schema(table), cols)
         batch = pa.Table.from_batches([rows]).append_column(  # noqa: F841 (read by name)
             "capture_key", pa.array([key] * rows.num_rows, pa.string()))
         self.con.execute(f"INSERT INTO cache_{table} SELECT * FROM batch")
