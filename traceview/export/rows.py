@@ -40,6 +40,8 @@ Row = dict[str, Any]
 Columns = dict[str, list[Any]]
 # Turns whose cells are held as Python objects at once: a batch, never a whole table.
 BATCH_TURNS = 1024
+# Conversations likewise: each carries its whole carried-context account (kilobytes).
+BATCH_CONVERSATIONS = 256
 
 _TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
 _TURN_COLS = column_names("turns")
@@ -50,8 +52,8 @@ _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 # Turn columns that are not the TurnReport property of the same name: made below.
 _MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date",
          *TURN_FLATTENED["cost"], *CARRIED, "explanation", "findings", "extras"}
-_READ_NAMES = ("index", "started_ms", "cost", "carried_context",
-               *(c for c in _TURN_COLS if c not in _MADE))
+_PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
+_READ_NAMES = ("index", "started_ms", "cost", "carried_context", *_PROPS)
 _READ = attrgetter(*_READ_NAMES)
 _SCALARS = frozenset((int, float, bool, type(None)))
 _NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
@@ -119,8 +121,10 @@ def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     for lo in range(0, len(turns), BATCH_TURNS):
         # The views are kept for the batch: each caches its sides and price while read.
         yield "turns", turn_columns(list(turns[lo:lo + BATCH_TURNS]), where, first_ms)
-    if analysis.conversations:
-        yield "conversations", _conversation_columns(analysis.conversations, first_ms)
+    conversations = analysis.conversations
+    for lo in range(0, len(conversations), BATCH_CONVERSATIONS):
+        yield "conversations", _conversation_columns(
+            conversations[lo:lo + BATCH_CONVERSATIONS], first_ms)
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
@@ -133,7 +137,7 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
     got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
                    strict=True)) if views else {name: [] for name in _READ_NAMES}
-    cols: Columns = {name: got[name] for name in _READ_NAMES[4:]}
+    cols: Columns = {name: got[name] for name in _PROPS}
     cols["capture_index"] = got["index"]
     place = [where.get(i, (None, None)) for i in got["index"]]
     cols["conversation_kind"] = [p[0] for p in place]
@@ -163,8 +167,7 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
 
 class _Read:
     """A turn as the explainer reads it: the cells read for the table already, anything
-    else from the view (the prose restates the cells: reading them twice cost a fifth
-    of the columns' time)."""
+    else from the view (the prose restates the cells: each is read once, not twice)."""
 
     __slots__ = ("__dict__", "_view")
 

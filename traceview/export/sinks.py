@@ -22,6 +22,7 @@ from traceview.export.schema import TABLES, arrow_schema, column_names
 
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
+ROW_GROUP_BYTES = 16 << 20  # or fewer, when rows are large (conversations' accounts)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -170,7 +171,8 @@ class ParquetSink(Sink):
         key = (table, part)
         self._pending.setdefault(key, []).append(batch)
         self._npending[key] = self._npending.get(key, 0) + batch.num_rows
-        if self._npending[key] >= ROW_GROUP_ROWS:
+        if (self._npending[key] >= ROW_GROUP_ROWS
+                or sum(b.nbytes for b in self._pending[key]) >= ROW_GROUP_BYTES):
             self._flush(table, part)
 
     def _writer(self, table: str, part: str) -> Any:
