@@ -228,20 +228,18 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
     re-billed query then sums the measured figure instead of the deposit estimate."""
     from traceview.analysis.turn_report import ConversationReport, TurnReport
 
-    turn_dict, conv_dict = TurnReport.to_dict, ConversationReport.to_dict
+    conv_dict = ConversationReport.to_dict
 
     def with_carry(self):
-        d = turn_dict(self)
-        d["carried_context"] = {"tokens": 1000 * (self.index - 1), "cost_usd": 0.5,
-                                "sources": [{"id": "dep-3", "tokens": 7}]}
-        return d
+        return {"tokens": 1000 * (self.index - 1), "cost_usd": 0.5,
+                "sources": [{"id": "dep-3", "tokens": 7}]}
 
     def conv_with_carry(self):
         d = conv_dict(self)
         d["carried_context"] = {"tokens": 6000, "cost_usd": 1.5, "sources": []}
         return d
 
-    monkeypatch.setattr(TurnReport, "to_dict", with_carry)
+    monkeypatch.setattr(TurnReport, "carried_context", property(with_carry))
     monkeypatch.setattr(ConversationReport, "to_dict", conv_with_carry)
     rows = list(capture_rows(str(SAMPLES / "claims.jsonl")))
     turns = [r for t, r in rows if t == "turns"]
@@ -262,10 +260,11 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
 
 
 def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview.analysis import turn_report
     from traceview.analysis.turn_report import TurnReport
 
-    turn_dict = TurnReport.to_dict
-    monkeypatch.setattr(TurnReport, "to_dict",
-                        lambda self: {**turn_dict(self), "future_key": {"x": "sk-ABCDEFGHIJKL"}})
+    monkeypatch.setattr(turn_report, "ROW_KEYS", (*turn_report.ROW_KEYS, "future_key"))
+    monkeypatch.setattr(TurnReport, "future_key",
+                        property(lambda self: {"x": "sk-ABCDEFGHIJKL"}), raising=False)
     turns = [r for t, r in capture_rows(str(SAMPLES / "claims.jsonl")) if t == "turns"]
     assert json.loads(turns[0]["extras"]) == {"future_key": {"x": "sk-[redacted]"}}

@@ -16,9 +16,9 @@ from typing import Any
 
 from traceview.analysis.options import Options
 from traceview.export import need
-from traceview.export.rows import capture_rows
+from traceview.export.rows import capture_raw, columns
 from traceview.export.schema import TABLES, arrow_schema, column_names
-from traceview.export.sinks import ExportError, Sink
+from traceview.export.sinks import ExportError, arrow_batch
 
 CACHE_FILE = "fleet.duckdb"
 # Bumped when the tables' schema or the analysis options change what a row holds.
@@ -41,23 +41,6 @@ def _same(st: os.stat_result, path: str) -> bool:
 def file_hash(path: str) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
-
-
-class _CacheSink(Sink):
-    """Rows of one capture, inserted into the cache tables with the capture's key."""
-
-    def __init__(self, con: Any, key: str) -> None:
-        super().__init__()
-        self.pa = need("pyarrow", "fleet")
-        self.con = con
-        self.key = key
-        self._schemas = {t: arrow_schema(t) for t in TABLES}
-
-    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
-        t = self.pa.Table.from_pylist(rows, schema=self._schemas[table])
-        batch = t.append_column("capture_key", self.pa.array([self.key] * len(t),  # noqa: F841
-                                                             self.pa.string()))
-        self.con.execute(f"INSERT INTO cache_{table} SELECT * FROM batch")
 
 
 LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
@@ -165,10 +148,8 @@ class Cache:
         try:
             for table in TABLES:
                 con.execute(f"DELETE FROM cache_{table} WHERE capture_key = ?", [key])
-            sink = _CacheSink(con, key)
-            for table, row in capture_rows(path, self.options):
-                sink.add(table, row)
-            sink.close()
+            for table, cols in capture_raw(path, self.options):
+                self._insert(table, columns(table, cols), key)
             con.execute("INSERT OR REPLACE INTO cache_captures VALUES (?, ?, ?, ?)",
                         [key, size, mtime, digest])
             con.execute("COMMIT")
@@ -176,6 +157,14 @@ class Cache:
             con.execute("ROLLBACK")
             raise
         self.read.append(path)
+
+    def _insert(self, table: str, cols: dict[str, list[Any]], key: str) -> None:
+        """A batch of one capture's rows (as columns), tagged with the capture's key."""
+        pa = self.pa
+        rows = arrow_batch(pa, arrow_schema(table), cols)
+        batch = pa.Table.from_batches([rows]).append_column(  # noqa: F841 (read by name)
+            "capture_key", pa.array([key] * rows.num_rows, pa.string()))
+        self.con.execute(f"INSERT INTO cache_{table} SELECT * FROM batch")
 
     def views(self, keys: list[str]) -> None:
         """`turns`, `conversations`, `problems` as views of the rows of `keys` only."""

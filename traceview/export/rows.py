@@ -1,20 +1,26 @@
-"""One capture file -> rows of the fleet tables (the map step every exporter shares).
+"""One capture file -> the fleet tables as columns (the map step every exporter shares).
 
-Rows are built from the report's own objects (`TurnReport.to_dict()`,
-`ConversationReport.to_dict()`, `Problem.to_dict()`), so a table and
-`traceview report --format json` can never disagree. Each file is analysed on its own,
+A turn's cells are the report's own values: each column is read in bulk from the
+TurnReport property of its name (`index` as `capture_index`, `cost` and
+`carried_context` split in three), so a table and `traceview report --format json` can
+never disagree, and no row dict is made per turn. Each file is analysed on its own,
 exactly as `traceview report FILE` would: the unit a worker (or a cluster) takes.
-Every string leaves through the redactor and the sanitiser: an export is an output path.
+Every string leaves through the redactor and the sanitiser, a batch at a time: an export
+is an output path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import orjson
 
+from traceview.analysis import turn_report
+from traceview.analysis.explain import explain_and_findings
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
@@ -27,72 +33,33 @@ from traceview.export.schema import (
     column_types,
     json_columns,
 )
-from traceview.safety.redact import redact, redact_text
+from traceview.safety.redact import MIN_SECRET_LENGTH, redact, redact_json, redact_text
 from traceview.safety.sanitise import visible
 
 Row = dict[str, Any]
+Columns = dict[str, list[Any]]
+# Turns whose cells are held as Python objects at once: a batch, never a whole table.
+BATCH_TURNS = 1024
+# Conversations likewise: each carries its whole carried-context account (kilobytes).
+BATCH_CONVERSATIONS = 256
+
+_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
 _TURN_COLS = column_names("turns")
 _CONV_COLS = column_names("conversations")
 _TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED)
 _CONV_KNOWN = set(_CONV_COLS)
 _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
-
-
-_CLEAN: dict[str, str] = {}
+# Turn columns that are not the TurnReport property of the same name: made below.
+_MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date",
+         *TURN_FLATTENED["cost"], *CARRIED, "explanation", "findings", "extras"}
+_PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
+_READ_NAMES = ("index", "started_ms", "cost", "carried_context", *_PROPS)
+_READ = attrgetter(*_READ_NAMES)
 _SCALARS = frozenset((int, float, bool, type(None)))
 _NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
+_TEXT = frozenset((str, type(None)))
+_LISTS = frozenset((list, type(None)))
 _DAYS: dict[int, str] = {}
-
-
-def clean(value: Any) -> Any:
-    """A row (or any JSON-shaped value) with every string's secrets masked and made visible.
-
-    Rows' keys are schema names and the report's own keys, never secret-named fields, so
-    only the strings need the redactor here; arbitrary JSON (`extras`) also goes through
-    `redact()`, which masks values under secret-named keys.
-    """
-    t = type(value)
-    if t is str:
-        if len(value) < 40:  # models, statuses, markers, tools: the same few, again and again
-            done = _CLEAN.get(value)
-            if done is None:
-                done = visible(redact_text(value))
-                if len(_CLEAN) < 4096:
-                    _CLEAN[value] = done
-            return done
-        return visible(redact_text(value))
-    if t is dict:
-        return {k: v if type(v) in _SCALARS else clean(v) for k, v in value.items()}
-    if t is list or t is tuple:
-        return [v if type(v) in _SCALARS else clean(v) for v in value]
-    return value
-
-
-def _dumps_redacted(value: Any) -> str:
-    """`orjson.dumps(redact(value))` (the redactor passes a value with nothing to mask
-    over without walking it)."""
-    return orjson.dumps(redact(value)).decode()
-
-
-def _extras(d: dict[str, Any], known: set[str]) -> str | None:
-    if known.issuperset(d):
-        return None  # the usual case: every key has its column
-    rest = {k: v for k, v in d.items() if k not in known}
-    return orjson.dumps(clean(redact(rest))).decode() if rest else None
-
-
-def _carried(row: dict[str, Any], value: Any) -> None:
-    """The report's `carried_context` (an object with `tokens` and `cost_usd`; a bare count
-    is taken as the tokens) into its three columns."""
-    tokens = usd = detail = None
-    if type(value) is dict:
-        tokens = value.get("tokens") if type(value.get("tokens")) is int else None
-        usd = value.get("cost_usd") if type(value.get("cost_usd")) in (int, float) else None
-        detail = _dumps_redacted(value)
-    elif type(value) is int:
-        tokens = value
-    row["carried_context"], row["carried_context_usd"] = tokens, usd
-    row["carried_context_detail"] = detail
 
 
 def day(ms: int | None) -> str:
@@ -109,27 +76,24 @@ def day(ms: int | None) -> str:
     return d
 
 
-Columns = dict[str, list[Any]]
-# Rows held as Python objects before they become columns: a batch, never a whole table.
-BATCH_TURNS = 1024
-_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
+# ---- the capture's tables, as columns --------------------------------------------------
 
 
 def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[str, Row]]:
-    """(table, row) pairs for one capture file: its turns, conversations, problems, every
-    string sanitised and redacted (the rows of `columns(capture_raw(…))`, one at a time)."""
-    for table, rows in capture_raw(path, options):
-        cols = columns(table, rows)
+    """(table, row) pairs for one capture file, every string sanitised and redacted: the
+    rows of `columns(capture_raw(…))`, one at a time (for a reader that wants rows)."""
+    for table, raw in capture_raw(path, options):
+        cols = columns(table, raw)
         names = list(cols)
         for values in zip(*cols.values(), strict=True):
             yield table, dict(zip(names, values, strict=True))
 
 
 def capture_raw(path: str, options: Options | None = None, *,
-                pricing: Pricing | None = None) -> Iterator[tuple[str, list[Row]]]:
-    """(table, rows) for one capture file, its strings not yet cleaned: `columns()` cleans
-    them column by column, so an exporter may gather the rows of many small files into
-    one batch first (per-column work is paid per batch, not per file).
+                pricing: Pricing | None = None) -> Iterator[tuple[str, Columns]]:
+    """(table, columns) for one capture file, its strings not yet cleaned: `columns()`
+    cleans a batch at once, so an exporter may gather the columns of many small files
+    into one batch first (per-batch work is paid per batch, not per file).
 
     A file that cannot be read at all is one problem row, never an exception: a directory
     of ten thousand captures is not stopped by one bad file. `pricing`: a table already
@@ -138,28 +102,16 @@ def capture_raw(path: str, options: Options | None = None, *,
     try:
         analysis = analyze([path], options, pricing=pricing, totals=False)
     except (SourceError, PricingError) as exc:
-        yield "problems", [{"source": path, "line": 0, "kind": "unreadable_source",
-                            "message": str(exc)}]
+        yield "problems", {"source": [path], "line": [0], "kind": ["unreadable_source"],
+                           "message": [str(exc)]}
         return
     try:
-        yield from _raw(analysis)
+        yield from _tables(analysis)
     finally:
         analysis.capture.close()
 
 
-def columns(table: str, rows: list[Row]) -> Columns:
-    """Rows (from `capture_raw`) as columns in schema order, every value cleaned exactly
-    as `clean(row)` cleans it: numbers untouched, every string sanitised and redacted."""
-    return {k: _column([r[k] for r in rows], t) for k, t in _TYPES[table].items()}
-
-
-def _column(values: list[Any], kind: Any) -> list[Any]:
-    if kind in _NUMERIC and not any(type(v) not in _SCALARS for v in values):
-        return values
-    return [v if type(v) in _SCALARS else clean(v) for v in values]
-
-
-def _raw(analysis: Analysis) -> Iterator[tuple[str, list[Row]]]:
+def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
     first_ms: dict[str, int] = {}
     for c in analysis.conversations:
@@ -167,40 +119,231 @@ def _raw(analysis: Analysis) -> Iterator[tuple[str, list[Row]]]:
             where[i] = (c.kind, pos)
     turns = analysis.turns
     for lo in range(0, len(turns), BATCH_TURNS):
-        yield "turns", [_turn_row(t, where, first_ms) for t in turns[lo:lo + BATCH_TURNS]]
-    if analysis.conversations:
-        rows = []
-        for c in analysis.conversations:
-            d = c.to_dict()
-            row = {k: d.get(k) for k in _CONV_COLS}
-            row.update(turn_count=len(c.turns), first_ts=first_ms.get(c.key),
-                       markers=[{"marker": m, "count": n}
-                                for m, n in (d["markers"] or {}).items()],
-                       extras=_extras(d, _CONV_KNOWN))
-            _carried(row, d.get("carried_context"))
-            rows.append(row)
-        yield "conversations", rows
+        # The views are kept for the batch: each caches its sides and price while read.
+        yield "turns", turn_columns(list(turns[lo:lo + BATCH_TURNS]), where, first_ms)
+    conversations = analysis.conversations
+    for lo in range(0, len(conversations), BATCH_CONVERSATIONS):
+        yield "conversations", _conversation_columns(
+            conversations[lo:lo + BATCH_CONVERSATIONS], first_ms)
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
-        yield "problems", [{"source": d["source"], "line": d["line"], "kind": d["kind"],
-                            "message": d["message"]} for d in ds]
+        yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
 
 
-def _turn_row(t: Any, where: dict[int, tuple[str, int]], first_ms: dict[str, int]) -> Row:
-    d = t.to_dict()
-    kind, pos = where.get(t.index, (None, None))
-    ms = t.started_ms
-    if ms is not None and t.conversation_key not in first_ms:
-        first_ms[t.conversation_key] = ms
-    row = {k: d.get(k) for k in _TURN_COLS}
-    cost = d.get("cost") or {}
-    row.update(
-        capture_index=d["index"], conversation_index=pos, conversation_kind=kind,
-        ts=ms, date=day(ms), cost_tokens_usd=cost.get("tokens_usd"),
-        cost_hosted_usd=cost.get("hosted_usd"), cost_reason=cost.get("reason"),
-        extras=_extras(d, _TURN_KNOWN))
-    _carried(row, d.get("carried_context"))
-    for k in _TURN_JSON:
-        v = row[k]
-        row[k] = _dumps_redacted(v) if v else None
-    return row
+def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
+                 first_ms: dict[str, int]) -> Columns:
+    """The turns table's columns of `views` (TurnReports), in schema order, not yet
+    cleaned. `first_ms` gathers each conversation's first start, for its row."""
+    cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
+    got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
+                   strict=True)) if views else {name: [] for name in _READ_NAMES}
+    cols: Columns = {name: got[name] for name in _PROPS}
+    cols["capture_index"] = got["index"]
+    place = [where.get(i, (None, None)) for i in got["index"]]
+    cols["conversation_kind"] = [p[0] for p in place]
+    cols["conversation_index"] = [p[1] for p in place]
+    ms = cols["ts"] = got["started_ms"]
+    cols["date"] = [day(m) for m in ms]
+    for key, m in zip(cols["conversation_key"], ms, strict=True):
+        if m is not None and key not in first_ms:
+            first_ms[key] = m
+    costs = [c or {} for c in got["cost"]]
+    for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
+                         strict=True):
+        cols[name] = [c.get(key) for c in costs]
+    cols.update(_carried(got["carried_context"]))
+    for name in _TURN_JSON:
+        cols[name] = _json_cells(cols[name])
+    prose = [explain_and_findings(_Read(dict(zip(_READ_NAMES, c, strict=True)), v))
+             for c, v in zip(cells, views, strict=True)]
+    cols["explanation"] = [p[0] for p in prose]
+    cols["findings"] = [p[1] for p in prose]
+    # Report keys this schema version has no column for (kept as JSON in `extras`).
+    extra = [k for k in turn_report.ROW_KEYS if k not in _TURN_KNOWN]
+    cols["extras"] = _extras([{k: getattr(v, k) for k in extra} for v in views]
+                             if extra else [{}] * len(views))
+    return {name: cols[name] for name in _TURN_COLS}
+
+
+class _Read:
+    """A turn as the explainer reads it: the cells read for the table already, anything
+    else from the view (the prose restates the cells: each is read once, not twice)."""
+
+    __slots__ = ("__dict__", "_view")
+
+    def __init__(self, cells: dict[str, Any], view: Any) -> None:
+        self.__dict__ = cells
+        self._view = view
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._view, name)
+
+
+def _conversation_columns(conversations: Iterable[Any], first_ms: dict[str, int]) -> Columns:
+    """The conversations table: one of its few rows per conversation, from the report's
+    own `to_dict()`."""
+    convs = list(conversations)
+    ds = [c.to_dict() for c in convs]
+    cols: Columns = {k: [d.get(k) for d in ds] for k in _CONV_COLS}
+    cols["turn_count"] = [len(c.turns) for c in convs]
+    cols["first_ts"] = [first_ms.get(d["key"]) for d in ds]
+    cols["markers"] = [[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()]
+                       for d in ds]
+    cols.update(_carried([d.get("carried_context") for d in ds]))
+    cols["extras"] = _extras([{k: v for k, v in d.items() if k not in _CONV_KNOWN}
+                              for d in ds])
+    return cols
+
+
+def _carried(values: list[Any]) -> Columns:
+    """The report's `carried_context` (an object with `tokens` and `cost_usd`; a bare
+    count is taken as the tokens) into its three columns."""
+    tokens: list[Any] = []
+    usd: list[Any] = []
+    for v in values:
+        if type(v) is dict:
+            t, u = v.get("tokens"), v.get("cost_usd")
+            tokens.append(t if type(t) is int else None)
+            usd.append(u if type(u) in (int, float) else None)
+        else:
+            tokens.append(v if type(v) is int else None)
+            usd.append(None)
+    detail = _dumps_redacted([v if type(v) is dict else None for v in values])
+    return dict(zip(CARRIED, (tokens, usd, detail), strict=True))
+
+
+def _json_cells(values: list[Any]) -> list[str | None]:
+    """A json column's cells: each non-empty value redacted and serialised, else null."""
+    return _dumps_redacted([v if v else None for v in values])
+
+
+def _dumps_redacted(values: list[Any]) -> list[str | None]:
+    """`orjson.dumps(redact(v))` of each value but None, the redactor run once over the
+    batch (it passes a batch with nothing to mask without walking it)."""
+    clean = redact(values)
+    return [None if v is None else orjson.dumps(v).decode() for v in clean]
+
+
+def _extras(rests: list[dict[str, Any]]) -> list[str | None]:
+    """JSON of the report keys without a column, per row (null: every key has one)."""
+    if not any(rests):
+        return [None] * len(rests)  # the usual case
+    done = _clean_values(redact(rests))
+    return [orjson.dumps(r).decode() if r else None for r in done]
+
+
+# ---- the output boundary, a batch at a time --------------------------------------------
+
+
+def columns(table: str, cols: Columns) -> Columns:
+    """Columns (from `capture_raw`) in schema order, every string sanitised and redacted
+    (nested ones too; tuples become lists), numbers untouched. The strings of the whole
+    batch are redacted together, and a column with nothing to change is passed on as is."""
+    types = _TYPES[table]
+    strings: dict[str, None] = {}
+    touched: dict[str, dict[str, None] | None] = {}  # column -> its strings (None: rebuild)
+    for name, kind in types.items():
+        values = cols[name]
+        if kind in _NUMERIC and _SCALARS.issuperset(map(type, values)):
+            continue
+        own: dict[str, None] = {}
+        tuples = _gather(values, own)
+        strings.update(own)
+        touched[name] = None if tuples else own
+    changed = cleaned(strings)
+    out: Columns = {}
+    for name in types:
+        values = cols[name]
+        own = touched.get(name, {})
+        if own is not None and not (changed and any(s in changed for s in own)):
+            out[name] = values
+        else:
+            out[name] = [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
+    return out
+
+
+def _clean_values(values: list[Any]) -> list[Any]:
+    """`values` with every string in them cleaned, as `columns` cleans a column's."""
+    strings: dict[str, None] = {}
+    _gather(values, strings)
+    changed = cleaned(strings)
+    return [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
+
+
+def _gather(values: list[Any], into: dict[str, None]) -> bool:
+    """Every string in `values` (nested in lists and dicts too) into `into`; True when a
+    tuple was met (cleaning makes it a list)."""
+    kinds = set(map(type, values))
+    flat = None
+    if kinds <= _TEXT:  # strings and nulls: their distinct values, without a walk
+        flat = dict.fromkeys(values)
+    elif kinds <= _LISTS:  # lists (of strings, most often): their items, likewise
+        try:
+            flat = dict.fromkeys(chain.from_iterable(v for v in values if v is not None))
+        except TypeError:  # a list or a dict among the items
+            flat = None
+    if flat is not None:
+        flat.pop(None, None)
+        if _TEXT.issuperset(map(type, flat)):
+            into.update(flat)
+            return False
+    tuples = False
+    stack = [v for v in values if type(v) not in _SCALARS]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            into[v] = None
+        elif t is dict:
+            stack.extend(v.values())
+        elif t is list:
+            stack.extend(v)
+        elif t is tuple:
+            tuples = True
+            stack.extend(v)
+    return tuples
+
+
+def _apply(value: Any, changed: dict[str, str]) -> Any:
+    t = type(value)
+    if t is str:
+        return changed.get(value, value)
+    if t is dict:
+        return {k: v if type(v) in _SCALARS else _apply(v, changed) for k, v in value.items()}
+    if t is list or t is tuple:
+        return [v if type(v) in _SCALARS else _apply(v, changed) for v in value]
+    return value
+
+
+def cleaned(strings: Iterable[str]) -> dict[str, str]:
+    """{string: `visible(redact_text(string))`} for the strings that cleaning changes.
+
+    The one-line strings are redacted together: as the lines of one chunk through
+    `redact_json`, which masks a line exactly as `redact_text` masks it alone (the same
+    pre-check and masker, a line at a time). A string with a line feed is taken alone:
+    the sanitiser changes it anyway (a line feed becomes `\\n`).
+    """
+    changed: dict[str, str] = {}
+    lines = []
+    for s in strings:
+        if "\n" in s:
+            changed[s] = visible(redact_text(s))
+        elif len(s) >= MIN_SECRET_LENGTH:
+            lines.append(s)
+        elif not s.isprintable():
+            changed[s] = visible(s)
+    if lines:
+        chunk = "\n".join(lines).encode("utf-8", "surrogatepass")
+        masked = redact_json(chunk)
+        if masked is chunk or masked == chunk:
+            done = lines
+        else:
+            done = masked.decode("utf-8", "surrogatepass").split("\n")
+            if len(done) != len(lines):  # not expected: every string on its own then
+                done = [redact_text(s) for s in lines]
+        for s, r in zip(lines, done, strict=True):
+            if not r.isprintable():
+                changed[s] = visible(r)
+            elif r != s:
+                changed[s] = r
+    return changed

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
-from traceview.export.rows import BATCH_TURNS, Row, capture_raw, columns
+from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, columns
 from traceview.export.sinks import ParquetSink, Sink
 
 
@@ -28,22 +28,25 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
                  on_file: Callable[[str], None] | None = None) -> dict[str, int]:
     """Feed every row of every file into `sink`, close it, and return the row counts."""
     pricing = shared_pricing(options) if len(files) > 1 else None
-    batches: dict[str, list[Row]] = {}
+    batches: dict[str, Columns] = {}
     try:
         for path in files:
-            for table, rows in capture_raw(path, options, pricing=pricing):
-                batch = batches.setdefault(table, [])
-                batch.extend(rows)
-                if len(batch) >= BATCH_TURNS:  # many small files make one batch
+            for table, cols in capture_raw(path, options, pricing=pricing):
+                batch = batches.get(table)
+                if batch is None:
+                    batch = batches[table] = cols
+                else:
+                    for name, values in cols.items():
+                        batch[name].extend(values)
+                if len(next(iter(batch.values()))) >= BATCH_TURNS:  # small files: one batch
                     sink.add_columns(table, columns(table, batch))
-                    batches[table] = []
+                    del batches[table]
             if on_file:
                 on_file(path)
     finally:
         try:
             for table, batch in batches.items():
-                if batch:
-                    sink.add_columns(table, columns(table, batch))
+                sink.add_columns(table, columns(table, batch))
         finally:
             sink.close()
     return dict(sink.counts)

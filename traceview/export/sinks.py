@@ -21,8 +21,9 @@ import orjson
 from traceview.export import need
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
-BATCH_ROWS = 2048  # rows held as Python objects (dicts, or column lists) before Arrow
+BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
+ROW_GROUP_BYTES = 16 << 20  # or fewer, when rows are large (conversations' accounts)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -93,6 +94,19 @@ def write_manifest(out: Path, partition_by: tuple[str, ...], sources: int) -> No
     (out / MANIFEST).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
 
+def _pool(pa: Any) -> Any:
+    """The allocator the export's Arrow data lives in: the system's, which returns what a
+    written row group freed (pyarrow's default keeps it for reuse, for the whole run)."""
+    return pa.system_memory_pool()
+
+
+def arrow_batch(pa: Any, schema: Any, cols: dict[str, list[Any]]) -> Any:
+    """Columns (rows.columns) as one Arrow record batch of `schema`, a column at a time."""
+    pool = _pool(pa)
+    return pa.RecordBatch.from_arrays(
+        [pa.array(cols[f.name], type=f.type, memory_pool=pool) for f in schema], schema=schema)
+
+
 class ParquetSink(Sink):
     """`DIR/turns/date=…[/model=…]/PREFIX-N.parquet`, `DIR/conversations/…`, `DIR/problems/…`.
 
@@ -114,12 +128,9 @@ class ParquetSink(Sink):
         self.prefix = prefix
         self._schemas = {t: arrow_schema(t) for t in TABLES}
         self._writers: dict[tuple[str, str], Any] = {}
-        # Columns waiting for a full row group: a dict per row costs ten times the memory.
+        # Record batches waiting for a full row group: Arrow, never Python objects.
         self._pending: dict[tuple[str, str], list[Any]] = {}
         self._npending: dict[tuple[str, str], int] = {}
-        # Column batches (add_columns) not yet Arrow: lists of the rows' own values.
-        self._cols: dict[tuple[str, str], dict[str, list[Any]]] = {}
-        self._ncols: dict[tuple[str, str], int] = {}
         self._part_names: dict[tuple[Any, ...], str] = {}
 
     def partition(self, table: str, row: dict[str, Any]) -> str:
@@ -132,15 +143,14 @@ class ParquetSink(Sink):
         return "/".join(parts)
 
     def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
-        """Columns kept as column lists per partition until a batch is full, then one
-        `pa.array` per column: no row dict per row, no row-to-column pivot, and no Arrow
-        call per small file (a 4-turn capture costs list extends only)."""
+        """A batch of rows given as columns, made Arrow at once, a record batch per
+        partition: no row dict per row, and no Python objects held past the call."""
         n = len(next(iter(cols.values()))) if cols else 0
         if not n:
             return
         self.counts[table] += n
         if table != "turns" or not self.partition_by:
-            self._extend(table, "", cols, None, n)
+            self._add_batch(table, "", arrow_batch(self.pa, self._schemas[table], cols))
             return
         parts: dict[str, list[int]] = {}
         for i, values in enumerate(zip(*(cols[k] for k in self.partition_by), strict=True)):
@@ -153,39 +163,17 @@ class ParquetSink(Sink):
                 if len(self._part_names) < 4096:
                     self._part_names[values] = part
             parts.setdefault(part, []).append(i)
-        if len(parts) == 1:
-            self._extend(table, next(iter(parts)), cols, None, n)
-            return
         for part, idx in parts.items():
-            self._extend(table, part, cols, idx, len(idx))
-
-    def _extend(self, table: str, part: str, cols: dict[str, list[Any]],
-                idx: list[int] | None, n: int) -> None:
-        key = (table, part)
-        buf = self._cols.get(key)
-        if buf is None:
-            buf = self._cols[key] = {name: [] for name in cols}
-            self._ncols[key] = 0
-        for name, values in cols.items():
-            buf[name].extend(values if idx is None else [values[i] for i in idx])
-        self._ncols[key] += n
-        if self._ncols[key] >= self.batch_rows:
-            self._columns_out(key)
-
-    def _columns_out(self, key: tuple[str, str]) -> None:
-        buf = self._cols.pop(key, None)
-        self._ncols.pop(key, None)
-        if not buf:
-            return
-        pa, schema = self.pa, self._schemas[key[0]]
-        self._add_batch(key[0], key[1], pa.RecordBatch.from_arrays(
-            [pa.array(buf[f.name], type=f.type) for f in schema], schema=schema))
+            some = cols if len(parts) == 1 else {
+                name: [values[i] for i in idx] for name, values in cols.items()}
+            self._add_batch(table, part, arrow_batch(self.pa, self._schemas[table], some))
 
     def _add_batch(self, table: str, part: str, batch: Any) -> None:
         key = (table, part)
         self._pending.setdefault(key, []).append(batch)
         self._npending[key] = self._npending.get(key, 0) + batch.num_rows
-        if self._npending[key] >= ROW_GROUP_ROWS:
+        if (self._npending[key] >= ROW_GROUP_ROWS
+                or sum(b.nbytes for b in self._pending[key]) >= ROW_GROUP_BYTES):
             self._flush(table, part)
 
     def _writer(self, table: str, part: str) -> Any:
@@ -194,7 +182,7 @@ class ParquetSink(Sink):
             d = self.out / table / part if part else self.out / table
             d.mkdir(parents=True, exist_ok=True)
             w = self.pq.ParquetWriter(d / f"{self.prefix}.parquet", self._schemas[table],
-                                      compression="snappy")
+                                      compression="snappy", memory_pool=_pool(self.pa))
             self._writers[(table, part)] = w
         return w
 
@@ -209,8 +197,6 @@ class ParquetSink(Sink):
             self._writer(table, part).write_table(self.pa.Table.from_batches(pending))
 
     def _close(self) -> None:
-        for key in list(self._cols):
-            self._columns_out(key)
         for table, part in list(self._pending):
             self._flush(table, part)
         for table in TABLES:
@@ -238,6 +224,14 @@ class DuckDBSink(Sink):
         for table, schema in self._schemas.items():
             empty = schema.empty_table()  # noqa: F841 (read by name below)
             self.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM empty")
+
+    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
+        """A batch of rows given as columns: one Arrow batch, one insert."""
+        n = len(next(iter(cols.values()))) if cols else 0
+        if n:
+            self.counts[table] += n
+            batch = arrow_batch(self.pa, self._schemas[table], cols)  # noqa: F841
+            self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
 
     def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
         batch = self.pa.Table.from_pylist(rows, schema=self._schemas[table])  # noqa: F841
