@@ -400,4 +400,5 @@ def test_upstream_closing_mid_body_leaves_no_traceback(tmp_path, capfd):
     assert got.endswith(b'{"a":')
     assert "Traceback" not in capfd.readouterr().err
     res = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()][-1]
-    assert res["error"]["type"] == "RemoteProtocolError"
+    # The peer closing mid-body reads as a protocol error or a read error, by timing.
+    assert res["error"]["type"] in ("RemoteProtocolError", "ReadError")
