@@ -41,3 +41,7 @@ class ConversationState:
     fingerprint: str | None = None
     service_tier: str | None = None
     first_instructions: bool | None = None
+    # Of the last turn with usage: its cached share of billed input, and what its request
+    # sends again each turn (instructions, tools, schema: rules/account.py Static).
+    last_cached_share: float | None = None
+    last_static: Any = None
