@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.fallback:
         tokens_module._backend = lambda _encoding: None  # type: ignore[assignment]
+        tokens_module.counter_for.cache_clear()
     if args.fit:
         fit(captures(args.paths))
         return 0
@@ -214,6 +215,7 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     saved = dict(framing_module.FAMILIES)
     for family_api, value in saved.items():
         framing_module.FAMILIES[family_api] = replace(value, **zero)  # type: ignore[arg-type]
+    framing_module.framing_for.cache_clear()  # it hands out the table's values by model
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: set[str] = set()
     try:
@@ -230,6 +232,7 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
                 groups.setdefault((acc.family, api), []).append((tokens, acc.expected, counts))
     finally:
         framing_module.FAMILIES.update(saved)
+        framing_module.framing_for.cache_clear()
     return groups
 
 

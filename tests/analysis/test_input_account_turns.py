@@ -70,10 +70,11 @@ def test_a_hosted_turn_that_stops_sending_its_schema_is_not_a_compaction(
                   if c.component == "response_format")
     words = next(c.tokens for c in account(second, MODEL).components if c.component == "message")
     inp1 = sized(first)
-    inp2 = inp1 - schema + 12 + words  # the schema no longer billed; +12 visible output
+    # The schema no longer billed; the 12-token answer carried (+3: framed as input).
+    inp2 = inp1 - schema + 12 + 3 + words
     recs = [req(first), reply("r1", inp1, 12), req(second), reply("r2", inp2, 30)]
     t1, t2 = analyze(str(write(tmp_path / "schema.jsonl", recs))).turns
-    assert (schema, inp1, inp2) == (36, 48, 33)
+    assert (schema, inp1, inp2) == (36, 48, 36)
     assert t2.input_tokens < t1.input_tokens and t2.unexplained_tokens == 0
     assert "compaction_likely" not in t2.markers and "deposit" not in t2.markers
 
@@ -89,7 +90,7 @@ def test_a_function_schema_added_on_a_hosted_turn_is_not_a_deposit(tmp_path: Pat
     added = next(c.tokens for c in account(second, MODEL).components if c.name == "file_claim")
     inp1 = sized(first)
     recs = [req(first), reply("r1", inp1, 10),
-            req(second), reply("r2", inp1 + 10 + added + 6, 10)]
+            req(second), reply("r2", inp1 + 10 + 3 + added + 6, 10)]
     t2 = analyze(str(write(tmp_path / "tools.jsonl", recs))).turns[1]
     assert added == 777 and t2.unexplained_tokens == 0 and t2.markers == []
 
@@ -126,8 +127,9 @@ def test_a_chain_that_resends_its_history_is_billed_twice_and_marked(tmp_path: P
     inp1 = sized(first)
     resent = sum(c.tokens or 0 for c in account(second, MODEL).components[2:4])
     recs = [req(first), reply("r1", inp1, 14),
-            req(second), reply("r2", inp1 + 14 + sized({"model": MODEL, "input": [q1, a1, q2]})
-                               - 3, 10)]
+            # the chain's answer (14 + 3 framed as input), and the input items again
+            req(second), reply("r2", inp1 + 14 + 3 + sized(
+                {"model": MODEL, "input": [q1, a1, q2]}) - 3, 10)]
     t2 = analyze(str(write(tmp_path / "twice.jsonl", recs))).turns[1]
     assert "history_resent" in t2.markers and t2.unexplained_tokens == 0
     assert t2.analysis_context["history_resent"] == {"tokens": resent, "items": 2}

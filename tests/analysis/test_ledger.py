@@ -18,22 +18,22 @@ def test_claims_turn2_file_search_is_carried_into_turns_3_and_4_with_its_cost() 
     [src] = conv["sources"]
     assert src["kind"] == "deposit" and src["origin_turns"] == [2]
     assert src["types"] == ["file_search_call"] and src["evidence_missing"] is True
-    assert src["tokens_per_turn"] == 4004
+    assert src["tokens_per_turn"] == 4001
     assert [(c["turn"], c["tokens"], c["cost_usd"]) for c in src["charges"]] == [
-        (3, 4004, 0.006372),  # 1,664 of 6,110 cached on turn 3
-        (4, 4004, 0.002517),  # 6,016 of 6,580 cached on turn 4: mostly at the cached price
+        (3, 4001, 0.006368),  # 1,664 of 6,110 cached on turn 3
+        (4, 4001, 0.002515),  # 6,016 of 6,580 cached on turn 4: mostly at the cached price
     ]
-    assert src["later_turns"] == 1 and src["tokens_rebilled"] == 4004
-    assert conv["tokens"] == 8008 and conv["cost_usd"] == 0.008889
-    assert conv["share_of_cost"] == 0.2498  # of the conversation's $0.035588
+    assert src["later_turns"] == 1 and src["tokens_rebilled"] == 4001
+    assert conv["tokens"] == 8002 and conv["cost_usd"] == 0.008882
+    assert conv["share_of_cost"] == 0.2496  # of the conversation's $0.035588
     assert "apportioned" in conv["apportioned"]
     t3, t4 = a.turn(3).to_dict(), a.turn(4).to_dict()
     assert t3["carried_context"]["arrived"] == ["deposit@3"]
-    assert t4["carried_context"]["tokens"] == 4004
+    assert t4["carried_context"]["tokens"] == 4001
     assert a.turn(2).to_dict()["carried_context"]["tokens"] == 0
-    assert any("re-billed on 1 later turn: ≈ 4,004 tokens, ≈ $0.0025" in s
+    assert any("re-billed on 1 later turn: ≈ 4,001 tokens, ≈ $0.0025" in s
                for s in t3["explanation"])
-    assert any(s.startswith("Carries ≈ 4,004 tokens") for s in t4["explanation"])
+    assert any(s.startswith("Carries ≈ 4,001 tokens") for s in t4["explanation"])
 
 
 def test_growth_has_cumulative_input_owned_bytes_and_a_labelled_projection() -> None:

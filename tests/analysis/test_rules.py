@@ -109,7 +109,7 @@ def _account(expected: int | None = None, *, hosted: bool = False, items: int | 
     lines = () if expected is not None or hosted else (
         ("file", "user #1 input_file", None, "unknown", None, "not sized"),)
     return TurnAccount(lines, expected, hosted, items, None if items is not None else "x",
-                       static, resent, compactable)
+                       static, resent, compactable, 3)
 
 
 def test_expected_input_is_the_account_where_the_input_is_visible() -> None:

@@ -21,8 +21,8 @@ def _counts(reports: list) -> list[tuple]:
 def test_counts_read_back_per_turn_and_unknown_stays_none() -> None:
     a = analyze(str(ROOT / "sample_traces/claims.jsonl"))
     # Pinned: the claims sample's turns 1-4.
-    assert _counts(a.turns) == [(None, 410, 1210), (1670, 2533, 2900),
-                                (2106, 4682, 9010), (6422, 6156, 15590)]
+    assert _counts(a.turns) == [(None, 410, 1210), (1673, 2533, 2900),
+                                (2109, 4682, 9010), (6425, 6156, 15590)]
 
 
 def test_one_analyzer_over_two_captures_keeps_each_turns_counts() -> None:

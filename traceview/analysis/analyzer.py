@@ -145,6 +145,7 @@ class Analyzer:
                                         else None)
                 st.last_input = f.input_tokens
                 st.last_visible = f.output_tokens - (f.reasoning_tokens or 0)
+                st.last_messages = f.output_types.count("message")
                 st.last_compacted = compacted
                 st.last_passes = passes
                 st.last_index = f.index

@@ -89,8 +89,12 @@ def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> It
         text = name + _text(item.get("arguments", item.get("input", "")))
         yield ctx.counted(str(kind), name, text, ctx.framing.call)
     elif kind in _OUTPUTS:
-        name = names.get(str(item.get("call_id")), "") or str(item.get("call_id") or "")
-        yield from _output(ctx, str(kind), name, item.get("output"))
+        # The tool's name is shown with its output; when the call is not in this request
+        # (a hosted turn answering the previous response's call) the name is not known
+        # here, and the call id, which the model is not shown, only labels the line.
+        name = names.get(str(item.get("call_id")), "")
+        yield from _output(ctx, str(kind), name, item.get("output"),
+                           name or str(item.get("call_id") or ""))
     elif kind == _SCREEN_OUTPUT:
         call = str(item.get("call_id") or "")
         yield ctx.counted(kind, call, "", ctx.framing.call_output)
@@ -147,16 +151,17 @@ def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Comp
     return unknown("part", name, f"unfamiliar content part {kind!r}")
 
 
-def _output(ctx: Context, kind: str, name: str, output: object) -> Iterator[Component]:
+def _output(ctx: Context, kind: str, name: str, output: object,
+            label: str) -> Iterator[Component]:
     if isinstance(output, list):
         texts = [_part_text(p) for p in output]
-        yield ctx.counted(kind, name, name + "".join(t for t in texts if t),
+        yield ctx.counted(kind, label, name + "".join(t for t in texts if t),
                           ctx.framing.call_output)
         for index, part in enumerate(output):
             if isinstance(part, Mapping) and _part_text(part) is None:
                 yield _media(ctx, kind, index, part)
         return
-    yield ctx.counted(kind, name, name + _text(output), ctx.framing.call_output)
+    yield ctx.counted(kind, label, name + _text(output), ctx.framing.call_output)
 
 
 def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:

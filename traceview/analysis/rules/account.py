@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from traceview.analysis.account import account
+from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.model import Component
 from traceview.capture.model import RecordRef, Turn
 
@@ -55,6 +56,9 @@ class TurnAccount(NamedTuple):
     static: Static
     resent: tuple[int, int] | None  # history sent again on a hosted turn: (tokens, items)
     compactable: bool  # store, truncation "auto" or a compaction item: could be compacted
+    # What an output message of the previous turn costs as this turn's input beyond its
+    # output tokens: the message framing less the end token its output count included.
+    carried_message: int
 
 
 class Accounts:
@@ -99,7 +103,7 @@ class Accounts:
             tuple(self._line(c) for c in comps), acc.expected, hosted, items_sum,
             _why(unknown_item) if unknown_item is not None else None, self._static(comps),
             _resent(item_comps, items) if hosted and isinstance(items, list) else None,
-            _compactable(body))
+            _compactable(body), framing_for(acc.model, CHAT if chat else RESPONSES).message - 1)
 
     def _line(self, c: Component) -> Line:
         # The carried line's handle is the turn's own (previous_response_id or

@@ -27,9 +27,10 @@ def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
     """What the turn should be billed for when nothing arrived without a request.
 
     Where the input is visible (no conversation handle or chain), the input account's sum.
-    On a hosted turn, the previous turn's billed input + its visible output + the itemised
-    change: this turn's input items, and its instructions, tools and schema less the
-    previous turn's (they are billed each turn and not carried). None when a line of
+    On a hosted turn, the previous turn's billed input + its visible output (each output
+    message framed as input) + the itemised change: this turn's input items, and its
+    instructions, tools and schema less the previous turn's (they are billed each turn
+    and not carried). None when a line of
     that is unknown; `found` says why."""
     if not f.has_req:
         return None
@@ -53,7 +54,8 @@ def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
                                      " previous turn")
         return None
     change: int = acc.items + acc.static.known - prev.known
-    return st.last_input + st.last_visible + change
+    carried = st.last_visible + st.last_messages * acc.carried_message
+    return st.last_input + carried + change
 
 
 def cumulative_input(f: TurnFacts, st: ConversationState) -> int | None:

@@ -24,6 +24,7 @@ class ConversationState:
     # usage is known: what the next turn's expected input starts from.
     last_input: int | None = None
     last_visible: int = 0
+    last_messages: int = 0  # output messages among it
     last_compacted: bool = False
     # Model passes of that turn (a hosted loop bills the context once per pass), its index.
     last_passes: int = 1
