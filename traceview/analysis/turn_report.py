@@ -59,8 +59,7 @@ def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
 # What a row reads: every property but the prose (made apart), or for a table
 # (`whole=False`) not the accounts no cell reads either.
 _WHOLE = _reader({"explanation", "findings"})
-_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts",
-                  "input_account"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts"})
 # The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
 _FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 

@@ -30,8 +30,7 @@ def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
     On a hosted turn, the previous turn's billed input + its visible output (each output
     message framed as input) + the itemised change: this turn's input items, and its
     instructions, tools and schema less the previous turn's (they are billed each turn
-    and not carried). None when a line of
-    that is unknown; `found` says why."""
+    and not carried). None when a line of that is unknown; `found` says why."""
     if not f.has_req:
         return None
     if acc is None:
