@@ -165,3 +165,14 @@ def test_the_context_command_prints_the_stack(tmp_path: Path) -> None:
     assert "| response_format | answer | 36 |" in md
     missing = subprocess.run([*run[:-1], "7"], capture_output=True, text=True)
     assert missing.returncode == 1 and "no turn 7" in missing.stderr
+
+
+def test_a_reusable_prompt_is_listed_and_its_text_unknown(tmp_path: Path) -> None:
+    body = {"model": MODEL, "prompt": {"id": "pmpt_1", "version": "2",
+                                       "variables": {"city": "Paris"}}}
+    t = analyze(str(write(tmp_path / "prompt.jsonl", [req(body), reply("r1", 300, 10)]))
+                ).turns[0]
+    lines = {(c["component"], c["name"]): (c["tokens"], c["basis"]) for c in t.input_account}
+    assert lines[("prompt", "pmpt_1@2")] == (None, "unknown")
+    assert lines[("prompt_variable", "city")] == (1, "known")
+    assert t.expected_input is None and "reusable prompt" in t.expected_input_unknown
