@@ -176,3 +176,13 @@ def test_a_reusable_prompt_is_listed_and_its_text_unknown(tmp_path: Path) -> Non
     assert lines[("prompt", "pmpt_1@2")] == (None, "unknown")
     assert lines[("prompt_variable", "city")] == (1, "known")
     assert t.expected_input is None and "reusable prompt" in t.expected_input_unknown
+
+
+def test_a_conversation_created_empty_carries_nothing_on_its_first_turn() -> None:
+    """pai_conversation_streaming (real, MIT: tests/fixtures/real): POST /v1/conversations
+    with no items, then a first turn billed 21 = framing 3 + instructions 10 + message 8."""
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+    t = analyze(str(root / "pai_conversation_streaming.jsonl")).turns[0]
+    [carried] = [c for c in t.input_account if c["component"] == "carried"]
+    assert (carried["tokens"], carried["basis"]) == (0, "known")
+    assert t.expected_input == t.input_tokens == 21 and t.unexplained_tokens == 0

@@ -27,7 +27,7 @@ from traceview.analysis.rules.numbers import cumulative_input, expected_input, o
 from traceview.analysis.stats import Totals
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_report import TurnReport
-from traceview.capture.model import RecordRef, Turn
+from traceview.capture.model import Exchange, RecordRef, Turn
 
 # Reads one record again by its byte range (Capture.read).
 Reader = Callable[[RecordRef | None], dict[str, Any] | None]
@@ -37,11 +37,17 @@ class Analyzer:
     """Analyses turns one after another; holds the reports, conversations and totals."""
 
     def __init__(self, options: Options | None = None, pricing: Pricing | None = None,
-                 read: Reader | None = None) -> None:
+                 read: Reader | None = None, exchanges: Sequence[Exchange] | None = None
+                 ) -> None:
         self.options = options or Options()
         # Each turn's input account, from its request body read again (None: no reader, as
         # for turns built alone, whose expected input is then unknown).
         self.accounts = Accounts(read) if read is not None else None
+        # The capture's other calls (as they are read): a conversation created empty
+        # there starts its first turn with nothing carried.
+        self.exchanges = exchanges
+        self._exchanges_seen = 0
+        self._created_empty: set[str] = set()
         self.pricing = pricing or Pricing.load(self.options.pricing_path)
         self.grouper = ConversationGrouper()
         self.states: dict[str, ConversationState] = {}
@@ -74,6 +80,10 @@ class Analyzer:
         tc = self._columns_of(turn.table)
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
+        if acc is not None and acc.hosted and st.last_input is None \
+                and f.req_conversation_id is not None \
+                and self._empty_at_start(f.req_conversation_id):
+            acc = acc.started_empty()
         expected = expected_input(f, st, acc, found)
         owned = owned_state_bytes(f, st)
         tc.put_row(f.row, owned, expected, cumulative_input(f, st), st.number)
@@ -106,6 +116,22 @@ class Analyzer:
         res = turn.res
         created = res.started_at if res is not None else None
         return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens, created)
+
+    def _empty_at_start(self, conversation: str) -> bool:
+        """Whether the capture created `conversation` with no items (POST
+        /v1/conversations without `items`) before this turn."""
+        found, seen = self.exchanges, self._exchanges_seen
+        if found is None or self.accounts is None:
+            return False
+        for ex in found[seen:]:
+            if ex.method == "POST" and ex.path.rstrip("/") == "/v1/conversations" \
+                    and ex.conversation_id:
+                record = self.accounts.read(ex.request)
+                body = record.get("body") if isinstance(record, dict) else None
+                if isinstance(body, dict) and not body.get("items"):
+                    self._created_empty.add(ex.conversation_id)
+        self._exchanges_seen = len(found)
+        return conversation in self._created_empty
 
     def _state(self, turn: Turn, source_name: str) -> ConversationState:
         """The running state of the turn's conversation (made on its first turn)."""

@@ -123,7 +123,8 @@ class Session:
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
                                     self.options.from_format)
         self.capture = self.loader.capture
-        self.analyzer = Analyzer(self.options, pricing, self.capture.read)
+        self.analyzer = Analyzer(self.options, pricing, self.capture.read,
+                                 self.capture.exchanges)
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
         self.analysis.pricing = _pricing_info(self.analyzer)
 
@@ -202,7 +203,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
         return Session(paths_or_capture, options, pricing=pricing,
                        totals=totals).run_to_end()
     cap = paths_or_capture
-    analyzer = Analyzer(options or Options(), read=cap.read)
+    analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
     analyzer.add_all(cap.turns, cap.sources, _drop)
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports

@@ -66,7 +66,8 @@ def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
         body += ["  ".join(x.rjust(w) if i in (2, 3) else x.ljust(w)
                            for i, (x, w) in enumerate(zip(r[:5], widths, strict=True)))
                  for r in rows]
-        body += ["", *(f"{r[0]} {r[1]}: {r[5]}" for r in rows if r[2] == "?" or r[3])]
+        notes = [f"{r[0]} {r[1]}: {r[5]}" for r in rows if r[2] == "?" or r[3]]
+        body += ["", *notes] if notes else []
     why = doc["expected_input_unknown"]
     lines = [("# " if markdown else "") + head, "", *body, "", sums, *([why] if why else [])]
     text = "\n".join(line.rstrip() for line in lines) + "\n"

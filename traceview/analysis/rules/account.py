@@ -32,6 +32,9 @@ _APART = frozenset({"request", "carried", "hosted_pass"})
 # Lines that are not carried from one turn to the next: re-billed each turn as sent.
 STATIC = frozenset({"instructions", "tools", "response_format", "prompt", "prompt_variable",
                     "preamble", "reasoning_mode"})
+# The carried line of a conversation the capture created with no items.
+_EMPTY: Line = ("carried", "", 0, "known", None,
+                "the conversation was created empty in this capture: nothing carried yet")
 _RECENT = 16  # responses with reasoning kept for a later resend (the tool loop's turns)
 _PRODUCED = 4096  # reasoning item ids remembered, oldest forgotten first
 
@@ -59,6 +62,14 @@ class TurnAccount(NamedTuple):
     # What an output message of the previous turn costs as this turn's input beyond its
     # output tokens: the message framing less the end token its output count included.
     carried_message: int
+
+    def started_empty(self) -> TurnAccount:
+        """This account on the first turn of a conversation the capture created empty:
+        nothing is carried, so the lines' sum is the expectation (the visible case)."""
+        lines = tuple(_EMPTY if line[0] == "carried" else line for line in self.lines)
+        unknown = any(line[2] is None for line in lines)
+        total = None if unknown else sum(line[2] or 0 for line in lines)
+        return self._replace(lines=lines, expected=total, hosted=False)
 
 
 class Accounts:
