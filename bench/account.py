@@ -6,6 +6,12 @@ calibration: median and p90 of |billed - expected| / billed. Targets: median <= 
 p90 <= 5 %. With no arguments it reads the shared real captures.
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
+    python bench/account.py --reports REPORT.json ... [--all]
+
+--reports reads `traceview report --format json` documents instead (one per capture) and
+prints the analysis's own figures: on how many billed turns expected input is known, and
+|billed - expected| on the turns without a deposit, compaction, unknown item or failure
+marker (every turn kind: first, stateless, chat and hosted turns alike).
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
@@ -115,13 +121,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*")
     parser.add_argument("--all", action="store_true", help="also list turns not fully visible")
     parser.add_argument("--fit", action="store_true", help="re-fit the framing constants")
+    parser.add_argument("--reports", action="store_true",
+                        help="the paths are report JSON documents: the analysis's figures")
     parser.add_argument("--fallback", action="store_true",
                         help="count with the labelled 4-bytes estimate instead (comparison)")
     args = parser.parse_args(argv)
     if args.fallback:
         tokens_module._backend = lambda _encoding: None  # type: ignore[assignment]
+        tokens_module.counter_for.cache_clear()
     if args.fit:
         fit(captures(args.paths))
+        return 0
+    if args.reports:
+        from_reports([Path(p) for p in args.paths], args.all)
         return 0
     errors: list[float] = []
     total = visible = 0
@@ -154,6 +166,39 @@ def report(errors: list[float], total: int, visible: int) -> None:
         print(calibration(errors) + "  (targets: median <= 1.50 %, p90 <= 5.00 %)")
 
 
+# A turn with one of these markers is left out of the error: its billed input is not
+# expected to match (something arrived, shrank, failed or is not known).
+MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item", "failed",
+                    "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
+
+
+def from_reports(paths: list[Path], listed: bool) -> None:
+    """Expected input known on how many billed turns, and the error on unmarked turns."""
+    errors: list[float] = []
+    billed_turns = known = 0
+    for path in paths:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for turn in doc.get("turns", []):
+            tokens, expected = turn.get("input_tokens"), turn.get("expected_input")
+            if not tokens:
+                continue
+            billed_turns += 1
+            if expected is None:
+                continue
+            known += 1
+            if MARKED.intersection(turn.get("markers") or ()):
+                continue
+            error = (expected - tokens) / tokens
+            errors.append(abs(error))
+            if listed:
+                print(f"{path.stem[:44]:44} {turn['index']:>4} {tokens:>7} {expected:>8}"
+                      f" {error:>+7.1%}")
+    print(f"billed turns {billed_turns}; expected known {known}"
+          f" ({known / max(billed_turns, 1):.0%}); unmarked with expected {len(errors)}")
+    if errors:
+        print(calibration(errors))
+
+
 def calibration(errors: list[float]) -> str:
     ordered = sorted(errors)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
@@ -170,6 +215,7 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     saved = dict(framing_module.FAMILIES)
     for family_api, value in saved.items():
         framing_module.FAMILIES[family_api] = replace(value, **zero)  # type: ignore[arg-type]
+    framing_module.framing_for.cache_clear()  # it hands out the table's values by model
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: set[str] = set()
     try:
@@ -186,6 +232,7 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
                 groups.setdefault((acc.family, api), []).append((tokens, acc.expected, counts))
     finally:
         framing_module.FAMILIES.update(saved)
+        framing_module.framing_for.cache_clear()
     return groups
 
 

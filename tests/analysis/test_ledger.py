@@ -18,22 +18,22 @@ def test_claims_turn2_file_search_is_carried_into_turns_3_and_4_with_its_cost() 
     [src] = conv["sources"]
     assert src["kind"] == "deposit" and src["origin_turns"] == [2]
     assert src["types"] == ["file_search_call"] and src["evidence_missing"] is True
-    assert src["tokens_per_turn"] == 4003
+    assert src["tokens_per_turn"] == 4001
     assert [(c["turn"], c["tokens"], c["cost_usd"]) for c in src["charges"]] == [
-        (3, 4003, 0.006371),  # 1,664 of 6,110 cached on turn 3
-        (4, 4003, 0.002516),  # 6,016 of 6,580 cached on turn 4: mostly at the cached price
+        (3, 4001, 0.006368),  # 1,664 of 6,110 cached on turn 3
+        (4, 4001, 0.002515),  # 6,016 of 6,580 cached on turn 4: mostly at the cached price
     ]
-    assert src["later_turns"] == 1 and src["tokens_rebilled"] == 4003
-    assert conv["tokens"] == 8006 and conv["cost_usd"] == 0.008887
-    assert conv["share_of_cost"] == 0.2497  # of the conversation's $0.035588
+    assert src["later_turns"] == 1 and src["tokens_rebilled"] == 4001
+    assert conv["tokens"] == 8002 and conv["cost_usd"] == 0.008882
+    assert conv["share_of_cost"] == 0.2496  # of the conversation's $0.035588
     assert "apportioned" in conv["apportioned"]
     t3, t4 = a.turn(3).to_dict(), a.turn(4).to_dict()
     assert t3["carried_context"]["arrived"] == ["deposit@3"]
-    assert t4["carried_context"]["tokens"] == 4003
+    assert t4["carried_context"]["tokens"] == 4001
     assert a.turn(2).to_dict()["carried_context"]["tokens"] == 0
-    assert any("re-billed on 1 later turn: ≈ 4,003 tokens, ≈ $0.0025" in s
+    assert any("re-billed on 1 later turn: ≈ 4,001 tokens, ≈ $0.0025" in s
                for s in t3["explanation"])
-    assert any(s.startswith("Carries ≈ 4,003 tokens") for s in t4["explanation"])
+    assert any(s.startswith("Carries ≈ 4,001 tokens") for s in t4["explanation"])
 
 
 def test_growth_has_cumulative_input_owned_bytes_and_a_labelled_projection() -> None:
@@ -107,9 +107,13 @@ def test_captured_hosted_results_below_the_deposit_threshold_are_carried(tmp_pat
              "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}]}),
         res(response("r1", 1000, 100, conv=conv, output=[file_search("fs_1", results),
                                                          message("a")])),
-        req({"model": "gpt-4o-mini", "conversation": conv, "input": "q2"}),
+        # The same tools each turn: the file_search definition's size is unknown, and only
+        # an unchanged tool set leaves the change from turn to turn known.
+        req({"model": "gpt-4o-mini", "conversation": conv, "input": "q2",
+             "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}]}),
         res(response("r2", 1300, 100, conv=conv)),  # +~190: too small to be a deposit
-        req({"model": "gpt-4o-mini", "conversation": conv, "input": "q3"}),
+        req({"model": "gpt-4o-mini", "conversation": conv, "input": "q3",
+             "tools": [{"type": "file_search", "vector_store_ids": ["vs_1"]}]}),
         res(response("r3", 1420, 100, conv=conv)),
     ]
     a = analyze(str(write(tmp_path / "s.jsonl", recs)))

@@ -65,9 +65,10 @@ def test_chain_through_compaction_is_one_conversation(tmp_path: Path) -> None:
     assert len(a.turns) == 8
     assert len(a.conversations) == 1 and a.conversations[0].turns == list(range(1, 9))
     assert a.conversations[0].kind == "chain"
-    # turns 4, 6, 8 keep their expected input (they no longer start a conversation)
+    # turns 4, 6, 8 resend a compaction item: visible input, but the item's encrypted
+    # summary has no size in the capture, so their expected input is unknown, and says so
     for t in (a.turns[3], a.turns[5], a.turns[7]):
-        assert t.expected_input is not None and t.unexplained_tokens is not None
+        assert t.expected_input is None and "compaction" in t.expected_input_unknown
 
 
 def test_compaction_counted_where_it_happened(tmp_path: Path) -> None:
@@ -170,7 +171,8 @@ def test_input_that_cannot_be_estimated_says_so(tmp_path: Path) -> None:
     a = analyze(str(_screenshot_capture(tmp_path, pdf)))
     t2 = a.turns[1]
     assert t2.expected_input is None and "deposit" not in t2.markers
-    assert t2.expected_input_unknown.startswith("expected input unknown: the request carries")
+    assert t2.expected_input_unknown.startswith(
+        "expected input unknown: image computer_call_output #0 computer_screenshot: image size")
     body = {"model": "gpt-4.1", "previous_response_id": "resp_1",
             "input": [{"role": "user", "content": [
                 {"type": "input_file", "filename": "policy.pdf", "file_data": "data:..."},
@@ -180,6 +182,7 @@ def test_input_that_cannot_be_estimated_says_so(tmp_path: Path) -> None:
             *_turn(body, sdk.body("resp_2", 9000, 10, [message("ok")]))]
     b = analyze(str(write(tmp_path / "pdf.jsonl", recs)))
     assert b.turns[1].expected_input is None and "deposit" not in b.turns[1].markers
+    assert "input_file" in b.turns[1].expected_input_unknown
     assert b.turns[1].media_input[0]["filename"] == "policy.pdf"
 
 
@@ -431,7 +434,12 @@ def test_real_pdf_and_image_url_input_is_listed_with_unknown_tokens() -> None:
     assert [(m["type"], m["source"], m["tokens"]) for m in t.media_input] == [
         ("input_file", "inline", None), ("input_image", "url", None)]
     assert t.media_input[0]["filename"] == "test_favorite_foods.pdf"
-    assert t.expected_input is None and t.expected_input_unknown is None  # first turn
+    # A first turn is expected to bill its account, which a PDF leaves unknown.
+    assert t.expected_input is None and t.expected_input_unknown == (
+        "expected input unknown: file user #1 input_file: file content (PDF, document) is not"
+        " sized by the capture")
+    assert [c["basis"] for c in t.input_account if c["component"] in ("file", "image")] == [
+        "unknown", "unknown"]
     assert any("input_file: tokens unknown" in s for s in t.explanation)
 
 

@@ -11,8 +11,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from traceview.analysis.options import Options
+from traceview.analysis.pricing import Pricing
 from traceview.analysis.rules import turn_markers
+from traceview.analysis.rules.account import Static, TurnAccount
 from traceview.analysis.rules.actions import unanswered, unoffered_functions
+from traceview.analysis.rules.change import cache_lost, history_resent, prefix_changes
 from traceview.analysis.rules.compaction import CompactionItems, compaction, compaction_likely
 from traceview.analysis.rules.deposit import deposit, model_passes
 from traceview.analysis.rules.evidence import tool_offered_unused
@@ -21,6 +24,7 @@ from traceview.analysis.rules.state import ConversationState
 from traceview.capture.model import HostedCall
 
 OPTIONS = Options()  # deposit_min_tokens 500, deposit_ratio 0.25, compaction_min_drop 0
+PRICING = Pricing.load(None)
 
 
 def facts(**values: Any) -> Any:
@@ -95,15 +99,85 @@ def test_a_resent_compaction_item_is_not_a_new_compaction() -> None:
     assert not compaction_likely(facts(input_tokens=100), st, OPTIONS, resent, {})
 
 
-def test_expected_input_and_owned_state_bytes() -> None:
+NOTHING = Static(0, (), ())
+
+
+def _account(expected: int | None = None, *, hosted: bool = False, items: int | None = 0,
+             static: Static = NOTHING, resent: tuple[int, int] | None = None,
+             compactable: bool = True) -> TurnAccount:
+    """A turn's account as the rules read it (lines left out but an unknown one)."""
+    lines = () if expected is not None or hosted else (
+        ("file", "user #1 input_file", None, "unknown", None, "not sized"),)
+    return TurnAccount(lines, expected, hosted, items, None if items is not None else "x",
+                       static, resent, compactable, 3)
+
+
+def test_expected_input_is_the_account_where_the_input_is_visible() -> None:
+    st = ConversationState(0, last_input=1000, last_visible=80)
+    assert expected_input(facts(), st, _account(1234), {}) == 1234  # not 1000 + 80 + …
+    assert expected_input(facts(), ConversationState(0), _account(57), {}) == 57  # first turn
+    found: dict[str, Any] = {}
+    assert expected_input(facts(), st, _account(None), found) is None
+    assert found["expected_unknown"].startswith("expected input unknown: file user #1")
+    found = {}
+    assert expected_input(facts(), st, None, found) is None  # the body could not be read
+    assert "read again" in found["expected_unknown"]
+
+
+def test_expected_input_on_a_hosted_turn_is_the_previous_plus_the_itemised_change() -> None:
+    tools = Static(120, (("tools", "file_search"),), (("tools", (("lookup", 120),)),))
+    st = ConversationState(0, last_input=1000, last_visible=80, last_static=tools)
+    hosted = _account(hosted=True, items=40, static=tools)
+    assert expected_input(facts(previous_response_id="r1"), st, hosted, {}) == 1120
+    # A function schema added (855 tokens) is accounted for: no deposit follows.
+    more = Static(975, tools.unknown, (("tools", (("lookup", 120), ("big", 855))),))
+    expected = expected_input(facts(), st, _account(hosted=True, items=40, static=more), {})
+    assert expected == 1975 and not deposit(1975, expected, 1, OPTIONS)
+    # A schema dropped (87 tokens) lowers it: no compaction_likely follows.
+    less = Static(33, tools.unknown, ())
+    expected = expected_input(facts(), st, _account(hosted=True, items=40, static=less), {})
+    assert expected == 1033
+    assert not compaction_likely(facts(input_tokens=1030), st, OPTIONS, None, {}, expected)
+    # An unknown hosted tool dropped: the change is unknown, and so is expected input.
+    found: dict[str, Any] = {}
+    gone = Static(120, (), tools.kinds)
+    assert expected_input(facts(), st, _account(hosted=True, items=40, static=gone),
+                          found) is None and "changed" in found["expected_unknown"]
+    assert expected_input(facts(), ConversationState(0), hosted, {}) is None  # no usage before
+
+
+def test_a_turn_that_cannot_have_been_compacted_is_never_compaction_likely() -> None:
+    st = ConversationState(0, last_input=5000)
+    fell = facts(input_tokens=1000)
+    assert compaction_likely(fell, st, OPTIONS, None, {})
+    assert not compaction_likely(fell, st, OPTIONS, None, {}, None, compactable=False)
+    assert not compaction_likely(fell, st, OPTIONS, None, {}, 1020)  # the account explains it
+
+
+def test_history_sent_again_on_a_hosted_turn_and_a_lost_cache() -> None:
+    found: dict[str, Any] = {}
+    assert history_resent(_account(hosted=True, resent=(812, 4)), found)
+    assert found["history_resent"] == {"tokens": 812, "items": 4}
+    assert not history_resent(_account(hosted=True), {})
+    before = Static(10, (), (("instructions", (("instructions", 10),)),))
+    after = Static(12, (), (("instructions", (("instructions", 12),)),))
+    st = ConversationState(0, last_input=10000, last_cached_share=0.9, last_static=before)
+    changed = prefix_changes(_account(hosted=True, static=after), st, False)
+    assert changed == ["instructions"]
+    found = {}
+    f = facts(model="gpt-4.1", input_tokens=10000, cached_tokens=0)
+    assert cache_lost(f, st, changed, Pricing.load(None), found)
+    lost = found["cache_lost"]
+    assert (lost["changed"], lost["share"], lost["tokens"]) == (["instructions"], 0.0, 9000)
+    assert lost["usd"] == 0.0135  # 9,000 tokens at $2.00 - $0.50 per million (gpt-4.1)
+    assert not cache_lost(f, st, [], Pricing.load(None), {})  # no prefix change: not this
+    kept = facts(model="gpt-4.1", input_tokens=10000, cached_tokens=8000)
+    assert not cache_lost(kept, st, changed, Pricing.load(None), {})
+
+
+def test_owned_state_bytes_and_cumulative_input() -> None:
     st = ConversationState(0, last_input=1000, last_visible=80, history_bytes=5000,
                            cumulative=1000)
-    assert expected_input(facts(new_input_tokens=40), st, {}) == 1120
-    assert expected_input(facts(), ConversationState(0), {}) is None  # no usage before
-    found: dict[str, Any] = {}
-    media = {"media": [{"type": "input_image", "tokens": None}]}
-    assert expected_input(facts(req_extra=media), st, found) is None
-    assert "expected_unknown" in found
     assert owned_state_bytes(facts(), st) == 300  # not chained: its own bytes
     assert owned_state_bytes(facts(previous_response_id="resp_1"), st) == 5300
     assert owned_state_bytes(facts(request_bytes=None), st) is None
@@ -138,7 +212,7 @@ def test_markers_come_in_display_order() -> None:
     st = ConversationState(0, last_input=1000, last_visible=0)
     f = facts(input_tokens=5000, new_input_tokens=0, status="incomplete",
               tools_offered=("web_search",), attempts=("try",), refusal=True)
-    assert turn_markers(f, st, 1000, 1, None, OPTIONS, {}) == [
+    assert turn_markers(f, st, 1000, 1, None, OPTIONS, {}, None, PRICING) == [
         "deposit", "incomplete", "retried", "refusal"]
     assert turn_markers(facts(has_res=False, status="unknown", input_tokens=None), st, None,
-                        1, None, OPTIONS, {}) == ["request_only"]
+                        1, None, OPTIONS, {}, None, PRICING) == ["request_only"]

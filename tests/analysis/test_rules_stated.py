@@ -26,7 +26,8 @@ def report(path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> list[dict[
 
 
 def two_turns(tmp_path: Path, first_input: int, second_input: int) -> Path:
-    """Turn 2 expects turn 1's billed input + its 100 output tokens + 6 for "and then"."""
+    """Turn 2 expects turn 1's billed input + its 100 output tokens + 3 (that answer framed
+    as input) + 6 for "and then" (2 tokens in o200k + message framing)."""
     return write(tmp_path / "c.jsonl",
                  conv_turn("conv_1", "hello there", "r1", first_input, 100)
                  + conv_turn("conv_1", "and then", "r2", second_input, 100))
@@ -35,7 +36,7 @@ def two_turns(tmp_path: Path, first_input: int, second_input: int) -> Path:
 @pytest.mark.parametrize(("billed", "deposit"), [(1106 + 500, True), (1106 + 499, False)])
 def test_deposit_at_exactly_the_minimum_tokens(tmp_path, capsysbinary, billed, deposit):
     """Expected 1,106: 25 % of it is 276, so the 500-token minimum is the threshold."""
-    second = report(two_turns(tmp_path, 1000, billed), capsysbinary)[1]
+    second = report(two_turns(tmp_path, 997, billed), capsysbinary)[1]
     assert second["expected_input"] == 1106
     assert second["unexplained_tokens"] == billed - 1106
     assert ("deposit" in second["markers"]) is deposit
@@ -44,7 +45,7 @@ def test_deposit_at_exactly_the_minimum_tokens(tmp_path, capsysbinary, billed, d
 @pytest.mark.parametrize(("billed", "deposit"), [(10104 + 2526, True), (10104 + 2525, False)])
 def test_deposit_at_exactly_a_quarter_of_expected(tmp_path, capsysbinary, billed, deposit):
     """Expected 10,104: a quarter of it, 2,526 tokens, is above the 500 minimum."""
-    second = report(two_turns(tmp_path, 9998, billed), capsysbinary)[1]
+    second = report(two_turns(tmp_path, 9995, billed), capsysbinary)[1]
     assert second["expected_input"] == 10104
     assert ("deposit" in second["markers"]) is deposit
 

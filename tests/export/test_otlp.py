@@ -91,7 +91,7 @@ def test_otlp_carries_traceview_findings(tv, tmp_path: Path) -> None:
     spans = spans_of(json.loads(out.read_text()))
     chats = [attrs(s) for s in spans if "gen_ai.usage.input_tokens" in attrs(s)]
     t3 = next(a for a in chats if a["traceview.turn.index"] == 3)
-    assert t3["traceview.deposit"] is True and t3["traceview.unexplained_tokens"] == 4003
+    assert t3["traceview.deposit"] is True and t3["traceview.unexplained_tokens"] == 4001
     assert t3["gen_ai.conversation.id"].startswith("conv_")
     assert t3["gen_ai.response.id"].startswith("resp_")
     assert t3["gen_ai.request.model"] == "gpt-4.1-2025-04-14"

@@ -48,7 +48,7 @@ def test_rows_carry_the_report_numbers() -> None:
     assert [r["conversation_index"] for r in rows] == [1, 2, 3, 4]
     r3 = rows[2]
     assert (r3["input_tokens"], r3["unexplained_tokens"], r3["markers"]) == (
-        6110, 4003, ["deposit", "tool_offered_unused"])
+        6110, 4001, ["deposit", "tool_offered_unused"])
     assert r3["ts"] == 1767225609000 and r3["date"] == "2026-01-01"
     assert r3["conversation_kind"] == "conversation"
     assert r3["cost_tokens_usd"] == report[3]["cost"]["tokens_usd"]
@@ -87,7 +87,7 @@ def test_duckdb_reads_the_parquet_with_the_documented_types(samples_export: Path
     assert types["hosted_calls"].startswith("STRUCT(\"type\" VARCHAR")
     n = con.execute("SELECT sum(unexplained_tokens) FROM turns WHERE source LIKE "
                     "'%claims.jsonl' AND list_contains(markers, 'deposit')").fetchone()
-    assert n == (4003,)
+    assert n == (4001,)
 
 
 def test_partition_by_model(tv, tmp_path: Path) -> None:
@@ -114,17 +114,17 @@ def _sql(tv, query: str, *sources: object, cache: Path) -> list[dict]:
 
 def test_five_queries_on_the_samples(tv, samples_export: Path, tmp_path: Path) -> None:
     res = {k: _sql(tv, q, samples_export, cache=tmp_path) for k, (_, q) in QUERIES.items()}
-    # claims.jsonl and claims_included.jsonl: 4,003 tokens deposited on turn 3 of 4,
+    # claims.jsonl and claims_included.jsonl: 4,001 tokens deposited on turn 3 of 4,
     # billed again on turn 4.
     top = res["rebilled"][0]
-    assert (top["deposited"], top["rebilled_tokens"], top["turns"]) == (4003, 8006, 4)
+    assert (top["deposited"], top["rebilled_tokens"], top["turns"]) == (4001, 8002, 4)
     ev = {r["tool"]: r for r in res["evidence"]}
     assert (ev["file_search_call"]["calls"], ev["file_search_call"]["missing"]) == (4, 2)
     assert ev["file_search_call"]["include_flag"] == "file_search_call.results"
     lat = {(r["model"], r["hosted"]): r for r in res["latency"]}
     assert lat[("gpt-4.1-2025-04-14", "hosted tools")]["turns"] == 4
     days = {r["date"]: r for r in res["deposits"]}
-    assert days["2026-01-01"]["deposits"] == 2 and days["2026-01-01"]["deposited_tokens"] == 8006
+    assert days["2026-01-01"]["deposits"] == 2 and days["2026-01-01"]["deposited_tokens"] == 8002
     kinds = {r["kind"]: r for r in res["cost"]}
     assert set(kinds) == {"conversation", "chain", "stateless"}
     assert sum(r["turns"] for r in res["cost"]) == 38
@@ -162,7 +162,7 @@ def test_csv_export(tv, tmp_path: Path) -> None:
     with open(tmp_path / "turns.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == column_names("turns")
-    assert rows[2]["unexplained_tokens"] == "4003"
+    assert rows[2]["unexplained_tokens"] == "4001"
     assert json.loads(rows[2]["markers"]) == ["deposit", "tool_offered_unused"]
     assert rows[2]["ts"] == "2026-01-01T00:00:09Z"
     assert json.loads(rows[1]["hosted_calls"])[0]["evidence"] == "missing"
@@ -256,7 +256,7 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
     export_files([str(SAMPLES / "claims.jsonl")], DuckDBSink(tmp_path / "c.duckdb"))
     con = duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True)
     [top] = con.execute(QUERIES["rebilled"][1]).fetchall()
-    assert top[-1] == 6000  # measured carried context, not 4,003 × 2
+    assert top[-1] == 6000  # measured carried context, not 4,001 × 2
 
 
 def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.MonkeyPatch) -> None:

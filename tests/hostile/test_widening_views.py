@@ -61,8 +61,9 @@ def test_a_capture_crossing_every_boundary_reads_as_in_one_process(
            for n in range(len(widening_capture.EDGES))]
     limit = widening_capture.LIMIT
     # Turn 161's response line is unreadable (a created_at of 320 digits), as are those
-    # whose counts pass 64 bits: their counts are unknown, as on main.
-    assert got == [0, 1, 127, 128, 255, 256, 32767, 32768, 65535, 65536, None, 2**31,
+    # whose counts pass 64 bits: their counts are unknown, as on main. The 0 edge is
+    # all-zero usage on a response with output: unknown too, not 0.
+    assert got == [None, 1, 127, 128, 255, 256, 32767, 32768, 65535, 65536, None, 2**31,
                    2**32 - 1, 2**32, limit - 1] + [None] * 9
     assert len(a.turns) == first + 2 * len(widening_capture.EDGES) + 300 + 2 + 1 - 1
     assert len({t.model for t in a.turns}) == 301

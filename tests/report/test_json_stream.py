@@ -59,4 +59,4 @@ def test_without_explain_a_turn_keeps_everything_but_its_sentences() -> None:
         del turn["explanation"], turn["findings"]
     assert plain == explained
     assert plain["turns"][2]["markers"] == ["deposit", "tool_offered_unused"]
-    assert plain["turns"][2]["unexplained_tokens"] == 4003
+    assert plain["turns"][2]["unexplained_tokens"] == 4001

@@ -47,7 +47,7 @@ async def test_80x24_keeps_number_sent_billed_unexplained_hosted_and_markers(cla
         rows = table_lines(app)
         assert len(rows) == 4
         # the deposit on turn 3 and the missing evidence (✗) of turns 2 and 4 are visible
-        assert rows[2].split()[0] == "3" and "6,110" in rows[2] and "+4,003" in rows[2]
+        assert rows[2].split()[0] == "3" and "6,110" in rows[2] and "+4,001" in rows[2]
         assert "⊕" in rows[2]
         assert "file_search ✗" in rows[1] and "file_search ✗" in rows[3]
         assert all(len(r) <= 80 for r in rows)
@@ -115,7 +115,7 @@ async def test_the_finding_is_on_screen_at_80x24(claims):
         await pilot.press("enter")
         await loaded(app, pilot)
         finding = app.screen.query_one("#findings", Static)
-        assert "4,003 tokens arrived without a request" in str(finding.render())
+        assert "4,001 tokens arrived without a request" in str(finding.render())
         assert finding.region.y <= 2 and finding.region.height > 0
 
 

@@ -46,7 +46,7 @@ async def test_brackets_step_between_turns_inside_the_detail(claims):
         await pilot.press("right_square_bracket")
         await loaded(app, pilot)
         assert isinstance(app.screen, DetailScreen) and app.screen.turn.index == 3
-        assert "4,003 tokens arrived" in str(app.screen.query_one("#findings", Static).render())
+        assert "4,001 tokens arrived" in str(app.screen.query_one("#findings", Static).render())
         await pilot.press("left_square_bracket", "left_square_bracket")
         await loaded(app, pilot)
         assert app.screen.turn.index == 1

@@ -45,7 +45,7 @@ async def test_l_opens_the_ledger_of_the_shown_conversation_and_escape_closes_it
         await pilot.pause()
         assert isinstance(app.screen, LedgerScreen)
         body = _text(app.screen, "#ledger-body")
-        assert "carried context 8,006 tokens, $0.0089 = 25.0 %" in body
+        assert "carried context 8,002 tokens, $0.0089 = 25.0 %" in body
         assert "deposit@3" in body and "file_search on 2 ✗ not captured" in body
         assert "PROJECTION (not a measurement)" in body and "9,030" in body
         await pilot.press("escape")

@@ -19,6 +19,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import Cost, Pricing
 from traceview.analysis.reports import Reports
 from traceview.analysis.rules import ConversationState, TurnFacts, model_passes, turn_markers
+from traceview.analysis.rules.account import Accounts, TurnAccount
 from traceview.analysis.rules.actions import unanswered
 from traceview.analysis.rules.compaction import CompactionItems
 from traceview.analysis.rules.cost import cost as turn_cost
@@ -26,14 +27,27 @@ from traceview.analysis.rules.numbers import cumulative_input, expected_input, o
 from traceview.analysis.stats import Totals
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_report import TurnReport
-from traceview.capture.model import Turn
+from traceview.capture.model import Exchange, RecordRef, Turn
+
+# Reads one record again by its byte range (Capture.read).
+Reader = Callable[[RecordRef | None], dict[str, Any] | None]
 
 
 class Analyzer:
     """Analyses turns one after another; holds the reports, conversations and totals."""
 
-    def __init__(self, options: Options | None = None, pricing: Pricing | None = None) -> None:
+    def __init__(self, options: Options | None = None, pricing: Pricing | None = None,
+                 read: Reader | None = None, exchanges: Sequence[Exchange] | None = None
+                 ) -> None:
         self.options = options or Options()
+        # Each turn's input account, from its request body read again (None: no reader, as
+        # for turns built alone, whose expected input is then unknown).
+        self.accounts = Accounts(read) if read is not None else None
+        # The capture's other calls (as they are read): a conversation created empty
+        # there starts its first turn with nothing carried.
+        self.exchanges = exchanges
+        self._exchanges_seen = 0
+        self._created_empty: set[str] = set()
         self.pricing = pricing or Pricing.load(self.options.pricing_path)
         self.grouper = ConversationGrouper()
         self.states: dict[str, ConversationState] = {}
@@ -65,13 +79,21 @@ class Analyzer:
         st = self._state(turn, source_name)
         tc = self._columns_of(turn.table)
         found: dict[str, Any] = {}
-        expected = expected_input(f, st, found)
+        acc = self._account(turn, f)
+        if acc is not None and acc.hosted and st.last_input is None \
+                and f.req_conversation_id is not None \
+                and self._empty_at_start(f.req_conversation_id):
+            acc = acc.started_empty()
+        expected = expected_input(f, st, acc, found)
         owned = owned_state_bytes(f, st)
         tc.put_row(f.row, owned, expected, cumulative_input(f, st), st.number)
+        if acc is not None:
+            tc.set_account(f.row, acc.lines, st.last_index if acc.hosted else None)
         tc.sources.setdefault(f.source, source_name)
         passes = model_passes(f.output_types) if f.hosted_calls else 1
         resent = self.compactions.resent(f)
-        markers = turn_markers(f, st, expected, passes, resent, self.options, found)
+        markers = turn_markers(f, st, expected, passes, resent, self.options, found, acc,
+                               self.pricing)
         if "deposit" in markers:
             self._attribute(st, tc, f.row)
         if markers:
@@ -83,9 +105,33 @@ class Analyzer:
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
         self._count(f, st, markers, cost, owned)
-        self._carry(f, st, tc, passes, "compaction" in markers, report)
+        self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
         self.reports.append(tc, f.row)
         return report
+
+    def _account(self, turn: Turn, f: TurnFacts) -> TurnAccount | None:
+        """The turn's input account (None without a reader or a readable request)."""
+        if self.accounts is None:
+            return None
+        res = turn.res
+        created = res.started_at if res is not None else None
+        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens, created)
+
+    def _empty_at_start(self, conversation: str) -> bool:
+        """Whether the capture created `conversation` with no items (POST
+        /v1/conversations without `items`) before this turn."""
+        found, seen = self.exchanges, self._exchanges_seen
+        if found is None or self.accounts is None:
+            return False
+        for ex in found[seen:]:
+            if ex.method == "POST" and ex.path.rstrip("/") == "/v1/conversations" \
+                    and ex.conversation_id:
+                record = self.accounts.read(ex.request)
+                body = record.get("body") if isinstance(record, dict) else None
+                if isinstance(body, dict) and not body.get("items"):
+                    self._created_empty.add(ex.conversation_id)
+        self._exchanges_seen = len(found)
+        return conversation in self._created_empty
 
     def _state(self, turn: Turn, source_name: str) -> ConversationState:
         """The running state of the turn's conversation (made on its first turn)."""
@@ -114,13 +160,18 @@ class Analyzer:
                              cost.tokens_usd, cost.hosted_usd, len(f.attempts), markers)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
-               compacted: bool, report: TurnReport) -> None:
+               compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:
         """What the conversation's next turn reads of this one."""
         if f.input_tokens is not None:
             st.cumulative += f.input_tokens
             if f.output_tokens is not None:
+                st.last_static = acc.static if acc is not None else None
+                st.last_cached_share = (f.cached_tokens / f.input_tokens
+                                        if f.cached_tokens is not None and f.input_tokens
+                                        else None)
                 st.last_input = f.input_tokens
                 st.last_visible = f.output_tokens - (f.reasoning_tokens or 0)
+                st.last_messages = f.output_types.count("message")
                 st.last_compacted = compacted
                 st.last_passes = passes
                 st.last_index = f.index
@@ -184,6 +235,8 @@ class Analyzer:
         self.states = {}
         self.grouper = ConversationGrouper()
         self.compactions = CompactionItems()
+        if self.accounts is not None:
+            self.accounts = Accounts(self.accounts.read)
         self.convs.compact()
 
     def conversations(self) -> Conversations:

@@ -9,7 +9,6 @@ from math import log
 from typing import Any, NamedTuple
 
 from traceview.analysis.turn_reading import TurnReading
-from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as IMAGE_RULE
 
 _GROUPED: dict[int, str] = {}  # f"{n:,}" of the counts met so far (tokens repeat a lot)
@@ -138,9 +137,14 @@ def _compose(r: TurnReading) -> tuple[list[str], list[str]]:
         out.extend(_media(r))
     expected = r.expected_input
     if expected is not None:
-        put(f"Expected ≈ {_n(expected)} input tokens: the previous turn's billed "
-            f"input and visible output plus ≈ {_n(r.new_input_estimate)} for this "
-            f"request's new input (an estimate: {METHOD}).")
+        lines = r.input_account or ()
+        if any(c["component"] == "carried" for c in lines):
+            put(f"Expected ≈ {_n(expected)} input tokens: the previous turn's billed input "
+                "and visible output plus this request's itemised change (its input account:"
+                " new items, and instructions, tools and schema as they changed).")
+        else:
+            put(f"Expected ≈ {_n(expected)} input tokens: the sum of this request's input "
+                f"account ({len(lines)} lines, counted in the model's own encoding).")
     elif r.expected_input_unknown:
         put(r.expected_input_unknown[0].upper() + r.expected_input_unknown[1:] + ".")
     passes = r.model_passes

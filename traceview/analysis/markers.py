@@ -10,6 +10,10 @@ MARKERS: dict[str, tuple[str, str]] = {
                    "/responses/compact call"),
     "compaction_likely": ("↘", "billed input fell with no compaction signal: context shrank "
                           "(cause unknown)"),
+    "history_resent": ("⧉", "a chained or conversation-handle turn sent the history again: "
+                       "billed twice"),
+    "cache_lost": ("◌", "the cached share of billed input collapsed after the prompt's prefix "
+                   "changed (instructions, tools, schema or compaction)"),
     "evidence_missing": ("✗", "a hosted call's results were not captured (see the include flag)"),
     "incomplete": ("…", "the response stopped early (incomplete)"),
     "failed": ("!", "the call failed (error status, HTTP error or transport error)"),
@@ -39,6 +43,7 @@ MARKERS: dict[str, tuple[str, str]] = {
 # Short labels for narrow tables; the legend spells each one out.
 MARKER_SHORT: dict[str, str] = {
     "deposit": "deposit", "compaction": "compact", "compaction_likely": "shrank?",
+    "history_resent": "resent", "cache_lost": "no-cache",
     "evidence_missing": "no-evid", "incomplete": "incompl", "failed": "failed",
     "cancelled": "cancel", "stream_cut": "cut", "request_only": "req-only",
     "response_only": "res-only", "tool_offered_unused": "unused", "retried": "retried",

@@ -25,8 +25,14 @@ from traceview.capture.model import Problem
 SCHEMA = "traceview.report/1"
 # Which numbers are estimates, and how they are made: stated in every report.
 ESTIMATES = {
-    "expected_input": "previous turn's billed input + its visible output (output - reasoning) "
-                      "+ new_input_estimate",
+    "expected_input": "the input account's sum where the input is visible (no conversation "
+                      "handle or previous_response_id); on hosted turns, the previous turn's "
+                      "billed input + its visible output (output - reasoning) + the itemised "
+                      "change (new input items; instructions, tools and schema less the "
+                      "previous turn's); null when a line it needs is unknown",
+    "input_account": "the request's billed input itemised, in the model's own encoding "
+                     "(o200k/cl100k, offline) with framing fitted on real captures "
+                     "(docs/input-account.md)",
     "new_input_estimate": METHOD,
     "unexplained_tokens": "input_tokens - expected_input (inherits the estimate)",
     "media_input": MEDIA_RULE,
@@ -116,8 +122,9 @@ class Session:
         self.totals = totals
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
                                     self.options.from_format)
-        self.analyzer = Analyzer(self.options, pricing)
         self.capture = self.loader.capture
+        self.analyzer = Analyzer(self.options, pricing, self.capture.read,
+                                 self.capture.exchanges)
         self.analysis = Analysis(self.capture, problems=self.capture.problems)
         self.analysis.pricing = _pricing_info(self.analyzer)
 
@@ -196,7 +203,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
         return Session(paths_or_capture, options, pricing=pricing,
                        totals=totals).run_to_end()
     cap = paths_or_capture
-    analyzer = Analyzer(options or Options())
+    analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
     analyzer.add_all(cap.turns, cap.sources, _drop)
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
     a.turns = analyzer.reports

@@ -53,7 +53,8 @@ def _sorted(names: set[str]) -> tuple[str, ...]:
 # Columns by name and the value a row holds until the analyzer sets it (all 8-byte).
 _COUNTS = ("owned_state_bytes", "expected_input", "cumulative_input_tokens")
 _COLUMNS = (*((name, UNKNOWN) for name in _COUNTS),
-            ("marker_ids", 0), ("conv", 0), ("attributed", -1))
+            ("marker_ids", 0), ("conv", 0), ("attributed", -1), ("account_ids", -1),
+            ("account_from", -1))
 
 
 class TurnColumns:
@@ -67,7 +68,8 @@ class TurnColumns:
     __slots__ = ("owned_state_bytes", "expected_input", "cumulative_input_tokens", "table",
                  "pricing", "attribution", "context", "provider_copy", "carried", "ledger",
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
-                 "attributed", "attributed_rows", "_read")
+                 "attributed", "attributed_rows", "_read", "account_ids", "account_from",
+                 "account_lists", "_account_numbers")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -78,6 +80,13 @@ class TurnColumns:
         self.marker_ids: array[int] = array("q")
         self.conv: array[int] = array("q")
         self.attributed: array[int] = array("q")
+        # A turn's input account: a number into one list per distinct account (their
+        # lines pooled, the carried line's handle and size filled when read), -1: none;
+        # and the turn the carried conversation is sized from, -1: none.
+        self.account_ids: array[int] = array("q")
+        self.account_from: array[int] = array("q")
+        self.account_lists: list[tuple[Any, ...]] = []
+        self._account_numbers: dict[tuple[Any, ...], int] = {}
         # Cost is priced again when read (a dict lookup and three products) rather than
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self.pricing = pricing
@@ -140,6 +149,24 @@ class TurnColumns:
         if len(self.marker_ids) <= row:
             self.fill(row + 1)
         self.marker_ids[row] = n
+
+    # ---- the input account -----------------------------------------------------------
+    def set_account(self, row: int, lines: tuple[Any, ...], source: int | None) -> None:
+        n = self._account_numbers.get(lines)
+        if n is None:
+            n = self._account_numbers[lines] = len(self.account_lists)
+            self.account_lists.append(lines)
+        if len(self.account_ids) <= row:
+            self.fill(row + 1)
+        self.account_ids[row] = n
+        self.account_from[row] = -1 if source is None else source
+
+    def account(self, row: int) -> tuple[tuple[Any, ...], int | None] | None:
+        """A turn's account lines and the turn its carried line is sized from."""
+        if row >= len(self.account_ids) or self.account_ids[row] < 0:
+            return None
+        source = self.account_from[row]
+        return self.account_lists[self.account_ids[row]], (None if source < 0 else source)
 
     # ---- the attribution -------------------------------------------------------------
     def attribute(self, row: int, rows: Any) -> None:

@@ -17,6 +17,7 @@ from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import Cost, counters_for
+from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
@@ -34,7 +35,7 @@ CONTRACT_KEYS = (
 )
 EXTRA_KEYS: tuple[str, ...] = (
     "source", "conversation_key", "model", "response_id", "previous_response_id",
-    "user_words", "cumulative_input_tokens", "new_input_estimate",
+    "user_words", "cumulative_input_tokens", "new_input_estimate", "input_account",
     "attribution", "cost", "incomplete_reason", "error", "stream_events", "notes", "explanation",
     # issue #10: attempts, run-level facts, non-text input, items that need the application
     "attempts", "caller_elapsed_ms", "http_status", "error_code", "request_id",
@@ -403,6 +404,18 @@ class TurnReport:
         if s is None and res is not None:
             s = res.store
         return s
+
+    @property
+    def input_account(self) -> list[dict[str, Any]] | None:
+        """The turn's billed input itemised (rules/account.py): [{component, name, tokens,
+        basis, source_turn, reason}, …]; None when the request could not be read."""
+        found = self._cols.account(self._r)
+        if found is None:
+            return None
+        lines, source = found
+        req = self.req
+        handle = (req.previous_response_id or req.conversation_id) if req is not None else None
+        return report_lines(lines, handle, self.expected_input, source)
 
     @property
     def expected_input_unknown(self) -> str | None:

@@ -59,6 +59,10 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         rid = None
     model = intern(model) if type(model) is str and len(model) < 100 else None
     inp, cached, out, reasoning = _usage(usage)
+    if inp == 0 and not out and (output or g("choices")):
+        # All-zero usage on a response that produced output (a streamed incomplete
+        # response, some tool-call responses): the usage was not reported, not zero.
+        inp = out = cached = reasoning = None
     if obj == "chat.completion" or "choices" in body:
         f = ResponseFacts(rid, obj, "unknown", http, model, None, inp, cached, out, reasoning,
                           elapsed)

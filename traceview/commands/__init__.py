@@ -20,6 +20,7 @@ COMMANDS = {
     "compare": "compare two arms (an `ab` results folder, or two captures)",
     "export": "write every turn of captures as Parquet, DuckDB, CSV or OTLP spans",
     "sql": "run a SQL query over the turns of captures (or of an export)",
+    "context": "show what the model was shown on one turn: its input account as a stack",
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

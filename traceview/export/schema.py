@@ -65,7 +65,8 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("output_tokens", "int64", "billed output tokens"),
     ("reasoning_tokens", "int64", "reasoning part of the output"),
     ("elapsed_ms", "int64", "response time in ms"),
-    ("expected_input", "int64", "estimate: previous input + visible output + new input"),
+    ("expected_input", "int64", "the input account's sum; hosted turns: previous input + "
+     "visible output + the itemised change"),
     ("unexplained_tokens", "int64", "input_tokens - expected_input (deposit > 0, compaction < 0)"),
     ("cumulative_input_tokens", "int64", "billed input of the conversation so far"),
     ("new_input_estimate", "int64", "estimated tokens of the request's new input"),
@@ -97,6 +98,8 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("finish_reasons", ("list", "string"), "finish reasons of the response"),
     ("model_passes", "int64", "model passes inside the turn (hosted tool loops)"),
     ("media_input", "json", "non-text parts of the new input, with estimated tokens"),
+    ("input_account", "json", "billed input itemised: [{component, name, tokens, basis, "
+     "source_turn, reason}] (docs/input-account.md)"),
     ("expected_input_unknown", "string", "why expected_input is null"),
     ("unknown_items", ("list", UNKNOWN_ITEM), "output items traceview does not know"),
     ("action_items", ("list", ACTION_ITEM), "output items that hand the next step to the app"),

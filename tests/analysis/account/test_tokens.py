@@ -45,7 +45,9 @@ def test_counters_are_exact_and_named() -> None:
 
 def test_fallback_is_labelled_four_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokens, "_backend", lambda _encoding: None)
+    counter_for.cache_clear()  # counters are made once per model
     counter = counter_for("gpt-4o")
+    counter_for.cache_clear()
     assert counter == tokens.Counter(tokens.FALLBACK, exact=False)
     assert counter.count("hello world") == 3  # ceil(11 / 4)
     assert estimate("abcd") == 1 and estimate("abcde") == 2 and estimate("é") == 1

@@ -144,7 +144,8 @@ def _hosted_passes(response: Mapping[str, Any] | None) -> Iterator[Component]:
     if not isinstance(output, list):
         return
     kinds = sorted({str(o.get("type")) for o in output
-                    if isinstance(o, Mapping) and o.get("type") in HOSTED_CALL_TYPES})
+                    if isinstance(o, Mapping) and isinstance(o.get("type"), str)
+                    and o["type"] in HOSTED_CALL_TYPES})
     for kind in kinds:
         yield unknown("hosted_pass", kind, f"{kind} {_HOSTED_PASS}")
 

@@ -9,6 +9,7 @@ the families render the same request differently.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ FAMILIES: dict[tuple[str, str], Framing] = {
 DEFAULT_FAMILY = "gpt-5"
 
 
+@lru_cache(maxsize=256)
 def framing_for(model: str | None, api: str = RESPONSES) -> Framing:
     """The framing of a model's family on one API; an unknown model gets the newest
     family's, marked uncalibrated so its components are labelled estimated."""

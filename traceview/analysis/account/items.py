@@ -19,11 +19,13 @@ from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknow
 from traceview.wire import TEXT_PART_TYPES
 
 _TEXT_PARTS = TEXT_PART_TYPES | {"refusal"}
-_IMAGE_PARTS = frozenset({"input_image", "image_url"})
+_IMAGE_PARTS = frozenset({"input_image", "image_url", "computer_screenshot"})
 _FILE_PARTS = frozenset({"input_file", "file"})
 _AUDIO_PARTS = frozenset({"input_audio"})
 _CALLS = frozenset({"function_call", "custom_tool_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+# An answer to a computer call: a screenshot, billed as an image.
+_SCREEN_OUTPUT = "computer_call_output"
 _DROPPED = ("reasoning from before the last user message is dropped from the model's context"
             " (unless reasoning.context is \"all_turns\"): not billed")
 _COMPACTED = "replaced by the compaction item later in the input: not billed"
@@ -60,6 +62,12 @@ def _last(items: Sequence[object], test: Callable[[Mapping[str, Any]], bool]) ->
                default=-1)
 
 
+def _type(item: Mapping[str, Any]) -> str | None:
+    """An item's or part's type when it is a string (a capture may hold anything)."""
+    kind = item.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def _label(item: Mapping[str, Any]) -> str:
     return str(item.get("role") or item.get("id") or item.get("name") or "")
 
@@ -67,20 +75,32 @@ def _label(item: Mapping[str, Any]) -> str:
 def _call_names(items: Sequence[object]) -> dict[str, str]:
     """call_id -> tool name, so an output can be rendered under its function's name."""
     return {str(i.get("call_id")): str(i.get("name") or "")
-            for i in items if isinstance(i, Mapping) and i.get("type") in _CALLS}
+            for i in items if isinstance(i, Mapping) and _type(i) in _CALLS}
 
 
 def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> Iterator[Component]:
-    kind = item.get("type")
-    if kind in (None, "message") and "role" in item:
+    kind = _type(item)
+    if kind is None and item.get("type") is not None:
+        yield unknown("item", "?", "an item whose type is not a string")
+    elif kind in (None, "message") and "role" in item:
         yield from message_components(ctx, item)
     elif kind in _CALLS:
         name = str(item.get("name") or "")
         text = name + _text(item.get("arguments", item.get("input", "")))
         yield ctx.counted(str(kind), name, text, ctx.framing.call)
     elif kind in _OUTPUTS:
-        name = names.get(str(item.get("call_id")), "") or str(item.get("call_id") or "")
-        yield from _output(ctx, str(kind), name, item.get("output"))
+        # The tool's name is shown with its output; when the call is not in this request
+        # (a hosted turn answering the previous response's call) the name is not known
+        # here, and the call id, which the model is not shown, only labels the line.
+        name = names.get(str(item.get("call_id")), "")
+        yield from _output(ctx, str(kind), name, item.get("output"),
+                           name or str(item.get("call_id") or ""))
+    elif kind == _SCREEN_OUTPUT:
+        call = str(item.get("call_id") or "")
+        yield ctx.counted(kind, call, "", ctx.framing.call_output)
+        shot = item.get("output")
+        if isinstance(shot, Mapping):
+            yield _media(ctx, kind, 0, shot)
     elif isinstance(kind, str) and kind in _ON_PROVIDER:
         yield _by_id(ctx, kind, item)
     elif isinstance(kind, str):
@@ -104,7 +124,7 @@ def message_components(ctx: Context, msg: Mapping[str, Any]) -> Iterator[Compone
 
 
 def _part_text(part: object) -> str | None:
-    if not isinstance(part, Mapping) or part.get("type") not in _TEXT_PARTS:
+    if not isinstance(part, Mapping) or _type(part) not in _TEXT_PARTS:
         return None
     text = part.get("text", part.get("refusal"))
     return text if isinstance(text, str) else ""
@@ -131,16 +151,17 @@ def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Comp
     return unknown("part", name, f"unfamiliar content part {kind!r}")
 
 
-def _output(ctx: Context, kind: str, name: str, output: object) -> Iterator[Component]:
+def _output(ctx: Context, kind: str, name: str, output: object,
+            label: str) -> Iterator[Component]:
     if isinstance(output, list):
         texts = [_part_text(p) for p in output]
-        yield ctx.counted(kind, name, name + "".join(t for t in texts if t),
+        yield ctx.counted(kind, label, name + "".join(t for t in texts if t),
                           ctx.framing.call_output)
         for index, part in enumerate(output):
             if isinstance(part, Mapping) and _part_text(part) is None:
                 yield _media(ctx, kind, index, part)
         return
-    yield ctx.counted(kind, name, name + _text(output), ctx.framing.call_output)
+    yield ctx.counted(kind, label, name + _text(output), ctx.framing.call_output)
 
 
 def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:

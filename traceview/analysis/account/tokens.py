@@ -104,6 +104,7 @@ class Counter:
         return backend.count(text)
 
 
+@lru_cache(maxsize=256)
 def counter_for(model: str | None) -> Counter:
     """The counter for a model: exact when the tokeniser package is installed."""
     encoding, _known = encoding_name(model)

@@ -47,7 +47,9 @@ def tool_components(ctx: Context, tools: Sequence[object]) -> Iterator[Component
 
 
 def _is_function(tool: Mapping[str, Any]) -> bool:
-    return tool.get("type") in _FUNCTION_LIKE or isinstance(tool.get("function"), Mapping)
+    kind = tool.get("type")
+    return (isinstance(kind, str) and kind in _FUNCTION_LIKE) or isinstance(
+        tool.get("function"), Mapping)
 
 
 def _function(ctx: Context, tool: Mapping[str, Any]) -> Component:

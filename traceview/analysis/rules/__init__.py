@@ -3,7 +3,9 @@
 Where to look:
   deposit.py     deposit — billed for far more than the turn explains; model passes
   compaction.py  compaction (explicit) and compaction_likely; resent compaction items
-  numbers.py     expected input, owned-state bytes, cumulative billed input
+  account.py     the turn's input account, from its request body read again
+  numbers.py     expected input (from the account), owned-state bytes, cumulative input
+  change.py      history_resent, cache_lost: what the itemised change says
   evidence.py    evidence_missing, tool_offered_unused
   outcome.py     failed / incomplete / cancelled, stream_cut, request_only,
                  response_only, retried, refusal
@@ -19,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from traceview.analysis.options import Options
-from traceview.analysis.rules import actions, chain, compaction, cost, evidence, outcome
+from traceview.analysis.pricing import Pricing
+from traceview.analysis.rules import actions, chain, change, compaction, cost, evidence, outcome
+from traceview.analysis.rules.account import TurnAccount
 from traceview.analysis.rules.deposit import deposit, model_passes
 from traceview.analysis.rules.facts import TurnFacts
 from traceview.analysis.rules.state import ConversationState
@@ -28,18 +32,28 @@ __all__ = ["ConversationState", "TurnFacts", "deposit", "model_passes", "turn_ma
 
 
 def turn_markers(f: TurnFacts, st: ConversationState, expected: int | None, passes: int,
-                 resent: int | None, options: Options, found: dict[str, Any]) -> list[str]:
+                 resent: int | None, options: Options, found: dict[str, Any],
+                 acc: TurnAccount | None, pricing: Pricing) -> list[str]:
     """The turn's markers in display order (markers.MARKERS); what lies behind the rare
-    ones goes into `found` (the turn's analysis context)."""
+    ones goes into `found` (the turn's analysis context). `acc`: the turn's input account
+    (None: its request could not be read)."""
     m: list[str] = []
-    if deposit(f.input_tokens, expected, passes, options):
+    # Only a conversation kept on the provider's side can take in context without a
+    # request: where the whole input is visible, a surplus is the account's, not a deposit.
+    if (acc is None or acc.hosted) and deposit(f.input_tokens, expected, passes, options):
         m.append("deposit")
     if resent is not None:
         found["compaction_resent"] = resent
-    if compaction.compaction(f, st, resent):
+    compacted = compaction.compaction(f, st, resent)
+    if compacted:
         m.append("compaction")
-    elif compaction.compaction_likely(f, st, options, resent, found):
+    elif compaction.compaction_likely(f, st, options, resent, found, expected,
+                                      acc is None or acc.compactable):
         m.append("compaction_likely")
+    if change.history_resent(acc, found):
+        m.append("history_resent")
+    if change.cache_lost(f, st, change.prefix_changes(acc, st, compacted), pricing, found):
+        m.append("cache_lost")
     if evidence.evidence_missing(f):
         m.append("evidence_missing")
     failure = outcome.terminal_failure(f)

@@ -15,6 +15,10 @@ from traceview.analysis.options import Options
 from traceview.analysis.rules.facts import TurnFacts
 from traceview.analysis.rules.state import ConversationState
 
+# How far below the input account a turn may be billed before the fall is unexplained:
+# the account's p90 error on real captures (docs/input-account.md).
+ACCOUNT_TOLERANCE = 0.05
+
 
 class CompactionItems:
     """The turn that first produced or sent each compaction item seen in the capture."""
@@ -46,14 +50,21 @@ def compaction(f: TurnFacts, st: ConversationState, resent: int | None) -> bool:
 
 
 def compaction_likely(f: TurnFacts, st: ConversationState, options: Options,
-                      resent: int | None, found: dict[str, Any]) -> bool:
+                      resent: int | None, found: dict[str, Any], expected: int | None = None,
+                      compactable: bool = True) -> bool:
     """Whether billed input fell by more than the options' drop with no compaction in the
-    capture. A fall after a hosted loop of several passes is the loop ending, not a
+    capture. Not when the input account explains the fall (`expected`: a schema, tool or
+    instructions dropped, history trimmed by the application), nor when the turn could not
+    have been compacted (`compactable`: store false, no truncation "auto", no compaction
+    item). A fall after a hosted loop of several passes is the loop ending, not a
     compaction: `found` notes it instead."""
     prev, inp = st.last_input, f.input_tokens
-    if st.last_compacted or prev is None or inp is None:
+    if st.last_compacted or prev is None or inp is None or not compactable:
         return False
     if inp >= prev - options.compaction_min_drop:
+        return False
+    if expected is not None and inp >= expected - max(options.compaction_min_drop,
+                                                       ACCOUNT_TOLERANCE * expected):
         return False
     if st.last_passes > 1:
         found["after_passes"] = {"turn": st.last_index, "passes": st.last_passes}

@@ -1,14 +1,16 @@
-"""A turn's analysed numbers: owned-state bytes, expected input, cumulative billed input."""
+"""A turn's analysed numbers: owned-state bytes, expected input (from the input account),
+cumulative billed input."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from traceview.analysis.rules.account import TurnAccount
 from traceview.analysis.rules.facts import TurnFacts
 from traceview.analysis.rules.state import ConversationState
 
-EXPECTED_UNKNOWN_MEDIA = ("expected input unknown: the request carries a file/image whose "
-                          "tokens cannot be estimated")
+UNREADABLE = "expected input unknown: the request body could not be read again"
+PREVIOUS_UNKNOWN = "expected input unknown: the previous turn's billed input is unknown"
 
 
 def owned_state_bytes(f: TurnFacts, st: ConversationState) -> int | None:
@@ -20,22 +22,39 @@ def owned_state_bytes(f: TurnFacts, st: ConversationState) -> int | None:
     return f.request_bytes + (st.history_bytes if chained else 0)
 
 
-def media_unknown(f: TurnFacts) -> bool:
-    """Whether the new input carries a file or image whose tokens cannot be estimated."""
-    media = f.req_extra.get("media") if f.req_extra else None
-    return bool(media) and any(m["tokens"] is None for m in media)  # type: ignore[union-attr]
+def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
+                   found: dict[str, Any]) -> int | None:
+    """What the turn should be billed for when nothing arrived without a request.
 
-
-def expected_input(f: TurnFacts, st: ConversationState, found: dict[str, Any]) -> int | None:
-    """The previous turn's billed input + its visible output + the new input's estimate:
-    what the turn should be billed for when nothing arrived without a request (None when
-    the previous usage or the new input's size is unknown; `found` says why)."""
-    if not f.has_req or st.last_input is None:
+    Where the input is visible (no conversation handle or chain), the input account's sum.
+    On a hosted turn, the previous turn's billed input + its visible output (each output
+    message framed as input) + the itemised change: this turn's input items, and its
+    instructions, tools and schema less the previous turn's (they are billed each turn
+    and not carried). None when a line of that is unknown; `found` says why."""
+    if not f.has_req:
         return None
-    if media_unknown(f):
-        found["expected_unknown"] = EXPECTED_UNKNOWN_MEDIA
+    if acc is None:
+        found["expected_unknown"] = UNREADABLE
         return None
-    return st.last_input + st.last_visible + f.new_input_tokens
+    if not acc.hosted:
+        if acc.expected is None:
+            line = next(x for x in acc.lines if x[2] is None)
+            found["expected_unknown"] = f"expected input unknown: {line[0]} {line[1]}: {line[5]}"
+        return acc.expected
+    if st.last_input is None:
+        return None
+    if acc.items is None:
+        found["expected_unknown"] = f"expected input unknown: {acc.items_unknown}"
+        return None
+    prev = st.last_static
+    if prev is None or prev.unknown != acc.static.unknown:
+        found["expected_unknown"] = ("expected input unknown: a tool, prompt or other line"
+                                     " billed each turn is unknown and changed since the"
+                                     " previous turn")
+        return None
+    change: int = acc.items + acc.static.known - prev.known
+    carried = st.last_visible + st.last_messages * acc.carried_message
+    return st.last_input + carried + change
 
 
 def cumulative_input(f: TurnFacts, st: ConversationState) -> int | None:

@@ -24,6 +24,7 @@ class ConversationState:
     # usage is known: what the next turn's expected input starts from.
     last_input: int | None = None
     last_visible: int = 0
+    last_messages: int = 0  # output messages among it
     last_compacted: bool = False
     # Model passes of that turn (a hosted loop bills the context once per pass), its index.
     last_passes: int = 1
@@ -41,3 +42,7 @@ class ConversationState:
     fingerprint: str | None = None
     service_tier: str | None = None
     first_instructions: bool | None = None
+    # Of the last turn with usage: its cached share of billed input, and what its request
+    # sends again each turn (instructions, tools, schema: rules/account.py Static).
+    last_cached_share: float | None = None
+    last_static: Any = None

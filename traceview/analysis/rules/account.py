@@ -1,0 +1,227 @@
+"""A turn's input account, made from its request body read again by its byte range.
+
+The core keeps only small per-turn summaries, so the body is re-read here (one pread and
+one parse) and reduced at once to what the rules and the report need: the components as
+pooled tuples (turns repeat their framing, tools and handles, so a capture's accounts share
+most lines), the account's sum, and the parts the next turn of a hosted conversation
+compares against (its instructions, tools and schema). The response is not read: its
+hosted calls and start time are in the turn's facts. Reasoning items a request resends
+get their producing turn's reasoning tokens by reading the few recent responses that
+produced reasoning, and only when a request resends some.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from traceview.analysis.account import account
+from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
+from traceview.analysis.account.model import Component
+from traceview.capture.model import RecordRef, Turn
+
+# One line of the report's `input_account`: (component, name, tokens, basis, source_turn,
+# reason), pooled.
+Line = tuple[str, str, int | None, str, int | None, str]
+KEYS = ("component", "name", "tokens", "basis", "source_turn", "reason")
+
+# Lines that are the same on every turn of a conversation or that the next turn's
+# difference accounts for apart: framing, the carried conversation, hosted passes.
+_APART = frozenset({"request", "carried", "hosted_pass"})
+# Lines that are not carried from one turn to the next: re-billed each turn as sent.
+STATIC = frozenset({"instructions", "tools", "response_format", "prompt", "prompt_variable",
+                    "preamble", "reasoning_mode"})
+# The carried line of a conversation the capture created with no items.
+_EMPTY: Line = ("carried", "", 0, "known", None,
+                "the conversation was created empty in this capture: nothing carried yet")
+_RECENT = 16  # responses with reasoning kept for a later resend (the tool loop's turns)
+_PRODUCED = 4096  # reasoning item ids remembered, oldest forgotten first
+
+
+class Static(NamedTuple):
+    """What a request sends again each turn: the known sum, the unknown lines, and each
+    kind's lines (for what changed)."""
+
+    known: int
+    unknown: tuple[tuple[str, str], ...]
+    kinds: tuple[tuple[str, tuple[tuple[str, int | None], ...]], ...]
+
+
+class TurnAccount(NamedTuple):
+    """One turn's account, reduced."""
+
+    lines: tuple[Line, ...]
+    expected: int | None  # the sum, None when a line is unknown
+    hosted: bool  # a conversation handle or previous_response_id: carried on the provider
+    items: int | None  # the input items' tokens (None: one is unknown)
+    items_unknown: str | None  # why `items` is None
+    static: Static
+    resent: tuple[int, int] | None  # history sent again on a hosted turn: (tokens, items)
+    compactable: bool  # store, truncation "auto" or a compaction item: could be compacted
+    # What an output message of the previous turn costs as this turn's input beyond its
+    # output tokens: the message framing less the end token its output count included.
+    carried_message: int
+
+    def started_empty(self) -> TurnAccount:
+        """This account on the first turn of a conversation the capture created empty:
+        nothing is carried, so the lines' sum is the expectation (the visible case)."""
+        lines = tuple(_EMPTY if line[0] == "carried" else line for line in self.lines)
+        unknown = any(line[2] is None for line in lines)
+        total = None if unknown else sum(line[2] or 0 for line in lines)
+        return self._replace(lines=lines, expected=total, hosted=False)
+
+
+class Accounts:
+    """Makes each turn's account with `read` (a record's dict by its RecordRef)."""
+
+    def __init__(self, read: Callable[[RecordRef | None], dict[str, Any] | None]) -> None:
+        self.read = read
+        self.pool: dict[Any, Any] = {}
+        self.produced: OrderedDict[str, tuple[int, int | None]] = OrderedDict()
+        self.recent: deque[tuple[RecordRef, int, int]] = deque(maxlen=_RECENT)
+
+    def of(self, turn: Turn, model: str | None, output_types: tuple[str, ...],
+           reasoning_tokens: int | None, created: float | None) -> TurnAccount | None:
+        """The turn's account, or None when its request body cannot be read."""
+        record = self.read(turn.request) if turn.request is not None else None
+        body = record.get("body") if isinstance(record, dict) else None
+        if isinstance(body, dict):
+            result: TurnAccount | None = self._account(turn, body, model, output_types, created)
+        else:
+            result = None
+        if "reasoning" in output_types and reasoning_tokens is not None \
+                and turn.response is not None:
+            self.recent.append((turn.response, reasoning_tokens, turn.index))
+        return result
+
+    def _account(self, turn: Turn, body: dict[str, Any], model: str | None,
+                 output_types: tuple[str, ...], created: float | None) -> TurnAccount:
+        chat = turn.api == "chat"
+        response = {"output": [{"type": t} for t in output_types], "created_at": created}
+        items = body.get("input")
+        if isinstance(items, list) and self.recent and _resends_reasoning(items):
+            self._learn_reasoning()
+        acc = account(body, model, "POST /v1/chat/completions" if chat else "POST /v1/responses",
+                      response_body=response, item_tokens=self.produced)
+        comps = acc.components
+        hosted = any(c.component == "carried" for c in comps)
+        item_comps = [c for c in comps if c.component not in _APART and c.component not in STATIC]
+        unknown_item = next((c for c in item_comps if c.tokens is None), None)
+        items_sum = None if unknown_item is not None else sum(
+            c.tokens for c in item_comps if c.tokens is not None)
+        return TurnAccount(
+            tuple(self._line(c) for c in comps), acc.expected, hosted, items_sum,
+            _why(unknown_item) if unknown_item is not None else None, self._static(comps),
+            _resent(item_comps, items) if hosted and isinstance(items, list) else None,
+            _compactable(body), framing_for(acc.model, CHAT if chat else RESPONSES).message - 1)
+
+    def _line(self, c: Component) -> Line:
+        # The carried line's handle is the turn's own (previous_response_id or
+        # conversation): filled when read, so the line is shared by every hosted turn.
+        name = "" if c.component == "carried" else c.name
+        line: Line = (c.component, name, c.tokens, c.basis, c.source_turn, c.reason)
+        return self.pool.setdefault(line, line)  # type: ignore[no-any-return]
+
+    def _static(self, comps: tuple[Component, ...]) -> Static:
+        lines = [c for c in comps if c.component in STATIC]
+        by_kind: dict[str, list[tuple[str, int | None]]] = {}
+        for c in lines:
+            by_kind.setdefault(c.component, []).append((c.name, c.tokens))
+        static = Static(sum(c.tokens for c in lines if c.tokens is not None),
+                        tuple((c.component, c.name) for c in lines if c.tokens is None),
+                        tuple((k, tuple(v)) for k, v in by_kind.items()))
+        return self.pool.setdefault(static, static)  # type: ignore[no-any-return]
+
+    def _learn_reasoning(self) -> None:
+        """Reasoning item id -> (the producing turn's reasoning tokens, its index), from the
+        recent responses that produced exactly one reasoning item."""
+        while self.recent:
+            ref, tokens, index = self.recent.popleft()
+            record = self.read(ref)
+            body = record.get("body") if isinstance(record, dict) else None
+            output = body.get("output") if isinstance(body, dict) else None
+            ids = [str(o["id"]) for o in output or () if isinstance(o, dict)
+                   and o.get("type") == "reasoning" and isinstance(o.get("id"), str)]
+            if len(ids) == 1:
+                self.produced[ids[0]] = (tokens, index)
+                while len(self.produced) > _PRODUCED:
+                    self.produced.popitem(last=False)
+
+
+
+_BY_DIFFERENCE = ("the conversation kept on the provider's side, sized by difference from"
+                  " turn {0}: its billed input and visible output, less its own"
+                  " instructions, tools and schema")
+
+
+def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | None,
+                 source: int | None) -> list[dict[str, Any]]:
+    """The report's `input_account`: each line as a dict, the carried line named by the
+    turn's handle and, when the expected input is known and every other line is too,
+    sized by difference (what is left of the expected input: estimated)."""
+    out = [dict(zip(KEYS, line, strict=True)) for line in lines]
+    carried = next((d for d in out if d["component"] == "carried"), None)
+    if carried is None:
+        return out
+    carried["name"] = handle or ""
+    others = [d["tokens"] for d in out if d["component"] not in ("carried", "hosted_pass")]
+    counted = [t for t in others if isinstance(t, int)]
+    if expected is None or source is None or len(counted) < len(others):
+        return out
+    rest = expected - sum(counted)
+    if rest >= 0:
+        carried.update(tokens=rest, basis="estimated", source_turn=source,
+                       reason=_BY_DIFFERENCE.format(source))
+    return out
+
+
+def _resends_reasoning(items: list[Any]) -> bool:
+    return any(isinstance(i, Mapping) and i.get("type") == "reasoning" for i in items)
+
+
+def _why(c: Component) -> str:
+    return f"{c.component} {c.name}: {c.reason}" if c.reason else f"{c.component} {c.name}"
+
+
+# Input items only the model produces: a hosted turn that sends them sends history again.
+_MODEL_ITEMS = frozenset({"function_call", "custom_tool_call", "reasoning", "web_search_call",
+                          "file_search_call", "code_interpreter_call", "image_generation_call",
+                          "mcp_call", "mcp_list_tools", "computer_call", "local_shell_call"})
+
+
+def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | None:
+    """On a hosted turn: the tokens and count of the items before the last user message
+    when they include model-produced ones (the history the provider already holds)."""
+    last_user = max((i for i, it in enumerate(items)
+                     if isinstance(it, Mapping) and it.get("role") == "user"), default=-1)
+    before = [it for it in items[:last_user] if isinstance(it, Mapping)]
+    if not any(it.get("role") == "assistant" or it.get("type") in _MODEL_ITEMS for it in before):
+        return None
+    # The account lists an item's text line first, then its media: count the lines that
+    # belong to the first `last_user` items by walking both in order.
+    tokens = _leading_tokens(item_comps, items, last_user)
+    return (tokens, len(before)) if tokens else None
+
+
+def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
+    """The known tokens of the lines made for the first `n` input items."""
+    media = {"image", "file", "audio", "part"}
+    total = seen = 0
+    for c in comps:
+        if c.component not in media:
+            seen += 1
+        if seen > n:
+            break
+        total += c.tokens or 0
+    return total
+
+
+def _compactable(body: Mapping[str, Any]) -> bool:
+    """Whether the provider could have compacted this turn's context: it stores state
+    (store not false), truncates automatically, or the input holds a compaction item."""
+    if body.get("store") is not False or body.get("truncation") == "auto":
+        return True
+    items = body.get("input")
+    return isinstance(items, list) and any(
+        isinstance(i, Mapping) and i.get("type") == "compaction" for i in items)
