@@ -47,8 +47,9 @@ LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
 
 
 def _take_turn(directory: Path) -> Any:
-    """Hold the cache directory's lock file for this run: a run that found the database file
-    while another was still creating it would read a half-written header. None where the
+    """Hold the cache directory's lock file while the database is opened and its tables made:
+    a run that found the file while another was still creating it would read a half-written
+    header. None where the
     platform has no advisory locks (the DuckDB lock below still keeps writers apart)."""
     try:
         import fcntl
@@ -94,10 +95,14 @@ class Cache:
         mine = os.stat(db) if db.exists() else None
         if mine and any(_same(mine, p) for p in inputs):
             raise ExportError(f"{db}: the cache is one of the inputs; choose another --cache")
-        self._turn = _take_turn(directory)
-        self.con = _open(duckdb, db)
+        turn = _take_turn(directory)  # held while the file is opened and its tables made
+        try:
+            self.con = _open(duckdb, db)
+            self._create()
+        finally:
+            if turn is not None:
+                turn.close()
         self.read: list[str] = []  # captures (re)analysed by the last refresh
-        self._create()
 
     def _create(self) -> None:
         con = self.con
