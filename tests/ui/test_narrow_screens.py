@@ -61,7 +61,7 @@ async def test_ledger_at_80_columns_lists_sources_in_two_lines_and_scrolls(claim
         await pilot.pause()
         body = _text(app.screen, "#ledger-body")
         assert "deposit@3 arrived on turn 3: file_search on 2 ✗ not captured" in body
-        assert "8,006 billed (4,003 re-billed), cost ≈ $0.0089, still carried" in body
+        assert "8,002 billed (4,001 re-billed), cost ≈ $0.0089, still carried" in body
         scroll = app.screen.query_one("#ledger", VerticalScroll)
         assert scroll.has_focus
         await pilot.press("j", "end")
