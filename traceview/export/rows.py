@@ -254,8 +254,8 @@ def columns(table: str, cols: Columns) -> Columns:
     out: Columns = {}
     for name in types:
         values = cols[name]
-        own = touched.get(name, {})
-        if own is not None and not (changed and any(s in changed for s in own)):
+        held = touched.get(name, {})
+        if held is not None and not (changed and any(s in changed for s in held)):
             out[name] = values
         else:
             out[name] = [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
