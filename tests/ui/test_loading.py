@@ -218,7 +218,9 @@ def test_a_session_leaves_the_collector_as_it_found_it():
                       interval=0, first_interval=0, step_lines=1)
     during = [gc.get_threshold() for _ in session.run()]
     assert len(during) > 1 and set(during) == {before[0]}
-    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    assert (gc.get_threshold(), gc.isenabled()) == (before[0], before[2])
+    # Nothing frozen: the count may only fall (objects an earlier test froze can die since).
+    assert gc.get_freeze_count() <= before[1]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
