@@ -14,7 +14,7 @@ import orjson
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import plain, visible
+from traceview.safety.sanitise import json_safe, plain, visible
 
 SCHEMA = "traceview.context/1"
 _BASIS = {"known": "known", "estimated": "≈ estimated", "unknown": "? unknown"}
@@ -41,7 +41,7 @@ def context_doc(analysis: Analysis, index: int) -> dict[str, Any] | None:
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
-    return redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2)) + b"\n"
+    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
 
 
 def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
