@@ -18,28 +18,27 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(HERE))
+
+import regenerate  # noqa: E402  the samples' own recorder: the same bytes, or the check fails
+
 from traceview.analysis import analyze  # noqa: E402
 from traceview.analysis.hosted.fidelity import REASONS, Received, assess  # noqa: E402
 
 SIM_MADE = {"claims.jsonl": False, "claims_included.jsonl": True}
-SEED = "traceview-sample-CS-88213"
+SEED = regenerate.SEED
 
 
 def live_verdicts(path: Path, include: bool) -> dict[str, str]:
     """Verdicts with the provider's input_items read from a simulator replaying the sample."""
-    import traceview.record as record
+    import openai
+
     from traceview.provider.fetch import fetch_input_items
     from traceview.sim import SimServer
-    from traceview.sim.scenario import run_claims
 
     with SimServer(seed=SEED) as sim, tempfile.TemporaryDirectory() as tmp:
         cap = Path(tmp) / path.name
-        rec = record.Recorder(cap, clock=record.FrozenClock(), link_ids=record.counter_links())
-        client = record.client(rec, base_url=sim.base_url, api_key="sk-sample-0", max_retries=0)
-        run_claims(client, include=include)
-        client.close()
-        rec.close()
-        import openai
+        regenerate.record(cap, include=include, sim=sim)
 
         client = openai.OpenAI(base_url=sim.base_url, api_key="sk-sample-0", max_retries=0)
         assert cap.read_bytes() == path.read_bytes(), f"{path.name} is stale: regenerate it"

@@ -38,7 +38,11 @@ SNAPSHOT_OF = "claims.jsonl"
 FETCHED_AT = "2026-01-01T00:00:10Z"  # just after the frozen clock's turns
 
 
-def record(path: Path, *, include: bool) -> None:
+def record(path: Path, *, include: bool, sim=None) -> None:  # noqa: ANN001
+    """Record the claims scenario into ``path``; on ``sim`` when given (it then keeps the
+    provider's copy for a caller that reads it back), else on a fresh seeded simulator."""
+    import contextlib
+
     import traceview.record
     from traceview.sim import SimServer
     from traceview.sim.scenario import run_claims
@@ -47,13 +51,13 @@ def record(path: Path, *, include: bool) -> None:
         path, clock=traceview.record.FrozenClock(),
         link_ids=traceview.record.counter_links(deterministic=True),
     )
-    with SimServer(seed=SEED) as sim:
-        client = traceview.record.client(recorder, base_url=sim.base_url,
+    with (contextlib.nullcontext(sim) if sim is not None else SimServer(seed=SEED)) as live:
+        client = traceview.record.client(recorder, base_url=live.base_url,
                                          api_key="sk-sample-0000000000000000", max_retries=0)
         try:
             conversation = run_claims(client, include=include)
             if path.name == SNAPSHOT_OF:
-                snapshot(sim, conversation, path.with_name("claims.snapshot.json"))
+                snapshot(live, conversation, path.with_name("claims.snapshot.json"))
         finally:
             client.close()
             recorder.close()
