@@ -35,6 +35,9 @@ SEED = "traceview-sample-CS-88213"
 
 
 SNAPSHOT_OF = "claims.jsonl"
+# copies shipped as package data (`traceview sample`), kept equal to these by --check
+BUNDLE_DIR = HERE.parent / "traceview" / "samples"
+BUNDLED = ("claims.jsonl", "claims.snapshot.json")
 FETCHED_AT = "2026-01-01T00:00:10Z"  # just after the frozen clock's turns
 
 
@@ -103,18 +106,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         fresh = build(Path(tmp))
-    stale = [n for n, data in fresh.items()
-             if not (out_dir / n).exists() or (out_dir / n).read_bytes() != data]
+    targets = [(out_dir / n, data) for n, data in fresh.items()]
+    if out_dir.resolve() == HERE:
+        targets += [(BUNDLE_DIR / n, fresh[n]) for n in BUNDLED]
+    stale = [(path, data) for path, data in targets
+             if not path.exists() or path.read_bytes() != data]
     if ns.check:
-        for name in stale:
-            print(f"{out_dir / name} is stale; run sample_traces/regenerate.py",
-                  file=sys.stderr)
+        for path, _ in stale:
+            print(f"{path} is stale; run sample_traces/regenerate.py", file=sys.stderr)
         return 1 if stale else 0
-    for name, data in fresh.items():
-        tmp_path = out_dir / f".{name}.tmp"
+    for path, data in targets:
+        tmp_path = path.with_name(f".{path.name}.tmp")
         tmp_path.write_bytes(data)
-        os.replace(tmp_path, out_dir / name)
-        print(f"wrote {out_dir / name} ({len(data):,} bytes)")
+        os.replace(tmp_path, path)
+        print(f"wrote {path} ({len(data):,} bytes)")
     return 0
 
 
