@@ -21,6 +21,7 @@ COMMANDS = {
     "export": "write every turn of captures as Parquet, DuckDB, CSV or OTLP spans",
     "sql": "run a SQL query over the turns of captures (or of an export)",
     "context": "show what the model was shown on one turn: its input account as a stack",
+    "reconcile": "compare a capture's cost with the provider's bill (Costs/Usage APIs)",
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

@@ -1,0 +1,151 @@
+"""``traceview reconcile --costs FILE``: the remainder arithmetic on a crafted capture, and
+saved pages good and malformed (docs/reconcile.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.reconcile_data import PROJECT, bill_lines, costs_page, crafted_capture
+from traceview.cli import main
+from traceview.report.reconcile import line_key
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["reconcile", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def capture(tmp_path: Path) -> Path:
+    return crafted_capture(tmp_path / "cap.jsonl")
+
+
+def save(path: Path, doc: object) -> str:
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def rows_of(out: str) -> dict[tuple[str, str, str], dict[str, object]]:
+    doc = json.loads(out)
+    return {(r["day"], r["project_id"], r["line_item"]): r for r in doc["rows"]}
+
+
+def test_line_keys_bring_both_sides_to_one_grain() -> None:
+    assert line_key("gpt-4.1-2025-04-14, cached input") == "gpt-4.1 tokens"
+    assert line_key("gpt-4.1, tokens") == "gpt-4.1 tokens"
+    assert line_key("Web Search Tool Calls") == "hosted tools"
+    assert line_key("Vector store storage") == "vector store storage"
+    assert line_key(None) == "(all line items)"
+
+
+def test_remainder_arithmetic_pinned(capsys: pytest.CaptureFixture[str], capture: Path,
+                                     tmp_path: Path) -> None:
+    lines = bill_lines() + [("2026-12-01", PROJECT, "web search tool calls", 0.025)]
+    costs = save(tmp_path / "costs.json", costs_page(lines))
+    code, out, err = run(capsys, str(capture), "--costs", costs, "--project", PROJECT,
+                         "--format", "json")
+    assert code == 1, err  # the web search fee is beyond tolerance, unexplained
+    rows = rows_of(out)
+    day1 = rows[("2026-12-01", PROJECT, "gpt-4.1 tokens")]
+    assert (day1["attributed_usd"], day1["billed_usd"], day1["remainder_usd"]) == \
+        (0.036, 0.036, 0.0)
+    assert day1["status"] == "reconciled"
+    tool = rows[("2026-12-01", PROJECT, "hosted tools")]
+    assert (tool["attributed_usd"], tool["billed_usd"], tool["remainder_usd"]) == \
+        (0.0, 0.025, 0.025)
+    assert tool["status"] == "beyond"
+    assert any("other workloads" in r for r in tool["reasons"])
+    day2 = rows[("2026-12-02", PROJECT, "gpt-4.1-mini tokens")]
+    # Without usage pages nothing measures the missing request: beyond, sign +.
+    assert (day2["attributed_usd"], day2["billed_usd"], day2["remainder_usd"]) == \
+        (0.056, 0.112, 0.056)
+    doc = json.loads(out)
+    assert doc["totals"] == {"attributed_usd": 0.092, "billed_usd": 0.173,
+                             "remainder_usd": 0.081}
+    assert any("other projects" in n and "$1.500000" in n for n in doc["notes"])
+
+
+def test_usage_pages_explain_the_uncaptured_request(capsys: pytest.CaptureFixture[str],
+                                                    capture: Path, tmp_path: Path) -> None:
+    from tests.reconcile_data import usage_lines
+
+    usage = {"object": "page", "has_more": False, "next_page": None, "data": [
+        {"object": "bucket", "start_time": 1796083200 + 86_400 * i, "end_time": 0,
+         "results": [{"object": "organization.usage.completions.result", "project_id": p,
+                      **f} for d, p, f in usage_lines() if d.endswith(f"0{i + 1}")]}
+        for i in range(2)]}
+    costs = save(tmp_path / "costs.json", costs_page(bill_lines()))
+    used = save(tmp_path / "usage.json", usage)
+    code, out, err = run(capsys, str(capture), "--costs", costs, "--costs", used,
+                         "--project", PROJECT, "--format", "json")
+    assert code == 0, out + err
+    day2 = rows_of(out)[("2026-12-02", PROJECT, "gpt-4.1-mini tokens")]
+    assert day2["status"] == "explained"
+    assert "counted 2 gpt-4.1-mini requests" in day2["reasons"][-1]
+    assert "come to $0.056000" in day2["reasons"][-1]
+
+
+def test_without_project_the_bill_is_summed_over_projects(
+        capsys: pytest.CaptureFixture[str], capture: Path, tmp_path: Path) -> None:
+    costs = save(tmp_path / "costs.json", costs_page(bill_lines()))
+    code, out, _ = run(capsys, str(capture), "--costs", costs, "--format", "json")
+    rows = rows_of(out)
+    assert code == 1
+    assert rows[("2026-12-02", "*", "gpt-4o tokens")]["billed_usd"] == 1.5
+    assert rows[("2026-12-02", "*", "gpt-4o tokens")]["attributed_usd"] == 0.0
+
+
+def test_text_and_markdown_tables(capsys: pytest.CaptureFixture[str], capture: Path,
+                                  tmp_path: Path) -> None:
+    costs = save(tmp_path / "costs.json", costs_page(bill_lines()))
+    _, text, _ = run(capsys, str(capture), "--costs", costs, "--project", PROJECT)
+    assert "remainder = billed − attributed" in text
+    assert "2026-12-02  proj_claims  gpt-4.1-mini tokens    0.056000  0.112000" \
+           "  +0.056000  beyond" in text
+    _, md, _ = run(capsys, str(capture), "--costs", costs, "--project", PROJECT,
+                   "--format", "markdown")
+    assert "| 2026-12-01 | proj_claims | gpt-4.1 tokens | 0.036000 | 0.036000 | +0.000000 " \
+           "| reconciled |" in md
+
+
+def test_saved_pages_ending_with_has_more_are_partial(
+        capsys: pytest.CaptureFixture[str], capture: Path, tmp_path: Path) -> None:
+    page = costs_page(bill_lines(), has_more=True, days=("2026-12-01",))
+    costs = save(tmp_path / "costs.json", page)
+    code, out, err = run(capsys, str(capture), "--costs", costs, "--project", PROJECT)
+    assert code == 2
+    assert "PARTIAL" in out and "read only in part" in err and "has_more" in err
+    assert "2026-12-02  proj_claims  gpt-4.1-mini tokens    0.056000         —" \
+           "          —  unknown" in out
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    ("{not json", "costs.json:1: not JSON"),
+    ('{"object": "page"}', "costs.json is not a page"),
+    (json.dumps({"object": "page", "data": [{"start_time": 1796083200, "results": [
+        {"object": "organization.costs.result", "amount": {"value": "0.1"}}]}]}),
+     "costs.json.data[0].results[0].amount.value must be a number, not '0.1'"),
+    ('{"object": "page", "data": []}\n{"data": [{"start_time": "x"}]}\n',
+     "costs.json:2.data[0].start_time must be Unix seconds"),
+    (json.dumps({"object": "page", "data": [{"start_time": 1796083200, "results": [
+        {"object": "list"}]}]}), "results[0].object is 'list'"),
+])
+def test_malformed_pages_name_file_and_key(capsys: pytest.CaptureFixture[str], capture: Path,
+                                           tmp_path: Path, content: str, said: str) -> None:
+    path = tmp_path / "costs.json"
+    path.write_text(content)
+    code, out, err = run(capsys, str(capture), "--costs", str(path))
+    assert code == 2
+    assert out == ""
+    assert said in err, err
+
+
+def test_missing_costs_file(capsys: pytest.CaptureFixture[str], capture: Path,
+                            tmp_path: Path) -> None:
+    code, out, err = run(capsys, str(capture), "--costs", str(tmp_path / "nope.json"))
+    assert (code, out) == (2, "")
+    assert "nope.json: cannot read" in err
