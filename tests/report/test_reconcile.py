@@ -149,3 +149,45 @@ def test_missing_costs_file(capsys: pytest.CaptureFixture[str], capture: Path,
     code, out, err = run(capsys, str(capture), "--costs", str(tmp_path / "nope.json"))
     assert (code, out) == (2, "")
     assert "nope.json: cannot read" in err
+
+
+def test_line_keys_of_the_cost_sections_names() -> None:
+    assert line_key("gpt-4.1, input, flex") == "gpt-4.1 tokens (flex)"
+    assert line_key("text-embedding-3-small, embeddings") == "text-embedding-3-small tokens"
+    assert line_key("image generation") == "hosted tools"
+    assert line_key("code interpreter sessions (1g)") == "hosted tools"
+
+
+def test_the_cost_sections_lines_are_used_when_present() -> None:
+    """The seam with analysis/cost: its lines (storage included) replace the per-turn ones."""
+    from types import SimpleNamespace
+
+    from traceview.report.reconcile import BilledLine, BillRead, reconcile
+    from traceview.report.reconcile_lines import capture_side
+
+    turn = SimpleNamespace(ts="2026-12-01T01:00:00Z", model="gpt-4.1", input_tokens=10,
+                           cost_usd=0.5, cost={"tokens_usd": 0.5, "hosted_usd": 0.0})
+    analysis = SimpleNamespace(turns=[turn], cost={"lines": [
+        {"day": "2026-12-01", "project": None, "line_item": "gpt-4.1, input", "usd": 0.3},
+        {"day": "2026-12-01", "project": None, "line_item": "gpt-4.1, output", "usd": 0.2},
+        {"day": "2026-12-01", "project": None, "line_item": "vector store storage",
+         "usd": 0.1},
+        {"day": None, "project": None, "line_item": "moderations", "usd": 0.0}]})
+    side = capture_side(analysis)
+    assert side.undated == 1 and side.requests == {("2026-12-01", "gpt-4.1"): 1}
+    bill = BillRead([BilledLine("2026-12-01", "p", "gpt-4.1-2025-04-14, input", 0.5),
+                     BilledLine("2026-12-01", "p", "vector store storage", 0.1)],
+                    [], {"2026-12-01"}, True, ["test"])
+    rows = {r.line: r for r in reconcile(side.lines, bill).rows}
+    assert (rows["gpt-4.1 tokens"].attributed, rows["gpt-4.1 tokens"].remainder) == (0.5, 0.0)
+    assert rows["vector store storage"].status == "reconciled"
+
+
+def test_a_key_in_a_saved_page_is_masked(capsys: pytest.CaptureFixture[str], capture: Path,
+                                         tmp_path: Path) -> None:
+    secret = "sk-admin-LEAKED0123456789abcdefghij"
+    lines = bill_lines() + [("2026-12-01", PROJECT, f"note {secret}", 0.001)]
+    costs = save(tmp_path / "costs.json", costs_page(lines))
+    for fmt in ("text", "json", "markdown"):
+        _, out, err = run(capsys, str(capture), "--costs", costs, "--format", fmt)
+        assert "LEAKED" not in out + err

@@ -78,7 +78,7 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.provider.errors import ProviderError
     from traceview.provider.org_pages import PageError
     from traceview.report.reconcile import Tolerance, reconcile
-    from traceview.report.reconcile_lines import capture_lines, captured_requests
+    from traceview.report.reconcile_lines import capture_side
 
     if ns.tolerance < 0 or ns.tolerance_pct < 0:
         return _fail("--tolerance and --tolerance-pct must be ≥ 0")
@@ -87,22 +87,20 @@ def run(ns: argparse.Namespace) -> int:
     except (UsageError, SourceError, PricingError) as exc:
         return _fail(exc)
     try:
-        lines, undated = capture_lines(analysis.turns)
-        requests = captured_requests(analysis.turns)
+        side = capture_side(analysis)
     finally:
         analysis.capture.close()
-    days = sorted({ln.day for ln in lines})
+    days = sorted({ln.day for ln in side.lines if ln.day is not None})
     if not days:
         return _fail("the capture has no dated, priced turns: nothing to reconcile")
     try:
         bill, error = _read_bill(ns, days)
     except (PageError, ProviderError) as exc:
         return _fail(exc)
-    rec = reconcile(lines, bill, project=ns.project,
+    rec = reconcile(side.lines, bill, project=ns.project,
                     tolerance=Tolerance(ns.tolerance, ns.tolerance_pct),
-                    captured_requests=requests)
-    if undated:
-        rec.notes.append(f"{undated:,} turn(s) have no time and were left out")
+                    captured_requests=side.requests)
+    rec.notes += side.notes
     _write(rec.to_dict(), ns.format)
     if error is not None or not rec.complete:
         return _fail(f"the bill was read only in part: {rec.stopped or error}")

@@ -21,8 +21,9 @@ ALL_LINES = "(all line items)"  # the bill was read without group_by=line_item
 HOSTED_LINE = "hosted tools"
 _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 _TOOL_WORDS = ("web search", "file search", "code interpreter", "container",
-               "image generation tool", "computer use tool")
-_DIRECTIONS = ("input", "cached input", "output", "tokens", "cached_input")
+               "image generation", "computer use tool")
+_DIRECTIONS = ("input", "cached input", "output", "tokens", "cached_input", "embeddings")
+_TIERS = ("flex", "batch", "priority", "scale")
 
 # Why a remainder is expected even when the capture is right, by the remainder's sign.
 REASONS_POSITIVE = (
@@ -41,9 +42,9 @@ class CostLine(Protocol):
     """One line the capture attributes: the seam with the cost engineer's attribution."""
 
     @property
-    def day(self) -> str: ...
+    def day(self) -> str | None: ...
     @property
-    def project_id(self) -> str | None: ...
+    def project(self) -> str | None: ...
     @property
     def line_item(self) -> str: ...
     @property
@@ -135,8 +136,12 @@ def line_key(line_item: str | None) -> str:
     if any(word in text for word in _TOOL_WORDS):
         return HOSTED_LINE
     head, sep, tail = text.rpartition(",")
+    tier = ""
+    if sep and tail.strip() in _TIERS:  # "<model>, input, flex": a tier's own row
+        tier = f" ({tail.strip()})"
+        head, sep, tail = head.rpartition(",")
     if sep and tail.strip() in _DIRECTIONS:
-        return f"{model_base(head)} tokens"
+        return f"{model_base(head)} tokens{tier}"
     return text
 
 
@@ -155,7 +160,9 @@ def _capture_sums(lines: Sequence[CostLine], project: str | None, by_line: set[s
     out: dict[tuple[str, str, str], list[float | None]] = defaultdict(list)
     unpriced = 0
     for ln in lines:
-        proj = ln.project_id or project or ALL_PROJECTS
+        if ln.day is None:
+            continue
+        proj = ln.project or project or ALL_PROJECTS
         key = line_key(ln.line_item) if ln.day in by_line else ALL_LINES
         out[(ln.day, proj, key)].append(ln.usd)
         unpriced += ln.usd is None
@@ -258,7 +265,7 @@ def reconcile(lines: Sequence[CostLine], bill: BillRead, *, project: str | None 
     capture's model requests by (day, model base), to test the "not captured" reason.
     """
     tol = tolerance or Tolerance()
-    days = {ln.day for ln in lines}
+    days = {ln.day for ln in lines if ln.day is not None}
     by_line = {b.day for b in bill.billed if b.line_item is not None} | (days - bill.days_read)
     att, unpriced = _capture_sums(lines, project, by_line)
     billed = _billed_sums(bill, project)
