@@ -136,3 +136,19 @@ def test_a_usage_endpoint_failing_leaves_the_costs_labelled_partial(sim: SimServ
     assert isinstance(error, ProviderError) and error.status_code == 502
     assert not bill.complete and bill.days_read == {"2026-12-01", "2026-12-02"}
     assert bill.sources[-1].endswith("/v1/organization/usage/images (stopped)")
+
+
+def test_a_slow_answer_hits_the_deadline(capsys: pytest.CaptureFixture[str], sim: SimServer,
+                                         capture: Path) -> None:
+    sim.inject(kind="slow", delay=30, times=0, path="/v1/organization/costs")
+    code, out, err = run(capsys, sim, capture, "--timeout", "0.3")
+    assert (code, out) == (2, "")
+    assert "did not answer /v1/organization/costs within 0.3 s" in err
+
+
+def test_a_page_that_is_not_json(capsys: pytest.CaptureFixture[str], sim: SimServer,
+                                 capture: Path) -> None:
+    sim.inject(kind="malformed", times=0, path="/v1/organization/costs")
+    code, out, err = run(capsys, sim, capture)
+    assert (code, out) == (2, "")
+    assert "sent a page of /v1/organization/costs that is not JSON" in err
