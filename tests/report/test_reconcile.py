@@ -191,3 +191,18 @@ def test_a_key_in_a_saved_page_is_masked(capsys: pytest.CaptureFixture[str], cap
     for fmt in ("text", "json", "markdown"):
         _, out, err = run(capsys, str(capture), "--costs", costs, "--format", fmt)
         assert "LEAKED" not in out + err
+
+
+def test_the_readme_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """README's `reconcile` line on the bundled sample and saved page: reconciled, exit 0."""
+    root = Path(__file__).parents[2]
+    code, out, err = run(capsys, str(root / "sample_traces/service_day.jsonl"), "--costs",
+                         str(root / "tests/fixtures/reconcile/service_day.costs.json"),
+                         "--project", "proj_service", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(r["line_item"], r["attributed_usd"], r["billed_usd"], r["remainder_usd"])
+            for r in doc["rows"]] == [("gpt-4o-mini tokens", 0.003301, 0.0033, -1e-06),
+                                      ("hosted tools", 0.01, 0.01, 0.0)]
+    assert any("$0.420000" in n for n in doc["notes"])
+    assert any("outside the capture's days" in n and "$0.002100" in n for n in doc["notes"])
