@@ -152,3 +152,17 @@ def test_a_page_that_is_not_json(capsys: pytest.CaptureFixture[str], sim: SimSer
     code, out, err = run(capsys, sim, capture)
     assert (code, out) == (2, "")
     assert "sent a page of /v1/organization/costs that is not JSON" in err
+
+
+def test_saved_pages_served_by_the_sim_read_back_the_same(sim: SimServer) -> None:
+    """`traceview sim --costs FILE`: the pages a user saved, served for rehearsal."""
+    from traceview.provider.org_pages import load_saved
+
+    root = Path(__file__).parents[2]
+    saved = load_saved([str(root / "tests/fixtures/reconcile/service_day.costs.json")])
+    with SimServer() as other:
+        other.org.load(saved)
+        config = ProviderConfig(base_url=other.base_url, api_key_env="OPENAI_ADMIN_KEY")
+        bill, error = read_bill(config, Window.days("2025-08-24", "2025-08-25"))
+    assert error is None
+    assert sorted(bill.billed, key=repr) == sorted(saved.billed, key=repr)

@@ -74,7 +74,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     out.append("| " + " | ".join(_HEAD) + " |")
     out.append("|" + "|".join("---:" if i in (3, 4, 5) else "---" for i in range(7)) + "|")
     out += ["| " + " | ".join(esc(c) for c in _cells(r)) + " |" for r in doc["rows"]]
-    return "\n".join(out + [""] + [esc(x) for x in _footer(doc, "- ")]) + "\n"
+    footer = [esc(x if x.startswith("  - ") else f"- {x}") for x in _footer(doc, "  - ")]
+    return "\n".join(out + [""] + footer) + "\n"
 
 
 def render_json(doc: dict[str, Any]) -> bytes:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from traceview.report.reconcile import BillRead
 from traceview.sim.api import Reply
 from traceview.sim.state import SimError
 
@@ -26,6 +27,7 @@ _GROUPS = {"costs": ("project_id", "line_item"), "completions": ("project_id", "
            "embeddings": ("project_id", "model"), "moderations": ("project_id", "model"),
            "images": ("project_id", "model")}
 _MAX_LIMIT = {"costs": 180}
+_COUNT_NAME = {"code_interpreter_sessions": "num_sessions", "images": "images"}
 
 
 def day_ts(day: str) -> int:
@@ -56,6 +58,19 @@ class OrgLedger:
             raise ValueError(f"unknown usage endpoint {endpoint!r}")
         with self.lock:
             self.usage[endpoint].append((day, project_id, fields))
+
+    def load(self, bill: BillRead) -> None:
+        """Serve a bill read before (saved pages: ``traceview sim --costs FILE``)."""
+        for b in bill.billed:
+            self.add_cost(b.day, b.project_id, b.line_item, b.usd)
+        for u in bill.usage:
+            fields: dict[str, Any] = dict(u.quantities)
+            if u.model is not None:
+                fields["model"] = u.model
+            if u.requests is not None:
+                fields[_COUNT_NAME.get(u.endpoint, "num_model_requests")] = u.requests
+            if u.endpoint in USAGE_ENDPOINTS:
+                self.add_usage(u.endpoint, u.day, u.project_id, **fields)
 
     def interrupt(self, endpoint: str, *, page: int, status: int = 503) -> None:
         """Page ``page`` (≥ 2) of ``endpoint`` ("costs", "completions", …) answers
