@@ -206,3 +206,21 @@ def test_the_readme_example(capsys: pytest.CaptureFixture[str]) -> None:
                                       ("hosted tools", 0.01, 0.01, 0.0)]
     assert any("$0.420000" in n for n in doc["notes"])
     assert any("outside the capture's days" in n and "$0.002100" in n for n in doc["notes"])
+
+
+def test_an_unpriced_turn_leaves_its_row_unknown_and_exits_1(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.builders import req, res, response, write
+
+    cap = write(tmp_path / "cap.jsonl", [
+        req({"model": "gpt-unpriced", "input": "hi"}),
+        res(response("resp_1", 100, 10, model="gpt-unpriced", created_at=1796083200.0))])
+    costs = save(tmp_path / "costs.json",
+                 costs_page([("2026-12-01", None, "gpt-unpriced, input", 0.5)],
+                            days=("2026-12-01",)))
+    code, out, err = run(capsys, str(cap), "--costs", costs, "--format", "json")
+    assert code == 1
+    (row,) = json.loads(out)["rows"]
+    assert (row["attributed_usd"], row["billed_usd"], row["remainder_usd"], row["status"]) == \
+        (None, 0.5, None, "unknown")
+    assert "1 row(s) have an unknown remainder" in err

@@ -1,8 +1,9 @@
 """``traceview reconcile CAPTURE… --costs FILE | --live``: the capture's cost against the bill.
 
 Exit status: 0 every row reconciled (within tolerance, or explained by a measured reason);
-1 a remainder beyond tolerance; 2 nothing to compare or the bill could not be read whole
-(bad file, auth, network — a partial read is still printed, labelled partial).
+1 a remainder beyond tolerance, or unknown (a turn could not be priced); 2 nothing to
+compare or the bill could not be read whole (bad file, auth, network — a partial read is
+still printed, labelled partial).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.provider.org_pages import PageError
     from traceview.report.reconcile import Tolerance, reconcile
     from traceview.report.reconcile_lines import capture_side
+    from traceview.safety.sanitise import say
 
     if ns.tolerance < 0 or ns.tolerance_pct < 0:
         return _fail("--tolerance and --tolerance-pct must be ≥ 0")
@@ -104,7 +106,11 @@ def run(ns: argparse.Namespace) -> int:
     _write(rec.to_dict(), ns.format)
     if error is not None or not rec.complete:
         return _fail(f"the bill was read only in part: {rec.stopped or error}")
-    return EXIT_PROBLEMS if rec.beyond else EXIT_OK
+    unknown = sum(1 for r in rec.rows if r.status == "unknown")
+    if unknown:
+        say(f"traceview reconcile: {unknown} row(s) have an unknown remainder (a turn could "
+            "not be priced): not reconciled")
+    return EXIT_PROBLEMS if rec.beyond or unknown else EXIT_OK
 
 
 def _write(doc: dict[str, Any], fmt: str) -> None:

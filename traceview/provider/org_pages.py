@@ -27,22 +27,28 @@ class PageError(Exception):
     """A page that is not the shape the Costs/Usage APIs send; the message says where."""
 
 
+def _show(v: Any) -> str:
+    """A value quoted in a message: its repr, cut short (a page can hold anything)."""
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _day(ts: Any, where: str) -> str:
     if type(ts) is not int or not 0 <= ts < 253402300800:
-        raise PageError(f"{where}.start_time must be Unix seconds, not {ts!r}")
+        raise PageError(f"{where}.start_time must be Unix seconds, not {_show(ts)}")
     return datetime.fromtimestamp(ts, UTC).date().isoformat()
 
 
 def _number(v: Any, where: str) -> float:
     if type(v) not in (int, float) or v != v or v in (float("inf"), float("-inf")):
-        raise PageError(f"{where} must be a number, not {v!r}")
+        raise PageError(f"{where} must be a number, not {_show(v)}")
     return float(v)
 
 
 def _opt_str(r: dict[str, Any], key: str, where: str) -> str | None:
     v = r.get(key)
     if v is not None and not isinstance(v, str):
-        raise PageError(f"{where}.{key} must be a string or null, not {v!r}")
+        raise PageError(f"{where}.{key} must be a string or null, not {_show(v)}")
     return v
 
 
@@ -60,7 +66,8 @@ def _cost(r: dict[str, Any], day: str, where: str) -> BilledLine:
 def _usage(r: dict[str, Any], endpoint: str, day: str, where: str) -> UsageLine:
     count = next((r[k] for k in _COUNTS if k in r), None)
     if count is not None and (type(count) is not int or count < 0):
-        raise PageError(f"{where}: the request count must be a whole number ≥ 0, not {count!r}")
+        raise PageError(f"{where}: the request count must be a whole number ≥ 0, "
+                        f"not {_show(count)}")
     quantities = {k: v for k, v in r.items()
                   if type(v) in (int, float) and k not in _COUNTS}
     return UsageLine(endpoint, day, _opt_str(r, "project_id", where),
@@ -82,7 +89,7 @@ def read_page(page: Any, into: BillRead, where: str = "page", *, costs: bool = T
         raise PageError(f'{where} is not a page (expected {{"object": "page", "data": [...]}})')
     has_more = page.get("has_more", False)
     if not isinstance(has_more, bool):
-        raise PageError(f"{where}.has_more must be true or false, not {has_more!r}")
+        raise PageError(f"{where}.has_more must be true or false, not {_show(has_more)}")
     cursor = page.get("next_page")
     if cursor is not None and not isinstance(cursor, str):
         raise PageError(f"{where}.next_page must be a string or null")
@@ -101,7 +108,8 @@ def read_page(page: Any, into: BillRead, where: str = "page", *, costs: bool = T
                 endpoint = obj[len(_USAGE_PREFIX):-len(_USAGE_SUFFIX)]
                 into.usage.append(_usage(r, endpoint, day, r_where))
             else:
-                raise PageError(f"{r_where}.object is {obj!r}: not a Costs or Usage API result")
+                raise PageError(f"{r_where}.object is {_show(obj)}: not a Costs or Usage "
+                                "API result")
         if costs:
             into.days_read.add(day)
     return has_more, cursor
