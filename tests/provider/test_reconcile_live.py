@@ -166,3 +166,12 @@ def test_saved_pages_served_by_the_sim_read_back_the_same(sim: SimServer) -> Non
         bill, error = read_bill(config, Window.days("2025-08-24", "2025-08-25"))
     assert error is None
     assert sorted(bill.billed, key=repr) == sorted(saved.billed, key=repr)
+
+
+def test_has_more_without_a_cursor_stops_the_read_partial(
+        capsys: pytest.CaptureFixture[str], sim: SimServer, capture: Path) -> None:
+    sim.inject(kind="endless", times=0, path="/v1/organization/usage/completions")
+    code, out, err = run(capsys, sim, capture)
+    assert code == 2
+    assert "bill read: PARTIAL" in out
+    assert "says has_more but its next_page is missing" in err
