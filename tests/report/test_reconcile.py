@@ -224,3 +224,18 @@ def test_an_unpriced_turn_leaves_its_row_unknown_and_exits_1(
     assert (row["attributed_usd"], row["billed_usd"], row["remainder_usd"], row["status"]) == \
         (None, 0.5, None, "unknown")
     assert "1 row(s) have an unknown remainder" in err
+
+
+def test_a_day_billed_without_line_items_is_compared_as_one_total() -> None:
+    from traceview.report.reconcile import BilledLine, BillRead, reconcile
+    from traceview.report.reconcile_lines import TurnCostLine
+
+    lines = [TurnCostLine("2026-12-01", None, "gpt-4.1, tokens", 0.3),
+             TurnCostLine("2026-12-01", None, "hosted tools", 0.2),
+             TurnCostLine("2026-12-02", None, "gpt-4.1, tokens", 0.1)]
+    bill = BillRead([BilledLine("2026-12-01", None, None, 0.5)], [],
+                    {"2026-12-01", "2026-12-02"}, True, ["test"])
+    rows = [(r.day, r.line, r.attributed, r.billed) for r in reconcile(lines, bill).rows]
+    # Day 1 has a total only; day 2's empty bucket billed nothing, line by line.
+    assert rows == [("2026-12-01", "(all line items)", 0.5, 0.5),
+                    ("2026-12-02", "gpt-4.1 tokens", 0.1, 0.0)]

@@ -154,7 +154,7 @@ def _sum(values: Iterable[float | None]) -> float | None:
     return total
 
 
-def _capture_sums(lines: Sequence[CostLine], project: str | None, by_line: set[str]
+def _capture_sums(lines: Sequence[CostLine], project: str | None, totals_only: set[str]
                   ) -> tuple[dict[tuple[str, str, str], float | None], int]:
     """Capture USD by (day, project, key); lines of unknown cost make the sum unknown."""
     out: dict[tuple[str, str, str], list[float | None]] = defaultdict(list)
@@ -163,7 +163,7 @@ def _capture_sums(lines: Sequence[CostLine], project: str | None, by_line: set[s
         if ln.day is None:
             continue
         proj = ln.project or project or ALL_PROJECTS
-        key = line_key(ln.line_item) if ln.day in by_line else ALL_LINES
+        key = ALL_LINES if ln.day in totals_only else line_key(ln.line_item)
         out[(ln.day, proj, key)].append(ln.usd)
         unpriced += ln.usd is None
     return {k: _sum(v) for k, v in out.items()}, unpriced
@@ -266,8 +266,10 @@ def reconcile(lines: Sequence[CostLine], bill: BillRead, *, project: str | None 
     """
     tol = tolerance or Tolerance()
     days = {ln.day for ln in lines if ln.day is not None}
-    by_line = {b.day for b in bill.billed if b.line_item is not None} | (days - bill.days_read)
-    att, unpriced = _capture_sums(lines, project, by_line)
+    # A day billed without line items (no group_by=line_item) is compared as one total.
+    itemised = {b.day for b in bill.billed if b.line_item is not None}
+    totals_only = {b.day for b in bill.billed} - itemised
+    att, unpriced = _capture_sums(lines, project, totals_only)
     billed = _billed_sums(bill, project)
     requests = _requests(bill.usage, project)
     rows: list[Row] = []
