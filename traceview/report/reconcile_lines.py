@@ -72,7 +72,7 @@ def capture_side(analysis: Any) -> CaptureSide:
     if isinstance(section, dict) and isinstance(section.get("lines"), list):
         lines = [TurnCostLine(d.get("day"), d.get("project"), d["line_item"], d["usd"])
                  for d in section["lines"]]
-        unknown = sum(1 for t in turns if t.cost_usd is None)
+        unknown = sum(1 for t in turns if t.cost_usd is None and t.input_tokens is not None)
         if unknown:
             notes.append(f"{unknown:,} turn(s) could not be priced and attribute nothing "
                          "(see `traceview report` cost reasons)")
