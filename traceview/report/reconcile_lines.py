@@ -72,10 +72,11 @@ def capture_side(analysis: Any) -> CaptureSide:
     if isinstance(section, dict) and isinstance(section.get("lines"), list):
         lines = [TurnCostLine(d.get("day"), d.get("project"), d["line_item"], d["usd"])
                  for d in section["lines"]]
-        unknown = sum(1 for t in turns if t.cost_usd is None and t.input_tokens is not None)
-        if unknown:
-            notes.append(f"{unknown:,} turn(s) could not be priced and attribute nothing "
-                         "(see `traceview report` cost reasons)")
+        # The section's lines leave unpriced turns out; an unknown line keeps their rows
+        # unknown (never a silent 0), as the per-turn lines do.
+        lines += [TurnCostLine(_day(t), None, f"{model_base(t.model or 'unknown model')}, "
+                               "tokens", None)
+                  for t in turns if t.cost_usd is None and t.input_tokens is not None]
     else:
         lines = turn_lines(turns)
     undated = sum(1 for ln in lines if ln.day is None)
