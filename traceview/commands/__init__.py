@@ -11,6 +11,7 @@ COMMANDS = {
     "screenshot": "write an SVG/PNG screenshot of an inspector view, headless",
     "fetch": "save the provider's copy of a conversation to a snapshot file",
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
+    "reconcile": "compare a capture's cost with the provider's bill (Costs/Usage APIs)",
     "fidelity": "score replay fidelity: can each conversation's last input be rebuilt locally",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",
@@ -21,7 +22,6 @@ COMMANDS = {
     "export": "write every turn of captures as Parquet, DuckDB, CSV or OTLP spans",
     "sql": "run a SQL query over the turns of captures (or of an export)",
     "context": "show what the model was shown on one turn: its input account as a stack",
-    "reconcile": "compare a capture's cost with the provider's bill (Costs/Usage APIs)",
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
