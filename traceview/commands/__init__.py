@@ -11,6 +11,7 @@ COMMANDS = {
     "screenshot": "write an SVG/PNG screenshot of an inspector view, headless",
     "fetch": "save the provider's copy of a conversation to a snapshot file",
     "diff": "diff a capture against the provider's copy (live or a snapshot)",
+    "reconcile": "compare a capture's cost with the provider's bill (Costs/Usage APIs)",
     "fidelity": "score replay fidelity: can each conversation's last input be rebuilt locally",
     "sim": "run the loopback provider simulator",
     "demo": "record a simulated claims conversation and open it",

@@ -26,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "page that is not JSON), endless (a listing whose cursor never ends). TIMES: how "
              "many requests get it (default 1; 0 = every request); PATH: only requests whose "
              "path starts with it, e.g. 429:2@/v1/responses")
+    parser.add_argument(
+        "--costs", action="append", default=[], metavar="FILE",
+        help="serve these saved Costs/Usage API pages at /v1/organization/… (repeatable; "
+             "admin keys sk-admin-… only), to rehearse `traceview reconcile --live`")
 
 
 def _is_loopback(host: str) -> bool:
@@ -58,6 +62,15 @@ def run(ns: argparse.Namespace) -> int:
               "reach this address can use it (it accepts any key)", file=sys.stderr)
     for fault in faults:
         sim.inject(**fault)  # type: ignore[arg-type]
+    if ns.costs:
+        from traceview.provider.org_pages import PageError, load_saved
+
+        try:
+            sim.org.load(load_saved(ns.costs))
+        except PageError as exc:
+            sim.httpd.server_close()
+            print(f"traceview sim: {exc}", file=sys.stderr)
+            return 2
     print(f"traceview sim listening on {sim.base_url}", flush=True)
     print(f"  OPENAI_BASE_URL={sim.base_url} OPENAI_API_KEY=sk-anything  (Ctrl-C to stop)",
           flush=True)

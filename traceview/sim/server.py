@@ -21,6 +21,8 @@ from urllib.parse import parse_qs, urlsplit
 from traceview.sim.api import Api, Reply
 from traceview.sim.engine import DEFAULT_CONTEXT_WINDOW, Engine
 from traceview.sim.latency import LatencyModel
+from traceview.sim.org_usage import PREFIX as ORG_PREFIX
+from traceview.sim.org_usage import OrgLedger
 from traceview.sim.state import DEFAULT_EPOCH, SimError, SimState
 from traceview.sim.stores import multipart_body
 
@@ -125,6 +127,7 @@ class SimServer:
         engine = Engine(self.state, context_window)
         engine.stateless_cache = stateless_cache
         self.api = Api(self.state, engine, latency)
+        self.org = OrgLedger()  # the organization Costs/Usage APIs (sim/org_usage.py)
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
@@ -328,7 +331,10 @@ class _Handler(BaseHTTPRequestHandler):
             if (self.headers.get("content-type") or "").startswith("multipart/form-data"):
                 body = multipart_body(raw)
             query = parse_qs(parts.query, keep_blank_values=True)
-            reply = sim.api.dispatch(self.command, parts.path, query, body)
+            if parts.path.startswith(ORG_PREFIX):
+                reply = sim.org.dispatch(self.command, parts.path, query, key)
+            else:
+                reply = sim.api.dispatch(self.command, parts.path, query, body)
         except SimError as err:
             reply = Reply(err.status, err.body)
             if err.status == 429:

@@ -1,0 +1,85 @@
+"""The capture's side of a reconciliation: what each day's traffic cost, as lines.
+
+The seam is :class:`traceview.report.reconcile.CostLine` (day, project, line item, usd).
+When the analysis carries the cost section's lines (``analysis.cost["lines"]``: every
+priced part of every turn, storage accrued, embeddings and moderations), those are the
+lines. Until that section is in, :func:`turn_lines` gives at most two a turn from the
+turn's own price (``TurnReport.cost``): its model's tokens and its hosted tool fees; it
+goes once the cost section is merged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from traceview.report.reconcile import HOSTED_LINE, model_base
+
+
+@dataclass(frozen=True)
+class TurnCostLine:
+    day: str | None
+    project: str | None
+    line_item: str
+    usd: float | None
+
+
+@dataclass
+class CaptureSide:
+    lines: list[TurnCostLine]
+    undated: int  # turns (or lines) without a time: no day to put them on
+    requests: dict[tuple[str, str], int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _day(turn: Any) -> str | None:
+    ts = turn.ts
+    return ts[:10] if isinstance(ts, str) else None
+
+
+def turn_lines(turns: Iterable[Any]) -> list[TurnCostLine]:
+    """A tokens line per turn with usage (unknown cost: ``usd`` None) and a hosted-tools
+    line where the turn paid tool fees."""
+    out: list[TurnCostLine] = []
+    for t in turns:
+        day = _day(t)
+        cost = t.cost
+        model = model_base(t.model) if t.model else "unknown model"
+        if t.input_tokens is not None or cost.get("tokens_usd") is not None:
+            out.append(TurnCostLine(day, None, f"{model}, tokens", cost.get("tokens_usd")))
+        if cost.get("hosted_usd"):
+            out.append(TurnCostLine(day, None, HOSTED_LINE, cost["hosted_usd"]))
+    return out
+
+
+def captured_requests(turns: Iterable[Any]) -> dict[tuple[str, str], int]:
+    """Model requests the capture holds, by (day, model base): one a turn with a response."""
+    out: dict[tuple[str, str], int] = defaultdict(int)
+    for t in turns:
+        day = _day(t)
+        if day is not None and t.model and t.input_tokens is not None:
+            out[(day, model_base(t.model))] += 1
+    return dict(out)
+
+
+def capture_side(analysis: Any) -> CaptureSide:
+    """The capture's lines, request counts and what they leave out."""
+    turns = analysis.turns
+    section = getattr(analysis, "cost", None)
+    notes: list[str] = []
+    if isinstance(section, dict) and isinstance(section.get("lines"), list):
+        lines = [TurnCostLine(d.get("day"), d.get("project"), d["line_item"], d["usd"])
+                 for d in section["lines"]]
+        # The section's lines leave unpriced turns out; an unknown line keeps their rows
+        # unknown (never a silent 0), as the per-turn lines do.
+        lines += [TurnCostLine(_day(t), None, f"{model_base(t.model or 'unknown model')}, "
+                               "tokens", None)
+                  for t in turns if t.cost_usd is None and t.input_tokens is not None]
+    else:
+        lines = turn_lines(turns)
+    undated = sum(1 for ln in lines if ln.day is None)
+    if undated:
+        notes.append(f"{undated:,} capture line(s) have no time and were left out")
+    return CaptureSide(lines, undated, captured_requests(turns), notes)
