@@ -26,6 +26,7 @@ RUNS: dict[str, tuple[list[str], str]] = {
                                             "| sample_traces/claims_included.jsonl |"),
     "-m pytest": ([], ""),  # the README's own test command: this suite
     "-m venv": ([], ""),  # the README's set-up line, run by .ci/run
+    "-m build": ([], ""),  # the wheel: tests/test_packaging.py builds and runs it
 }
 
 
