@@ -137,10 +137,9 @@ def _user_side(items: list[Any], want_sig: bool = True,
 
 
 def _new_items(items: list[Any], chained: bool) -> list[Any]:
-    """Input the provider has not seen before: all of it on a chained turn, else what
-    follows the last item the model produced (a stateless client resends the rest)."""
-    if chained:
-        return items
+    """Input the provider has not seen before: what follows the last item the model
+    produced. A stateless client resends the rest; so does a chained client that sends the
+    whole history again (billed twice, but not new input). `chained` is kept for callers."""
     for i in range(len(items) - 1, -1, -1):
         if model_produced(items[i]):
             return items[i + 1 :]
@@ -211,6 +210,17 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
             extra["compaction_keys"] = tuple(keys)
         if answered:
             extra["answered"] = tuple(answered)
+        # Items resent by reference (the serialised input says whether to look).
+        refs = [i["id"] for i in items if type(i) is dict and i.get("type") == "item_reference"
+                and type(i.get("id")) is str] if b'"item_reference"' in raw_items else []
+        if refs:
+            extra["item_refs"] = tuple(refs)
+        if chained and items:
+            # History sent again on a chained turn: its bytes are not owned-state growth.
+            new = _new_items(items, chained)
+            if len(new) < len(items):
+                # Their JSON less its brackets, plus the comma before the new items.
+                extra["resent_bytes"] = len(_dumps(items[: len(items) - len(new)])) - 1
         if media:
             extra["media"] = media
             new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)

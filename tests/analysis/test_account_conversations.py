@@ -1,0 +1,72 @@
+"""Conversations the input account relies on (issue 30): items resent by id stay in their
+conversation, a chain that resends its history is not new input, a retry after a 400
+that fixed the history is one turn with two attempts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tests.builders import message, req, res, response, write
+from traceview.analysis import analyze
+
+MODEL = "gpt-4.1"
+WHEN = 1767225600
+CALL = {"type": "function_call", "call_id": "call_1", "name": "get_weather",
+        "arguments": "{\"city\":\"Paris\"}", "id": "fc_1"}
+ANSWER = {"type": "function_call_output", "call_id": "call_1", "output": "{\"temp_c\": 18}"}
+ASK = {"role": "user", "content": "What is the weather in Paris?"}
+
+
+def reply(rid: str, inp: int | None, out: int, **extra: Any) -> dict[str, Any]:
+    return res(response(rid, inp, out, model=MODEL, created_at=WHEN, **extra))
+
+
+def test_a_stateless_turn_resending_the_output_by_id_stays_in_its_conversation(
+        tmp_path: Path) -> None:
+    first = {"model": MODEL, "store": True, "input": [ASK]}
+    # The application resends the first turn's items by reference, not as text.
+    loop = {"model": MODEL, "store": True, "input": [
+        {"type": "item_reference", "id": "msg_user_1"}, {"type": "item_reference", "id": "fc_1"},
+        ANSWER]}
+    other = {"model": MODEL, "input": [{"role": "user", "content": "Unrelated question"}]}
+    recs = [req(first), reply("r1", 40, 12, output=[CALL]),
+            req(loop), reply("r2", 70, 20),
+            req(other), reply("r3", 20, 5)]
+    t1, t2, t3 = analyze(str(write(tmp_path / "refs.jsonl", recs))).turns
+    assert t2.conversation_key == t1.conversation_key
+    assert t3.conversation_key != t1.conversation_key
+
+
+def test_a_stateless_turn_answering_an_earlier_call_stays_in_its_conversation(
+        tmp_path: Path) -> None:
+    first = {"model": MODEL, "input": [ASK]}
+    answer_only = {"model": MODEL, "input": [ANSWER]}
+    recs = [req(first), reply("r1", 40, 12, output=[CALL]),
+            req(answer_only), reply("r2", 70, 20)]
+    t1, t2 = analyze(str(write(tmp_path / "answer.jsonl", recs))).turns
+    assert t2.conversation_key == t1.conversation_key
+
+
+def test_a_chain_resending_its_history_counts_only_the_new_message_as_new(
+        tmp_path: Path) -> None:
+    q1 = {"role": "user", "content": "Summarise the policy " * 20}
+    a1 = {"role": "assistant", "content": "It covers flood and fire damage to the home. " * 10}
+    q2 = {"role": "user", "content": "And theft?"}
+    first = {"model": MODEL, "input": [q1]}
+    again = {"model": MODEL, "previous_response_id": "r1", "input": [q1, a1, q2]}
+    only = {"model": MODEL, "previous_response_id": "r1", "input": [q2]}
+    runs = []
+    for name, second in (("again", again), ("only", only)):
+        recs = [req(first), reply("r1", 200, 120, output=[message(a1["content"])]),
+                req(second), reply("r2", 500, 10)]
+        runs.append(analyze(str(write(tmp_path / f"{name}.jsonl", recs))).turns[1])
+    resent, plain = runs
+    assert "history_resent" in resent.markers and "history_resent" not in plain.markers
+    # The repeats are not new input, and owned state does not count them twice.
+    assert resent.new_input_estimate == plain.new_input_estimate == 7
+    extra = resent.request_bytes - plain.request_bytes
+    assert extra == len(orjson.dumps([q1, a1])) - 1  # the items and a comma
+    assert resent.owned_state_bytes == plain.owned_state_bytes
