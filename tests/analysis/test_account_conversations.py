@@ -70,3 +70,38 @@ def test_a_chain_resending_its_history_counts_only_the_new_message_as_new(
     extra = resent.request_bytes - plain.request_bytes
     assert extra == len(orjson.dumps([q1, a1])) - 1  # the items and a comma
     assert resent.owned_state_bytes == plain.owned_state_bytes
+
+
+def _rejected(message_text: str) -> dict[str, Any]:
+    return {"dir": "res", "status_code": 400, "elapsed_ms": 80, "body": {"error": {
+        "message": message_text, "type": "invalid_request_error", "param": "input",
+        "code": None}}}
+
+
+def test_a_retry_that_repairs_the_history_after_a_400_is_one_turn(tmp_path: Path) -> None:
+    first = {"model": MODEL, "input": [ASK]}
+    # The application forgot the call's output; the provider refuses, it adds it and retries.
+    broken = {"model": MODEL, "input": [ASK, CALL, {"role": "user", "content": "Thanks"}]}
+    fixed = {"model": MODEL, "input": [ASK, CALL, ANSWER, {"role": "user", "content": "Thanks"}]}
+    recs = [req(first), reply("r1", 40, 12, output=[CALL]),
+            req(broken), _rejected("No tool output found for function call call_1."),
+            req(fixed), reply("r2", 80, 9)]
+    turns = analyze(str(write(tmp_path / "retry.jsonl", recs))).turns
+    # The turn lists both attempts: the rejected one and the one that answered.
+    assert [(t.index, t.status, len(t.attempts)) for t in turns] == [
+        (1, "completed", 0), (2, "completed", 2)]
+    rejected, answered = turns[1].attempts
+    assert (rejected["http_status"], rejected["line"]) == (400, 3)
+    assert answered["status"] == "completed"
+    assert turns[1].conversation_key == turns[0].conversation_key
+
+
+def test_a_request_after_a_400_that_is_another_conversation_is_its_own_turn(
+        tmp_path: Path) -> None:
+    broken = {"model": MODEL, "input": [ASK, CALL]}
+    other = {"model": MODEL, "input": [{"role": "user", "content": "Unrelated"}]}
+    recs = [req(broken), _rejected("No tool output found for function call call_1."),
+            req(other), reply("r2", 20, 5)]
+    turns = analyze(str(write(tmp_path / "other.jsonl", recs))).turns
+    assert [(t.index, t.status, len(t.attempts)) for t in turns] == [
+        (1, "failed", 0), (2, "completed", 0)]
