@@ -105,3 +105,17 @@ def test_a_request_after_a_400_that_is_another_conversation_is_its_own_turn(
     turns = analyze(str(write(tmp_path / "other.jsonl", recs))).turns
     assert [(t.index, t.status, len(t.attempts)) for t in turns] == [
         (1, "failed", 0), (2, "completed", 0)]
+
+
+def test_a_reusable_prompt_shows_its_variables_and_counts_them_as_new_input(
+        tmp_path: Path) -> None:
+    png = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42"
+           "mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    body = {"model": MODEL, "prompt": {"id": "pmpt_1", "version": "2", "variables": {
+        "city": "Paris", "topic": {"type": "input_text", "text": "museums open on Monday"},
+        "photo": {"type": "input_image", "image_url": png, "detail": "low"}}}}
+    t = analyze(str(write(tmp_path / "prompt.jsonl", [req(body), reply("r1", 300, 10)]))
+                ).turns[0]
+    assert t.user_text == "city: Paris topic: museums open on Monday"
+    assert t.new_input_estimate == 100  # 4-bytes estimate of the text + the image at low
+    assert [m["type"] for m in t.media_input] == ["input_image"]

@@ -224,12 +224,39 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         if media:
             extra["media"] = media
             new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+    prompt = _prompt_message(g("prompt"))
+    if prompt is not None:  # a reusable prompt's variables are this turn's new input
+        new_tokens += estimate_tokens([prompt])
+        media = _media([prompt], model)
+        if media:
+            extra.setdefault("media", []).extend(media)
+            new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+        if user_text is None:
+            user_text, words = _user_text(message_text(prompt) or "")
+            sig = None if chained else signature(user_text or "")
     f = RequestFacts(
         api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
         trunc if type(trunc) is str else None, stream, g("background") is True)
     _request_common(f, g, tools, tools_offered, extra)
     return f
+
+
+def _prompt_message(prompt: Any) -> dict[str, Any] | None:
+    """A reusable prompt's variables as the user message they fill in: `name: text` for a
+    text variable, the part itself for an image or a file; None without variables."""
+    variables = prompt.get("variables") if type(prompt) is dict else None
+    if type(variables) is not dict or not variables:
+        return None
+    parts: list[Any] = []
+    for name, value in variables.items():
+        if type(value) is str:
+            parts.append({"type": "input_text", "text": f"{name}: {value}"})
+        elif type(value) is dict and type(value.get("text")) is str:
+            parts.append({"type": "input_text", "text": f"{name}: {value['text']}"})
+        elif type(value) is dict:
+            parts.append(value)
+    return {"type": "message", "role": "user", "content": parts}
 
 
 _Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
