@@ -119,3 +119,30 @@ def test_a_reusable_prompt_shows_its_variables_and_counts_them_as_new_input(
     assert t.user_text == "city: Paris topic: museums open on Monday"
     assert t.new_input_estimate == 100  # 4-bytes estimate of the text + the image at low
     assert [m["type"] for m in t.media_input] == ["input_image"]
+
+
+def test_the_context_command_sizes_the_carried_conversation_from_input_items() -> None:
+    """dotnet_function_call_previd_input_items (real, MIT: tests/fixtures/real): turn 2
+    continues turn 1 by previous_response_id, and the capture recorded the provider's
+    input_items of turn 2's response (user message, call, output)."""
+    import json
+    import subprocess
+    import sys
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / \
+        "dotnet_function_call_previd_input_items.jsonl"
+    run = [sys.executable, "-m", "traceview", "context", str(path), "--turn", "2",
+           "--format", "json"]
+    plain = json.loads(subprocess.run(run, capture_output=True, check=True).stdout)
+    filled = json.loads(subprocess.run([*run, "--items", str(path)], capture_output=True,
+                                       check=True).stdout)
+    [before] = [c for c in plain["input_account"] if c["component"] == "carried"]
+    [after] = [c for c in filled["input_account"] if c["component"] == "carried"]
+    assert (before["tokens"], before["basis"]) == (37, "estimated")  # by difference
+    # Item by item: the message and the call; the 3 left are the framing of the earlier
+    # turn's reply, which no item shows.
+    assert (after["tokens"], after["basis"]) == (34, "known")
+    assert [(c["component"], c["tokens"]) for c in filled["provider_items"]] == [
+        ("message", 17), ("function_call", 17)]
+    assert filled["input_tokens"] == filled["expected_input"] == 109
+    assert filled["known_tokens"] == 106
+    assert set(plain) < set(filled)  # keys added, none changed
