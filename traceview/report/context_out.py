@@ -50,9 +50,11 @@ def fill_from_provider(doc: dict[str, Any], analysis: Analysis,
     turn = analysis.turn(doc["turn"])
     lines = doc["input_account"]
     carried = next((c for c in lines or () if c["component"] == "carried"), None)
-    listing = listings.get(turn.response_id or "") if turn is not None else None
-    req = turn.turn.req if turn is not None else None
-    if carried is None or listing is None or req is None or req.input_count > len(listing):
+    if turn is None or carried is None:
+        return
+    listing = listings.get(turn.response_id or "")
+    req = turn.turn.req
+    if listing is None or req is None or req.input_count > len(listing):
         return
     held = listing[: len(listing) - req.input_count]
     acc = account({"model": turn.model, "input": held}, turn.model)
