@@ -59,3 +59,20 @@ def test_a_chat_stream_cut_before_any_choice_finished_is_not_complete(tmp_path: 
                                            stream((None, None), usage=False)])
     [t] = analyze(str(path)).turns
     assert t.status != "completed" and "stream_cut" in t.markers
+
+
+def test_streamed_tool_calls_are_assembled_and_a_wild_index_costs_nothing(
+        tmp_path: Path) -> None:
+    def call(index: object, **fn: str) -> dict[str, Any]:
+        return {"index": 0, "delta": {"tool_calls": [{"index": index, "function": fn}]},
+                "finish_reason": None}
+    events = [chunk([call(0, name="get_weather", arguments="{\"ci")]),
+              chunk([call(0, arguments="ty\":\"Paris\"}")]),
+              chunk([call(10**12, name="x")]),  # a hostile index: one more call, no gap
+              chunk([delta(0, None, "tool_calls")])]
+    ask = {**ASK, "n": 1}
+    path = write(tmp_path / "calls.jsonl", [req(ask, endpoint="POST /v1/chat/completions"),
+                                            {"dir": "res", "events": events}])
+    [t] = analyze(str(path)).turns
+    assert t.status == "completed"
+    assert [a["name"] for a in t.action_items] == ["get_weather", "x"]

@@ -58,12 +58,11 @@ def _add(choice: dict[str, Any], chunk: dict[str, Any]) -> None:
         if not isinstance(call, dict):
             continue
         calls = msg.setdefault("tool_calls", [])
-        at = call.get("index", len(calls))
-        while isinstance(at, int) and len(calls) <= at:
+        at = call.get("index")
+        if type(at) is not int or not 0 <= at < len(calls):  # a new call (never a gap)
+            at = len(calls)
             calls.append({"id": None, "type": "function", "function": {"name": "",
                                                                        "arguments": ""}})
-        if not isinstance(at, int):
-            continue
         if isinstance(call.get("id"), str):
             calls[at]["id"] = call["id"]
         fn = call.get("function")
