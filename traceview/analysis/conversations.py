@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from traceview.capture.model import Turn
 
 
+_ACTIONS_KEPT = 4096  # action ids remembered for a later answer or reference
+
+
 @dataclass(slots=True)
 class _Tail:
     key: str
@@ -127,11 +130,15 @@ class ConversationGrouper:
         return None
 
     def _note_actions(self, turn: Turn, key: str) -> None:
+        """Remember the recent actions' ids (the oldest forgotten first: a request answers
+        or references the calls of the turns just before it)."""
         extra = turn.res.extra if turn.res is not None else None
         for _kind, call_id, _name, item_id in (extra or {}).get("actions", ()):
             for k in (call_id, item_id):
                 if k is not None:
                     self._by_action.setdefault(k, key)
+        while len(self._by_action) > _ACTIONS_KEPT:
+            del self._by_action[next(iter(self._by_action))]
 
     def _note_compactions(self, turn: Turn, key: str) -> None:
         """Remember which conversation each compaction item (sent or produced) belongs to."""
