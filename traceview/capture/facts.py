@@ -136,10 +136,10 @@ def _user_side(items: list[Any], want_sig: bool = True,
     return describe_item(last), None, first_sig
 
 
-def _new_items(items: list[Any], chained: bool) -> list[Any]:
+def _new_items(items: list[Any]) -> list[Any]:
     """Input the provider has not seen before: what follows the last item the model
     produced. A stateless client resends the rest; so does a chained client that sends the
-    whole history again (billed twice, but not new input). `chained` is kept for callers."""
+    whole history again (billed twice, but not new input)."""
     for i in range(len(items) - 1, -1, -1):
         if model_produced(items[i]):
             return items[i + 1 :]
@@ -203,7 +203,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
         new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = \
-            _items(items, model, chained)
+            _items(items, model)
         if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
             extra[UNHELD_ITEMS] = True
         if keys:
@@ -217,7 +217,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
             extra["item_refs"] = tuple(refs)
         if chained and items:
             # History sent again on a chained turn: its bytes are not owned-state growth.
-            new = _new_items(items, chained)
+            new = _new_items(items)
             if len(new) < len(items):
                 # Their JSON less its brackets, plus the comma before the new items.
                 extra["resent_bytes"] = len(_dumps(items[: len(items) - len(new)])) - 1
@@ -262,11 +262,11 @@ def _prompt_message(prompt: Any) -> dict[str, Any] | None:
 _Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
 
 
-def _items(items: list[Any], model: str | None, chained: bool) -> _Items:
+def _items(items: list[Any], model: str | None) -> _Items:
     """What a request's input items say: (estimated tokens of the new input, a compaction
     item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
     parts of the new input, a `bare_reasoning` item sent)."""
-    new = _new_items(items, chained)
+    new = _new_items(items)
     compaction_input = compaction_trigger = bare = False
     keys: list[str] = []
     answered: list[str] = []
@@ -344,7 +344,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     items = messages if isinstance(messages, list) else []
     raw_items = _dumps(items)
     user_text, words, sig = _user_side(items)
-    new = _new_items(items, False)
+    new = _new_items(items)
     new_tokens = estimate_tokens(new)
     extra: dict[str, Any] = {}
     answered = [m["tool_call_id"] for m in new if type(m) is dict and m.get("role") == "tool"
