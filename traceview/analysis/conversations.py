@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from traceview.capture.model import Turn
 
-
 _ACTIONS_KEPT = 4096  # action ids remembered for a later answer or reference
 
 
