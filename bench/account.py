@@ -7,11 +7,14 @@ p90 <= 5 %. With no arguments it reads the shared real captures.
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --reports REPORT.json ... [--all]
+    python bench/account.py --analyse [CAPTURE.jsonl | DIR ...] [--all]
 
 --reports reads `traceview report --format json` documents instead (one per capture) and
 prints the analysis's own figures: on how many billed turns expected input is known, and
 |billed - expected| on the turns without a deposit, compaction, unknown item or failure
-marker (every turn kind: first, stateless, chat and hosted turns alike).
+marker (every turn kind: first, stateless, chat and hosted turns alike). --analyse runs
+`traceview report --format json` on each capture itself (default: the shared real captures
+and tests/fixtures/real) and prints the same figures, with the unknown turns' reasons.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -123,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit", action="store_true", help="re-fit the framing constants")
     parser.add_argument("--reports", action="store_true",
                         help="the paths are report JSON documents: the analysis's figures")
+    parser.add_argument("--analyse", action="store_true",
+                        help="run the analysis on each capture and print its figures")
     parser.add_argument("--fallback", action="store_true",
                         help="count with the labelled 4-bytes estimate instead (comparison)")
     args = parser.parse_args(argv)
@@ -134,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.reports:
         from_reports([Path(p) for p in args.paths], args.all)
+        return 0
+    if args.analyse:
+        analyse(captures(args.paths), args.all)
         return 0
     errors: list[float] = []
     total = visible = 0
@@ -172,18 +181,39 @@ MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item"
                     "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
 
 
+def analyse(paths: list[Path], listed: bool) -> None:
+    """The analysis's figures on captures, each reported by the installed traceview."""
+    docs = []
+    for path in paths:
+        done = subprocess.run([sys.executable, "-m", "traceview", "report", str(path),
+                               "--format", "json"], capture_output=True, text=True)
+        if done.returncode == 0:
+            docs.append((path.stem, json.loads(done.stdout)))
+        else:
+            print(f"{path.name}: report failed ({done.stderr.strip()[:120]})")
+    figures(docs, listed)
+
+
 def from_reports(paths: list[Path], listed: bool) -> None:
     """Expected input known on how many billed turns, and the error on unmarked turns."""
+    figures([(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in paths], listed)
+
+
+def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
+    """Known on how many billed turns; |error| on the known, unmarked ones; why unknown."""
     errors: list[float] = []
     billed_turns = known = 0
-    for path in paths:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+    for stem, doc in docs:
         for turn in doc.get("turns", []):
             tokens, expected = turn.get("input_tokens"), turn.get("expected_input")
             if not tokens:
                 continue
             billed_turns += 1
             if expected is None:
+                if listed:
+                    why = str(turn.get("expected_input_unknown") or "")
+                    print(f"{stem[:44]:44} {turn['index']:>4} {tokens:>7} {'-':>8}"
+                          f"          {why[:110]}")
                 continue
             known += 1
             if MARKED.intersection(turn.get("markers") or ()):
@@ -191,7 +221,7 @@ def from_reports(paths: list[Path], listed: bool) -> None:
             error = (expected - tokens) / tokens
             errors.append(abs(error))
             if listed:
-                print(f"{path.stem[:44]:44} {turn['index']:>4} {tokens:>7} {expected:>8}"
+                print(f"{stem[:44]:44} {turn['index']:>4} {tokens:>7} {expected:>8}"
                       f" {error:>+7.1%}")
     print(f"billed turns {billed_turns}; expected known {known}"
           f" ({known / max(billed_turns, 1):.0%}); unmarked with expected {len(errors)}")

@@ -47,13 +47,32 @@ def test_hydrate_rebuilds_the_claims_run_from_ids_in_a_log(claims, tmp_path, mon
     assert all(t["request_bytes"] is None and t["elapsed_ms"] is None for t in turns)
     assert "rebuilt" in " ".join(turns[0]["notes"]) and "not a wire capture" in \
         " ".join(turns[0]["notes"])
-    # every page of input_items was read: the last turn holds the whole stored context
+    # every page of input_items was read; each request holds only the turn's own items,
+    # the rest (earlier inputs and outputs) is carried by the chain
     records = [json.loads(line) for line in out.read_text().splitlines()]
     last_req = records[-2]
     listed = sim.api.dispatch("GET", f"/v1/responses/{ids[-1]}/input_items",
                               {"limit": ["100"], "order": ["asc"]}, None).body["data"]
-    assert len(last_req["body"]["input"]) == len(listed) > 2
+    assert last_req["body"]["input"] == listed[-2:] and len(listed) == 10
+    assert last_req["origin"]["carried_items"] == 8
     assert all(r["origin"]["format"] == "provider" for r in records)
+    # Carried context apart from new input: the claims run's one deposit (4,001 re-billed,
+    # as on the wire capture) and the other turns within a few tokens (the whole stored
+    # input as the request made them read -4,843 and the like).
+    assert [(t["unexplained_tokens"], "deposit" in t["markers"]) for t in turns] == [
+        (None, False), (17, False), (4001, True), (10, False)]
+
+
+def test_hydrate_writes_turns_in_created_order_whatever_the_order_given(claims, tmp_path,
+                                                                          capsys):
+    _, ids = claims
+    shuffled = [ids[2], ids[0], ids[3], ids[1]]
+    out = tmp_path / "rebuilt.jsonl"
+    assert main(["hydrate", *shuffled, "-o", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["body"]["id"] for r in records if r["dir"] == "res"] == ids
+    turns = analyze(str(out)).to_report()["turns"]
+    assert not any("compaction_likely" in t["markers"] for t in turns)
 
 
 def test_an_id_the_provider_no_longer_has_is_reported_not_fatal(claims, tmp_path, capsys):

@@ -6,7 +6,9 @@ same file when its input extends that turn's input (same first user message, mor
 items) — otherwise it starts a conversation of its own, so independent calls and
 several sub-chats in one file are told apart. A stateless turn that resends a compaction
 item an earlier turn produced continues that turn's conversation: compaction shortens a
-conversation, it does not start a new one.
+conversation, it does not start a new one. Likewise a stateless turn that answers a call
+an earlier stateless response made, or resends its items by reference (`item_reference`),
+continues that response's conversation even when its first message is not resent as text.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from traceview.capture.model import Turn
+
+_ACTIONS_KEPT = 4096  # action ids remembered for a later answer or reference
 
 
 @dataclass(slots=True)
@@ -33,6 +37,9 @@ class ConversationGrouper:
         # Compaction item keys (capture/facts.compaction_keys) -> the conversation that
         # produced or first sent them; a handful per capture.
         self._by_compaction: dict[str, str] = {}
+        # Call ids and item ids of the actions stateless responses asked for -> their
+        # conversation: a later request that answers or references one continues it.
+        self._by_action: dict[str, str] = {}
 
     def assign(self, turn: Turn) -> str:
         req, res = turn.req, turn.res
@@ -51,6 +58,8 @@ class ConversationGrouper:
         # would cost a dict entry per turn for nothing.
         if rid:
             self._by_response[rid] = key
+        if self.kinds.get(key) == "stateless":
+            self._note_actions(turn, key)
         return key
 
     def _key(self, turn: Turn, rid: str | None) -> str:
@@ -80,6 +89,11 @@ class ConversationGrouper:
                 and req.input_count > tail.input_count):
             tail.input_count = req.input_count
             return tail.key
+        owner = self._action_owner(turn)
+        if owner is not None and req is not None:
+            self._stateless_tail[turn.source] = _Tail(owner, turn.api, req.input_count,
+                                                      req.first_user_sig)
+            return owner
         key = rid or f"turn-{turn.index}"
         if key in self.kinds:
             key = f"{key}#{turn.index}"
@@ -100,6 +114,30 @@ class ConversationGrouper:
             if owner is not None:
                 return owner
         return None
+
+    def _action_owner(self, turn: Turn) -> str | None:
+        """The stateless conversation whose call this request answers or whose items it
+        references by id, if any."""
+        extra = turn.req.extra if turn.req is not None else None
+        if not extra or not self._by_action:
+            return None
+        for name in ("answered", "item_refs"):
+            for k in extra.get(name, ()):
+                owner = self._by_action.get(k)
+                if owner is not None:
+                    return owner
+        return None
+
+    def _note_actions(self, turn: Turn, key: str) -> None:
+        """Remember the recent actions' ids (the oldest forgotten first: a request answers
+        or references the calls of the turns just before it)."""
+        extra = turn.res.extra if turn.res is not None else None
+        for _kind, call_id, _name, item_id in (extra or {}).get("actions", ()):
+            for k in (call_id, item_id):
+                if k is not None:
+                    self._by_action.setdefault(k, key)
+        while len(self._by_action) > _ACTIONS_KEPT:
+            del self._by_action[next(iter(self._by_action))]
 
     def _note_compactions(self, turn: Turn, key: str) -> None:
         """Remember which conversation each compaction item (sent or produced) belongs to."""

@@ -136,11 +136,10 @@ def _user_side(items: list[Any], want_sig: bool = True,
     return describe_item(last), None, first_sig
 
 
-def _new_items(items: list[Any], chained: bool) -> list[Any]:
-    """Input the provider has not seen before: all of it on a chained turn, else what
-    follows the last item the model produced (a stateless client resends the rest)."""
-    if chained:
-        return items
+def _new_items(items: list[Any]) -> list[Any]:
+    """Input the provider has not seen before: what follows the last item the model
+    produced. A stateless client resends the rest; so does a chained client that sends the
+    whole history again (billed twice, but not new input)."""
     for i in range(len(items) - 1, -1, -1):
         if model_produced(items[i]):
             return items[i + 1 :]
@@ -204,16 +203,37 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
         new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = \
-            _items(items, model, chained)
+            _items(items, model)
         if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
             extra[UNHELD_ITEMS] = True
         if keys:
             extra["compaction_keys"] = tuple(keys)
         if answered:
             extra["answered"] = tuple(answered)
+        # Items resent by reference (the serialised input says whether to look).
+        refs = [i["id"] for i in items if type(i) is dict and i.get("type") == "item_reference"
+                and type(i.get("id")) is str] if b'"item_reference"' in raw_items else []
+        if refs:
+            extra["item_refs"] = tuple(refs)
+        if chained and items:
+            # History sent again on a chained turn: its bytes are not owned-state growth.
+            new = _new_items(items)
+            if len(new) < len(items):
+                # Their JSON less its brackets, plus the comma before the new items.
+                extra["resent_bytes"] = len(_dumps(items[: len(items) - len(new)])) - 1
         if media:
             extra["media"] = media
             new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+    prompt = _prompt_message(g("prompt"))
+    if prompt is not None:  # a reusable prompt's variables are this turn's new input
+        new_tokens += estimate_tokens([prompt])
+        media = _media([prompt], model)
+        if media:
+            extra.setdefault("media", []).extend(media)
+            new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+        if user_text is None:
+            user_text, words = _user_text(message_text(prompt) or "")
+            sig = None if chained else signature(user_text or "")
     f = RequestFacts(
         api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
@@ -222,14 +242,31 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     return f
 
 
+def _prompt_message(prompt: Any) -> dict[str, Any] | None:
+    """A reusable prompt's variables as the user message they fill in: `name: text` for a
+    text variable, the part itself for an image or a file; None without variables."""
+    variables = prompt.get("variables") if type(prompt) is dict else None
+    if type(variables) is not dict or not variables:
+        return None
+    parts: list[Any] = []
+    for name, value in variables.items():
+        if type(value) is str:
+            parts.append({"type": "input_text", "text": f"{name}: {value}"})
+        elif type(value) is dict and type(value.get("text")) is str:
+            parts.append({"type": "input_text", "text": f"{name}: {value['text']}"})
+        elif type(value) is dict:
+            parts.append(value)
+    return {"type": "message", "role": "user", "content": parts}
+
+
 _Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
 
 
-def _items(items: list[Any], model: str | None, chained: bool) -> _Items:
+def _items(items: list[Any], model: str | None) -> _Items:
     """What a request's input items say: (estimated tokens of the new input, a compaction
     item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
     parts of the new input, a `bare_reasoning` item sent)."""
-    new = _new_items(items, chained)
+    new = _new_items(items)
     compaction_input = compaction_trigger = bare = False
     keys: list[str] = []
     answered: list[str] = []
@@ -307,7 +344,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     items = messages if isinstance(messages, list) else []
     raw_items = _dumps(items)
     user_text, words, sig = _user_side(items)
-    new = _new_items(items, False)
+    new = _new_items(items)
     new_tokens = estimate_tokens(new)
     extra: dict[str, Any] = {}
     answered = [m["tool_call_id"] for m in new if type(m) is dict and m.get("role") == "tool"

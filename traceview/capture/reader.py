@@ -205,7 +205,8 @@ class CaptureBuilder:
             conv = conv.get("id") if isinstance(conv, dict) else conv
             same_handles = (failed.req.previous_response_id == (g("previous_response_id") or None)
                             and failed.req.conversation_id == (conv or None))
-            if same_handles and _extends(old, new):
+            rejected = failed.res is not None and failed.res.http_status == 400
+            if same_handles and (_extends(old, new) or (rejected and _repairs(old, new))):
                 return failed
         self.finished.append(failed)
         return None
@@ -434,6 +435,18 @@ def _extends(old: Any, new: Any) -> bool:
     if isinstance(old, list) and isinstance(new, list):
         return len(new) >= len(old) > 0 and new[: len(old)] == old
     return bool(old == new)
+
+
+def _repairs(old: Any, new: Any) -> bool:
+    """True when `new` is `old`'s history repaired after the provider rejected it (400):
+    the same first item, with items inserted (a missing call output) or dropped (a
+    dangling call), the rest in the same order — the same conversation, tried again."""
+    if not (isinstance(old, list) and isinstance(new, list) and old and new
+            and old[0] == new[0]):
+        return False
+    short, long = (old, new) if len(old) <= len(new) else (new, old)
+    rest = iter(long)
+    return all(any(item == other for other in rest) for item in short)
 
 
 def _attempt(turn: Turn) -> Attempt:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 
+from traceview.capture.chat_stream import CHUNK, chat_body
 from traceview.capture.facts import (
     compaction_keys,
     conversation_of,
@@ -279,7 +280,7 @@ def _from_events(events: list[Any]) -> tuple[dict[str, Any] | None, bool, str | 
     snapshot = None
     done_items: list[Any] = []
     error = None
-    usage_chunk = None
+    chat = False
     for ev in events:
         if not isinstance(ev, dict):
             continue
@@ -292,14 +293,14 @@ def _from_events(events: list[Any]) -> tuple[dict[str, Any] | None, bool, str | 
             done_items.append(ev["item"])
         elif t == "error":
             error = _error_text(ev)
-        elif ev.get("object") == "chat.completion.chunk" and ev.get("usage"):
-            usage_chunk = ev
+        elif ev.get("object") == CHUNK:
+            chat = True
     if terminal is not None:
         return terminal, False, error
-    if usage_chunk is not None:
-        return {"object": "chat.completion", "id": usage_chunk.get("id"),
-                "model": usage_chunk.get("model"), "usage": usage_chunk["usage"],
-                "choices": [{"finish_reason": "stop"}]}, False, error
+    if chat:
+        body = chat_body(events)
+        if body is not None:
+            return body, bool(body.pop("_cut")), error
     if snapshot is not None or done_items:
         rebuilt = dict(snapshot or {})
         rebuilt["output"] = done_items

@@ -17,6 +17,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--turn", type=int, required=True, metavar="N", help="the turn's index")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--items", metavar="FILE",
+                   help="a snapshot (or a capture) holding the provider's input_items of the"
+                        " turn's response: sizes the carried conversation item by item")
     add_analysis_options(p)
 
 
@@ -24,16 +27,27 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.analysis.pricing import PricingError
     from traceview.analysis.session import analyze
     from traceview.capture.sources import SourceError
-    from traceview.report.context_out import context_doc, render_json, render_text
+    from traceview.provider.snapshot import SnapshotError, load_input_items
+    from traceview.report.context_out import (
+        context_doc,
+        fill_from_provider,
+        render_json,
+        render_text,
+    )
 
     try:
         options = options_from(ns)
+        copies = load_input_items(ns.items) if ns.items else {}
         analysis = analyze(ns.paths, options)
-    except (UsageError, SourceError, PricingError) as exc:
+    except (UsageError, SourceError, PricingError, SnapshotError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    listings = {rid: c.items for rid, c in copies.items()
+                if c.items is not None and c.complete and c.status == "ok"}
     try:
         doc = context_doc(analysis, ns.turn)
+        if doc is not None and listings:
+            fill_from_provider(doc, analysis, listings)
     finally:
         analysis.capture.close()
     if doc is None:

@@ -89,15 +89,33 @@ def _retrieve(client: openai.OpenAI, rid: str, include: list[str],
     return body
 
 
+def _own_items(items: list[Any], seen: set[str]) -> list[Any]:
+    """The items this turn sent itself: the provider's input listing less the items of the
+    turns rebuilt before it (their inputs and outputs, which a chain or conversation
+    carries and the listing repeats)."""
+    return [i for i in items if not (isinstance(i, dict) and i.get("id") in seen)]
+
+
+def _ids(items: Any) -> set[str]:
+    return {i["id"] for i in items or () if isinstance(i, dict) and isinstance(i.get("id"), str)}
+
+
 def _records(n: int, rid: str, body: dict[str, Any], items: ProviderCopy,
-             host: str) -> tuple[dict[str, Any], dict[str, Any]]:
+             host: str, seen: set[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     request: dict[str, Any] = {k: body[k] for k in REQUEST_FIELDS if body.get(k) is not None}
     conv = body.get("conversation")
     if isinstance(conv, dict) and isinstance(conv.get("id"), str):
         request["conversation"] = conv["id"]
-    request["input"] = items.items
+    request["input"] = _own_items(items.items, seen)
     origin: dict[str, Any] = {"format": "provider", "entry": rid, "host": host,
                               "cannot_carry": list(REBUILT)}
+    carried = len(items.items) - len(request["input"])
+    if carried:
+        origin["carried_items"] = carried
+    prev = body.get("previous_response_id")
+    if isinstance(prev, str) and prev and not carried and len(items.items) > 1:
+        origin["cannot_carry"].append("which input items are the turn's own (the response "
+                                      "it continues was not rebuilt)")
     if not items.complete:
         origin["cannot_carry"].append("some input items (the listing stopped early)")
         origin["partial"] = True
@@ -113,12 +131,33 @@ def _records(n: int, rid: str, body: dict[str, Any], items: ProviderCopy,
 def hydrate(client: openai.OpenAI, ids: list[str], writer: Any, *,
             include: list[str] | None = None, config: ProviderConfig | None = None,
             max_pages: int = 1000) -> Hydrated:
-    """Write one rebuilt turn per id into ``writer`` (a CaptureWriter), oldest first as
-    given; an id the provider no longer has is reported, not fatal."""
+    """Write one rebuilt turn per id into ``writer`` (a CaptureWriter) in the order the
+    provider created them, whatever the order given (ties keep it); each request holds the
+    turn's own input items. An id the provider no longer has is reported, not fatal."""
     include = list(HOSTED_EVIDENCE_INCLUDE if include is None else include)
     config = config or ProviderConfig(base_url=str(client.base_url))
     host = host_of(str(client.base_url))
     result = Hydrated()
+    fetched = _fetch(client, ids, include, config, max_pages, result)
+    fetched.sort(key=lambda f: _created(f[1]))  # stable: equal times keep the given order
+    seen: set[str] = set()
+    for n, (rid, body, items) in enumerate(fetched, start=1):
+        for record in _records(n, rid, body, items, host, seen):
+            writer.write(record)
+        seen |= _ids(items.items) | _ids(body.get("output"))
+        result.written.append(rid)
+    return result
+
+
+def _created(body: dict[str, Any]) -> float:
+    created = body.get("created_at")
+    return float(created) if isinstance(created, int | float) else float("inf")
+
+
+def _fetch(client: openai.OpenAI, ids: list[str], include: list[str], config: ProviderConfig,
+           max_pages: int, result: Hydrated) -> list[tuple[str, dict[str, Any], ProviderCopy]]:
+    """Each id's stored response and input items; failures go in ``result``."""
+    fetched: list[tuple[str, dict[str, Any], ProviderCopy]] = []
     for n, rid in enumerate(ids, start=1):
         try:
             body = _retrieve(client, rid, include, config)
@@ -136,7 +175,5 @@ def hydrate(client: openai.OpenAI, ids: list[str], writer: Any, *,
                 result.stopped = [r for r in ids[n:] if r != rid]
                 break
             continue
-        for record in _records(n, rid, body, items, host):
-            writer.write(record)
-        result.written.append(rid)
-    return result
+        fetched.append((rid, body, items))
+    return fetched

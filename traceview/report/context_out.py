@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from traceview.analysis.account import account
 from traceview.analysis.session import Analysis
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
@@ -38,6 +39,37 @@ def context_doc(analysis: Analysis, index: int) -> dict[str, Any] | None:
         "unknown_lines": sum(1 for c in lines or () if c["tokens"] is None),
         "markers": list(turn.markers), "input_account": lines,
     }
+
+
+def fill_from_provider(doc: dict[str, Any], analysis: Analysis,
+                       listings: dict[str, list[dict[str, Any]]]) -> None:
+    """Size the carried line from the provider's `input_items` listing of the turn's
+    response (`--items`): the listing is everything the model received, so what precedes
+    the turn's own input items is what the conversation carried, counted line by line in
+    `provider_items` (added to the document; the other keys keep their meaning)."""
+    turn = analysis.turn(doc["turn"])
+    lines = doc["input_account"]
+    carried = next((c for c in lines or () if c["component"] == "carried"), None)
+    if turn is None or carried is None:
+        return
+    listing = listings.get(turn.response_id or "")
+    req = turn.turn.req
+    if listing is None or req is None or req.input_count > len(listing):
+        return
+    held = listing[: len(listing) - req.input_count]
+    acc = account({"model": turn.model, "input": held}, turn.model)
+    parts = [c for c in acc.components if c.component != "request"]
+    items = [c.to_dict() for c in parts]
+    counted = [c.tokens for c in parts]
+    total = None if None in counted else sum(t for t in counted if t is not None)
+    basis = "unknown" if total is None else (
+        "estimated" if any(c.basis != "known" for c in parts) else "known")
+    carried.update(tokens=total, basis=basis,
+                   reason=f"{len(held)} items the provider listed before this turn's own"
+                          f" input (input_items of {turn.response_id})")
+    doc["provider_items"] = items
+    doc["known_tokens"] = sum(c["tokens"] for c in lines if c["tokens"] is not None)
+    doc["unknown_lines"] = sum(1 for c in lines if c["tokens"] is None)
 
 
 def render_json(doc: dict[str, Any]) -> bytes:

@@ -149,8 +149,13 @@ def test_hosted_tool_measured_on_its_family_only() -> None:
 
 
 def test_turns_outside_the_calibration_are_unknown() -> None:
-    early = account({"model": "gpt-4o", "input": "hi"}, response_body={"created_at": 1743075639})
+    tools = [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    early = account({"model": "gpt-4o", "input": "hi", "tools": tools},
+                    response_body={"created_at": 1743075639})
     assert [c.component for c in early.unknown] == ["preamble"]
+    mini = account({"model": "gpt-4.1-mini", "input": "hi"},
+                   response_body={"created_at": 1743075639})
+    assert [c.component for c in mini.unknown] == ["preamble"]
     pro = account({"model": "gpt-5.6-sol", "input": "hi", "reasoning": {"mode": "pro"}})
     assert [(c.component, c.name) for c in pro.unknown] == [("reasoning_mode", "pro")]
     search = account({"model": "gpt-4o-search-preview", "messages": [
@@ -187,3 +192,19 @@ def test_items_before_a_compaction_item_are_not_billed() -> None:
     assert lines(body)[1:] == [
         ("message", "user", 0, "estimated"), ("message", "assistant", 0, "estimated"),
         ("compaction", "cmp_1", None, "unknown"), ("message", "user", 7, "known")]
+
+
+def test_the_early_preamble_is_measured_on_gpt_4o_text_turns() -> None:
+    """Real ruby capture (2025-03): "Hello, world!"-sized turn billed 36, the account 18 + 18."""
+    early = account({"model": "gpt-4o", "input": "hi"}, response_body={"created_at": 1743075639})
+    line = [c for c in early.components if c.component == "preamble"]
+    assert [(c.tokens, c.basis) for c in line] == [(18, "estimated")]
+    late = account({"model": "gpt-4o", "input": "hi"}, response_body={"created_at": 1743465600})
+    assert not [c for c in late.components if c.component == "preamble"]
+
+
+def test_code_interpreter_definition_measured_on_gpt_5() -> None:
+    body = {"model": "gpt-5", "input": "x", "tools": [{"type": "code_interpreter",
+                                                        "container": {"type": "auto"}}]}
+    tool = [c for c in account(body).components if c.component == "tools"]
+    assert [(c.name, c.tokens, c.basis) for c in tool] == [("code_interpreter", 613, "estimated")]

@@ -12,7 +12,7 @@ from typing import Any
 from traceview.analysis.account.context import Context, ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.items import input_components, message_components
-from traceview.analysis.account.model import Component, InputAccount, unknown
+from traceview.analysis.account.model import ESTIMATED, Component, InputAccount, unknown
 from traceview.analysis.account.tokens import counter_for
 from traceview.analysis.account.tools import response_format_components, tool_components
 from traceview.wire import HOSTED_CALL_TYPES
@@ -38,11 +38,12 @@ def account(request_body: Mapping[str, Any], model: str | None = None,
     reasoning = body.get("reasoning")
     keep = isinstance(reasoning, Mapping) and reasoning.get("context") == "all_turns"
     ctx = Context(name, counter_for(name), framing, item_tokens or {}, keep)
-    parts = _chat(ctx, body) if chat else _responses(ctx, body)
+    parts = list(_chat(ctx, body) if chat else _responses(ctx, body))
     components = [Component("request", "framing", ctx.framing.request, ctx.basis,
                             "reply priming and request framing, fitted"), *parts]
     components.extend(_hosted_passes(response_body))
-    components.extend(_outside_calibration(body, response_body, name))
+    media = any(c.component in _MEDIA for c in parts)
+    components.extend(_outside_calibration(body, response_body, name, media))
     return InputAccount(tuple(components), name, ctx.counter.encoding, ctx.framing.family)
 
 
@@ -166,7 +167,7 @@ _PREAMBLE_UNTIL = 1743465600
 
 
 def _outside_calibration(body: Mapping[str, Any], response: Mapping[str, Any] | None,
-                         model: str) -> Iterator[Component]:
+                         model: str, media: bool) -> Iterator[Component]:
     """Provider-side input that the request does not show and the constants do not cover."""
     if "search" in model.lower():
         yield unknown("hosted_pass", "web_search", f"{model} searches the web on every"
@@ -179,8 +180,28 @@ def _outside_calibration(body: Mapping[str, Any], response: Mapping[str, Any] | 
     created = response.get("created_at") if isinstance(response, Mapping) else None
     if "messages" not in body and isinstance(created, int | float) \
             and 0 < created < _PREAMBLE_UNTIL:
-        yield unknown("preamble", "provider preamble", "responses created before April 2025"
-                      " carry a provider preamble the framing constants were not fitted on")
+        yield _preamble(body, model, media)
+
+
+# Measured on three real gpt-4o Responses turns with text only and no tools created before
+# April 2025 (docs/input-account.md names them): each billed exactly this much above the
+# account.
+_PREAMBLE_TOKENS = 18
+_MEDIA = frozenset({"image", "file", "audio", "part"})
+
+
+def _preamble(body: Mapping[str, Any], model: str, media: bool) -> Component:
+    """The pre-April-2025 provider preamble: measured on gpt-4o with text only and no
+    tools, else unknown (with tools or an image it was 208 to 230 tokens and varied)."""
+    name = model.lower()
+    if name.startswith("gpt-4o") and "mini" not in name and not body.get("tools") \
+            and not media:
+        return Component("preamble", "provider preamble", _PREAMBLE_TOKENS, ESTIMATED,
+                         "responses created before April 2025 carry a provider preamble:"
+                         " measured on real gpt-4o captures without tools")
+    return unknown("preamble", "provider preamble", "responses created before April 2025"
+                   " carry a provider preamble, measured only on gpt-4o with text and no"
+                   " tools (with tools or media it varied by tens of tokens)")
 
 
 def _str(value: object) -> str:

@@ -25,6 +25,7 @@ from traceview.analysis.account.render import (
 # where the tool was offered and not called (docs/input-account.md). Absent: unknown.
 HOSTED_DEFINITION: dict[tuple[str, str], int] = {
     ("image_generation", "gpt-5"): 342,
+    ("code_interpreter", "gpt-5"): 613,
 }
 _FUNCTION_LIKE = frozenset({"function", "custom"})
 # The name of the `tools` line that holds the functions' namespace wrapper.

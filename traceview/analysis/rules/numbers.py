@@ -19,7 +19,11 @@ def owned_state_bytes(f: TurnFacts, st: ConversationState) -> int | None:
     if f.request_bytes is None:
         return None
     chained = f.req_conversation_id is not None or f.previous_response_id is not None
-    return f.request_bytes + (st.history_bytes if chained else 0)
+    if not chained:
+        return f.request_bytes
+    # A chained request that sends the history again: those bytes are already counted.
+    resent = f.req_extra.get("resent_bytes", 0) if f.req_extra else 0
+    return f.request_bytes - resent + st.history_bytes
 
 
 def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
