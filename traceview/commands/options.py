@@ -6,8 +6,13 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
+from traceview.commands.numbers import COUNT, number
+
 if TYPE_CHECKING:  # the analysis package is loaded by the commands that analyse, not by --help
     from traceview.analysis.options import Options
+
+
+RATIO = number(0)
 
 
 class UsageError(Exception):
@@ -16,11 +21,11 @@ class UsageError(Exception):
 
 def add_analysis_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("analysis thresholds")
-    g.add_argument("--deposit-min-tokens", type=int, default=500, metavar="N",
+    g.add_argument("--deposit-min-tokens", type=COUNT, default=500, metavar="N",
                    help="smallest unexplained rise marked as a deposit (default 500)")
-    g.add_argument("--deposit-ratio", type=float, default=0.25, metavar="R",
+    g.add_argument("--deposit-ratio", type=RATIO, default=0.25, metavar="R",
                    help="…and at least this fraction of the expected input (default 0.25)")
-    g.add_argument("--compaction-min-drop", type=int, default=0, metavar="N",
+    g.add_argument("--compaction-min-drop", type=COUNT, default=0, metavar="N",
                    help="smallest fall in billed input marked compaction_likely (default 0)")
     g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
                    "bundled one")
