@@ -64,7 +64,6 @@ def test_progress_when_piped_is_plain_lines():
 
 
 @pytest.mark.parametrize("command", [["diff", CLAIMS], ["fetch", CLAIMS], ["fidelity", CLAIMS],
-                                     ["hydrate", "resp_0123456789abcdef", "-o", "{tmp}/h.jsonl"],
                                      ["ab", CLAIMS, "-o", "{tmp}/ab"]])
 def test_a_malformed_base_url_is_a_usage_error_before_any_request(command, tmp_path, capsys):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in command]
@@ -74,6 +73,15 @@ def test_a_malformed_base_url_is_a_usage_error_before_any_request(command, tmp_p
     err = capsys.readouterr().err
     assert "argument --base-url: not a URL: 'notaurl'" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_hydrate_says_a_malformed_base_url_in_one_line(tmp_path, capsys):
+    out = tmp_path / "h.jsonl"
+    assert main(["hydrate", "resp_0123456789abcdef", "-o", str(out),
+                 "--base-url", "notaurl"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("traceview hydrate: --base-url: not a URL: 'notaurl'")
+    assert err.count("\n") == 1 and not out.exists()
 
 
 @pytest.mark.parametrize(("argv", "said"), [

@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from traceview.commands.numbers import base_url
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.commands.provider_flags import add_connection_arguments, provider_config
 from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, make_client
@@ -27,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
                    help="capture file to write (marked as rebuilt from the provider)")
     g = p.add_argument_group("provider")
-    add_connection_arguments(g)
+    add_connection_arguments(g, checked=False)
     g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
     g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N")
     g.add_argument("--max-pages", type=int, default=1000, metavar="N",
@@ -73,6 +74,12 @@ def run(ns: argparse.Namespace) -> int:
     if not ns.timeout > 0 or ns.max_pages < 1 or ns.max_retries < 0:
         say("traceview hydrate: --timeout must be above 0, --max-pages at least 1 and "
             "--max-retries at least 0")
+        return 2
+    try:
+        if ns.base_url is not None:
+            base_url(ns.base_url)
+    except argparse.ArgumentTypeError as exc:
+        say(f"traceview hydrate: --base-url: {exc}; nothing fetched")
         return 2
     malformed = [s for s in ns.sources
                  if s != "-" and not os.path.exists(s) and not RESPONSE_ID.fullmatch(s)]

@@ -12,8 +12,9 @@ from traceview.provider.fetch import DEFAULT_MAX_PAGES
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 
-def add_connection_arguments(g: argparse._ArgumentGroup) -> None:
-    g.add_argument("--base-url", metavar="URL", type=base_url,
+def add_connection_arguments(g: argparse._ArgumentGroup, *, checked: bool = True) -> None:
+    """``checked=False``: the command checks --base-url itself (hydrate says it in one line)."""
+    g.add_argument("--base-url", metavar="URL", type=base_url if checked else str,
                    help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
     g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
                    help="environment variable that holds the API key (default: OPENAI_API_KEY)")
