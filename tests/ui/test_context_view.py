@@ -126,3 +126,14 @@ def test_context_snapshot(snap_compare, monkeypatch, capture, turn, size):
     path = WEB if capture == "web" else sample("claims")
     app = make_app([os.path.relpath(path, ROOT)])
     assert snap_compare(app, terminal_size=size, run_before=loaded_then("context", turn))
+
+
+def test_screenshot_shows_the_context_view(claims, tmp_path):
+    import html
+    import re
+
+    out = tmp_path / "context.svg"
+    assert main(["screenshot", claims, "--view", "context", "--turn", "3", "-o", str(out),
+                 "--size", "120x30"]) == 0
+    text = html.unescape(re.sub(r"<[^>]+>", "", out.read_text())).replace("\xa0", " ")
+    assert "what the model was shown" in text and "stored (provider)" in text
