@@ -11,6 +11,11 @@ response has not arrived yet stays pending in the builder, as it would mid-file.
 
 ``poll()`` is cheap when nothing changed (one ``os.stat``), so a caller can run it a
 few times a second without costing CPU while the capture is idle.
+
+The hosted-state passes (ledger, replay fidelity, objects) read bodies again over the
+whole capture, so they run on a budget: again only once nine times their last duration has
+passed (a tenth of the time at most); in between, each conversation keeps the carried
+context the last pass found, and ``hosted_state_turns`` says how many turns it covered.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.session import Batch, Session, _attach_exchanges
 from traceview.analysis.turn_report import TurnReport
@@ -52,6 +58,9 @@ class FollowSession(Session):
         self.file_id: FileId | None = None
         self._tail = b""
         self.replaced = False
+        self._hosted_due = 0.0  # monotonic time after which the hosted-state passes run again
+        #: The turns the last hosted-state pass covered (the carried and replay columns).
+        self.hosted_state_turns = 0
 
     @property
     def path(self) -> str:
@@ -94,6 +103,9 @@ class FollowSession(Session):
             self.replaced = True
             return None
         if st.st_size == read:
+            if self.hosted_state_pending and time.monotonic() >= self._hosted_due:
+                self._publish()  # the turns the last pass missed, now that it is due
+                return self._batch([], done=True)
             return None
         fresh = [t for turns in self._read_new() for t in turns]
         problems = bool(self.loader.builder.new_problems)
@@ -101,6 +113,11 @@ class FollowSession(Session):
             return None
         self._publish()
         return self._batch(fresh, done=True)
+
+    @property
+    def hosted_state_pending(self) -> bool:
+        """Turns arrived since the last hosted-state pass; ``poll()`` runs it once due."""
+        return self.hosted_state_turns < len(self.analyzer.reports)
 
     # -- internals ----------------------------------------------------------------------
     def _identify(self) -> FileId | None:
@@ -148,7 +165,20 @@ class FollowSession(Session):
             conv.exchanges.clear()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.pricing_table = self.analyzer.pricing
+        self._hosted_state(a)
         a.complete = True
+
+    def _hosted_state(self, a: Any) -> None:
+        """The ledger, fidelity and objects, again when the budget allows (see above)."""
+        started = time.monotonic()
+        if started >= self._hosted_due:
+            attach_hosted_state(a)
+            self.hosted_state_turns = len(a.turns)
+            self._hosted_due = time.monotonic() + 9 * (time.monotonic() - started)
+        elif a.ledger is not None:
+            for conv in a.conversations:
+                conv.carried = a.ledger.conversations.get(conv.key)
 
     def progress(self) -> Progress:
         return Progress(self.offset, self.offset + len(self._tail), self.line_no, True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,3 +19,17 @@ class Options:
     pricing_path: str | None = None
     # Read every source as this format (capture, har, batch, otlp); None detects each.
     from_format: str | None = None
+    # The config file the thresholds were read from (None: none was), and which ones it set
+    # (the rest are the command line's or the defaults). Not in repr or equality: the
+    # export cache is keyed on repr, and the same thresholds make the same rows.
+    config: str | None = field(default=None, repr=False, compare=False)
+    from_config: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's `options`: the thresholds the numbers were made with, and where
+        they came from."""
+        return {"deposit_min_tokens": self.deposit_min_tokens,
+                "deposit_ratio": self.deposit_ratio,
+                "compaction_min_drop": self.compaction_min_drop,
+                "pricing": self.pricing_path, "from_format": self.from_format,
+                "config": self.config, "from_config": list(self.from_config)}

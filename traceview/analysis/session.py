@@ -57,6 +57,8 @@ class Analysis:
     ledger: Any = None
     objects: Any = None
     fidelity: Any = None
+    # The options the analysis ran with (Options.to_dict), the report's `options`.
+    options: dict[str, Any] = field(default_factory=dict)
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -86,6 +88,7 @@ class Analysis:
                          if self.fidelity is not None else None),
             "problems": [p.to_dict() for p in self.problems],
             "imports": self.capture.imports,
+            "options": self.options,
         }
 
 
@@ -125,7 +128,8 @@ class Session:
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
                                  self.capture.exchanges)
-        self.analysis = Analysis(self.capture, problems=self.capture.problems)
+        self.analysis = Analysis(self.capture, problems=self.capture.problems,
+                                 options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
 
     def run(self) -> Iterator[Batch]:
@@ -205,7 +209,8 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     cap = paths_or_capture
     analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
     analyzer.add_all(cap.turns, cap.sources, _drop)
-    a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer))
+    a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer),
+                 options=(options or Options()).to_dict())
     a.turns = analyzer.reports
     a.conversations = analyzer.conversations()
     analyzer.release()

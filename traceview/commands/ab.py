@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from traceview.commands.numbers import COUNT, POSITIVE, base_url
 from traceview.experiment import manifest as mf
 from traceview.experiment.runner import Aborted
 from traceview.experiment.steps import (
@@ -33,21 +34,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="a pinned model snapshot, e.g. gpt-4.1-2025-04-14")
     p.add_argument("--allow-alias", action="store_true",
                    help="accept a model alias such as gpt-4.1 (it may change mid-experiment)")
-    p.add_argument("--sample", type=int, default=40, metavar="N",
+    p.add_argument("--sample", type=POSITIVE, default=40, metavar="N",
                    help="conversations to sample, stratified by turn count (default 40)")
-    p.add_argument("--runs", type=int, default=3, metavar="N",
+    p.add_argument("--runs", type=POSITIVE, default=3, metavar="N",
                    help="times each conversation is played on each arm (default 3)")
     p.add_argument("--seed", type=int, default=0, help="sampling and run-order seed")
     p.add_argument("--docs", metavar="DIR", help="documents for retrieval: B uploads them to a "
                    "vector store for file_search, A searches them client-side")
     p.add_argument("--keep", action="store_true",
                    help="keep the vector store and uploaded files afterwards")
-    p.add_argument("--base-url", help="provider base URL (default: the SDK's, or "
+    p.add_argument("--base-url", type=base_url, help="provider base URL (default: the SDK's, or "
                    "$OPENAI_BASE_URL)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the plan and an estimated cost; send nothing")
     p.add_argument("--resume", action="store_true", help="continue a partial run in --out")
-    p.add_argument("--max-retries", type=int, default=2, help="SDK retries per call")
+    p.add_argument("--max-retries", type=COUNT, default=2, help="SDK retries per call")
 
 
 def _err(msg: str) -> int:

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Any
 
+from traceview.commands.numbers import POSITIVE
 from traceview.report.compare_output import (
     build,
     render_json,
@@ -24,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="an `ab` results folder, or two captures: A (owned) then B (hosted)")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    p.add_argument("--resamples", type=POSITIVE, default=2000, help="bootstrap resamples")
     p.add_argument("--pricing", metavar="FILE", help="pricing table JSON")
     p.add_argument("--open", action="store_true",
                    help="open the compare screen instead of printing")

@@ -9,13 +9,14 @@ import argparse
 import sys
 
 from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
+from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="CAPTURE",
                    help="capture files, directories of captures, .gz, or - for stdin")
-    p.add_argument("--turn", type=int, required=True, metavar="N", help="the turn's index")
+    p.add_argument("--turn", type=POSITIVE, required=True, metavar="N", help="the turn's index")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     p.add_argument("--items", metavar="FILE",
                    help="a snapshot (or a capture) holding the provider's input_items of the"

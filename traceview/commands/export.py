@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from traceview.capture.sources import SourceError, expand_paths
+from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, refuse_output, replacing
 from traceview.export import MissingExtra
@@ -38,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="parquet partitions: date, or date,model (default date)")
     p.add_argument("--otlp-endpoint", metavar="URL", help="also post the spans to this "
                    "OTLP/HTTP traces endpoint (e.g. http://localhost:4318/v1/traces)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parquet: export a "
+    p.add_argument("--jobs", type=POSITIVE, default=1, metavar="N", help="parquet: export a "
                    "directory in N local worker processes (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run the parquet export on a Dask "
                    "cluster: a scheduler address, or local:N for N local workers")

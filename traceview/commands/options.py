@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from traceview.commands.numbers import COUNT, number
 
 if TYPE_CHECKING:  # the analysis package is loaded by the commands that analyse, not by --help
     from traceview.analysis.options import Options
+
+
+RATIO = number(0)
 
 
 class UsageError(Exception):
@@ -15,12 +21,15 @@ class UsageError(Exception):
 
 
 def add_analysis_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("analysis thresholds")
-    g.add_argument("--deposit-min-tokens", type=int, default=500, metavar="N",
+    g = p.add_argument_group(
+        "analysis thresholds",
+        "each also settable in the config file (~/.config/traceview/config.toml, or "
+        "$TRACEVIEW_CONFIG) as deposit_min_tokens = 800 …; a flag overrides the file")
+    g.add_argument("--deposit-min-tokens", type=COUNT, default=None, metavar="N",
                    help="smallest unexplained rise marked as a deposit (default 500)")
-    g.add_argument("--deposit-ratio", type=float, default=0.25, metavar="R",
+    g.add_argument("--deposit-ratio", type=RATIO, default=None, metavar="R",
                    help="…and at least this fraction of the expected input (default 0.25)")
-    g.add_argument("--compaction-min-drop", type=int, default=0, metavar="N",
+    g.add_argument("--compaction-min-drop", type=COUNT, default=None, metavar="N",
                    help="smallest fall in billed input marked compaction_likely (default 0)")
     g.add_argument("--pricing", metavar="FILE", help="pricing table JSON to use instead of the "
                    "bundled one")
@@ -45,6 +54,50 @@ def options_from(ns: argparse.Namespace) -> Options:
             Pricing.load(ns.pricing)
         except PricingError as exc:
             raise UsageError(str(exc)) from None
-    return Options(deposit_min_tokens=ns.deposit_min_tokens, deposit_ratio=ns.deposit_ratio,
-                   compaction_min_drop=ns.compaction_min_drop, pricing_path=ns.pricing,
-                   from_format=getattr(ns, "from_format", None))
+    path, configured = config_thresholds()
+    given = {name: getattr(ns, name, None) for name in THRESHOLDS}
+    taken = tuple(n for n in THRESHOLDS if given[n] is None and n in configured)
+    values: dict[str, Any] = {n: given[n] if given[n] is not None else configured[n]
+              for n in THRESHOLDS if given[n] is not None or n in configured}
+    return Options(**values, pricing_path=ns.pricing,
+                   from_format=getattr(ns, "from_format", None),
+                   config=str(path) if taken else None, from_config=taken)
+
+
+#: The thresholds a config file may set, each checked by its flag's own rule.
+THRESHOLDS = {"deposit_min_tokens": COUNT, "deposit_ratio": RATIO, "compaction_min_drop": COUNT}
+
+
+def config_thresholds() -> tuple[Path, dict[str, Any]]:
+    """The thresholds the config file sets (the inspector's settings file); UsageError
+    naming the file and key when one is unusable — a threshold silently ignored would
+    change the markers without saying so."""
+    import tomllib
+
+    from traceview.ui.settings import config_path
+
+    path = config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return path, {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"config file {path}: cannot read ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"config file {path}: not TOML ({exc})") from None
+    out: dict[str, Any] = {}
+    for name, parse in THRESHOLDS.items():
+        if name not in data:
+            continue
+        value = data[name]
+        try:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise argparse.ArgumentTypeError(f"must be a number, not {value!r}")
+            out[name] = parse(str(value))
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"config file {path}: {name} {exc}; fix it or override it "
+                             f"with --{name.replace('_', '-')}") from None
+    return path, out
+

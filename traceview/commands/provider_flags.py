@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 
+from traceview.commands.numbers import COUNT, POSITIVE, SECONDS, base_url
 from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ProviderConfig
 from traceview.provider.diffing import FetchSettings
 from traceview.provider.fetch import DEFAULT_MAX_PAGES
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 
-def add_connection_arguments(g: argparse._ArgumentGroup) -> None:
-    g.add_argument("--base-url", metavar="URL",
+def add_connection_arguments(g: argparse._ArgumentGroup, *, checked: bool = True) -> None:
+    """``checked=False``: the command checks --base-url itself (hydrate says it in one line)."""
+    g.add_argument("--base-url", metavar="URL", type=base_url if checked else str,
                    help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
     g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_API_KEY",
                    help="environment variable that holds the API key (default: OPENAI_API_KEY)")
@@ -25,11 +27,11 @@ def add_provider_arguments(p: argparse.ArgumentParser) -> None:
                    help="conversation (conv_…) or chain response id (resp_…) to use; "
                         "needed when the capture holds several")
     add_connection_arguments(g)
-    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    g.add_argument("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"per-request timeout (default {DEFAULT_TIMEOUT:g})")
-    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
+    g.add_argument("--max-retries", type=COUNT, default=DEFAULT_MAX_RETRIES, metavar="N",
                    help=f"retries on timeouts, 429 and 5xx (default {DEFAULT_MAX_RETRIES})")
-    g.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+    g.add_argument("--max-pages", type=POSITIVE, default=DEFAULT_MAX_PAGES, metavar="N",
                    help=f"stop a listing that never ends after N pages (default "
                         f"{DEFAULT_MAX_PAGES})")
     g.add_argument("--include", action="append", metavar="FLAG",

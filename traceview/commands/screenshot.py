@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from traceview.commands import EXIT_OK, EXIT_USAGE
+from traceview.commands.numbers import POSITIVE
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.ui.screenshot import (
     PNG_HINT,
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="replace an existing file (never one of the captures read)")
     parser.add_argument("--view", choices=VIEWS, default="turns", help="which screen to show")
-    parser.add_argument("--turn", type=int, default=None, help="select turn N (1-based index)")
+    parser.add_argument("--turn", type=POSITIVE, default=None, help="select turn N (1-based index)")
     parser.add_argument("--size", default="160x48", help="terminal size WIDTHxHEIGHT")
     parser.add_argument("--items", metavar="FILE", default=None,
                         help="with --view diff: a snapshot to diff against offline (without it "
@@ -88,7 +89,11 @@ def run(ns: argparse.Namespace) -> int:
         size = parse_size(ns.size)
     except ValueError as exc:
         return _say(str(exc))
-    png = output.suffix.lower() == ".png"
+    suffix = output.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        return _say(f"-o {ns.output}: the picture is written as .svg or .png (cairosvg), "
+                    f"not {suffix or 'a file without a suffix'}; nothing written")
+    png = suffix == ".png"
     refusal = _refusal(ns, png)
     if refusal:
         return _say(refusal)

@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import sys
 
+from traceview.commands.numbers import PORT
 from traceview.sim.server import SimServer, parse_fault
 
 LOOPBACK_NAMES = ("localhost",)
@@ -14,7 +15,7 @@ LOOPBACK_NAMES = ("localhost",)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default 127.0.0.1, loopback only)")
-    parser.add_argument("--port", type=int, default=0,
+    parser.add_argument("--port", type=PORT, default=0,
                         help="port to listen on (default: a free port, printed at start)")
     parser.add_argument("--seed", default=None,
                         help="deterministic ids and a frozen clock (same input, same output)")

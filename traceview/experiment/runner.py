@@ -34,30 +34,56 @@ class Aborted(Exception):
 
 
 class Progress:
-    """``[12/80] B conv… run 2 · 0:41 elapsed · spend $0.0123`` on one refreshed line."""
+    """``[12/80] B conv… run 2 · 0:41 elapsed · spend $0.0123``: a Rich progress bar kept
+    in place on a terminal, one plain line per unit when piped (no control characters)."""
 
     def __init__(self, out: TextIO | None, total: int, done: int) -> None:
         self.out, self.total, self.done = out, total, done
         self.started = time.monotonic()
         self.spend = 0.0
         self.tty = bool(out is not None and getattr(out, "isatty", lambda: False)())
+        self.bar: Any = None
+        if self.tty and out is not None:
+            self.bar = _rich_bar(out, total, done)
 
     def unit(self, unit: Unit) -> None:
         self.done += 1
         if self.out is None:
             return
-        secs = int(time.monotonic() - self.started)
         from traceview.safety.sanitise import visible
 
-        line = (f"[{self.done}/{self.total}] {unit.arm} {visible(unit.conversation)[:28]} "
-                f"run {unit.run} · {secs // 60}:{secs % 60:02d} elapsed · "
-                f"spend ${self.spend:.4f} (from usage)")
-        print(("\r" + line + "\x1b[K") if self.tty else line, end="" if self.tty else "\n",
-              file=self.out, flush=True)
+        what = f"{unit.arm} {visible(unit.conversation)[:28]} run {unit.run}"
+        spend = f"spend ${self.spend:.4f} (from usage)"
+        if self.bar is not None:
+            self.bar.update(self.bar.task_ids[0], completed=self.done, description=what,
+                            spend=spend)
+            return
+        secs = int(time.monotonic() - self.started)
+        print(f"[{self.done}/{self.total}] {what} · {secs // 60}:{secs % 60:02d} elapsed · "
+              f"{spend}", file=self.out, flush=True)
 
     def finish(self) -> None:
-        if self.out is not None and self.tty:
-            print(file=self.out)
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _rich_bar(out: TextIO, total: int, done: int) -> Any:
+    """A started Rich progress on the terminal under ``out`` (a SafeStream would show
+    Rich's cursor control as text; the bar's own text is made visible before it is set)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as RichProgress
+
+    from traceview.safety.sanitise import SafeStream
+
+    raw = out.terminal() if isinstance(out, SafeStream) else out
+    bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("{task.fields[spend]}"),
+                       console=Console(file=raw), refresh_per_second=4)
+    bar.add_task("starting", total=total, completed=done, spend="")
+    bar.start()
+    return bar
 
 
 class Runner:

@@ -13,6 +13,7 @@ import orjson
 
 from traceview.analysis.account import account
 from traceview.analysis.session import Analysis
+from traceview.report.context_origin import origin_totals, with_origins
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe, plain, visible
@@ -25,9 +26,14 @@ def context_doc(analysis: Analysis, index: int) -> dict[str, Any] | None:
     """The turn's stack: its lines, their sum, the billed and expected input; None when
     the capture has no turn `index`."""
     turn = analysis.turn(index)
-    if turn is None:
-        return None
-    lines = turn.input_account
+    return None if turn is None else turn_context(turn)
+
+
+def turn_context(turn: Any) -> dict[str, Any]:
+    """One turn's stack (a TurnReport, or any row with the same members: the inspector's
+    context view shows this document)."""
+    index = turn.index
+    lines = None if turn.input_account is None else with_origins(turn.input_account)
     known = sum(c["tokens"] for c in lines or () if c["tokens"] is not None)
     return {
         "schema": SCHEMA, "turn": index, "conversation": turn.conversation,
@@ -38,6 +44,7 @@ def context_doc(analysis: Analysis, index: int) -> dict[str, Any] | None:
         "known_tokens": known if lines is not None else None,
         "unknown_lines": sum(1 for c in lines or () if c["tokens"] is None),
         "markers": list(turn.markers), "input_account": lines,
+        "origins": origin_totals(lines or ()),
     }
 
 

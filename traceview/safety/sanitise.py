@@ -156,6 +156,11 @@ class SafeStream:
         self._raw.write(line(text))
         return len(text)
 
+    def terminal(self) -> TextIO:
+        """The stream underneath, for a writer that makes its own text safe and must send
+        terminal control (Rich progress): control written here would be shown as text."""
+        return self._raw
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
 

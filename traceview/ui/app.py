@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from traceview.ui.follow import FollowUpdated
 
 SessionFactory = Callable[[list[str], Any], "SessionView"]
-VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "ledger", "objects")
+VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "ledger", "objects",
+         "context")
 
 
 def default_session(paths: list[str], options: Any) -> SessionView:
@@ -337,6 +338,16 @@ class InspectorApp(App[int]):
 
         if view_of(self.screen) != "objects":
             self._show(ObjectsScreen(id="objects-screen"))
+
+    def action_context(self) -> None:
+        """i: what the model was shown on the selected turn (the detail's, in the detail)."""
+        from traceview.ui.screens.context import ContextScreen
+
+        turn = self.selected_turn()
+        if turn is None:
+            self.notify("no turn selected yet", markup=False)
+        elif view_of(self.screen) != "context":
+            self.push_screen(ContextScreen(turn, id="context-screen"))
 
     def action_help(self) -> None:
         from traceview.ui.screens.help import HelpScreen

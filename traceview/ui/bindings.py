@@ -23,4 +23,6 @@ APP_BINDINGS: list[BindingType] = [
             show=False, id="app.ledger"),
     Binding("o", "objects", "Objects", tooltip="Provider objects the capture touched",
             show=False, id="app.objects"),
+    Binding("i", "context", "Context", tooltip="What the model was shown on this turn",
+            show=False, id="app.context"),
 ]

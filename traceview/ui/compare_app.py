@@ -78,8 +78,12 @@ def run_compare_app(paths: list[str], doc: dict[str, Any] | None = None) -> int:
 
 async def render_compare_svg(paths: list[str], size: tuple[int, int] = (160, 48),
                              doc: dict[str, Any] | None = None) -> tuple[str, str | None]:
-    """The compare screen's SVG once the comparison is computed, and an error if any."""
+    """The compare screen's SVG once the comparison is computed (no warning); raises
+    ScreenshotRefused when no comparison could be made: a picture of the error is not the
+    picture that was asked for."""
     import os
+
+    from traceview.ui.screenshot import ScreenshotRefused
 
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     app = CompareApp(paths, doc=doc)
@@ -88,4 +92,6 @@ async def render_compare_svg(paths: list[str], size: tuple[int, int] = (160, 48)
         await pilot.pause()
         await pilot.pause()
         svg = app.export_screenshot(title="traceview · compare")
-    return svg, app.error
+    if app.error is not None:
+        raise ScreenshotRefused(f"cannot compare: {app.error}")
+    return svg, None

@@ -72,8 +72,8 @@ class Follow:
         except OSError:
             return
         key = (st.st_ino, st.st_size)
-        if key == self.seen:
-            return
+        if key == self.seen and not getattr(session, "hosted_state_pending", False):
+            return  # nothing appended, and the carried / replay columns are up to date
         self.seen = key
         self.busy = True
         self.app.run_worker(self._poll, thread=True, name="follow capture", group="follow")

@@ -47,6 +47,9 @@ def _everywhere(app: Inspector) -> Iterator[SystemCommand]:
     yield SystemCommand("view: provider objects",
                         "Conversations, stored responses, files, vector stores; retention",
                         app.action_objects)
+    yield SystemCommand("view: context of the turn (i)",
+                        "What the model was shown: the input account, itemised",
+                        app.action_context)
     yield SystemCommand("app: screenshot", "Save an SVG of this screen", app.action_screenshot)
 
 

@@ -1,9 +1,13 @@
 """The inspector's remembered settings, in a small TOML file.
 
-    # ~/.config/traceview/config.toml   (or $XDG_CONFIG_HOME/traceview/config.toml)
+    # ~/.config/traceview/config.toml   (or $XDG_CONFIG_HOME/traceview/config.toml,
+    # or the file $TRACEVIEW_CONFIG names)
     theme = "nord"
     turns_hidden = ["reasoning", "ms"]
     turns_sort = "billed in"
+    deposit_min_tokens = 800     # the analysis thresholds (commands/options.py reads
+    deposit_ratio = 0.3          # them; a command-line flag overrides each)
+    compaction_min_drop = 100
 
 Read at start-up, written when the user picks a theme (palette: "Change theme"), hides
 or shows a turns column, or sorts the turns (S). A file that cannot be read or parsed is
@@ -19,10 +23,16 @@ from pathlib import Path
 from typing import Any
 
 #: Each remembered key and the type its value must have (anything else is ignored).
-KEYS: dict[str, type] = {"theme": str, "turns_hidden": list, "turns_sort": str}
+KEYS: dict[str, type | tuple[type, ...]] = {
+    "theme": str, "turns_hidden": list, "turns_sort": str,
+    # Kept when the inspector rewrites the file; checked where they are used.
+    "deposit_min_tokens": int, "deposit_ratio": (int, float), "compaction_min_drop": int}
 
 
 def config_path() -> Path:
+    named = os.environ.get("TRACEVIEW_CONFIG")
+    if named:
+        return Path(named)
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "traceview" / "config.toml"
 

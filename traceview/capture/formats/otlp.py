@@ -7,9 +7,9 @@ messages when the instrumentation captured content (``gen_ai.input.messages`` /
 ``gen_ai.output.messages``, or the older ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``).
 
 What a span cannot carry is said, not zeroed: the request's wire bytes (there is no body,
-only attributes), hosted tool evidence (hosted calls are not spans of their own), and any
-usage number the instrumentation did not record. Other spans (tools, agents, HTTP) are
-counted and ignored.
+only attributes), hosted tool evidence when no `execute_tool` span records the hosted call
+(otlp_hosted.py reads those back), and any usage number the instrumentation did not record.
+Other spans (tools, agents, HTTP) are counted and ignored.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from traceview.capture.formats.common import Emitter
+from traceview.capture.formats.otlp_hosted import CANNOT_CARRY, hosted_item, is_hosted_tool
 
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content", "responses", "completion")
 ALWAYS_MISSING = ["request bytes (a span holds attributes, not the request body)",
@@ -155,6 +156,11 @@ def is_model_call(attrs: dict[str, Any]) -> bool:
 def convert(docs: list[Any], em: Emitter) -> int:
     spans = [s for doc in docs for s in spans_of(doc)]
     spans.sort(key=lambda s: _nanos(s.get("startTimeUnixNano")))
+    hosted: dict[Any, list[dict[str, Any]]] = {}
+    for span in spans:
+        attrs = _attrs(span.get("attributes"))
+        if span.get("parentSpanId") and is_hosted_tool(attrs):
+            hosted.setdefault(span["parentSpanId"], []).append(hosted_item(attrs))
     calls = 0
     for n, span in enumerate(spans, start=1):
         attrs = _attrs(span.get("attributes"))
@@ -162,11 +168,12 @@ def convert(docs: list[Any], em: Emitter) -> int:
             em.ignore(str(attrs.get("gen_ai.operation.name") or "not a model call"))
             continue
         calls += 1
-        _turn(span, attrs, n, em)
+        _turn(span, attrs, n, em, hosted.get(span.get("spanId")) or [])
     return calls
 
 
-def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> None:
+def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter,
+          hosted: list[dict[str, Any]]) -> None:
     start = _nanos(span.get("startTimeUnixNano"))
     end = _nanos(span.get("endTimeUnixNano"))
     rid = _pick(attrs, "response_id")
@@ -174,7 +181,7 @@ def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> N
     model = _pick(attrs, "model")
     usage = {k: _int(_pick(attrs, k)) for k in
              ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")}
-    missing = list(ALWAYS_MISSING)
+    missing = [ALWAYS_MISSING[0], CANNOT_CARRY] if hosted else list(ALWAYS_MISSING)
     missing += [f"{k.replace('_', ' ')} (not recorded by the instrumentation)"
                 for k, v in usage.items() if v is None]
     inputs = _messages(attrs, "gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages")
@@ -214,9 +221,10 @@ def _turn(span: dict[str, Any], attrs: dict[str, Any], n: int, em: Emitter) -> N
         res_body = {
             "object": "response", "id": rid, "model": model,
             "status": "failed" if failed else "completed",
-            "output": [{"type": "message", "role": "assistant",
-                        "content": [{"type": "output_text", "text": m.get("content") or ""}]}
-                       for m in outputs or []],
+            "output": hosted + [{"type": "message", "role": "assistant",
+                                 "content": [{"type": "output_text",
+                                              "text": m.get("content") or ""}]}
+                                for m in outputs or []],
             "usage": {"input_tokens": usage["input_tokens"],
                       "output_tokens": usage["output_tokens"],
                       "input_tokens_details": {"cached_tokens": usage["cached_tokens"]},

@@ -86,6 +86,7 @@ class DetailScreen(InspectorScreen):
         Binding("right_square_bracket", "step(1)", "Next turn", id="detail.next_turn"),
         Binding("left_square_bracket", "step(-1)", "Prev turn", id="detail.previous_turn"),
         Binding("Y", "copy_json", "Copy JSON", show=False, id="detail.copy_json"),
+        Binding("i", "app.context", "Context", id="detail.context"),
     ]
 
     def __init__(self, turn: TurnRow, *, raw: bool = False) -> None:

@@ -17,6 +17,7 @@ from traceview.ui.widgets.footer import KeyFooter
 def binding_groups() -> list[tuple[str, list[Binding]]]:
     """(where, bindings) for every screen/widget of the inspector, in reading order."""
     from traceview.ui.bindings import APP_BINDINGS
+    from traceview.ui.screens.context import ContextScreen
     from traceview.ui.screens.detail import DetailScreen
     from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
     from traceview.ui.screens.ledger import LedgerScreen
@@ -36,6 +37,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
         ("diff item bodies (enter in the diff)", DiffBodiesScreen.BINDINGS),
         ("carried-context ledger (l)", LedgerScreen.BINDINGS),
         ("provider objects (o)", ObjectsScreen.BINDINGS),
+        ("what the model was shown (i)", ContextScreen.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]

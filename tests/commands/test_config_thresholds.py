@@ -1,0 +1,70 @@
+"""The analysis thresholds from the config file (issue 32): the documented file sets them,
+a flag overrides the file, a bad value is a usage error naming file and key, and the
+report's `options` says which were used and where they came from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from traceview.cli import main
+from traceview.ui.settings import load_settings, save_theme
+
+ROOT = Path(__file__).resolve().parents[2]
+CLAIMS = str(ROOT / "sample_traces" / "claims.jsonl")
+
+
+@pytest.fixture
+def config(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(path))
+    return path
+
+
+def _report(capsys, *flags: str) -> dict:
+    main(["report", CLAIMS, "--format", "json", *flags])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_without_a_config_file_the_defaults_are_reported(config, capsys):
+    doc = _report(capsys)
+    assert doc["options"] == {"deposit_min_tokens": 500, "deposit_ratio": 0.25,
+                              "compaction_min_drop": 0, "pricing": None, "from_format": None,
+                              "config": None, "from_config": []}
+    assert "deposit" in doc["turns"][2]["markers"]  # +4,001 on turn 3
+
+
+def test_the_config_file_sets_thresholds_and_a_flag_overrides_it(config, capsys):
+    config.write_text('theme = "nord"\ndeposit_min_tokens = 5000\ndeposit_ratio = 1\n')
+    doc = _report(capsys)
+    assert doc["options"]["deposit_min_tokens"] == 5000
+    assert doc["options"]["deposit_ratio"] == 1
+    assert doc["options"]["config"] == str(config)
+    assert doc["options"]["from_config"] == ["deposit_min_tokens", "deposit_ratio"]
+    assert "deposit" not in doc["turns"][2]["markers"]  # 4,001 < 5,000
+    doc = _report(capsys, "--deposit-min-tokens", "500")
+    assert doc["options"]["deposit_min_tokens"] == 500
+    assert doc["options"]["from_config"] == ["deposit_ratio"]
+    assert "deposit" in doc["turns"][2]["markers"]  # 4,001 ≥ 500 and ≥ 1 × 2,109
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("deposit_ratio = -5", "deposit_ratio must be a number at least 0"),
+    ('deposit_min_tokens = "lots"', "deposit_min_tokens must be a number, not 'lots'"),
+    ("compaction_min_drop = 1.5", "compaction_min_drop invalid int value"),
+    ("deposit_ratio = [", "not TOML"),
+])
+def test_a_bad_threshold_in_the_config_is_a_usage_error(config, capsys, line, said):
+    config.write_text(line + "\n")
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"config file {config}" in err and said in err
+
+
+def test_the_inspector_keeps_the_thresholds_when_it_saves_the_theme(config):
+    config.write_text("deposit_min_tokens = 800\ndeposit_ratio = 0.3\n")
+    assert save_theme("nord") == config
+    settings = load_settings(config)
+    assert settings == {"theme": "nord", "deposit_min_tokens": 800, "deposit_ratio": 0.3}

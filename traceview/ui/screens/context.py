@@ -1,0 +1,204 @@
+"""What the model was shown on one turn (`i`): the turn's input account as a stack.
+
+Shows the document `traceview context CAPTURE --turn N --format json` prints
+(report/context_out.py): each component with its tokens, where it came from and its
+basis, the totals by origin, the sum beside the billed input, and every unknown named
+with its reason. Nothing here is computed: the lines, origins and sums are the core's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from traceview.ui import format as fmt
+from traceview.ui.safe_text import safe
+from traceview.ui.screens.base import InspectorScreen
+from traceview.ui.widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from traceview.analysis.seams import TurnRow
+
+ORIGIN_LABELS = {"request": "request", "tool_definitions": "tool definitions",
+                 "resent": "resent history", "stored": "stored (provider)",
+                 "hosted": "hosted (provider)"}
+BASIS_LABELS = {"known": "known", "estimated": "≈ estimated", "unknown": "? unknown"}
+
+
+def _tokens(value: int | None) -> Text:
+    return Text("?", style="bold") if value is None else Text(fmt.num(value))
+
+
+def stack_table(doc: dict[str, Any], narrow: bool) -> Table:
+    """One row per component, in the account's order: the stack the model was shown."""
+    table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
+    heads = [("tokens", "right"), ("from", "left"), ("basis", "left"), ("component", "left")]
+    if not narrow:
+        heads += [("name", "left"), ("turn", "right")]
+    for name, justify in heads:
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for line in doc["input_account"] or ():
+        cells: list[Any] = [_tokens(line["tokens"]), ORIGIN_LABELS.get(line["origin"],
+                            line["origin"]), BASIS_LABELS.get(line["basis"], line["basis"])]
+        turn = line["source_turn"]
+        if narrow:
+            name = fmt.short_id(line["name"], 20) if line["name"] else ""
+            what = safe(f"{line['component']} {name}".strip())
+            if turn is not None:
+                what.append(f" (turn {turn})", style="dim")
+            cells.append(what)
+        else:
+            cells += [safe(line["component"]), safe(line["name"]),
+                      fmt.DASH if turn is None else str(turn)]
+        table.add_row(*cells)
+    return table
+
+
+def origins_table(doc: dict[str, Any]) -> Table:
+    """Tokens by origin: a floor (≥) where an origin has an unknown line."""
+    table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
+    for name, justify in (("from", "left"), ("lines", "right"), ("tokens", "right"),
+                          ("unknown", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for o in doc["origins"]:
+        tokens = fmt.num(o["tokens"]) if o["tokens"] is not None \
+            else f"≥ {fmt.num(o['known_tokens'])}"
+        table.add_row(ORIGIN_LABELS.get(o["origin"], o["origin"]), fmt.num(o["lines"]),
+                      tokens, fmt.num(o["unknown"]) if o["unknown"] else "")
+    return table
+
+
+def totals_text(doc: dict[str, Any]) -> Text:
+    """The stack's sum beside the billed input and the core's expected input."""
+    out = Text()
+    out.append("counted ", style="dim")
+    out.append(fmt.num(doc["known_tokens"]), style="bold")
+    if doc["unknown_lines"]:
+        out.append(f" + {doc['unknown_lines']} unknown", style="bold")
+    out.append("   expected ", style="dim")
+    out.append(fmt.num(doc["expected_input"]), style="bold")
+    out.append("   billed ", style="dim")
+    out.append(fmt.num(doc["input_tokens"]), style="bold")
+    out.append(f" (cached {fmt.num(doc['cached_tokens'])})")
+    out.append("   unexplained ≈ ", style="dim")
+    out.append(fmt.signed(doc["unexplained_tokens"]), style="bold")
+    if doc["expected_input_unknown"]:
+        out.append("\n")
+        out.append_text(safe(doc["expected_input_unknown"], multiline=True))
+    return out
+
+
+def notes_text(doc: dict[str, Any]) -> Text:
+    """Every line that is not counted exactly, named with the core's reason."""
+    out = Text()
+    for line in doc["input_account"] or ():
+        if line["basis"] == "known" or not line["reason"]:
+            continue
+        mark = "?" if line["tokens"] is None else "≈"
+        out.append(f"{mark} ", style="bold")
+        out.append_text(safe(f"{line['component']} {line['name']}".strip(), style="bold"))
+        out.append(": ")
+        out.append_text(safe(line["reason"], multiline=True))
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+def context_renderable(doc: dict[str, Any], narrow: bool) -> Group:
+    head = Text(f"turn {doc['turn']}", style="bold")
+    head.append_text(safe(f" · {doc['model'] or '?'} · {doc['api']}"))
+    if doc["conversation"]:
+        head.append_text(safe(f" · {fmt.short_id(doc['conversation'], 24)}"))
+    for marker in doc["markers"]:
+        head.append(f"  {fmt.marker_symbol(marker)} {marker}", style="bold")
+    if doc["input_account"] is None:
+        return Group(head, Text("the request body could not be read again: no account",
+                                style="italic"), Text(""), totals_text(doc))
+    parts: list[Any] = [head, Text(""), stack_table(doc, narrow), Text(""),
+                        totals_text(doc), Text(""), Text("by origin", style="underline"),
+                        origins_table(doc)]
+    notes = notes_text(doc)
+    if notes.plain:
+        parts += [Text(""), Text("not counted exactly", style="underline"), notes]
+    return Group(*parts)
+
+
+class ContextScreen(InspectorScreen):
+    """The selected turn's input account; `]`/`[` step through the turns view's turns."""
+
+    VIEW = "context"
+
+    BINDINGS = [
+        Binding("escape,i", "back", "Back", id="context.back"),
+        Binding("right_square_bracket", "step(1)", "Next turn", id="context.next_turn"),
+        Binding("left_square_bracket", "step(-1)", "Prev turn", id="context.previous_turn"),
+        Binding("j", "scroll(1)", "Down", show=False, id="context.down"),
+        Binding("k", "scroll(-1)", "Up", show=False, id="context.up"),
+    ]
+    #: Below this many columns the name and source turn share the component's column.
+    NARROW = 120
+
+    def __init__(self, turn: TurnRow, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.turn = turn
+        self._narrow: bool | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="context-title")
+        with VerticalScroll(id="context"):
+            yield Static(id="context-body")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.refresh_data()
+        self.query_one("#context", VerticalScroll).focus()
+
+    def on_resize(self) -> None:
+        if (self.app.size.width < self.NARROW) != self._narrow:
+            self.refresh_data()
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#context", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def document(self) -> dict[str, Any]:
+        """The core's context document for the turn (the finished analysis's turn when
+        the load is done, else the row the turns view holds)."""
+        from traceview.report.context_out import turn_context
+
+        analysis = self.inspector.state.analysis
+        find = getattr(analysis, "turn", None)
+        turn = find(self.turn.index) if callable(find) else None
+        return turn_context(turn if turn is not None else self.turn)
+
+    def refresh_data(self) -> None:
+        self._narrow = narrow = self.app.size.width < self.NARROW
+        title = Text("what the model was shown", style="bold")
+        title.append(f" · turn {self.turn.index} · input account "
+                     "(traceview context --turn N)", style="dim")
+        self.query_one("#context-title", Static).update(title)
+        body = context_renderable(self.document(), narrow)
+        self.query_one("#context-body", Static).update(body)
+
+    def action_step(self, direction: int) -> None:
+        """]/[: the next or previous turn of the turns view, moving its selection too."""
+        main = self.inspector.main
+        rows = main.rows
+        at = next((i for i, t in enumerate(rows) if t.index == self.turn.index), None)
+        target = None if at is None else at + direction
+        if target is None or not 0 <= target < len(rows):
+            self.notify("no more turns " + ("below" if direction > 0 else "above"), markup=False)
+            return
+        main.table.move_to(target)
+        self.turn = rows[target]
+        self.refresh_data()
+        self.query_one("#context", VerticalScroll).scroll_home(animate=False)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
