@@ -21,5 +21,14 @@ def _restore_registered_keys() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(monkeypatch: pytest.MonkeyPatch,
+                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The developer's own ~/.config/traceview (thresholds, theme, keys) never reaches a
+    test: an empty config home for every test and the subprocesses it starts."""
+    monkeypatch.delenv("TRACEVIEW_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "no-config"))
+
+
 # The shared fixtures (`sim`) and paths (ROOT, SAMPLES, REAL) live in one module.
 pytest_plugins = ["tests.fixtures_shared"]
