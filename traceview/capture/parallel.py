@@ -21,6 +21,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from traceview.capture.lines import Pre, Records, as_rows, line_facts
@@ -28,6 +29,7 @@ from traceview.capture.table import Facts
 
 if TYPE_CHECKING:  # the pool is imported only where workers run
     from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
@@ -131,10 +133,14 @@ def fork_safe() -> bool:
 
 def _quiet() -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
-    process's to handle (it stops the pool; a worker ends when its queue closes)."""
+    process's to handle (it stops the pool; a worker ends when its queue closes). The
+    worker was born with SIGINT blocked (`_born_deaf`): ignored first, then unblocked, so
+    a Ctrl-C that arrives while it starts is never its own."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (1, 2):
         os.dup2(null, fd)
@@ -153,6 +159,8 @@ class Extractor:
         self.n_workers = n_workers
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
+        # The pool's worker processes, joined by `close` whatever state the pool is in.
+        self.workers: set[BaseProcess] = set()
 
     def _start(self) -> ProcessPoolExecutor | None:
         import multiprocessing
@@ -169,7 +177,8 @@ class Extractor:
         if self.pool is None:
             return None
         try:
-            return self.pool.submit(extract, task[1], task[2], task[3])
+            with _born_deaf(self.workers, self.n_workers):
+                return self.pool.submit(extract, task[1], task[2], task[3])
         except Exception:  # noqa: BLE001 - a broken or unstartable pool: read it here
             return None
 
@@ -199,9 +208,38 @@ class Extractor:
             yield task, _here(task) if future is None else _result(task, future)
 
     def close(self) -> None:
+        """Stop the pool and wait until each of its workers is joined (reaped): when this
+        returns, no process of the load is left, whatever interrupted it (a Ctrl-C may
+        land between a worker's start and the pool's manager thread starting, which
+        `shutdown` alone would then not wait for)."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+        for process in self.workers:
+            process.join()
+        self.workers.clear()
+
+
+@contextmanager
+def _born_deaf(workers: set[BaseProcess], n_workers: int) -> Iterator[None]:
+    """Around a submit (where the pool starts its workers): SIGINT blocked in this thread,
+    so a worker is born with it blocked until its initializer has ignored it (a Ctrl-C
+    during its start would otherwise kill it with a traceback on the terminal); a SIGINT
+    meanwhile waits and reaches this process once unblocked. The workers started are
+    recorded for `close` to join."""
+    import multiprocessing
+    import signal
+
+    if len(workers) >= n_workers or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = set(multiprocessing.active_children())
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        workers.update(set(multiprocessing.active_children()) - before)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _result(task: Task, future: Future[Chunk]) -> Chunk | OSError:
