@@ -20,9 +20,9 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from traceview.capture.lines import Pre, Records, as_rows, line_facts
 from traceview.capture.table import Facts
@@ -46,6 +46,11 @@ READ_BUFFER = 128 << 10
 
 Chunk = tuple[list[tuple[int, bool, Pre]], Facts]
 Task = tuple[int, str, int, int]  # source index, path, start, end
+# Work a higher layer does in the worker that read a chunk, beside the facts: called with
+# the chunk's request lines (their bytes), its answer handed back with the chunk (None
+# when the chunk was read in this process). Sent to the workers by name: a module-level
+# function.
+Alongside = Callable[[list[bytes]], Any]
 
 
 def workers() -> int:
@@ -105,6 +110,30 @@ def extract(path: str, start: int, end: int) -> Chunk:
     return out, records.facts()
 
 
+class Along(NamedTuple):
+    """A chunk read by `extract_along`, with what `along` made of it."""
+
+    chunk: Chunk
+    made: Any
+
+
+def extract_along(path: str, start: int, end: int, along: Alongside) -> Along:
+    """`extract`, and `along` run on the chunk's request lines, read again by the lengths
+    `extract` found (one pread each: a skipped overlong line is never read whole)."""
+    chunk = extract(path, start, end)
+    requests: list[bytes] = []
+    pos = start
+    with open(path, "rb") as f:
+        for length, ended, pre in chunk[0]:
+            if length < 0:
+                pos -= length
+                continue
+            if pre is not None and pre[0] == "req":
+                requests.append(os.pread(f.fileno(), length - 1 if ended else length, pos))
+            pos += length
+    return Along(chunk, along(requests))
+
+
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
     last at the end of the file). Line ends are found in bounded reads."""
@@ -151,12 +180,18 @@ class Extractor:
     """Runs `extract` over tasks, results handed back in task order with a bounded number
     in flight (memory stays a few chunks, not the whole file).
 
-    The first task runs here, so the first rows show while the workers start. A task the
-    workers cannot run (they could not start, or one died) also runs here: the result is
-    the same whichever process made it, so a load never fails for want of workers."""
+    The first task runs here (`first_here`), so the first rows show while the workers
+    start; a headless read sends it to the workers like the rest. A task the workers
+    cannot run (they could not start, or one died) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers. `along` runs
+    only in the workers: what it makes must be something this process could make again
+    (a cache's entries), never something a chunk read here would lack."""
 
-    def __init__(self, n_workers: int) -> None:
+    def __init__(self, n_workers: int, along: Alongside | None = None,
+                 first_here: bool = True) -> None:
         self.n_workers = n_workers
+        self.along = along
+        self.first_here = first_here
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
         # The pool's worker processes, joined by `close` whatever state the pool is in.
@@ -173,39 +208,50 @@ class Extractor:
         except (OSError, ValueError):
             return None
 
-    def _submit(self, task: Task) -> Future[Chunk] | None:
+    def _submit(self, task: Task) -> Future[Any] | None:
         if self.pool is None:
             return None
         try:
             with _born_deaf(self.workers, self.n_workers):
+                if self.along is not None:
+                    return self.pool.submit(extract_along, task[1], task[2], task[3],
+                                            self.along)
                 return self.pool.submit(extract, task[1], task[2], task[3])
         except Exception:  # noqa: BLE001 - a broken or unstartable pool: read it here
             return None
 
-    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError, Any]]:
+        """(task, its chunk or the OSError reading it met, what `along` made or None)."""
         first = next(tasks, None)
         if first is None:
             return
         if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
-            yield first, _here(first)
+            yield first, _here(first), None
             for task in tasks:
-                yield task, _here(task)
+                yield task, _here(task), None
             return
         self.pool = self._start()
-        queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
+        queue: deque[tuple[Task, Future[Any] | None]] = deque()
 
         def fill() -> None:
             while len(queue) < self.ahead and (task := next(tasks, None)) is not None:
                 queue.append((task, self._submit(task)))
 
-        fill()
-        yield first, _here(first)
+        if self.first_here:
+            fill()
+            yield first, _here(first), None
+        else:
+            queue.append((first, self._submit(first)))
         while True:
             fill()
             if not queue:
                 return
             task, future = queue.popleft()
-            yield task, _here(task) if future is None else _result(task, future)
+            got = _here(task) if future is None else _result(task, future)
+            if isinstance(got, Along):
+                yield task, got.chunk, got.made
+            else:
+                yield task, got, None
 
     def close(self) -> None:
         """Stop the pool and wait until each of its workers is joined (reaped): when this
@@ -242,15 +288,16 @@ def _born_deaf(workers: set[BaseProcess], n_workers: int) -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _result(task: Task, future: Future[Chunk]) -> Chunk | OSError:
+def _result(task: Task, future: Future[Any]) -> Chunk | Along | OSError:
     """A worker's answer; an OSError its reading met is the one this process would meet;
     a worker that died or sent nonsense has its task read here."""
     try:
-        return future.result()
+        answer: Chunk | Along = future.result()
     except OSError as exc:
         return exc
     except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer
         return _here(task)
+    return answer
 
 
 def _here(task: Task) -> Chunk | OSError:
