@@ -20,7 +20,7 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -40,6 +40,8 @@ MAX_LINE_BYTES = 256 << 20
 BOM = b"\xef\xbb\xbf"
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
+# Below this many turns, a report's rows are written in one process (`inherited`).
+MIN_PARALLEL_ROWS = 8192
 # A worker reads its chunk through a buffer this size: with the default 8 kB most records
 # of a few kB are copied twice.
 READ_BUFFER = 128 << 10
@@ -254,16 +256,82 @@ class Extractor:
                 yield task, got, None
 
     def close(self) -> None:
-        """Stop the pool and wait until each of its workers is joined (reaped): when this
-        returns, no process of the load is left, whatever interrupted it (a Ctrl-C may
-        land between a worker's start and the pool's manager thread starting, which
-        `shutdown` alone would then not wait for)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
-        for process in self.workers:
-            process.join()
-        self.workers.clear()
+        _stop(self.pool, self.workers)
+        self.pool = None
+
+
+def _stop(pool: ProcessPoolExecutor | None, started: set[BaseProcess]) -> None:
+    """Stop a pool and wait until each of its workers is joined (reaped): when this
+    returns, no process of the pool is left, whatever interrupted it (a Ctrl-C may land
+    between a worker's start and the pool's manager thread starting, which `shutdown`
+    alone would then not wait for)."""
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for process in started:
+        process.join()
+    started.clear()
+
+
+def min_parallel_rows() -> int:
+    env = os.environ.get("TRACEVIEW_PARALLEL_MIN_ROWS", "").strip()
+    return int(env) if env.isdigit() else MIN_PARALLEL_ROWS
+
+
+def inherited(fn: Callable[[Any], Any], tasks: Sequence[Any],
+              n_workers: int) -> Iterator[Any]:
+    """`fn(task)` of each task, in task order, made in forked workers that inherit this
+    process's memory (what `fn` reads was made before the call: an analysis), a bounded
+    number in flight. Where no worker can fork (one worker asked for, threads alive, no
+    `fork`) or one dies, a task runs here: the answer is the same whichever process made
+    it. `fn` is sent to the workers by name: a module-level function."""
+    if n_workers < 2 or len(tasks) < 2 or not fork_safe():
+        yield from map(fn, tasks)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started: set[BaseProcess] = set()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("fork"),
+                                   initializer=_quiet)
+    except (OSError, ValueError):
+        pass
+    queue: deque[tuple[Any, Future[Any] | None]] = deque()
+    pending = iter(tasks)
+    try:
+        while True:
+            while len(queue) < 2 * n_workers and (task := next(pending, _END)) is not _END:
+                queue.append((task, _submit_to(pool, started, n_workers, fn, task)))
+            if not queue:
+                return
+            task, future = queue.popleft()
+            yield fn(task) if future is None else _answer(fn, task, future)
+    finally:
+        _stop(pool, started)
+
+
+_END = object()
+
+
+def _submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,
+               fn: Callable[[Any], Any], task: Any) -> Future[Any] | None:
+    if pool is None:
+        return None
+    try:
+        with _born_deaf(started, n_workers):
+            return pool.submit(fn, task)
+    except Exception:  # noqa: BLE001 - a broken pool: run it here
+        return None
+
+
+def _answer(fn: Callable[[Any], Any], task: Any, future: Future[Any]) -> Any:
+    """A worker's answer; a task whose worker died is run here (an error `fn` raises is
+    raised here again by running it)."""
+    try:
+        return future.result()
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer
+        return fn(task)
 
 
 @contextmanager
