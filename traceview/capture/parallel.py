@@ -11,7 +11,11 @@ numbers, offsets, problems and turn order are exactly those of a single-process 
 The workers are a `concurrent.futures.ProcessPoolExecutor`: forked in a process with one
 thread (the CLI), new interpreters in one with threads (the inspector loads from a thread,
 and forking a threaded process is unsafe). Small captures stay in one process: starting
-workers costs more than they save.
+workers costs more than they save. A higher layer may run work of its own on each chunk's
+requests in the same workers (`Alongside`: the input account's token counts).
+
+`inherited` is the other use of the same pool: work over ranges of something already in
+this process's memory (a report's rows), done by workers forked from it, answers in order.
 """
 
 from __future__ import annotations
@@ -211,16 +215,11 @@ class Extractor:
             return None
 
     def _submit(self, task: Task) -> Future[Any] | None:
-        if self.pool is None:
-            return None
-        try:
-            with _born_deaf(self.workers, self.n_workers):
-                if self.along is not None:
-                    return self.pool.submit(extract_along, task[1], task[2], task[3],
-                                            self.along)
-                return self.pool.submit(extract, task[1], task[2], task[3])
-        except Exception:  # noqa: BLE001 - a broken or unstartable pool: read it here
-            return None
+        if self.along is not None:
+            return _submit_to(self.pool, self.workers, self.n_workers, extract_along,
+                              task[1], task[2], task[3], self.along)
+        return _submit_to(self.pool, self.workers, self.n_workers, extract,
+                          task[1], task[2], task[3])
 
     def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError, Any]]:
         """(task, its chunk or the OSError reading it met, what `along` made or None)."""
@@ -315,13 +314,15 @@ _END = object()
 
 
 def _submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,
-               fn: Callable[[Any], Any], task: Any) -> Future[Any] | None:
+               fn: Callable[..., Any], *args: Any) -> Future[Any] | None:
+    """`fn(*args)` sent to the pool; None when it cannot take it (no pool, a broken one):
+    the caller then runs it here."""
     if pool is None:
         return None
     try:
         with _born_deaf(started, n_workers):
-            return pool.submit(fn, task)
-    except Exception:  # noqa: BLE001 - a broken pool: run it here
+            return pool.submit(fn, *args)
+    except Exception:  # noqa: BLE001 - a broken or unstartable pool: run it here
         return None
 
 

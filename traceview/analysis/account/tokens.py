@@ -96,7 +96,7 @@ def _load(path: Path) -> ModuleType | None:
 # instructions sent on every turn are counted once; and the counts a worker process made
 # for a chunk's requests (analysis/account/warm.py) are taken here, so this process need
 # not load a vocabulary at all. Oldest forgotten first past this many.
-MEMO_SIZE = 1 << 15
+MEMO_SIZE = 1 << 13
 
 
 class _Memo:
