@@ -117,7 +117,8 @@ def test_children_read_the_chunks_and_the_report_is_the_same(
     assert len(pids) == 2  # both children read chunks (they are not the main process)
     chunks = parallel.split(SAMPLE, Path(SAMPLE).stat().st_size, 3000)
     assert len(chunks) > 5
-    assert sorted(int(line.split()[1]) for line in lines) == [s for s, _ in chunks[1:]]
+    # A headless report has no first rows to show early: every chunk goes to the workers.
+    assert sorted(int(line.split()[1]) for line in lines) == [s for s, _ in chunks]
     assert b"child noise" not in out.stdout + out.stderr
     _clean(diag)
 
@@ -137,9 +138,6 @@ def test_a_child_that_dies_has_its_chunks_read_by_the_main_process(
     _clean(diag)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "after Ctrl-C the pool's shutdown can still be reaping a worker (its pipes open) when "
-    "the probe runs: a race in capture/parallel.py close(), about 1 run in 4"))
 def test_ctrl_c_ends_the_load_and_leaves_no_child(tmp_path: Path) -> None:
     out, diag, lines = _run(tmp_path, "interrupt")
     assert (tmp_path / "token").exists()

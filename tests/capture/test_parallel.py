@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,8 +86,8 @@ def test_a_worker_that_dies_mid_load_changes_nothing(monkeypatch: pytest.MonkeyP
     extractors: list[parallel.Extractor] = []
     real_init = parallel.Extractor.__init__
 
-    def init(self: parallel.Extractor, n: int) -> None:
-        real_init(self, n)
+    def init(self: parallel.Extractor, n: int, *rest: Any) -> None:
+        real_init(self, n, *rest)
         extractors.append(self)
 
     monkeypatch.setattr(parallel, "_result", result)

@@ -268,3 +268,18 @@ def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.Monke
                         property(lambda self: {"x": "sk-ABCDEFGHIJKL"}), raising=False)
     turns = [r for t, r in capture_rows(str(SAMPLES / "claims.jsonl")) if t == "turns"]
     assert json.loads(turns[0]["extras"]) == {"future_key": {"x": "sk-[redacted]"}}
+
+
+def test_a_parquet_export_does_not_load_duckdb(tmp_path: Path) -> None:
+    """DuckDB is the other engine: a Parquet export never imports it (its memory was a
+    fifth of a small export's peak)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from traceview.cli import main; "
+            f"rc = main(['export', {str(ROOT / 'sample_traces' / 'claims.jsonl')!r}, '--to', "
+            f"'parquet', '-o', {str(tmp_path / 'out')!r}]); "
+            "print('duckdb' in sys.modules, 'pyarrow' in sys.modules, rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["False", "True", "0"]

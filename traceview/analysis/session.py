@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.analysis.account.warm import ALONG
 from traceview.analysis.analyzer import Analyzer
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
@@ -104,7 +105,9 @@ class Session:
     one (the export); `totals=False` leaves `Analysis.totals` empty for callers that never
     read it (the percentiles cost more than a small file's rows). `step_lines`: how many
     lines are fed between looks at the clock (a test makes it 1, so that even a small
-    capture arrives in many batches)."""
+    capture arrives in many batches). `first_rows`: the first chunk read in this process
+    so its rows show at once (a screen); a headless read leaves every chunk to the
+    workers, which also count the requests' tokens (analysis/account/warm.py)."""
 
     # Whether turns are added after the first pass (FollowSession): then the analyzer keeps
     # each conversation's running state; otherwise it is released once the capture is in.
@@ -117,14 +120,15 @@ class Session:
     def __init__(self, paths: list[str] | str, options: Options | None = None,
                  *, interval: float = 0.25, first_interval: float = 0.05,
                  pricing: Pricing | None = None, totals: bool = True,
-                 step_lines: int = 16) -> None:
+                 step_lines: int = 16, first_rows: bool = True) -> None:
         self.options = options or Options()
         self.step_lines = step_lines
         self.interval = interval
         self.first_interval = first_interval
         self.totals = totals
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
-                                    self.options.from_format)
+                                    self.options.from_format, along=ALONG,
+                                    first_here=first_rows)
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
                                  self.capture.exchanges)
@@ -204,8 +208,8 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     `pricing` and `totals` as for `Session` (paths only).
     """
     if not isinstance(paths_or_capture, Capture):
-        return Session(paths_or_capture, options, pricing=pricing,
-                       totals=totals).run_to_end()
+        return Session(paths_or_capture, options, pricing=pricing, totals=totals,
+                       first_rows=False).run_to_end()
     cap = paths_or_capture
     analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
     analyzer.add_all(cap.turns, cap.sources, _drop)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -16,6 +16,7 @@ import orjson
 from traceview.capture.bounded import loads as bounded_loads
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
+    Alongside,
     Chunk,
     Extractor,
     Task,
@@ -116,7 +117,15 @@ class Capture:
 class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
-    def __init__(self, paths: list[str], from_format: str | None = None) -> None:
+    def __init__(self, paths: list[str], from_format: str | None = None, *,
+                 along: tuple[Alongside, Callable[[Any], None]] | None = None,
+                 first_here: bool = True) -> None:
+        """`along`: work a higher layer does on each chunk's request lines in the worker
+        that reads it, and where its answer is taken here (in file order, before the
+        chunk's turns are paired); `first_here`: the first chunk read in this process, so
+        its rows show while the workers start (a headless read sends it to them too)."""
+        self.along = along
+        self.first_here = first_here
         self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
         self.paths = expand_paths(paths, self.unlisted)
         self.from_format = from_format  # None: detect each source's format
@@ -195,10 +204,11 @@ class CaptureLoader:
         # A foreign or binary file is judged before it is read: one clear problem, not one
         # per line, and its chunks are never sent.
         verdicts = [None if src.findings else not_a_capture(src.path) for src in files]
-        extractor = Extractor(n_workers)
+        along, take = self.along or (None, None)
+        extractor = Extractor(n_workers, along, self.first_here)
         results = extractor.run(self._tasks(verdicts, sizes))
-        ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
         try:
+            ahead: tuple[Task, Chunk | OSError, Any] | None = next(results, None)
             for i, src in enumerate(files):
                 for kind, message in src.findings:  # about the whole file: before its lines
                     self.builder.problem(i, 1, kind, message)
@@ -210,6 +220,8 @@ class CaptureLoader:
                 with _Rereader(src.path) as reread:
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
+                        if ahead[2] is not None and take is not None:
+                            take(ahead[2])
                         if isinstance(result, OSError):
                             at.failed = at.failed or result
                         elif at.failed is None:

@@ -11,7 +11,11 @@ numbers, offsets, problems and turn order are exactly those of a single-process 
 The workers are a `concurrent.futures.ProcessPoolExecutor`: forked in a process with one
 thread (the CLI), new interpreters in one with threads (the inspector loads from a thread,
 and forking a threaded process is unsafe). Small captures stay in one process: starting
-workers costs more than they save.
+workers costs more than they save. A higher layer may run work of its own on each chunk's
+requests in the same workers (`Alongside`: the input account's token counts).
+
+`inherited` is the other use of the same pool: work over ranges of something already in
+this process's memory (a report's rows), done by workers forked from it, answers in order.
 """
 
 from __future__ import annotations
@@ -20,14 +24,16 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from traceview.capture.lines import Pre, Records, as_rows, line_facts
 from traceview.capture.table import Facts
 
 if TYPE_CHECKING:  # the pool is imported only where workers run
     from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
 
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
@@ -38,12 +44,19 @@ MAX_LINE_BYTES = 256 << 20
 BOM = b"\xef\xbb\xbf"
 # Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
 MIN_PARALLEL_BYTES = 48 << 20
+# Below this many turns, a report's rows are written in one process (`inherited`).
+MIN_PARALLEL_ROWS = 8192
 # A worker reads its chunk through a buffer this size: with the default 8 kB most records
 # of a few kB are copied twice.
 READ_BUFFER = 128 << 10
 
 Chunk = tuple[list[tuple[int, bool, Pre]], Facts]
 Task = tuple[int, str, int, int]  # source index, path, start, end
+# Work a higher layer does in the worker that read a chunk, beside the facts: called with
+# the chunk's request lines (their bytes), its answer handed back with the chunk (None
+# when the chunk was read in this process). Sent to the workers by name: a module-level
+# function.
+Alongside = Callable[[list[bytes]], Any]
 
 
 def workers() -> int:
@@ -103,6 +116,30 @@ def extract(path: str, start: int, end: int) -> Chunk:
     return out, records.facts()
 
 
+class Along(NamedTuple):
+    """A chunk read by `extract_along`, with what `along` made of it."""
+
+    chunk: Chunk
+    made: Any
+
+
+def extract_along(path: str, start: int, end: int, along: Alongside) -> Along:
+    """`extract`, and `along` run on the chunk's request lines, read again by the lengths
+    `extract` found (one pread each: a skipped overlong line is never read whole)."""
+    chunk = extract(path, start, end)
+    requests: list[bytes] = []
+    pos = start
+    with open(path, "rb") as f:
+        for length, ended, pre in chunk[0]:
+            if length < 0:
+                pos -= length
+                continue
+            if pre is not None and pre[0] == "req":
+                requests.append(os.pread(f.fileno(), length - 1 if ended else length, pos))
+            pos += length
+    return Along(chunk, along(requests))
+
+
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
     last at the end of the file). Line ends are found in bounded reads."""
@@ -131,10 +168,14 @@ def fork_safe() -> bool:
 
 def _quiet() -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
-    process's to handle (it stops the pool; a worker ends when its queue closes)."""
+    process's to handle (it stops the pool; a worker ends when its queue closes). The
+    worker was born with SIGINT blocked (`_born_deaf`): ignored first, then unblocked, so
+    a Ctrl-C that arrives while it starts is never its own."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (1, 2):
         os.dup2(null, fd)
@@ -145,14 +186,22 @@ class Extractor:
     """Runs `extract` over tasks, results handed back in task order with a bounded number
     in flight (memory stays a few chunks, not the whole file).
 
-    The first task runs here, so the first rows show while the workers start. A task the
-    workers cannot run (they could not start, or one died) also runs here: the result is
-    the same whichever process made it, so a load never fails for want of workers."""
+    The first task runs here (`first_here`), so the first rows show while the workers
+    start; a headless read sends it to the workers like the rest. A task the workers
+    cannot run (they could not start, or one died) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers. `along` runs
+    only in the workers: what it makes must be something this process could make again
+    (a cache's entries), never something a chunk read here would lack."""
 
-    def __init__(self, n_workers: int) -> None:
+    def __init__(self, n_workers: int, along: Alongside | None = None,
+                 first_here: bool = True) -> None:
         self.n_workers = n_workers
+        self.along = along
+        self.first_here = first_here
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
+        # The pool's worker processes, joined by `close` whatever state the pool is in.
+        self.workers: set[BaseProcess] = set()
 
     def _start(self) -> ProcessPoolExecutor | None:
         import multiprocessing
@@ -165,54 +214,159 @@ class Extractor:
         except (OSError, ValueError):
             return None
 
-    def _submit(self, task: Task) -> Future[Chunk] | None:
-        if self.pool is None:
-            return None
-        try:
-            return self.pool.submit(extract, task[1], task[2], task[3])
-        except Exception:  # noqa: BLE001 - a broken or unstartable pool: read it here
-            return None
+    def _submit(self, task: Task) -> Future[Any] | None:
+        if self.along is not None:
+            return _submit_to(self.pool, self.workers, self.n_workers, extract_along,
+                              task[1], task[2], task[3], self.along)
+        return _submit_to(self.pool, self.workers, self.n_workers, extract,
+                          task[1], task[2], task[3])
 
-    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError, Any]]:
+        """(task, its chunk or the OSError reading it met, what `along` made or None)."""
         first = next(tasks, None)
         if first is None:
             return
         if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
-            yield first, _here(first)
+            yield first, _here(first), None
             for task in tasks:
-                yield task, _here(task)
+                yield task, _here(task), None
             return
         self.pool = self._start()
-        queue: deque[tuple[Task, Future[Chunk] | None]] = deque()
+        queue: deque[tuple[Task, Future[Any] | None]] = deque()
 
         def fill() -> None:
             while len(queue) < self.ahead and (task := next(tasks, None)) is not None:
                 queue.append((task, self._submit(task)))
 
-        fill()
-        yield first, _here(first)
+        if self.first_here:
+            fill()
+            yield first, _here(first), None
+        else:
+            queue.append((first, self._submit(first)))
         while True:
             fill()
             if not queue:
                 return
             task, future = queue.popleft()
-            yield task, _here(task) if future is None else _result(task, future)
+            got = _here(task) if future is None else _result(task, future)
+            if isinstance(got, Along):
+                yield task, got.chunk, got.made
+            else:
+                yield task, got, None
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        _stop(self.pool, self.workers)
+        self.pool = None
 
 
-def _result(task: Task, future: Future[Chunk]) -> Chunk | OSError:
+def _stop(pool: ProcessPoolExecutor | None, started: set[BaseProcess]) -> None:
+    """Stop a pool and wait until each of its workers is joined (reaped): when this
+    returns, no process of the pool is left, whatever interrupted it (a Ctrl-C may land
+    between a worker's start and the pool's manager thread starting, which `shutdown`
+    alone would then not wait for)."""
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+    for process in started:
+        process.join()
+    started.clear()
+
+
+def min_parallel_rows() -> int:
+    env = os.environ.get("TRACEVIEW_PARALLEL_MIN_ROWS", "").strip()
+    return int(env) if env.isdigit() else MIN_PARALLEL_ROWS
+
+
+def inherited(fn: Callable[[Any], Any], tasks: Sequence[Any],
+              n_workers: int) -> Iterator[Any]:
+    """`fn(task)` of each task, in task order, made in forked workers that inherit this
+    process's memory (what `fn` reads was made before the call: an analysis), a bounded
+    number in flight. Where no worker can fork (one worker asked for, threads alive, no
+    `fork`) or one dies, a task runs here: the answer is the same whichever process made
+    it. `fn` is sent to the workers by name: a module-level function."""
+    if n_workers < 2 or len(tasks) < 2 or not fork_safe():
+        yield from map(fn, tasks)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started: set[BaseProcess] = set()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("fork"),
+                                   initializer=_quiet)
+    except (OSError, ValueError):
+        pass
+    queue: deque[tuple[Any, Future[Any] | None]] = deque()
+    pending = iter(tasks)
+    try:
+        while True:
+            while len(queue) < 2 * n_workers and (task := next(pending, _END)) is not _END:
+                queue.append((task, _submit_to(pool, started, n_workers, fn, task)))
+            if not queue:
+                return
+            task, future = queue.popleft()
+            yield fn(task) if future is None else _answer(fn, task, future)
+    finally:
+        _stop(pool, started)
+
+
+_END = object()
+
+
+def _submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,
+               fn: Callable[..., Any], *args: Any) -> Future[Any] | None:
+    """`fn(*args)` sent to the pool; None when it cannot take it (no pool, a broken one):
+    the caller then runs it here."""
+    if pool is None:
+        return None
+    try:
+        with _born_deaf(started, n_workers):
+            return pool.submit(fn, *args)
+    except Exception:  # noqa: BLE001 - a broken or unstartable pool: run it here
+        return None
+
+
+def _answer(fn: Callable[[Any], Any], task: Any, future: Future[Any]) -> Any:
+    """A worker's answer; a task whose worker died is run here (an error `fn` raises is
+    raised here again by running it)."""
+    try:
+        return future.result()
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer
+        return fn(task)
+
+
+@contextmanager
+def _born_deaf(workers: set[BaseProcess], n_workers: int) -> Iterator[None]:
+    """Around a submit (where the pool starts its workers): SIGINT blocked in this thread,
+    so a worker is born with it blocked until its initializer has ignored it (a Ctrl-C
+    during its start would otherwise kill it with a traceback on the terminal); a SIGINT
+    meanwhile waits and reaches this process once unblocked. The workers started are
+    recorded for `close` to join."""
+    import multiprocessing
+    import signal
+
+    if len(workers) >= n_workers or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = set(multiprocessing.active_children())
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        workers.update(set(multiprocessing.active_children()) - before)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _result(task: Task, future: Future[Any]) -> Chunk | Along | OSError:
     """A worker's answer; an OSError its reading met is the one this process would meet;
     a worker that died or sent nonsense has its task read here."""
     try:
-        return future.result()
+        answer: Chunk | Along = future.result()
     except OSError as exc:
         return exc
     except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer
         return _here(task)
+    return answer
 
 
 def _here(task: Task) -> Chunk | OSError:

@@ -75,11 +75,12 @@ def run(ns: argparse.Namespace) -> int:
     except (ValueError, UsageError, SourceError, PathRefused) as exc:
         say("export", str(exc))
         return 2
-    unusable: tuple[type[BaseException], ...] = (MissingExtra, ExportError, OSError, ValueError,
-                                                 *engine_errors())
     try:
         counts = _written(files, kind, out, options, ns, partition_by)
-    except unusable as exc:
+    except Exception as exc:  # an engine's errors are known once it is loaded
+        if not isinstance(exc, (MissingExtra, ExportError, OSError, ValueError,
+                                *engine_errors())):
+            raise
         say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     where = out if out else ns.otlp_endpoint

@@ -13,7 +13,7 @@ from traceview.commands.export import say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, regular_input
 from traceview.export import MissingExtra, need
-from traceview.export.targets import engine_errors
+from traceview.export.targets import engine_errors, use_system_pool
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,9 +35,7 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.export.cache import default_cache_dir
     from traceview.export.sinks import ExportError
 
-    unusable: tuple[type[BaseException], ...] = (UsageError, SourceError, MissingExtra,
-                                                 PathRefused,
-                                                 ExportError, OSError, *engine_errors())
+    use_system_pool()  # before pyarrow loads: the cache is built through Arrow
     try:
         options = options_from(ns)
         from traceview.export import sql
@@ -48,7 +46,10 @@ def run(ns: argparse.Namespace) -> int:
                 regular_input(path, "source")
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
                                   options, unsafe=ns.unsafe)
-    except unusable as exc:
+    except Exception as exc:  # an engine's errors are known once it is loaded
+        if not isinstance(exc, (UsageError, SourceError, MissingExtra, PathRefused,
+                                ExportError, OSError, *engine_errors())):
+            raise
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:

@@ -4,6 +4,7 @@ CSV or OTLP spans. ``traceview export`` and ``traceview sql`` call these."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,21 +15,16 @@ TARGETS = ("parquet", "duckdb", "csv", "otlp")
 
 
 def engine_errors() -> tuple[type[BaseException], ...]:
-    """The error types of the installed engines (a locked database, a full disk inside
-    Arrow): reported in one line like every other unusable output."""
+    """The error types of the engines this process has loaded (a locked database, a full
+    disk inside Arrow): reported in one line like every other unusable output. Looked up,
+    never imported: an engine that was not loaded raised nothing, and importing one to
+    name its errors cost a Parquet export DuckDB's memory and loaded pyarrow before its
+    memory pool was chosen (`use_system_pool`)."""
     found: list[type[BaseException]] = []
-    try:
-        import duckdb
-
-        found.append(duckdb.Error)
-    except ImportError:
-        pass
-    try:
-        import pyarrow as pa
-
-        found.append(pa.ArrowException)
-    except ImportError:
-        pass
+    for module, name in (("duckdb", "Error"), ("pyarrow", "ArrowException")):
+        error = getattr(sys.modules.get(module), name, None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            found.append(error)
     return tuple(found)
 
 
@@ -42,7 +38,7 @@ def export(files: list[str], kind: str, out: str | None, options: Options, *,
 
     if dask:
         return _on_cluster(dask, files, out or "", partition_by, options)
-    _system_pool()
+    use_system_pool()
     if kind == "parquet" and jobs > 1 and len(files) > 1:
         from traceview.export.run import export_parallel
         from traceview.export.sinks import ParquetSink, prepare_dir
@@ -71,10 +67,11 @@ def _on_cluster(address: str, files: list[str], out: str, partition_by: tuple[st
             client.cluster.close()  # a local:N cluster this command started
 
 
-def _system_pool() -> None:
+def use_system_pool() -> None:
     """Arrow's default pool (mimalloc) keeps freed row groups' memory: a third more peak
-    RSS on a large export. The process's own allocator returns it; read when pyarrow
-    starts, so worker processes inherit it too."""
+    RSS on a large export. The process's own allocator returns it. Read when pyarrow
+    starts, so the command that will load it calls this first (worker processes inherit
+    it); a caller that set ARROW_DEFAULT_MEMORY_POOL keeps its choice."""
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 

@@ -22,6 +22,7 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts
+from traceview.capture.parallel import inherited, min_parallel_rows, workers
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe
 
@@ -122,7 +123,7 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
         before, rest = rest.split(marker, 1)
         yield before + b"["
         if values is analysis.turns:  # the longest list: rows straight from the columns
-            yield from _items(_turn_rows(values, explain), _same, b"  " * depth)
+            yield from _turn_parts(values, explain, b"  " * depth)
         elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
             lists = _LongLists()
             yield from _items(values.dicts(lists), _same, b"  " * depth, lists=lists)
@@ -132,6 +133,41 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
             yield from _items(values, _as_dict, b"  " * depth)
         yield b"\n" + b"  " * depth + b"]" if values else b"]"
     yield rest + b"\n"
+
+
+# Rows a worker writes a task: whole batches, so the parts joined are the one-process
+# document byte for byte; a few hundred kB of JSON a part, a few parts in flight.
+ROWS_A_PART = 8 * BATCH
+# What `_part` reads in a worker: the turns, `explain`, the indent (set before the workers
+# fork, inherited by them).
+_PARTS: tuple[Sequence[Any], bool, bytes] | None = None
+
+
+def _turn_parts(turns: Sequence[Any], explain: bool, indent: bytes) -> Iterator[bytes]:
+    """The turns' rows as `_items` writes them, a large capture's made a range of rows at
+    a time in forked workers (capture/parallel.py `inherited`): the analysis is in their
+    memory already, and the rows are most of the writer's work."""
+    n = len(turns)
+    if n < min_parallel_rows() or workers() < 2:
+        yield from _items(_turn_rows(turns, explain), _same, indent)
+        return
+    global _PARTS
+    _PARTS = (turns, explain, indent)
+    try:
+        spans = [(start, min(start + ROWS_A_PART, n)) for start in range(0, n, ROWS_A_PART)]
+        for k, part in enumerate(inherited(_part, spans, workers())):
+            if k:
+                yield b","
+            yield part
+    finally:
+        _PARTS = None
+
+
+def _part(span: tuple[int, int]) -> bytes:
+    """Rows [start, stop) as `_items` writes them (in a worker, or here)."""
+    assert _PARTS is not None
+    turns, explain, indent = _PARTS
+    return b"".join(_items(_turn_rows(turns[span[0]:span[1]], explain), _same, indent))
 
 
 # A row's prose, and what `row_dicts` leaves for making it later.

@@ -45,6 +45,7 @@ def test_counters_are_exact_and_named() -> None:
 
 def test_fallback_is_labelled_four_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokens, "_backend", lambda _encoding: None)
+    monkeypatch.setattr(tokens, "_bindings", lambda: None)  # the package not installed
     counter_for.cache_clear()  # counters are made once per model
     counter = counter_for("gpt-4o")
     counter_for.cache_clear()

@@ -8,9 +8,11 @@ the labelled estimate of 4 UTF-8 bytes a token, and say so through `Counter.exac
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -90,6 +92,36 @@ def _load(path: Path) -> ModuleType | None:
     return module
 
 
+# Counts remembered, by a digest of (encoding, text): a resent history, a tool set or
+# instructions sent on every turn are counted once; and the counts a worker process made
+# for a chunk's requests (analysis/account/warm.py) are taken here, so this process need
+# not load a vocabulary at all. Oldest forgotten first past this many.
+MEMO_SIZE = 1 << 13
+
+
+class _Memo:
+    """The remembered counts, and (in a worker) the keys read since `fresh()` began."""
+
+    def __init__(self) -> None:
+        self.counts: OrderedDict[bytes, int] = OrderedDict()
+        self.seen: dict[bytes, int] | None = None
+
+    def put(self, key: bytes, n: int) -> None:
+        counts = self.counts
+        counts[key] = n
+        if len(counts) > MEMO_SIZE:
+            counts.popitem(last=False)
+
+
+_MEMO = _Memo()
+
+
+def _key(encoding: str, text: str) -> bytes:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16,
+                             person=encoding.encode()[:16])
+    return digest.digest()
+
+
 @dataclass(frozen=True, slots=True)
 class Counter:
     """Counts text in one encoding; `exact` is False on the 4-bytes fallback."""
@@ -98,17 +130,38 @@ class Counter:
     exact: bool
 
     def count(self, text: str) -> int:
-        backend = _backend(self.encoding) if self.exact else None
-        if backend is None:
+        if not self.exact:
             return estimate(text)
-        return backend.count(text)
+        key = _key(self.encoding, text)
+        n = _MEMO.counts.get(key)
+        if n is None:
+            backend = _backend(self.encoding)
+            n = estimate(text) if backend is None else backend.count(text)
+            _MEMO.put(key, n)
+        if _MEMO.seen is not None:
+            _MEMO.seen[key] = n
+        return n
+
+
+def remember(counts: dict[bytes, int]) -> None:
+    """Counts another process made (`fresh`), remembered here."""
+    for key, n in counts.items():
+        _MEMO.put(key, n)
+
+
+def fresh() -> dict[bytes, int]:
+    """Start recording the counts read from now on; returns the record (filled in place)."""
+    _MEMO.seen = {}
+    return _MEMO.seen
 
 
 @lru_cache(maxsize=256)
 def counter_for(model: str | None) -> Counter:
-    """The counter for a model: exact when the tokeniser package is installed."""
+    """The counter for a model: exact when the tokeniser package is installed. Its
+    vocabulary is loaded on the first count that is not remembered, not here: a process
+    handed its counts (`remember`) never loads one."""
     encoding, _known = encoding_name(model)
-    if _backend(encoding) is None:
+    if _bindings() is None:
         return Counter(FALLBACK, exact=False)
     return Counter(encoding, exact=True)
 

@@ -1,0 +1,43 @@
+"""The input account's token counts are made in the workers that read the chunks
+(analysis/account/warm.py): the main process's report is the same, and it never loads a
+vocabulary (~70 MB of a large report's memory)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[3]
+SAMPLE = str(ROOT / "sample_traces" / "claims.jsonl")
+
+RUN = r"""
+import sys
+from traceview.analysis.account import tokens
+from traceview.analysis.session import analyze
+from traceview.report.json_out import render_json
+out = render_json(analyze(sys.argv[1]), explain=True)
+sys.stdout.buffer.write(out)
+print("\nvocabularies loaded:", tokens._backend.cache_info().currsize, file=sys.stderr)
+"""
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes: POSIX")
+
+
+def _run(workers: str) -> tuple[bytes, str]:
+    env = dict(os.environ, TRACEVIEW_WORKERS=workers, TRACEVIEW_PARALLEL_MIN_BYTES="0",
+               TRACEVIEW_CHUNK_BYTES="3000")
+    out = subprocess.run([sys.executable, "-c", RUN, SAMPLE], capture_output=True, cwd=ROOT,
+                         env=env, check=True)
+    return out.stdout, out.stderr.decode()
+
+
+def test_counts_made_in_workers_give_the_same_report_and_no_vocabulary_here() -> None:
+    alone, err_alone = _run("1")
+    shared, err_shared = _run("2")
+    assert shared == alone
+    assert "vocabularies loaded: 1" in err_alone  # one process: it counts itself
+    assert "vocabularies loaded: 0" in err_shared  # every count came from the workers

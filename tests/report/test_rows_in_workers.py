@@ -1,0 +1,68 @@
+"""A large capture's report rows are written in forked workers (report/json_out.py
+`_turn_parts` through capture/parallel.py `inherited`): the document must be the one a
+single process writes, byte for byte, and the workers must all be gone afterwards.
+
+Each case runs `traceview report` in a fresh process (a test process may have threads,
+and then nothing forks), with the row threshold at 0 and parts of 2 rows, so a sample of
+a dozen turns is cut into several parts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent.parent
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forked workers: POSIX")
+
+RUN = r"""
+import os, sys
+LOG, PATH = sys.argv[1:3]
+from traceview.report import json_out
+json_out.ROWS_A_PART = 2
+real = json_out._part
+
+def part(span):
+    with open(LOG, "a") as f:
+        f.write(f"{os.getpid()} {span[0]}\n")
+    return real(span)
+
+json_out._part = part
+from traceview.cli import main
+rc = main(["report", "--format", "json", "--explain", PATH])
+sys.stdout.flush()
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("child left", file=sys.stderr)
+except ChildProcessError:
+    pass
+raise SystemExit(rc)
+"""
+
+
+def _report(tmp_path: Path, sample: str, workers: str) -> tuple[bytes, bytes, list[str]]:
+    log = tmp_path / f"log-{workers}"
+    env = dict(os.environ, TRACEVIEW_WORKERS=workers, TRACEVIEW_PARALLEL_MIN_ROWS="0")
+    out = subprocess.run([sys.executable, "-c", RUN, str(log), sample], capture_output=True,
+                         cwd=ROOT, env=env, check=False)
+    return out.stdout, out.stderr, log.read_text().split("\n")[:-1] if log.exists() else []
+
+
+@pytest.mark.parametrize("sample", ["service_day.jsonl", "long_conversation.jsonl"])
+def test_rows_written_by_workers_are_the_one_process_document(tmp_path: Path,
+                                                              sample: str) -> None:
+    path = str(ROOT / "sample_traces" / sample)
+    alone, _, alone_log = _report(tmp_path, path, "1")
+    shared, err, log = _report(tmp_path, path, "2")
+    assert alone and shared == alone
+    assert b"child left" not in err
+    assert alone_log == []  # one worker: the rows written in one go, no parts
+    writers = {line.split()[0] for line in log}
+    assert len(writers) >= 2  # parts written in more than one process: the workers
+    starts = sorted(int(line.split()[1]) for line in log)
+    assert starts == list(range(0, 2 * len(starts), 2))  # every part once
