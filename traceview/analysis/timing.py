@@ -32,8 +32,9 @@ class TurnTiming:
     generation_ms: int | None = None  # first output event -> last event
     output_tokens_per_s: float | None = None  # output tokens over the generation time
     processing_ms: int | None = None  # openai-processing-ms of the final attempt
-    processing_share: float | None = None  # processing_ms / elapsed_ms
+    processing_share: float | None = None  # processing_ms / elapsed_ms (None: header past it)
     network_queue_ms: int | None = None  # elapsed_ms - processing_ms
+    hosted_ms: int | None = None  # streamed: time inside hosted calls (item added -> done)
     caller_latency_ms: int | None = None  # first attempt sent -> final response received
     caller_latency_basis: str | None = None  # BASIS_TS | BASIS_ELAPSED | BASIS_NO_TS
     backoff_ms: int | None = None  # what the caller waited between attempts (ts only)
@@ -115,9 +116,11 @@ def turn_timing(attempts: Sequence[Attempt], elapsed_ms: int | None,
     caller, basis, backoff = caller_latency(attempts, elapsed_ms, sent_ts)
     processing = res_extra.get("processing_ms") if res_extra else None
     share = queue = None
-    if processing is not None and elapsed_ms:
-        share = round(min(processing / elapsed_ms, 1.0), 3)
-        queue = max(0, elapsed_ms - processing)
+    if processing is not None and elapsed_ms and processing <= elapsed_ms:
+        # A header past the measured elapsed time comes from another clock (a simulator's
+        # model of server time): no share is claimed then.
+        share = round(processing / elapsed_ms, 3)
+        queue = elapsed_ms - processing
     stream = res_extra.get("stream") if res_extra else None
     gen, rate = _generation(stream, output_tokens) if stream else (None, None)
     polled = res_extra is not None and "background" in res_extra
@@ -132,6 +135,7 @@ def turn_timing(attempts: Sequence[Attempt], elapsed_ms: int | None,
                           background_ms=wall, background_polls=polls,
                           background_basis=wall_basis)
     return TurnTiming(
-        stream.get("ttft_ms"), gen, rate, processing, share, queue, caller, basis, backoff,
+        stream.get("ttft_ms"), gen, rate, processing, share, queue, stream.get("hosted_ms"),
+        caller, basis, backoff,
         wall, polls, wall_basis, dict(stream["types"]), stream["sequence_faults"],
         stream["text_mismatch"])

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from traceview.wire import HOSTED_CALL_TYPES
+
 # Events that carry the first of the output: its first text, or its first item.
 FIRST_OUTPUT = frozenset(("response.output_text.delta", "response.output_item.added",
                           "response.refusal.delta"))
@@ -70,13 +72,40 @@ class _Sequence:
                 self.faults.append([i, kind, seq, top])
 
 
+_ITEM_EVENTS = frozenset(("response.output_item.added", "response.output_item.done"))
+
+
+class _Hosted:
+    """Time the stream spent in hosted calls: each hosted item's output_item.added to its
+    output_item.done, by arrival (the provider running file search, code, …)."""
+
+    __slots__ = ("open", "total", "seen")
+
+    def __init__(self) -> None:
+        self.open: dict[Any, int] = {}
+        self.total = 0
+        self.seen = False
+
+    def see(self, t: str, ev: dict[str, Any], at: int) -> None:
+        item = ev.get("item")
+        if type(item) is not dict or item.get("type") not in HOSTED_CALL_TYPES:
+            return
+        self.seen = True
+        key = ev.get("output_index")
+        if t == "response.output_item.added":
+            self.open[key] = at
+        elif key in self.open:
+            self.total += max(0, at - self.open.pop(key))
+
+
 def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
     """{"types", "first_ms", "ttft_ms", "last_ms", "sequence", "sequence_faults",
-    "text_mismatch"}: the ms are null without arrival offsets."""
+    "text_mismatch", "hosted_ms"}: the ms are null without arrival offsets."""
     ms = _arrivals(event_ms, len(events))
     types: dict[str, int] = {}
     ttft = None
     seq = _Sequence()
+    hosted = _Hosted()
     texts: dict[tuple[Any, Any], list[str]] = {}
     mismatch = None
     for i, ev in enumerate(events):
@@ -88,6 +117,8 @@ def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
         if ttft is None and ms is not None and _is_first_output(ev):
             ttft = ms[i]
         seq.check(ev.get("sequence_number"), i)
+        if ms is not None and t in _ITEM_EVENTS:
+            hosted.see(t, ev, ms[i])
         if t == "response.output_text.delta" and type(ev.get("delta")) is str:
             texts.setdefault(_text_key(ev), []).append(ev["delta"])
         elif t == "response.output_text.done" and mismatch is None:
@@ -100,7 +131,8 @@ def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
         mismatch = _against_body(texts, body)
     return {"types": types, "first_ms": ms[0] if ms else None, "ttft_ms": ttft,
             "last_ms": ms[-1] if ms else None, "sequence": seq.faults,
-            "sequence_faults": seq.count, "text_mismatch": mismatch}
+            "sequence_faults": seq.count, "text_mismatch": mismatch,
+            "hosted_ms": hosted.total if ms is not None and hosted.seen else None}
 
 
 def _text_key(ev: dict[str, Any]) -> tuple[Any, Any]:

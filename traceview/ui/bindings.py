@@ -23,4 +23,6 @@ APP_BINDINGS: list[BindingType] = [
             show=False, id="app.ledger"),
     Binding("o", "objects", "Objects", tooltip="Provider objects the capture touched",
             show=False, id="app.objects"),
+    Binding("t", "latency", "Latency", tooltip="Caller latency and time to first token",
+            show=False, id="app.latency"),
 ]

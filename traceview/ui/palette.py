@@ -47,6 +47,9 @@ def _everywhere(app: Inspector) -> Iterator[SystemCommand]:
     yield SystemCommand("view: provider objects",
                         "Conversations, stored responses, files, vector stores; retention",
                         app.action_objects)
+    yield SystemCommand("view: latency",
+                        "Caller latency and time to first token, p50/p95, per-turn bars",
+                        app.action_latency)
     yield SystemCommand("app: screenshot", "Save an SVG of this screen", app.action_screenshot)
 
 

@@ -19,6 +19,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.bindings import APP_BINDINGS
     from traceview.ui.screens.detail import DetailScreen
     from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
+    from traceview.ui.screens.latency import LatencyScreen
     from traceview.ui.screens.ledger import LedgerScreen
     from traceview.ui.screens.lists import ConversationsScreen, ProblemsScreen
     from traceview.ui.screens.main import MainScreen
@@ -36,6 +37,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
         ("diff item bodies (enter in the diff)", DiffBodiesScreen.BINDINGS),
         ("carried-context ledger (l)", LedgerScreen.BINDINGS),
         ("provider objects (o)", ObjectsScreen.BINDINGS),
+        ("latency (t)", LatencyScreen.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]
@@ -100,6 +102,10 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
         "  sent = request bytes on the wire · billed in = usage.input_tokens · unexpl.≈ = billed\n"
         "  minus expected input, an estimate (+ deposit, − compaction) · — = not known\n"
     )
+    from traceview.ui.widgets.timing import LEGEND as LATENCY_LEGEND
+
+    out.append("\nlatency bars (t)\n", style="bold underline")
+    out.append(f"  {LATENCY_LEGEND}\n")
     return out
 
 
