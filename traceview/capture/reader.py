@@ -362,7 +362,9 @@ class CaptureBuilder:
         s, self._stream = self._stream, None
         if s is None:
             return
-        self._response(response_pre({"dir": "res", "events": s["events"]}, True), s["ref"], None)
+        # Only the events rebuilding needs were kept: not a stream to read as evidence.
+        self._response(response_pre({"dir": "res", "events": s["events"], "events_kept": "some"},
+                                    True), s["ref"], None)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")

@@ -360,7 +360,8 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
-        _extra(f)["stream"] = stream_facts(events, g("event_ms"), body)
+        if g("events_kept") is None:  # every event of the stream (see reader._close_stream)
+            _extra(f)["stream"] = stream_facts(events, g("event_ms"), body)
     started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started

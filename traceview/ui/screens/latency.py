@@ -68,7 +68,7 @@ class LatencyScreen(InspectorScreen):
         shown = list(turns[:MOST_BARS])
         name = f"all {len(turns):,} turns" if len(turns) <= MOST_BARS else \
             f"the first {MOST_BARS:,} of {len(turns):,} turns"
-        body = latency_renderable(name, totals, shown, self.app.size.width - 2)
+        body = latency_renderable(name, totals, shown, self.app.size.width - 4)
         self.query_one("#latency-body", Static).update(body)
 
     def action_back(self) -> None:

@@ -123,6 +123,6 @@ def latency_bars(turns: list[Any], width: int, cursor: int | None = None) -> Tex
             out.append(fmt.DASH + "\n", style="dim")
             continue
         length = max(1, round(room * ms / top))
-        out.append(_segments(tm, length) + "\n", style="bold" if turn.hosted_calls else "")
+        out.append(_segments(tm, length) + "\n")
     out.rstrip()
     return out
