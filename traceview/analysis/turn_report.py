@@ -62,7 +62,7 @@ def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
 # What a row reads: every property but the prose (made apart), or for a table
 # (`whole=False`) not the accounts no cell reads either.
 _WHOLE = _reader({"explanation", "findings"})
-_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts", "timing"})
 # The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
 _FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
@@ -513,7 +513,7 @@ class TurnReport:
         """The turn's row: every key of CONTRACT_KEYS then EXTRA_KEYS, each the property of
         that name. `explained=False`: the explanation and findings left None, the view kept
         under "_view" for `explain_row`; `whole=False` as well: the accounts no table cell
-        reads ("cost", "carried_context", "ts") left None, for the text report."""
+        reads ("cost", "carried_context", "ts", "timing") left None, for the text report."""
         keys, read = _WHOLE if whole or explained else _TABLE
         d = dict.fromkeys(ROW_KEYS)  # every key, in order; then the values read
         d.update(zip(keys, read(self), strict=True))
