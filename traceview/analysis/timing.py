@@ -139,3 +139,19 @@ def turn_timing(attempts: Sequence[Attempt], elapsed_ms: int | None,
         caller, basis, backoff,
         wall, polls, wall_basis, dict(stream["types"]), stream["sequence_faults"],
         stream["text_mismatch"])
+
+
+def timing_of(report: Any) -> TurnTiming:
+    """A TurnReport's timing, made when read (its `timing` property)."""
+    req, res = report.req, report.res
+    if res is None:
+        return NO_TIMING
+    return turn_timing(report.turn.attempts, res.elapsed_ms, res.output_tokens,
+                       bool(req.background) if req is not None else False,
+                       req.extra if req is not None else None, res.extra)
+
+
+def response_limits(res: Any) -> dict[str, str] | None:
+    """Retry-After and x-ratelimit-* of a response, as the recorder kept them."""
+    x = res.extra if res is not None else None
+    return x.get("limits") if x else None

@@ -19,7 +19,7 @@ from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
-from traceview.analysis.timing import NO_TIMING, TurnTiming, turn_timing
+from traceview.analysis.timing import response_limits, timing_of
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import HostedCall, RecordRef, Turn
@@ -387,7 +387,7 @@ class TurnReport:
             return []
         final = {"line": self.line, "status": self.status, "http_status": self.http_status,
                  "error": self.error, "error_code": self.error_code,
-                 "elapsed_ms": self.elapsed_ms, "limits": _response_limits(self.res)}
+                 "elapsed_ms": self.elapsed_ms, "limits": response_limits(self.res)}
         return [*(a.to_dict() for a in self.turn.attempts), final]
 
     @property
@@ -399,16 +399,8 @@ class TurnReport:
             return own
         return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
 
-    @property
-    def timing(self) -> TurnTiming:
-        """Time to first token, generation, processing share, caller latency with backoff,
-        background wall time, stream evidence (analysis/timing.py), made when read."""
-        req, res = self.req, self.res
-        if res is None:
-            return NO_TIMING
-        return turn_timing(self.turn.attempts, res.elapsed_ms, res.output_tokens,
-                           bool(req.background) if req is not None else False,
-                           req.extra if req is not None else None, res.extra)
+    # Time to first token, caller latency with backoff, stream evidence… (analysis/timing.py)
+    timing = property(timing_of)
 
     @property
     def store(self) -> bool | None:
@@ -523,12 +515,6 @@ class TurnReport:
             d["_view"] = self
         return d
 
-
-
-def _response_limits(res: Any) -> dict[str, str] | None:
-    """Retry-After and x-ratelimit-* of a response, as the recorder kept them."""
-    x = res.extra if res is not None else None
-    return x.get("limits") if x else None
 
 
 _DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" by day since the epoch (a capture spans a few)
