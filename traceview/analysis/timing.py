@@ -141,14 +141,15 @@ def turn_timing(attempts: Sequence[Attempt], elapsed_ms: int | None,
         stream["text_mismatch"])
 
 
-def timing_of(report: Any) -> TurnTiming:
-    """A TurnReport's timing, made when read (its `timing` property)."""
+def timing_of(report: Any) -> dict[str, Any]:
+    """A TurnReport's timing as the report writes it (its `timing` property, made when
+    read, like `cost`)."""
     req, res = report.req, report.res
     if res is None:
-        return NO_TIMING
+        return NO_TIMING.to_dict()
     return turn_timing(report.turn.attempts, res.elapsed_ms, res.output_tokens,
                        bool(req.background) if req is not None else False,
-                       req.extra if req is not None else None, res.extra)
+                       req.extra if req is not None else None, res.extra).to_dict()
 
 
 def response_limits(res: Any) -> dict[str, str] | None:

@@ -155,7 +155,7 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols.update(_carried(got["carried_context"]))
     timings = got["timing"]
     for name in TURN_FLATTENED["timing"]:
-        cols[name] = [getattr(t, name) for t in timings]
+        cols[name] = [t[name] for t in timings]
     for name in _TURN_JSON:
         cols[name] = _json_cells(cols[name])
     prose = [explain_and_findings(_Read(dict(zip(_READ_NAMES, c, strict=True)), v))

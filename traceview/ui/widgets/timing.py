@@ -33,35 +33,35 @@ def timing_text(turn: Any) -> Text:
         return Text("")
     out = Text()
     out.append("timing ", style="dim")
-    basis = t.caller_latency_basis
-    out.append(f"caller {_ms(t.caller_latency_ms)}", style="bold")
+    basis = t["caller_latency_basis"]
+    out.append(f"caller {_ms(t['caller_latency_ms'])}", style="bold")
     if basis == "elapsed_sum_no_ts":
         out.append(" (no ts: backoff not included)", style="dim")
-    if t.backoff_ms is not None:
-        out.append(f" · backoff {_ms(t.backoff_ms)}")
-    out.append(f" · ttft {_ms(t.ttft_ms)} · generation {_ms(t.generation_ms)}")
-    rate = t.output_tokens_per_s
+    if t["backoff_ms"] is not None:
+        out.append(f" · backoff {_ms(t['backoff_ms'])}")
+    out.append(f" · ttft {_ms(t['ttft_ms'])} · generation {_ms(t['generation_ms'])}")
+    rate = t["output_tokens_per_s"]
     out.append(f" · {fmt.num(rate)} tok/s" if rate is not None else " · — tok/s")
-    if t.hosted_ms is not None:
-        out.append(f" · hosted calls {_ms(t.hosted_ms)}")
-    if t.processing_ms is not None:
-        share = t.processing_share
-        out.append(f"\n       provider {_ms(t.processing_ms)}"
+    if t["hosted_ms"] is not None:
+        out.append(f" · hosted calls {_ms(t['hosted_ms'])}")
+    if t["processing_ms"] is not None:
+        share = t["processing_share"]
+        out.append(f"\n       provider {_ms(t['processing_ms'])}"
                    f" ({'—' if share is None else f'{share * 100:.0f} %'}) · network/queue "
-                   f"{_ms(t.network_queue_ms)}")
-    if t.background_polls is not None:
-        out.append(f"\n       background job {_ms(t.background_ms)} create → terminal, "
-                   f"{t.background_polls} polls ({t.background_basis or 'unknown'})")
-    if t.stream_events_by_type:
+                   f"{_ms(t['network_queue_ms'])}")
+    if t["background_polls"] is not None:
+        out.append(f"\n       background job {_ms(t['background_ms'])} create → terminal, "
+                   f"{t['background_polls']} polls ({t['background_basis'] or 'unknown'})")
+    if t["stream_events_by_type"]:
         counts = ", ".join(f"{k.removeprefix('response.')} {v}"
-                           for k, v in t.stream_events_by_type.items())
+                           for k, v in t["stream_events_by_type"].items())
         out.append("\n       stream events ", style="dim")
         out.append_text(safe(counts))
-        if t.stream_sequence_faults:
-            out.append(f" · {t.stream_sequence_faults} sequence faults", style="bold")
-        if t.stream_text_mismatch:
+        if t["stream_sequence_faults"]:
+            out.append(f" · {t['stream_sequence_faults']} sequence faults", style="bold")
+        if t["stream_text_mismatch"]:
             out.append(" · ")
-            out.append_text(safe(t.stream_text_mismatch, "bold"))
+            out.append_text(safe(t["stream_text_mismatch"], "bold"))
     return out
 
 
@@ -91,16 +91,16 @@ def percentile_panel(totals: dict[str, Any] | None) -> Text:
 def _segments(t: Any, length: int) -> str:
     """A bar of `length` cells split into the turn's hosted-call time, backoff, provider
     processing and network/queue time, where the core knows them (else drawn whole)."""
-    total = t.caller_latency_ms or 0
+    total = t["caller_latency_ms"] or 0
     if total <= 0:
         return WHOLE * length
-    hosted = min(round(length * (t.hosted_ms or 0) / total), length)
-    backoff = min(round(length * (t.backoff_ms or 0) / total), length - hosted)
+    hosted = min(round(length * (t["hosted_ms"] or 0) / total), length)
+    backoff = min(round(length * (t["backoff_ms"] or 0) / total), length - hosted)
     rest = length - hosted - backoff
-    if t.processing_share is None:
+    if t["processing_share"] is None:
         middle = WHOLE * rest
     else:
-        proc = round(rest * t.processing_share)
+        proc = round(rest * t["processing_share"])
         middle = PROCESSING * proc + NETWORK * (rest - proc)
     return HOSTED * hosted + middle + BACKOFF * backoff
 
@@ -109,16 +109,16 @@ def latency_bars(turns: list[Any], width: int, cursor: int | None = None) -> Tex
     """One line per turn: its number, H when hosted tools ran, caller latency, TTFT and a
     bar scaled to the slowest turn shown."""
     timed = [(t, t.timing) for t in turns if getattr(t, "timing", None) is not None]
-    top = max((tm.caller_latency_ms or 0 for _, tm in timed), default=0)
+    top = max((tm["caller_latency_ms"] or 0 for _, tm in timed), default=0)
     label = 28
     room = max(8, width - label - 1)
     out = Text()
     for turn, tm in timed:
         hosted = "H" if turn.hosted_calls else " "
-        head = (f"{turn.index:>5} {hosted} {fmt.num(tm.caller_latency_ms):>9} ms "
-                f"{fmt.num(tm.ttft_ms):>6} ")
+        head = (f"{turn.index:>5} {hosted} {fmt.num(tm['caller_latency_ms']):>9} ms "
+                f"{fmt.num(tm['ttft_ms']):>6} ")
         out.append(head.ljust(label), style="bold" if turn.index == cursor else "")
-        ms = tm.caller_latency_ms
+        ms = tm["caller_latency_ms"]
         if ms is None or top <= 0:
             out.append(fmt.DASH + "\n", style="dim")
             continue
