@@ -26,7 +26,7 @@ from traceview.record.proxy_server import ProxyServer
 from traceview.record.recorder import Recorder
 from traceview.sim import SimServer
 
-TIMING = ("ts", "elapsed_ms", "id")
+TIMING = ("ts", "elapsed_ms", "id", "event_ms")
 
 
 def _scenario(client: openai.OpenAI) -> None:
@@ -77,6 +77,9 @@ def test_proxy_capture_equals_the_recorders_for_the_same_calls(proxied, tmp_path
     stream_res = [r for r in via_proxy if r.get("events")][0]
     assert stream_res["events"][-1]["type"] == "response.completed"
     assert stream_res["body"] == stream_res["events"][-1]["response"]
+    # each event's arrival, measured at the proxy: one offset per event, never decreasing
+    ms = stream_res["event_ms"]
+    assert len(ms) == len(stream_res["events"]) and ms == sorted(ms)
 
 
 def test_the_key_is_forwarded_but_never_written(proxied):

@@ -25,6 +25,7 @@ from traceview.analysis.rules.compaction import CompactionItems
 from traceview.analysis.rules.cost import cost as turn_cost
 from traceview.analysis.rules.numbers import cumulative_input, expected_input, owned_state_bytes
 from traceview.analysis.stats import Totals
+from traceview.analysis.timing import BASIS_NO_TS, caller_latency
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.model import Exchange, RecordRef, Turn
@@ -158,6 +159,12 @@ class Analyzer:
         self.totals.add_turn(f.has_res, f.input_tokens, f.cached_tokens, f.output_tokens,
                              f.reasoning_tokens, f.request_bytes, owned, n_calls, elapsed,
                              cost.tokens_usd, cost.hosted_usd, len(f.attempts), markers)
+        x = f.res_extra
+        stream = x.get("stream") if x else None
+        caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
+                                          f.req_extra.get("ts") if f.req_extra else None)
+        self.totals.timing.add(bool(n_calls), caller, stream["ttft_ms"] if stream else None,
+                               basis == BASIS_NO_TS)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
                compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:

@@ -55,6 +55,7 @@ class ArmTurn:
     ts: float | None = None
     state_ms: float | None = None
     status: str = "completed"
+    ttft_ms: float | None = None  # time to first token (streams with arrival times)
 
     @property
     def hosted_count(self) -> int:
@@ -177,6 +178,20 @@ def _latency(turns: list[ArmTurn]) -> dict[str, Any]:
     }
 
 
+def _ttft(turns: list[ArmTurn]) -> dict[str, Any]:
+    """Time to first token, p50/p95, all turns and split by hosted calls (null without
+    recorded stream arrival times)."""
+    def block(values: list[float]) -> dict[str, Any]:
+        return {**percentiles(values), "n": len(values)}  # type: ignore[arg-type]
+
+    timed = [t for t in turns if t.ttft_ms is not None]
+    return {
+        "all": block([t.ttft_ms for t in timed]),  # type: ignore[misc]
+        "with_hosted": block([t.ttft_ms for t in timed if t.hosted_count]),  # type: ignore
+        "without": block([t.ttft_ms for t in timed if not t.hosted_count]),  # type: ignore
+    }
+
+
 def _sample(arm: Arm) -> dict[str, Any]:
     stamps = [t.ts for t in arm.turns if t.ts is not None]
     models = sorted({t.model for t in arm.turns if t.model})
@@ -270,6 +285,7 @@ def compare(a: Arm, b: Arm, pricing: Pricing | None = None, *, seed: int = 0,
             "fidelity": arm.fidelity or {"status": "not measured"},
             "notes": list(arm.notes),
             "problems": arm.problems,
+            "ttft_ms": _ttft(arm.turns),
         }
     keys = list(TOKEN_PARTS) + sorted({k for c in costs.values() for k in c} - set(TOKEN_PARTS))
     deltas = [costs[b.name].get(k, Fraction(0)) - costs[a.name].get(k, Fraction(0))

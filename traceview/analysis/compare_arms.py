@@ -118,7 +118,7 @@ def arm_from_capture(name: str, paths: list[str], options: Options | None = None
         else:
             conv, latency, ts, state = t.conversation_key, t.elapsed_ms, _ts(analysis, t), None
         turns.append(ArmTurn(conv, latency, t.input_tokens, t.cached_tokens, t.output_tokens,
-                             _hosted(t), t.model, ts, state, t.status))
+                             _hosted(t), t.model, ts, state, t.status, t.timing["ttft_ms"]))
     analysis.capture.close()
     arm = Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis),
               problems=len(analysis.problems))

@@ -38,6 +38,10 @@ MARKERS: dict[str, tuple[str, str]] = {
                             "conversation"),
     "instructions_dropped": ("⌀", "instructions sent on the chain's first turn are missing "
                              "here (they do not carry over previous_response_id)"),
+    "stream_sequence": ("⇅", "the stream's sequence numbers repeat, skip or go backwards: "
+                        "not the provider's stream as sent"),
+    "stream_text_mismatch": ("≄", "the stream's text deltas disagree with its .done text "
+                             "or the final body"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -51,6 +55,7 @@ MARKER_SHORT: dict[str, str] = {
     "unanswered_call": "unanswd", "unoffered_function": "unoffer", "refusal": "refusal",
     "counter_mismatch": "counter", "unstored_chain": "unstored", "fingerprint_changed": "fprint",
     "instructions_dropped": "no-instr",
+    "stream_sequence": "seq", "stream_text_mismatch": "delta≠",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

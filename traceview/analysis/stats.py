@@ -70,7 +70,7 @@ class Totals:
                  "request_bytes", "owned_state_bytes", "hosted_calls", "cost_usd",
                  "hosted_fees_usd", "priced", "cost_unknown_turns", "latency_hosted",
                  "latency_plain", "markers", "attempts", "usage_turns",
-                 "cost_turns")
+                 "cost_turns", "timing")
 
     def __init__(self) -> None:
         self.turns = 0
@@ -88,6 +88,7 @@ class Totals:
         self.attempts = 0  # failed attempts that were retried (not counted as turns)
         self.usage_turns = 0  # turns whose billed usage is known
         self.cost_turns = 0  # turns whose cost is known
+        self.timing = TimingTotals()
 
     def add_turn(self, has_res: bool, input_tokens: int | None, cached: int | None,
                  output: int | None, reasoning: int | None, request_bytes: int | None,
@@ -147,4 +148,46 @@ class Totals:
                 "without": latency_percentiles(self.latency_plain),
             },
             "markers": self.markers,
+            **self.timing.to_dict(),
+        }
+
+
+CALLER_BASIS = ("first attempt sent -> final response received, backoff between attempts "
+                "included where the recorder's ts says (analysis/timing.py); turns retried "
+                "without ts count their attempts' elapsed_ms only")
+TTFT_BASIS = ("request sent -> first output text or output item event, from the arrival "
+              "offsets the recorder and proxy keep beside stream events (event_ms)")
+
+
+class TimingTotals:
+    """Caller latency and time to first token of every turn that has them, split by
+    whether a hosted tool ran (8 bytes a turn each, as Totals' latency)."""
+
+    __slots__ = ("caller_hosted", "caller_plain", "ttft_hosted", "ttft_plain", "caller_no_ts")
+
+    def __init__(self) -> None:
+        self.caller_hosted, self.caller_plain = array("q"), array("q")
+        self.ttft_hosted, self.ttft_plain = array("q"), array("q")
+        self.caller_no_ts = 0  # retried turns whose backoff could not be measured
+
+    def add(self, hosted: bool, caller_ms: int | None, ttft_ms: int | None,
+            no_ts: bool) -> None:
+        if caller_ms is not None:
+            (self.caller_hosted if hosted else self.caller_plain).append(caller_ms)
+        if ttft_ms is not None:
+            (self.ttft_hosted if hosted else self.ttft_plain).append(ttft_ms)
+        self.caller_no_ts += no_ts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "caller_latency_ms": {
+                **latency_percentiles(self.caller_hosted, self.caller_plain),
+                "basis": CALLER_BASIS, "retried_without_ts": self.caller_no_ts,
+                "with_hosted_tools": latency_percentiles(self.caller_hosted),
+                "without": latency_percentiles(self.caller_plain)},
+            "ttft_ms": {
+                **latency_percentiles(self.ttft_hosted, self.ttft_plain),
+                "basis": TTFT_BASIS, "turns": len(self.ttft_hosted) + len(self.ttft_plain),
+                "with_hosted_tools": latency_percentiles(self.ttft_hosted),
+                "without": latency_percentiles(self.ttft_plain)},
         }

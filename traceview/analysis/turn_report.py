@@ -19,6 +19,7 @@ from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
+from traceview.analysis.timing import response_limits, timing_of
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import HostedCall, RecordRef, Turn
@@ -46,6 +47,8 @@ EXTRA_KEYS: tuple[str, ...] = (
     "carried_context", "provider_copy",
     "ts",
     "findings",
+    # issue #34: time as the caller saw it, the stream as evidence (analysis/timing.py)
+    "timing",
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -59,7 +62,7 @@ def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
 # What a row reads: every property but the prose (made apart), or for a table
 # (`whole=False`) not the accounts no cell reads either.
 _WHOLE = _reader({"explanation", "findings"})
-_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts", "timing"})
 # The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
 _FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
@@ -384,7 +387,7 @@ class TurnReport:
             return []
         final = {"line": self.line, "status": self.status, "http_status": self.http_status,
                  "error": self.error, "error_code": self.error_code,
-                 "elapsed_ms": self.elapsed_ms}
+                 "elapsed_ms": self.elapsed_ms, "limits": response_limits(self.res)}
         return [*(a.to_dict() for a in self.turn.attempts), final]
 
     @property
@@ -395,6 +398,9 @@ class TurnReport:
         if own is None or not self.turn.attempts:
             return own
         return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
+
+    # Time to first token, caller latency with backoff, stream evidence… (analysis/timing.py)
+    timing = property(timing_of)
 
     @property
     def store(self) -> bool | None:
@@ -499,7 +505,7 @@ class TurnReport:
         """The turn's row: every key of CONTRACT_KEYS then EXTRA_KEYS, each the property of
         that name. `explained=False`: the explanation and findings left None, the view kept
         under "_view" for `explain_row`; `whole=False` as well: the accounts no table cell
-        reads ("cost", "carried_context", "ts") left None, for the text report."""
+        reads ("cost", "carried_context", "ts", "timing") left None, for the text report."""
         keys, read = _WHOLE if whole or explained else _TABLE
         d = dict.fromkeys(ROW_KEYS)  # every key, in order; then the values read
         d.update(zip(keys, read(self), strict=True))

@@ -147,6 +147,12 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
         if store:
             facts.raw_store_set = True
             facts.raw_store_value = store == STORE_TRUE
+    ts = g("ts")
+    if facts is not None and (type(ts) is int or type(ts) is float) and ts > 0:
+        # When the request was sent (the recorder's clock): where caller latency starts.
+        if facts.extra is None:
+            facts.extra = {}
+        facts.extra["ts"] = ts
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
     return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
             keep_obj)

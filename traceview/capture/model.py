@@ -60,11 +60,13 @@ class Attempt:
     error: str | None
     error_code: str | None
     elapsed_ms: int | None
+    sent_ts: float | None = None  # the recorder's `ts` of its request: when it was sent
+    limits: dict[str, str] | None = None  # Retry-After, x-ratelimit-* as the provider sent
 
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "status": self.status, "http_status": self.http_status,
                 "error": self.error, "error_code": self.error_code,
-                "elapsed_ms": self.elapsed_ms}
+                "elapsed_ms": self.elapsed_ms, "limits": self.limits}
 
 
 class Turn:

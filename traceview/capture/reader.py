@@ -285,6 +285,10 @@ class CaptureBuilder:
                              f"output item {i} has type {t!r}, which this version of "
                              "traceview does not know: shown as an unknown item, not counted "
                              "as a hosted call")
+            stream = extra.get("stream")
+            for i, kind, seq, top in stream["sequence"] if stream else ():
+                self.problem(source, line, "stream_sequence",
+                             _sequence_message(i, kind, seq, top))
         status = side.pool.values[side.cols["status"][row]]
         if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
             rid = side.cols["response_id"].get(row)
@@ -332,6 +336,7 @@ class CaptureBuilder:
         facts = response_facts({"body": body, "elapsed_ms": None})
         elapsed = turn.res.elapsed_ms if turn.res else None
         facts.elapsed_ms = elapsed
+        _count_poll(facts, turn, obj.get("ts"), body)
         turn.res = facts
         turn.response = ref
         turn.notes = (*turn.notes,
@@ -358,7 +363,9 @@ class CaptureBuilder:
         s, self._stream = self._stream, None
         if s is None:
             return
-        self._response(response_pre({"dir": "res", "events": s["events"]}, True), s["ref"], None)
+        # Only the events rebuilding needs were kept: not a stream to read as evidence.
+        self._response(response_pre({"dir": "res", "events": s["events"], "events_kept": "some"},
+                                    True), s["ref"], None)
         turn = self.turns[-1] if self.turns else None
         if turn is not None and turn.res is not None and turn.response == s["ref"]:
             turn.res.stream_events = s.get("count")
@@ -381,6 +388,28 @@ class CaptureBuilder:
             turn.notes = (*turn.notes, "still queued/in progress at the end of the capture")
             self.finished.append(turn)
         self._polling.clear()
+
+
+def _sequence_message(i: int, kind: str, seq: int, top: int) -> str:
+    what = {"duplicate": f"repeats sequence_number {seq}",
+            "out_of_order": f"has sequence_number {seq} after {top}: out of order",
+            "missing": f"has sequence_number {seq} after {top}: {seq - top - 1} missing"}
+    return f"stream event {i} {what[kind]}; the stream is not the provider's sequence"
+
+
+def _count_poll(facts: ResponseFacts, turn: Turn, ts: Any, body: dict[str, Any]) -> None:
+    """A background job's polls so far, when the latest answer arrived (the recorder's
+    `ts`: its wall time runs from the create request to the terminal status) and, without
+    a `ts`, the provider's own created_at -> completed_at (whole seconds)."""
+    before = turn.res.extra if turn.res is not None else None
+    polls = (before or {}).get("background", {}).get("polls", 0) + 1
+    created, completed = body.get("created_at"), body.get("completed_at")
+    span = completed - created if type(created) is int and type(completed) is int \
+        and completed >= created else None
+    if facts.extra is None:
+        facts.extra = {}
+    facts.extra["background"] = {
+        "polls": polls, "done_ts": ts if type(ts) in (int, float) else None, "span_s": span}
 
 
 def origin_note(origin: Any) -> str | None:
@@ -451,6 +480,10 @@ def _repairs(old: Any, new: Any) -> bool:
 
 def _attempt(turn: Turn) -> Attempt:
     res = turn.res
+    req_x = turn.req.extra if turn.req is not None else None
+    res_x = res.extra if res is not None else None
     return Attempt(turn.line, res.status if res else "unknown",
                    res.http_status if res else None, res.error if res else None,
-                   res.error_code if res else None, res.elapsed_ms if res else None)
+                   res.error_code if res else None, res.elapsed_ms if res else None,
+                   req_x.get("ts") if req_x else None,
+                   res_x.get("limits") if res_x else None)

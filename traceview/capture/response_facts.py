@@ -20,6 +20,7 @@ from traceview.capture.facts import (
 )
 from traceview.capture.items import UNHELD_ITEMS, holds_unheld, hosted_calls, response_body
 from traceview.capture.model import ResponseFacts
+from traceview.capture.stream_facts import stream_facts
 from traceview.safety.redact import redact_text
 from traceview.wire import ACTION_TYPES, KNOWN_OUTPUT_TYPES, NON_TERMINAL, TERMINAL_EVENTS
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
@@ -360,6 +361,8 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
         f.stream_events = len(events)
+        if g("events_kept") is None:  # every event of the stream (see reader._close_stream)
+            _extra(f)["stream"] = stream_facts(events, g("event_ms"), body)
     started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started
@@ -410,9 +413,20 @@ def _unheld_into(f: ResponseFacts, record: dict[str, Any], body: Any) -> None:
         _extra(f)[UNHELD_ITEMS] = True
 
 
+# What the provider said about its rate limits and when to retry (recorder, proxy, HAR).
+LIMIT_HEADERS = ("retry-after", "retry-after-ms", "x-ratelimit-remaining-requests",
+                 "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests",
+                 "x-ratelimit-reset-tokens")
+
+
 def _headers_into(f: ResponseFacts, headers: dict[str, Any]) -> None:
-    """x-request-id and openai-processing-ms, where the recorder kept them."""
+    """x-request-id, openai-processing-ms and the rate-limit headers, where the recorder
+    kept them."""
     low = {str(k).lower(): v for k, v in headers.items()}
+    limits = {k: redact_text(str(low[k]))[:40] for k in LIMIT_HEADERS
+              if isinstance(low.get(k), str | int | float)}
+    if limits:
+        _extra(f)["limits"] = limits
     rid = low.get("x-request-id")
     ms = low.get("openai-processing-ms")
     if isinstance(rid, str) and rid:

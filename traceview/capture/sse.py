@@ -13,11 +13,24 @@ def parse_events(raw: bytes) -> list[Any]:
 
     A stream cut off mid-frame loses only its last, partial frame.
     """
-    text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    events: list[Any] = []
-    frames = text.split("\n\n")
-    complete = frames if text.endswith("\n\n") else frames[:-1]
-    for frame in complete:
+    return [event for event, _ in located_events(raw)]
+
+
+def located_events(raw: bytes) -> list[tuple[Any, int]]:
+    """Each event of `parse_events` with the byte offset in `raw` where its frame ended
+    (its blank line): the recorder maps that offset to the chunk that brought it, for the
+    event's arrival time."""
+    crlf = b"\r" in raw
+    text = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if crlf else raw
+    out: list[tuple[Any, int]] = []
+    start = 0
+    walk = [0, 0]  # (raw offset, normalised offset) reached: CRLF offsets mapped in one pass
+    while True:
+        end = text.find(b"\n\n", start)
+        if end < 0:
+            break  # no blank line after it: a partial last frame, dropped
+        frame = text[start:end].decode("utf-8", errors="replace")
+        start = end + 2
         data_lines = [
             line[5:].removeprefix(" ") for line in frame.split("\n") if line.startswith("data:")
         ]
@@ -27,10 +40,23 @@ def parse_events(raw: bytes) -> list[Any]:
         if data == "[DONE]":
             continue
         try:
-            events.append(json.loads(data))
+            event: Any = json.loads(data)
         except ValueError:
-            events.append({"non_json": True, "data": data})
-    return events
+            event = {"non_json": True, "data": data}
+        out.append((event, _raw_offset(raw, start, walk) if crlf else start))
+    return out
+
+
+def _raw_offset(raw: bytes, normalised: int, walk: list[int]) -> int:
+    """The offset in `raw` of an offset in its line-ending-normalised form, walking on
+    from where the last call stopped (rare: the provider ends lines with LF)."""
+    i, n = walk
+    size = len(raw)
+    while i < size and n < normalised:
+        i += 2 if raw[i] == 13 and raw[i + 1:i + 2] == b"\n" else 1
+        n += 1
+    walk[0], walk[1] = i, n
+    return i
 
 
 def terminal_response(events: list[Any]) -> Any:

@@ -51,9 +51,10 @@ _CONV_KNOWN = set(_CONV_COLS)
 _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 # Turn columns that are not the TurnReport property of the same name: made below.
 _MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date",
-         *TURN_FLATTENED["cost"], *CARRIED, "explanation", "findings", "extras"}
+         *TURN_FLATTENED["cost"], *TURN_FLATTENED["timing"], *CARRIED, "explanation",
+         "findings", "extras"}
 _PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
-_READ_NAMES = ("index", "started_ms", "cost", "carried_context", *_PROPS)
+_READ_NAMES = ("index", "started_ms", "cost", "carried_context", "timing", *_PROPS)
 _READ = attrgetter(*_READ_NAMES)
 _SCALARS = frozenset((int, float, bool, type(None)))
 _NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
@@ -152,6 +153,9 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
                          strict=True):
         cols[name] = [c.get(key) for c in costs]
     cols.update(_carried(got["carried_context"]))
+    timings = got["timing"]
+    for name in TURN_FLATTENED["timing"]:
+        cols[name] = [t[name] for t in timings]
     for name in _TURN_JSON:
         cols[name] = _json_cells(cols[name])
     prose = [explain_and_findings(_Read(dict(zip(_READ_NAMES, c, strict=True)), v))

@@ -27,9 +27,12 @@ ATTRIBUTION: Type = ("struct", (
     ("turn", "int64"), ("turns", ("list", "int64")), ("hosted_calls", ("list", "string")),
     ("types", ("list", "string")), ("evidence_missing", "bool"),
     ("include", ("list", "string")), ("include_sent", ("list", "string"))))
+LIMITS: Type = ("struct", tuple((name, "string") for name in (
+    "retry-after", "retry-after-ms", "x-ratelimit-remaining-requests",
+    "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")))
 ATTEMPT: Type = ("struct", (
     ("line", "int64"), ("status", "string"), ("http_status", "int64"), ("error", "string"),
-    ("error_code", "string"), ("elapsed_ms", "int64")))
+    ("error_code", "string"), ("elapsed_ms", "int64"), ("limits", LIMITS)))
 UNKNOWN_ITEM: Type = ("struct", (("index", "int64"), ("type", "string")))
 ACTION_ITEM: Type = ("struct", (
     ("type", "string"), ("call_id", "string"), ("name", "string"), ("id", "string")))
@@ -109,6 +112,25 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
     ("findings", ("list", "string"), "the sentences that say what is wrong or surprising"),
+    # issue #34: the report's `timing` object, flattened (analysis/timing.py)
+    ("ttft_ms", "int64", "time to first token: request sent -> first output event (streams "
+     "with recorded arrival times)"),
+    ("generation_ms", "int64", "first output event -> last event"),
+    ("output_tokens_per_s", "float64", "output tokens over the generation time"),
+    ("processing_share", "float64", "openai-processing-ms / elapsed_ms (null: not known or "
+     "the header exceeds the elapsed time)"),
+    ("network_queue_ms", "int64", "elapsed_ms - openai-processing-ms"),
+    ("hosted_ms", "int64", "streamed: time inside hosted calls (item added -> done)"),
+    ("caller_latency_ms", "int64", "first attempt sent -> final response received, backoff "
+     "included"),
+    ("caller_latency_basis", "string", "ts | elapsed | elapsed_sum_no_ts (backoff unknown)"),
+    ("backoff_ms", "int64", "what the caller waited between attempts (from ts)"),
+    ("background_ms", "int64", "background job: create -> terminal status"),
+    ("background_polls", "int64", "polls that read a background job's status"),
+    ("background_basis", "string", "ts | provider_seconds | stream"),
+    ("stream_events_by_type", "json", "stream events counted by type"),
+    ("stream_sequence_faults", "int64", "duplicate, missing or out-of-order sequence numbers"),
+    ("stream_text_mismatch", "string", "where the text deltas disagree with .done or the body"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 
@@ -153,7 +175,13 @@ TABLES: dict[str, tuple[str, tuple[tuple[str, Type, str], ...]]] = {
 TURN_RENAMED = {"index": "capture_index"}
 # `carried_context` (an object in the report) becomes its tokens, its cost and the object.
 CARRIED = ("carried_context", "carried_context_usd", "carried_context_detail")
-TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
+TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason"),
+                  "timing": (
+                      "ttft_ms", "generation_ms", "output_tokens_per_s", "processing_share",
+                      "network_queue_ms", "hosted_ms", "caller_latency_ms",
+                      "caller_latency_basis", "backoff_ms", "background_ms",
+                      "background_polls", "background_basis", "stream_events_by_type",
+                      "stream_sequence_faults", "stream_text_mismatch")}
 
 
 def column_names(table: str) -> list[str]:

@@ -15,18 +15,24 @@ import os
 import time
 import uuid
 import warnings
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
 import orjson
 
-from traceview.record.sse import terminal_response
+from traceview.record.sse import located_events, terminal_response
 from traceview.record.writer import CaptureWriter
 
-# Response headers worth keeping: they identify the call to the provider's support and
-# give server-side timing. Nothing else from the headers is ever written.
-SAFE_RESPONSE_HEADERS = ("x-request-id", "openai-processing-ms")
+# Response headers worth keeping: they identify the call to the provider's support, give
+# server-side timing and say when a retry may come (rate limits). Nothing else from the
+# headers is ever written.
+SAFE_RESPONSE_HEADERS = (
+    "x-request-id", "openai-processing-ms", "retry-after", "retry-after-ms",
+    "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
+    "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens",
+)
 
 
 def _parse_json(raw: bytes) -> tuple[bool, Any]:
@@ -45,7 +51,12 @@ def _parse_json(raw: bytes) -> tuple[bool, Any]:
 
 
 class Clock:
-    """Wall time and elapsed time; swapped for a frozen clock when output must be stable."""
+    """Wall time and elapsed time; swapped for a frozen clock when output must be stable.
+
+    ``timed``: stream chunks are stamped on arrival (``start()``'s clock) so each event's
+    record carries its arrival offset (``event_ms``)."""
+
+    timed = True
 
     def now(self) -> float:
         return time.time()
@@ -62,8 +73,10 @@ class FrozenClock(Clock):
 
     ``ts`` advances by a fixed step per record; ``elapsed_ms`` is the server's own
     ``openai-processing-ms`` header when present (the simulator sends a deterministic
-    one), else 0.
+    one), else 0. Streams carry no arrival offsets (they would differ run to run).
     """
+
+    timed = False
 
     def __init__(self, start: float = 1767225600.0, step: float = 1.0) -> None:
         self._counter = itertools.count()
@@ -81,6 +94,12 @@ class FrozenClock(Clock):
             return int(float(headers.get("openai-processing-ms", "0")))
         except ValueError:
             return 0
+
+
+def arrival_ms(located: list[tuple[Any, int]], ends: list[int], ms: list[int]) -> list[int]:
+    """Each event's arrival: the ms of the first chunk whose end reaches its frame's end."""
+    last = len(ends) - 1
+    return [ms[min(bisect_left(ends, end), last)] for _, end in located]
 
 
 def random_link() -> str:
@@ -185,10 +204,13 @@ class Recorder:
         stream: bool,
         error: dict[str, str] | None = None,
         not_kept: tuple[int, int] | None = None,
+        chunk_ms: tuple[list[int], list[int]] | None = None,
     ) -> None:
         """Write the response record; a stream is stored as events plus its final body.
         ``not_kept`` = (bytes relayed, cap): the body was relayed but too large to keep; the
-        record says so and holds its size only."""
+        record says so and holds its size only. ``chunk_ms`` = (each chunk's end offset in
+        ``raw``, its arrival in ms since the request was sent): each event's arrival,
+        ``event_ms``, is that of the chunk its frame ended in."""
         record: dict[str, Any] = {
             "dir": "res",
             "id": link,
@@ -201,11 +223,12 @@ class Recorder:
                               "bytes": not_kept[0], "not_kept": f"over {not_kept[1]:,} bytes "
                               "(decoded): relayed to the client, not recorded"}
         elif stream:
-            from traceview.record.sse import parse_events
-
-            events = parse_events(raw)
+            located = located_events(raw)
+            events = [event for event, _ in located]
             record["body"] = terminal_response(events)
             record["events"] = events
+            if chunk_ms is not None and chunk_ms[0]:
+                record["event_ms"] = arrival_ms(located, *chunk_ms)
         else:
             ok, body = _parse_json(raw) if raw else (True, None)
             if not ok and error:  # cut off mid-body: what arrived is not a body

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from time import perf_counter
 from typing import Any
 
 import httpx2
@@ -105,6 +106,11 @@ class _Exchange:
         content_type = header_values(response.headers, _CONTENT_TYPE).get("content-type", "")
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
+        # A stream's chunks stamped as they arrive (one clock read and two appends each):
+        # their end offsets and arrival times, for each event's arrival (``event_ms``).
+        self.stamped = self.stream and recorder.clock.timed
+        self.ends: list[int] = []
+        self.arrived: list[float] = []
         self.chunks: list[bytes] = []
         self.size = 0  # bytes relayed, kept or not
         self.over = False  # passed BODY_CAP: nothing more kept
@@ -115,6 +121,9 @@ class _Exchange:
     def keep(self, chunk: bytes) -> None:
         """Hold a relayed chunk for the record, up to BODY_CAP in all."""
         self.size += len(chunk)
+        if self.stamped:
+            self.arrived.append(perf_counter())
+            self.ends.append(self.size)
         if self.over:
             return
         if self.size > BODY_CAP:
@@ -139,8 +148,12 @@ class _Exchange:
         headers = {k.lower(): v for k, v in self.headers.items()}
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
+        chunk_ms = None
         if raw is not None and headers.get("content-encoding"):
             raw = _decode(self.status, self.headers, raw)
+        elif self.stamped and self.ends:  # offsets index the bytes as they arrived
+            chunk_ms = (self.ends, [int(round((t - self.started) * 1000))
+                                    for t in self.arrived])
         self.recorder.response(
             self.link,
             status_code=self.status,
@@ -151,6 +164,7 @@ class _Exchange:
             headers=headers,
             stream=self.stream,
             error=self.error,
+            chunk_ms=chunk_ms,
         )
 
 

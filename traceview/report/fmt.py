@@ -53,3 +53,32 @@ def hosted_cell(calls: list[dict[str, Any]], unknown: list[dict[str, Any]] | Non
     parts = [f"{c['type'].removesuffix('_call')} {sym.get(c['evidence'], '?')}" for c in calls]
     parts += [f"unknown item type {u['type']}" for u in unknown or ()]
     return " ".join(parts) or "—"
+
+
+def _pair(block: dict[str, Any] | None) -> str:
+    """"p50 X / p95 Y ms" of a percentile block (whole ms); a dash for unknown."""
+    block = block or {}
+
+    def ms(v: Any) -> str:
+        return num(None if v is None else round(v))
+
+    return f"p50 {ms(block.get('p50'))} / p95 {ms(block.get('p95'))} ms"
+
+
+def timing_lines(totals: dict[str, Any]) -> list[str]:
+    """Caller latency and time to first token, p50/p95, all turns and split by whether a
+    hosted tool ran (the report's totals.caller_latency_ms / ttft_ms)."""
+    out = []
+    for key, label in (("caller_latency_ms", "caller latency (backoff included)"),
+                       ("ttft_ms", "time to first token")):
+        b = totals.get(key)
+        if not b:
+            continue
+        line = (f"{label}: {_pair(b)} · with hosted tools {_pair(b.get('with_hosted_tools'))}"
+                f" · without {_pair(b.get('without'))}")
+        if key == "ttft_ms" and not b.get("turns"):
+            line = f"{label}: — (no stream arrival times in the capture)"
+        elif key == "caller_latency_ms" and b.get("retried_without_ts"):
+            line += f" ({b['retried_without_ts']} retried turns without ts: backoff unknown)"
+        out.append(line)
+    return out

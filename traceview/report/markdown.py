@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
-from traceview.report.fmt import hosted_cell, latency, num, signed, size, usd
+from traceview.report.fmt import hosted_cell, latency, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
 
 
@@ -61,6 +61,7 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
                f"{num(tot.get('output_tokens'))}, {tot.get('hosted_calls')} hosted calls, cost "
                f"{usd(tot.get('cost_usd'))}, latency p50 {num(lat.get('p50'))} ms / p95 "
                f"{num(lat.get('p95'))} ms.")
+    out += [f"- {line}" for line in timing_lines(tot)]
     if analysis.problems:
         out += ["", "## Problems", ""]
         for n, p in enumerate(analysis.problems):

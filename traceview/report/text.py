@@ -14,7 +14,7 @@ from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
-from traceview.report.fmt import hosted_cell, num, signed, size, usd
+from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -156,6 +156,8 @@ def render_text(analysis: Analysis, console: Console) -> None:
         _conversation(out, conv, by_index, width)
     totals = _totals(analysis)
     out.part(totals.plain, style=str(totals.style) or None)
+    for line in timing_lines(analysis.totals):
+        out.part(line)
     used = sorted({m for t in analysis.turns for m in t.markers})
     if used:
         out.part("\nmarkers:")

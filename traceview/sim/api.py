@@ -95,6 +95,9 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
 ]
 
 
+BACKGROUND_POLLS = 2  # polls a background job answers "in_progress" before its outcome
+
+
 class Api:
     """The provider's HTTP surface over one :class:`SimState`."""
 
@@ -103,6 +106,9 @@ class Api:
         self.state = state
         self.engine = engine
         self.latency = latency  # off by default: see latency.py
+        # Background jobs (`background: true`): response id -> polls still answered
+        # "in_progress" before the stored outcome is shown.
+        self.background: dict[str, int] = {}
 
     def dispatch(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
         for route_method, pattern, handler in _ROUTES:
@@ -127,13 +133,32 @@ class Api:
             frames = (stream.frame(e) for e in stream.events(rendered, obfuscate is not False))
             return Reply(200, events=frames, processing_ms=outcome.processing_ms,
                          headers=headers)
+        if body.get("background") is True:
+            return Reply(200, self._queued(rendered), processing_ms=outcome.processing_ms,
+                         headers=headers)
         return Reply(200, rendered, processing_ms=outcome.processing_ms, headers=headers)
+
+    def _queued(self, rendered: dict[str, Any]) -> dict[str, Any]:
+        """A background job's first answer: queued, no output; BACKGROUND_POLLS polls
+        later the stored outcome (the engine has already run it)."""
+        with self.state.lock:
+            self.background[rendered["id"]] = BACKGROUND_POLLS
+        return {**rendered, "background": True, "status": "queued", "output": [],
+                "usage": None, "completed_at": None}
 
     def get_response(self, query: dict[str, Any], rid: str, **_: Any) -> Reply:
         with self.state.lock:
             record = self.state.response(rid)
+            waiting = self.background.get(rid)
+            if waiting:
+                self.background[rid] = waiting - 1
+                return Reply(200, {**record.body, "background": True, "status": "in_progress",
+                                   "output": [], "usage": None, "completed_at": None})
             include = check_include(_query_list(query, "include"))
             out = [render(i, include) for i in record.body["output"]]
+            if waiting is not None:
+                del self.background[rid]
+                return Reply(200, {**record.body, "background": True, "output": out})
             return Reply(200, {**record.body, "output": out})
 
     def delete_response(self, rid: str, **_: Any) -> Reply:

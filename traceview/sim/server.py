@@ -337,8 +337,11 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = sim.api.dispatch(self.command, parts.path, query, body)
         except SimError as err:
             reply = Reply(err.status, err.body)
-            if err.status == 429:
-                reply.headers["retry-after"] = str(RETRY_AFTER_S)
+            if err.status == 429:  # what the provider says about its limits on a 429
+                reply.headers.update({
+                    "retry-after": str(RETRY_AFTER_S),
+                    "x-ratelimit-remaining-requests": "0",
+                    "x-ratelimit-reset-requests": f"{RETRY_AFTER_S}s"})
         except Exception as exc:  # a simulator bug must still answer like a server
             print(f"traceview sim: internal error on {self.command} {parts.path}: {exc!r}",
                   file=sys.stderr)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 SessionFactory = Callable[[list[str], Any], "SessionView"]
 VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "ledger", "objects",
-         "context")
+         "context", "latency")
 
 
 def default_session(paths: list[str], options: Any) -> SessionView:
@@ -232,7 +232,8 @@ class InspectorApp(App[int]):
         """The conversations list follows every batch; the other lists follow problems
         and the end of the load."""
         view = view_of(self.screen)
-        if view == "conversations" or (problems and view in ("problems", "ledger", "objects")):
+        if view == "conversations" or (problems and view in ("problems", "ledger", "objects",
+                                                                 "latency")):
             self.screen.refresh_data()  # type: ignore[attr-defined]
 
     # -- actions -------------------------------------------------------------------------
@@ -332,6 +333,12 @@ class InspectorApp(App[int]):
 
         if view_of(self.screen) != "ledger":
             self._show(LedgerScreen(id="ledger-screen"))
+
+    def action_latency(self) -> None:
+        from traceview.ui.screens.latency import LatencyScreen
+
+        if view_of(self.screen) != "latency":
+            self._show(LatencyScreen(id="latency-screen"))
 
     def action_objects(self) -> None:
         from traceview.ui.screens.objects import ObjectsScreen

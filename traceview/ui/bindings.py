@@ -25,4 +25,6 @@ APP_BINDINGS: list[BindingType] = [
             show=False, id="app.objects"),
     Binding("i", "context", "Context", tooltip="What the model was shown on this turn",
             show=False, id="app.context"),
+    Binding("t", "latency", "Latency", tooltip="Caller latency and time to first token",
+            show=False, id="app.latency"),
 ]

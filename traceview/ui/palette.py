@@ -50,6 +50,9 @@ def _everywhere(app: Inspector) -> Iterator[SystemCommand]:
     yield SystemCommand("view: context of the turn (i)",
                         "What the model was shown: the input account, itemised",
                         app.action_context)
+    yield SystemCommand("view: latency",
+                        "Caller latency and time to first token, p50/p95, per-turn bars",
+                        app.action_latency)
     yield SystemCommand("app: screenshot", "Save an SVG of this screen", app.action_screenshot)
 
 

@@ -12,6 +12,7 @@ Where to look:
   actions.py     approval_request, computer_action, unoffered_function, unanswered_call
   chain.py       unstored_chain, fingerprint_changed, instructions_dropped
   cost.py        the turn's cost (Pricing.cost), counter_mismatch
+  stream.py      stream_sequence, stream_text_mismatch: the stream read as evidence
 Each rule reads a TurnFacts (facts.py) and the conversation's running state (state.py);
 analysis/analyzer.py runs them once per turn, in `turn_markers`'s order.
 """
@@ -22,7 +23,16 @@ from typing import Any
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
-from traceview.analysis.rules import actions, chain, change, compaction, cost, evidence, outcome
+from traceview.analysis.rules import (
+    actions,
+    chain,
+    change,
+    compaction,
+    cost,
+    evidence,
+    outcome,
+    stream,
+)
 from traceview.analysis.rules.account import TurnAccount
 from traceview.analysis.rules.deposit import deposit, model_passes
 from traceview.analysis.rules.facts import TurnFacts
@@ -73,6 +83,10 @@ def turn_markers(f: TurnFacts, st: ConversationState, expected: int | None, pass
     if outcome.refusal(f):
         m.append("refusal")
     m.extend(_chain_markers(f, st, found))
+    if stream.stream_sequence(f):
+        m.append("stream_sequence")
+    if stream.stream_text_mismatch(f):
+        m.append("stream_text_mismatch")
     return m
 
 

@@ -24,6 +24,7 @@ from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.account import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
+from traceview.ui.widgets.timing import attempts_text, timing_text
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -116,6 +117,10 @@ class DetailScreen(InspectorScreen):
             yield Static(account_text(self.turn, with_findings=False), id="account-text")
             attribution = attribution_text(self.turn, self.inspector.state.by_index)
             yield Static(attribution, id="attribution")
+            yield Static(timing_text(self.turn), id="timing")
+            tries = attempts_text(self.turn)
+            if tries.plain:
+                yield Static(tries, id="attempts")
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")

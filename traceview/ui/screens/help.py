@@ -20,6 +20,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.screens.context import ContextScreen
     from traceview.ui.screens.detail import DetailScreen
     from traceview.ui.screens.diff import DiffBodiesScreen, DiffScreen
+    from traceview.ui.screens.latency import LatencyScreen
     from traceview.ui.screens.ledger import LedgerScreen
     from traceview.ui.screens.lists import ConversationsScreen, ProblemsScreen
     from traceview.ui.screens.main import MainScreen
@@ -38,6 +39,7 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
         ("carried-context ledger (l)", LedgerScreen.BINDINGS),
         ("provider objects (o)", ObjectsScreen.BINDINGS),
         ("what the model was shown (i)", ContextScreen.BINDINGS),
+        ("latency (t)", LatencyScreen.BINDINGS),
         ("help", HelpScreen.BINDINGS),
     ]
     return [(name, [b for b in bindings if isinstance(b, Binding)]) for name, bindings in groups]
@@ -102,6 +104,10 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
         "  sent = request bytes on the wire · billed in = usage.input_tokens · unexpl.≈ = billed\n"
         "  minus expected input, an estimate (+ deposit, − compaction) · — = not known\n"
     )
+    from traceview.ui.widgets.timing import LEGEND as LATENCY_LEGEND
+
+    out.append("\nlatency bars (t)\n", style="bold underline")
+    out.append(f"  {LATENCY_LEGEND}\n")
     return out
 
 

@@ -1,0 +1,161 @@
+"""A stream's events read as evidence: when the output began and ended (from the
+recorder's arrival offsets, ``event_ms``), how many events of each type came, whether the
+sequence numbers ran 0, 1, 2, … and whether the deltas add up to the text the stream and
+the final body say was produced.
+
+Pure and called once per streamed response record (response_facts); the result is kept in
+the response's `extra` under "stream" (see docs/capture-format.md for ``event_ms``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traceview.wire import HOSTED_CALL_TYPES
+
+# Events that carry the first of the output: its first text, or its first item.
+FIRST_OUTPUT = frozenset(("response.output_text.delta", "response.output_item.added",
+                          "response.refusal.delta"))
+SEQUENCE_KEPT = 5  # sequence faults listed per stream (all are counted)
+
+
+def _arrivals(event_ms: Any, n: int) -> list[int] | None:
+    """The recorder's per-event offsets when they fit the events (else None: unknown)."""
+    if type(event_ms) is not list or len(event_ms) != n:
+        return None
+    if not all(type(v) is int and v >= 0 for v in event_ms):
+        return None
+    return event_ms
+
+
+def _is_first_output(ev: dict[str, Any]) -> bool:
+    if ev.get("type") in FIRST_OUTPUT:
+        return True
+    if ev.get("object") == "chat.completion.chunk":  # chat: the first content delta
+        choices = ev.get("choices")
+        if type(choices) is list and choices and type(choices[0]) is dict:
+            delta = choices[0].get("delta")
+            return type(delta) is dict and bool(delta.get("content"))
+    return False
+
+
+class _Sequence:
+    """Sequence numbers checked as they come: each must be one past the highest before it
+    (the first may be anything: a resumed stream starts after its cursor)."""
+
+    __slots__ = ("top", "seen", "faults", "count")
+
+    def __init__(self) -> None:
+        self.top: int | None = None
+        self.seen: set[int] = set()
+        self.faults: list[list[Any]] = []  # [event index, kind, number, highest before]
+        self.count = 0
+
+    def check(self, seq: Any, i: int) -> None:
+        if type(seq) is not int:
+            return
+        top = self.top
+        kind = ""
+        if top is not None:
+            if seq in self.seen:
+                kind = "duplicate"
+            elif seq < top:
+                kind = "out_of_order"
+            elif seq > top + 1:
+                kind = "missing"
+        if top is None or seq > top:
+            self.top = seq
+        self.seen.add(seq)
+        if kind:
+            self.count += 1
+            if len(self.faults) < SEQUENCE_KEPT:
+                self.faults.append([i, kind, seq, top])
+
+
+_ITEM_EVENTS = frozenset(("response.output_item.added", "response.output_item.done"))
+
+
+class _Hosted:
+    """Time the stream spent in hosted calls: each hosted item's output_item.added to its
+    output_item.done, by arrival (the provider running file search, code, …)."""
+
+    __slots__ = ("open", "total", "seen")
+
+    def __init__(self) -> None:
+        self.open: dict[Any, int] = {}
+        self.total = 0
+        self.seen = False
+
+    def see(self, t: str, ev: dict[str, Any], at: int) -> None:
+        item = ev.get("item")
+        if type(item) is not dict or item.get("type") not in HOSTED_CALL_TYPES:
+            return
+        self.seen = True
+        key = ev.get("output_index")
+        if t == "response.output_item.added":
+            self.open[key] = at
+        elif key in self.open:
+            self.total += max(0, at - self.open.pop(key))
+
+
+def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
+    """{"types", "first_ms", "ttft_ms", "last_ms", "sequence", "sequence_faults",
+    "text_mismatch", "hosted_ms"}: the ms are null without arrival offsets."""
+    ms = _arrivals(event_ms, len(events))
+    types: dict[str, int] = {}
+    ttft = None
+    seq = _Sequence()
+    hosted = _Hosted()
+    texts: dict[tuple[Any, Any], list[str]] = {}
+    mismatch = None
+    for i, ev in enumerate(events):
+        if type(ev) is not dict:
+            continue
+        t = ev.get("type") or ev.get("object")
+        t = t if type(t) is str else "?"
+        types[t] = types.get(t, 0) + 1
+        if ttft is None and ms is not None and _is_first_output(ev):
+            ttft = ms[i]
+        seq.check(ev.get("sequence_number"), i)
+        if ms is not None and t in _ITEM_EVENTS:
+            hosted.see(t, ev, ms[i])
+        if t == "response.output_text.delta" and type(ev.get("delta")) is str:
+            texts.setdefault(_text_key(ev), []).append(ev["delta"])
+        elif t == "response.output_text.done" and mismatch is None:
+            said = "".join(texts.get(_text_key(ev), ()))
+            if type(ev.get("text")) is str and ev["text"] != said:
+                mismatch = (f"event {i}: the deltas of output {ev.get('output_index')} "
+                            f"add up to {len(said)} characters, its .done text has "
+                            f"{len(ev['text'])}")
+    if mismatch is None and texts:
+        mismatch = _against_body(texts, body)
+    return {"types": types, "first_ms": ms[0] if ms else None, "ttft_ms": ttft,
+            "last_ms": ms[-1] if ms else None, "sequence": seq.faults,
+            "sequence_faults": seq.count, "text_mismatch": mismatch,
+            "hosted_ms": hosted.total if ms is not None and hosted.seen else None}
+
+
+def _text_key(ev: dict[str, Any]) -> tuple[Any, Any]:
+    return ev.get("output_index"), ev.get("content_index")
+
+
+def _against_body(texts: dict[tuple[Any, Any], list[str]], body: Any) -> str | None:
+    """Where the deltas disagree with the final body's output text (None: they agree, or
+    the body holds no text to compare)."""
+    output = body.get("output") if type(body) is dict else None
+    if type(output) is not list:
+        return None
+    for (oi, ci), parts in texts.items():
+        if type(oi) is not int or type(ci) is not int or not 0 <= oi < len(output):
+            continue
+        item = output[oi]
+        content = item.get("content") if type(item) is dict else None
+        if type(content) is not list or not 0 <= ci < len(content):
+            continue
+        part = content[ci]
+        text = part.get("text") if type(part) is dict else None
+        said = "".join(parts)
+        if type(text) is str and text != said:
+            return (f"the deltas of output {oi} add up to {len(said)} characters, the final "
+                    f"body's text has {len(text)}")
+    return None
