@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
+from traceview.analysis.cost.price import price
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.pricing import Cost, counters_for
@@ -448,19 +449,27 @@ class TurnReport:
             return self._price
         res = self.res
         pricing = self._cols.pricing
+        req = self.req
+        extra, tools = (req.extra, req.tools_offered) if req is not None else (None, ())
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
         elif res is None:
-            cost = pricing.cost(self.model, None, None, None, ())
+            cost = price(pricing, self.model, None, None, None, (), None, None, extra, tools)
         else:
-            cost = pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                res.output_tokens, self.calls, counters_for(res))
+            cost = price(pricing, self.model, res.input_tokens, res.cached_tokens,
+                         res.output_tokens, self.calls, counters_for(res), res.service_tier,
+                         extra, tools)
         self._price = cost
         return cost
 
     @property
     def cost_hosted_usd(self) -> float:
         return self._cost().hosted_usd
+
+    @property
+    def cost_parts(self) -> tuple[Any, ...]:
+        """The priced lines of the turn (analysis/pricing.py Part): tokens, each fee."""
+        return self._cost().parts
 
     @property
     def cost_reason(self) -> str | None:

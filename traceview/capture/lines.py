@@ -148,6 +148,8 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
             facts.raw_store_set = True
             facts.raw_store_value = store == STORE_TRUE
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
+    if facts is not None and type(origin) is dict and origin.get("format") == "batch":
+        facts.extra = {**(facts.extra or {}), "mode": "batch"}  # priced at the Batch rate
     return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
             keep_obj)
 

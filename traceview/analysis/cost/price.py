@@ -1,0 +1,31 @@
+"""The one place a turn is priced: its tier and its tool settings read from the turn, then
+Pricing.cost. The analyzer's totals and every report's turn read their cost from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from traceview.analysis.pricing import Cost, Pricing
+from traceview.capture.model import HostedCall
+
+
+def tier_of(res_tier: str | None, req_extra: dict[str, Any] | None) -> str | None:
+    """The tier a turn is billed at: "batch" for a Batch API line (the importer says so),
+    else the tier the response says served it, else the one the request asked for."""
+    if req_extra and req_extra.get("mode") == "batch":
+        return "batch"
+    if res_tier:
+        return res_tier
+    return req_extra.get("service_tier") if req_extra else None
+
+
+def price(pricing: Pricing, model: str | None, input_tokens: int | None, cached: int | None,
+          output: int | None, calls: Sequence[HostedCall], counters: dict[str, int] | None,
+          res_tier: str | None, req_extra: dict[str, Any] | None,
+          tools: Sequence[str]) -> Cost:
+    """What the turn cost at its tier, with hosted fees by tool and model class."""
+    return pricing.cost(model, input_tokens, cached, output, calls, counters,
+                        tier=tier_of(res_tier, req_extra), tools=tools,
+                        container=req_extra.get("container_memory") if req_extra else None)
