@@ -38,6 +38,10 @@ MARKERS: dict[str, tuple[str, str]] = {
                             "conversation"),
     "instructions_dropped": ("⌀", "instructions sent on the chain's first turn are missing "
                              "here (they do not carry over previous_response_id)"),
+    # issue 33: cost that matches the bill
+    "moderation_flagged": ("⚑", "a moderation call the capture holds flagged the input this "
+                           "turn sent (the nearest turn of the same conversation or user)"),
+    "over_budget": ("$", "the turn's conversation or day went over the --budget given"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -51,6 +55,7 @@ MARKER_SHORT: dict[str, str] = {
     "unanswered_call": "unanswd", "unoffered_function": "unoffer", "refusal": "refusal",
     "counter_mismatch": "counter", "unstored_chain": "unstored", "fingerprint_changed": "fprint",
     "instructions_dropped": "no-instr",
+    "moderation_flagged": "flagged", "over_budget": "budget",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -18,3 +19,7 @@ class Options:
     pricing_path: str | None = None
     # Read every source as this format (capture, har, batch, otlp); None detects each.
     from_format: str | None = None
+    # Conversations a month to project the capture's cost to (`report --per-month N`).
+    per_month: int | None = None
+    # A cost budget (analysis/cost/volume.py Budget) to mark what goes over.
+    budget: Any = None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.analyzer import Analyzer
+from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
@@ -57,6 +58,8 @@ class Analysis:
     ledger: Any = None
     objects: Any = None
     fidelity: Any = None
+    # The cost section (analysis/cost/section.py): attribution, storage, exchanges, lines.
+    cost: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -86,6 +89,7 @@ class Analysis:
                          if self.fidelity is not None else None),
             "problems": [p.to_dict() for p in self.problems],
             "imports": self.capture.imports,
+            "cost": self.cost,
         }
 
 
@@ -183,6 +187,7 @@ class Session:
             a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         attach_hosted_state(a)
+        attach_cost(a, self.options.per_month, self.options.budget)
         a.complete = True
 
     def run_to_end(self) -> Analysis:

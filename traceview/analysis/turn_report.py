@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
+from traceview.analysis.cost.attribution import TurnAttribution, attribution
 from traceview.analysis.cost.price import price
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
@@ -47,6 +48,8 @@ EXTRA_KEYS: tuple[str, ...] = (
     "carried_context", "provider_copy",
     "ts",
     "findings",
+    # issue 33: who the turn was for
+    "attributed_to",
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -60,7 +63,8 @@ def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
 # What a row reads: every property but the prose (made apart), or for a table
 # (`whole=False`) not the accounts no cell reads either.
 _WHOLE = _reader({"explanation", "findings"})
-_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts",
+                  "attributed_to"})
 # The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
 _FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
@@ -467,6 +471,14 @@ class TurnReport:
         return self._cost().hosted_usd
 
     @property
+    def turn_attribution(self) -> TurnAttribution:
+        """Who the turn was for: its conversation's metadata, the request's `metadata`,
+        `user` and `safety_identifier` (analysis/cost/attribution.py)."""
+        req = self.req
+        return attribution(req.extra if req is not None else None,
+                           self._cols.conversation_metadata.get(self.conversation or ""))
+
+    @property
     def cost_parts(self) -> tuple[Any, ...]:
         """The priced lines of the turn (analysis/pricing.py Part): tokens, each fee."""
         return self._cost().parts
@@ -479,6 +491,11 @@ class TurnReport:
     def cost_usd(self) -> float | None:
         c = self._cost()
         return None if c.tokens_usd is None else round(c.tokens_usd + c.hosted_usd, 6)
+
+    @property
+    def attributed_to(self) -> dict[str, Any]:
+        """The report's form of `turn_attribution`."""
+        return self.turn_attribution.to_dict()
 
     # ---- composed on demand ----------------------------------------------------------
     @property
