@@ -109,6 +109,15 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("notes", ("list", "string"), "reader notes on the turn"),
     ("explanation", ("list", "string"), "the report's plain-language sentences"),
     ("findings", ("list", "string"), "the sentences that say what is wrong or surprising"),
+    # issue 33: tier, priced lines and attribution
+    ("cost_tier", "string", "processing tier the tokens were priced at (report `cost.tier`): "
+     "default, flex, batch, priority, …"),
+    ("cost_lines", "json", "the turn's priced lines (report `cost.lines`): [{line_item, usd, "
+     "quantity, rate, unit}]"),
+    ("metadata", "json", "request metadata over its conversation's (report "
+     "`attributed_to.metadata`): query with json_extract_string(metadata, '$.tenant')"),
+    ("end_user", "string", "the request's `user` (report `attributed_to.user`)"),
+    ("safety_identifier", "string", "the request's `safety_identifier`"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 
@@ -154,6 +163,9 @@ TURN_RENAMED = {"index": "capture_index"}
 # `carried_context` (an object in the report) becomes its tokens, its cost and the object.
 CARRIED = ("carried_context", "carried_context_usd", "carried_context_detail")
 TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason")}
+# Report objects made into columns of their own (issue 33): the report key -> its columns.
+COST_MORE = ("cost_tier", "cost_lines")
+ATTRIBUTED = {"attributed_to": ("metadata", "end_user", "safety_identifier")}
 
 
 def column_names(table: str) -> list[str]:
