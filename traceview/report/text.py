@@ -13,8 +13,8 @@ from rich.text import Text
 from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
-from traceview.report.cost_text import cost_text
 from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
+from traceview.report.cost_text import cost_text
 from traceview.report.fmt import hosted_cell, num, signed, size, usd
 from traceview.safety.sanitise import plain, visible
 
