@@ -17,6 +17,7 @@ from traceview.export.queries import QUERIES
 from traceview.export.readme_tables import rewrite
 from traceview.export.rows import capture_rows
 from traceview.export.schema import (
+    ATTRIBUTED,
     TABLES,
     TURN_FLATTENED,
     TURN_RENAMED,
@@ -32,7 +33,7 @@ def _read(root: Path, table: str):
 
 def test_every_report_key_has_a_column() -> None:
     """A key added to the report's turn must get a column (or it lands in `extras`)."""
-    cols = set(column_names("turns")) | set(TURN_RENAMED) | set(TURN_FLATTENED)
+    cols = set(column_names("turns")) | set(TURN_RENAMED) | set(TURN_FLATTENED) | set(ATTRIBUTED)
     for path in [*SAMPLES.glob("*.jsonl"), *REAL.glob("*.jsonl")]:
         a = analyze([str(path)])
         for t in a.turns:

@@ -484,6 +484,11 @@ class TurnReport:
         return self._cost().parts
 
     @property
+    def cost_tier(self) -> str:
+        """The processing tier the turn's tokens were priced at."""
+        return self._cost().tier
+
+    @property
     def cost_reason(self) -> str | None:
         return self._cost().reason
 

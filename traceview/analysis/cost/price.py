@@ -29,3 +29,28 @@ def price(pricing: Pricing, model: str | None, input_tokens: int | None, cached:
     return pricing.cost(model, input_tokens, cached, output, calls, counters,
                         tier=tier_of(res_tier, req_extra), tools=tools,
                         container=req_extra.get("container_memory") if req_extra else None)
+
+
+_KIND = {"input": "input tokens", "cached input": "cached tokens", "output": "output tokens"}
+
+
+def _rate(rate: float, per: str) -> str:
+    """$2.50, $0.075, $0.0025: two decimals at least, the rate's own digits beyond."""
+    text = f"{rate:,.6f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    return f"${whole}.{frac.ljust(2, '0')}/{per}"
+
+
+def rates_text(parts: Sequence[Any], tier: str) -> str:
+    """Each priced line with its quantity and rate, for the account sentence:
+    "1,850 input tokens × $0.15/1M + 2 web search … × $25.00/1k (default tier)"."""
+    terms = []
+    for p in parts:
+        if p.unit == "1M tokens":
+            kind = p.line_item.split(", ")[1] if ", " in p.line_item else p.line_item
+            terms.append(f"{p.quantity:,} {_KIND.get(kind, kind)} × {_rate(p.rate, '1M')}")
+        elif p.unit == "call":
+            terms.append(f"{p.quantity:,} {p.line_item} × {_rate(p.rate * 1000, '1k')}")
+        else:
+            terms.append(f"{p.quantity:,} {p.line_item} × {_rate(p.rate, p.unit)}")
+    return " + ".join(terms) + f" ({tier} tier)"
