@@ -188,7 +188,7 @@ def _compose(r: TurnReading) -> tuple[list[str], list[str]]:
     cost = r.cost_usd
     if cost is not None:
         hosted_usd = r.cost_hosted_usd
-        rates = rates_text(r.cost_parts, r.cost_tier)  # issue 33: every rate named
+        rates = rates_text(r.priced.parts, r.priced.tier)  # issue 33: every rate named
         put(f"Cost ≈ {_dollars(cost)}, of which {_dollars(hosted_usd)} hosted tool fees: "
             f"{rates}." if hosted_usd else f"Cost ≈ {_dollars(cost)}: {rates}.")
     elif r.cost_reason:

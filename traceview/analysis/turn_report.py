@@ -15,10 +15,10 @@ from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.cost.attribution import TurnAttribution, attribution
-from traceview.analysis.cost.price import price
+from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
-from traceview.analysis.pricing import Cost, counters_for
+from traceview.analysis.pricing import Cost
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.turn_columns import Attribution, TurnColumns, turn_view
@@ -453,16 +453,10 @@ class TurnReport:
             return self._price
         res = self.res
         pricing = self._cols.pricing
-        req = self.req
-        extra, tools = (req.extra, req.tools_offered) if req is not None else (None, ())
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
-        elif res is None:
-            cost = price(pricing, self.model, None, None, None, (), None, None, extra, tools)
         else:
-            cost = price(pricing, self.model, res.input_tokens, res.cached_tokens,
-                         res.output_tokens, self.calls, counters_for(res), res.service_tier,
-                         extra, tools)
+            cost = price_sides(pricing, self.model, self.req, res, self.calls)
         self._price = cost
         return cost
 
@@ -471,22 +465,16 @@ class TurnReport:
         return self._cost().hosted_usd
 
     @property
+    def priced(self) -> Cost:
+        """The whole price: its lines (`parts`) and the tier they were priced at."""
+        return self._cost()
+
+    @property
     def turn_attribution(self) -> TurnAttribution:
-        """Who the turn was for: its conversation's metadata, the request's `metadata`,
-        `user` and `safety_identifier` (analysis/cost/attribution.py)."""
+        """Who the turn was for (analysis/cost/attribution.py)."""
         req = self.req
         return attribution(req.extra if req is not None else None,
                            self._cols.conversation_metadata.get(self.conversation or ""))
-
-    @property
-    def cost_parts(self) -> tuple[Any, ...]:
-        """The priced lines of the turn (analysis/pricing.py Part): tokens, each fee."""
-        return self._cost().parts
-
-    @property
-    def cost_tier(self) -> str:
-        """The processing tier the turn's tokens were priced at."""
-        return self._cost().tier
 
     @property
     def cost_reason(self) -> str | None:

@@ -5,7 +5,7 @@ same way), so its signature stays stable:
 
     cost_lines(reports, extra=(), project=None) -> list[CostLine]
 
-`reports`: analysed turns (TurnReport, or anything with `ts` and `cost_parts`); `extra`:
+`reports`: analysed turns (TurnReport, or anything with `ts` and `priced.parts`); `extra`:
 lines that are not turns (vector-store storage accrued, embeddings, moderations: see
 `analysis_cost_lines`); `project`: the provider project the capture's traffic ran under,
 when the caller knows it (a capture does not record it), else None.
@@ -50,7 +50,7 @@ def cost_lines(reports: Iterable[Any], extra: Iterable[CostLine] = (),
     for rep in reports:
         ts = rep.ts
         day = ts[:10] if ts else None
-        for part in rep.cost_parts:
+        for part in rep.priced.parts:
             _add(sums, (day, project, part.line_item), part.usd, part.quantity, part.unit)
     for line in extra:
         _add(sums, (line.day, line.project or project, line.line_item), line.usd,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from traceview.analysis.pricing import Cost, Pricing
+from traceview.analysis.pricing import Cost, Pricing, counters_for
 from traceview.capture.model import HostedCall
 
 
@@ -29,6 +29,16 @@ def price(pricing: Pricing, model: str | None, input_tokens: int | None, cached:
     return pricing.cost(model, input_tokens, cached, output, calls, counters,
                         tier=tier_of(res_tier, req_extra), tools=tools,
                         container=req_extra.get("container_memory") if req_extra else None)
+
+
+def price_sides(pricing: Pricing, model: str | None, req: Any, res: Any,
+                calls: Sequence[HostedCall]) -> Cost:
+    """`price` of a turn read from its request and response views (either may be None)."""
+    extra, tools = (req.extra, req.tools_offered) if req is not None else (None, ())
+    if res is None:
+        return price(pricing, model, None, None, None, (), None, None, extra, tools)
+    return price(pricing, model, res.input_tokens, res.cached_tokens, res.output_tokens,
+                 calls, counters_for(res), res.service_tier, extra, tools)
 
 
 _KIND = {"input": "input tokens", "cached input": "cached tokens", "output": "output tokens"}

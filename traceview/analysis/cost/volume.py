@@ -60,7 +60,7 @@ def rates(turns: Sequence[Any], conversations: int) -> dict[str, Any]:
     for t in turns:
         if t.calls:
             triggered += 1
-        for p in t.cost_parts:
+        for p in t.priced.parts:
             if p.unit in ("call", "container"):
                 got = calls.setdefault(p.line_item, [0.0, 0.0])
                 got[0] += p.quantity
