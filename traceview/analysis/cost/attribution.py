@@ -6,7 +6,7 @@ the most re-billed context"; these are the keys it asks by.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,46 +85,54 @@ def conversation_metadata(exchanges: Sequence[Exchange],
     return out
 
 
-def group_keys(turns: Iterable[Any]) -> list[str]:
-    """Every attribution key any turn has, metadata keys first, in first-seen order."""
+def groups(turns: Sequence[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Turns grouped by each attribution key any turn has (metadata keys first, then user,
+    safety_identifier): per value (None: the turns without it) conversations, turns,
+    billed input, carried context (tokens and cost) and cost, the most costly first. Each
+    turn is read once; what the groups need of it is kept in a small tuple."""
     seen: dict[str, None] = {}
-    for t in turns:
+    for t in turns:  # most captures carry no attribution: then nothing more is read
         for k in t.turn_attribution.keys():
             seen.setdefault(k, None)
-    return sorted(seen, key=lambda k: (k in IDENTITY_KEYS, list(seen).index(k)))
-
-
-def groups(turns: Sequence[Any], key: str) -> list[dict[str, Any]]:
-    """Turns grouped by their value of `key` (None: the turns without one): conversations,
-    turns, billed input, carried context (tokens and cost) and cost per group, the most
-    costly first. A group's cost is null when any of its turns' is unknown."""
-    acc: dict[str | None, dict[str, Any]] = {}
+    if not seen:
+        return {}
+    facts = []
     for t in turns:
-        value = t.turn_attribution.value(key)
-        if value is not None and value not in acc and len(acc) >= MAX_GROUPS:
-            value = "(other)"
-        g = acc.get(value)
-        if g is None:
-            g = acc[value] = {"key": key, "value": value, "conversations": set(), "turns": 0,
-                              "input_tokens": 0, "carried_tokens": 0,
-                              "carried_cost_usd": 0.0, "cost_usd": 0.0,
-                              "cost_unknown_turns": 0}
-        _add_turn(g, t)
-    out = [_finish(g) for g in acc.values()]
-    out.sort(key=lambda g: (-(g["cost_usd"] or 0.0), g["value"] is None, g["value"] or ""))
+        carry = t.carried
+        d = carry.to_dict() if carry is not None else {}
+        facts.append((t.turn_attribution, t.conversation_key, t.input_tokens or 0,
+                      d.get("tokens") or 0, d.get("cost_usd") or 0.0, t.cost_usd))
+    out = {}
+    for key in sorted(seen, key=lambda k: (k in IDENTITY_KEYS, list(seen).index(k))):
+        by_value: dict[str | None, dict[str, Any]] = {}
+        for owner, *numbers in facts:
+            _add(_group(by_value, key, owner.value(key)), *numbers)
+        rows = [_finish(g) for g in by_value.values()]
+        rows.sort(key=lambda g: (-(g["cost_usd"] or 0.0), g["value"] is None, g["value"] or ""))
+        out[key] = rows
     return out
 
 
-def _add_turn(g: dict[str, Any], t: Any) -> None:
-    g["conversations"].add(t.conversation_key)
+def _group(by_value: dict[str | None, dict[str, Any]], key: str,
+           value: str | None) -> dict[str, Any]:
+    if value is not None and value not in by_value and len(by_value) >= MAX_GROUPS:
+        value = "(other)"
+    g = by_value.get(value)
+    if g is None:
+        g = by_value[value] = {"key": key, "value": value, "conversations": set(), "turns": 0,
+                               "input_tokens": 0, "carried_tokens": 0,
+                               "carried_cost_usd": 0.0, "cost_usd": 0.0,
+                               "cost_unknown_turns": 0}
+    return g
+
+
+def _add(g: dict[str, Any], conversation: str, input_tokens: int, carried: int,
+         carried_usd: float, cost: float | None) -> None:
+    g["conversations"].add(conversation)
     g["turns"] += 1
-    g["input_tokens"] += t.input_tokens or 0
-    carry = t.carried
-    if carry is not None:
-        d = carry.to_dict()
-        g["carried_tokens"] += d.get("tokens") or 0
-        g["carried_cost_usd"] += d.get("cost_usd") or 0.0
-    cost = t.cost_usd
+    g["input_tokens"] += input_tokens
+    g["carried_tokens"] += carried
+    g["carried_cost_usd"] += carried_usd
     if cost is None:
         g["cost_unknown_turns"] += 1
     else:
@@ -140,5 +148,5 @@ def _finish(g: dict[str, Any]) -> dict[str, Any]:
 
 def report(turns: Sequence[Any]) -> dict[str, Any]:
     """The report's `attribution` section: the keys found and each key's groups."""
-    keys = group_keys(turns)
-    return {"keys": keys, "groups": {k: groups(turns, k) for k in keys}}
+    found = groups(turns)
+    return {"keys": list(found), "groups": found}

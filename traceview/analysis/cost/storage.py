@@ -21,10 +21,15 @@ LINE_ITEM = "vector store storage"
 
 def _clock(turns: Sequence[Any]) -> tuple[list[int], list[float], float | None]:
     """Turn lines and start times (seconds) in line order, and the capture's end."""
-    pairs = sorted((t.line, t.started_ms / 1000) for t in turns if t.started_ms is not None)
-    ends = [t.started_ms / 1000 + (t.elapsed_ms or 0) / 1000
-            for t in turns if t.started_ms is not None]
-    return [p[0] for p in pairs], [p[1] for p in pairs], max(ends) if ends else None
+    pairs, end = [], None
+    for t in turns:
+        ms = t.started_ms
+        if ms is not None:
+            pairs.append((t.line, ms / 1000))
+            stop = ms / 1000 + (t.elapsed_ms or 0) / 1000
+            end = stop if end is None or stop > end else end
+    pairs.sort()
+    return [p[0] for p in pairs], [p[1] for p in pairs], end
 
 
 def accrued(objects: Any, turns: Sequence[Any], price: dict[str, Any] | None
@@ -34,13 +39,14 @@ def accrued(objects: Any, turns: Sequence[Any], price: dict[str, Any] | None
     `usd_high`: null when it cannot be bounded) with the reason."""
     if objects is None or not price:
         return []
+    stores = objects.held("vector_store")
+    if not stores:
+        return []
     rate = float(price.get("per_gb_day", 0.0))
     free = float(price.get("free_gb", 0.0))
     lines, starts, end = _clock(turns)
     out = []
-    for o in objects.objects:
-        if o.kind != "vector_store":
-            continue
+    for o in stores:
         stop, how = end, "the capture's end"
         if o.deleted_line is not None:
             k = bisect_left(lines, o.deleted_line)
