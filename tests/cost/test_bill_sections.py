@@ -130,3 +130,14 @@ def test_export_columns_carry_tier_and_attribution() -> None:
     assert orjson.loads(rows[0]["metadata"])["tenant"] == "acme"
     assert (rows[6]["end_user"], rows[6]["safety_identifier"]) == ("globex-user-1",
                                                                    "sid-globex-user-1")
+
+
+def test_analysis_cost_lines_hold_turns_and_storage_with_the_project(tenants) -> None:  # noqa: ANN001
+    from traceview.analysis.cost.section import analysis_cost_lines
+
+    lines = analysis_cost_lines(tenants, project="proj_support")
+    assert {c.project for c in lines} == {"proj_support"}
+    storage = [c for c in lines if c.line_item == "vector store storage"]
+    assert [c.unit for c in storage] == ["GB-day"]
+    assert sum(c.usd for c in lines) == pytest.approx(
+        tenants.totals["cost_usd"] + tenants.cost["storage"][0]["usd"], abs=1e-5)

@@ -5,10 +5,12 @@ same way), so its signature stays stable:
 
     cost_lines(reports, extra=(), project=None) -> list[CostLine]
 
-`reports`: analysed turns (TurnReport, or anything with `ts` and `priced.parts`); `extra`:
-lines that are not turns (vector-store storage accrued, embeddings, moderations: see
-`analysis_cost_lines`); `project`: the provider project the capture's traffic ran under,
-when the caller knows it (a capture does not record it), else None.
+`reports`: analysed turns (TurnReport, or anything with `ts` and `priced.parts`);
+`extra`: lines that are not turns (vector-store storage accrued, embeddings,
+moderations); `project`: the provider project the traffic ran under, when the caller
+knows it (a capture does not record it), else None. The whole capture's lines, turns and
+the rest, once the report's cost section is made:
+`analysis/cost/section.py analysis_cost_lines(analysis, project=None)`.
 
 Line items are named like the Costs API's: "<model>, input", "<model>, cached input",
 "<model>, output" (", <tier>" appended off the standard tier, e.g. ", flex", ", batch"),

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.cost import attribution, exchanges, storage, volume
-from traceview.analysis.cost.lines import cost_lines
+from traceview.analysis.cost.lines import CostLine, cost_lines
 
 
 def _day(entry: dict[str, Any]) -> str | None:
@@ -71,3 +71,12 @@ def attach_cost(analysis: Any, per_month: int | None = None,
             _mark(analysis, t, "over_budget")
         section["budget"] = {"usd": budget.usd, "per": budget.per, "over": entries}
     analysis.cost = section
+
+
+def analysis_cost_lines(analysis: Any, project: str | None = None) -> list[CostLine]:
+    """Everything the capture attributes, as cost lines: the turns' priced parts, storage
+    accrued and priced exchanges with a time (the section's `lines`, as `CostLine`s;
+    `project` set on each when the caller knows it). [] before the section is made."""
+    section = getattr(analysis, "cost", None) or {}
+    return [CostLine(d["day"], d["project"] or project, d["line_item"], d["usd"],
+                     d["quantity"], d["unit"]) for d in section.get("lines") or ()]
