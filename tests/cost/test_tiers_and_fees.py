@@ -114,3 +114,20 @@ def test_sample_preview_turn_and_its_sentence() -> None:
     assert t.cost_hosted_usd == pytest.approx(0.05)
     sentence = next(s for s in t.explanation if s.startswith("Cost"))
     assert "$0.15/1M" in sentence and "$25.00/1k" in sentence, sentence
+
+
+def test_image_generation_priced_by_size_and_quality() -> None:
+    """The real capture's image is 1536x1024 at high quality: $0.25, not the flat $0.042
+    of a 1024x1024 medium image it was priced at before."""
+    t = analyze([str(REAL / "pai_image_generation_jpeg.jsonl")]).turns[0].to_dict()
+    assert t["cost"]["hosted_usd"] == 0.25
+    assert t["cost"]["lines"][-1]["line_item"] == "image generation (1536x1024 high)"
+    assert t["hosted_calls"][0]["detail"].startswith("image 1536x1024 high, ")
+
+
+def test_an_image_of_auto_size_keeps_the_flat_rate(tmp_path: Path) -> None:
+    call = {"type": "image_generation_call", "id": "ig_1", "status": "completed",
+            "result": "QUJD", "size": "auto", "quality": "auto"}
+    a = one(tmp_path, {"model": "gpt-4.1", "input": "draw"},
+            response("gpt-4.1", 100, 10, output=[call]))
+    assert a.turns[0].cost_hosted_usd == pytest.approx(0.042)

@@ -44,6 +44,18 @@ HOSTED_LINE_ITEMS = {"web_search_call": "web search tool calls",
                      "image_generation_call": "image generation"}
 
 
+_IMAGE = re.compile(r"image (\d{2,5}x\d{2,5}) (low|medium|high),")
+
+
+def _image_shape(call: HostedCall) -> str | None:
+    """An image generation call's "SIZE QUALITY" as its detail names it (capture/items.py),
+    when both are known (not "auto"); None otherwise."""
+    if call.type != "image_generation_call" or not call.detail:
+        return None
+    m = _IMAGE.match(call.detail)
+    return f"{m.group(1)} {m.group(2)}" if m else None
+
+
 def _rounded(v: float | None) -> float | None:
     return None if v is None else round(v, 6)
 
@@ -274,33 +286,42 @@ class Pricing:
         """Hosted tool fees, each a Part: a provider counter replaces counting the calls of
         its type (the provider bills what it counted); one container per turn (calls do
         not name their container)."""
-        counts: dict[str, int] = {}
+        counts: dict[tuple[str, str | None], int] = {}
         for call in hosted:
             if not (counters and call.type in counters):
-                counts[call.type] = counts.get(call.type, 0) + 1
+                key = (call.type, _image_shape(call))
+                counts[key] = counts.get(key, 0) + 1
         for item, n in (counters or {}).items():
-            counts[item] = counts.get(item, 0) + n
+            counts[(item, None)] = counts.get((item, None), 0) + n
         total = 0.0
-        for kind, n in counts.items():
+        for (kind, shape), n in counts.items():
             fee = self.hosted.get(kind)
             if not isinstance(fee, dict) or not n:
                 continue
-            part = self._fee(kind, n, fee, model, tools, container)
+            part = self._fee(kind, n, fee, model, tools, container, shape)
             if part is not None:
                 parts.append(part)
                 total += part.usd
         return total
 
     def _fee(self, kind: str, n: int, fee: dict[str, Any], model: str | None,
-             tools: Sequence[str], container: str | None) -> Part | None:
-        """`n` calls of `kind` at the fee that applies to them."""
+             tools: Sequence[str], container: str | None, shape: str | None) -> Part | None:
+        """`n` calls of `kind` at the fee that applies to them (`shape`: an image's
+        "SIZE QUALITY")."""
         name = HOSTED_LINE_ITEMS.get(kind, kind)
+        images = fee.get("by_size_quality")
+        if shape is not None and isinstance(images, dict):
+            size, quality = shape.split(" ")
+            by_quality = images.get(size)
+            price = by_quality.get(quality) if isinstance(by_quality, dict) else None
+            if isinstance(price, int | float):
+                return Part(f"{name} ({shape})", float(price) * n, n, float(price), "call")
         if "per_container" in fee:
             sizes = fee.get("by_memory")
-            size = container if isinstance(sizes, dict) and container in sizes else "1g"
-            rate = float(sizes[size]) if isinstance(sizes, dict) and size in sizes \
+            box = container if isinstance(sizes, dict) and container in sizes else "1g"
+            rate = float(sizes[box]) if isinstance(sizes, dict) and box in sizes \
                 else float(fee["per_container"])
-            return Part(f"{name} ({size})", rate, 1, rate, "container")
+            return Part(f"{name} ({box})", rate, 1, rate, "container")
         if "per_call" not in fee:
             return None
         rate = float(fee["per_call"])
