@@ -136,6 +136,7 @@ class Pricing:
         # model name -> its (input, cached_input, output) prices, once they are known whole
         self._rates: dict[tuple[str | None, str], tuple[float, float, float]] = {}
         self._reasons: dict[Any, str] = {}
+        self._names: dict[tuple[str | None, str], tuple[str, ...]] = {}  # line items by model
         tiers = table.get("tiers")
         self.tiers: dict[str, Any] = {k: tiers[v["same_as"]] if isinstance(v, dict)
                                       and v.get("same_as") in tiers else v
@@ -208,13 +209,17 @@ class Pricing:
         except TypeError:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
                         tuple(parts), tier)
-        suffix = "" if tier == "default" else f", {tier}"
-        tokens = [Part(f"{model}, input{suffix}", fresh * price_in / 1e6, fresh, price_in,
+        names = self._names.get((model, tier))
+        if names is None:
+            suffix = "" if tier == "default" else f", {tier}"
+            names = tuple(f"{model}, {kind}{suffix}" for kind in ("input", "cached input",
+                                                                  "output"))
+            if len(self._names) < 1024:
+                self._names[(model, tier)] = names
+        tokens = [Part(names[0], fresh * price_in / 1e6, fresh, price_in, "1M tokens"),
+                  Part(names[1], cached_n * price_cached / 1e6, cached_n, price_cached,
                        "1M tokens"),
-                  Part(f"{model}, cached input{suffix}", cached_n * price_cached / 1e6,
-                       cached_n, price_cached, "1M tokens"),
-                  Part(f"{model}, output{suffix}", output * price_out / 1e6, output, price_out,
-                       "1M tokens")]
+                  Part(names[2], output * price_out / 1e6, output, price_out, "1M tokens")]
         return Cost(usd + hosted_usd, usd, hosted_usd, None,
                     (*[p for p in tokens if p.quantity], *parts), tier)
 

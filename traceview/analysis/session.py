@@ -187,7 +187,7 @@ class Session:
             a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         attach_hosted_state(a)
-        attach_cost(a, self.options.per_month, self.options.budget)
+        attach_cost(a, self.options.per_month, self.options.budget, self.analyzer.bill)
         a.complete = True
 
     def run_to_end(self) -> Analysis:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -43,34 +44,85 @@ class CostLine:
                 "usd": round(self.usd, 6), "quantity": self.quantity, "unit": self.unit}
 
 
+class LineSums:
+    """Priced parts summed by (day, project, line item): what `cost_lines` returns, fed
+    either from analysed turns or by the analyzer as it prices each turn (`CaptureBill`)."""
+
+    def __init__(self) -> None:
+        self.sums: dict[tuple[str | None, str | None, str], list[Any]] = {}
+
+    def add(self, day: str | None, project: str | None, item: str, usd: float, qty: float,
+            unit: str) -> None:
+        got = self.sums.get((day, project, item))
+        if got is None:
+            self.sums[(day, project, item)] = [usd, qty, unit]
+        else:
+            got[0] += usd
+            got[1] += qty
+
+    def add_parts(self, day: str | None, project: str | None, parts: Iterable[Any]) -> None:
+        for p in parts:
+            self.add(day, project, p.line_item, p.usd, p.quantity, p.unit)
+
+    def lines(self, extra: Iterable[CostLine] = (), project: str | None = None
+              ) -> list[CostLine]:
+        """The sums and `extra` as lines, by day (unknown last), project, line item."""
+        sums = LineSums()
+        sums.sums = {k: list(v) for k, v in self.sums.items()}
+        for line in extra:
+            sums.add(line.day, line.project or project, line.line_item, line.usd,
+                     line.quantity, line.unit)
+        out = [CostLine(day, proj or project, item, usd, qty, unit)
+               for (day, proj, item), (usd, qty, unit) in sums.sums.items()]
+        out.sort(key=lambda c: (c.day is None, c.day or "", c.project or "", c.line_item))
+        return out
+
+
+_DAYS: dict[int, str] = {}
+
+
+def day_of(seconds: float | None) -> str | None:
+    """The UTC date of a start in seconds since the epoch (None: unknown or out of range)."""
+    if seconds is None or not -62_135_596_800 <= seconds < 253_402_300_800:  # NaN too
+        return None
+    n = int(seconds // 86400)
+    got = _DAYS.get(n)
+    if got is None:
+        got = datetime.fromtimestamp(n * 86400, tz=UTC).strftime("%Y-%m-%d")
+        if len(_DAYS) < 4096:
+            _DAYS[n] = got
+    return got
+
+
+class CaptureBill:
+    """What the analyzer notes of each turn as it prices it: the priced parts by day and
+    line item, and whether any request carried attribution (most captures: none, and the
+    report's attribution pass is then skipped)."""
+
+    def __init__(self) -> None:
+        self.sums = LineSums()
+        self.attributed = False
+
+    def add(self, started_at: float | None, req_extra: dict[str, Any] | None,
+            parts: Iterable[Any]) -> None:
+        self.sums.add_parts(day_of(started_at), None, parts)
+        if req_extra and not self.attributed:
+            self.attributed = any(k in req_extra for k in ATTRIBUTED)
+
+
+ATTRIBUTED = ("metadata", "user", "safety_identifier")
+
+
 def cost_lines(reports: Iterable[Any], extra: Iterable[CostLine] = (),
                project: str | None = None) -> list[CostLine]:
     """Every priced part of every turn, plus `extra`, summed by (day, project, line item)
     and sorted by day (unknown last), then line item. Turns whose cost is unknown add
     nothing here: their count is in the report's totals (cost_unknown_turns)."""
-    sums: dict[tuple[str | None, str | None, str], list[Any]] = {}
+    sums = LineSums()
     for rep in reports:
-        ts = rep.ts
-        day = ts[:10] if ts else None
-        for part in rep.priced.parts:
-            _add(sums, (day, project, part.line_item), part.usd, part.quantity, part.unit)
-    for line in extra:
-        _add(sums, (line.day, line.project or project, line.line_item), line.usd,
-             line.quantity, line.unit)
-    out = [CostLine(day, proj, item, usd, qty, unit)
-           for (day, proj, item), (usd, qty, unit) in sums.items()]
-    out.sort(key=lambda c: (c.day is None, c.day or "", c.project or "", c.line_item))
-    return out
-
-
-def _add(sums: dict[tuple[str | None, str | None, str], list[Any]],
-         key: tuple[str | None, str | None, str], usd: float, qty: float, unit: str) -> None:
-    got = sums.get(key)
-    if got is None:
-        sums[key] = [usd, qty, unit]
-    else:
-        got[0] += usd
-        got[1] += qty
+        ms = rep.started_ms
+        sums.add_parts(day_of(None if ms is None else ms / 1000), project, rep.priced.parts)
+    return sums.lines(extra, project)
 
 
 def by_day(lines: Iterable[CostLine]) -> dict[str | None, float]:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.cost import attribution, exchanges, storage, volume
-from traceview.analysis.cost.lines import CostLine, cost_lines
+from traceview.analysis.cost.lines import CaptureBill, CostLine, cost_lines
 
 
 def _day(entry: dict[str, Any]) -> str | None:
@@ -33,8 +33,9 @@ def _mark(analysis: Any, turn: Any, marker: str) -> None:
 
 
 def attach_cost(analysis: Any, per_month: int | None = None,
-                budget: volume.Budget | None = None) -> None:
-    """Compute the cost section and attach it to the analysis (`analysis.cost`)."""
+                budget: volume.Budget | None = None, bill: CaptureBill | None = None) -> None:
+    """Compute the cost section and attach it to the analysis (`analysis.cost`). `bill`:
+    what the analyzer noted as it priced the turns (else the turns are read again)."""
     cap, turns, pricing = analysis.capture, analysis.turns, analysis.pricing_table
     meta = attribution.conversation_metadata(cap.exchanges, cap.read)
     if meta:
@@ -55,12 +56,14 @@ def attach_cost(analysis: Any, per_month: int | None = None,
                              price if isinstance(price, dict) else None)
     extra = storage.storage_lines(stores) + exchanges.exchange_lines(priced, _day)
     section: dict[str, Any] = {
-        "attribution": attribution.report(turns),
+        "attribution": attribution.report(turns) if bill is None or bill.attributed or meta
+        else {"keys": [], "groups": {}},
         "storage": stores,
         "exchanges": priced,
         "moderation_flagged": [{"line": e["line"], "categories": e["categories"],
                                 "guarded_turn": e["guarded_turn"]} for e in flagged],
-        "lines": [c.to_dict() for c in cost_lines(turns, extra)],
+        "lines": [c.to_dict() for c in (bill.sums.lines(extra) if bill is not None
+                                          else cost_lines(turns, extra))],
         "projection": None, "budget": None,
     }
     if per_month is not None:
