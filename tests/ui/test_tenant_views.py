@@ -69,3 +69,14 @@ def test_grouped_conversations_snapshot(snap_compare, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_detail_says_who_the_turn_was_for():
+    from traceview.ui.screens.detail import numbers_line
+
+    app = make_app([sample("tenants")])
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        line = numbers_line(app.main.rows[0]).plain
+        assert ("for tenant=acme   case_id=AC-1001   feature=support   user=acme-user-7   "
+                "safety_identifier=sid-acme-user-7") in line
