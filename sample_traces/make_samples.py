@@ -34,6 +34,7 @@ from samples_claims import (  # noqa: E402
 )
 from samples_edge import damaged, hostile  # noqa: E402
 from samples_service import service_day  # noqa: E402
+from samples_tenants import tenants  # noqa: E402
 
 BUILDERS: dict[str, Callable[[], bytes]] = {
     "long_conversation.jsonl": long_conversation,
@@ -41,6 +42,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     "damaged.jsonl": damaged,
     "service_day.jsonl": service_day,
     "hostile.jsonl": hostile,
+    "tenants.jsonl": tenants,
 }
 
 

@@ -17,6 +17,7 @@ from traceview.export.queries import QUERIES
 from traceview.export.readme_tables import rewrite
 from traceview.export.rows import capture_rows
 from traceview.export.schema import (
+    ATTRIBUTED,
     TABLES,
     TURN_FLATTENED,
     TURN_RENAMED,
@@ -32,7 +33,7 @@ def _read(root: Path, table: str):
 
 def test_every_report_key_has_a_column() -> None:
     """A key added to the report's turn must get a column (or it lands in `extras`)."""
-    cols = set(column_names("turns")) | set(TURN_RENAMED) | set(TURN_FLATTENED)
+    cols = set(column_names("turns")) | set(TURN_RENAMED) | set(TURN_FLATTENED) | set(ATTRIBUTED)
     for path in [*SAMPLES.glob("*.jsonl"), *REAL.glob("*.jsonl")]:
         a = analyze([str(path)])
         for t in a.turns:
@@ -127,7 +128,9 @@ def test_five_queries_on_the_samples(tv, samples_export: Path, tmp_path: Path) -
     assert days["2026-01-01"]["deposits"] == 2 and days["2026-01-01"]["deposited_tokens"] == 8002
     kinds = {r["kind"]: r for r in res["cost"]}
     assert set(kinds) == {"conversation", "chain", "stateless"}
-    assert sum(r["turns"] for r in res["cost"]) == 38
+    assert sum(r["turns"] for r in res["cost"]) == 45  # 38 + tenants.jsonl's 7 (issue 33)
+    tenants = {r["tenant"]: r for r in res["tenant"]}
+    assert (tenants["acme"]["conversations"], tenants["acme"]["carried_tokens"]) == (2, 6370)
 
 
 def test_five_queries_on_real_captures_agree_with_the_report(tv, tmp_path: Path) -> None:
@@ -202,7 +205,7 @@ def test_sql_output_formats_and_errors(tv, samples_export: Path, tmp_path: Path)
     rc, out, _ = tv("sql", q, samples_export, "--format", "csv", "--cache", tmp_path)
     assert rc == 0 and out.splitlines()[0] == "n,billed"
     rc, out, _ = tv("sql", q, samples_export, "--format", "markdown", "--cache", tmp_path)
-    assert out.startswith("| n | billed |\n|---|---|\n| 38 |")
+    assert out.startswith("| n | billed |\n|---|---|\n| 45 |")
     rc, out, _ = tv("sql", q, samples_export, "--cache", tmp_path)
     assert out.splitlines()[0].split() == ["n", "billed"] and "(1 row)" in out
     rc, out, err = tv("sql", "SELECT nope FROM turns", samples_export, "--cache", tmp_path)

@@ -15,6 +15,7 @@ from typing import Any
 
 from traceview.analysis.conversation_columns import ConversationColumns, Conversations
 from traceview.analysis.conversations import ConversationGrouper
+from traceview.analysis.cost.lines import CaptureBill
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Cost, Pricing
 from traceview.analysis.reports import Reports
@@ -63,6 +64,7 @@ class Analyzer:
         self._by_table: dict[int, TurnColumns] = {}
         self.totals = Totals()
         self.compactions = CompactionItems()
+        self.bill = CaptureBill()  # the cost section's lines and attribution (issue 33)
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
@@ -105,6 +107,8 @@ class Analyzer:
             tc.context[f.row] = found
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
+        self.bill.add(turn.res.started_at if turn.res is not None else None, f.req_extra,
+                      cost.parts)
         self._count(f, st, markers, cost, owned)
         self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
         self.reports.append(tc, f.row)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from math import log
 from typing import Any, NamedTuple
 
+from traceview.analysis.cost.price import rates_text
 from traceview.analysis.turn_reading import TurnReading
 from traceview.capture.media import RULE as IMAGE_RULE
 
@@ -187,8 +188,9 @@ def _compose(r: TurnReading) -> tuple[list[str], list[str]]:
     cost = r.cost_usd
     if cost is not None:
         hosted_usd = r.cost_hosted_usd
-        put(f"Cost ≈ {_dollars(cost)}, of which {_dollars(hosted_usd)} hosted tool fees."
-            if hosted_usd else f"Cost ≈ {_dollars(cost)}.")
+        rates = rates_text(r.priced.parts, r.priced.tier)  # issue 33: every rate named
+        put(f"Cost ≈ {_dollars(cost)}, of which {_dollars(hosted_usd)} hosted tool fees: "
+            f"{rates}." if hosted_usd else f"Cost ≈ {_dollars(cost)}: {rates}.")
     elif r.cost_reason:
         put(f"Cost unknown: {r.cost_reason}.")
     notes = r.notes

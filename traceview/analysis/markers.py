@@ -42,6 +42,10 @@ MARKERS: dict[str, tuple[str, str]] = {
                         "not the provider's stream as sent"),
     "stream_text_mismatch": ("≄", "the stream's text deltas disagree with its .done text "
                              "or the final body"),
+    # issue 33: cost that matches the bill
+    "moderation_flagged": ("⚑", "a moderation call the capture holds flagged the input this "
+                           "turn sent (the nearest turn of the same conversation or user)"),
+    "over_budget": ("$", "the turn's conversation or day went over the --budget given"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -56,6 +60,7 @@ MARKER_SHORT: dict[str, str] = {
     "counter_mismatch": "counter", "unstored_chain": "unstored", "fingerprint_changed": "fprint",
     "instructions_dropped": "no-instr",
     "stream_sequence": "seq", "stream_text_mismatch": "delta≠",
+    "moderation_flagged": "flagged", "over_budget": "budget",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

@@ -33,3 +33,7 @@ class Options:
                 "compaction_min_drop": self.compaction_min_drop,
                 "pricing": self.pricing_path, "from_format": self.from_format,
                 "config": self.config, "from_config": list(self.from_config)}
+    # Conversations a month to project the capture's cost to (`report --per-month N`).
+    per_month: int | None = None
+    # A cost budget (analysis/cost/volume.py Budget) to mark what goes over.
+    budget: Any = None

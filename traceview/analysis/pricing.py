@@ -33,6 +33,29 @@ def counters_for(res: Any) -> dict[str, int] | None:
     return out or None
 
 
+# Tier names the wire uses for another tier's price: a request's "auto" is served at the
+# standard tier unless the response says otherwise; "fast" is served as priority.
+TIER_ALIASES = {"auto": "default", "standard": "default", "fast": "priority"}
+
+# The provider's line-item names for hosted tool fees (Costs API style).
+HOSTED_LINE_ITEMS = {"web_search_call": "web search tool calls",
+                     "file_search_call": "file search tool calls",
+                     "code_interpreter_call": "code interpreter sessions",
+                     "image_generation_call": "image generation"}
+
+
+_IMAGE = re.compile(r"image (\d{2,5}x\d{2,5}) (low|medium|high),")
+
+
+def _image_shape(call: HostedCall) -> str | None:
+    """An image generation call's "SIZE QUALITY" as its detail names it (capture/items.py),
+    when both are known (not "auto"); None otherwise."""
+    if call.type != "image_generation_call" or not call.detail:
+        return None
+    m = _IMAGE.match(call.detail)
+    return f"{m.group(1)} {m.group(2)}" if m else None
+
+
 def _rounded(v: float | None) -> float | None:
     return None if v is None else round(v, 6)
 
@@ -41,17 +64,37 @@ class PricingError(Exception):
     """A pricing file that cannot be used; the message names the file and the fault."""
 
 
+class Part(NamedTuple):
+    """One line of a turn's price: what was billed (the line item, named like the
+    provider's Costs API line items), how many units at what rate."""
+
+    line_item: str
+    usd: float
+    quantity: float
+    rate: float
+    unit: str  # "1M tokens", "call", "container", …
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line_item": self.line_item, "usd": round(self.usd, 6),
+                "quantity": self.quantity, "rate": self.rate, "unit": self.unit}
+
+
 class Cost(NamedTuple):
-    """A turn's price (a tuple: built once per turn, and again whenever a report reads it)."""
+    """A turn's price (a tuple: built once per turn, and again whenever a report reads it).
+    `parts`: the priced lines (tokens by kind, each hosted fee); `tier`: the processing
+    tier the tokens were priced at ("default", "flex", "batch", "priority", …)."""
 
     usd: float | None
     tokens_usd: float | None
     hosted_usd: float
     reason: str | None
+    parts: tuple[Part, ...] = ()
+    tier: str = "default"
 
     def to_dict(self) -> dict[str, Any]:
         return {"tokens_usd": _rounded(self.tokens_usd), "hosted_usd": _rounded(self.hosted_usd),
-                "reason": self.reason}
+                "reason": self.reason, "tier": self.tier,
+                "lines": [p.to_dict() for p in self.parts]}
 
 
 def _price_ok(value: Any) -> bool:
@@ -91,8 +134,19 @@ class Pricing:
         self.storage: dict[str, Any] = dict(storage) if isinstance(storage, dict) else {}
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
         # model name -> its (input, cached_input, output) prices, once they are known whole
-        self._rates: dict[str, tuple[Any, Any, Any]] = {}
-        self._reasons: dict[str | None, str] = {}
+        self._rates: dict[tuple[str | None, str], tuple[float, float, float]] = {}
+        self._reasons: dict[Any, str] = {}
+        self._names: dict[tuple[str | None, str], tuple[str, ...]] = {}  # line items by model
+        tiers = table.get("tiers")
+        self.tiers: dict[str, Any] = {k: tiers[v["same_as"]] if isinstance(v, dict)
+                                      and v.get("same_as") in tiers else v
+                                      for k, v in tiers.items()} \
+            if isinstance(tiers, dict) else {}
+        rm = table.get("reasoning_models")
+        self.reasoning_models: dict[str, Any] = rm if isinstance(rm, dict) else {}
+        ex = table.get("exchanges")
+        self.exchanges: dict[str, Any] = ex if isinstance(ex, dict) else {}
+        self.table = table
 
     @classmethod
     def load(cls, path: str | None = None) -> Pricing:
@@ -130,24 +184,21 @@ class Pricing:
 
     def cost(self, model: str | None, input_tokens: int | None, cached: int | None,
              output: int | None, hosted: Sequence[HostedCall],
-             counters: dict[str, int] | None = None) -> Cost:
-        hosted_usd = self._hosted(hosted, counters) if hosted or counters else 0.0
+             counters: dict[str, int] | None = None, *, tier: str | None = None,
+             tools: Sequence[str] = (), container: str | None = None) -> Cost:
+        """The turn's price at `tier` (the response's service_tier, else the request's;
+        "batch" for Batch API lines), hosted fees by tool and model class (`tools`: the
+        tool types offered, which tell web_search_preview from GA web_search)."""
+        tier = TIER_ALIASES.get(tier or "default", tier or "default")
+        parts: list[Part] = []
+        hosted_usd = self._hosted(hosted, counters, model, tools, container, parts) \
+            if hosted or counters else 0.0
         if input_tokens is None or output is None:
-            return Cost(None, None, hosted_usd, "no usage recorded for this turn")
-        # The model's three prices in one lookup (a capture names a handful of models).
-        rates = self._rates.get(model) if model else None
-        if rates is None:
-            prices = self.model_prices(model)
-            if prices is None:
-                return Cost(None, None, hosted_usd, self._unknown_reason(model))
-            try:
-                rates = (prices["input"], prices.get("cached_input", prices["input"]),
-                         prices["output"])
-            except (KeyError, TypeError, AttributeError):
-                return Cost(None, None, hosted_usd,
-                            f"pricing entry for {model!r} is incomplete")
-            if model and len(self._rates) < 1024:
-                self._rates[model] = rates
+            return Cost(None, None, hosted_usd, "no usage recorded for this turn", tuple(parts),
+                        tier)
+        rates = self._tier_rates(model, tier)
+        if isinstance(rates, str):
+            return Cost(None, None, hosted_usd, rates, tuple(parts), tier)
         price_in, price_cached, price_out = rates
         try:
             cached_n = cached or 0
@@ -156,9 +207,73 @@ class Pricing:
                 fresh = 0
             usd = (fresh * price_in + cached_n * price_cached + output * price_out) / 1_000_000
         except TypeError:
-            return Cost(None, None, hosted_usd,
-                        f"pricing entry for {model!r} is incomplete")
-        return Cost(usd + hosted_usd, usd, hosted_usd, None)
+            return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
+                        tuple(parts), tier)
+        names = self._names.get((model, tier))
+        if names is None:
+            suffix = "" if tier == "default" else f", {tier}"
+            names = tuple(f"{model}, {kind}{suffix}" for kind in ("input", "cached input",
+                                                                  "output"))
+            if len(self._names) < 1024:
+                self._names[(model, tier)] = names
+        tokens = [Part(names[0], fresh * price_in / 1e6, fresh, price_in, "1M tokens"),
+                  Part(names[1], cached_n * price_cached / 1e6, cached_n, price_cached,
+                       "1M tokens"),
+                  Part(names[2], output * price_out / 1e6, output, price_out, "1M tokens")]
+        return Cost(usd + hosted_usd, usd, hosted_usd, None,
+                    (*[p for p in tokens if p.quantity], *parts), tier)
+
+    def _tier_rates(self, model: str | None, tier: str) -> tuple[float, float, float] | str:
+        """(input, cached_input, output) USD per 1M tokens at `tier`, or why there are none
+        (a shared string per model and tier)."""
+        key = (model, tier)
+        rates = self._rates.get(key)
+        if rates is not None:
+            return rates
+        spec = self.tiers.get(tier) if tier != "default" else None
+        if tier != "default" and not isinstance(spec, dict):
+            return self._reason(key, f"service tier {tier!r} has no price in the pricing "
+                                     f"table ({self.origin}, taken {self.taken})")
+        if spec is not None and spec.get("reserved"):
+            return self._reason(key, f"service tier {tier!r} is billed by reserved capacity, "
+                                     "not per token")
+        table = spec.get("models") if spec is not None else None
+        if isinstance(table, dict):
+            prices = table.get(model) or table.get(_DATE_SUFFIX.sub("", model or ""))
+            factor = 1.0
+            if prices is None:
+                return self._reason(key, f"model {model!r} has no {tier} price in the pricing "
+                                         f"table ({self.origin}, taken {self.taken})")
+        else:
+            prices = self.model_prices(model)
+            factor = float(spec.get("factor", 1.0)) if spec is not None else 1.0
+            if prices is None:
+                return self._unknown_reason(model)
+        try:
+            rates = (prices["input"] * factor,
+                     prices.get("cached_input", prices["input"]) * factor,
+                     prices["output"] * factor)
+        except (KeyError, TypeError, AttributeError):
+            return f"pricing entry for {model!r} is incomplete"
+        if len(self._rates) < 1024:
+            self._rates[key] = rates
+        return rates
+
+    def _reason(self, key: Any, text: str) -> str:
+        reason = self._reasons.get(key)
+        if reason is None:
+            reason = text
+            if len(self._reasons) < 1024:
+                self._reasons[key] = reason
+        return reason
+
+    def is_reasoning(self, model: str | None) -> bool:
+        """Whether a hosted tool fee bills `model` as a reasoning model."""
+        spec = self.reasoning_models
+        name = model or ""
+        if any(name.startswith(x) for x in spec.get("except", ())):
+            return False
+        return any(name.startswith(x) for x in spec.get("prefixes", ()))
 
     def _unknown_reason(self, model: str | None) -> str:
         """One shared string per unknown model, not one per turn."""
@@ -170,24 +285,56 @@ class Pricing:
                 self._reasons[model] = reason
         return reason
 
-    def _hosted(self, hosted: Sequence[HostedCall],
-                counters: dict[str, int] | None = None) -> float:
-        total = 0.0
-        container_billed = False  # calls do not name their container: one per turn
+    def _hosted(self, hosted: Sequence[HostedCall], counters: dict[str, int] | None,
+                model: str | None, tools: Sequence[str], container: str | None,
+                parts: list[Part]) -> float:
+        """Hosted tool fees, each a Part: a provider counter replaces counting the calls of
+        its type (the provider bills what it counted); one container per turn (calls do
+        not name their container)."""
+        counts: dict[tuple[str, str | None], int] = {}
         for call in hosted:
-            if counters and call.type in counters:
-                continue  # billed by the provider's count below
-            fee = self.hosted.get(call.type)
-            if not isinstance(fee, dict):
-                continue
-            if "per_container" in fee:
-                if not container_billed:
-                    container_billed = True
-                    total += float(fee["per_container"])
-            elif "per_call" in fee:
-                total += float(fee["per_call"])
+            if not (counters and call.type in counters):
+                key = (call.type, _image_shape(call))
+                counts[key] = counts.get(key, 0) + 1
         for item, n in (counters or {}).items():
-            fee = self.hosted.get(item)
-            if isinstance(fee, dict) and "per_call" in fee:
-                total += float(fee["per_call"]) * n
+            counts[(item, None)] = counts.get((item, None), 0) + n
+        total = 0.0
+        for (kind, shape), n in counts.items():
+            fee = self.hosted.get(kind)
+            if not isinstance(fee, dict) or not n:
+                continue
+            part = self._fee(kind, n, fee, model, tools, container, shape)
+            if part is not None:
+                parts.append(part)
+                total += part.usd
         return total
+
+    def _fee(self, kind: str, n: int, fee: dict[str, Any], model: str | None,
+             tools: Sequence[str], container: str | None, shape: str | None) -> Part | None:
+        """`n` calls of `kind` at the fee that applies to them (`shape`: an image's
+        "SIZE QUALITY")."""
+        name = HOSTED_LINE_ITEMS.get(kind, kind)
+        images = fee.get("by_size_quality")
+        if shape is not None and isinstance(images, dict):
+            size, quality = shape.split(" ")
+            by_quality = images.get(size)
+            price = by_quality.get(quality) if isinstance(by_quality, dict) else None
+            if isinstance(price, int | float):
+                return Part(f"{name} ({shape})", float(price) * n, n, float(price), "call")
+        if "per_container" in fee:
+            sizes = fee.get("by_memory")
+            box = container if isinstance(sizes, dict) and container in sizes else "1g"
+            rate = float(sizes[box]) if isinstance(sizes, dict) and box in sizes \
+                else float(fee["per_container"])
+            return Part(f"{name} ({box})", rate, 1, rate, "container")
+        if "per_call" not in fee:
+            return None
+        rate = float(fee["per_call"])
+        preview = fee.get("preview")
+        if kind == "web_search_call" and isinstance(preview, dict) \
+                and any(t.startswith("web_search_preview") for t in tools) \
+                and not any(t == "web_search" or t.startswith("web_search_2") for t in tools):
+            cls = "reasoning" if self.is_reasoning(model) else "non_reasoning"
+            rate = float(preview.get(cls, rate))
+            name = f"web search preview tool calls ({cls.replace('_', '-')} model)"
+        return Part(name, rate * n, n, rate, "call")

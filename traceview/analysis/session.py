@@ -14,6 +14,7 @@ from typing import Any
 
 from traceview.analysis.account.warm import ALONG
 from traceview.analysis.analyzer import Analyzer
+from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
@@ -60,6 +61,8 @@ class Analysis:
     fidelity: Any = None
     # The options the analysis ran with (Options.to_dict), the report's `options`.
     options: dict[str, Any] = field(default_factory=dict)
+    # The cost section (analysis/cost/section.py): attribution, storage, exchanges, lines.
+    cost: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -90,6 +93,7 @@ class Analysis:
             "problems": [p.to_dict() for p in self.problems],
             "imports": self.capture.imports,
             "options": self.options,
+            "cost": self.cost,
         }
 
 
@@ -191,6 +195,7 @@ class Session:
             a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         attach_hosted_state(a)
+        attach_cost(a, self.options.per_month, self.options.budget, self.analyzer.bill)
         a.complete = True
 
     def run_to_end(self) -> Analysis:

@@ -69,7 +69,7 @@ class TurnColumns:
                  "pricing", "attribution", "context", "provider_copy", "carried", "ledger",
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
                  "attributed", "attributed_rows", "_read", "account_ids", "account_from",
-                 "account_lists", "_account_numbers")
+                 "account_lists", "_account_numbers", "conversation_metadata")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -87,6 +87,9 @@ class TurnColumns:
         self.account_from: array[int] = array("q")
         self.account_lists: list[tuple[Any, ...]] = []
         self._account_numbers: dict[tuple[Any, ...], int] = {}
+        # Each conversation's metadata (analysis/cost/attribution.py), set once every
+        # exchange is in: what a turn's `attributed_to` merges its request's metadata over.
+        self.conversation_metadata: dict[str, dict[str, str]] = {}
         # Cost is priced again when read (a dict lookup and three products) rather than
         # held: two floats and a reason per turn are 5 % of a large capture's summary.
         self.pricing = pricing

@@ -14,9 +14,11 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
+from traceview.analysis.cost.attribution import TurnAttribution, attribution
+from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
-from traceview.analysis.pricing import Cost, counters_for
+from traceview.analysis.pricing import Cost
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.timing import response_limits, timing_of
@@ -49,6 +51,8 @@ EXTRA_KEYS: tuple[str, ...] = (
     "findings",
     # issue #34: time as the caller saw it, the stream as evidence (analysis/timing.py)
     "timing",
+    # issue 33: who the turn was for
+    "attributed_to",
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -62,7 +66,8 @@ def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
 # What a row reads: every property but the prose (made apart), or for a table
 # (`whole=False`) not the accounts no cell reads either.
 _WHOLE = _reader({"explanation", "findings"})
-_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts", "timing"})
+_TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts", "timing",
+                  "attributed_to"})
 # The seconds datetime can name: 0001-01-01T00:00:00Z up to the end of 9999-12-31.
 _FIRST_SECOND, _PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
@@ -456,17 +461,26 @@ class TurnReport:
         pricing = self._cols.pricing
         if pricing is None:
             cost = Cost(None, None, 0.0, "not priced")
-        elif res is None:
-            cost = pricing.cost(self.model, None, None, None, ())
         else:
-            cost = pricing.cost(self.model, res.input_tokens, res.cached_tokens,
-                                res.output_tokens, self.calls, counters_for(res))
+            cost = price_sides(pricing, self.model, self.req, res, self.calls)
         self._price = cost
         return cost
 
     @property
     def cost_hosted_usd(self) -> float:
         return self._cost().hosted_usd
+
+    @property
+    def priced(self) -> Cost:
+        """The whole price: its lines (`parts`) and the tier they were priced at."""
+        return self._cost()
+
+    @property
+    def turn_attribution(self) -> TurnAttribution:
+        """Who the turn was for (analysis/cost/attribution.py)."""
+        req = self.req
+        return attribution(req.extra if req is not None else None,
+                           self._cols.conversation_metadata.get(self.conversation or ""))
 
     @property
     def cost_reason(self) -> str | None:
@@ -476,6 +490,11 @@ class TurnReport:
     def cost_usd(self) -> float | None:
         c = self._cost()
         return None if c.tokens_usd is None else round(c.tokens_usd + c.hosted_usd, 6)
+
+    @property
+    def attributed_to(self) -> dict[str, Any]:
+        """The report's form of `turn_attribution`."""
+        return self.turn_attribution.to_dict()
 
     # ---- composed on demand ----------------------------------------------------------
     @property

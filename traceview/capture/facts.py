@@ -334,8 +334,34 @@ def _request_common(f: RequestFacts, g: Any, tools: Any, offered: tuple[str, ...
         names = _function_names(tools)
         if names is not None:
             extra["functions"] = names
+    _billing_facts(g, tools, offered, extra)
     if extra:
         f.extra = extra
+
+
+# What a request says about who it was for and how it is billed (issue 33): the tier it
+# asked for, its metadata and end-user ids, a code-interpreter container's memory size.
+_ATTRIBUTION_KEYS = ("user", "safety_identifier")
+
+
+def _billing_facts(g: Any, tools: Any, offered: tuple[str, ...], extra: dict[str, Any]) -> None:
+    """Kept in the request's `extra` only when set: most requests set none of them."""
+    tier = g("service_tier")
+    if type(tier) is str and tier and len(tier) < 40:
+        extra["service_tier"] = intern(tier)
+    meta = g("metadata")
+    if type(meta) is dict and meta:
+        extra["metadata"] = {str(k)[:64]: str(v)[:512] for k, v in list(meta.items())[:16]}
+    for key in _ATTRIBUTION_KEYS:
+        v = g(key)
+        if type(v) is str and v:
+            extra[key] = v[:256]
+    if "code_interpreter" in offered and type(tools) is list:
+        for t in tools:
+            box = t.get("container") if type(t) is dict and t.get("type") == \
+                "code_interpreter" else None
+            if type(box) is dict and type(box.get("memory_limit")) is str:
+                extra["container_memory"] = box["memory_limit"]
 
 
 def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bool,

@@ -6,6 +6,7 @@ treat any field as possibly missing or null, never trust id prefixes.
 
 from __future__ import annotations
 
+import re
 from sys import intern
 from typing import Any
 
@@ -225,6 +226,10 @@ _LISTED_EVIDENCE = {
 }
 
 
+# An image's size and quality as an image_generation_call's detail names them.
+IMAGE_SHAPE = re.compile(r"(\d{2,5}x\d{2,5}|auto) (low|medium|high|auto)")
+
+
 def _hosted_call(
     t: str, item: dict[str, Any], by_call_id: dict[str, dict[str, Any]]
 ) -> HostedCall | None:
@@ -251,8 +256,12 @@ def _hosted_call(
         return HostedCall(t, cid, status, ev, flag, queries, detail)
     if t == "image_generation_call":
         result = item.get("result")
+        # What the image is billed by (size, quality), when the item says: read by pricing.
+        size, quality = item.get("size"), item.get("quality")
+        made = f"image {size} {quality}" if isinstance(size, str) and isinstance(
+            quality, str) and IMAGE_SHAPE.fullmatch(f"{size} {quality}") else "image"
         if isinstance(result, str) and result:
-            detail = f"image, {len(result):,} base64 chars"
+            detail = f"{made}, {len(result):,} base64 chars"
             return HostedCall(t, cid, status, "captured", None, queries, detail)
         return HostedCall(t, cid, status, "missing", None, queries, f"no image (status {status})")
     if t == "mcp_call":

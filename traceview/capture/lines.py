@@ -154,6 +154,8 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
             facts.extra = {}
         facts.extra["ts"] = ts
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
+    if facts is not None and type(origin) is dict and origin.get("format") == "batch":
+        facts.extra = {**(facts.extra or {}), "mode": "batch"}  # priced at the Batch rate
     return ("req", False, link, method, path, query, api, no_api, facts, body_ok, origin,
             keep_obj)
 

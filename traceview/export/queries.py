@@ -50,4 +50,11 @@ SELECT conversation_kind AS kind,
        round(sum(cost_usd), 4) AS cost_usd,
        count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_turns
 FROM turns GROUP BY ALL ORDER BY cost_usd DESC NULLS LAST, kind"""),
+    "tenant": ("Re-billed context and cost by tenant", """\
+SELECT coalesce(json_extract_string(metadata, '$.tenant'), '(none)') AS tenant,
+       count(DISTINCT (source, conversation_key)) AS conversations, count(*) AS turns,
+       coalesce(sum(carried_context), 0) AS carried_tokens,
+       round(sum(cost_usd), 4) AS cost_usd,
+       round(count(*) FILTER (WHERE len(hosted_calls) > 0) / count(*), 2) AS trigger_rate
+FROM turns GROUP BY ALL ORDER BY carried_tokens DESC, tenant"""),
 }

@@ -26,7 +26,9 @@ from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
 from traceview.export.schema import (
+    ATTRIBUTED,
     CARRIED,
+    COST_MORE,
     TURN_FLATTENED,
     TURN_RENAMED,
     column_names,
@@ -46,13 +48,13 @@ BATCH_CONVERSATIONS = 256
 _TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
 _TURN_COLS = column_names("turns")
 _CONV_COLS = column_names("conversations")
-_TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED)
+_TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED) | set(ATTRIBUTED)
 _CONV_KNOWN = set(_CONV_COLS)
 _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
 # Turn columns that are not the TurnReport property of the same name: made below.
 _MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date",
          *TURN_FLATTENED["cost"], *TURN_FLATTENED["timing"], *CARRIED, "explanation",
-         "findings", "extras"}
+         "findings", "extras", *COST_MORE, *ATTRIBUTED["attributed_to"]}
 _PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
 _READ_NAMES = ("index", "started_ms", "cost", "carried_context", "timing", *_PROPS)
 _READ = attrgetter(*_READ_NAMES)
@@ -152,6 +154,12 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
                          strict=True):
         cols[name] = [c.get(key) for c in costs]
+    cols["cost_tier"] = [c.get("tier") for c in costs]
+    cols["cost_lines"] = [c.get("lines") for c in costs]
+    owners = [v.turn_attribution for v in views]
+    cols["metadata"] = [a.metadata or None for a in owners]
+    cols["end_user"] = [a.user for a in owners]
+    cols["safety_identifier"] = [a.safety_identifier for a in owners]
     cols.update(_carried(got["carried_context"]))
     timings = got["timing"]
     for name in TURN_FLATTENED["timing"]:

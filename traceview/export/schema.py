@@ -131,6 +131,15 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("stream_events_by_type", "json", "stream events counted by type"),
     ("stream_sequence_faults", "int64", "duplicate, missing or out-of-order sequence numbers"),
     ("stream_text_mismatch", "string", "where the text deltas disagree with .done or the body"),
+    # issue 33: tier, priced lines and attribution
+    ("cost_tier", "string", "processing tier the tokens were priced at (report `cost.tier`): "
+     "default, flex, batch, priority, …"),
+    ("cost_lines", "json", "the turn's priced lines (report `cost.lines`): [{line_item, usd, "
+     "quantity, rate, unit}]"),
+    ("metadata", "json", "request metadata over its conversation's (report "
+     "`attributed_to.metadata`): query with json_extract_string(metadata, '$.tenant')"),
+    ("end_user", "string", "the request's `user` (report `attributed_to.user`)"),
+    ("safety_identifier", "string", "the request's `safety_identifier`"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
 )
 
@@ -182,6 +191,9 @@ TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason"),
                       "caller_latency_basis", "backoff_ms", "background_ms",
                       "background_polls", "background_basis", "stream_events_by_type",
                       "stream_sequence_faults", "stream_text_mismatch")}
+# Report objects made into columns of their own (issue 33): the report key -> its columns.
+COST_MORE = ("cost_tier", "cost_lines")
+ATTRIBUTED = {"attributed_to": ("metadata", "end_user", "safety_identifier")}
 
 
 def column_names(table: str) -> list[str]:
@@ -210,7 +222,8 @@ def markdown_table(table: str) -> str:
     """The README's table of one schema, generated from the definition above."""
     name, cols = TABLES[table]
     out = [f"`{table}` — `{name}`", "", "| column | type | meaning |", "|---|---|---|"]
-    out += [f"| `{n}` | `{describe(t)}` | {m} |" for n, t, m in cols]
+    out += [f"| `{n}` | `{describe(t)}` | {m.replace('|', chr(92) + '|')} |"
+            for n, t, m in cols]
     return "\n".join(out)
 
 

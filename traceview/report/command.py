@@ -26,7 +26,8 @@ def _console(width: int | None) -> Any:  # a rich Console (imported for the text
 
 
 def run_report(paths: list[str], options: Options, *, fmt: str = "text",
-               width: int | None = None, explain: bool = False) -> int:
+               width: int | None = None, explain: bool = False,
+               fail_over_budget: bool = False) -> int:
     """Analyse ``paths`` and print the report in ``fmt`` (text, markdown, json) to stdout;
     the exit status. ``explain`` adds each turn's sentences to the JSON report."""
     try:
@@ -63,5 +64,11 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
         n = len(analysis.problems)
         print(f"traceview: {n:,} problem{'' if n == 1 else 's'} while reading; "
               "everything readable is shown", file=sys.stderr)
+        return 1
+    budget = (analysis.cost or {}).get("budget")
+    if fail_over_budget and budget and budget["over"]:
+        n = len(budget["over"])
+        print(f"traceview: {n:,} {budget['per']}{'' if n == 1 else 's'} over the budget of "
+              f"${budget['usd']:g}", file=sys.stderr)
         return 1
     return 0

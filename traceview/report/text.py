@@ -14,6 +14,7 @@ from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
+from traceview.report.cost_text import cost_text
 from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
 
@@ -166,6 +167,8 @@ def render_text(analysis: Analysis, console: Console) -> None:
                 out.part(f"  {MARKER_SHORT.get(m, m):<8} {m}: {MARKER_LEGEND[m]}")
     out.part("unexpl. = billed input − expected input (an estimate); "
              "hosted: ✓ captured ∅ empty ✗ missing", style="dim")
+    for line in cost_text(analysis.cost):  # issue 33: tenants, storage, projection, budget
+        out.part(plain(line))
     if analysis.capture.exchanges:
         out.part(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "
                  "(listings, retrieves, deletes); see --format json.")

@@ -20,6 +20,10 @@ _SCALARS = ("response_id", "previous_response_id", "conversation", "request_id",
 #: Keys of a hosted call or action item that name or identify it.
 _CALL_KEYS = ("type", "id", "call_id", "name", "evidence")
 
+#: `/` or `&` input that asks by attribution (issue 33): ``tenant=acme``, ``case_id=AC-1``,
+#: ``user=u-7``, ``safety_identifier=…`` — a metadata key, or the request's end-user ids.
+ATTRIBUTION_RE = re.compile(r"^([A-Za-z_][\w.-]{0,63})\s*=\s*(.*)$")
+
 #: `:` input that means a line of the capture: ``L123`` or ``line 123``.
 LINE_RE = re.compile(r"^(?:l|line)\s*(\d+)$", re.IGNORECASE)
 
@@ -50,6 +54,11 @@ def matches(turn: TurnRow, query: str) -> bool:
     needle = query.strip().lower()
     if not needle:
         return True
+    asked = ATTRIBUTION_RE.match(query.strip())
+    if asked:  # `tenant=` (nothing after =): the turns without one
+        value = asked.group(2).strip().lower()
+        got = attribution_value(turn, asked.group(1))
+        return got == value if value else got is None
     markers = getattr(turn, "markers", None) or ()
     if needle.startswith("marker:"):
         needle = needle[7:].strip()
@@ -60,6 +69,18 @@ def matches(turn: TurnRow, query: str) -> bool:
         if needle == EVIDENCE_SYMBOLS.get(str(call.get("evidence") or "")):
             return True
     return any(needle in s for s in searched_strings(turn))
+
+
+def attribution_value(turn: TurnRow, key: str) -> str | None:
+    """The turn's value of an attribution key, lower-cased (None: the turn has none)."""
+    owner = getattr(turn, "attributed_to", None)
+    if not isinstance(owner, dict):
+        return None
+    if key in ("user", "safety_identifier"):
+        value = owner.get(key)
+    else:
+        value = (owner.get("metadata") or {}).get(key)
+    return str(value).lower() if value is not None else None
 
 
 def find_id(turns: list[TurnRow], value: str) -> TurnRow | None:

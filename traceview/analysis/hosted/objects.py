@@ -195,6 +195,10 @@ class Objects:
         """Every object, in the inventory's order (kind, first line, id)."""
         return _Listing(self._full, self._rows)
 
+    def held(self, kind: str) -> list[ProviderObject]:
+        """The objects of `kind` held whole (not the stored responses kept as rows)."""
+        return [o for o in self._full if o.kind == kind]
+
     def deleted_ids(self) -> dict[str, int]:
         """Object id -> the line that deleted it (or a later 404 that shows it gone)."""
         out: dict[str, int] = {}

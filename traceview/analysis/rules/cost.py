@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from traceview.analysis.cost.price import price
 from traceview.analysis.pricing import COUNTERS, Cost, Pricing
 from traceview.analysis.rules.facts import TurnFacts
 
@@ -23,8 +24,8 @@ def counters(f: TurnFacts) -> dict[str, int] | None:
 
 def cost(pricing: Pricing, f: TurnFacts) -> Cost:
     """What the turn cost, or why that is unknown."""
-    return pricing.cost(f.model, f.input_tokens, f.cached_tokens, f.output_tokens,
-                        f.hosted_calls, counters(f))
+    return price(pricing, f.model, f.input_tokens, f.cached_tokens, f.output_tokens,
+                 f.hosted_calls, counters(f), f.service_tier, f.req_extra, f.tools_offered)
 
 
 def counter_report(f: TurnFacts) -> list[dict[str, Any]]:

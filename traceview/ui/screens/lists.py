@@ -98,6 +98,31 @@ def conversation_rows(app: Inspector) -> list[ConversationRow]:
     return rows
 
 
+GROUP_PREFIX = "group:"  # a row key that names a group, not a conversation
+
+
+def group_keys(app: Inspector) -> list[str]:
+    """The attribution keys the core grouped the capture by (report `cost.attribution`)."""
+    section = getattr(app.state.analysis, "cost", None) or {}
+    return list((section.get("attribution") or {}).get("keys") or ())
+
+
+def group_rows(app: Inspector, key: str) -> list[ConversationRow]:
+    """One row per value of `key` (tenant, case_id, user, …): its conversations, turns,
+    billed input, carried context and cost, as the report's `cost.attribution` has them."""
+    section = getattr(app.state.analysis, "cost", None) or {}
+    groups = ((section.get("attribution") or {}).get("groups") or {}).get(key) or []
+    rows = []
+    for n, g in enumerate(groups, start=1):
+        value = g["value"]
+        rows.append(ConversationRow(
+            f"{GROUP_PREFIX}{key}={'' if value is None else value}", str(n),
+            f"{key}={'(none)' if value is None else value}",
+            f"{g['conversations']:,} conv.", g["turns"], g["input_tokens"], g["cost_usd"],
+            {}, g["carried_tokens"]))
+    return rows
+
+
 def _replay_cell(verdict: Any) -> str:
     if verdict is None:
         return fmt.DASH
@@ -116,7 +141,12 @@ class ConversationsScreen(InspectorScreen):
 
     VIEW = "conversations"
 
-    BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back")]
+    BINDINGS = [Binding("escape,q", "back", "Back", id="conversations.back"),
+                Binding("b", "group", "Group by", id="conversations.group",
+                        tooltip="group by tenant, case, user… (conversation and request "
+                                "metadata); again for the next key, then none")]
+
+    group_by: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="conversations-title")
@@ -138,9 +168,17 @@ class ConversationsScreen(InspectorScreen):
 
     def refresh_data(self) -> None:
         table = self.query_one(RowTable)
-        table.set_rows(conversation_rows(self.inspector), table.cursor)
+        key = self.group_by
+        rows = group_rows(self.inspector, key) if key else conversation_rows(self.inspector)
+        table.set_rows(rows, min(table.cursor, max(len(rows) - 1, 0)))
         state = self.inspector.state
         title = Text("conversations", style="bold")
+        if key:
+            title.append_text(safe(f" by {key}"))
+            title.append(" · enter filters the turns to it · b next key", style="dim")
+            self.query_one("#conversations-title", Static).update(title)
+            self._fidelity(None)
+            return
         title.append(f" · {len(state.by_key):,} in ")
         from traceview.ui.widgets.account import capture_name
 
@@ -173,7 +211,23 @@ class ConversationsScreen(InspectorScreen):
     def _picked(self, event: RowTable.Selected) -> None:
         row = event.table.rows[event.row]
         self.app.pop_screen()
+        if row.key.startswith(GROUP_PREFIX):  # a group: every turn, filtered to it
+            self.inspector.main.show_conversation(ALL)
+            self.inspector.main.apply_filter(row.key[len(GROUP_PREFIX):])
+            return
         self.inspector.main.show_conversation(row.key)
+
+    def action_group(self) -> None:
+        """b: group by the next attribution key the capture has, then back to none."""
+        keys = group_keys(self.inspector)
+        if not keys:
+            self.notify("no conversation or request metadata, user or safety_identifier "
+                        "in this capture to group by", timeout=3)
+            return
+        now = self.group_by
+        self.group_by = keys[keys.index(now) + 1] if now in keys[:-1] else (
+            None if now else keys[0])
+        self.refresh_data()
 
     def action_back(self) -> None:
         self.app.pop_screen()

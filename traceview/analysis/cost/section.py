@@ -1,0 +1,85 @@
+"""The report's `cost` section, made once every turn and exchange is in: attribution
+groups, vector-store storage accrued, embeddings and moderations, the capture's cost lines
+by day and line item, and (when asked) the month's projection and what went over budget.
+Markers it finds (moderation_flagged, over_budget) are set on their turns here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from traceview.analysis.cost import attribution, exchanges, storage, volume
+from traceview.analysis.cost.lines import CaptureBill, CostLine, cost_lines
+
+
+def _day(entry: dict[str, Any]) -> str | None:
+    ts = entry.get("ts")
+    if ts is None:
+        return None
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d")
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
+def _mark(analysis: Any, turn: Any, marker: str) -> None:
+    if marker in turn.markers:
+        return
+    turn.markers = [*turn.markers, marker]
+    counts = analysis.totals.get("markers") if analysis.totals else None
+    if isinstance(counts, dict):
+        counts[marker] = counts.get(marker, 0) + 1
+
+
+def attach_cost(analysis: Any, per_month: int | None = None,
+                budget: volume.Budget | None = None, bill: CaptureBill | None = None) -> None:
+    """Compute the cost section and attach it to the analysis (`analysis.cost`). `bill`:
+    what the analyzer noted as it priced the turns (else the turns are read again)."""
+    cap, turns, pricing = analysis.capture, analysis.turns, analysis.pricing_table
+    meta = attribution.conversation_metadata(cap.exchanges, cap.read)
+    if meta:
+        for columns in {id(t.columns): t.columns for t in turns}.values():
+            columns.conversation_metadata = meta
+    rates = pricing.exchanges if pricing is not None else {}
+    priced = exchanges.priced(cap.exchanges, cap.read, rates)
+    flagged = []
+    for e in priced:
+        if e.get("flagged"):
+            t = exchanges.guarded_turn(e, turns)
+            e["guarded_turn"] = t.index if t is not None else None
+            if t is not None:
+                _mark(analysis, t, "moderation_flagged")
+            flagged.append(e)
+    price = pricing.storage.get("vector_store") if pricing is not None else None
+    stores = storage.accrued(analysis.objects, turns,
+                             price if isinstance(price, dict) else None)
+    extra = storage.storage_lines(stores) + exchanges.exchange_lines(priced, _day)
+    section: dict[str, Any] = {
+        "attribution": attribution.report(turns) if bill is None or bill.attributed or meta
+        else {"keys": [], "groups": {}},
+        "storage": stores,
+        "exchanges": priced,
+        "moderation_flagged": [{"line": e["line"], "categories": e["categories"],
+                                "guarded_turn": e["guarded_turn"]} for e in flagged],
+        "lines": [c.to_dict() for c in (bill.sums.lines(extra) if bill is not None
+                                          else cost_lines(turns, extra))],
+        "projection": None, "budget": None,
+    }
+    if per_month is not None:
+        section["projection"] = volume.project(turns, len(analysis.conversations), per_month)
+    if budget is not None:
+        entries, over = volume.over_budget(turns, budget)
+        for t in over:
+            _mark(analysis, t, "over_budget")
+        section["budget"] = {"usd": budget.usd, "per": budget.per, "over": entries}
+    analysis.cost = section
+
+
+def analysis_cost_lines(analysis: Any, project: str | None = None) -> list[CostLine]:
+    """Everything the capture attributes, as cost lines: the turns' priced parts, storage
+    accrued and priced exchanges with a time (the section's `lines`, as `CostLine`s;
+    `project` set on each when the caller knows it). [] before the section is made."""
+    section = getattr(analysis, "cost", None) or {}
+    return [CostLine(d["day"], d["project"] or project, d["line_item"], d["usd"],
+                     d["quantity"], d["unit"]) for d in section.get("lines") or ()]
