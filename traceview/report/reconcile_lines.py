@@ -1,11 +1,9 @@
 """The capture's side of a reconciliation: what each day's traffic cost, as lines.
 
 The seam is :class:`traceview.report.reconcile.CostLine` (day, project, line item, usd).
-When the analysis carries the cost section's lines (``analysis.cost["lines"]``: every
-priced part of every turn, storage accrued, embeddings and moderations), those are the
-lines. Until that section is in, :func:`turn_lines` gives at most two a turn from the
-turn's own price (``TurnReport.cost``): its model's tokens and its hosted tool fees; it
-goes once the cost section is merged.
+The lines are the cost section's (``analysis.cost["lines"]``, analysis/cost/lines.py):
+every priced part of every turn, storage accrued, embeddings and moderations — priced once,
+there, and only grouped here.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.report.reconcile import HOSTED_LINE, model_base
+from traceview.report.reconcile import model_base
 
 
 @dataclass(frozen=True)
@@ -37,21 +35,6 @@ class CaptureSide:
 def _day(turn: Any) -> str | None:
     ts = turn.ts
     return ts[:10] if isinstance(ts, str) else None
-
-
-def turn_lines(turns: Iterable[Any]) -> list[TurnCostLine]:
-    """A tokens line per turn with usage (unknown cost: ``usd`` None) and a hosted-tools
-    line where the turn paid tool fees."""
-    out: list[TurnCostLine] = []
-    for t in turns:
-        day = _day(t)
-        cost = t.cost
-        model = model_base(t.model) if t.model else "unknown model"
-        if t.input_tokens is not None or cost.get("tokens_usd") is not None:
-            out.append(TurnCostLine(day, None, f"{model}, tokens", cost.get("tokens_usd")))
-        if cost.get("hosted_usd"):
-            out.append(TurnCostLine(day, None, HOSTED_LINE, cost["hosted_usd"]))
-    return out
 
 
 def captured_requests(turns: Iterable[Any]) -> dict[tuple[str, str], int]:
@@ -77,8 +60,9 @@ def capture_side(analysis: Any) -> CaptureSide:
         lines += [TurnCostLine(_day(t), None, f"{model_base(t.model or 'unknown model')}, "
                                "tokens", None)
                   for t in turns if t.cost_usd is None and t.input_tokens is not None]
-    else:
-        lines = turn_lines(turns)
+    else:  # an analysis made without its cost section: nothing to attribute
+        lines = []
+        notes.append("the analysis has no cost section: nothing is attributed")
     undated = sum(1 for ln in lines if ln.day is None)
     if undated:
         notes.append(f"{undated:,} capture line(s) have no time and were left out")
