@@ -201,9 +201,11 @@ class Recorder:
                               "bytes": not_kept[0], "not_kept": f"over {not_kept[1]:,} bytes "
                               "(decoded): relayed to the client, not recorded"}
         elif stream:
+            from traceview.record.deltas import mask_deltas
             from traceview.record.sse import parse_events
 
             events = parse_events(raw)
+            mask_deltas(events, self.writer.scrubber.texts())
             record["body"] = terminal_response(events)
             record["events"] = events
         else:

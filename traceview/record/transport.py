@@ -16,8 +16,13 @@ from typing import Any
 import httpx2
 
 from traceview.record.recorder import Recorder
+from traceview.safety.redact import SECRET_KEYS
 
-SECRET_HEADERS = ("authorization", "api-key", "openai-api-key", "x-api-key")
+# Every request header whose value is a secret: the names the redactor masks as fields
+# (Authorization, api-key, Ocp-Apim-Subscription-Key, x-goog-api-key, …). Their values are
+# masked wherever a record holds them, an upstream's echo included.
+SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
+                              | {"openai-api-key"}))
 
 
 _BEGIN_HEADERS = frozenset((*SECRET_HEADERS, "content-type", "content-length"))
