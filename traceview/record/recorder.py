@@ -162,7 +162,10 @@ class Recorder:
             record["body"] = (
                 {"non_json": True, "content_type": content_type, "bytes": length}
                 if length
-                else None
+                else None if length == 0
+                else {"non_json": True, "content_type": content_type, "bytes": None,
+                      "not_kept": "an upload of unknown length (chunked), streamed: relayed "
+                      "to the upstream, not recorded"}
             )
         else:
             record["bytes"] = len(raw)
