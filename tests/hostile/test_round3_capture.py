@@ -5,6 +5,7 @@ sniff was not recognised; many HAR files took quadratic time to spool."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from pathlib import Path
 
@@ -99,3 +100,58 @@ def test_spooling_many_imports_lists_the_spool_once(
         names.append(Path(formats.adopt(har.name, str(har), lambda: spool).path).name)
     assert len(listed) == 1
     assert len(set(names)) == 30 and names[0].startswith("0-") and names[29].startswith("29-")
+
+
+def test_a_huge_snapshot_beside_the_capture_is_refused_unread(tmp_path: Path) -> None:
+    """`d` reads `<stem>.snapshot.json`: a sparse 6 GB file there was read whole."""
+    from traceview.provider.snapshot import SNAPSHOT_MAX_BYTES, SnapshotError, load_items
+
+    snap = tmp_path / "c.snapshot.json"
+    with open(snap, "wb") as f:
+        f.truncate(6 << 30)  # sparse: no disk used
+    with pytest.raises(SnapshotError, match="larger than"):
+        load_items(snap)
+    fifo = tmp_path / "f.snapshot.json"
+    os.mkfifo(fifo)
+    with pytest.raises(SnapshotError, match="not a regular file"):
+        load_items(fifo)
+    assert SNAPSHOT_MAX_BYTES <= 256 << 20
+
+
+def _follow(path: Path):  # type: ignore[no-untyped-def]
+    from traceview.analysis.follow import FollowSession
+
+    session = FollowSession([str(path)])
+    for _ in session.run():
+        pass
+    return session
+
+
+def test_a_followed_line_without_newline_is_counted_not_held(tmp_path: Path) -> None:
+    lines = CLAIMS.read_bytes().splitlines(keepends=True)
+    cap = tmp_path / "grow.jsonl"
+    cap.write_bytes(b"".join(lines[:4]))
+    session = _follow(cap)
+    turns = len(session.analysis.turns)
+    with open(cap, "ab") as f:
+        for at in range(0, 150, 50):  # the writer is slow: one line grows across polls
+            f.write(lines[4][at:at + 50])
+            f.flush()
+            session.poll()
+            assert session._tail == at + 50 and not session.replaced
+        f.write(lines[4][150:] + b"".join(lines[5:]))
+    session.poll()
+    assert session._tail == 0 and session.offset == len(CLAIMS.read_bytes())
+    assert len(session.analysis.turns) > turns
+
+
+def test_a_follower_notices_a_truncate_and_rewrite(tmp_path: Path) -> None:
+    lines = CLAIMS.read_bytes().splitlines(keepends=True)
+    cap = tmp_path / "rewrite.jsonl"
+    cap.write_bytes(b"".join(lines[:4]))
+    session = _follow(cap)
+    other = CLAIMS.read_bytes().replace(b"rec_0000", b"rec_9999")
+    with open(cap, "r+b") as f:  # same inode, written again past the old end
+        f.truncate(0)
+        f.write(other)
+    assert session.poll() is None and session.replaced
