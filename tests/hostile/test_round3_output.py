@@ -30,3 +30,34 @@ def test_diff_json_escapes_c1_controls_and_bidi_overrides(tmp_path: Path) -> Non
         assert raw not in text, repr(raw)
     assert "\\u202e" in text.lower() and "\\u009b" in text.lower()
     assert hostile in json.dumps(json.loads(text), ensure_ascii=False)  # same values
+
+
+def test_a_keymap_key_string_holding_osc_is_refused(tmp_path: Path) -> None:
+    import pytest
+
+    from traceview.ui.keymap import KeymapError, load_keymap
+
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('[keys]\n"app.quit" = "q\\u001b]0;pwned\\u0007"\n')
+    with pytest.raises(KeymapError, match="app.quit"):
+        load_keymap(keymap)
+    keymap.write_text('[keys]\n"app.quit" = "\\u202eq"\n')
+    with pytest.raises(KeymapError, match="app.quit"):
+        load_keymap(keymap)
+    keymap.write_text('[keys]\n"app.quit" = "ctrl+q"\n')
+    assert load_keymap(keymap) == {"app.quit": "ctrl+q"}
+
+
+def test_a_keymap_that_is_a_fifo_or_a_device_is_refused_unread(tmp_path: Path) -> None:
+    import os
+
+    import pytest
+
+    from traceview.ui.keymap import KeymapError, load_keymap
+
+    fifo = tmp_path / "keymap.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(KeymapError, match="not a regular file"):
+        load_keymap(fifo)
+    with pytest.raises(KeymapError, match="not a regular file"):
+        load_keymap("/dev/zero")
