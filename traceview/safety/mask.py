@@ -30,12 +30,11 @@ from traceview.safety.shapes import (
     _run_end,
 )
 
-_KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6", "keep7")
+_KEEPS = ("keep", "keep2", "keep3", "keep4", "keep5", "keep6")
 _TRIES = 8  # matches tried per value, from its end (see _value_end)
 
 
-_ORDER = {"keep": 0, "keep2": 1, "keep3": 2, "keep7": 2, "keep4": 3, "keep5": 4, "keep6": 5,
-          None: 7}
+_ORDER = {"keep": 0, "keep2": 1, "keep3": 2, "keep4": 3, "keep5": 4, "keep6": 5, None: 7}
 
 
 def _first(m: re.Match[str] | None, found: _Found | None, order: int) -> Any:

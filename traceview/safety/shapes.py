@@ -46,14 +46,16 @@ _INSIDE_START = r"(?<![A-Za-z0-9])"  # the old rule: also after a "_" or "-" ins
 # A name that says a key is wrong or absent is an error's code, not a field holding a key:
 # "invalid_api_key: Incorrect API key provided" (a provider's 401 as a report writes it)
 # must keep "Incorrect".
-_NOT_A_FIELD = r"(?!(?i:invalid|incorrect|missing|expired|revoked|wrong|unknown|bad)[_\-])"
+_NOT_A_FIELD = (r"(?![iImMeErRwWuUbB](?i:nvalid|ncorrect|issing|xpired|evoked|rong|nknown|ad)"
+                r"[_\-])")  # a class first: most runs are passed over at their first letter
 # Names whose value may follow after whitespace alone, with no ":" or "=": an HTTP header
 # dumped as "api-key <hex>" (Azure) or "Ocp-Apim-Subscription-Key <hex>". Without the
 # separator only a key-like value counts (16 or more word characters, a digit and a
 # letter among them), so prose ("the api key provided") keeps its words.
-_KEY_NAMES = (r"api[_-]?key|apikey|subscription[_-]?key|secret[_-]?key|private[_-]?key")
-_KEEP7 = (rf"(?P<keep7>{_RUN_START}{_NOT_A_FIELD}(?i:[a-z0-9_\-]*(?:{_KEY_NAMES})){_SPACE}+)"
-          r"(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{16,}")
+# (The names of _NAMES ending in "key" are exactly these: api_key, apikey, secret_key,
+# subscription_key, private_key.) Part of keep3, so a name's run is read once.
+_KEY_GAP = (rf"(?<=[kK][eE][yY]){_SPACE}+"
+            r"(?=(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{16})")
 
 
 def _keep3(start: str) -> str:
@@ -65,11 +67,13 @@ def _keep3(start: str) -> str:
         # Quotes escaped once or more: '"api_key": "…"' quoted in a string is \\\" in JSON.
         # A backslash is taken only with the quote it escapes: alone, it may begin "\n", and
         # the mask after it would leave "\[" (invalid JSON) where masked text is masked again.
-        rf"(?P<keep3>{start}{_NOT_A_FIELD}(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
-        rf"{_GAP}(?:\\{{0,7}}[\"'])?"
+        rf"(?P<keep3>{start}{_NOT_A_FIELD}(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:(?:\\{{0,7}}[\"'])?"
+        rf"{_GAP}[:=]{_GAP}(?:\\{{0,7}}[\"'])?"
         # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
         # read "[redacted] [redacted]" (the mask of a mask must be the mask).
-        rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
+        rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?"
+        # Or, after a name ending in "key", whitespace alone before a key-like value.
+        rf"|{_KEY_GAP}))(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
 
 
 def _any_case(*words: str) -> list[str]:
@@ -129,8 +133,6 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
         + (_KEEP2 if keep2 else "") +
         # NAME=value / "name": "value" / Name: [Bearer|Basic] value (see _keep3).
         "|" + _keep3(_RUN_START) +
-        # api-key <hex>: a key-named header written with a space, no separator.
-        "|" + _KEEP7 +
         # Bearer <anything>
         rf"|(?P<keep4>\b(?i:bearer){_SPACE}+)(?!{_NAME_VALUE}){_VALUE}{{6,}}"
         # Query strings: ?key= &api_key= &access_token= …
