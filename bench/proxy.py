@@ -11,7 +11,8 @@ Targets (DESIGN.md): p50 ≤ 1 ms, p95 ≤ 5 ms, chunk ≤ 1 ms, no errors, RSS 
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
-    python bench/proxy.py --big 300       # RSS: a 300 MB response, an endless stream
+    python bench/proxy.py --big 300       # RSS: a 300 MB response, a 1 MB gzip of 1 GB,
+                                          # a 200 MB chunked upload, an endless stream
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -122,9 +124,10 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
     sys.exit(f"bench/proxy.py: nothing listening on port {port} after 30 s")
 
 
-def _rss_kb(pid: int) -> int:
+def _rss_kb(pid: int, field: str = "VmRSS:") -> int:
+    """A process's RSS now, or (``VmHWM:``) its peak so far, in kB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field):
             return int(line.split()[1])
     return 0
 
@@ -139,6 +142,45 @@ def _loop_name() -> str:
     return "uvloop"
 
 
+def _read_request(conn: socket.socket) -> bytes:
+    """Read one whole request (closing a socket with unread bytes resets it, and the
+    reset can cut the response still in flight); its request line."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = conn.recv(65536)
+        if not more:
+            return data.split(b"\r\n", 1)[0]
+        data += more
+    head, body = data.split(b"\r\n\r\n", 1)
+    lower = head.lower()
+    if b"transfer-encoding: chunked" in lower:
+        tail = body[-16:]
+        while not tail.endswith(b"0\r\n\r\n"):
+            more = conn.recv(1 << 20)
+            if not more:
+                break
+            tail = (tail + more)[-16:]
+    else:
+        at = lower.find(b"content-length:")
+        length = int(lower[at + 15:].split(b"\r\n", 1)[0]) if at >= 0 else 0
+        got = len(body)
+        while got < length:
+            more = conn.recv(1 << 20)
+            if not more:
+                break
+            got += len(more)
+    return head.split(b"\r\n", 1)[0]
+
+
+def _gzip_bomb(size: int) -> bytes:
+    """`size` zero bytes, gzipped (1 GB is about 1 MB)."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    return b"".join([*(packer.compress(block) for _ in range(size >> 20)), packer.flush()])
+
+
 def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
     """A loopback upstream answering /v1/big with ``body_mb`` MB of JSON-ish bytes and
     /v1/endless with an SSE stream that never ends (until stopped)."""
@@ -148,11 +190,22 @@ def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
     stop = threading.Event()
     chunk = b"x" * (1 << 20)
 
+    bomb = _gzip_bomb(1 << 30)
+
     def serve(conn: socket.socket) -> None:
         with conn:
             try:
-                head = conn.recv(65536)
-                if b"/v1/big" in head.split(b"\r\n", 1)[0]:
+                first = _read_request(conn)
+                if b"/v1/upload" in first:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                                 b"content-length: 2\r\n\r\n{}")
+                    return
+                if b"/v1/gzip" in first:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                                 b"content-encoding: gzip\r\ncontent-length: %d\r\n\r\n"
+                                 % len(bomb) + bomb)
+                    return
+                if b"/v1/big" in first:
                     conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                                  b"content-length: %d\r\n\r\n" % (body_mb << 20))
                     for _ in range(body_mb):
@@ -189,7 +242,7 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
     proxy = subprocess.Popen([sys.executable, "-m", "traceview", "proxy", "--port",
                               str(proxy_port), "-o", str(tmp / "big.jsonl"),
                               "--upstream", f"http://127.0.0.1:{up_port}/v1"],
-                             stderr=subprocess.DEVNULL)
+                             stderr=open(tmp / "proxy.err", "wb"))  # noqa: SIM115
     try:
         _wait_listening(proxy_port, proxy)
         rss0 = _rss_kb(proxy.pid)
@@ -202,6 +255,26 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
                 peak = max(peak, _rss_kb(proxy.pid))
         print(f"{body_mb} MB response: {got / 2**20:.0f} MB relayed; proxy RSS "
               f"{rss0 / 1024:.1f} MB before, peak {peak / 1024:.1f} MB")
+        rss0, t0 = _rss_kb(proxy.pid), time.monotonic()
+        with httpx2.Client(timeout=120) as http, http.stream(
+                "POST", f"http://127.0.0.1:{proxy_port}/v1/gzip", content=BODY,
+                headers=HEADERS) as r:
+            got = sum(len(part) for part in r.iter_raw(1 << 20))
+        print(f"1 GB as {got / 2**20:.1f} MB of gzip: relayed in {time.monotonic() - t0:.2f} s;"
+              f" proxy RSS {rss0 / 1024:.1f} MB before, {_rss_kb(proxy.pid) / 1024:.1f} after")
+        rss0, hwm0 = _rss_kb(proxy.pid), _rss_kb(proxy.pid, "VmHWM:")
+
+        def upload() -> Iterator[bytes]:
+            block = b"u" * (1 << 20)
+            for _ in range(body_mb * 2 // 3):
+                yield block
+
+        with httpx2.Client(timeout=600) as http:  # no length: sent chunked
+            http.post(f"http://127.0.0.1:{proxy_port}/v1/upload", content=upload(),
+                      headers=HEADERS).raise_for_status()
+        print(f"{body_mb * 2 // 3} MB chunked upload: proxy RSS {rss0 / 1024:.1f} MB before; "
+              f"its peak so far {hwm0 / 1024:.1f} MB before, "
+              f"{_rss_kb(proxy.pid, 'VmHWM:') / 1024:.1f} MB after")
         marks, got, end = [], 0, time.monotonic() + seconds
         with httpx2.Client(timeout=60) as http, http.stream(
                 "POST", f"http://127.0.0.1:{proxy_port}/v1/endless", content=STREAM_BODY,
@@ -214,6 +287,8 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
                     break
         print(f"endless stream, {seconds:g} s: {got / 2**20:.0f} MB relayed; proxy RSS at each "
               "quarter " + ", ".join(f"{m / 1024:.1f}" for m in marks) + " MB")
+    except httpx2.HTTPError as exc:
+        sys.exit(f"bench/proxy.py: {exc}; the proxy's log: {tmp / 'proxy.err'}")
     finally:
         stop.set()
         proxy.terminate()

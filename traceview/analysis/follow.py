@@ -31,9 +31,11 @@ from traceview.analysis.options import Options
 from traceview.analysis.session import Batch, Session, _attach_exchanges
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
+from traceview.capture.parallel import MAX_LINE_BYTES
 from traceview.capture.sources import SourceError
 
 CHUNK = 1 << 20
+SEEN_BYTES = 4096  # kept from before the offset, compared on each poll (a rewrite's test)
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class FollowSession(Session):
         self.offset = 0  # bytes fed so far: always the end of a complete line
         self.line_no = 0
         self.file_id: FileId | None = None
-        self._tail = b""
+        self._tail = 0  # bytes of a last line still without its newline: counted, not held
+        self._seen = b""  # the bytes just before `offset`, to notice a rewritten file
         self.replaced = False
         self._hosted_due = 0.0  # monotonic time after which the hosted-state passes run again
         #: The turns the last hosted-state pass covered (the carried and replay columns).
@@ -96,7 +99,7 @@ class FollowSession(Session):
             st = os.stat(self.path)
         except OSError:
             return None
-        read = self.offset + len(self._tail)
+        read = self.offset + self._tail
         if self.file_id is not None and (
             FileId(st.st_dev, st.st_ino) != self.file_id or st.st_size < read
         ):
@@ -106,6 +109,9 @@ class FollowSession(Session):
             if self.hosted_state_pending and time.monotonic() >= self._hosted_due:
                 self._publish()  # the turns the last pass missed, now that it is due
                 return self._batch([], done=True)
+            return None
+        if self._rewritten():
+            self.replaced = True
             return None
         fresh = [t for turns in self._read_new() for t in turns]
         problems = bool(self.loader.builder.new_problems)
@@ -127,31 +133,70 @@ class FollowSession(Session):
             return None
         return FileId(st.st_dev, st.st_ino)
 
+    def _rewritten(self) -> bool:
+        """True when the bytes before ``offset`` are no longer the ones read: the file was
+        truncated and written again past the old end between two polls (same inode, and
+        not shorter, so neither test above sees it)."""
+        if not self._seen:
+            return False
+        try:
+            with open(self.path, "rb") as handle:
+                return os.pread(handle.fileno(), len(self._seen),
+                                self.offset - len(self._seen)) != self._seen
+        except OSError:
+            return False
+
     def _read_new(self) -> Iterator[list[TurnReport]]:
-        """Feed the complete lines appended since ``offset``; yield new TurnReports per chunk."""
+        """Feed the complete lines appended since ``offset``; yield new TurnReports per chunk.
+
+        A line still without its newline is counted, not held: a line growing for ever
+        costs no memory and no re-scan (each byte is searched for a newline once), and is
+        read back with one pread when its newline comes — or skipped as a problem past
+        MAX_LINE_BYTES, as the loader does."""
         b = self.loader.builder
         names = self.capture.sources
-        feed = b.feed
         with open(self.path, "rb") as handle:
-            handle.seek(self.offset + len(self._tail))
+            handle.seek(self.offset + self._tail)
             while chunk := handle.read(CHUNK):
-                data = self._tail + chunk
-                end = data.rfind(b"\n") + 1
-                self._tail = data[end:]
-                start = 0
+                end = chunk.rfind(b"\n") + 1
+                if not end:
+                    self._tail += len(chunk)
+                    continue
+                start = self._finish_line(handle.fileno(), chunk) if self._tail else 0
                 while start < end:
-                    stop = data.index(b"\n", start) + 1
-                    self.line_no += 1
-                    feed(0, self.line_no, self.offset, data[start:stop], True)
-                    self.offset += stop - start
+                    stop = chunk.index(b"\n", start) + 1
+                    self._feed(chunk[start:stop])
                     start = stop
+                self._tail = len(chunk) - end
                 fresh = []
                 while b.finished:
                     turn = b.finished.popleft()
                     fresh.append(self.analyzer.add(turn, names[turn.source]))
                 self.loader.lines = self.line_no
                 self.loader.bytes_read = self.offset
+                seen = min(self.offset, SEEN_BYTES)
+                self._seen = os.pread(handle.fileno(), seen, self.offset - seen)
                 yield fresh
+
+    def _feed(self, raw: bytes) -> None:
+        self.line_no += 1
+        self.loader.builder.feed(0, self.line_no, self.offset, raw, True)
+        self.offset += len(raw)
+
+    def _finish_line(self, fd: int, chunk: bytes) -> int:
+        """Feed the line that was growing, now ended in ``chunk``; where the rest begins."""
+        rest = chunk.index(b"\n") + 1
+        size = self._tail + rest
+        if size - 1 > MAX_LINE_BYTES:
+            self.line_no += 1
+            self.loader.builder.problem(0, self.line_no, "line_too_long", (
+                f"line is {size:,} bytes, over the {MAX_LINE_BYTES >> 20} MiB a record may "
+                "have; line skipped"))
+            self.offset += size
+        else:
+            self._feed(os.pread(fd, size, self.offset))
+        self._tail = 0
+        return rest
 
     def _publish(self) -> None:
         """Bring the Analysis up to date (cheap: the analyzer kept its sums)."""
@@ -181,4 +226,4 @@ class FollowSession(Session):
                 conv.carried = a.ledger.conversations.get(conv.key)
 
     def progress(self) -> Progress:
-        return Progress(self.offset, self.offset + len(self._tail), self.line_no, True)
+        return Progress(self.offset, self.offset + self._tail, self.line_no, True)

@@ -322,6 +322,7 @@ class _Rereader:
 
 
 SNIFF = 1 << 16
+NUL_RUN = b"\x00" * 8
 SNIFF_LINES = 20
 
 
@@ -333,7 +334,9 @@ def not_a_capture(path: str) -> str | None:
             head = handle.read(SNIFF)
     except OSError:
         return None  # the read loop reports it with the line it stopped at
-    if b"\x00" in head:
+    if head.startswith(NUL_RUN) or head and not head.strip(b"\x00"):
+        # A leading run of NULs (a preallocated or zeroed file, a binary format): not
+        # lines at all. One NUL inside a line is that line's problem, not the file's.
         return "binary data (NUL bytes) in its first bytes; expected JSON lines"
     lines = head.split(b"\n")
     complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]

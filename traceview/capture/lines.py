@@ -193,6 +193,10 @@ def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
         return ("problem", "invalid_utf8",
                 f"byte 0x{raw[ue.start]:02x} at column {ue.start + 1} is not UTF-8; "
                 "line skipped")
+    nul = raw.find(b"\x00")
+    if nul >= 0:  # binary data in one line: this line's problem, the rest is read
+        return ("problem", "binary_data",
+                f"a NUL byte (binary data) at column {nul + 1}; line skipped")
     if not ended:
         return ("problem", "truncated_line",
                 f"last line ends mid-record ({len(raw):,} bytes, no newline): "

@@ -13,6 +13,7 @@ complete only if the recorded listing reached its last page.
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from dataclasses import dataclass, field
@@ -80,15 +81,27 @@ def save_snapshot(copy: ProviderCopy, path: str | Path,
     Path(path).write_text(text + "\n", encoding="utf-8")
 
 
+# The largest file read as a snapshot or listing: it is parsed whole, so a bigger one (a
+# sparse 6 GB file beside a capture, found by `d`) is refused before it is read.
+SNAPSHOT_MAX_BYTES = 256 << 20
+
+
 def _read_regular(p: Path) -> bytes:
     """The bytes of a saved file; a FIFO or a device (``/dev/zero``) is refused, since it
-    would block or never end. Raises SnapshotError."""
+    would block or never end, and so is a file over SNAPSHOT_MAX_BYTES (read at most one
+    byte past it, however the file grows). Raises SnapshotError."""
     try:
-        if not stat.S_ISREG(p.stat().st_mode):
-            raise SnapshotError(f"{p}: is not a regular file")
-        return p.read_bytes()
+        # O_NONBLOCK: opening a FIFO would wait for a writer; a regular file ignores it.
+        with open(os.open(p, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise SnapshotError(f"{p}: is not a regular file")
+            raw = handle.read(SNAPSHOT_MAX_BYTES + 1)
     except OSError as exc:
         raise SnapshotError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > SNAPSHOT_MAX_BYTES:
+        raise SnapshotError(f"{p}: larger than {SNAPSHOT_MAX_BYTES >> 20} MiB; not read as a "
+                            "snapshot")
+    return raw
 
 
 def load_items(path: str | Path, conversation: str | None = None) -> ProviderCopy:

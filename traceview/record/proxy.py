@@ -7,8 +7,9 @@ own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exa
 that writes a recorded SDK call: same records, same redaction, same whole-line writes.
 
 Request bodies are read whole (the record keeps their exact bytes), except large and
-multipart uploads, which stream upstream as they arrive; responses are relayed chunk by
-chunk as the upstream sends them, never buffered.
+multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
+upstream as they arrive; responses are relayed chunk by chunk as the upstream sends them,
+never buffered, and recorded up to a cap (transport.BODY_CAP).
 """
 
 from __future__ import annotations
@@ -167,15 +168,12 @@ class RecordingProxy:
             # with the SDK's multipart stream, its record keeps its length, not its bytes.
             content = _rest_of_body(first, receive)
         else:
-            body = bytearray(first.get("body", b""))
-            more = first.get("more_body", False)
-            while more:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-            content, length = bytes(body), None
+            read = await _read_body(first, receive)
+            if read is None:
+                return  # the client hung up mid-upload
+            content = read
+            if isinstance(read, bytes):
+                length = None
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
                    if k.decode("latin-1").lower() not in HOP_BY_HOP]
         if length is not None:  # streamed upload: the upstream needs its length up front
@@ -283,6 +281,25 @@ def _content_length(scope: Scope) -> int | None:
 def _is_multipart(scope: Scope) -> bool:
     return any(k.lower() == b"content-type" and v.lower().startswith(b"multipart/")
                for k, v in scope["headers"])
+
+
+async def _read_body(first: dict[str, Any],
+                     receive: Receive) -> bytes | AsyncIterator[bytes] | None:
+    """The request body whole when it ends within STREAM_UPLOADS_ABOVE (the record keeps
+    its bytes); else, as soon as it passes that, what was read followed by the rest as it
+    arrives (a chunked upload of unknown length is never held whole: its record says it
+    was not kept). None when the client hangs up first."""
+    body = bytearray(first.get("body", b""))
+    more = first.get("more_body", False)
+    while more and len(body) <= STREAM_UPLOADS_ABOVE:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    if not more:
+        return bytes(body)
+    return _rest_of_body({"body": bytes(body), "more_body": True}, receive)
 
 
 async def _rest_of_body(first: dict[str, Any], receive: Receive) -> AsyncIterator[bytes]:

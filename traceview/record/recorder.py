@@ -181,7 +181,10 @@ class Recorder:
             record["body"] = (
                 {"non_json": True, "content_type": content_type, "bytes": length}
                 if length
-                else None
+                else None if length == 0
+                else {"non_json": True, "content_type": content_type, "bytes": None,
+                      "not_kept": "an upload of unknown length (chunked), streamed: relayed "
+                      "to the upstream, not recorded"}
             )
         else:
             record["bytes"] = len(raw)
@@ -223,8 +226,11 @@ class Recorder:
                               "bytes": not_kept[0], "not_kept": f"over {not_kept[1]:,} bytes "
                               "(decoded): relayed to the client, not recorded"}
         elif stream:
+            from traceview.record.deltas import mask_deltas
+
             located = located_events(raw)
             events = [event for event, _ in located]
+            mask_deltas(events, self.writer.scrubber.texts())  # in place: located sees it
             record["body"] = terminal_response(events)
             record["events"] = events
             if chunk_ms is not None and chunk_ms[0]:

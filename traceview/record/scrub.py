@@ -41,6 +41,11 @@ class Scrubber:
             with self._lock:
                 self._secrets.add(raw)
 
+    def texts(self) -> list[str]:
+        """The secrets seen, as text (a stream's deltas are masked as their join)."""
+        with self._lock:
+            return [s.decode("utf-8", "replace") for s in self._secrets]
+
     def scrub_bytes(self, line: bytes) -> bytes:
         with self._lock:
             secrets = sorted(self._secrets, key=len, reverse=True)

@@ -17,8 +17,13 @@ from typing import Any
 import httpx2
 
 from traceview.record.recorder import Recorder
+from traceview.safety.redact import SECRET_KEYS
 
-SECRET_HEADERS = ("authorization", "api-key", "openai-api-key", "x-api-key")
+# Every request header whose value is a secret: the names the redactor masks as fields
+# (Authorization, api-key, Ocp-Apim-Subscription-Key, x-goog-api-key, …). Their values are
+# masked wherever a record holds them, an upstream's echo included.
+SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
+                              | {"openai-api-key"}))
 
 
 _BEGIN_HEADERS = frozenset((*SECRET_HEADERS, "content-type", "content-length"))
@@ -70,18 +75,9 @@ BODY_CAP = 32 * 1024 * 1024
 
 
 def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
-    """Undo content-encoding (gzip, br, …) the way the client itself would; None when the
-    decoded body would pass BODY_CAP (a small gzip can hold gigabytes)."""
-    encoding = headers.get("content-encoding", "").strip().lower()
-    if not encoding:
-        return raw
-    if encoding in ("gzip", "x-gzip", "deflate"):
-        inflate = zlib.decompressobj(47 if "gzip" in encoding else 15)
-        try:
-            out = inflate.decompress(raw, BODY_CAP + 1)
-        except zlib.error:
-            return raw
-        return None if len(out) > BODY_CAP or inflate.unconsumed_tail else out
+    """Undo a content-encoding other than gzip and deflate (br, zstd …; those two are
+    decoded as the body passes, `_Exchange.keep`) the way the client itself would; None
+    when the decoded body would pass BODY_CAP."""
     try:
         out = httpx2.Response(status, headers=headers, content=raw).read()
     except Exception:
@@ -90,6 +86,13 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
 
 
 _CONTENT_TYPE = frozenset(("content-type",))
+_INFLATED = {"gzip": 47, "x-gzip": 47, "deflate": 15}  # zlib's wbits for each encoding
+
+
+def _inflater(headers: httpx2.Headers) -> Any:
+    """A decoder fed as the body passes, for gzip and deflate; None for anything else."""
+    wbits = _INFLATED.get(headers.get("content-encoding", "").strip().lower())
+    return None if wbits is None else zlib.decompressobj(wbits)
 
 
 class _Exchange:
@@ -113,24 +116,43 @@ class _Exchange:
         self.arrived: list[float] = []
         self.chunks: list[bytes] = []
         self.size = 0  # bytes relayed, kept or not
+        self.kept = 0  # bytes held for the record (decoded, for gzip and deflate)
         self.over = False  # passed BODY_CAP: nothing more kept
+        self.inflate = _inflater(response.headers)
         self.error: dict[str, str] | None = None
         self._done = False
         self._lock = threading.Lock()
 
     def keep(self, chunk: bytes) -> None:
-        """Hold a relayed chunk for the record, up to BODY_CAP in all."""
+        """Hold a relayed chunk for the record, up to BODY_CAP in all. A gzip or deflate
+        body is decoded as it passes, never past the cap: a small gzip of gigabytes
+        costs at most BODY_CAP, and nothing is left to decode when the body ends."""
         self.size += len(chunk)
         if self.stamped:
             self.arrived.append(perf_counter())
             self.ends.append(self.size)
         if self.over:
             return
-        if self.size > BODY_CAP:
-            self.over = True
-            self.chunks = []
+        if self.inflate is not None:
+            try:
+                chunk = self.inflate.decompress(chunk, BODY_CAP - self.kept + 1)
+            except zlib.error:  # not the encoding it claims: recorded by size only
+                self._drop()
+                return
+            if self.inflate.unconsumed_tail:
+                self._drop()
+                return
+        self.kept += len(chunk)
+        if self.kept > BODY_CAP:
+            self._drop()
             return
         self.chunks.append(chunk)
+
+    def _drop(self) -> None:
+        """Past the cap: nothing more is kept, and what was is let go."""
+        self.over = True
+        self.chunks = []
+        self.inflate = None
 
     def fail(self, exc: Exception) -> None:
         """The body stopped with an error: recorded with what arrived before it."""
@@ -149,8 +171,11 @@ class _Exchange:
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
         chunk_ms = None
-        if raw is not None and headers.get("content-encoding"):
-            raw = _decode(self.status, self.headers, raw)
+        if raw is not None and self.inflate is not None:
+            raw += self.inflate.flush()
+            raw = raw if len(raw) <= BODY_CAP else None
+        elif raw is not None and headers.get("content-encoding"):
+            raw = _decode(self.status, self.headers, raw)  # br, zstd: decoded at the end
         elif self.stamped and self.ends:  # offsets index the bytes as they arrived
             chunk_ms = (self.ends, [int(round((t - self.started) * 1000))
                                     for t in self.arrived])

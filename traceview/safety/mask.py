@@ -77,6 +77,22 @@ def _value_end(text: str, vstart: int, end: int,
 def mask(text: str) -> str:
     """_PATTERNS.sub, except that a value ends where another secret's match begins and
     runs past it (see _NAME_START): that match is then masked in turn."""
+    spans = mask_spans(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        out += (text[pos:start], MASK)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def mask_spans(text: str) -> list[tuple[int, int]]:
+    """Where `mask` puts its masks: the (start, end) of each secret's value, in order and
+    apart. A stream's text deltas are masked through these: the spans of their join,
+    cut back onto the deltas, so no key split across deltas can be read by joining them."""
     pats = _patterns_for(text)
     search = _BY_SHAPE[False, False, False].search  # the rest is found per run:
     keep2 = _Keep2(text) if "k-" in text or "K-" in text else None  # "sk-" in any case
@@ -86,10 +102,7 @@ def mask(text: str) -> str:
     m = _first(m, jwt.first(0) if jwt else None, 6)
     if keep2 is not None:
         m = _with_keep2(text, m, keep2.start(0))
-    if m is None:
-        return text
-    out: list[str] = []
-    pos = 0
+    spans: list[tuple[int, int]] = []
     dead = -1  # where _KEEP3_INSIDE last failed (see _inside)
     while m is not None:
         start, end = m.span()
@@ -97,8 +110,7 @@ def mask(text: str) -> str:
         vstart = start + len(keep)
         if keep and m.lastgroup not in ("keep", "keep2"):
             end = _value_end(text, vstart, end, pats)
-        out += (text[pos:start], keep, MASK)
-        pos = end
+        spans.append((vstart, end))
         m = search(text, end)
         if url is not None:
             m = _first(m, url.first(end), 5)
@@ -108,8 +120,7 @@ def mask(text: str) -> str:
             m = _with_keep2(text, m, keep2.start(end))
         if end and text[end - 1] in _RUN_CHARS:
             m, dead = _inside(text, end, m, dead)
-    out.append(text[pos:])
-    return "".join(out)
+    return spans
 
 
 def _with_keep2(text: str, m: re.Match[str] | None, at: int) -> re.Match[str] | None:

@@ -115,6 +115,7 @@ _QUERY_NAMES = (rb"(?:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|sig
 _HINT = re.compile(b"|".join([  # each led by a literal byte: sre skips the rest at once
     *(re.escape(lit) for lit in _LITERALS),
     *(stem + rb"(?:[:='\\]|" + _GAP + rb"++[:=])" for stem in (b"key", b"token")),
+    b"key" + _GAP + rb"++[a-z0-9_\-]{16}",  # "api-key <hex>" (shapes.py _KEY_GAP)
     rb'token"', rb'key"(?<!"key")(?<!"conversation_key")',
     *(re.escape(lead) + _QUERY_NAMES for lead in (b"?", b"&", b";")),
     re.escape(_KELVIN)]))

@@ -43,6 +43,21 @@ _RUN_START = rf"(?<![{_RUN}])"
 _INSIDE_START = r"(?<![A-Za-z0-9])"  # the old rule: also after a "_" or "-" inside a run
 
 
+# A name that says a key is wrong or absent is an error's code, not a field holding a key:
+# "invalid_api_key: Incorrect API key provided" (a provider's 401 as a report writes it)
+# must keep "Incorrect".
+_NOT_A_FIELD = (r"(?![iImMeErRwWuUbB](?i:nvalid|ncorrect|issing|xpired|evoked|rong|nknown|ad)"
+                r"[_\-])")  # a class first: most runs are passed over at their first letter
+# Names whose value may follow after whitespace alone, with no ":" or "=": an HTTP header
+# dumped as "api-key <hex>" (Azure) or "Ocp-Apim-Subscription-Key <hex>". Without the
+# separator only a key-like value counts (16 or more word characters, a digit and a
+# letter among them), so prose ("the api key provided") keeps its words.
+# (The names of _NAMES ending in "key" are exactly these: api_key, apikey, secret_key,
+# subscription_key, private_key.) Part of keep3, so a name's run is read once.
+_KEY_GAP = (rf"(?<=[kK][eE][yY]){_SPACE}+"
+            r"(?=(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{16})")
+
+
 def _keep3(start: str) -> str:
     """The name rule, its name starting where ``start`` (a lookbehind) allows."""
     return (
@@ -52,11 +67,13 @@ def _keep3(start: str) -> str:
         # Quotes escaped once or more: '"api_key": "…"' quoted in a string is \\\" in JSON.
         # A backslash is taken only with the quote it escapes: alone, it may begin "\n", and
         # the mask after it would leave "\[" (invalid JSON) where masked text is masked again.
-        rf"(?P<keep3>{start}(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:\\{{0,7}}[\"'])?{_GAP}[:=]"
-        rf"{_GAP}(?:\\{{0,7}}[\"'])?"
+        rf"(?P<keep3>{start}{_NOT_A_FIELD}(?i:[a-z0-9_\-]*(?:{_NAMES}))(?:(?:\\{{0,7}}[\"'])?"
+        rf"{_GAP}[:=]{_GAP}(?:\\{{0,7}}[\"'])?"
         # Not the scheme itself before a masked value: "Bearer [redacted]" masked again would
         # read "[redacted] [redacted]" (the mask of a mask must be the mask).
-        rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?)(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
+        rf"(?:{_SCHEME}(?!{_NAME_VALUE}))?"
+        # Or, after a name ending in "key", whitespace alone before a key-like value.
+        rf"|{_KEY_GAP}))(?!{_SCHEME}\[redacted\]){_VALUE}{{6,}}")
 
 
 def _any_case(*words: str) -> list[str]:

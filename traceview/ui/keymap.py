@@ -15,10 +15,28 @@ typo never silently does nothing.
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from pathlib import Path
 
+from traceview.safety.sanitise import visible
+
 ENV = "TRACEVIEW_KEYMAP"
+
+
+MAX_BYTES = 64 << 10  # a keymap is a few lines; /dev/zero or a FIFO is refused unread
+
+
+def _read_bounded(file: Path) -> bytes:
+    """The file's bytes when it is a regular file of at most MAX_BYTES; OSError else (a
+    FIFO would block, a device never end)."""
+    with open(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"not a regular file: {file}")
+        raw = handle.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise OSError(f"larger than {MAX_BYTES >> 10} KiB, which no keymap needs")
+    return raw
 
 
 class KeymapError(Exception):
@@ -48,7 +66,7 @@ def load_keymap(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
             raise KeymapError(f"{file}: keymap file not found")
         return {}
     try:
-        doc = tomllib.loads(file.read_text(encoding="utf-8"))
+        doc = tomllib.loads(_read_bounded(file).decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise KeymapError(f"{file}: cannot read keymap ({exc})") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -62,6 +80,10 @@ def load_keymap(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
         raise KeymapError(f"{file}: unknown binding id(s) {', '.join(unknown)}; "
                           f"known ids: {', '.join(sorted(known))}")
     bad = sorted(k for k, v in keys.items() if not isinstance(v, str) or not v.strip())
+    # A key string reaches the footer, the help screen and the terminal: one holding a
+    # control or format character (OSC 0 sets the window title) is no key, and refused.
+    bad += sorted(k for k, v in keys.items()
+                  if isinstance(v, str) and v.strip() and visible(v) != v)
     if bad:
         raise KeymapError(f"{file}: keys for {', '.join(bad)} must be non-empty strings "
                           '(e.g. "ctrl+q" or "n,m")')

@@ -11,6 +11,7 @@ problem per line. Pure: no network, no clock.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,15 @@ def _objects(lines: list[bytes]) -> list[dict[str, Any]]:
     return out
 
 
+_HAR_START = re.compile(rb'\s*\{\s*"log"\s*:\s*\{')
+
+
+def _minified_har(head: bytes, line: bytes) -> bool:
+    """A HAR written on one line longer than the sniff reads (its first line is cut, so it
+    does not parse): it opens with '{"log": {' and its first line runs past the head."""
+    return len(line) >= FIRST_LINE_MAX and _HAR_START.match(head) is not None
+
+
 def sniff(path: str) -> tuple[str, Any]:
     """(format, parsed document or None). 'capture' for JSONL records and anything unparsed;
     'json' for a whole-file JSON that is none of the importable formats."""
@@ -89,9 +99,14 @@ def sniff(path: str) -> tuple[str, Any]:
         return "json", first  # a JSON object (or JSONL of them) of a shape not imported
     if isinstance(first, list):
         return "json", first
+    if first is None and _minified_har(head, line):
+        return "har", None  # one line longer than the sniff: converted from the file
     if first is None and len(line) <= PRETTY_FIRST_LINE and line[:1] in (b"{", b"["):
         # Pretty-printed JSON opens with a short line ("{", '{"log": {'); a JSONL record
-        # cut short is long, and its file may be gigabytes: never read that whole.
+        # cut short is long, and its file may be gigabytes: never read that whole. Nor a
+        # capture whose first record is short and damaged: records follow it, line by line.
+        if any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
+            return "capture", None
         try:
             doc = orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError:
@@ -119,7 +134,7 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
         return Adopted("capture", path)
     if fmt == "json":
         return _unrecognised(path, doc, spool_dir)
-    target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{Path(name).name}.{fmt}.jsonl"
+    target = _spooled(spool_dir, f"{Path(name).name}.{fmt}.jsonl")
     with open(target, "wb") as out:
         em = Emitter(out, fmt)
         try:
@@ -154,7 +169,7 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     outputs = [a for a, s in sides if s == "output"]
     if not inputs or not outputs:
         return
-    target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-batch-joined.jsonl"
+    target = _spooled(spool_dir, "batch-joined.jsonl")
     with open(target, "wb") as out:
         em = Emitter(out, "batch")
         calls = batch.join([Path(a.original).read_bytes().splitlines() for a in inputs],
@@ -165,6 +180,21 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     for a in inputs[1:] + outputs:
         a.path = _EMPTY
         a.summary = {**(a.summary or {}), "joined_into": "the first batch input file"}
+
+
+_SPOOLED: dict[str, int] = {}  # spool directory -> the next conversion's number
+
+
+def _spooled(spool_dir: Callable[[], Path], name: str) -> Path:
+    """A new name in the spool directory, numbered in order. The directory is listed once
+    (its first conversion), not once per file: 8,000 one-entry HAR files were quadratic."""
+    folder = spool_dir()
+    key = str(folder)
+    n = _SPOOLED[key] if key in _SPOOLED else len(list(folder.iterdir()))
+    while (folder / f"{n}-{name}").exists():
+        n += 1
+    _SPOOLED[key] = n + 1
+    return folder / f"{n}-{name}"
 
 
 _NAMES = {"har": "a HAR file", "batch": "an OpenAI Batch file",
@@ -197,7 +227,7 @@ def _whole(path: str) -> Any:
 def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted:
     if isinstance(doc, dict) and _capture_like(doc):
         # One pretty-printed response body: a capture of one response, not a foreign file.
-        target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-{Path(path).name}.jsonl"
+        target = _spooled(spool_dir, f"{Path(path).name}.jsonl")
         target.write_bytes(orjson.dumps({"dir": "res", "body": doc}) + b"\n")
         return Adopted("capture", str(target))
     return Adopted("json", _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
