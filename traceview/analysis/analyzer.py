@@ -22,6 +22,7 @@ from traceview.analysis.rules import ConversationState, TurnFacts, model_passes,
 from traceview.analysis.rules.account import Accounts, TurnAccount
 from traceview.analysis.rules.actions import unanswered
 from traceview.analysis.rules.compaction import CompactionItems
+from traceview.analysis.rules.lineage import LineageRule
 from traceview.analysis.rules.cost import cost as turn_cost
 from traceview.analysis.rules.numbers import cumulative_input, expected_input, owned_state_bytes
 from traceview.analysis.stats import Totals
@@ -62,6 +63,7 @@ class Analyzer:
         self._by_table: dict[int, TurnColumns] = {}
         self.totals = Totals()
         self.compactions = CompactionItems()
+        self.lineage = LineageRule()
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
@@ -94,6 +96,7 @@ class Analyzer:
         resent = self.compactions.resent(f)
         markers = turn_markers(f, st, expected, passes, resent, self.options, found, acc,
                                self.pricing)
+        markers += self.lineage.turn(f, st.number, tc.lineage)
         if "deposit" in markers:
             self._attribute(st, tc, f.row)
         if markers:
@@ -235,6 +238,7 @@ class Analyzer:
         self.states = {}
         self.grouper = ConversationGrouper()
         self.compactions = CompactionItems()
+        self.lineage = LineageRule()
         if self.accounts is not None:
             self.accounts = Accounts(self.accounts.read)
         self.convs.compact()

@@ -38,6 +38,12 @@ MARKERS: dict[str, tuple[str, str]] = {
                             "conversation"),
     "instructions_dropped": ("⌀", "instructions sent on the chain's first turn are missing "
                              "here (they do not carry over previous_response_id)"),
+    "tool_choice_unmet": ("⊗", "tool_choice required a tool call (or named one) and the "
+                          "response made none"),
+    "citation_unretrieved": ("⁇", "a citation names a source no captured retrieval returned, "
+                             "or one that cannot be checked: the retrieval's evidence was "
+                             "not captured (see the include flag)"),
+    "citation_unidentified": ("⍰", "a citation names no source: no url or file id"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -50,7 +56,8 @@ MARKER_SHORT: dict[str, str] = {
     "unknown_item": "unknown", "approval_request": "approve", "computer_action": "computer",
     "unanswered_call": "unanswd", "unoffered_function": "unoffer", "refusal": "refusal",
     "counter_mismatch": "counter", "unstored_chain": "unstored", "fingerprint_changed": "fprint",
-    "instructions_dropped": "no-instr",
+    "instructions_dropped": "no-instr", "tool_choice_unmet": "unmet",
+    "citation_unretrieved": "cite?", "citation_unidentified": "cite-id",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

@@ -16,6 +16,7 @@ from typing import Any
 from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
+from traceview.analysis.lineage import lineage_dict
 from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
@@ -46,6 +47,8 @@ EXTRA_KEYS: tuple[str, ...] = (
     "carried_context", "provider_copy",
     "ts",
     "findings",
+    # issue #35: evidence lineage (citations, retrieval, choices and settings)
+    "lineage",
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -243,6 +246,11 @@ class TurnReport:
             self._cols.carried.pop(self._r, None)
         else:
             self._cols.carried[self._r] = carry
+
+    @property
+    def lineage(self) -> dict[str, Any] | None:
+        """The turn's evidence lineage (analysis/lineage.py); None when it has none."""
+        return lineage_dict(self.req, self.res, self._cols.lineage.get(self._r))
 
     @property
     def columns(self) -> TurnColumns:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 
+from traceview.capture.lineage import LINEAGE, chat_lineage, response_lineage
 from traceview.capture.facts import (
     compaction_keys,
     conversation_of,
@@ -108,6 +109,9 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.file_search_requests = fs
     if types and isinstance(output, list):
         _output_extras(f, output, types)
+        lineage = response_lineage(output)
+        if lineage is not None:
+            _extra(f)[LINEAGE] = lineage
     return f
 
 
@@ -264,6 +268,9 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
         _extra(f)["finish_reasons"] = tuple(finishes)
     if actions:
         _extra(f)["actions"] = tuple(actions)
+    lineage = chat_lineage(choices) if isinstance(choices, list) else None
+    if lineage is not None:
+        _extra(f)[LINEAGE] = lineage
     _response_common(f, body.get, body.get("usage"))
 
 
