@@ -22,8 +22,8 @@ from traceview.analysis.rules import ConversationState, TurnFacts, model_passes,
 from traceview.analysis.rules.account import Accounts, TurnAccount
 from traceview.analysis.rules.actions import unanswered
 from traceview.analysis.rules.compaction import CompactionItems
-from traceview.analysis.rules.lineage import LineageRule
 from traceview.analysis.rules.cost import cost as turn_cost
+from traceview.analysis.rules.lineage import LineageRule
 from traceview.analysis.rules.numbers import cumulative_input, expected_input, owned_state_bytes
 from traceview.analysis.stats import Totals
 from traceview.analysis.turn_columns import TurnColumns

@@ -47,8 +47,7 @@ EXTRA_KEYS: tuple[str, ...] = (
     "carried_context", "provider_copy",
     "ts",
     "findings",
-    # issue #35: evidence lineage (citations, retrieval, choices and settings)
-    "lineage",
+    "lineage",  # issue #35: citations, retrieval, choices and settings (analysis/lineage.py)
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -247,10 +246,9 @@ class TurnReport:
         else:
             self._cols.carried[self._r] = carry
 
-    @property
-    def lineage(self) -> dict[str, Any] | None:
-        """The turn's evidence lineage (analysis/lineage.py); None when it has none."""
-        return lineage_dict(self.req, self.res, self._cols.lineage.get(self._r))
+    lineage = property(lambda self: lineage_dict(self.req, self.res,
+                                                 self._cols.lineage.get(self._r)),
+                       doc="The turn's evidence lineage (analysis/lineage.py); None: none.")
 
     @property
     def columns(self) -> TurnColumns:

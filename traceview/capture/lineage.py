@@ -180,7 +180,8 @@ def _probs(tokens: Any, probs: list[float]) -> None:
 def _citation(a: dict[str, Any], item: int) -> tuple[Any, ...]:
     """(type, url, file_id, container_id, title or filename, start, end, output item)."""
     kind = a.get("type")
-    inner = a.get(kind) if type(kind) is str and type(a.get(kind)) is dict else a  # chat
+    nested = a.get(kind) if type(kind) is str else None  # chat: {"url_citation": {...}}
+    inner: dict[str, Any] = nested if type(nested) is dict else a
     g = inner.get
     start, end = g("start_index"), g("end_index")
     if start is None and type(g("index")) is int:

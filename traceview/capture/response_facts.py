@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 
-from traceview.capture.lineage import LINEAGE, chat_lineage, response_lineage
 from traceview.capture.facts import (
     compaction_keys,
     conversation_of,
@@ -19,6 +18,7 @@ from traceview.capture.facts import (
     short_name,
 )
 from traceview.capture.items import UNHELD_ITEMS, holds_unheld, hosted_calls, response_body
+from traceview.capture.lineage import LINEAGE, chat_lineage, response_lineage
 from traceview.capture.model import ResponseFacts
 from traceview.safety.redact import redact_text
 from traceview.wire import ACTION_TYPES, KNOWN_OUTPUT_TYPES, NON_TERMINAL, TERMINAL_EVENTS

@@ -17,13 +17,14 @@ from traceview.provider.client import ProviderConfig, make_client, map_openai_er
 
 
 def _retrieve(client: openai.OpenAI, kind: str) -> Callable[[str], Any]:
-    return {
+    calls: dict[str, Callable[[str], Any]] = {
         "conversation": client.conversations.retrieve,
         "response": client.responses.retrieve,
         "file": client.files.retrieve,
         "vector_store": client.vector_stores.retrieve,
         "container": client.containers.retrieve,
-    }[kind]
+    }
+    return calls[kind]
 
 
 def check_objects(config: ProviderConfig, rows: list[dict[str, Any]],
@@ -34,6 +35,7 @@ def check_objects(config: ProviderConfig, rows: list[dict[str, Any]],
     seen = []
     for row in rows:
         kind, oid = row["kind"], row["id"]
+        status: int | None
         try:
             _retrieve(client, kind)(oid)
             live, status, why = "present", 200, None

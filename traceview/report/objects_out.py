@@ -20,7 +20,7 @@ def render_json(doc: dict[str, Any]) -> bytes:
 
 def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
     live = {(s["kind"], s["id"]): s for s in (doc.get("verify") or {}).get("objects", ())}
-    out = []
+    out: list[tuple[str, ...]] = []
     for r in doc["objects"]:
         state = r["state"].replace("_", " ")
         seen = live.get((r["kind"], r["id"]))
@@ -38,7 +38,7 @@ def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
            f"conversation {doc['conversation']}" if doc["conversation"] else "the capture")
     turns = doc["turns"]
     head = (f"deletion checklist · {who} · {len(turns)} turn(s) · {len(doc['objects'])} "
-            f"provider object(s), {doc["remaining"]} not deleted in the capture")
+            f"provider object(s), {doc['remaining']} not deleted in the capture")
     rows = _rows(doc)
     if not rows:
         body = ["no provider object holds this case's data in the capture"]

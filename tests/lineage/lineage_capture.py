@@ -47,8 +47,10 @@ def records() -> list[dict[str, Any]]:
                 {"type": "file_citation", "file_id": "file-ghost", "filename": "ghost.pdf",
                  "index": 34},
                 {"type": "file_citation", "file_id": None, "filename": "x", "index": 42}],
-                logprobs=[{"token": "The", "logprob": 0.0}, {"token": " excess", "logprob":
-                                                               -0.6931471805599453}]),
+                logprobs=[{"token": "The", "logprob": 0.0, "bytes": [84, 104, 101],
+                           "top_logprobs": []},
+                          {"token": " excess", "logprob": -0.6931471805599453,
+                           "bytes": [32], "top_logprobs": []}]),
         ], created_at=1_760_000_010)),
         # 2: file search without include: its citation cannot be checked.
         req({"model": "gpt-4o-mini", "conversation": CONV, "input": "And for theft?",
@@ -79,7 +81,7 @@ def records() -> list[dict[str, Any]]:
                 {"type": "url_citation", "url": "https://blog.example/post", "title": "Blog",
                  "start_index": 22, "end_index": 27}]),
             {"id": "cu_1", "type": "computer_call", "call_id": "call_cu1", "status": "completed",
-             "action": {"type": "click", "x": 1, "y": 2},
+             "action": {"type": "click", "button": "left", "x": 1, "y": 2},
              "pending_safety_checks": [{"id": "sc_1", "code": "malicious_instructions",
                                         "message": "check"}]},
         ], system_fingerprint="fp_b", created_at=1_760_000_040)),
