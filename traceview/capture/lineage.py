@@ -216,6 +216,8 @@ def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
             src = action.get("sources")
             if type(src) is list:
                 sources = tuple(_text(s.get("url"), 500) for s in src if type(s) is dict)
+            elif action.get("type") in ("open_page", "find_in_page"):
+                sources = (_text(action.get("url"), 500),)  # the page read is the source
     return (kind, _text(item.get("id"), 120), tuple(queries), results, sources,
             _text(item.get("container_id"), 120))
 
