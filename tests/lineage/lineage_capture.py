@@ -43,10 +43,10 @@ def records() -> list[dict[str, Any]]:
                           "text": "Excess is £100", "attributes": {}}]),
             _msg("The excess is £100 [1]. See also [2] and [3].", [
                 {"type": "file_citation", "file_id": "file-policy", "filename": "policy.pdf",
-                 "index": 20},
+                 "index": 18},
                 {"type": "file_citation", "file_id": "file-ghost", "filename": "ghost.pdf",
-                 "index": 34},
-                {"type": "file_citation", "file_id": None, "filename": "x", "index": 42}],
+                 "index": 32},
+                {"type": "file_citation", "file_id": None, "filename": "x", "index": 40}],
                 logprobs=[{"token": "The", "logprob": 0.0, "bytes": [84, 104, 101],
                            "top_logprobs": []},
                           {"token": " excess", "logprob": -0.6931471805599453,

@@ -43,7 +43,7 @@ def test_each_citation_is_tied_to_the_retrieval_that_returned_it(turns: list[Any
         ("file_citation", "file-ghost", "not_returned"),
         ("file_citation", None, "unidentified")]
     assert cites[0]["retrieved_by"] == {"turn": 1, "call": "fs_1"}
-    assert cites[0]["start_index"] == 20 and cites[0]["title"] == "policy.pdf"
+    assert cites[0]["start_index"] == 18 and cites[0]["title"] == "policy.pdf"
     assert turns[0]["markers"] == ["citation_unretrieved", "citation_unidentified"]
 
 

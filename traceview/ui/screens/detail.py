@@ -24,6 +24,7 @@ from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.account import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
+from traceview.ui.widgets.lineage import lineage_text
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -115,6 +116,7 @@ class DetailScreen(InspectorScreen):
             yield Static(account_text(self.turn, with_findings=False), id="account-text")
             attribution = attribution_text(self.turn, self.inspector.state.by_index)
             yield Static(attribution, id="attribution")
+            yield Static(lineage_text(getattr(self.turn, "lineage", None)), id="lineage")
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")
@@ -141,6 +143,8 @@ class DetailScreen(InspectorScreen):
             title.update(safe(f"bodies: {message.error}", style="italic"))
             return
         self.bodies = [("request", message.request), ("response", message.response)]
+        self.query_one("#lineage", Static).update(lineage_text(  # quotes the cited spans
+            getattr(self.turn, "lineage", None), message.response))
         self.query_one("#tree", BodyTree).load(self.bodies)
         self._show_mode()
 
