@@ -37,3 +37,25 @@ async def test_detail_shows_citations_beside_their_text_and_the_retrieval(
         assert "file-ghost [file_citation] ⁇ no captured retrieval returned it" in text
         assert "⍰ names no source" in text
         assert "note: temperature (0.2) and top_p (0.9) both set" in text
+
+
+async def test_help_and_docs_name_the_new_markers(tmp_path: Path) -> None:
+    from traceview.ui.screens.help import HelpScreen
+
+    app = make_app([str(write_capture(tmp_path / "case.jsonl"))])
+    async with app.run_test(size=(140, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = plain(app.screen.query_one("#help-text", Static))
+    root = Path(__file__).resolve().parents[2]
+    docs = {name: (root / name).read_text() for name in
+            ("README.md", "docs/markers.md", "docs/report-contract.md")}
+    for marker, glyph in (("tool_choice_unmet", "⊗"), ("citation_unretrieved", "⁇"),
+                          ("citation_unidentified", "⍰")):
+        assert f"{glyph}   {marker}" in text or f"{glyph} {marker}" in " ".join(text.split())
+        assert f"| {glyph} | `{marker}` |" in docs["docs/markers.md"]
+        assert marker in docs["README.md"]
+    assert "`lineage`" in docs["docs/report-contract.md"]
+    assert "foreign_traffic" in docs["docs/report-contract.md"]
