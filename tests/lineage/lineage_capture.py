@@ -51,7 +51,7 @@ def records() -> list[dict[str, Any]]:
                            "top_logprobs": []},
                           {"token": " excess", "logprob": -0.6931471805599453,
                            "bytes": [32], "top_logprobs": []}]),
-        ], created_at=1_760_000_010)),
+        ], created_at=1_760_000_010, tools=tools)),
         # 2: file search without include: its citation cannot be checked.
         req({"model": "gpt-4o-mini", "conversation": CONV, "input": "And for theft?",
              "tools": tools, "tool_choice": "required", "seed": 7}),
@@ -60,7 +60,7 @@ def records() -> list[dict[str, Any]]:
             _msg("Theft is covered [1].", [
                 {"type": "file_citation", "file_id": "file-theft", "filename": "theft.pdf",
                  "index": 19}]),
-        ], system_fingerprint="fp_a", created_at=1_760_000_020)),
+        ], system_fingerprint="fp_a", created_at=1_760_000_020, tools=tools)),
         # 3: tool_choice names a function the model did not call.
         req({"model": "gpt-4o-mini", "conversation": CONV, "input": "File the claim",
              "tools": [{"type": "function", "name": "file_claim", "parameters": {}}],

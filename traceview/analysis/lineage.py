@@ -94,7 +94,7 @@ def lineage_of(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | Non
     return TurnLineage(
         q.get("tool_choice"), found.get("tool_choice_met"), q.get("temperature"),
         q.get("top_p"), q.get("seed"), q.get("effort"), case or None, cites,
-        tuple(retrieval_dict(x, q.get("vector_stores", ())) for x in r.get("retrieval", ())),
+        tuple(retrieval_dict(x, r.get("vector_stores", ())) for x in r.get("retrieval", ())),
         checks,
         {"tokens": lp[0], "mean_probability": round(lp[1], 6),
          "min_probability": round(lp[2], 6)} if lp else None,

@@ -74,9 +74,6 @@ def request_lineage(body: dict[str, Any], items: list[Any] | None) -> dict[str, 
     for key in ("user", "safety_identifier"):
         if type(g(key)) is str and g(key):
             out[key] = _text(g(key), 128)
-    stores = _vector_stores(g("tools"))
-    if stores:
-        out["vector_stores"] = stores
     acked = _acknowledged(items) if items else ()
     if acked:
         out["acknowledged"] = acked
@@ -102,8 +99,10 @@ def _acknowledged(items: list[Any]) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def response_lineage(output: list[Any]) -> dict[str, Any] | None:
-    """A Responses output's citations, retrievals, pending safety checks and logprobs."""
+def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
+    """A Responses output's citations, retrievals, pending safety checks and logprobs;
+    with a file search, the vector stores its tool searched (the response echoes the
+    request's `tools`: read here, not kept for every request that offers the tool)."""
     citations: list[tuple[Any, ...]] = []
     retrieval: list[tuple[Any, ...]] = []
     checks: list[tuple[Any, ...]] = []
@@ -123,7 +122,12 @@ def response_lineage(output: list[Any]) -> dict[str, Any] | None:
             checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
                            _text(c.get("code"), 80))
                           for c in item["pending_safety_checks"] if type(c) is dict)
-    return _pack(citations, retrieval, checks, probs)
+    out = _pack(citations, retrieval, checks, probs)
+    if out is not None and any(r[0] == "file_search_call" for r in retrieval):
+        stores = _vector_stores(tools)
+        if stores:
+            out["vector_stores"] = stores
+    return out
 
 
 def chat_lineage(choices: list[Any]) -> dict[str, Any] | None:

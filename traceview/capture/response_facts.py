@@ -109,7 +109,7 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.file_search_requests = fs
     if types and isinstance(output, list):
         _output_extras(f, output, types)
-        lineage = response_lineage(output)
+        lineage = response_lineage(output, g("tools"))
         if lineage is not None:
             _extra(f)[LINEAGE] = lineage
     return f
