@@ -59,3 +59,17 @@ async def test_help_and_docs_name_the_new_markers(tmp_path: Path) -> None:
         assert marker in docs["README.md"]
     assert "`lineage`" in docs["docs/report-contract.md"]
     assert "foreign_traffic" in docs["docs/report-contract.md"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)])
+def test_detail_with_citations_snapshot(snap_compare, monkeypatch, size) -> None:
+    """claims.jsonl turn 2: its citation cannot be checked (file-search results not
+    captured) — the lineage lines under the account, at 80x24 too."""
+    import os
+
+    from .conftest import ROOT, sample
+    from .test_size_snapshots import loaded_then
+
+    monkeypatch.chdir(ROOT)
+    app = make_app([os.path.relpath(sample("claims"), ROOT)])
+    assert snap_compare(app, terminal_size=size, run_before=loaded_then("detail", 2))

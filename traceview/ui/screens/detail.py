@@ -116,7 +116,9 @@ class DetailScreen(InspectorScreen):
             yield Static(account_text(self.turn, with_findings=False), id="account-text")
             attribution = attribution_text(self.turn, self.inspector.state.by_index)
             yield Static(attribution, id="attribution")
-            yield Static(lineage_text(getattr(self.turn, "lineage", None)), id="lineage")
+            lineage = Static(lineage_text(getattr(self.turn, "lineage", None)), id="lineage")
+            lineage.display = bool(getattr(self.turn, "lineage", None))
+            yield lineage
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")
