@@ -106,16 +106,17 @@ def conversation_metadata(exchanges: Iterable[Any],
         if ex.method != "POST" or ex.path.rstrip("/") != "/v1/conversations":
             continue
         meta: dict[str, str] = {}
+        cid = ex.conversation_id
         for ref in (ex.request, ex.response):
             rec = read(ref) if ref is not None else None
             body = rec.get("body") if isinstance(rec, dict) else None
-            got = body.get("metadata") if isinstance(body, dict) else None
+            if not isinstance(body, dict):
+                continue
+            got = body.get("metadata")
             if isinstance(got, dict):
                 meta.update({str(k): v for k, v in got.items() if isinstance(v, str)})
-            if isinstance(body, dict) and isinstance(body.get("id"), str) and ex is not None:
-                cid = body["id"]
-                if cid.startswith("conv"):
-                    out.setdefault(cid, {}).update(meta)
-        if ex.conversation_id:
-            out.setdefault(ex.conversation_id, {}).update(meta)
+            if cid is None and isinstance(body.get("id"), str):
+                cid = body["id"]  # the response names the conversation it created
+        if cid:
+            out.setdefault(cid, {}).update(meta)
     return out
