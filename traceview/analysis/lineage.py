@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from traceview.capture.lineage import LINEAGE
+from traceview.capture.lineage import LINEAGE, RETRIEVING
 from traceview.wire import INCLUDE_FLAGS
 
 # How a citation's source was found: returned by a captured retrieval, not returned by
@@ -72,13 +72,21 @@ class TurnLineage:
         }
 
 
+def retrievals(calls: tuple[Any, ...], r: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """(type, call id, queries, results, sources, container) of each retrieving hosted
+    call: its HostedCall with what the scan kept of its evidence (by its place)."""
+    kept = {k: rest for k, *rest in r.get("retrieval", ())}
+    return [(c.type, c.id, c.queries, *kept.get(k, (None, None, None)))
+            for k, c in enumerate(c for c in calls if c.type in RETRIEVING)]
+
+
 def lineage_of(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | None,
-               found: dict[str, Any] | None) -> TurnLineage | None:
-    """The turn's lineage from its sides' facts and the rule's findings; None when the
-    turn has none of it."""
+               calls: tuple[Any, ...], found: dict[str, Any] | None) -> TurnLineage | None:
+    """The turn's lineage from its sides' facts, its hosted calls and the rule's findings;
+    None when the turn has none of it."""
     q = req_extra.get(LINEAGE) if req_extra else None
     r = res_extra.get(LINEAGE) if res_extra else None
-    if q is None and r is None:
+    if q is None and r is None and not any(c.type in RETRIEVING for c in calls):
         return None
     q, r, found = q or {}, r or {}, found or {}
     verdicts = found.get("verdicts", ())
@@ -94,7 +102,7 @@ def lineage_of(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | Non
     return TurnLineage(
         q.get("tool_choice"), found.get("tool_choice_met"), q.get("temperature"),
         q.get("top_p"), q.get("seed"), q.get("effort"), case or None, cites,
-        tuple(retrieval_dict(x, r.get("vector_stores", ())) for x in r.get("retrieval", ())),
+        tuple(retrieval_dict(x, r.get("vector_stores", ())) for x in retrievals(calls, r)),
         checks,
         {"tokens": lp[0], "mean_probability": round(lp[1], 6),
          "min_probability": round(lp[2], 6)} if lp else None,
@@ -121,7 +129,8 @@ def retrieval_dict(x: tuple[Any, ...], stores: tuple[str, ...]) -> dict[str, Any
 def turn_lineage(req: Any, res: Any, found: dict[str, Any] | None) -> TurnLineage | None:
     """The lineage of a turn given its sides' facts (None where a side is missing)."""
     return lineage_of(req.extra if req is not None else None,
-                      res.extra if res is not None else None, found)
+                      res.extra if res is not None else None,
+                      res.hosted_calls if res is not None else (), found)
 
 
 def lineage_dict(req: Any, res: Any, found: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -18,6 +18,9 @@ LINEAGE = "lineage"  # the key in a side's `extra`
 _TEXT_MAX = 200
 _SETTINGS = ("temperature", "top_p", "seed")
 CITATION_TYPES = ("url_citation", "file_citation", "container_file_citation", "file_path")
+# The hosted calls whose results a citation can name.
+RETRIEVING = ("file_search_call", "web_search_call", "code_interpreter_call")
+_STORES: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def _text(value: Any, limit: int = _TEXT_MAX) -> str | None:
@@ -87,7 +90,9 @@ def _vector_stores(tools: Any) -> tuple[str, ...]:
     ids = [v for t in tools if type(t) is dict and t.get("type") == "file_search"
            and type(t.get("vector_store_ids")) is list
            for v in t["vector_store_ids"] if type(v) is str]
-    return tuple(dict.fromkeys(ids))
+    got = tuple(dict.fromkeys(ids))
+    # One copy of each distinct list: a capture searches the same stores on every turn.
+    return _STORES.setdefault(got, got) if len(_STORES) < 10_000 else got
 
 
 def _acknowledged(items: list[Any]) -> tuple[str, ...]:
@@ -107,6 +112,8 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
     retrieval: list[tuple[Any, ...]] = []
     checks: list[tuple[Any, ...]] = []
     probs: list[float] = []
+    searched = False
+    k = -1  # the call's place among the output's retrieving calls
     for n, item in enumerate(output):
         if type(item) is not dict:
             continue
@@ -116,17 +123,21 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
             for part in content if type(content) is list else ():
                 if type(part) is dict:
                     _part(part, n, citations, probs)
-        elif t in ("file_search_call", "web_search_call", "code_interpreter_call"):
-            retrieval.append(_retrieval(item, t))
+        elif t in RETRIEVING:
+            k += 1
+            searched = searched or t == "file_search_call"
+            found = _retrieval(item, t)
+            if found != (None, None, None):  # the call's id and queries are its HostedCall's
+                retrieval.append((k, *found))
         elif t == "computer_call" and type(item.get("pending_safety_checks")) is list:
             checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
                            _text(c.get("code"), 80))
                           for c in item["pending_safety_checks"] if type(c) is dict)
     out = _pack(citations, retrieval, checks, probs)
-    if out is not None and any(r[0] == "file_search_call" for r in retrieval):
-        stores = _vector_stores(tools)
-        if stores:
-            out["vector_stores"] = stores
+    stores = _vector_stores(tools) if searched else ()
+    if stores:
+        out = out or {}
+        out["vector_stores"] = stores
     return out
 
 
@@ -196,14 +207,11 @@ def _citation(a: dict[str, Any], item: int) -> tuple[Any, ...]:
 
 
 def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
-    """(type, call id, queries, results or None, sources or None, container id): results
-    are (file_id, filename, score, vector store) — None when the capture lacks them."""
-    queries: list[str] = []
+    """(results or None, sources or None, container id): results are (file_id, filename,
+    score, vector store) — None when the capture lacks them."""
     results: tuple[tuple[Any, ...], ...] | None = None
     sources: tuple[str | None, ...] | None = None
     if kind == "file_search_call":
-        qs = item.get("queries")
-        queries = [q for q in (_text(x) for x in (qs if type(qs) is list else ())) if q]
         raw = item.get("results")
         if type(raw) is list:
             results = tuple((_text(r.get("file_id"), 120), _text(r.get("filename")),
@@ -212,18 +220,12 @@ def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
     elif kind == "web_search_call":
         action = item.get("action")
         if type(action) is dict:
-            q = _text(action.get("query"))
-            queries = [q] if q else []
-            qs = action.get("queries")
-            queries += [x for x in (_text(v) for v in (qs if type(qs) is list else ()))
-                        if x and x not in queries]
             src = action.get("sources")
             if type(src) is list:
                 sources = tuple(_text(s.get("url"), 500) for s in src if type(s) is dict)
             elif action.get("type") in ("open_page", "find_in_page"):
                 sources = (_text(action.get("url"), 500),)  # the page read is the source
-    return (kind, _text(item.get("id"), 120), tuple(queries), results, sources,
-            _text(item.get("container_id"), 120))
+    return results, sources, _text(item.get("container_id"), 120)
 
 
 def _store_of(result: dict[str, Any]) -> str | None:

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from traceview.analysis.lineage import retrievals
 from traceview.analysis.rules.facts import TurnFacts
-from traceview.capture.lineage import LINEAGE
+from traceview.capture.lineage import LINEAGE, RETRIEVING
 from traceview.wire import HOSTED_TOOL_CALLS, INCLUDE_FLAGS
 
 _FAILED = ("failed", "cancelled", "unknown", "queued", "in_progress")
@@ -64,7 +65,7 @@ class LineageRule:
         q = f.req_extra.get(LINEAGE) if f.req_extra else None
         r = f.res_extra.get(LINEAGE) if f.res_extra else None
         self._acknowledge(conv, q or {})
-        if q is None and r is None:
+        if q is None and r is None and not any(c.type in RETRIEVING for c in f.hosted_calls):
             return []
         q, r = q or {}, r or {}
         found: dict[str, Any] = {}
@@ -75,7 +76,7 @@ class LineageRule:
             if not met:
                 markers.append("tool_choice_unmet")
         src = self.sources.setdefault(conv, _Sources())
-        _learn(src, f.index, r.get("retrieval", ()))
+        _learn(src, f.index, retrievals(f.hosted_calls, r))
         verdicts = tuple(verdict(c, src) for c in r.get("citations", ()))
         if verdicts:
             found["verdicts"] = verdicts
@@ -141,9 +142,9 @@ def tool_choice_met(choice: str | None, f: TurnFacts) -> bool | None:
     return None
 
 
-def _learn(src: _Sources, index: int, retrievals: tuple[tuple[Any, ...], ...]) -> None:
+def _learn(src: _Sources, index: int, found: list[tuple[Any, ...]]) -> None:
     """Add what the turn's hosted calls returned (or failed to capture) to `src`."""
-    for kind, call_id, _queries, results, sources, container in retrievals:
+    for kind, call_id, _queries, results, sources, container in found:
         at = (index, call_id)
         if kind == "file_search_call":
             if results is None:
