@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from traceview.capture.lineage import LINEAGE, RETRIEVING
+from traceview.capture.lineage import LINEAGE, RETRIEVING, VECTOR_STORES
 from traceview.wire import INCLUDE_FLAGS
 
 # How a citation's source was found: returned by a captured retrieval, not returned by
@@ -89,6 +89,7 @@ def lineage_of(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | Non
     if q is None and r is None and not any(c.type in RETRIEVING for c in calls):
         return None
     q, r, found = q or {}, r or {}, found or {}
+    stores = res_extra.get(VECTOR_STORES, ()) if res_extra else ()
     verdicts = found.get("verdicts", ())
     cites = tuple(
         Citation(*c, *(verdicts[n] if n < len(verdicts) else (None, None, None)))
@@ -102,7 +103,7 @@ def lineage_of(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | Non
     return TurnLineage(
         q.get("tool_choice"), found.get("tool_choice_met"), q.get("temperature"),
         q.get("top_p"), q.get("seed"), q.get("effort"), case or None, cites,
-        tuple(retrieval_dict(x, r.get("vector_stores", ())) for x in retrievals(calls, r)),
+        tuple(retrieval_dict(x, stores) for x in retrievals(calls, r)),
         checks,
         {"tokens": lp[0], "mean_probability": round(lp[1], 6),
          "min_probability": round(lp[2], 6)} if lp else None,

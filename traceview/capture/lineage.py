@@ -15,6 +15,7 @@ from typing import Any
 from traceview.safety.redact import redact_text
 
 LINEAGE = "lineage"  # the key in a side's `extra`
+VECTOR_STORES = "vector_stores"  # also a key of the response's `extra`
 _TEXT_MAX = 200
 _SETTINGS = ("temperature", "top_p", "seed")
 CITATION_TYPES = ("url_citation", "file_citation", "container_file_citation", "file_path")
@@ -135,9 +136,8 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
                           for c in item["pending_safety_checks"] if type(c) is dict)
     out = _pack(citations, retrieval, checks, probs)
     stores = _vector_stores(tools) if searched else ()
-    if stores:
-        out = out or {}
-        out["vector_stores"] = stores
+    if stores:  # beside the lineage, not in it: most searching turns have nothing else
+        out = {**(out or {}), VECTOR_STORES: stores}
     return out
 
 

@@ -18,7 +18,7 @@ from traceview.capture.facts import (
     short_name,
 )
 from traceview.capture.items import UNHELD_ITEMS, holds_unheld, hosted_calls, response_body
-from traceview.capture.lineage import LINEAGE, chat_lineage, response_lineage
+from traceview.capture.lineage import LINEAGE, VECTOR_STORES, chat_lineage, response_lineage
 from traceview.capture.model import ResponseFacts
 from traceview.safety.redact import redact_text
 from traceview.wire import ACTION_TYPES, KNOWN_OUTPUT_TYPES, NON_TERMINAL, TERMINAL_EVENTS
@@ -111,7 +111,11 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         _output_extras(f, output, types)
         lineage = response_lineage(output, g("tools"))
         if lineage is not None:
-            _extra(f)[LINEAGE] = lineage
+            stores = lineage.pop(VECTOR_STORES, None)
+            if stores:
+                _extra(f)[VECTOR_STORES] = stores
+            if lineage:
+                _extra(f)[LINEAGE] = lineage
     return f
 
 
