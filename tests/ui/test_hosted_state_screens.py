@@ -96,3 +96,16 @@ def test_hosted_state_snapshot(snap_compare, monkeypatch, capture, view, turn):
     monkeypatch.chdir(ROOT)
     app = make_app([os.path.relpath(sample(capture), ROOT)])
     assert snap_compare(app, terminal_size=SIZE, run_before=loaded_then(view, turn))
+
+
+async def test_objects_screen_names_the_call_that_deletes_a_live_object():
+    app = make_app([str(REAL / "dotnet_file_search_results_null.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        rows = app.screen.query_one(RowTable).rows
+        assert rows and rows[0]["state"] == "exists"
+        detail = _text(app.screen, "#object-detail")
+        kind = rows[0]["kind"] + "s"
+        assert f"delete with: DELETE /v1/{kind}/{rows[0]['id']}" in " ".join(detail.split())

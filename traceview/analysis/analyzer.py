@@ -24,6 +24,7 @@ from traceview.analysis.rules.account import Accounts, TurnAccount
 from traceview.analysis.rules.actions import unanswered
 from traceview.analysis.rules.compaction import CompactionItems
 from traceview.analysis.rules.cost import cost as turn_cost
+from traceview.analysis.rules.lineage import LineageRule
 from traceview.analysis.rules.numbers import cumulative_input, expected_input, owned_state_bytes
 from traceview.analysis.stats import Totals
 from traceview.analysis.timing import BASIS_NO_TS, caller_latency
@@ -65,6 +66,7 @@ class Analyzer:
         self.totals = Totals()
         self.compactions = CompactionItems()
         self.bill = CaptureBill()  # the cost section's lines and attribution (issue 33)
+        self.lineage = LineageRule()
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
@@ -97,6 +99,7 @@ class Analyzer:
         resent = self.compactions.resent(f)
         markers = turn_markers(f, st, expected, passes, resent, self.options, found, acc,
                                self.pricing)
+        markers += self.lineage.turn(f, st.number, tc.lineage)
         if "deposit" in markers:
             self._attribute(st, tc, f.row)
         if markers:
@@ -246,6 +249,7 @@ class Analyzer:
         self.states = {}
         self.grouper = ConversationGrouper()
         self.compactions = CompactionItems()
+        self.lineage = LineageRule()
         if self.accounts is not None:
             self.accounts = Accounts(self.accounts.read)
         self.convs.compact()

@@ -46,6 +46,12 @@ MARKERS: dict[str, tuple[str, str]] = {
     "moderation_flagged": ("⚑", "a moderation call the capture holds flagged the input this "
                            "turn sent (the nearest turn of the same conversation or user)"),
     "over_budget": ("$", "the turn's conversation or day went over the --budget given"),
+    "tool_choice_unmet": ("⊗", "tool_choice required a tool call (or named one) and the "
+                          "response made none"),
+    "citation_unretrieved": ("⁇", "a citation names a source no captured retrieval returned, "
+                             "or one that cannot be checked: the retrieval's evidence was "
+                             "not captured (see the include flag)"),
+    "citation_unidentified": ("⍰", "a citation names no source: no url or file id"),
 }
 
 # Short labels for narrow tables; the legend spells each one out.
@@ -61,6 +67,8 @@ MARKER_SHORT: dict[str, str] = {
     "instructions_dropped": "no-instr",
     "stream_sequence": "seq", "stream_text_mismatch": "delta≠",
     "moderation_flagged": "flagged", "over_budget": "budget",
+    "tool_choice_unmet": "unmet",
+    "citation_unretrieved": "cite?", "citation_unidentified": "cite-id",
 }
 
 MARKER_LEGEND: dict[str, str] = {k: f"{sym} {text}" for k, (sym, text) in MARKERS.items()}

@@ -69,7 +69,7 @@ class TurnColumns:
                  "pricing", "attribution", "context", "provider_copy", "carried", "ledger",
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
                  "attributed", "attributed_rows", "_read", "account_ids", "account_from",
-                 "account_lists", "_account_numbers", "conversation_metadata")
+                 "account_lists", "_account_numbers", "conversation_metadata", "lineage")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -108,6 +108,7 @@ class TurnColumns:
         self.context: dict[int, dict[str, Any]] = {}
         self.provider_copy: dict[int, dict[str, Any]] = {}
         self.carried: dict[int, Any] = {}
+        self.lineage: dict[int, dict[str, Any]] = {}  # the lineage rule's findings
         # Set by the hosted-state pass: a turn's carried context is looked up in it when
         # read (analysis/ledger.py Ledger.carry), not held per turn.
         self.ledger: Any = None

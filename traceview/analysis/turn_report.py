@@ -18,7 +18,8 @@ from traceview.analysis.cost.attribution import TurnAttribution, attribution
 from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
-from traceview.analysis.pricing import Cost
+from traceview.analysis.lineage import lineage_dict
+from traceview.analysis.pricing import Cost, counters_for
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.timing import response_limits, timing_of
@@ -53,6 +54,7 @@ EXTRA_KEYS: tuple[str, ...] = (
     "timing",
     # issue 33: who the turn was for
     "attributed_to",
+    "lineage",  # issue #35: citations, retrieval, choices and settings (analysis/lineage.py)
 )
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
@@ -251,6 +253,10 @@ class TurnReport:
             self._cols.carried.pop(self._r, None)
         else:
             self._cols.carried[self._r] = carry
+
+    lineage = property(lambda self: lineage_dict(self.req, self.res,
+                                                 self._cols.lineage.get(self._r)),
+                       doc="The turn's evidence lineage (analysis/lineage.py); None: none.")
 
     @property
     def columns(self) -> TurnColumns:

@@ -20,6 +20,7 @@ from traceview.capture.items import (
     message_text,
     model_produced,
 )
+from traceview.capture.lineage import LINEAGE, request_lineage
 from traceview.capture.media import media_parts
 from traceview.capture.model import RequestFacts
 from traceview.safety.redact import redact_text
@@ -173,7 +174,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     tools_offered = _tools(tools) if tools else ()
     stream = g("stream") is True
     if api == "chat":
-        return _chat_request(model, rb, tools_offered, stream, g, tools)
+        return _chat_request(model, rb, tools_offered, stream, body, tools)
     conv = g("conversation")
     conv = (intern(conv) if conv else None) if type(conv) is str else conversation_of(conv)
     prev = g("previous_response_id")
@@ -234,6 +235,9 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         if user_text is None:
             user_text, words = _user_text(message_text(prompt) or "")
             sig = None if chained else signature(user_text or "")
+    lineage = request_lineage(body, raw_input if answered_any(extra) else None)
+    if lineage is not None:
+        extra[LINEAGE] = lineage
     f = RequestFacts(
         api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
@@ -260,6 +264,11 @@ def _prompt_message(prompt: Any) -> dict[str, Any] | None:
 
 
 _Items = tuple[int, bool, bool, list[str], list[str], list[dict[str, Any]], bool]
+
+
+def answered_any(extra: dict[str, Any]) -> bool:
+    """Whether the input answers a call (only then can it acknowledge safety checks)."""
+    return "answered" in extra
 
 
 def _items(items: list[Any], model: str | None) -> _Items:
@@ -365,7 +374,8 @@ def _billing_facts(g: Any, tools: Any, offered: tuple[str, ...], extra: dict[str
 
 
 def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bool,
-                  g: Any, raw_tools: Any) -> RequestFacts:
+                  body: dict[str, Any], raw_tools: Any) -> RequestFacts:
+    g = body.get
     messages = g("messages")
     items = messages if isinstance(messages, list) else []
     raw_items = _dumps(items)
@@ -381,6 +391,9 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     if media:
         extra["media"] = media
         new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
+    lineage = request_lineage(body, None)
+    if lineage is not None:
+        extra[LINEAGE] = lineage
     f = RequestFacts(
         "chat", model, None, None, (), tools, rb, len(raw_items), len(items),
         new_tokens, user_text, words, sig, stream=stream)

@@ -16,7 +16,14 @@ from typing import Any
 import orjson
 
 from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
-from traceview.capture.endpoints import api_from_body, api_from_response, split_endpoint, turn_api
+from traceview.capture.endpoints import (
+    api_from_body,
+    api_from_response,
+    foreign_message,
+    foreign_traffic,
+    split_endpoint,
+    turn_api,
+)
 from traceview.capture.facts import request_facts
 from traceview.capture.response_facts import response_facts
 from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
@@ -134,6 +141,10 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
         method, path, query = "POST", "/v1/responses", ""
         api = api_from_body(body)
         no_api = api is None
+    if api is None or api == "chat" or g("headers") is not None:
+        foreign = foreign_traffic(path if endpoint else None, g("headers"), body, "req")
+        if foreign is not None:
+            return ("problem", "foreign_traffic", foreign_message(foreign))
     body_ok = isinstance(body, dict)
     facts = request_facts(api, body, obj.get("bytes")) \
         if api is not None and isinstance(body, dict) else None
@@ -171,6 +182,10 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> L
     body = g("body")
     api = api_from_response(body)
     events = isinstance(g("events"), list)
+    if api is None:
+        foreign = foreign_traffic(None, g("headers"), body, "res")
+        if foreign is not None:
+            return ("problem", "foreign_traffic", foreign_message(foreign))
     facts = response_facts(obj) if api is not None or events else None
     if facts is not None and raw is not None:
         # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;

@@ -49,6 +49,7 @@ class CaptureBuilder:
         self.problems: list[Problem] = []
         self.finished: deque[Turn] = deque()
         self.new_problems: deque[Problem] = deque()
+        self._said: set[tuple[int, str]] = set()  # problems said once per file
         self._pending: Turn | Exchange | None = None
         # Link id -> requests waiting for their response, oldest first: a reused id (two
         # recorders with counters) pairs in file order and is a problem, never a lost turn.
@@ -64,6 +65,10 @@ class CaptureBuilder:
 
     # ---- problems -------------------------------------------------------------------
     def problem(self, source: int, line: int, kind: str, message: str) -> None:
+        if kind == "foreign_traffic":  # one problem per file and provider, at its first line
+            if (source, message) in self._said:
+                return
+            self._said.add((source, message))
         p = Problem(self.source_names[source], line, kind, message)
         self.problems.append(p)
         self.new_problems.append(p)

@@ -19,6 +19,7 @@ from traceview.capture.facts import (
     short_name,
 )
 from traceview.capture.items import UNHELD_ITEMS, holds_unheld, hosted_calls, response_body
+from traceview.capture.lineage import LINEAGE, VECTOR_STORES, chat_lineage, response_lineage
 from traceview.capture.model import ResponseFacts
 from traceview.capture.stream_facts import stream_facts
 from traceview.safety.redact import redact_text
@@ -110,6 +111,13 @@ def _from_body(body: dict[str, Any], elapsed: int | None, http: int | None) -> R
         f.file_search_requests = fs
     if types and isinstance(output, list):
         _output_extras(f, output, types)
+        lineage = response_lineage(output, g("tools"))
+        if lineage is not None:
+            stores = lineage.pop(VECTOR_STORES, None)
+            if stores:
+                _extra(f)[VECTOR_STORES] = stores
+            if lineage:
+                _extra(f)[LINEAGE] = lineage
     return f
 
 
@@ -266,6 +274,9 @@ def _chat_into(f: ResponseFacts, body: dict[str, Any]) -> None:
         _extra(f)["finish_reasons"] = tuple(finishes)
     if actions:
         _extra(f)["actions"] = tuple(actions)
+    lineage = chat_lineage(choices) if isinstance(choices, list) else None
+    if lineage is not None:
+        _extra(f)[LINEAGE] = lineage
     _response_common(f, body.get, body.get("usage"))
 
 

@@ -23,6 +23,8 @@ COMMANDS = {
     "sql": "run a SQL query over the turns of captures (or of an export)",
     "context": "show what the model was shown on one turn: its input account as a stack",
     "sample": "open the claims sample that ships with traceview (no source tree needed)",
+    "objects": "a case's deletion checklist: every provider object holding its data, "
+               "the call that deletes each, and (--verify --live) whether it is gone",
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

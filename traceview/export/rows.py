@@ -45,7 +45,7 @@ BATCH_TURNS = 1024
 # Conversations likewise: each carries its whole carried-context account (kilobytes).
 BATCH_CONVERSATIONS = 256
 
-_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems")}
+_TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems", "hosted_calls")}
 _TURN_COLS = column_names("turns")
 _CONV_COLS = column_names("conversations")
 _TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED) | set(ATTRIBUTED)
@@ -123,7 +123,11 @@ def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     turns = analysis.turns
     for lo in range(0, len(turns), BATCH_TURNS):
         # The views are kept for the batch: each caches its sides and price while read.
-        yield "turns", turn_columns(list(turns[lo:lo + BATCH_TURNS]), where, first_ms)
+        batch = list(turns[lo:lo + BATCH_TURNS])
+        yield "turns", turn_columns(batch, where, first_ms)
+        calls = hosted_call_columns(batch)
+        if calls["id"]:
+            yield "hosted_calls", calls
     conversations = analysis.conversations
     for lo in range(0, len(conversations), BATCH_CONVERSATIONS):
         yield "conversations", _conversation_columns(
@@ -131,6 +135,34 @@ def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
+
+
+def hosted_call_columns(views: Sequence[Any]) -> Columns:
+    """One row per hosted call of `views` (TurnReports): the report's `hosted_calls` with
+    the retrieval `lineage` gives it (queries, result files, sources, vector stores)."""
+    cols: Columns = {k: [] for k in _TYPES["hosted_calls"]}
+    for t in views:
+        calls = t.hosted_calls
+        if not calls:
+            continue
+        lin = t.lineage
+        found = {r["id"]: r for r in (lin or {}).get("retrieval", ()) if r["id"]}
+        for pos, c in enumerate(calls, 1):
+            r = found.get(c["id"]) or {}
+            res = r.get("results")
+            row = {"source": t.source, "capture_index": t.index,
+                   "conversation_key": t.conversation_key, "position": pos,
+                   "type": c["type"], "id": c["id"], "status": c["status"],
+                   "evidence": c["evidence"], "include": c["include"],
+                   "queries": list(c.get("queries") or r.get("queries") or []),
+                   "result_file_ids": None if res is None else [x["file_id"] for x in res],
+                   "result_filenames": None if res is None else [x["filename"] for x in res],
+                   "result_scores": None if res is None else [x["score"] for x in res],
+                   "vector_stores": r.get("vector_stores") or [],
+                   "sources": r.get("sources"), "container_id": r.get("container_id")}
+            for k, v in row.items():
+                cols[k].append(v)
+    return cols
 
 
 def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],

@@ -14,6 +14,7 @@ from typing import Any
 TURNS = "traceview.turns/1"
 CONVERSATIONS = "traceview.conversations/1"
 PROBLEMS = "traceview.problems/1"
+HOSTED_CALLS = "traceview.hosted_calls/1"
 
 # A type is "string" | "int64" | "float64" | "bool" | "timestamp" (ms, UTC, no zone),
 # "json" (a string holding JSON: for values whose shape varies from row to row),
@@ -141,6 +142,8 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("end_user", "string", "the request's `user` (report `attributed_to.user`)"),
     ("safety_identifier", "string", "the request's `safety_identifier`"),
     ("extras", "string", "JSON of report keys this schema version has no column for"),
+    ("lineage", "json", "citations, retrieval, tool_choice and sampling settings (the "
+     "report's `lineage`; null: none)"),
 )
 
 CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
@@ -174,10 +177,33 @@ PROBLEM_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("message", "string", "what is wrong (sanitised)"),
 )
 
+# One row per hosted call (issue 35): what it searched for and what it returned.
+HOSTED_CALL_COLUMNS: tuple[tuple[str, Type, str], ...] = (
+    ("source", "string", "capture file"),
+    ("capture_index", "int64", "the turn's index (joins turns.capture_index)"),
+    ("conversation_key", "string", "the turn's conversation key"),
+    ("position", "int64", "the call's place among the turn's hosted calls, from 1"),
+    ("type", "string", "file_search_call | web_search_call | code_interpreter_call | …"),
+    ("id", "string", "the call's item id"),
+    ("status", "string", "the call's status"),
+    ("evidence", "string", "captured | empty | missing"),
+    ("include", "string", "the include flag that would have captured missing evidence"),
+    ("queries", ("list", "string"), "what it searched for"),
+    ("result_file_ids", ("list", "string"), "file-search results: file ids (null: results "
+     "not captured)"),
+    ("result_filenames", ("list", "string"), "file-search results: file names"),
+    ("result_scores", ("list", "float64"), "file-search results: scores"),
+    ("vector_stores", ("list", "string"), "the vector stores the request's file_search "
+     "tool searched"),
+    ("sources", ("list", "string"), "web-search sources (URLs; null: not captured)"),
+    ("container_id", "string", "the code-interpreter container it ran in"),
+)
+
 TABLES: dict[str, tuple[str, tuple[tuple[str, Type, str], ...]]] = {
     "turns": (TURNS, TURN_COLUMNS),
     "conversations": (CONVERSATIONS, CONVERSATION_COLUMNS),
     "problems": (PROBLEMS, PROBLEM_COLUMNS),
+    "hosted_calls": (HOSTED_CALLS, HOSTED_CALL_COLUMNS),
 }
 
 # Report keys that become differently named columns.

@@ -87,7 +87,11 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("DELETE", r"/v1/conversations/(?P<cid>[^/]+)", "delete_conversation"),
         ("POST", r"/v1/chat/completions", "chat"),
         ("POST", r"/v1/files", "create_file"),
+        ("GET", r"/v1/files/(?P<fid>[^/]+)", "get_file"),
         ("DELETE", r"/v1/files/(?P<fid>[^/]+)", "delete_file"),
+        ("POST", r"/v1/containers", "create_container"),
+        ("GET", r"/v1/containers/(?P<cid>[^/]+)", "get_container"),
+        ("DELETE", r"/v1/containers/(?P<cid>[^/]+)", "delete_container"),
         ("POST", r"/v1/vector_stores", "create_vector_store"),
         ("GET", r"/v1/vector_stores/(?P<vid>[^/]+)", "get_vector_store"),
         ("DELETE", r"/v1/vector_stores/(?P<vid>[^/]+)", "delete_vector_store"),
@@ -240,6 +244,19 @@ class Api:
     # -- files and vector stores (bookkeeping for the ab runner's hosted arm) -------
     def create_file(self, body: dict[str, Any], **_: Any) -> Reply:
         return Reply(200, stores.create_file(self.state, body))
+
+    def get_file(self, fid: str, **_: Any) -> Reply:
+        return Reply(200, stores.get_object(self.state, "files", fid, "No such File object"))
+
+    def create_container(self, body: dict[str, Any], **_: Any) -> Reply:
+        return Reply(200, stores.create_container(self.state, body))
+
+    def get_container(self, cid: str, **_: Any) -> Reply:
+        return Reply(200, stores.get_object(self.state, "containers", cid, "Container not found"))
+
+    def delete_container(self, cid: str, **_: Any) -> Reply:
+        stores.delete_object(self.state, "containers", cid, "Container not found")
+        return Reply(200, {"id": cid, "object": "container.deleted", "deleted": True})
 
     def delete_file(self, fid: str, **_: Any) -> Reply:
         return Reply(200, stores.delete_file(self.state, fid))

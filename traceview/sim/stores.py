@@ -82,3 +82,31 @@ def delete_vector_store(state: SimState, vid: str) -> dict[str, Any]:
         if _objects(state, "vector_stores").pop(vid, None) is None:
             raise SimError(404, f"No vector store found with id '{vid}'.")
         return {"id": vid, "object": "vector_store.deleted", "deleted": True}
+
+
+def get_object(state: SimState, table: str, oid: str, missing: str) -> dict[str, Any]:
+    """One stored file or container, or the provider's 404."""
+    with state.lock:
+        obj = _objects(state, table).get(oid)
+        if obj is None:
+            raise SimError(404, f"{missing}: {oid}", param="id")
+        return obj
+
+
+def delete_object(state: SimState, table: str, oid: str, missing: str) -> None:
+    with state.lock:
+        if _objects(state, table).pop(oid, None) is None:
+            raise SimError(404, f"{missing}: {oid}", param="id")
+
+
+def create_container(state: SimState, body: dict[str, Any]) -> dict[str, Any]:
+    """A code-interpreter container (expires 20 minutes after it was last active)."""
+    with state.lock:
+        now = state.clock.now()
+        obj: dict[str, Any] = {
+            "id": state.ids.new("cntr"), "object": "container", "created_at": now,
+            "name": str(body.get("name") or ""), "status": "running",
+            "expires_after": {"anchor": "last_active_at", "minutes": 20},
+            "last_active_at": now}
+        _objects(state, "containers")[obj["id"]] = obj
+        return obj

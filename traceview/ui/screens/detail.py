@@ -25,6 +25,7 @@ from traceview.ui.widgets.account import account_text, capture_name, findings_te
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.widgets.timing import attempts_text, timing_text
+from traceview.ui.widgets.lineage import lineage_text
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -127,6 +128,9 @@ class DetailScreen(InspectorScreen):
             tries = attempts_text(self.turn)
             if tries.plain:
                 yield Static(tries, id="attempts")
+            lineage = Static(lineage_text(getattr(self.turn, "lineage", None)), id="lineage")
+            lineage.display = bool(getattr(self.turn, "lineage", None))
+            yield lineage
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")
@@ -153,6 +157,8 @@ class DetailScreen(InspectorScreen):
             title.update(safe(f"bodies: {message.error}", style="italic"))
             return
         self.bodies = [("request", message.request), ("response", message.response)]
+        self.query_one("#lineage", Static).update(lineage_text(  # quotes the cited spans
+            getattr(self.turn, "lineage", None), message.response))
         self.query_one("#tree", BodyTree).load(self.bodies)
         self._show_mode()
 

@@ -15,6 +15,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from traceview.analysis.hosted.checklist import ORDER as DELETE_KINDS
+from traceview.analysis.hosted.checklist import delete_call
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
@@ -73,6 +75,9 @@ def object_detail(o: dict[str, Any] | None,
     out.append("\n")
     out.append_text(safe(f"retention: {ret.get('text')} — source: {ret.get('source')}, "
                          f"as of {ret.get('as_of')}", style="dim"))
+    if o["state"] == "exists" and o["kind"] in DELETE_KINDS:  # the deletion checklist's
+        call = delete_call(o["kind"], o["id"])
+        out.append_text(safe(f"\ndelete with: {call['http']}  ({call['sdk']})"))
     return out
 
 

@@ -1,0 +1,236 @@
+"""The facts of a turn's evidence lineage, read once while the capture is scanned.
+
+What a request chose (tool_choice, sampling settings, reasoning effort, the case it names
+in metadata, the safety checks it acknowledged) and what a response cited and retrieved
+(annotations, each hosted call's queries and results, pending safety checks, logprobs).
+Kept as small tuples in the side's `extra` under "lineage", only on the turns that have
+any: analysis/lineage.py reads them into a TurnLineage.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from traceview.safety.redact import redact_text
+
+LINEAGE = "lineage"  # the key in a side's `extra`
+VECTOR_STORES = "vector_stores"  # also a key of the response's `extra`
+_TEXT_MAX = 200
+_SETTINGS = ("temperature", "top_p", "seed")
+CITATION_TYPES = ("url_citation", "file_citation", "container_file_citation", "file_path")
+# The hosted calls whose results a citation can name.
+RETRIEVING = ("file_search_call", "web_search_call", "code_interpreter_call")
+_STORES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _text(value: Any, limit: int = _TEXT_MAX) -> str | None:
+    """A provider or application string, secrets masked and clipped; None if not a string."""
+    return redact_text(value)[:limit] if type(value) is str and value else None
+
+
+def _number(value: Any) -> float | int | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None
+
+
+def tool_choice(value: Any) -> str | None:
+    """"auto" | "none" | "required" | "function:NAME" | a hosted tool type |
+    "allowed_tools:MODE" | "mcp:SERVER"; None when the request did not say."""
+    if type(value) is str:
+        return _text(value, 80)
+    if type(value) is not dict:
+        return None
+    kind = value.get("type")
+    if kind == "function":
+        fn = value.get("function")
+        name = value.get("name") or (fn.get("name") if type(fn) is dict else None)
+        return f"function:{_text(name, 80)}" if type(name) is str else "function"
+    if kind == "custom":
+        return f"custom:{_text(value.get('name'), 80)}"
+    if kind == "allowed_tools":
+        return f"allowed_tools:{_text(value.get('mode'), 20) or 'auto'}"
+    if kind == "mcp":
+        return f"mcp:{_text(value.get('server_label'), 80)}"
+    return _text(kind, 80)
+
+
+def request_lineage(body: dict[str, Any], items: list[Any] | None) -> dict[str, Any] | None:
+    """A request's choices and settings (only those it set), or None."""
+    g = body.get
+    out: dict[str, Any] = {}
+    choice = tool_choice(g("tool_choice"))
+    if choice is not None:
+        out["tool_choice"] = choice
+    for key in _SETTINGS:
+        v = _number(g(key))
+        if v is not None:
+            out[key] = v
+    reasoning = g("reasoning")
+    effort = reasoning.get("effort") if type(reasoning) is dict else g("reasoning_effort")
+    if type(effort) is str:
+        out["effort"] = _text(effort, 20)
+    meta = g("metadata")
+    if type(meta) is dict and meta:
+        out["metadata"] = {_text(str(k), 64): _text(v, 128) for k, v in list(meta.items())[:16]
+                           if type(v) is str}
+    for key in ("user", "safety_identifier"):
+        if type(g(key)) is str and g(key):
+            out[key] = _text(g(key), 128)
+    acked = _acknowledged(items) if items else ()
+    if acked:
+        out["acknowledged"] = acked
+    return out or None
+
+
+def _vector_stores(tools: Any) -> tuple[str, ...]:
+    """The vector store ids the request's file_search tools search."""
+    if type(tools) is not list:
+        return ()
+    ids = [v for t in tools if type(t) is dict and t.get("type") == "file_search"
+           and type(t.get("vector_store_ids")) is list
+           for v in t["vector_store_ids"] if type(v) is str]
+    got = tuple(dict.fromkeys(ids))
+    # One copy of each distinct list: a capture searches the same stores on every turn.
+    return _STORES.setdefault(got, got) if len(_STORES) < 10_000 else got
+
+
+def _acknowledged(items: list[Any]) -> tuple[str, ...]:
+    """Ids of the safety checks the input's computer_call_output items acknowledge."""
+    ids = [c["id"] for i in items if type(i) is dict and i.get("type") == "computer_call_output"
+           and type(i.get("acknowledged_safety_checks")) is list
+           for c in i["acknowledged_safety_checks"] if type(c) is dict
+           and type(c.get("id")) is str]
+    return tuple(ids)
+
+
+def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
+    """A Responses output's citations, retrievals, pending safety checks and logprobs;
+    with a file search, the vector stores its tool searched (the response echoes the
+    request's `tools`: read here, not kept for every request that offers the tool)."""
+    citations: list[tuple[Any, ...]] = []
+    retrieval: list[tuple[Any, ...]] = []
+    checks: list[tuple[Any, ...]] = []
+    probs: list[float] = []
+    searched = False
+    k = -1  # the call's place among the output's retrieving calls
+    for n, item in enumerate(output):
+        if type(item) is not dict:
+            continue
+        t = item.get("type")
+        if t == "message" or (t is None and "role" in item):
+            content = item.get("content")
+            for part in content if type(content) is list else ():
+                if type(part) is dict:
+                    _part(part, n, citations, probs)
+        elif t in RETRIEVING:
+            k += 1
+            searched = searched or t == "file_search_call"
+            found = _retrieval(item, t)
+            if found != (None, None, None):  # the call's id and queries are its HostedCall's
+                retrieval.append((k, *found))
+        elif t == "computer_call" and type(item.get("pending_safety_checks")) is list:
+            checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
+                           _text(c.get("code"), 80))
+                          for c in item["pending_safety_checks"] if type(c) is dict)
+    out = _pack(citations, retrieval, checks, probs)
+    stores = _vector_stores(tools) if searched else ()
+    if stores:  # beside the lineage, not in it: most searching turns have nothing else
+        out = {**(out or {}), VECTOR_STORES: stores}
+    return out
+
+
+def chat_lineage(choices: list[Any]) -> dict[str, Any] | None:
+    """A chat completion's annotations (message.annotations) and logprobs."""
+    citations: list[tuple[Any, ...]] = []
+    probs: list[float] = []
+    for n, choice in enumerate(choices):
+        if type(choice) is not dict:
+            continue
+        msg = choice.get("message")
+        if type(msg) is dict and type(msg.get("annotations")) is list:
+            for a in msg["annotations"]:
+                if type(a) is dict:
+                    citations.append(_citation(a, n))
+        lp = choice.get("logprobs")
+        if type(lp) is dict:
+            _probs(lp.get("content"), probs)
+    return _pack(citations, [], [], probs)
+
+
+def _pack(citations: list[tuple[Any, ...]], retrieval: list[tuple[Any, ...]],
+          checks: list[tuple[Any, ...]], probs: list[float]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    if citations:
+        out["citations"] = tuple(citations)
+    if retrieval:
+        out["retrieval"] = tuple(retrieval)
+    if checks:
+        out["safety_checks"] = tuple(checks)
+    if probs:
+        out["logprobs"] = (len(probs), sum(probs) / len(probs), min(probs))
+    return out or None
+
+
+def _part(part: dict[str, Any], item: int, citations: list[tuple[Any, ...]],
+          probs: list[float]) -> None:
+    anns = part.get("annotations")
+    if type(anns) is list:
+        for a in anns:
+            if type(a) is dict:
+                citations.append(_citation(a, item))
+    _probs(part.get("logprobs"), probs)
+
+
+def _probs(tokens: Any, probs: list[float]) -> None:
+    """Each token's probability (exp of its logprob)."""
+    if type(tokens) is list:
+        for tok in tokens:
+            lp = tok.get("logprob") if type(tok) is dict else None
+            if isinstance(lp, int | float) and not isinstance(lp, bool) and lp <= 0:
+                probs.append(math.exp(lp))
+
+
+def _citation(a: dict[str, Any], item: int) -> tuple[Any, ...]:
+    """(type, url, file_id, container_id, title or filename, start, end, output item)."""
+    kind = a.get("type")
+    nested = a.get(kind) if type(kind) is str else None  # chat: {"url_citation": {...}}
+    inner: dict[str, Any] = nested if type(nested) is dict else a
+    g = inner.get
+    start, end = g("start_index"), g("end_index")
+    if start is None and type(g("index")) is int:
+        start = g("index")
+    return (_text(kind, 40) or "unknown", _text(g("url"), 500), _text(g("file_id"), 120),
+            _text(g("container_id"), 120), _text(g("title")) or _text(g("filename")),
+            start if type(start) is int else None, end if type(end) is int else None, item)
+
+
+def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
+    """(results or None, sources or None, container id): results are (file_id, filename,
+    score, vector store) — None when the capture lacks them."""
+    results: tuple[tuple[Any, ...], ...] | None = None
+    sources: tuple[str | None, ...] | None = None
+    if kind == "file_search_call":
+        raw = item.get("results")
+        if type(raw) is list:
+            results = tuple((_text(r.get("file_id"), 120), _text(r.get("filename")),
+                             _number(r.get("score")), _store_of(r))
+                            for r in raw if type(r) is dict)
+    elif kind == "web_search_call":
+        action = item.get("action")
+        if type(action) is dict:
+            src = action.get("sources")
+            if type(src) is list:
+                sources = tuple(_text(s.get("url"), 500) for s in src if type(s) is dict)
+            elif action.get("type") in ("open_page", "find_in_page"):
+                sources = (_text(action.get("url"), 500),)  # the page read is the source
+    return results, sources, _text(item.get("container_id"), 120)
+
+
+def _store_of(result: dict[str, Any]) -> str | None:
+    """The vector store a file-search result came from, when its attributes name it."""
+    attrs = result.get("attributes")
+    v = result.get("vector_store_id") or (
+        attrs.get("vector_store_id") if type(attrs) is dict else None)
+    return _text(v, 120)

@@ -1,0 +1,62 @@
+"""The deletion checklist (`traceview objects`) as text, markdown or JSON, every byte
+through the output boundary (safety/)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from traceview.safety.redact import redact_json
+from traceview.safety.sanitise import json_safe, plain, visible
+
+_HEADS = ("kind", "id", "state", "expires", "delete with")
+_LIVE = {"present": "STILL PRESENT", "gone": "gone (404)", "error": "not checked"}
+
+
+def render_json(doc: dict[str, Any]) -> bytes:
+    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+
+
+def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
+    live = {(s["kind"], s["id"]): s for s in (doc.get("verify") or {}).get("objects", ())}
+    out: list[tuple[str, ...]] = []
+    for r in doc["objects"]:
+        state = r["state"].replace("_", " ")
+        seen = live.get((r["kind"], r["id"]))
+        if seen is not None:
+            state += f" · live: {_LIVE[seen['live']]}"
+        out.append((r["kind"].replace("_", " "), r["id"], state,
+                    r["expires_around"] or r["retention"],
+                    r["delete"]["http"] if r["delete"] else "—"))
+    return out
+
+
+def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
+    """One line per object, in the order to delete them, and what is left."""
+    who = (f"case {doc['case']}" if doc["case"] else
+           f"conversation {doc['conversation']}" if doc["conversation"] else "the capture")
+    turns = doc["turns"]
+    head = (f"deletion checklist · {who} · {len(turns)} turn(s) · {len(doc['objects'])} "
+            f"provider object(s), {doc['remaining']} not deleted in the capture")
+    rows = _rows(doc)
+    if not rows:
+        body = ["no provider object holds this case's data in the capture"]
+    elif markdown:
+        body = ["| " + " | ".join(_HEADS) + " |", "|---|---|---|---|---|",
+                *("| " + " | ".join(plain(x).replace("|", "\\|") for x in r) + " |"
+                  for r in rows)]
+    else:
+        widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(_HEADS)]
+        body = ["  ".join(h.ljust(w) for h, w in zip(_HEADS, widths, strict=True))]
+        body += ["  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)) for r in rows]
+    tail = []
+    ver = doc.get("verify")
+    if ver is not None:
+        c = ver["counts"]
+        tail = ["", f"checked live at {ver['checked_at']} ({ver['host']}): {c['gone']} gone, "
+                f"{c['present']} present, {c['error']} not answered — {ver['verdict']}"
+                + (f"; written to {doc['sidecar']}" if doc.get("sidecar") else "")]
+        tail += [f"  {s['kind']} {s['id']}: {s['error']}" for s in ver["objects"] if s["error"]]
+    lines = [("# " if markdown else "") + head, "", *body, *tail]
+    return visible("\n".join(line.rstrip() for line in lines) + "\n", multiline=True)
