@@ -19,7 +19,7 @@ from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.lineage import lineage_dict
-from traceview.analysis.pricing import Cost, counters_for
+from traceview.analysis.pricing import Cost
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.timing import response_limits, timing_of

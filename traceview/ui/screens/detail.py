@@ -24,8 +24,8 @@ from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.account import account_text, capture_name, findings_text, hosted_line
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
-from traceview.ui.widgets.timing import attempts_text, timing_text
 from traceview.ui.widgets.lineage import lineage_text
+from traceview.ui.widgets.timing import attempts_text, timing_text
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
