@@ -8,7 +8,7 @@ leaks. Each capture is reported in JSON (with --explain), Markdown and text, in 
 with facts made by workers over small chunks.
 
 A digest that changes means a hostile report changed: if that was meant, say why in the commit
-and re-pin with `TRACEVIEW_GOLDEN_UPDATE=1 pytest tests/hostile/test_golden_hostile.py`.
+and re-pin with `TRACEVIEW_GOLDEN_UPDATE=1 pytest -p no:xdist tests/hostile/test_golden_hostile.py`.
 """
 
 from __future__ import annotations
@@ -93,6 +93,8 @@ def test_hostile_report_is_byte_identical(name: str, mode: str, tmp_path: Path,
     for fmt in FORMATS:
         main(["report", name, "--format", *fmt])
         got.append(hashlib.sha256(capsysbinary.readouterr().out).hexdigest())
+    if UPDATE and os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.fail("re-pin in one process (-p no:xdist): workers overwrite each other's pins")
     if UPDATE:
         GOLDEN[name] = got
         PINNED.write_text(json.dumps(dict(sorted(GOLDEN.items())), indent=1) + "\n")
