@@ -85,7 +85,7 @@ async def test_title_keeps_marker_counts_and_problems_at_80_columns():
     async with app.run_test(size=SMALL) as pilot:
         await loaded(app, pilot)
         said = title(app)
-        assert "4 turns" in said and "5 markers (⊕1 ✗2" in said
+        assert "4 turns" in said and "7 markers (⊕1 ✗2" in said
     app = make_app([sample("damaged")])
     async with app.run_test(size=SMALL) as pilot:
         await loaded(app, pilot)

@@ -117,7 +117,7 @@ def test_claims_at_80x24_shows_the_signals(tmux: Tmux):
                 and "file_search ✗" in rows.get("2", "") and "? Help" in screen)
 
     screen = tmux.wait_for(signals, "turn 3's ⊕ and turn 2's file_search ✗ at 80x24")
-    assert "5 markers (⊕1 ✗2" in screen.splitlines()[0]
+    assert "7 markers (⊕1 ✗2" in screen.splitlines()[0]
     assert "? Help" in [line for line in screen.splitlines() if line.strip()][-1]
     assert all(len(line) <= 80 for line in screen.splitlines())
     tmux.keys("q")

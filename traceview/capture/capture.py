@@ -340,6 +340,10 @@ def not_a_capture(path: str) -> str | None:
         return "binary data (NUL bytes) in its first bytes; expected JSON lines"
     lines = head.split(b"\n")
     complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]
+    if b"\x00" in head and not any(line.lstrip().startswith(b"{") for line in complete):
+        # NULs and not one JSON object among the first lines: a binary file (an image,
+        # an archive), said as such rather than as lines that are not JSON.
+        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
     if not complete:
         start = head.lstrip().removeprefix(b"\xef\xbb\xbf")[:1]
         if start and start != b"{":
