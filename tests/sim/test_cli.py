@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.fixtures_shared import ROOT
 from traceview.commands import demo
 from traceview.commands import sim as cli
@@ -45,7 +47,10 @@ def test_demo_refuses_to_append_to_an_existing_capture(tmp_path, capsys):
 
 
 def test_sim_rejects_a_bad_port(capsys):
-    assert cli.run(_ns(cli, ["--port", "70000"])) == 2
+    """Refused while parsing (argparse's exit 2), before anything listens."""
+    with pytest.raises(SystemExit) as exited:
+        cli.run(_ns(cli, ["--port", "70000"]))
+    assert exited.value.code == 2
     assert "--port" in capsys.readouterr().err
 
 
