@@ -5,8 +5,10 @@
   holds the latency at the caller (including arm A's store work) and which played
   conversation and run each turn belongs to; ``manifest.json`` gives runs and status.
 * ``traceview compare A B`` — any two captures (files or directories): conversations as
-  the analysis groups them, latency = the recorded ``elapsed_ms``, time from each
-  response record's ``ts`` when the recorder wrote one.
+  the analysis groups them, latency = the turn's caller latency (first attempt sent ->
+  final response received, backoff between retries included; a retried turn without the
+  recorder's ``ts`` falls back to its attempts' ``elapsed_ms`` summed, and the arm says
+  so), time from each response record's ``ts`` when the recorder wrote one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from traceview.analysis.compare import Arm, ArmTurn
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import counters_for
 from traceview.analysis.session import analyze
+from traceview.analysis.timing import BASIS_NO_TS
 
 _TS = re.compile(rb'"ts":\s*([0-9]+(?:\.[0-9]+)?)')
 
@@ -108,20 +111,27 @@ def arm_from_capture(name: str, paths: list[str], options: Options | None = None
             raise ArmsError(f"{p}: no such file or directory")
     analysis = analyze(paths, options)
     turns: list[ArmTurn] = []
+    no_ts = 0  # retried turns whose latency leaves the backoff out (no recorder ts)
     for t in analysis.turns:
         if t.api == "compact":
             continue
+        timing = t.timing  # made when read: once per turn
         line = (ledger or {}).get(t.response_id or "")
         if line is not None:
             conv = f"{line.get('conversation')}#{line.get('run')}"
             latency, ts, state = line.get("latency_ms"), line.get("ts"), line.get("state_ms")
         else:
-            conv, latency, ts, state = t.conversation_key, t.elapsed_ms, _ts(analysis, t), None
+            conv, latency = t.conversation_key, timing["caller_latency_ms"]
+            ts, state = _ts(analysis, t), None
+            no_ts += timing["caller_latency_basis"] == BASIS_NO_TS
         turns.append(ArmTurn(conv, latency, t.input_tokens, t.cached_tokens, t.output_tokens,
-                             _hosted(t), t.model, ts, state, t.status, t.timing["ttft_ms"]))
+                             _hosted(t), t.model, ts, state, t.status, timing["ttft_ms"]))
     analysis.capture.close()
     arm = Arm(name, ", ".join(paths), turns, fidelity=arm_fidelity(analysis),
               problems=len(analysis.problems))
+    if no_ts:
+        arm.notes.append(f"{no_ts} retried turn(s) without the recorder's ts: their latency "
+                         "is the attempts' elapsed_ms summed, the backoff between them left out")
     if analysis.problems:  # said at the top, never a silent arm of fewer turns
         first = analysis.problems[0]
         arm.notes.append(f"{len(analysis.problems)} problem(s) reading the capture; first: "
@@ -152,7 +162,8 @@ def load_arms(paths: list[str], options: Options | None = None
         raise ArmsError("give an `ab` results folder, or two captures: A (owned) then B (hosted)")
     a = arm_from_capture("A", [paths[0]], options)
     b = arm_from_capture("B", [paths[1]], options)
-    return a, b, {"latency": "measured (recorded elapsed_ms)", "status": None}
+    return a, b, {"latency": "measured (caller latency: first attempt sent -> final "
+                                 "response received, backoff included)", "status": None}
 
 
 def _from_folder(folder: Path, options: Options | None) -> tuple[Arm, Arm, dict[str, Any]]:

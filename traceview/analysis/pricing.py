@@ -44,16 +44,12 @@ HOSTED_LINE_ITEMS = {"web_search_call": "web search tool calls",
                      "image_generation_call": "image generation"}
 
 
-_IMAGE = re.compile(r"image (\d{2,5}x\d{2,5}) (low|medium|high),")
-
-
 def _image_shape(call: HostedCall) -> str | None:
-    """An image generation call's "SIZE QUALITY" as its detail names it (capture/items.py),
-    when both are known (not "auto"); None otherwise."""
-    if call.type != "image_generation_call" or not call.detail:
+    """An image generation call's "SIZE QUALITY" as the capture carried them, when both
+    are known and not "auto" (an auto image is priced at the flat rate); None otherwise."""
+    if call.size is None or call.quality is None or "auto" in (call.size, call.quality):
         return None
-    m = _IMAGE.match(call.detail)
-    return f"{m.group(1)} {m.group(2)}" if m else None
+    return f"{call.size} {call.quality}"
 
 
 def _rounded(v: float | None) -> float | None:

@@ -2,9 +2,9 @@
 
 Kept as objects, a response's hosted calls cost a dict entry, a tuple, a HostedCall, a tuple
 of queries and a str per id and query: the largest part of the turn table on a capture of
-hosted-state turns. Here each call's shape (its type, status, evidence, include flag and
-detail, together) is one number into the side's pool, and its id and queries sit as UTF-8
-in byte buffers (texts.Texts).
+hosted-state turns. Here each call's shape (its type, status, evidence, include flag,
+detail and an image's size and quality, together) is one number into the side's pool, and
+its id and queries sit as UTF-8 in byte buffers (texts.Texts).
 
 `Calls` reads like the dict by response row it replaces (`get(row, ())`, `calls[row] = …`,
 `pop`, `in`, `items`): the row views (capture/model.py) and the analysis's bindings use it
@@ -41,6 +41,8 @@ class HostedCall:
     include: str | None  # the include flag that captures the evidence, if one exists
     queries: tuple[str, ...] = ()
     detail: str | None = None  # one line: what was found, or why nothing was
+    size: str | None = None  # image_generation_call: the size it is billed by ("1024x1024")
+    quality: str | None = None  # image_generation_call: low | medium | high | auto
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,7 +82,8 @@ class Calls:
             return
         number = self.pool.number
         for c in calls:
-            self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail)))
+            self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail, c.size,
+                                       c.quality)))
             self.ids.append(c.id)
             for q in c.queries:
                 self.queries.append(q)
@@ -134,9 +137,10 @@ class Calls:
         out = []
         for i in range(start, end):
             q1 = q_ends[i]
-            kind, status, evidence, include, detail = values[shape[i]]
+            kind, status, evidence, include, detail, size, quality = values[shape[i]]
             out.append(HostedCall(kind, ids.get(i), status, evidence, include,
-                                  tuple([queries.get(j) or "" for j in range(q0, q1)]), detail))
+                                  tuple([queries.get(j) or "" for j in range(q0, q1)]), detail,
+                                  size, quality))
             q0 = q1
         return tuple(out)
 

@@ -226,8 +226,18 @@ _LISTED_EVIDENCE = {
 }
 
 
-# An image's size and quality as an image_generation_call's detail names them.
-IMAGE_SHAPE = re.compile(r"(\d{2,5}x\d{2,5}|auto) (low|medium|high|auto)")
+# The sizes and qualities an image_generation_call is billed by, as the wire names them
+# (anything else is not carried: the call is then priced at the flat rate).
+IMAGE_SIZE = re.compile(r"\d{2,5}x\d{2,5}|auto")
+IMAGE_QUALITIES = frozenset({"low", "medium", "high", "auto"})
+
+
+def _image_shape(item: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The call's (size, quality), each None when the item does not state a known one."""
+    size, quality = item.get("size"), item.get("quality")
+    return (intern(size) if isinstance(size, str) and IMAGE_SIZE.fullmatch(size) else None,
+            intern(quality) if isinstance(quality, str) and quality in IMAGE_QUALITIES
+            else None)
 
 
 def _hosted_call(
@@ -256,14 +266,14 @@ def _hosted_call(
         return HostedCall(t, cid, status, ev, flag, queries, detail)
     if t == "image_generation_call":
         result = item.get("result")
-        # What the image is billed by (size, quality), when the item says: read by pricing.
-        size, quality = item.get("size"), item.get("quality")
-        made = f"image {size} {quality}" if isinstance(size, str) and isinstance(
-            quality, str) and IMAGE_SHAPE.fullmatch(f"{size} {quality}") else "image"
+        # What the image is billed by, carried on the call for pricing (analysis/pricing.py).
+        size, quality = _image_shape(item)
+        made = f"image {size} {quality}" if size and quality else "image"
         if isinstance(result, str) and result:
             detail = f"{made}, {len(result):,} base64 chars"
-            return HostedCall(t, cid, status, "captured", None, queries, detail)
-        return HostedCall(t, cid, status, "missing", None, queries, f"no image (status {status})")
+            return HostedCall(t, cid, status, "captured", None, queries, detail, size, quality)
+        return HostedCall(t, cid, status, "missing", None, queries,
+                          f"no image (status {status})", size, quality)
     if t == "mcp_call":
         if item.get("output") is not None:
             return HostedCall(t, cid, status, _state(item.get("output")), None, queries,

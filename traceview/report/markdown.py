@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
+from traceview.report.cost_text import cost_markdown
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
 
@@ -62,6 +63,7 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
                f"{usd(tot.get('cost_usd'))}, latency p50 {num(lat.get('p50'))} ms / p95 "
                f"{num(lat.get('p95'))} ms.")
     out += [f"- {line}" for line in timing_lines(tot)]
+    out += cost_markdown(analysis.cost, _cell)  # issue 33: the text report's cost section
     if analysis.problems:
         out += ["", "## Problems", ""]
         for n, p in enumerate(analysis.problems):
