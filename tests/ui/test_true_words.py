@@ -124,3 +124,22 @@ async def test_no_marker_hint_without_markers():
         await loaded(app, pilot)
         assert "0 markers" in str(app.main.query_one("#title").render())
         assert "m: next" not in str(app.main.query_one("#title").render())
+
+
+async def test_a_prompts_footer_keys_are_spaced_like_the_screens(claims):
+    """At 120 columns the footer is not compact: a prompt's keys once stayed compact and ran
+    together ("⏎ Writeesc Cancel", "⏎ Searchesc Cancel")."""
+    from traceview.ui.widgets.footer import KeyFooter, key_width
+
+    app = make_app([claims])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("slash")
+        await pilot.pause()
+        bar = app.screen.query_one(KeyFooter)
+        keys = list(app.screen.query(FooterKey))
+        assert [(k.key_display, k.description) for k in keys] == [("⏎", "Search"),
+                                                                   ("esc", "Cancel")]
+        for key in keys:
+            assert key.compact is bar.compact is False
+            assert key.region.width == key_width(key.key_display, key.description, False)

@@ -47,8 +47,9 @@ class KeyFooter(Footer):
         self.compact = self.app.size.width < 120
         focused = self.screen.focused
         if isinstance(focused, Input) and focused.id in PROMPTS:
-            yield FooterKey("enter", "⏎", PROMPTS[focused.id], "submit")
-            yield FooterKey("escape", "esc", "Cancel", "cancel")
+            yield FooterKey("enter", "⏎", PROMPTS[focused.id], "submit").data_bind(
+                compact=Footer.compact)
+            yield FooterKey("escape", "esc", "Cancel", "cancel").data_bind(compact=Footer.compact)
             return
         active = self.screen.active_bindings
         by_action: defaultdict[str, list[tuple[Binding, bool, str]]] = defaultdict(list)
