@@ -263,10 +263,10 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
 
 
 def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.MonkeyPatch) -> None:
-    from traceview.analysis import turn_report
+    from traceview.analysis import turn_row
     from traceview.analysis.turn_report import TurnReport
 
-    monkeypatch.setattr(turn_report, "ROW_KEYS", (*turn_report.ROW_KEYS, "future_key"))
+    monkeypatch.setattr(turn_row, "ROW_KEYS", (*turn_row.ROW_KEYS, "future_key"))
     monkeypatch.setattr(TurnReport, "future_key",
                         property(lambda self: {"x": "sk-ABCDEFGHIJKL"}), raising=False)
     turns = [r for t, r in capture_rows(str(SAMPLES / "claims.jsonl")) if t == "turns"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from traceview.analysis.turn_report import CONTRACT_KEYS
+from traceview.analysis.turn_row import CONTRACT_KEYS
 
 ROOT = Path(__file__).parent.parent.parent
 SAMPLES = ROOT / "sample_traces"

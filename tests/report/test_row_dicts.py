@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis.session import analyze
-from traceview.analysis.turn_report import CONTRACT_KEYS, EXTRA_KEYS, explain_row, row_dicts
+from traceview.analysis.turn_report import row_dicts
+from traceview.analysis.turn_row import CONTRACT_KEYS, EXTRA_KEYS, explain_row
 
 ROOT = Path(__file__).parent.parent.parent
 FIXTURES = sorted((ROOT / "tests/fixtures/real").glob("*.jsonl"))

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from traceview.capture.endpoints import (
-    api_from_response,
-    ids_in_path,
-)
+from traceview.capture.attempts import attempt_of, lazy_input, retries
+from traceview.capture.background import polled_response
+from traceview.capture.endpoints import api_from_response, ids_in_path
 from traceview.capture.lines import Line, Pre, internal_error, line_facts, response_pre
 from traceview.capture.model import (
-    Attempt,
     Exchange,
     Problem,
     RecordRef,
@@ -27,12 +26,12 @@ from traceview.capture.model import (
     Turns,
     new_turn,
 )
+from traceview.capture.origin import imported
 from traceview.capture.response_facts import response_facts
 from traceview.capture.table import Facts, ResponseSide, TurnTable, flag_bit
 from traceview.wire import NON_TERMINAL, TERMINAL_EVENTS
 
 _STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
-_STREAM_TERMINAL = TERMINAL_EVENTS
 
 
 class CaptureBuilder:
@@ -152,14 +151,14 @@ class CaptureBuilder:
             turn = self._new_turn(index, api, ref, pre)
             if pre[9]:  # the body is a JSON object
                 if pre[10] is not None:  # an importer's origin
-                    _imported(turn, pre[10])
+                    imported(turn, pre[10])
                 self._last_input = (turn, api, pre, reread)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
                 self._last_input = None
             if retry_of is not None:
-                turn.attempts = (*retry_of.attempts, _attempt(retry_of))
+                turn.attempts = (*retry_of.attempts, attempt_of(retry_of))
                 turns[-1] = turn
             else:
                 turns.append(turn)
@@ -202,17 +201,10 @@ class CaptureBuilder:
             return None
         failed, old_input = held
         body = record.get("body")
-        if (isinstance(body, dict) and failed.api == api and failed.req is not None
-                and failed.source == source and self.turns and self.turns[-1] == failed):
-            old, new = old_input(), _input_of(api, body)
-            g = body.get
-            conv = g("conversation")
-            conv = conv.get("id") if isinstance(conv, dict) else conv
-            same_handles = (failed.req.previous_response_id == (g("previous_response_id") or None)
-                            and failed.req.conversation_id == (conv or None))
-            rejected = failed.res is not None and failed.res.http_status == 400
-            if same_handles and (_extends(old, new) or (rejected and _repairs(old, new))):
-                return failed
+        if (isinstance(body, dict) and failed.api == api
+                and failed.source == source and self.turns and self.turns[-1] == failed
+                and retries(failed, old_input, api, body)):
+            return failed
         self.finished.append(failed)
         return None
 
@@ -274,7 +266,7 @@ class CaptureBuilder:
                              f"usage.{name} is {value}: not a possible token count; shown as "
                              "unknown")
         if origin is not None:
-            _imported(turn, origin)
+            imported(turn, origin)
         self._settle(turn, row, ref.source, ref.line)
 
     def _settle(self, turn: Turn, row: int, source: int, line: int) -> None:
@@ -307,7 +299,7 @@ class CaptureBuilder:
                 self.finished.append(self._failed[0])
             # Held: the next request may retry it.
             reread = last[3]
-            self._failed = (turn, _lazy_input(last[1], last[2], reread))
+            self._failed = (turn, lazy_input(last[1], partial(_obj, last[2], reread)))
             return
         self.finished.append(turn)
 
@@ -338,10 +330,7 @@ class CaptureBuilder:
         if not isinstance(rid, str) or rid not in self._polling:
             return
         turn = self._polling[rid]
-        facts = response_facts({"body": body, "elapsed_ms": None})
-        elapsed = turn.res.elapsed_ms if turn.res else None
-        facts.elapsed_ms = elapsed
-        _count_poll(facts, turn, obj.get("ts"), body)
+        facts = polled_response(turn, body, obj.get("ts"))
         turn.res = facts
         turn.response = ref
         turn.notes = (*turn.notes,
@@ -361,7 +350,7 @@ class CaptureBuilder:
             s["events"].append(ev)
         s["count"] = s.get("count", 0) + 1
         s["ref"] = ref
-        if t in _STREAM_TERMINAL or t == "error":
+        if t in TERMINAL_EVENTS or t == "error":
             self._close_stream()
 
     def _close_stream(self) -> None:
@@ -402,46 +391,6 @@ def _sequence_message(i: int, kind: str, seq: int, top: int) -> str:
     return f"stream event {i} {what[kind]}; the stream is not the provider's sequence"
 
 
-def _count_poll(facts: ResponseFacts, turn: Turn, ts: Any, body: dict[str, Any]) -> None:
-    """A background job's polls so far, when the latest answer arrived (the recorder's
-    `ts`: its wall time runs from the create request to the terminal status) and, without
-    a `ts`, the provider's own created_at -> completed_at (whole seconds)."""
-    before = turn.res.extra if turn.res is not None else None
-    polls = (before or {}).get("background", {}).get("polls", 0) + 1
-    created, completed = body.get("created_at"), body.get("completed_at")
-    span = completed - created if type(created) is int and type(completed) is int \
-        and completed >= created else None
-    if facts.extra is None:
-        facts.extra = {}
-    facts.extra["background"] = {
-        "polls": polls, "done_ts": ts if type(ts) in (int, float) else None, "span_s": span}
-
-
-def origin_note(origin: Any) -> str | None:
-    """'imported from HAR entry 3; …' for a record an importer wrote (capture/formats)."""
-    if not isinstance(origin, dict) or not isinstance(origin.get("format"), str):
-        return None
-    fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
-           "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
-                                                                     origin["format"])
-    note = f"imported from {fmt}, entry {origin.get('entry')}"
-    missing = origin.get("cannot_carry")
-    if isinstance(missing, list) and missing:
-        note += "; not in that format: " + "; ".join(str(m) for m in missing)
-    return note
-
-
-def _imported(turn: Turn, origin: Any) -> None:
-    """Say where an imported turn came from; numbers its format cannot carry stay unknown."""
-    note = origin_note(origin)
-    if note is not None and note not in turn.notes:
-        turn.notes = (*turn.notes, note)
-    missing = origin.get("cannot_carry") if isinstance(origin, dict) else None
-    if turn.req is not None and isinstance(missing, list) and any(
-            isinstance(m, str) and m.startswith("request bytes") for m in missing):
-        turn.req.request_bytes = None
-
-
 def _obj(pre: Line, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
     """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
     read again from the file (`reread`; a worker sends no bodies), else nothing."""
@@ -449,46 +398,3 @@ def _obj(pre: Line, reread: Callable[[], dict[str, Any]] | None) -> dict[str, An
     if obj is not None:
         return obj
     return reread() if reread is not None else {}
-
-
-def _lazy_input(api: str, pre: Line,
-                reread: Callable[[], dict[str, Any]] | None) -> Callable[[], Any]:
-    """The request's input, read when a retry check needs it: in one process from the
-    parsed record (kept, as before, one at a time), else re-read from the file."""
-    return lambda: _input_of(api, _obj(pre, reread).get("body") or {})
-
-
-def _input_of(api: str, body: dict[str, Any]) -> Any:
-    return body.get("messages") if api == "chat" else body.get("input")
-
-
-def _extends(old: Any, new: Any) -> bool:
-    """True when `new` is the same input as `old`, possibly with items added at the end."""
-    if old is None or new is None:
-        return False
-    if isinstance(old, list) and isinstance(new, list):
-        return len(new) >= len(old) > 0 and new[: len(old)] == old
-    return bool(old == new)
-
-
-def _repairs(old: Any, new: Any) -> bool:
-    """True when `new` is `old`'s history repaired after the provider rejected it (400):
-    the same first item, with items inserted (a missing call output) or dropped (a
-    dangling call), the rest in the same order — the same conversation, tried again."""
-    if not (isinstance(old, list) and isinstance(new, list) and old and new
-            and old[0] == new[0]):
-        return False
-    short, long = (old, new) if len(old) <= len(new) else (new, old)
-    rest = iter(long)
-    return all(any(item == other for other in rest) for item in short)
-
-
-def _attempt(turn: Turn) -> Attempt:
-    res = turn.res
-    req_x = turn.req.extra if turn.req is not None else None
-    res_x = res.extra if res is not None else None
-    return Attempt(turn.line, res.status if res else "unknown",
-                   res.http_status if res else None, res.error if res else None,
-                   res.error_code if res else None, res.elapsed_ms if res else None,
-                   req_x.get("ts") if req_x else None,
-                   res_x.get("limits") if res_x else None)

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from traceview.analysis import turn_report
+from traceview.analysis import turn_row
 from traceview.analysis.explain import explain_and_findings
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
@@ -203,7 +203,7 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols["explanation"] = [p[0] for p in prose]
     cols["findings"] = [p[1] for p in prose]
     # Report keys this schema version has no column for (kept as JSON in `extras`).
-    extra = [k for k in turn_report.ROW_KEYS if k not in _TURN_KNOWN]
+    extra = [k for k in turn_row.ROW_KEYS if k not in _TURN_KNOWN]
     cols["extras"] = _extras([{k: getattr(v, k) for k in extra} for v in views]
                              if extra else [{}] * len(views))
     return {name: cols[name] for name in _TURN_COLS}

@@ -13,7 +13,8 @@ from rich.text import Text
 from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import TurnReport, explain_row, row_dicts
+from traceview.analysis.turn_report import TurnReport, row_dicts
+from traceview.analysis.turn_row import explain_row
 from traceview.report.cost_text import cost_text
 from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
