@@ -10,23 +10,40 @@ any: analysis/lineage.py reads them into a TurnLineage.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 from traceview.safety.redact import redact_text
 
 LINEAGE = "lineage"  # the key in a side's `extra`
 VECTOR_STORES = "vector_stores"  # also a key of the response's `extra`
 _TEXT_MAX = 200
+T = TypeVar("T")
 _SETTINGS = ("temperature", "top_p", "seed")
 CITATION_TYPES = ("url_citation", "file_citation", "container_file_citation", "file_path")
 # The hosted calls whose results a citation can name.
 RETRIEVING = ("file_search_call", "web_search_call", "code_interpreter_call")
-_STORES: dict[tuple[str, ...], tuple[str, ...]] = {}
+# One copy of each distinct fact kept in `extra` (see `_one_copy`), up to this many.
+_COPIES_MAX = 4096
+_COPIES: dict[str, Any] = {}
 
 
 def _text(value: Any, limit: int = _TEXT_MAX) -> str | None:
     """A provider or application string, secrets masked and clipped; None if not a string."""
     return redact_text(value)[:limit] if type(value) is str and value else None
+
+
+def _one_copy(value: T) -> T:
+    """`value`, or an equal one kept before: a capture searches the same stores and
+    retrieves the same files on many turns, and each turn's copy stayed in memory for the
+    whole analysis. Keyed by repr, so 1 and 1.0 (or 0.0 and -0.0) stay apart and the
+    report writes exactly what the turn held."""
+    key = repr(value)
+    kept = _COPIES.get(key)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    if len(_COPIES) < _COPIES_MAX:
+        _COPIES[key] = value
+    return value
 
 
 def _number(value: Any) -> float | int | None:
@@ -91,9 +108,7 @@ def _vector_stores(tools: Any) -> tuple[str, ...]:
     ids = [v for t in tools if type(t) is dict and t.get("type") == "file_search"
            and type(t.get("vector_store_ids")) is list
            for v in t["vector_store_ids"] if type(v) is str]
-    got = tuple(dict.fromkeys(ids))
-    # One copy of each distinct list: a capture searches the same stores on every turn.
-    return _STORES.setdefault(got, got) if len(_STORES) < 10_000 else got
+    return _one_copy(tuple(dict.fromkeys(ids)))
 
 
 def _acknowledged(items: list[Any]) -> tuple[str, ...]:
@@ -129,7 +144,7 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
             searched = searched or t == "file_search_call"
             found = _retrieval(item, t)
             if found != (None, None, None):  # the call's id and queries are its HostedCall's
-                retrieval.append((k, *found))
+                retrieval.append(_one_copy((k, *found)))
         elif t == "computer_call" and type(item.get("pending_safety_checks")) is list:
             checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
                            _text(c.get("code"), 80))
@@ -165,7 +180,7 @@ def _pack(citations: list[tuple[Any, ...]], retrieval: list[tuple[Any, ...]],
     if citations:
         out["citations"] = tuple(citations)
     if retrieval:
-        out["retrieval"] = tuple(retrieval)
+        out["retrieval"] = _one_copy(tuple(retrieval))
     if checks:
         out["safety_checks"] = tuple(checks)
     if probs:

@@ -136,8 +136,9 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
 
 
 # Rows a worker writes a task: whole batches, so the parts joined are the one-process
-# document byte for byte; a few hundred kB of JSON a part, a few parts in flight.
-ROWS_A_PART = 8 * BATCH
+# document byte for byte; a few hundred kB of JSON a part, a few parts in flight (each
+# held by this process until its turn: larger parts raised the report's peak).
+ROWS_A_PART = 2 * BATCH
 # What `_part` reads in a worker: the turns, `explain`, the indent (set before the workers
 # fork, inherited by them).
 _PARTS: tuple[Sequence[Any], bool, bytes] | None = None

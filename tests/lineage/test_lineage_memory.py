@@ -1,0 +1,35 @@
+"""A capture that retrieves the same files on every turn keeps one copy of those facts,
+and sharing never changes what a turn reports (1 stays 1, 1.0 stays 1.0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traceview.capture.lineage import VECTOR_STORES, response_lineage
+
+TOOLS = [{"type": "file_search", "vector_store_ids": ["vs_case"]}]
+
+
+def _search(score: Any) -> list[Any]:
+    return [{"type": "file_search_call", "id": "fs_1", "status": "completed",
+             "queries": ["refund policy"],
+             "results": [{"file_id": "file_abc", "filename": "policy.pdf", "score": score}]}]
+
+
+def test_equal_retrievals_share_one_copy() -> None:
+    first = response_lineage(_search(0.8), TOOLS)
+    second = response_lineage(_search(0.8), TOOLS)
+    assert first is not None and second is not None
+    assert first["retrieval"] == ((0, (("file_abc", "policy.pdf", 0.8, None),), None, None),)
+    assert first["retrieval"] is second["retrieval"]
+    assert first[VECTOR_STORES] == ("vs_case",)
+    assert first[VECTOR_STORES] is second[VECTOR_STORES]
+
+
+def test_sharing_keeps_a_scores_type() -> None:
+    as_float = response_lineage(_search(1.0), TOOLS)
+    as_int = response_lineage(_search(1), TOOLS)
+    assert as_float is not None and as_int is not None
+    score_f = as_float["retrieval"][0][1][0][2]
+    score_i = as_int["retrieval"][0][1][0][2]
+    assert (type(score_f), type(score_i)) == (float, int)
