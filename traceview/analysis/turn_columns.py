@@ -69,7 +69,8 @@ class TurnColumns:
                  "pricing", "attribution", "context", "provider_copy", "carried", "ledger",
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
                  "attributed", "attributed_rows", "_read", "account_ids", "account_from",
-                 "account_lists", "_account_numbers", "conversation_metadata", "lineage")
+                 "account_lists", "_account_numbers", "conversation_metadata", "lineage",
+                 "cost_marks")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -109,6 +110,9 @@ class TurnColumns:
         self.provider_copy: dict[int, dict[str, Any]] = {}
         self.carried: dict[int, Any] = {}
         self.lineage: dict[int, dict[str, Any]] = {}  # the lineage rule's findings
+        # By turn index: what the cost section found behind a turn's moderation_flagged or
+        # over_budget marker (analysis/cost/section.py), for its explanation.
+        self.cost_marks: dict[int, dict[str, Any]] = {}
         # Set by the hosted-state pass: a turn's carried context is looked up in it when
         # read (analysis/ledger.py Ledger.carry), not held per turn.
         self.ledger: Any = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from traceview.analysis.explain import bytes_text
+from traceview.analysis.explain_words import bytes_text
 
 
 def num(v: int | float | None) -> str:

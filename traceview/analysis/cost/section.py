@@ -23,7 +23,12 @@ def _day(entry: dict[str, Any]) -> str | None:
         return None
 
 
-def _mark(analysis: Any, turn: Any, marker: str) -> None:
+def _mark(analysis: Any, turn: Any, marker: str, behind: dict[str, Any]) -> None:
+    """Set `marker` on the turn (counted once) and keep what lies behind it for the
+    turn's explanation (`cost_marks`)."""
+    marks = getattr(getattr(turn, "columns", None), "cost_marks", None)
+    if marks is not None:
+        marks.setdefault(turn.index, {})[marker] = behind
     if marker in turn.markers:
         return
     turn.markers = [*turn.markers, marker]
@@ -49,7 +54,7 @@ def attach_cost(analysis: Any, per_month: int | None = None,
             t = exchanges.guarded_turn(e, turns)
             e["guarded_turn"] = t.index if t is not None else None
             if t is not None:
-                _mark(analysis, t, "moderation_flagged")
+                _mark(analysis, t, "moderation_flagged", e)
             flagged.append(e)
     price = pricing.storage.get("vector_store") if pricing is not None else None
     stores = storage.accrued(analysis.objects, turns,
@@ -70,10 +75,24 @@ def attach_cost(analysis: Any, per_month: int | None = None,
         section["projection"] = volume.project(turns, len(analysis.conversations), per_month)
     if budget is not None:
         entries, over = volume.over_budget(turns, budget)
-        for t in over:
-            _mark(analysis, t, "over_budget")
+        for t, entry in zip(over, _by_first(entries, over), strict=True):
+            _mark(analysis, t, "over_budget", {**entry, "budget_usd": budget.usd,
+                                               "per": budget.per})
         section["budget"] = {"usd": budget.usd, "per": budget.per, "over": entries}
     analysis.cost = section
+
+
+def _by_first(entries: list[dict[str, Any]], over: list[Any]) -> list[dict[str, Any]]:
+    """The budget entry of each turn in `over` (the entries are sorted by cost)."""
+    first = {e["first_turn_over"]: e for e in entries}
+    return [first[t.index] for t in over]
+
+
+def cost_marks(turn: Any) -> dict[str, Any]:
+    """What the cost section found behind the turn's moderation_flagged and over_budget
+    markers, by marker ({} when none, or for a turn read without the section)."""
+    marks = getattr(getattr(turn, "columns", None), "cost_marks", None)
+    return marks.get(turn.index, {}) if marks else {}
 
 
 def analysis_cost_lines(analysis: Any, project: str | None = None) -> list[CostLine]:

@@ -1,8 +1,10 @@
 """Provider objects (`o`): the conversations, stored responses, files and vector stores the
-capture created, used or deleted, with the retention each implies.
+capture created, used or deleted, with the retention each implies; `x` turns it into the
+deletion checklist `traceview objects CAPTURE [--case ID]` prints (containers too, in the
+order to delete them, each with the call that deletes it), `f` filters it to one case.
 
 Renders the core's `objects` inventory (analysis/objects.py), the same as
-`traceview report --format json` carries.
+`traceview report --format json` carries, and its checklist (analysis/hosted/checklist.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from traceview.analysis.hosted.checklist import ORDER as DELETE_KINDS
-from traceview.analysis.hosted.checklist import delete_call
+from traceview.analysis.hosted.checklist import checklist, conversation_metadata, delete_call
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
@@ -48,6 +50,42 @@ OBJECT_COLUMNS = [
            align="left", priority=1),
     Column("storage", 12, _fee, priority=2),
 ]
+
+
+CHECKLIST_COLUMNS = [
+    Column("kind", 13, lambda o: o["kind"].replace("_", " "), align="left"),
+    Column("id", 0, lambda o: o["id"], align="left", min_width=20),
+    Column("state", 11, lambda o: _STATE.get(o["state"], o["state"]), align="left"),
+    Column("delete with", 34, lambda o: o["delete"]["http"] if o["delete"] else fmt.DASH,
+           align="left"),
+    Column("expires", 26, lambda o: o.get("expires_around") or o.get("retention") or fmt.DASH,
+           align="left", priority=1),
+]
+
+
+def checklist_title(doc: dict[str, Any]) -> Text:
+    """The checklist's head, as `traceview objects` prints it."""
+    who = f"case {doc['case']}" if doc["case"] else "the capture"
+    return Text.assemble(("deletion checklist", "bold"), " · ", safe(who),
+                         f" · {len(doc['turns'])} turn(s) · {len(doc['objects'])} object(s)"
+                         f" · {doc['remaining']} not deleted")
+
+
+def checklist_detail(o: dict[str, Any] | None) -> Text:
+    if o is None:
+        return Text("no provider object holds this case's data in the capture", style="dim")
+    out = Text()
+    out.append(o["kind"].replace("_", " ") + " ", style="bold")
+    out.append_text(safe(o["id"], style="bold"))
+    out.append(f" · turns {', '.join(str(t) for t in o.get('turns') or []) or '—'}\n")
+    if o["delete"]:  # the call first: the retention text runs long
+        out.append("delete with: ")
+        out.append_text(safe(f"{o['delete']['http']}  ({o['delete']['sdk']})"))
+    else:
+        out.append(f"{_STATE.get(o['state'], o['state'])} in the capture: nothing to delete")
+    out.append("\n")
+    out.append_text(safe(f"retention: {o.get('retention')}", style="dim"))
+    return out
 
 
 def object_detail(o: dict[str, Any] | None,
@@ -82,24 +120,47 @@ def object_detail(o: dict[str, Any] | None,
 
 
 class ObjectsScreen(InspectorScreen):
-    """What the capture created, used and deleted on the provider's side."""
+    """What the capture created, used and deleted on the provider's side; or (`x`) the
+    deletion checklist of the capture or (`f`) of one case."""
 
     VIEW = "objects"
 
-    BINDINGS = [Binding("escape,o", "back", "Back", id="objects.back")]
+    BINDINGS = [Binding("escape,o", "back", "Back", id="objects.back"),
+                Binding("x", "checklist", "Checklist", id="objects.checklist"),
+                Binding("f", "case", "Case", id="objects.case")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="objects-title")
         table = RowTable(OBJECT_COLUMNS, marked=lambda o: o["state"] in ("deleted", "not_found"),
                          id="object-table")
-        yield RowHeader(table)
+        yield RowHeader(table, id="object-header")
         yield table
+        listed = RowTable(CHECKLIST_COLUMNS, marked=lambda o: o["state"] != "exists",
+                          id="checklist-table")
+        yield RowHeader(listed, id="checklist-header")
+        yield listed
+        yield Input(placeholder="case id (enter: filter the checklist; empty: every case)",
+                    id="case-filter")
         yield Static(id="object-detail")
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self._case: str | None = None
+        self._checklist = False
+        self.query_one("#case-filter", Input).display = False
+        self._show_mode()
         self.refresh_data()
-        self.query_one(RowTable).focus()
+        self._table().focus()
+
+    def _table(self) -> RowTable:
+        return self.query_one("#checklist-table" if self._checklist else "#object-table",
+                              RowTable)
+
+    def _show_mode(self) -> None:
+        for wid in ("#object-table", "#object-header"):
+            self.query_one(wid).display = not self._checklist
+        for wid in ("#checklist-table", "#checklist-header"):
+            self.query_one(wid).display = self._checklist
 
     def refresh_data(self) -> None:
         state = self.inspector.state
@@ -107,7 +168,7 @@ class ObjectsScreen(InspectorScreen):
         doc = objects.to_dict() if objects is not None else None
         rows = doc["objects"] if doc else []
         self._defaults = doc["retention_defaults"] if doc else {}
-        table = self.query_one(RowTable)
+        table = self.query_one("#object-table", RowTable)
         table.set_rows(rows, table.cursor)
         title = Text("provider objects", style="bold")
         if doc is None:
@@ -116,16 +177,53 @@ class ObjectsScreen(InspectorScreen):
             counts = doc["counts"]
             title.append(" · " + ", ".join(f"{n} {k.replace('_', ' ')}{'s' if n != 1 else ''}"
                                            for k, n in counts.items()))
+        if self._checklist and objects is not None:
+            title = self._refresh_checklist(state.analysis)
         self.query_one("#objects-title", Static).update(title)
-        self._show(table.current())
+        self._show(self._table().current())
+
+    def _refresh_checklist(self, analysis: Any) -> Text:
+        """The checklist of the case asked for (every case: None), as the command makes it."""
+        cap = analysis.capture
+        created = conversation_metadata(cap.exchanges, cap.read)
+        doc = checklist(list(analysis.turns), analysis.objects, self._case, None, created)
+        listed = self.query_one("#checklist-table", RowTable)
+        listed.set_rows(doc["objects"], listed.cursor)
+        title = checklist_title(doc)
+        if self._case and not doc["turns"]:
+            title.append(f" · no turn of case {self._case} in the capture", style="italic")
+        return title
 
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
-        self._show(event.table.current())
+        if event.table is self._table():  # not the hidden view's
+            self._show(event.table.current())
 
     def _show(self, o: dict[str, Any] | None) -> None:
         self.query_one("#object-detail", Static).update(
-            object_detail(o, getattr(self, "_defaults", None)))
+            checklist_detail(o) if self._checklist
+            else object_detail(o, getattr(self, "_defaults", None)))
+
+    def action_checklist(self) -> None:
+        self._checklist = not self._checklist
+        self._show_mode()
+        self.refresh_data()
+        self._table().focus()
+
+    def action_case(self) -> None:
+        box = self.query_one("#case-filter", Input)
+        box.display = True
+        box.value = ""
+        box.focus()
+
+    @on(Input.Submitted, "#case-filter")
+    def _case_given(self, event: Input.Submitted) -> None:
+        self._case = event.value.strip() or None
+        event.input.display = False
+        self._checklist = True
+        self._show_mode()
+        self.refresh_data()
+        self._table().focus()
 
     def action_back(self) -> None:
         self.app.pop_screen()
