@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from traceview.cli import main
-from traceview.ui.settings import load_settings, save_theme
+from traceview.config import load_settings, save_theme
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = str(ROOT / "sample_traces" / "claims.jsonl")

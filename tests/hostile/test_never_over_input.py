@@ -116,12 +116,12 @@ def test_fetch_never_over_its_capture(capsys, cap):
 
 def test_hydrate_refuses_its_ids_file_and_any_existing_file(capsys, tmp_path):
     ids = tmp_path / "ids.txt"
-    ids.write_text("resp_abc123\n")
+    ids.write_text("resp_abc12345678\n")
     refused(capsys, "hydrate", ids, "-o", ids, "--base-url", "http://127.0.0.1:9/v1")
-    assert ids.read_text() == "resp_abc123\n"
+    assert ids.read_text() == "resp_abc12345678\n"
     existing = tmp_path / "cap.jsonl"
     existing.write_text('{"dir":"req","body":{}}\n')
-    err = refused(capsys, "hydrate", "resp_abc123", "-o", existing,
+    err = refused(capsys, "hydrate", "resp_abc12345678", "-o", existing,
                   "--base-url", "http://127.0.0.1:9/v1")
     assert "exists" in err and existing.read_text() == '{"dir":"req","body":{}}\n'
 

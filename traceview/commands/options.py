@@ -74,7 +74,7 @@ def config_thresholds() -> tuple[Path, dict[str, Any]]:
     change the markers without saying so."""
     import tomllib
 
-    from traceview.ui.settings import config_path
+    from traceview.config import config_path
 
     path = config_path()
     try:

@@ -146,7 +146,7 @@ class InspectorApp(InspectorViews):
             for table in screen.query(RowTable):
                 table.restyle()
         if self.remember_theme:
-            from traceview.ui.settings import save_theme
+            from traceview.config import save_theme
 
             if save_theme(theme.name) is None:
                 self.notify("could not save the theme to the config file", markup=False)
@@ -382,7 +382,7 @@ def run_inspector(
         print(f"traceview: no terminal to read keys from after stdin: {exc}", file=sys.stderr)
         return 2
     try:
-        from traceview.ui.settings import load_settings
+        from traceview.config import load_settings
 
         app = make_app(paths, options, screenshot_dir=screenshot_dir, follow=follow,
                        theme=theme or load_settings().get("theme"))

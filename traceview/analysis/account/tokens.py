@@ -8,7 +8,6 @@ the labelled estimate of 4 UTF-8 bytes a token, and say so through `Counter.exac
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
 import math
@@ -97,16 +96,20 @@ def _load(path: Path) -> ModuleType | None:
 # for a chunk's requests (analysis/account/warm.py) are taken here, so this process need
 # not load a vocabulary at all. Oldest forgotten first past this many.
 MEMO_SIZE = 1 << 13
+Key = bytes | tuple[str, str]  # a digest (counts shared between processes), else the text
 
 
 class _Memo:
     """The remembered counts, and (in a worker) the keys read since `fresh()` began."""
 
     def __init__(self) -> None:
-        self.counts: OrderedDict[bytes, int] = OrderedDict()
-        self.seen: dict[bytes, int] | None = None
+        self.counts: OrderedDict[Key, int] = OrderedDict()
+        self.seen: dict[Key, int] | None = None
+        # Keys are digests only once counts cross a process boundary (`fresh`, `remember`):
+        # a one-process report keys by the text itself and never loads hashlib's OpenSSL.
+        self.digests = False
 
-    def put(self, key: bytes, n: int) -> None:
+    def put(self, key: Key, n: int) -> None:
         counts = self.counts
         counts[key] = n
         if len(counts) > MEMO_SIZE:
@@ -116,7 +119,11 @@ class _Memo:
 _MEMO = _Memo()
 
 
-def _key(encoding: str, text: str) -> bytes:
+def _key(encoding: str, text: str) -> Key:
+    if not _MEMO.digests:
+        return (encoding, text)
+    import hashlib
+
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16,
                              person=encoding.encode()[:16])
     return digest.digest()
@@ -143,14 +150,16 @@ class Counter:
         return n
 
 
-def remember(counts: dict[bytes, int]) -> None:
+def remember(counts: dict[Key, int]) -> None:
     """Counts another process made (`fresh`), remembered here."""
+    _MEMO.digests = True
     for key, n in counts.items():
         _MEMO.put(key, n)
 
 
-def fresh() -> dict[bytes, int]:
+def fresh() -> dict[Key, int]:
     """Start recording the counts read from now on; returns the record (filled in place)."""
+    _MEMO.digests = True
     _MEMO.seen = {}
     return _MEMO.seen
 

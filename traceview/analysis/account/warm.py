@@ -17,13 +17,13 @@ from typing import Any
 import orjson
 
 from traceview.analysis.account.account import account
-from traceview.analysis.account.tokens import fresh, remember
+from traceview.analysis.account.tokens import Key, fresh, remember
 
 _CHAT = "POST /v1/chat/completions"
 _RESPONSES = "POST /v1/responses"
 
 
-def count_requests(requests: list[bytes]) -> dict[bytes, int]:
+def count_requests(requests: list[bytes]) -> dict[Key, int]:
     """In a worker: each request line's account made, and the counts it read returned."""
     seen = fresh()
     for raw in requests:

@@ -116,10 +116,10 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.refresh_title()
 
     def _recall_settings(self) -> None:
-        """Hidden columns and the sort the user chose last time (ui/settings.py)."""
+        """Hidden columns and the sort the user chose last time (traceview/config.py)."""
         if not self.inspector.remember_theme:
             return
-        from traceview.ui.settings import load_settings
+        from traceview.config import load_settings
 
         settings = load_settings()
         titles = {c.title for c in self.table.columns[1:]}
@@ -134,7 +134,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
 
     def remember(self, key: str, value: Any) -> None:
         if self.inspector.remember_theme:
-            from traceview.ui.settings import save_setting
+            from traceview.config import save_setting
 
             if save_setting(key, value) is None:
                 self.notify("could not save the setting to the config file", markup=False)

@@ -1,4 +1,6 @@
-"""The inspector's remembered settings, in a small TOML file.
+"""traceview's settings file: the inspector's remembered choices and the analysis
+thresholds, in one small TOML file. Read by the commands and the inspector alike, so it
+sits below both and imports nothing of traceview's (a headless `report` loads no UI).
 
     # ~/.config/traceview/config.toml   (or $XDG_CONFIG_HOME/traceview/config.toml,
     # or the file $TRACEVIEW_CONFIG names)
