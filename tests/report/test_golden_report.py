@@ -5,8 +5,9 @@ sentences included), of the text report (width 100) and of the default JSON repo
 prose) for every
 real fixture, every sample and a 20,000-line slice of each bench shape (generated here,
 deterministically). A digest that changes means the report changed: if that was meant
-(a new key, a fixed number), re-pin with
-`TRACEVIEW_GOLDEN_UPDATE=1 pytest -p no:xdist tests/report/test_golden_report.py` and say why in the commit.
+(a new key, a fixed number), re-pin in one process with
+`TRACEVIEW_GOLDEN_UPDATE=1 pytest -p no:xdist tests/report/test_golden_report.py`
+and say why in the commit.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ UPDATE = os.environ.get("TRACEVIEW_GOLDEN_UPDATE") == "1"
 def check(name: str, got: tuple[str, str, str]) -> None:
     if UPDATE and os.environ.get("PYTEST_XDIST_WORKER"):
         pytest.fail("re-pin in one process (-p no:xdist): workers overwrite each other's pins")
-    if UPDATE:  # re-pin: TRACEVIEW_GOLDEN_UPDATE=1 pytest -p no:xdist tests/report/test_golden_report.py
+    if UPDATE:  # re-pin (module docstring)
         GOLDEN[name] = list(got)
         PINNED.write_text(json.dumps(dict(sorted(GOLDEN.items())), indent=1) + "\n")
     assert list(got) == GOLDEN.get(name), f"{name}: report changed (json --explain, text, json)"
