@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from traceview.commands.inspect import build_inspector_parser
-from traceview.ui.app import make_app
 from traceview.config import load_settings
+from traceview.ui.app import make_app
 from traceview.ui.widgets.row_table import RowTable
 
 SIZE = (100, 30)
