@@ -165,31 +165,28 @@ def claim(diff: dict[str, Any]) -> str:
     return f"no direction: the {pct} interval of B − A, {span}, includes 0"
 
 
-def _latency(turns: list[ArmTurn]) -> dict[str, Any]:
-    def block(values: list[float]) -> dict[str, Any]:
-        return {**percentiles(values), "n": len(values)}  # type: ignore[arg-type]
+def _by_hosted(values: list[tuple[float, int]]) -> dict[str, Any]:
+    """p50/p95 and n of (value, hosted calls) pairs: all, with hosted calls, without."""
+    def block(vs: list[float]) -> dict[str, Any]:
+        return {**percentiles(vs), "n": len(vs)}  # type: ignore[arg-type]
 
+    return {"all": block([v for v, _ in values]),
+            "with_hosted": block([v for v, hosted in values if hosted]),
+            "without": block([v for v, hosted in values if not hosted])}
+
+
+def _latency(turns: list[ArmTurn]) -> dict[str, Any]:
     timed = [t for t in turns if t.latency_ms is not None]
-    return {
-        "all": block([t.latency_ms for t in timed]),  # type: ignore[misc]
-        "with_hosted": block([t.latency_ms for t in timed if t.hosted_count]),  # type: ignore
-        "without": block([t.latency_ms for t in timed if not t.hosted_count]),  # type: ignore
-        "state_ms": block([t.state_ms for t in timed if t.state_ms is not None]),
-    }
+    state = [t.state_ms for t in timed if t.state_ms is not None]
+    return {**_by_hosted([(t.latency_ms, t.hosted_count) for t in timed]),  # type: ignore[misc]
+            "state_ms": {**percentiles(state), "n": len(state)}}  # type: ignore[arg-type]
 
 
 def _ttft(turns: list[ArmTurn]) -> dict[str, Any]:
     """Time to first token, p50/p95, all turns and split by hosted calls (null without
     recorded stream arrival times)."""
-    def block(values: list[float]) -> dict[str, Any]:
-        return {**percentiles(values), "n": len(values)}  # type: ignore[arg-type]
-
-    timed = [t for t in turns if t.ttft_ms is not None]
-    return {
-        "all": block([t.ttft_ms for t in timed]),  # type: ignore[misc]
-        "with_hosted": block([t.ttft_ms for t in timed if t.hosted_count]),  # type: ignore
-        "without": block([t.ttft_ms for t in timed if not t.hosted_count]),  # type: ignore
-    }
+    return _by_hosted([(t.ttft_ms, t.hosted_count) for t in turns
+                       if t.ttft_ms is not None])
 
 
 def _sample(arm: Arm) -> dict[str, Any]:
