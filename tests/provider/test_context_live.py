@@ -47,6 +47,9 @@ def test_live_counts_claims_turn_3_carried_line_from_the_providers_items(
     assert "6 items the provider listed" in _carried(live)["reason"]
     assert [(c["component"], c["tokens"]) for c in live["provider_items"]] == PROVIDER_ITEMS
     assert live["known_tokens"] == 4516 and live["unknown_lines"] == 1
+    [stored] = [o for o in live["origins"] if o["origin"] == "stored"]
+    assert stored == {"origin": "stored", "lines": 1, "unknown": 0, "known_tokens": 4499,
+                      "tokens": 4499}  # the totals by origin follow the filled line
     assert set(plain) < set(live)  # keys added, none changed
     # the same count as the conversation snapshot `traceview fetch` saves (--items)
     snap = cap.with_name("snap.json")

@@ -78,6 +78,7 @@ def fill_from_provider(doc: dict[str, Any], analysis: Analysis,
     doc["provider_items"] = items
     doc["known_tokens"] = sum(c["tokens"] for c in lines if c["tokens"] is not None)
     doc["unknown_lines"] = sum(1 for c in lines if c["tokens"] is None)
+    doc["origins"] = origin_totals(lines)
 
 
 def turn_listing(analysis: Analysis, index: int,
