@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from textual.containers import VerticalScroll
@@ -51,9 +52,12 @@ def test_the_context_json_names_each_lines_origin_and_totals_them(capsys):
         {"origin": "hosted", "lines": 1, "unknown": 1, "known_tokens": 0, "tokens": None}]
 
 
-async def test_i_shows_the_selected_turns_stack_with_the_cores_numbers(claims, capsys):
+async def test_i_shows_the_selected_turns_stack_with_the_cores_numbers(claims, capsys,
+                                                                       tmp_path):
     doc = _doc(claims, 3, capsys)
-    app = make_app([claims])
+    bare = tmp_path / "claims.jsonl"  # no snapshot beside it: the capture's own account
+    bare.write_bytes(Path(claims).read_bytes())
+    app = make_app([str(bare)])
     async with app.run_test(size=(200, 55)) as pilot:
         await _loaded(app, pilot)
         await app.go_to("turns", 3)

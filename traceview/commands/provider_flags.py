@@ -20,12 +20,14 @@ def add_connection_arguments(g: argparse._ArgumentGroup, *, checked: bool = True
                    help="environment variable that holds the API key (default: OPENAI_API_KEY)")
 
 
-def add_provider_arguments(p: argparse.ArgumentParser) -> None:
-    """The ``provider`` group of fetch, diff and fidelity."""
+def add_provider_arguments(p: argparse.ArgumentParser, *, conversation: bool = True) -> None:
+    """The ``provider`` group of fetch, diff, fidelity and context (which names a turn, not
+    a conversation: ``conversation=False``)."""
     g = p.add_argument_group("provider")
-    g.add_argument("--conversation", metavar="ID",
-                   help="conversation (conv_…) or chain response id (resp_…) to use; "
-                        "needed when the capture holds several")
+    if conversation:
+        g.add_argument("--conversation", metavar="ID",
+                       help="conversation (conv_…) or chain response id (resp_…) to use; "
+                            "needed when the capture holds several")
     add_connection_arguments(g)
     g.add_argument("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"per-request timeout (default {DEFAULT_TIMEOUT:g})")

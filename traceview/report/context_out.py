@@ -13,6 +13,7 @@ import orjson
 
 from traceview.analysis.account import account
 from traceview.analysis.session import Analysis
+from traceview.capture.items import response_body
 from traceview.report.context_origin import origin_totals, with_origins
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
@@ -77,6 +78,23 @@ def fill_from_provider(doc: dict[str, Any], analysis: Analysis,
     doc["provider_items"] = items
     doc["known_tokens"] = sum(c["tokens"] for c in lines if c["tokens"] is not None)
     doc["unknown_lines"] = sum(1 for c in lines if c["tokens"] is None)
+    doc["origins"] = origin_totals(lines)
+
+
+def turn_listing(analysis: Analysis, index: int,
+                 conversation: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """What turn `index` received, cut from a provider listing of its whole conversation
+    (a `traceview fetch` snapshot): every item before the turn's first output item, keyed
+    by its response id as an `input_items` listing would be; empty when the listing does
+    not hold the turn's output (another conversation, or the turn was not stored)."""
+    turn = analysis.turn(index)
+    if turn is None or not turn.response_id:
+        return {}
+    body = response_body(analysis.capture.read(turn.turn.response))
+    outputs = {it.get("id") for it in (body or {}).get("output") or ()
+               if isinstance(it, dict) and isinstance(it.get("id"), str)}
+    first = next((n for n, it in enumerate(conversation) if it.get("id") in outputs), None)
+    return {} if first is None else {turn.response_id: conversation[:first]}
 
 
 def render_json(doc: dict[str, Any]) -> bytes:

@@ -25,6 +25,7 @@ from traceview.ui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
+    from traceview.analysis.session import Analysis
 
 ORIGIN_LABELS = {"request": "request", "tool_definitions": "tool definitions",
                  "resent": "resent history", "stored": "stored (provider)",
@@ -111,6 +112,19 @@ def notes_text(doc: dict[str, Any]) -> Text:
     return out
 
 
+def provider_text(doc: dict[str, Any]) -> Text:
+    """The items the provider listed before the turn's own input (`--items`, or the
+    capture's snapshot): the carried line's count, item by item, as the core made it."""
+    out = Text()
+    for item in doc.get("provider_items") or ():
+        out.append_text(_tokens(item["tokens"]))
+        out.append("  ")
+        out.append_text(safe(f"{item['component']} {fmt.short_id(item['name'], 24)}".strip()))
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
 def context_renderable(doc: dict[str, Any], narrow: bool) -> Group:
     head = Text(f"turn {doc['turn']}", style="bold")
     head.append_text(safe(f" · {doc['model'] or '?'} · {doc['api']}"))
@@ -127,6 +141,10 @@ def context_renderable(doc: dict[str, Any], narrow: bool) -> Group:
     notes = notes_text(doc)
     if notes.plain:
         parts += [Text(""), Text("not counted exactly", style="underline"), notes]
+    listed = provider_text(doc)
+    if listed.plain:
+        parts += [Text(""), Text("carried, counted from the provider's items",
+                                 style="underline"), listed]
     return Group(*parts)
 
 
@@ -149,6 +167,8 @@ class ContextScreen(InspectorScreen):
         super().__init__(**kwargs)
         self.turn = turn
         self._narrow: bool | None = None
+        #: The provider's listings read for each turn (None: the file could not be used).
+        self._provided: dict[int, dict[str, list[dict[str, Any]]] | None] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-title")
@@ -169,13 +189,43 @@ class ContextScreen(InspectorScreen):
 
     def document(self) -> dict[str, Any]:
         """The core's context document for the turn (the finished analysis's turn when
-        the load is done, else the row the turns view holds)."""
-        from traceview.report.context_out import turn_context
+        the load is done, else the row the turns view holds), its carried line counted
+        from the provider's items when a snapshot is at hand (`--items`, or the one `d`
+        uses beside the capture)."""
+        from traceview.analysis.session import Analysis
+        from traceview.report.context_out import fill_from_provider, turn_context
 
         analysis = self.inspector.state.analysis
         find = getattr(analysis, "turn", None)
         turn = find(self.turn.index) if callable(find) else None
-        return turn_context(turn if turn is not None else self.turn)
+        doc = turn_context(turn if turn is not None else self.turn)
+        if turn is not None and isinstance(analysis, Analysis):
+            listings = self._listings(analysis, doc)
+            if listings:
+                fill_from_provider(doc, analysis, listings)
+        return doc
+
+    def _listings(self, analysis: Analysis,
+                  doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
+        """The snapshot's listings for this turn, read once; a file that cannot be used is
+        said once and the line stays as the capture counts it."""
+        from traceview.provider.context_items import saved_listings
+        from traceview.provider.snapshot import SnapshotError
+        from traceview.ui.screens.diff import snapshot_for
+
+        index = doc["turn"]
+        path = snapshot_for(self.inspector)
+        if path is None or not any(c["component"] == "carried"
+                                   for c in doc["input_account"] or ()):
+            return None
+        if index not in self._provided:
+            try:
+                self._provided[index] = saved_listings(path, analysis, index)
+            except SnapshotError as exc:
+                self._provided[index] = None
+                self.notify(f"carried line not counted from the provider: {exc}",
+                            severity="warning", markup=False)
+        return self._provided[index]
 
     def refresh_data(self) -> None:
         self._narrow = narrow = self.app.size.width < self.NARROW
