@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -141,8 +142,10 @@ async def test_a_real_capture_shows_rows_before_it_is_read_and_ends_equal_to_the
                 if app.main.rows or app.state.done:
                     break
                 await pilot.pause()
-            # Rows on screen, the core paused mid-file, the load not finished.
-            assert gate.paused.is_set() and not app.state.done
+            # Rows on screen, the core paused mid-file, the load not finished. The gate closes
+            # when the loader asks for the batch after the one on screen, which can come after
+            # the rows are drawn: waited for (bounded), not assumed.
+            assert await asyncio.to_thread(gate.paused.wait, 30) and not app.state.done
             assert not gate.session.analysis.complete
             shown = len(app.state.turns)
             assert 0 < shown < len(want.turns)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
@@ -91,7 +92,11 @@ class TurnsTitle:
         elif state.error:
             parts.append(Part(0, [safe(f"load stopped: {state.error}", style="bold")],
                               separator="  "))
-        self.query_one("#title", TitleBar).set_parts(parts)
+        try:
+            title = self.query_one("#title", TitleBar)
+        except NoMatches:  # the screen is gone (a load's last message after it closed)
+            return
+        title.set_parts(parts)
 
     def conversation_label(self, short: bool = False) -> str:
         state = self.inspector.state
