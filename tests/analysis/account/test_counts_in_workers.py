@@ -1,5 +1,5 @@
 """The input account's token counts are made in the workers that read the chunks
-(analysis/account/warm.py): the main process's report is the same, and it never loads a
+(analysis/rules/account_workers.py): the main process's report is the same, and it never loads a
 vocabulary (~70 MB of a large report's memory)."""
 
 from __future__ import annotations

@@ -21,18 +21,25 @@ _HOSTED_PASS = ("ran during the turn: its results and the model's further pass o
                 " billed as input, and neither is in the request")
 
 
-class RequestPart(NamedTuple):
-    """What the request alone decides: its lines (framing first) and the few body facts
-    the response's lines are judged by. Made where the request is read (a worker, for a
-    large capture); `account` adds the response's lines."""
+class RequestFacts(NamedTuple):
+    """The few facts of a request the response's lines are judged by."""
 
-    components: tuple[Component, ...]
     model: str
     encoding: str
     family: str
     chat: bool  # the body holds chat messages
     mode: str | None  # the request's reasoning mode
     tools: bool  # the request sends tools
+    media: bool  # an input line is an image, a file, audio or an unfamiliar part
+
+
+class RequestPart(NamedTuple):
+    """What the request alone decides: its lines (framing first) and its facts. Made where
+    the request is read (a worker, for a large capture); `completed` adds the response's
+    lines."""
+
+    components: tuple[Component, ...]
+    facts: RequestFacts
 
 
 def account(request_body: Mapping[str, Any], model: str | None = None,
@@ -57,27 +64,29 @@ def request_part(body: Mapping[str, Any], name: str, endpoint: str,
     framing = framing_for(name, CHAT if chat else RESPONSES)
     reasoning = body.get("reasoning")
     keep = isinstance(reasoning, Mapping) and reasoning.get("context") == "all_turns"
-    ctx = Context(name, counter_for(name), framing, item_tokens or {}, keep)
+    ctx = Context(name, counter_for(name), framing,
+                  item_tokens if item_tokens is not None else {}, keep)
     parts = list(_chat(ctx, body) if chat else _responses(ctx, body))
     components = (Component("request", "framing", ctx.framing.request, ctx.basis,
                             "reply priming and request framing, fitted"), *parts)
     mode = reasoning.get("mode") if isinstance(reasoning, Mapping) else None
-    return RequestPart(components, name, ctx.counter.encoding, ctx.framing.family,
-                       "messages" in body, mode if isinstance(mode, str) else None,
-                       bool(body.get("tools")))
+    media = any(c.component in _MEDIA for c in parts)
+    return RequestPart(components, RequestFacts(
+        name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
+        mode if isinstance(mode, str) else None, bool(body.get("tools")), media))
 
 
 def completed(part: RequestPart, response_body: Mapping[str, Any] | None) -> InputAccount:
     """The request's lines and the response's: hosted passes and provider-side input."""
-    return InputAccount((*part.components, *response_components(part, response_body)),
-                        part.model, part.encoding, part.family)
+    facts = part.facts
+    return InputAccount((*part.components, *response_components(facts, response_body)),
+                        facts.model, facts.encoding, facts.family)
 
 
-def response_components(part: RequestPart,
+def response_components(facts: RequestFacts,
                         response_body: Mapping[str, Any] | None) -> list[Component]:
     """The lines the response (and what the constants do not cover) adds to a request's."""
-    media = any(c.component in _MEDIA for c in part.components)
-    return [*_hosted_passes(response_body), *_outside_calibration(part, response_body, media)]
+    return [*_hosted_passes(response_body), *_outside_calibration(facts, response_body)]
 
 
 def _responses(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
@@ -199,8 +208,8 @@ def _text_of(content: object) -> str:
 _PREAMBLE_UNTIL = 1743465600
 
 
-def _outside_calibration(part: RequestPart, response: Mapping[str, Any] | None,
-                         media: bool) -> Iterator[Component]:
+def _outside_calibration(part: RequestFacts,
+                         response: Mapping[str, Any] | None) -> Iterator[Component]:
     """Provider-side input that the request does not show and the constants do not cover."""
     model = part.model
     if "search" in model.lower():
@@ -213,7 +222,7 @@ def _outside_calibration(part: RequestPart, response: Mapping[str, Any] | None,
     created = response.get("created_at") if isinstance(response, Mapping) else None
     if not part.chat and isinstance(created, int | float) \
             and 0 < created < _PREAMBLE_UNTIL:
-        yield _preamble(part.tools, model, media)
+        yield _preamble(part.tools, model, part.media)
 
 
 # Measured on three real gpt-4o Responses turns with text only and no tools created before
