@@ -20,7 +20,7 @@ from traceview.analysis.account.account import RequestFacts, request_part, respo
 from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.model import Component
-from traceview.analysis.account.tokens import remember
+from traceview.analysis.account.tokens import encoding_name, remember
 from traceview.capture.model import RecordRef, Turn
 
 # One line of the report's `input_account`: (component, name, tokens, basis, source_turn,
@@ -117,6 +117,22 @@ def _line(c: Component) -> Line:
     return (c.component, name, c.tokens, c.basis, c.source_turn, c.reason)
 
 
+def _fit(half: Half, model: str | None, chat: bool) -> Half | None:
+    """A worker's half (made for the request's model) as the turn's, when the turn's
+    model counts and frames the request the same way (a dated response model, say); None
+    when it must be made again. Media lines depend on the model's own image rules."""
+    made, name = half.facts.model, model or half.facts.model
+    if half.chat != chat:
+        return None
+    if name == made:
+        return half
+    api = CHAT if chat else RESPONSES
+    if half.facts.media or encoding_name(name)[0] != encoding_name(made)[0] \
+            or framing_for(name, api) != framing_for(made, api):
+        return None
+    return half._replace(facts=half.facts._replace(model=name))
+
+
 def _body(record: dict[str, Any] | None) -> Any:
     return record.get("body") if isinstance(record, dict) else None
 
@@ -147,9 +163,8 @@ class Accounts:
         """The turn's account, or None when its request body cannot be read."""
         ref = turn.request
         half = self.halves.pop((ref.source, ref.offset), None) if ref is not None else None
-        if half is not None and half.chat == (turn.api == "chat") \
-                and (model or half.facts.model) == half.facts.model:
-            result: TurnAccount | None = self._join(half, output_types, created)
+        if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
+            result: TurnAccount | None = self._join(fit, output_types, created)
         elif isinstance(body := _body(self.read(ref) if ref is not None else None), dict):
             result = self._account(turn, body, model, output_types, created)
         else:
