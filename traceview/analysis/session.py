@@ -12,12 +12,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from traceview.analysis.account.warm import ALONG
 from traceview.analysis.analyzer import Analyzer
 from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
+from traceview.analysis.rules.account_workers import request_halves
 from traceview.analysis.turn_report import ConversationReport, TurnReport
 from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
@@ -111,7 +111,8 @@ class Session:
     lines are fed between looks at the clock (a test makes it 1, so that even a small
     capture arrives in many batches). `first_rows`: the first chunk read in this process
     so its rows show at once (a screen); a headless read leaves every chunk to the
-    workers, which also count the requests' tokens (analysis/account/warm.py)."""
+    workers, which also make each request's half of its input account
+    (analysis/rules/account_workers.py)."""
 
     # Whether turns are added after the first pass (FollowSession): then the analyzer keeps
     # each conversation's running state; otherwise it is released once the capture is in.
@@ -131,7 +132,7 @@ class Session:
         self.first_interval = first_interval
         self.totals = totals
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
-                                    self.options.from_format, along=ALONG,
+                                    self.options.from_format, along=(request_halves, self._take),
                                     first_here=first_rows)
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
@@ -139,6 +140,11 @@ class Session:
         self.analysis = Analysis(self.capture, problems=self.capture.problems,
                                  options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
+
+    def _take(self, source: int, made: Any) -> None:
+        """A worker's halves of its chunk's accounts, kept until their turns."""
+        if self.analyzer.accounts is not None:
+            self.analyzer.accounts.take(source, made)
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""

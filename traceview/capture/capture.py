@@ -118,7 +118,7 @@ class CaptureLoader:
     """Reads sources line by line into a Capture, in steps a caller can interleave."""
 
     def __init__(self, paths: list[str], from_format: str | None = None, *,
-                 along: tuple[Alongside, Callable[[Any], None]] | None = None,
+                 along: tuple[Alongside, Callable[[int, Any], None]] | None = None,
                  first_here: bool = True) -> None:
         """`along`: work a higher layer does on each chunk's request lines in the worker
         that reads it, and where its answer is taken here (in file order, before the
@@ -221,7 +221,7 @@ class CaptureLoader:
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
                         if ahead[2] is not None and take is not None:
-                            take(ahead[2])
+                            take(i, ahead[2])
                         if isinstance(result, OSError):
                             at.failed = at.failed or result
                         elif at.failed is None:

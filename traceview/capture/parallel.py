@@ -56,7 +56,7 @@ Task = tuple[int, str, int, int]  # source index, path, start, end
 # the chunk's request lines (their bytes), its answer handed back with the chunk (None
 # when the chunk was read in this process). Sent to the workers by name: a module-level
 # function.
-Alongside = Callable[[list[bytes]], Any]
+Alongside = Callable[[list[tuple[int, bytes]]], Any]
 
 
 def workers() -> int:
@@ -127,7 +127,7 @@ def extract_along(path: str, start: int, end: int, along: Alongside) -> Along:
     """`extract`, and `along` run on the chunk's request lines, read again by the lengths
     `extract` found (one pread each: a skipped overlong line is never read whole)."""
     chunk = extract(path, start, end)
-    requests: list[bytes] = []
+    requests: list[tuple[int, bytes]] = []
     pos = start
     with open(path, "rb") as f:
         for length, ended, pre in chunk[0]:
@@ -135,7 +135,8 @@ def extract_along(path: str, start: int, end: int, along: Alongside) -> Along:
                 pos -= length
                 continue
             if pre is not None and pre[0] == "req":
-                requests.append(os.pread(f.fileno(), length - 1 if ended else length, pos))
+                requests.append((pos, os.pread(f.fileno(), length - 1 if ended else length,
+                                               pos)))
             pos += length
     return Along(chunk, along(requests))
 

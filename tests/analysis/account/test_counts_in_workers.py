@@ -1,5 +1,5 @@
 """The input account's token counts are made in the workers that read the chunks
-(analysis/account/warm.py): the main process's report is the same, and it never loads a
+(analysis/rules/account_workers.py): the main process's report is the same, and it never loads a
 vocabulary (~70 MB of a large report's memory)."""
 
 from __future__ import annotations
@@ -41,3 +41,30 @@ def test_counts_made_in_workers_give_the_same_report_and_no_vocabulary_here() ->
     assert shared == alone
     assert "vocabularies loaded: 1" in err_alone  # one process: it counts itself
     assert "vocabularies loaded: 0" in err_shared  # every count came from the workers
+
+
+HERE = r"""
+import sys
+from traceview.analysis.rules.account import Accounts
+made_here = []
+itemise = Accounts._account
+def _account(self, turn, *args):
+    made_here.append(turn.index)
+    return itemise(self, turn, *args)
+Accounts._account = _account
+from traceview.analysis.session import analyze
+analysis = analyze(sys.argv[1])
+print(len(analysis.turns), len(made_here))
+"""
+
+
+def test_requests_itemised_in_workers_only_joined_here() -> None:
+    env = dict(os.environ, TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_BYTES="0",
+               TRACEVIEW_CHUNK_BYTES="3000")
+    out = subprocess.run([sys.executable, "-c", HERE, SAMPLE], capture_output=True, cwd=ROOT,
+                         env=env, check=True, text=True)
+    turns, made_here = map(int, out.stdout.split())
+    assert turns > 0
+    # The first chunk is read here (its rows show while the workers start): only its
+    # requests are itemised in this process.
+    assert made_here < turns / 2

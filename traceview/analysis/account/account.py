@@ -7,7 +7,7 @@ what earlier turns produced): no I/O beyond loading the tokeniser's vocabulary o
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.analysis.account.context import Context, ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
@@ -19,6 +19,27 @@ from traceview.wire import HOSTED_CALL_TYPES
 
 _HOSTED_PASS = ("ran during the turn: its results and the model's further pass over them are"
                 " billed as input, and neither is in the request")
+
+
+class RequestFacts(NamedTuple):
+    """The few facts of a request the response's lines are judged by."""
+
+    model: str
+    encoding: str
+    family: str
+    chat: bool  # the body holds chat messages
+    mode: str | None  # the request's reasoning mode
+    tools: bool  # the request sends tools
+    media: bool  # an input line is an image, a file, audio or an unfamiliar part
+
+
+class RequestPart(NamedTuple):
+    """What the request alone decides: its lines (framing first) and its facts. Made where
+    the request is read (a worker, for a large capture); `completed` adds the response's
+    lines."""
+
+    components: tuple[Component, ...]
+    facts: RequestFacts
 
 
 def account(request_body: Mapping[str, Any], model: str | None = None,
@@ -33,18 +54,39 @@ def account(request_body: Mapping[str, Any], model: str | None = None,
     """
     body = request_body if isinstance(request_body, Mapping) else {}
     name = model or _str(body.get("model")) or _str((response_body or {}).get("model"))
+    return completed(request_part(body, name, endpoint, item_tokens), response_body)
+
+
+def request_part(body: Mapping[str, Any], name: str, endpoint: str,
+                 item_tokens: ItemTokens | None = None) -> RequestPart:
+    """The request's own lines, in model `name`'s encoding and framing."""
     chat = "chat/completions" in endpoint or "messages" in body
     framing = framing_for(name, CHAT if chat else RESPONSES)
     reasoning = body.get("reasoning")
     keep = isinstance(reasoning, Mapping) and reasoning.get("context") == "all_turns"
-    ctx = Context(name, counter_for(name), framing, item_tokens or {}, keep)
+    ctx = Context(name, counter_for(name), framing,
+                  item_tokens if item_tokens is not None else {}, keep)
     parts = list(_chat(ctx, body) if chat else _responses(ctx, body))
-    components = [Component("request", "framing", ctx.framing.request, ctx.basis,
-                            "reply priming and request framing, fitted"), *parts]
-    components.extend(_hosted_passes(response_body))
+    components = (Component("request", "framing", ctx.framing.request, ctx.basis,
+                            "reply priming and request framing, fitted"), *parts)
+    mode = reasoning.get("mode") if isinstance(reasoning, Mapping) else None
     media = any(c.component in _MEDIA for c in parts)
-    components.extend(_outside_calibration(body, response_body, name, media))
-    return InputAccount(tuple(components), name, ctx.counter.encoding, ctx.framing.family)
+    return RequestPart(components, RequestFacts(
+        name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
+        mode if isinstance(mode, str) else None, bool(body.get("tools")), media))
+
+
+def completed(part: RequestPart, response_body: Mapping[str, Any] | None) -> InputAccount:
+    """The request's lines and the response's: hosted passes and provider-side input."""
+    facts = part.facts
+    return InputAccount((*part.components, *response_components(facts, response_body)),
+                        facts.model, facts.encoding, facts.family)
+
+
+def response_components(facts: RequestFacts,
+                        response_body: Mapping[str, Any] | None) -> list[Component]:
+    """The lines the response (and what the constants do not cover) adds to a request's."""
+    return [*_hosted_passes(response_body), *_outside_calibration(facts, response_body)]
 
 
 def _responses(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
@@ -166,21 +208,21 @@ def _text_of(content: object) -> str:
 _PREAMBLE_UNTIL = 1743465600
 
 
-def _outside_calibration(body: Mapping[str, Any], response: Mapping[str, Any] | None,
-                         model: str, media: bool) -> Iterator[Component]:
+def _outside_calibration(part: RequestFacts,
+                         response: Mapping[str, Any] | None) -> Iterator[Component]:
     """Provider-side input that the request does not show and the constants do not cover."""
+    model = part.model
     if "search" in model.lower():
         yield unknown("hosted_pass", "web_search", f"{model} searches the web on every"
                       f" request: {_HOSTED_PASS}")
-    reasoning = body.get("reasoning")
-    mode = reasoning.get("mode") if isinstance(reasoning, Mapping) else None
-    if isinstance(mode, str) and mode not in ("", "default", "standard"):
+    mode = part.mode
+    if mode is not None and mode not in ("", "default", "standard"):
         yield unknown("reasoning_mode", mode, f"reasoning mode {mode!r} runs several model"
                       " passes whose input is billed and not in the request")
     created = response.get("created_at") if isinstance(response, Mapping) else None
-    if "messages" not in body and isinstance(created, int | float) \
+    if not part.chat and isinstance(created, int | float) \
             and 0 < created < _PREAMBLE_UNTIL:
-        yield _preamble(body, model, media)
+        yield _preamble(part.tools, model, part.media)
 
 
 # Measured on three real gpt-4o Responses turns with text only and no tools created before
@@ -190,11 +232,11 @@ _PREAMBLE_TOKENS = 18
 _MEDIA = frozenset({"image", "file", "audio", "part"})
 
 
-def _preamble(body: Mapping[str, Any], model: str, media: bool) -> Component:
+def _preamble(tools: bool, model: str, media: bool) -> Component:
     """The pre-April-2025 provider preamble: measured on gpt-4o with text only and no
     tools, else unknown (with tools or an image it was 208 to 230 tokens and varied)."""
     name = model.lower()
-    if name.startswith("gpt-4o") and "mini" not in name and not body.get("tools") \
+    if name.startswith("gpt-4o") and "mini" not in name and not tools \
             and not media:
         return Component("preamble", "provider preamble", _PREAMBLE_TOKENS, ESTIMATED,
                          "responses created before April 2025 carry a provider preamble:"

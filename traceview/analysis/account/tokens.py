@@ -93,7 +93,7 @@ def _load(path: Path) -> ModuleType | None:
 
 # Counts remembered, by a digest of (encoding, text): a resent history, a tool set or
 # instructions sent on every turn are counted once; and the counts a worker process made
-# for a chunk's requests (analysis/account/warm.py) are taken here, so this process need
+# for a chunk's requests (analysis/rules/account_workers.py) are taken here, so this process need
 # not load a vocabulary at all. Oldest forgotten first past this many.
 MEMO_SIZE = 1 << 13
 Key = bytes | tuple[str, str]  # a digest (counts shared between processes), else the text

@@ -16,9 +16,11 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from traceview.analysis.account import account
+from traceview.analysis.account.account import RequestFacts, request_part, response_components
+from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.model import Component
+from traceview.analysis.account.tokens import encoding_name, remember
 from traceview.capture.model import RecordRef, Turn
 
 # One line of the report's `input_account`: (component, name, tokens, basis, source_turn,
@@ -72,6 +74,73 @@ class TurnAccount(NamedTuple):
         return self._replace(lines=lines, expected=total, hosted=False)
 
 
+class Half(NamedTuple):
+    """A turn's account as far as its request decides it: the same wherever the request is
+    read, so a worker can make it for a large capture and the main process only joins it
+    with the response's lines."""
+
+    facts: RequestFacts
+    chat: bool  # made for the chat endpoint
+    lines: tuple[Line, ...]
+    hosted: bool
+    items: int | None
+    items_unknown: str | None
+    resent: tuple[int, int] | None
+    compactable: bool
+    carried_message: int
+
+
+def request_half(body: dict[str, Any], model: str | None, chat: bool,
+                 item_tokens: ItemTokens) -> Half:
+    """The request's lines and what follows from them alone (`model`: the turn's, else the
+    request's; `item_tokens`: resent reasoning by id)."""
+    name = model or _str(body.get("model"))
+    part = request_part(body, name, "POST /v1/chat/completions" if chat else "POST /v1/responses",
+                        item_tokens)
+    comps = part.components
+    items = body.get("input")
+    hosted = any(c.component == "carried" for c in comps)
+    item_comps = [c for c in comps if c.component not in _APART and c.component not in STATIC]
+    unknown_item = next((c for c in item_comps if c.tokens is None), None)
+    items_sum = None if unknown_item is not None else sum(
+        c.tokens for c in item_comps if c.tokens is not None)
+    return Half(part.facts, chat, tuple(_line(c) for c in comps), hosted, items_sum,
+                _why(unknown_item) if unknown_item is not None else None,
+                _resent(item_comps, items) if hosted and isinstance(items, list) else None,
+                _compactable(body), framing_for(name, CHAT if chat else RESPONSES).message - 1)
+
+
+def _line(c: Component) -> Line:
+    # The carried line's handle is the turn's own (previous_response_id or
+    # conversation): filled when read, so the line is shared by every hosted turn.
+    name = "" if c.component == "carried" else c.name
+    return (c.component, name, c.tokens, c.basis, c.source_turn, c.reason)
+
+
+def _fit(half: Half, model: str | None, chat: bool) -> Half | None:
+    """A worker's half (made for the request's model) as the turn's, when the turn's
+    model counts and frames the request the same way (a dated response model, say); None
+    when it must be made again. Media lines depend on the model's own image rules."""
+    made, name = half.facts.model, model or half.facts.model
+    if half.chat != chat:
+        return None
+    if name == made:
+        return half
+    api = CHAT if chat else RESPONSES
+    if half.facts.media or encoding_name(name)[0] != encoding_name(made)[0] \
+            or framing_for(name, api) != framing_for(made, api):
+        return None
+    return half._replace(facts=half.facts._replace(model=name))
+
+
+def _body(record: dict[str, Any] | None) -> Any:
+    return record.get("body") if isinstance(record, dict) else None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
 class Accounts:
     """Makes each turn's account with `read` (a record's dict by its RecordRef)."""
 
@@ -80,14 +149,24 @@ class Accounts:
         self.pool: dict[Any, Any] = {}
         self.produced: OrderedDict[str, tuple[int, int | None]] = OrderedDict()
         self.recent: deque[tuple[RecordRef, int, int]] = deque(maxlen=_RECENT)
+        # Requests' halves made by the workers, by (source, offset): until their turn.
+        self.halves: dict[tuple[int, int], Half] = {}
+
+    def take(self, source: int, made: Any) -> None:
+        """A worker's counts remembered and its halves kept, before its chunk is paired."""
+        counts, halves = made
+        remember(counts)
+        self.halves.update(((source, offset), half) for offset, half in halves.items())
 
     def of(self, turn: Turn, model: str | None, output_types: tuple[str, ...],
            reasoning_tokens: int | None, created: float | None) -> TurnAccount | None:
         """The turn's account, or None when its request body cannot be read."""
-        record = self.read(turn.request) if turn.request is not None else None
-        body = record.get("body") if isinstance(record, dict) else None
-        if isinstance(body, dict):
-            result: TurnAccount | None = self._account(turn, body, model, output_types, created)
+        ref = turn.request
+        half = self.halves.pop((ref.source, ref.offset), None) if ref is not None else None
+        if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
+            result: TurnAccount | None = self._join(fit, output_types, created)
+        elif isinstance(body := _body(self.read(ref) if ref is not None else None), dict):
+            result = self._account(turn, body, model, output_types, created)
         else:
             result = None
         if "reasoning" in output_types and reasoning_tokens is not None \
@@ -97,39 +176,33 @@ class Accounts:
 
     def _account(self, turn: Turn, body: dict[str, Any], model: str | None,
                  output_types: tuple[str, ...], created: float | None) -> TurnAccount:
-        chat = turn.api == "chat"
-        response = {"output": [{"type": t} for t in output_types], "created_at": created}
         items = body.get("input")
         if isinstance(items, list) and self.recent and _resends_reasoning(items):
             self._learn_reasoning()
-        acc = account(body, model, "POST /v1/chat/completions" if chat else "POST /v1/responses",
-                      response_body=response, item_tokens=self.produced)
-        comps = acc.components
-        hosted = any(c.component == "carried" for c in comps)
-        item_comps = [c for c in comps if c.component not in _APART and c.component not in STATIC]
-        unknown_item = next((c for c in item_comps if c.tokens is None), None)
-        items_sum = None if unknown_item is not None else sum(
-            c.tokens for c in item_comps if c.tokens is not None)
-        return TurnAccount(
-            tuple(self._line(c) for c in comps), acc.expected, hosted, items_sum,
-            _why(unknown_item) if unknown_item is not None else None, self._static(comps),
-            _resent(item_comps, items) if hosted and isinstance(items, list) else None,
-            _compactable(body), framing_for(acc.model, CHAT if chat else RESPONSES).message - 1)
+        return self._join(request_half(body, model, turn.api == "chat", self.produced),
+                          output_types, created)
 
-    def _line(self, c: Component) -> Line:
-        # The carried line's handle is the turn's own (previous_response_id or
-        # conversation): filled when read, so the line is shared by every hosted turn.
-        name = "" if c.component == "carried" else c.name
-        line: Line = (c.component, name, c.tokens, c.basis, c.source_turn, c.reason)
-        return self.pool.setdefault(line, line)  # type: ignore[no-any-return]
+    def _join(self, half: Half, output_types: tuple[str, ...],
+              created: float | None) -> TurnAccount:
+        """The request's half and the response's lines: the turn's account."""
+        response = {"output": [{"type": t} for t in output_types], "created_at": created}
+        pool = self.pool
+        lines = tuple(pool.setdefault(line, line) for line in
+                      (*half.lines, *(_line(c) for c in response_components(half.facts,
+                                                                             response))))
+        expected = None if any(line[2] is None for line in lines) else sum(
+            line[2] or 0 for line in lines)
+        return TurnAccount(lines, expected, half.hosted, half.items, half.items_unknown,
+                           self._static(lines), half.resent, half.compactable,
+                           half.carried_message)
 
-    def _static(self, comps: tuple[Component, ...]) -> Static:
-        lines = [c for c in comps if c.component in STATIC]
+    def _static(self, all_lines: tuple[Line, ...]) -> Static:
+        lines = [c for c in all_lines if c[0] in STATIC]
         by_kind: dict[str, list[tuple[str, int | None]]] = {}
         for c in lines:
-            by_kind.setdefault(c.component, []).append((c.name, c.tokens))
-        static = Static(sum(c.tokens for c in lines if c.tokens is not None),
-                        tuple((c.component, c.name) for c in lines if c.tokens is None),
+            by_kind.setdefault(c[0], []).append((c[1], c[2]))
+        static = Static(sum(c[2] for c in lines if c[2] is not None),
+                        tuple((c[0], c[1]) for c in lines if c[2] is None),
                         tuple((k, tuple(v)) for k, v in by_kind.items()))
         return self.pool.setdefault(static, static)  # type: ignore[no-any-return]
 

@@ -1,0 +1,65 @@
+"""Each request's half of its input account, made where a capture's chunks are read: in
+the worker processes.
+
+Itemising a request (reading its body again, counting its text in the model's encoding,
+building its lines) is most of an input account's cost, and the vocabulary it needs is
+the largest thing a report would hold (o200k: ~70 MB). A worker that reads a chunk
+(capture/parallel.py) makes each request's half (rules/account.py `request_half`: the
+request's lines and what follows from them alone) and sends the halves back by offset,
+with the counts it read by digest. The main process keeps them until the turn is
+analysed and joins the half with the response's lines. A half made for another model
+(the response named a different one), or that needed earlier turns (resent reasoning by
+id), is made again where the turns are known, from the counts sent: the same function
+either way, only where the work ran differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from traceview.analysis.account.tokens import Key, fresh
+from traceview.analysis.rules.account import Half, request_half
+from traceview.capture.bounded import loads as bounded_loads
+
+Halves = dict[int, Half]
+
+
+class _Asked(Mapping[str, tuple[int, int | None]]):
+    """No earlier turn's reasoning, noting whether the request asked for some."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def __getitem__(self, key: str) -> tuple[int, int | None]:
+        self.asked = True
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def request_halves(requests: list[tuple[int, bytes]]) -> tuple[dict[Key, int], Halves]:
+    """In a worker: each request line's half by its offset, and the counts it read."""
+    seen = fresh()
+    halves: Halves = {}
+    for offset, raw in requests:
+        try:
+            record = bounded_loads(raw)
+        except ValueError:
+            continue
+        body = record.get("body") if isinstance(record, dict) else None
+        if not isinstance(body, dict):
+            continue
+        endpoint = record.get("endpoint")
+        chat = isinstance(endpoint, str) and "chat/completions" in endpoint
+        asked = _Asked()
+        try:
+            half = request_half(body, None, chat, asked)
+        except Exception:  # noqa: BLE001 - a body the account trips on: made where used
+            continue
+        if not asked.asked:
+            halves[offset] = half
+    return seen, halves
