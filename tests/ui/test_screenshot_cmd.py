@@ -98,3 +98,19 @@ def test_png_rasterises_with_an_installed_monospace_family(monkeypatch, tmp_path
     screenshot.svg_to_png('<svg><style>font-family: "Fira Code", monospace;</style></svg>',
                           tmp_path / "x.png")
     assert "Fira Code" not in seen["svg"] and f'"{family}"' in seen["svg"]
+
+
+def test_every_inspector_view_can_be_screenshot(tmp_path):
+    """A screen the inspector has (`t` latency included) is one `screenshot --view` offers,
+    and its picture holds the screen's own numbers."""
+    from traceview.ui.screenshot import VIEWS as SHOTS
+    from traceview.ui.views import VIEWS as SCREENS
+
+    assert set(SCREENS) <= set(SHOTS)
+    from traceview.cli import main
+
+    out = tmp_path / "latency.svg"
+    assert main(["screenshot", sample("claims"), "-o", str(out), "--view", "latency",
+                 "--size", "80x24"]) == 0
+    svg = html.unescape(out.read_text()).replace("\xa0", " ")
+    assert "p50" in svg and "p95" in svg

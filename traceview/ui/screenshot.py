@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compare", "ledger",
-         "objects", "context")
+         "objects", "context", "latency")
 MONO_FAMILY = "DejaVu Sans Mono"  # used when fontconfig cannot be asked
 PREFERRED_MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono",
                   "Menlo", "Consolas", "Courier New")
