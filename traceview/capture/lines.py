@@ -19,12 +19,11 @@ from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
-    foreign_message,
-    foreign_traffic,
     split_endpoint,
     turn_api,
 )
 from traceview.capture.facts import request_facts
+from traceview.capture.foreign import foreign_message, foreign_traffic
 from traceview.capture.response_facts import response_facts
 from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
 from traceview.capture.table import Facts
@@ -183,7 +182,7 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> L
     api = api_from_response(body)
     events = isinstance(g("events"), list)
     if api is None:
-        foreign = foreign_traffic(None, g("headers"), body, "res")
+        foreign = foreign_traffic(None, g("headers"), body, "res", g("events"))
         if foreign is not None:
             return ("problem", "foreign_traffic", foreign_message(foreign))
     facts = response_facts(obj) if api is not None or events else None

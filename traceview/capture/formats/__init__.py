@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from traceview.capture.foreign import foreign_document, foreign_message
 from traceview.capture.formats import batch, har, otlp
 from traceview.capture.formats.common import Emitter, FormatError
 from traceview.capture.formats.describe import looks_like
@@ -230,6 +231,10 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
         target = _spooled(spool_dir, f"{Path(path).name}.jsonl")
         target.write_bytes(orjson.dumps({"dir": "res", "body": doc}) + b"\n")
         return Adopted("capture", str(target))
+    foreign = foreign_document(doc)
+    if foreign is not None:  # a bare body or stream event a line: say whose
+        return Adopted("json", _EMPTY, None, [("foreign_traffic", f"{Path(path).name}: "
+                                               f"{foreign_message(foreign)}")])
     return Adopted("json", _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
                                            f"{looks_like(doc)}")])
 
