@@ -87,26 +87,22 @@ def _verify(ns: argparse.Namespace, doc: dict[str, object]) -> int | None:
     """Ask the provider, then write the sidecar (None: go on and print)."""
     from datetime import UTC, datetime
 
-    from traceview.commands.outputs import PathRefused, refuse_output, replacing
     from traceview.provider.client import ProviderConfig
     from traceview.provider.errors import ProviderError
     from traceview.provider.objects_check import check_objects
-    from traceview.report.objects_out import render_json
+    from traceview.report.objects_out import sidecar_path, write_sidecar
+    from traceview.safety.outputs import PathRefused, refuse_output
 
     config = ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
                             timeout=ns.timeout, max_retries=ns.max_retries)
     now = datetime.now(UTC)
     capture = Path(ns.paths[0])
-    sidecar = capture.with_name(f"{capture.name}.objects-verify-"
-                                f"{now.strftime('%Y%m%dT%H%M%SZ')}.json")
+    sidecar = sidecar_path(capture, now)
     try:
-        refuse_output(sidecar, ns.paths)
+        refuse_output(sidecar, ns.paths)  # before anything is sent
         seen = check_objects(config, doc["objects"], now)  # type: ignore[arg-type]
+        doc.update(write_sidecar(doc, seen, sidecar, capture))
     except (PathRefused, ProviderError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    doc["verify"] = seen
-    doc["sidecar"] = str(sidecar)
-    with replacing(sidecar) as tmp:
-        tmp.write_bytes(render_json(doc))
     return None

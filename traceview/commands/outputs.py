@@ -1,118 +1,14 @@
-"""What a command may write: never over something it read, never over a file it did not
-create unless the user said ``--force``, and never half a file.
+"""The safe writer, where the commands import it from: it lives in ``safety/outputs.py``
+so that the inspector writes through the same one."""
 
-Every command that writes asks ``refuse_output`` first (before anything is read or sent)
-and writes through ``replacing``: a temporary name in the output's own directory, renamed
-over the output once the whole of it is written, so a failure or a kill leaves the old file
-(or nothing) in place. It sits in ``commands/`` because only a command knows both its inputs
-and its outputs; the packages below are handed the temporary path.
-"""
+from traceview.safety.outputs import (
+    FORCE_HINT,
+    PathRefused,
+    input_identities,
+    refuse_output,
+    regular_input,
+    replacing,
+)
 
-from __future__ import annotations
-
-import os
-import stat
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
-FORCE_HINT = "pass --force to replace it"
-
-
-class PathRefused(Exception):
-    """A path a command will not write (or read): the message says why and how to proceed."""
-
-
-def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """(device, inode) of what ``path`` names after every symlink, or None."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return st.st_dev, st.st_ino
-
-
-def input_identities(inputs: Iterable[str | os.PathLike[str]]) -> set[tuple[int, int]]:
-    """Every file the command reads, directories walked (a capture directory's files)."""
-    seen: set[tuple[int, int]] = set()
-    for path in inputs:
-        if str(path) == "-":
-            continue
-        ident = _identity(path)
-        if ident is None:
-            continue
-        seen.add(ident)
-        if os.path.isdir(path):
-            for root, _dirs, files in os.walk(path):
-                seen.update(i for f in files if (i := _identity(os.path.join(root, f))))
-    return seen
-
-
-def refuse_output(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]],
-                  *, force: bool = False, directory: bool = False,
-                  produced: Iterable[str] = ()) -> None:
-    """Raise PathRefused when writing ``output`` would destroy something.
-
-    An output is refused when it is one of ``inputs`` (same file through any symlink or
-    hard link; never overridden), is not a regular file (a FIFO, a device: never
-    overridden), or already exists and ``force`` is off. With ``directory`` the output is a
-    folder: the files ``produced`` inside it are checked instead, and the folder may exist.
-    """
-    idents = input_identities(inputs)
-    targets = [Path(output) / name for name in produced] if directory else [Path(output)]
-    if directory and os.path.exists(output) and not os.path.isdir(output):
-        raise PathRefused(f"{output}: exists and is not a directory")
-    if directory and _identity(output) in idents:
-        raise PathRefused(f"{output}: is one of the inputs; choose another output")
-    for target in targets:
-        ident = _identity(target)
-        if ident is not None and ident in idents:
-            raise PathRefused(f"{target}: is one of the inputs; choose another output "
-                                "(nothing was written)")
-        try:
-            st = os.stat(target)
-        except FileNotFoundError:
-            if os.path.islink(target):
-                raise PathRefused(f"{target}: is a dangling symlink; remove it or choose "
-                                    "another output") from None
-            continue
-        except OSError as exc:
-            raise PathRefused(f"{target}: cannot be used ({exc.strerror or exc})") from None
-        if stat.S_ISDIR(st.st_mode):
-            raise PathRefused(f"{target}: is a directory, not a regular file")
-        if not stat.S_ISREG(st.st_mode):
-            raise PathRefused(f"{target}: is not a regular file")
-        if not force:
-            raise PathRefused(f"{target}: already exists; {FORCE_HINT}")
-
-
-def regular_input(path: str | os.PathLike[str], what: str) -> None:
-    """Raise PathRefused unless ``path`` is a regular file: a FIFO or a device would block
-    or never end. (``-`` is stdin, read as the user asked.)"""
-    if str(path) == "-":
-        return
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise PathRefused(f"{what} {path}: cannot read ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise PathRefused(f"{what} {path}: is not a regular file")
-
-
-@contextmanager
-def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[Path]:
-    """A temporary path beside ``output``; renamed over it when the block ends normally,
-    removed when it raises. ``mode`` creates it with those permissions (0o600 for stores
-    that may hold a user's text)."""
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tv-{os.getpid()}.tmp")
-    if mode is not None:
-        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
-    try:
-        yield tmp
-        if tmp.exists():
-            os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+__all__ = ["FORCE_HINT", "PathRefused", "input_identities", "refuse_output", "regular_input",
+           "replacing"]

@@ -2,18 +2,24 @@
 
 One retrieve per object: 200 is `present`, 404 is `gone`, anything else is `error` with
 the provider's reason — never counted as gone. The verdict is `verified` only when every
-object answered 404; otherwise `partial` (some present or unanswered).
+object answered 404; otherwise `partial` (some present or unanswered). A provider that
+cannot be reached at all, or refuses the key, stops the check: a list of nothing but
+"could not ask" is no check, and nothing is written for it. `traceview objects --verify
+--live` and the objects screen's `v` both run `each_check` then `verify_doc`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import openai
 
 from traceview.provider.client import ProviderConfig, make_client, map_openai_error
+from traceview.provider.errors import ProviderError
+
+VERIFY_SCHEMA = "traceview.objects-verify/1"
 
 
 def _retrieve(client: openai.OpenAI, kind: str) -> Callable[[str], Any]:
@@ -27,29 +33,51 @@ def _retrieve(client: openai.OpenAI, kind: str) -> Callable[[str], Any]:
     return calls[kind]
 
 
-def check_objects(config: ProviderConfig, rows: list[dict[str, Any]],
-                  now: datetime | None = None) -> dict[str, Any]:
-    """What the provider says of each listed object now (raises ProviderError only when no
-    client can be made: no key, an unusable base URL)."""
+def _ask(client: openai.OpenAI, config: ProviderConfig, row: dict[str, Any]) -> dict[str, Any]:
+    """What the provider says of one object now (raises ProviderError when it cannot be
+    reached or refuses the key: the check stops there)."""
+    kind, oid = row["kind"], row["id"]
+    status: int | None
+    try:
+        _retrieve(client, kind)(oid)
+        live, status, why = "present", 200, None
+    except openai.NotFoundError:
+        live, status, why = "gone", 404, None
+    except openai.OpenAIError as exc:
+        err = map_openai_error(exc, what=f"{kind.replace('_', ' ')} {oid}", config=config)
+        unreachable = (isinstance(exc, openai.APIConnectionError)
+                       and not isinstance(exc, openai.APITimeoutError))
+        if unreachable or isinstance(exc, openai.AuthenticationError):
+            raise ProviderError(err.kind, f"{err.message} Nothing was checked to the end, "
+                                "and nothing was written.") from None
+        live, status, why = "error", getattr(exc, "status_code", None), str(err)
+    return {"kind": kind, "id": oid, "capture_state": row["state"], "live": live,
+            "http_status": status, "error": why}
+
+
+def each_check(config: ProviderConfig, rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One answer per listed object, in the checklist's order, as each arrives (the screen
+    shows them one by one and may stop between two). Raises ProviderError before the first
+    when no client can be made (no key, an unusable base URL), or when the provider cannot
+    be reached or refuses the key."""
     client = make_client(config)
-    seen = []
     for row in rows:
-        kind, oid = row["kind"], row["id"]
-        status: int | None
-        try:
-            _retrieve(client, kind)(oid)
-            live, status, why = "present", 200, None
-        except openai.NotFoundError:
-            live, status, why = "gone", 404, None
-        except openai.OpenAIError as exc:
-            err = map_openai_error(exc, what=f"{kind.replace('_', ' ')} {oid}", config=config)
-            live, status, why = "error", getattr(exc, "status_code", None), str(err)
-        seen.append({"kind": kind, "id": oid, "capture_state": row["state"], "live": live,
-                     "http_status": status, "error": why})
+        yield _ask(client, config, row)
+
+
+def verify_doc(config: ProviderConfig, seen: list[dict[str, Any]],
+               now: datetime | None = None) -> dict[str, Any]:
+    """The `verify` part of the checklist document, from every object's answer."""
     gone = sum(1 for s in seen if s["live"] == "gone")
     stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"schema": "traceview.objects-verify/1", "checked_at": stamp,
+    return {"schema": VERIFY_SCHEMA, "checked_at": stamp,
             "host": config.host, "objects": seen,
             "counts": {k: sum(1 for s in seen if s["live"] == k)
                        for k in ("present", "gone", "error")},
             "verdict": "verified" if gone == len(seen) else "partial"}
+
+
+def check_objects(config: ProviderConfig, rows: list[dict[str, Any]],
+                  now: datetime | None = None) -> dict[str, Any]:
+    """Every listed object asked, then the verdict (see `each_check` for what raises)."""
+    return verify_doc(config, list(each_check(config, rows)), now)

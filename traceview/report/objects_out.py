@@ -3,10 +3,13 @@ through the output boundary (safety/)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+from traceview.safety.outputs import refuse_output, replacing
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe, plain, visible
 
@@ -16,6 +19,24 @@ _LIVE = {"present": "STILL PRESENT", "gone": "gone (404)", "error": "not checked
 
 def render_json(doc: dict[str, Any]) -> bytes:
     return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+
+
+def sidecar_path(capture: Path, now: datetime) -> Path:
+    """Where a live check of ``capture`` made at ``now`` is written: beside it, dated to
+    the second, never the capture itself."""
+    return capture.with_name(f"{capture.name}.objects-verify-{now.strftime('%Y%m%dT%H%M%SZ')}"
+                             ".json")
+
+
+def write_sidecar(doc: dict[str, Any], verify: dict[str, Any], sidecar: Path,
+                  capture: Path) -> dict[str, Any]:
+    """The checklist with what the provider said, written whole to ``sidecar`` through the
+    safe writer (raises PathRefused when it exists or is the capture); the written doc."""
+    refuse_output(sidecar, [capture])
+    out = {**doc, "verify": verify, "sidecar": str(sidecar)}
+    with replacing(sidecar) as tmp:
+        tmp.write_bytes(render_json(out))
+    return out
 
 
 def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:

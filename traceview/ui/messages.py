@@ -83,3 +83,24 @@ class BodyMatches(Message):
         self.read = read
         self.total = total
         self.done = done
+
+
+class ObjectChecked(Message):
+    """The objects screen's live check: the provider's answer about one object
+    (`provider.objects_check.each_check`), the ``done``-th of ``total``."""
+
+    def __init__(self, answer: dict[str, Any], done: int, total: int) -> None:
+        super().__init__()
+        self.answer = answer
+        self.done = done
+        self.total = total
+
+
+class ObjectsCheckEnded(Message):
+    """The live check ended: every answer, or ``error`` saying why it stopped (no key, the
+    provider unreachable or refusing the key) — then nothing can be written."""
+
+    def __init__(self, answers: list[dict[str, Any]] | None, error: str | None) -> None:
+        super().__init__()
+        self.answers = answers
+        self.error = error

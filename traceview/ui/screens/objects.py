@@ -1,7 +1,9 @@
 """Provider objects (`o`): the conversations, stored responses, files and vector stores the
 capture created, used or deleted, with the retention each implies; `x` turns it into the
 deletion checklist `traceview objects CAPTURE [--case ID]` prints (containers too, in the
-order to delete them, each with the call that deletes it), `f` filters it to one case.
+order to delete them, each with the call that deletes it), `f` filters it to one case, `v`
+asks the provider about each of its objects (`--verify --live`: present, gone, error) and,
+once every one answered, `w` writes the command's dated sidecar beside the capture.
 
 Renders the core's `objects` inventory (analysis/objects.py), the same as
 `traceview report --format json` carries, and its checklist (analysis/hosted/checklist.py).
@@ -20,6 +22,8 @@ from textual.widgets import Input, Static
 from traceview.analysis.hosted.checklist import ORDER as DELETE_KINDS
 from traceview.analysis.hosted.checklist import checklist, conversation_metadata, delete_call
 from traceview.ui import format as fmt
+from traceview.ui.messages import ObjectChecked, ObjectsCheckEnded
+from traceview.ui.objects_live import LiveCheck, live_config, live_title, sidecar_capture
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.footer import KeyFooter
@@ -56,6 +60,7 @@ CHECKLIST_COLUMNS = [
     Column("kind", 13, lambda o: o["kind"].replace("_", " "), align="left"),
     Column("id", 0, lambda o: o["id"], align="left", min_width=20),
     Column("state", 11, lambda o: _STATE.get(o["state"], o["state"]), align="left"),
+    Column("provider", 11, lambda o: o.get("live") or "not checked", align="left"),
     Column("delete with", 34, lambda o: o["delete"]["http"] if o["delete"] else fmt.DASH,
            align="left"),
     Column("expires", 26, lambda o: o.get("expires_around") or o.get("retention") or fmt.DASH,
@@ -85,6 +90,11 @@ def checklist_detail(o: dict[str, Any] | None) -> Text:
         out.append(f"{_STATE.get(o['state'], o['state'])} in the capture: nothing to delete")
     out.append("\n")
     out.append_text(safe(f"retention: {o.get('retention')}", style="dim"))
+    answer = o.get("answer")
+    if answer is not None:
+        said = f"HTTP {answer['http_status']}" if answer["http_status"] else "no answer"
+        out.append_text(safe(f"\nprovider now: {o['live']} ({said})"
+                             + (f": {answer['error']}" if answer["error"] else "")))
     return out
 
 
@@ -125,9 +135,14 @@ class ObjectsScreen(InspectorScreen):
 
     VIEW = "objects"
 
-    BINDINGS = [Binding("escape,o", "back", "Back", id="objects.back"),
+    BINDINGS = [Binding("escape,o", "back", "Back", tooltip="Back (cancels a running check)",
+                        id="objects.back"),
                 Binding("x", "checklist", "Checklist", id="objects.checklist"),
-                Binding("f", "case", "Case", id="objects.case")]
+                Binding("f", "case", "Case", id="objects.case"),
+                Binding("v", "check", "Check live", tooltip="Ask the provider whether each "
+                        "object of the checklist is gone (404)", id="objects.check"),
+                Binding("w", "write", "Write", tooltip="Write the finished check to the "
+                        "dated sidecar beside the capture", id="objects.write")]
 
     def compose(self) -> ComposeResult:
         yield Static(id="objects-title")
@@ -147,6 +162,8 @@ class ObjectsScreen(InspectorScreen):
     def on_mount(self) -> None:
         self._case: str | None = None
         self._checklist = False
+        self._doc: dict[str, Any] | None = None  # the checklist on screen
+        self._live: LiveCheck | None = None
         self.query_one("#case-filter", Input).display = False
         self._show_mode()
         self.refresh_data()
@@ -187,12 +204,37 @@ class ObjectsScreen(InspectorScreen):
         cap = analysis.capture
         created = conversation_metadata(cap.exchanges, cap.read)
         doc = checklist(list(analysis.turns), analysis.objects, self._case, None, created)
-        listed = self.query_one("#checklist-table", RowTable)
-        listed.set_rows(doc["objects"], listed.cursor)
+        self._doc = doc
+        self._show_checklist_rows()
+        return self._checklist_heading()
+
+    def _checklist_heading(self) -> Text:
+        doc = self._doc
+        if doc is None:
+            return Text()
         title = checklist_title(doc)
         if self._case and not doc["turns"]:
             title.append(f" · no turn of case {self._case} in the capture", style="italic")
-        return title
+        return title + live_title(self._live)
+
+    def _refresh_live(self) -> None:
+        """Rows and title after an answer: the checklist itself is not made again."""
+        self._show_checklist_rows()
+        if self._checklist:
+            self.query_one("#objects-title", Static).update(self._checklist_heading())
+            self._show(self._table().current())
+
+    def _show_checklist_rows(self) -> None:
+        """The checklist's rows, each with what the provider said of it (if asked)."""
+        doc, live = self._doc, self._live
+        if doc is None:
+            return
+        rows = doc["objects"]
+        if live is not None:
+            rows = [{**o, "live": live.label(o),
+                     "answer": live.answers.get((o["kind"], o["id"]))} for o in rows]
+        listed = self.query_one("#checklist-table", RowTable)
+        listed.set_rows(rows, listed.cursor)
 
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
@@ -219,11 +261,128 @@ class ObjectsScreen(InspectorScreen):
     @on(Input.Submitted, "#case-filter")
     def _case_given(self, event: Input.Submitted) -> None:
         self._case = event.value.strip() or None
+        self._stop_check()
+        self._live = None  # it was another list's
         event.input.display = False
         self._checklist = True
         self._show_mode()
         self.refresh_data()
         self._table().focus()
 
+    # -- the live check (v), the sidecar (w) ----------------------------------------------
+    def action_check(self) -> None:
+        """Ask the provider about each object of the checklist on screen, in a worker."""
+        if self._live is not None and self._live.running:
+            self.notify("a live check is running: esc cancels it", markup=False)
+            return
+        if not self._checklist:
+            self.action_checklist()
+        doc = self._doc
+        if doc is None or getattr(self.inspector.state.analysis, "objects", None) is None:
+            self.notify("the capture is still being read", markup=False)
+            return
+        if not doc["objects"]:
+            self.notify("no provider object to check", markup=False)
+            return
+        app = self.inspector
+        live = LiveCheck(doc, live_config(app.diff_timeout, app.diff_max_retries))
+        self._live = live
+        self.run_worker(lambda: self._ask(live), thread=True, exclusive=True,
+                        group="objects-check", name="check objects live", exit_on_error=False)
+        self.refresh_data()
+
+    def _ask(self, live: LiveCheck) -> None:
+        """The worker: one answer posted at a time; stops between two when cancelled."""
+        from textual.worker import get_current_worker
+
+        from traceview.provider.errors import ProviderError
+        from traceview.provider.objects_check import each_check
+
+        worker = get_current_worker()
+        answers: list[dict[str, Any]] = []
+        try:
+            for answer in each_check(live.config, live.doc["objects"]):
+                if worker.is_cancelled:
+                    return
+                answers.append(answer)
+                self.post_message(ObjectChecked(answer, len(answers), live.total))
+        except ProviderError as exc:
+            self.post_message(ObjectsCheckEnded(None, str(exc)))
+            return
+        except Exception as exc:  # a bug must not take the inspector down with it
+            self.post_message(ObjectsCheckEnded(None, f"{type(exc).__name__}: {exc}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(ObjectsCheckEnded(answers, None))
+
+    def on_object_checked(self, message: ObjectChecked) -> None:
+        live = self._live
+        if live is None or not live.running:
+            return  # a cancelled check's last answer
+        a = message.answer
+        live.answers[(a["kind"], a["id"])] = a
+        self._refresh_live()
+
+    def on_objects_check_ended(self, message: ObjectsCheckEnded) -> None:
+        from traceview.provider.objects_check import verify_doc
+
+        live = self._live
+        if live is None or not live.running:
+            return
+        live.running = False
+        if message.answers is None:
+            self.notify(message.error or "the check stopped", title="live check",
+                        severity="error", markup=False)
+        else:
+            live.verify = verify_doc(live.config, message.answers, live.started)
+        self._refresh_live()
+
+    def _stop_check(self) -> bool:
+        """Cancel a running check (True when one was running)."""
+        live = self._live
+        if live is None or not live.running:
+            return False
+        self.workers.cancel_group(self, "objects-check")
+        live.running = False
+        return True
+
+    def action_write(self) -> None:
+        """The finished check, written as `traceview objects --verify --live` writes it."""
+        from traceview.report.objects_out import sidecar_path, write_sidecar
+        from traceview.safety.outputs import PathRefused
+
+        live = self._live
+        if live is None or live.verify is None:
+            self.notify("nothing to write: v asks the provider about each object first, "
+                        "and w writes the finished check", markup=False)
+            return
+        if live.written is not None:
+            self.notify(f"already written to {live.written}", markup=False)
+            return
+        capture, why = sidecar_capture(self.inspector.paths)
+        if capture is None:
+            self.notify(why or "", severity="warning", markup=False)
+            return
+        sidecar = sidecar_path(capture, live.started)
+        try:
+            write_sidecar(live.doc, live.verify, sidecar, capture)
+        except PathRefused as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        except OSError as exc:
+            self.notify(f"cannot write {sidecar}: {exc.strerror or exc}", severity="error",
+                        markup=False)
+            return
+        live.written = sidecar
+        self.notify(f"live check written to {sidecar}", title="sidecar", markup=False)
+        self._refresh_live()
+
     def action_back(self) -> None:
+        if self._stop_check():
+            live = self._live
+            done = len(live.answers) if live else 0
+            self.notify(f"live check cancelled after {done} answer(s): nothing written",
+                        markup=False)
+            self._refresh_live()
+            return
         self.app.pop_screen()
