@@ -102,7 +102,10 @@ def _verify(ns: argparse.Namespace, doc: dict[str, object]) -> int | None:
         refuse_output(sidecar, ns.paths)  # before anything is sent
         seen = check_objects(config, doc["objects"], now)  # type: ignore[arg-type]
         doc.update(write_sidecar(doc, seen, sidecar, capture))
-    except (PathRefused, ProviderError) as exc:
+    except PathRefused as exc:
         print(f"traceview: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProviderError as exc:
+        print(f"traceview: {exc} Nothing was written.", file=sys.stderr)
         return EXIT_USAGE
     return None

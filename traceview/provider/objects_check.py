@@ -48,8 +48,7 @@ def _ask(client: openai.OpenAI, config: ProviderConfig, row: dict[str, Any]) -> 
         unreachable = (isinstance(exc, openai.APIConnectionError)
                        and not isinstance(exc, openai.APITimeoutError))
         if unreachable or isinstance(exc, openai.AuthenticationError):
-            raise ProviderError(err.kind, f"{err.message} Nothing was checked to the end, "
-                                "and nothing was written.") from None
+            raise err from None
         live, status, why = "error", getattr(exc, "status_code", None), str(err)
     return {"kind": kind, "id": oid, "capture_state": row["state"], "live": live,
             "http_status": status, "error": why}

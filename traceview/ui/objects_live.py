@@ -51,23 +51,25 @@ class LiveCheck:
 
 
 def live_title(live: LiveCheck | None) -> Text:
-    """What the checklist's title adds: progress, the verdict, or why it stopped."""
+    """What the checklist's title starts with once a check began (first: a title is one
+    line, and at 80 columns its end is cut): progress, the verdict, or why it stopped. The
+    host asked is in the sidecar and in the toast of a failure."""
     if live is None:
         return Text()
-    host = live.config.host
     if live.running:
-        return Text(f" · asking {host}: {len(live.answers)}/{live.total} answered "
-                    "(esc cancels)", style="italic")
+        return Text(f"asking {live.config.host}: {len(live.answers)}/{live.total} answered "
+                    "(esc cancels) · ", style="italic")
     if live.verify is None:
-        return Text(f" · live check stopped: {len(live.answers)}/{live.total} answered, "
-                    "nothing written", style="italic")
+        return Text(f"live check stopped: {len(live.answers)}/{live.total} answered, "
+                    "nothing written · ", style="italic")
     c = live.verify["counts"]
-    out = Text(f" · {host}: {c['gone']} gone, {c['present']} present, {c['error']} "
-               f"not answered — {live.verify['verdict']}")
+    out = Text(f"live: {c['gone']} gone, {c['present']} present, {c['error']} "
+               f"not answered — {live.verify['verdict']}", style="bold")
     if live.written is not None:
         out.append_text(safe(f" · written to {live.written.name}"))
     else:
         out.append(" · w writes the sidecar", style="italic")
+    out.append(" · ")
     return out
 
 

@@ -215,7 +215,7 @@ class ObjectsScreen(InspectorScreen):
         title = checklist_title(doc)
         if self._case and not doc["turns"]:
             title.append(f" · no turn of case {self._case} in the capture", style="italic")
-        return title + live_title(self._live)
+        return live_title(self._live) + title
 
     def _refresh_live(self) -> None:
         """Rows and title after an answer: the checklist itself is not made again."""
@@ -331,8 +331,8 @@ class ObjectsScreen(InspectorScreen):
             return
         live.running = False
         if message.answers is None:
-            self.notify(message.error or "the check stopped", title="live check",
-                        severity="error", markup=False)
+            self.notify(f"{message.error or 'the check stopped.'} Nothing was written.",
+                        title="live check", severity="error", markup=False)
         else:
             live.verify = verify_doc(live.config, message.answers, live.started)
         self._refresh_live()
