@@ -126,7 +126,8 @@ async def test_v_asks_the_provider_row_by_row_and_w_writes_the_commands_sidecar(
         await pilot.pause()
         (sidecar,) = _sidecars(cap)
         doc = json.loads(sidecar.read_text())
-        assert doc["sidecar"] == sidecar.name and doc["case"] == CASE  # as the command: beside the path given
+        # As the command: the sidecar named beside the capture path as given.
+        assert doc["sidecar"] == sidecar.name and doc["case"] == CASE
         assert doc["verify"]["schema"] == "traceview.objects-verify/1"
         assert doc["verify"]["counts"] == {"present": 1, "gone": 3, "error": 1}
         assert doc["verify"]["verdict"] == "partial"

@@ -17,7 +17,6 @@ from typing import Any
 import openai
 
 from traceview.provider.client import ProviderConfig, make_client, map_openai_error
-from traceview.provider.errors import ProviderError
 
 VERIFY_SCHEMA = "traceview.objects-verify/1"
 
