@@ -18,7 +18,8 @@ ANTHROPIC, GEMINI, BEDROCK = "Anthropic Messages", "Gemini generateContent", \
 _GEMINI_PATH = re.compile(r":(stream)?generatecontent$", re.IGNORECASE)
 _BEDROCK_PATH = re.compile(r"/model/[^/]+/(invoke|invoke-with-response-stream|converse|"
                            r"converse-stream)$")
-_ANTHROPIC_REQUEST_KEYS = ("anthropic_version", "system", "stop_sequences", "top_k")
+_ANTHROPIC_REQUEST_KEYS = frozenset({"anthropic_version", "system", "stop_sequences", "top_k",
+                                     "thinking"})
 # Content block types of Anthropic's messages; OpenAI chat parts are text, image_url,
 # input_audio, file and refusal.
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking",
@@ -26,19 +27,20 @@ _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_
                                "web_search_tool_result"})
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta",
                                "content_block_stop", "message_delta", "message_stop"})
-_GEMINI_REQUEST_KEYS = ("generationConfig", "systemInstruction", "safetySettings",
-                        "cachedContent")
-_BEDROCK_REQUEST_KEYS = ("inferenceConfig", "modelId", "toolConfig", "guardrailConfig",
-                         "additionalModelRequestFields")
-_BEDROCK_BLOCK_KEYS = ("toolUse", "toolResult", "reasoningContent", "cachePoint")
-_BEDROCK_EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta",
-                   "contentBlockStop", "messageStop")
+_GEMINI_REQUEST_KEYS = frozenset({"generationConfig", "systemInstruction", "safetySettings",
+                                  "cachedContent"})
+_BEDROCK_REQUEST_KEYS = frozenset({"inferenceConfig", "modelId", "toolConfig", "guardrailConfig",
+                                   "additionalModelRequestFields"})
+_BEDROCK_BLOCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePoint"})
+_BEDROCK_EVENTS = frozenset({"messageStart", "contentBlockStart", "contentBlockDelta",
+                             "contentBlockStop", "messageStop"})
 # Keys only an OpenAI chat request has: with one of them a claude model went to a gateway.
-_OPENAI_CHAT_KEYS = ("max_completion_tokens", "n", "response_format", "logprobs",
-                     "stream_options", "frequency_penalty", "presence_penalty", "seed",
-                     "store", "parallel_tool_calls", "reasoning_effort", "modalities",
-                     "functions", "user")
+_OPENAI_CHAT_KEYS = frozenset({"max_completion_tokens", "n", "response_format", "logprobs",
+                               "stream_options", "frequency_penalty", "presence_penalty",
+                               "seed", "store", "parallel_tool_calls", "reasoning_effort",
+                               "modalities", "functions", "user"})
 _EVENTS_LOOKED_AT = 8
+_MESSAGES_LOOKED_AT = 4
 
 
 def foreign_traffic(path: str | None, headers: Any, body: Any, side: str,
@@ -79,37 +81,46 @@ def foreign_document(doc: Any) -> str | None:
     return request_shape(doc, labelled=False) or response_shape(doc) or stream_shape([doc])
 
 
-def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The content blocks of a chat-shaped request's messages (and its system list)."""
-    out: list[dict[str, Any]] = []
-    parts: list[Any] = []
-    for m in body.get("messages") or ():
-        if isinstance(m, dict) and isinstance(m.get("content"), list):
-            parts.extend(m["content"])
-    if isinstance(body.get("system"), list):
-        parts.extend(body["system"])
-    out.extend(p for p in parts if isinstance(p, dict))
-    return out
+def _block_sign(body: dict[str, Any]) -> str | None:
+    """Whose content blocks a chat-shaped request holds, from its first and last messages
+    and its system list: every request of a conversation resends its history, so its ends
+    say whose it is without walking a long one on every line."""
+    messages = body["messages"]
+    if len(messages) > 2 * _MESSAGES_LOOKED_AT:
+        messages = messages[:_MESSAGES_LOOKED_AT] + messages[-_MESSAGES_LOOKED_AT:]
+    lists = [m.get("content") for m in messages if type(m) is dict]
+    lists.append(body.get("system"))
+    found = None
+    for content in lists:
+        if type(content) is not list:
+            continue  # a plain string: anyone's
+        for b in content:
+            if type(b) is not dict:
+                continue
+            if "type" not in b:  # Converse blocks are keyed by kind, with no "type"
+                if "text" in b or not _BEDROCK_BLOCK_KEYS.isdisjoint(b):
+                    return BEDROCK
+            elif b["type"] in _ANTHROPIC_BLOCKS:
+                found = ANTHROPIC
+    return found
 
 
 def request_shape(body: dict[str, Any], *, labelled: bool = False) -> str | None:
     """Another provider's request body (an OpenAI request never carries these signs)."""
     if (isinstance(body.get("contents"), list) and "messages" not in body
-            and "input" not in body) or any(k in body for k in _GEMINI_REQUEST_KEYS):
+            and "input" not in body) or not _GEMINI_REQUEST_KEYS.isdisjoint(body):
         return GEMINI
-    if any(k in body for k in _BEDROCK_REQUEST_KEYS):
+    if not _BEDROCK_REQUEST_KEYS.isdisjoint(body):
         return BEDROCK
     if not isinstance(body.get("messages"), list):
         return None
-    blocks = _blocks(body)
-    if any(any(k in b for k in _BEDROCK_BLOCK_KEYS) or ("text" in b and "type" not in b)
-           for b in blocks):
-        return BEDROCK  # Converse blocks are keyed by kind, with no "type"
-    if any(k in body for k in _ANTHROPIC_REQUEST_KEYS) or isinstance(body.get("thinking"), dict):
+    sign = _block_sign(body)
+    if sign is not None:
+        return sign
+    if not _ANTHROPIC_REQUEST_KEYS.isdisjoint(body):
         return ANTHROPIC
-    if any(b.get("type") in _ANTHROPIC_BLOCKS for b in blocks):
-        return ANTHROPIC
-    if any(isinstance(t, dict) and "input_schema" in t for t in body.get("tools") or ()):
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(type(t) is dict and "input_schema" in t for t in tools):
         return ANTHROPIC
     if not labelled and _claude_call(body):
         return ANTHROPIC
@@ -120,7 +131,7 @@ def _claude_call(body: dict[str, Any]) -> bool:
     """A Messages call by its model, with nothing of OpenAI's chat in it."""
     model = body.get("model")
     return (isinstance(model, str) and model.startswith("claude") and "max_tokens" in body
-            and not any(k in body for k in _OPENAI_CHAT_KEYS)
+            and _OPENAI_CHAT_KEYS.isdisjoint(body)
             and all(isinstance(m, dict) and m.get("role") in ("user", "assistant")
                     for m in body["messages"]))
 
@@ -150,7 +161,7 @@ def stream_shape(events: Any) -> str | None:
             continue
         if event.get("type") in _ANTHROPIC_EVENTS:
             return ANTHROPIC
-        if any(k in event for k in _BEDROCK_EVENTS):
+        if not _BEDROCK_EVENTS.isdisjoint(event):
             return BEDROCK
         meta = event.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("usage"), dict) \
