@@ -249,3 +249,15 @@ def test_screen_after_a_live_check_snapshot_80x24(case, snap_compare) -> None:
     sim.inject(status=503, path="/v1/vector_stores/", times=1)
     assert snap_compare(_new_app(cap), terminal_size=(80, 24), run_before=_checked)
     assert os.path.exists(cap)
+
+
+def test_help_lists_the_check_and_the_write_under_provider_objects() -> None:
+    from traceview.ui.screens.help import help_text
+
+    text = help_text().plain
+    section = text[text.index("provider objects (o)"):]
+    section = section[:section.index("\n\n")]
+    assert "v             Check live" in section and "[objects.check]" in section
+    assert "w             Write" in section and "[objects.write]" in section
+    remapped = help_text({"objects.check": "V"}).plain
+    assert "V             Check live" in remapped
