@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import json
 import os
 import socket
@@ -166,6 +167,7 @@ async def test_every_object_gone_is_verified(case, capsys: pytest.CaptureFixture
 async def test_esc_cancels_a_held_check_keeps_the_screen_live_and_writes_nothing(case):
     cap, ids, sim = case
     gate = sim.hold(times=1, path="/v1/responses/")  # the conversation answers, then a wait
+    sim.log = io.StringIO()  # every request the simulator answers
     try:
         app = _new_app(cap)
         async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -193,6 +195,10 @@ async def test_esc_cancels_a_held_check_keeps_the_screen_live_and_writes_nothing
             await pilot.pause()
             rows = _rows(screen)
             assert rows[ids["r1"]]["live"] == "not checked"  # the late answer is dropped
+            asked = [line.split()[1] for line in sim.log.getvalue().splitlines()
+                     if line.startswith("GET ")]
+            assert len(asked) == 2 and asked[0].startswith("/v1/conversations/")
+            assert asked[1].startswith("/v1/responses/")  # and nothing after the cancel
             assert rows[ids["vs"]]["live"] == "not checked"
             assert "live check stopped: 1/5 answered, nothing written" in _text(
                 screen, "#objects-title")
