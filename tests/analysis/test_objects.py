@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
@@ -171,13 +172,19 @@ def test_a_long_turn_list_is_streamed_apart_and_a_short_one_is_a_list() -> None:
     assert max(map(len, chunks)) < len(got) // 2
 
 
-def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path) -> None:
-    a = analyze(str(_one_store_capture(tmp_path, 3 * json_out._NUMBERS)))
+def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Numbers a chunk, made small so three chunks' worth of turns stay a quick capture.
+    monkeypatch.setattr(json_out, "_NUMBERS", 400)
+    a = analyze(str(_one_store_capture(tmp_path, 3 * 400)))
     chunks = list(json_out.iter_json(a, explain=True))
     assert b"".join(chunks) == json_out._safe(
         orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n")
-    with_list = [c for c in chunks if b"\n          12287," in c]
-    assert with_list and all(len(c) < 100_000 for c in with_list)
+    # The vector store's list of 1,200 turns is written 400 numbers a chunk: its start,
+    # middle and end are in three chunks, never one.
+    at = [next(k for k, c in enumerate(chunks) if b"\n          %d," % n in c)
+          for n in (2, 600, 1199)]
+    assert len(set(at)) == 3, at
 
 
 def _listing(path: Path) -> list[dict]:
