@@ -41,6 +41,19 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, conversation: bool = T
                         + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
 
 
+def add_copy_arguments(p: argparse.ArgumentParser) -> None:
+    """`--items FILE | --live` of context and report: where the provider copy that sizes a
+    hosted turn's carried conversation comes from (then the ``provider`` group)."""
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--items", metavar="FILE",
+                     help="a snapshot (or a capture) holding the provider's input_items of"
+                          " a hosted turn's response, or its conversation: sizes the carried"
+                          " conversation item by item")
+    src.add_argument("--live", action="store_true",
+                     help="read a hosted turn's input_items from the provider now (the provider"
+                          " flags below) and size the carried conversation from them")
+
+
 def provider_config(ns: argparse.Namespace) -> ProviderConfig:
     return ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
                           timeout=ns.timeout, max_retries=ns.max_retries)
