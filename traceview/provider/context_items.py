@@ -54,7 +54,12 @@ def saved_listings(path: str | Path, analysis: Analysis, turns: Sequence[Any]) -
     if copy is not None and copy.kind == "conversation" and copy.complete:
         found.fetched_at, found.host = copy.fetched_at, copy.host
         for turn in turns:
-            for rid, items in turn_listing(analysis, turn, copy.items).items():
+            cut = turn_listing(analysis, turn, copy.items)
+            if not cut and turn.response_id:
+                found.gone[turn.response_id] = (
+                    f"the snapshot's items ({copy.conversation}) do not hold this turn's output"
+                    " (another conversation, or the turn was not stored)")
+            for rid, items in cut.items():
                 found.items[rid] = items
                 found.origins[rid] = "conversation"
     try:
@@ -68,6 +73,7 @@ def saved_listings(path: str | Path, analysis: Analysis, turns: Sequence[Any]) -
         return found
     for rid, c in copies.items():
         if c.items is not None and c.complete and c.status == "ok":
+            found.gone.pop(rid, None)
             found.items[rid] = c.items
             found.origins[rid] = "input_items"
             found.fetched_at = found.fetched_at or c.fetched_at
