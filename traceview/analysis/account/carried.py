@@ -103,6 +103,7 @@ def fill_turns(turns: Iterable[Any], listings: Mapping[str, Listing],
     filled: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
     for turn in turns:
+        turn.columns.carried_copy.pop(turn.index, None)  # the line as the capture sizes it
         before = carried_line(turn.input_account)
         if before is None:
             continue
