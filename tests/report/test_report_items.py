@@ -141,3 +141,22 @@ def test_another_conversations_snapshot_is_refused(capsys, tmp_path: Path) -> No
     assert main(["report", DOTNET, "--items", str(wrong)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "not a traceview.snapshot/1 snapshot" in err
+
+
+def test_context_refuses_a_copy_that_does_not_hold_the_turn(capsys) -> None:
+    assert main(["context", DOTNET, "--turn", "2", "--items", SNAPSHOT]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("traceview context: turn 2: the snapshot's items (conv_")
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "markdown"])
+def test_the_copys_path_is_written_through_the_output_boundary(
+        capsys, tmp_path: Path, fmt: str) -> None:
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    hostile = tmp_path / f"{key}\x1b[31m.json"
+    hostile.write_bytes(Path(SNAPSHOT).read_bytes())
+    assert main(["report", CLAIMS, "--items", str(hostile), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    assert "4,499" in out or "4499" in out
+    assert key not in out and "\x1b" not in out
