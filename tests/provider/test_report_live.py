@@ -82,7 +82,8 @@ def test_no_response_left_is_refused(
     with sim.state.lock:
         sim.state.responses.clear()
     err = _refused(capsys, ["report", str(cap), "--live", "--base-url", sim.base_url])
-    assert "sizes none of the capture's 4 hosted turn(s)" in err and "resp_" in err
+    assert "the provider holds none of the capture's 4 hosted turns' input_items" in err
+    assert "(HTTP 404)" in err
 
 
 def test_401_names_the_key_variable_and_never_the_key(

@@ -71,10 +71,13 @@ def _copy(ns: argparse.Namespace) -> Callable[[Analysis], str | None] | None:
 
 def _nothing_filled(ns: argparse.Namespace, missing: list[dict[str, Any]]) -> str:
     """Why a copy that fills no hosted turn is refused: the first turn's reason."""
-    where = ns.items if ns.items else "the provider"
     first = missing[0]
-    return (f"{where} sizes none of the capture's {len(missing)} hosted turn(s) (another"
-            f" conversation's copy?); turn {first['turn']}: {first['reason']}")
+    why = f"turn {first['turn']}: {first['reason']}"
+    if ns.items:
+        return (f"{ns.items} sizes none of the capture's {len(missing)} hosted turn(s)"
+                f" (another conversation's copy?); {why}")
+    return (f"the provider holds none of the capture's {len(missing)} hosted turns'"
+            f" input_items; {why}")
 
 
 def run(ns: argparse.Namespace) -> int:
