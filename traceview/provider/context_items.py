@@ -79,6 +79,9 @@ def saved_listings(path: str | Path, analysis: Analysis, turns: Sequence[Any]) -
             found.fetched_at = found.fetched_at or c.fetched_at
         elif c.status == "not_found":
             found.gone[rid] = f"the provider had no response {rid} when the copy was taken"
+        else:
+            why = "stopped part way" if c.status == "ok" else c.error or c.status
+            found.gone[rid] = f"the copy's listing of {rid} is not whole: {why}"
     return found
 
 
