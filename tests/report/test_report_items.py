@@ -160,3 +160,42 @@ def test_the_copys_path_is_written_through_the_output_boundary(
     out = capsys.readouterr().out
     assert "4,499" in out or "4499" in out
     assert key not in out and "\x1b" not in out
+
+
+FORKED = r"""
+import os, sys
+from traceview.report import json_out
+json_out.ROWS_A_PART = 1
+real = json_out._part
+def part(span):
+    with open(sys.argv[3], "a") as log:
+        log.write(f"part {os.getpid()}\n")
+    return real(span)
+json_out._part = part
+from traceview.cli import main
+raise SystemExit(main(["report", "--format", "json", sys.argv[1], "--items", sys.argv[2]]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="forked workers: POSIX")
+def test_rows_written_by_forked_workers_carry_the_copys_count(tmp_path: Path) -> None:
+    """A large capture's rows are written in forked workers: the count attached before the
+    fork is in each of them (a fresh process each: a test process may have threads)."""
+    import os
+    import subprocess
+    import sys
+
+    def run(workers: str) -> tuple[bytes, list[str]]:
+        env = dict(os.environ, TRACEVIEW_WORKERS=workers, TRACEVIEW_PARALLEL_MIN_ROWS="0")
+        log = tmp_path / f"parts-{workers}"
+        out = subprocess.run([sys.executable, "-c", FORKED, CLAIMS, SNAPSHOT, str(log)],
+                             capture_output=True, env=env, check=True)
+        return out.stdout, log.read_text().split() if log.exists() else []
+
+    alone, none = run("1")
+    shared, parts = run("2")
+    assert none == [] and parts.count("part") == 4  # one row a part, in the workers
+    assert shared == alone
+    doc = json.loads(shared)
+    assert [_carried(t) for t in doc["turns"]] == [
+        (72, "known"), (449, "known"), (4499, "estimated"), (4916, "estimated")]
