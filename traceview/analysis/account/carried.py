@@ -49,11 +49,11 @@ class CarriedCount:
             carried.update(tokens=self.tokens, basis=self.basis, reason=self.reason)
 
 
-def count_carried(model: str | None, response_id: str, own_inputs: int,
-                  listing: Listing) -> CarriedCount | None:
+def count_carried(model: str | None, response_id: str, own_inputs: int, listing: Listing,
+                  kind: str = "input_items") -> CarriedCount | None:
     """Count what the listing holds before the turn's `own_inputs` input items (the listing
-    is everything the model received, oldest first); None when it holds fewer items than
-    the turn sent itself (not this turn's listing)."""
+    is everything the model received, oldest first; `kind`: how it was listed); None when
+    it holds fewer items than the turn sent itself (not this turn's listing)."""
     if own_inputs > len(listing):
         return None
     held = listing[: len(listing) - own_inputs]
@@ -64,7 +64,7 @@ def count_carried(model: str | None, response_id: str, own_inputs: int,
     basis = "unknown" if total is None else (
         "estimated" if any(c.basis != "known" for c in parts) else "known")
     return CarriedCount(response_id, len(held), total, basis,
-                        tuple(c.to_dict() for c in parts))
+                        tuple(c.to_dict() for c in parts), kind)
 
 
 def carried_line(lines: Iterable[Mapping[str, Any]] | None) -> Mapping[str, Any] | None:
@@ -112,14 +112,12 @@ def fill_turns(turns: Iterable[Any], listings: Mapping[str, Listing],
         req = turn.turn.req
         count = None
         if listing is not None and req is not None:
-            count = count_carried(turn.model, rid, req.input_count, listing)
+            count = count_carried(turn.model, rid, req.input_count, listing,
+                                  origins.get(rid, "input_items"))
         if count is None:
             missing.append({"turn": turn.index, "response_id": turn.response_id,
                             "reason": _why_not(rid, listing, req, gone)})
             continue
-        if origins.get(rid, "input_items") != count.listing:
-            count = CarriedCount(count.response_id, count.held, count.tokens, count.basis,
-                                 count.lines, origins[rid])
         turn.columns.carried_copy[turn.index] = count
         filled.append({"turn": turn.index, "conversation": turn.conversation_key,
                        "response_id": rid, "listing": count.listing, "items": count.held,
