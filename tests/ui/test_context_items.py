@@ -60,3 +60,31 @@ async def test_the_snapshot_beside_the_sample_counts_it_as_d_uses_it(claims,  # 
     body = await _context(make_app([claims]), 3)
     assert "4,499  stored (provider)  ≈ estimated  carried" in body
     assert "carried, counted from the provider's items" in body
+
+
+async def test_the_inspector_shows_the_account_report_items_writes(claims, capsys,  # noqa: F811
+                                                                   tmp_path: Path):
+    """`traceview CAPTURE --items FILE`: the context view's stack and the turn's own JSON
+    (`Y`) carry the account `traceview report --items FILE` writes (one count)."""
+    assert main(["report", claims, "--items", str(SNAPSHOT), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    cap = tmp_path / "claims.jsonl"
+    shutil.copyfile(claims, cap)
+    app = make_app([str(cap)])
+    app.items_path = str(SNAPSHOT)
+    async with app.run_test(size=(200, 55)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        for turn in (2, 4):
+            await app.go_to("turns", turn)
+            await pilot.press("i")
+            await pilot.pause()
+            doc = app.screen.document()
+            lines = [{k: v for k, v in c.items() if k != "origin"}
+                     for c in doc["input_account"]]
+            assert lines == report["turns"][turn - 1]["input_account"]
+            row = app.state.analysis.turn(turn).to_dict()
+            assert row["input_account"] == report["turns"][turn - 1]["input_account"]
+            await pilot.press("escape")
+            await pilot.pause()
+    assert [t["tokens"] for t in report["provider_copy"]["turns"]] == [72, 449, 4499, 4916]

@@ -63,6 +63,9 @@ class Analysis:
     options: dict[str, Any] = field(default_factory=dict)
     # The cost section (analysis/cost/section.py): attribution, storage, exchanges, lines.
     cost: Any = None
+    # What a provider copy filled (`report --items/--live`: analysis/account/carried.py
+    # CopyFill), the report's top-level `provider_copy`; None: no copy was asked for.
+    provider_copy: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None
@@ -75,7 +78,7 @@ class Analysis:
         """The traceview.report/1 document; `turns`, `conversations`, `objects` (the
         provider objects' list) and `verdicts` (fidelity's) replace those lists (a
         streaming writer passes placeholders and writes them a batch at a time)."""
-        return {
+        doc = {
             "schema": SCHEMA,
             "sources": self.capture.sources,
             "complete": self.complete,
@@ -95,6 +98,9 @@ class Analysis:
             "options": self.options,
             "cost": self.cost,
         }
+        if self.provider_copy is not None:
+            doc["provider_copy"] = self.provider_copy.to_dict()
+        return doc
 
 
 @dataclass

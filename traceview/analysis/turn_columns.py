@@ -70,7 +70,7 @@ class TurnColumns:
                  "marker_ids", "marker_lists", "_marker_numbers", "conv", "keys", "sources",
                  "attributed", "attributed_rows", "_read", "account_ids", "account_from",
                  "account_lists", "_account_numbers", "conversation_metadata", "lineage",
-                 "cost_marks")
+                 "cost_marks", "carried_copy")
 
     def __init__(self, pricing: Any = None, table: Any = None,
                  keys: list[str] | None = None) -> None:
@@ -108,6 +108,9 @@ class TurnColumns:
         self.attribution: dict[int, Any] = {}
         self.context: dict[int, dict[str, Any]] = {}
         self.provider_copy: dict[int, dict[str, Any]] = {}
+        # By turn index: the carried line counted from a provider copy (`--items`/`--live`,
+        # analysis/account/carried.py), read by the turn's `input_account`.
+        self.carried_copy: dict[int, Any] = {}
         self.carried: dict[int, Any] = {}
         self.lineage: dict[int, dict[str, Any]] = {}  # the lineage rule's findings
         # By turn index: what the cost section found behind a turn's moderation_flagged or

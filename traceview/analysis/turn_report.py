@@ -184,7 +184,14 @@ class TurnReport(TurnSides):
         lines, source = found
         req = self.req
         handle = (req.previous_response_id or req.conversation_id) if req is not None else None
-        return report_lines(lines, handle, self.expected_input, source)
+        copy = self.carried_copy if self._cols.carried_copy else None  # none: no lookup
+        return report_lines(lines, handle, self.expected_input, source, copy)
+
+    @property
+    def carried_copy(self) -> Any:
+        """The carried line as a provider copy counted it (analysis/account/carried.py
+        CarriedCount), once one was attached; else None."""
+        return self._cols.carried_copy.get(self.index)
 
     @property
     def expected_input_unknown(self) -> str | None:

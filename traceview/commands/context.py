@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.commands.provider_flags import add_provider_arguments, fetch_settings
+from traceview.commands.provider_flags import (
+    add_copy_arguments,
+    add_provider_arguments,
+    fetch_settings,
+)
 
 if TYPE_CHECKING:
     from traceview.analysis.session import Analysis
@@ -25,34 +29,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--turn", type=POSITIVE, required=True, metavar="N", help="the turn's index")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--items", metavar="FILE",
-                     help="a snapshot (or a capture) holding the provider's input_items of the"
-                          " turn's response, or its conversation: sizes the carried"
-                          " conversation item by item")
-    src.add_argument("--live", action="store_true",
-                     help="read the turn's input_items from the provider now (the provider"
-                          " flags below) and size the carried conversation from them")
+    add_copy_arguments(p)
     add_analysis_options(p)
     add_provider_arguments(p, conversation=False)
 
 
-def _listings(ns: argparse.Namespace, analysis: Analysis,
-              doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The provider's listings to count the carried line from: none unless asked for and
-    the turn has a carried line. Raises SnapshotError, InputError or ProviderError."""
-    from traceview.provider.context_items import live_listing, saved_listings
+def _fill(ns: argparse.Namespace, analysis: Analysis) -> None:
+    """With --items or --live, count the turn's carried line from the provider copy (the
+    one count the report and the inspector use). Raises SnapshotError, InputError or
+    ProviderError; InputError when the copy does not fill the turn."""
+    from traceview.provider.context_items import fill_from_copy, hosted_turns
+    from traceview.provider.diffing import InputError
 
-    if not (ns.items or ns.live) or not any(
-            c["component"] == "carried" for c in doc["input_account"] or ()):
-        return {}
-    if ns.items:
-        return saved_listings(ns.items, analysis, ns.turn)
-    turn = analysis.turn(ns.turn)
-    if turn is None or not turn.response_id:
-        from traceview.provider.diffing import InputError
+    turns = hosted_turns(analysis, [ns.turn]) if ns.items or ns.live else []
+    if not turns:
+        return
+    if ns.live and not turns[0].response_id:
         raise InputError(f"turn {ns.turn} has no response id to ask the provider about")
-    return live_listing(fetch_settings(ns), turn.response_id)
+    fill = fill_from_copy(analysis, turns, items=ns.items,
+                          settings=fetch_settings(ns) if ns.live else None)
+    if fill.missing:
+        raise InputError(f"turn {ns.turn}: {fill.missing[0]['reason']}")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -62,12 +59,7 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.provider.diffing import InputError
     from traceview.provider.errors import ProviderError
     from traceview.provider.snapshot import SnapshotError
-    from traceview.report.context_out import (
-        context_doc,
-        fill_from_provider,
-        render_json,
-        render_text,
-    )
+    from traceview.report.context_out import context_doc, render_json, render_text
     from traceview.safety.redact import redact_text
     from traceview.safety.sanitise import visible
 
@@ -78,11 +70,8 @@ def run(ns: argparse.Namespace) -> int:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
+        _fill(ns, analysis)
         doc = context_doc(analysis, ns.turn)
-        if doc is not None:
-            listings = _listings(ns, analysis, doc)
-            if listings:
-                fill_from_provider(doc, analysis, listings)
     except (SnapshotError, InputError, ProviderError) as exc:
         print(f"traceview context: {visible(redact_text(str(exc)), multiline=True)}",
               file=sys.stderr)

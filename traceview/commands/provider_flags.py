@@ -4,12 +4,15 @@ fidelity, hydrate)."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from traceview.commands.numbers import COUNT, POSITIVE, SECONDS, base_url
-from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ProviderConfig
-from traceview.provider.diffing import FetchSettings
-from traceview.provider.fetch import DEFAULT_MAX_PAGES
+from traceview.provider.limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
+
+if TYPE_CHECKING:  # the SDK is loaded only when a command reads the provider
+    from traceview.provider.client import ProviderConfig
+    from traceview.provider.diffing import FetchSettings
 
 
 def add_connection_arguments(g: argparse._ArgumentGroup, *, checked: bool = True) -> None:
@@ -41,11 +44,28 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, conversation: bool = T
                         + ", ".join(HOSTED_EVIDENCE_INCLUDE) + ")")
 
 
+def add_copy_arguments(p: argparse.ArgumentParser) -> None:
+    """`--items FILE | --live` of context and report: where the provider copy that sizes a
+    hosted turn's carried conversation comes from (then the ``provider`` group)."""
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--items", metavar="FILE",
+                     help="a snapshot (or a capture) holding the provider's input_items of"
+                          " a hosted turn's response, or its conversation: sizes the carried"
+                          " conversation item by item")
+    src.add_argument("--live", action="store_true",
+                     help="read a hosted turn's input_items from the provider now (the provider"
+                          " flags below) and size the carried conversation from them")
+
+
 def provider_config(ns: argparse.Namespace) -> ProviderConfig:
+    from traceview.provider.client import ProviderConfig
+
     return ProviderConfig(base_url=ns.base_url, api_key_env=ns.api_key_env,
                           timeout=ns.timeout, max_retries=ns.max_retries)
 
 
 def fetch_settings(ns: argparse.Namespace) -> FetchSettings:
     """The settings the provider flags ask for (checked when a fetch is about to start)."""
+    from traceview.provider.diffing import FetchSettings
+
     return FetchSettings(provider_config(ns), ns.include, ns.max_pages)

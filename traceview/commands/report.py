@@ -1,12 +1,23 @@
-"""``traceview report CAPTURE...``: exit 0 clean, 1 problems while reading, 2 unusable input."""
+"""``traceview report CAPTURE... [--items FILE | --live]``: exit 0 clean, 1 problems while
+reading, 2 unusable input (a provider copy that cannot be read, or sizes no hosted turn)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from traceview.commands import EXIT_USAGE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.provider_flags import (
+    add_copy_arguments,
+    add_provider_arguments,
+    fetch_settings,
+)
+
+if TYPE_CHECKING:
+    from traceview.analysis.session import Analysis
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -16,6 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--width", type=int, default=None, help="text width (default: terminal)")
     p.add_argument("--explain", action="store_true",
                    help="JSON: write each turn's sentences too (text and markdown always do)")
+    add_copy_arguments(p)
     add_analysis_options(p)
     g = p.add_argument_group("cost (issue 33)")
     g.add_argument("--per-month", type=int, default=None, metavar="N",
@@ -25,6 +37,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="mark the conversations (or UTC days) whose cost went over X")
     g.add_argument("--fail-over-budget", action="store_true",
                    help="exit 1 when anything went over --budget")
+    add_provider_arguments(p, conversation=False)
+
+
+def _copy(ns: argparse.Namespace) -> Callable[[Analysis], str | None] | None:
+    """With --items or --live: what fills every hosted turn's carried line from the
+    provider copy before the report is written (provider/context_items.py, the count
+    `context` and the inspector use); a message when the copy cannot be used."""
+    if not (ns.items or ns.live):
+        return None
+
+    def prepare(analysis: Analysis) -> str | None:
+        from traceview.provider.context_items import fill_from_copy, hosted_turns
+        from traceview.provider.diffing import InputError
+        from traceview.provider.errors import ProviderError
+        from traceview.provider.snapshot import SnapshotError
+        from traceview.safety.redact import redact_text
+        from traceview.safety.sanitise import visible
+
+        turns = hosted_turns(analysis)
+        try:
+            fill = fill_from_copy(analysis, turns, items=ns.items, keep_going=True,
+                                  settings=fetch_settings(ns) if ns.live else None)
+            if turns and not fill.filled:
+                raise InputError(_nothing_filled(ns, fill.missing))
+        except (SnapshotError, InputError, ProviderError) as exc:
+            return f"traceview report: {visible(redact_text(str(exc)), multiline=True)}"
+        analysis.provider_copy = fill
+        return None
+
+    return prepare
+
+
+def _nothing_filled(ns: argparse.Namespace, missing: list[dict[str, Any]]) -> str:
+    """Why a copy that fills no hosted turn is refused: the first turn's reason."""
+    first = missing[0]
+    why = f"turn {first['turn']}: {first['reason']}"
+    if ns.items:
+        return (f"{ns.items} sizes none of the capture's {len(missing)} hosted turn(s)"
+                f" (another conversation's copy?); {why}")
+    return (f"the provider holds none of the capture's {len(missing)} hosted turns'"
+            f" input_items; {why}")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -46,4 +99,4 @@ def run(ns: argparse.Namespace) -> int:
         return EXIT_USAGE
     options = replace(options, per_month=ns.per_month, budget=budget)
     return run_report(ns.paths, options, fmt=ns.format, width=ns.width, explain=ns.explain,
-                      fail_over_budget=ns.fail_over_budget)
+                      fail_over_budget=ns.fail_over_budget, prepare=_copy(ns))

@@ -18,11 +18,11 @@ import httpx2
 import openai
 
 from traceview.provider.errors import ProviderError, scrub
+from traceview.provider.limits import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
+from traceview.provider.limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from traceview.safety.redact import add_secret
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_RETRIES = 2
+DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the other defaults: provider/limits.py
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ import openai
 from traceview.capture import bounded
 from traceview.provider.client import ProviderConfig, host_of, map_openai_error
 from traceview.provider.errors import ProviderError
+from traceview.provider.limits import DEFAULT_MAX_PAGES as DEFAULT_MAX_PAGES
 from traceview.provider.provider_copy import ProviderCopy
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
 PAGE_LIMIT = 100
-DEFAULT_MAX_PAGES = 1000  # 100,000 items: far beyond any real conversation, still bounded
 
 
 def _now() -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
-from traceview.analysis.session import analyze
+from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
 
 
@@ -27,15 +28,23 @@ def _console(width: int | None) -> Any:  # a rich Console (imported for the text
 
 def run_report(paths: list[str], options: Options, *, fmt: str = "text",
                width: int | None = None, explain: bool = False,
-               fail_over_budget: bool = False) -> int:
+               fail_over_budget: bool = False,
+               prepare: Callable[[Analysis], str | None] | None = None) -> int:
     """Analyse ``paths`` and print the report in ``fmt`` (text, markdown, json) to stdout;
-    the exit status. ``explain`` adds each turn's sentences to the JSON report."""
+    the exit status. ``explain`` adds each turn's sentences to the JSON report.
+    ``prepare`` runs on the analysis before anything is written (the provider copy of
+    ``--items``/``--live``); a message back means the input was unusable: it is printed,
+    nothing else is, and the exit is 2."""
     try:
         analysis = analyze(paths, options)
     except (SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return 2
     try:
+        refused = prepare(analysis) if prepare is not None else None
+        if refused is not None:
+            print(refused, file=sys.stderr)
+            return 2
         if fmt == "json":
             from traceview.report.json_out import iter_json
 

@@ -2,7 +2,8 @@
 
 The lines are the report's `input_account` for the turn (the same numbers as
 `report --format json`), with the billed input beside their sum; text, markdown or JSON,
-every byte through the output boundary (safety/).
+every byte through the output boundary (safety/). A carried line a provider copy counted
+(analysis/account/carried.py) lists the copy's items as `provider_items`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from typing import Any
 
 import orjson
 
-from traceview.analysis.account import account
 from traceview.analysis.session import Analysis
-from traceview.capture.items import response_body
 from traceview.report.context_origin import origin_totals, with_origins
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
@@ -46,55 +45,10 @@ def turn_context(turn: Any) -> dict[str, Any]:
         "unknown_lines": sum(1 for c in lines or () if c["tokens"] is None),
         "markers": list(turn.markers), "input_account": lines,
         "origins": origin_totals(lines or ()),
+        # The carried line counted from a provider copy (`--items`/`--live`): its items.
+        **({"provider_items": list(copy.lines)}
+           if (copy := getattr(turn, "carried_copy", None)) is not None else {}),
     }
-
-
-def fill_from_provider(doc: dict[str, Any], analysis: Analysis,
-                       listings: dict[str, list[dict[str, Any]]]) -> None:
-    """Size the carried line from the provider's `input_items` listing of the turn's
-    response (`--items`): the listing is everything the model received, so what precedes
-    the turn's own input items is what the conversation carried, counted line by line in
-    `provider_items` (added to the document; the other keys keep their meaning)."""
-    turn = analysis.turn(doc["turn"])
-    lines = doc["input_account"]
-    carried = next((c for c in lines or () if c["component"] == "carried"), None)
-    if turn is None or carried is None:
-        return
-    listing = listings.get(turn.response_id or "")
-    req = turn.turn.req
-    if listing is None or req is None or req.input_count > len(listing):
-        return
-    held = listing[: len(listing) - req.input_count]
-    acc = account({"model": turn.model, "input": held}, turn.model)
-    parts = [c for c in acc.components if c.component != "request"]
-    items = [c.to_dict() for c in parts]
-    counted = [c.tokens for c in parts]
-    total = None if None in counted else sum(t for t in counted if t is not None)
-    basis = "unknown" if total is None else (
-        "estimated" if any(c.basis != "known" for c in parts) else "known")
-    carried.update(tokens=total, basis=basis,
-                   reason=f"{len(held)} items the provider listed before this turn's own"
-                          f" input (input_items of {turn.response_id})")
-    doc["provider_items"] = items
-    doc["known_tokens"] = sum(c["tokens"] for c in lines if c["tokens"] is not None)
-    doc["unknown_lines"] = sum(1 for c in lines if c["tokens"] is None)
-    doc["origins"] = origin_totals(lines)
-
-
-def turn_listing(analysis: Analysis, index: int,
-                 conversation: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """What turn `index` received, cut from a provider listing of its whole conversation
-    (a `traceview fetch` snapshot): every item before the turn's first output item, keyed
-    by its response id as an `input_items` listing would be; empty when the listing does
-    not hold the turn's output (another conversation, or the turn was not stored)."""
-    turn = analysis.turn(index)
-    if turn is None or not turn.response_id:
-        return {}
-    body = response_body(analysis.capture.read(turn.turn.response))
-    outputs = {it.get("id") for it in (body or {}).get("output") or ()
-               if isinstance(it, dict) and isinstance(it.get("id"), str)}
-    first = next((n for n, it in enumerate(conversation) if it.get("id") in outputs), None)
-    return {} if first is None else {turn.response_id: conversation[:first]}
 
 
 def render_json(doc: dict[str, Any]) -> bytes:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
+from traceview.report.copy_text import copy_markdown
 from traceview.report.cost_text import cost_markdown
 from traceview.report.fmt import hosted_cell, latency, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
@@ -64,6 +65,8 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
                f"{num(lat.get('p95'))} ms.")
     out += [f"- {line}" for line in timing_lines(tot)]
     out += cost_markdown(analysis.cost, _cell)  # issue 33: the text report's cost section
+    copy = analysis.provider_copy  # --items/--live: the carried lines it counted
+    out += copy_markdown(copy.to_dict() if copy is not None else None, _cell)
     if analysis.problems:
         out += ["", "## Problems", ""]
         for n, p in enumerate(analysis.problems):

@@ -15,6 +15,7 @@ from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBO
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import TurnReport, row_dicts
 from traceview.analysis.turn_row import explain_row
+from traceview.report.copy_text import copy_text
 from traceview.report.cost_text import cost_text
 from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
@@ -169,6 +170,9 @@ def render_text(analysis: Analysis, console: Console) -> None:
     out.part("unexpl. = billed input − expected input (an estimate); "
              "hosted: ✓ captured ∅ empty ✗ missing", style="dim")
     for line in cost_text(analysis.cost):  # issue 33: tenants, storage, projection, budget
+        out.part(plain(line))
+    copy = analysis.provider_copy  # --items/--live: the carried lines it counted
+    for line in copy_text(copy.to_dict() if copy is not None else None):
         out.part(plain(line))
     if analysis.capture.exchanges:
         out.part(f"{len(analysis.capture.exchanges)} non-turn exchanges recorded "

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from traceview.analysis.account.account import RequestFacts, request_part, response_components
+from traceview.analysis.account.carried import CarriedCount
 from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.model import Component
@@ -229,10 +230,11 @@ _BY_DIFFERENCE = ("the conversation kept on the provider's side, sized by differ
 
 
 def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | None,
-                 source: int | None) -> list[dict[str, Any]]:
+                 source: int | None, copy: CarriedCount | None = None) -> list[dict[str, Any]]:
     """The report's `input_account`: each line as a dict, the carried line named by the
     turn's handle and, when the expected input is known and every other line is too,
-    sized by difference (what is left of the expected input: estimated)."""
+    sized by difference (what is left of the expected input: estimated); `copy`: counted
+    instead from a provider copy's items (analysis/account/carried.py)."""
     out = [dict(zip(KEYS, line, strict=True)) for line in lines]
     carried = next((d for d in out if d["component"] == "carried"), None)
     if carried is None:
@@ -240,12 +242,13 @@ def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | No
     carried["name"] = handle or ""
     others = [d["tokens"] for d in out if d["component"] not in ("carried", "hosted_pass")]
     counted = [t for t in others if isinstance(t, int)]
-    if expected is None or source is None or len(counted) < len(others):
-        return out
-    rest = expected - sum(counted)
-    if rest >= 0:
+    rest = None if expected is None or source is None or len(counted) < len(others) \
+        else expected - sum(counted)
+    if rest is not None and rest >= 0:
         carried.update(tokens=rest, basis="estimated", source_turn=source,
                        reason=_BY_DIFFERENCE.format(source))
+    if copy is not None:
+        copy.fill(out)
     return out
 
 

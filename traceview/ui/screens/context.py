@@ -167,8 +167,8 @@ class ContextScreen(InspectorScreen):
         super().__init__(**kwargs)
         self.turn = turn
         self._narrow: bool | None = None
-        #: The provider's listings read for each turn (None: the file could not be used).
-        self._provided: dict[int, dict[str, list[dict[str, Any]]] | None] = {}
+        #: The turns whose carried line was looked up in the snapshot (filled or not).
+        self._tried: set[int] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-title")
@@ -193,39 +193,35 @@ class ContextScreen(InspectorScreen):
         from the provider's items when a snapshot is at hand (`--items`, or the one `d`
         uses beside the capture)."""
         from traceview.analysis.session import Analysis
-        from traceview.report.context_out import fill_from_provider, turn_context
+        from traceview.report.context_out import turn_context
 
         analysis = self.inspector.state.analysis
         find = getattr(analysis, "turn", None)
         turn = find(self.turn.index) if callable(find) else None
-        doc = turn_context(turn if turn is not None else self.turn)
         if turn is not None and isinstance(analysis, Analysis):
-            listings = self._listings(analysis, doc)
-            if listings:
-                fill_from_provider(doc, analysis, listings)
-        return doc
+            self._fill(analysis, turn.index)
+        return turn_context(turn if turn is not None else self.turn)
 
-    def _listings(self, analysis: Analysis,
-                  doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
-        """The snapshot's listings for this turn, read once; a file that cannot be used is
-        said once and the line stays as the capture counts it."""
-        from traceview.provider.context_items import saved_listings
+    def _fill(self, analysis: Analysis, index: int) -> None:
+        """Count the turn's carried line from the snapshot once (the one count `context
+        --items` and `report --items` use, attached to the turn); a file that cannot be
+        used is said once and the line stays as the capture counts it."""
+        from traceview.provider.context_items import fill_from_copy, hosted_turns
         from traceview.provider.snapshot import SnapshotError
         from traceview.ui.screens.diff import snapshot_for
 
-        index = doc["turn"]
         path = snapshot_for(self.inspector)
-        if path is None or not any(c["component"] == "carried"
-                                   for c in doc["input_account"] or ()):
-            return None
-        if index not in self._provided:
-            try:
-                self._provided[index] = saved_listings(path, analysis, index)
-            except SnapshotError as exc:
-                self._provided[index] = None
-                self.notify(f"carried line not counted from the provider: {exc}",
-                            severity="warning", markup=False)
-        return self._provided[index]
+        if path is None or index in self._tried:
+            return
+        self._tried.add(index)
+        turns = hosted_turns(analysis, [index])
+        if not turns:
+            return
+        try:
+            fill_from_copy(analysis, turns, items=path)
+        except SnapshotError as exc:
+            self.notify(f"carried line not counted from the provider: {exc}",
+                        severity="warning", markup=False)
 
     def refresh_data(self) -> None:
         self._narrow = narrow = self.app.size.width < self.NARROW
