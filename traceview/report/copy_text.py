@@ -18,10 +18,11 @@ def _origin(copy: dict[str, Any]) -> str:
 
 def _counted(f: dict[str, Any]) -> str:
     mark = {"known": "", "estimated": "≈ ", "unknown": "? "}[f["basis"]]
-    diff = "?" if f["by_difference"] is None else num(f["by_difference"])
+    diff = ("the capture alone could not size it" if f["by_difference"] is None
+            else f"by difference: {num(f['by_difference'])}")
     items = f"{f['items']} item{'' if f['items'] == 1 else 's'}"
     return (f"{mark}{num(f['tokens']) if f['tokens'] is not None else '?'} tokens from"
-            f" {items} ({f['listing']}; by difference: {diff})")
+            f" {items} ({f['listing']}; {diff})")
 
 
 def copy_text(copy: dict[str, Any] | None) -> list[str]:
