@@ -3,7 +3,8 @@
 For every turn whose input is fully visible (no hosted state, no unknown component), print
 billed input, the account's sum (expected), the error and the components, then the
 calibration: median and p90 of |billed - expected| / billed. Targets: median <= 1.5 %,
-p90 <= 5 %. With no arguments it reads the shared real captures.
+p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real captures) and
+tests/fixtures/cassettes (public projects' recorded cassettes, made by bench/cassettes.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --reports REPORT.json ... [--all]
@@ -13,8 +14,8 @@ p90 <= 5 %. With no arguments it reads the shared real captures.
 prints the analysis's own figures: on how many billed turns expected input is known, and
 |billed - expected| on the turns without a deposit, compaction, unknown item or failure
 marker (every turn kind: first, stateless, chat and hosted turns alike). --analyse runs
-`traceview report --format json` on each capture itself (default: the shared real captures
-and tests/fixtures/real) and prints the same figures, with the unknown turns' reasons.
+`traceview report --format json` on each capture itself (default: both folders; in this
+process) and prints the same figures per folder and in all, with the unknown turns' reasons.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd

@@ -101,10 +101,21 @@ def test_no_deposit_or_likely_compaction_on_any_cassette() -> None:
 
 def test_account_error_on_the_cassettes() -> None:
     """The issue's error targets on the 645 converted captures: median <= 1.5 %, p90 <= 5 %.
-    Known on 85 % of billed turns, not 90 %: docs/input-account.md says what the rest lack."""
+    Known on 84 % of billed turns, not 90 %: docs/input-account.md says what the rest lack."""
     billed, known, errors, _ = figures()
     ordered = sorted(errors)
     p90 = ordered[int(round(0.9 * (len(ordered) - 1)))]
-    assert (billed, known, len(errors)) == (1132, 961, 952)
+    assert (billed, known, len(errors)) == (1132, 948, 939)
     assert statistics.median(ordered) <= 0.015
     assert p90 <= 0.05
+
+
+def test_tools_added_mid_conversation_are_not_guessed() -> None:
+    """pydantic-ai: an `additional_tools` item (gpt-5.6) billed 160 in all where its JSON
+    estimate made the account 110 (-31 %), and rendered as a request's tools 81: the
+    provider adds a preamble that varies by model, so the item is unknown, with why."""
+    t = turn("pai__test_openai_tool_availability_delta__"
+             "test_supported_model_calls_additional_tool.jsonl.gz", 1)
+    added = next(c for c in t["input_account"] if c["component"] == "additional_tools")
+    assert (t["input_tokens"], t["expected_input"], added["tokens"]) == (160, None, None)
+    assert "preamble" in added["reason"]

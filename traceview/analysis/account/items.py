@@ -36,6 +36,10 @@ _ON_PROVIDER = {
                              " token rule for generated images is not published",
     "reasoning": "resent reasoning: billed as the reasoning tokens of the turn that produced it,"
                  " which this capture does not hold",
+    # Rendered as a request's tools these bill 74-110 tokens more, varying by model and
+    # turn on the real captures (docs/input-account.md): no constant, so not sized.
+    "additional_tools": "tools added mid-conversation: billed with a provider preamble of"
+                        " its own beyond their rendering, not sized",
 }
 
 

@@ -107,7 +107,8 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
     return Half(part.facts, chat, tuple(_line(c) for c in comps), hosted, items_sum,
                 _why(unknown_item) if unknown_item is not None else None,
                 _resent(item_comps, items) if hosted and isinstance(items, list) else None,
-                _compactable(body, hosted), framing_for(name, CHAT if chat else RESPONSES).message - 1)
+                _compactable(body, hosted),
+                framing_for(name, CHAT if chat else RESPONSES).message - 1)
 
 
 def _line(c: Component) -> Line:
