@@ -119,3 +119,23 @@ def test_tools_added_mid_conversation_are_not_guessed() -> None:
     added = next(c for c in t["input_account"] if c["component"] == "additional_tools")
     assert (t["input_tokens"], t["expected_input"], added["tokens"]) == (160, None, None)
     assert "preamble" in added["reason"]
+
+
+@pytest.mark.parametrize(("name", "billed", "before", "after"), [
+    # gpt-5-mini reported 0 reasoning tokens for a reasoning item it then billed on resend
+    ("pai__test_tool_choice_matrix__test_tool_choice_matrix_auto-openai_responses_.jsonl.gz",
+     149, 88, 120),
+    # gpt-5 reported 128; the resend billed 54 more
+    ("pai__test_openai_responses__test_openai_responses_requires_function_call_status_"
+     "none.jsonl.gz", 257, 203, 235),
+])
+def test_reasoning_reported_in_steps_is_counted_at_the_middle(
+        name: str, billed: int, before: int, after: int) -> None:
+    """gpt-5 (2025-08) and the o-series floor reasoning tokens to 64-token steps: on eight
+    real resends the item billed 12-61 more than reported. It is counted at reported + 32
+    (estimated) instead of the floor (`before`)."""
+    t = turn(name, 2)
+    reasoning = next(c for c in t["input_account"] if c["component"] == "reasoning")
+    assert (t["input_tokens"], t["expected_input"]) == (billed, after)
+    assert reasoning["basis"] == "estimated" and "64-token steps" in reasoning["reason"]
+    assert after - before == 32
