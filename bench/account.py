@@ -3,7 +3,8 @@
 For every turn whose input is fully visible (no hosted state, no unknown component), print
 billed input, the account's sum (expected), the error and the components, then the
 calibration: median and p90 of |billed - expected| / billed. Targets: median <= 1.5 %,
-p90 <= 5 %. With no arguments it reads the shared real captures.
+p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real captures) and
+tests/fixtures/cassettes (public projects' recorded cassettes, made by bench/cassettes.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --reports REPORT.json ... [--all]
@@ -13,8 +14,8 @@ p90 <= 5 %. With no arguments it reads the shared real captures.
 prints the analysis's own figures: on how many billed turns expected input is known, and
 |billed - expected| on the turns without a deposit, compaction, unknown item or failure
 marker (every turn kind: first, stateless, chat and hosted turns alike). --analyse runs
-`traceview report --format json` on each capture itself (default: the shared real captures
-and tests/fixtures/real) and prints the same figures, with the unknown turns' reasons.
+`traceview report --format json` on each capture itself (default: both folders; in this
+process) and prints the same figures per folder and in all, with the unknown turns' reasons.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
@@ -25,9 +26,9 @@ descent from the current values. Paste its output into traceview/analysis/accoun
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -47,14 +48,18 @@ FRAMED = {"request": "request", "message": "message", "instructions": "message",
 CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
              "response_format")
 
-DEFAULT = Path("/work/shared/real-captures")
+ROOT = Path(__file__).resolve().parent.parent
+# The shared real captures (a copy is tests/fixtures/real) and the public projects' recorded
+# cassettes converted by bench/cassettes.py.
+DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
 
 def captures(paths: list[str]) -> list[Path]:
-    roots = [Path(p) for p in paths] or [DEFAULT]
+    roots = [Path(p) for p in paths] or [d for d in DEFAULT if d.is_dir()]
     found: list[Path] = []
     for root in roots:
-        found.extend(sorted(root.glob("*.jsonl")) if root.is_dir() else [root])
+        found.extend(sorted([*root.glob("*.jsonl"), *root.glob("*.jsonl.gz")])
+                     if root.is_dir() else [root])
     return found
 
 
@@ -62,7 +67,9 @@ def turns(path: Path) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str
     """(turn number, request body, response body, endpoint) for each req/res pair."""
     request: dict[str, Any] | None = None
     number = 0
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    data = path.read_bytes()
+    text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8", "replace")
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except ValueError:
@@ -182,16 +189,39 @@ MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item"
 
 
 def analyse(paths: list[Path], listed: bool) -> None:
-    """The analysis's figures on captures, each reported by the installed traceview."""
-    docs = []
+    """The analysis's figures on captures, each analysed as `traceview report --format
+    json` does (in this process: hundreds of captures), per folder and in all."""
+    from traceview.analysis.options import Options
+    from traceview.analysis.session import analyze
+    from traceview.report.json_out import render_json
+
+    by_folder: dict[Path, list[tuple[str, dict[str, Any]]]] = {}
     for path in paths:
-        done = subprocess.run([sys.executable, "-m", "traceview", "report", str(path),
-                               "--format", "json"], capture_output=True, text=True)
-        if done.returncode == 0:
-            docs.append((path.stem, json.loads(done.stdout)))
-        else:
-            print(f"{path.name}: report failed ({done.stderr.strip()[:120]})")
-    figures(docs, listed)
+        try:
+            analysis = analyze([str(path)], Options())
+            try:
+                doc = json.loads(render_json(analysis))
+            finally:
+                analysis.capture.close()
+        except Exception as exc:  # a crash on real traffic is a finding, not the end
+            print(f"{path.name}: report crashed: {type(exc).__name__}: {exc}")
+            continue
+        if analysis.problems:
+            print(f"{path.name}: {len(analysis.problems)} problem(s) while reading")
+        by_folder.setdefault(path.parent, []).append((_stem(path), doc))
+    everything = []
+    for folder, docs in by_folder.items():
+        if len(by_folder) > 1:
+            print(f"== {folder.name} ({len(docs)} captures)")
+        figures(docs, listed)
+        everything.extend(docs)
+    if len(by_folder) > 1:
+        print(f"== all ({len(everything)} captures)")
+        figures(everything, False)
+
+
+def _stem(path: Path) -> str:
+    return path.name.removesuffix(".gz").removesuffix(".jsonl")
 
 
 def from_reports(paths: list[Path], listed: bool) -> None:

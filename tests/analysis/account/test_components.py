@@ -94,9 +94,13 @@ def test_resent_reasoning_takes_the_producing_turns_tokens() -> None:
         {"type": "reasoning", "id": "rs_1", "encrypted_content": "x"},
         {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c", "output": "1"}]}
-    acc = account(body, item_tokens={"rs_1": (1792, 1)})
+    acc = account({**body, "model": "gpt-5.5"}, item_tokens={"rs_1": (1792, 1)})
     reasoning = next(c for c in acc.components if c.component == "reasoning")
     assert (reasoning.tokens, reasoning.basis, reasoning.source_turn) == (1792, "known", 1)
+    # gpt-5 (2025-08) reports in 64-token steps: the item is counted at the step's middle
+    acc = account(body, item_tokens={"rs_1": (1792, 1)})
+    reasoning = next(c for c in acc.components if c.component == "reasoning")
+    assert (reasoning.tokens, reasoning.basis, reasoning.source_turn) == (1824, "estimated", 1)
 
 
 def test_reasoning_before_the_last_user_message_is_dropped_unless_kept() -> None:

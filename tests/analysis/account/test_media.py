@@ -21,6 +21,9 @@ from traceview.analysis.account.media import data_url_size, image_size, image_to
     ("o3", "low", None, 75),
     ("gpt-4.1-mini", "high", (1024, 1024), 1659),      # 32 x 32 patches x 1.62
     ("gpt-4.1-nano", "high", (1800, 2400), 3572),      # 33 x 44 = 1452 patches x 2.46
+    ("gpt-4-1106-vision-preview", "auto", (1024, 1024), 85 + 170 * 4),
+    ("gpt-4-turbo", "low", None, 85),
+    ("gpt-5-mini", "auto", (597, 566), 411),           # 19 x 18 patches x 1.2 (measured)
 ])
 def test_published_rules(model: str, detail: str | None, size: tuple[int, int] | None,
                          tokens: int) -> None:

@@ -36,6 +36,10 @@ _ON_PROVIDER = {
                              " token rule for generated images is not published",
     "reasoning": "resent reasoning: billed as the reasoning tokens of the turn that produced it,"
                  " which this capture does not hold",
+    # Rendered as a request's tools these bill 74-110 tokens more, varying by model and
+    # turn on the real captures (docs/input-account.md): no constant, so not sized.
+    "additional_tools": "tools added mid-conversation: billed with a provider preamble of"
+                        " its own beyond their rendering, not sized",
 }
 
 
@@ -169,9 +173,24 @@ def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
     found = ctx.item_tokens.get(item_id)
     if found is not None:
         tokens, turn = found
+        if kind == "reasoning" and _in_steps(ctx.model, tokens):
+            return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, _STEPPED, turn)
         return Component(kind, item_id, tokens, KNOWN, "tokens of the turn that produced it",
                          turn)
     return unknown(kind, item_id, _ON_PROVIDER[kind])
+
+
+# gpt-5 (2025-08) and the o-series report reasoning tokens floored to 64-token steps; the
+# resent item bills 0-63 more on every real turn found (docs/input-account.md).
+_STEP = 64
+_STEPPED = ("the producing turn reported its reasoning in 64-token steps: the item bills"
+            " 0-63 tokens more; counted at the step's middle")
+
+
+def _in_steps(model: str | None, tokens: int) -> bool:
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    return tokens % _STEP == 0 and (name == "gpt-5" or name.startswith(
+        ("gpt-5-", "o1", "o3", "o4")))
 
 
 def _other(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:

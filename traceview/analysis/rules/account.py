@@ -61,7 +61,7 @@ class TurnAccount(NamedTuple):
     items_unknown: str | None  # why `items` is None
     static: Static
     resent: tuple[int, int] | None  # history sent again on a hosted turn: (tokens, items)
-    compactable: bool  # store, truncation "auto" or a compaction item: could be compacted
+    compactable: bool  # truncation "auto", context management, a compaction item or stored state
     # What an output message of the previous turn costs as this turn's input beyond its
     # output tokens: the message framing less the end token its output count included.
     carried_message: int
@@ -108,7 +108,8 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
     return Half(part.facts, chat, tuple(_line(c) for c in comps), hosted, items_sum,
                 _why(unknown_item) if unknown_item is not None else None,
                 _resent(item_comps, items) if hosted and isinstance(items, list) else None,
-                _compactable(body), framing_for(name, CHAT if chat else RESPONSES).message - 1)
+                _compactable(body, hosted),
+                framing_for(name, CHAT if chat else RESPONSES).message - 1)
 
 
 def _line(c: Component) -> Line:
@@ -293,11 +294,15 @@ def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
     return total
 
 
-def _compactable(body: Mapping[str, Any]) -> bool:
-    """Whether the provider could have compacted this turn's context: it stores state
-    (store not false), truncates automatically, or the input holds a compaction item."""
-    if body.get("store") is not False or body.get("truncation") == "auto":
+def _compactable(body: Mapping[str, Any], hosted: bool) -> bool:
+    """Whether the provider could have compacted this turn's context: it truncates
+    automatically, manages the context (`context_management`), the input holds a compaction
+    item, or it carries a stored conversation (`hosted`, store not false). A stateless
+    request is billed for what it sends: without truncation nothing can shrink it."""
+    if body.get("truncation") == "auto" or body.get("context_management"):
         return True
     items = body.get("input")
-    return isinstance(items, list) and any(
-        isinstance(i, Mapping) and i.get("type") == "compaction" for i in items)
+    if isinstance(items, list) and any(
+            isinstance(i, Mapping) and i.get("type") == "compaction" for i in items):
+        return True
+    return hosted and body.get("store") is not False
