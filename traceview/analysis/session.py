@@ -63,6 +63,8 @@ class Analysis:
     options: dict[str, Any] = field(default_factory=dict)
     # The cost section (analysis/cost/section.py): attribution, storage, exchanges, lines.
     cost: Any = None
+    # How each turn's project was found (analysis/cost/projects.py TurnProjects).
+    projects: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None

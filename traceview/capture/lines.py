@@ -25,7 +25,7 @@ from traceview.capture.endpoints import (
     turn_api,
 )
 from traceview.capture.facts import request_facts
-from traceview.capture.response_facts import response_facts
+from traceview.capture.response_facts import billed_to, response_facts
 from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
 from traceview.capture.table import Facts
 
@@ -164,6 +164,12 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
         if facts.extra is None:
             facts.extra = {}
         facts.extra["ts"] = ts
+    headers = g("headers")
+    if facts is not None and type(headers) is dict:
+        # The organization and project the client asked to be billed to (issue 33).
+        billed = billed_to({str(k).lower(): v for k, v in headers.items()})
+        if billed:
+            facts.extra = {**(facts.extra or {}), **billed}
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
     if facts is not None and type(origin) is dict and origin.get("format") == "batch":
         facts.extra = {**(facts.extra or {}), "mode": "batch"}  # priced at the Batch rate

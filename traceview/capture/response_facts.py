@@ -424,6 +424,21 @@ def _unheld_into(f: ResponseFacts, record: dict[str, Any], body: Any) -> None:
         _extra(f)[UNHELD_ITEMS] = True
 
 
+# The organization and project a call was billed to (the provider's response headers) or
+# asked to be billed to (the client's request headers), as the turn's facts name them.
+BILLED_TO = (("openai-project", "project"), ("openai-organization", "organization"))
+
+
+def billed_to(low: dict[str, Any]) -> dict[str, str]:
+    """`project` / `organization` from lower-cased headers, when they are plain ids."""
+    out = {}
+    for header, key in BILLED_TO:
+        v = low.get(header)
+        if isinstance(v, str) and v.strip() and len(v) <= 200:
+            out[key] = redact_text(v.strip())[:100]
+    return out
+
+
 # What the provider said about its rate limits and when to retry (recorder, proxy, HAR).
 LIMIT_HEADERS = ("retry-after", "retry-after-ms", "x-ratelimit-remaining-requests",
                  "x-ratelimit-remaining-tokens", "x-ratelimit-reset-requests",
@@ -438,6 +453,9 @@ def _headers_into(f: ResponseFacts, headers: dict[str, Any]) -> None:
               if isinstance(low.get(k), str | int | float)}
     if limits:
         _extra(f)["limits"] = limits
+    billed = billed_to(low)
+    if billed:
+        _extra(f).update(billed)
     rid = low.get("x-request-id")
     ms = low.get("openai-processing-ms")
     if isinstance(rid, str) and rid:

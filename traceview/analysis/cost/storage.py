@@ -81,9 +81,11 @@ def _fee(size: int | None, days: float | None, rate: float, free: float) -> dict
                      f"low end nets the organisation's free {free:g} GB)"}
 
 
-def storage_lines(entries: Sequence[dict[str, Any]]) -> list[CostLine]:
+def storage_lines(entries: Sequence[dict[str, Any]], project: str | None = None
+                  ) -> list[CostLine]:
     """The accrued fees (gross) as cost lines, split over the UTC days each store lived
-    (the provider bills storage per day). Stores whose fee is unknown add nothing."""
+    (the provider bills storage per day), under `project` when it is known. Stores whose
+    fee is unknown add nothing."""
     from datetime import UTC, datetime
 
     out = []
@@ -96,7 +98,7 @@ def storage_lines(entries: Sequence[dict[str, Any]]) -> list[CostLine]:
             next_day = (t // 86400 + 1) * 86400
             span = (min(stop, next_day) - t) / 86400
             day = datetime.fromtimestamp(t, tz=UTC).strftime("%Y-%m-%d")
-            out.append(CostLine(day, None, LINE_ITEM, gb * span * e["rate_usd_per_gb_day"],
+            out.append(CostLine(day, project, LINE_ITEM, gb * span * e["rate_usd_per_gb_day"],
                                 round(gb * span, 9), "GB-day"))
             t = next_day
     return out
