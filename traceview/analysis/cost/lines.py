@@ -106,12 +106,15 @@ class CaptureBill:
         self.sums = LineSums()
         self.attributed = False
         self.projects = TurnProjects(projects)
+        self.containers = False  # a turn paid a code-interpreter container fee
 
     def add(self, started_at: float | None, req_extra: dict[str, Any] | None,
             parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
             source: str = "") -> None:
         project = self.projects.of(req_extra, res_extra, source)
         self.sums.add_parts(day_of(started_at), project, parts)
+        if not self.containers:
+            self.containers = any(p.unit == "container" for p in parts)
         if not self.attributed:
             self.attributed = any(k in x for x in (req_extra, res_extra) if x
                                   for k in ATTRIBUTED)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from traceview.analysis.cost import attribution, exchanges, storage, volume
+from traceview.analysis.cost import attribution, containers, exchanges, storage, volume
 from traceview.analysis.cost.lines import CaptureBill, CostLine, cost_lines
 
 
@@ -62,6 +62,10 @@ def attach_cost(analysis: Any, per_month: int | None = None,
     given = bill.projects.given if bill is not None else None
     extra = storage.storage_lines(stores, _storage_project(cap.sources, given)) \
         + exchanges.exchange_lines(priced, _day, _exchange_project(cap, given))
+    boxes = containers.containers(
+        cap.exchanges, cap.read, turns, pricing.hosted.get("code_interpreter_call")
+        if pricing is not None else None) \
+        if bill is None or bill.containers or _has_containers(cap.exchanges) else []
     section: dict[str, Any] = {
         "attribution": attribution.report(turns) if bill is None or bill.attributed or meta
         else {"keys": [], "groups": {}},
@@ -72,6 +76,7 @@ def attach_cost(analysis: Any, per_month: int | None = None,
         "lines": [c.to_dict() for c in (bill.sums.lines(extra) if bill is not None
                                           else cost_lines(turns, extra))],
         "projection": None, "budget": None,
+        "containers": boxes,
     }
     if per_month is not None:
         section["projection"] = volume.project(turns, len(analysis.conversations), per_month)
@@ -83,6 +88,10 @@ def attach_cost(analysis: Any, per_month: int | None = None,
         section["budget"] = {"usd": budget.usd, "per": budget.per, "over": entries}
     analysis.cost = section
     analysis.projects = bill.projects if bill is not None else None
+
+
+def _has_containers(exchanges: Any) -> bool:
+    return any(ex.path.startswith("/v1/containers") for ex in exchanges)
 
 
 def _storage_project(sources: list[str], given: Any) -> str | None:

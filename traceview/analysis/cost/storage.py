@@ -19,7 +19,7 @@ GB = 1_000_000_000  # the provider bills storage in decimal GB
 LINE_ITEM = "vector store storage"
 
 
-def _clock(turns: Sequence[Any]) -> tuple[list[int], list[float], float | None]:
+def turn_clock(turns: Sequence[Any]) -> tuple[list[int], list[float], float | None]:
     """Turn lines and start times (seconds) in line order, and the capture's end."""
     pairs, end = [], None
     for t in turns:
@@ -44,7 +44,7 @@ def accrued(objects: Any, turns: Sequence[Any], price: dict[str, Any] | None
         return []
     rate = float(price.get("per_gb_day", 0.0))
     free = float(price.get("free_gb", 0.0))
-    lines, starts, end = _clock(turns)
+    lines, starts, end = turn_clock(turns)
     out = []
     for o in stores:
         stop, how = end, "the capture's end"
