@@ -27,8 +27,8 @@ KEY_B = "sk-proj-SECONDkeyDoNotLeak0123456789abcdef"
 @pytest.fixture
 def sim() -> Iterator[SimServer]:
     with SimServer(seed="projects") as server:
-        server.organization = "org-traceview"
-        server.projects[KEY_B] = "proj_bbb"  # a project key: its calls are proj_bbb's
+        server.org.organization = "org-traceview"
+        server.org.projects[KEY_B] = "proj_bbb"  # a project key: its calls are proj_bbb's
         yield server
 
 
@@ -46,7 +46,7 @@ def _three_turns(base_url: str, path: Path) -> None:
 def test_recorder_keeps_the_project_headers_and_masks_keys(sim: SimServer,
                                                           tmp_path: Path) -> None:
     path = tmp_path / "cap.jsonl"
-    sim.organization = None  # the third turn's answer then names nothing at all
+    sim.org.organization = None  # the third turn's answer then names nothing at all
     _three_turns(sim.base_url, path)
     recs = read_records(path)
     assert [r.get("headers") for r in recs if r["dir"] == "req"] == [

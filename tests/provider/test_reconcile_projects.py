@@ -30,7 +30,7 @@ def sim(monkeypatch: pytest.MonkeyPatch) -> Iterator[SimServer]:
     monkeypatch.setenv("OPENAI_ADMIN_KEY", ADMIN)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with SimServer(seed="reconcile-projects") as server:
-        server.projects[KEY_B] = "proj_bbb"
+        server.org.projects[KEY_B] = "proj_bbb"
         yield server
 
 

@@ -19,13 +19,14 @@ from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
+    billed_to,
     foreign_message,
     foreign_traffic,
     split_endpoint,
     turn_api,
 )
 from traceview.capture.facts import request_facts
-from traceview.capture.response_facts import billed_to, response_facts
+from traceview.capture.response_facts import response_facts
 from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
 from traceview.capture.table import Facts
 

@@ -11,6 +11,7 @@ from sys import intern
 from typing import Any
 
 from traceview.capture.chat_stream import CHUNK, chat_body
+from traceview.capture.endpoints import billed_to
 from traceview.capture.facts import (
     compaction_keys,
     conversation_of,
@@ -422,21 +423,6 @@ def _unheld_into(f: ResponseFacts, record: dict[str, Any], body: Any) -> None:
             return
     if holds_unheld(out):
         _extra(f)[UNHELD_ITEMS] = True
-
-
-# The organization and project a call was billed to (the provider's response headers) or
-# asked to be billed to (the client's request headers), as the turn's facts name them.
-BILLED_TO = (("openai-project", "project"), ("openai-organization", "organization"))
-
-
-def billed_to(low: dict[str, Any]) -> dict[str, str]:
-    """`project` / `organization` from lower-cased headers, when they are plain ids."""
-    out = {}
-    for header, key in BILLED_TO:
-        v = low.get(header)
-        if isinstance(v, str) and v.strip() and len(v) <= 200:
-            out[key] = redact_text(v.strip())[:100]
-    return out
 
 
 # What the provider said about its rate limits and when to retry (recorder, proxy, HAR).

@@ -127,12 +127,8 @@ class SimServer:
         engine = Engine(self.state, context_window)
         engine.stateless_cache = stateless_cache
         self.api = Api(self.state, engine, latency)
-        self.org = OrgLedger()  # the organization Costs/Usage APIs (sim/org_usage.py)
-        # The project each API key belongs to (a project key is bound to one) and the
-        # organization, sent back as the provider does: `openai-project`,
-        # `openai-organization`. A request's own OpenAI-Project header wins. Empty: none sent.
-        self.projects: dict[str, str] = {}
-        self.organization: str | None = None
+        # The organization: its Costs/Usage APIs, its projects (sim/org_usage.py).
+        self.org = OrgLedger()
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
@@ -143,20 +139,6 @@ class SimServer:
         self.httpd = _QuietServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
-
-    def billed_to(self, headers: Any) -> dict[str, str]:
-        """The `openai-project` / `openai-organization` headers of an answer to a request
-        with these headers: the project it asked for, else its key's, else none."""
-        auth = headers.get("authorization") or ""
-        key = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
-        out = {}
-        project = headers.get("openai-project") or self.projects.get(key)
-        if project:
-            out["openai-project"] = project
-        organization = headers.get("openai-organization") or self.organization
-        if organization:
-            out["openai-organization"] = organization
-        return out
 
     @property
     def base_url(self) -> str:
@@ -368,7 +350,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "cut" and reply.events is not None:
             reply.events = _cut(reply.events)
         if not parts.path.startswith(ORG_PREFIX):
-            reply.headers.update(sim.billed_to(self.headers))
+            reply.headers.update(sim.org.billed_to(self.headers))
         self._send(reply)
 
     def _send_raw(self, status: int, payload: bytes, content_type: str) -> None:

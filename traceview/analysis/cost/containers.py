@@ -173,8 +173,8 @@ def _priced(low: float, high: float, start: float, memory: str,
             rule: dict[str, Any] | None, fee: dict[str, Any]) -> dict[str, Any]:
     """The fee range: per minute (rounded up, with the minimum) from the date the rule
     starts; before it, one session price a container."""
-    blocks = fee.get("by_memory") if isinstance(fee.get("by_memory"), dict) else {}
-    block = blocks.get(memory, fee.get("per_container"))
+    blocks = fee.get("by_memory")
+    block = (blocks if isinstance(blocks, dict) else {}).get(memory, fee.get("per_container"))
     if rule is None or not isinstance(block, int | float):
         return {"usd_low": None, "usd_high": None, "billing": None,
                 "basis": f"no container price for {memory} in the pricing table"}

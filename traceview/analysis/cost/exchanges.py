@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from traceview.analysis.cost.lines import CostLine
+from traceview.capture.endpoints import billed_to
 from traceview.capture.model import Exchange, RecordRef
-from traceview.capture.response_facts import billed_to
 
 ENDPOINTS = {"/v1/embeddings": "embeddings", "/v1/moderations": "moderations"}
 

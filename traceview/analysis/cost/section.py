@@ -99,7 +99,8 @@ def _storage_project(sources: list[str], given: Any) -> str | None:
     headers of its own): the one capture's, else the one every capture shares."""
     if given is None:
         return None
-    return given.of(sources[0]) if len(sources) == 1 else given.default
+    project: str | None = given.of(sources[0]) if len(sources) == 1 else given.default
+    return project
 
 
 def _exchange_project(cap: Any, given: Any) -> Any:
