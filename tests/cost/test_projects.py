@@ -146,3 +146,19 @@ def test_a_directorys_map_covers_its_files() -> None:
     given = ProjectMap.parse(["traces/=proj_dir", "proj_rest"], ["traces/", "one.jsonl"])
     assert given.of("traces/a.jsonl") == "proj_dir"
     assert given.of("one.jsonl") == "proj_rest"
+
+
+def test_a_hostile_project_header_is_masked_and_escaped(
+        tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """Header values are the provider's (or a proxy's) text: a key in one is masked, a
+    terminal escape never reaches the output raw."""
+    from tests.cost.helpers import response, turn, write
+
+    key = "sk-proj-" + "Q" * 40
+    path = write(tmp_path / "hostile.jsonl", turn(
+        {"model": "gpt-4.1", "input": "hi"}, response("gpt-4.1", 10, 1),
+        headers={"openai-project": f"proj_x {key}", "openai-organization": "org-\x1b[2Jx"}))
+    assert main(["report", str(path), "--format", "json"]) == 0
+    out = capsysbinary.readouterr().out
+    assert key.encode() not in out and b"\x1b" not in out
+    assert b'"project": "proj_x sk-' in out
