@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from traceview.safety.redact import redact_text
-
 _CONV_IN_PATH = re.compile(r"/conversations/([^/?]+)")
 _RESP_IN_PATH = re.compile(r"/responses/([^/?]+)")
 
@@ -133,18 +131,3 @@ def foreign_message(name: str) -> str:
     """The one problem a capture of another provider's traffic gets."""
     return (f"{name} traffic: traceview reads OpenAI captures (Responses, Chat Completions); "
             "this record and every later one like it are not read as turns")
-
-
-# The organization and project a call was billed to (the provider's response headers) or
-# asked to be billed to (the client's request headers), as the turn's facts name them.
-BILLED_TO = (("openai-project", "project"), ("openai-organization", "organization"))
-
-
-def billed_to(low: dict[str, Any]) -> dict[str, str]:
-    """`project` / `organization` from lower-cased headers, when they are plain ids."""
-    out = {}
-    for header, key in BILLED_TO:
-        v = low.get(header)
-        if isinstance(v, str) and v.strip() and len(v) <= 200:
-            out[key] = redact_text(v.strip())[:100]
-    return out

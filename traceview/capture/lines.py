@@ -19,7 +19,6 @@ from traceview.capture.bounded import MAX_DEPTH, TooDeep, may_be_deep, too_deep
 from traceview.capture.endpoints import (
     api_from_body,
     api_from_response,
-    billed_to,
     foreign_message,
     foreign_traffic,
     split_endpoint,
@@ -167,7 +166,10 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
         facts.extra["ts"] = ts
     headers = g("headers")
     if facts is not None and type(headers) is dict:
-        # The organization and project the client asked to be billed to (issue 33).
+        # The organization and project the client asked to be billed to (issue 33); few
+        # requests carry headers, so the reader is imported where it is needed.
+        from traceview.capture.billing_headers import billed_to
+
         billed = billed_to({str(k).lower(): v for k, v in headers.items()})
         if billed:
             facts.extra = {**(facts.extra or {}), **billed}

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 
+from traceview.capture.billing_headers import billed_to
 from traceview.capture.chat_stream import CHUNK, chat_body
-from traceview.capture.endpoints import billed_to
 from traceview.capture.facts import (
     compaction_keys,
     conversation_of,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from traceview.analysis.cost.lines import CostLine
-from traceview.capture.endpoints import billed_to
+from traceview.capture.billing_headers import billed_to
 from traceview.capture.model import Exchange, RecordRef
 
 ENDPOINTS = {"/v1/embeddings": "embeddings", "/v1/moderations": "moderations"}
