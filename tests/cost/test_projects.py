@@ -162,3 +162,25 @@ def test_a_hostile_project_header_is_masked_and_escaped(
     out = capsysbinary.readouterr().out
     assert key.encode() not in out and b"\x1b" not in out
     assert b'"project": "proj_x sk-' in out
+
+
+def test_a_har_keeps_the_project_headers(sim: SimServer, tmp_path: Path) -> None:
+    """Browser devtools and proxies export every header: the importer keeps the same two
+    from both sides, and the turns name the same projects as the recorder's capture."""
+    import json
+
+    import httpx2
+
+    from tests.formats.har_writer import HarTransport, har_document
+
+    har = HarTransport(httpx2.HTTPTransport())
+    client = openai.OpenAI(base_url=sim.base_url, api_key=KEY_B, max_retries=0,
+                           http_client=httpx2.Client(transport=har))
+    client.responses.create(model="gpt-4.1", input="by key")
+    client.responses.create(model="gpt-4.1", input="asked",
+                            extra_headers={"OpenAI-Project": "proj_asked"})
+    path = tmp_path / "projects.har"
+    path.write_text(json.dumps(har_document(har.entries)))
+    owners = [t.attributed_to for t in analyze([str(path)]).turns]
+    assert [(o["project"], o["organization"]) for o in owners] == [
+        ("proj_bbb", "org-traceview"), ("proj_asked", "org-traceview")]
