@@ -71,7 +71,8 @@ def test_attribution_carried_onto_turns_and_grouped(tenants) -> None:  # noqa: A
     t1 = tenants.turns[0].to_dict()["attributed_to"]
     assert t1 == {"metadata": {"tenant": "acme", "case_id": "AC-1001", "feature": "support"},
                   "conversation_metadata": {"tenant": "acme", "case_id": "AC-1001"},
-                  "user": "acme-user-7", "safety_identifier": "sid-acme-user-7"}
+                  "user": "acme-user-7", "safety_identifier": "sid-acme-user-7",
+                  "project": None, "organization": None, "project_from": None}
     groups = tenants.cost["attribution"]["groups"]["tenant"]
     assert [(g["value"], g["conversations"], g["turns"], g["carried_tokens"])
             for g in groups] == [("acme", 2, 5, 6370), ("globex", 1, 2, 0)]

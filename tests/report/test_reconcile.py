@@ -91,12 +91,19 @@ def test_usage_pages_explain_the_uncaptured_request(capsys: pytest.CaptureFixtur
 
 def test_without_project_the_bill_is_summed_over_projects(
         capsys: pytest.CaptureFixture[str], capture: Path, tmp_path: Path) -> None:
+    """A capture that records no project and is given none: its lines are the (unknown)
+    project's, compared with every project's bill, and the output says so."""
     costs = save(tmp_path / "costs.json", costs_page(bill_lines()))
     code, out, _ = run(capsys, str(capture), "--costs", costs, "--format", "json")
     rows = rows_of(out)
     assert code == 1
-    assert rows[("2026-12-02", "*", "gpt-4o tokens")]["billed_usd"] == 1.5
-    assert rows[("2026-12-02", "*", "gpt-4o tokens")]["attributed_usd"] == 0.0
+    other = rows[("2026-12-02", "(unknown)", "gpt-4o tokens")]
+    assert (other["billed_usd"], other["attributed_usd"]) == (1.5, 0.0)
+    assert other["billed_scope"] == "every project (the capture names none)"
+    assert rows[("2026-12-01", "(unknown)", "gpt-4.1 tokens")]["remainder_usd"] == 0.0
+    doc = json.loads(out)
+    assert doc["projects"]["named"] == [] and doc["projects"]["unknown_lines"] == 5
+    assert any(n.startswith("5 capture line(s) name no project") for n in doc["notes"])
 
 
 def test_text_and_markdown_tables(capsys: pytest.CaptureFixture[str], capture: Path,
@@ -174,7 +181,7 @@ def test_the_cost_sections_lines_are_used_when_present() -> None:
          "usd": 0.1},
         {"day": None, "project": None, "line_item": "moderations", "usd": 0.0}]})
     side = capture_side(analysis)
-    assert side.undated == 1 and side.requests == {("2026-12-01", "gpt-4.1"): 1}
+    assert side.undated == 1 and side.requests == {("2026-12-01", None, "gpt-4.1"): 1}
     bill = BillRead([BilledLine("2026-12-01", "p", "gpt-4.1-2025-04-14, input", 0.5),
                      BilledLine("2026-12-01", "p", "vector store storage", 0.1)],
                     [], {"2026-12-01"}, True, ["test"])

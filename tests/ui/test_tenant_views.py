@@ -80,3 +80,34 @@ async def test_the_detail_says_who_the_turn_was_for():
         line = numbers_line(app.main.rows[0]).plain
         assert ("for tenant=acme   case_id=AC-1001   feature=support   user=acme-user-7   "
                 "safety_identifier=sid-acme-user-7") in line
+
+
+async def test_project_filters_and_shows_in_the_detail(tmp_path):
+    """A capture that kept openai-project headers: `&project=proj_b` keeps that project's
+    turns, `b` groups by project, and the detail says which project paid."""
+    import orjson
+
+    from traceview.ui.screens.detail import numbers_line
+
+    lines = []
+    for n, project in enumerate(("proj_a", "proj_b", "proj_b"), 1):
+        lines.append({"dir": "req", "body": {"model": "gpt-4.1", "input": f"q{n}"}})
+        lines.append({"dir": "res", "headers": {"openai-project": project}, "body": {
+            "id": f"resp_{n}", "object": "response", "status": "completed",
+            "model": "gpt-4.1", "output": [], "usage": {"input_tokens": 100 * n,
+                                                          "output_tokens": 10}}})
+    path = tmp_path / "projects.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    app = make_app([str(path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        app.main.show_conversation(ALL)
+        assert "project=proj_a" in numbers_line(app.main.rows[0]).plain
+        app.main.apply_filter("project=proj_b")
+        assert [t.index for t in app.main.rows] == [2, 3]
+        app.main.apply_filter("")
+        await pilot.press("c", "b")
+        await pilot.pause()
+        table = app.screen.query_one(RowTable)
+        assert [(r.name, r.turns) for r in table.rows] == [("project=proj_b", 2),
+                                                          ("project=proj_a", 1)]

@@ -65,7 +65,8 @@ class Analyzer:
         self._by_table: dict[int, TurnColumns] = {}
         self.totals = Totals()
         self.compactions = CompactionItems()
-        self.bill = CaptureBill()  # the cost section's lines and attribution (issue 33)
+        # the cost section's lines and attribution (issue 33)
+        self.bill = CaptureBill(self.options.projects)
         self.lineage = LineageRule()
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
@@ -111,7 +112,7 @@ class Analyzer:
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
         self.bill.add(turn.res.started_at if turn.res is not None else None, f.req_extra,
-                      cost.parts)
+                      cost.parts, f.res_extra, source_name)
         self._count(f, st, markers, cost, owned)
         self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
         self.reports.append(tc, f.row)

@@ -37,3 +37,6 @@ class Options:
     per_month: int | None = None
     # A cost budget (analysis/cost/volume.py Budget) to mark what goes over.
     budget: Any = None
+    # The projects the user says the captures ran under where they recorded none
+    # (analysis/cost/projects.py ProjectMap; `reconcile --project`).
+    projects: Any = None

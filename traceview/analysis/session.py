@@ -66,6 +66,8 @@ class Analysis:
     # What a provider copy filled (`report --items/--live`: analysis/account/carried.py
     # CopyFill), the report's top-level `provider_copy`; None: no copy was asked for.
     provider_copy: Any = None
+    # How each turn's project was found (analysis/cost/projects.py TurnProjects).
+    projects: Any = None
 
     def turn(self, index: int) -> TurnReport | None:
         t = self.turns[index - 1] if 0 < index <= len(self.turns) else None

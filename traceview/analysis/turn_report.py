@@ -243,9 +243,10 @@ class TurnReport(TurnSides):
     @property
     def turn_attribution(self) -> TurnAttribution:
         """Who the turn was for (analysis/cost/attribution.py)."""
-        req = self.req
+        req, res = self.req, self.res
         return attribution(req.extra if req is not None else None,
-                           self._cols.conversation_metadata.get(self.conversation or ""))
+                           self._cols.conversation_metadata.get(self.conversation or ""),
+                           res.extra if res is not None else None)
 
     @property
     def cost_reason(self) -> str | None:

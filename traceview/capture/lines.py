@@ -163,6 +163,15 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
         if facts.extra is None:
             facts.extra = {}
         facts.extra["ts"] = ts
+    headers = g("headers")
+    if facts is not None and type(headers) is dict:
+        # The organization and project the client asked to be billed to (issue 33); few
+        # requests carry headers, so the reader is imported where it is needed.
+        from traceview.capture.billing_headers import billed_to
+
+        billed = billed_to({str(k).lower(): v for k, v in headers.items()})
+        if billed:
+            facts.extra = {**(facts.extra or {}), **billed}
     origin = obj.get("origin")  # a record an importer wrote (capture/formats)
     if facts is not None and type(origin) is dict and origin.get("format") == "batch":
         facts.extra = {**(facts.extra or {}), "mode": "batch"}  # priced at the Batch rate

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from sys import intern
 from typing import Any
 
+from traceview.capture.billing_headers import billed_to
 from traceview.capture.chat_stream import CHUNK, chat_body
 from traceview.capture.facts import (
     compaction_keys,
@@ -438,6 +439,9 @@ def _headers_into(f: ResponseFacts, headers: dict[str, Any]) -> None:
               if isinstance(low.get(k), str | int | float)}
     if limits:
         _extra(f)["limits"] = limits
+    billed = billed_to(low)
+    if billed:
+        _extra(f).update(billed)
     rid = low.get("x-request-id")
     ms = low.get("openai-processing-ms")
     if isinstance(rid, str) and rid:

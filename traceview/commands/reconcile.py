@@ -9,6 +9,7 @@ still printed, labelled partial).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any
 
@@ -27,9 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--live", action="store_true",
                      help="read the Costs and Usage APIs now, with the admin key in "
                           "--api-key-env")
-    p.add_argument("--project", metavar="ID",
-                   help="the project the capture's traffic was billed to (default: the bill "
-                        "summed over every project)")
+    p.add_argument("--project", action="append", default=[], metavar="[CAPTURE=]proj_…",
+                   help="the project a capture's traffic was billed to, where the capture "
+                        "recorded none (its openai-project header wins): proj_… for every "
+                        "capture, CAPTURE=proj_… for one (repeatable). Without it such "
+                        "traffic is compared as project (unknown) with the bill of every "
+                        "project the capture does not name")
     p.add_argument("--tolerance", type=float, default=0.01, metavar="USD",
                    help="a row reconciles within this many USD… (default 0.01)")
     p.add_argument("--tolerance-pct", type=float, default=1.0, metavar="PCT",
@@ -73,6 +77,7 @@ def _read_bill(ns: argparse.Namespace, days: list[str]) -> tuple[Any, Any]:
 
 
 def run(ns: argparse.Namespace) -> int:
+    from traceview.analysis.cost.projects import ProjectMap, ProjectMapError
     from traceview.analysis.pricing import PricingError
     from traceview.analysis.session import analyze
     from traceview.capture.sources import SourceError
@@ -85,8 +90,10 @@ def run(ns: argparse.Namespace) -> int:
     if ns.tolerance < 0 or ns.tolerance_pct < 0:
         return _fail("--tolerance and --tolerance-pct must be ≥ 0")
     try:
-        analysis = analyze(ns.paths, options_from(ns))
-    except (UsageError, SourceError, PricingError) as exc:
+        given = ProjectMap.parse(ns.project, ns.paths) if ns.project else None
+        options = dataclasses.replace(options_from(ns), projects=given)
+        analysis = analyze(ns.paths, options)
+    except (UsageError, SourceError, PricingError, ProjectMapError) as exc:
         return _fail(exc)
     try:
         side = capture_side(analysis)
@@ -99,9 +106,10 @@ def run(ns: argparse.Namespace) -> int:
         bill, error = _read_bill(ns, days)
     except (PageError, ProviderError) as exc:
         return _fail(exc)
-    rec = reconcile(side.lines, bill, project=ns.project,
+    rec = reconcile(side.lines, bill, project=given.default if given is not None else None,
                     tolerance=Tolerance(ns.tolerance, ns.tolerance_pct),
                     captured_requests=side.requests)
+    rec.turn_projects = side.projects
     rec.notes += side.notes
     _write(rec.to_dict(), ns.format)
     if error is not None or not rec.complete:

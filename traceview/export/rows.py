@@ -192,6 +192,8 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols["metadata"] = [a.metadata or None for a in owners]
     cols["end_user"] = [a.user for a in owners]
     cols["safety_identifier"] = [a.safety_identifier for a in owners]
+    cols["project"] = [a.project for a in owners]
+    cols["organization"] = [a.organization for a in owners]
     cols.update(_carried(got["carried_context"]))
     timings = got["timing"]
     for name in TURN_FLATTENED["timing"]:

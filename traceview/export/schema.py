@@ -144,6 +144,9 @@ TURN_COLUMNS: tuple[tuple[str, Type, str], ...] = (
     ("extras", "string", "JSON of report keys this schema version has no column for"),
     ("lineage", "json", "citations, retrieval, tool_choice and sampling settings (the "
      "report's `lineage`; null: none)"),
+    ("project", "string", "the provider project the turn was billed to, from the recorded "
+     "openai-project header (report `attributed_to.project`; null: not recorded)"),
+    ("organization", "string", "the provider organization (`attributed_to.organization`)"),
 )
 
 CONVERSATION_COLUMNS: tuple[tuple[str, Type, str], ...] = (
@@ -219,7 +222,8 @@ TURN_FLATTENED = {"cost": ("cost_tokens_usd", "cost_hosted_usd", "cost_reason"),
                       "stream_sequence_faults", "stream_text_mismatch")}
 # Report objects made into columns of their own (issue 33): the report key -> its columns.
 COST_MORE = ("cost_tier", "cost_lines")
-ATTRIBUTED = {"attributed_to": ("metadata", "end_user", "safety_identifier")}
+ATTRIBUTED = {"attributed_to": ("metadata", "end_user", "safety_identifier", "project",
+                                 "organization")}
 
 
 def column_names(table: str) -> list[str]:

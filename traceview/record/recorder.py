@@ -26,13 +26,18 @@ from traceview.record.sse import located_events, terminal_response
 from traceview.record.writer import CaptureWriter
 
 # Response headers worth keeping: they identify the call to the provider's support, give
-# server-side timing and say when a retry may come (rate limits). Nothing else from the
-# headers is ever written.
+# server-side timing, say when a retry may come (rate limits) and which organization and
+# project the call was billed to (ids, not secrets: what `traceview reconcile` matches the
+# bill's project_id with). Nothing else from the headers is ever written.
 SAFE_RESPONSE_HEADERS = (
     "x-request-id", "openai-processing-ms", "retry-after", "retry-after-ms",
     "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
     "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens",
+    "openai-organization", "openai-project",
 )
+# Request headers worth keeping: the organization and project a client asked to be billed
+# to (`OpenAI(organization=…, project=…)` sends them). Never a key.
+SAFE_REQUEST_HEADERS = ("openai-organization", "openai-project")
 
 
 def _parse_json(raw: bytes) -> tuple[bool, Any]:
@@ -166,9 +171,11 @@ class Recorder:
         self.writer.scrubber.add_secret(value)
 
     def request(
-        self, method: str, raw_path: str, raw: bytes | None, content_type: str, length: int | None
+        self, method: str, raw_path: str, raw: bytes | None, content_type: str, length: int | None,
+        headers: dict[str, str] | None = None,
     ) -> str:
-        """Write the request record now; returns the link id for the response."""
+        """Write the request record now; returns the link id for the response. ``headers``:
+        the request's SAFE_REQUEST_HEADERS that were sent (kept as the record's ``headers``)."""
         link = self._link_ids()
         record: dict[str, Any] = {
             "dir": "req",
@@ -192,6 +199,8 @@ class Recorder:
             record["body"] = (
                 body if ok else {"non_json": True, "content_type": content_type, "bytes": len(raw)}
             )
+        if headers:
+            record["headers"] = headers
         self._write(record)
         return link
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx2
 
-from traceview.record.recorder import Recorder
+from traceview.record.recorder import SAFE_REQUEST_HEADERS, Recorder
 from traceview.safety.redact import SECRET_KEYS
 
 # Every request header whose value is a secret: the names the redactor masks as fields
@@ -26,7 +26,8 @@ SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
                               | {"openai-api-key"}))
 
 
-_BEGIN_HEADERS = frozenset((*SECRET_HEADERS, "content-type", "content-length"))
+_BEGIN_HEADERS = frozenset((*SECRET_HEADERS, *SAFE_REQUEST_HEADERS, "content-type",
+                            "content-length"))
 
 
 def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, str]:
@@ -58,7 +59,8 @@ def _begin(recorder: Recorder, request: httpx2.Request) -> str:
         header = values.get("content-length")
         length = int(header) if header and header.isdigit() else None
     raw_path = request.url.raw_path.decode("ascii", errors="replace")
-    return recorder.request(request.method, raw_path, raw, content_type, length)
+    kept = {k: values[k] for k in SAFE_REQUEST_HEADERS if k in values}
+    return recorder.request(request.method, raw_path, raw, content_type, length, kept or None)
 
 
 def _failure_kind(exc: BaseException) -> str:

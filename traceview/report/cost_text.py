@@ -31,6 +31,19 @@ def _storage(s: dict[str, Any]) -> str:
             f"{s['days'] if s['days'] is not None else '?'} days, {s['ended']} ({s['basis']})")
 
 
+def _container(c: dict[str, Any]) -> str:
+    """One container's billed time and fee, each a range with its basis."""
+    head = f"container {c['id']} ({c['memory']}): "
+    if c["minutes_low"] is None:
+        return head + f"billed time unknown ({c['basis']})"
+    fee = "unknown" if c["usd_low"] is None else (
+        usd(c["usd_low"]) if c["usd_low"] == c["usd_high"]
+        else f"{usd(c['usd_low'])}–{usd(c['usd_high'])}")
+    return (head + f"billed time {c['minutes_low']:g}–{c['minutes_high']:g} min "
+            f"({c['start_basis']} → {c['last_use_basis']}; at most to its end: "
+            f"{c['end_basis']}), fee {fee} ({c['basis']})")
+
+
 def _exchanges(ex: list[dict[str, Any]]) -> str:
     emb = [e for e in ex if e["kind"] == "embeddings"]
     mod = [e for e in ex if e["kind"] == "moderations"]
@@ -58,6 +71,7 @@ def _over(budget: dict[str, Any], o: dict[str, Any]) -> str:
 def _facts(section: dict[str, Any]) -> list[str]:
     """Storage, exchanges and flagged moderations: one sentence each."""
     out = [_storage(s) for s in section.get("storage") or ()]
+    out += [_container(c) for c in section.get("containers") or ()]
     if section.get("exchanges"):
         out.append(_exchanges(section["exchanges"]))
     out += [_flagged(f) for f in section.get("moderation_flagged") or ()]

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-ALL_PROJECTS = "*"  # the capture does not say which project its traffic belongs to
+from traceview.report.reconcile_projects import ALL_PROJECTS, ProjectBuckets
+
 ALL_LINES = "(all line items)"  # the bill was read without group_by=line_item
 HOSTED_LINE = "hosted tools"
 _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
@@ -110,12 +111,13 @@ class Row:
     remainder: float | None
     status: str  # "reconciled" | "explained" | "beyond" | "unknown"
     reasons: list[str]
+    billed_scope: str = "this project"  # what the billed amount covers (ProjectBuckets)
 
     def to_dict(self) -> dict[str, Any]:
         return {"day": self.day, "project_id": self.project_id, "line_item": self.line,
                 "attributed_usd": _r(self.attributed), "billed_usd": _r(self.billed),
                 "remainder_usd": _r(self.remainder), "status": self.status,
-                "reasons": self.reasons}
+                "reasons": self.reasons, "billed_scope": self.billed_scope}
 
 
 def _r(v: float | None) -> float | None:
@@ -154,40 +156,59 @@ def _sum(values: Iterable[float | None]) -> float | None:
     return total
 
 
-def _capture_sums(lines: Sequence[CostLine], project: str | None, totals_only: set[str]
+@dataclass(frozen=True)
+class _Line:
+    """A capture line with the project the caller gave for lines that name none."""
+
+    day: str | None
+    project: str | None
+    line_item: str
+    usd: float | None
+
+
+def _capture_sums(lines: Sequence[_Line], buckets: ProjectBuckets, totals_only: set[str]
                   ) -> tuple[dict[tuple[str, str, str], float | None], int]:
-    """Capture USD by (day, project, key); lines of unknown cost make the sum unknown."""
+    """Capture USD by (day, row project, key); lines of unknown cost make the sum unknown."""
     out: dict[tuple[str, str, str], list[float | None]] = defaultdict(list)
     unpriced = 0
     for ln in lines:
         if ln.day is None:
             continue
-        proj = ln.project or project or ALL_PROJECTS
         key = ALL_LINES if ln.day in totals_only else line_key(ln.line_item)
-        out[(ln.day, proj, key)].append(ln.usd)
+        out[(ln.day, buckets.capture_key(ln.day, ln.project), key)].append(ln.usd)
         unpriced += ln.usd is None
     return {k: _sum(v) for k, v in out.items()}, unpriced
 
 
-def _billed_sums(bill: BillRead, project: str | None) -> dict[tuple[str, str, str], float]:
+def _billed_sums(bill: BillRead, buckets: ProjectBuckets
+                 ) -> dict[tuple[str, str, str], float]:
     out: dict[tuple[str, str, str], float] = defaultdict(float)
     for b in bill.billed:
-        proj = b.project_id if project is not None else ALL_PROJECTS
-        if project is not None and proj != project:
-            continue
-        out[(b.day, proj or ALL_PROJECTS, line_key(b.line_item))] += b.usd
+        proj = buckets.billed_key(b.day, b.project_id)
+        if proj is not None:
+            out[(b.day, proj, line_key(b.line_item))] += b.usd
     return out
 
 
-def _requests(usage: Sequence[UsageLine], project: str | None) -> dict[tuple[str, str], int]:
-    """Model requests the provider counted, by (day, model base)."""
-    out: dict[tuple[str, str], int] = defaultdict(int)
+def _requests(usage: Sequence[UsageLine], buckets: ProjectBuckets
+              ) -> dict[tuple[str, str, str], int]:
+    """Model requests the provider counted, by (day, row project, model base)."""
+    out: dict[tuple[str, str, str], int] = defaultdict(int)
     for u in usage:
         if u.endpoint != "completions" or u.model is None or u.requests is None:
             continue
-        if project is not None and u.project_id not in (project, None):
-            continue
-        out[(u.day, model_base(u.model))] += u.requests
+        proj = buckets.usage_key(u.day, u.project_id)
+        if proj is not None:
+            out[(u.day, proj, model_base(u.model))] += u.requests
+    return out
+
+
+def _captured(requests: dict[tuple[str, str | None, str], int], buckets: ProjectBuckets
+              ) -> dict[tuple[str, str, str], int]:
+    """The capture's model requests by (day, row project, model base)."""
+    out: dict[tuple[str, str, str], int] = defaultdict(int)
+    for (day, project, model), n in requests.items():
+        out[(day, buckets.capture_key(day, project), model)] += n
     return out
 
 
@@ -200,6 +221,8 @@ class Reconciliation:
     project: str | None
     notes: list[str] = field(default_factory=list)
     stopped: str | None = None
+    buckets: ProjectBuckets | None = None
+    turn_projects: dict[str, Any] | None = None  # how the turns' projects were found
 
     @property
     def beyond(self) -> list[Row]:
@@ -216,6 +239,8 @@ class Reconciliation:
             "schema": "traceview.reconcile/1", "complete": self.complete,
             "stopped": self.stopped, "sources": self.sources,
             "project": self.project or ALL_PROJECTS,
+            "projects": {**(self.buckets.to_dict() if self.buckets is not None else {}),
+                         "turns": self.turn_projects},
             "tolerance": {"usd": self.tolerance.usd, "pct": self.tolerance.pct,
                           "rule": str(self.tolerance)},
             "rows": [r.to_dict() for r in self.rows], "totals": self.totals(),
@@ -226,15 +251,15 @@ class Reconciliation:
         }
 
 
-def _explain(row: Row, requests: dict[tuple[str, str], int],
-             captured: dict[tuple[str, str], int], tol: Tolerance) -> None:
+def _explain(row: Row, requests: dict[tuple[str, str, str], int],
+             captured: dict[tuple[str, str, str], int], tol: Tolerance) -> None:
     """A positive remainder on a model's tokens that the provider's request count accounts
     for: the requests the capture lacks, at the capture's own mean cost a request."""
     if row.remainder is None or row.attributed is None or not row.line.endswith(" tokens"):
         return
     model = row.line.removesuffix(" tokens")
-    billed_n = requests.get((row.day, model))
-    held = captured.get((row.day, model), 0)
+    billed_n = requests.get((row.day, row.project_id, model))
+    held = captured.get((row.day, row.project_id, model), 0)
     if billed_n is None or billed_n <= held or held == 0:
         return
     missing = billed_n - held
@@ -257,21 +282,27 @@ def _status(remainder: float | None, billed: float | None, tol: Tolerance) -> tu
 
 def reconcile(lines: Sequence[CostLine], bill: BillRead, *, project: str | None = None,
               tolerance: Tolerance | None = None,
-              captured_requests: dict[tuple[str, str], int] | None = None) -> Reconciliation:
+              captured_requests: dict[tuple[str, str | None, str], int] | None = None
+              ) -> Reconciliation:
     """Rows per (day, project, line) over the capture's days: attributed, billed, remainder.
 
-    ``project``: the project the capture's traffic belongs to (the capture does not record
-    it); without it the bill is summed over every project. ``captured_requests``: the
-    capture's model requests by (day, model base), to test the "not captured" reason.
+    Each line's project is the one it names; ``project`` is taken for lines that name
+    none; lines still without one are compared as project ``(unknown)`` with the bill of
+    every project the capture does not name (reconcile_projects.py). ``captured_requests``:
+    the capture's model requests by (day, project or None, model base), to test the "not
+    captured" reason.
     """
     tol = tolerance or Tolerance()
-    days = {ln.day for ln in lines if ln.day is not None}
+    given = [_Line(ln.day, ln.project or project, ln.line_item, ln.usd) for ln in lines]
+    days = {ln.day for ln in given if ln.day is not None}
     # A day billed without line items (no group_by=line_item) is compared as one total.
     itemised = {b.day for b in bill.billed if b.line_item is not None}
     totals_only = {b.day for b in bill.billed} - itemised
-    att, unpriced = _capture_sums(lines, project, totals_only)
-    billed = _billed_sums(bill, project)
-    requests = _requests(bill.usage, project)
+    buckets = ProjectBuckets.of(given, (b for b in bill.billed if b.day in days))
+    att, unpriced = _capture_sums(given, buckets, totals_only)
+    billed = _billed_sums(bill, buckets)
+    requests = _requests(bill.usage, buckets)
+    captured = _captured(captured_requests or {}, buckets)
     rows: list[Row] = []
     for key in sorted(set(att) | {k for k in billed if k[0] in days}):
         day, proj, line = key
@@ -279,16 +310,17 @@ def reconcile(lines: Sequence[CostLine], bill: BillRead, *, project: str | None 
         b = billed.get(key, 0.0) if day in bill.days_read else None
         rem = None if a is None or b is None else b - a
         status, reasons = _status(rem, b, tol)
-        row = Row(day, proj, line, a, b, rem, status, reasons)
-        _explain(row, requests, captured_requests or {}, tol)
+        row = Row(day, proj, line, a, b, rem, status, reasons, buckets.scope(proj))
+        _explain(row, requests, captured, tol)
         rows.append(row)
-    rec = Reconciliation(rows, tol, bill.complete, bill.sources, project, stopped=bill.stopped)
-    _notes(rec, bill, days, unpriced, project)
+    rec = Reconciliation(rows, tol, bill.complete, bill.sources, project, stopped=bill.stopped,
+                         buckets=buckets)
+    _notes(rec, bill, days, unpriced, buckets)
     return rec
 
 
 def _notes(rec: Reconciliation, bill: BillRead, days: set[str], unpriced: int,
-           project: str | None) -> None:
+           buckets: ProjectBuckets) -> None:
     """What the rows leave out: unpriced turns, days and projects outside the comparison."""
     if unpriced:
         rec.notes.append(f"{unpriced:,} capture line(s) could not be priced: their rows' "
@@ -298,11 +330,12 @@ def _notes(rec: Reconciliation, bill: BillRead, days: set[str], unpriced: int,
         usd = sum(b.usd for b in bill.billed if b.day in outside)
         rec.notes.append(f"{len(outside)} billed day(s) outside the capture's days were left "
                          f"out (${usd:.6f}, {outside[0]} … {outside[-1]})")
-    if project is not None:
-        other = sum(b.usd for b in bill.billed if b.day in days and b.project_id != project)
-        if other:
-            rec.notes.append(f"other projects on the capture's days billed ${other:.6f} "
-                             "(not compared: other workloads on the account)")
+    other = sum(b.usd for b in bill.billed
+                if b.day in days and buckets.billed_key(b.day, b.project_id) is None)
+    if other:
+        rec.notes.append(f"other projects on the capture's days billed ${other:.6f} "
+                         "(not compared: other workloads on the account)")
+    rec.notes += buckets.notes()
     missing = sorted(days - bill.days_read)
     if missing:
         rec.notes.append(f"{len(missing)} capture day(s) have no billed figures read "

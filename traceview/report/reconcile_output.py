@@ -28,12 +28,29 @@ def _cells(row: dict[str, Any]) -> tuple[str, ...]:
 
 def _header(doc: dict[str, Any]) -> list[str]:
     state = "complete" if doc["complete"] else "PARTIAL (the bill was not read to the end)"
-    out = [f"reconciliation · project {plain(doc['project'])} · bill read: {state}",
+    out = [f"reconciliation · bill read: {state}",
+           *_projects(doc.get("projects") or {}),
            "sources: " + "; ".join(plain(s) for s in doc["sources"]),
            f"tolerance: {doc['tolerance']['rule']}",
            "remainder = billed − attributed (+: billed more than the capture attributes)"]
     if doc["stopped"]:
         out.append(f"stopped: {plain(doc['stopped'])}")
+    return out
+
+
+def _projects(p: dict[str, Any]) -> list[str]:
+    """Which projects the rows compare, and how the turns' projects were found."""
+    named = ", ".join(plain(x) for x in p.get("named") or ()) or "none"
+    out = [f"projects named by the capture or --project: {named}"]
+    if p.get("unknown_lines"):
+        scope = "every project the capture does not name" if p.get("named") \
+            else "every project"
+        out[0] += (f"; {p['unknown_lines']:,} line(s) with no project, compared as "
+                   f"(unknown) with the bill of {scope}")
+    turns = p.get("turns")
+    if turns:
+        out.append(f"turns' projects: {turns['recorded']:,} recorded (openai-project header), "
+                   f"{turns['given']:,} from --project, {turns['unknown']:,} unknown")
     return out
 
 

@@ -45,6 +45,25 @@ class OrgLedger:
     interrupts: dict[str, tuple[int, int]] = field(default_factory=dict)
     page_buckets: int = 180  # the most buckets a page holds, whatever ``limit`` asks
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The project each API key belongs to (a project key is bound to one) and the
+    # organization's id, sent back on every answer as the provider does
+    # (`openai-project`, `openai-organization`); a request's own headers win. Unset: none.
+    projects: dict[str, str] = field(default_factory=dict)
+    organization: str | None = None
+
+    def billed_to(self, headers: Any) -> dict[str, str]:
+        """The `openai-project` / `openai-organization` headers of an answer to a request
+        with these headers: the project it asked for, else its key's, else none."""
+        auth = headers.get("authorization") or ""
+        key = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
+        out = {}
+        project = headers.get("openai-project") or self.projects.get(key)
+        if project:
+            out["openai-project"] = project
+        organization = headers.get("openai-organization") or self.organization
+        if organization:
+            out["openai-organization"] = organization
+        return out
 
     def add_cost(self, day: str, project_id: str | None, line_item: str | None,
                  usd: float) -> None:

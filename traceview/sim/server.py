@@ -127,7 +127,8 @@ class SimServer:
         engine = Engine(self.state, context_window)
         engine.stateless_cache = stateless_cache
         self.api = Api(self.state, engine, latency)
-        self.org = OrgLedger()  # the organization Costs/Usage APIs (sim/org_usage.py)
+        # The organization: its Costs/Usage APIs, its projects (sim/org_usage.py).
+        self.org = OrgLedger()
         self.log = log
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
@@ -348,6 +349,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = Reply(500, FAULT_BODIES[500].body)
         if fault is not None and fault.kind == "cut" and reply.events is not None:
             reply.events = _cut(reply.events)
+        if not parts.path.startswith(ORG_PREFIX):
+            reply.headers.update(sim.org.billed_to(self.headers))
         self._send(reply)
 
     def _send_raw(self, status: int, payload: bytes, content_type: str) -> None:

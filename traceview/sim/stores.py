@@ -100,13 +100,19 @@ def delete_object(state: SimState, table: str, oid: str, missing: str) -> None:
 
 
 def create_container(state: SimState, body: dict[str, Any]) -> dict[str, Any]:
-    """A code-interpreter container (expires 20 minutes after it was last active)."""
+    """A code-interpreter container: expires `expires_after.minutes` (20 by default)
+    after it was last active, with the memory it was asked for (1g by default)."""
+    after = body.get("expires_after")
+    minutes = after.get("minutes") if isinstance(after, dict) else None
+    memory = body.get("memory_limit")
     with state.lock:
         now = state.clock.now()
         obj: dict[str, Any] = {
             "id": state.ids.new("cntr"), "object": "container", "created_at": now,
             "name": str(body.get("name") or ""), "status": "running",
-            "expires_after": {"anchor": "last_active_at", "minutes": 20},
-            "last_active_at": now}
+            "expires_after": {"anchor": "last_active_at",
+                              "minutes": minutes if type(minutes) is int else 20},
+            "last_active_at": now,
+            "memory_limit": memory if memory in ("1g", "4g", "16g", "64g") else "1g"}
         _objects(state, "containers")[obj["id"]] = obj
         return obj

@@ -76,7 +76,7 @@ def attribution_value(turn: TurnRow, key: str) -> str | None:
     owner = getattr(turn, "attributed_to", None)
     if not isinstance(owner, dict):
         return None
-    if key in ("user", "safety_identifier"):
+    if key in ("user", "safety_identifier", "project"):
         value = owner.get(key)
     else:
         value = (owner.get("metadata") or {}).get(key)

@@ -1,7 +1,9 @@
 """Who a turn was for: its conversation's metadata (set by POST /v1/conversations or read
 from a conversation object in the capture), the request's own `metadata`, `user` and
-`safety_identifier`. A team reading its invoice asks "which tenant's conversations carry
-the most re-billed context"; these are the keys it asks by.
+`safety_identifier`, and the provider project and organization it was billed to (the
+`openai-project` / `openai-organization` headers, when the capture kept them). A team
+reading its invoice asks "which tenant's conversations carry the most re-billed context"
+and "which project paid for this"; these are the keys it asks by.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from typing import Any
 from traceview.capture.model import Exchange, RecordRef
 
 # Keys that are not metadata but are grouped by alike.
-IDENTITY_KEYS = ("user", "safety_identifier")
+IDENTITY_KEYS = ("user", "safety_identifier", "project")
+# Where a turn's project was read: the provider's answer names the project it billed, the
+# client's request the one it asked for (the provider bills that one when the key may).
+PROJECT_FROM = {"response": "response header openai-project",
+                "request": "request header OpenAI-Project"}
 MAX_GROUPS = 1000  # values per key listed in the report (the rest summed as "(other)")
 
 
@@ -26,13 +32,19 @@ class TurnAttribution:
     conversation_metadata: dict[str, str] = field(default_factory=dict)
     user: str | None = None
     safety_identifier: str | None = None
+    project: str | None = None
+    organization: str | None = None
+    project_from: str | None = None  # a PROJECT_FROM value; None: the capture has none
 
     def value(self, key: str) -> str | None:
-        """The turn's value of `key`: a metadata key, or "user" / "safety_identifier"."""
+        """The turn's value of `key`: a metadata key, or "user" / "safety_identifier" /
+        "project"."""
         if key == "user":
             return self.user
         if key == "safety_identifier":
             return self.safety_identifier
+        if key == "project":
+            return self.project
         return self.metadata.get(key)
 
     def keys(self) -> list[str]:
@@ -41,23 +53,42 @@ class TurnAttribution:
     def to_dict(self) -> dict[str, Any]:
         return {"metadata": dict(self.metadata),
                 "conversation_metadata": dict(self.conversation_metadata),
-                "user": self.user, "safety_identifier": self.safety_identifier}
+                "user": self.user, "safety_identifier": self.safety_identifier,
+                "project": self.project, "organization": self.organization,
+                "project_from": self.project_from}
 
 
 NONE = TurnAttribution()
 
 
+def billed_to(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | None
+              ) -> tuple[str | None, str | None, str | None]:
+    """(project, organization, where the project was read) of one turn: the response's
+    headers over the request's; (None, None, None) when the capture kept neither."""
+    project = organization = source = None
+    for extra, where in ((res_extra, "response"), (req_extra, "request")):
+        if not extra:
+            continue
+        if project is None and extra.get("project"):
+            project, source = extra["project"], PROJECT_FROM[where]
+        organization = organization or extra.get("organization")
+    return project, organization, source
+
+
 def attribution(req_extra: dict[str, Any] | None,
-                conversation_meta: dict[str, str] | None) -> TurnAttribution:
-    """The turn's attribution from its request's extra facts and its conversation's
-    metadata (NONE, shared, when neither says anything)."""
+                conversation_meta: dict[str, str] | None,
+                res_extra: dict[str, Any] | None = None) -> TurnAttribution:
+    """The turn's attribution from its request's and response's extra facts and its
+    conversation's metadata (NONE, shared, when none says anything)."""
     meta = req_extra.get("metadata") if req_extra else None
     user = req_extra.get("user") if req_extra else None
     sid = req_extra.get("safety_identifier") if req_extra else None
-    if not (meta or user or sid or conversation_meta):
+    project, organization, source = billed_to(req_extra, res_extra)
+    if not (meta or user or sid or conversation_meta or project or organization):
         return NONE
     merged = {**(conversation_meta or {}), **(meta or {})}
-    return TurnAttribution(merged, dict(conversation_meta or {}), user, sid)
+    return TurnAttribution(merged, dict(conversation_meta or {}), user, sid, project,
+                           organization, source)
 
 
 def conversation_metadata(exchanges: Sequence[Exchange],

@@ -14,21 +14,26 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from traceview.analysis.cost.lines import CostLine
+from traceview.capture.billing_headers import billed_to
 from traceview.capture.model import Exchange, RecordRef
 
 ENDPOINTS = {"/v1/embeddings": "embeddings", "/v1/moderations": "moderations"}
 
 
 def _body(read: Callable[[RecordRef | None], dict[str, Any] | None],
-          ref: RecordRef | None) -> tuple[dict[str, Any], float | None]:
-    """The record's body (empty when unreadable) and its recorder `ts` (seconds)."""
+          ref: RecordRef | None) -> tuple[dict[str, Any], float | None, str | None]:
+    """The record's body (empty when unreadable), its recorder `ts` (seconds) and the
+    project its kept headers name (None: none kept)."""
     rec = read(ref) if ref is not None else None
     if not isinstance(rec, dict):
-        return {}, None
+        return {}, None, None
     body = rec.get("body")
     ts = rec.get("ts")
+    headers = rec.get("headers")
+    project = billed_to({str(k).lower(): v for k, v in headers.items()}).get("project") \
+        if isinstance(headers, dict) else None
     return (body if isinstance(body, dict) else {}), \
-        (float(ts) if isinstance(ts, int | float) and ts == ts else None)
+        (float(ts) if isinstance(ts, int | float) and ts == ts else None), project
 
 
 def priced(exchanges: Sequence[Exchange], read: Callable[[RecordRef | None], Any],
@@ -41,8 +46,8 @@ def priced(exchanges: Sequence[Exchange], read: Callable[[RecordRef | None], Any
         kind = ENDPOINTS.get(ex.path.rstrip("/"))
         if kind is None:
             continue
-        req, ts = _body(read, ex.request)
-        res, res_ts = _body(read, ex.response)
+        req, ts, asked = _body(read, ex.request)
+        res, res_ts, billed = _body(read, ex.response)
         model = res.get("model") or req.get("model")
         model = model if isinstance(model, str) else None
         usage = _dict(res.get("usage"))
@@ -53,7 +58,7 @@ def priced(exchanges: Sequence[Exchange], read: Callable[[RecordRef | None], Any
                                  "tokens": tokens, "usd": None, "rate": None, "reason": None,
                                  "ts": ts if ts is not None else res_ts,
                                  "user": req.get("user") if isinstance(req.get("user"), str)
-                                 else None}
+                                 else None, "project": billed or asked}
         if kind == "embeddings":
             _price_embedding(entry, emb, model, tokens)
         else:
@@ -88,17 +93,21 @@ def _price_embedding(entry: dict[str, Any], table: dict[str, Any], model: str | 
 
 
 def exchange_lines(entries: Sequence[dict[str, Any]],
-                   day_of: Callable[[dict[str, Any]], str | None]) -> list[CostLine]:
-    """The priced exchanges as cost lines (`day_of`: the UTC day of an entry)."""
+                   day_of: Callable[[dict[str, Any]], str | None],
+                   project_of: Callable[[dict[str, Any]], str | None] | None = None
+                   ) -> list[CostLine]:
+    """The priced exchanges as cost lines (`day_of`: the UTC day of an entry;
+    `project_of`: its project, else the one its headers named)."""
     out = []
     for e in entries:
         if e["usd"] is None:
             continue
+        project = project_of(e) if project_of is not None else e.get("project")
         if e["kind"] == "embeddings":
-            out.append(CostLine(day_of(e), None, f"{e['model']}, embeddings", e["usd"],
+            out.append(CostLine(day_of(e), project, f"{e['model']}, embeddings", e["usd"],
                                 e["tokens"] or 0, "1M tokens"))
         else:
-            out.append(CostLine(day_of(e), None, "moderations", e["usd"], 1, "call"))
+            out.append(CostLine(day_of(e), project, "moderations", e["usd"], 1, "call"))
     return out
 
 

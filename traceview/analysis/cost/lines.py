@@ -8,7 +8,8 @@ same way), so its signature stays stable:
 `reports`: analysed turns (TurnReport, or anything with `ts` and `priced.parts`);
 `extra`: lines that are not turns (vector-store storage accrued, embeddings,
 moderations); `project`: the provider project the traffic ran under, when the caller
-knows it (a capture does not record it), else None. The whole capture's lines, turns and
+knows it, for turns whose capture did not record one (the `openai-project` header), else
+None. The whole capture's lines, turns and
 the rest, once the report's cost section is made:
 `analysis/cost/section.py analysis_cost_lines(analysis, project=None)`.
 
@@ -95,22 +96,31 @@ def day_of(seconds: float | None) -> str | None:
 
 
 class CaptureBill:
-    """What the analyzer notes of each turn as it prices it: the priced parts by day and
-    line item, and whether any request carried attribution (most captures: none, and the
-    report's attribution pass is then skipped)."""
+    """What the analyzer notes of each turn as it prices it: the priced parts by day,
+    project (cost/projects.py) and line item, and whether any turn carried attribution
+    (most captures: none, and the report's attribution pass is then skipped)."""
 
-    def __init__(self) -> None:
+    def __init__(self, projects: Any = None) -> None:
+        from traceview.analysis.cost.projects import TurnProjects
+
         self.sums = LineSums()
         self.attributed = False
+        self.projects = TurnProjects(projects)
+        self.containers = False  # a turn paid a code-interpreter container fee
 
     def add(self, started_at: float | None, req_extra: dict[str, Any] | None,
-            parts: Iterable[Any]) -> None:
-        self.sums.add_parts(day_of(started_at), None, parts)
-        if req_extra and not self.attributed:
-            self.attributed = any(k in req_extra for k in ATTRIBUTED)
+            parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
+            source: str = "") -> None:
+        project = self.projects.of(req_extra, res_extra, source)
+        self.sums.add_parts(day_of(started_at), project, parts)
+        if not self.containers:
+            self.containers = any(p.unit == "container" for p in parts)
+        if not self.attributed:
+            self.attributed = any(k in x for x in (req_extra, res_extra) if x
+                                  for k in ATTRIBUTED)
 
 
-ATTRIBUTED = ("metadata", "user", "safety_identifier")
+ATTRIBUTED = ("metadata", "user", "safety_identifier", "project", "organization")
 
 
 def cost_lines(reports: Iterable[Any], extra: Iterable[CostLine] = (),
@@ -121,7 +131,8 @@ def cost_lines(reports: Iterable[Any], extra: Iterable[CostLine] = (),
     sums = LineSums()
     for rep in reports:
         ms = rep.started_ms
-        sums.add_parts(day_of(None if ms is None else ms / 1000), project, rep.priced.parts)
+        sums.add_parts(day_of(None if ms is None else ms / 1000),
+                       rep.turn_attribution.project or project, rep.priced.parts)
     return sums.lines(extra, project)
 
 

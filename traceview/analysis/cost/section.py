@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from traceview.analysis.cost import attribution, exchanges, storage, volume
+from traceview.analysis.cost import attribution, containers, exchanges, storage, volume
 from traceview.analysis.cost.lines import CaptureBill, CostLine, cost_lines
 
 
@@ -59,7 +59,13 @@ def attach_cost(analysis: Any, per_month: int | None = None,
     price = pricing.storage.get("vector_store") if pricing is not None else None
     stores = storage.accrued(analysis.objects, turns,
                              price if isinstance(price, dict) else None)
-    extra = storage.storage_lines(stores) + exchanges.exchange_lines(priced, _day)
+    given = bill.projects.given if bill is not None else None
+    extra = storage.storage_lines(stores, _storage_project(cap.sources, given)) \
+        + exchanges.exchange_lines(priced, _day, _exchange_project(cap, given))
+    boxes = containers.containers(
+        cap.exchanges, cap.read, turns, pricing.hosted.get("code_interpreter_call")
+        if pricing is not None else None) \
+        if bill is None or bill.containers or _has_containers(cap.exchanges) else []
     section: dict[str, Any] = {
         "attribution": attribution.report(turns) if bill is None or bill.attributed or meta
         else {"keys": [], "groups": {}},
@@ -70,6 +76,7 @@ def attach_cost(analysis: Any, per_month: int | None = None,
         "lines": [c.to_dict() for c in (bill.sums.lines(extra) if bill is not None
                                           else cost_lines(turns, extra))],
         "projection": None, "budget": None,
+        "containers": boxes,
     }
     if per_month is not None:
         section["projection"] = volume.project(turns, len(analysis.conversations), per_month)
@@ -80,6 +87,34 @@ def attach_cost(analysis: Any, per_month: int | None = None,
                                                "per": budget.per})
         section["budget"] = {"usd": budget.usd, "per": budget.per, "over": entries}
     analysis.cost = section
+    analysis.projects = bill.projects if bill is not None else None
+
+
+def _has_containers(exchanges: Any) -> bool:
+    return any(ex.path.startswith("/v1/containers") for ex in exchanges)
+
+
+def _storage_project(sources: list[str], given: Any) -> str | None:
+    """The project the user gave for a capture's storage (a store is not a turn: it has no
+    headers of its own): the one capture's, else the one every capture shares."""
+    if given is None:
+        return None
+    project: str | None = given.of(sources[0]) if len(sources) == 1 else given.default
+    return project
+
+
+def _exchange_project(cap: Any, given: Any) -> Any:
+    """An exchange's project: what its headers named, else what the user gave for its
+    capture file."""
+    if given is None:
+        return None
+    source = {ex.index: ex.source for ex in cap.exchanges}
+    names = cap.sources
+
+    def of(entry: dict[str, Any]) -> str | None:
+        n = source.get(entry["index"])
+        return entry.get("project") or (given.of(names[n]) if n is not None else None)
+    return of
 
 
 def _by_first(entries: list[dict[str, Any]], over: list[Any]) -> list[dict[str, Any]]:

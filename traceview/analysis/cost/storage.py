@@ -19,7 +19,7 @@ GB = 1_000_000_000  # the provider bills storage in decimal GB
 LINE_ITEM = "vector store storage"
 
 
-def _clock(turns: Sequence[Any]) -> tuple[list[int], list[float], float | None]:
+def turn_clock(turns: Sequence[Any]) -> tuple[list[int], list[float], float | None]:
     """Turn lines and start times (seconds) in line order, and the capture's end."""
     pairs, end = [], None
     for t in turns:
@@ -44,7 +44,7 @@ def accrued(objects: Any, turns: Sequence[Any], price: dict[str, Any] | None
         return []
     rate = float(price.get("per_gb_day", 0.0))
     free = float(price.get("free_gb", 0.0))
-    lines, starts, end = _clock(turns)
+    lines, starts, end = turn_clock(turns)
     out = []
     for o in stores:
         stop, how = end, "the capture's end"
@@ -81,9 +81,11 @@ def _fee(size: int | None, days: float | None, rate: float, free: float) -> dict
                      f"low end nets the organisation's free {free:g} GB)"}
 
 
-def storage_lines(entries: Sequence[dict[str, Any]]) -> list[CostLine]:
+def storage_lines(entries: Sequence[dict[str, Any]], project: str | None = None
+                  ) -> list[CostLine]:
     """The accrued fees (gross) as cost lines, split over the UTC days each store lived
-    (the provider bills storage per day). Stores whose fee is unknown add nothing."""
+    (the provider bills storage per day), under `project` when it is known. Stores whose
+    fee is unknown add nothing."""
     from datetime import UTC, datetime
 
     out = []
@@ -96,7 +98,7 @@ def storage_lines(entries: Sequence[dict[str, Any]]) -> list[CostLine]:
             next_day = (t // 86400 + 1) * 86400
             span = (min(stop, next_day) - t) / 86400
             day = datetime.fromtimestamp(t, tz=UTC).strftime("%Y-%m-%d")
-            out.append(CostLine(day, None, LINE_ITEM, gb * span * e["rate_usd_per_gb_day"],
+            out.append(CostLine(day, project, LINE_ITEM, gb * span * e["rate_usd_per_gb_day"],
                                 round(gb * span, 9), "GB-day"))
             t = next_day
     return out

@@ -24,7 +24,9 @@ from traceview.capture.formats.common import (
     stream_body,
 )
 
-KEPT_HEADERS = ("x-request-id", "openai-processing-ms")
+KEPT_HEADERS = ("x-request-id", "openai-processing-ms", "openai-organization", "openai-project")
+# The request's own: which organization and project the client asked to be billed to.
+KEPT_REQUEST_HEADERS = ("openai-organization", "openai-project")
 
 
 def _epoch(text: Any) -> float | None:
@@ -60,13 +62,14 @@ def _elapsed(entry: dict[str, Any]) -> int | None:
     return None
 
 
-def _headers(entry_part: dict[str, Any]) -> dict[str, str]:
+def _headers(entry_part: dict[str, Any], kept: tuple[str, ...] = KEPT_HEADERS
+             ) -> dict[str, str]:
     out: dict[str, str] = {}
     headers = entry_part.get("headers")
     for h in headers if isinstance(headers, list) else []:
         if isinstance(h, dict) and isinstance(h.get("name"), str):
             name = h["name"].lower()
-            if name in KEPT_HEADERS and isinstance(h.get("value"), str):
+            if name in kept and isinstance(h.get("value"), str):
                 out[name] = h["value"]
     return out
 
@@ -114,6 +117,9 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
                               "bytes": len(raw) if raw is not None else (
                                   size if isinstance(size, int) and size > 0 else None),
                               "body": parse_body(raw, str(post.get("mimeType") or ""))}
+    asked = _headers(req, KEPT_REQUEST_HEADERS)
+    if asked:
+        record["headers"] = asked
     res = as_dict(entry.get("response"))
     content = as_dict(res.get("content"))
     body_raw = _text_bytes(content)

@@ -57,7 +57,7 @@ def numbers_line(turn: TurnRow) -> Text:
             out.append_text(safe(f"{marker} — {fmt.marker_meaning(marker)}   "))
     owner = getattr(turn, "attributed_to", None) or {}  # issue 33: who the turn was for
     keys = [*((owner.get("metadata") or {}).items()),
-            *((k, owner[k]) for k in ("user", "safety_identifier") if owner.get(k))]
+            *((k, owner[k]) for k in ("user", "safety_identifier", "project") if owner.get(k))]
     if keys:
         out.append("\nfor ", style="dim")
         out.append_text(safe("   ".join(f"{k}={v}" for k, v in keys)))
