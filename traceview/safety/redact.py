@@ -102,8 +102,10 @@ reset_registered(os.environ.get(name) or "" for name in ENV_KEYS)  # the keys in
 # "bearer", a secret's name, "key"/"token" before a separator (also across whitespace, raw
 # or escaped, or a run of non-ASCII bytes: a non-ASCII space's UTF-8), or a query-string
 # secret's prefix. A name ending in `key"` counts unless it is one of traceview's own report
-# fields (a report writes them on every row). The Kelvin sign reads as "k" to the masker's
-# case-blind name rule.
+# fields (a report writes them on every row) or the wire's `prompt_cache_key` (on every
+# Responses body: a recorder or proxy would mask each whole line for it); no name the
+# masker reads ends in "cache_key". The Kelvin sign reads as "k" to the masker's case-blind
+# name rule.
 _KELVIN = "\u212a".encode()
 _LITERALS = (b"sk-", b"sess-", b"rk-", b"eyj", b"aiza", b"akia", b"asia", b"ghp_", b"gho_",
              b"ghu_", b"ghs_", b"ghr_", b"github_pat", b"://", b"bearer", b"secret", b"passw",
@@ -116,7 +118,7 @@ _HINT = re.compile(b"|".join([  # each led by a literal byte: sre skips the rest
     *(re.escape(lit) for lit in _LITERALS),
     *(stem + rb"(?:[:='\\]|" + _GAP + rb"++[:=])" for stem in (b"key", b"token")),
     b"key" + _GAP + rb"++[a-z0-9_\-]{16}",  # "api-key <hex>" (shapes.py _KEY_GAP)
-    rb'token"', rb'key"(?<!"key")(?<!"conversation_key")',
+    rb'token"', rb'key"(?<!"key")(?<!"conversation_key")(?<!"prompt_cache_key")',
     *(re.escape(lead) + _QUERY_NAMES for lead in (b"?", b"&", b";")),
     re.escape(_KELVIN)]))
 # The farthest a piece begins before the byte a scan finds in it ("?client_secret="), and
@@ -150,9 +152,10 @@ def _scans() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     separators = bytes(sorted(set(b":='\"\\ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f".translate(_FOLD))))
     ahead = (b"(?=[" + b"".join(re.escape(bytes([c])) for c in separators)
              + b"\\x80-\\xff])")
-    # Not traceview's own fields, which _HINT passes over: `"key"` and `"conversation_key"`.
+    # Not the fields _HINT passes over: traceview's `"key"` and `"conversation_key"`, the
+    # wire's `"prompt_cache_key"`.
     own = b"".join(b"(?!" + behind(name.translate(_FOLD)) + b'")'
-                   for name in (b'"key', b'"conversation_key'))
+                   for name in (b'"key', b'"conversation_key', b'"prompt_cache_key'))
     led = [from_byte(0, f) for f in folded if 0 in f]
     led += [from_byte(0, b"key".translate(_FOLD), own + ahead),
             from_byte(0, b"token".translate(_FOLD), ahead)]
