@@ -27,8 +27,8 @@ import orjson
 from traceview.safety.mask import mask
 from traceview.safety.shapes import MASK
 
-__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "redact", "redact_json",
-           "redact_text", "registered", "registered_keys", "reset_registered"]
+__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "nothing_to_mask", "redact",
+           "redact_json", "redact_text", "registered", "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
@@ -248,18 +248,26 @@ _SECRET_FIELD = re.compile(b'"(?:' + b"|".join(
     re.escape(k.encode()).replace(b"_", b"[_-]") for k in sorted(SECRET_KEYS)) + b')":')
 
 
-def _unchanged(value: Any) -> bool:
-    """True when `redact(value)` would equal `value`, told from its JSON text: with no
-    backslash there, every key and string appears in it verbatim, so any hint and any
-    secret-named field would show (a registered key may hide in any shape)."""
+def nothing_to_mask(text: bytes) -> bool:
+    """True when the JSON text `text` holds nothing to mask: neither `redact()` of its
+    value nor `redact_text()` of the text would change anything. With no backslash there,
+    every key and string appears in it verbatim, so any hint and any secret-named field
+    would show (a registered key may hide in any shape); with no line feed, its lines are
+    the one line `redact_text` reads. A writer that has serialised a record asks this once
+    instead of masking it value by value and then as text."""
     if _registered:
         return False
+    return (b"\\" not in text and b"\n" not in text and not _hinted_lines(text)
+            and _SECRET_FIELD.search(text.lower()) is None)
+
+
+def _unchanged(value: Any) -> bool:
+    """True when `redact(value)` would equal `value`, told from its JSON text."""
     try:
         text = orjson.dumps(value)
     except TypeError:  # not JSON (a set, a big integer, a non-str key): walk it
         return False
-    return (b"\\" not in text and not _hinted_lines(text)
-            and _SECRET_FIELD.search(text.lower()) is None)
+    return nothing_to_mask(text)
 
 
 def redact(obj: Any) -> Any:
