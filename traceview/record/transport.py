@@ -26,7 +26,6 @@ SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
                               | {"openai-api-key"}))
 
 
-_SECRET_HEADERS = frozenset(SECRET_HEADERS)
 _BEGIN_HEADERS = frozenset((*SECRET_HEADERS, "content-type", "content-length"))
 
 
@@ -43,6 +42,9 @@ def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, 
         return {}
     encoding = headers.encoding
     return {k: ", ".join(v.decode(encoding) for v in vs) for k, vs in found.items()}
+
+
+_SECRET_HEADERS = frozenset(SECRET_HEADERS)
 
 
 def _begin(recorder: Recorder, request: httpx2.Request) -> str:
