@@ -180,6 +180,18 @@ def test_raw_http_any_endpoint_status_and_query_are_relayed(proxied):
     assert [r["status_code"] for r in records if r["dir"] == "res"] == [200, 200, 404, 401]
 
 
+def test_the_upstreams_headers_reach_the_client_as_sent(proxied):
+    """One `date` and one `server`, the upstream's: the proxy adds none of its own."""
+    sim, proxy, _ = proxied
+    body = b'{"model": "gpt-4.1", "input": "Hi"}'
+    auth = {"authorization": f"Bearer {API_KEY}", "content-type": "application/json"}
+    direct = httpx2.post(f"{sim.base_url}/responses", content=body, headers=auth)
+    relayed = httpx2.post(f"{proxy.base_url}/responses", content=body, headers=auth)
+    names = [[k.lower() for k, _ in r.headers.raw] for r in (direct, relayed)]
+    assert names[1] == names[0] and names[1].count(b"date") == 1
+    assert relayed.headers["server"] == direct.headers["server"] == "traceview-sim"
+
+
 def test_upstream_500_is_relayed_and_recorded(proxied):
     sim, proxy, out = proxied
     sim.inject(500)

@@ -83,8 +83,9 @@ def _boundaries(data: bytes, offsets: range | None = None) -> list[int]:
 def _report_chunks(text: str) -> list[bytes]:
     """Report-shaped JSON (as the writer dumps a batch of rows) holding the key, cut at
     every offset around it: the key at a chunk's start and end, and cut off by either."""
-    doc = orjson.dumps([{"id": "t1", "user_text": text, "notes": ["tokens per turn"],
-                         "conversation_key": "c1", "key": "c1"}], option=orjson.OPT_INDENT_2)
+    doc = orjson.dumps([{"id": "t1", "user_text": text, "prompt_cache_key": "c1",
+                         "notes": ["tokens per turn"], "conversation_key": "c1", "key": "c1"}],
+                       option=orjson.OPT_INDENT_2)
     at = doc.find(orjson.dumps(text)[1:8])
     cuts = _boundaries(doc, range(max(at - 3, 1), min(at + len(text) + 6, len(doc))))
     return [doc] + [doc[i:] for i in cuts] + [doc[:i] for i in cuts]

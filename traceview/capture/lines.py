@@ -26,6 +26,7 @@ from traceview.capture.facts import request_facts
 from traceview.capture.foreign import foreign_message, foreign_traffic
 from traceview.capture.response_facts import response_facts
 from traceview.capture.scan import HEAD_BYTES, NO_STORE, STORE_TRUE, created_in, ids_in, store_in
+from traceview.capture.stream_facts import StreamReading
 from traceview.capture.table import Facts
 
 _COUNT_LIMIT = 1 << 40  # counts at or past this (or negative) cannot be real
@@ -179,10 +180,12 @@ def request_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Li
             keep_obj)
 
 
-def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> Line:
+def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None,
+                 stream: StreamReading | None = None) -> Line:
     """The response side: its facts when it reads as a model response (or a stream), else
     None (an exchange's answer: the pairing reads its body when it needs it). With the
-    line's bytes, as request_pre."""
+    line's bytes, as request_pre; with `stream`, the evidence of a stream written one
+    event per line (`obj` then holds only the events kept for rebuilding)."""
     g = obj.get
     link = g("id")
     if not isinstance(link, str):
@@ -194,7 +197,7 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None) -> L
         foreign = foreign_traffic(None, g("headers"), body, "res", g("events"))
         if foreign is not None:
             return ("problem", "foreign_traffic", foreign_message(foreign))
-    facts = response_facts(obj) if api is not None or events else None
+    facts = response_facts(obj, stream) if api is not None or events else None
     if facts is not None and raw is not None:
         # The inventory reads a response's first HEAD_BYTES, all of it with hosted calls;
         # a line no longer than that is read whole (its newline changes no match).

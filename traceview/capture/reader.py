@@ -16,6 +16,7 @@ from typing import Any
 from traceview.capture.attempts import attempt_of, lazy_input, retries
 from traceview.capture.background import polled_response
 from traceview.capture.endpoints import api_from_response, ids_in_path
+from traceview.capture.line_stream import LineStream
 from traceview.capture.lines import Line, Pre, internal_error, line_facts, response_pre
 from traceview.capture.model import (
     Exchange,
@@ -29,7 +30,7 @@ from traceview.capture.model import (
 from traceview.capture.origin import imported
 from traceview.capture.response_facts import response_facts
 from traceview.capture.table import Facts, ResponseSide, TurnTable, flag_bit
-from traceview.wire import NON_TERMINAL, TERMINAL_EVENTS
+from traceview.wire import NON_TERMINAL
 
 _STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
 
@@ -54,7 +55,7 @@ class CaptureBuilder:
         # recorders with counters) pairs in file order and is a problem, never a lost turn.
         self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
-        self._stream: dict[str, Any] | None = None
+        self._stream: LineStream | None = None  # events written one per line
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
@@ -283,8 +284,10 @@ class CaptureBuilder:
                              "traceview does not know: shown as an unknown item, not counted "
                              "as a hosted call")
             stream = extra.get("stream")
-            for i, kind, seq, top in stream["sequence"] if stream else ():
-                self.problem(source, line, "stream_sequence",
+            # Each fault on its event's own line when the events had lines of their own.
+            at = stream.get("fault_lines") if stream else None
+            for n, (i, kind, seq, top) in enumerate(stream["sequence"] if stream else ()):
+                self.problem(source, at[n] if at else line, "stream_sequence",
                              _sequence_message(i, kind, seq, top))
         status = side.pool.values[side.cols["status"][row]]
         if status in NON_TERMINAL and not side.flags[row] & _STREAM_CUT:
@@ -341,28 +344,19 @@ class CaptureBuilder:
 
     # ---- stream events written one per line -------------------------------------------------
     def _stream_event(self, ev: dict[str, Any], ref: RecordRef) -> None:
-        if self._stream is None:
-            self._stream = {"events": [], "ref": ref}
         s = self._stream
-        t = ev.get("type")
-        # Keep only what rebuilding needs: snapshots, finished items, errors.
-        if isinstance(ev.get("response"), dict) or t in ("response.output_item.done", "error"):
-            s["events"].append(ev)
-        s["count"] = s.get("count", 0) + 1
-        s["ref"] = ref
-        if t in TERMINAL_EVENTS or t == "error":
+        if s is not None and s.starts_another(ev, ref):
+            self._close_stream()  # the open one was cut off: a turn of its own
+            s = None
+        if s is None:
+            s = self._stream = LineStream(ref)
+        if s.add(ev, ref):
             self._close_stream()
 
     def _close_stream(self) -> None:
         s, self._stream = self._stream, None
-        if s is None:
-            return
-        # Only the events rebuilding needs were kept: not a stream to read as evidence.
-        self._response(response_pre({"dir": "res", "events": s["events"], "events_kept": "some"},
-                                    True), s["ref"], None)
-        turn = self.turns[-1] if self.turns else None
-        if turn is not None and turn.res is not None and turn.response == s["ref"]:
-            turn.res.stream_events = s.get("count")
+        if s is not None:  # a response record at the stream's last line, read as evidence
+            self._response(response_pre(s.record(), True, stream=s.reading), s.ref, None)
 
     # ---- end of input -----------------------------------------------------------------
     def close(self) -> None:

@@ -22,7 +22,7 @@ from traceview.capture.facts import (
 from traceview.capture.items import UNHELD_ITEMS, holds_unheld, hosted_calls, response_body
 from traceview.capture.lineage import LINEAGE, VECTOR_STORES, chat_lineage, response_lineage
 from traceview.capture.model import ResponseFacts
-from traceview.capture.stream_facts import stream_facts
+from traceview.capture.stream_facts import StreamReading, stream_facts
 from traceview.safety.redact import redact_text
 from traceview.wire import ACTION_TYPES, KNOWN_OUTPUT_TYPES, NON_TERMINAL, TERMINAL_EVENTS
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
@@ -344,8 +344,11 @@ def _started_at(body: Any, ts: Any, elapsed: int | None) -> int | None:
     return None
 
 
-def response_facts(record: dict[str, Any]) -> ResponseFacts:
-    """Facts from a `res` record: body, stream events, HTTP status, transport error."""
+def response_facts(record: dict[str, Any],
+                   stream: StreamReading | None = None) -> ResponseFacts:
+    """Facts from a `res` record: body, stream events, HTTP status, transport error.
+    `stream`: the evidence of a stream written one event per line, whose record holds
+    only the events kept for rebuilding (capture/line_stream.py)."""
     g = record.get
     elapsed = g("elapsed_ms")
     elapsed = elapsed if type(elapsed) is int else None
@@ -372,9 +375,12 @@ def response_facts(record: dict[str, Any]) -> ResponseFacts:
     else:
         f = ResponseFacts(elapsed_ms=elapsed, http_status=http)
     if type(events) is list:
-        f.stream_events = len(events)
-        if g("events_kept") is None:  # every event of the stream (see reader._close_stream)
+        if stream is None:
+            f.stream_events = len(events)
             _extra(f)["stream"] = stream_facts(events, g("event_ms"), body)
+        else:
+            f.stream_events = stream.count
+            _extra(f)["stream"] = stream.facts(body)
     started = _started_at(body, g("ts"), elapsed)
     if started is not None:
         f.started_at = started

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from traceview.wire import TERMINAL_EVENTS
 
 
@@ -39,12 +41,23 @@ def located_events(raw: bytes) -> list[tuple[Any, int]]:
         data = "\n".join(data_lines)
         if data == "[DONE]":
             continue
-        try:
-            event: Any = json.loads(data)
-        except ValueError:
-            event = {"non_json": True, "data": data}
+        event: Any = _loads(data)
         out.append((event, _raw_offset(raw, start, walk) if crlf else start))
     return out
+
+
+def _loads(data: str) -> Any:
+    """An event's data parsed: orjson (the recorder parses every event of every stream it
+    relays), the stdlib for what orjson refuses but is still JSON to the SDK (NaN), else
+    kept as text."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return {"non_json": True, "data": data}
 
 
 def _raw_offset(raw: bytes, normalised: int, walk: list[int]) -> int:

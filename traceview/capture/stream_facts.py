@@ -3,8 +3,9 @@ recorder's arrival offsets, ``event_ms``), how many events of each type came, wh
 sequence numbers ran 0, 1, 2, … and whether the deltas add up to the text the stream and
 the final body say was produced.
 
-Pure and called once per streamed response record (response_facts); the result is kept in
-the response's `extra` under "stream" (see docs/capture-format.md for ``event_ms``).
+Pure: once per streamed response record (response_facts), or fed one event at a time when
+a capture writes each event on its own line (capture/reader.py); the result is kept in the
+response's `extra` under "stream" (see docs/capture-format.md for ``event_ms``).
 """
 
 from __future__ import annotations
@@ -43,15 +44,16 @@ class _Sequence:
     """Sequence numbers checked as they come: each must be one past the highest before it
     (the first may be anything: a resumed stream starts after its cursor)."""
 
-    __slots__ = ("top", "seen", "faults", "count")
+    __slots__ = ("top", "seen", "faults", "lines", "count")
 
     def __init__(self) -> None:
         self.top: int | None = None
         self.seen: set[int] = set()
         self.faults: list[list[Any]] = []  # [event index, kind, number, highest before]
+        self.lines: list[int] = []  # each listed fault's own line (events one per line)
         self.count = 0
 
-    def check(self, seq: Any, i: int) -> None:
+    def check(self, seq: Any, i: int, line: int | None = None) -> None:
         if type(seq) is not int:
             return
         top = self.top
@@ -70,6 +72,8 @@ class _Sequence:
             self.count += 1
             if len(self.faults) < SEQUENCE_KEPT:
                 self.faults.append([i, kind, seq, top])
+                if line is not None:
+                    self.lines.append(line)
 
 
 _ITEM_EVENTS = frozenset(("response.output_item.added", "response.output_item.done"))
@@ -98,41 +102,78 @@ class _Hosted:
             self.total += max(0, at - self.open.pop(key))
 
 
-def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
-    """{"types", "first_ms", "ttft_ms", "last_ms", "sequence", "sequence_faults",
-    "text_mismatch", "hosted_ms"}: the ms are null without arrival offsets."""
-    ms = _arrivals(event_ms, len(events))
-    types: dict[str, int] = {}
-    ttft = None
-    seq = _Sequence()
-    hosted = _Hosted()
-    texts: dict[tuple[Any, Any], list[str]] = {}
-    mismatch = None
-    for i, ev in enumerate(events):
+class StreamReading:
+    """One stream read event by event: the same reading whether its events came in one
+    record (`stream_facts`) or one per line (the reader's per-line streams), so a stream
+    holds the same evidence in either shape."""
+
+    __slots__ = ("count", "types", "first_ms", "ttft", "last_ms", "seq", "hosted", "texts",
+                 "mismatch")
+
+    def __init__(self) -> None:
+        self.count = 0  # events seen (a non-object event counts, as in the record's list)
+        self.types: dict[str, int] = {}
+        self.first_ms: int | None = None
+        self.ttft: int | None = None
+        self.last_ms: int | None = None
+        self.seq = _Sequence()
+        self.hosted = _Hosted()
+        self.texts: dict[tuple[Any, Any], list[str]] = {}
+        self.mismatch: str | None = None
+
+    def see(self, ev: Any, at: int | None = None, line: int | None = None) -> None:
+        """Read the next event (`at`: its arrival offset, given for every event or none;
+        `line`: the capture line it sits on, when it has one of its own)."""
+        i = self.count
+        self.count += 1
+        if at is not None:
+            if self.first_ms is None:
+                self.first_ms = at
+            self.last_ms = at
         if type(ev) is not dict:
-            continue
+            return
         t = ev.get("type") or ev.get("object")
         t = t if type(t) is str else "?"
-        types[t] = types.get(t, 0) + 1
-        if ttft is None and ms is not None and _is_first_output(ev):
-            ttft = ms[i]
-        seq.check(ev.get("sequence_number"), i)
-        if ms is not None and t in _ITEM_EVENTS:
-            hosted.see(t, ev, ms[i])
+        self.types[t] = self.types.get(t, 0) + 1
+        if at is not None:
+            if self.ttft is None and _is_first_output(ev):
+                self.ttft = at
+            if t in _ITEM_EVENTS:
+                self.hosted.see(t, ev, at)
         if t == "response.output_text.delta" and type(ev.get("delta")) is str:
-            texts.setdefault(_text_key(ev), []).append(ev["delta"])
-        elif t == "response.output_text.done" and mismatch is None:
-            said = "".join(texts.get(_text_key(ev), ()))
+            self.texts.setdefault(_text_key(ev), []).append(ev["delta"])
+        elif t == "response.output_text.done" and self.mismatch is None:
+            said = "".join(self.texts.get(_text_key(ev), ()))
             if type(ev.get("text")) is str and ev["text"] != said:
-                mismatch = (f"event {i}: the deltas of output {ev.get('output_index')} "
-                            f"add up to {len(said)} characters, its .done text has "
-                            f"{len(ev['text'])}")
-    if mismatch is None and texts:
-        mismatch = _against_body(texts, body)
-    return {"types": types, "first_ms": ms[0] if ms else None, "ttft_ms": ttft,
-            "last_ms": ms[-1] if ms else None, "sequence": seq.faults,
-            "sequence_faults": seq.count, "text_mismatch": mismatch,
-            "hosted_ms": hosted.total if ms is not None and hosted.seen else None}
+                self.mismatch = (f"event {i}: the deltas of output {ev.get('output_index')} "
+                                 f"add up to {len(said)} characters, its .done text has "
+                                 f"{len(ev['text'])}")
+        self.seq.check(ev.get("sequence_number"), i, line)
+
+    def facts(self, body: Any) -> dict[str, Any]:
+        """{"types", "first_ms", "ttft_ms", "last_ms", "sequence", "sequence_faults",
+        "text_mismatch", "hosted_ms"}: the ms are null without arrival offsets; plus
+        "fault_lines" (the listed faults' lines) when the events had lines of their own."""
+        mismatch = self.mismatch
+        if mismatch is None and self.texts:
+            mismatch = _against_body(self.texts, body)
+        facts: dict[str, Any] = {
+            "types": self.types, "first_ms": self.first_ms, "ttft_ms": self.ttft,
+            "last_ms": self.last_ms, "sequence": self.seq.faults,
+            "sequence_faults": self.seq.count, "text_mismatch": mismatch,
+            "hosted_ms": self.hosted.total if self.hosted.seen else None}
+        if self.seq.lines:
+            facts["fault_lines"] = self.seq.lines
+        return facts
+
+
+def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
+    """The facts of a stream held in one record (`events`, and `event_ms` beside them)."""
+    ms = _arrivals(event_ms, len(events))
+    reading = StreamReading()
+    for i, ev in enumerate(events):
+        reading.see(ev, ms[i] if ms is not None else None)
+    return reading.facts(body)
 
 
 def _text_key(ev: dict[str, Any]) -> tuple[Any, Any]:

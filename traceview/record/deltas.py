@@ -20,11 +20,13 @@ Slot = tuple[dict[str, Any], str]
 _CHAT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")
 
 
+_RUN_FIELDS = ("item_id", "output_index", "content_index", "summary_index")  # one text's
+
+
 def _responses_slot(event: dict[str, Any], groups: dict[tuple[Any, ...], list[Slot]]) -> None:
     kind = event.get("type")
     if isinstance(kind, str) and kind.endswith(".delta") and isinstance(event.get("delta"), str):
-        key = (kind, *(str(event.get(k)) for k in
-                       ("item_id", "output_index", "content_index", "summary_index")))
+        key = (kind, *map(str, map(event.get, _RUN_FIELDS)))
         groups.setdefault(key, []).append((event, "delta"))
 
 

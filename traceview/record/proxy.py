@@ -174,10 +174,10 @@ class RecordingProxy:
             content = read
             if isinstance(read, bytes):
                 length = None
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]
-                   if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        # As bytes, as the server read them: httpx2 takes them without a decode per header.
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP_BY_HOP_BYTES]
         if length is not None:  # streamed upload: the upstream needs its length up front
-            headers.append(("content-length", str(length)))
+            headers.append((b"content-length", str(length).encode()))
         # raw_path: the path as the client encoded it (``path`` is percent-decoded).
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else scope["path"]

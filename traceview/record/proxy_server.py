@@ -102,8 +102,11 @@ class ProxyServer:
         self.upstream = upstream or default_upstream()
         self.sock = _bind(host, port)
         self.app = RecordingProxy(self.recorder, self.upstream, timeout=timeout)
+        # The upstream's own `date` and `server` headers are relayed: uvicorn adding its
+        # own gave each response two of each; nor are X-Forwarded-* read (proxy_headers).
         config = uvicorn.Config(self.app, lifespan="on", log_level="warning", access_log=False,
-                                timeout_keep_alive=75, loop="auto", http=_protocol())  # type: ignore[arg-type]
+                                timeout_keep_alive=75, loop="auto", http=_protocol(),  # type: ignore[arg-type]
+                                proxy_headers=False, server_header=False, date_header=False)
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()

@@ -46,12 +46,18 @@ class Scrubber:
         with self._lock:
             return [s.decode("utf-8", "replace") for s in self._secrets]
 
-    def scrub_bytes(self, line: bytes) -> bytes:
+    def scrub_bytes(self, line: bytes, shapes: bool = True) -> bytes:
+        """The line with this recorder's secrets and every key shape masked. `shapes`
+        False: the caller found nothing for the core redactor in the line (its
+        `nothing_to_mask`; then no key pattern either, whose "sk-" is one of its hints),
+        and only the exact secrets are looked for."""
         with self._lock:
             secrets = sorted(self._secrets, key=len, reverse=True)
         for secret in secrets:
             if secret in line:
                 line = line.replace(secret, b"***REDACTED***")
+        if not shapes:
+            return line
         line = KEY_PATTERN.sub(REDACTED, line)
         # Then the core redactor, so a capture masks every shape it knows (``?api_key=`` in
         # an endpoint the proxy or the SDK's default_query sent, Bearer tokens in bodies,

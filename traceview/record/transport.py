@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx2
 
-from traceview.record.recorder import SAFE_REQUEST_HEADERS, Recorder
+from traceview.record.recorder import SAFE_REQUEST_HEADERS, SAFE_RESPONSE_HEADERS, Recorder
 from traceview.safety.redact import SECRET_KEYS
 
 # Every request header whose value is a secret: the names the redactor masks as fields
@@ -45,10 +45,14 @@ def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, 
     return {k: ", ".join(v.decode(encoding) for v in vs) for k, vs in found.items()}
 
 
+_SECRET_HEADERS = frozenset(SECRET_HEADERS)
+
+
 def _begin(recorder: Recorder, request: httpx2.Request) -> str:
     values = header_values(request.headers, _BEGIN_HEADERS)
-    for name in SECRET_HEADERS:
-        recorder.note_secret(values.get(name))
+    for name, value in values.items():  # the secret headers the request holds
+        if name in _SECRET_HEADERS:
+            recorder.note_secret(value)
     content_type = values.get("content-type", "")
     try:
         content = request.content
@@ -87,13 +91,16 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
     return None if len(out) > BODY_CAP else out
 
 
-_CONTENT_TYPE = frozenset(("content-type",))
+# Read once per response: what the exchange needs at its start, and at its end (the
+# headers a record keeps, and the encoding that says how to decode the body).
+_START_HEADERS = frozenset(("content-type", "content-encoding"))
+_FINISH_HEADERS = frozenset((*SAFE_RESPONSE_HEADERS, "content-encoding"))
 _INFLATED = {"gzip": 47, "x-gzip": 47, "deflate": 15}  # zlib's wbits for each encoding
 
 
-def _inflater(headers: httpx2.Headers) -> Any:
+def _inflater(encoding: str) -> Any:
     """A decoder fed as the body passes, for gzip and deflate; None for anything else."""
-    wbits = _INFLATED.get(headers.get("content-encoding", "").strip().lower())
+    wbits = _INFLATED.get(encoding.strip().lower())
     return None if wbits is None else zlib.decompressobj(wbits)
 
 
@@ -108,7 +115,8 @@ class _Exchange:
         self.started = started
         self.status = response.status_code
         self.headers = response.headers
-        content_type = header_values(response.headers, _CONTENT_TYPE).get("content-type", "")
+        start = header_values(response.headers, _START_HEADERS)
+        content_type = start.get("content-type", "")
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
         # A stream's chunks stamped as they arrive (one clock read and two appends each):
@@ -120,7 +128,7 @@ class _Exchange:
         self.size = 0  # bytes relayed, kept or not
         self.kept = 0  # bytes held for the record (decoded, for gzip and deflate)
         self.over = False  # passed BODY_CAP: nothing more kept
-        self.inflate = _inflater(response.headers)
+        self.inflate = _inflater(start.get("content-encoding", ""))
         self.error: dict[str, str] | None = None
         self._done = False
         self._lock = threading.Lock()
@@ -169,7 +177,7 @@ class _Exchange:
             if self._done:
                 return
             self._done = True
-        headers = {k.lower(): v for k, v in self.headers.items()}
+        headers = header_values(self.headers, _FINISH_HEADERS)
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
         chunk_ms = None

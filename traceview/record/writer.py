@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from traceview.record.scrub import Scrubber
-from traceview.safety.redact import redact
+from traceview.safety.redact import nothing_to_mask, redact
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
 _PATH_LOCKS_GUARD = threading.Lock()
@@ -98,8 +98,13 @@ class CaptureWriter:
                 raise
 
     def _line(self, record: dict[str, Any]) -> bytes:
-        raw = _dumps(redact(record))  # the record itself when nothing in it needs masking
-        return self.scrubber.scrub_bytes(raw) + b"\n"
+        """The record's line, masked: serialised once and, when its text holds nothing the
+        redactor would mask (most records), only this recorder's exact secrets looked for;
+        else masked value by value, then as text (a shape across a key and its value)."""
+        raw = _dumps(record)
+        if nothing_to_mask(raw):
+            return self.scrubber.scrub_bytes(raw, shapes=False) + b"\n"
+        return self.scrubber.scrub_bytes(_dumps(redact(record))) + b"\n"
 
     def close(self) -> None:
         with self._lock:

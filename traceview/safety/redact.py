@@ -27,8 +27,8 @@ import orjson
 from traceview.safety.mask import mask
 from traceview.safety.shapes import MASK
 
-__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "redact", "redact_json",
-           "redact_text", "registered", "registered_keys", "reset_registered"]
+__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "nothing_to_mask", "redact",
+           "redact_json", "redact_text", "registered", "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
@@ -102,8 +102,10 @@ reset_registered(os.environ.get(name) or "" for name in ENV_KEYS)  # the keys in
 # "bearer", a secret's name, "key"/"token" before a separator (also across whitespace, raw
 # or escaped, or a run of non-ASCII bytes: a non-ASCII space's UTF-8), or a query-string
 # secret's prefix. A name ending in `key"` counts unless it is one of traceview's own report
-# fields (a report writes them on every row). The Kelvin sign reads as "k" to the masker's
-# case-blind name rule.
+# fields (a report writes them on every row) or the wire's `prompt_cache_key` (on every
+# Responses body: a recorder or proxy would mask each whole line for it); no name the
+# masker reads ends in "cache_key". The Kelvin sign reads as "k" to the masker's case-blind
+# name rule.
 _KELVIN = "\u212a".encode()
 _LITERALS = (b"sk-", b"sess-", b"rk-", b"eyj", b"aiza", b"akia", b"asia", b"ghp_", b"gho_",
              b"ghu_", b"ghs_", b"ghr_", b"github_pat", b"://", b"bearer", b"secret", b"passw",
@@ -116,7 +118,7 @@ _HINT = re.compile(b"|".join([  # each led by a literal byte: sre skips the rest
     *(re.escape(lit) for lit in _LITERALS),
     *(stem + rb"(?:[:='\\]|" + _GAP + rb"++[:=])" for stem in (b"key", b"token")),
     b"key" + _GAP + rb"++[a-z0-9_\-]{16}",  # "api-key <hex>" (shapes.py _KEY_GAP)
-    rb'token"', rb'key"(?<!"key")(?<!"conversation_key")',
+    rb'token"', rb'key"(?<!"key")(?<!"conversation_key")(?<!"prompt_cache_key")',
     *(re.escape(lead) + _QUERY_NAMES for lead in (b"?", b"&", b";")),
     re.escape(_KELVIN)]))
 # The farthest a piece begins before the byte a scan finds in it ("?client_secret="), and
@@ -150,9 +152,10 @@ def _scans() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
     separators = bytes(sorted(set(b":='\"\\ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f".translate(_FOLD))))
     ahead = (b"(?=[" + b"".join(re.escape(bytes([c])) for c in separators)
              + b"\\x80-\\xff])")
-    # Not traceview's own fields, which _HINT passes over: `"key"` and `"conversation_key"`.
+    # Not the fields _HINT passes over: traceview's `"key"` and `"conversation_key"`, the
+    # wire's `"prompt_cache_key"`.
     own = b"".join(b"(?!" + behind(name.translate(_FOLD)) + b'")'
-                   for name in (b'"key', b'"conversation_key'))
+                   for name in (b'"key', b'"conversation_key', b'"prompt_cache_key'))
     led = [from_byte(0, f) for f in folded if 0 in f]
     led += [from_byte(0, b"key".translate(_FOLD), own + ahead),
             from_byte(0, b"token".translate(_FOLD), ahead)]
@@ -245,18 +248,26 @@ _SECRET_FIELD = re.compile(b'"(?:' + b"|".join(
     re.escape(k.encode()).replace(b"_", b"[_-]") for k in sorted(SECRET_KEYS)) + b')":')
 
 
-def _unchanged(value: Any) -> bool:
-    """True when `redact(value)` would equal `value`, told from its JSON text: with no
-    backslash there, every key and string appears in it verbatim, so any hint and any
-    secret-named field would show (a registered key may hide in any shape)."""
+def nothing_to_mask(text: bytes) -> bool:
+    """True when the JSON text `text` holds nothing to mask: neither `redact()` of its
+    value nor `redact_text()` of the text would change anything. With no backslash there,
+    every key and string appears in it verbatim, so any hint and any secret-named field
+    would show (a registered key may hide in any shape); with no line feed, its lines are
+    the one line `redact_text` reads. A writer that has serialised a record asks this once
+    instead of masking it value by value and then as text."""
     if _registered:
         return False
+    return (b"\\" not in text and b"\n" not in text and not _hinted_lines(text)
+            and _SECRET_FIELD.search(text.lower()) is None)
+
+
+def _unchanged(value: Any) -> bool:
+    """True when `redact(value)` would equal `value`, told from its JSON text."""
     try:
         text = orjson.dumps(value)
     except TypeError:  # not JSON (a set, a big integer, a non-str key): walk it
         return False
-    return (b"\\" not in text and not _hinted_lines(text)
-            and _SECRET_FIELD.search(text.lower()) is None)
+    return nothing_to_mask(text)
 
 
 def redact(obj: Any) -> Any:
