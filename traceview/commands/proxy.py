@@ -7,6 +7,7 @@ rather than a traceback (or a 502 on every request) later.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import ipaddress
 import socket
 import sys
@@ -102,6 +103,10 @@ def run(ns: argparse.Namespace) -> int:
     def visible(text: str) -> str:
         return _visible(redact_text(text))
 
+    if importlib.util.find_spec("uvicorn") is None:  # the [proxy] extra
+        print("traceview proxy: uvicorn is not installed: pip install 'traceview[proxy]' (in a "
+              "clone: .venv/bin/pip install -e '.[proxy]')", file=sys.stderr)
+        return 2
     upstream = ns.upstream or default_upstream()
     if not 0 <= ns.port <= 65535 or not ns.timeout > 0:
         print("traceview proxy: --port must be 0-65535 and --timeout above 0", file=sys.stderr)

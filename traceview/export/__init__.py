@@ -19,4 +19,5 @@ def need(module: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise MissingExtra(f"{module} is not installed: pip install 'traceview[{extra}]'") from None
+        raise MissingExtra(f"{module} is not installed: pip install 'traceview[{extra}]' (in a "
+                           f"clone: .venv/bin/pip install -e '.[{extra}]')") from None
