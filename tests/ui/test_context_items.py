@@ -17,7 +17,7 @@ from .test_hosted_state_screens import _text
 SNAPSHOT = SAMPLES / "claims.snapshot.json"
 
 
-async def _context(app, turn: int) -> str:
+async def _context(app, turn: int, part: str = "#context-body") -> str:
     async with app.run_test(size=(200, 55)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -25,7 +25,7 @@ async def _context(app, turn: int) -> str:
         await pilot.press("i")
         await pilot.pause()
         assert isinstance(app.screen, ContextScreen)
-        return _text(app.screen, "#context-body")
+        return _text(app.screen, part)
 
 
 async def test_items_fills_the_carried_line_with_the_cores_count(claims, capsys,  # noqa: F811
@@ -60,6 +60,10 @@ async def test_the_snapshot_beside_the_sample_counts_it_as_d_uses_it(claims,  # 
     body = await _context(make_app([claims]), 3)
     assert "4,499  stored (provider)  ≈ estimated  carried" in body
     assert "carried, counted from the provider's items" in body
+    # The title names the command that prints this same document: with the snapshot.
+    title = await _context(make_app([claims]), 3, "#context-title")
+    assert "(traceview context --turn 3 --items " in title
+    assert title.rstrip().endswith("claims.snapshot.json)")
 
 
 async def test_the_inspector_shows_the_account_report_items_writes(claims, capsys,  # noqa: F811

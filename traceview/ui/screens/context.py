@@ -8,6 +8,8 @@ with its reason. Nothing here is computed: the lines, origins and sums are the c
 
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
@@ -223,13 +225,30 @@ class ContextScreen(InspectorScreen):
             self.notify(f"carried line not counted from the provider: {exc}",
                         severity="warning", markup=False)
 
+    def _snapshot_used(self) -> Any:
+        """The snapshot this view counts carried lines from, else None."""
+        if not self._tried:
+            return None
+        from traceview.ui.screens.diff import snapshot_for
+
+        return snapshot_for(self.inspector)
+
     def refresh_data(self) -> None:
         self._narrow = narrow = self.app.size.width < self.NARROW
-        title = Text("what the model was shown", style="bold")
-        title.append(f" · turn {self.turn.index} · input account "
-                     "(traceview context --turn N)", style="dim")
+        body = context_renderable(self.document(), narrow)  # first: it may count from a copy
+        # The command that prints the same document: with the snapshot when one counted
+        # the carried line (`--items`, or the one beside the capture that `d` reads).
+        path = self._snapshot_used()
+        n = self.turn.index
+        if narrow:  # the command whole, in 80 columns
+            title = Text(f"turn {n} · ", style="bold")
+            title.append(f"traceview context --turn {n}"
+                         + (f" --items {os.path.basename(path)}" if path else ""), style="dim")
+        else:
+            title = Text("what the model was shown", style="bold")
+            title.append(f" · turn {n} · input account (traceview context --turn {n}"
+                         + (f" --items {path}" if path else "") + ")", style="dim")
         self.query_one("#context-title", Static).update(title)
-        body = context_renderable(self.document(), narrow)
         self.query_one("#context-body", Static).update(body)
 
     def action_step(self, direction: int) -> None:
