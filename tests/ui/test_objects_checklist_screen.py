@@ -67,3 +67,21 @@ def test_checklist_of_a_case_snapshot_80x24(snap_compare, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     app = make_app([os.path.relpath(CAPTURE, ROOT)])
     assert snap_compare(app, terminal_size=(80, 24), run_before=_checklist_of_case)
+
+
+async def test_enter_on_an_object_selects_the_first_turn_that_used_it():
+    """⏎ (the footer's Open): back to the turns view at the object's first turn."""
+    app = make_app([str(CAPTURE)])
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        table = app.screen.query_one("#object-table", RowTable)
+        at = next(i for i, o in enumerate(table.rows) if o["id"] == "resp_3")
+        first = table.rows[at]["turns"][0]
+        table.cursor = at
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, ObjectsScreen)
+        assert app.main.current_turn().index == first == 3

@@ -386,3 +386,20 @@ class ObjectsScreen(InspectorScreen):
             self._refresh_live()
             return
         self.app.pop_screen()
+
+    @on(RowTable.Selected)
+    def _opened(self, event: RowTable.Selected) -> None:
+        """⏎: the first turn that used the object, selected in the turns view."""
+        from traceview.ui.state import conversation_key
+
+        obj = event.table.current() or {}
+        turns = [t for t in obj.get("turns") or [] if type(t) is int]
+        first = self.inspector.state.by_index.get(turns[0]) if turns else None
+        if first is None:
+            return self.notify("no turn of this capture used it", markup=False)
+        self._stop_check()  # a check still running ends here, unwritten
+        self.app.pop_screen()
+        self.inspector.main.show_conversation(conversation_key(first), first.index)
+        if len(turns) > 1:
+            self.notify(f"turn {turns[0]:,}: the first of {len(turns):,} turns that used "
+                        f"{obj.get('id') or 'it'}", markup=False)
