@@ -48,7 +48,7 @@ def say(text: str) -> None:
 def _client(ns: argparse.Namespace) -> Any:
     """The SDK client the flags describe, or None (said why)."""
     try:
-        return make_client(provider_config(ns))
+        return make_client(provider_config(ns), offline=None)
     except ProviderError as err:
         say(f"traceview hydrate: {err}")
     except Exception as exc:  # noqa: BLE001 - the SDK/httpx refuse a URL with their own types

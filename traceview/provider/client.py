@@ -53,15 +53,18 @@ def host_of(url: str) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
-def make_client(config: ProviderConfig) -> openai.OpenAI:
-    """An ``openai.OpenAI`` configured from ``config``; raises ProviderError(auth) without a key."""
+OFFLINE = "diff against a saved snapshot with --items FILE, which needs no key"
+
+
+def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai.OpenAI:
+    """An ``openai.OpenAI`` configured from ``config``; raises ProviderError(auth) without a
+    key, naming `offline`: what the caller's command can do without one (None: nothing)."""
     key = os.environ.get(config.api_key_env, "").strip()
     if not key:
         raise ProviderError(
             "auth",
             f"no API key: ${config.api_key_env} is not set. Set it, or name the variable that "
-            "holds the key with --api-key-env NAME — or diff against a saved snapshot with "
-            "--items FILE, which needs no key.",
+            "holds the key with --api-key-env NAME" + (f" — or {offline}." if offline else "."),
         )
     add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
     try:
