@@ -56,5 +56,7 @@ def test_no_key_stops_before_asking(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     path = write_capture(tmp_path / "case.jsonl")
     assert _verify(path, f"http://127.0.0.1:{_closed_port()}/v1") == 2
-    assert "no API key: $OPENAI_API_KEY is not set" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no API key: $OPENAI_API_KEY is not set" in err
+    assert "--items" not in err  # objects has no such flag: the advice names what it has
     assert list(tmp_path.iterdir()) == [path]
