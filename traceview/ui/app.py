@@ -202,6 +202,8 @@ class InspectorApp(InspectorViews):
             self.notify(f"load stopped: {message.error}", severity="error", markup=False)
         if self.main.key is None and self.state.by_key:
             self.main.show_conversation(next(iter(self.state.by_key)))
+        elif not self.state.turns:  # read to the end with nothing: say why, not "yet"
+            self.main.show_current()
         if self.follow.on:
             self.follow.start()
         self.main.refresh_title()

@@ -174,14 +174,14 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self._find_hits()
         self._fit_table()
         self.refresh_title()
-        self._show_current()
+        self.show_current()
 
     def reset(self) -> None:
         """Forget the shown conversation (the capture is being read again)."""
         self.key = None
         self.rows = []
         self.table.set_rows(self.rows)
-        self._show_current()
+        self.show_current()
         self.refresh_title()
 
     def turns_added(self, turns: list[TurnRow], touched: set[str]) -> None:
@@ -210,7 +210,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
             if on_last and self.inspector.follow.on and len(self.rows) > table.cursor + 1:
                 table.move_to(len(self.rows) - 1)
             elif was_empty:
-                self._show_current()
+                self.show_current()
             else:
                 self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         self.refresh_title()
@@ -239,7 +239,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
     # -- selection ------------------------------------------------------------------------
     @on(RowTable.Highlighted, "#turns")
     def _highlighted(self, event: RowTable.Highlighted) -> None:
-        self._show_current()
+        self.show_current()
         if self.search_text:
             self.refresh_title()
 
@@ -248,9 +248,16 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.inspector.action_detail()
 
     def empty_text(self) -> str:
-        return f"no turns match /{self.filter_text}" if self.filter_text else "no turns yet"
+        if self.filter_text:
+            return f"no turns match /{self.filter_text}"
+        state = self.inspector.state
+        if not state.done:
+            return "no turns yet"
+        n = len(state.problems)  # read to the end: say why nothing is shown
+        return (f"no turns in this capture: {n:,} problem{'' if n == 1 else 's'} (p lists them)"
+                if n else "no turns in this capture")
 
-    def _show_current(self) -> None:
+    def show_current(self) -> None:
         turn = self.table.current()
         self.query_one(TurnChart).show(self.rows, self.table.cursor, self.empty_text())
         summary = self.query_one("#summary-text", Static)

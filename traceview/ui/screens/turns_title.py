@@ -101,7 +101,7 @@ class TurnsTitle:
     def conversation_label(self, short: bool = False) -> str:
         state = self.inspector.state
         if self.key is None:
-            return "no turns yet"
+            return "no turns" if state.done else "no turns yet"
         if self.key == ALL:
             return f"all {len(state.by_key):,} conversations"
         conv = state.conversations.get(self.key)
