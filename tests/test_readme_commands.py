@@ -85,6 +85,7 @@ RUN: dict[str, tuple[list[str], int, str] | str] = {
     "traceview report sample_traces/tenants.jsonl --per-month 30000":
         (["report", "tenants.jsonl", "--per-month", "30000"], 0, "30,000"),
     "traceview compare results/": (["compare", "ab/"], 0, ""),
+    "traceview compare results/ --open": "tests/ui/test_compare_screen.py (the screen, Pilot)",
 }
 
 
