@@ -46,3 +46,11 @@ def test_markdown_cost_is_the_json_cost_section() -> None:
     rc, plain, _ = tv("report", TENANTS, "--format", "markdown")
     assert rc == 0 and "### Volume projection" not in plain and "### Budget" not in plain
     assert "### Cost by tenant" in plain
+
+
+def test_a_store_whose_life_is_unknown_says_why_not_question_mark_days() -> None:
+    rc, text, _ = tv("report", "sample_traces/claims.jsonl", "--format", "markdown")
+    assert rc == 0
+    assert ("- vector store vs_68a1c0claims2024policy: storage accrued unknown (no creation "
+            "time in the capture: the store's life is unknown)") in text
+    assert "? days" not in text

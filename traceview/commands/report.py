@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="JSON: write each turn's sentences too (text and markdown always do)")
     add_copy_arguments(p)
     add_analysis_options(p)
-    g = p.add_argument_group("cost (issue 33)")
+    g = p.add_argument_group("cost")
     g.add_argument("--per-month", type=int, default=None, metavar="N",
                    help="project tool fees, carried context and token cost to N "
                         "conversations a month from the capture's own rates (a projection)")

@@ -26,9 +26,11 @@ def _group_cells(g: dict[str, Any]) -> tuple[str, str, str, str, str, str]:
 
 
 def _storage(s: dict[str, Any]) -> str:
+    if s["days"] is None:  # no life to price: say why, not "? days"
+        return f"vector store {s['id']}: storage accrued unknown ({s['basis']})"
     fee = usd(s["usd"]) if s["usd"] is not None else "unknown"
-    return (f"vector store {s['id']}: storage accrued {fee} over "
-            f"{s['days'] if s['days'] is not None else '?'} days, {s['ended']} ({s['basis']})")
+    return (f"vector store {s['id']}: storage accrued {fee} over {s['days']} days, "
+            f"{s['ended']} ({s['basis']})")
 
 
 def _container(c: dict[str, Any]) -> str:
