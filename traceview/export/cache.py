@@ -43,6 +43,8 @@ def file_hash(path: str) -> str:
         return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
 
 
+# DuckDB's buffer pool while a capture is loaded (written to the file past it, not kept).
+LOAD_MEMORY = "48MB"
 LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
 
 
@@ -148,19 +150,22 @@ class Cache:
         return keys
 
     def _load(self, path: str, key: str, size: int, mtime: int, digest: str) -> None:
+        """One capture's rows into the cache, a batch per transaction: DuckDB holds a
+        transaction's rows in memory until it commits, so one transaction per capture held
+        the whole capture's tables at once. The capture's manifest row is written last:
+        a load cut short leaves rows that no manifest names, and the next run reloads."""
         con = self.con
-        con.execute("BEGIN")
+        con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
         try:
+            con.execute("DELETE FROM cache_captures WHERE key = ?", [key])
             for table in TABLES:
                 con.execute(f"DELETE FROM cache_{table} WHERE capture_key = ?", [key])
             for table, cols in capture_raw(path, self.options):
                 self._insert(table, columns(table, cols), key)
             con.execute("INSERT OR REPLACE INTO cache_captures VALUES (?, ?, ?, ?)",
                         [key, size, mtime, digest])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        finally:
+            con.execute("RESET memory_limit")  # the user's query has DuckDB's default
         self.read.append(path)
 
     def _insert(self, table: str, cols: dict[str, list[Any]], key: str) -> None:
