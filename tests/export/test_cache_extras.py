@@ -97,3 +97,41 @@ def test_an_unusable_cache_is_one_line(tv, tmp_path: Path) -> None:
     rc, out, err = tv("sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", tmp_path)
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert "not a valid DuckDB database" in err
+
+
+def test_a_load_cut_short_is_loaded_again_whole(tv, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache loads a capture a batch at a time (DuckDB held one transaction's rows in
+    memory): a load that fails part-way leaves no manifest row, so the next run reads the
+    capture again and its rows are there once, not twice or half."""
+    from traceview.export import cache as cache_mod
+
+    src, cache = SAMPLES / "service_day.jsonl", tmp_path / "cache"
+    real = cache_mod.capture_raw
+    first = Cache(cache)
+    seen = []
+
+    def cut(path, options=None):  # type: ignore[no-untyped-def]
+        it = real(path, options)
+        yield next(it)  # the first batch (turns) goes in; then the load fails
+        # committed already: another connection sees it (not held in a transaction)
+        seen.append(first.con.cursor().execute("SELECT count(*) FROM cache_turns").fetchone())
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(cache_mod, "capture_raw", cut)
+    with pytest.raises(OSError):
+        first.refresh([str(src)])
+    assert seen == [(12,)]
+    first.con.close()
+    monkeypatch.setattr(cache_mod, "capture_raw", real)
+    c = Cache(cache)
+    c.refresh([str(src)])
+    assert [Path(p).name for p in c.read] == ["service_day.jsonl"]  # read again, whole
+    assert c.con.execute("SELECT count(*) FROM cache_turns").fetchone() == (12,)
+    assert c.con.execute("SELECT count(*) FROM cache_conversations").fetchone()[0] > 0
+    # the bound on DuckDB's memory is for the load only: the user's query has the default
+    import duckdb
+
+    limit = "SELECT current_setting('memory_limit')"
+    assert c.con.execute(limit).fetchone() == duckdb.connect().execute(limit).fetchone()
+    c.con.close()
