@@ -18,7 +18,7 @@ from traceview.analysis.options import Options
 from traceview.export import need
 from traceview.export.rows import capture_raw, columns
 from traceview.export.schema import TABLES, arrow_schema, column_names
-from traceview.export.sinks import ExportError, arrow_batch
+from traceview.export.sinks import DUCKDB_LOAD_MEMORY, ExportError, arrow_batch
 
 CACHE_FILE = "fleet.duckdb"
 # Bumped when the tables' schema or the analysis options change what a row holds.
@@ -43,8 +43,6 @@ def file_hash(path: str) -> str:
         return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
 
 
-# DuckDB's buffer pool while a capture is loaded (written to the file past it, not kept).
-LOAD_MEMORY = "48MB"
 LOCK_WAIT_S = 120.0  # how long a run waits for another run holding the cache
 
 
@@ -155,7 +153,7 @@ class Cache:
         the whole capture's tables at once. The capture's manifest row is written last:
         a load cut short leaves rows that no manifest names, and the next run reloads."""
         con = self.con
-        con.execute(f"SET memory_limit = '{LOAD_MEMORY}'")
+        con.execute(f"SET memory_limit = '{DUCKDB_LOAD_MEMORY}'")
         try:
             con.execute("DELETE FROM cache_captures WHERE key = ?", [key])
             for table in TABLES:
