@@ -18,7 +18,7 @@ from traceview.analysis.options import Options
 from traceview.export import need
 from traceview.export.rows import capture_raw, columns
 from traceview.export.schema import TABLES, arrow_schema, column_names
-from traceview.export.sinks import DUCKDB_LOAD_MEMORY, ExportError, arrow_batch
+from traceview.export.sinks import ExportError, arrow_batch
 
 CACHE_FILE = "fleet.duckdb"
 # Bumped when the tables' schema or the analysis options change what a row holds.
@@ -148,22 +148,19 @@ class Cache:
         return keys
 
     def _load(self, path: str, key: str, size: int, mtime: int, digest: str) -> None:
-        """One capture's rows into the cache, a batch per transaction: DuckDB holds a
-        transaction's rows in memory until it commits, so one transaction per capture held
-        the whole capture's tables at once. The capture's manifest row is written last:
-        a load cut short leaves rows that no manifest names, and the next run reloads."""
         con = self.con
-        con.execute(f"SET memory_limit = '{DUCKDB_LOAD_MEMORY}'")
+        con.execute("BEGIN")
         try:
-            con.execute("DELETE FROM cache_captures WHERE key = ?", [key])
             for table in TABLES:
                 con.execute(f"DELETE FROM cache_{table} WHERE capture_key = ?", [key])
             for table, cols in capture_raw(path, self.options):
                 self._insert(table, columns(table, cols), key)
             con.execute("INSERT OR REPLACE INTO cache_captures VALUES (?, ?, ?, ?)",
                         [key, size, mtime, digest])
-        finally:
-            con.execute("RESET memory_limit")  # the user's query has DuckDB's default
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
         self.read.append(path)
 
     def _insert(self, table: str, cols: dict[str, list[Any]], key: str) -> None:

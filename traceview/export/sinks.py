@@ -25,8 +25,6 @@ BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing t
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 ROW_GROUP_BYTES = 4 << 20  # or fewer, when rows are large (conversations' accounts)
 MANIFEST = "_traceview.json"
-# DuckDB's buffer pool while rows are written (past it, written blocks leave memory).
-DUCKDB_LOAD_MEMORY = "48MB"
 PARTITION_KEYS = ("date", "model")
 
 
@@ -223,7 +221,6 @@ class DuckDBSink(Sink):
             self.con = duckdb.connect(str(path))
         except duckdb.Error as exc:
             raise ExportError(f"{path}: cannot open as a DuckDB database ({exc})") from None
-        self.con.execute(f"SET memory_limit = '{DUCKDB_LOAD_MEMORY}'")
         for table, schema in self._schemas.items():
             empty = schema.empty_table()  # noqa: F841 (read by name below)
             self.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM empty")
