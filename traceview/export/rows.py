@@ -41,7 +41,7 @@ from traceview.safety.sanitise import visible
 Row = dict[str, Any]
 Columns = dict[str, list[Any]]
 # Turns whose cells are held as Python objects at once: a batch, never a whole table.
-BATCH_TURNS = 1024
+BATCH_TURNS = 256
 # Conversations likewise: each carries its whole carried-context account (kilobytes).
 BATCH_CONVERSATIONS = 256
 

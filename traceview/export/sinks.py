@@ -23,7 +23,7 @@ from traceview.export.schema import TABLES, arrow_schema, column_names
 
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
-ROW_GROUP_BYTES = 16 << 20  # or fewer, when rows are large (conversations' accounts)
+ROW_GROUP_BYTES = 4 << 20  # or fewer, when rows are large (conversations' accounts)
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 

@@ -63,13 +63,9 @@ def _objects(lines: list[bytes]) -> list[dict[str, Any]]:
     return out
 
 
-_HAR_START = re.compile(rb'\s*\{\s*"log"\s*:\s*\{')
-
-
-def _minified_har(head: bytes, line: bytes) -> bool:
-    """A HAR written on one line longer than the sniff reads (its first line is cut, so it
-    does not parse): it opens with '{"log": {' and its first line runs past the head."""
-    return len(line) >= FIRST_LINE_MAX and _HAR_START.match(head) is not None
+# A HAR opens with '{"log": {', pretty or minified: known from the head alone, so a HAR of
+# any size is never read whole to be recognised (its importer streams it).
+_HAR_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"log"\s*:\s*\{')
 
 
 def sniff(path: str) -> tuple[str, Any]:
@@ -77,6 +73,8 @@ def sniff(path: str) -> tuple[str, Any]:
     'json' for a whole-file JSON that is none of the importable formats."""
     with open(path, "rb") as f:
         head = f.read(HEAD)
+        if _HAR_START.match(head):
+            return "har", None
         if b"\n" not in head.lstrip()[:HEAD - 1]:  # a first line longer than the head
             head += f.readline(FIRST_LINE_MAX)
     line = _first_line(head)
@@ -100,8 +98,6 @@ def sniff(path: str) -> tuple[str, Any]:
         return "json", first  # a JSON object (or JSONL of them) of a shape not imported
     if isinstance(first, list):
         return "json", first
-    if first is None and _minified_har(head, line):
-        return "har", None  # one line longer than the sniff: converted from the file
     if first is None and len(line) <= PRETTY_FIRST_LINE and line[:1] in (b"{", b"["):
         # Pretty-printed JSON opens with a short line ("{", '{"log": {'); a JSONL record
         # cut short is long, and its file may be gigabytes: never read that whole. Nor a
@@ -113,7 +109,7 @@ def sniff(path: str) -> tuple[str, Any]:
         except orjson.JSONDecodeError:
             return "capture", None  # a damaged capture: the reader says where, line by line
         if isinstance(doc, dict) and isinstance(doc.get("log"), dict):
-            return "har", doc
+            return "har", None  # its importer streams the file
         if isinstance(doc, dict) and "resourceSpans" in doc:
             return "otlp", doc
         return "json", doc
@@ -154,7 +150,7 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
     if fmt == "batch":
         with open(path, "rb") as f:
             summary["side"] = batch.side(_first_line(f.read(HEAD)))
-    findings = []
+    findings = [("damaged_import", f"{name}: {where}") for where in em.damage]
     if calls == 0:
         findings.append(("no_provider_calls", f"this is {_NAMES[fmt]} with 0 provider calls"
                          + (f" ({summary['ignored']} other entries ignored)"
@@ -204,7 +200,8 @@ _NAMES = {"har": "a HAR file", "batch": "an OpenAI Batch file",
 
 def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
     if fmt == "har":
-        return har.convert(doc if doc is not None else _whole(path), em)
+        with open(path, "rb") as f:
+            return har.convert(f, em)
     if fmt == "batch":
         return batch.convert(Path(path).read_bytes().splitlines(), em)
     if doc is not None:
@@ -216,13 +213,6 @@ def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
         except orjson.JSONDecodeError:
             em.ignore("malformed line")
     return otlp.convert(docs, em)
-
-
-def _whole(path: str) -> Any:
-    try:
-        return orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
-    except orjson.JSONDecodeError as exc:
-        raise FormatError(f"not valid JSON ({exc})") from None
 
 
 def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted:

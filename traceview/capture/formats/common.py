@@ -64,6 +64,7 @@ class Emitter:
     turns: int = 0
     ignored: dict[str, int] = field(default_factory=dict)
     cannot_carry: set[str] = field(default_factory=set)
+    damage: list[str] = field(default_factory=list)  # where the file broke: one problem each
 
     def origin(self, entry: int | str, cannot_carry: list[str] | None = None,
                **extra: Any) -> dict[str, Any]:

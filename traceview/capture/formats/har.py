@@ -5,14 +5,20 @@ Each provider call among the entries becomes a req/res record pair with the exac
 status, the start time and the entry's total time; a ``text/event-stream`` body is stored
 as events plus the final body, exactly as the recorder stores a stream. Every other entry
 (page loads, scripts, telemetry) is counted and ignored.
+
+The file is read one entry at a time by a streaming JSON parser (ijson): a HAR of 2 GB must
+not need 2 GB of memory. Where the file breaks (cut mid-entry, not JSON past some point)
+the entries before it are kept and the break is one problem naming the entry; an entry of
+the wrong shape is left out and named, and the entries after it are read.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlsplit
 
 from traceview.capture.formats.common import (
@@ -23,6 +29,7 @@ from traceview.capture.formats.common import (
     provider_path,
     stream_body,
 )
+from traceview.capture.formats.streamed import MAX_DEPTH, ArrayValues, JSONError
 
 KEPT_HEADERS = ("x-request-id", "openai-processing-ms", "openai-organization", "openai-project")
 # The request's own: which organization and project the client asked to be billed to.
@@ -74,20 +81,45 @@ def _headers(entry_part: dict[str, Any], kept: tuple[str, ...] = KEPT_HEADERS
     return out
 
 
-def entries_of(doc: Any) -> list[Any]:
-    log = doc.get("log") if isinstance(doc, dict) else None
-    entries = log.get("entries") if isinstance(log, dict) else None
-    if not isinstance(entries, list):
+NAMED = 5  # damaged entries named one by one in the problem; the rest are counted
+_MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _entries(f: IO[bytes], em: Emitter) -> Iterator[Any]:
+    """The entries of ``log.entries``, one at a time; where the JSON breaks, the entries
+    read so far stand and the break becomes ``em.damage`` naming the entry it cut."""
+    values = ArrayValues(f, ("log", "entries"))
+    n = 0
+    try:
+        for entry in values:
+            n += 1
+            yield entry
+    except JSONError as exc:
+        where = ("after its entries" if values.ended else
+                 f"in entry {n + 1}" if values.found else "before its entries")
+        read = f"; the {n:,} entries before it are read" if n else ""
+        em.damage.append(f"the HAR breaks {where} ({_cause(exc)}){read}")
+        return
+    if not values.found:
         raise FormatError("not a HAR file: no log.entries list")
-    return entries
 
 
-def convert(doc: Any, em: Emitter) -> int:
-    """Write the provider calls of a HAR document; returns how many there were."""
+def _cause(exc: Exception) -> str:
+    """The parser's reason, its first line only (the rest quotes the file)."""
+    text = exc.args[0] if exc.args else ""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return str(text).split("\n", 1)[0].strip() or type(exc).__name__
+
+
+def convert(f: IO[bytes], em: Emitter) -> int:
+    """Write the provider calls of a HAR file; returns how many there were."""
     calls = 0
-    for n, entry in enumerate(entries_of(doc), start=1):
+    damaged: list[int] = []
+    for n, entry in enumerate(_entries(f, em), start=1):
         if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
             em.ignore("damaged entry")
+            damaged.append(n)
             continue
         req = entry["request"]
         url = req.get("url") if isinstance(req.get("url"), str) else ""
@@ -97,8 +129,19 @@ def convert(doc: Any, em: Emitter) -> int:
         if path is None or method == "OPTIONS":
             em.ignore("not a provider call")
             continue
+        try:
+            _pair(entry, n, method, path + (f"?{parts.query}" if parts.query else ""), em)
+        except _MALFORMED:  # a value of a wrong type deep in the entry: that entry only
+            em.ignore("damaged entry")
+            damaged.append(n)
+            continue
         calls += 1
-        _pair(entry, n, method, path + (f"?{parts.query}" if parts.query else ""), em)
+    if damaged:
+        named = ", ".join(str(n) for n in damaged[:NAMED])
+        more = f" and {len(damaged) - NAMED} more" if len(damaged) > NAMED else ""
+        em.damage.insert(0, f"{'entry' if len(damaged) == 1 else 'entries'} {named}{more} "
+                            "of the wrong shape (not an object with a request, or nested past "
+                            f"{MAX_DEPTH:,} levels) left out")
     return calls
 
 

@@ -1,0 +1,113 @@
+"""`traceview report` on a large HAR, pretty-printed and minified, against reading it.
+
+Turns a hosted-shape capture (bench/gen_hosted.py, or `--source`) into HAR entries as
+browser devtools write them (headers, timings, each body as text) until the file reaches
+`--mb`, once pretty-printed and once on one line, then runs `report --format json` on each
+in fresh processes, interleaved with `--other` checkouts. Prints wall and CPU seconds and
+the main process's peak RSS as a share of the file: the importer streams entries, so a
+HAR's size must not set the memory it needs.
+
+    python bench/har.py --other /work/main                   # 300 MB HARs
+    python bench/har.py --source /work/bench-data/hosted200.jsonl --mb 300 --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from side import add_arguments, best, capture_file, checkouts, command, generated, table
+
+HEADERS = [{"name": k, "value": v} for k, v in (
+    ("content-type", "application/json"), ("user-agent", "OpenAI/Python 1.99.0"),
+    ("accept", "application/json"), ("x-stainless-lang", "python"),
+    ("x-stainless-runtime", "CPython"), ("authorization", "Bearer ***"))]
+
+
+def _pairs(source: Path) -> Iterator[tuple[dict, dict]]:
+    """(request, response) records of a capture whose records alternate req, res."""
+    req = None
+    with open(source, "rb") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("dir") == "req":
+                req = rec
+            elif rec.get("dir") == "res" and req is not None:
+                yield req, rec
+                req = None
+
+
+def _entry(n: int, req: dict, res: dict) -> dict:
+    sent, got = json.dumps(req["body"]), json.dumps(res["body"])
+    ms = res.get("elapsed_ms") or 1
+    return {"startedDateTime": datetime.fromtimestamp(1764480000 + n, UTC).isoformat(),
+            "time": ms, "cache": {}, "timings": {"send": 0, "wait": ms, "receive": 0},
+            "request": {"method": "POST", "url": "https://api.openai.com/v1/responses",
+                        "httpVersion": "HTTP/1.1", "headers": HEADERS, "cookies": [],
+                        "queryString": [], "headersSize": -1, "bodySize": len(sent),
+                        "postData": {"mimeType": "application/json", "text": sent}},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                         "headers": HEADERS[:1], "cookies": [], "redirectURL": "",
+                         "headersSize": -1, "bodySize": len(got),
+                         "content": {"size": len(got), "mimeType": "application/json",
+                                     "text": got}}}
+
+
+def write_har(source: Path, path: Path, size: int, indent: int | None) -> int:
+    """Write a HAR of about `size` bytes to `path`, one entry at a time; return its entries."""
+    sep = (",", ": ") if indent else (",", ":")
+    n = 0
+    with open(path, "w") as out:
+        out.write('{\n  "log": {\n  "version": "1.2",\n  "entries": [\n' if indent
+                  else '{"log":{"version":"1.2","entries":[')
+        for req, res in _pairs(source):
+            out.write(("," if n else "") + json.dumps(_entry(n, req, res), indent=indent,
+                                                      separators=sep))
+            n += 1
+            if out.tell() >= size:
+                break
+        out.write("\n]}}\n" if indent else "]}}")
+    return n
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", type=capture_file, help="hosted-shape capture to convert")
+    ap.add_argument("--mb", type=int, default=300, help="size of each HAR")
+    add_arguments(ap, repeat=1)
+    ns = ap.parse_args()
+    source = ns.source or generated("hosted", ns.mb)
+    trees = checkouts(ns.other)
+    tmp = Path(tempfile.gettempdir())
+    hars = {}
+    for form, indent in (("pretty", 2), ("minified", None)):
+        path = tmp / f"traceview-{ns.mb}mb-{form}.har"
+        if not path.exists():
+            print(f"writing {path}: {write_har(source, path, ns.mb * 1_000_000, indent):,} "
+                  "entries", flush=True)
+        hars[form] = path
+    runs: dict[tuple[str, str], list] = {}
+    for _ in range(ns.repeat):
+        for form, path in hars.items():
+            for tree in trees:
+                runs.setdefault((tree.label, form), []).append(
+                    command(tree, ["report", "--format", "json", str(path)]))
+    labels = [t.label for t in trees]
+    rows = []
+    for form, path in hars.items():
+        size = path.stat().st_size
+        got = [best(runs[(label, form)]) for label in labels]
+        rows += [(f"{form} ({size / 1e6:,.0f} MB): wall s", [f"{r.wall:.2f}" for r in got]),
+                 (f"{form}: CPU s", [f"{r.cpu:.2f}" for r in got]),
+                 (f"{form}: peak RSS (% file)",
+                  [f"{r.rss / 1e6:.0f} MB ({r.rss / size:.0%})" for r in got])]
+    table(f"report --format json of a HAR, best of {ns.repeat}", rows, labels)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
