@@ -4,7 +4,7 @@ For every turn whose input is fully visible (no hosted state, no unknown compone
 billed input, the account's sum (expected), the error and the components, then the
 calibration: median and p90 of |billed - expected| / billed. Targets: median <= 1.5 %,
 p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real captures) and
-tests/fixtures/cassettes (public projects' recorded cassettes, made by bench/cassettes.py).
+tests/fixtures/cassettes (public projects' recorded cassettes, made by tests/fixtures/cassettes/convert.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --reports REPORT.json ... [--all]
@@ -50,7 +50,7 @@ CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
 
 ROOT = Path(__file__).resolve().parent.parent
 # The shared real captures (a copy is tests/fixtures/real) and the public projects' recorded
-# cassettes converted by bench/cassettes.py.
+# cassettes converted by tests/fixtures/cassettes/convert.py.
 DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
 
