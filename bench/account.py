@@ -4,7 +4,7 @@ For every turn whose input is fully visible (no hosted state, no unknown compone
 billed input, the account's sum (expected), the error and the components, then the
 calibration: median and p90 of |billed - expected| / billed. Targets: median <= 1.5 %,
 p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real captures) and
-tests/fixtures/cassettes (public projects' recorded cassettes, made by tests/fixtures/cassettes/convert.py).
+tests/fixtures/cassettes (public projects' recorded cassettes, made by its convert.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --reports REPORT.json ... [--all]
