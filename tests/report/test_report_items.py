@@ -107,7 +107,8 @@ def test_text_and_markdown_say_what_the_copy_filled(capsys, fmt: str) -> None:
     out = capsys.readouterr().out
     if fmt == "text":
         assert ("4 hosted turns counted item by item, 1 not") in out
-        assert "  turn 3: ≈ 4,499 tokens from 6 items (conversation; the capture alone could not size it)" in out
+        assert ("  turn 3: ≈ 4,499 tokens from 6 items (conversation; the capture alone could"
+                " not size it)") in out
         assert "  turn 6: unknown — the snapshot's items" in out
     else:
         assert "## Carried context from the provider copy" in out

@@ -1,7 +1,7 @@
 """The input account on public projects' recorded cassettes (tests/fixtures/cassettes).
 
-Each test is built from a real capture converted by tests/fixtures/cassettes/convert.py: the bugs this
-traffic showed, and the issue's targets on the whole set.
+Each test is built from a real capture converted by tests/fixtures/cassettes/convert.py:
+the bugs this traffic showed, and the issue's targets on the whole set.
 """
 
 from __future__ import annotations

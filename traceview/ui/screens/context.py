@@ -9,7 +9,6 @@ with its reason. Nothing here is computed: the lines, origins and sums are the c
 from __future__ import annotations
 
 import os
-
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
