@@ -69,6 +69,9 @@ def run(ns: argparse.Namespace) -> int:
         kind, out = _target(ns)
         options = options_from(ns)
         files = expand_paths(ns.paths)
+        missing = next((f for f in files if f != "-" and not os.path.exists(f)), None)
+        if missing is not None:  # nothing to export from it: refused before anything is made
+            raise SourceError(f"{missing}: no such file or directory")
         partition_by = tuple(k.strip() for k in ns.partition_by.split(",") if k.strip())
         if out is not None:
             _refuse(kind, out, [*ns.paths, *files], ns.force)
