@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
             from traceview.commands.parser import run_command
 
             status = run_command(argv)
+        elif argv and _misspelt(argv[0]):
+            status = 2
         else:
             from traceview.commands.inspect import main as inspect
 
@@ -39,6 +41,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return _stdout_gone(argv[0] if argv else "", exc)
     return status
+
+
+def _misspelt(word: str) -> bool:
+    """A first word that names no file but is spelled like a command (`traceview reprot
+    trace.jsonl`): said as such, exit 2, rather than "no such file: reprot"."""
+    if os.path.exists(word) or word.startswith("-"):
+        return False
+    import difflib
+
+    close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.75)
+    if close:
+        print(f"traceview: no command or file '{word}': did you mean `traceview {close[0]}`?",
+              file=sys.stderr)
+    return bool(close)
 
 
 def _stdout_gone(command: str, exc: OSError) -> int:

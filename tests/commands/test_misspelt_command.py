@@ -1,0 +1,24 @@
+"""A command spelled wrong is named as such, not taken for a missing capture file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from traceview.cli import main
+
+
+def test_a_misspelt_command_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reprot", "trace.jsonl"]) == 2
+    assert "no command or file 'reprot': did you mean `traceview report`?" in \
+        capsys.readouterr().err
+
+
+def test_a_file_named_like_a_command_still_opens_as_a_capture(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceview import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reprot").write_text("")
+    assert not cli._misspelt("reprot")  # an existing path is never second-guessed
