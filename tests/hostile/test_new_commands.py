@@ -254,7 +254,7 @@ def test_a_malformed_otlp_time_is_unknown_not_a_crash(tmp_path):
 # -- 3. bad files and bad flags ---------------------------------------------------------------
 
 SOURCES = {  # source -> documented exit for (fidelity, compare, export, sql)
-    "missing.jsonl": (2, 2, 1, 2),  # export: an unreadable file is a problems row (README)
+    "missing.jsonl": (2, 2, 2, 2),  # a path that is not there: refused, nothing written
     "nocaptures": (2, 2, 2, 2),
     "rand.jsonl": (1, 1, 1, 0),  # sql answers the query; the problems are a table
     "trunc.jsonl": (1, 1, 1, 0),

@@ -117,6 +117,10 @@ def message_components(ctx: Context, msg: Mapping[str, Any]) -> Iterator[Compone
     """A message: its text (with framing) first, then each media part on its own line."""
     role = str(msg.get("role") or "user")
     content = msg.get("content")
+    if content is not None and not isinstance(content, str | list):  # not the wire's shape
+        yield unknown("message", role, f"content is a {type(content).__name__}, not text or "
+                                       "a list of parts")
+        return
     parts: list[object] = [content] if isinstance(content, str) else list(content or [])
     texts = [p if isinstance(p, str) else _part_text(p) for p in parts]
     framing = ctx.framing.message + (ctx.framing.name if msg.get("name") else 0)
