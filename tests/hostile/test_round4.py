@@ -1,0 +1,44 @@
+"""Round 4 of the attack pass (issue 31's bar) on the surfaces merged after it: container
+time in the cost section, project attribution from recorded headers, provider copies
+(`--items`, `--live`), the objects screen's live check and its sidecar, foreign-traffic
+detection, streams written one event per line, and the redactor's `cache_key` exemption.
+Each test reproduces one finding through the real CLI (or the layer it names) and pins
+the fixed behaviour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.hostile.corpus import assert_no_traceback, forbidden_in, traceview, write_jsonl
+
+T0 = 1796083200  # 2026-12-01: containers billed per minute
+
+
+def _container(created_at: Any, ts: Any = T0) -> list[dict[str, Any]]:
+    body = {"id": "cntr_a", "object": "container", "created_at": created_at,
+            "status": "running", "expires_after": {"anchor": "last_active_at", "minutes": 10},
+            "last_active_at": T0, "memory_limit": "4g"}
+    return [{"dir": "req", "ts": ts, "endpoint": "POST /v1/containers",
+             "body": {"name": "a", "memory_limit": "4g"}},
+            {"dir": "res", "ts": ts, "status_code": 200, "body": body}]
+
+
+# A container's creation time no calendar holds (a damaged or hostile capture): the cost
+# section printed its day with datetime and the whole report ended in a traceback.
+@pytest.mark.parametrize("created_at,ts", [(1e300, T0), (-1e18, T0), (253_402_300_800, T0),
+                                           (None, 1e19)])
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_container_time_no_calendar_holds_is_unknown(tmp_path: Path, created_at: Any,
+                                                       ts: Any, fmt: str) -> None:
+    cap = write_jsonl(tmp_path / "c.jsonl", _container(created_at, ts))
+    out = traceview("report", str(cap), "--format", fmt)
+    assert_no_traceback(out)
+    assert out.returncode == 0, out.stderr
+    if fmt == "json":
+        (box,) = orjson.loads(out.stdout)["cost"]["containers"]
+        # The request's own time stands in for a creation time that cannot be one.
+        assert box["started_at"] == (None if ts != T0 else T0)
