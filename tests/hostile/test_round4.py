@@ -42,3 +42,27 @@ def test_a_container_time_no_calendar_holds_is_unknown(tmp_path: Path, created_a
         (box,) = orjson.loads(out.stdout)["cost"]["containers"]
         # The request's own time stands in for a creation time that cannot be one.
         assert box["started_at"] == (None if ts != T0 else T0)
+
+
+# The sidecar (and every output written through safety.outputs.replacing) went through a
+# temporary name anyone could guess, `.NAME.tv-PID.tmp` beside it, opened without O_EXCL:
+# a symlink planted there beforehand made the write land on the capture it points at.
+def test_a_planted_temporary_symlink_never_redirects_the_sidecar(tmp_path: Path) -> None:
+    import os
+    from datetime import UTC, datetime
+
+    from traceview.report.objects_out import sidecar_path, write_sidecar
+
+    capture = tmp_path / "cap.jsonl"
+    capture.write_bytes(b'{"dir": "req", "body": {}}\n')
+    before = capture.read_bytes()
+    sidecar = sidecar_path(capture, datetime(2026, 12, 6, 20, 0, tzinfo=UTC))
+    (tmp_path / f".{sidecar.name}.tv-{os.getpid()}.tmp").symlink_to(capture)
+    doc = {"objects": [], "remaining": 0}
+    write_sidecar(doc, {"verdict": "verified", "objects": []}, sidecar, capture)
+    assert capture.read_bytes() == before
+    assert not sidecar.is_symlink()
+    assert orjson.loads(sidecar.read_bytes())["verify"]["verdict"] == "verified"
+    # nothing of the write is left beside it but the sidecar and the planted link
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [capture.name, sidecar.name, f".{sidecar.name}.tv-{os.getpid()}.tmp"])
