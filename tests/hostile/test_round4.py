@@ -66,3 +66,35 @@ def test_a_planted_temporary_symlink_never_redirects_the_sidecar(tmp_path: Path)
     # nothing of the write is left beside it but the sidecar and the planted link
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [capture.name, sidecar.name, f".{sidecar.name}.tv-{os.getpid()}.tmp"])
+
+
+def _chat(extra: dict[str, Any], status: int) -> list[dict[str, Any]]:
+    ok = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1764576000,
+          "model": "glm-4.6", "choices": [{"index": 0, "finish_reason": "stop",
+                                           "message": {"role": "assistant", "content": "hi"}}],
+          "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+    refused = {"error": {"message": f"Unrecognized request argument supplied: {next(iter(extra))}",
+                         "type": "invalid_request_error", "param": None, "code": None}}
+    return [{"dir": "req", "endpoint": "POST /v1/chat/completions",
+             "body": {"model": "glm-4.6", "messages": [{"role": "user", "content": "hello"}],
+                      **extra}},
+            {"dir": "res", "status_code": status, "body": ok if status == 200 else refused}]
+
+
+# Foreign-traffic detection took `top_k`, `thinking`, `stop_sequences` or `system` in a
+# request recorded at /v1/chat/completions for Anthropic's: the request was dropped (the
+# turn read as response_only) and the capture got a false "Anthropic Messages traffic"
+# problem (exit 1) — for an OpenAI-compatible server's parameter (vLLM's top_k, GLM's
+# thinking) and for OpenAI's own 400 refusing the argument.
+@pytest.mark.parametrize("extra", [{"top_k": 40}, {"thinking": {"type": "enabled"}},
+                                   {"stop_sequences": ["END"]}, {"system": "be brief"}])
+@pytest.mark.parametrize("status", [200, 400])
+def test_an_anthropic_parameter_at_an_openai_endpoint_is_not_foreign(
+        tmp_path: Path, extra: dict[str, Any], status: int) -> None:
+    cap = write_jsonl(tmp_path / "c.jsonl", _chat(extra, status))
+    out = traceview("report", str(cap), "--format", "json")
+    assert_no_traceback(out)
+    doc = orjson.loads(out.stdout)
+    assert not any("traffic" in str(p) for p in doc["problems"]), doc["problems"]
+    (turn,) = doc["turns"]
+    assert turn["user_text"] == "hello" and "response_only" not in turn["markers"]
