@@ -98,3 +98,28 @@ def test_an_anthropic_parameter_at_an_openai_endpoint_is_not_foreign(
     assert not any("traffic" in str(p) for p in doc["problems"]), doc["problems"]
     (turn,) = doc["turns"]
     assert turn["user_text"] == "hello" and "response_only" not in turn["markers"]
+
+
+# A stream whose every event has a type of its own (or one 1 MB type): each was counted by
+# name, so the turn's `timing.stream_events_by_type` in the report (and the inspector's
+# timing lines) grew as big as the capture.
+def test_an_event_type_flood_is_counted_not_echoed(tmp_path: Path) -> None:
+    opened = {"id": "resp_1", "object": "response", "status": "in_progress",
+              "model": "gpt-4.1", "output": []}
+    done = {**opened, "status": "completed",
+            "usage": {"input_tokens": 5, "output_tokens": 1, "total_tokens": 6}}
+    events = [{"type": "response.created", "sequence_number": 0, "response": opened},
+              *({"type": f"response.x{i}", "sequence_number": i} for i in range(1, 3000)),
+              {"type": "response." + "Z" * 1_000_000, "sequence_number": 3000},
+              {"type": "response.completed", "sequence_number": 3001, "response": done}]
+    cap = write_jsonl(tmp_path / "flood.jsonl", [
+        {"dir": "req", "endpoint": "POST /v1/responses",
+         "body": {"model": "gpt-4.1", "input": "hi", "stream": True}}, *events])
+    out = traceview("report", str(cap), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout) < 200_000
+    (turn,) = orjson.loads(out.stdout)["turns"]
+    counts = turn["timing"]["stream_events_by_type"]
+    assert len(counts) == 66 and sum(counts.values()) == 3002
+    assert counts["response.created"] == counts["response.completed"] == 1
+    assert counts["(other types)"] == 3000 - 63

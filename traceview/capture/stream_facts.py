@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from traceview.wire import HOSTED_CALL_TYPES
+from traceview.wire import HOSTED_CALL_TYPES, TERMINAL_EVENTS
 
 # Events that carry the first of the output: its first text, or its first item.
 FIRST_OUTPUT = frozenset(("response.output_text.delta", "response.output_item.added",
                           "response.refusal.delta"))
 SEQUENCE_KEPT = 5  # sequence faults listed per stream (all are counted)
+# Event types counted by name (the Responses stream has about 50) and a name's length: a
+# hostile stream of a new or 2 MB type per event made the report's and the inspector's
+# counts as big as the capture. Past them, events count under OTHER_TYPES; a stream's
+# opening and terminal events are always named.
+TYPES_KEPT, TYPE_NAME_MAX = 64, 100
+OTHER_TYPES = "(other types)"
+_NAMED = frozenset((*TERMINAL_EVENTS, "error", "response.created", "response.queued",
+                    "chat.completion.chunk"))
 
 
 def _arrivals(event_ms: Any, n: int) -> list[int] | None:
@@ -134,7 +142,11 @@ class StreamReading:
             return
         t = ev.get("type") or ev.get("object")
         t = t if type(t) is str else "?"
-        self.types[t] = self.types.get(t, 0) + 1
+        types = self.types
+        if t not in types and t not in _NAMED and (len(t) > TYPE_NAME_MAX or len(types) >= TYPES_KEPT):
+            types[OTHER_TYPES] = types.get(OTHER_TYPES, 0) + 1
+        else:
+            types[t] = types.get(t, 0) + 1
         if at is not None:
             if self.ttft is None and _is_first_output(ev):
                 self.ttft = at
