@@ -123,3 +123,37 @@ def test_an_event_type_flood_is_counted_not_echoed(tmp_path: Path) -> None:
     assert len(counts) == 66 and sum(counts.values()) == 3002
     assert counts["response.created"] == counts["response.completed"] == 1
     assert counts["(other types)"] == 3000 - 63
+
+
+# A stream written one event per line kept every event carrying a snapshot: a flood of
+# response.in_progress events (118 MB, 200,001 events) held them all — 300 MB of memory
+# for the report against 92 MB once only the latest is kept (the one a cut stream is
+# rebuilt from).
+def test_a_snapshot_flood_keeps_only_the_latest_snapshot(tmp_path: Path) -> None:
+    from traceview.capture.line_stream import LineStream
+    from traceview.capture.model import RecordRef
+
+    stream = LineStream(RecordRef(0, 0, 1, 1))
+    for i in range(10_000):
+        snap = {"id": "resp_1", "object": "response", "status": "in_progress",
+                "model": "gpt-4.1", "output": [], "metadata": {"n": str(i)}}
+        assert not stream.add({"type": "response.in_progress", "sequence_number": i,
+                               "response": snap}, RecordRef(0, i, 1, i + 2))
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "cut", "annotations": []}]}
+    stream.add({"type": "response.output_item.done", "sequence_number": 10_000,
+                "output_index": 0, "item": item}, RecordRef(0, 10_000, 1, 10_002))
+    kept = stream.record()["events"]
+    assert len(kept) == 2 and kept[0]["response"]["metadata"] == {"n": "9999"}
+    assert stream.response_id == "resp_1" and stream.reading.count == 10_001
+    # the cut stream, read through the capture reader: rebuilt from the latest snapshot
+    cap = write_jsonl(tmp_path / "cut.jsonl", [
+        {"dir": "req", "endpoint": "POST /v1/responses",
+         "body": {"model": "gpt-4.1", "input": "hi", "stream": True}},
+        *({"type": "response.in_progress", "sequence_number": i,
+           "response": {"id": "resp_1", "object": "response", "status": "in_progress",
+                        "model": f"gpt-4.1-{i}", "output": []}} for i in range(3)),
+        {"type": "response.output_item.done", "sequence_number": 3, "output_index": 0,
+         "item": item}])
+    (turn,) = orjson.loads(traceview("report", str(cap), "--format", "json").stdout)["turns"]
+    assert turn["model"] == "gpt-4.1-2" and "stream_cut" in turn["markers"]

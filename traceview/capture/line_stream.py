@@ -29,13 +29,14 @@ class LineStream:
     """The open per-line stream: its evidence so far, the events kept for rebuilding, and
     the line of its last event (where the response record is taken to sit)."""
 
-    __slots__ = ("reading", "kept", "ref", "response_id")
+    __slots__ = ("reading", "kept", "ref", "response_id", "snapshot_at")
 
     def __init__(self, ref: RecordRef) -> None:
         self.reading = StreamReading()
         self.kept: list[dict[str, Any]] = []
         self.ref = ref
         self.response_id: str | None = None
+        self.snapshot_at: int | None = None  # where in `kept` the latest snapshot sits
 
     def starts_another(self, ev: dict[str, Any], ref: RecordRef) -> bool:
         """Whether `ev` begins another response's stream rather than continuing this one:
@@ -55,8 +56,16 @@ class LineStream:
         self.reading.see(ev, None, ref.line)
         self.ref = ref
         t = ev.get("type")
+        snapshot = type(ev.get("response")) is dict and t not in TERMINAL_EVENTS
         if type(ev.get("response")) is dict or t in ("response.output_item.done", "error"):
-            self.kept.append(ev)
+            if snapshot and self.snapshot_at is not None:
+                # Only the latest snapshot rebuilds a cut stream (response_facts): a flood
+                # of response.in_progress events is not held whole.
+                self.kept[self.snapshot_at] = ev
+            else:
+                if snapshot:
+                    self.snapshot_at = len(self.kept)
+                self.kept.append(ev)
             if self.response_id is None:
                 self.response_id = _response_id(ev)
         return t in TERMINAL_EVENTS or t == "error"
