@@ -157,3 +157,47 @@ def test_a_snapshot_flood_keeps_only_the_latest_snapshot(tmp_path: Path) -> None
          "item": item}])
     (turn,) = orjson.loads(traceview("report", str(cap), "--format", "json").stdout)["turns"]
     assert turn["model"] == "gpt-4.1-2" and "stream_cut" in turn["markers"]
+
+
+# `objects --verify --live` took any 404 for "gone": a base URL without /v1 (the provider
+# answers "Invalid URL (GET /responses/…)" with 404 for every path) or one that is not
+# the API at all (a web server's 404 page) certified every object deleted — verdict
+# "verified", exit 0, and a sidecar saying so.
+@pytest.mark.parametrize("where", ["without_v1", "web_server"])
+def test_a_misdirected_live_check_never_certifies_deletion(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        where: str) -> None:
+    import threading
+    from functools import partial
+    from http.server import HTTPServer, SimpleHTTPRequestHandler
+
+    import traceview.sim as sim_mod
+    from tests.lineage.lineage_capture import write_capture
+    from traceview.cli import main
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-objects-misdirected-0123456789")
+    path = write_capture(tmp_path / "case.jsonl")
+    argv = ["objects", str(path), "--case", "CS-88213", "--verify", "--live",
+            "--max-retries", "0", "--timeout", "10", "--base-url"]
+    if where == "without_v1":
+        with sim_mod.SimServer() as sim:
+            code = main([*argv, sim.base_url.rstrip("/").removesuffix("/v1")])
+    else:
+        web = tmp_path / "site"
+        web.mkdir()
+        server = HTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(web)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            code = main([*argv, f"http://127.0.0.1:{server.server_address[1]}/v1"])
+        finally:
+            server.shutdown()
+            server.server_close()
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "404" in err and "--base-url" in err and err.rstrip().endswith("Nothing was written.")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case.jsonl", "site"][
+        :1 + (where == "web_server")]
