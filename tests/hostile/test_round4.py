@@ -201,3 +201,23 @@ def test_a_misdirected_live_check_never_certifies_deletion(
     assert "404" in err and "--base-url" in err and err.rstrip().endswith("Nothing was written.")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case.jsonl", "site"][
         :1 + (where == "web_server")]
+
+
+# A cost page whose amounts sum past the float range (1e308 twice): the bill was infinite,
+# its remainder +inf, and the row "reconciled" (inf within a tolerance of inf) — exit 0.
+@pytest.mark.parametrize("values", [[1e308, 1e308], [1e13], [-1e13]])
+def test_an_absurd_billed_amount_is_refused_not_reconciled(tmp_path: Path,
+                                                          values: list[float]) -> None:
+    cap = write_jsonl(tmp_path / "c.jsonl", _chat({"seed": 1}, 200))
+    day = 1764547200
+    page = {"object": "page", "data": [{
+        "object": "bucket", "start_time": day, "end_time": day + 86400,
+        "results": [{"object": "organization.costs.result", "line_item": "glm-4.6, input",
+                     "amount": {"value": v, "currency": "usd"}, "project_id": "proj_a"}
+                    for v in values]}]}
+    costs = tmp_path / "costs.json"
+    costs.write_bytes(orjson.dumps(page))
+    out = traceview("reconcile", str(cap), "--costs", str(costs), "--format", "json")
+    assert_no_traceback(out)
+    assert out.returncode == 2 and out.stdout == b""
+    assert b"amount.value must be a number within" in out.stderr
