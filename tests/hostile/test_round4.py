@@ -221,3 +221,44 @@ def test_an_absurd_billed_amount_is_refused_not_reconciled(tmp_path: Path,
     assert_no_traceback(out)
     assert out.returncode == 2 and out.stdout == b""
     assert b"amount.value must be a number within" in out.stderr
+
+
+_RESP_REQ = {"dir": "req", "endpoint": "POST /v1/responses",
+             "body": {"model": "gpt-4o", "input": "hi", "stream": True}}
+# A `type` or an index that is a list or an object where the wire has a string or a number:
+# foreign-traffic detection and the stream facts looked it up in a set, and the line was
+# skipped as an internal_error ("please report this capture line") instead of read.
+UNHASHABLE = {
+    "chat_block_type": [{"dir": "req", "endpoint": "POST /v1/chat/completions", "body": {
+        "model": "gpt-4o", "messages": [{"role": "user",
+                                         "content": [{"type": ["text"], "text": "hi"}]}]}}],
+    "stream_event_type": [_RESP_REQ, {"dir": "res", "status_code": 200, "event_ms": [1, 2],
+                                      "events": [{"type": ["response.created"]},
+                                                 {"type": {"x": 1}}]}],
+    "hosted_item_type": [_RESP_REQ, {"dir": "res", "status_code": 200, "event_ms": [1, 2],
+                                     "events": [{"type": "response.output_item.added",
+                                                 "output_index": 0,
+                                                 "item": {"type": ["web_search_call"]}},
+                                                {"type": "response.output_item.done",
+                                                 "output_index": [0],
+                                                 "item": {"type": "web_search_call"}}]}],
+    "line_event_indexes": [
+        _RESP_REQ,
+        {"type": "response.created", "sequence_number": 0, "response": {
+            "id": "resp_1", "object": "response", "status": "in_progress", "output": []}},
+        {"type": "response.output_text.delta", "sequence_number": 1, "output_index": [0],
+         "content_index": {"x": 1}, "delta": "x"},
+        {"type": "response.output_text.done", "sequence_number": 2, "output_index": [0],
+         "content_index": {"x": 1}, "text": "y"}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNHASHABLE))
+def test_a_list_where_a_type_or_index_belongs_is_read_not_an_internal_error(
+        tmp_path: Path, name: str) -> None:
+    cap = write_jsonl(tmp_path / "c.jsonl", UNHASHABLE[name])
+    out = traceview("report", str(cap), "--format", "json")
+    assert_no_traceback(out)
+    doc = orjson.loads(out.stdout)
+    assert [p for p in doc["problems"] if p["kind"] == "internal_error"] == []
+    assert len(doc["turns"]) == 1

@@ -104,7 +104,7 @@ def _block_sign(body: dict[str, Any]) -> str | None:
             if "type" not in b:  # Converse blocks are keyed by kind, with no "type"
                 if "text" in b or not _BEDROCK_BLOCK_KEYS.isdisjoint(b):
                     return BEDROCK
-            elif b["type"] in _ANTHROPIC_BLOCKS:
+            elif type(b["type"]) is str and b["type"] in _ANTHROPIC_BLOCKS:
                 found = ANTHROPIC
     return found
 
@@ -164,7 +164,8 @@ def stream_shape(events: Any) -> str | None:
     for event in events[:_EVENTS_LOOKED_AT]:
         if not isinstance(event, dict):
             continue
-        if event.get("type") in _ANTHROPIC_EVENTS:
+        t = event.get("type")
+        if type(t) is str and t in _ANTHROPIC_EVENTS:
             return ANTHROPIC
         if not _BEDROCK_EVENTS.isdisjoint(event):
             return BEDROCK

@@ -38,7 +38,8 @@ def _arrivals(event_ms: Any, n: int) -> list[int] | None:
 
 
 def _is_first_output(ev: dict[str, Any]) -> bool:
-    if ev.get("type") in FIRST_OUTPUT:
+    t = ev.get("type")
+    if type(t) is str and t in FIRST_OUTPUT:
         return True
     if ev.get("object") == "chat.completion.chunk":  # chat: the first content delta
         choices = ev.get("choices")
@@ -100,10 +101,11 @@ class _Hosted:
 
     def see(self, t: str, ev: dict[str, Any], at: int) -> None:
         item = ev.get("item")
-        if type(item) is not dict or item.get("type") not in HOSTED_CALL_TYPES:
+        kind = item.get("type") if type(item) is dict else None
+        if type(kind) is not str or kind not in HOSTED_CALL_TYPES:
             return
         self.seen = True
-        key = ev.get("output_index")
+        key = _index(ev.get("output_index"))
         if t == "response.output_item.added":
             self.open[key] = at
         elif key in self.open:
@@ -188,8 +190,14 @@ def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
     return reading.facts(body)
 
 
+def _index(v: Any) -> Any:
+    """An event's output or content index as a key: a list or an object there (a hostile
+    or damaged event) is no index, and would not hash."""
+    return v if v is None or type(v) in (int, str) else None
+
+
 def _text_key(ev: dict[str, Any]) -> tuple[Any, Any]:
-    return ev.get("output_index"), ev.get("content_index")
+    return _index(ev.get("output_index")), _index(ev.get("content_index"))
 
 
 def _against_body(texts: dict[tuple[Any, Any], list[str]], body: Any) -> str | None:
