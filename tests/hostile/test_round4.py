@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.hostile.corpus import assert_no_traceback, forbidden_in, traceview, write_jsonl
+from tests.hostile.corpus import assert_no_traceback, traceview, write_jsonl
 
 T0 = 1796083200  # 2026-12-01: containers billed per minute
 

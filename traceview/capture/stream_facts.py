@@ -145,7 +145,8 @@ class StreamReading:
         t = ev.get("type") or ev.get("object")
         t = t if type(t) is str else "?"
         types = self.types
-        if t not in types and t not in _NAMED and (len(t) > TYPE_NAME_MAX or len(types) >= TYPES_KEPT):
+        if t not in types and t not in _NAMED and (len(t) > TYPE_NAME_MAX
+                                                   or len(types) >= TYPES_KEPT):
             types[OTHER_TYPES] = types.get(OTHER_TYPES, 0) + 1
         else:
             types[t] = types.get(t, 0) + 1
