@@ -262,3 +262,26 @@ def test_a_list_where_a_type_or_index_belongs_is_read_not_an_internal_error(
     doc = orjson.loads(out.stdout)
     assert [p for p in doc["problems"] if p["kind"] == "internal_error"] == []
     assert len(doc["turns"]) == 1
+
+
+# A container whose only use is timed before its creation (the creation timed by the
+# recorder's clock, the use by the provider's, or a capture's damaged times): its billed
+# minutes read negative (-59.5 low and high).
+def test_a_container_used_before_its_creation_never_bills_negative_minutes(
+        tmp_path: Path) -> None:
+    from tests.cost.test_containers import _turn
+
+    created = _container(T0)
+    del created[1]["body"]["last_active_at"]
+    cap = write_jsonl(tmp_path / "c.jsonl", [
+        *created,
+        *_turn(1, "cntr_a", T0 - 3600, 30_000, "cntr_a"),
+        {"dir": "req", "ts": T0 - 7200, "endpoint": "DELETE /v1/containers/cntr_a",
+         "body": None},
+        {"dir": "res", "ts": T0 - 7200, "status_code": 200,
+         "body": {"id": "cntr_a", "object": "container.deleted", "deleted": True}}])
+    out = traceview("report", str(cap), "--format", "json")
+    (box,) = orjson.loads(out.stdout)["cost"]["containers"]
+    assert box["started_at"] == T0 and box["last_used_at"] == T0
+    assert (box["minutes_low"], box["minutes_high"]) == (0.0, 0.0)
+    assert "before its start" in box["last_use_basis"]

@@ -146,6 +146,8 @@ def _life(b: Box) -> dict[str, Any]:
         last, last_basis = use[2] or start, f"last used, turn {use[0]}"
     if b.last_active_at is not None and b.last_active_at > last:
         last, last_basis = b.last_active_at, "last_active_at a retrieve answered"
+    if last < start:  # a use timed before the creation: two clocks (recorder, provider)
+        last, last_basis = start, f"{last_basis} — timed before its start (another clock)"
     minutes = b.expiry_minutes or DEFAULT_EXPIRY_MINUTES
     expiry = last + minutes * 60
     said = "expires_after" if b.expiry_minutes else "the default; no expires_after recorded"
