@@ -285,3 +285,23 @@ def test_a_container_used_before_its_creation_never_bills_negative_minutes(
     assert box["started_at"] == T0 and box["last_used_at"] == T0
     assert (box["minutes_low"], box["minutes_high"]) == (0.0, 0.0)
     assert "before its start" in box["last_use_basis"]
+
+
+# A capture whose sidecar name is near the file-name limit (the sidecar itself fits): the
+# temporary name beside it (`.NAME.tv-PID.tmp`) did not, and `objects --verify --live`
+# ended in a traceback after asking the provider.
+def test_a_long_capture_name_still_gets_its_sidecar(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from traceview.report.objects_out import sidecar_path, write_sidecar
+
+    now = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
+    stem = "c" * (250 - len(sidecar_path(Path("x"), now).name) + 1)
+    capture = tmp_path / stem
+    capture.write_bytes(b'{"dir": "req", "body": {}}\n')
+    sidecar = sidecar_path(capture, now)
+    assert len(sidecar.name) == 250
+    write_sidecar({"objects": [], "remaining": 0}, {"verdict": "verified", "objects": []},
+                  sidecar, capture)
+    assert orjson.loads(sidecar.read_bytes())["verify"]["verdict"] == "verified"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([stem, sidecar.name])

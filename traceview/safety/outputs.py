@@ -111,7 +111,7 @@ def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     symlink, and the write would follow it onto the capture or any file."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tv", dir=out.parent))
+    folder = Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
     tmp = folder / out.name
     if mode is not None:
         os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
