@@ -305,3 +305,35 @@ def test_a_long_capture_name_still_gets_its_sidecar(tmp_path: Path) -> None:
                   sidecar, capture)
     assert orjson.loads(sidecar.read_bytes())["verify"]["verdict"] == "verified"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([stem, sidecar.name])
+
+
+def _line_stream(rid: str, tokens: int) -> list[dict[str, Any]]:
+    snap = {"id": rid, "object": "response", "status": "in_progress", "model": "gpt-4.1",
+            "output": []}
+    done = {**snap, "status": "completed",
+            "usage": {"input_tokens": tokens, "output_tokens": 10, "total_tokens": tokens + 10}}
+    return [{"type": "response.created", "sequence_number": 0, "response": snap},
+            {"type": "response.output_text.delta", "sequence_number": 1, "output_index": 0,
+             "content_index": 0, "delta": "x"},
+            {"type": "response.completed", "sequence_number": 2, "response": done}]
+
+
+# A stream written one event per line whose terminal event was written twice (a logger's
+# retry), or whose events were written twice over: the repeat began a stream of its own,
+# read as a second turn — the response's cost counted twice, with no problem reported.
+@pytest.mark.parametrize("repeat", ["terminal", "whole_stream"])
+def test_a_repeated_stream_event_is_a_problem_not_another_turn(tmp_path: Path,
+                                                               repeat: str) -> None:
+    req = {"dir": "req", "endpoint": "POST /v1/responses",
+           "body": {"model": "gpt-4.1", "input": "hi", "stream": True}}
+    events = _line_stream("resp_1", 1000)
+    again = events[-1:] if repeat == "terminal" else events
+    cap = write_jsonl(tmp_path / "c.jsonl", [req, *events, *again,
+                                              # another call's stream is still its own turn
+                                              req, *_line_stream("resp_2", 2000)])
+    doc = orjson.loads(traceview("report", str(cap), "--format", "json").stdout)
+    assert [(t["response_id"], t["input_tokens"]) for t in doc["turns"]] == [
+        ("resp_1", 1000), ("resp_2", 2000)]
+    assert [(p["kind"], p["line"]) for p in doc["problems"]] == [
+        ("stream_sequence", 5 + i) for i in range(len(again))]
+    assert "repeats sequence_number" in doc["problems"][0]["message"]
