@@ -12,9 +12,7 @@ its inputs.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,6 +107,9 @@ def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     that may hold a user's text). The path is inside a fresh private folder (random name,
     0700): a name anyone could guess (``.out.tv-PID.tmp``) could be planted beforehand as a
     symlink, and the write would follow it onto the capture or any file."""
+    import shutil  # here: a plain report, which writes no file, never loads them
+    import tempfile
+
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
