@@ -18,8 +18,12 @@ ANTHROPIC, GEMINI, BEDROCK = "Anthropic Messages", "Gemini generateContent", \
 _GEMINI_PATH = re.compile(r":(stream)?generatecontent$", re.IGNORECASE)
 _BEDROCK_PATH = re.compile(r"/model/[^/]+/(invoke|invoke-with-response-stream|converse|"
                            r"converse-stream)$")
-_ANTHROPIC_REQUEST_KEYS = frozenset({"anthropic_version", "system", "stop_sequences", "top_k",
-                                     "thinking"})
+# `system`, `stop_sequences`, `top_k` and `thinking` are Messages parameters, but also what
+# an OpenAI SDK user passes an OpenAI-compatible server (vLLM's top_k, GLM's thinking) or
+# OpenAI itself by mistake (a 400 "Unrecognized request argument"): like a claude model,
+# they count only when no endpoint was recorded. `anthropic_version` is Anthropic's alone.
+_ANTHROPIC_REQUEST_KEYS = frozenset({"anthropic_version"})
+_ANTHROPIC_PARAMETERS = frozenset({"system", "stop_sequences", "top_k", "thinking"})
 # Content block types of Anthropic's messages; OpenAI chat parts are text, image_url,
 # input_audio, file and refusal.
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking",
@@ -100,7 +104,7 @@ def _block_sign(body: dict[str, Any]) -> str | None:
             if "type" not in b:  # Converse blocks are keyed by kind, with no "type"
                 if "text" in b or not _BEDROCK_BLOCK_KEYS.isdisjoint(b):
                     return BEDROCK
-            elif b["type"] in _ANTHROPIC_BLOCKS:
+            elif type(b["type"]) is str and b["type"] in _ANTHROPIC_BLOCKS:
                 found = ANTHROPIC
     return found
 
@@ -117,7 +121,8 @@ def request_shape(body: dict[str, Any], *, labelled: bool = False) -> str | None
     sign = _block_sign(body)
     if sign is not None:
         return sign
-    if not _ANTHROPIC_REQUEST_KEYS.isdisjoint(body):
+    if not _ANTHROPIC_REQUEST_KEYS.isdisjoint(body) or (
+            not labelled and not _ANTHROPIC_PARAMETERS.isdisjoint(body)):
         return ANTHROPIC
     tools = body.get("tools")
     if isinstance(tools, list) and any(type(t) is dict and "input_schema" in t for t in tools):
@@ -159,7 +164,8 @@ def stream_shape(events: Any) -> str | None:
     for event in events[:_EVENTS_LOOKED_AT]:
         if not isinstance(event, dict):
             continue
-        if event.get("type") in _ANTHROPIC_EVENTS:
+        t = event.get("type")
+        if type(t) is str and t in _ANTHROPIC_EVENTS:
             return ANTHROPIC
         if not _BEDROCK_EVENTS.isdisjoint(event):
             return BEDROCK

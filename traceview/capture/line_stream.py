@@ -29,13 +29,16 @@ class LineStream:
     """The open per-line stream: its evidence so far, the events kept for rebuilding, and
     the line of its last event (where the response record is taken to sit)."""
 
-    __slots__ = ("reading", "kept", "ref", "response_id")
+    __slots__ = ("reading", "kept", "ref", "response_id", "snapshot_at", "ended", "ended_id")
 
     def __init__(self, ref: RecordRef) -> None:
         self.reading = StreamReading()
         self.kept: list[dict[str, Any]] = []
         self.ref = ref
         self.response_id: str | None = None
+        self.snapshot_at: int | None = None  # where in `kept` the latest snapshot sits
+        self.ended = False  # by a terminal or an error event
+        self.ended_id: str | None = None  # the response that event named
 
     def starts_another(self, ev: dict[str, Any], ref: RecordRef) -> bool:
         """Whether `ev` begins another response's stream rather than continuing this one:
@@ -55,11 +58,38 @@ class LineStream:
         self.reading.see(ev, None, ref.line)
         self.ref = ref
         t = ev.get("type")
+        snapshot = type(ev.get("response")) is dict and t not in TERMINAL_EVENTS
         if type(ev.get("response")) is dict or t in ("response.output_item.done", "error"):
-            self.kept.append(ev)
+            if snapshot and self.snapshot_at is not None:
+                # Only the latest snapshot rebuilds a cut stream (response_facts): a flood
+                # of response.in_progress events is not held whole.
+                self.kept[self.snapshot_at] = ev
+            else:
+                if snapshot:
+                    self.snapshot_at = len(self.kept)
+                self.kept.append(ev)
             if self.response_id is None:
                 self.response_id = _response_id(ev)
-        return t in TERMINAL_EVENTS or t == "error"
+        self.ended = t in TERMINAL_EVENTS or t == "error"
+        if self.ended:
+            self.ended_id = _response_id(ev)
+        return self.ended
+
+    def repeats(self, ev: dict[str, Any], ref: RecordRef) -> bool:
+        """Whether `ev`, read next after this stream ended, is one of its events written
+        again (a logger's retry, two copies concatenated): a sequence number it already
+        reached, naming no other response. Read as a stream of its own, a repeated
+        terminal event was another turn, its cost counted twice. (The reader asks only
+        until a request or response record comes: another call's stream follows one.)"""
+        seq, top = ev.get("sequence_number"), self.reading.seq.top
+        return (self.ended and ref.source == self.ref.source and type(seq) is int
+                and top is not None and seq <= top
+                and _response_id(ev) in (None, self.ended_id))
+
+    def repeated(self, ev: dict[str, Any]) -> str:
+        """The problem of an event `repeats` found."""
+        return (f"stream event repeats sequence_number {ev['sequence_number']} of the stream "
+                f"that ended on line {self.ref.line}; not read as another turn")
 
     def record(self) -> dict[str, Any]:
         """The response record the kept events stand for (its facts are read with

@@ -56,6 +56,7 @@ class CaptureBuilder:
         self._linked: dict[str, deque[Turn | Exchange]] = {}
         self._polling: dict[str, Turn] = {}
         self._stream: LineStream | None = None  # events written one per line
+        self._ended: LineStream | None = None  # the last closed (LineStream.repeats)
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
@@ -103,10 +104,12 @@ class CaptureBuilder:
             if kind == "req":
                 if self._stream is not None:
                     self._close_stream()
+                self._ended = None
                 self._request(pre, ref, reread)
             elif kind == "res":
                 if self._stream is not None:
                     self._close_stream()
+                self._ended = None
                 self._response(pre, ref, reread)
             else:  # "other": stream events, bare response bodies, unknown records
                 obj = pre[1] if pre[1] is not None else reread() if reread else {}
@@ -349,12 +352,17 @@ class CaptureBuilder:
             self._close_stream()  # the open one was cut off: a turn of its own
             s = None
         if s is None:
+            done = self._ended
+            if done is not None and done.repeats(ev, ref):
+                self.problem(ref.source, ref.line, "stream_sequence", done.repeated(ev))
+                return
             s = self._stream = LineStream(ref)
         if s.add(ev, ref):
             self._close_stream()
 
     def _close_stream(self) -> None:
         s, self._stream = self._stream, None
+        self._ended = s
         if s is not None:  # a response record at the stream's last line, read as evidence
             self._response(response_pre(s.record(), True, stream=s.reading), s.ref, None)
 

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from traceview.wire import HOSTED_CALL_TYPES
+from traceview.wire import HOSTED_CALL_TYPES, TERMINAL_EVENTS
 
 # Events that carry the first of the output: its first text, or its first item.
 FIRST_OUTPUT = frozenset(("response.output_text.delta", "response.output_item.added",
                           "response.refusal.delta"))
 SEQUENCE_KEPT = 5  # sequence faults listed per stream (all are counted)
+# Event types counted by name (the Responses stream has about 50) and a name's length: a
+# hostile stream of a new or 2 MB type per event made the report's and the inspector's
+# counts as big as the capture. Past them, events count under OTHER_TYPES; a stream's
+# opening and terminal events are always named.
+TYPES_KEPT, TYPE_NAME_MAX = 64, 100
+OTHER_TYPES = "(other types)"
+_NAMED = frozenset((*TERMINAL_EVENTS, "error", "response.created", "response.queued",
+                    "chat.completion.chunk"))
 
 
 def _arrivals(event_ms: Any, n: int) -> list[int] | None:
@@ -30,7 +38,8 @@ def _arrivals(event_ms: Any, n: int) -> list[int] | None:
 
 
 def _is_first_output(ev: dict[str, Any]) -> bool:
-    if ev.get("type") in FIRST_OUTPUT:
+    t = ev.get("type")
+    if type(t) is str and t in FIRST_OUTPUT:
         return True
     if ev.get("object") == "chat.completion.chunk":  # chat: the first content delta
         choices = ev.get("choices")
@@ -92,10 +101,11 @@ class _Hosted:
 
     def see(self, t: str, ev: dict[str, Any], at: int) -> None:
         item = ev.get("item")
-        if type(item) is not dict or item.get("type") not in HOSTED_CALL_TYPES:
+        kind = item.get("type") if type(item) is dict else None
+        if type(kind) is not str or kind not in HOSTED_CALL_TYPES:
             return
         self.seen = True
-        key = ev.get("output_index")
+        key = _index(ev.get("output_index"))
         if t == "response.output_item.added":
             self.open[key] = at
         elif key in self.open:
@@ -134,7 +144,12 @@ class StreamReading:
             return
         t = ev.get("type") or ev.get("object")
         t = t if type(t) is str else "?"
-        self.types[t] = self.types.get(t, 0) + 1
+        types = self.types
+        if t not in types and t not in _NAMED and (len(t) > TYPE_NAME_MAX
+                                                   or len(types) >= TYPES_KEPT):
+            types[OTHER_TYPES] = types.get(OTHER_TYPES, 0) + 1
+        else:
+            types[t] = types.get(t, 0) + 1
         if at is not None:
             if self.ttft is None and _is_first_output(ev):
                 self.ttft = at
@@ -176,8 +191,14 @@ def stream_facts(events: list[Any], event_ms: Any, body: Any) -> dict[str, Any]:
     return reading.facts(body)
 
 
+def _index(v: Any) -> Any:
+    """An event's output or content index as a key: a list or an object there (a hostile
+    or damaged event) is no index, and would not hash."""
+    return v if v is None or type(v) in (int, str) else None
+
+
 def _text_key(ev: dict[str, Any]) -> tuple[Any, Any]:
-    return ev.get("output_index"), ev.get("content_index")
+    return _index(ev.get("output_index")), _index(ev.get("content_index"))
 
 
 def _against_body(texts: dict[tuple[Any, Any], list[str]], body: Any) -> str | None:

@@ -108,4 +108,7 @@ def _verify(ns: argparse.Namespace, doc: dict[str, object]) -> int | None:
     except ProviderError as exc:
         print(f"traceview: {exc} Nothing was written.", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as exc:  # a read-only or full folder: the check's answers are not kept
+        print(f"traceview: cannot write {sidecar}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     return None

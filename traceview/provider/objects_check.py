@@ -1,7 +1,8 @@
 """Ask the provider, object by object, whether what a deletion checklist lists is gone.
 
-One retrieve per object: 200 is `present`, 404 is `gone`, anything else is `error` with
-the provider's reason — never counted as gone. The verdict is `verified` only when every
+One retrieve per object: 200 is `present`, 404 is `gone` (the provider's own "not found";
+a 404 for a URL it does not serve stops the check), anything else is `error` with the
+provider's reason — never counted as gone. The verdict is `verified` only when every
 object answered 404; otherwise `partial` (some present or unanswered). A provider that
 cannot be reached at all, or refuses the key, stops the check: a list of nothing but
 "could not ask" is no check, and nothing is written for it. `traceview objects --verify
@@ -17,6 +18,7 @@ from typing import Any
 import openai
 
 from traceview.provider.client import ProviderConfig, make_client, map_openai_error
+from traceview.provider.errors import ProviderError
 
 VERIFY_SCHEMA = "traceview.objects-verify/1"
 
@@ -32,6 +34,15 @@ def _retrieve(client: openai.OpenAI, kind: str) -> Callable[[str], Any]:
     return calls[kind]
 
 
+def _absent(exc: openai.NotFoundError) -> bool:
+    """Whether a 404 is the provider saying the object is not there: its error object,
+    not "Invalid URL (GET …)" (a base URL without /v1) nor another server's page. Either of
+    those answers 404 for every object, and a check would read all of them gone."""
+    body = exc.body  # the SDK's: the `error` object of a JSON answer, else its text
+    msg = body.get("message") if isinstance(body, dict) else None
+    return isinstance(msg, str) and not msg.startswith("Invalid URL")
+
+
 def _ask(client: openai.OpenAI, config: ProviderConfig, row: dict[str, Any]) -> dict[str, Any]:
     """What the provider says of one object now (raises ProviderError when it cannot be
     reached or refuses the key: the check stops there)."""
@@ -40,7 +51,13 @@ def _ask(client: openai.OpenAI, config: ProviderConfig, row: dict[str, Any]) -> 
     try:
         _retrieve(client, kind)(oid)
         live, status, why = "present", 200, None
-    except openai.NotFoundError:
+    except openai.NotFoundError as exc:
+        if not _absent(exc):
+            raise ProviderError("not_found", (
+                f"{config.host} answered HTTP 404 for {kind.replace('_', ' ')} {oid} with "
+                "no provider's \"not found\" (a URL it does not serve, or not the API at "
+                "all): check --base-url or $OPENAI_BASE_URL (it ends in /v1)."),
+                status_code=404) from None
         live, status, why = "gone", 404, None
     except openai.OpenAIError as exc:
         err = map_openai_error(exc, what=f"{kind.replace('_', ' ')} {oid}", config=config)

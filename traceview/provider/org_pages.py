@@ -39,9 +39,16 @@ def _day(ts: Any, where: str) -> str:
     return datetime.fromtimestamp(ts, UTC).date().isoformat()
 
 
+# The largest amount a cost line may hold: two of 1e308 summed to an infinite bill, whose
+# infinite remainder then passed the tolerance check as "reconciled".
+MAX_AMOUNT = 1e12
+
+
 def _number(v: Any, where: str) -> float:
-    if type(v) not in (int, float) or v != v or v in (float("inf"), float("-inf")):
+    if type(v) not in (int, float) or v != v:
         raise PageError(f"{where} must be a number, not {_show(v)}")
+    if not -MAX_AMOUNT <= v <= MAX_AMOUNT:
+        raise PageError(f"{where} must be a number within ±{MAX_AMOUNT:g}, not {_show(v)}")
     return float(v)
 
 

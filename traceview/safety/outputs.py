@@ -104,10 +104,16 @@ def regular_input(path: str | os.PathLike[str], what: str) -> None:
 def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[Path]:
     """A temporary path beside ``output``; renamed over it when the block ends normally,
     removed when it raises. ``mode`` creates it with those permissions (0o600 for stores
-    that may hold a user's text)."""
+    that may hold a user's text). The path is inside a fresh private folder (random name,
+    0700): a name anyone could guess (``.out.tv-PID.tmp``) could be planted beforehand as a
+    symlink, and the write would follow it onto the capture or any file."""
+    import shutil  # here: a plain report, which writes no file, never loads them
+    import tempfile
+
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tv-{os.getpid()}.tmp")
+    folder = Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
+    tmp = folder / out.name
     if mode is not None:
         os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
     try:
@@ -115,5 +121,4 @@ def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Ite
         if tmp.exists():
             os.replace(tmp, out)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        shutil.rmtree(folder, ignore_errors=True)

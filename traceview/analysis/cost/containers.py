@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.cost.storage import turn_clock
+from traceview.analysis.turn_sides import FIRST_SECOND, PAST_LAST_SECOND
 from traceview.capture.model import Exchange, RecordRef
 
 DEFAULT_EXPIRY_MINUTES = 20  # the provider's idle expiry when expires_after is not set
@@ -42,8 +43,10 @@ class Box:
 
 
 def _num(v: Any) -> float | None:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and v == v \
-        else None
+    """A time in seconds, or None: also for one no calendar holds (a damaged or hostile
+    capture's 1e300), which would end the report in a traceback where a date is printed."""
+    ok = isinstance(v, int | float) and not isinstance(v, bool)
+    return float(v) if ok and FIRST_SECOND <= v < PAST_LAST_SECOND else None
 
 
 def _record(read: Callable[[RecordRef | None], Any], ref: RecordRef | None
@@ -143,6 +146,8 @@ def _life(b: Box) -> dict[str, Any]:
         last, last_basis = use[2] or start, f"last used, turn {use[0]}"
     if b.last_active_at is not None and b.last_active_at > last:
         last, last_basis = b.last_active_at, "last_active_at a retrieve answered"
+    if last < start:  # a use timed before the creation: two clocks (recorder, provider)
+        last, last_basis = start, f"{last_basis} — timed before its start (another clock)"
     minutes = b.expiry_minutes or DEFAULT_EXPIRY_MINUTES
     expiry = last + minutes * 60
     said = "expires_after" if b.expiry_minutes else "the default; no expires_after recorded"
