@@ -74,9 +74,10 @@ def test_containers_come_from_code_interpreter_calls(
     assert cite["source"] == "retrieved" and cite["retrieved_by"]["call"] == "ci_1"
 
 
-def _record_case(cap: Path, sim: Any) -> dict[str, str]:
-    client = record.client(str(cap), base_url=sim.base_url, api_key="sk-test",
-                           max_retries=0)
+def _record_case(cap: Path, sim: Any, api_key: str = "sk-test") -> dict[str, str]:
+    """A case recorded through the SDK: a store, a conversation, two responses, the second
+    deleted in the capture."""
+    client = record.client(str(cap), base_url=sim.base_url, api_key=api_key, max_retries=0)
     vs = client.vector_stores.create(name="policy")
     conv = client.conversations.create(metadata={"case_id": CASE})
     tools: Any = [{"type": "file_search", "vector_store_ids": [vs.id]}]

@@ -18,8 +18,8 @@ from typing import Any
 import openai
 import pytest
 
-import traceview.record as record
 import traceview.sim as sim_mod
+from tests.lineage.test_objects_checklist import _record_case
 from traceview.ui.app import make_app
 from traceview.ui.screens.objects import ObjectsScreen
 from traceview.ui.widgets.row_table import RowTable
@@ -31,27 +31,12 @@ CASE = "CS-88213"
 SIZE = (140, 40)
 
 
-def _record_case(cap: Path, base_url: str) -> dict[str, str]:
-    """A case recorded through the SDK: a store, a conversation, two responses, the second
-    deleted in the capture."""
-    client = record.client(str(cap), base_url=base_url, api_key=KEY, max_retries=0)
-    vs = client.vector_stores.create(name="policy")
-    conv = client.conversations.create(metadata={"case_id": CASE})
-    tools: Any = [{"type": "file_search", "vector_store_ids": [vs.id]}]
-    r1 = client.responses.create(model="gpt-4.1", conversation=conv.id, input="Excess?",
-                                 tools=tools, include=["file_search_call.results"])
-    r2 = client.responses.create(model="gpt-4.1", conversation=conv.id, input="Theft?",
-                                 tools=tools)
-    client.responses.delete(r2.id)
-    return {"vs": vs.id, "conv": conv.id, "r1": r1.id, "r2": r2.id}
-
-
 @pytest.fixture
 def case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """(capture, ids, sim) with the environment pointing the inspector at the simulator."""
     with sim_mod.SimServer(seed="objects-live", frozen_at=1_760_000_000) as sim:
         cap = tmp_path / "case.jsonl"
-        ids = _record_case(cap, sim.base_url)
+        ids = _record_case(cap, sim, api_key=KEY)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         monkeypatch.setenv("OPENAI_BASE_URL", sim.base_url)
         monkeypatch.chdir(tmp_path)
