@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -31,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
+import orjson
 from side import add_arguments, checkouts, table
 
 BODY = b'{"model":"gpt-4.1","input":"Hello there, how are you?","store":false}'
@@ -38,38 +40,87 @@ STREAM_BODY = b'{"model":"gpt-4.1","input":"Tell me a story","stream":true,"stor
 HEADERS = {"authorization": "Bearer sk-bench-000000000000", "content-type": "application/json"}
 
 
-def _free_port() -> int:
+# The simulator; each line written to its stdin sets how far apart (ms) its stream events
+# are sent (0: a burst), and is echoed once in force.
+_SIM = """
+import sys
+from traceview.sim.server import SimServer
+sim = SimServer(port=int(sys.argv[-1])).start()
+for line in sys.stdin:
+    sim.stream_gap = float(line) / 1000
+    print(line.strip(), flush=True)
+"""
+
+# `traceview proxy ARGS`, each stream chunk timed inside the proxy: from its arrival (the
+# recorder's stamp, as for `event_ms`) to the return of the ASGI send that hands it to the
+# client's connection. One list per stream, in order, written to TV_BENCH_FWD at exit.
+_PROXY = """
+import atexit, json, os, sys, time
+from traceview.record import proxy as p
+streams, pump = [], p.RecordingProxy._pump
+async def timed_pump(self, response, send):
+    ex = response.extensions.get(p.EXCHANGE_EXTENSION)
+    if ex is None or not ex.stamped:
+        return await pump(self, response, send)
+    got = []
+    async def timed(message):
+        await send(message)
+        if message.get("more_body"):
+            got.append((time.perf_counter() - ex.arrived[-1]) * 1000)
+    await pump(self, response, timed)
+    streams.append(got)
+p.RecordingProxy._pump = timed_pump
+if "TV_BENCH_FWD" in os.environ:
+    atexit.register(lambda: open(os.environ["TV_BENCH_FWD"], "w").write(json.dumps(streams)))
+from traceview.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _serve(python: str, boot: str, args: list[str], env: dict[str, str], cwd: Path,
+           log: Path, **popen: object) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``boot`` on a free port; return once it listens."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve(python: str, args: list[str], env: dict[str, str], cwd: Path) -> tuple:
-    port = _free_port()
-    proc = subprocess.Popen([python, "-m", "traceview", *args, "--port", str(port)], cwd=cwd,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([python, "-c", boot, *args, "--port", str(port)], cwd=cwd,
+                            env=env, stderr=open(log, "wb"), **popen)  # type: ignore[call-overload]  # noqa: SIM115
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            sys.exit(f"bench/proxy.py: traceview {args[0]} exited early ({proc.returncode})")
+            sys.exit(f"bench/proxy.py: {args[:1]} exited early ({proc.returncode}): see {log}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc, f"http://127.0.0.1:{port}/v1/responses"
+                return proc, port
         except OSError:
             time.sleep(0.02)
-    sys.exit(f"bench/proxy.py: traceview {args[0]} not listening after 30 s")
+    sys.exit(f"bench/proxy.py: {args[:1]} not listening after 30 s: see {log}")
 
 
-def _proc_stat(pid: int) -> tuple[float, int]:
-    """(CPU seconds used, RSS kB) of a process, from /proc."""
+def _cpu_s(pid: int) -> float:
+    """CPU seconds a process has used, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text()
-               .splitlines() if line.startswith("VmRSS:"))
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), rss
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_kb(pid: int, field: str = "VmRSS:") -> int:
+    """A process's RSS now, or (``VmHWM:``) its peak so far, in kB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1])
+    return 0
 
 
 def _pct(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def _spread(values: list[float], most: bool = True) -> str:
+    """p50 / p95 (/ max) in ms."""
+    if len(values) < 2:
+        return "n/a"
+    tail = f" / {max(values):.2f}" if most else ""
+    return f"{statistics.median(values):.2f} / {_pct(values, 95):.2f}{tail} ms"
 
 
 def _post(http: httpx2.Client, url: str) -> float:
@@ -109,27 +160,6 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
     with ThreadPoolExecutor(clients) as pool:
         list(pool.map(worker, range(clients)))
     return clients * per_client / (time.perf_counter() - t), errors
-
-
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"bench/proxy.py: a server exited early ({proc.returncode})")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.02)
-    sys.exit(f"bench/proxy.py: nothing listening on port {port} after 30 s")
-
-
-def _rss_kb(pid: int, field: str = "VmRSS:") -> int:
-    """A process's RSS now, or (``VmHWM:``) its peak so far, in kB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field):
-            return int(line.split()[1])
-    return 0
 
 
 def _loop_name() -> str:
@@ -237,14 +267,11 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
     """The proxy's RSS while it relays one ``body_mb`` MB response and an endless stream
     (read for ``seconds``): it must not grow with the body."""
     up_port, stop = _bulk_upstream(body_mb)
-    proxy_port = _free_port()
     tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
-    proxy = subprocess.Popen([sys.executable, "-m", "traceview", "proxy", "--port",
-                              str(proxy_port), "-o", str(tmp / "big.jsonl"),
-                              "--upstream", f"http://127.0.0.1:{up_port}/v1"],
-                             stderr=open(tmp / "proxy.err", "wb"))  # noqa: SIM115
+    proxy, proxy_port = _serve(sys.executable, _PROXY, [
+        "proxy", "-o", str(tmp / "big.jsonl"), "--upstream", f"http://127.0.0.1:{up_port}/v1"],
+        dict(os.environ), Path.cwd(), tmp / "proxy.err")
     try:
-        _wait_listening(proxy_port, proxy)
         rss0 = _rss_kb(proxy.pid)
         peak, got = rss0, 0
         with httpx2.Client(timeout=60) as http, http.stream(
@@ -295,10 +322,23 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
         proxy.wait(10)
 
 
+def _streams(http: httpx2.Client, direct: str, proxies: list[tuple[str, str]], n: int,
+             chunks: dict[str, list[float]]) -> None:
+    """Each event's arrival after the stream's first byte, through each proxy, less the
+    same event's arrival calling the simulator directly."""
+    for _ in range(n):
+        base = _arrivals(http, direct)
+        for label, url in proxies:
+            got = _arrivals(http, url)
+            chunks[label].extend(b - a for a, b in zip(base[1:], got[1:], strict=False))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=1000, help="calls per path for latency")
-    ap.add_argument("--streams", type=int, default=100, help="streams per path")
+    ap.add_argument("--streams", type=int, default=100, help="streams per path, each case")
+    ap.add_argument("--gap-ms", type=float, default=5.0, help="the paced case: the "
+                    "simulator's stream events this far apart, as a provider's tokens")
     ap.add_argument("--big", type=int, default=0, metavar="MB", help="instead: the proxy's "
                     "RSS relaying one MB-sized response and an endless stream (e.g. 300)")
     ap.add_argument("--big-seconds", type=float, default=20.0, help="how long the endless "
@@ -310,57 +350,70 @@ def main() -> int:
     if ns.big:
         _big_bodies(ns.big, ns.big_seconds)
         return 0
-    trees = checkouts(ns.other)
+    load0, trees = os.getloadavg()[0], checkouts(ns.other)
     tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
-    sim, direct = _serve(sys.executable, ["sim", "--quiet"], trees[0].env(), trees[0].root)
-    upstream = direct.rsplit("/", 1)[0]
-    proxies = [_serve(t.python, ["proxy", "-o", str(tmp / f"{t.label}.jsonl"), "--upstream",
-                                 upstream], t.env(), t.root) for t in trees]
-    labels = [t.label for t in trees]
+    sim, port = _serve(sys.executable, _SIM, ["sim"], trees[0].env(), trees[0].root,
+                       tmp / "sim.err", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    direct, labels = f"http://127.0.0.1:{port}/v1/responses", [t.label for t in trees]
+    procs = [_serve(t.python, _PROXY, ["proxy", "-o", str(tmp / f"{t.label}.jsonl"),
+                                       "--upstream", f"http://127.0.0.1:{port}/v1"],
+                    t.env(TV_BENCH_FWD=str(tmp / f"{t.label}.fwd")), t.root,
+                    tmp / f"{t.label}.err") for t in trees]
+    urls = [(x, f"http://127.0.0.1:{pp}/v1/responses") for x, (_, pp) in zip(labels, procs,
+                                                                              strict=True)]
     added: dict[str, list[float]] = {x: [] for x in labels}
-    chunks: dict[str, list[float]] = {x: [] for x in labels}
-    cpu: dict[str, float] = {}
+    burst: dict[str, list[float]] = {x: [] for x in labels}
+    paced: dict[str, list[float]] = {x: [] for x in labels}
     try:
         with httpx2.Client(timeout=60) as http:
             for _ in range(50):  # warm every path: connections, imports, caches
-                _post(http, direct)
-                for _, url in proxies:
+                for _, url in [("", direct), *urls]:
                     _post(http, url)
-            cpu0 = [_proc_stat(p.pid)[0] for p, _ in proxies]
+            cpu0 = [_cpu_s(p.pid) for p, _ in procs]
             for _ in range(ns.calls * ns.repeat):
                 base = _post(http, direct)
-                for label, (_, url) in zip(labels, proxies, strict=True):
+                for label, url in urls:
                     added[label].append(_post(http, url) - base)
-            for label, (p, _), c0 in zip(labels, proxies, cpu0, strict=True):
-                cpu[label] = (_proc_stat(p.pid)[0] - c0) / (ns.calls * ns.repeat) * 1000
-            for _ in range(ns.streams):
-                base_s = _arrivals(http, direct)
-                for label, (_, url) in zip(labels, proxies, strict=True):
-                    got = _arrivals(http, url)
-                    chunks[label].extend(b - a for a, b in zip(base_s[1:], got[1:],
-                                                                strict=False))
+            cpu = {x: (_cpu_s(p.pid) - c0) / (ns.calls * ns.repeat) * 1000
+                   for x, (p, _), c0 in zip(labels, procs, cpu0, strict=True)}
+            _streams(http, direct, urls, ns.streams, burst)
+            sim.stdin.write(f"{ns.gap_ms}\n".encode())  # type: ignore[union-attr]
+            sim.stdin.flush()  # type: ignore[union-attr]
+            sim.stdout.readline()  # type: ignore[union-attr]
+            _streams(http, direct, urls, ns.streams, paced)
         per = max(1, 2000 // ns.clients)
         rate_d, err_d = _throughput(direct, ns.clients, per)
-        rates = [_throughput(url, ns.clients, per) for _, url in proxies]
+        rates = [_throughput(url, ns.clients, per) for _, url in urls]
         rss: dict[str, list[int]] = {}
         with httpx2.Client(timeout=60) as http:
-            for label, (p, url) in zip(labels, proxies, strict=True):
-                rss[label] = [_proc_stat(p.pid)[1]]
+            for (label, url), (p, _) in zip(urls, procs, strict=True):
+                rss[label] = [_rss_kb(p.pid)]
                 for n in range(1, ns.rss_calls + 1):
                     _post(http, url)
                     if n % max(1, ns.rss_calls // 4) == 0:
-                        rss[label].append(_proc_stat(p.pid)[1])
+                        rss[label].append(_rss_kb(p.pid))
     finally:
-        for proc, _ in [*proxies, (sim, "")]:
-            proc.terminate()
+        for proc, _ in [*procs, (sim, 0)]:
+            proc.send_signal(signal.SIGINT)  # Ctrl-C: the proxy's exit writes TV_BENCH_FWD
             proc.wait(10)
-    print(f"{ns.calls * ns.repeat} calls and {ns.streams} streams per path; direct "
-          f"{rate_d:.0f} req/s with {ns.clients} clients ({err_d} errors)")
+    fwd = {x: orjson.loads((tmp / f"{x}.fwd").read_bytes()) for x in labels}
+    inside = [[sum(fwd[x][a:b], []) for x in labels]
+              for a, b in ((0, ns.streams), (ns.streams, None))]
+    print(f"{ns.calls * ns.repeat} calls and {ns.streams} streams per path, each case; direct "
+          f"{rate_d:.0f} req/s with {ns.clients} clients ({err_d} errors); {_loop_name()}; "
+          f"load average {load0:.1f} → {os.getloadavg()[0]:.1f}")
+    gap = f"paced {ns.gap_ms:g} ms"
     table("proxy", [
         ("added per request, p50 (≤ 1 ms)", [f"{statistics.median(added[x]):.2f} ms"
                                              for x in labels]),
         ("added per request, p95 (≤ 5 ms)", [f"{_pct(added[x], 95):.2f} ms" for x in labels]),
-        ("stream chunk, p95 (≤ 1 ms)", [f"{_pct(chunks[x], 95):.2f} ms" for x in labels]),
+        ("in proxy, chunk arrival → sent: burst, p50/p95/max (≤ 1 ms)",
+         [_spread(v) for v in inside[0]]),
+        (f"in proxy, chunk arrival → sent: {gap}", [_spread(v) for v in inside[1]]),
+        ("at client, chunk after 1st byte vs direct: burst, p50/p95",
+         [_spread(burst[x], False) for x in labels]),
+        (f"at client, chunk after 1st byte vs direct: {gap}",
+         [_spread(paced[x], False) for x in labels]),
         ("proxy CPU per call", [f"{cpu[x]:.2f} ms" for x in labels]),
         (f"{ns.clients} clients: req/s (÷ direct)",
          [f"{r:.0f} ({r / rate_d:.2f})" for r, _ in rates]),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -117,10 +118,13 @@ class SimServer:
         log: Any = None,
         latency: LatencyModel | None = None,
         stateless_cache: bool = False,
+        stream_gap_ms: float = 0.0,
     ) -> None:
         """``latency`` / ``stateless_cache``: the experiment profile (``traceview ab``
         against the simulator) — simulated timings in a header, and prompt caching of
-        requests that resend their transcript. Both off by default."""
+        requests that resend their transcript. Both off by default. ``stream_gap_ms``:
+        a stream's events sent that far apart, as a provider paces its tokens (default
+        0: all at once, a burst)."""
         if seed is not None and frozen_at is None:
             frozen_at = DEFAULT_EPOCH
         self.state = SimState(seed=seed, frozen_at=frozen_at)
@@ -130,6 +134,7 @@ class SimServer:
         # The organization: its Costs/Usage APIs, its projects (sim/org_usage.py).
         self.org = OrgLedger()
         self.log = log
+        self.stream_gap = stream_gap_ms / 1000
         self._faults: list[Fault] = []
         self._faults_lock = threading.Lock()
         self._stream_holds: list[tuple[int, Gate]] = []
@@ -384,6 +389,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if stall is not None and n == stall[0]:
                     stall[1].arrived.set()
                     sim._wait(stall[1])
+                if n == 0:
+                    t0 = time.monotonic()  # paced on one timeline: late events do not add up
+                elif sim.stream_gap:
+                    sim._closing.wait(t0 + n * sim.stream_gap - time.monotonic())
                 self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
