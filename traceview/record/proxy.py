@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpcore2
 import httpx2
 
 from traceview.record.recorder import Recorder
@@ -28,6 +30,7 @@ from traceview.record.transport import (
     AsyncRecordingTransport,
     _default_limits,
 )
+from traceview.record.upstream_io import AsyncioBackend
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
@@ -100,6 +103,20 @@ def env_proxy(upstream: str) -> str | None:
     return proxy
 
 
+def upstream_transport(upstream: str, verify: ssl.SSLContext | bool = True,
+                       ) -> httpx2.AsyncHTTPTransport:
+    """The HTTP client side of the proxy: the SDK's pooling, the environment's outgoing
+    proxy, and connections read through :mod:`upstream_io` (per chunk, anyio's read path
+    cost more than the rest of the relay: bench/proxy.py). httpx2 takes no network backend
+    of its own, so the pool it built is given one; without that pool, its default stays."""
+    transport = httpx2.AsyncHTTPTransport(verify=verify, limits=_default_limits(),
+                                          proxy=env_proxy(upstream))
+    pool = getattr(transport, "_pool", None)
+    if isinstance(pool, httpcore2.AsyncConnectionPool):
+        pool._network_backend = AsyncioBackend()
+    return transport
+
+
 def _error_body(kind: str, message: str) -> bytes:
     import json
 
@@ -130,8 +147,7 @@ class RecordingProxy:
         wants none of that, and skipping it halves the proxy's own time per request.
         """
         if self._transport is None:
-            inner = self._inner or httpx2.AsyncHTTPTransport(
-                limits=_default_limits(), proxy=env_proxy(self.upstream))
+            inner = self._inner or upstream_transport(self.upstream)
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
 

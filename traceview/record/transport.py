@@ -125,6 +125,7 @@ class _Exchange:
         self.ends: list[int] = []
         self.arrived: list[float] = []
         self.chunks: list[bytes] = []
+        self.pending: bytes | None = None  # handed on, not yet kept
         self.size = 0  # bytes relayed, kept or not
         self.kept = 0  # bytes held for the record (decoded, for gzip and deflate)
         self.over = False  # passed BODY_CAP: nothing more kept
@@ -133,13 +134,20 @@ class _Exchange:
         self._done = False
         self._lock = threading.Lock()
 
-    def keep(self, chunk: bytes) -> None:
-        """Hold a relayed chunk for the record, up to BODY_CAP in all. A gzip or deflate
-        body is decoded as it passes, never past the cap: a small gzip of gigabytes
-        costs at most BODY_CAP, and nothing is left to decode when the body ends."""
-        self.size += len(chunk)
+    def arrive(self, chunk: bytes) -> None:
+        """A chunk is in, about to be handed on: stamped now, kept once it has gone
+        (`keep`), so nothing but a clock read stands between its arrival and its relay."""
+        self.pending = chunk
         if self.stamped:
             self.arrived.append(perf_counter())
+
+    def keep(self, chunk: bytes) -> None:
+        """Hold a chunk handed on for the record, up to BODY_CAP in all. A gzip or deflate
+        body is decoded as it passes, never past the cap: a small gzip of gigabytes
+        costs at most BODY_CAP, and nothing is left to decode when the body ends."""
+        self.pending = None
+        self.size += len(chunk)
+        if self.stamped:
             self.ends.append(self.size)
         if self.over:
             return
@@ -177,6 +185,8 @@ class _Exchange:
             if self._done:
                 return
             self._done = True
+        if self.pending is not None:  # a reader that stopped mid-body was handed it
+            self.keep(self.pending)
         headers = header_values(self.headers, _FINISH_HEADERS)
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
@@ -211,8 +221,9 @@ class _TeeStream(httpx2.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         try:
             for chunk in self._inner:
-                self._exchange.keep(chunk)
+                self._exchange.arrive(chunk)
                 yield chunk
+                self._exchange.keep(chunk)
         except Exception as exc:
             self._exchange.fail(exc)
             raise
@@ -234,8 +245,9 @@ class _AsyncTeeStream(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for chunk in self._inner:
-                self._exchange.keep(chunk)
+                self._exchange.arrive(chunk)
                 yield chunk
+                self._exchange.keep(chunk)
         except Exception as exc:
             self._exchange.fail(exc)
             raise

@@ -1,0 +1,162 @@
+"""The proxy's upstream connections (record/upstream_io.py), as a client of the proxy sees
+them: TLS verified against the trusted certificates, a large body relayed whole, and an
+upstream that closes its idle connections.
+
+The simulator serves TLS on loopback with a test-only certificate (tests/fixtures/tls);
+the proxy trusts it through SSL_CERT_FILE, as a user behind a private CA would set it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import openai
+import pytest
+
+from tests.record.conftest import API_KEY, read_records
+from traceview.record.proxy_server import ProxyServer
+from traceview.record.upstream_io import HIGH_WATER, _Buffered, _Stream
+from traceview.sim import SimServer
+
+TLS = Path(__file__).parents[1] / "fixtures" / "tls"
+
+
+@contextlib.contextmanager
+def _tls_sim(host: str = "127.0.0.1") -> Iterator[str]:
+    """The simulator serving TLS with the test certificate (for 127.0.0.1 and localhost)
+    on ``host``; its base URL."""
+    sim = SimServer(host, seed="tls")
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(TLS / "cert.pem", TLS / "key.pem")
+    sim.httpd.socket = context.wrap_socket(sim.httpd.socket, server_side=True)
+    sim.start()
+    try:
+        yield sim.base_url.replace("http://", "https://")
+    finally:
+        sim.stop()
+
+
+def test_a_tls_upstream_is_relayed_and_recorded(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
+    out = tmp_path / "tls.jsonl"
+    with _tls_sim() as upstream, ProxyServer(out, upstream=upstream) as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url, api_key=API_KEY, max_retries=0)
+        plain = client.responses.create(model="gpt-4.1", input="Hi")
+        with client.responses.create(model="gpt-4.1", input="More", stream=True) as stream:
+            kinds = [event.type for event in stream]
+    assert plain.status == "completed"
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    records = read_records(out)
+    assert [r.get("status_code") for r in records[1::2]] == [200, 200]
+    assert [e["type"] for e in records[3]["events"]] == kinds
+    assert len(records[3]["event_ms"]) == len(kinds)
+
+
+@pytest.mark.parametrize(("trusted", "host", "why"), [
+    (False, "127.0.0.1", "self-signed certificate"),
+    (True, "127.0.0.2", "certificate is not valid for '127.0.0.2'"),
+])
+def test_an_upstream_certificate_not_valid_for_it_is_refused(trusted, host, why, tmp_path,
+                                                             monkeypatch):
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    if trusted:
+        monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
+    else:
+        monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    out = tmp_path / "refused.jsonl"
+    with _tls_sim(host) as upstream, ProxyServer(out, upstream=upstream) as proxy:
+        reply = httpx2.post(proxy.base_url + "/responses", json={"model": "m", "input": "x"},
+                            headers={"authorization": f"Bearer {API_KEY}"})
+    assert reply.status_code == 502 and why in reply.text
+    assert read_records(out)[1]["error"]["type"] == "connection_error"
+
+
+def _upstream(answer: bytes, close_after: bool) -> tuple[str, threading.Event, list[int]]:
+    """A loopback upstream answering each request with ``answer`` (closing each connection
+    after it when ``close_after``, without saying so); ``closed`` is set once it has;
+    ``accepted`` counts connections."""
+    server = socket.create_server(("127.0.0.1", 0))
+    closed, accepted = threading.Event(), []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(1)
+            with conn:
+                while True:
+                    data = b""
+                    while b"\r\n\r\n" not in data:
+                        more = conn.recv(65536)
+                        if not more:
+                            break
+                        data += more
+                    if not data:
+                        break
+                    conn.sendall(answer)
+                    if close_after:
+                        break
+            closed.set()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{server.getsockname()[1]}/v1", closed, accepted
+
+
+def test_an_upstream_that_closes_idle_connections_costs_no_request(tmp_path):
+    ok = b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}'
+    upstream, closed, accepted = _upstream(ok, close_after=True)
+    with ProxyServer(tmp_path / "idle.jsonl", upstream=upstream) as proxy, \
+            httpx2.Client() as http:
+        first = http.get(proxy.base_url + "/models")
+        assert closed.wait(10)  # the upstream dropped the connection the proxy keeps
+        second = http.get(proxy.base_url + "/models")
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert len(accepted) == 2  # the dropped connection was noticed, not reused
+
+
+def test_a_large_body_is_relayed_whole(tmp_path):
+    size = 4 << 20  # many times what the proxy holds per connection before it stops reading
+    body = bytes(range(256)) * (size // 256)
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\n"
+    upstream, _, _ = _upstream(head + b"content-length: %d\r\n\r\n" % size + body, False)
+    got = bytearray()
+    with ProxyServer(tmp_path / "big.jsonl", upstream=upstream) as proxy, \
+            httpx2.Client() as http, http.stream("GET", proxy.base_url + "/files/x") as r:
+        for part in r.iter_raw(1 << 16):
+            got += part
+    assert len(got) == size and got == body
+
+
+class _Socket:
+    """A transport that notes whether it is being read."""
+
+    reading = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
+    transport, proto = _Socket(), _Buffered()
+    stream = _Stream(transport, proto)
+    proto.data_received(b"x" * HIGH_WATER)
+    assert transport.reading
+    proto.data_received(b"y")  # past the mark: the socket is no longer read
+    assert not transport.reading
+    got = asyncio.run(stream.read(HIGH_WATER // 2))
+    assert got == b"x" * (HIGH_WATER // 2) and not transport.reading  # half still held
+    got = asyncio.run(stream.read(1))
+    assert got == b"x" and transport.reading  # below half: read again
+    assert len(proto.buffer) == HIGH_WATER // 2  # what is left, in order
