@@ -21,8 +21,9 @@ import openai
 import pytest
 
 from tests.record.conftest import API_KEY, read_records
+from traceview.record.proxy import upstream_transport
 from traceview.record.proxy_server import ProxyServer
-from traceview.record.upstream_io import HIGH_WATER, _Buffered, _Stream
+from traceview.record.upstream_io import HIGH_WATER, AsyncioBackend, _Buffered, _Stream
 from traceview.sim import SimServer
 
 TLS = Path(__file__).parents[1] / "fixtures" / "tls"
@@ -160,3 +161,13 @@ def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
     got = asyncio.run(stream.read(1))
     assert got == b"x" and transport.reading  # below half: read again
     assert len(proto.buffer) == HIGH_WATER // 2  # what is left, in order
+
+
+def test_the_proxys_upstream_pool_reads_through_upstream_io():
+    # httpx2 has no setting for it: should a release build its pool otherwise, the proxy
+    # would fall back to anyio's slower reads without a word; this says so.
+    for env_proxy in (None, "http://corp-proxy:3128"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("traceview.record.proxy.env_proxy", lambda upstream, p=env_proxy: p)
+            transport = upstream_transport("https://api.openai.com/v1")
+        assert isinstance(transport._pool._network_backend, AsyncioBackend)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -103,14 +102,13 @@ def env_proxy(upstream: str) -> str | None:
     return proxy
 
 
-def upstream_transport(upstream: str, verify: ssl.SSLContext | bool = True,
-                       ) -> httpx2.AsyncHTTPTransport:
+def upstream_transport(upstream: str) -> httpx2.AsyncHTTPTransport:
     """The HTTP client side of the proxy: the SDK's pooling, the environment's outgoing
-    proxy, and connections read through :mod:`upstream_io` (per chunk, anyio's read path
-    cost more than the rest of the relay: bench/proxy.py). httpx2 takes no network backend
-    of its own, so the pool it built is given one; without that pool, its default stays."""
-    transport = httpx2.AsyncHTTPTransport(verify=verify, limits=_default_limits(),
-                                          proxy=env_proxy(upstream))
+    proxy (and its SSL_CERT_FILE), and connections read through :mod:`upstream_io`, whose
+    reads cost a paced stream's chunks less than anyio's (bench/proxy.py, CPU per stream).
+    httpx2 takes no network backend of its own, so the pool it built is given one; should
+    a later httpx2 build it otherwise, its default backend stays."""
+    transport = httpx2.AsyncHTTPTransport(limits=_default_limits(), proxy=env_proxy(upstream))
     pool = getattr(transport, "_pool", None)
     if isinstance(pool, httpcore2.AsyncConnectionPool):
         pool._network_backend = AsyncioBackend()

@@ -34,6 +34,9 @@ class _Buffered(asyncio.Protocol):
         self.writable = True
         self.drained: asyncio.Future[None] | None = None
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # until a TLS layer takes its place (_Stream)
+
     def data_received(self, data: bytes) -> None:
         self.buffer += data
         if len(self.buffer) > HIGH_WATER and not self.paused:
