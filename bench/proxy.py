@@ -63,8 +63,8 @@ import atexit, json, os, sys, time
 from traceview.record import proxy as p
 streams, pump = [], p.RecordingProxy._pump
 async def timed_pump(self, response, send):
-    ex, got = response.extensions.get(p.EXCHANGE_EXTENSION), []
-    if ex is None or not ex.stamped:
+    ex, got = response.extensions.get(getattr(p, "EXCHANGE_EXTENSION", "")), []
+    if not getattr(ex, "stamped", False):  # not a stream, or a checkout without stamps
         return await pump(self, response, send)
     async def timed(message):
         await send(message)
