@@ -99,8 +99,12 @@ class _Stream(httpcore2.AsyncNetworkStream):
             if proto.error is not None:
                 raise httpcore2.ReadError(str(proto.error))
             return b""
-        data = bytes(proto.buffer[:max_bytes])
-        del proto.buffer[:max_bytes]
+        if len(proto.buffer) <= max_bytes:  # the usual case: all of it, copied once
+            data = bytes(proto.buffer)
+            proto.buffer.clear()
+        else:
+            data = bytes(proto.buffer[:max_bytes])
+            del proto.buffer[:max_bytes]
         if proto.paused and len(proto.buffer) <= HIGH_WATER // 2:
             proto.paused = False
             self._transport.resume_reading()
