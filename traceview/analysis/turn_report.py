@@ -34,7 +34,8 @@ from traceview.analysis.turn_row import ROW_KEYS, TABLE, WHOLE, RowRead
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.capture.model import HostedCall, Turn
 
-__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts", "unexplained_rows"]
+__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",
+           "unexplained_rows"]
 
 
 def _count(name: str) -> property:
