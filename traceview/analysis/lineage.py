@@ -125,16 +125,3 @@ def retrieval_dict(x: tuple[Any, ...], stores: tuple[str, ...]) -> dict[str, Any
         "container_id": container,
         "include": INCLUDE_FLAGS.get(kind) if missing else None,
     }
-
-
-def turn_lineage(req: Any, res: Any, found: dict[str, Any] | None) -> TurnLineage | None:
-    """The lineage of a turn given its sides' facts (None where a side is missing)."""
-    return lineage_of(req.extra if req is not None else None,
-                      res.extra if res is not None else None,
-                      res.hosted_calls if res is not None else (), found)
-
-
-def lineage_dict(req: Any, res: Any, found: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The report's `lineage` of a turn (null when it has none)."""
-    got = turn_lineage(req, res, found)
-    return got.to_dict() if got is not None else None

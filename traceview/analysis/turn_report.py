@@ -15,11 +15,16 @@ from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
-from traceview.analysis.cost.attribution import TurnAttribution, attribution
+from traceview.analysis.cost.attribution import (
+    NO_ATTRIBUTION,
+    NONE,
+    TurnAttribution,
+    attribution,
+)
 from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
-from traceview.analysis.lineage import lineage_dict
+from traceview.analysis.lineage import lineage_of
 from traceview.analysis.pricing import Cost
 from traceview.analysis.rules.account import report_lines
 from traceview.analysis.rules.deposit import model_passes
@@ -29,7 +34,8 @@ from traceview.analysis.turn_row import ROW_KEYS, TABLE, WHOLE, RowRead
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.capture.model import HostedCall, Turn
 
-__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts"]
+__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",
+           "unexplained_rows"]
 
 
 def _count(name: str) -> property:
@@ -155,9 +161,15 @@ class TurnReport(TurnSides):
         else:
             self._cols.carried[self._r] = carry
 
-    lineage = property(lambda self: lineage_dict(self.req, self.res,
-                                                 self._cols.lineage.get(self._r)),
-                       doc="The turn's evidence lineage (analysis/lineage.py); None: none.")
+    @property
+    def lineage(self) -> dict[str, Any] | None:
+        """The turn's evidence lineage (analysis/lineage.py); None: none. Its hosted calls
+        are the view's, read once for the row."""
+        req, res = self.req, self.res
+        got = lineage_of(req.extra if req is not None else None,
+                         res.extra if res is not None else None, self.calls,
+                         self._cols.lineage.get(self._r))
+        return got.to_dict() if got is not None else None
 
     @property
     def columns(self) -> TurnColumns:
@@ -259,8 +271,9 @@ class TurnReport(TurnSides):
 
     @property
     def attributed_to(self) -> dict[str, Any]:
-        """The report's form of `turn_attribution`."""
-        return self.turn_attribution.to_dict()
+        """The report's form of `turn_attribution` (most turns': one shared dict)."""
+        owner = self.turn_attribution
+        return NO_ATTRIBUTION if owner is NONE else owner.to_dict()
 
     # ---- composed on demand ----------------------------------------------------------
     @property
@@ -271,7 +284,8 @@ class TurnReport(TurnSides):
     @property
     def carried_context(self) -> dict[str, Any]:
         """Context from earlier turns this turn is billed for again (the ledger's share)."""
-        return self.carried.to_dict() if self.carried is not None else EMPTY_CARRY
+        carry = self.carried  # looked up in the ledger: once
+        return carry.to_dict() if carry is not None else EMPTY_CARRY
 
     @property
     def explanation(self) -> list[str]:
@@ -299,6 +313,25 @@ class TurnReport(TurnSides):
         else:
             d["_view"] = self
         return d
+
+    def unexplained_row(self) -> dict[str, Any]:
+        """The row without its prose keys (`explanation`, `findings`), the others in row
+        order: what the JSON report writes unless asked for the sentences."""
+        keys, read = WHOLE
+        return dict(zip(keys, read(self), strict=True))
+
+
+def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
+    """`report.unexplained_row()` of each report, in order (anything else than a
+    TurnReport gives its `to_dict()` without the prose keys)."""
+    for rep in reports:
+        if type(rep) is TurnReport:
+            yield rep.unexplained_row()
+        else:
+            row = rep.to_dict()
+            row.pop("explanation", None)
+            row.pop("findings", None)
+            yield row
 
 
 def row_dicts(reports: Iterable[TurnReport], explained: bool = True,

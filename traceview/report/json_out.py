@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import row_dicts
+from traceview.analysis.turn_report import row_dicts, unexplained_rows
 from traceview.capture.parallel import inherited, min_parallel_rows, workers
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe
@@ -171,20 +171,10 @@ def _part(span: tuple[int, int]) -> bytes:
     return b"".join(_items(_turn_rows(turns[span[0]:span[1]], explain), _same, indent))
 
 
-# A row's prose, and what `row_dicts` leaves for making it later.
-_PROSE = ("explanation", "findings", "_view")
-
-
 def _turn_rows(turns: Sequence[Any], explain: bool) -> Iterator[dict[str, Any]]:
-    """The turns' rows (analysis/turn_report.py row_dicts), without their prose unless
-    `explain`: then the sentences are not made at all."""
-    if explain:
-        yield from row_dicts(turns)
-        return
-    for row in row_dicts(turns, explained=False):
-        for key in _PROSE:
-            row.pop(key, None)
-        yield row
+    """The turns' rows (analysis/turn_report.py), without their prose unless `explain`:
+    then the sentences are not made at all."""
+    return row_dicts(turns) if explain else unexplained_rows(turns)
 
 
 # Conversations a batch: each writes its carried-context ledger (every source's charges),

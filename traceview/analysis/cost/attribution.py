@@ -59,6 +59,9 @@ class TurnAttribution:
 
 
 NONE = TurnAttribution()
+# NONE as a report writes it: shared by every row that says nothing of its owner (never
+# mutate it, like EMPTY_CARRY).
+NO_ATTRIBUTION = NONE.to_dict()
 
 
 def billed_to(req_extra: dict[str, Any] | None, res_extra: dict[str, Any] | None
