@@ -3,12 +3,12 @@
 A large capture holds a hundred thousand turns; as objects each would cost a kilobyte. Here
 every column is declared once, in a schema (`Col`: its name, its kind, its fixed array
 typecode and what None is stored as), and holds one item per row: counts as 8-byte ints
-(4-byte where one record's length bounds them), repeated strings and tuples (model, status, conversation id, item kinds) as numbers into
-one shared `Pool`, strings unique to a row (response id, user text excerpt) as UTF-8 in one
-buffer (`Texts`), booleans as bits of one flags column. The rare things (hosted calls, the
-seldom-set `extra` facts, notes, attempts) are dicts keyed by row. No column is ever
-replaced by a wider one: a value a column cannot hold is unknown by the schema's rule before
-it is stored.
+(4-byte where one record's length bounds them), repeated strings and tuples (model, status,
+conversation id, item kinds) as numbers into one shared `Pool`, strings unique to a row
+(response id, user text excerpt) as UTF-8 in one buffer (`Texts`), booleans as bits of one
+flags column. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts)
+are dicts keyed by row. No column is ever replaced by a wider one: a value a column cannot
+hold is unknown by the schema's rule before it is stored.
 
 Screens and reports read a turn through the small views of capture/model.py
 (`turn.req.input_count`); the hot analysis passes read the columns at a row.
