@@ -209,7 +209,7 @@ class Side:
             if c.kind in ("count", "number", "text"):
                 self.cols[c.name].extend(other.cols[c.name])
             elif c.kind == "pooled":
-                self.cols[c.name].extend(array("i", [to_mine[n] for n in other.cols[c.name]]))
+                self.cols[c.name].extend(map(to_mine.__getitem__, other.cols[c.name]))
             elif c.kind == "sparse":
                 mine, theirs = self.dicts[c.name], other.dicts[c.name]
                 if isinstance(mine, Calls):
