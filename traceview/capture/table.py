@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -184,11 +185,11 @@ class Side:
             elif c.kind == "pooled":
                 self.cols[c.name].extend(self.pool.numbers_of(values))
             elif c.kind == "text":
-                for text in values:
-                    self.cols[c.name].append(text)
-            elif c.kind == "flag":
+                self.cols[c.name].add_all(values)
+            elif c.kind == "flag":  # set on few rows, mostly: only those are visited
                 bit = 1 << self.FLAGS.index(c.name)
-                bits = [b | bit if v else b for b, v in zip(bits, values, strict=True)]
+                for i in compress(range(len(bits)), values):
+                    bits[i] |= bit
             else:  # sparse: kept where set
                 is_set, d = SET[c.how], self.dicts[c.name]
                 for row, v in enumerate(values, base):
