@@ -68,3 +68,28 @@ def test_a_key_in_a_plain_user_message_is_masked_in_its_text() -> None:
         for body in ({"input": key}, {"input": [{"role": "user", "content": key}]}):
             text = request_facts("responses", body, None).user_text
             assert text == redact_text(key) != key, (key, text)
+
+
+def test_a_file_name_seen_before_is_masked_once_a_key_is_registered() -> None:
+    """A file search's file names and queries repeat on many turns and are masked once
+    each: a key registered after the name was first read is still masked in it (the
+    names masked under the old keys are not reused)."""
+    from traceview.capture.response_facts import response_facts
+
+    output = [{"type": "file_search_call", "id": "fs_1", "status": "completed",
+               "queries": ["notes of quillfeather"],
+               "results": [{"file_id": "file-1", "filename": "quillfeather.pdf",
+                            "score": 0.5}]}]
+    record = {"dir": "res", "body": {"object": "response", "status": "completed",
+                                     "output": output}}
+
+    def seen() -> tuple[Any, Any]:
+        f = response_facts(record)
+        results = f.extra["lineage"]["retrieval"][0][1]
+        return results[0][1], f.hosted_calls[0].queries[0]
+
+    assert seen() == ("quillfeather.pdf", "notes of quillfeather")
+    redact.add_secret("quillfeather")  # the root conftest forgets it after the test
+    name, query = seen()
+    assert "quillfeather" not in name and "quillfeather" not in query
+    assert name.endswith(".pdf") and query.startswith("notes of ")

@@ -11,7 +11,7 @@ from sys import intern
 from typing import Any
 
 from traceview.capture.calls import HostedCall
-from traceview.safety.redact import redact_text
+from traceview.capture.lineage import redact_repeated
 from traceview.wire import HOSTED_CALL_TYPES as HOSTED_TYPES
 from traceview.wire import (
     INCLUDE_FLAGS,
@@ -144,7 +144,7 @@ def _queries(item: dict[str, Any]) -> tuple[str, ...]:
     raw = _raw_queries(item)
     if not raw:
         return ()
-    return tuple([redact_text(q) for q in raw])
+    return tuple([redact_repeated(q) for q in raw])
 
 
 def _raw_queries(item: dict[str, Any]) -> list[str]:

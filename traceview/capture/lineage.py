@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeVar
 
-from traceview.safety.redact import redact_text
+from traceview.safety.redact import redact_text, registered_keys
 
 LINEAGE = "lineage"  # the key in a side's `extra`
 VECTOR_STORES = "vector_stores"  # also a key of the response's `extra`
@@ -29,7 +29,34 @@ _COPIES: dict[str, Any] = {}
 
 def _text(value: Any, limit: int = _TEXT_MAX) -> str | None:
     """A provider or application string, secrets masked and clipped; None if not a string."""
-    return redact_text(value)[:limit] if type(value) is str and value else None
+    return redact_repeated(value)[:limit] if type(value) is str and value else None
+
+
+class _Repeated:
+    """Short strings a capture repeats on many turns (file ids and names, queries), each
+    masked once: text -> redact_text(text), kept with the registered keys (which
+    redact_text also masks) it was made under, and dropped when they change."""
+
+    LONGEST = 256  # longer strings are seldom repeated: masked each time
+    MOST = 4096
+
+    def __init__(self) -> None:
+        self.state: tuple[tuple[str, ...] | None, dict[str, str]] = (None, {})
+
+    def __call__(self, text: str) -> str:
+        under, masked = self.state
+        keys = registered_keys()
+        if under is not keys:
+            under, masked = self.state = (keys, {})
+        got = masked.get(text)
+        if got is None:
+            got = redact_text(text)
+            if len(text) <= self.LONGEST and len(masked) < self.MOST:
+                masked[text] = got
+        return got
+
+
+redact_repeated = _Repeated()
 
 
 def _one_copy(value: T) -> T:

@@ -49,7 +49,9 @@ def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     for key, value in usage.items():
         if isinstance(value, dict):
-            found.extend((f"{key}.{k}", v) for k, v in value.items() if _absurd(v))
+            for k, v in value.items():
+                if _absurd(v):
+                    found.append((f"{key}.{k}", v))
         elif _absurd(value):
             found.append((str(key), value))
     return found

@@ -2,13 +2,13 @@
 
 A large capture holds a hundred thousand turns; as objects each would cost a kilobyte. Here
 every column is declared once, in a schema (`Col`: its name, its kind, its fixed array
-typecode and what None is stored as), and holds one item per row: counts as 8-byte ints,
-repeated strings and tuples (model, status, conversation id, item kinds) as numbers into
-one shared `Pool`, strings unique to a row (response id, user text excerpt) as UTF-8 in one
-buffer (`Texts`), booleans as bits of one flags column. The rare things (hosted calls, the
-seldom-set `extra` facts, notes, attempts) are dicts keyed by row. No column is ever
-replaced by a wider one: a value a column cannot hold is unknown by the schema's rule before
-it is stored.
+typecode and what None is stored as), and holds one item per row: counts as 8-byte ints
+(4-byte where one record's length bounds them), repeated strings and tuples (model, status,
+conversation id, item kinds) as numbers into one shared `Pool`, strings unique to a row
+(response id, user text excerpt) as UTF-8 in one buffer (`Texts`), booleans as bits of one
+flags column. The rare things (hosted calls, the seldom-set `extra` facts, notes, attempts)
+are dicts keyed by row. No column is ever replaced by a wider one: a value a column cannot
+hold is unknown by the schema's rule before it is stored.
 
 Screens and reports read a turn through the small views of capture/model.py
 (`turn.req.input_count`); the hot analysis passes read the columns at a row.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -75,7 +76,8 @@ SET: dict[str, Callable[[Any], bool]] = {"count": _usable, "count0": _usable_not
 class Col(NamedTuple):
     """One column of a side, declared once.
 
-    kind: "count" (an array of `typecode`, None and unusable values stored as `null`),
+    kind: "count" (an array of `typecode`, None and values outside 0 … `limit` - 1 stored
+    as `null`),
     "number" (an array of `typecode`, the value stored as `store` makes it), "pooled" (a
     pool number, 0: None), "text" (a Texts), "flag" (a bit of the side's flags column) or
     "sparse" (a dict by row, kept only where `how` judges the value set; `null`: what an
@@ -87,11 +89,26 @@ class Col(NamedTuple):
     null: Any = None
     how: str = ""
     store: Callable[[Any], Any] | None = None
+    limit: int = LIMIT
 
 
-def _count(name: str, nullable: bool = True) -> Col:
-    return Col(name, "count", "q", UNKNOWN if nullable else 0,
-               store=count if nullable else count0)
+# A count no record can make larger than its own length (a line is at most 256 MiB, and
+# the JSON of its input items at most a few times that): 4 bytes hold every such value.
+SHORT_LIMIT = (1 << 31) - 1
+
+
+def _count(name: str, nullable: bool = True, short: bool = False) -> Col:
+    """A count column: 8 bytes a row, or 4 (`short`) where the count is bounded by the
+    length of one record; a value outside 0 … limit - 1 is stored as unknown (or 0)."""
+    if not short:
+        return Col(name, "count", "q", UNKNOWN if nullable else 0,
+                   store=count if nullable else count0)
+    null = UNKNOWN if nullable else 0
+
+    def store(value: int | None) -> int:
+        return value if value is not None and 0 <= value < SHORT_LIMIT else null
+
+    return Col(name, "count", "i", null, store=store, limit=SHORT_LIMIT)
 
 
 def _pooled(name: str) -> Col:
@@ -160,19 +177,19 @@ class Side:
         bits = [0] * len(records)
         for c, values in zip(self.SCHEMA, columns, strict=True):
             if c.kind == "count":
-                null = c.null
-                self.cols[c.name].extend([v if v is not None and 0 <= v < LIMIT else null
+                null, limit = c.null, c.limit
+                self.cols[c.name].extend([v if v is not None and 0 <= v < limit else null
                                           for v in values])
             elif c.kind == "number":
                 self.cols[c.name].extend(map(c.store, values))  # type: ignore[arg-type]
             elif c.kind == "pooled":
                 self.cols[c.name].extend(self.pool.numbers_of(values))
             elif c.kind == "text":
-                for text in values:
-                    self.cols[c.name].append(text)
-            elif c.kind == "flag":
+                self.cols[c.name].add_all(values)
+            elif c.kind == "flag":  # set on few rows, mostly: only those are visited
                 bit = 1 << self.FLAGS.index(c.name)
-                bits = [b | bit if v else b for b, v in zip(bits, values, strict=True)]
+                for i in compress(range(len(bits)), values):
+                    bits[i] |= bit
             else:  # sparse: kept where set
                 is_set, d = SET[c.how], self.dicts[c.name]
                 for row, v in enumerate(values, base):
@@ -193,7 +210,7 @@ class Side:
             if c.kind in ("count", "number", "text"):
                 self.cols[c.name].extend(other.cols[c.name])
             elif c.kind == "pooled":
-                self.cols[c.name].extend(array("i", [to_mine[n] for n in other.cols[c.name]]))
+                self.cols[c.name].extend(map(to_mine.__getitem__, other.cols[c.name]))
             elif c.kind == "sparse":
                 mine, theirs = self.dicts[c.name], other.dicts[c.name]
                 if isinstance(mine, Calls):
@@ -212,8 +229,9 @@ class Side:
 
 class RequestSide(Side):
     SCHEMA = (
-        _count("request_bytes"), _count("input_bytes", False),
-        _count("new_input_tokens", False), _count("input_count", False), _count("user_words"),
+        _count("request_bytes"), _count("input_bytes", False, short=True),
+        _count("new_input_tokens", False), _count("input_count", False, short=True),
+        _count("user_words", short=True),
         # A 64-bit signature, 0 when there is none (the has_sig flag tells).
         Col("first_user_sig", "number", "Q", 0, store=_sig),
         _pooled("api"), _pooled("model"), _pooled("conversation_id"), _pooled("include"),

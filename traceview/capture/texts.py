@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -27,11 +27,13 @@ class Pool:
         return n
 
     def numbers_of(self, values: Sequence[Any]) -> list[int]:
-        """The number of each of `values` (a new value gets the next one)."""
-        got: list[Any] = list(map(self.numbers.get, values))
-        if None in got:
-            got = [self.number(v) if n is None else n for n, v in zip(got, values, strict=True)]
-        return got
+        """The number of each of `values` (a new value gets the next one, in order of first
+        appearance): each distinct value numbered once, then all looked up in one pass."""
+        numbers = self.numbers
+        for value in dict.fromkeys(values):
+            if value not in numbers:
+                self.number(value)
+        return list(map(numbers.__getitem__, values))
 
     def mapping(self, other: Pool) -> list[int]:
         """Each of `other`'s numbers as this pool's number (for appending its rows)."""
@@ -59,14 +61,20 @@ class Texts:
         self.last: tuple[int, str | None] = (-1, None)
 
     def append(self, text: str | None) -> None:
-        if text is None:
-            self.starts.append(0)
-            self.lens.append(-1)
-            return
-        raw = _encoded(text)
-        self.starts.append(len(self.buf))
-        self.lens.append(len(raw))
-        self.buf += raw
+        self.add_all((text,))
+
+    def add_all(self, texts: Iterable[str | None]) -> None:
+        """Append each of `texts` as a new row."""
+        buf, starts, lens = self.buf, self.starts, self.lens
+        for text in texts:
+            if text is None:
+                starts.append(0)
+                lens.append(-1)
+                continue
+            raw = _encoded(text)
+            starts.append(len(buf))
+            lens.append(len(raw))
+            buf += raw
 
     def get(self, row: int) -> str | None:
         last = self.last

@@ -5,3 +5,5 @@ names the text that may hold one, `mask` masks the shapes of `shapes` (finding s
 run, `runs`); `sanitise` makes untrusted capture text inert for a terminal, a document or
 JSON.
 """
+
+MASK = "[redacted]"  # what every masked secret becomes (here: no masker needed to name it)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from traceview.safety import MASK
 from traceview.safety.runs import _Found, _Jwt, _Keep2, _Schemes, _Url
 from traceview.safety.shapes import (
     _ALNUM,
@@ -25,7 +26,6 @@ from traceview.safety.shapes import (
     _RUN_CHARS,
     _RUN_SPAN,
     _TO_INSIDE,
-    MASK,
     _patterns_for,
     _run_end,
 )

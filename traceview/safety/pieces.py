@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from traceview.safety import MASK
 from traceview.safety import redact as _redact
 from traceview.safety.mask import mask_spans
-from traceview.safety.shapes import MASK
 
 __all__ = ["redact_pieces", "secret_spans"]
 

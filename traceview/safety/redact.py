@@ -24,8 +24,7 @@ from typing import Any
 
 import orjson
 
-from traceview.safety.mask import mask
-from traceview.safety.shapes import MASK
+from traceview.safety import MASK
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "nothing_to_mask", "redact",
            "redact_json", "redact_text", "registered", "registered_keys", "reset_registered"]
@@ -195,6 +194,15 @@ def _hinted_lines(chunk: bytes) -> list[int]:
 
 
 # --- The redactors -------------------------------------------------------------------------
+
+
+def mask(text: str) -> str:
+    """The masker of shapes.py (mask.py), imported the first time a text needs it: most
+    commands find nothing to mask, and its rules take longer to compile than a small
+    report takes to read."""
+    from traceview.safety.mask import mask as masker
+
+    return masker(text)
 
 
 def redact_text(text: str) -> str:

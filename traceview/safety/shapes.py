@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-MASK = "[redacted]"
-
 _VALUE = r"(?!\[redacted\])[^\s\"'`,;&<>(){}\[\]\\]"
 _NAMES = (r"api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|"
           r"auth[_-]?token|session[_-]?token|client[_-]?secret|secret[_-]?key|"

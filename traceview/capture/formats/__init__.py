@@ -20,9 +20,11 @@ from typing import Any
 import orjson
 
 from traceview.capture.foreign import foreign_document, foreign_message
-from traceview.capture.formats import batch, har, otlp
 from traceview.capture.formats.common import Emitter, FormatError
-from traceview.capture.formats.describe import looks_like
+
+# The importers (batch, har, otlp) and `describe` are imported where a foreign file is
+# met: a native capture, the common case, is judged by its first line, and HAR's streaming
+# parser brings ijson and decimal with it.
 
 FORMATS = ("capture", "har", "batch", "otlp")
 HEAD = 1 << 16
@@ -87,6 +89,8 @@ def sniff(path: str) -> tuple[str, Any]:
     if isinstance(first, dict):
         if _capture_like(first):
             return "capture", None
+        from traceview.capture.formats import batch
+
         if batch.is_input(first) or batch.is_output(first):
             return "batch", None
         if "resourceSpans" in first:
@@ -148,6 +152,8 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
                 f"({type(exc).__name__}: {str(exc)[:200]})")])
     summary = em.summary(calls)
     if fmt == "batch":
+        from traceview.capture.formats import batch
+
         with open(path, "rb") as f:
             summary["side"] = batch.side(_first_line(f.read(HEAD)))
     findings = [("damaged_import", f"{name}: {where}") for where in em.damage]
@@ -166,6 +172,8 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     outputs = [a for a, s in sides if s == "output"]
     if not inputs or not outputs:
         return
+    from traceview.capture.formats import batch
+
     target = _spooled(spool_dir, "batch-joined.jsonl")
     with open(target, "wb") as out:
         em = Emitter(out, "batch")
@@ -199,6 +207,8 @@ _NAMES = {"har": "a HAR file", "batch": "an OpenAI Batch file",
 
 
 def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
+    from traceview.capture.formats import batch, har, otlp
+
     if fmt == "har":
         with open(path, "rb") as f:
             return har.convert(f, em)
@@ -221,6 +231,8 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
         target = _spooled(spool_dir, f"{Path(path).name}.jsonl")
         target.write_bytes(orjson.dumps({"dir": "res", "body": doc}) + b"\n")
         return Adopted("capture", str(target))
+    from traceview.capture.formats.describe import looks_like
+
     foreign = foreign_document(doc)
     if foreign is not None:  # a bare body or stream event a line: say whose
         return Adopted("json", _EMPTY, None, [("foreign_traffic", f"{Path(path).name}: "
@@ -230,6 +242,8 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
 
 
 def _refuse(path: str, forced: str, fmt: str, doc: Any) -> Adopted:
+    from traceview.capture.formats.describe import looks_like
+
     what = looks_like(doc) if fmt == "json" else f"this is {_NAMES.get(fmt, fmt)}"
     return Adopted(forced, _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
                                            f"--from {forced}, but {what}")])
