@@ -85,7 +85,7 @@ class Analyzer:
 
     def _add(self, turn: Turn, source_name: str) -> TurnReport:
         f = TurnFacts(turn, self._bound(turn.table))
-        st = self._state(turn, source_name)
+        st = self._state(turn, f, source_name)
         tc = self._columns_of(turn.table)
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
@@ -114,8 +114,7 @@ class Analyzer:
             tc.context[f.row] = found
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
-        self.bill.add(turn.res.started_at if turn.res is not None else None, f.req_extra,
-                      cost.parts, f.res_extra, source_name)
+        self.bill.add(f.started_at, f.req_extra, cost.parts, f.res_extra, source_name)
         self._count(f, st, markers, cost, owned)
         self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
         self.reports.append(tc, f.row)
@@ -125,9 +124,8 @@ class Analyzer:
         """The turn's input account (None without a reader or a readable request)."""
         if self.accounts is None:
             return None
-        res = turn.res
-        created = res.started_at if res is not None else None
-        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens, created)
+        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens,
+                                f.started_at)
 
     def _empty_at_start(self, conversation: str) -> bool:
         """Whether the capture created `conversation` with no items (POST
@@ -145,9 +143,9 @@ class Analyzer:
         self._exchanges_seen = len(found)
         return conversation in self._created_empty
 
-    def _state(self, turn: Turn, source_name: str) -> ConversationState:
+    def _state(self, turn: Turn, f: TurnFacts, source_name: str) -> ConversationState:
         """The running state of the turn's conversation (made on its first turn)."""
-        key = self.grouper.assign(turn)
+        key = self.grouper.assign(turn, f)
         st = self.states.get(key)
         if st is None:
             st = self.states[key] = ConversationState(

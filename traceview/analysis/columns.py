@@ -35,7 +35,7 @@ class Columns:
                  "q_include", "q_tools", "q_flags", "q_extra", "s_in", "s_cached", "s_out",
                  "s_reasoning", "s_elapsed", "s_out_bytes", "s_status", "s_model", "s_conv",
                  "s_types", "s_tier", "s_fp", "s_flags", "s_extra", "s_hosted", "s_miss",
-                 "s_web", "s_file")
+                 "s_web", "s_file", "s_started")
 
     def __init__(self, t: TurnTable) -> None:
         q, s = t.requests, t.responses
@@ -61,4 +61,5 @@ class Columns:
         self.s_hosted = s.dicts["hosted_calls"]
         self.s_miss = s.dicts["cache_miss_reason"]
         self.s_web, self.s_file = s.dicts["web_search_requests"], s.dicts["file_search_requests"]
+        self.s_started = sc["started_at"]
 

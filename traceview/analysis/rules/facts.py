@@ -42,10 +42,11 @@ class TurnFacts:
         # the response
         "has_res", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens",
         "status", "hosted_calls", "output_types", "cache_miss_reason", "fingerprint",
+        "started_at",
         "service_tier", "output_bytes", "elapsed_ms", "compaction_output", "stream_cut",
         "refusal", "res_extra", "web_search_requests", "file_search_requests",
         # both
-        "store",
+        "store", "conversation_id",
     )
 
     index: int
@@ -75,6 +76,7 @@ class TurnFacts:
     output_types: tuple[str, ...]
     cache_miss_reason: str | None
     fingerprint: str | None
+    started_at: int | None
     service_tier: str | None
     output_bytes: int
     elapsed_ms: int | None
@@ -85,6 +87,7 @@ class TurnFacts:
     web_search_requests: int | None
     file_search_requests: int | None
     store: bool | None
+    conversation_id: str | None  # the request's, else the response's
 
     def __init__(self, turn: Turn, c: Columns) -> None:
         """`c`: the binding of the turn's table (analysis/columns.py)."""
@@ -95,8 +98,9 @@ class TurnFacts:
         self.api = c.values[c.api[r]]
         self.attempts = c.attempts.get(r, ())
         req_store, req_model = self._request(c, c.req_row[r])
-        res_store, res_model = self._response(c, c.res_row[r])
+        res_store, res_model, res_conv = self._response(c, c.res_row[r])
         self.model = res_model or req_model
+        self.conversation_id = self.req_conversation_id or res_conv
         self.store = req_store if req_store is not None else res_store
 
     def _request(self, c: Columns, q: int) -> tuple[bool | None, str | None]:
@@ -124,25 +128,28 @@ class TurnFacts:
         store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
         return store, values[c.q_model[q]]
 
-    def _response(self, c: Columns, s: int) -> tuple[bool | None, str | None]:
-        """The response's facts at side row `s` (-1: none); its store flag and model."""
+    def _response(self, c: Columns, s: int) -> tuple[bool | None, str | None, str | None]:
+        """The response's facts at side row `s` (-1: none); its store flag, model and
+        conversation id."""
         self.has_res = s >= 0
         if s < 0:
             self.input_tokens = self.cached_tokens = self.output_tokens = None
             self.reasoning_tokens = self.elapsed_ms = self.cache_miss_reason = None
             self.fingerprint = self.service_tier = self.res_extra = None
+            self.started_at = None
             self.web_search_requests = self.file_search_requests = None
             self.status = "unknown"
             self.hosted_calls = self.output_types = ()
             self.output_bytes = 0
             self.compaction_output = self.stream_cut = self.refusal = False
-            return None, None
+            return None, None, None
         values, bits = c.values, c.s_flags[s]
         self.input_tokens = _count(c.s_in[s])
         self.cached_tokens = _count(c.s_cached[s])
         self.output_tokens = _count(c.s_out[s])
         self.reasoning_tokens = _count(c.s_reasoning[s])
         self.elapsed_ms = _count(c.s_elapsed[s])
+        self.started_at = _count(c.s_started[s])
         self.output_bytes = c.s_out_bytes[s]
         self.status = values[c.s_status[s]]
         self.output_types = values[c.s_types[s]]
@@ -157,7 +164,7 @@ class TurnFacts:
         self.refusal = bool(bits & S_REFUSAL)
         self.res_extra = c.s_extra.get(s)
         store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
-        return store, values[c.s_model[s]]
+        return store, values[c.s_model[s]], values[c.s_conv[s]]
 
     @property
     def actions(self) -> tuple[tuple[str, str | None, str | None, str | None], ...]:
