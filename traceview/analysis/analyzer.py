@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from traceview.analysis.columns import Columns
 from traceview.analysis.conversation_columns import ConversationColumns, Conversations
 from traceview.analysis.conversations import ConversationGrouper
 from traceview.analysis.cost.lines import CaptureBill
@@ -31,6 +32,7 @@ from traceview.analysis.timing import BASIS_NO_TS, caller_latency
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.model import Exchange, RecordRef, Turn
+from traceview.capture.table import TurnTable
 
 # Reads one record again by its byte range (Capture.read).
 Reader = Callable[[RecordRef | None], dict[str, Any] | None]
@@ -68,6 +70,7 @@ class Analyzer:
         # the cost section's lines and attribution (issue 33)
         self.bill = CaptureBill(self.options.projects)
         self.lineage = LineageRule()
+        self.bound: Columns | None = None  # the last table's columns (_bound)
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
@@ -81,8 +84,8 @@ class Analyzer:
             keep(self._add(turn, names[turn.source] if names is not None else source_name))
 
     def _add(self, turn: Turn, source_name: str) -> TurnReport:
-        f = TurnFacts(turn)
-        st = self._state(turn, source_name)
+        f = TurnFacts(turn, self._bound(turn.table))
+        st = self._state(turn, f, source_name)
         tc = self._columns_of(turn.table)
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
@@ -111,8 +114,7 @@ class Analyzer:
             tc.context[f.row] = found
         report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
-        self.bill.add(turn.res.started_at if turn.res is not None else None, f.req_extra,
-                      cost.parts, f.res_extra, source_name)
+        self.bill.add(f.started_at, f.req_extra, cost.parts, f.res_extra, source_name)
         self._count(f, st, markers, cost, owned)
         self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
         self.reports.append(tc, f.row)
@@ -122,9 +124,8 @@ class Analyzer:
         """The turn's input account (None without a reader or a readable request)."""
         if self.accounts is None:
             return None
-        res = turn.res
-        created = res.started_at if res is not None else None
-        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens, created)
+        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens,
+                                f.started_at)
 
     def _empty_at_start(self, conversation: str) -> bool:
         """Whether the capture created `conversation` with no items (POST
@@ -142,9 +143,9 @@ class Analyzer:
         self._exchanges_seen = len(found)
         return conversation in self._created_empty
 
-    def _state(self, turn: Turn, source_name: str) -> ConversationState:
+    def _state(self, turn: Turn, f: TurnFacts, source_name: str) -> ConversationState:
         """The running state of the turn's conversation (made on its first turn)."""
-        key = self.grouper.assign(turn)
+        key = self.grouper.assign(turn, f)
         st = self.states.get(key)
         if st is None:
             st = self.states[key] = ConversationState(
@@ -229,6 +230,13 @@ class Analyzer:
             tc.attribute(row, rows)
         elif row >= 0:  # the hosted turns are another table's rows: read them now
             tc.attribution[row] = st.pending_cols.attribution_from(rows)
+
+    def _bound(self, table: TurnTable) -> Columns:
+        """The binding of `table`'s columns the turn's facts are read through."""
+        cols = self.bound
+        if cols is None or cols.table is not table:
+            cols = self.bound = Columns(table)
+        return cols
 
     def _columns_of(self, table: Any) -> TurnColumns:
         """The columns of `table`'s rows (made on its first turn)."""

@@ -1,10 +1,9 @@
 """The turn table's columns the analysis reads, bound once per table.
 
 The analysis runs once per turn of captures with a hundred thousand turns. Reading a fact
-through the row views (`turn.res.input_tokens`: capture/model.py) costs a property call,
-a view and two lookups; reading the column at the turn's row is one index. The hosted-state
-passes over the whole table read columns through this binding; the per-turn rules read the
-views (rules/facts.py).
+through the row views (`turn.res.input_tokens`: capture/model.py) costs a view and a
+property call per fact; reading the column at the turn's row is one index. The per-turn
+rules' facts (rules/facts.py) are read through this binding.
 """
 
 from __future__ import annotations
@@ -30,12 +29,13 @@ class Columns:
     appended, workers' chunks extended), so a binding stays valid while the table grows,
     until a column is widened (a new array): then `version` differs from the table's."""
 
-    __slots__ = ("table", "version", "values", "index", "api", "attempts", "req_row", "res_row",
+    __slots__ = ("table", "version", "values", "index", "source", "api", "attempts", "req_row",
+                 "res_row",
                  "q_bytes", "q_input_bytes", "q_new", "q_conv", "q_prev", "q_model",
                  "q_include", "q_tools", "q_flags", "q_extra", "s_in", "s_cached", "s_out",
                  "s_reasoning", "s_elapsed", "s_out_bytes", "s_status", "s_model", "s_conv",
                  "s_types", "s_tier", "s_fp", "s_flags", "s_extra", "s_hosted", "s_miss",
-                 "s_web", "s_file")
+                 "s_web", "s_file", "s_started")
 
     def __init__(self, t: TurnTable) -> None:
         q, s = t.requests, t.responses
@@ -43,11 +43,11 @@ class Columns:
         self.table = t
         self.version = t.version  # a column widened since (capture/table.py): bind again
         self.values = t.pool.values
-        self.index, self.api, self.attempts = t.index, t.api, t.attempts
+        self.index, self.source, self.api, self.attempts = t.index, t.source, t.api, t.attempts
         self.req_row, self.res_row = t.req_row, t.res_row
         self.q_bytes, self.q_input_bytes = qc["request_bytes"], qc["input_bytes"]
         self.q_new, self.q_conv = qc["new_input_tokens"], qc["conversation_id"]
-        self.q_prev = qc["previous_response_id"].lens  # -1: None; 0: ""
+        self.q_prev = qc["previous_response_id"]
         self.q_model, self.q_include = qc["model"], qc["include"]
         self.q_tools = qc["tools_offered"]
         self.q_flags, self.q_extra = q.flags, q.dicts["extra"]
@@ -61,4 +61,5 @@ class Columns:
         self.s_hosted = s.dicts["hosted_calls"]
         self.s_miss = s.dicts["cache_miss_reason"]
         self.s_web, self.s_file = s.dicts["web_search_requests"], s.dicts["file_search_requests"]
+        self.s_started = sc["started_at"]
 

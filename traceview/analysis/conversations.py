@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from traceview.analysis.rules.facts import TurnFacts
 from traceview.capture.model import Turn
 
 _ACTIONS_KEPT = 4096  # action ids remembered for a later answer or reference
@@ -41,31 +42,30 @@ class ConversationGrouper:
         # conversation: a later request that answers or references one continues it.
         self._by_action: dict[str, str] = {}
 
-    def assign(self, turn: Turn) -> str:
-        req, res = turn.req, turn.res
-        cid: str | None = (req.conversation_id if req is not None else None) or (
-            res.conversation_id if res is not None else None)
+    def assign(self, turn: Turn, f: TurnFacts) -> str:
+        """The key of `turn`'s conversation (`f`: its facts)."""
+        cid = f.conversation_id
         if cid:  # the common case on a large capture: one dict lookup
             if cid not in self.kinds:
                 self._new(cid, "conversation", cid)
-            self._note_compactions(turn, cid)
+            self._note_compactions(f, cid)
             return cid
+        res = turn.res
         rid = res.response_id if res is not None else None
-        key = self._key(turn, rid)
-        self._note_compactions(turn, key)
+        key = self._key(turn, f, rid)
+        self._note_compactions(f, key)
         # Only responses outside a conversation handle can be continued by a chain
         # (the API refuses `conversation` with `previous_response_id`); mapping the rest
         # would cost a dict entry per turn for nothing.
         if rid:
             self._by_response[rid] = key
         if self.kinds.get(key) == "stateless":
-            self._note_actions(turn, key)
+            self._note_actions(f, key)
         return key
 
-    def _key(self, turn: Turn, rid: str | None) -> str:
+    def _key(self, turn: Turn, f: TurnFacts, rid: str | None) -> str:
         """The key of a turn without a conversation handle."""
-        req = turn.req
-        prev = req.previous_response_id if req is not None else None
+        prev = f.previous_response_id
         if prev:
             key = self._by_response.get(prev)
             if key is None:
@@ -75,37 +75,38 @@ class ConversationGrouper:
                 self.kinds[key] = "chain"
                 self.ids[key] = key
             return key
-        joined = self._compaction_owner(turn)
+        req = turn.req
+        joined = self._compaction_owner(f)
         if joined is not None:
             if req is not None:
-                self._stateless_tail[turn.source] = _Tail(joined, turn.api, req.input_count,
-                                                          req.first_user_sig)
+                self._stateless_tail[f.source] = _Tail(joined, f.api, req.input_count,
+                                                       req.first_user_sig)
             return joined
-        tail = self._stateless_tail.get(turn.source)
+        tail = self._stateless_tail.get(f.source)
         # A standalone compact call continues the stateless conversation it compacts.
         if (req is not None and tail is not None
-                and (tail.api == turn.api or turn.api == "compact")
+                and (tail.api == f.api or f.api == "compact")
                 and req.first_user_sig is not None and req.first_user_sig == tail.first_sig
                 and req.input_count > tail.input_count):
             tail.input_count = req.input_count
             return tail.key
-        owner = self._action_owner(turn)
+        owner = self._action_owner(f)
         if owner is not None and req is not None:
-            self._stateless_tail[turn.source] = _Tail(owner, turn.api, req.input_count,
-                                                      req.first_user_sig)
+            self._stateless_tail[f.source] = _Tail(owner, f.api, req.input_count,
+                                                       req.first_user_sig)
             return owner
-        key = rid or f"turn-{turn.index}"
+        key = rid or f"turn-{f.index}"
         if key in self.kinds:
-            key = f"{key}#{turn.index}"
+            key = f"{key}#{f.index}"
         self._new(key, "stateless", None)
         if req is not None:
-            self._stateless_tail[turn.source] = _Tail(key, turn.api, req.input_count,
-                                                      req.first_user_sig)
+            self._stateless_tail[f.source] = _Tail(key, f.api, req.input_count,
+                                                       req.first_user_sig)
         return key
 
-    def _compaction_owner(self, turn: Turn) -> str | None:
+    def _compaction_owner(self, f: TurnFacts) -> str | None:
         """The conversation whose compaction item this request resends, if any."""
-        extra = turn.req.extra if turn.req is not None else None
+        extra = f.req_extra
         keys = extra.get("compaction_keys") if extra else None
         if not keys or not self._by_compaction:
             return None
@@ -115,10 +116,10 @@ class ConversationGrouper:
                 return owner
         return None
 
-    def _action_owner(self, turn: Turn) -> str | None:
+    def _action_owner(self, f: TurnFacts) -> str | None:
         """The stateless conversation whose call this request answers or whose items it
         references by id, if any."""
-        extra = turn.req.extra if turn.req is not None else None
+        extra = f.req_extra
         if not extra or not self._by_action:
             return None
         for name in ("answered", "item_refs"):
@@ -128,10 +129,10 @@ class ConversationGrouper:
                     return owner
         return None
 
-    def _note_actions(self, turn: Turn, key: str) -> None:
+    def _note_actions(self, f: TurnFacts, key: str) -> None:
         """Remember the recent actions' ids (the oldest forgotten first: a request answers
         or references the calls of the turns just before it)."""
-        extra = turn.res.extra if turn.res is not None else None
+        extra = f.res_extra
         for _kind, call_id, _name, item_id in (extra or {}).get("actions", ()):
             for k in (call_id, item_id):
                 if k is not None:
@@ -139,10 +140,9 @@ class ConversationGrouper:
         while len(self._by_action) > _ACTIONS_KEPT:
             del self._by_action[next(iter(self._by_action))]
 
-    def _note_compactions(self, turn: Turn, key: str) -> None:
+    def _note_compactions(self, f: TurnFacts, key: str) -> None:
         """Remember which conversation each compaction item (sent or produced) belongs to."""
-        for facts in (turn.req, turn.res):
-            extra = facts.extra if facts is not None else None
+        for extra in (f.req_extra, f.res_extra):
             if extra and "compaction_keys" in extra:
                 for k in extra["compaction_keys"]:
                     self._by_compaction.setdefault(k, key)

@@ -75,6 +75,15 @@ class Part(NamedTuple):
                 "quantity": self.quantity, "rate": self.rate, "unit": self.unit}
 
 
+class _Rates(NamedTuple):
+    """A model's token prices at a tier (USD per 1M tokens) and its line items' names."""
+
+    input: float
+    cached_input: float
+    output: float
+    names: tuple[str, ...]
+
+
 class Cost(NamedTuple):
     """A turn's price (a tuple: built once per turn, and again whenever a report reads it).
     `parts`: the priced lines (tokens by kind, each hosted fee); `tier`: the processing
@@ -129,10 +138,9 @@ class Pricing:
         storage = table.get("storage")
         self.storage: dict[str, Any] = dict(storage) if isinstance(storage, dict) else {}
         self._resolved: dict[str, dict[str, float] | None] = {}  # model name -> its prices
-        # model name -> its (input, cached_input, output) prices, once they are known whole
-        self._rates: dict[tuple[str | None, str], tuple[float, float, float]] = {}
+        # (model, tier) -> its prices and line items, once they are known whole
+        self._rates: dict[tuple[str | None, str], _Rates] = {}
         self._reasons: dict[Any, str] = {}
-        self._names: dict[tuple[str | None, str], tuple[str, ...]] = {}  # line items by model
         tiers = table.get("tiers")
         self.tiers: dict[str, Any] = {k: tiers[v["same_as"]] if isinstance(v, dict)
                                       and v.get("same_as") in tiers else v
@@ -195,7 +203,7 @@ class Pricing:
         rates = self._tier_rates(model, tier)
         if isinstance(rates, str):
             return Cost(None, None, hosted_usd, rates, tuple(parts), tier)
-        price_in, price_cached, price_out = rates
+        price_in, price_cached, price_out, names = rates
         try:
             cached_n = cached or 0
             fresh = input_tokens - cached_n
@@ -205,23 +213,15 @@ class Pricing:
         except TypeError:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
                         tuple(parts), tier)
-        names = self._names.get((model, tier))
-        if names is None:
-            suffix = "" if tier == "default" else f", {tier}"
-            names = tuple(f"{model}, {kind}{suffix}" for kind in ("input", "cached input",
-                                                                  "output"))
-            if len(self._names) < 1024:
-                self._names[(model, tier)] = names
-        tokens = [Part(names[0], fresh * price_in / 1e6, fresh, price_in, "1M tokens"),
-                  Part(names[1], cached_n * price_cached / 1e6, cached_n, price_cached,
-                       "1M tokens"),
-                  Part(names[2], output * price_out / 1e6, output, price_out, "1M tokens")]
-        return Cost(usd + hosted_usd, usd, hosted_usd, None,
-                    (*[p for p in tokens if p.quantity], *parts), tier)
+        tokens = [Part(name, n * rate / 1e6, n, rate, "1M tokens") for name, n, rate in
+                  zip(names, (fresh, cached_n, output), (price_in, price_cached, price_out),
+                      strict=True) if n]
+        return Cost(usd + hosted_usd, usd, hosted_usd, None, (*tokens, *parts), tier)
 
-    def _tier_rates(self, model: str | None, tier: str) -> tuple[float, float, float] | str:
-        """(input, cached_input, output) USD per 1M tokens at `tier`, or why there are none
-        (a shared string per model and tier)."""
+    def _tier_rates(self, model: str | None, tier: str) -> _Rates | str:
+        """(input, cached_input, output) USD per 1M tokens at `tier` with the three line
+        items' names, looked up once per model and tier; or why there are none (a shared
+        string per model and tier)."""
         key = (model, tier)
         rates = self._rates.get(key)
         if rates is not None:
@@ -245,10 +245,13 @@ class Pricing:
             factor = float(spec.get("factor", 1.0)) if spec is not None else 1.0
             if prices is None:
                 return self._unknown_reason(model)
+        suffix = "" if tier == "default" else f", {tier}"
         try:
-            rates = (prices["input"] * factor,
-                     prices.get("cached_input", prices["input"]) * factor,
-                     prices["output"] * factor)
+            rates = _Rates(prices["input"] * factor,
+                           prices.get("cached_input", prices["input"]) * factor,
+                           prices["output"] * factor,
+                           tuple(f"{model}, {kind}{suffix}"
+                                 for kind in ("input", "cached input", "output")))
         except (KeyError, TypeError, AttributeError):
             return f"pricing entry for {model!r} is incomplete"
         if len(self._rates) < 1024:

@@ -35,7 +35,7 @@ from traceview.safety.redact import redact_text
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
 KIND_OF = {b"vs_": "vector_store", b"fil": "file"}  # a quoted id's prefix -> its kind
-OnRequest = Callable[[Any, Sequence[bytes]], None]
+OnRequest = Callable[[int, Sequence[str], Sequence[bytes]], None]
 _id = attrgetter("id")
 
 
@@ -46,17 +46,18 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     """The objects of a capture from its analysed turns (in index order) and exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit`, for the
-    turns the reader did not scan. `on_request(turn, ids)` is told the object ids quoted
-    in each turn's request, for turns with one (the ledger reads its vector stores there).
+    turns the reader did not scan. `on_request(index, tools offered, ids)` is told the
+    object ids quoted in each turn's request, for turns with one (the ledger reads its
+    vector stores there).
     """
     inv = _Inventory(turns, _named(turns, exchanges))
     for t in turns:
         turn = t.turn
         req, res = turn.req, turn.res
         found = _turn_ids(turn, req, res, read_raw)
-        inv.turn(turn, req, res, found)
+        index = inv.turn(turn, req, res, found)
         if on_request is not None and req is not None:
-            on_request(t, found.req_ids)
+            on_request(index, req.tools_offered, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
@@ -173,18 +174,21 @@ class _Inventory:
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    def turn(self, turn: Any, req: Any, res: Any, found: _TurnIds) -> None:
+    def turn(self, turn: Any, req: Any, res: Any, found: _TurnIds) -> int:
         """Note a turn's objects (its facts `turn`, request `req`, response `res`): its
         stored response, the response it continues, its conversation and the files and
-        vector stores it quotes."""
-        index, line = turn.index, turn.line
+        vector stores it quotes. Its index."""
+        index: int = turn.index
+        line = turn.line
         rid = res.response_id if res is not None else None
         if rid and turn.api == "responses":
             self.response(rid, index, line, found)
         prev = req.previous_response_id if req is not None else None
         if prev:
             self.use(self.obj("response", prev), line, index, found.created_at)
-        cid = turn.conversation_id
+        # The request's conversation, else the response's (Turn.conversation_id).
+        cid = (req.conversation_id if req is not None else None) or (
+            res.conversation_id if res is not None else None)
         if cid:
             c = self.obj("conversation", cid)
             self.use(c, line, index, found.created_at)
@@ -194,6 +198,7 @@ class _Inventory:
             named = {self.kind_of(m) for m in (*found.req_ids, *found.res_ids)}
             for kind, oid in sorted(named):
                 self.use(self.obj(kind, oid), line, index, found.created_at)
+        return index
 
     def kind_of(self, m: bytes) -> tuple[str, str]:
         """(kind, id) of a quoted id (the same few ids on every turn: made once each)."""

@@ -67,10 +67,10 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     rates = Rates(pricing)
     bills = bills or {}
     for key, positions in _by_conversation(seq).items():
-        # One conversation's views at a time: a view of every turn held for the whole
-        # pass was most of its peak memory.
-        conv = sorted((seq[p] for p in positions), key=_index)
-        _Walk(ledger, conv, rates, config_of).run(key, bills.get(key))
+        # One conversation's turns at a time, each read once: a view of every turn held
+        # for the whole pass was most of its peak memory.
+        read = sorted((_Read.of(seq[p]) for p in positions), key=_turn_index)
+        _Walk(ledger, read, rates, config_of).run(key, bills.get(key))
     ledger._seal()
     return ledger
 
@@ -87,8 +87,8 @@ def _by_conversation(turns: Sequence[LedgerTurn]) -> dict[str, array[int]]:
     return out
 
 
-def _index(t: LedgerTurn) -> int:
-    return t.index
+def _turn_index(r: _Read) -> int:
+    return r.turn
 
 
 def end_of(markers: Sequence[str]) -> str | None:
@@ -157,13 +157,13 @@ class _Walk:
     """One conversation's walk: the sources open, the captured calls awaiting a billed
     turn, and the configuration of each turn (read once)."""
 
-    def __init__(self, ledger: Ledger, turns: list[LedgerTurn], rates: Rates,
+    def __init__(self, ledger: Ledger, read: list[_Read], rates: Rates,
                  config_of: ConfigOf | None) -> None:
         self.ledger = ledger
-        self.turns = turns
+        self.read = read  # the conversation's turns, in index order
         self.rates = rates
         self.config_of = config_of
-        self.position = {t.index: j for j, t in enumerate(turns)}
+        self.position = {r.turn: j for j, r in enumerate(read)}
         self.configs: dict[int, ToolConfig | None] = {}
         self.active: list[_Active] = []
         self.pending: list[tuple[int, str | None, str | None]] = []  # (turn, type, id)
@@ -175,9 +175,8 @@ class _Walk:
 
     def run(self, key: str, bill: float | None) -> None:
         """Append the conversation's growth, sources and charges to the ledger."""
-        turns = self.turns
-        read = [_Read.of(t) for t in turns]
-        owned = next((o for t in reversed(turns) if (o := t.owned_state_bytes) is not None),
+        read = self.read
+        owned = next((o for r in reversed(read) if (o := r.view.owned_state_bytes) is not None),
                      None)
         growth = growth_of([r.input for r in read], [r.end for r in read], owned)
         self.ledger._open(key, bill, growth)
@@ -252,7 +251,7 @@ class _Walk:
         if index not in self.configs:
             c = self.config_of(index) if self.config_of is not None else None
             if c is None:
-                offered = self.turns[self.position[index]].tools_offered
+                offered = self.read[self.position[index]].view.tools_offered
                 c = ToolConfig(frozenset(map(tool_name, offered))) if offered else None
             self.configs[index] = c
         return self.configs[index]

@@ -72,19 +72,19 @@ class TurnConfigs:
         self._known: dict[tuple[frozenset[str], frozenset[str]], int] = {}
         self._seen: dict[tuple[tuple[str, ...], tuple[bytes, ...]], int] = {}
 
-    def see(self, t: Any, ids: Sequence[bytes]) -> None:
-        """Note the configuration of turn `t` (one with a request): the tools it offered,
-        and the vector store ids it quoted when it offers file_search."""
-        key = (tuple(t.tools_offered), tuple(ids))
+    def see(self, index: int, offered: Sequence[str], ids: Sequence[bytes]) -> None:
+        """Note the configuration of turn `index` (one with a request): the tools it
+        offered, and the vector store ids it quoted when it offers file_search."""
+        key = (tuple(offered), tuple(ids))
         number = self._seen.get(key)
         if number is None:
             number = self._number_of(*key)
             if len(self._seen) < 4096:  # a hostile capture's distinct ids: not remembered
                 self._seen[key] = number
         held = self._number
-        if t.index >= len(held):
-            held.frombytes(bytes(held.itemsize * (t.index + 1 - len(held))))
-        held[t.index] = number
+        if index >= len(held):
+            held.frombytes(bytes(held.itemsize * (index + 1 - len(held))))
+        held[index] = number
 
     def _number_of(self, offered: tuple[str, ...], ids: tuple[bytes, ...]) -> int:
         """The number of the configuration offering `offered` with these quoted ids."""

@@ -37,7 +37,7 @@ def prefix_changes(acc: TurnAccount | None, st: ConversationState,
     usage: the kinds of static lines that differ, and a compaction."""
     changed: list[str] = []
     prev = st.last_static
-    if acc is not None and prev is not None:
+    if acc is not None and prev is not None and acc.static.kinds != prev.kinds:
         now, before = dict(acc.static.kinds), dict(prev.kinds)
         changed = [kind for kind in ("instructions", "tools", "response_format", "prompt")
                    if now.get(kind) != before.get(kind)]

@@ -1,4 +1,4 @@
-"""What the per-turn rules read of one turn, read from the turn table once.
+"""What the per-turn rules read of one turn, read from the turn table's columns once.
 
 Every rule takes a `TurnFacts`: the turn's request and response values, with the
 absent side's values filled in (no request: no bytes, no tools; no response: status
@@ -9,7 +9,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from traceview.analysis.columns import (
+    Q_COMPACTION_INPUT,
+    Q_COMPACTION_TRIGGER,
+    Q_INSTRUCTIONS,
+    Q_STORE_SET,
+    Q_STORE_VALUE,
+    S_COMPACTION_OUTPUT,
+    S_REFUSAL,
+    S_STORE_SET,
+    S_STORE_VALUE,
+    S_STREAM_CUT,
+    Columns,
+)
 from traceview.capture.model import Attempt, HostedCall, Turn
+
+
+def _count(n: int) -> int | None:
+    """A nullable count column's value (negative: unknown)."""
+    return None if n < 0 else n
 
 
 class TurnFacts:
@@ -24,10 +42,11 @@ class TurnFacts:
         # the response
         "has_res", "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens",
         "status", "hosted_calls", "output_types", "cache_miss_reason", "fingerprint",
+        "started_at",
         "service_tier", "output_bytes", "elapsed_ms", "compaction_output", "stream_cut",
         "refusal", "res_extra", "web_search_requests", "file_search_requests",
         # both
-        "store",
+        "store", "conversation_id",
     )
 
     index: int
@@ -57,6 +76,7 @@ class TurnFacts:
     output_types: tuple[str, ...]
     cache_miss_reason: str | None
     fingerprint: str | None
+    started_at: int | None
     service_tier: str | None
     output_bytes: int
     elapsed_ms: int | None
@@ -67,73 +87,84 @@ class TurnFacts:
     web_search_requests: int | None
     file_search_requests: int | None
     store: bool | None
+    conversation_id: str | None  # the request's, else the response's
 
-    def __init__(self, turn: Turn) -> None:
-        req, res = turn.req, turn.res
-        self.index = turn.index
-        self.row = turn.row
-        self.source = turn.source
-        self.api = turn.api
-        self.attempts = turn.attempts
-        self._request(req)
-        self._response(res)
-        self.model = (res.model if res is not None else None) or (
-            req.model if req is not None else None)
-        store = req.store if req is not None else None
-        if store is None and res is not None:
-            store = res.store
-        self.store = store
+    def __init__(self, turn: Turn, c: Columns) -> None:
+        """`c`: the binding of the turn's table (analysis/columns.py)."""
+        r = turn.row
+        self.index = c.index[r]
+        self.row = r
+        self.source = c.source[r]
+        self.api = c.values[c.api[r]]
+        self.attempts = c.attempts.get(r, ())
+        req_store, req_model = self._request(c, c.req_row[r])
+        res_store, res_model, res_conv = self._response(c, c.res_row[r])
+        self.model = res_model or req_model
+        self.conversation_id = self.req_conversation_id or res_conv
+        self.store = req_store if req_store is not None else res_store
 
-    def _request(self, req: Any) -> None:
-        self.has_req = req is not None
-        if req is None:
+    def _request(self, c: Columns, q: int) -> tuple[bool | None, str | None]:
+        """The request's facts at side row `q` (-1: none); its store flag and model."""
+        self.has_req = q >= 0
+        if q < 0:
             self.request_bytes = self.req_conversation_id = None
             self.previous_response_id = self.req_extra = None
             self.input_bytes = self.new_input_tokens = 0
             self.tools_offered = ()
             self.instructions = self.compaction_input = self.compaction_trigger = False
-            return
-        self.request_bytes = req.request_bytes
-        self.input_bytes = req.input_bytes
-        self.new_input_tokens = req.new_input_tokens
-        self.req_conversation_id = req.conversation_id
-        self.previous_response_id = req.previous_response_id
-        self.tools_offered = req.tools_offered
-        self.instructions = req.instructions
-        self.compaction_input = req.compaction_input
-        self.compaction_trigger = req.compaction_trigger
-        self.req_extra = req.extra
+            return None, None
+        values, bits = c.values, c.q_flags[q]
+        n = c.q_bytes[q]
+        self.request_bytes = None if n < 0 else n
+        self.input_bytes = c.q_input_bytes[q]
+        self.new_input_tokens = c.q_new[q]
+        self.req_conversation_id = values[c.q_conv[q]]
+        self.previous_response_id = c.q_prev.get(q)
+        self.tools_offered = values[c.q_tools[q]]
+        self.instructions = bool(bits & Q_INSTRUCTIONS)
+        self.compaction_input = bool(bits & Q_COMPACTION_INPUT)
+        self.compaction_trigger = bool(bits & Q_COMPACTION_TRIGGER)
+        self.req_extra = c.q_extra.get(q)
+        store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
+        return store, values[c.q_model[q]]
 
-    def _response(self, res: Any) -> None:
-        self.has_res = res is not None
-        if res is None:
+    def _response(self, c: Columns, s: int) -> tuple[bool | None, str | None, str | None]:
+        """The response's facts at side row `s` (-1: none); its store flag, model and
+        conversation id."""
+        self.has_res = s >= 0
+        if s < 0:
             self.input_tokens = self.cached_tokens = self.output_tokens = None
             self.reasoning_tokens = self.elapsed_ms = self.cache_miss_reason = None
             self.fingerprint = self.service_tier = self.res_extra = None
+            self.started_at = None
             self.web_search_requests = self.file_search_requests = None
             self.status = "unknown"
             self.hosted_calls = self.output_types = ()
             self.output_bytes = 0
             self.compaction_output = self.stream_cut = self.refusal = False
-            return
-        self.input_tokens = res.input_tokens
-        self.cached_tokens = res.cached_tokens
-        self.output_tokens = res.output_tokens
-        self.reasoning_tokens = res.reasoning_tokens
-        self.status = res.status
-        self.hosted_calls = res.hosted_calls
-        self.output_types = res.output_types
-        self.cache_miss_reason = res.cache_miss_reason
-        self.fingerprint = res.fingerprint
-        self.service_tier = res.service_tier
-        self.output_bytes = res.output_bytes
-        self.elapsed_ms = res.elapsed_ms
-        self.compaction_output = res.compaction_output
-        self.stream_cut = res.stream_cut
-        self.refusal = res.refusal
-        self.res_extra = res.extra
-        self.web_search_requests = res.web_search_requests
-        self.file_search_requests = res.file_search_requests
+            return None, None, None
+        values, bits = c.values, c.s_flags[s]
+        self.input_tokens = _count(c.s_in[s])
+        self.cached_tokens = _count(c.s_cached[s])
+        self.output_tokens = _count(c.s_out[s])
+        self.reasoning_tokens = _count(c.s_reasoning[s])
+        self.elapsed_ms = _count(c.s_elapsed[s])
+        self.started_at = _count(c.s_started[s])
+        self.output_bytes = c.s_out_bytes[s]
+        self.status = values[c.s_status[s]]
+        self.output_types = values[c.s_types[s]]
+        self.service_tier = values[c.s_tier[s]]
+        self.fingerprint = values[c.s_fp[s]]
+        self.hosted_calls = c.s_hosted.get(s, ())
+        self.cache_miss_reason = c.s_miss.get(s)
+        self.web_search_requests = c.s_web.get(s)
+        self.file_search_requests = c.s_file.get(s)
+        self.compaction_output = bool(bits & S_COMPACTION_OUTPUT)
+        self.stream_cut = bool(bits & S_STREAM_CUT)
+        self.refusal = bool(bits & S_REFUSAL)
+        self.res_extra = c.s_extra.get(s)
+        store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
+        return store, values[c.s_model[s]], values[c.s_conv[s]]
 
     @property
     def actions(self) -> tuple[tuple[str, str | None, str | None, str | None], ...]:
