@@ -54,11 +54,8 @@ DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
 def captures(paths: list[str]) -> list[Path]:
     roots = [Path(p) for p in paths] or [d for d in DEFAULT if d.is_dir()]
-    found: list[Path] = []
-    for root in roots:
-        found.extend(sorted([*root.glob("*.jsonl"), *root.glob("*.jsonl.gz")])
-                     if root.is_dir() else [root])
-    return found
+    return [p for root in roots for p in (sorted([*root.glob("*.jsonl"), *root.glob(
+        "*.jsonl.gz")]) if root.is_dir() else [root])]
 
 
 def turns(path: Path) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str]]:
@@ -73,17 +70,15 @@ def turns(path: Path) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str
 
 def billed(response: dict[str, Any]) -> int | None:
     usage = response.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    value = usage.get("input_tokens", usage.get("prompt_tokens"))
+    value = usage.get("input_tokens", usage.get("prompt_tokens")) \
+        if isinstance(usage, dict) else None
     return value if isinstance(value, int) and value > 0 else None
 
 
 def reasoning_by_id(response: dict[str, Any], turn: int) -> dict[str, tuple[int, int | None]]:
     """A response's single reasoning item carries the turn's reasoning tokens."""
-    usage = response.get("usage") or {}
-    details = usage.get("output_tokens_details") or {}
-    tokens = details.get("reasoning_tokens")
+    tokens = ((response.get("usage") or {}).get("output_tokens_details") or {}).get(
+        "reasoning_tokens")
     items = [o for o in response.get("output") or []
              if isinstance(o, dict) and o.get("type") == "reasoning" and o.get("id")]
     if len(items) != 1 or not isinstance(tokens, int):
