@@ -7,15 +7,13 @@ p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real capt
 tests/fixtures/cassettes (public projects' recorded cassettes, made by its convert.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
-    python bench/account.py --reports REPORT.json ... [--all]
     python bench/account.py --analyse [CAPTURE.jsonl | DIR ...] [--all]
 
---reports reads `traceview report --format json` documents instead (one per capture) and
-prints the analysis's own figures: on how many billed turns expected input is known, and
-|billed - expected| on the turns without a deposit, compaction, unknown item or failure
-marker (every turn kind: first, stateless, chat and hosted turns alike). --analyse runs
-`traceview report --format json` on each capture itself (default: both folders; in this
-process) and prints the same figures per folder and in all, with the unknown turns' reasons.
+--analyse analyses each capture as `traceview report --format json` does (in this process)
+and prints the analysis's own figures, per folder and in all: on how many billed turns
+expected input is known, and |billed - expected| on the turns without a deposit,
+compaction, unknown item or failure marker (every turn kind alike); --all lists the unknown
+turns' reasons.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
@@ -26,14 +24,15 @@ descent from the current values. Paste its output into traceview/analysis/accoun
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import statistics
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from side import ROOT, pairs
 
 from traceview.analysis.account import InputAccount, account
 from traceview.analysis.account import framing as framing_module
@@ -48,7 +47,6 @@ FRAMED = {"request": "request", "message": "message", "instructions": "message",
 CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
              "response_format")
 
-ROOT = Path(__file__).resolve().parent.parent
 # The shared real captures (a copy is tests/fixtures/real) and the public projects' recorded
 # cassettes converted by tests/fixtures/cassettes/convert.py.
 DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
@@ -56,52 +54,31 @@ DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
 def captures(paths: list[str]) -> list[Path]:
     roots = [Path(p) for p in paths] or [d for d in DEFAULT if d.is_dir()]
-    found: list[Path] = []
-    for root in roots:
-        found.extend(sorted([*root.glob("*.jsonl"), *root.glob("*.jsonl.gz")])
-                     if root.is_dir() else [root])
-    return found
+    return [p for root in roots for p in (sorted([*root.glob("*.jsonl"), *root.glob(
+        "*.jsonl.gz")]) if root.is_dir() else [root])]
 
 
 def turns(path: Path) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], str]]:
-    """(turn number, request body, response body, endpoint) for each req/res pair."""
-    request: dict[str, Any] | None = None
-    number = 0
-    data = path.read_bytes()
-    text = (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8", "replace")
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        if record.get("dir") == "req":
-            request = record
-            continue
-        if record.get("dir") == "res" and request is not None:
-            number += 1
-            body = record.get("body")
-            if isinstance(request.get("body"), dict) and isinstance(body, dict):
-                endpoint = request.get("endpoint") or "POST /v1/responses"
-                if str(endpoint).startswith("POST"):
-                    yield number, request["body"], body, str(endpoint)
-            request = None
+    """(turn number, request body, response body, endpoint) for each POST req/res pair."""
+    for number, (request, response) in enumerate(pairs(path), 1):
+        endpoint = str(request.get("endpoint") or "POST /v1/responses")
+        body = response.get("body")
+        if isinstance(request.get("body"), dict) and isinstance(body, dict) \
+                and endpoint.startswith("POST"):
+            yield number, request["body"], body, endpoint
 
 
 def billed(response: dict[str, Any]) -> int | None:
     usage = response.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    value = usage.get("input_tokens", usage.get("prompt_tokens"))
+    value = usage.get("input_tokens", usage.get("prompt_tokens")) \
+        if isinstance(usage, dict) else None
     return value if isinstance(value, int) and value > 0 else None
 
 
 def reasoning_by_id(response: dict[str, Any], turn: int) -> dict[str, tuple[int, int | None]]:
     """A response's single reasoning item carries the turn's reasoning tokens."""
-    usage = response.get("usage") or {}
-    details = usage.get("output_tokens_details") or {}
-    tokens = details.get("reasoning_tokens")
+    tokens = ((response.get("usage") or {}).get("output_tokens_details") or {}).get(
+        "reasoning_tokens")
     items = [o for o in response.get("output") or []
              if isinstance(o, dict) and o.get("type") == "reasoning" and o.get("id")]
     if len(items) != 1 or not isinstance(tokens, int):
@@ -132,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*")
     parser.add_argument("--all", action="store_true", help="also list turns not fully visible")
     parser.add_argument("--fit", action="store_true", help="re-fit the framing constants")
-    parser.add_argument("--reports", action="store_true",
-                        help="the paths are report JSON documents: the analysis's figures")
     parser.add_argument("--analyse", action="store_true",
                         help="run the analysis on each capture and print its figures")
     parser.add_argument("--fallback", action="store_true",
@@ -145,9 +120,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.fit:
         fit(captures(args.paths))
         return 0
-    if args.reports:
-        from_reports([Path(p) for p in args.paths], args.all)
-        return 0
     if args.analyse:
         analyse(captures(args.paths), args.all)
         return 0
@@ -158,28 +130,18 @@ def main(argv: list[str] | None = None) -> int:
     for path in captures(args.paths):
         for number, tokens, acc in rows(path):
             total += tokens is not None
-            expected = acc.expected
-            if tokens is None or expected is None:
-                if args.all:
-                    print(f"{path.name[:44]:44} {number:>4} {(acc.model or '?')[:14]:14} "
-                          f"{tokens or '-':>7} {'-':>8} "
-                          f"{'':>7}  {summary(acc)}")
-                continue
-            visible += 1
-            error = (expected - tokens) / tokens
-            errors.append(abs(error))
-            print(f"{path.name[:44]:44} {number:>4} {(acc.model or '?')[:14]:14} "
-                  f"{tokens:>7} {expected:>8} "
-                  f"{error:>+7.1%}  {summary(acc)}")
-    report(errors, total, visible)
-    return 0
-
-
-def report(errors: list[float], total: int, visible: int) -> None:
-    print()
-    print(f"billed turns {total}; fully visible {visible}")
+            known = tokens is not None and acc.expected is not None
+            if known:
+                visible += 1
+                errors.append(abs(error := (acc.expected - tokens) / tokens))
+            if known or args.all:
+                print(f"{path.name[:44]:44} {number:>4} {(acc.model or '?')[:14]:14} "
+                      f"{tokens or '-':>7} {acc.expected if known else '-':>8} "
+                      f"{format(error, '>+7.1%') if known else '':>7}  {summary(acc)}")
+    print(f"\nbilled turns {total}; fully visible {visible}")
     if errors:
         print(calibration(errors) + "  (targets: median <= 1.50 %, p90 <= 5.00 %)")
+    return 0
 
 
 # A turn with one of these markers is left out of the error: its billed input is not
@@ -208,7 +170,8 @@ def analyse(paths: list[Path], listed: bool) -> None:
             continue
         if analysis.problems:
             print(f"{path.name}: {len(analysis.problems)} problem(s) while reading")
-        by_folder.setdefault(path.parent, []).append((_stem(path), doc))
+        stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
+        by_folder.setdefault(path.parent, []).append((stem, doc))
     everything = []
     for folder, docs in by_folder.items():
         if len(by_folder) > 1:
@@ -218,15 +181,6 @@ def analyse(paths: list[Path], listed: bool) -> None:
     if len(by_folder) > 1:
         print(f"== all ({len(everything)} captures)")
         figures(everything, False)
-
-
-def _stem(path: Path) -> str:
-    return path.name.removesuffix(".gz").removesuffix(".jsonl")
-
-
-def from_reports(paths: list[Path], listed: bool) -> None:
-    """Expected input known on how many billed turns, and the error on unmarked turns."""
-    figures([(p.stem, json.loads(p.read_text(encoding="utf-8"))) for p in paths], listed)
 
 
 def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
@@ -280,7 +234,7 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     seen: set[str] = set()
     try:
         for path in paths:
-            for _number, tokens, acc, api, key in _raw_rows(path):
+            for tokens, acc, api, key in _raw_rows(path):
                 if tokens is None or acc.expected is None or key in seen:
                     continue
                 seen.add(key)
@@ -296,28 +250,20 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     return groups
 
 
-def _raw_rows(path: Path) -> Iterator[tuple[int, int | None, InputAccount, str, str]]:
-    for number, request, response, endpoint in turns(path):
+def _raw_rows(path: Path) -> Iterator[tuple[int | None, InputAccount, str, str]]:
+    for _number, request, response, endpoint in turns(path):
         api = "chat" if "chat/completions" in endpoint or "messages" in request else "responses"
         key = json.dumps(request, sort_keys=True) + str(billed(response))
-        acc = account(request, None, endpoint, response_body=response)
-        yield number, billed(response), acc, api, key
+        yield billed(response), account(request, None, endpoint, response_body=response), api, key
 
 
 def _loss(rows: list[Sample], constants: dict[str, int]) -> float:
+    """Mean |error| over the turns, each capped at 30 %."""
     total = 0.0
     for tokens, raw, counts in rows:
         expected = raw + sum(constants[k] * n for k, n in counts.items())
         total += min(abs(expected - tokens) / tokens, 0.3)
     return total / len(rows)
-
-
-def _objective(rows: list[Sample], constants: dict[str, int],
-               name: str) -> Callable[[int], tuple[float, int]]:
-    """Loss of one constant's candidate value; ties go to the value nearest the current."""
-    def score(value: int) -> tuple[float, int]:
-        return _loss(rows, {**constants, name: value}), abs(value - constants[name])
-    return score
 
 
 def fit(paths: list[Path]) -> None:
@@ -329,7 +275,9 @@ def fit(paths: list[Path]) -> None:
         for _round in range(30):
             before = dict(constants)
             for k in CONSTANTS:
-                constants[k] = min(range(-15, 121), key=_objective(rows, constants, k))
+                # ties go to the value nearest the current one
+                constants[k] = min(range(-15, 121), key=lambda v, k=k: (
+                    _loss(rows, {**constants, k: v}), abs(v - constants[k])))
             if constants == before:
                 break
         errors = []

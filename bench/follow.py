@@ -16,23 +16,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from side import ROOT, add_arguments, checkouts, table
+from side import ROOT, add_arguments, checkouts, child_runs, table
 
 SAMPLE = ROOT / "sample_traces" / "claims.jsonl"
-
-
-def cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def bare(pair: bytes, path: Path) -> float:
@@ -77,9 +69,9 @@ async def measure(appends: int, idle: float) -> dict[str, Any]:
                     await pilot.pause()
                 await pilot.pause()  # the refresh that paints the row
                 latencies.append(time.perf_counter() - start)
-            c0, t0 = cpu(), time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             await asyncio.sleep(idle)
-            idle_share = (cpu() - c0) / (time.perf_counter() - t0)
+            idle_share = (time.process_time() - c0) / (time.perf_counter() - t0)
         base = bare(pair, path)
     ordered = sorted(latencies)
     return {"p50": statistics.median(ordered), "max": ordered[-1], "bare": base,
@@ -97,17 +89,8 @@ def main() -> int:
         print(json.dumps(asyncio.run(measure(ns.appends, ns.idle))))
         return 0
     trees = checkouts(ns.other)
-    got: dict[str, dict[str, Any]] = {}
-    for _ in range(ns.repeat):
-        for tree in trees:
-            proc = subprocess.run([tree.python, __file__, "--child", "--appends",
-                                   str(ns.appends), "--idle", str(ns.idle)], cwd=tree.root,
-                                  env=tree.env(), capture_output=True, text=True, check=False)
-            if proc.returncode:
-                sys.exit(f"{tree.label}: {proc.stderr[-600:]}")
-            run = json.loads(proc.stdout.splitlines()[-1])
-            prev = got.get(tree.label)
-            got[tree.label] = run if prev is None or run["p50"] < prev["p50"] else prev
+    got = child_runs(__file__, trees, ["--appends", str(ns.appends), "--idle", str(ns.idle)],
+                     ns.repeat)
     labels = [t.label for t in trees]
     base = got["this"]["bare"]
     print(f"{ns.appends} appends of one turn; bare cost (stat + orjson.loads of the turn) "

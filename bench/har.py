@@ -16,29 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from side import add_arguments, best, capture_file, checkouts, command, generated, table
+from side import add_arguments, best_of, capture_file, checkouts, cost_rows, generated, pairs, table
 
 HEADERS = [{"name": k, "value": v} for k, v in (
     ("content-type", "application/json"), ("user-agent", "OpenAI/Python 1.99.0"),
     ("accept", "application/json"), ("x-stainless-lang", "python"),
     ("x-stainless-runtime", "CPython"), ("authorization", "Bearer ***"))]
-
-
-def _pairs(source: Path) -> Iterator[tuple[dict, dict]]:
-    """(request, response) records of a capture whose records alternate req, res."""
-    req = None
-    with open(source, "rb") as f:
-        for line in f:
-            rec = json.loads(line)
-            if rec.get("dir") == "req":
-                req = rec
-            elif rec.get("dir") == "res" and req is not None:
-                yield req, rec
-                req = None
 
 
 def _entry(n: int, req: dict, res: dict) -> dict:
@@ -64,7 +50,7 @@ def write_har(source: Path, path: Path, size: int, indent: int | None) -> int:
     with open(path, "w") as out:
         out.write('{\n  "log": {\n  "version": "1.2",\n  "entries": [\n' if indent
                   else '{"log":{"version":"1.2","entries":[')
-        for req, res in _pairs(source):
+        for req, res in pairs(source):
             out.write(("," if n else "") + json.dumps(_entry(n, req, res), indent=indent,
                                                       separators=sep))
             n += 1
@@ -81,30 +67,21 @@ def main() -> int:
     add_arguments(ap, repeat=1)
     ns = ap.parse_args()
     source = ns.source or generated("hosted", ns.mb)
-    trees = checkouts(ns.other)
-    tmp = Path(tempfile.gettempdir())
     hars = {}
     for form, indent in (("pretty", 2), ("minified", None)):
-        path = tmp / f"traceview-{ns.mb}mb-{form}.har"
+        path = Path(tempfile.gettempdir()) / f"traceview-{ns.mb}mb-{form}.har"
         if not path.exists():
             print(f"writing {path}: {write_har(source, path, ns.mb * 1_000_000, indent):,} "
                   "entries", flush=True)
         hars[form] = path
-    runs: dict[tuple[str, str], list] = {}
-    for _ in range(ns.repeat):
-        for form, path in hars.items():
-            for tree in trees:
-                runs.setdefault((tree.label, form), []).append(
-                    command(tree, ["report", "--format", "json", str(path)]))
+    trees = checkouts(ns.other)
+    got = best_of(trees, [(form, ["report", "--format", "json", str(path)], {})
+                          for form, path in hars.items()], ns.repeat)
     labels = [t.label for t in trees]
     rows = []
     for form, path in hars.items():
         size = path.stat().st_size
-        got = [best(runs[(label, form)]) for label in labels]
-        rows += [(f"{form} ({size / 1e6:,.0f} MB): wall s", [f"{r.wall:.2f}" for r in got]),
-                 (f"{form}: CPU s", [f"{r.cpu:.2f}" for r in got]),
-                 (f"{form}: peak RSS (% file)",
-                  [f"{r.rss / 1e6:.0f} MB ({r.rss / size:.0%})" for r in got])]
+        rows += cost_rows(f"{form} ({size / 1e6:,.0f} MB)", [got[(x, form)] for x in labels], size)
     table(f"report --format json of a HAR, best of {ns.repeat}", rows, labels)
     return 0
 

@@ -10,14 +10,17 @@ interleaved run by run, so the machine's load hits both alike.
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -88,18 +91,33 @@ def capture_file(text: str) -> Path:
 
 
 def generated(shape: str, mb: int) -> Path:
-    """A generated capture of `shape` (hosted: many ~4 kB turns; bench: bigger turns),
-    written once into the temp directory and reused."""
+    """A generated capture of `shape` (the one there is: "hosted", bench/gen_hosted.py, many
+    ~4 kB turns), written once into the temp directory and reused."""
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
         sys.path.insert(0, str(HERE))
-        if shape == "hosted":
-            from gen_hosted import generate
-        else:
-            from gen_capture import generate
+        from gen_hosted import generate
+
         print(f"generating {path} ({mb} MB, {shape} shape)…", flush=True)
         generate(path, mb * 1_000_000)
     return path
+
+
+def pairs(path: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(request, response) records of a capture (gzipped too): each response with the request
+    just before it; lines that are not JSON objects are skipped."""
+    request = None
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
+        for line in f:
+            try:
+                record = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("dir") == "req":
+                request = record
+            elif isinstance(record, dict) and record.get("dir") == "res" and request:
+                yield request, record
+                request = None
 
 
 def bare_costs(files: Iterable[Path]) -> tuple[float, float]:
@@ -159,3 +177,41 @@ def table(title: str, rows: Sequence[tuple[str, Sequence[str]]], labels: Sequenc
     print(f"\n{title:<{width}}" + "".join(f"{label:>24}" for label in labels))
     for name, cells in rows:
         print(f"{name:<{width}}" + "".join(f"{c:>24}" for c in cells))
+
+
+def best_of(trees: Sequence[Checkout], cases: Sequence[tuple[str, list[str], dict[str, str]]],
+            repeat: int) -> dict[tuple[str, str], Run]:
+    """Each case `(name, args, env)` run `repeat` times in every checkout, interleaved run by
+    run; the best of each, by (checkout label, case name)."""
+    runs: dict[tuple[str, str], list[Run]] = {}
+    for _ in range(repeat):
+        for name, args, env in cases:
+            for tree in trees:
+                runs.setdefault((tree.label, name), []).append(command(tree, args, **env))
+    return {key: best(got) for key, got in runs.items()}
+
+
+def cost_rows(name: str, got: Sequence[Run], size: int,
+              loop_s: float | None = None) -> list[tuple[str, list[str]]]:
+    """Wall (× the orjson loop when given), CPU and peak RSS (share of `size`) of a case."""
+    return [(f"{name}: wall s" + (" (× loop)" if loop_s else ""),
+             [f"{r.wall:.2f}" + (f" ({r.wall / loop_s:.1f}×)" if loop_s else "") for r in got]),
+            (f"{name}: CPU s", [f"{r.cpu:.2f}" for r in got]),
+            (f"{name}: peak RSS (% file)",
+             [f"{r.rss / 1e6:.0f} MB ({r.rss / size:.1%})" for r in got])]
+
+
+def child_runs(script: str, trees: Sequence[Checkout], args: Sequence[str],
+               repeat: int) -> dict[str, dict[str, Any]]:
+    """`script --child ARGS` in a fresh process of each checkout, interleaved run by run;
+    per checkout, the best (lowest) of each figure the child printed as its last JSON line."""
+    got: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
+    for _ in range(repeat):
+        for tree in trees:
+            proc = subprocess.run([tree.python, script, "--child", *args], cwd=tree.root,
+                                  env=tree.env(), capture_output=True, text=True, check=False)
+            if proc.returncode:
+                sys.exit(f"{tree.label}: {proc.stderr[-600:]}")
+            got[tree.label].append(json.loads(proc.stdout.splitlines()[-1]))
+    return {label: {key: min((r[key] for r in runs if r[key] is not None), default=None)
+                    for key in runs[0]} for label, runs in got.items()}

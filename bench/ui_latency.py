@@ -18,13 +18,12 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from side import add_arguments, bare_costs, capture_file, checkouts, generated, table
+from side import add_arguments, bare_costs, capture_file, checkouts, child_runs, generated, table
 
 STARTED = time.perf_counter()  # the child's imports count towards its first screen
 
@@ -107,11 +106,6 @@ async def measure(path: Path, keys: int, gap: float) -> dict[str, Any]:
     return out
 
 
-def child(ns: argparse.Namespace) -> int:
-    print(json.dumps(asyncio.run(measure(ns.capture, ns.keys, ns.gap))))
-    return 0
-
-
 def _ms(value: float | None) -> str:
     return "—" if value is None else f"{value * 1000:.0f} ms"
 
@@ -119,7 +113,6 @@ def _ms(value: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--capture", type=capture_file, help="capture to open (default: generated)")
-    ap.add_argument("--shape", choices=("hosted", "bench"), default="hosted")
     ap.add_argument("--mb", type=int, default=1000, help="size of the generated capture")
     ap.add_argument("--keys", type=int, default=5000, help="at most this many keys")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between keys")
@@ -127,43 +120,31 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(ap, repeat=1)
     ns = ap.parse_args(argv)
     if ns.child:
-        return child(ns)
-    path = ns.capture or generated(ns.shape, ns.mb)
+        print(json.dumps(asyncio.run(measure(ns.capture, ns.keys, ns.gap))))
+        return 0
+    path = (ns.capture or generated("hosted", ns.mb)).resolve()
     trees = checkouts(ns.other)
     read_s, loop_s = bare_costs([path])
-    runs: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
-    for _ in range(ns.repeat):
-        for tree in trees:
-            proc = subprocess.run(
-                [tree.python, __file__, "--child", "--capture", str(path.resolve()),
-                 "--keys", str(ns.keys), "--gap", str(ns.gap)],
-                cwd=tree.root, env=tree.env(), capture_output=True, text=True, check=False)
-            if proc.returncode:
-                sys.exit(f"{tree.label}: {proc.stderr[-600:]}")
-            runs[tree.label].append(json.loads(proc.stdout.splitlines()[-1]))
+    got = child_runs(__file__, trees, ["--capture", str(path), "--keys", str(ns.keys),
+                                       "--gap", str(ns.gap)], ns.repeat)
     print(f"capture: {path} — {path.stat().st_size / 1e6:,.0f} MB, "
-          f"{runs['this'][0]['turns']:,} turns; best of {ns.repeat}; bare cost: read "
+          f"{got['this']['turns']:,} turns; best of {ns.repeat}; bare cost: read "
           f"{read_s:.2f} s, read + orjson.loads every line {loop_s:.2f} s (the loop)")
-
-    def low(label: str, key: str) -> float | None:
-        values = [r[key] for r in runs[label] if r[key] is not None]
-        return min(values) if values else None
-
     labels = [t.label for t in trees]
     rows = [
-        ("imports (Textual, the app)", [f"{low(x, 'imports'):.3f} s" for x in labels]),
-        ("first rows, after imports (≤ 0.5 s)", [f"{low(x, 'first_rows'):.3f} s" for x in labels]),
-        ("key p50 while loading", [_ms(low(x, "key_p50")) for x in labels]),
-        ("key p95 while loading (≤ 100 ms)", [_ms(low(x, "key_p95")) for x in labels]),
-        ("keys pressed", [str(runs[x][0]["keys"]) for x in labels]),
-        ("longest handler, CPU (≤ 50 ms)", [_ms(low(x, "handler_max_cpu")) for x in labels]),
-        ("event-loop stalls over 50 ms", [f"{low(x, 'stalls_over_50ms'):.0f}" for x in labels]),
-        ("full load (× loop)", [f"{low(x, 'full_load'):.2f} s "
-                                f"({(low(x, 'full_load') or 0) / loop_s:.1f}×)" for x in labels]),
+        ("imports (Textual, the app)", [f"{got[x]['imports']:.3f} s" for x in labels]),
+        ("first rows, after imports (≤ 0.5 s)", [f"{got[x]['first_rows']:.3f} s" for x in labels]),
+        ("key p50 while loading", [_ms(got[x]["key_p50"]) for x in labels]),
+        ("key p95 while loading (≤ 100 ms)", [_ms(got[x]["key_p95"]) for x in labels]),
+        ("keys pressed", [str(got[x]["keys"]) for x in labels]),
+        ("longest handler, CPU (≤ 50 ms)", [_ms(got[x]["handler_max_cpu"]) for x in labels]),
+        ("event-loop stalls over 50 ms", [f"{got[x]['stalls_over_50ms']:.0f}" for x in labels]),
+        ("full load (× loop)", [f"{got[x]['full_load']:.2f} s "
+                                f"({got[x]['full_load'] / loop_s:.1f}×)" for x in labels]),
     ]
     if len(labels) > 1:
         rows.append(("full load, this ÷ other", ["—"] + [
-            f"{(low('this', 'full_load') or 0) / (low(x, 'full_load') or 1):.2f}"
+            f"{got['this']['full_load'] / got[x]['full_load']:.2f}"
             for x in labels[1:]]))
     table("inspector", rows, labels)
     return 0

@@ -8,7 +8,9 @@ then depend on the order the tests ran in.
 
 from __future__ import annotations
 
+import compileall
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +34,11 @@ def _no_user_config(monkeypatch: pytest.MonkeyPatch,
 
 # The shared fixtures (`sim`) and paths (ROOT, SAMPLES, REAL) live in one module.
 pytest_plugins = ["tests.fixtures_shared"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile traceview's modules once, before the workers start: where bytecode is not
+    written (PYTHONDONTWRITEBYTECODE, as on CI), every `python -m traceview` a test starts
+    would compile the package again (0.07 s of CPU each, 0.2-0.3 s when nothing is cached)."""
+    if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
+        compileall.compile_dir(Path(__file__).resolve().parents[1] / "traceview", quiet=1)

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from tests.builders import message, req, res, response, write
+from tests.fixtures_shared import run_cli
 from traceview.analysis import analyze
 
 MODEL = "gpt-4.1"
@@ -126,15 +127,12 @@ def test_the_context_command_sizes_the_carried_conversation_from_input_items() -
     continues turn 1 by previous_response_id, and the capture recorded the provider's
     input_items of turn 2's response (user message, call, output)."""
     import json
-    import subprocess
-    import sys
     path = Path(__file__).resolve().parents[1] / "fixtures" / "real" / \
         "dotnet_function_call_previd_input_items.jsonl"
-    run = [sys.executable, "-m", "traceview", "context", str(path), "--turn", "2",
-           "--format", "json"]
-    plain = json.loads(subprocess.run(run, capture_output=True, check=True).stdout)
-    filled = json.loads(subprocess.run([*run, "--items", str(path)], capture_output=True,
-                                       check=True).stdout)
+    run = ["context", str(path), "--turn", "2", "--format", "json"]
+    plain, filled = (run_cli(*run), run_cli(*run, "--items", str(path)))
+    assert (plain.returncode, filled.returncode) == (0, 0), plain.stderr + filled.stderr
+    plain, filled = json.loads(plain.stdout), json.loads(filled.stdout)
     [before] = [c for c in plain["input_account"] if c["component"] == "carried"]
     [after] = [c for c in filled["input_account"] if c["component"] == "carried"]
     assert (before["tokens"], before["basis"]) == (37, "estimated")  # by difference

@@ -7,12 +7,11 @@ test states which surplus or shortfall the analysis must explain, and pins the n
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.builders import message, req, res, response, write
+from tests.fixtures_shared import run_cli
 from traceview.analysis import analyze
 from traceview.analysis.account import account
 
@@ -152,19 +151,23 @@ def test_a_cache_lost_after_the_instructions_changed(tmp_path: Path) -> None:
 def test_the_context_command_prints_the_stack(tmp_path: Path) -> None:
     first = {"model": MODEL, "input": "Is flood damage covered?", "text": {"format": SCHEMA}}
     path = write(tmp_path / "one.jsonl", [req(first), reply("r1", sized(first), 12)])
-    run = [sys.executable, "-m", "traceview", "context", str(path), "--turn", "1"]
-    doc = json.loads(subprocess.run([*run, "--format", "json"], capture_output=True,
-                                    check=True).stdout)
+    run = ["context", str(path), "--turn", "1"]
+
+    def ok(*args: str) -> str:
+        out = run_cli(*args)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.decode()
+
+    doc = json.loads(ok(*run, "--format", "json"))
     assert doc["schema"] == "traceview.context/1" and doc["expected_input"] == 48
     assert [(c["component"], c["tokens"]) for c in doc["input_account"]] == [
         ("request", 3), ("response_format", 36), ("message", 9)]
-    text = subprocess.run(run, capture_output=True, check=True, text=True).stdout
+    text = ok(*run)
     assert "response_format  answer" in text and "expected 48" in text
-    md = subprocess.run([*run, "--format", "markdown"], capture_output=True, check=True,
-                        text=True).stdout
+    md = ok(*run, "--format", "markdown")
     assert "| response_format | answer | 36 |" in md
-    missing = subprocess.run([*run[:-1], "7"], capture_output=True, text=True)
-    assert missing.returncode == 1 and "no turn 7" in missing.stderr
+    missing = run_cli(*run[:-1], "7")
+    assert missing.returncode == 1 and b"no turn 7" in missing.stderr
 
 
 def test_a_reusable_prompt_is_listed_and_its_text_unknown(tmp_path: Path) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import glob
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import pytest
 
 from tests import sdk_captures as sdk
 from tests.builders import file_search, message, req, res, write
+from tests.fixtures_shared import run_cli
 from traceview.analysis import analyze
 from traceview.analysis.pricing import Pricing
 from traceview.capture.media import data_url_size, image_tokens
@@ -346,11 +345,16 @@ def test_every_model_in_samples_and_real_fixtures_is_priced() -> None:
     assert missing.tokens_usd is None and "not in the pricing table" in missing.reason
 
 
+def _report(*args: str) -> str:
+    """`traceview report ARGS` (main(), in this process), which must exit 0."""
+    out = run_cli("report", *args)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.decode()
+
+
 def test_report_json_carries_the_new_fields(tmp_path: Path) -> None:
     path = _retry(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(path), "--format",
-                          "json"], capture_output=True, text=True, check=True, cwd=ROOT)
-    doc = json.loads(out.stdout)
+    doc = json.loads(_report(str(path), "--format", "json"))
     t1 = doc["turns"][0]
     for key in ("attempts", "caller_elapsed_ms", "store", "http_status", "error_code",
                 "media_input", "action_items", "unknown_items", "provider_counters",
@@ -362,14 +366,12 @@ def test_report_json_carries_the_new_fields(tmp_path: Path) -> None:
 
 
 def test_text_report_shows_attempts_and_coverage(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(_retry(tmp_path))],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = _report(str(_retry(tmp_path)))
     assert "2,280×2" in out and "↻retried" in out
     err = {"error": {"message": "x", "type": "server_error", "code": "server_error"}}
     only = write(tmp_path / "one_failed.jsonl",
                  [req({"model": "gpt-4.1", "input": "x"}), res(err, 10, status=500)])
-    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(only)],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = _report(str(only))
     assert "billed in — (over 0 of 1 turns with usage)" in out
 
 
@@ -496,7 +498,6 @@ def test_unknown_item_is_shown_in_the_row(tmp_path: Path) -> None:
     reply = sdk.body("resp_1", 900, 40, [message("ok")])
     reply["output"].insert(0, {"id": "qs_1", "type": "quantum_search_call"})
     path = write(tmp_path / "unk_row.jsonl", _turn({"model": "gpt-4.1", "input": "q"}, reply))
-    done = subprocess.run([sys.executable, "-m", "traceview", "report", str(path), "--format",
-                           "markdown"], capture_output=True, text=True, cwd=ROOT)
+    done = run_cli("report", str(path), "--format", "markdown")
     assert done.returncode == 1  # a problem was found while reading: it says so
-    assert "| unknown item type quantum_search_call |" in done.stdout
+    assert "| unknown item type quantum_search_call |" in done.stdout.decode()

@@ -4,15 +4,13 @@ lines reconcile reads, and the export's new columns."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
 from tests.cost.helpers import response, turn, web_search, write
-from tests.fixtures_shared import SAMPLES
+from tests.fixtures_shared import SAMPLES, run_cli
 from traceview.analysis.cost.lines import cost_lines
 from traceview.analysis.session import analyze
 from traceview.export.rows import capture_rows
@@ -26,9 +24,8 @@ def tenants():  # noqa: ANN201 - the analysis
 
 
 def tv(*args: str) -> tuple[int, str, str]:
-    p = subprocess.run([sys.executable, "-m", "traceview", *args], capture_output=True,
-                       text=True)
-    return p.returncode, p.stdout, p.stderr
+    p = run_cli(*args)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
 
 
 def test_storage_accrued_over_the_store_life(tenants) -> None:  # noqa: ANN001

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from tests.fixtures_shared import ROOT
+from tests.fixtures_shared import ROOT, run_cli
 
 # ---------------------------------------------------------------------------- escapes
 ESCAPES: dict[str, str] = {
@@ -174,14 +174,25 @@ def write_jsonl(path: Path, records: list[Any]) -> Path:
     return path
 
 
-def traceview(*args: str, timeout: float = 60, stdin: Any = None,
+# Commands that read and write files only: run through main() in this process.
+HEADLESS = frozenset({"report", "export", "fetch", "diff", "reconcile", "context", "compare",
+                      "fidelity", "objects", "sql"})
+
+
+def traceview(*args: str, timeout: float | None = None, stdin: Any = None,
               env: dict[str, str] | None = None, cwd: Path | None = None,
-              ) -> subprocess.CompletedProcess[bytes]:
-    """Run the real CLI; a hang fails the test through ``timeout`` rather than the suite."""
-    full_env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "COLUMNS": "160", **(env or {})}
+              process: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """Run the real CLI. A headless command runs in this process (what it writes is the
+    subject); a fresh process when the test asks for one (`process`), guards a hang (gives
+    `timeout`: the hang then fails the test, not the suite) or feeds standard input, and for
+    the inspector and the servers."""
+    full_env = {"TEXTUAL_ANIMATIONS": "none", "COLUMNS": "160", **(env or {})}
+    if not process and timeout is None and stdin is None and args and args[0] in HEADLESS:
+        return run_cli(*args, env=full_env, cwd=cwd)
     return subprocess.run([sys.executable, "-m", "traceview", *args], capture_output=True,
-                          timeout=timeout, stdin=stdin if stdin is not None else
-                          subprocess.DEVNULL, env=full_env, cwd=cwd or ROOT, check=False)
+                          timeout=timeout or 60, stdin=stdin if stdin is not None else
+                          subprocess.DEVNULL, env={**os.environ, **full_env}, cwd=cwd or ROOT,
+                          check=False)
 
 
 def finishes(code: str, guard: float = 120) -> None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import shutil
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,7 @@ from typing import Any
 import openai
 import pytest
 
-from tests.fixtures_shared import ROOT, SAMPLES
+from tests.fixtures_shared import ROOT, SAMPLES, run_cli
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import analyze
 from traceview.cli import main
@@ -78,14 +76,15 @@ def assert_clean(text: str, where: str) -> None:
     assert "Traceback" not in text, f"{where}: {text[-800:]}"
 
 
-def tv(*args: str, cwd: Path, env: dict[str, str] | None = None,
-       timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The real command line, in a child process; stdout and stderr checked for leaks."""
-    full_env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "COLUMNS": "120",
+def tv(*args: str, cwd: Path,
+       env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line (main(), in this process); stdout and stderr checked for leaks."""
+    full_env = {"TEXTUAL_ANIMATIONS": "none", "COLUMNS": "120",
                 "XDG_CACHE_HOME": str(cwd / ".cache"), **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "traceview", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, encoding="utf-8", errors="replace",
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    done = run_cli(*args, env=full_env, cwd=cwd)
+    proc = subprocess.CompletedProcess(done.args, done.returncode,
+                                       done.stdout.decode("utf-8", "replace"),
+                                       done.stderr.decode("utf-8", "replace"))
     assert_clean(proc.stdout, f"{args[0]} stdout")
     assert_clean(proc.stderr, f"{args[0]} stderr")
     return proc

@@ -88,7 +88,7 @@ def test_reports_in_one_process_equal_fresh_processes(tmp_path: Path, env: dict[
     order = [*captures, *reversed(captures)]
     for fmt in ("json", "text"):
         fresh = {p: traceview("report", str(p), "--format", fmt, "--width", "160",
-                              env=env).stdout for p in captures}
+                              env=env, process=True).stdout for p in captures}
         for p in order:
             got = _in_process(p, fmt)
             assert got == fresh[p], f"{p.name} ({fmt}) differs after other reports"

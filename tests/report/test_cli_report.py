@@ -14,9 +14,13 @@ from traceview.analysis.turn_row import CONTRACT_KEYS
 ROOT = Path(__file__).parent.parent.parent
 SAMPLES = ROOT / "sample_traces"
 from tests.capture.test_real_captures import EXPECTED, REAL  # noqa: E402
+from tests.fixtures_shared import run_cli  # noqa: E402
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The command through main() in this process; a fresh process when it reads stdin."""
+    if stdin is None:
+        return run_cli(*args, cwd=ROOT)
     return subprocess.run([sys.executable, "-m", "traceview", *args], capture_output=True,
                           input=stdin, cwd=ROOT, timeout=120)
 

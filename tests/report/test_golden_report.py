@@ -25,11 +25,12 @@ from traceview.cli import main
 
 ROOT = Path(__file__).parent.parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-import gen_capture  # noqa: E402
 import gen_hosted  # noqa: E402
 
+from tests.report import big_turns  # noqa: E402
+
 SLICE_LINES = 6_000
-SLICES = {"bench_slice.jsonl": gen_capture.generate, "hosted_slice.jsonl": gen_hosted.generate}
+SLICES = {"bench_slice.jsonl": big_turns.generate, "hosted_slice.jsonl": gen_hosted.generate}
 
 
 def captures() -> list[str]:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.fixtures_shared import run_cli
 from traceview.safety.redact import redact, redact_text
-
-ROOT = Path(__file__).parent.parent.parent
 
 
 def test_key_shapes_and_secret_fields_are_masked() -> None:
@@ -58,9 +55,7 @@ def _leaky_capture(path: Path) -> Path:
 def test_report_of_a_leaky_capture_holds_no_key(tmp_path: Path) -> None:
     cap = _leaky_capture(tmp_path / "leaky.jsonl")
     for fmt in ("text", "markdown", "json"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
-                              "--format", fmt, "--width", "300"],
-                             capture_output=True, cwd=ROOT, check=False)
+        out = run_cli("report", str(cap), "--format", fmt, "--width", "300")
         assert out.returncode in (0, 1), out.stderr
         assert b"FAKEKEY" not in out.stdout, fmt
         assert b"[redacted]" in out.stdout, fmt  # the field was shown, masked
@@ -69,15 +64,11 @@ def test_report_of_a_leaky_capture_holds_no_key(tmp_path: Path) -> None:
 def test_report_shows_markup_and_escapes_literally(tmp_path: Path) -> None:
     cap = _leaky_capture(tmp_path / "leaky.jsonl")
     for fmt in ("text", "markdown"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
-                              "--format", fmt, "--width", "300"],
-                             capture_output=True, cwd=ROOT, check=False)
+        out = run_cli("report", str(cap), "--format", fmt, "--width", "300")
         assert b"\x1b" not in out.stdout, fmt
         assert b"\\x1b[31mred" in out.stdout, fmt  # shown, as text
     for fmt in ("text", "markdown"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report",
-                              "sample_traces/hostile.jsonl", "--format", fmt, "--width", "200"],
-                             capture_output=True, cwd=ROOT, check=False)
+        out = run_cli("report", "sample_traces/hostile.jsonl", "--format", fmt, "--width", "200")
         assert not any(c in out.stdout for c in (b"\x1b", b"\x07", b"\x00", b"\xe2\x80\xae"))
     assert b"[bold red]pwned[/]" in out.stdout  # markup printed as text, never applied
 
@@ -123,9 +114,7 @@ def test_a_secret_set_apart_from_its_name_by_whitespace_is_masked(tmp_path: Path
                                 "output": [], "usage": {"input_tokens": 3,
                                                         "output_tokens": 1}}})))
     for fmt in ("text", "markdown", "json"):
-        out = subprocess.run([sys.executable, "-m", "traceview", "report", str(cap),
-                              "--format", fmt, "--width", "300"],
-                             capture_output=True, cwd=ROOT, check=False)
+        out = run_cli("report", str(cap), "--format", fmt, "--width", "300")
         assert out.returncode in (0, 1), out.stderr
         for secret in secrets:
             assert secret.encode() not in out.stdout, (fmt, secret)

@@ -1,4 +1,4 @@
-"""Write a large, realistic capture: many interleaved hosted-state conversations.
+"""The golden digest's big-turn slice: many interleaved hosted-state conversations.
 
 Bodies mimic `model_dump()` (every declared key, most of them null), with file-search
 turns, cached tokens, a streamed turn now and then, and conversation handles — the
@@ -7,7 +7,6 @@ shape of a support service's day. Deterministic for a given size.
 
 from __future__ import annotations
 
-import argparse
 import random
 from pathlib import Path
 
@@ -94,10 +93,3 @@ def generate(path: Path, size: int, seed: int = 7, lines: int | None = None) -> 
                 live.remove(c)
     return n
 
-
-if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("path")
-    ap.add_argument("--mb", type=int, default=200)
-    ns = ap.parse_args()
-    print(generate(Path(ns.path), ns.mb * 1_000_000), "turns")
