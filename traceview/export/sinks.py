@@ -116,7 +116,7 @@ class ParquetSink(Sink):
     """
 
     def __init__(self, out: Path | str, *, partition_by: tuple[str, ...] = ("date",),
-                 prefix: str = "part-0") -> None:
+                 prefix: str = "part-0", schemas: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.pa = need("pyarrow", "fleet")
         self.pq = need("pyarrow.parquet", "fleet")
@@ -126,7 +126,8 @@ class ParquetSink(Sink):
             raise ExportError(f"cannot partition by {', '.join(bad)} (choose from date, model)")
         self.partition_by = partition_by
         self.prefix = prefix
-        self._schemas = {t: arrow_schema(t) for t in TABLES}
+        # `schemas`: the tables' with columns of the writer's own appended (the sql cache's).
+        self._schemas = schemas or {t: arrow_schema(t) for t in TABLES}
         self._writers: dict[tuple[str, str], Any] = {}
         # Record batches waiting for a full row group: Arrow, never Python objects.
         self._pending: dict[tuple[str, str], list[Any]] = {}
