@@ -24,6 +24,7 @@ from traceview.export.schema import TABLES, arrow_schema, column_names
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 ROW_GROUP_BYTES = 4 << 20  # or fewer, when rows are large (conversations' accounts)
+DUCKDB_ROW_GROUP = 8192  # rows per row group of an exported DuckDB database
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -218,9 +219,15 @@ class DuckDBSink(Sink):
         self.pa = need("pyarrow", "fleet")
         duckdb = need("duckdb", "fleet")
         self._schemas = {t: arrow_schema(t) for t in TABLES}
+        # Attached with small row groups: DuckDB holds the open row group in memory until it
+        # is full, and its default (122,880 rows) is a whole large capture's turns.
+        self.con = duckdb.connect()
         try:
-            self.con = duckdb.connect(str(path))
+            where = str(path).replace("'", "''")
+            self.con.execute(f"ATTACH '{where}' AS out (ROW_GROUP_SIZE {DUCKDB_ROW_GROUP})")
+            self.con.execute("USE out")
         except duckdb.Error as exc:
+            self.con.close()
             raise ExportError(f"{path}: cannot open as a DuckDB database ({exc})") from None
         for table, schema in self._schemas.items():
             empty = schema.empty_table()  # noqa: F841 (read by name below)
