@@ -1,11 +1,12 @@
 """`traceview export --to parquet` and `traceview sql`, against the report and the bare cost.
 
 For one large capture (and, with `--files N`, a directory of N small captures) runs
-`report --format json`, `export --to parquet` and `--to csv` and a cold `sql` aggregate in
-fresh processes, interleaved with the same commands of `--other` checkouts. Prints wall and
-CPU seconds, × the orjson loop, peak RSS as a share of the input, and each command's wall
-and peak RSS ÷ the report's of the same checkout (issue 29: parquet ≤ 1.2× the report's
-time, ≤ 35 % RSS of the file; issue 31: every export and sql ≤ 2× the report's memory).
+`report --format json`, `export --to parquet`, `--to duckdb`, `--to csv` and a cold `sql`
+aggregate in fresh processes, interleaved with the same commands of `--other` checkouts.
+Prints wall and CPU seconds, × the orjson loop, peak RSS as a share of the input, and each
+command's wall and peak RSS ÷ the report's of the same checkout (issue 29: parquet ≤ 1.2×
+the report's time, ≤ 35 % RSS of the file; issue 31: every export and sql ≤ 2× the
+report's memory).
 Needs the `[fleet]` extra.
 
     python bench/export.py                                   # 200 MB of the hosted shape
@@ -33,7 +34,7 @@ from side import (
     table,
 )
 
-WHAT = ("report", "export", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
+WHAT = ("report", "export", "duckdb", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
 AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
        "FROM turns GROUP BY model ORDER BY model")
 
@@ -51,8 +52,11 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path)
             shutil.rmtree(cache, ignore_errors=True)
             csv = work / f"{tree.label}-csv"
             shutil.rmtree(csv, ignore_errors=True)
+            db = work / f"{tree.label}.duckdb"
+            db.unlink(missing_ok=True)
             for what, args in (("report", ["report", "--format", "json", *target]),
                                ("export", ["export", *target, "--to", "parquet", "-o", str(out)]),
+                               ("duckdb", ["export", *target, "--to", "duckdb", "-o", str(db)]),
                                ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
                                ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
                                ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):

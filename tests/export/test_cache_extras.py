@@ -96,3 +96,68 @@ def test_an_unusable_cache_is_one_line(tv, tmp_path: Path) -> None:
     rc, out, err = tv("sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", tmp_path)
     assert rc == 2 and out == "" and err.count("\n") == 1
     assert "not a valid DuckDB database" in err
+
+
+def test_cache_rows_are_parquet_segments_and_a_replaced_one_goes(tv, tmp_path: Path) -> None:
+    """The cache holds its rows as Parquet files (small row groups, never a DuckDB table
+    built in memory); a capture read again gets a new segment and the old one is removed,
+    and a segment deleted by hand is read again, not queried as missing."""
+    cap = tmp_path / "claims.jsonl"
+    shutil.copy(SAMPLES / "claims.jsonl", cap)
+    cache = tmp_path / "cache"
+    assert _counts(tv, cap, cache) == {"claims.jsonl": 4}
+    first = sorted(p.name for p in (cache / "fleet.parts").iterdir())
+    assert len(first) == 1
+    assert sorted(p.name for p in (cache / "fleet.parts" / first[0]).iterdir()) == [
+        "conversations", "hosted_calls", "problems", "turns"]
+    with open(cap, "ab") as f:
+        f.write(b"".join((SAMPLES / "claims.jsonl").read_bytes().splitlines(True)[-2:]))
+    assert _counts(tv, cap, cache) == {"claims.jsonl": 5}
+    second = sorted(p.name for p in (cache / "fleet.parts").iterdir())
+    assert len(second) == 1 and second != first
+    shutil.rmtree(cache / "fleet.parts" / second[0] / "turns")
+    rc, out, err = tv("sql", Q, cap, "--format", "json", "--cache", cache)
+    assert rc == 0 and json.loads(out)[0]["n"] == 5 and "1 read" in err
+
+
+def test_a_query_cannot_write_into_the_cache_or_an_export(tv, tmp_path: Path,
+                                                          samples_export: Path) -> None:
+    """The tables' files are read by pyarrow, so the locked connection may open none: a
+    COPY cannot overwrite a cache segment or plant a file in an export folder."""
+    cache = tmp_path / "cache"
+    assert _counts(tv, SAMPLES / "claims.jsonl", cache) == {"claims.jsonl": 4}
+    (seg,) = (cache / "fleet.parts").iterdir()
+    target = seg / "turns" / "rows.parquet"
+    before = target.read_bytes()
+    rc, _, err = tv("sql", f"COPY (SELECT 1 AS x) TO '{target}' (USE_TMP_FILE false)",
+                    SAMPLES / "claims.jsonl", "--cache", cache)
+    assert rc == 2 and target.read_bytes() == before
+    planted = samples_export / "turns" / "planted.parquet"
+    rc, _, _ = tv("sql", f"COPY (SELECT 1 AS x) TO '{planted}'", samples_export,
+                  "--cache", cache)
+    assert rc == 2 and not planted.exists()
+    rc, _, _ = tv("sql", f"SELECT * FROM read_parquet('{target}')", SAMPLES / "claims.jsonl",
+                  "--cache", cache)
+    assert rc == 2
+
+
+def test_a_fresh_cache_is_shared_by_runs_at_once(tmp_path: Path) -> None:
+    """A run that finds every capture fresh opens the cache read-only: another run holding
+    it does not make it wait."""
+    import subprocess
+
+    from traceview.export.cache import open_cache
+
+    cache = tmp_path / "cache"
+    claims = str(SAMPLES / "claims.jsonl")
+    held = open_cache(cache, None, [claims])  # builds it, for writing
+    held.con.close()
+    held = open_cache(cache, None, [claims])  # fresh: read-only, held open
+    try:
+        proc = subprocess.run([sys.executable, "-m", "traceview", "sql",
+                               "SELECT count(*) AS n FROM turns", claims, "--cache", str(cache),
+                               "--format", "csv"], capture_output=True, text=True, timeout=60)
+    finally:
+        held.con.close()
+    assert proc.returncode == 0 and proc.stdout == "n\n4\n", proc.stderr
+    assert "0 read, 1 from cache" in proc.stderr

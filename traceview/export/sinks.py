@@ -24,6 +24,7 @@ from traceview.export.schema import TABLES, arrow_schema, column_names
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 ROW_GROUP_BYTES = 4 << 20  # or fewer, when rows are large (conversations' accounts)
+DUCKDB_ROW_GROUP = 8192  # rows per row group of an exported DuckDB database
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -116,7 +117,7 @@ class ParquetSink(Sink):
     """
 
     def __init__(self, out: Path | str, *, partition_by: tuple[str, ...] = ("date",),
-                 prefix: str = "part-0") -> None:
+                 prefix: str = "part-0", schemas: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.pa = need("pyarrow", "fleet")
         self.pq = need("pyarrow.parquet", "fleet")
@@ -126,7 +127,8 @@ class ParquetSink(Sink):
             raise ExportError(f"cannot partition by {', '.join(bad)} (choose from date, model)")
         self.partition_by = partition_by
         self.prefix = prefix
-        self._schemas = {t: arrow_schema(t) for t in TABLES}
+        # `schemas`: the tables' with columns of the writer's own appended (the sql cache's).
+        self._schemas = schemas or {t: arrow_schema(t) for t in TABLES}
         self._writers: dict[tuple[str, str], Any] = {}
         # Record batches waiting for a full row group: Arrow, never Python objects.
         self._pending: dict[tuple[str, str], list[Any]] = {}
@@ -217,9 +219,15 @@ class DuckDBSink(Sink):
         self.pa = need("pyarrow", "fleet")
         duckdb = need("duckdb", "fleet")
         self._schemas = {t: arrow_schema(t) for t in TABLES}
+        # Attached with small row groups: DuckDB holds the open row group in memory until it
+        # is full, and its default (122,880 rows) is a whole large capture's turns.
+        self.con = duckdb.connect()
         try:
-            self.con = duckdb.connect(str(path))
+            where = str(path).replace("'", "''")
+            self.con.execute(f"ATTACH '{where}' AS out (ROW_GROUP_SIZE {DUCKDB_ROW_GROUP})")
+            self.con.execute("USE out")
         except duckdb.Error as exc:
+            self.con.close()
             raise ExportError(f"{path}: cannot open as a DuckDB database ({exc})") from None
         for table, schema in self._schemas.items():
             empty = schema.empty_table()  # noqa: F841 (read by name below)

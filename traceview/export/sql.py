@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -18,8 +19,8 @@ from typing import Any
 from traceview.analysis.options import Options
 from traceview.capture.sources import expand_paths
 from traceview.export import need
-from traceview.export.cache import Cache
-from traceview.export.schema import TABLES, column_names
+from traceview.export.cache import open_cache, register
+from traceview.export.schema import TABLES, arrow_schema
 from traceview.export.sinks import MANIFEST, ExportError, csv_safe
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
@@ -34,12 +35,9 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *
     if len(paths) == 1 and (Path(paths[0]) / MANIFEST).is_file():
         con = duckdb.connect()
         root = Path(paths[0])
-        for table in TABLES:
-            cols = ", ".join(f'"{c}"' for c in column_names(table))
-            glob = str(root / table / "**" / "*.parquet").replace("'", "''")
-            con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM read_parquet('{glob}', "
-                        "hive_partitioning = false)")
-        return _locked(con, unsafe, root), f"export {paths[0]}"
+        register(con, {t: sorted(str(p) for p in (root / t).glob("**/*.parquet"))
+                       for t in TABLES}, {t: arrow_schema(t) for t in TABLES})
+        return _locked(con, unsafe), f"export {paths[0]}"
     if len(paths) == 1 and paths[0].endswith(".duckdb"):
         if not Path(paths[0]).is_file():
             raise ExportError(f"{paths[0]}: no such DuckDB file")
@@ -51,9 +49,8 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *
         if not Path(p).exists():
             raise ExportError(f"{p}: no such file or directory")
     files = expand_paths(paths)
-    cache = Cache(cache_dir, options, inputs=files)
-    keys = cache.refresh(files)
-    cache.views(keys)
+    cache = open_cache(cache_dir, options, files)
+    cache.views([os.path.abspath(f) for f in files])
     return _locked(cache.con, unsafe), (f"{len(files)} capture(s), {len(cache.read)} read, "
                                         f"{len(files) - len(cache.read)} from cache {cache_dir}")
 
@@ -70,15 +67,13 @@ def _refuse_views(con: Any, path: str) -> None:
                           "views are not run unless --unsafe")
 
 
-def _locked(con: Any, unsafe: bool, readable: Path | None = None) -> Any:
-    """The connection with no way out: no file outside `readable` read or written (no
-    read_csv, COPY … TO, ATTACH), no extension installed or loaded on demand, and the
-    settings locked so the query cannot turn them back on. `--unsafe` skips this."""
+def _locked(con: Any, unsafe: bool) -> Any:
+    """The connection with no way out: no file read or written by the query (no read_csv,
+    COPY … TO, ATTACH: the tables' own files are read by pyarrow), no extension installed or
+    loaded on demand, and the settings locked so the query cannot turn them back on.
+    `--unsafe` skips this."""
     if unsafe:
         return con
-    if readable is not None:
-        top = str(readable.resolve()).replace("'", "''")
-        con.execute(f"SET allowed_directories = ['{top}/']")
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
     con.execute("SET enable_external_access = false")
