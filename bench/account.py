@@ -2,23 +2,22 @@
 
 For every turn whose input is fully visible (no hosted state, no unknown component), print
 billed input, the account's sum (expected), the error and the components, then the
-calibration: median and p90 of |billed - expected| / billed. Targets: median <= 1.5 %,
-p90 <= 5 %. With no arguments it reads tests/fixtures/real (the shared real captures) and
-tests/fixtures/cassettes (public projects' recorded cassettes, made by its convert.py).
+calibration: median and p90 of |billed - expected| / billed (targets: median <= 1.5 %,
+p90 <= 5 %). With no arguments it reads the shared real captures (tests/fixtures/real) and
+public projects' recorded cassettes (tests/fixtures/cassettes, made by its convert.py).
 
     python bench/account.py [CAPTURE.jsonl | DIR ...] [--all] [--fit] [--fallback]
     python bench/account.py --analyse [CAPTURE.jsonl | DIR ...] [--all]
 
 --analyse analyses each capture as `traceview report --format json` does (in this process)
-and prints the analysis's own figures, per folder and in all: on how many billed turns
-expected input is known, and |billed - expected| on the turns without a deposit,
-compaction, unknown item or failure marker (every turn kind alike); --all lists the unknown
-turns' reasons.
+and prints its figures per folder and in all: on how many billed turns expected input is
+known, and |billed - expected| on turns without a deposit, compaction, unknown item or
+failure marker; --all lists the unknown turns' reasons.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
-(-15..120) that minimise the mean |error| (each turn's error capped at 30 %, so one odd
-capture cannot pull a constant) over the distinct fully visible turns, by coordinate
-descent from the current values. Paste its output into traceview/analysis/account/framing.py.
+(-15..120) minimising the mean |error| (each capped at 30 %) over the distinct fully visible
+turns, by coordinate descent from the current values. Paste its output into
+traceview/analysis/account/framing.py.
 """
 
 from __future__ import annotations
@@ -41,14 +40,12 @@ from traceview.analysis.account.tools import NAMESPACE
 
 # Component kinds and the framing constant each one carries.
 FRAMED = {"request": "request", "message": "message", "instructions": "message",
-          "tools": "tool", "function_call": "call",
-          "custom_tool_call": "call", "function_call_output": "call_output",
-          "custom_tool_call_output": "call_output", "response_format": "response_format"}
+          "tools": "tool", "function_call": "call", "custom_tool_call": "call",
+          "function_call_output": "call_output", "custom_tool_call_output": "call_output",
+          "response_format": "response_format"}
 CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
              "response_format")
 
-# The shared real captures (a copy is tests/fixtures/real) and the public projects' recorded
-# cassettes converted by tests/fixtures/cassettes/convert.py.
 DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
 
@@ -257,13 +254,15 @@ def _raw_rows(path: Path) -> Iterator[tuple[int | None, InputAccount, str, str]]
         yield billed(response), account(request, None, endpoint, response_body=response), api, key
 
 
+def _errors(rows: list[Sample], constants: dict[str, int]) -> list[float]:
+    """Each turn's |error| with these framing constants."""
+    return [abs(raw + sum(constants[k] * n for k, n in counts.items()) - tokens) / tokens
+            for tokens, raw, counts in rows]
+
+
 def _loss(rows: list[Sample], constants: dict[str, int]) -> float:
     """Mean |error| over the turns, each capped at 30 %."""
-    total = 0.0
-    for tokens, raw, counts in rows:
-        expected = raw + sum(constants[k] * n for k, n in counts.items())
-        total += min(abs(expected - tokens) / tokens, 0.3)
-    return total / len(rows)
+    return sum(min(e, 0.3) for e in _errors(rows, constants)) / len(rows)
 
 
 def fit(paths: list[Path]) -> None:
@@ -280,12 +279,8 @@ def fit(paths: list[Path]) -> None:
                     _loss(rows, {**constants, k: v}), abs(v - constants[k])))
             if constants == before:
                 break
-        errors = []
-        for tokens, raw, counts in rows:
-            expected = raw + sum(constants[k] * n for k, n in counts.items())
-            errors.append(abs(expected - tokens) / tokens)
         print(f"{family:8} {api:9} turns {len(rows):4}  {constants}")
-        print(" " * 24 + calibration(errors))
+        print(" " * 24 + calibration(_errors(rows, constants)))
 
 
 if __name__ == "__main__":

@@ -22,17 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from side import (
-    HERE,
-    add_arguments,
-    bare_costs,
-    best,
-    capture_file,
-    checkouts,
-    command,
-    generated,
-    table,
-)
+import side
 
 WHAT = ("report", "export", "duckdb", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
 AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
@@ -41,17 +31,14 @@ AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
 
 def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path) -> None:
     size = sum(p.stat().st_size for p in inputs)
-    read_s, loop_s = bare_costs(inputs)
+    read_s, loop_s = side.bare_costs(inputs)
     target = [str(inputs[0].parent)] if len(inputs) > 1 else [str(inputs[0])]
     runs: dict[tuple[str, str], list] = {}
     for _ in range(repeat):
         for tree in trees:
-            out = work / f"{tree.label}-parquet"
-            shutil.rmtree(out, ignore_errors=True)
-            cache = work / f"{tree.label}-cache"
-            shutil.rmtree(cache, ignore_errors=True)
-            csv = work / f"{tree.label}-csv"
-            shutil.rmtree(csv, ignore_errors=True)
+            out, cache, csv = (work / f"{tree.label}-{x}" for x in ("parquet", "cache", "csv"))
+            for stale in (out, cache, csv):
+                shutil.rmtree(stale, ignore_errors=True)
             db = work / f"{tree.label}.duckdb"
             db.unlink(missing_ok=True)
             for what, args in (("report", ["report", "--format", "json", *target]),
@@ -60,42 +47,35 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path)
                                ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
                                ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
                                ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):
-                runs.setdefault((tree.label, what), []).append(command(tree, args))
+                runs.setdefault((tree.label, what), []).append(side.command(tree, args))
     labels = [t.label for t in trees]
     print(f"\n{name}: {size / 1e6:,.0f} MB in {len(inputs):,} file(s); best of {repeat}; "
           f"bare cost: read {read_s:.2f} s, orjson loop {loop_s:.2f} s")
-    rows = []
-    for what in WHAT:
-        got = [best(runs[(label, what)]) for label in labels]
-        rows += [(f"{what}: wall s (× loop)",
-                  [f"{r.wall:.2f} ({r.wall / loop_s:.1f}×)" for r in got]),
-                 (f"{what}: CPU s", [f"{r.cpu:.2f}" for r in got]),
-                 (f"{what}: peak RSS (% input)",
-                  [f"{r.rss / 1e6:.0f} MB ({r.rss / size:.0%})" for r in got])]
-    reports = [best(runs[(label, "report")]) for label in labels]
+    got = {what: [side.best(runs[(label, what)]) for label in labels] for what in WHAT}
+    rows = [row for what in WHAT for row in side.cost_rows(what, got[what], size, loop_s,
+                                                          "input", ".0%")]
     for what in WHAT[1:]:
-        got = [best(runs[(label, what)]) for label in labels]
         rows.append((f"{what} ÷ report: wall, peak RSS",
                      [f"{e.wall / r.wall:.2f}, {e.rss / r.rss:.2f}"
-                      for e, r in zip(got, reports, strict=True)]))
-    table(name, rows, labels)
+                      for e, r in zip(got[what], got["report"], strict=True)]))
+    side.table(name, rows, labels)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--path", type=capture_file, help="capture to export (default: generated)")
+    ap.add_argument("--path", type=side.capture_file, help="capture to export (default: generated)")
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--files", type=int, default=0,
                     help="also a directory of this many small captures (bench/gen_fleet.py)")
-    add_arguments(ap, repeat=2)
+    side.add_arguments(ap, repeat=2)
     ns = ap.parse_args()
-    trees = checkouts(ns.other)
+    trees = side.checkouts(ns.other)
     with tempfile.TemporaryDirectory(prefix="traceview-bench-export-") as tmp:
         work = Path(tmp)
-        path = ns.path or generated("hosted", ns.mb)
+        path = ns.path or side.generated("hosted", ns.mb)
         measure(path.name, [path], trees, ns.repeat, work)
         if ns.files:
-            sys.path.insert(0, str(HERE))
+            sys.path.insert(0, str(side.HERE))
             from gen_fleet import write_fleet
 
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"

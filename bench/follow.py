@@ -2,10 +2,9 @@
 
 A headless inspector (`make_app(..., follow=True)`) on a capture this script appends to,
 one turn (request and response) per write as the recorder does; the time from the write to
-the refresh that shows the new row. Then the app's CPU over an idle period. Bare cost: a
-`stat` plus `orjson.loads` of the appended lines. Each checkout (this one, `--other DIR`)
-runs in its own process. Targets (DESIGN.md): on screen ≤ 250 ms after the write; CPU near
-idle while nothing is written.
+the refresh that shows the new row; then the app's CPU over an idle period. Bare cost: a
+`stat` plus `orjson.loads` of the appended lines. Targets (DESIGN.md): on screen ≤ 250 ms
+after the write; CPU near idle while nothing is written.
 
     python bench/follow.py                         # 40 appends, 5 s idle
     python bench/follow.py --appends 200 --idle 10 --other /work/prev
@@ -22,14 +21,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from side import ROOT, add_arguments, checkouts, child_runs, table
+import orjson
+from side import ROOT, add_arguments, checkouts, child_runs, ms, table
 
 SAMPLE = ROOT / "sample_traces" / "claims.jsonl"
 
 
 def bare(pair: bytes, path: Path) -> float:
-    import orjson
-
     start = time.perf_counter()
     for _ in range(100):
         path.stat()
@@ -97,12 +95,11 @@ def main() -> int:
           f"{base * 1e6:.0f} µs; best of {ns.repeat}")
     table("follow", [
         ("write → row on screen, p50 (× bare)",
-         [f"{got[x]['p50'] * 1000:.0f} ms ({got[x]['p50'] / base:,.0f}×)" for x in labels]),
-        ("write → row on screen, p95 (≤ 250 ms)", [f"{got[x]['p95'] * 1000:.0f} ms"
-                                                   for x in labels]),
-        ("write → row on screen, max", [f"{got[x]['max'] * 1000:.0f} ms" for x in labels]),
-        (f"idle CPU over {ns.idle:g} s (share of a core)", [f"{got[x]['idle']:.1%}"
-                                                            for x in labels]),
+         [f"{ms(got[x]['p50'])} ({got[x]['p50'] / base:,.0f}×)" for x in labels]),
+        ("write → row on screen, p95 (≤ 250 ms)", [ms(got[x]["p95"]) for x in labels]),
+        ("write → row on screen, max", [ms(got[x]["max"]) for x in labels]),
+        (f"idle CPU over {ns.idle:g} s (share of a core)",
+         [f"{got[x]['idle']:.1%}" for x in labels]),
     ], labels)
     return 0
 

@@ -16,37 +16,28 @@ from __future__ import annotations
 import argparse
 import os
 
-from side import (
-    add_arguments,
-    bare_costs,
-    best_of,
-    capture_file,
-    checkouts,
-    cost_rows,
-    generated,
-    table,
-)
+import side
 
 CORES = os.cpu_count() or 1
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--path", type=capture_file, help="capture to read (default: generated)")
+    ap.add_argument("--path", type=side.capture_file, help="capture to read (default: generated)")
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--formats", default="json,text", help="report formats to run")
-    add_arguments(ap, repeat=2)
+    side.add_arguments(ap, repeat=2)
     ns = ap.parse_args()
-    path = ns.path or generated("hosted", ns.mb)
-    trees = checkouts(ns.other)
+    path = ns.path or side.generated("hosted", ns.mb)
+    trees = side.checkouts(ns.other)
     size = path.stat().st_size
-    read_s, loop_s = bare_costs([path])
+    read_s, loop_s = side.bare_costs([path])
     cases = [("--version", ["--version"], {})]  # start-up: what every command pays first
     for fmt in ns.formats.split(","):
         width = ["--width", "100"] if fmt == "text" else []
         cases += [(f"{fmt}, {n} worker(s)", ["report", "--format", fmt, *width, str(path)],
                    {"TRACEVIEW_WORKERS": str(n)}) for n in sorted({1, CORES})]
-    got = best_of(trees, cases, ns.repeat)
+    got = side.best_of(trees, cases, ns.repeat)
     print(f"capture: {path} — {size / 1e6:,.0f} MB; best of {ns.repeat}; {CORES} cores")
     print(f"bare cost: read the bytes {read_s:.2f} s, read + orjson.loads every line "
           f"{loop_s:.2f} s (the loop)")
@@ -55,11 +46,11 @@ def main() -> int:
              [f"{got[(label, '--version')].wall:.2f}" for label in labels])]
     for name, _args, _env in cases[1:]:
         runs = [got[(label, name)] for label in labels]
-        rows += cost_rows(name, runs, size, loop_s)
+        rows += side.cost_rows(name, runs, size, loop_s)
         if len(runs) > 1:
             rows.append((f"{name}: wall, this ÷ other",
                          ["—"] + [f"{runs[0].wall / r.wall:.2f}" for r in runs[1:]]))
-    table("report", rows, labels)
+    side.table("report", rows, labels)
     return 0
 
 

@@ -4,13 +4,11 @@ The simulator and each proxy (this checkout's, and each `--other DIR` checkout's
 front of the same simulator) run in their own processes; this script is the client on
 keep-alive connections, calling direct, then through each proxy, in turn, so drift on a
 shared machine hits them alike. Prints added latency per request (p50/p95); per stream
-chunk, two measures: inside the proxy, its arrival (the recorder's stamp) to the return
-of the send that hands it to the client's connection (DESIGN.md's "forwarded within 1 ms
-of arrival"), and at the client, its arrival after the stream's first byte less the same
-event's calling direct; each for streams sent in one burst and paced `--gap-ms` apart as
-a provider sends tokens. Then 64 concurrent clients (rate, errors), the proxy process's
-CPU per call and per stream (from /proc: its own work, which load inflates far less than
-percentiles) and its RSS over `--rss-calls` more calls (it must stay flat).
+chunk, inside the proxy its arrival to the send that hands it on (DESIGN.md: "forwarded
+within 1 ms of arrival") and at the client its arrival after the first byte less calling
+direct, for streams sent in a burst and paced `--gap-ms` apart; then `--clients` concurrent
+clients (rate, errors), the proxy's CPU per call and per stream (from /proc, which load
+inflates far less than percentiles) and its RSS over `--rss-calls` more calls (flat).
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
@@ -185,31 +183,27 @@ def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
     bomb = b"".join([*(packer.compress(bytes(chunk)) for _ in range(1024)), packer.flush()])
 
     def serve(conn: socket.socket) -> None:
+        ok = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
         with conn:
             try:
                 first = _read_request(conn)
                 if b"/v1/upload" in first:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                                 b"content-length: 2\r\n\r\n{}")
-                    return
-                if b"/v1/gzip" in first:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                                 b"content-encoding: gzip\r\ncontent-length: %d\r\n\r\n"
+                    conn.sendall(ok + b"content-length: 2\r\n\r\n{}")
+                elif b"/v1/gzip" in first:
+                    conn.sendall(ok + b"content-encoding: gzip\r\ncontent-length: %d\r\n\r\n"
                                  % len(bomb) + bomb)
-                    return
-                if b"/v1/big" in first:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-                                 b"content-length: %d\r\n\r\n" % (body_mb << 20))
+                elif b"/v1/big" in first:
+                    conn.sendall(ok + b"content-length: %d\r\n\r\n" % (body_mb << 20))
                     for _ in range(body_mb):
                         conn.sendall(chunk)
-                    return
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                             b"transfer-encoding: chunked\r\n\r\n")
-                event = b'data: {"type":"response.output_text.delta","delta":"' + b"y" * 4000 \
-                    + b'"}\n\n'
-                frame = b"%x\r\n%s\r\n" % (len(event), event)
-                while not stop.is_set():
-                    conn.sendall(frame)
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                                 b"transfer-encoding: chunked\r\n\r\n")
+                    event = b'data: {"type":"response.output_text.delta","delta":"%s"}\n\n' \
+                        % (b"y" * 4000)
+                    frame = b"%x\r\n%s\r\n" % (len(event), event)
+                    while not stop.is_set():
+                        conn.sendall(frame)
             except OSError:
                 pass
 

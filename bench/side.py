@@ -1,10 +1,10 @@
 """What the bench scripts share: the checkouts measured side by side, the bare cost of the
-same work, and one way to run a command and read its time and memory.
+same work, one way to run a command and read its time and memory, and the tables.
 
-A figure alone says little on a shared machine; a ratio does. Every script therefore
-prints its numbers against the bare cost of the same work (reading the bytes, `orjson.loads`
-on every line) and, given `--other DIR`, runs another checkout's code on the same input,
-interleaved run by run, so the machine's load hits both alike.
+A figure alone says little on a shared machine; a ratio does. So every script prints its
+numbers against the bare cost of the same work (reading the bytes, `orjson.loads` on every
+line) and, given `--other DIR`, runs another checkout's code on the same input, interleaved
+run by run, so the machine's load hits both alike.
 """
 
 from __future__ import annotations
@@ -91,8 +91,7 @@ def capture_file(text: str) -> Path:
 
 
 def generated(shape: str, mb: int) -> Path:
-    """A generated capture of `shape` (the one there is: "hosted", bench/gen_hosted.py, many
-    ~4 kB turns), written once into the temp directory and reused."""
+    """A generated capture of `shape` ("hosted": bench/gen_hosted.py), written once and reused."""
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
         sys.path.insert(0, str(HERE))
@@ -171,6 +170,10 @@ def best(runs: Sequence[Run]) -> Run:
                max(r.rc for r in runs))
 
 
+def ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
 def table(title: str, rows: Sequence[tuple[str, Sequence[str]]], labels: Sequence[str]) -> None:
     """One row per measure, one column per checkout."""
     width = max([len(r[0]) for r in rows] + [len(title)])
@@ -191,14 +194,14 @@ def best_of(trees: Sequence[Checkout], cases: Sequence[tuple[str, list[str], dic
     return {key: best(got) for key, got in runs.items()}
 
 
-def cost_rows(name: str, got: Sequence[Run], size: int,
-              loop_s: float | None = None) -> list[tuple[str, list[str]]]:
+def cost_rows(name: str, got: Sequence[Run], size: int, loop_s: float | None = None,
+              of: str = "file", share: str = ".1%") -> list[tuple[str, list[str]]]:
     """Wall (× the orjson loop when given), CPU and peak RSS (share of `size`) of a case."""
     return [(f"{name}: wall s" + (" (× loop)" if loop_s else ""),
              [f"{r.wall:.2f}" + (f" ({r.wall / loop_s:.1f}×)" if loop_s else "") for r in got]),
             (f"{name}: CPU s", [f"{r.cpu:.2f}" for r in got]),
-            (f"{name}: peak RSS (% file)",
-             [f"{r.rss / 1e6:.0f} MB ({r.rss / size:.1%})" for r in got])]
+            (f"{name}: peak RSS (% {of})",
+             [f"{r.rss / 1e6:.0f} MB ({r.rss / size:{share}})" for r in got])]
 
 
 def child_runs(script: str, trees: Sequence[Checkout], args: Sequence[str],

@@ -1,8 +1,7 @@
 """The inspector on a large capture, headless: first rows, key latency while it loads,
 the longest event-loop handler, and the full load against the bare cost of reading it.
 
-Each load runs in a fresh process of the checkout measured (this one, and each `--other`
-checkout, interleaved run by run). Keys (`j`) are posted all through the load, one every
+Each load runs in a fresh process. Keys (`j`) are posted all through the load, one every
 `--gap` seconds, and timed until the cursor and the chart moved. Targets (issue 29): first
 rows ≤ 0.5 s, key p95 ≤ 100 ms while loading, no handler over 50 ms, full load ≤ 1.5× the
 previous main's.
@@ -23,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from side import add_arguments, bare_costs, capture_file, checkouts, child_runs, generated, table
+import side
 
 STARTED = time.perf_counter()  # the child's imports count towards its first screen
 
@@ -106,26 +105,23 @@ async def measure(path: Path, keys: int, gap: float) -> dict[str, Any]:
     return out
 
 
-def _ms(value: float | None) -> str:
-    return "—" if value is None else f"{value * 1000:.0f} ms"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--capture", type=capture_file, help="capture to open (default: generated)")
+    ap.add_argument("--capture", type=side.capture_file,
+                    help="capture to open (default: generated)")
     ap.add_argument("--mb", type=int, default=1000, help="size of the generated capture")
     ap.add_argument("--keys", type=int, default=5000, help="at most this many keys")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between keys")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    add_arguments(ap, repeat=1)
+    side.add_arguments(ap, repeat=1)
     ns = ap.parse_args(argv)
     if ns.child:
         print(json.dumps(asyncio.run(measure(ns.capture, ns.keys, ns.gap))))
         return 0
-    path = (ns.capture or generated("hosted", ns.mb)).resolve()
-    trees = checkouts(ns.other)
-    read_s, loop_s = bare_costs([path])
-    got = child_runs(__file__, trees, ["--capture", str(path), "--keys", str(ns.keys),
+    path = (ns.capture or side.generated("hosted", ns.mb)).resolve()
+    trees = side.checkouts(ns.other)
+    read_s, loop_s = side.bare_costs([path])
+    got = side.child_runs(__file__, trees, ["--capture", str(path), "--keys", str(ns.keys),
                                        "--gap", str(ns.gap)], ns.repeat)
     print(f"capture: {path} — {path.stat().st_size / 1e6:,.0f} MB, "
           f"{got['this']['turns']:,} turns; best of {ns.repeat}; bare cost: read "
@@ -134,19 +130,18 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         ("imports (Textual, the app)", [f"{got[x]['imports']:.3f} s" for x in labels]),
         ("first rows, after imports (≤ 0.5 s)", [f"{got[x]['first_rows']:.3f} s" for x in labels]),
-        ("key p50 while loading", [_ms(got[x]["key_p50"]) for x in labels]),
-        ("key p95 while loading (≤ 100 ms)", [_ms(got[x]["key_p95"]) for x in labels]),
+        ("key p50 while loading", [side.ms(got[x]["key_p50"]) for x in labels]),
+        ("key p95 while loading (≤ 100 ms)", [side.ms(got[x]["key_p95"]) for x in labels]),
         ("keys pressed", [str(got[x]["keys"]) for x in labels]),
-        ("longest handler, CPU (≤ 50 ms)", [_ms(got[x]["handler_max_cpu"]) for x in labels]),
+        ("longest handler, CPU (≤ 50 ms)", [side.ms(got[x]["handler_max_cpu"]) for x in labels]),
         ("event-loop stalls over 50 ms", [f"{got[x]['stalls_over_50ms']:.0f}" for x in labels]),
         ("full load (× loop)", [f"{got[x]['full_load']:.2f} s "
                                 f"({got[x]['full_load'] / loop_s:.1f}×)" for x in labels]),
     ]
     if len(labels) > 1:
         rows.append(("full load, this ÷ other", ["—"] + [
-            f"{got['this']['full_load'] / got[x]['full_load']:.2f}"
-            for x in labels[1:]]))
-    table("inspector", rows, labels)
+            f"{got['this']['full_load'] / got[x]['full_load']:.2f}" for x in labels[1:]]))
+    side.table("inspector", rows, labels)
     return 0
 
 
