@@ -26,6 +26,7 @@ import argparse
 import json
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -92,10 +93,10 @@ def rows(path: Path) -> Iterator[tuple[int, int | None, InputAccount]]:
 
 
 def summary(acc: InputAccount) -> str:
-    by_kind: dict[str, int] = {}
+    by_kind: Counter[str] = Counter()
     for c in acc.components:
         if c.tokens is not None:
-            by_kind[c.component] = by_kind.get(c.component, 0) + c.tokens
+            by_kind[c.component] += c.tokens
     unknown = [f"{c.component}:{c.name}" for c in acc.unknown]
     text = " ".join(f"{k}={v}" for k, v in by_kind.items())
     return text + (f" | unknown: {', '.join(unknown)}" if unknown else "")
@@ -231,10 +232,15 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     seen: set[str] = set()
     try:
         for path in paths:
-            for tokens, acc, api, key in _raw_rows(path):
+            for _number, request, response, endpoint in turns(path):
+                tokens = billed(response)
+                acc = account(request, None, endpoint, response_body=response)
+                key = json.dumps(request, sort_keys=True) + str(tokens)
                 if tokens is None or acc.expected is None or key in seen:
                     continue
                 seen.add(key)
+                api = "chat" if "chat/completions" in endpoint or "messages" in request \
+                    else "responses"
                 counts = dict.fromkeys(CONSTANTS, 0)
                 for c in acc.components:
                     if c.component in FRAMED and c.basis != "estimated":
@@ -245,13 +251,6 @@ def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
         framing_module.FAMILIES.update(saved)
         framing_module.framing_for.cache_clear()
     return groups
-
-
-def _raw_rows(path: Path) -> Iterator[tuple[int | None, InputAccount, str, str]]:
-    for _number, request, response, endpoint in turns(path):
-        api = "chat" if "chat/completions" in endpoint or "messages" in request else "responses"
-        key = json.dumps(request, sort_keys=True) + str(billed(response))
-        yield billed(response), account(request, None, endpoint, response_body=response), api, key
 
 
 def _errors(rows: list[Sample], constants: dict[str, int]) -> list[float]:

@@ -1,13 +1,11 @@
 """`traceview export --to parquet` and `traceview sql`, against the report and the bare cost.
 
 For one large capture (and, with `--files N`, a directory of N small captures) runs
-`report --format json`, `export --to parquet`, `--to duckdb`, `--to csv` and a cold `sql`
-aggregate in fresh processes, interleaved with the same commands of `--other` checkouts.
-Prints wall and CPU seconds, × the orjson loop, peak RSS as a share of the input, and each
-command's wall and peak RSS ÷ the report's of the same checkout (issue 29: parquet ≤ 1.2×
-the report's time, ≤ 35 % RSS of the file; issue 31: every export and sql ≤ 2× the
-report's memory).
-Needs the `[fleet]` extra.
+`report --format json`, `export --to parquet`, `--to duckdb`, `--to csv` and a cold and
+cached `sql` aggregate. Prints wall and CPU seconds, × the orjson loop, peak RSS as a share
+of the input, and each command's wall and peak RSS ÷ the report's (issue 29: parquet ≤ 1.2×
+the report's time, ≤ 35 % RSS of the file; issue 31: every export and sql ≤ 2× the report's
+memory). Needs the `[fleet]` extra.
 
     python bench/export.py                                   # 200 MB of the hosted shape
     python bench/export.py --path big.jsonl --other /work/prev
@@ -54,10 +52,8 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path)
     got = {what: [side.best(runs[(label, what)]) for label in labels] for what in WHAT}
     rows = [row for what in WHAT for row in side.cost_rows(what, got[what], size, loop_s,
                                                           "input", ".0%")]
-    for what in WHAT[1:]:
-        rows.append((f"{what} ÷ report: wall, peak RSS",
-                     [f"{e.wall / r.wall:.2f}, {e.rss / r.rss:.2f}"
-                      for e, r in zip(got[what], got["report"], strict=True)]))
+    rows += [(f"{what} ÷ report: wall, peak RSS", [f"{e.wall / r.wall:.2f}, {e.rss / r.rss:.2f}"
+              for e, r in zip(got[what], got["report"], strict=True)]) for what in WHAT[1:]]
     side.table(name, rows, labels)
 
 

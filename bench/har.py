@@ -1,11 +1,9 @@
 """`traceview report` on a large HAR, pretty-printed and minified, against reading it.
 
 Turns a hosted-shape capture (bench/gen_hosted.py, or `--source`) into HAR entries as
-browser devtools write them (headers, timings, each body as text) until the file reaches
-`--mb`, once pretty-printed and once on one line, then runs `report --format json` on each
-in fresh processes, interleaved with `--other` checkouts. Prints wall and CPU seconds and
-the main process's peak RSS as a share of the file: the importer streams entries, so a
-HAR's size must not set the memory it needs.
+browser devtools write them until the file reaches `--mb`, pretty-printed and on one line,
+and runs `report --format json` on each. Prints wall and CPU seconds and peak RSS as a share
+of the file: the importer streams entries, so a HAR's size must not set its memory.
 
     python bench/har.py --other /work/main                   # 300 MB HARs
     python bench/har.py --source /work/bench-data/hosted200.jsonl --mb 300 --repeat 1

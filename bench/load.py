@@ -1,11 +1,9 @@
 """`traceview report` on a large capture, against the bare cost of reading it.
 
 Runs `traceview --version` (start-up alone), `report --format json` and `report --format
-text` in fresh processes (one worker and all cores), interleaved with the same commands of
-`--other` checkouts, and prints wall and CPU seconds, × the orjson loop (read +
-`orjson.loads` every line), and the main process's peak RSS as a share of the file. The
-rebuild's budget: JSON report ≤ 1.5× the previous main's wall time, peak RSS ≤ 35 % of the
-file.
+text` (`--formats`; one worker and all cores) and prints wall and CPU seconds, × the orjson
+loop, and peak RSS as a share of the file. The rebuild's budget: JSON report ≤ 1.5× the
+previous main's wall time, peak RSS ≤ 35 % of the file.
 
     python bench/load.py                                  # 200 MB of the hosted shape
     python bench/load.py --path big.jsonl --other /work/prev --repeat 2

@@ -1,19 +1,18 @@
 """`traceview proxy`: what it adds to a call, against calling the simulator directly.
 
-The simulator and each proxy (this checkout's, and each `--other DIR` checkout's, all in
-front of the same simulator) run in their own processes; this script is the client on
-keep-alive connections, calling direct, then through each proxy, in turn, so drift on a
-shared machine hits them alike. Prints added latency per request (p50/p95); per stream
-chunk, inside the proxy its arrival to the send that hands it on (DESIGN.md: "forwarded
-within 1 ms of arrival") and at the client its arrival after the first byte less calling
-direct, for streams sent in a burst and paced `--gap-ms` apart; then `--clients` concurrent
-clients (rate, errors), the proxy's CPU per call and per stream (from /proc, which load
-inflates far less than percentiles) and its RSS over `--rss-calls` more calls (flat).
+The simulator and each proxy (this checkout's and each `--other DIR` checkout's, all before
+the same simulator) run in their own processes; this script is the client on keep-alive
+connections, calling direct, then through each proxy in turn. Prints added latency per
+request (p50/p95); per stream chunk, inside the proxy its arrival to the send that hands it
+on (DESIGN.md: "forwarded within 1 ms of arrival") and at the client its arrival after the
+first byte less calling direct, for streams sent in a burst and paced `--gap-ms` apart;
+then `--clients` concurrent clients (rate, errors), the proxy's CPU per call and per stream
+(from /proc, which load inflates far less than percentiles) and its RSS over `--rss-calls`
+more calls (flat).
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
-    python bench/proxy.py --big 300       # RSS: a 300 MB response, a 1 MB gzip of 1 GB,
-                                          # a 200 MB chunked upload, an endless stream
+    python bench/proxy.py --big 300  # RSS: 300 MB response, 1 GB gzipped, upload, endless stream
 """
 
 from __future__ import annotations
@@ -53,9 +52,8 @@ for line in sys.stdin:
     print(line.strip(), flush=True)
 """
 
-# `traceview proxy ARGS`, each stream chunk timed inside the proxy: from its arrival (the
-# recorder's stamp, as for `event_ms`) to the return of the ASGI send that hands it to the
-# client's connection. One list per stream, in order, written to TV_BENCH_FWD at exit.
+# `traceview proxy ARGS`, each stream chunk timed from its arrival (the recorder's stamp) to
+# the return of the ASGI send that hands it on; one list per stream, to TV_BENCH_FWD at exit.
 _PROXY = """
 import atexit, json, os, sys, time
 from traceview.record import proxy as p
@@ -156,8 +154,8 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
 
 
 def _read_request(conn: socket.socket) -> bytes:
-    """Read one whole request (closing a socket with unread bytes resets it, and the
-    reset can cut the response still in flight); its request line."""
+    """Read one whole request (closing with unread bytes resets, cutting the response short);
+    its request line."""
     data = b""
     while b"\r\n\r\n" not in data and (more := conn.recv(65536)):
         data += more

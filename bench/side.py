@@ -64,9 +64,8 @@ class Run:
 
 
 def add_arguments(ap: argparse.ArgumentParser, repeat: int = 3) -> None:
-    ap.add_argument("--other", action="append", default=[], metavar="DIR",
-                    help="another checkout to measure side by side (its .venv/bin/python "
-                         "when it has one); may be given more than once")
+    ap.add_argument("--other", action="append", default=[], metavar="DIR", help="another "
+                    "checkout to measure side by side (with its .venv, if any); repeatable")
     ap.add_argument("--repeat", type=int, default=repeat,
                     help=f"runs per measure, interleaved; the best is kept (default {repeat})")
 

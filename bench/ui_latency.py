@@ -97,12 +97,10 @@ async def measure(path: Path, keys: int, gap: float) -> dict[str, Any]:
     monitor.running = False
     await watcher
     ordered = sorted(latencies)
-    out["keys"] = len(ordered)
-    out["key_p50"] = statistics.median(ordered) if ordered else None
-    out["key_p95"] = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] if ordered else None
-    out["stalls_over_50ms"] = sum(1 for s in monitor.stalls if s > 0.05)
-    out["handler_max_cpu"] = monitor.handler_cpu
-    return out
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] if ordered else None
+    return {**out, "keys": len(ordered), "key_p50": statistics.median(ordered) if ordered else None,
+            "key_p95": p95, "stalls_over_50ms": sum(1 for s in monitor.stalls if s > 0.05),
+            "handler_max_cpu": monitor.handler_cpu}
 
 
 def main(argv: list[str] | None = None) -> int:
