@@ -142,15 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-# A turn with one of these markers is left out of the error: its billed input is not
-# expected to match (something arrived, shrank, failed or is not known).
+# Markers that leave a turn out of the error: its billed input is not expected to match.
 MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item", "failed",
                     "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
 
 
 def analyse(paths: list[Path], listed: bool) -> None:
-    """The analysis's figures on captures, each analysed as `traceview report --format
-    json` does (in this process: hundreds of captures), per folder and in all."""
+    """--analyse (see above), in this process: there are hundreds of captures."""
     from traceview.analysis.options import Options
     from traceview.analysis.session import analyze
     from traceview.report.json_out import render_json

@@ -14,7 +14,6 @@ memory). Needs the `[fleet]` extra.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -58,12 +57,11 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = side.parser(__doc__, repeat=2)
     ap.add_argument("--path", type=side.capture_file, help="capture to export (default: generated)")
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--files", type=int, default=0,
                     help="also a directory of this many small captures (bench/gen_fleet.py)")
-    side.add_arguments(ap, repeat=2)
     ns = ap.parse_args()
     trees = side.checkouts(ns.other)
     with tempfile.TemporaryDirectory(prefix="traceview-bench-export-") as tmp:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from side import ROOT, add_arguments, checkouts, child_runs, ms, table
+from side import ROOT, checkouts, child_runs, ms, parser, table
 
 SAMPLE = ROOT / "sample_traces" / "claims.jsonl"
 
@@ -77,11 +77,10 @@ async def measure(appends: int, idle: float) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__, repeat=1)
     ap.add_argument("--appends", type=int, default=40)
     ap.add_argument("--idle", type=float, default=5.0)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    add_arguments(ap, repeat=1)
     ns = ap.parse_args()
     if ns.child:
         print(json.dumps(asyncio.run(measure(ns.appends, ns.idle))))

@@ -11,13 +11,12 @@ of the file: the importer streams entries, so a HAR's size must not set its memo
 
 from __future__ import annotations
 
-import argparse
 import json
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from side import add_arguments, best_of, capture_file, checkouts, cost_rows, generated, pairs, table
+from side import best_of, capture_file, checkouts, cost_rows, generated, pairs, parser, table
 
 HEADERS = [{"name": k, "value": v} for k, v in (
     ("content-type", "application/json"), ("user-agent", "OpenAI/Python 1.99.0"),
@@ -59,10 +58,9 @@ def write_har(source: Path, path: Path, size: int, indent: int | None) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__, repeat=1)
     ap.add_argument("--source", type=capture_file, help="hosted-shape capture to convert")
     ap.add_argument("--mb", type=int, default=300, help="size of each HAR")
-    add_arguments(ap, repeat=1)
     ns = ap.parse_args()
     source = ns.source or generated("hosted", ns.mb)
     hars = {}

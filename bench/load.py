@@ -11,7 +11,6 @@ previous main's wall time, peak RSS ≤ 35 % of the file.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 import side
@@ -20,11 +19,10 @@ CORES = os.cpu_count() or 1
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = side.parser(__doc__, repeat=2)
     ap.add_argument("--path", type=side.capture_file, help="capture to read (default: generated)")
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--formats", default="json,text", help="report formats to run")
-    side.add_arguments(ap, repeat=2)
     ns = ap.parse_args()
     path = ns.path or side.generated("hosted", ns.mb)
     trees = side.checkouts(ns.other)

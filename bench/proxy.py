@@ -17,7 +17,6 @@ more calls (flat).
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import signal
@@ -34,7 +33,7 @@ from pathlib import Path
 
 import httpx2
 import orjson
-from side import add_arguments, checkouts, table
+from side import checkouts, parser, table
 
 BODY = b'{"model":"gpt-4.1","input":"Hello there, how are you?","store":false}'
 STREAM_BODY = b'{"model":"gpt-4.1","input":"Tell me a story","stream":true,"store":false}'
@@ -154,8 +153,7 @@ def _throughput(url: str, clients: int, per_client: int) -> tuple[float, int]:
 
 
 def _read_request(conn: socket.socket) -> bytes:
-    """Read one whole request (closing with unread bytes resets, cutting the response short);
-    its request line."""
+    """Read a whole request (unread bytes reset the socket on close); its request line."""
     data = b""
     while b"\r\n\r\n" not in data and (more := conn.recv(65536)):
         data += more
@@ -171,8 +169,7 @@ def _read_request(conn: socket.socket) -> bytes:
 
 
 def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
-    """A loopback upstream answering /v1/big with ``body_mb`` MB of JSON-ish bytes and
-    /v1/endless with an SSE stream that never ends (until stopped)."""
+    """A loopback upstream for /v1/big (``body_mb`` MB), gzip, upload and endless (SSE)."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)
@@ -218,8 +215,7 @@ def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
 
 
 def _big_bodies(body_mb: int, seconds: float) -> None:
-    """The proxy's RSS while it relays one ``body_mb`` MB response and an endless stream
-    (read for ``seconds``): it must not grow with the body."""
+    """The proxy's RSS while it relays big bodies: it must not grow with them."""
     up_port, stop = _bulk_upstream(body_mb)
     tmp = Path(tempfile.mkdtemp(prefix="traceview-bench-proxy-"))
     proxy, proxy_port = _serve(sys.executable, _PROXY, [
@@ -266,8 +262,7 @@ def _big_bodies(body_mb: int, seconds: float) -> None:
 
 def _streams(http: httpx2.Client, direct: str, urls: list[tuple[str, str]], n: int,
              procs: list[tuple[subprocess.Popen[bytes], int]]) -> tuple[dict, dict]:
-    """Each event's arrival after the stream's first byte through each proxy, less the same
-    event's calling the simulator directly; and each proxy's CPU per stream (ms)."""
+    """Per proxy, each event's arrival after the first byte less direct's; CPU per stream."""
     chunks: dict[str, list[float]] = {x: [] for x, _ in urls}
     cpu0 = [_cpu_s(p.pid) for p, _ in procs]
     for _ in range(n):
@@ -280,7 +275,7 @@ def _streams(http: httpx2.Client, direct: str, urls: list[tuple[str, str]], n: i
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = parser(__doc__, repeat=1)
     ap.add_argument("--calls", type=int, default=1000, help="calls per path for latency")
     ap.add_argument("--streams", type=int, default=100, help="streams per path, each case")
     ap.add_argument("--gap-ms", type=float, default=5.0, help="the paced case: the "
@@ -291,7 +286,6 @@ def main() -> int:
                     "stream is read")
     ap.add_argument("--rss-calls", type=int, default=10_000, help="calls for the RSS check")
     ap.add_argument("--clients", type=int, default=64)
-    add_arguments(ap, repeat=1)
     ns = ap.parse_args()
     if ns.big:
         _big_bodies(ns.big, ns.big_seconds)

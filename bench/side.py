@@ -63,11 +63,14 @@ class Run:
     rc: int
 
 
-def add_arguments(ap: argparse.ArgumentParser, repeat: int = 3) -> None:
+def parser(doc: str, repeat: int = 3) -> argparse.ArgumentParser:
+    """A script's parser (its docstring's first line) with --other and --repeat."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--other", action="append", default=[], metavar="DIR", help="another "
                     "checkout to measure side by side (with its .venv, if any); repeatable")
     ap.add_argument("--repeat", type=int, default=repeat,
                     help=f"runs per measure, interleaved; the best is kept (default {repeat})")
+    return ap
 
 
 def checkouts(others: Sequence[str]) -> list[Checkout]:
@@ -102,8 +105,7 @@ def generated(shape: str, mb: int) -> Path:
 
 
 def pairs(path: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """(request, response) records of a capture (gzipped too): each response with the request
-    just before it; lines that are not JSON objects are skipped."""
+    """Each response of a capture (gzipped too) with the request just before it."""
     request = None
     with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
         for line in f:
@@ -183,8 +185,7 @@ def table(title: str, rows: Sequence[tuple[str, Sequence[str]]], labels: Sequenc
 
 def best_of(trees: Sequence[Checkout], cases: Sequence[tuple[str, list[str], dict[str, str]]],
             repeat: int) -> dict[tuple[str, str], Run]:
-    """Each case `(name, args, env)` run `repeat` times in every checkout, interleaved run by
-    run; the best of each, by (checkout label, case name)."""
+    """Each case `(name, args, env)` in every checkout, interleaved; best by (label, case)."""
     runs: dict[tuple[str, str], list[Run]] = {}
     for _ in range(repeat):
         for name, args, env in cases:
@@ -205,8 +206,7 @@ def cost_rows(name: str, got: Sequence[Run], size: int, loop_s: float | None = N
 
 def child_runs(script: str, trees: Sequence[Checkout], args: Sequence[str],
                repeat: int) -> dict[str, dict[str, Any]]:
-    """`script --child ARGS` in a fresh process of each checkout, interleaved run by run;
-    per checkout, the best (lowest) of each figure the child printed as its last JSON line."""
+    """`script --child ARGS` per checkout, interleaved; the best of each figure it printed."""
     got: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
     for _ in range(repeat):
         for tree in trees:

@@ -28,8 +28,7 @@ STARTED = time.perf_counter()  # the child's imports count towards its first scr
 
 
 class Monitor:
-    """What blocks the event loop: a 5 ms timer's lateness, and each message handler's
-    CPU time in the main thread (work the event loop itself did, whatever the load)."""
+    """What blocks the event loop: a 5 ms timer's lateness, and handlers' main-thread CPU."""
 
     TICK = 0.005
 
@@ -104,14 +103,13 @@ async def measure(path: Path, keys: int, gap: float) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = side.parser(__doc__, repeat=1)
     ap.add_argument("--capture", type=side.capture_file,
                     help="capture to open (default: generated)")
     ap.add_argument("--mb", type=int, default=1000, help="size of the generated capture")
     ap.add_argument("--keys", type=int, default=5000, help="at most this many keys")
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between keys")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    side.add_arguments(ap, repeat=1)
     ns = ap.parse_args(argv)
     if ns.child:
         print(json.dumps(asyncio.run(measure(ns.capture, ns.keys, ns.gap))))
