@@ -15,11 +15,11 @@ memory). Needs the `[fleet]` extra.
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import side
+from gen_fleet import write_fleet
 
 WHAT = ("report", "export", "duckdb", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
 AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
@@ -69,9 +69,6 @@ def main() -> int:
         path = ns.path or side.generated("hosted", ns.mb)
         measure(path.name, [path], trees, ns.repeat, work)
         if ns.files:
-            sys.path.insert(0, str(side.HERE))
-            from gen_fleet import write_fleet
-
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"
             if not fleet.exists():
                 write_fleet(fleet, ns.files)

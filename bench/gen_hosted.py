@@ -14,12 +14,11 @@ import json
 import random
 from pathlib import Path
 
-NULLS = ["access_programs", "background", "completed_at", "error", "image",
-         "incomplete_details", "input_transformations", "instructions", "max_output_tokens",
-         "max_tool_calls", "metadata", "moderation", "previous_response_id", "prompt",
-         "prompt_cache_diagnostics", "prompt_cache_key", "prompt_cache_options",
-         "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier",
-         "temperature", "text", "tool_usage", "top_logprobs", "top_p", "truncation", "user"]
+NULLS = ("access_programs background completed_at error image incomplete_details "
+         "input_transformations instructions max_output_tokens max_tool_calls metadata moderation "
+         "previous_response_id prompt prompt_cache_diagnostics prompt_cache_key "
+         "prompt_cache_options prompt_cache_retention reasoning safety_identifier service_tier "
+         "temperature text tool_usage top_logprobs top_p truncation user").split()
 WORDS = ("policy excess claim water damage cover appliance accidental kitchen flood schedule "
          "premium").split()
 

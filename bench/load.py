@@ -34,8 +34,8 @@ def main() -> int:
         cases += [(f"{fmt}, {n} worker(s)", ["report", "--format", fmt, *width, str(path)],
                    {"TRACEVIEW_WORKERS": str(n)}) for n in sorted({1, CORES})]
     got = side.best_of(trees, cases, ns.repeat)
-    print(f"capture: {path} — {size / 1e6:,.0f} MB; best of {ns.repeat}; {CORES} cores")
-    print(f"bare cost: read the bytes {read_s:.2f} s, read + orjson.loads every line "
+    print(f"capture: {path} — {size / 1e6:,.0f} MB; best of {ns.repeat}; {CORES} cores\n"
+          f"bare cost: read the bytes {read_s:.2f} s, read + orjson.loads every line "
           f"{loop_s:.2f} s (the loop)")
     labels = [t.label for t in trees]
     rows = [("traceview --version: wall s",

@@ -1,10 +1,9 @@
 """The inspector on a large capture, headless: first rows, key latency while it loads,
 the longest event-loop handler, and the full load against the bare cost of reading it.
 
-Each load runs in a fresh process. Keys (`j`) are posted all through the load, one every
-`--gap` seconds, and timed until the cursor and the chart moved. Targets (issue 29): first
-rows ≤ 0.5 s, key p95 ≤ 100 ms while loading, no handler over 50 ms, full load ≤ 1.5× the
-previous main's.
+Each load runs in a fresh process; keys (`j`), one every `--gap` seconds, are timed until
+the cursor and the chart moved. Targets (issue 29): first rows ≤ 0.5 s, key p95 ≤ 100 ms
+while loading, no handler over 50 ms, full load ≤ 1.5× the previous main's.
 
     python bench/ui_latency.py                         # generates 1 GB of the hosted shape
     python bench/ui_latency.py --capture big.jsonl --other /work/prev --repeat 2
