@@ -44,8 +44,7 @@ FRAMED = {"request": "request", "message": "message", "instructions": "message",
           "tools": "tool", "function_call": "call", "custom_tool_call": "call",
           "function_call_output": "call_output", "custom_tool_call_output": "call_output",
           "response_format": "response_format"}
-CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output",
-             "response_format")
+CONSTANTS = ("request", "message", "tools_block", "tool", "call", "call_output", "response_format")
 
 DEFAULT = (ROOT / "tests/fixtures/real", ROOT / "tests/fixtures/cassettes")
 
@@ -121,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.analyse:
         analyse(captures(args.paths), args.all)
         return 0
-    errors: list[float] = []
-    total = visible = 0
+    errors: list[float] = []  # one per fully visible turn
+    total = 0
     print(f"{'capture':44} {'turn':>4} {'model':14} {'billed':>7} {'expected':>8} {'error':>7}"
           "  components")
     for path in captures(args.paths):
@@ -130,13 +129,12 @@ def main(argv: list[str] | None = None) -> int:
             total += tokens is not None
             known = tokens is not None and acc.expected is not None
             if known:
-                visible += 1
                 errors.append(abs(error := (acc.expected - tokens) / tokens))
             if known or args.all:
                 print(f"{path.name[:44]:44} {number:>4} {(acc.model or '?')[:14]:14} "
                       f"{tokens or '-':>7} {acc.expected if known else '-':>8} "
                       f"{format(error, '>+7.1%') if known else '':>7}  {summary(acc)}")
-    print(f"\nbilled turns {total}; fully visible {visible}")
+    print(f"\nbilled turns {total}; fully visible {len(errors)}")
     if errors:
         print(calibration(errors) + "  (targets: median <= 1.50 %, p90 <= 5.00 %)")
     return 0
@@ -221,10 +219,9 @@ Sample = tuple[int, int, dict[str, int]]  # billed, account sum without framing,
 
 def samples(paths: list[Path]) -> dict[tuple[str, str], list[Sample]]:
     """Distinct fully visible turns by (family, API), with framing set to zero."""
-    zero = dict.fromkeys(CONSTANTS, 0)
-    saved = dict(framing_module.FAMILIES)
-    for family_api, value in saved.items():
-        framing_module.FAMILIES[family_api] = replace(value, **zero)  # type: ignore[arg-type]
+    zero, saved = dict.fromkeys(CONSTANTS, 0), dict(framing_module.FAMILIES)
+    framing_module.FAMILIES.update(
+        {key: replace(value, **zero) for key, value in saved.items()})  # type: ignore[arg-type]
     framing_module.framing_for.cache_clear()  # it hands out the table's values by model
     groups: dict[tuple[str, str], list[Sample]] = {}
     seen: set[str] = set()
