@@ -67,10 +67,9 @@ def generate(path: Path, size: int, lines: int | None = None, seed: int = 7) -> 
                     "tools": [{"type": "file_search", "vector_store_ids": ["vs_case"],
                                "filters": None, "max_num_results": None,
                                "ranking_options": None}],
-                    "usage": {"input_tokens": inp,
-                              "input_tokens_details": {"cached_tokens": inp // 2,
-                                                       "cache_write_tokens": None,
-                                                       "cache_write_tokens_details": None},
+                    "usage": {"input_tokens": inp, "input_tokens_details": {
+                        "cached_tokens": inp // 2, "cache_write_tokens": None,
+                        "cache_write_tokens_details": None},
                               "output_tokens": out_tok,
                               "output_tokens_details": {"reasoning_tokens": 0},
                               "total_tokens": inp + out_tok}})

@@ -1,14 +1,13 @@
 """`traceview proxy`: what it adds to a call, against calling the simulator directly.
 
-The simulator and each proxy (this checkout's and each `--other DIR` checkout's, all before
-the same simulator) run in their own processes; this script is the client on keep-alive
-connections, calling direct, then through each proxy in turn. Prints added latency per
-request (p50/p95); per stream chunk, inside the proxy its arrival to the send that hands it
-on (DESIGN.md: "forwarded within 1 ms of arrival") and at the client its arrival after the
-first byte less calling direct, for streams sent in a burst and paced `--gap-ms` apart;
-then `--clients` concurrent clients (rate, errors), the proxy's CPU per call and per stream
-(from /proc, which load inflates far less than percentiles) and its RSS over `--rss-calls`
-more calls (flat).
+The simulator and each proxy (this checkout's and each `--other DIR` checkout's) run in
+their own processes; this script calls direct, then through each proxy in turn, on
+keep-alive connections. Prints added latency per request (p50/p95); per stream chunk,
+inside the proxy its arrival to the send that hands it on (DESIGN.md: "forwarded within
+1 ms of arrival") and at the client its arrival after the first byte less direct's, for
+streams sent in a burst and paced `--gap-ms` apart; then `--clients` concurrent clients
+(rate, errors), the proxy's CPU per call and per stream (from /proc: load inflates it far
+less than percentiles) and its RSS over `--rss-calls` more calls (it must stay flat).
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
@@ -40,8 +39,7 @@ STREAM_BODY = b'{"model":"gpt-4.1","input":"Tell me a story","stream":true,"stor
 HEADERS = {"authorization": "Bearer sk-bench-000000000000", "content-type": "application/json"}
 
 
-# The simulator; each line written to its stdin sets how far apart (ms) its stream events
-# are sent (0: a burst), and is echoed once in force.
+# The simulator; each stdin line sets its stream events' gap in ms (0: a burst), then echoes.
 _SIM = """
 import sys
 from traceview.sim.server import SimServer

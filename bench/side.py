@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from gen_hosted import generate
 
 ROOT = Path(__file__).resolve().parents[1]
-HERE = ROOT / "bench"
 
 # Runs `traceview ARGS` and writes the main process's peak RSS (VmHWM: ru_maxrss would
 # carry the parent's peak over the fork) where TV_BENCH_HWM says.
@@ -96,9 +96,6 @@ def generated(shape: str, mb: int) -> Path:
     """A generated capture of `shape` ("hosted": bench/gen_hosted.py), written once and reused."""
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
-        sys.path.insert(0, str(HERE))
-        from gen_hosted import generate
-
         print(f"generating {path} ({mb} MB, {shape} shape)…", flush=True)
         generate(path, mb * 1_000_000)
     return path
