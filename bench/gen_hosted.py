@@ -65,8 +65,7 @@ def generate(path: Path, size: int, lines: int | None = None, seed: int = 7) -> 
                     "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
                     "status": "completed", "conversation": {"id": conv},
                     "tools": [{"type": "file_search", "vector_store_ids": ["vs_case"],
-                               "filters": None, "max_num_results": None,
-                               "ranking_options": None}],
+                               "filters": None, "max_num_results": None, "ranking_options": None}],
                     "usage": {"input_tokens": inp, "input_tokens_details": {
                         "cached_tokens": inp // 2, "cache_write_tokens": None,
                         "cache_write_tokens_details": None},

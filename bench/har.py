@@ -35,9 +35,8 @@ def _entry(n: int, req: dict, res: dict) -> dict:
                         "postData": {"mimeType": "application/json", "text": sent}},
             "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
                          "headers": HEADERS[:1], "cookies": [], "redirectURL": "",
-                         "headersSize": -1, "bodySize": len(got),
-                         "content": {"size": len(got), "mimeType": "application/json",
-                                     "text": got}}}
+                         "headersSize": -1, "bodySize": len(got), "content": {
+                             "size": len(got), "mimeType": "application/json", "text": got}}}
 
 
 def write_har(source: Path, path: Path, size: int, indent: int | None) -> int:

@@ -76,8 +76,7 @@ sys.exit(main(sys.argv[1:]))
 def _serve(python: str, boot: str, args: list[str], env: dict[str, str], cwd: Path,
            log: Path, **popen: object) -> tuple[subprocess.Popen[bytes], int]:
     """Start ``boot`` on a free port; return once it listens."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+    with socket.create_server(("127.0.0.1", 0)) as s:
         port = s.getsockname()[1]
     proc = subprocess.Popen([python, "-c", boot, *args, "--port", str(port)], cwd=cwd,
                             env=env, stderr=open(log, "wb"), **popen)  # type: ignore[call-overload]  # noqa: SIM115
@@ -168,9 +167,7 @@ def _read_request(conn: socket.socket) -> bytes:
 
 def _bulk_upstream(body_mb: int) -> tuple[int, threading.Event]:
     """A loopback upstream for /v1/big (``body_mb`` MB), gzip, upload and endless (SSE)."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
+    srv = socket.create_server(("127.0.0.1", 0), backlog=8)
     stop, chunk = threading.Event(), b"x" * (1 << 20)
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 1 GB of zeros, gzipped: about 1 MB
     bomb = b"".join([*(packer.compress(bytes(chunk)) for _ in range(1024)), packer.flush()])
