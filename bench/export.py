@@ -65,8 +65,7 @@ def main() -> int:
     ns = ap.parse_args()
     trees = side.checkouts(ns.other)
     with tempfile.TemporaryDirectory(prefix="traceview-bench-export-") as tmp:
-        work = Path(tmp)
-        path = ns.path or side.generated("hosted", ns.mb)
+        work, path = Path(tmp), ns.path or side.generated("hosted", ns.mb)
         measure(path.name, [path], trees, ns.repeat, work)
         if ns.files:
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"

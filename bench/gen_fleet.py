@@ -48,8 +48,7 @@ def write_fleet(root: Path, count: int, seed: int = 11) -> list[Path]:
     root.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(count):
-        conv = f"conv_{i:024x}"
-        model = MODELS[i % 2]
+        conv, model = f"conv_{i:024x}", MODELS[i % 2]
         t = START + (i % 3) * DAY + rng.randint(0, DAY - 3600)
         inp = rng.randint(500, 1500)
         lines: list[bytes] = []

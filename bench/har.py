@@ -41,8 +41,7 @@ def _entry(n: int, req: dict, res: dict) -> dict:
 
 def write_har(source: Path, path: Path, size: int, indent: int | None) -> int:
     """Write a HAR of about `size` bytes to `path`, one entry at a time; return its entries."""
-    sep = (",", ": ") if indent else (",", ":")
-    n = 0
+    sep, n = ((",", ": ") if indent else (",", ":")), 0
     with open(path, "w") as out:
         out.write('{\n  "log": {\n  "version": "1.2",\n  "entries": [\n' if indent
                   else '{"log":{"version":"1.2","entries":[')

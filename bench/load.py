@@ -25,8 +25,7 @@ def main() -> int:
     ap.add_argument("--formats", default="json,text", help="report formats to run")
     ns = ap.parse_args()
     path = ns.path or side.generated("hosted", ns.mb)
-    trees = side.checkouts(ns.other)
-    size = path.stat().st_size
+    trees, size = side.checkouts(ns.other), path.stat().st_size
     read_s, loop_s = side.bare_costs([path])
     cases = [("--version", ["--version"], {})]  # start-up: what every command pays first
     for fmt in ns.formats.split(","):

@@ -38,7 +38,6 @@ BODY = b'{"model":"gpt-4.1","input":"Hello there, how are you?","store":false}'
 STREAM_BODY = b'{"model":"gpt-4.1","input":"Tell me a story","stream":true,"store":false}'
 HEADERS = {"authorization": "Bearer sk-bench-000000000000", "content-type": "application/json"}
 
-
 # The simulator; each stdin line sets its stream events' gap in ms (0: a burst), then echoes.
 _SIM = """
 import sys
