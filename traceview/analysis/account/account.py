@@ -6,13 +6,14 @@ what earlier turns produced): no I/O beyond loading the tokeniser's vocabulary o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from traceview.analysis.account.context import Context, ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.items import input_components, message_components
-from traceview.analysis.account.model import ESTIMATED, Component, InputAccount, unknown
+from traceview.analysis.account.model import ESTIMATED, Basis, Component, InputAccount, unknown
 from traceview.analysis.account.tokens import counter_for
 from traceview.analysis.account.tools import response_format_components, tool_components
 from traceview.wire import HOSTED_CALL_TYPES
@@ -50,11 +51,13 @@ def account(request_body: Mapping[str, Any], model: str | None = None,
 
     `model` defaults to the request's; `response_body` adds the hosted calls that ran inside
     the turn; `item_tokens` gives resent reasoning/compaction items their producing turn's
-    tokens (item id -> (tokens, turn)).
+    tokens (item id -> (tokens, turn)). The bodies are read as JSON decodes them: objects
+    are dicts.
     """
-    body = request_body if isinstance(request_body, Mapping) else {}
-    name = model or _str(body.get("model")) or _str((response_body or {}).get("model"))
-    return completed(request_part(body, name, endpoint, item_tokens), response_body)
+    body = dict(request_body) if isinstance(request_body, Mapping) else {}
+    response = dict(response_body) if isinstance(response_body, Mapping) else None
+    name = model or _str(body.get("model")) or _str((response or {}).get("model"))
+    return completed(request_part(body, name, endpoint, item_tokens), response)
 
 
 def request_part(body: Mapping[str, Any], name: str, endpoint: str,
@@ -63,134 +66,151 @@ def request_part(body: Mapping[str, Any], name: str, endpoint: str,
     chat = "chat/completions" in endpoint or "messages" in body
     framing = framing_for(name, CHAT if chat else RESPONSES)
     reasoning = body.get("reasoning")
-    keep = isinstance(reasoning, Mapping) and reasoning.get("context") == "all_turns"
+    keep = isinstance(reasoning, dict) and reasoning.get("context") == "all_turns"
     ctx = Context(name, counter_for(name), framing,
                   item_tokens if item_tokens is not None else {}, keep)
-    parts = list(_chat(ctx, body) if chat else _responses(ctx, body))
-    components = (Component("request", "framing", ctx.framing.request, ctx.basis,
-                            "reply priming and request framing, fitted"), *parts)
-    mode = reasoning.get("mode") if isinstance(reasoning, Mapping) else None
+    parts = _chat(ctx, body) if chat else _responses(ctx, body)
+    components = (_framing_line(framing.request, ctx.basis), *parts)
+    mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
     media = any(c.component in _MEDIA for c in parts)
     return RequestPart(components, RequestFacts(
         name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
         mode if isinstance(mode, str) else None, bool(body.get("tools")), media))
 
 
+@lru_cache(maxsize=64)
+def _framing_line(tokens: int, basis: Basis) -> Component:
+    return Component("request", "framing", tokens, basis,
+                     reason="reply priming and request framing, fitted")
+
+
 def completed(part: RequestPart, response_body: Mapping[str, Any] | None) -> InputAccount:
     """The request's lines and the response's: hosted passes and provider-side input."""
     facts = part.facts
-    return InputAccount((*part.components, *response_components(facts, response_body)),
-                        facts.model, facts.encoding, facts.family)
+    response = response_body if isinstance(response_body, dict) else {}
+    output = response.get("output")
+    types = [o["type"] for o in output if isinstance(o, dict)
+             and isinstance(o.get("type"), str)] if isinstance(output, list) else []
+    lines = response_components(facts, types, response.get("created_at"))
+    return InputAccount((*part.components, *lines), facts.model, facts.encoding, facts.family)
 
 
-def response_components(facts: RequestFacts,
-                        response_body: Mapping[str, Any] | None) -> list[Component]:
-    """The lines the response (and what the constants do not cover) adds to a request's."""
-    return [*_hosted_passes(response_body), *_outside_calibration(facts, response_body)]
+def response_components(facts: RequestFacts, output_types: Iterable[str],
+                        created: object) -> list[Component]:
+    """The lines the response adds to a request's (the hosted calls among its output item
+    types, its creation time), and what the constants do not cover. Each is a shared line:
+    the same few recur on every turn that has them."""
+    kinds = sorted({kind for kind in output_types if kind in HOSTED_CALL_TYPES})
+    lines = [_hosted_pass(kind) for kind in kinds]
+    lines += _outside_calibration(facts)
+    if not facts.chat and isinstance(created, int | float) and 0 < created < _PREAMBLE_UNTIL:
+        lines.append(_preamble(facts.tools, facts.model, facts.media))
+    return lines
 
 
-def _responses(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
-    yield from _carried(body)
+def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:
+    lines = _carried(body)
     instructions = body.get("instructions")
     if isinstance(instructions, str) and instructions:
-        yield ctx.counted("instructions", "instructions", instructions, ctx.framing.message)
+        lines.append(ctx.counted("instructions", "instructions", instructions,
+                                 ctx.framing.message))
     elif isinstance(instructions, list):
-        yield from input_components(ctx, instructions)
+        lines += input_components(ctx, instructions)
     tools = body.get("tools")
     if isinstance(tools, list):
-        yield from tool_components(ctx, tools)
+        lines += tool_components(ctx, tools)
     text = body.get("text")
-    if isinstance(text, Mapping):
-        yield from response_format_components(ctx, text.get("format"))
-    yield from _prompt(ctx, body.get("prompt"))
+    if isinstance(text, dict):
+        lines += response_format_components(ctx, text.get("format"))
+    lines += _prompt(ctx, body.get("prompt"))
     items = body.get("input")
     if isinstance(items, str):
-        yield from message_components(ctx, {"role": "user", "content": items})
+        lines += message_components(ctx, {"role": "user", "content": items})
     elif isinstance(items, list):
-        yield from input_components(ctx, items)
+        lines += input_components(ctx, items)
+    return lines
 
 
-def _carried(body: Mapping[str, Any]) -> Iterator[Component]:
+_CARRIED = {key: f"the conversation carried by {key} is on the provider's side: sized by"
+            " difference from the previous turn" for key in ("previous_response_id",
+                                                             "conversation")}
+
+
+def _carried(body: Mapping[str, Any]) -> list[Component]:
     """Hosted state: the earlier conversation is billed but not in the request."""
-    for key in ("previous_response_id", "conversation"):
+    lines = []
+    for key, reason in _CARRIED.items():
         handle = body.get(key)
-        if isinstance(handle, Mapping):
+        if isinstance(handle, dict):
             handle = handle.get("id")
         if isinstance(handle, str) and handle:
-            yield unknown("carried", handle, f"the conversation carried by {key} is on the"
-                          " provider's side: sized by difference from the previous turn")
+            lines.append(unknown("carried", handle, reason))
+    return lines
 
 
-def _prompt(ctx: Context, prompt: object) -> Iterator[Component]:
+def _prompt(ctx: Context, prompt: object) -> list[Component]:
     """A reusable prompt: its stored text is unknown; its variables are counted."""
-    if not isinstance(prompt, Mapping):
-        return
+    if not isinstance(prompt, dict):
+        return []
     pid = _str(prompt.get("id")) or "prompt"
     version = _str(prompt.get("version"))
-    yield unknown("prompt", f"{pid}@{version}" if version else pid,
-                  "reusable prompt stored by the provider: its text is not in the request")
+    lines = [unknown("prompt", f"{pid}@{version}" if version else pid,
+                     "reusable prompt stored by the provider: its text is not in the request")]
     variables = prompt.get("variables")
-    if not isinstance(variables, Mapping):
-        return
+    if not isinstance(variables, dict):
+        return lines
     for key, value in variables.items():
         if isinstance(value, str):
-            yield ctx.counted("prompt_variable", str(key), value, 0)
+            lines.append(ctx.counted("prompt_variable", str(key), value, 0))
         else:
-            yield from message_components(ctx, {"role": f"variable {key}", "content": [value]})
+            lines += message_components(ctx, {"role": f"variable {key}", "content": [value]})
+    return lines
 
 
-def _chat(ctx: Context, body: Mapping[str, Any]) -> Iterator[Component]:
+def _chat(ctx: Context, body: Mapping[str, Any]) -> list[Component]:
     tools = body.get("tools")
     if not isinstance(tools, list) and isinstance(body.get("functions"), list):
         tools = [{"type": "function", "function": f} for f in body["functions"]]
-    if isinstance(tools, list):
-        yield from tool_components(ctx, tools)
-    yield from response_format_components(ctx, body.get("response_format"))
+    lines = tool_components(ctx, tools) if isinstance(tools, list) else []
+    lines += response_format_components(ctx, body.get("response_format"))
     messages = body.get("messages")
     if not isinstance(messages, list):
-        return
+        return lines
     names: dict[str, str] = {}
     for index, msg in enumerate(messages):
-        if not isinstance(msg, Mapping):
-            yield unknown("message", f"#{index}", "not an object")
-            continue
-        yield from _chat_message(ctx, msg, names)
+        if isinstance(msg, dict):
+            lines += _chat_message(ctx, msg, names)
+        else:
+            lines.append(unknown("message", f"#{index}", "not an object"))
+    return lines
 
 
 def _chat_message(ctx: Context, msg: Mapping[str, Any],
-                  names: dict[str, str]) -> Iterator[Component]:
+                  names: dict[str, str]) -> list[Component]:
     if msg.get("role") in ("tool", "function"):
         call = _str(msg.get("tool_call_id"))
         name = names.get(call, "") or _str(msg.get("name")) or call
-        yield ctx.counted("function_call_output", name, _text_of(msg.get("content")),
-                          ctx.framing.call_output)
-        return
-    calls = [c for c in msg.get("tool_calls") or [] if isinstance(c, Mapping)]
+        return [ctx.counted("function_call_output", name, _text_of(msg.get("content")),
+                            ctx.framing.call_output)]
+    calls = [c for c in msg.get("tool_calls") or [] if isinstance(c, dict)]
     legacy = msg.get("function_call")
-    if isinstance(legacy, Mapping):  # the pre-tools `functions` API
+    if isinstance(legacy, dict):  # the pre-tools `functions` API
         calls.append({"id": "", "function": legacy})
     content = msg.get("content")
-    if content or not calls:
-        yield from message_components(ctx, msg)
+    lines = message_components(ctx, msg) if content or not calls else []
     items = []
     for tool_call in calls:
         spec = tool_call.get("function")
-        fn: Mapping[str, Any] = spec if isinstance(spec, Mapping) else {}
+        fn: Mapping[str, Any] = spec if isinstance(spec, dict) else {}
         names[_str(tool_call.get("id"))] = _str(fn.get("name"))
         items.append({"type": "function_call", "call_id": tool_call.get("id"),
                       "name": fn.get("name"), "arguments": fn.get("arguments")})
-    yield from input_components(ctx, items)
+    return lines + input_components(ctx, items)
 
 
-def _hosted_passes(response: Mapping[str, Any] | None) -> Iterator[Component]:
-    output = response.get("output") if isinstance(response, Mapping) else None
-    if not isinstance(output, list):
-        return
-    kinds = sorted({str(o.get("type")) for o in output
-                    if isinstance(o, Mapping) and isinstance(o.get("type"), str)
-                    and o["type"] in HOSTED_CALL_TYPES})
-    for kind in kinds:
-        yield unknown("hosted_pass", kind, f"{kind} {_HOSTED_PASS}")
+@lru_cache(maxsize=64)
+def _hosted_pass(kind: str) -> Component:
+    return unknown("hosted_pass", kind, f"{kind} {_HOSTED_PASS}")
 
 
 def _text_of(content: object) -> str:
@@ -199,7 +219,7 @@ def _text_of(content: object) -> str:
         return content
     if isinstance(content, list):
         return "".join(p["text"] for p in content
-                       if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
     return ""
 
 
@@ -208,21 +228,21 @@ def _text_of(content: object) -> str:
 _PREAMBLE_UNTIL = 1743465600
 
 
-def _outside_calibration(part: RequestFacts,
-                         response: Mapping[str, Any] | None) -> Iterator[Component]:
-    """Provider-side input that the request does not show and the constants do not cover."""
+@lru_cache(maxsize=256)
+def _outside_calibration(part: RequestFacts) -> tuple[Component, ...]:
+    """Provider-side input that the request does not show and the constants do not cover
+    (the model's own web search, a reasoning mode): the same for every request with these
+    facts."""
     model = part.model
+    lines = []
     if "search" in model.lower():
-        yield unknown("hosted_pass", "web_search", f"{model} searches the web on every"
-                      f" request: {_HOSTED_PASS}")
+        lines.append(unknown("hosted_pass", "web_search", f"{model} searches the web on every"
+                             f" request: {_HOSTED_PASS}"))
     mode = part.mode
     if mode is not None and mode not in ("", "default", "standard"):
-        yield unknown("reasoning_mode", mode, f"reasoning mode {mode!r} runs several model"
-                      " passes whose input is billed and not in the request")
-    created = response.get("created_at") if isinstance(response, Mapping) else None
-    if not part.chat and isinstance(created, int | float) \
-            and 0 < created < _PREAMBLE_UNTIL:
-        yield _preamble(part.tools, model, part.media)
+        lines.append(unknown("reasoning_mode", mode, f"reasoning mode {mode!r} runs several"
+                             " model passes whose input is billed and not in the request"))
+    return tuple(lines)
 
 
 # Measured on three real gpt-4o Responses turns with text only and no tools created before
@@ -232,6 +252,7 @@ _PREAMBLE_TOKENS = 18
 _MEDIA = frozenset({"image", "file", "audio", "part"})
 
 
+@lru_cache(maxsize=64)
 def _preamble(tools: bool, model: str, media: bool) -> Component:
     """The pre-April-2025 provider preamble: measured on gpt-4o with text only and no
     tools, else unknown (with tools or an image it was 208 to 230 tokens and varied)."""
@@ -239,7 +260,7 @@ def _preamble(tools: bool, model: str, media: bool) -> Component:
     if name.startswith("gpt-4o") and "mini" not in name and not tools \
             and not media:
         return Component("preamble", "provider preamble", _PREAMBLE_TOKENS, ESTIMATED,
-                         "responses created before April 2025 carry a provider preamble:"
+                         reason="responses created before April 2025 carry a provider preamble:"
                          " measured on real gpt-4o captures without tools")
     return unknown("preamble", "provider preamble", "responses created before April 2025"
                    " carry a provider preamble, measured only on gpt-4o with text and no"

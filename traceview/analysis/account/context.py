@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from traceview.analysis.account.framing import Framing
 from traceview.analysis.account.model import ESTIMATED, KNOWN, Basis, Component
@@ -13,14 +13,14 @@ from traceview.analysis.account.tokens import Counter
 ItemTokens = Mapping[str, tuple[int, int | None]]
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
-    """The counter and framing for one request, plus what earlier turns told us."""
+class Context(NamedTuple):
+    """The counter and framing for one request, plus what earlier turns told us (made
+    once per request: a plain tuple)."""
 
     model: str | None
     counter: Counter
     framing: Framing
-    item_tokens: ItemTokens = field(default_factory=dict)
+    item_tokens: ItemTokens
     keep_reasoning: bool = False
 
     @property
@@ -34,4 +34,5 @@ class Context:
     def counted(self, component: str, name: str, text: str, framing: int,
                 reason: str = "") -> Component:
         """A component whose tokens are its text in the model's encoding plus framing."""
-        return Component(component, name, self.count(text) + framing, self.basis, reason)
+        return Component(component, name, self.counter.count(text) + framing, self.basis,
+                         reason=reason)

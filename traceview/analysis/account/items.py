@@ -10,7 +10,7 @@ summaries) are unknown unless an earlier turn of the capture says how many token
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from traceview.analysis.account.context import Context
@@ -43,27 +43,40 @@ _ON_PROVIDER = {
 }
 
 
-def input_components(ctx: Context, items: Sequence[object]) -> Iterator[Component]:
+def input_components(ctx: Context, items: Sequence[object]) -> list[Component]:
     """Every input item of a Responses request, in order."""
-    names = _call_names(items)
-    last_user = _last(items, lambda item: item.get("role") == "user")
-    compacted = _last(items, lambda item: item.get("type") == "compaction")
+    names, last_user, compacted = _scan(items)
+    lines: list[Component] = []
     for index, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            yield unknown("item", f"#{index}", "not an object")
+        if not isinstance(item, dict):
+            lines.append(unknown("item", f"#{index}", "not an object"))
         elif index < compacted:
-            yield Component(str(item.get("type") or "message"), _label(item), 0, ESTIMATED,
-                            _COMPACTED)
+            lines.append(Component(str(item.get("type") or "message"), _label(item), 0,
+                                   ESTIMATED, reason=_COMPACTED))
         elif item.get("type") == "reasoning" and index < last_user and not ctx.keep_reasoning:
-            yield Component("reasoning", str(item.get("id") or ""), 0, ESTIMATED, _DROPPED)
+            lines.append(Component("reasoning", str(item.get("id") or ""), 0, ESTIMATED,
+                                   reason=_DROPPED))
         else:
-            yield from _item(ctx, item, names)
+            lines += _item(ctx, item, names)
+    return lines
 
 
-def _last(items: Sequence[object], test: Callable[[Mapping[str, Any]], bool]) -> int:
-    """Index of the last object item that passes `test`, or -1."""
-    return max((i for i, item in enumerate(items) if isinstance(item, Mapping) and test(item)),
-               default=-1)
+def _scan(items: Sequence[object]) -> tuple[dict[str, str], int, int]:
+    """In one pass: call_id -> tool name (an output is rendered under its function's name),
+    and the indexes of the last user message and of the last compaction item (-1: none)."""
+    names: dict[str, str] = {}
+    last_user = compacted = -1
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            continue
+        kind = _type(item)
+        if kind == "compaction":
+            compacted = index
+        elif kind in _CALLS:
+            names[str(item.get("call_id"))] = str(item.get("name") or "")
+        if item.get("role") == "user":
+            last_user = index
+    return names, last_user, compacted
 
 
 def _type(item: Mapping[str, Any]) -> str | None:
@@ -76,63 +89,55 @@ def _label(item: Mapping[str, Any]) -> str:
     return str(item.get("role") or item.get("id") or item.get("name") or "")
 
 
-def _call_names(items: Sequence[object]) -> dict[str, str]:
-    """call_id -> tool name, so an output can be rendered under its function's name."""
-    return {str(i.get("call_id")): str(i.get("name") or "")
-            for i in items if isinstance(i, Mapping) and _type(i) in _CALLS}
-
-
-def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> Iterator[Component]:
+def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> list[Component]:
     kind = _type(item)
     if kind is None and item.get("type") is not None:
-        yield unknown("item", "?", "an item whose type is not a string")
-    elif kind in (None, "message") and "role" in item:
-        yield from message_components(ctx, item)
-    elif kind in _CALLS:
+        return [unknown("item", "?", "an item whose type is not a string")]
+    if kind in (None, "message") and "role" in item:
+        return message_components(ctx, item)
+    if kind in _CALLS:
         name = str(item.get("name") or "")
         text = name + _text(item.get("arguments", item.get("input", "")))
-        yield ctx.counted(str(kind), name, text, ctx.framing.call)
-    elif kind in _OUTPUTS:
+        return [ctx.counted(str(kind), name, text, ctx.framing.call)]
+    if kind in _OUTPUTS:
         # The tool's name is shown with its output; when the call is not in this request
         # (a hosted turn answering the previous response's call) the name is not known
         # here, and the call id, which the model is not shown, only labels the line.
         name = names.get(str(item.get("call_id")), "")
-        yield from _output(ctx, str(kind), name, item.get("output"),
-                           name or str(item.get("call_id") or ""))
-    elif kind == _SCREEN_OUTPUT:
+        return _output(ctx, str(kind), name, item.get("output"),
+                       name or str(item.get("call_id") or ""))
+    if kind == _SCREEN_OUTPUT:
         call = str(item.get("call_id") or "")
-        yield ctx.counted(kind, call, "", ctx.framing.call_output)
         shot = item.get("output")
-        if isinstance(shot, Mapping):
-            yield _media(ctx, kind, 0, shot)
-    elif isinstance(kind, str) and kind in _ON_PROVIDER:
-        yield _by_id(ctx, kind, item)
-    elif isinstance(kind, str):
-        yield _other(ctx, kind, item)
-    else:
-        yield unknown("item", "?", "an item without a type or a role")
+        return [ctx.counted(kind, call, "", ctx.framing.call_output),
+                *([_media(ctx, kind, 0, shot)] if isinstance(shot, dict) else [])]
+    if isinstance(kind, str) and kind in _ON_PROVIDER:
+        return [_by_id(ctx, kind, item)]
+    if isinstance(kind, str):
+        return [_other(ctx, kind, item)]
+    return [unknown("item", "?", "an item without a type or a role")]
 
 
-def message_components(ctx: Context, msg: Mapping[str, Any]) -> Iterator[Component]:
+def message_components(ctx: Context, msg: Mapping[str, Any]) -> list[Component]:
     """A message: its text (with framing) first, then each media part on its own line."""
     role = str(msg.get("role") or "user")
     content = msg.get("content")
-    if content is not None and not isinstance(content, str | list):  # not the wire's shape
-        yield unknown("message", role, f"content is a {type(content).__name__}, not text or "
-                                       "a list of parts")
-        return
-    parts: list[object] = [content] if isinstance(content, str) else list(content or [])
-    texts = [p if isinstance(p, str) else _part_text(p) for p in parts]
-    framing = ctx.framing.message + (ctx.framing.name if msg.get("name") else 0)
-    name_text = str(msg.get("name") or "")
-    yield ctx.counted("message", role, name_text + "".join(t for t in texts if t), framing)
-    for index, part in enumerate(parts):
-        if isinstance(part, Mapping) and _part_text(part) is None:
-            yield _media(ctx, role, index, part)
+    name = msg.get("name")
+    framing = ctx.framing.message + (ctx.framing.name if name else 0)
+    name_text = str(name or "")
+    if content is None or isinstance(content, str):
+        return [ctx.counted("message", role, name_text + (content or ""), framing)]
+    if not isinstance(content, list):  # not the wire's shape
+        return [unknown("message", role, f"content is a {type(content).__name__}, not text"
+                                         " or a list of parts")]
+    texts = [p if isinstance(p, str) else _part_text(p) for p in content]
+    return [ctx.counted("message", role, name_text + "".join(t for t in texts if t), framing),
+            *(_media(ctx, role, index, part) for index, part in enumerate(content)
+              if isinstance(part, dict) and _part_text(part) is None)]
 
 
 def _part_text(part: object) -> str | None:
-    if not isinstance(part, Mapping) or _type(part) not in _TEXT_PARTS:
+    if not isinstance(part, dict) or _type(part) not in _TEXT_PARTS:
         return None
     text = part.get("text", part.get("refusal"))
     return text if isinstance(text, str) else ""
@@ -144,14 +149,14 @@ def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Comp
     if kind in _IMAGE_PARTS:
         url = part.get("image_url")
         detail = part.get("detail")
-        if isinstance(url, Mapping):  # chat shape: {"image_url": {"url", "detail"}}
+        if isinstance(url, dict):  # chat shape: {"image_url": {"url", "detail"}}
             detail = url.get("detail", detail)
             url = url.get("url")
         size = data_url_size(url) if isinstance(url, str) else None
         tokens, rule = image_tokens(ctx.model, detail if isinstance(detail, str) else None, size)
         if tokens is None:
             return unknown("image", name, rule)
-        return Component("image", name, tokens, ESTIMATED, rule)
+        return Component("image", name, tokens, ESTIMATED, reason=rule)
     if kind in _FILE_PARTS:
         return unknown("file", name, "file content (PDF, document) is not sized by the capture")
     if kind in _AUDIO_PARTS:
@@ -160,16 +165,14 @@ def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Comp
 
 
 def _output(ctx: Context, kind: str, name: str, output: object,
-            label: str) -> Iterator[Component]:
-    if isinstance(output, list):
-        texts = [_part_text(p) for p in output]
-        yield ctx.counted(kind, label, name + "".join(t for t in texts if t),
-                          ctx.framing.call_output)
-        for index, part in enumerate(output):
-            if isinstance(part, Mapping) and _part_text(part) is None:
-                yield _media(ctx, kind, index, part)
-        return
-    yield ctx.counted(kind, label, name + _text(output), ctx.framing.call_output)
+            label: str) -> list[Component]:
+    if not isinstance(output, list):
+        return [ctx.counted(kind, label, name + _text(output), ctx.framing.call_output)]
+    texts = [_part_text(p) for p in output]
+    return [ctx.counted(kind, label, name + "".join(t for t in texts if t),
+                        ctx.framing.call_output),
+            *(_media(ctx, kind, index, part) for index, part in enumerate(output)
+              if isinstance(part, dict) and _part_text(part) is None)]
 
 
 def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
@@ -178,9 +181,8 @@ def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
     if found is not None:
         tokens, turn = found
         if kind == "reasoning" and _in_steps(ctx.model, tokens):
-            return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, _STEPPED, turn)
-        return Component(kind, item_id, tokens, KNOWN, "tokens of the turn that produced it",
-                         turn)
+            return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, turn, _STEPPED)
+        return Component(kind, item_id, tokens, KNOWN, turn, "tokens of the turn that produced it")
     return unknown(kind, item_id, _ON_PROVIDER[kind])
 
 
@@ -203,7 +205,8 @@ def _other(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
     text = kind + _text(body)
     tokens = ctx.count(text) + ctx.framing.call
     return Component(kind, str(item.get("id") or kind), tokens, ESTIMATED,
-                     "rendered as its JSON fields; the provider's rendering is not published")
+                     reason="rendered as its JSON fields; the provider's rendering is not"
+                            " published")
 
 
 def _text(value: object) -> str:

@@ -8,7 +8,7 @@ as soon as one component is unknown.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Basis = Literal["known", "estimated", "unknown"]
 KNOWN: Basis = "known"
@@ -16,16 +16,18 @@ ESTIMATED: Basis = "estimated"
 UNKNOWN: Basis = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
-class Component:
-    """One line of an input account."""
+class Component(NamedTuple):
+    """One line of an input account, in the order of the report's `input_account` keys.
+
+    A plain immutable tuple: a capture's turns repeat most of their lines (framing, tools,
+    handles), so identical lines are one shared object wherever they are kept."""
 
     component: str
     name: str
     tokens: int | None
     basis: Basis
-    reason: str = ""
     source_turn: int | None = None
+    reason: str = ""
 
     def to_dict(self) -> dict[str, object]:
         return {"component": self.component, "name": self.name, "tokens": self.tokens,
@@ -34,7 +36,7 @@ class Component:
 
 def unknown(component: str, name: str, reason: str,
             source_turn: int | None = None) -> Component:
-    return Component(component, name, None, UNKNOWN, reason, source_turn)
+    return Component(component, name, None, UNKNOWN, source_turn, reason)
 
 
 @dataclass(frozen=True, slots=True)

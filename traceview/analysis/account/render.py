@@ -8,8 +8,10 @@ is what lets one small per-tool constant fit every schema size.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import orjson
 
 TOOLS_HEADER = "# Tools\n\n## functions\n\nnamespace functions {\n\n"
 TOOLS_FOOTER = "} // namespace functions"
@@ -33,31 +35,31 @@ def _resolve(node: object, root: object, depth: int) -> object:
         return node
     if isinstance(node, list):
         return [_resolve(v, root, depth) for v in node]
-    if not isinstance(node, Mapping):
+    if not isinstance(node, dict):
         return node
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/"):
         target: object = root
         for part in ref[2:].split("/"):
-            target = target.get(part) if isinstance(target, Mapping) else None
-        if isinstance(target, Mapping):
+            target = target.get(part) if isinstance(target, dict) else None
+        if isinstance(target, dict):
             return _resolve(target, root, depth + 1)
     return {k: _resolve(v, root, depth) for k, v in node.items()
             if k not in ("$defs", "definitions")}
 
 
 def _properties(schema: object) -> Mapping[str, Any]:
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):
         return {}
     props = schema.get("properties")
-    return props if isinstance(props, Mapping) else {}
+    return props if isinstance(props, dict) else {}
 
 
 def _object_body(schema: object, depth: int) -> str:
     props = _properties(schema)
     if not props:
         return "object"
-    required = schema.get("required") if isinstance(schema, Mapping) else None
+    required = schema.get("required") if isinstance(schema, dict) else None
     needed = set(required) if isinstance(required, list) else set()
     lines = ["{"]
     for key, spec in props.items():
@@ -68,14 +70,14 @@ def _object_body(schema: object, depth: int) -> str:
 
 def _property_lines(key: str, spec: object, required: bool, depth: int) -> list[str]:
     out: list[str] = []
-    description = spec.get("description") if isinstance(spec, Mapping) else None
-    if not (isinstance(description, str) and description.strip()) and isinstance(spec, Mapping):
+    description = spec.get("description") if isinstance(spec, dict) else None
+    if not (isinstance(description, str) and description.strip()) and isinstance(spec, dict):
         description = spec.get("title")  # shown in place of a missing description
     if isinstance(description, str) and description.strip():
         out.extend(f"// {line}" for line in description.splitlines() if line.strip())
     mark = "" if required else "?"
     line = f"{key}{mark}: {ts_type(spec, depth + 1)},"
-    default = spec.get("default") if isinstance(spec, Mapping) else None
+    default = spec.get("default") if isinstance(spec, dict) else None
     if default is not None:
         line += f" // default: {json.dumps(default)}"
     out.append(line)
@@ -84,7 +86,7 @@ def _property_lines(key: str, spec: object, required: bool, depth: int) -> list[
 
 def ts_type(spec: object, depth: int = 0) -> str:
     """A JSON schema as a TypeScript type expression (unknown shapes: `any`)."""
-    if not isinstance(spec, Mapping) or depth > 20:
+    if not isinstance(spec, dict) or depth > 20:
         return "any"
     if isinstance(spec.get("enum"), list):
         return " | ".join(json.dumps(v) for v in spec["enum"])
@@ -124,7 +126,7 @@ _STRICT_KEYS = frozenset({"additionalProperties", "required"})
 
 
 def _strip(value: object, keys: frozenset[str]) -> object:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {k: _strip(v, keys) for k, v in value.items() if k not in keys}
     if isinstance(value, list):
         return [_strip(v, keys) for v in value]
@@ -145,3 +147,24 @@ def json_text(value: object) -> str:
 
 def strings(values: Sequence[object]) -> list[str]:
     return [v for v in values if isinstance(v, str)]
+
+
+# Renderings made, by (kind, the definition's JSON bytes); oldest forgotten past this many.
+_RENDERED: dict[tuple[str, bytes], Any] = {}
+_RENDERED_SIZE = 1024
+T = TypeVar("T")
+
+
+def rendered(kind: str, definition: dict[str, Any], render: Callable[[dict[str, Any]], T]) -> T:
+    """`render(definition)`, made once per distinct definition: a request sends its tools
+    and schema again on every turn. Keyed by the definition's JSON bytes (one that has none,
+    a caller's own objects, is rendered each time)."""
+    try:
+        key = (kind, orjson.dumps(definition))
+    except TypeError:
+        return render(definition)
+    if key not in _RENDERED:
+        _RENDERED[key] = render(definition)
+        if len(_RENDERED) > _RENDERED_SIZE:
+            del _RENDERED[next(iter(_RENDERED))]
+    return _RENDERED[key]  # type: ignore[no-any-return]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 O200K = "o200k_base"
 CL100K = "cl100k_base"
@@ -91,42 +91,40 @@ def _load(path: Path) -> ModuleType | None:
     return module
 
 
-# Counts remembered, by a digest of (encoding, text): a resent history, a tool set or
-# instructions sent on every turn are counted once; and the counts a worker process made
-# for a chunk's requests (analysis/rules/account_workers.py) are taken here, so this process need
-# not load a vocabulary at all. Oldest forgotten first past this many.
+# Counts remembered by (encoding, text): a resent history, a tool set or instructions sent
+# on every turn are counted once. Oldest forgotten first past this many.
 MEMO_SIZE = 1 << 13
-Key = bytes | tuple[str, str]  # a digest (counts shared between processes), else the text
+Key = tuple[str, str]  # (encoding, text)
 
 
 class _Memo:
-    """The remembered counts, and (in a worker) the keys read since `fresh()` began."""
+    """The counts made or looked up here; the counts other processes made, by a digest of
+    (encoding, text) (a worker sends those of the texts its chunk read, so this process
+    need not load a vocabulary at all); and, in a worker, the texts read since `fresh()`."""
 
     def __init__(self) -> None:
         self.counts: OrderedDict[Key, int] = OrderedDict()
+        self.received: OrderedDict[bytes, int] = OrderedDict()
         self.seen: dict[Key, int] | None = None
-        # Keys are digests only once counts cross a process boundary (`fresh`, `remember`):
-        # a one-process report keys by the text itself and never loads hashlib's OpenSSL.
-        self.digests = False
 
-    def put(self, key: Key, n: int) -> None:
-        counts = self.counts
-        counts[key] = n
-        if len(counts) > MEMO_SIZE:
-            counts.popitem(last=False)
+
+def _put(memo: OrderedDict[Any, int], key: Any, n: int) -> None:
+    memo[key] = n
+    if len(memo) > MEMO_SIZE:
+        memo.popitem(last=False)
 
 
 _MEMO = _Memo()
 
 
-def _key(encoding: str, text: str) -> Key:
-    if not _MEMO.digests:
-        return (encoding, text)
+def _digest(key: Key) -> bytes:
+    """The digest another process knows a count by: computed only where counts cross a
+    process boundary, so a one-process report never loads hashlib's OpenSSL."""
     import hashlib
 
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16,
-                             person=encoding.encode()[:16])
-    return digest.digest()
+    encoding, text = key
+    return hashlib.blake2b(f"{encoding}\n{text}".encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,29 +137,37 @@ class Counter:
     def count(self, text: str) -> int:
         if not self.exact:
             return estimate(text)
-        key = _key(self.encoding, text)
+        key = (self.encoding, text)
         n = _MEMO.counts.get(key)
         if n is None:
-            backend = _backend(self.encoding)
-            n = estimate(text) if backend is None else backend.count(text)
-            _MEMO.put(key, n)
+            n = _MEMO.received.get(_digest(key)) if _MEMO.received else None
+            if n is None:
+                backend = _backend(self.encoding)
+                n = estimate(text) if backend is None else backend.count(text)
+            _put(_MEMO.counts, key, n)
         if _MEMO.seen is not None:
             _MEMO.seen[key] = n
         return n
 
 
-def remember(counts: dict[Key, int]) -> None:
-    """Counts another process made (`fresh`), remembered here."""
-    _MEMO.digests = True
-    for key, n in counts.items():
-        _MEMO.put(key, n)
+def remember(counts: dict[bytes, int]) -> None:
+    """Counts another process made (`shared`), remembered here."""
+    received = _MEMO.received
+    received.update(counts)
+    while len(received) > MEMO_SIZE:
+        received.popitem(last=False)
 
 
 def fresh() -> dict[Key, int]:
     """Start recording the counts read from now on; returns the record (filled in place)."""
-    _MEMO.digests = True
     _MEMO.seen = {}
     return _MEMO.seen
+
+
+def shared(seen: dict[Key, int]) -> dict[bytes, int]:
+    """A record of `fresh` as another process takes it (`remember`): each distinct text's
+    count by its digest."""
+    return {_digest(key): n for key, n in seen.items()}
 
 
 @lru_cache(maxsize=256)

@@ -8,7 +8,8 @@ estimated from that, else it is unknown.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from traceview.analysis.account.context import Context
@@ -18,6 +19,7 @@ from traceview.analysis.account.render import (
     TOOLS_HEADER,
     function_text,
     json_text,
+    rendered,
     schema_text,
 )
 
@@ -32,30 +34,37 @@ _FUNCTION_LIKE = frozenset({"function", "custom"})
 NAMESPACE = "functions namespace"
 
 
-def tool_components(ctx: Context, tools: Sequence[object]) -> Iterator[Component]:
+def tool_components(ctx: Context, tools: Sequence[object]) -> list[Component]:
     """One component per tool, plus the namespace wrapper when function tools are offered."""
-    functions = [t for t in tools if isinstance(t, Mapping) and _is_function(t)]
-    if functions:
-        yield ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
-                          ctx.framing.tools_block)
+    lines = []
+    functions = False
     for tool in tools:
-        if not isinstance(tool, Mapping):
-            yield unknown("tools", "?", "not an object")
+        if not isinstance(tool, dict):
+            lines.append(unknown("tools", "?", "not an object"))
         elif _is_function(tool):
-            yield _function(ctx, tool)
+            name, text = rendered("function", tool, _function_text)
+            lines.append(ctx.counted("tools", name, text, ctx.framing.tool))
+            functions = True
         else:
-            yield _hosted(ctx, tool)
+            kind = str(tool.get("type") or "?")
+            label = str(tool.get("server_label") or "mcp") if kind == "mcp" else ""
+            lines.append(_hosted(kind, label, ctx.framing.family))
+    if functions:
+        lines.insert(0, ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
+                                    ctx.framing.tools_block))
+    return lines
 
 
 def _is_function(tool: Mapping[str, Any]) -> bool:
     kind = tool.get("type")
     return (isinstance(kind, str) and kind in _FUNCTION_LIKE) or isinstance(
-        tool.get("function"), Mapping)
+        tool.get("function"), dict)
 
 
-def _function(ctx: Context, tool: Mapping[str, Any]) -> Component:
-    spec = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
-    assert isinstance(spec, Mapping)
+def _function_text(tool: dict[str, Any]) -> tuple[str, str]:
+    """A function tool's name and the text the model is shown for it."""
+    spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+    assert isinstance(spec, dict)
     name = str(spec.get("name") or "")
     description = spec.get("description")
     params = spec.get("parameters")
@@ -63,32 +72,36 @@ def _function(ctx: Context, tool: Mapping[str, Any]) -> Component:
         params = None  # a freeform tool takes one string; its grammar is counted below
     text = function_text(name, description if isinstance(description, str) else None, params)
     fmt = spec.get("format")
-    if isinstance(fmt, Mapping) and fmt.get("type") == "grammar":
+    if isinstance(fmt, dict) and fmt.get("type") == "grammar":
         text += json_text(fmt.get("definition"))
-    return ctx.counted("tools", name, text, ctx.framing.tool)
+    return name, text
 
 
-def _hosted(ctx: Context, tool: Mapping[str, Any]) -> Component:
-    kind = str(tool.get("type") or "?")
+@lru_cache(maxsize=256)
+def _hosted(kind: str, label: str, family: str) -> Component:
+    """A hosted tool's line: the same on every request that offers it (a shared line)."""
     if kind == "mcp":
-        label = str(tool.get("server_label") or "mcp")
         return unknown("tools", f"mcp:{label}", "MCP tool list is fetched by the provider;"
                        " billed as an mcp_list_tools item when it is in the input")
-    tokens = HOSTED_DEFINITION.get((kind, ctx.framing.family))
+    tokens = HOSTED_DEFINITION.get((kind, family))
     if tokens is None:
         return unknown("tools", kind, f"hosted tool {kind!r}: billed definition not published"
-                       f" and not measured on a real {ctx.framing.family} capture")
+                       f" and not measured on a real {family} capture")
     return Component("tools", kind, tokens, ESTIMATED,
-                     "hosted tool definition, measured on real captures")
+                     reason="hosted tool definition, measured on real captures")
 
 
-def response_format_components(ctx: Context, fmt: object) -> Iterator[Component]:
+def response_format_components(ctx: Context, fmt: object) -> list[Component]:
     """The structured-output schema (Responses `text.format`, chat `response_format`)."""
-    if not isinstance(fmt, Mapping) or fmt.get("type") != "json_schema":
-        return
-    spec = fmt.get("json_schema") if isinstance(fmt.get("json_schema"), Mapping) else fmt
-    assert isinstance(spec, Mapping)
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return []
+    spec = fmt.get("json_schema") if isinstance(fmt.get("json_schema"), dict) else fmt
+    assert isinstance(spec, dict)
+    name, text = rendered("response_format", spec, _schema_text)
+    return [ctx.counted("response_format", name, text, ctx.framing.response_format)]
+
+
+def _schema_text(spec: dict[str, Any]) -> tuple[str, str]:
+    """A response format's name and the text the model is shown for its schema."""
     name = str(spec.get("name") or "response")
-    schema = spec.get("schema", spec.get("schema_"))
-    yield ctx.counted("response_format", name, schema_text(name, schema),
-                      ctx.framing.response_format)
+    return name, schema_text(name, spec.get("schema", spec.get("schema_")))

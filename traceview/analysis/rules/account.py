@@ -14,20 +14,20 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from traceview.analysis.account.account import RequestFacts, request_part, response_components
 from traceview.analysis.account.carried import CarriedCount
 from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
-from traceview.analysis.account.model import Component
+from traceview.analysis.account.model import Component, unknown
 from traceview.analysis.account.tokens import encoding_name, remember
 from traceview.capture.model import RecordRef, Turn
 
 # One line of the report's `input_account`: (component, name, tokens, basis, source_turn,
 # reason), pooled.
-Line = tuple[str, str, int | None, str, int | None, str]
-KEYS = ("component", "name", "tokens", "basis", "source_turn", "reason")
+Line = Component
 
 # Lines that are the same on every turn of a conversation or that the next turn's
 # difference accounts for apart: framing, the carried conversation, hosted passes.
@@ -36,8 +36,9 @@ _APART = frozenset({"request", "carried", "hosted_pass"})
 STATIC = frozenset({"instructions", "tools", "response_format", "prompt", "prompt_variable",
                     "preamble", "reasoning_mode"})
 # The carried line of a conversation the capture created with no items.
-_EMPTY: Line = ("carried", "", 0, "known", None,
-                "the conversation was created empty in this capture: nothing carried yet")
+_EMPTY = Component("carried", "", 0, "known",
+                   reason="the conversation was created empty in this capture: nothing carried"
+                          " yet")
 _RECENT = 16  # responses with reasoning kept for a later resend (the tool loop's turns)
 _PRODUCED = 4096  # reasoning item ids remembered, oldest forgotten first
 
@@ -70,9 +71,13 @@ class TurnAccount(NamedTuple):
         """This account on the first turn of a conversation the capture created empty:
         nothing is carried, so the lines' sum is the expectation (the visible case)."""
         lines = tuple(_EMPTY if line[0] == "carried" else line for line in self.lines)
-        unknown = any(line[2] is None for line in lines)
-        total = None if unknown else sum(line[2] or 0 for line in lines)
-        return self._replace(lines=lines, expected=total, hosted=False)
+        return self._replace(lines=lines, expected=_expected(lines), hosted=False)
+
+
+def _expected(lines: tuple[Line, ...]) -> int | None:
+    """The lines' sum, None when one is unknown (never a guessed 0)."""
+    tokens = [line[2] for line in lines]
+    return None if None in tokens else sum(t for t in tokens if t is not None)
 
 
 class Half(NamedTuple):
@@ -92,9 +97,10 @@ class Half(NamedTuple):
 
 
 def request_half(body: dict[str, Any], model: str | None, chat: bool,
-                 item_tokens: ItemTokens) -> Half:
+                 item_tokens: ItemTokens, pool: dict[Any, Any]) -> Half:
     """The request's lines and what follows from them alone (`model`: the turn's, else the
-    request's; `item_tokens`: resent reasoning by id)."""
+    request's; `item_tokens`: resent reasoning by id). Requests repeat their lines and
+    facts: each distinct one is kept once, in `pool`."""
     name = model or _str(body.get("model"))
     part = request_part(body, name, "POST /v1/chat/completions" if chat else "POST /v1/responses",
                         item_tokens)
@@ -105,7 +111,8 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
     unknown_item = next((c for c in item_comps if c.tokens is None), None)
     items_sum = None if unknown_item is not None else sum(
         c.tokens for c in item_comps if c.tokens is not None)
-    return Half(part.facts, chat, tuple(_line(c) for c in comps), hosted, items_sum,
+    lines = tuple(pool.setdefault(line, line) for line in map(_line, comps))
+    return Half(pool.setdefault(part.facts, part.facts), chat, lines, hosted, items_sum,
                 _why(unknown_item) if unknown_item is not None else None,
                 _resent(item_comps, items) if hosted and isinstance(items, list) else None,
                 _compactable(body, hosted),
@@ -113,10 +120,15 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
 
 
 def _line(c: Component) -> Line:
-    # The carried line's handle is the turn's own (previous_response_id or
-    # conversation): filled when read, so the line is shared by every hosted turn.
-    name = "" if c.component == "carried" else c.name
-    return (c.component, name, c.tokens, c.basis, c.source_turn, c.reason)
+    return _unnamed(c.reason) if c.component == "carried" else c
+
+
+@lru_cache(maxsize=8)
+def _unnamed(reason: str) -> Line:
+    """The carried line without its handle: the handle is the turn's own
+    (previous_response_id or conversation), filled when the report is read, so every
+    hosted turn shares this line."""
+    return unknown("carried", "", reason)
 
 
 def _fit(half: Half, model: str | None, chat: bool) -> Half | None:
@@ -148,23 +160,25 @@ class Accounts:
 
     def __init__(self, read: Callable[[RecordRef | None], dict[str, Any] | None]) -> None:
         self.read = read
-        self.pool: dict[Any, Any] = {}
+        self.pool: dict[Any, Any] = {}  # lines and static parts, shared
+        # Each distinct account (request lines + response lines): its lines, sum, static.
+        self.joined: dict[tuple[Any, ...], tuple[tuple[Line, ...], int | None, Static]] = {}
         self.produced: OrderedDict[str, tuple[int, int | None]] = OrderedDict()
         self.recent: deque[tuple[RecordRef, int, int]] = deque(maxlen=_RECENT)
-        # Requests' halves made by the workers, by (source, offset): until their turn.
-        self.halves: dict[tuple[int, int], Half] = {}
+        # Requests' halves made by the workers, by source and offset: until their turn.
+        self.halves: dict[int, dict[int, Half]] = {}
 
     def take(self, source: int, made: Any) -> None:
         """A worker's counts remembered and its halves kept, before its chunk is paired."""
         counts, halves = made
         remember(counts)
-        self.halves.update(((source, offset), half) for offset, half in halves.items())
+        self.halves.setdefault(source, {}).update(halves)
 
     def of(self, turn: Turn, model: str | None, output_types: tuple[str, ...],
            reasoning_tokens: int | None, created: float | None) -> TurnAccount | None:
         """The turn's account, or None when its request body cannot be read."""
         ref = turn.request
-        half = self.halves.pop((ref.source, ref.offset), None) if ref is not None else None
+        half = self._waiting(ref)
         if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
             result: TurnAccount | None = self._join(fit, output_types, created)
         elif isinstance(body := _body(self.read(ref) if ref is not None else None), dict):
@@ -176,27 +190,34 @@ class Accounts:
             self.recent.append((turn.response, reasoning_tokens, turn.index))
         return result
 
+    def _waiting(self, ref: RecordRef | None) -> Half | None:
+        """The worker's half of this request, if one was made (taken: used once)."""
+        waiting = self.halves.get(ref.source) if ref is not None else None
+        return waiting.pop(ref.offset, None) if waiting and ref is not None else None
+
     def _account(self, turn: Turn, body: dict[str, Any], model: str | None,
                  output_types: tuple[str, ...], created: float | None) -> TurnAccount:
         items = body.get("input")
         if isinstance(items, list) and self.recent and _resends_reasoning(items):
             self._learn_reasoning()
-        return self._join(request_half(body, model, turn.api == "chat", self.produced),
-                          output_types, created)
+        return self._join(request_half(body, model, turn.api == "chat", self.produced,
+                                       self.pool), output_types, created)
 
     def _join(self, half: Half, output_types: tuple[str, ...],
               created: float | None) -> TurnAccount:
-        """The request's half and the response's lines: the turn's account."""
-        response = {"output": [{"type": t} for t in output_types], "created_at": created}
-        pool = self.pool
-        lines = tuple(pool.setdefault(line, line) for line in
-                      (*half.lines, *(_line(c) for c in response_components(half.facts,
-                                                                             response))))
-        expected = None if any(line[2] is None for line in lines) else sum(
-            line[2] or 0 for line in lines)
+        """The request's half and the response's lines: the turn's account. Turns repeat
+        their accounts, so each distinct one is summed once and its lines are shared."""
+        key = (half.lines, *response_components(half.facts, output_types, created))
+        joined = self.joined.get(key)
+        if joined is None:
+            lines = tuple(self.pool.setdefault(line, line) for line in
+                          (*half.lines, *key[1:]))
+            # Kept under its shared lines, not the ones this half arrived with.
+            key = (lines[:len(half.lines)], *lines[len(half.lines):])
+            joined = self.joined[key] = (lines, _expected(lines), self._static(lines))
+        lines, expected, static = joined
         return TurnAccount(lines, expected, half.hosted, half.items, half.items_unknown,
-                           self._static(lines), half.resent, half.compactable,
-                           half.carried_message)
+                           static, half.resent, half.compactable, half.carried_message)
 
     def _static(self, all_lines: tuple[Line, ...]) -> Static:
         lines = [c for c in all_lines if c[0] in STATIC]
@@ -236,7 +257,8 @@ def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | No
     turn's handle and, when the expected input is known and every other line is too,
     sized by difference (what is left of the expected input: estimated); `copy`: counted
     instead from a provider copy's items (analysis/account/carried.py)."""
-    out = [dict(zip(KEYS, line, strict=True)) for line in lines]
+    out = [{"component": c, "name": n, "tokens": t, "basis": b, "source_turn": s, "reason": r}
+           for c, n, t, b, s, r in lines]
     carried = next((d for d in out if d["component"] == "carried"), None)
     if carried is None:
         return out
@@ -254,7 +276,7 @@ def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | No
 
 
 def _resends_reasoning(items: list[Any]) -> bool:
-    return any(isinstance(i, Mapping) and i.get("type") == "reasoning" for i in items)
+    return any(isinstance(i, dict) and i.get("type") == "reasoning" for i in items)
 
 
 def _why(c: Component) -> str:
@@ -271,8 +293,8 @@ def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | 
     """On a hosted turn: the tokens and count of the items before the last user message
     when they include model-produced ones (the history the provider already holds)."""
     last_user = max((i for i, it in enumerate(items)
-                     if isinstance(it, Mapping) and it.get("role") == "user"), default=-1)
-    before = [it for it in items[:last_user] if isinstance(it, Mapping)]
+                     if isinstance(it, dict) and it.get("role") == "user"), default=-1)
+    before = [it for it in items[:last_user] if isinstance(it, dict)]
     if not any(it.get("role") == "assistant" or it.get("type") in _MODEL_ITEMS for it in before):
         return None
     # The account lists an item's text line first, then its media: count the lines that
@@ -303,6 +325,6 @@ def _compactable(body: Mapping[str, Any], hosted: bool) -> bool:
         return True
     items = body.get("input")
     if isinstance(items, list) and any(
-            isinstance(i, Mapping) and i.get("type") == "compaction" for i in items):
+            isinstance(i, dict) and i.get("type") == "compaction" for i in items):
         return True
     return hosted and body.get("store") is not False

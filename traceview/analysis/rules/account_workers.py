@@ -16,8 +16,9 @@ either way, only where the work ran differs.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
-from traceview.analysis.account.tokens import Key, fresh
+from traceview.analysis.account.tokens import fresh, shared
 from traceview.analysis.rules.account import Half, request_half
 from traceview.capture.bounded import loads as bounded_loads
 
@@ -41,10 +42,13 @@ class _Asked(Mapping[str, tuple[int, int | None]]):
         return 0
 
 
-def request_halves(requests: list[tuple[int, bytes]]) -> tuple[dict[Key, int], Halves]:
-    """In a worker: each request line's half by its offset, and the counts it read."""
+def request_halves(requests: list[tuple[int, bytes]]) -> tuple[dict[bytes, int], Halves]:
+    """In a worker: each request line's half by its offset, and the counts it read. The
+    chunk's requests repeat their lines and facts: each distinct one is one object, sent
+    once (pickle sends an object it has sent already as a reference)."""
     seen = fresh()
     halves: Halves = {}
+    pool: dict[Any, Any] = {}
     for offset, raw in requests:
         try:
             record = bounded_loads(raw)
@@ -57,9 +61,9 @@ def request_halves(requests: list[tuple[int, bytes]]) -> tuple[dict[Key, int], H
         chat = isinstance(endpoint, str) and "chat/completions" in endpoint
         asked = _Asked()
         try:
-            half = request_half(body, None, chat, asked)
+            half = request_half(body, None, chat, asked, pool)
         except Exception:  # noqa: BLE001 - a body the account trips on: made where used
             continue
         if not asked.asked:
             halves[offset] = half
-    return seen, halves
+    return shared(seen), halves
