@@ -1,0 +1,86 @@
+"""Media sized on an earlier turn of the same capture (analysis/account/sized.py).
+
+Built from real captures converted from public projects' cassettes
+(tests/fixtures/cassettes, SOURCES.md): a PDF or an image resent unchanged is billed the
+same each time, so the turn that first sent it as its only unknown line measures it for
+the turns after, never for itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.analysis.account.test_cassettes import turn
+from traceview.analysis.account import account
+from traceview.analysis.account.model import Component
+from traceview.analysis.account.sized import measured, media_key
+
+PDF = "ellmer___vcr__openai-pdf.jsonl.gz"
+
+
+def _file_line(t: dict[str, object]) -> dict[str, object]:
+    lines = t["input_account"]
+    assert isinstance(lines, list)
+    return next(c for c in lines if c["component"] == "file")
+
+
+def test_a_pdf_resent_is_sized_by_the_turn_that_first_sent_it() -> None:
+    """ellmer, gpt-4.1-nano, chat: the same PDF on three turns billed 1,054, 1,080 and
+    1,101. Turn 1's PDF is its only unknown line (1,054 less 21 of text and framing:
+    1,033); turns 2 and 3 send it again and are known, exactly."""
+    first = turn(PDF, 1)
+    assert (first["input_tokens"], first["expected_input"]) == (1054, None)
+    assert _file_line(first)["tokens"] is None  # never sized by its own bill
+    for index, billed in ((2, 1080), (3, 1101)):
+        t = turn(PDF, index)
+        line = _file_line(t)
+        assert (t["input_tokens"], t["expected_input"]) == (billed, billed)
+        assert (line["tokens"], line["basis"], line["source_turn"]) == (1033, "estimated", 1)
+        assert "sized on turn 1" in str(line["reason"])
+
+
+@pytest.mark.parametrize(("name", "index", "billed", "expected"), [
+    # chatlas, gpt-5.4, Responses input_file
+    ("chatlas__test_provider_openai__test_openai_pdf.jsonl.gz", 2, 109, 107),
+    # chatlas, gpt-5.4, chat `file` part
+    ("chatlas__test_provider_openai_completions__test_openai_pdf.jsonl.gz", 2, 1084, 1082),
+    # ellmer, gpt-5.4-nano: an image with no published rule, sized on turn 2
+    ("ellmer___vcr__openai-v2-tool-image.jsonl.gz", 4, 545, 541),
+])
+def test_resent_media_within_two_percent(name: str, index: int, billed: int,
+                                         expected: int) -> None:
+    t = turn(name, index)
+    assert (t["input_tokens"], t["expected_input"]) == (billed, expected)
+
+
+def test_a_different_image_is_not_sized_by_another() -> None:
+    """chatlas, gpt-5.4: turn 1 sends a PNG as a data URL (its only unknown line), turn 2
+    a remote logo: a different part, so turn 2 stays unknown."""
+    t = turn("chatlas__test_provider_openai__test_openai_images.jsonl.gz", 2)
+    image = next(c for c in t["input_account"] if c["component"] == "image")
+    assert (t["expected_input"], image["tokens"], image["source_turn"]) == (None, None, None)
+
+
+def test_the_key_is_the_part_and_the_model() -> None:
+    part = {"type": "input_file", "file_id": "file-1"}
+    key = media_key("gpt-5.4", part)
+    assert key == media_key("gpt-5.4", dict(reversed(part.items())))
+    assert key != media_key("gpt-5.4-mini", part)
+    assert key != media_key("gpt-5.4", {**part, "file_id": "file-2"})
+    body = {"model": "gpt-5.4", "input": [{"role": "user", "content": [part]}]}
+    acc = account(body, item_tokens={key: (500, 3)})
+    line = next(c for c in acc.components if c.component == "file")
+    assert (line.tokens, line.basis, line.source_turn) == (500, "estimated", 3)
+    assert account(body, model="gpt-5.4-mini", item_tokens={key: (500, 3)}).expected is None
+
+
+def test_a_turn_measures_only_its_one_unknown_part() -> None:
+    framing = Component("request", "framing", 3, "known")
+    file = Component("file", "user #1 file", None, "unknown")
+    image = Component("image", "user #2 image_url", None, "unknown")
+    hosted = Component("hosted_pass", "web_search_call", None, "unknown")
+    assert measured((framing, file), ["sized:a"], 100) == ("sized:a", 97)
+    assert measured((framing, file, image), ["sized:a", "sized:b"], 100) is None
+    assert measured((framing, file, hosted), ["sized:a"], 100) is None
+    assert measured((framing, file), ["sized:a"], None) is None
+    assert measured((framing, file), ["sized:a"], 3) is None  # nothing left for the file
