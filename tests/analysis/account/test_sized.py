@@ -84,3 +84,23 @@ def test_a_turn_measures_only_its_one_unknown_part() -> None:
     assert measured((framing, file, hosted), ["sized:a"], 100) is None
     assert measured((framing, file), ["sized:a"], None) is None
     assert measured((framing, file), ["sized:a"], 3) is None  # nothing left for the file
+
+
+@pytest.mark.parametrize(("name", "index", "billed", "expected", "source"), [
+    # gpt-5.4 replaying an Anthropic run: the item measured at 149 on turn 1
+    ("pai__test_tool_search__test_cross_provider_capability_replay_anthropic-claude-sonnet-"
+     "4-5-openai-responses-gpt-5.4_.jsonl.gz", 2, 525, 517, 1),
+    # gpt-5.4 first, then its history replayed: measured at 139 on turn 2
+    ("pai__test_tool_search__test_cross_provider_capability_replay_openai-responses-gpt-5.4-"
+     "anthropic-claude-sonnet-4-5_.jsonl.gz", 3, 334, 329, 2),
+])
+def test_tools_added_mid_conversation_resent_are_sized_by_the_first(
+        name: str, index: int, billed: int, expected: int, source: int) -> None:
+    """An `additional_tools` item has no constant (its preamble varies by model and turn:
+    test_cassettes.py) but the same item resent to the same model bills what it billed
+    the first time within 8 tokens (-1.5 %); the measuring turn stays unknown."""
+    t = turn(name, index)
+    added = next(c for c in t["input_account"] if c["component"] == "additional_tools")
+    assert (t["input_tokens"], t["expected_input"]) == (billed, expected)
+    assert (added["basis"], added["source_turn"]) == ("estimated", source)
+    assert turn(name, source)["expected_input"] is None

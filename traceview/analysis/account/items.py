@@ -16,7 +16,7 @@ from typing import Any
 from traceview.analysis.account.context import Context
 from traceview.analysis.account.media import data_url_size, image_tokens
 from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknown
-from traceview.analysis.account.sized import sized
+from traceview.analysis.account.sized import SIZABLE, sized
 from traceview.wire import TEXT_PART_TYPES
 
 _TEXT_PARTS = TEXT_PART_TYPES | {"refusal"}
@@ -186,7 +186,8 @@ def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
         if kind == "reasoning" and _in_steps(ctx.model, tokens):
             return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, turn, _STEPPED)
         return Component(kind, item_id, tokens, KNOWN, turn, "tokens of the turn that produced it")
-    return unknown(kind, item_id, _ON_PROVIDER[kind])
+    line = unknown(kind, item_id, _ON_PROVIDER[kind])
+    return sized(ctx, line, item) if kind in SIZABLE else line
 
 
 # gpt-5 (2025-08) and the o-series report reasoning tokens floored to 64-token steps; the

@@ -1,12 +1,12 @@
-"""Media sized on an earlier turn of the same capture.
+"""Media (and added tools) sized on an earlier turn of the same capture.
 
 A file, a PDF, an image without a published rule or a remote image cannot be sized from
-the request. But when an earlier turn of the capture sent the very same part (the same
-data, file id or URL, to the same model) and that part was the only line of its account
-that could not be counted, the provider's billed input less the other lines *is* the
-part's size. A later turn that sends it again then knows it, labelled with the turn that
-measured it; the measuring turn itself stays unknown (its expectation would be its own
-bill).
+the request, nor can an `additional_tools` item (its provider preamble varies). But when
+an earlier turn of the capture sent the very same part or item (the same data, file id
+or URL, to the same model) and it was the only line of its account that could not be
+counted, the provider's billed input less the other lines *is* its size. A later turn
+that sends it again then knows it, labelled with the turn that measured it; the
+measuring turn itself stays unknown (its expectation would be its own bill).
 
 The sizes travel with the resent-item sizes (`item_tokens`) under a `sized:` key, so the
 request's account stays a pure function of what earlier turns told it.
@@ -24,11 +24,11 @@ from traceview.analysis.account.model import ESTIMATED, Component
 
 PREFIX = "sized:"
 # The lines this rule may size: media parts whose content the request holds only by value
-# or reference, never by size.
-SIZABLE = frozenset({"image", "file", "audio", "part"})
-_REASON = ("sized on turn {0}: the same part (same data, file id or URL, same model) was"
-           " the only line turn {0} could not count, so that turn's billed input less its"
-           " other lines is its size")
+# or reference, never by size, and tools added mid-conversation.
+SIZABLE = frozenset({"image", "file", "audio", "part", "additional_tools"})
+_REASON = ("sized on turn {0}: sent there byte for byte (same data, file id or URL, same"
+           " model) as the only line that turn could not count, so its billed input less"
+           " its other lines is this line's size")
 
 
 def media_key(model: str | None, part: Mapping[str, Any]) -> str:
@@ -45,8 +45,8 @@ def media_key(model: str | None, part: Mapping[str, Any]) -> str:
 
 
 def sized(ctx: Context, line: Component, part: Mapping[str, Any]) -> Component:
-    """`line` (an unknown media line) with the size an earlier turn measured for the same
-    part, else unchanged."""
+    """`line` (an unknown media or added-tools line) with the size an earlier turn measured
+    for the same part or item, else unchanged."""
     found = ctx.item_tokens.get(media_key(ctx.model, part))
     if found is None:
         return line
@@ -80,7 +80,7 @@ class Asking(Mapping[str, tuple[int, int | None]]):
 
 def measured(lines: tuple[Component, ...], missed: list[str],
              billed: int | None) -> tuple[str, int] | None:
-    """(key, size) when a turn's only unknown line is one media part it looked up in vain
+    """(key, size) when a turn's only unknown line is one part or item it looked up in vain
     and its billed input is known: billed less the other lines. None otherwise (two
     unknown parts, a hosted pass, a carried conversation, a size that is not positive)."""
     if billed is None or billed <= 0 or len(missed) != 1:
