@@ -104,3 +104,34 @@ def test_tools_added_mid_conversation_resent_are_sized_by_the_first(
     assert (t["input_tokens"], t["expected_input"]) == (billed, expected)
     assert (added["basis"], added["source_turn"]) == ("estimated", source)
     assert turn(name, source)["expected_input"] is None
+
+
+@pytest.mark.parametrize(("name", "index", "billed", "expected"), [
+    # tool_search run by the client: get_exchange_rate loaded, stock_lookup still deferred
+    ("pai__test_tool_search__test_openai_client_tool_search_streaming.jsonl.gz", 3, 477, 475),
+    # hosted tool_search: the one deferred tool loaded on turn 1
+    ("pai__test_tool_search__test_openai_hosted_tool_search_stateless_continuation.jsonl.gz",
+     3, 264, 262),
+    # gpt-5.4-mini: one of two deferred tools loaded
+    ("pai__test_tool_search__test_openai_promotes_local_search_history_round_trip.jsonl.gz",
+     2, 631, 629),
+])
+def test_tool_search_is_sized_by_the_turn_with_the_same_tools_loaded(
+        name: str, index: int, billed: int, expected: int) -> None:
+    """A tool search's billed size has no constant (what is still to be found is listed:
+    about 135 with every deferred tool loaded, 285-515 otherwise, by model); the turn
+    before, with the same tools offered and loaded, measured it."""
+    t = turn(name, index)
+    search = next(c for c in t["input_account"] if c["name"] == "tool_search")
+    assert (t["input_tokens"], t["expected_input"]) == (billed, expected)
+    assert (search["basis"], search["source_turn"]) == ("estimated", index - 1)
+
+
+def test_tool_search_is_not_sized_across_a_change_of_loaded_tools() -> None:
+    """pydantic-ai, gpt-5.6-sol: turn 1 offers tool_search with one deferred tool (billed
+    392, all but the definition 54); turn 2 adds that tool by an `additional_tools` item,
+    so what the search lists changed: its line stays unknown."""
+    t = turn("pai__test_openai_tool_availability_delta__"
+             "test_openai_live_delta_preserves_the_warmed_cache_prefix.jsonl.gz", 2)
+    search = next(c for c in t["input_account"] if c["name"] == "tool_search")
+    assert (search["tokens"], search["source_turn"]) == (None, None)

@@ -16,7 +16,7 @@ from typing import Any
 from traceview.analysis.account.context import Context
 from traceview.analysis.account.media import data_url_size, image_tokens
 from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknown
-from traceview.analysis.account.sized import SIZABLE, sized
+from traceview.analysis.account.sized import sized
 from traceview.wire import TEXT_PART_TYPES
 
 _TEXT_PARTS = TEXT_PART_TYPES | {"refusal"}
@@ -187,7 +187,7 @@ def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
             return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, turn, _STEPPED)
         return Component(kind, item_id, tokens, KNOWN, turn, "tokens of the turn that produced it")
     line = unknown(kind, item_id, _ON_PROVIDER[kind])
-    return sized(ctx, line, item) if kind in SIZABLE else line
+    return sized(ctx, line, item) if kind == "additional_tools" else line
 
 
 # gpt-5 (2025-08) and the o-series report reasoning tokens floored to 64-token steps; the

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from traceview.analysis.account.context import Context, ItemTokens
@@ -24,11 +24,14 @@ from traceview.analysis.account.model import ESTIMATED, Component
 
 PREFIX = "sized:"
 # The lines this rule may size: media parts whose content the request holds only by value
-# or reference, never by size, and tools added mid-conversation.
-SIZABLE = frozenset({"image", "file", "audio", "part", "additional_tools"})
-_REASON = ("sized on turn {0}: sent there byte for byte (same data, file id or URL, same"
-           " model) as the only line that turn could not count, so its billed input less"
-           " its other lines is this line's size")
+# or reference, never by size, tools added mid-conversation, and a tool search's
+# definition (tools.py sizes only `tool_search` this way: the other hosted tools run
+# their pass on nearly every turn that offers them).
+SIZABLE = frozenset({"image", "file", "audio", "part", "additional_tools", "tools"})
+_LOADING = frozenset({"tool_search_output", "additional_tools"})
+_REASON = ("sized on turn {0}: sent there identical (same data, file id, URL or tool"
+           " definitions; same model) as the only line that turn could not count, so its"
+           " billed input less its other lines is this line's size")
 
 
 def media_key(model: str | None, part: Mapping[str, Any]) -> str:
@@ -53,6 +56,18 @@ def sized(ctx: Context, line: Component, part: Mapping[str, Any]) -> Component:
     tokens, turn = found
     return Component(line.component, line.name, tokens, ESTIMATED, turn,
                      reason=_REASON.format(turn))
+
+
+def searched(ctx: Context, line: Component, tools: Sequence[object],
+             items: object) -> Component:
+    """The `tool_search` line, sized like a media part: what it bills depends on the
+    deferred tools still to be found, so its identity is the whole tool list with the
+    tools already loaded (the input's `tool_search_output` and `additional_tools` items)."""
+    if line.tokens is not None:
+        return line
+    loaded = [i for i in items if isinstance(i, dict) and i.get("type") in _LOADING
+              ] if isinstance(items, list) else []
+    return sized(ctx, line, {"tools": list(tools), "loaded": loaded})
 
 
 class Asking(Mapping[str, tuple[int, int | None]]):
