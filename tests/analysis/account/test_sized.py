@@ -135,3 +135,12 @@ def test_tool_search_is_not_sized_across_a_change_of_loaded_tools() -> None:
              "test_openai_live_delta_preserves_the_warmed_cache_prefix.jsonl.gz", 2)
     search = next(c for c in t["input_account"] if c["name"] == "tool_search")
     assert (search["tokens"], search["source_turn"]) == (None, None)
+
+
+def test_odd_items_beside_a_tool_search_are_not_a_crash() -> None:
+    """An item whose type is not a string (hostile or broken input) is not a loaded tool."""
+    body = {"model": "gpt-5.4", "tools": [{"type": "tool_search"}],
+            "input": [{"type": ["tool_search_output"]}, {"type": {"a": 1}}, "text"]}
+    acc = account(body)
+    assert acc.expected is None
+    assert [c.component for c in acc.unknown] == ["tools", "item", "item", "item"]

@@ -1,10 +1,11 @@
-"""Media (and added tools) sized on an earlier turn of the same capture.
+"""Media, added tools and a tool search sized on an earlier turn of the same capture.
 
 A file, a PDF, an image without a published rule or a remote image cannot be sized from
-the request, nor can an `additional_tools` item (its provider preamble varies). But when
-an earlier turn of the capture sent the very same part or item (the same data, file id
-or URL, to the same model) and it was the only line of its account that could not be
-counted, the provider's billed input less the other lines *is* its size. A later turn
+the request, nor can an `additional_tools` item (its provider preamble varies) or a
+`tool_search` definition (it lists what is still to be found). But when an earlier turn
+of the capture sent the very same part or item (the same data, file id, URL or tool
+definitions, to the same model) and it was the only line of its account that could not
+be counted, the provider's billed input less the other lines *is* its size. A later turn
 that sends it again then knows it, labelled with the turn that measured it; the
 measuring turn itself stays unknown (its expectation would be its own bill).
 
@@ -65,8 +66,8 @@ def searched(ctx: Context, line: Component, tools: Sequence[object],
     tools already loaded (the input's `tool_search_output` and `additional_tools` items)."""
     if line.tokens is not None:
         return line
-    loaded = [i for i in items if isinstance(i, dict) and i.get("type") in _LOADING
-              ] if isinstance(items, list) else []
+    loaded = [i for i in items if isinstance(i, dict) and isinstance(i.get("type"), str)
+              and i["type"] in _LOADING] if isinstance(items, list) else []
     return sized(ctx, line, {"tools": list(tools), "loaded": loaded})
 
 
