@@ -12,7 +12,8 @@ public projects' recorded cassettes (tests/fixtures/cassettes, made by its conve
 --analyse analyses each capture as `traceview report --format json` does (in this process)
 and prints its figures per folder and in all: on how many billed turns expected input is
 known, and |billed - expected| on turns without a deposit, compaction, unknown item or
-failure marker; --all lists the unknown turns' reasons.
+failure marker; --all lists the unknown turns' reasons, then counts them by the lines they
+lack.
 
 --fit re-runs the calibration: per model family and API, the integer framing constants
 (-15..120) minimising the mean |error| (each capped at 30 %) over the distinct fully visible
@@ -181,6 +182,7 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
     """Known on how many billed turns; |error| on the known, unmarked ones; why unknown."""
     errors: list[float] = []
     billed_turns = known = 0
+    lacking: Counter[str] = Counter()
     for stem, doc in docs:
         for turn in doc.get("turns", []):
             tokens, expected = turn.get("input_tokens"), turn.get("expected_input")
@@ -188,6 +190,7 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
                 continue
             billed_turns += 1
             if expected is None:
+                lacking[_lacks(turn)] += 1
                 if listed:
                     why = str(turn.get("expected_input_unknown") or "")
                     print(f"{stem[:44]:44} {turn['index']:>4} {tokens:>7} {'-':>8}"
@@ -205,6 +208,19 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
           f" ({known / max(billed_turns, 1):.0%}); unmarked with expected {len(errors)}")
     if errors:
         print(calibration(errors))
+    if listed:
+        print("unknown turns by the lines they lack:")
+        for lacks, count in lacking.most_common():
+            print(f"{count:6}  {lacks}")
+
+
+def _lacks(turn: dict[str, Any]) -> str:
+    """What an unknown turn lacks: its unknown lines' kinds (a tool or hosted pass by
+    name), or the reason when no line is unknown (the previous turn's bill, say)."""
+    kinds = sorted({c["component"] + (f":{c['name']}" if c["component"] in (
+        "tools", "hosted_pass") else "") for c in turn.get("input_account") or ()
+        if c.get("tokens") is None and c["component"] != "carried"})
+    return ", ".join(kinds) or str(turn.get("expected_input_unknown") or "?")[:80]
 
 
 def calibration(errors: list[float]) -> str:

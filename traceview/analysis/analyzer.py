@@ -124,8 +124,9 @@ class Analyzer:
         """The turn's input account (None without a reader or a readable request)."""
         if self.accounts is None:
             return None
+        billed = f.input_tokens if f.status == "completed" and not f.stream_cut else None
         return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens,
-                                f.started_at)
+                                f.started_at, billed)
 
     def _empty_at_start(self, conversation: str) -> bool:
         """Whether the capture created `conversation` with no items (POST

@@ -101,11 +101,12 @@ def test_no_deposit_or_likely_compaction_on_any_cassette() -> None:
 
 def test_account_error_on_the_cassettes() -> None:
     """The issue's error targets on the 645 converted captures: median <= 1.5 %, p90 <= 5 %.
-    Known on 84 % of billed turns, not 90 %: docs/input-account.md says what the rest lack."""
+    Known on 85 % of billed turns, not 90 %: docs/input-account.md says what the rest lack
+    (948 before media, added tools and tool search were sized on an earlier turn)."""
     billed, known, errors, _ = figures()
     ordered = sorted(errors)
     p90 = ordered[int(round(0.9 * (len(ordered) - 1)))]
-    assert (billed, known, len(errors)) == (1132, 948, 939)
+    assert (billed, known, len(errors)) == (1132, 966, 957)
     assert statistics.median(ordered) <= 0.015
     assert p90 <= 0.05
 

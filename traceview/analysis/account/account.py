@@ -118,7 +118,7 @@ def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:
         lines += input_components(ctx, instructions)
     tools = body.get("tools")
     if isinstance(tools, list):
-        lines += tool_components(ctx, tools)
+        lines += tool_components(ctx, tools, body.get("input"))
     text = body.get("text")
     if isinstance(text, dict):
         lines += response_format_components(ctx, text.get("format"))

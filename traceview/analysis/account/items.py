@@ -16,6 +16,7 @@ from typing import Any
 from traceview.analysis.account.context import Context
 from traceview.analysis.account.media import data_url_size, image_tokens
 from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknown
+from traceview.analysis.account.sized import sized
 from traceview.wire import TEXT_PART_TYPES
 
 _TEXT_PARTS = TEXT_PART_TYPES | {"refusal"}
@@ -155,13 +156,15 @@ def _media(ctx: Context, role: str, index: int, part: Mapping[str, Any]) -> Comp
         size = data_url_size(url) if isinstance(url, str) else None
         tokens, rule = image_tokens(ctx.model, detail if isinstance(detail, str) else None, size)
         if tokens is None:
-            return unknown("image", name, rule)
+            return sized(ctx, unknown("image", name, rule), part)
         return Component("image", name, tokens, ESTIMATED, reason=rule)
     if kind in _FILE_PARTS:
-        return unknown("file", name, "file content (PDF, document) is not sized by the capture")
-    if kind in _AUDIO_PARTS:
-        return unknown("audio", name, "audio input tokens depend on its duration")
-    return unknown("part", name, f"unfamiliar content part {kind!r}")
+        line = unknown("file", name, "file content (PDF, document) is not sized by the capture")
+    elif kind in _AUDIO_PARTS:
+        line = unknown("audio", name, "audio input tokens depend on its duration")
+    else:
+        line = unknown("part", name, f"unfamiliar content part {kind!r}")
+    return sized(ctx, line, part)
 
 
 def _output(ctx: Context, kind: str, name: str, output: object,
@@ -183,7 +186,8 @@ def _by_id(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
         if kind == "reasoning" and _in_steps(ctx.model, tokens):
             return Component(kind, item_id, tokens + _STEP // 2, ESTIMATED, turn, _STEPPED)
         return Component(kind, item_id, tokens, KNOWN, turn, "tokens of the turn that produced it")
-    return unknown(kind, item_id, _ON_PROVIDER[kind])
+    line = unknown(kind, item_id, _ON_PROVIDER[kind])
+    return sized(ctx, line, item) if kind == "additional_tools" else line
 
 
 # gpt-5 (2025-08) and the o-series report reasoning tokens floored to 64-token steps; the

@@ -22,6 +22,7 @@ from traceview.analysis.account.render import (
     rendered,
     schema_text,
 )
+from traceview.analysis.account.sized import searched
 
 # (hosted tool type, model family) -> billed definition tokens, measured on real captures
 # where the tool was offered and not called (docs/input-account.md). Absent: unknown.
@@ -34,8 +35,10 @@ _FUNCTION_LIKE = frozenset({"function", "custom"})
 NAMESPACE = "functions namespace"
 
 
-def tool_components(ctx: Context, tools: Sequence[object]) -> list[Component]:
-    """One component per tool, plus the namespace wrapper when function tools are offered."""
+def tool_components(ctx: Context, tools: Sequence[object],
+                    items: object = None) -> list[Component]:
+    """One component per tool, plus the namespace wrapper when function tools are offered.
+    `items`: the request's input, which holds the tools a tool search has loaded."""
     lines = []
     functions = False
     for tool in tools:
@@ -48,7 +51,8 @@ def tool_components(ctx: Context, tools: Sequence[object]) -> list[Component]:
         else:
             kind = str(tool.get("type") or "?")
             label = str(tool.get("server_label") or "mcp") if kind == "mcp" else ""
-            lines.append(_hosted(kind, label, ctx.framing.family))
+            line = _hosted(kind, label, ctx.framing.family)
+            lines.append(searched(ctx, line, tools, items) if kind == "tool_search" else line)
     if functions:
         lines.insert(0, ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
                                     ctx.framing.tools_block))

@@ -22,6 +22,7 @@ from traceview.analysis.account.carried import CarriedCount
 from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.model import Component, unknown
+from traceview.analysis.account.sized import Asking, measured
 from traceview.analysis.account.tokens import encoding_name, remember
 from traceview.capture.model import RecordRef, Turn
 
@@ -175,14 +176,17 @@ class Accounts:
         self.halves.setdefault(source, {}).update(halves)
 
     def of(self, turn: Turn, model: str | None, output_types: tuple[str, ...],
-           reasoning_tokens: int | None, created: float | None) -> TurnAccount | None:
-        """The turn's account, or None when its request body cannot be read."""
+           reasoning_tokens: int | None, created: float | None,
+           billed: int | None = None) -> TurnAccount | None:
+        """The turn's account, or None when its request body cannot be read. `billed`:
+        the turn's billed input when its response completed (it may size a media part for
+        later turns: analysis/account/sized.py)."""
         ref = turn.request
         half = self._waiting(ref)
         if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
             result: TurnAccount | None = self._join(fit, output_types, created)
         elif isinstance(body := _body(self.read(ref) if ref is not None else None), dict):
-            result = self._account(turn, body, model, output_types, created)
+            result = self._account(turn, body, model, output_types, created, billed)
         else:
             result = None
         if "reasoning" in output_types and reasoning_tokens is not None \
@@ -196,12 +200,18 @@ class Accounts:
         return waiting.pop(ref.offset, None) if waiting and ref is not None else None
 
     def _account(self, turn: Turn, body: dict[str, Any], model: str | None,
-                 output_types: tuple[str, ...], created: float | None) -> TurnAccount:
+                 output_types: tuple[str, ...], created: float | None,
+                 billed: int | None = None) -> TurnAccount:
         items = body.get("input")
         if isinstance(items, list) and self.recent and _resends_reasoning(items):
             self._learn_reasoning()
-        return self._join(request_half(body, model, turn.api == "chat", self.produced,
-                                       self.pool), output_types, created)
+        asking = Asking(self.produced)
+        result = self._join(request_half(body, model, turn.api == "chat", asking,
+                                         self.pool), output_types, created)
+        size = measured(result.lines, asking.missed, billed) if asking.missed else None
+        if size is not None:
+            self.produced[size[0]] = (size[1], turn.index)
+        return result
 
     def _join(self, half: Half, output_types: tuple[str, ...],
               created: float | None) -> TurnAccount:
