@@ -70,9 +70,9 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
     finally:
         analysis.capture.close()
     if analysis.problems:
-        n = len(analysis.problems)
-        print(f"traceview: {n:,} problem{'' if n == 1 else 's'} while reading; "
-              "everything readable is shown", file=sys.stderr)
+        from traceview.report.problems import read_summary
+
+        print(f"traceview: {read_summary(len(analysis.problems))}", file=sys.stderr)
         return 1
     budget = (analysis.cost or {}).get("budget")
     if fail_over_budget and budget and budget["over"]:
