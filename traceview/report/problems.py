@@ -7,14 +7,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from traceview.capture.model import Problem
+from traceview.analysis.seams import ProblemRow
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
 NAMED_ON_STDERR = 20  # beyond this, a count: the full list is in the output's problems table
 
 
-def problem_line(p: Problem) -> str:
+def problem_line(p: ProblemRow) -> str:
     """``file:line kind: message``, the form an editor or a terminal can jump to."""
     return f"{p.source}:{p.line} {p.kind}: {p.message}"
 
@@ -24,7 +24,7 @@ def read_summary(n: int) -> str:
             "everything readable is shown")
 
 
-def say_problems(name: str, problems: Sequence[Problem], total: int, *,
+def say_problems(name: str, problems: Sequence[ProblemRow], total: int, *,
                  listed_in: str = "the problems table") -> None:
     """On stderr: each of ``problems`` (the first of ``total``) as ``problem_line``, then
     the summary the report ends with. ``listed_in`` says where the rest can be read."""
@@ -34,3 +34,21 @@ def say_problems(name: str, problems: Sequence[Problem], total: int, *,
     if rest > 0:
         print(f"{name}: … and {rest:,} more, listed in {listed_in}", file=sys.stderr)
     print(f"{name}: {read_summary(total)}", file=sys.stderr)
+
+
+# The problems that reject a file whole, before any of its lines is read.
+WHOLE_FILE = frozenset({"unsupported_format", "foreign_traffic", "not_a_capture"})
+
+
+def not_captures(problems: Sequence[ProblemRow], read_anything: bool) -> list[str]:
+    """When nothing given was a capture (a package.json, a JSON array, a text file): one
+    line per file, naming it and why; else empty. Such a run is unusable input, said in
+    a line each, rather than an empty report with a problem in it."""
+    if read_anything or not problems or any(p.kind not in WHOLE_FILE for p in problems):
+        return []
+    lines = []
+    for p in problems:
+        name = p.source.replace("\\", "/").rsplit("/", 1)[-1]
+        why = p.message.removeprefix(f"{name}: ")  # the format sniffer names the file too
+        lines.append(f"{p.source}: {why}")
+    return lines
