@@ -73,3 +73,11 @@ def test_many_damaged_lines_name_the_first_twenty_and_count_the_rest(tmp_path, c
     assert "traceview sql: … and 5 more, listed in SELECT * FROM problems" in err
     assert "25 problems while reading" in err
     assert Path(cap).exists()
+
+
+def test_sql_over_an_export_queries_its_problems_as_data_and_exits_0(tmp_path, capsys):
+    assert _run(capsys, "export", DAMAGED, "--to", "parquet", "-o", str(tmp_path / "e"))[0] == 1
+    rc, out, err = _run(capsys, "sql", "SELECT count(*) AS n FROM problems",
+                        str(tmp_path / "e"), "--format", "csv")
+    assert (rc, out) == (0, "n\n4\n")  # said when the export was made
+    assert "malformed_json" not in err

@@ -1,6 +1,6 @@
 """``traceview sql QUERY SOURCE...``: a DuckDB query over the turns of captures (cached) or
-of an export; exit 0, 1 when a capture had damaged lines (named on stderr, as `report`
-does; the rest is queried), 2 when the sources or the query cannot be used."""
+of an export; exit 0, 1 when a capture read had damaged lines (named on stderr, as
+`report` does; the rest is queried), 2 when the sources or the query cannot be used."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def run(ns: argparse.Namespace) -> int:
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:
-        named, total = _problems(con, duckdb.Error)
+        named, total = _problems(con) if sql.source_kind(ns.paths) == "captures" else ([], 0)
         cols, rows = sql.query(con, ns.query)
     except duckdb.Error as exc:
         con.close()
@@ -76,14 +76,11 @@ def run(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _problems(con: Any, error: type[Exception]) -> tuple[list[Problem], int]:
-    """The first damaged lines of the sources and how many there are: a query over a
-    damaged capture still runs on everything readable, and exits as `report` does.
-    A database of the user's own without a problems table has none to tell."""
-    try:
-        total = con.execute("SELECT count(*) FROM problems").fetchone()[0]
-    except error:
-        return [], 0
+def _problems(con: Any) -> tuple[list[Problem], int]:
+    """The first damaged lines of the captures and how many there are: a query over a
+    damaged capture still runs on everything readable, and exits as `report` does. (An
+    export's or a database's problems were said when it was made: there they are data.)"""
+    total = con.execute("SELECT count(*) FROM problems").fetchone()[0]
     rows = con.execute("SELECT source, line, kind, message FROM problems ORDER BY source, "
                        f"line LIMIT {NAMED_ON_STDERR}").fetchall() if total else []
     return [Problem(*row) for row in rows], int(total)
