@@ -128,7 +128,8 @@ def test_report_command_detects_formats_and_exit_codes(capsys, tmp_path):
     assert main(["report", "--format", "json", str(FIXTURES / "otlp_genai.json")]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["imports"][0]["format"] == "otlp"
-    assert main(["report", str(FIXTURES / "langfuse_export.json")]) == 1
+    assert main(["report", str(FIXTURES / "langfuse_export.json")]) == 2  # not a capture
+    assert "langfuse_export.json: this looks like a Langfuse export" in capsys.readouterr().err
     assert main(["report", "--from", "otlp", "--format", "json",
                  str(FIXTURES / "otlp_genai.json")]) == 0
 

@@ -177,7 +177,11 @@ def test_sql_over_hostile_captures_prints_them_literally(hostile, fmt):
     d = hostile["dir"]
     proc = tv("sql", "SELECT * FROM turns", str(hostile["claims"]), str(hostile["har"]),
               str(hostile["otlp"]), "--format", fmt, "--cache", "cache", cwd=d)
-    assert proc.returncode == 0, proc.stderr
+    # the OTLP file holds no provider call: a problem, named on stderr as `report` lists it,
+    # its file name's escape made visible, and exit 1 as `report` gives
+    assert proc.returncode == 1, proc.stderr
+    assert "o\\x1b[31m_otlp.json:1 no_provider_calls: " in proc.stderr
+    assert "\x1b" not in proc.stderr
     assert "resp_" in proc.stdout or "chatcmpl" in proc.stdout
 
 
@@ -255,11 +259,11 @@ def test_a_malformed_otlp_time_is_unknown_not_a_crash(tmp_path):
 SOURCES = {  # source -> documented exit for (fidelity, compare, export, sql)
     "missing.jsonl": (2, 2, 2, 2),  # a path that is not there: refused, nothing written
     "nocaptures": (2, 2, 2, 2),
-    "rand.jsonl": (1, 1, 1, 0),  # sql answers the query; the problems are a table
-    "trunc.jsonl": (1, 1, 1, 0),
-    "deep.jsonl": (1, 1, 1, 0),  # nested past the parser: a problem on its line
-    "deep_otlp.json": (1, 1, 1, 0),
-    "arr.json": (1, 1, 1, 0),
+    "rand.jsonl": (1, 1, 1, 1),  # sql answers the query and names the problems, as report
+    "trunc.jsonl": (1, 1, 1, 1),
+    "deep.jsonl": (1, 1, 1, 1),  # nested past the parser: a problem on its line
+    "deep_otlp.json": (1, 1, 1, 1),
+    "arr.json": (1, 1, 1, 1),
     "empty.jsonl": (0, 0, 0, 0),
 }
 

@@ -39,9 +39,10 @@ def test_a_nul_byte_in_one_line_costs_that_line_only(tmp_path: Path) -> None:
 def test_a_file_opening_with_nuls_is_still_refused_as_binary(tmp_path: Path) -> None:
     cap = tmp_path / "zeros.jsonl"
     cap.write_bytes(b"\x00" * 4096 + CLAIMS.read_bytes())
-    report = _report(cap)
-    assert report["turns"] == [] and report["problems"][0]["kind"] == "not_a_capture"
-    assert "binary data" in report["problems"][0]["message"]
+    out = traceview("report", str(cap), "--format", "json")
+    assert out.returncode == 2 and out.stdout == b""  # nothing given was a capture
+    assert out.stderr.decode() == (f"traceview: {cap}: not a capture: binary data (NUL bytes) "
+                                   "in its first bytes; expected JSON lines\n")
 
 
 def test_a_short_damaged_first_line_is_not_read_as_a_whole_document(

@@ -20,6 +20,14 @@ async def _empty_text(path: Path) -> str:
 async def test_a_json_document_that_is_not_a_capture_says_why(tmp_path: Path) -> None:
     path = tmp_path / "package.json"
     path.write_text('{"name": "pkg", "version": "1.0"}\n')
+    assert await _empty_text(path) == (
+        f"{path}: this is a JSON document (keys: name, version), not a capture; nothing read "
+        "(traceview reads JSONL records, HAR, OpenAI Batch and OTLP JSON files)")
+
+
+async def test_a_capture_with_only_damaged_lines_points_at_the_problems(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b'{"dir": "req", "body": {"model": "gpt-4o"}}\n{"dir": "res", "bo')
     assert await _empty_text(path) == "no turns in this capture: 1 problem (p lists them)"
 
 

@@ -18,7 +18,7 @@ from traceview.ui.app import make_app
 from traceview.ui.screens.detail import DetailScreen
 from traceview.ui.screens.latency import LatencyScreen
 
-from .conftest import ROOT
+from .conftest import ROOT, opened
 from .test_snapshots import loaded_then
 
 RECORDED = ROOT / "tests" / "fixtures" / "timing" / "recorded.jsonl"
@@ -33,12 +33,7 @@ def _text(screen, selector: str, width: int = 200) -> str:
 
 async def test_t_shows_the_reports_percentiles_and_a_bar_per_turn() -> None:
     analysis = analyze(str(RECORDED))
-    app = make_app([str(RECORDED)])
-    async with app.run_test(size=(160, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("t")
-        await pilot.pause()
+    async with opened(RECORDED, (160, 40), "t") as (app, pilot):
         assert isinstance(app.screen, LatencyScreen)
         body = _text(app.screen, "#latency-body")
         for line in timing_lines(analysis.totals):  # the numbers are the report's
@@ -54,10 +49,7 @@ async def test_t_shows_the_reports_percentiles_and_a_bar_per_turn() -> None:
 
 
 async def test_detail_shows_stream_event_counts_and_the_attempts_retry_after() -> None:
-    app = make_app([str(RECORDED)])
-    async with app.run_test(size=(160, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with opened(RECORDED, (160, 40)) as (app, pilot):
         await app.go_to("detail", 2)
         await pilot.pause()
         assert isinstance(app.screen, DetailScreen)

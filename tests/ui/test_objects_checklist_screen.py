@@ -12,7 +12,7 @@ from traceview.ui.app import make_app
 from traceview.ui.screens.objects import ObjectsScreen
 from traceview.ui.widgets.row_table import RowTable
 
-from .conftest import ROOT
+from .conftest import ROOT, opened
 from .test_hosted_state_screens import _text
 
 CAPTURE = ROOT / "tests" / "ui" / "fixtures" / "case_checklist.jsonl"  # lineage_capture.py's
@@ -28,12 +28,7 @@ async def _checklist_of_case(pilot) -> None:
 
 
 async def test_k_shows_the_checklist_and_f_filters_it_to_one_case():
-    app = make_app([str(CAPTURE)])
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("o", "x")
-        await pilot.pause()
+    async with opened(CAPTURE, (140, 40), "o", "x") as (app, pilot):
         screen = app.screen
         assert isinstance(screen, ObjectsScreen)
         everything = screen.query_one("#checklist-table", RowTable).rows
@@ -71,12 +66,7 @@ def test_checklist_of_a_case_snapshot_80x24(snap_compare, monkeypatch) -> None:
 
 async def test_enter_on_an_object_selects_the_first_turn_that_used_it():
     """⏎ (the footer's Open): back to the turns view at the object's first turn."""
-    app = make_app([str(CAPTURE)])
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("o")
-        await pilot.pause()
+    async with opened(CAPTURE, (140, 40), "o") as (app, pilot):
         table = app.screen.query_one("#object-table", RowTable)
         at = next(i for i, o in enumerate(table.rows) if o["id"] == "resp_3")
         first = table.rows[at]["turns"][0]

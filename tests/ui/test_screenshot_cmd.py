@@ -60,7 +60,9 @@ def test_png_without_cairosvg_says_how_to_get_it(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(builtins, "__import__", no_cairo)
     assert command.run(parse(sample("claims"), "-o", str(tmp_path / "x.png"))) == 2
-    assert "pip install 'traceview[png]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pip install 'traceview[png]'" in err
+    assert "(in a clone: .venv/bin/pip install -e '.[png]')" in err  # no PyPI release yet
 
 
 @pytest.mark.parametrize("size", ["big", "10x3", "160x"])

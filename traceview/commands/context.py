@@ -1,8 +1,9 @@
 """``traceview context CAPTURE --turn N [--items FILE | --live]``: what the model was shown
 on turn N, as a stack.
 
-Exit 0 when the turn is found, 1 when the capture has no such turn, 2 unusable input or a
-provider that could not be read (`--live`: nothing printed but the message).
+Exit 0 when the turn is found, 1 when the capture has no such turn, 2 unusable input, a
+provider copy asked for a turn that is not hosted, or a provider that could not be read
+(`--live`: nothing printed but the message).
 """
 
 from __future__ import annotations
@@ -37,13 +38,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _fill(ns: argparse.Namespace, analysis: Analysis) -> None:
     """With --items or --live, count the turn's carried line from the provider copy (the
     one count the report and the inspector use). Raises SnapshotError, InputError or
-    ProviderError; InputError when the copy does not fill the turn."""
+    ProviderError; InputError when the copy does not fill the turn, or the turn is not
+    hosted (a copy given for it would otherwise be ignored without a word)."""
     from traceview.provider.context_items import fill_from_copy, hosted_turns
     from traceview.provider.diffing import InputError
 
-    turns = hosted_turns(analysis, [ns.turn]) if ns.items or ns.live else []
-    if not turns:
+    if not (ns.items or ns.live):
         return
+    turns = hosted_turns(analysis, [ns.turn])
+    if not turns:
+        if analysis.turn(ns.turn) is None:
+            return  # no such turn: said as such by run()
+        copy = f"--items {ns.items}" if ns.items else "--live"
+        raise InputError(f"turn {ns.turn} is not hosted (its input was sent whole, nothing "
+                         f"held by the provider): {copy} only applies to hosted turns; "
+                         "nothing read")
     if ns.live and not turns[0].response_id:
         raise InputError(f"turn {ns.turn} has no response id to ask the provider about")
     fill = fill_from_copy(analysis, turns, items=ns.items,

@@ -1,19 +1,24 @@
 """``traceview export CAPTURE... --to KIND [TARGET]``: exit 0, 1 problems while reading,
-2 unusable arguments or output."""
+2 unusable arguments or output. Damaged lines are named on stderr, as ``sql`` does."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from itertools import islice
+from typing import TYPE_CHECKING, Any
 
+from traceview.capture.model import Problem
 from traceview.capture.sources import SourceError, expand_paths
+from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, refuse_output, replacing
 from traceview.export import MissingExtra
 from traceview.export.targets import TARGETS, engine_errors, export
+from traceview.report.problems import NAMED_ON_STDERR
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
@@ -78,8 +83,14 @@ def run(ns: argparse.Namespace) -> int:
     except (ValueError, UsageError, SourceError, PathRefused) as exc:
         say("export", str(exc))
         return 2
+    named: list[Problem] = []
+
+    def keep(cols: dict[str, list[Any]]) -> None:  # the first few, to name on stderr
+        rows = zip(cols["source"], cols["line"], cols["kind"], cols["message"], strict=True)
+        named.extend(Problem(*row) for row in islice(rows, NAMED_ON_STDERR - len(named)))
+
     try:
-        counts = _written(files, kind, out, options, ns, partition_by)
+        counts = _written(files, kind, out, options, ns, partition_by, keep)
     except Exception as exc:  # an engine's errors are known once it is loaded
         if not isinstance(exc, (MissingExtra, ExportError, OSError, ValueError,
                                 *engine_errors())):
@@ -89,7 +100,14 @@ def run(ns: argparse.Namespace) -> int:
     where = out if out else ns.otlp_endpoint
     say("export", f"{counts['turns']:,} turns, {counts['conversations']:,} conversations, "
                   f"{counts['problems']:,} problems from {len(files):,} capture(s) -> {where}")
-    return 1 if counts["problems"] else 0
+    if counts["problems"]:
+        from traceview.report.problems import say_problems
+
+        say_problems("traceview export", named, counts["problems"],
+                     listed_in="`traceview report`" if kind == "otlp"
+                     else f"the problems table of {where}")
+        return EXIT_PROBLEMS
+    return 0
 
 
 def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
@@ -114,11 +132,12 @@ def _under(path: str, folder: str) -> bool:
 
 
 def _written(files: list[str], kind: str, out: str | None, options: Options, ns: argparse.Namespace,
-             partition_by: tuple[str, ...]) -> dict[str, int]:
+             partition_by: tuple[str, ...],
+             on_problems: Callable[[dict[str, list[Any]]], None]) -> dict[str, int]:
     """The export, a file output written under a temporary name and renamed when whole."""
     def go(target: str | None) -> dict[str, int]:
         return export(files, kind, target, options, partition_by=partition_by, jobs=ns.jobs,
-                      dask=ns.dask, otlp_endpoint=ns.otlp_endpoint)
+                      dask=ns.dask, otlp_endpoint=ns.otlp_endpoint, on_problems=on_problems)
 
     if out is None or kind in ("parquet", "csv"):
         return go(out)

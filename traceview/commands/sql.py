@@ -1,5 +1,6 @@
 """``traceview sql QUERY SOURCE...``: a DuckDB query over the turns of captures (cached) or
-of an export; exit 0, 2 when the sources or the query cannot be used."""
+of an export; exit 0, 1 when a capture read had damaged lines (named on stderr, as
+`report` does; the rest is queried), 2 when the sources or the query cannot be used."""
 
 from __future__ import annotations
 
@@ -7,13 +8,17 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
+from traceview.capture.model import Problem
 from traceview.capture.sources import SourceError
+from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.export import say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, regular_input
 from traceview.export import MissingExtra, need
 from traceview.export.targets import engine_errors, use_system_pool
+from traceview.report.problems import NAMED_ON_STDERR
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,6 +58,7 @@ def run(ns: argparse.Namespace) -> int:
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:
+        named, total = _problems(con) if sql.source_kind(ns.paths) == "captures" else ([], 0)
         cols, rows = sql.query(con, ns.query)
     except duckdb.Error as exc:
         con.close()
@@ -62,4 +68,19 @@ def run(ns: argparse.Namespace) -> int:
     sys.stdout.write(sql.render(cols, rows, ns.format))
     sys.stdout.flush()
     say("sql", origin)
+    if total:
+        from traceview.report.problems import say_problems
+
+        say_problems("traceview sql", named, total, listed_in="SELECT * FROM problems")
+        return EXIT_PROBLEMS
     return 0
+
+
+def _problems(con: Any) -> tuple[list[Problem], int]:
+    """The first damaged lines of the captures and how many there are: a query over a
+    damaged capture still runs on everything readable, and exits as `report` does. (An
+    export's or a database's problems were said when it was made: there they are data.)"""
+    total = con.execute("SELECT count(*) FROM problems").fetchone()[0]
+    rows = con.execute("SELECT source, line, kind, message FROM problems ORDER BY source, "
+                       f"line LIMIT {NAMED_ON_STDERR}").fetchall() if total else []
+    return [Problem(*row) for row in rows], int(total)

@@ -25,13 +25,17 @@ def shared_pricing(options: Options | None) -> Pricing | None:
 
 
 def export_files(files: list[str], sink: Sink, options: Options | None = None,
-                 on_file: Callable[[str], None] | None = None) -> dict[str, int]:
-    """Feed every row of every file into `sink`, close it, and return the row counts."""
+                 on_file: Callable[[str], None] | None = None,
+                 on_problems: Callable[[Columns], None] | None = None) -> dict[str, int]:
+    """Feed every row of every file into `sink`, close it, and return the row counts.
+    `on_problems` sees each file's problem rows too, so the command can name them."""
     pricing = shared_pricing(options) if len(files) > 1 else None
     batches: dict[str, Columns] = {}
     try:
         for path in files:
             for table, cols in capture_raw(path, options, pricing=pricing):
+                if table == "problems" and on_problems is not None:
+                    on_problems(cols)
                 batch = batches.get(table)
                 if batch is None:
                     batch = batches[table] = cols

@@ -32,13 +32,14 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *
     and a line saying where they came from. Unless `unsafe`, the connection is locked
     down before the user's query runs (see `_locked`)."""
     duckdb = need("duckdb", "fleet")
-    if len(paths) == 1 and (Path(paths[0]) / MANIFEST).is_file():
+    kind = source_kind(paths)
+    if kind == "export":
         con = duckdb.connect()
         root = Path(paths[0])
         register(con, {t: sorted(str(p) for p in (root / t).glob("**/*.parquet"))
                        for t in TABLES}, {t: arrow_schema(t) for t in TABLES})
         return _locked(con, unsafe), f"export {paths[0]}"
-    if len(paths) == 1 and paths[0].endswith(".duckdb"):
+    if kind == "database":
         if not Path(paths[0]).is_file():
             raise ExportError(f"{paths[0]}: no such DuckDB file")
         con = duckdb.connect(paths[0], read_only=True)
@@ -53,6 +54,17 @@ def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *
     cache.views([os.path.abspath(f) for f in files])
     return _locked(cache.con, unsafe), (f"{len(files)} capture(s), {len(cache.read)} read, "
                                         f"{len(files) - len(cache.read)} from cache {cache_dir}")
+
+
+def source_kind(paths: list[str]) -> str:
+    """What `paths` are to `connect`: an "export" directory, a DuckDB "database", or
+    "captures" (read, or found in the cache): only these were read as captures this run,
+    so only their problems are the run's damaged lines."""
+    if len(paths) == 1 and (Path(paths[0]) / MANIFEST).is_file():
+        return "export"
+    if len(paths) == 1 and paths[0].endswith(".duckdb"):
+        return "database"
+    return "captures"
 
 
 def _refuse_views(con: Any, path: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +31,11 @@ def engine_errors() -> tuple[type[BaseException], ...]:
 
 def export(files: list[str], kind: str, out: str | None, options: Options, *,
            partition_by: tuple[str, ...] = ("date",), jobs: int = 1, dask: str | None = None,
-           otlp_endpoint: str | None = None) -> dict[str, int]:
+           otlp_endpoint: str | None = None,
+           on_problems: Callable[[dict[str, list[Any]]], None] | None = None) -> dict[str, int]:
     """Export every turn of ``files`` to ``kind`` at ``out``; the counts (turns,
-    conversations, problems)."""
+    conversations, problems). ``on_problems`` sees the problem rows of an export made in
+    this process (worker processes and a cluster only count them)."""
     from traceview.export.run import export_files
     from traceview.export.sinks import write_manifest
 
@@ -47,7 +50,8 @@ def export(files: list[str], kind: str, out: str | None, options: Options, *,
         prepare_dir(Path(out or ""))
         counts = export_parallel(files, Path(out or ""), jobs, partition_by, options)
     else:
-        counts = export_files(files, open_sink(kind, out, otlp_endpoint, partition_by), options)
+        counts = export_files(files, open_sink(kind, out, otlp_endpoint, partition_by), options,
+                              on_problems=on_problems)
     if kind == "parquet":
         write_manifest(Path(out or ""), partition_by, len(files))
     return counts

@@ -11,6 +11,9 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
+from traceview.report.problems import not_captures
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 
 
 def _console(width: int | None) -> Any:  # a rich Console (imported for the text report only)
@@ -34,11 +37,17 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
     the exit status. ``explain`` adds each turn's sentences to the JSON report.
     ``prepare`` runs on the analysis before anything is written (the provider copy of
     ``--items``/``--live``); a message back means the input was unusable: it is printed,
-    nothing else is, and the exit is 2."""
+    nothing else is, and the exit is 2. So is it when no file given was a capture."""
     try:
         analysis = analyze(paths, options)
     except (SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
+        return 2
+    foreign = not_captures(analysis.problems, bool(analysis.turns or analysis.capture.exchanges))
+    if foreign:
+        analysis.capture.close()
+        for line in foreign:
+            print(f"traceview: {visible(redact_text(line))}", file=sys.stderr)
         return 2
     try:
         refused = prepare(analysis) if prepare is not None else None
@@ -70,9 +79,9 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
     finally:
         analysis.capture.close()
     if analysis.problems:
-        n = len(analysis.problems)
-        print(f"traceview: {n:,} problem{'' if n == 1 else 's'} while reading; "
-              "everything readable is shown", file=sys.stderr)
+        from traceview.report.problems import read_summary
+
+        print(f"traceview: {read_summary(len(analysis.problems))}", file=sys.stderr)
         return 1
     budget = (analysis.cost or {}).get("budget")
     if fail_over_budget and budget and budget["over"]:

@@ -18,6 +18,7 @@ from traceview.analysis.turn_row import explain_row
 from traceview.report.copy_text import copy_text
 from traceview.report.cost_text import cost_text
 from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
+from traceview.report.problems import problem_line
 from traceview.safety.sanitise import plain, visible
 
 EXPLAIN_MARKERS = {"deposit", "compaction", "compaction_likely", "evidence_missing", "failed",
@@ -183,7 +184,7 @@ def render_text(analysis: Analysis, console: Console) -> None:
         out.part(f"\n{_plural(len(analysis.problems), 'problem')} while reading:",
                  style="bold")
         for p in analysis.problems:
-            out.part(plain(f"  {p.source}:{p.line} {p.kind}: {p.message}"))
+            out.part(plain(f"  {problem_line(p)}"))
 
 
 def _conversation(out: _Out, conv: Any, by_index: Callable[[int], TurnReport | None],

@@ -23,6 +23,7 @@ from traceview.safety.shapes import (
     _NAME_INSIDE,
     _NAME_START_NO_URL,
     _PATTERNS,
+    _RUN,
     _RUN_CHARS,
     _RUN_SPAN,
     _TO_INSIDE,
@@ -108,9 +109,12 @@ def mask_spans(text: str) -> list[tuple[int, int]]:
         start, end = m.span()
         keep = m.group(m.lastgroup) if m.lastgroup in _KEEPS else ""
         vstart = start + len(keep)
-        if keep and m.lastgroup not in ("keep", "keep2"):
-            end = _value_end(text, vstart, end, pats)
-        spans.append((vstart, end))
+        if m.lastgroup == "keep3" and _names_a_file(text, start, keep):
+            end = vstart  # "/etc/passwd: neither …": the words after it are searched anew
+        else:
+            if keep and m.lastgroup not in ("keep", "keep2"):
+                end = _value_end(text, vstart, end, pats)
+            spans.append((vstart, end))
         m = search(text, end)
         if url is not None:
             m = _first(m, url.first(end), 5)
@@ -121,6 +125,33 @@ def mask_spans(text: str) -> list[tuple[int, int]]:
         if end and text[end - 1] in _RUN_CHARS:
             m, dead = _inside(text, end, m, dead)
     return spans
+
+
+# A message about a file: its path, ":" and a space ("/etc/passwd: neither a snapshot …").
+_FILE_MESSAGE = re.compile(rf"[{_RUN}]+:[ \t]+")
+_PATH_TOKEN = re.compile(r"(?:~|\.{1,2})?/[^\s\"'`:]*/?")
+# A message's first word with a digit and a letter in 8 or more word characters reads as
+# the file's content (a key), not prose: masked as before.
+_KEY_LIKE = re.compile(r"(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{8}")
+_PATH_REACH = 4096  # the farthest back a path's start is looked for
+_WORD_ENDS = frozenset(" \t\n\r\"'`(=")
+
+
+def _names_a_file(text: str, start: int, keep: str) -> bool:
+    """True when a secret's name at `start` is the last part of a file's path written as
+    ``PATH: message``: the path names a file, the message is prose, not the name's
+    value. The path is the whole word, from its "/", "./", "../" or "~/" at the word's
+    start; "user/password: …" (not a path), "api_key=…" (no message) and a path
+    followed by a key-like word are still secrets."""
+    if (not start or text[start - 1] != "/" or _FILE_MESSAGE.fullmatch(keep) is None
+            or _KEY_LIKE.match(text, start + len(keep))):
+        return False
+    lo, word = max(0, start - _PATH_REACH), start - 1
+    while word > lo and text[word - 1] not in _WORD_ENDS:  # linear over all matches: the
+        word -= 1  # scans stop at the space each earlier such match ends with
+    if word and text[word - 1] not in _WORD_ENDS:
+        return False  # a word longer than a path is looked for: not taken for one
+    return _PATH_TOKEN.fullmatch(text, word, start) is not None
 
 
 def _with_keep2(text: str, m: re.Match[str] | None, at: int) -> re.Match[str] | None:

@@ -11,7 +11,8 @@ VIEWS = ("turns", "detail", "conversations", "problems", "help", "diff", "compar
 MONO_FAMILY = "DejaVu Sans Mono"  # used when fontconfig cannot be asked
 PREFERRED_MONO = ("DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono", "Ubuntu Mono",
                   "Menlo", "Consolas", "Courier New")
-PNG_HINT = "PNG output needs cairosvg: pip install 'traceview[png]' (or write .svg)"
+PNG_HINT = ("PNG output needs cairosvg: pip install 'traceview[png]' (in a clone: "
+            ".venv/bin/pip install -e '.[png]'), or write .svg")
 
 
 async def render_svg(

@@ -253,6 +253,12 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         state = self.inspector.state
         if not state.done:
             return "no turns yet"
+        from traceview.report.problems import not_captures
+
+        foreign = not_captures(state.problems, read_anything=False)
+        if foreign:  # a package.json, a text file: why it is not a capture
+            return foreign[0] if len(foreign) == 1 else (
+                f"none of the {len(foreign)} files is a capture (p lists why)")
         n = len(state.problems)  # read to the end: say why nothing is shown
         return (f"no turns in this capture: {n:,} problem{'' if n == 1 else 's'} (p lists them)"
                 if n else "no turns in this capture")

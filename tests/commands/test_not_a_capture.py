@@ -1,0 +1,48 @@
+"""A file that is not a capture (a package.json, a JSON array, a text file) given to
+`report`: one line naming the file and why, exit 2, nothing on stdout, no traceback —
+not an empty report with a problem in it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures_shared import SAMPLES
+from traceview.cli import main
+
+TAIL = "not a capture; nothing read (traceview reads JSONL records, HAR, OpenAI Batch and " \
+       "OTLP JSON files)"
+
+
+@pytest.mark.parametrize(("name", "text", "why"), [
+    ("package.json", '{"name": "x", "version": "1.0.0", "dependencies": {"a": "^1"}}\n',
+     f"this is a JSON document (keys: dependencies, name, version), {TAIL}"),
+    ("pretty.json", '{\n  "name": "x",\n  "version": "1.0.0"\n}\n',
+     f"this is a JSON document (keys: name, version), {TAIL}"),
+    ("numbers.json", "[1, 2, 3]\n", f"this is a JSON array of 3 values, {TAIL}"),
+    ("notes.txt", "hello\nworld\n", "not a capture: none of its first 2 lines is a JSON "
+     "object (line 1: 'hello'); expected one JSON record per line"),
+])
+def test_report_on_a_file_that_is_not_a_capture_is_one_line_and_exit_2(
+        tmp_path, capsys, name, text, why):
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["report", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == f"traceview: {path}: {why}\n"
+
+
+def test_beside_a_capture_the_foreign_file_is_a_problem_and_the_capture_is_reported(
+        tmp_path, capsys):
+    path = tmp_path / "package.json"
+    path.write_text('{"name": "x"}\n')
+    assert main(["report", str(path), str(SAMPLES / "claims.jsonl"), "--width", "200"]) == 1
+    out = capsys.readouterr()
+    assert "4 turns" in out.out and "package.json:1 unsupported_format" in out.out
+    assert "1 problem while reading" in out.err
+
+
+def test_an_empty_file_is_still_an_empty_capture(tmp_path, capsys):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    assert main(["report", str(path)]) == 0
