@@ -136,7 +136,7 @@ class Reports(Sequence[TurnReport]):
 
     def parts(self) -> list[tuple[TurnColumns, Sequence[int]]]:
         """Each part's columns and its rows, in report order."""
-        ends = [*self._starts[1:], len(self._rows)]
+        ends = [*self._starts[1:], len(self._rows)][:len(self._parts)]
         return [(cols, self._rows[start:end])
                 for cols, start, end in zip(self._parts, self._starts, ends, strict=True)]
 
