@@ -118,8 +118,9 @@ class CaptureBill:
             if p.unit == "container":
                 self.containers = True
         if not self.attributed:
-            self.attributed = (bool(req_extra) and not ATTRIBUTED.isdisjoint(req_extra)) or (
-                bool(res_extra) and not ATTRIBUTED.isdisjoint(res_extra))
+            self.attributed = (req_extra is not None and not ATTRIBUTED.isdisjoint(req_extra)
+                               ) or (res_extra is not None
+                                     and not ATTRIBUTED.isdisjoint(res_extra))
 
 
 ATTRIBUTED = frozenset(("metadata", "user", "safety_identifier", "project", "organization"))

@@ -67,7 +67,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             found = _turn_ids(c, row, t, read_raw)
             inv.turn(t, found)
             if on_request is not None and t.tools is not None:
-                on_request(t.index, t.tools, found.req_ids)
+                on_request(t.turn, t.tools, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
@@ -77,7 +77,7 @@ class _Turn(NamedTuple):
     """What the inventory reads of a turn, from the turn table's columns (`tools`: those
     its request offered; None: no request)."""
 
-    index: int
+    turn: int  # its index
     line: int
     api: str
     response_id: str | None
@@ -218,7 +218,7 @@ class _Inventory:
     def turn(self, t: _Turn, found: _TurnIds) -> None:
         """Note a turn's objects: its stored response, the response it continues, its
         conversation and the files and vector stores it quotes."""
-        index, line = t.index, t.line
+        index, line = t.turn, t.line
         if t.response_id and t.api == "responses":
             self.response(t.response_id, index, line, found)
         if t.previous_response_id:
