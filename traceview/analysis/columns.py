@@ -30,7 +30,7 @@ class Columns:
     until a column is widened (a new array): then `version` differs from the table's."""
 
     __slots__ = ("table", "version", "values", "index", "source", "api", "attempts", "req_row",
-                 "res_row",
+                 "res_row", "line", "s_rid",
                  "q_bytes", "q_input_bytes", "q_new", "q_conv", "q_prev", "q_model",
                  "q_include", "q_tools", "q_flags", "q_extra", "s_in", "s_cached", "s_out",
                  "s_reasoning", "s_elapsed", "s_out_bytes", "s_status", "s_model", "s_conv",
@@ -44,7 +44,7 @@ class Columns:
         self.version = t.version  # a column widened since (capture/table.py): bind again
         self.values = t.pool.values
         self.index, self.source, self.api, self.attempts = t.index, t.source, t.api, t.attempts
-        self.req_row, self.res_row = t.req_row, t.res_row
+        self.req_row, self.res_row, self.line = t.req_row, t.res_row, t.line
         self.q_bytes, self.q_input_bytes = qc["request_bytes"], qc["input_bytes"]
         self.q_new, self.q_conv = qc["new_input_tokens"], qc["conversation_id"]
         self.q_prev = qc["previous_response_id"]
@@ -62,4 +62,5 @@ class Columns:
         self.s_miss = s.dicts["cache_miss_reason"]
         self.s_web, self.s_file = s.dicts["web_search_requests"], s.dicts["file_search_requests"]
         self.s_started = sc["started_at"]
+        self.s_rid = sc["response_id"]
 

@@ -134,9 +134,28 @@ class Reports(Sequence[TurnReport]):
         for c, r in zip(cols, picked, strict=True):
             self.append(c, r)
 
+    def parts(self) -> list[tuple[TurnColumns, Sequence[int]]]:
+        """Each part's columns and its rows, in report order."""
+        ends = [*self._starts[1:], len(self._rows)][:len(self._parts)]
+        return [(cols, self._rows[start:end])
+                for cols, start, end in zip(self._parts, self._starts, ends, strict=True)]
+
     def rows(self) -> Sequence[int]:
         """The table rows in report order (of one table's columns)."""
         return self._rows
+
+
+def table_rows(turns: Sequence[TurnReport]) -> list[tuple[TurnColumns, Sequence[int]]]:
+    """`turns` as runs of rows of one TurnColumns each, in order: what a pass over the
+    columns walks instead of making a view per turn (a list of views is grouped here)."""
+    if isinstance(turns, Reports):
+        return turns.parts()
+    out: list[tuple[TurnColumns, array[int]]] = []
+    for t in turns:
+        if not out or out[-1][0] is not t.columns:
+            out.append((t.columns, array("q")))
+        out[-1][1].append(t._r)
+    return list(out)
 
 
 def _index(t: TurnReport) -> int:

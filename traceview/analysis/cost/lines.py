@@ -112,15 +112,18 @@ class CaptureBill:
             parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
             source: str = "") -> None:
         project = self.projects.of(req_extra, res_extra, source)
-        self.sums.add_parts(day_of(started_at), project, parts)
-        if not self.containers:
-            self.containers = any(p.unit == "container" for p in parts)
+        day, add = day_of(started_at), self.sums.add
+        for p in parts:  # summed, and a container fee noted, in one look at each part
+            add(day, project, p.line_item, p.usd, p.quantity, p.unit)
+            if p.unit == "container":
+                self.containers = True
         if not self.attributed:
-            self.attributed = any(k in x for x in (req_extra, res_extra) if x
-                                  for k in ATTRIBUTED)
+            self.attributed = (req_extra is not None and not ATTRIBUTED.isdisjoint(req_extra)
+                               ) or (res_extra is not None
+                                     and not ATTRIBUTED.isdisjoint(res_extra))
 
 
-ATTRIBUTED = ("metadata", "user", "safety_identifier", "project", "organization")
+ATTRIBUTED = frozenset(("metadata", "user", "safety_identifier", "project", "organization"))
 
 
 def cost_lines(reports: Iterable[Any], extra: Iterable[CostLine] = (),

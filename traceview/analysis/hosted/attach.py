@@ -15,6 +15,7 @@ from traceview.analysis.hosted.fidelity import assess
 from traceview.analysis.hosted.inventory import inventory
 from traceview.analysis.hosted.ledger_pass import build_ledger
 from traceview.analysis.hosted.tools import TurnConfigs
+from traceview.analysis.reports import table_rows
 from traceview.capture.model import Problem
 
 LABEL = "capture only"  # fidelity from the capture alone, no provider copy given
@@ -50,7 +51,7 @@ def _attach(analysis: Any) -> None:
     fidelity = assess(analysis, objects=objects, label=LABEL)
     # Each turn's carried context is looked up in the ledger when read
     # (TurnReport.carried): no account held per turn.
-    for columns in {id(t.columns): t.columns for t in turns}.values():
+    for columns, _rows in table_rows(turns):
         columns.ledger = ledger
     for conv in analysis.conversations:
         conv.carried = ledger.conversations.get(conv.key)

@@ -18,6 +18,13 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from traceview.analysis.columns import (
+    Q_STORE_SET,
+    Q_STORE_VALUE,
+    S_STORE_SET,
+    S_STORE_VALUE,
+    Columns,
+)
 from traceview.analysis.hosted.objects import (
     KINDS,
     MAX_LINES,
@@ -26,6 +33,8 @@ from traceview.analysis.hosted.objects import (
     ResponseRows,
     first_line,
 )
+from traceview.analysis.reports import table_rows
+from traceview.capture.model import Turn as turn_view
 from traceview.capture.scan import CREATED as _CREATED
 from traceview.capture.scan import HEAD_BYTES
 from traceview.capture.scan import IDS as _IDS
@@ -50,17 +59,49 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
     object ids quoted in each turn's request, for turns with one (the ledger reads its
     vector stores there).
     """
-    inv = _Inventory(turns, _named(turns, exchanges))
-    for t in turns:
-        turn = t.turn
-        req, res = turn.req, turn.res
-        found = _turn_ids(turn, req, res, read_raw)
-        index = inv.turn(turn, req, res, found)
-        if on_request is not None and req is not None:
-            on_request(index, req.tools_offered, found.req_ids)
+    tables = [(Columns(cols.table), rows) for cols, rows in table_rows(turns)]
+    inv = _Inventory(turns, _named(tables, exchanges))
+    for c, rows in tables:  # one pass over the columns: no view made per turn
+        for row in rows:
+            t = _read(c, row)
+            found = _turn_ids(c, row, t, read_raw)
+            inv.turn(t, found)
+            if on_request is not None and t.tools is not None:
+                on_request(t.turn, t.tools, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
+
+
+class _Turn(NamedTuple):
+    """What the inventory reads of a turn, from the turn table's columns (`tools`: those
+    its request offered; None: no request)."""
+
+    turn: int  # its index
+    line: int
+    api: str
+    response_id: str | None
+    previous_response_id: str | None
+    conversation_id: str | None  # the request's, else the response's
+    store: bool | None  # the request's flag, else the response's
+    tools: Sequence[str] | None
+
+
+def _read(c: Columns, row: int) -> _Turn:
+    values, q, s = c.values, c.req_row[row], c.res_row[row]
+    rid = res_conv = res_store = None
+    if s >= 0:
+        bits = c.s_flags[s]
+        rid, res_conv = c.s_rid.get(s), values[c.s_conv[s]]
+        res_store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
+    if q < 0:
+        return _Turn(c.index[row], c.line[row], values[c.api[row]], rid, None, res_conv,
+                     res_store, None)
+    bits = c.q_flags[q]
+    store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
+    return _Turn(c.index[row], c.line[row], values[c.api[row]], rid, c.q_prev.get(q),
+                 values[c.q_conv[q]] or res_conv, res_store if store is None else store,
+                 values[c.q_tools[q]])
 
 
 class _Named(NamedTuple):
@@ -75,21 +116,21 @@ class _Named(NamedTuple):
         return self.ids is None or rid in self.ids or hash(rid) in self.repeated
 
 
-def _named(turns: Sequence[Any], exchanges: list[Any]) -> _Named:
+def _named(tables: Sequence[tuple[Columns, Sequence[int]]], exchanges: list[Any]) -> _Named:
     """Every previous_response_id, the ids in exchanges' paths (every id, when an exchange
     could create a response: its id is in its body), and the ids created twice — found
     by their hashes, 8 bytes a turn."""
     ids: set[str] = set()
     hashes = array("q")
-    for t in turns:
-        turn = t.turn
-        req, res = turn.req, turn.res
-        prev = req.previous_response_id if req is not None else None
-        if prev:
-            ids.add(prev)
-        rid = res.response_id if res is not None else None
-        if rid:
-            hashes.append(hash(rid))
+    for c, rows in tables:
+        for row in rows:
+            q, s = c.req_row[row], c.res_row[row]
+            prev = c.q_prev.get(q) if q >= 0 else None
+            if prev:
+                ids.add(prev)
+            rid = c.s_rid.get(s) if s >= 0 else None
+            if rid:
+                hashes.append(hash(rid))
     for ex in exchanges:
         parts = _path(ex)
         if not parts or _PATHS.get(parts[0]) != "response":
@@ -174,23 +215,17 @@ class _Inventory:
         if when is not None:
             o.last_used_at = max(o.last_used_at or when, when)
 
-    def turn(self, turn: Any, req: Any, res: Any, found: _TurnIds) -> int:
-        """Note a turn's objects (its facts `turn`, request `req`, response `res`): its
-        stored response, the response it continues, its conversation and the files and
-        vector stores it quotes. Its index."""
-        index: int = turn.index
-        line = turn.line
-        rid = res.response_id if res is not None else None
-        if rid and turn.api == "responses":
-            self.response(rid, index, line, found)
-        prev = req.previous_response_id if req is not None else None
-        if prev:
-            self.use(self.obj("response", prev), line, index, found.created_at)
-        # The request's conversation, else the response's (Turn.conversation_id).
-        cid = (req.conversation_id if req is not None else None) or (
-            res.conversation_id if res is not None else None)
-        if cid:
-            c = self.obj("conversation", cid)
+    def turn(self, t: _Turn, found: _TurnIds) -> None:
+        """Note a turn's objects: its stored response, the response it continues, its
+        conversation and the files and vector stores it quotes."""
+        index, line = t.turn, t.line
+        if t.response_id and t.api == "responses":
+            self.response(t.response_id, index, line, found)
+        if t.previous_response_id:
+            self.use(self.obj("response", t.previous_response_id), line, index,
+                     found.created_at)
+        if t.conversation_id:
+            c = self.obj("conversation", t.conversation_id)
             self.use(c, line, index, found.created_at)
             if c.created_at is None:
                 c.created_at = found.created_at
@@ -198,7 +233,6 @@ class _Inventory:
             named = {self.kind_of(m) for m in (*found.req_ids, *found.res_ids)}
             for kind, oid in sorted(named):
                 self.use(self.obj(kind, oid), line, index, found.created_at)
-        return index
 
     def kind_of(self, m: bytes) -> tuple[str, str]:
         """(kind, id) of a quoted id (the same few ids on every turn: made once each)."""
@@ -242,22 +276,21 @@ class _Inventory:
         return result
 
 
-def _turn_ids(turn: Any, req: Any, res: Any, read_raw: Callable[..., bytes | None],
+def _turn_ids(c: Columns, row: int, t: _Turn, read_raw: Callable[..., bytes | None],
               ) -> _TurnIds:
     """What the inventory reads in a turn's records: from the turn table when its lines
     were scanned, else from its bytes (a response's head only, unless it holds hosted
     calls: they name files)."""
-    flag = req.store if req is not None else None
-    if flag is None and res is not None:
-        flag = res.store
-    table = getattr(turn, "table", None)
-    scan = table.seen(turn.row) if table is not None else None
+    flag = t.store
+    scan = c.table.seen(row)
     if scan is not None:
         req_ids, res_ids, when, raw_store, res_line = scan
         store = flag if isinstance(flag, bool) else raw_store is not False
         return _TurnIds(req_ids, res_ids, when, store, res_line)
+    turn = turn_view(c.table, row)
     req_ref, res_ref = turn.request, turn.response
-    head = None if res is not None and res.hosted_calls else HEAD_BYTES
+    s = c.res_row[row]
+    head = None if s >= 0 and s in c.s_hosted else HEAD_BYTES
     req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
     return _TurnIds(_IDS.findall(req_raw) if req_raw else [],
                     _IDS.findall(res_raw) if res_raw else [], _created(res_raw),

@@ -12,14 +12,18 @@ compaction (explicit or likely) ends them all.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
+from traceview.analysis.columns import Columns
 from traceview.analysis.hosted.growth import PROJECT_TURNS, growth_of
 from traceview.analysis.hosted.ledger import Ledger
 from traceview.analysis.hosted.ledger_store import HOSTED, Meta
 from traceview.analysis.hosted.tools import ToolConfig, outlived, tool_name
 from traceview.analysis.pricing import Pricing
+from traceview.analysis.reports import table_rows
+from traceview.analysis.turn_columns import TurnColumns
+from traceview.analysis.turn_report import TurnReport
 from traceview.wire import CALL_TOOL
 
 ENDS = ("compaction", "compaction_likely")
@@ -27,31 +31,7 @@ ENDS = ("compaction", "compaction_likely")
 ConfigOf = Callable[[int], ToolConfig | None]
 
 
-class LedgerTurn(Protocol):
-    """What the ledger reads of an analysed turn (TurnReport has all of it)."""
-
-    index: int
-    conversation_key: str
-    markers: list[str]
-    attribution: dict[str, Any] | None
-
-    @property
-    def turn(self) -> Any: ...
-    @property
-    def unexplained_tokens(self) -> int | None: ...
-    @property
-    def input_tokens(self) -> int | None: ...
-    @property
-    def cached_tokens(self) -> int | None: ...
-    @property
-    def model(self) -> str | None: ...
-    @property
-    def tools_offered(self) -> list[str]: ...
-    @property
-    def owned_state_bytes(self) -> int | None: ...
-
-
-def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
+def build_ledger(turns: Sequence[TurnReport], pricing: Pricing | None,
                  config_of: ConfigOf | None = None,
                  bills: dict[str, float | None] | None = None,
                  project: int = PROJECT_TURNS) -> Ledger:
@@ -62,28 +42,34 @@ def build_ledger(turns: Iterable[LedgerTurn], pricing: Pricing | None,
     quoted); without it, the configuration is taken from `tools_offered`. `bills` maps a
     conversation key to its cost, for the share of the bill.
     """
-    seq = turns if isinstance(turns, Sequence) else list(turns)
     ledger = Ledger(project)
     rates = Rates(pricing)
     bills = bills or {}
-    for key, positions in _by_conversation(seq).items():
-        # One conversation's turns at a time, each read once: a view of every turn held
-        # for the whole pass was most of its peak memory.
-        read = sorted((_Read.of(seq[p]) for p in positions), key=_turn_index)
+    tables = [_Table(cols, rows) for cols, rows in table_rows(turns)]
+    for key, at in _by_conversation(tables).items():
+        # One conversation's turns at a time, each read once from the columns: no view
+        # of a turn is made, and none is held for the whole pass.
+        read = sorted((tables[t].read(row) for t, row in zip(at[::2], at[1::2],
+                                                             strict=True)), key=_turn_index)
         _Walk(ledger, read, rates, config_of).run(key, bills.get(key))
     ledger._seal()
     return ledger
 
 
-def _by_conversation(turns: Sequence[LedgerTurn]) -> dict[str, array[int]]:
-    """Each conversation key's turn positions (4 bytes each: a list of ints was most of
-    the pass's memory), keys in the order first seen."""
+def _by_conversation(tables: Sequence[_Table]) -> dict[str, array[int]]:
+    """Each conversation key's turns as (table, row) pairs flattened into one array (4
+    bytes each: a list of ints was most of the pass's memory), keys in the order first
+    seen."""
     out: dict[str, array[int]] = {}
-    for pos, t in enumerate(turns):
-        at = out.get(t.conversation_key)
-        if at is None:
-            at = out[t.conversation_key] = array("I")
-        at.append(pos)
+    for t, table in enumerate(tables):
+        keys, conv = table.cols.keys, table.cols.conv
+        for row in table.rows:
+            key = keys[conv[row]]
+            at = out.get(key)
+            if at is None:
+                at = out[key] = array("I")
+            at.append(t)
+            at.append(row)
     return out
 
 
@@ -176,12 +162,12 @@ class _Walk:
     def run(self, key: str, bill: float | None) -> None:
         """Append the conversation's growth, sources and charges to the ledger."""
         read = self.read
-        owned = next((o for r in reversed(read) if (o := r.view.owned_state_bytes) is not None),
+        owned = next((o for r in reversed(read) if (o := r.table.owned(r.row)) is not None),
                      None)
         growth = growth_of([r.input for r in read], [r.end for r in read], owned)
         self.ledger._open(key, bill, growth)
         if any(r.calls or r.deposit for r in read):  # only these can carry anything
-            attributions = {r.turn: attributed(r.view.attribution) for r in read
+            attributions = {r.turn: attributed(r.table.attribution(r.row)) for r in read
                             if r.deposit}
             for a in attributions.values():
                 if a is not None:
@@ -198,20 +184,20 @@ class _Walk:
         if r.end is not None:
             self.end(r.turn, r.end)
         if r.deposit:
-            unexplained = r.view.unexplained_tokens
+            unexplained = r.table.unexplained(r.row)
             if unexplained and unexplained > 0:
                 self.open(self.deposit_source(r.turn, unexplained, a))
         if self.pending and r.input is not None:
             if not r.deposit:
-                unexplained = r.view.unexplained_tokens
+                unexplained = r.table.unexplained(r.row)
                 if unexplained and unexplained > 0:
                     self.open(self.hosted_source(r.turn, unexplained))
             self.pending = []
         if r.input is not None and self.active:
             self.charge(r)
-        for c in r.calls:
-            if c.evidence == "captured" and c.id not in self.absorbed:
-                self.pending.append((r.turn, c.type, c.id))
+        for kind, cid in r.calls:
+            if cid not in self.absorbed:
+                self.pending.append((r.turn, kind, cid))
 
     def end(self, index: int, marker: str) -> None:
         """A compaction on turn `index` ends every open source and drops pending calls."""
@@ -234,7 +220,8 @@ class _Walk:
         """Charge turn `r` for every open source, and note sources whose tools it no longer
         offers as it did."""
         assert r.input is not None
-        k = self.ledger._add_charge(r.turn, self.rates(r.view.model, r.cached, r.input))
+        k = self.ledger._add_charge(r.turn, self.rates(r.table.model(r.row), r.cached,
+                                                        r.input))
         if not self.configured:
             return
         here = self.config(r.turn)
@@ -251,7 +238,8 @@ class _Walk:
         if index not in self.configs:
             c = self.config_of(index) if self.config_of is not None else None
             if c is None:
-                offered = self.read[self.position[index]].view.tools_offered
+                r = self.read[self.position[index]]
+                offered = r.table.tools_offered(r.row)
                 c = ToolConfig(frozenset(map(tool_name, offered))) if offered else None
             self.configs[index] = c
         return self.configs[index]
@@ -294,25 +282,66 @@ class _Walk:
         return ToolConfig(wanted, frozenset(stores))
 
 
-class _Read(NamedTuple):
-    """What the walk reads of every turn, read once through the turn's facts: its markers
-    (the one that ends a carry, whether it is a deposit), billed and cached input, and its
-    hosted calls (type, id, evidence, include)."""
+def _count(n: int) -> int | None:
+    """A nullable count column's value (negative: unknown)."""
+    return None if n < 0 else n
 
-    view: LedgerTurn
+
+class _Read(NamedTuple):
+    """What the walk reads of every turn, read once from the columns: its markers (the one
+    that ends a carry, whether it is a deposit), billed and cached input, and its captured
+    hosted calls (type, id); the rest (`table`'s) only for the turns that need it."""
+
+    table: _Table
+    row: int
     turn: int  # its index
     end: str | None
     deposit: bool
     input: int | None
     cached: int | None
-    calls: Sequence[Any]
+    calls: Sequence[tuple[str, str | None]]
 
-    @classmethod
-    def of(cls, t: LedgerTurn) -> _Read:
-        markers = t.markers
+
+class _Table:
+    """The analysed turns of one turn table (their rows, in report order), read from the
+    analysis's columns and the table's: the facts the walk needs, and nothing made per
+    turn beyond its `_Read`."""
+
+    def __init__(self, cols: TurnColumns, rows: Sequence[int]) -> None:
+        self.cols, self.rows = cols, rows
+        self.c = Columns(cols.table)
+
+    def read(self, row: int) -> _Read:
+        cols, c = self.cols, self.c
+        markers = cols.marker_lists[cols.marker_ids[row]]
         deposit = bool(markers) and "deposit" in markers
-        res = t.turn.res
-        if res is None:
-            return cls(t, t.index, end_of(markers), deposit, None, None, ())
-        return cls(t, t.index, end_of(markers), deposit, res.input_tokens, res.cached_tokens,
-                   res.hosted_calls)
+        s = c.res_row[row]
+        if s < 0:
+            return _Read(self, row, c.index[row], end_of(markers), deposit, None, None, ())
+        calls = c.s_hosted.picked(s, "captured") if s in c.s_hosted else ()
+        return _Read(self, row, c.index[row], end_of(markers), deposit, _count(c.s_in[s]),
+                     _count(c.s_cached[s]), calls)
+
+    def owned(self, row: int) -> int | None:
+        return self.cols.count("owned_state_bytes", row)
+
+    def unexplained(self, row: int) -> int | None:
+        """Billed input minus expected input (TurnReport.unexplained_tokens)."""
+        s = self.c.res_row[row]
+        inp = _count(self.c.s_in[s]) if s >= 0 else None
+        expected = self.cols.count("expected_input", row)
+        return None if inp is None or expected is None else inp - expected
+
+    def attribution(self, row: int) -> dict[str, Any] | None:
+        return TurnReport(self.cols, row).attribution  # a deposit's: a few per capture
+
+    def model(self, row: int) -> str | None:
+        """The response's model, else the request's."""
+        c = self.c
+        s, q = c.res_row[row], c.req_row[row]
+        model = c.values[c.s_model[s]] if s >= 0 else None
+        return model or (c.values[c.q_model[q]] if q >= 0 else None)
+
+    def tools_offered(self, row: int) -> Sequence[str]:
+        q = self.c.req_row[row]
+        return self.c.values[self.c.q_tools[q]] if q >= 0 else ()
