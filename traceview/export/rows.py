@@ -11,7 +11,7 @@ is an output path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain
 from operator import attrgetter
@@ -93,7 +93,9 @@ def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[st
 
 
 def capture_raw(path: str, options: Options | None = None, *,
-                pricing: Pricing | None = None) -> Iterator[tuple[str, Columns]]:
+                pricing: Pricing | None = None,
+                elsewhere: Callable[[Analysis], bool] | None = None,
+                ) -> Iterator[tuple[str, Columns]]:
     """(table, columns) for one capture file, its strings not yet cleaned: `columns()`
     cleans a batch at once, so an exporter may gather the columns of many small files
     into one batch first (per-batch work is paid per batch, not per file).
@@ -101,6 +103,8 @@ def capture_raw(path: str, options: Options | None = None, *,
     A file that cannot be read at all is one problem row, never an exception: a directory
     of ten thousand captures is not stopped by one bad file. `pricing`: a table already
     loaded, shared by every file of an export (loading it is per-file setup otherwise).
+    `elsewhere(analysis)`: True when it wrote the capture's tables itself (in worker
+    processes: export/parts.py); nothing is yielded then.
     """
     try:
         analysis = analyze([path], options, pricing=pricing, totals=False)
@@ -109,29 +113,46 @@ def capture_raw(path: str, options: Options | None = None, *,
                            "message": [str(exc)]}
         return
     try:
-        yield from _tables(analysis)
+        if elsewhere is None or not elsewhere(analysis):
+            where = places(analysis)
+            yield from turn_tables(analysis, where, 0, len(analysis.turns))
+            yield from conversation_tables(analysis, 0, len(analysis.conversations))
+            yield from problem_tables(analysis)
     finally:
         analysis.capture.close()
 
 
-def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
-    where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
-    first_ms: dict[str, int] = {}
+def places(analysis: Analysis) -> dict[int, tuple[str, int]]:
+    """Capture index -> (conversation kind, position in it), for every turn."""
+    where: dict[int, tuple[str, int]] = {}
     for c in analysis.conversations:
         for pos, i in enumerate(c.turns, 1):
             where[i] = (c.kind, pos)
+    return where
+
+
+def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
+                hi: int) -> Iterator[tuple[str, Columns]]:
+    """The turns [lo, hi) as the turns and hosted_calls tables, a batch at a time."""
     turns = analysis.turns
-    for lo in range(0, len(turns), BATCH_TURNS):
+    for start in range(lo, hi, BATCH_TURNS):
         # The views are kept for the batch: each caches its sides and price while read.
-        batch = list(turns[lo:lo + BATCH_TURNS])
-        yield "turns", turn_columns(batch, where, first_ms)
+        batch = list(turns[start:min(start + BATCH_TURNS, hi)])
+        yield "turns", turn_columns(batch, where)
         calls = hosted_call_columns(batch)
         if calls["id"]:
             yield "hosted_calls", calls
+
+
+def conversation_tables(analysis: Analysis, lo: int, hi: int) -> Iterator[tuple[str, Columns]]:
+    """The conversations [lo, hi), a batch at a time."""
     conversations = analysis.conversations
-    for lo in range(0, len(conversations), BATCH_CONVERSATIONS):
+    for start in range(lo, hi, BATCH_CONVERSATIONS):
         yield "conversations", _conversation_columns(
-            conversations[lo:lo + BATCH_CONVERSATIONS], first_ms)
+            analysis, conversations[start:min(start + BATCH_CONVERSATIONS, hi)])
+
+
+def problem_tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
@@ -165,10 +186,9 @@ def hosted_call_columns(views: Sequence[Any]) -> Columns:
     return cols
 
 
-def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
-                 first_ms: dict[str, int]) -> Columns:
+def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]]) -> Columns:
     """The turns table's columns of `views` (TurnReports), in schema order, not yet
-    cleaned. `first_ms` gathers each conversation's first start, for its row."""
+    cleaned."""
     cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
     got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
                    strict=True)) if views else {name: [] for name in _READ_NAMES}
@@ -179,9 +199,6 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols["conversation_index"] = [p[1] for p in place]
     ms = cols["ts"] = got["started_ms"]
     cols["date"] = [day(m) for m in ms]
-    for key, m in zip(cols["conversation_key"], ms, strict=True):
-        if m is not None and key not in first_ms:
-            first_ms[key] = m
     costs = [c or {} for c in got["cost"]]
     for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
                          strict=True):
@@ -225,20 +242,29 @@ class _Read:
         return getattr(self._view, name)
 
 
-def _conversation_columns(conversations: Iterable[Any], first_ms: dict[str, int]) -> Columns:
+def _conversation_columns(analysis: Analysis, conversations: Iterable[Any]) -> Columns:
     """The conversations table: one of its few rows per conversation, from the report's
     own `to_dict()`."""
     convs = list(conversations)
     ds = [c.to_dict() for c in convs]
     cols: Columns = {k: [d.get(k) for d in ds] for k in _CONV_COLS}
     cols["turn_count"] = [len(c.turns) for c in convs]
-    cols["first_ts"] = [first_ms.get(d["key"]) for d in ds]
+    cols["first_ts"] = [_first_start(analysis, c.turns) for c in convs]
     cols["markers"] = [[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()]
                        for d in ds]
     cols.update(_carried([d.get("carried_context") for d in ds]))
     cols["extras"] = _extras([{k: v for k, v in d.items() if k not in _CONV_KNOWN}
                               for d in ds])
     return cols
+
+
+def _first_start(analysis: Analysis, indices: Iterable[int]) -> Any:
+    """The start of the first of these turns that has one (a conversation's first_ts)."""
+    for i in indices:
+        t = analysis.turn(i)
+        if t is not None and (ms := t.started_ms) is not None:
+            return ms
+    return None
 
 
 def _carried(values: list[Any]) -> Columns:

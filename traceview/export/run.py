@@ -7,10 +7,12 @@ cluster job (`cluster.py`), so both write the same rows in the same layout.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
+from traceview.export.parts import write_parts
 from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, columns
 from traceview.export.sinks import ParquetSink, Sink
 
@@ -29,9 +31,12 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
     """Feed every row of every file into `sink`, close it, and return the row counts."""
     pricing = shared_pricing(options) if len(files) > 1 else None
     batches: dict[str, Columns] = {}
+    # A large capture's Parquet rows are written by workers (export/parts.py).
+    elsewhere = partial(write_parts, sink) if isinstance(sink, ParquetSink) else None
     try:
         for path in files:
-            for table, cols in capture_raw(path, options, pricing=pricing):
+            for table, cols in capture_raw(path, options, pricing=pricing,
+                                           elsewhere=elsewhere):
                 batch = batches.get(table)
                 if batch is None:
                     batch = batches[table] = cols
