@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from traceview.export.schema import TABLES, Type, column_names
+from traceview.export.schema import TABLES, Type
 
 _DUCKDB = {"string": "VARCHAR", "json": "VARCHAR", "int64": "BIGINT", "float64": "DOUBLE",
            "bool": "BOOLEAN", "timestamp": "TIMESTAMP_MS"}
@@ -54,8 +54,10 @@ def create_views(con: Any, files: dict[str, list[str]], into: Path,
             shutil.copyfile(path, copy)
             local.append(_literal(str(copy)))
         allowed += local
-        names = column_names(table)
-        cols = ", ".join(f'"{n}"' for n in names)
+        # Parquet's millisecond times read back as DuckDB's (microsecond) TIMESTAMP: cast
+        # to the schema's type, as an Arrow table of the schema gave them.
+        cols = ", ".join(f'CAST("{n}" AS {_type(t)}) AS "{n}"' if t == "timestamp" else f'"{n}"'
+                         for n, t, _ in TABLES[table][1])
         if local:
             con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT {cols} FROM "
                         f"read_parquet([{', '.join(local)}]) WHERE {where}")
