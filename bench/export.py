@@ -40,11 +40,11 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path,
             db = work / f"{tree.label}.duckdb"
             db.unlink(missing_ok=True)
             for command, args in (("report", ["report", "--format", "json", *target]),
-                               ("export", ["export", *target, "--to", "parquet", "-o", str(out)]),
-                               ("duckdb", ["export", *target, "--to", "duckdb", "-o", str(db)]),
-                               ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
-                               ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
-                               ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):
+                                 ("export", ["export", *target, "--to", "parquet", "-o", str(out)]),
+                                 ("duckdb", ["export", *target, "--to", "duckdb", "-o", str(db)]),
+                                 ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
+                                 ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
+                                 ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):
                 if command not in what:
                     continue
                 runs.setdefault((tree.label, command), []).append(side.command(tree, args))
