@@ -75,3 +75,18 @@ def test_sql_cache_written_by_workers_before_duckdb_loads(tmp_path: Path) -> Non
     assert seen["after_refresh"] == [False, False]  # the cache written: nothing loaded yet
     assert seen["end"] == [True, False]  # DuckDB for the query; pyarrow never
     assert list((tmp_path / "fleet.query").iterdir()) == []  # the query's copies removed
+
+
+def test_a_damaged_capture_written_by_workers_keeps_its_problems(tmp_path: Path) -> None:
+    """The problems are written by the last part (a worker): the same rows as alone."""
+    capture = str(SAMPLES / "damaged.jsonl")
+    forked, alone = tmp_path / "forked", tmp_path / "alone"
+    seen = _run("export", capture, "--to", "parquet", "-o", str(forked))
+    assert seen["rc"] == 1 and seen["end"] == [False, False]  # written by workers
+    assert _run("export", capture, "--to", "parquet", "-o", str(alone), workers="1")["rc"] == 1
+    got = _rows(forked)
+    assert [len(got[t]) for t in got] == [4, 4, 4, 0]
+    assert got == _rows(alone)
+    (calls,) = (forked / "hosted_calls").iterdir()  # no call: a worker made its empty file
+    assert pq.read_table(calls).schema.equals(
+        pq.read_table(next((alone / "hosted_calls").iterdir())).schema, check_metadata=True)
