@@ -29,8 +29,9 @@ import orjson
 
 from traceview.analysis.options import Options
 from traceview.export import present
+from traceview.export.clean import columns
 from traceview.export.parts import tagged, write_parts
-from traceview.export.rows import capture_raw, columns
+from traceview.export.rows import capture_raw
 from traceview.export.run import shared_pricing
 from traceview.export.schema import TABLES
 from traceview.export.sinks import ExportError, ParquetSink

@@ -17,9 +17,9 @@ from typing import Any
 
 from traceview.analysis.session import Analysis
 from traceview.capture.parallel import fork_safe, inherited, workers
+from traceview.export.clean import columns
 from traceview.export.rows import (
     Columns,
-    columns,
     conversation_tables,
     places,
     problem_tables,

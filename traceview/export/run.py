@@ -12,8 +12,9 @@ from pathlib import Path
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
+from traceview.export.clean import columns
 from traceview.export.parts import write_parts
-from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, columns
+from traceview.export.rows import BATCH_TURNS, Columns, capture_raw
 from traceview.export.sinks import ParquetSink, Sink
 
 
