@@ -26,7 +26,8 @@ AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
        "FROM turns GROUP BY model ORDER BY model")
 
 
-def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path) -> None:
+def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path,
+            what: tuple[str, ...] = WHAT) -> None:
     size = sum(p.stat().st_size for p in inputs)
     read_s, loop_s = side.bare_costs(inputs)
     target = [str(inputs[0].parent)] if len(inputs) > 1 else [str(inputs[0])]
@@ -38,21 +39,25 @@ def measure(name: str, inputs: list[Path], trees: list, repeat: int, work: Path)
                 shutil.rmtree(stale, ignore_errors=True)
             db = work / f"{tree.label}.duckdb"
             db.unlink(missing_ok=True)
-            for what, args in (("report", ["report", "--format", "json", *target]),
-                               ("export", ["export", *target, "--to", "parquet", "-o", str(out)]),
-                               ("duckdb", ["export", *target, "--to", "duckdb", "-o", str(db)]),
-                               ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
-                               ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
-                               ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):
-                runs.setdefault((tree.label, what), []).append(side.command(tree, args))
+            for command, args in (("report", ["report", "--format", "json", *target]),
+                                 ("export", ["export", *target, "--to", "parquet", "-o", str(out)]),
+                                 ("duckdb", ["export", *target, "--to", "duckdb", "-o", str(db)]),
+                                 ("csv", ["export", *target, "--to", "csv", "-o", str(csv)]),
+                                 ("sql, cold", ["sql", AGG, *target, "--cache", str(cache)]),
+                                 ("sql, cached", ["sql", AGG, *target, "--cache", str(cache)])):
+                if command not in what:
+                    continue
+                runs.setdefault((tree.label, command), []).append(side.command(tree, args))
     labels = [t.label for t in trees]
     print(f"\n{name}: {size / 1e6:,.0f} MB in {len(inputs):,} file(s); best of {repeat}; "
           f"bare cost: read {read_s:.2f} s, orjson loop {loop_s:.2f} s")
-    got = {what: [side.best(runs[(label, what)]) for label in labels] for what in WHAT}
-    rows = [row for what in WHAT for row in side.cost_rows(what, got[what], size, loop_s,
-                                                          "input", ".0%")]
-    rows += [(f"{what} ÷ report: wall, peak RSS", [f"{e.wall / r.wall:.2f}, {e.rss / r.rss:.2f}"
-              for e, r in zip(got[what], got["report"], strict=True)]) for what in WHAT[1:]]
+    got = {w: [side.best(runs[(label, w)]) for label in labels] for w in what}
+    rows = [row for w in what for row in side.cost_rows(w, got[w], size, loop_s,
+                                                       "input", ".0%")]
+    rows += [(f"{w} ÷ report: wall (CPU), peak RSS",
+              [f"{e.wall / r.wall:.2f} ({e.cpu / r.cpu:.2f}), {e.rss / r.rss:.2f}"
+               for e, r in zip(got[w], got["report"], strict=True)])
+             for w in what if w != "report" and "report" in got]
     side.table(name, rows, labels)
 
 
@@ -62,16 +67,19 @@ def main() -> int:
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--files", type=int, default=0,
                     help="also a directory of this many small captures (bench/gen_fleet.py)")
+    ap.add_argument("--what", nargs="+", default=list(WHAT), choices=WHAT, metavar="COMMAND",
+                    help="the commands to run (default: all): " + "; ".join(WHAT))
     ns = ap.parse_args()
+    what = tuple(w for w in WHAT if w in ns.what)
     trees = side.checkouts(ns.other)
     with tempfile.TemporaryDirectory(prefix="traceview-bench-export-") as tmp:
         work, path = Path(tmp), ns.path or side.generated("hosted", ns.mb)
-        measure(path.name, [path], trees, ns.repeat, work)
+        measure(path.name, [path], trees, ns.repeat, work, what)
         if ns.files:
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"
             if not fleet.exists():
                 write_fleet(fleet, ns.files)
-            measure(fleet.name, sorted(fleet.glob("*.jsonl")), trees, ns.repeat, work)
+            measure(fleet.name, sorted(fleet.glob("*.jsonl")), trees, ns.repeat, work, what)
     return 0
 
 

@@ -43,7 +43,7 @@ def test_cache_reads_only_what_changed(tv, tmp_path: Path) -> None:
         f.write((SAMPLES / "claims.jsonl").read_bytes().splitlines(keepends=True)[-1])
     c.refresh(files)
     assert [Path(p).name for p in c.read] == ["claims.jsonl"]
-    c.con.close()
+    c.close()
 
     (caps / "service_day.jsonl").unlink()
     assert _counts(tv, caps, cache) == {"claims.jsonl": 5, "long_conversation.jsonl": 8}
@@ -91,11 +91,11 @@ def test_export_bad_inputs(tv, tmp_path: Path) -> None:
 
 
 def test_an_unusable_cache_is_one_line(tv, tmp_path: Path) -> None:
-    """The engine's own errors (here: a cache file that is not a database) are a message."""
-    (tmp_path / "fleet.duckdb").write_bytes(b"not a database at all" * 100)
+    """A cache whose catalog is not one (damaged, or some other file) is a message."""
+    (tmp_path / "fleet.json").write_bytes(b"not a catalog at all" * 100)
     rc, out, err = tv("sql", "SELECT 1", SAMPLES / "claims.jsonl", "--cache", tmp_path)
     assert rc == 2 and out == "" and err.count("\n") == 1
-    assert "not a valid DuckDB database" in err
+    assert "fleet.json: not a traceview cache catalog" in err
 
 
 def test_cache_rows_are_parquet_segments_and_a_replaced_one_goes(tv, tmp_path: Path) -> None:
@@ -122,8 +122,9 @@ def test_cache_rows_are_parquet_segments_and_a_replaced_one_goes(tv, tmp_path: P
 
 def test_a_query_cannot_write_into_the_cache_or_an_export(tv, tmp_path: Path,
                                                           samples_export: Path) -> None:
-    """The tables' files are read by pyarrow, so the locked connection may open none: a
-    COPY cannot overwrite a cache segment or plant a file in an export folder."""
+    """The locked connection may open only the query's own copies of the tables' files: a
+    COPY cannot overwrite a cache segment or plant a file in an export folder, and the
+    cache's files cannot be read by name."""
     cache = tmp_path / "cache"
     assert _counts(tv, SAMPLES / "claims.jsonl", cache) == {"claims.jsonl": 4}
     (seg,) = (cache / "fleet.parts").iterdir()
@@ -142,7 +143,7 @@ def test_a_query_cannot_write_into_the_cache_or_an_export(tv, tmp_path: Path,
 
 
 def test_a_fresh_cache_is_shared_by_runs_at_once(tmp_path: Path) -> None:
-    """A run that finds every capture fresh opens the cache read-only: another run holding
+    """A run that finds every capture fresh holds the cache shared: another run holding
     it does not make it wait."""
     import subprocess
 
@@ -150,14 +151,14 @@ def test_a_fresh_cache_is_shared_by_runs_at_once(tmp_path: Path) -> None:
 
     cache = tmp_path / "cache"
     claims = str(SAMPLES / "claims.jsonl")
-    held = open_cache(cache, None, [claims])  # builds it, for writing
-    held.con.close()
-    held = open_cache(cache, None, [claims])  # fresh: read-only, held open
+    held = open_cache(cache, None, [claims])  # builds it, held exclusively
+    held.close()
+    held = open_cache(cache, None, [claims])  # fresh: held shared
     try:
         proc = subprocess.run([sys.executable, "-m", "traceview", "sql",
                                "SELECT count(*) AS n FROM turns", claims, "--cache", str(cache),
                                "--format", "csv"], capture_output=True, text=True, timeout=60)
     finally:
-        held.con.close()
+        held.close()
     assert proc.returncode == 0 and proc.stdout == "n\n4\n", proc.stderr
     assert "0 read, 1 from cache" in proc.stderr

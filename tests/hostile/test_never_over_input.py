@@ -136,7 +136,7 @@ def test_sql_cache_never_over_a_source(capsys, tmp_path):
     shutil.copyfile(SAMPLES / "claims.jsonl", cap)
     before = digest(cap)
     (tmp_path / "k").mkdir()
-    (tmp_path / "k" / "fleet.duckdb").symlink_to(cap)
+    (tmp_path / "k" / "fleet.json").symlink_to(cap)
     refused(capsys, "sql", "SELECT 1", cap, "--cache", tmp_path / "k")
     assert digest(cap) == before
 

@@ -16,7 +16,7 @@ from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.export import say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, regular_input
-from traceview.export import MissingExtra, need
+from traceview.export import MissingExtra, need, present
 from traceview.export.targets import engine_errors, use_system_pool
 from traceview.report.problems import NAMED_ON_STDERR
 
@@ -40,12 +40,12 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.export.cache import default_cache_dir
     from traceview.export.sinks import ExportError
 
-    use_system_pool()  # before pyarrow loads: the cache is built through Arrow
+    use_system_pool()  # before pyarrow loads: the cache is written through Arrow
     try:
         options = options_from(ns)
         from traceview.export import sql
 
-        duckdb = need("duckdb", "fleet")
+        present("duckdb", "fleet")  # loaded for the query, once the rows are written
         for path in ns.paths:
             if os.path.exists(path) and not os.path.isdir(path):
                 regular_input(path, "source")
@@ -58,9 +58,9 @@ def run(ns: argparse.Namespace) -> int:
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
     try:
-        named, total = _problems(con) if sql.source_kind(ns.paths) == "captures" else ([], 0)
+        named, total = _problems(con.con) if sql.source_kind(ns.paths) == "captures" else ([], 0)
         cols, rows = sql.query(con, ns.query)
-    except duckdb.Error as exc:
+    except need("duckdb", "fleet").Error as exc:
         con.close()
         say("sql", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return 2

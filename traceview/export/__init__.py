@@ -7,6 +7,8 @@ stays small, and a command that needs one says which in a single line.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from types import ModuleType
 
 
@@ -21,3 +23,14 @@ def need(module: str, extra: str) -> ModuleType:
     except ImportError:
         raise MissingExtra(f"{module} is not installed: pip install 'traceview[{extra}]' (in a "
                            f"clone: .venv/bin/pip install -e '.[{extra}]')") from None
+
+
+def present(module: str, extra: str) -> None:
+    """MissingExtra unless `module` could be imported, without importing it: a process
+    that hands the work to others checks the extra up front but never loads it."""
+    try:
+        found = sys.modules.get(module, True) is not None and importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        need(module, extra)  # raises, naming the extra (or imports after all: harmless)

@@ -11,9 +11,8 @@ is an output path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -25,6 +24,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
+from traceview.export.clean import clean_values, columns
 from traceview.export.schema import (
     ATTRIBUTED,
     CARRIED,
@@ -35,8 +35,7 @@ from traceview.export.schema import (
     column_types,
     json_columns,
 )
-from traceview.safety.redact import MIN_SECRET_LENGTH, redact, redact_json, redact_text
-from traceview.safety.sanitise import visible
+from traceview.safety.redact import redact
 
 Row = dict[str, Any]
 Columns = dict[str, list[Any]]
@@ -58,10 +57,6 @@ _MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date
 _PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
 _READ_NAMES = ("index", "started_ms", "cost", "carried_context", "timing", *_PROPS)
 _READ = attrgetter(*_READ_NAMES)
-_SCALARS = frozenset((int, float, bool, type(None)))
-_NUMERIC = frozenset(("int64", "float64", "bool", "timestamp"))
-_TEXT = frozenset((str, type(None)))
-_LISTS = frozenset((list, type(None)))
 _DAYS: dict[int, str] = {}
 
 
@@ -93,7 +88,9 @@ def capture_rows(path: str, options: Options | None = None) -> Iterator[tuple[st
 
 
 def capture_raw(path: str, options: Options | None = None, *,
-                pricing: Pricing | None = None) -> Iterator[tuple[str, Columns]]:
+                pricing: Pricing | None = None,
+                elsewhere: Callable[[Analysis], bool] | None = None,
+                ) -> Iterator[tuple[str, Columns]]:
     """(table, columns) for one capture file, its strings not yet cleaned: `columns()`
     cleans a batch at once, so an exporter may gather the columns of many small files
     into one batch first (per-batch work is paid per batch, not per file).
@@ -101,6 +98,8 @@ def capture_raw(path: str, options: Options | None = None, *,
     A file that cannot be read at all is one problem row, never an exception: a directory
     of ten thousand captures is not stopped by one bad file. `pricing`: a table already
     loaded, shared by every file of an export (loading it is per-file setup otherwise).
+    `elsewhere(analysis)`: True when it wrote the capture's tables itself (in worker
+    processes: export/parts.py); nothing is yielded then.
     """
     try:
         analysis = analyze([path], options, pricing=pricing, totals=False)
@@ -109,29 +108,46 @@ def capture_raw(path: str, options: Options | None = None, *,
                            "message": [str(exc)]}
         return
     try:
-        yield from _tables(analysis)
+        if elsewhere is None or not elsewhere(analysis):
+            where = places(analysis)
+            yield from turn_tables(analysis, where, 0, len(analysis.turns))
+            yield from conversation_tables(analysis, 0, len(analysis.conversations))
+            yield from problem_tables(analysis)
     finally:
         analysis.capture.close()
 
 
-def _tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
-    where: dict[int, tuple[str, int]] = {}  # capture index -> (conversation kind, position)
-    first_ms: dict[str, int] = {}
+def places(analysis: Analysis) -> dict[int, tuple[str, int]]:
+    """Capture index -> (conversation kind, position in it), for every turn."""
+    where: dict[int, tuple[str, int]] = {}
     for c in analysis.conversations:
         for pos, i in enumerate(c.turns, 1):
             where[i] = (c.kind, pos)
+    return where
+
+
+def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
+                hi: int) -> Iterator[tuple[str, Columns]]:
+    """The turns [lo, hi) as the turns and hosted_calls tables, a batch at a time."""
     turns = analysis.turns
-    for lo in range(0, len(turns), BATCH_TURNS):
+    for start in range(lo, hi, BATCH_TURNS):
         # The views are kept for the batch: each caches its sides and price while read.
-        batch = list(turns[lo:lo + BATCH_TURNS])
-        yield "turns", turn_columns(batch, where, first_ms)
+        batch = list(turns[start:min(start + BATCH_TURNS, hi)])
+        yield "turns", turn_columns(batch, where)
         calls = hosted_call_columns(batch)
         if calls["id"]:
             yield "hosted_calls", calls
+
+
+def conversation_tables(analysis: Analysis, lo: int, hi: int) -> Iterator[tuple[str, Columns]]:
+    """The conversations [lo, hi), a batch at a time."""
     conversations = analysis.conversations
-    for lo in range(0, len(conversations), BATCH_CONVERSATIONS):
+    for start in range(lo, hi, BATCH_CONVERSATIONS):
         yield "conversations", _conversation_columns(
-            conversations[lo:lo + BATCH_CONVERSATIONS], first_ms)
+            analysis, conversations[start:min(start + BATCH_CONVERSATIONS, hi)])
+
+
+def problem_tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
     if analysis.problems:
         ds = [p.to_dict() for p in analysis.problems]
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
@@ -165,10 +181,9 @@ def hosted_call_columns(views: Sequence[Any]) -> Columns:
     return cols
 
 
-def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
-                 first_ms: dict[str, int]) -> Columns:
+def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]]) -> Columns:
     """The turns table's columns of `views` (TurnReports), in schema order, not yet
-    cleaned. `first_ms` gathers each conversation's first start, for its row."""
+    cleaned."""
     cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
     got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
                    strict=True)) if views else {name: [] for name in _READ_NAMES}
@@ -179,9 +194,6 @@ def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]],
     cols["conversation_index"] = [p[1] for p in place]
     ms = cols["ts"] = got["started_ms"]
     cols["date"] = [day(m) for m in ms]
-    for key, m in zip(cols["conversation_key"], ms, strict=True):
-        if m is not None and key not in first_ms:
-            first_ms[key] = m
     costs = [c or {} for c in got["cost"]]
     for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
                          strict=True):
@@ -225,20 +237,29 @@ class _Read:
         return getattr(self._view, name)
 
 
-def _conversation_columns(conversations: Iterable[Any], first_ms: dict[str, int]) -> Columns:
+def _conversation_columns(analysis: Analysis, conversations: Iterable[Any]) -> Columns:
     """The conversations table: one of its few rows per conversation, from the report's
     own `to_dict()`."""
     convs = list(conversations)
     ds = [c.to_dict() for c in convs]
     cols: Columns = {k: [d.get(k) for d in ds] for k in _CONV_COLS}
     cols["turn_count"] = [len(c.turns) for c in convs]
-    cols["first_ts"] = [first_ms.get(d["key"]) for d in ds]
+    cols["first_ts"] = [_first_start(analysis, c.turns) for c in convs]
     cols["markers"] = [[{"marker": m, "count": n} for m, n in (d["markers"] or {}).items()]
                        for d in ds]
     cols.update(_carried([d.get("carried_context") for d in ds]))
     cols["extras"] = _extras([{k: v for k, v in d.items() if k not in _CONV_KNOWN}
                               for d in ds])
     return cols
+
+
+def _first_start(analysis: Analysis, indices: Iterable[int]) -> Any:
+    """The start of the first of these turns that has one (a conversation's first_ts)."""
+    for i in indices:
+        t = analysis.turn(i)
+        if t is not None and (ms := t.started_ms) is not None:
+            return ms
+    return None
 
 
 def _carried(values: list[Any]) -> Columns:
@@ -274,122 +295,5 @@ def _extras(rests: list[dict[str, Any]]) -> list[str | None]:
     """JSON of the report keys without a column, per row (null: every key has one)."""
     if not any(rests):
         return [None] * len(rests)  # the usual case
-    done = _clean_values(redact(rests))
+    done = clean_values(redact(rests))
     return [orjson.dumps(r).decode() if r else None for r in done]
-
-
-# ---- the output boundary, a batch at a time --------------------------------------------
-
-
-def columns(table: str, cols: Columns) -> Columns:
-    """Columns (from `capture_raw`) in schema order, every string sanitised and redacted
-    (nested ones too; tuples become lists), numbers untouched. The strings of the whole
-    batch are redacted together, and a column with nothing to change is passed on as is."""
-    types = _TYPES[table]
-    strings: dict[str, None] = {}
-    touched: dict[str, dict[str, None] | None] = {}  # column -> its strings (None: rebuild)
-    for name, kind in types.items():
-        values = cols[name]
-        if kind in _NUMERIC and _SCALARS.issuperset(map(type, values)):
-            continue
-        own: dict[str, None] = {}
-        tuples = _gather(values, own)
-        strings.update(own)
-        touched[name] = None if tuples else own
-    changed = cleaned(strings)
-    out: Columns = {}
-    for name in types:
-        values = cols[name]
-        held = touched.get(name, {})
-        if held is not None and not (changed and any(s in changed for s in held)):
-            out[name] = values
-        else:
-            out[name] = [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
-    return out
-
-
-def _clean_values(values: list[Any]) -> list[Any]:
-    """`values` with every string in them cleaned, as `columns` cleans a column's."""
-    strings: dict[str, None] = {}
-    _gather(values, strings)
-    changed = cleaned(strings)
-    return [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
-
-
-def _gather(values: list[Any], into: dict[str, None]) -> bool:
-    """Every string in `values` (nested in lists and dicts too) into `into`; True when a
-    tuple was met (cleaning makes it a list)."""
-    kinds = set(map(type, values))
-    flat = None
-    if kinds <= _TEXT:  # strings and nulls: their distinct values, without a walk
-        flat = dict.fromkeys(values)
-    elif kinds <= _LISTS:  # lists (of strings, most often): their items, likewise
-        try:
-            flat = dict.fromkeys(chain.from_iterable(v for v in values if v is not None))
-        except TypeError:  # a list or a dict among the items
-            flat = None
-    if flat is not None:
-        flat.pop(None, None)
-        if _TEXT.issuperset(map(type, flat)):
-            into.update(flat)
-            return False
-    tuples = False
-    stack = [v for v in values if type(v) not in _SCALARS]
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if t is str:
-            into[v] = None
-        elif t is dict:
-            stack.extend(v.values())
-        elif t is list:
-            stack.extend(v)
-        elif t is tuple:
-            tuples = True
-            stack.extend(v)
-    return tuples
-
-
-def _apply(value: Any, changed: dict[str, str]) -> Any:
-    t = type(value)
-    if t is str:
-        return changed.get(value, value)
-    if t is dict:
-        return {k: v if type(v) in _SCALARS else _apply(v, changed) for k, v in value.items()}
-    if t is list or t is tuple:
-        return [v if type(v) in _SCALARS else _apply(v, changed) for v in value]
-    return value
-
-
-def cleaned(strings: Iterable[str]) -> dict[str, str]:
-    """{string: `visible(redact_text(string))`} for the strings that cleaning changes.
-
-    The one-line strings are redacted together: as the lines of one chunk through
-    `redact_json`, which masks a line exactly as `redact_text` masks it alone (the same
-    pre-check and masker, a line at a time). A string with a line feed is taken alone:
-    the sanitiser changes it anyway (a line feed becomes `\\n`).
-    """
-    changed: dict[str, str] = {}
-    lines = []
-    for s in strings:
-        if "\n" in s:
-            changed[s] = visible(redact_text(s))
-        elif len(s) >= MIN_SECRET_LENGTH:
-            lines.append(s)
-        elif not s.isprintable():
-            changed[s] = visible(s)
-    if lines:
-        chunk = "\n".join(lines).encode("utf-8", "surrogatepass")
-        masked = redact_json(chunk)
-        if masked is chunk or masked == chunk:
-            done = lines
-        else:
-            done = masked.decode("utf-8", "surrogatepass").split("\n")
-            if len(done) != len(lines):  # not expected: every string on its own then
-                done = [redact_text(s) for s in lines]
-        for s, r in zip(lines, done, strict=True):
-            if not r.isprintable():
-                changed[s] = visible(r)
-            elif r != s:
-                changed[s] = r
-    return changed

@@ -7,11 +7,15 @@ cluster job (`cluster.py`), so both write the same rows in the same layout.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from traceview.analysis.session import Analysis
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
-from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, columns
+from traceview.export.clean import columns
+from traceview.export.parts import write_parts
+from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, problem_tables
 from traceview.export.sinks import ParquetSink, Sink
 
 
@@ -31,9 +35,12 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
     `on_problems` sees each file's problem rows too, so the command can name them."""
     pricing = shared_pricing(options) if len(files) > 1 else None
     batches: dict[str, Columns] = {}
+    # A large capture's Parquet rows are written by workers (export/parts.py).
+    elsewhere = partial(_hand_off, sink, on_problems) if isinstance(sink, ParquetSink) else None
     try:
         for path in files:
-            for table, cols in capture_raw(path, options, pricing=pricing):
+            for table, cols in capture_raw(path, options, pricing=pricing,
+                                           elsewhere=elsewhere):
                 if table == "problems" and on_problems is not None:
                     on_problems(cols)
                 batch = batches.get(table)
@@ -54,6 +61,18 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
         finally:
             sink.close()
     return dict(sink.counts)
+
+
+def _hand_off(sink: ParquetSink, on_problems: Callable[[Columns], None] | None,
+              analysis: Analysis) -> bool:
+    """Let workers write a large capture's Parquet parts; the command still sees its problem
+    rows (to name the damaged lines), which the workers wrote."""
+    if not write_parts(sink, analysis):
+        return False
+    if on_problems is not None:
+        for _table, cols in problem_tables(analysis):
+            on_problems(cols)
+    return True
 
 
 def export_parquet_chunk(files: list[str], out: str, prefix: str,

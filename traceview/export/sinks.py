@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import orjson
 
-from traceview.export import need
+from traceview.export import need, present
 from traceview.export.schema import TABLES, arrow_schema, column_names
 
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
@@ -117,23 +117,56 @@ class ParquetSink(Sink):
     """
 
     def __init__(self, out: Path | str, *, partition_by: tuple[str, ...] = ("date",),
-                 prefix: str = "part-0", schemas: dict[str, Any] | None = None) -> None:
+                 prefix: str = "part-0", tags: tuple[str, ...] = (),
+                 write_empty: bool = True) -> None:
         super().__init__()
-        self.pa = need("pyarrow", "fleet")
-        self.pq = need("pyarrow.parquet", "fleet")
+        present("pyarrow", "fleet")  # named now when missing; loaded when a row is written
         self.out = Path(out)
         bad = [k for k in partition_by if k not in PARTITION_KEYS]
         if bad:
             raise ExportError(f"cannot partition by {', '.join(bad)} (choose from date, model)")
         self.partition_by = partition_by
         self.prefix = prefix
-        # `schemas`: the tables' with columns of the writer's own appended (the sql cache's).
-        self._schemas = schemas or {t: arrow_schema(t) for t in TABLES}
+        # `tags`: string columns of the writer's own after the table's (the sql cache's).
+        self.tags = tags
+        self._schemas: dict[str, Any] = {}
+        # Whether a table with no row gets a file at close (a part of a layout does not).
+        self.write_empty = write_empty
+        # Empty tables' files, made by a process that loaded pyarrow (`add_parts`).
+        self._empty: dict[str, bytes] = {}
+        self.parts = 0  # files of this layout written by other processes, numbered
         self._writers: dict[tuple[str, str], Any] = {}
         # Record batches waiting for a full row group: Arrow, never Python objects.
         self._pending: dict[tuple[str, str], list[Any]] = {}
         self._npending: dict[tuple[str, str], int] = {}
         self._part_names: dict[tuple[Any, ...], str] = {}
+
+    @property
+    def pa(self) -> Any:
+        """pyarrow, imported when the first row is written here: an export whose parts are
+        written by worker processes never loads it in this one (export/parts.py)."""
+        return need("pyarrow", "fleet")
+
+    @property
+    def pq(self) -> Any:
+        return need("pyarrow.parquet", "fleet")
+
+    def schema(self, table: str) -> Any:
+        s = self._schemas.get(table)
+        if s is None:
+            s = arrow_schema(table)
+            for tag in self.tags:
+                s = s.append(self.pa.field(tag, self.pa.string()))
+            s = self._schemas[table] = s
+        return s
+
+    def add_parts(self, counts: dict[str, int], empty: dict[str, bytes]) -> None:
+        """Rows written into this sink's layout by other processes (export/parts.py):
+        counted as this sink's, and `empty` (each table's file with no row, made where
+        pyarrow is loaded) written at close for a table that got no row at all."""
+        for table, n in counts.items():
+            self.counts[table] += n
+        self._empty.update(empty)
 
     def partition(self, table: str, row: dict[str, Any]) -> str:
         if table != "turns":
@@ -152,7 +185,7 @@ class ParquetSink(Sink):
             return
         self.counts[table] += n
         if table != "turns" or not self.partition_by:
-            self._add_batch(table, "", arrow_batch(self.pa, self._schemas[table], cols))
+            self._add_batch(table, "", arrow_batch(self.pa, self.schema(table), cols))
             return
         parts: dict[str, list[int]] = {}
         for i, values in enumerate(zip(*(cols[k] for k in self.partition_by), strict=True)):
@@ -168,7 +201,7 @@ class ParquetSink(Sink):
         for part, idx in parts.items():
             some = cols if len(parts) == 1 else {
                 name: [values[i] for i in idx] for name, values in cols.items()}
-            self._add_batch(table, part, arrow_batch(self.pa, self._schemas[table], some))
+            self._add_batch(table, part, arrow_batch(self.pa, self.schema(table), some))
 
     def _add_batch(self, table: str, part: str, batch: Any) -> None:
         key = (table, part)
@@ -183,14 +216,14 @@ class ParquetSink(Sink):
         if w is None:
             d = self.out / table / part if part else self.out / table
             d.mkdir(parents=True, exist_ok=True)
-            w = self.pq.ParquetWriter(d / f"{self.prefix}.parquet", self._schemas[table],
+            w = self.pq.ParquetWriter(d / f"{self.prefix}.parquet", self.schema(table),
                                       compression="snappy", memory_pool=_pool(self.pa))
             self._writers[(table, part)] = w
         return w
 
     def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
         self._add_batch(table, part, self.pa.RecordBatch.from_pylist(
-            rows, schema=self._schemas[table]))
+            rows, schema=self.schema(table)))
 
     def _flush(self, table: str, part: str) -> None:
         pending = self._pending.pop((table, part), [])
@@ -202,13 +235,30 @@ class ParquetSink(Sink):
         for table, part in list(self._pending):
             self._flush(table, part)
         for table in TABLES:
-            if not any(t == table for t, _ in self._writers):
-                # An empty table still has a file, so its schema reads back.
-                part = self.partition(table, {}) if table == "turns" else ""
+            if (not self.write_empty or self.counts[table]
+                    or any(t == table for t, _ in self._writers)):
+                continue
+            # An empty table still has a file, so its schema reads back.
+            part = self.partition(table, {}) if table == "turns" else ""
+            if table in self._empty:
+                d = self.out / table / part if part else self.out / table
+                d.mkdir(parents=True, exist_ok=True)
+                (d / f"{self.prefix}.parquet").write_bytes(self._empty[table])
+            else:
                 self._writer(table, part)
         for w in self._writers.values():
             w.close()
         self._writers.clear()
+
+    def empty_files(self) -> dict[str, bytes]:
+        """Each table's Parquet file with no row (what `_close` writes for an empty
+        table), as bytes: for `add_parts` in a process that has not loaded pyarrow."""
+        out = {}
+        for table in TABLES:
+            buf = self.pa.BufferOutputStream()
+            self.pq.ParquetWriter(buf, self.schema(table), compression="snappy").close()
+            out[table] = buf.getvalue().to_pybytes()
+        return out
 
 
 class DuckDBSink(Sink):

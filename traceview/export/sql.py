@@ -1,8 +1,8 @@
 """`traceview sql`: DuckDB over an export, a DuckDB file, or captures (via the cache).
 
-The tables are always `turns`, `conversations` and `problems` with the documented schema,
-whichever of the three the rows come from. Results pass the redactor and the sanitiser
-before they are printed, like every other output.
+The tables are always `turns`, `conversations`, `problems` and `hosted_calls` with the
+documented schema, whichever of the three the rows come from. Results pass the redactor
+and the sanitiser before they are printed, like every other output.
 """
 
 from __future__ import annotations
@@ -19,41 +19,92 @@ from typing import Any
 from traceview.analysis.options import Options
 from traceview.capture.sources import expand_paths
 from traceview.export import need
-from traceview.export.cache import open_cache, register
-from traceview.export.schema import TABLES, arrow_schema
+from traceview.export.cache import QUERIES, TAGS, CacheLock, open_cache
+from traceview.export.schema import TABLES
 from traceview.export.sinks import MANIFEST, ExportError, csv_safe
+from traceview.export.views import copies_dir, create_views, remove_copies
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
 
+class Tables:
+    """A DuckDB connection where `turns`, `conversations`, … name the rows, and what it
+    holds until `close`: the cache's lock and the query's own copies of the files."""
+
+    def __init__(self, con: Any, lock: CacheLock | None = None,
+                 copies: Path | None = None) -> None:
+        self.con = con
+        self.lock = lock
+        self.copies = copies
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            if self.copies is not None:
+                remove_copies(self.copies.parent, only=self.copies)
+            if self.lock is not None:
+                self.lock.release()
+
+
 def connect(paths: list[str], cache_dir: Path, options: Options | None = None, *,
-            unsafe: bool = False) -> tuple[Any, str]:
-    """A connection where `turns`, `conversations`, `problems` name the rows of `paths`,
-    and a line saying where they came from. Unless `unsafe`, the connection is locked
-    down before the user's query runs (see `_locked`)."""
-    duckdb = need("duckdb", "fleet")
+            unsafe: bool = False) -> tuple[Tables, str]:
+    """The tables of `paths`, and a line saying where they came from. DuckDB is opened
+    once the rows are written (a capture's cache refreshed), and, unless `unsafe`, the
+    connection is locked down before the user's query runs (see `_locked`)."""
     kind = source_kind(paths)
     if kind == "export":
-        con = duckdb.connect()
         root = Path(paths[0])
-        register(con, {t: sorted(str(p) for p in (root / t).glob("**/*.parquet"))
-                       for t in TABLES}, {t: arrow_schema(t) for t in TABLES})
-        return _locked(con, unsafe), f"export {paths[0]}"
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        lock = CacheLock(cache_dir)  # held while the query's copies exist
+        lock.take(exclusive=False)
+        found = {t: sorted(str(p) for p in (root / t).glob("**/*.parquet")) for t in TABLES}
+        return _over(lock, cache_dir, found, [], unsafe), f"export {paths[0]}"
     if kind == "database":
+        duckdb = need("duckdb", "fleet")
         if not Path(paths[0]).is_file():
             raise ExportError(f"{paths[0]}: no such DuckDB file")
         con = duckdb.connect(paths[0], read_only=True)
         if not unsafe:
             _refuse_views(con, paths[0])
-        return _locked(con, unsafe), f"database {paths[0]}"
+        return Tables(_locked(con, unsafe)), f"database {paths[0]}"
     for p in paths:
         if not Path(p).exists():
             raise ExportError(f"{p}: no such file or directory")
     files = expand_paths(paths)
     cache = open_cache(cache_dir, options, files)
-    cache.views([os.path.abspath(f) for f in files])
-    return _locked(cache.con, unsafe), (f"{len(files)} capture(s), {len(cache.read)} read, "
-                                        f"{len(files) - len(cache.read)} from cache {cache_dir}")
+    try:
+        found, wanted = cache.files([os.path.abspath(f) for f in files])
+    except BaseException:
+        cache.close()
+        raise
+    return _over(cache.lock, cache_dir, found, wanted, unsafe), (
+        f"{len(files)} capture(s), {len(cache.read)} read, "
+        f"{len(files) - len(cache.read)} from cache {cache_dir}")
+
+
+def _over(lock: CacheLock, cache_dir: Path, files: dict[str, list[str]],
+          wanted: list[tuple[str, str]], unsafe: bool) -> Tables:
+    """A new connection with the tables as views over copies of `files` (of the cache's
+    rows, those of the (key, segment) pairs `wanted`); the lock is released by `close`."""
+    tables = Tables(None, lock)
+    try:
+        tables.con = need("duckdb", "fleet").connect()
+        tables.copies = copies_dir(cache_dir / QUERIES)
+        where = "true"
+        if wanted:
+            tables.con.execute("CREATE TEMP TABLE cache_wanted (key VARCHAR, segment VARCHAR)")
+            tables.con.executemany("INSERT INTO cache_wanted VALUES (?, ?)", wanted)
+            where = f"({TAGS[0]}, {TAGS[1]}) IN (SELECT key, segment FROM cache_wanted)"
+        create_views(tables.con, files, tables.copies, where)
+        _locked(tables.con, unsafe)
+    except BaseException:
+        if tables.con is None:
+            lock.release()
+        else:
+            tables.close()
+        raise
+    return tables
 
 
 def source_kind(paths: list[str]) -> str:
@@ -93,8 +144,8 @@ def _locked(con: Any, unsafe: bool) -> Any:
     return con
 
 
-def query(con: Any, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    cur = con.execute(sql)
+def query(tables: Tables, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    cur = tables.con.execute(sql)
     cols = [d[0] for d in cur.description] if cur.description else []
     return cols, cur.fetchall() if cols else []
 
