@@ -91,10 +91,9 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
     return None if len(out) > BODY_CAP else out
 
 
-# Read once per response: what the exchange needs at its start, and at its end (the
-# headers a record keeps, and the encoding that says how to decode the body).
-_START_HEADERS = frozenset(("content-type", "content-encoding"))
-_FINISH_HEADERS = frozenset((*SAFE_RESPONSE_HEADERS, "content-encoding"))
+# Read once per response, at its start: its type and encoding (how the body is kept and
+# decoded) and the headers its record keeps.
+_RESPONSE_HEADERS = frozenset((*SAFE_RESPONSE_HEADERS, "content-type", "content-encoding"))
 _INFLATED = {"gzip": 47, "x-gzip": 47, "deflate": 15}  # zlib's wbits for each encoding
 
 
@@ -115,7 +114,7 @@ class _Exchange:
         self.started = started
         self.status = response.status_code
         self.headers = response.headers
-        start = header_values(response.headers, _START_HEADERS)
+        self.values = start = header_values(response.headers, _RESPONSE_HEADERS)
         content_type = start.get("content-type", "")
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
@@ -187,7 +186,7 @@ class _Exchange:
             self._done = True
         if self.pending is not None:  # a reader that stopped mid-body was handed it
             self.keep(self.pending)
-        headers = header_values(self.headers, _FINISH_HEADERS)
+        headers = self.values
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
         chunk_ms = None
