@@ -252,7 +252,9 @@ class RecordingProxy:
         """Relay the body chunk by chunk. The record is written when the upstream body ends
         and before the client can see the end, as with the recorder (a caller that has its
         answer finds it in the capture): a stream ends with a separate empty chunk, and of a
-        body of known length the last chunk is held back until the record is written."""
+        body of known length the last chunk is held back until the record is written. The
+        head of a body of known length goes with its first bytes (one send to the client,
+        proxy_server._HeadJoined); any other head at once."""
         headers, hold = [], False
         for k, v in response.headers.raw:  # one pass: no Headers lookups per request
             name = k.lower()
@@ -261,8 +263,11 @@ class RecordingProxy:
             elif name in _HOP_BY_HOP_BYTES:
                 continue
             headers.append((k, v))
-        await send({"type": "http.response.start", "status": response.status_code,
-                    "headers": headers})
+        start: dict[str, Any] | None = {"type": "http.response.start",
+                                        "status": response.status_code, "headers": headers}
+        if not hold:
+            await send(start)
+            start = None
         held = b""
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
@@ -270,14 +275,21 @@ class RecordingProxy:
                     chunk, held = held, chunk
                     if not chunk:
                         continue
+                if start is not None:
+                    await send(start)
+                    start = None
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
             # The upstream broke mid-body (recorded by the transport). A body of known length
             # cannot be ended short: what arrived is sent and the connection left unfinished,
             # which the server closes — the client sees the cut, the log no traceback.
             if hold:
+                if start is not None:
+                    await send(start)
                 await send({"type": "http.response.body", "body": held, "more_body": True})
                 return
+        if start is not None:
+            await send(start)
         await send({"type": "http.response.body", "body": held, "more_body": False})
 
 
