@@ -263,10 +263,11 @@ class RecordingProxy:
             elif name in _HOP_BY_HOP_BYTES:
                 continue
             headers.append((k, v))
-        start: dict[str, Any] | None = {"type": "http.response.start",
-                                        "status": response.status_code, "headers": headers}
+        head = {"type": "http.response.start", "status": response.status_code,
+                "headers": headers}
+        start: dict[str, Any] | None = head  # not sent yet
         if not hold:
-            await send(start)
+            await send(head)
             start = None
         held = b""
         try:
