@@ -139,6 +139,8 @@ class _Stream(httpcore2.AsyncNetworkStream):
             self._transport.write(buffer)
         elif self._held:
             self._held += buffer
+            if len(self._held) >= JOIN_BELOW:  # what is held stays bounded
+                self._flush()
         else:
             self._held = bytes(buffer)
             self._loop.call_soon(self._flush)  # at the latest when this step ends
