@@ -26,23 +26,28 @@ SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
                               | {"openai-api-key"}))
 
 
-_BEGIN_HEADERS = frozenset((*SECRET_HEADERS, *SAFE_REQUEST_HEADERS, "content-type",
-                            "content-length"))
+_BEGIN_HEADERS = frozenset(name.encode() for name in (
+    *SECRET_HEADERS, *SAFE_REQUEST_HEADERS, "content-type", "content-length"))
 
 
-def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, str]:
-    """``headers.get(name)`` for each wanted name, in one pass over the raw headers
-    (each ``get`` re-derives the encoding and scans every header: a proxy pays it per
-    request). Repeated headers are joined with ", ", as ``get`` joins them."""
-    found: dict[str, list[bytes]] = {}
+def header_values(headers: httpx2.Headers, wanted: frozenset[bytes]) -> dict[str, str]:
+    """``headers.get(name)`` for each wanted (lower-case) name, in one pass over the raw
+    headers (each ``get`` re-derives the encoding and scans every header: a proxy pays it
+    per request). Repeated headers are joined with ", ", as ``get`` joins them. An ASCII value
+    reads the same in every encoding: the headers' own (a decode of all of them) is
+    worked out only for a value that is not."""
+    found: dict[bytes, list[bytes]] = {}
     for key, value in headers.raw:
-        name = key.lower().decode("latin-1")
+        name = key.lower()
         if name in wanted:
             found.setdefault(name, []).append(value)
-    if not found:
-        return {}
-    encoding = headers.encoding
-    return {k: ", ".join(v.decode(encoding) for v in vs) for k, vs in found.items()}
+    out: dict[str, str] = {}
+    for name, values in found.items():
+        try:
+            out[name.decode()] = ", ".join(v.decode("ascii") for v in values)
+        except UnicodeDecodeError:
+            out[name.decode()] = ", ".join(v.decode(headers.encoding) for v in values)
+    return out
 
 
 _SECRET_HEADERS = frozenset(SECRET_HEADERS)
@@ -93,7 +98,8 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
 
 # Read once per response, at its start: its type and encoding (how the body is kept and
 # decoded) and the headers its record keeps.
-_RESPONSE_HEADERS = frozenset((*SAFE_RESPONSE_HEADERS, "content-type", "content-encoding"))
+_RESPONSE_HEADERS = frozenset(name.encode() for name in (
+    *SAFE_RESPONSE_HEADERS, "content-type", "content-encoding"))
 _INFLATED = {"gzip": 47, "x-gzip": 47, "deflate": 15}  # zlib's wbits for each encoding
 
 
