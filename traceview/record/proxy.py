@@ -15,6 +15,7 @@ never buffered, and recorded up to a cap (transport.BODY_CAP).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -64,11 +65,19 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
     upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
     """
     path = _without_dot_segments(path)
-    base = upstream.rstrip("/")
-    if urlsplit(base).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
+    base, v1 = _base(upstream)
+    if v1 and (path == "/v1" or path.startswith("/v1/")):
         path = path[3:]
     url = base + path
     return f"{url}?{query.decode('latin-1')}" if query else url
+
+
+@functools.lru_cache(maxsize=8)
+def _base(upstream: str) -> tuple[str, bool]:
+    """The upstream without its trailing slash, and whether its path ends in ``/v1``
+    (a proxy has one upstream: split once, not per request)."""
+    base = upstream.rstrip("/")
+    return base, urlsplit(base).path.endswith("/v1")
 
 
 def _without_dot_segments(path: str) -> str:
