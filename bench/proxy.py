@@ -326,7 +326,11 @@ def main() -> int:
     finally:
         for proc in [p for p, _ in procs] + [sim]:
             proc.send_signal(signal.SIGINT)  # Ctrl-C: the proxy's exit writes TV_BENCH_FWD
-            proc.wait(10)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:  # a loaded machine: its figures are in
+                proc.kill()
+                proc.wait()
     fwd = [orjson.loads((tmp / f"{x}.fwd").read_bytes()) for x in labels]
     inside = [[sum(f[a:b], []) for f in fwd] for a, b in ((0, ns.streams), (ns.streams, None))]
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio (no [proxy] extra)"

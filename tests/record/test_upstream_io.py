@@ -171,3 +171,34 @@ def test_the_proxys_upstream_pool_reads_through_upstream_io():
             mp.setattr("traceview.record.proxy.env_proxy", lambda upstream, p=env_proxy: p)
             transport = upstream_transport("https://api.openai.com/v1")
         assert isinstance(transport._pool._network_backend, AsyncioBackend)
+
+
+def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):
+    # Head and body written apart cost a send, a segment and a wake-up of the other side
+    # each: the upstream reads the proxy's whole request in its first read, and the client
+    # the whole response, head and body, in its first (the upstream writes them apart).
+    server = socket.create_server(("127.0.0.1", 0))
+    first_reads: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            first_reads.append(conn.recv(65536))
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                         b"content-length: 11\r\n\r\n")
+            conn.sendall(b'{"ok":true}')
+            conn.recv(1)  # until the proxy lets the connection go
+
+    threading.Thread(target=serve, daemon=True).start()
+    body = b'{"model":"gpt-4.1","input":"hi"}'
+    upstream = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+    with ProxyServer(tmp_path / "one.jsonl", upstream=upstream) as proxy:
+        host, port = proxy.sock.getsockname()[:2]
+        with socket.create_connection((host, port)) as client:
+            client.sendall(b"POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-type: "
+                           b"application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+            reply = client.recv(65536)
+    assert first_reads[0].startswith(b"POST /v1/responses HTTP/1.1\r\n")
+    assert first_reads[0].endswith(b"\r\n\r\n" + body)
+    assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and reply.endswith(b'\r\n\r\n{"ok":true}')
+    assert [r["dir"] for r in read_records(tmp_path / "one.jsonl")] == ["req", "res"]

@@ -15,6 +15,7 @@ never buffered, and recorded up to a cap (transport.BODY_CAP).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -64,11 +65,19 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
     upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
     """
     path = _without_dot_segments(path)
-    base = upstream.rstrip("/")
-    if urlsplit(base).path.endswith("/v1") and (path == "/v1" or path.startswith("/v1/")):
+    base, v1 = _base(upstream)
+    if v1 and (path == "/v1" or path.startswith("/v1/")):
         path = path[3:]
     url = base + path
     return f"{url}?{query.decode('latin-1')}" if query else url
+
+
+@functools.lru_cache(maxsize=8)
+def _base(upstream: str) -> tuple[str, bool]:
+    """The upstream without its trailing slash, and whether its path ends in ``/v1``
+    (a proxy has one upstream: split once, not per request)."""
+    base = upstream.rstrip("/")
+    return base, urlsplit(base).path.endswith("/v1")
 
 
 def _without_dot_segments(path: str) -> str:
@@ -252,7 +261,9 @@ class RecordingProxy:
         """Relay the body chunk by chunk. The record is written when the upstream body ends
         and before the client can see the end, as with the recorder (a caller that has its
         answer finds it in the capture): a stream ends with a separate empty chunk, and of a
-        body of known length the last chunk is held back until the record is written."""
+        body of known length the last chunk is held back until the record is written. The
+        head of a body of known length goes with its first bytes (one send to the client,
+        proxy_server._HeadJoined); any other head at once."""
         headers, hold = [], False
         for k, v in response.headers.raw:  # one pass: no Headers lookups per request
             name = k.lower()
@@ -261,8 +272,12 @@ class RecordingProxy:
             elif name in _HOP_BY_HOP_BYTES:
                 continue
             headers.append((k, v))
-        await send({"type": "http.response.start", "status": response.status_code,
-                    "headers": headers})
+        head = {"type": "http.response.start", "status": response.status_code,
+                "headers": headers}
+        start: dict[str, Any] | None = head  # not sent yet
+        if not hold:
+            await send(head)
+            start = None
         held = b""
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
@@ -270,14 +285,21 @@ class RecordingProxy:
                     chunk, held = held, chunk
                     if not chunk:
                         continue
+                if start is not None:
+                    await send(start)
+                    start = None
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
             # The upstream broke mid-body (recorded by the transport). A body of known length
             # cannot be ended short: what arrived is sent and the connection left unfinished,
             # which the server closes — the client sees the cut, the log no traceback.
             if hold:
+                if start is not None:
+                    await send(start)
                 await send({"type": "http.response.body", "body": held, "more_body": True})
                 return
+        if start is not None:
+            await send(start)
         await send({"type": "http.response.body", "body": held, "more_body": False})
 
 

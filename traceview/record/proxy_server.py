@@ -12,9 +12,11 @@ accepts. ``start()`` returns only once uvicorn has finished starting.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import threading
+from typing import Any
 
 from traceview.record.proxy import DEFAULT_TIMEOUT, RecordingProxy, default_upstream
 from traceview.record.recorder import Clock, Recorder
@@ -23,12 +25,52 @@ from traceview.record.writer import CaptureWriter
 
 LOOPBACK = "127.0.0.1"
 HEAD_TIMEOUT_S = 20.0  # a connection sends a whole request head within this, or is closed
+JOIN_BELOW = 64 * 1024  # body bytes up to this size go out in one write with the head
+
+
+class _HeadJoined:
+    """A connection's transport as a response's writer sees it: the response head (uvicorn
+    writes it alone, on ``http.response.start``) is held and goes out with the first body
+    bytes, or when the event loop's current step ends: one send, one segment and one
+    wake-up of the client for a whole small response instead of two. Body bytes are
+    never held."""
+
+    def __init__(self, transport: Any, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._head = b""
+
+    def write(self, data: bytes) -> None:
+        if self._head:
+            head, self._head = self._head, b""
+            if len(data) < JOIN_BELOW:
+                self._transport.write(head + data)
+                return
+            self._transport.write(head)
+        elif data.startswith(b"HTTP/"):
+            self._head = data
+            self._loop.call_soon(self._release)
+            return
+        self._transport.write(data)
+
+    def _release(self) -> None:
+        head, self._head = self._head, b""
+        if head and not self._transport.is_closing():
+            self._transport.write(head)
+
+    def close(self) -> None:
+        self._release()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 def _protocol() -> object:
     """uvicorn's HTTP protocol with a deadline on each request head: a connection that
     sends nothing, or half a head, is closed after HEAD_TIMEOUT_S (uvicorn only times out
-    the idle gap *after* a response), so a thousand of them cannot take every descriptor."""
+    the idle gap *after* a response), so a thousand of them cannot take every descriptor;
+    and each response written through :class:`_HeadJoined`."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # httptools not installed: uvicorn's own choice
@@ -36,6 +78,7 @@ def _protocol() -> object:
 
     class HeadDeadline(HttpToolsProtocol):
         _head_timer = None
+        _joined: _HeadJoined | None = None
 
         def _arm(self) -> None:
             self._disarm()
@@ -53,6 +96,7 @@ def _protocol() -> object:
 
         def connection_made(self, transport: object) -> None:
             super().connection_made(transport)  # type: ignore[arg-type]
+            self._joined = _HeadJoined(transport, self.loop)
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -66,6 +110,8 @@ def _protocol() -> object:
         def on_headers_complete(self) -> None:
             self._disarm()
             super().on_headers_complete()
+            if self.cycle is not None and self._joined is not None:
+                self.cycle.transport = self._joined  # type: ignore[assignment]
 
     return HeadDeadline
 

@@ -26,23 +26,28 @@ SECRET_HEADERS = tuple(sorted({name.replace("_", "-") for name in SECRET_KEYS}
                               | {"openai-api-key"}))
 
 
-_BEGIN_HEADERS = frozenset((*SECRET_HEADERS, *SAFE_REQUEST_HEADERS, "content-type",
-                            "content-length"))
+_BEGIN_HEADERS = frozenset(name.encode() for name in (
+    *SECRET_HEADERS, *SAFE_REQUEST_HEADERS, "content-type", "content-length"))
 
 
-def header_values(headers: httpx2.Headers, wanted: frozenset[str]) -> dict[str, str]:
-    """``headers.get(name)`` for each wanted name, in one pass over the raw headers
-    (each ``get`` re-derives the encoding and scans every header: a proxy pays it per
-    request). Repeated headers are joined with ", ", as ``get`` joins them."""
-    found: dict[str, list[bytes]] = {}
+def header_values(headers: httpx2.Headers, wanted: frozenset[bytes]) -> dict[str, str]:
+    """``headers.get(name)`` for each wanted (lower-case) name, in one pass over the raw
+    headers (each ``get`` re-derives the encoding and scans every header: a proxy pays it
+    per request). Repeated headers are joined with ", ", as ``get`` joins them. An ASCII value
+    reads the same in every encoding: the headers' own (a decode of all of them) is
+    worked out only for a value that is not."""
+    found: dict[bytes, list[bytes]] = {}
     for key, value in headers.raw:
-        name = key.lower().decode("latin-1")
+        name = key.lower()
         if name in wanted:
             found.setdefault(name, []).append(value)
-    if not found:
-        return {}
-    encoding = headers.encoding
-    return {k: ", ".join(v.decode(encoding) for v in vs) for k, vs in found.items()}
+    out: dict[str, str] = {}
+    for name, values in found.items():
+        try:
+            out[name.decode()] = ", ".join(v.decode("ascii") for v in values)
+        except UnicodeDecodeError:
+            out[name.decode()] = ", ".join(v.decode(headers.encoding) for v in values)
+    return out
 
 
 _SECRET_HEADERS = frozenset(SECRET_HEADERS)
@@ -91,10 +96,10 @@ def _decode(status: int, headers: httpx2.Headers, raw: bytes) -> bytes | None:
     return None if len(out) > BODY_CAP else out
 
 
-# Read once per response: what the exchange needs at its start, and at its end (the
-# headers a record keeps, and the encoding that says how to decode the body).
-_START_HEADERS = frozenset(("content-type", "content-encoding"))
-_FINISH_HEADERS = frozenset((*SAFE_RESPONSE_HEADERS, "content-encoding"))
+# Read once per response, at its start: its type and encoding (how the body is kept and
+# decoded) and the headers its record keeps.
+_RESPONSE_HEADERS = frozenset(name.encode() for name in (
+    *SAFE_RESPONSE_HEADERS, "content-type", "content-encoding"))
 _INFLATED = {"gzip": 47, "x-gzip": 47, "deflate": 15}  # zlib's wbits for each encoding
 
 
@@ -115,7 +120,7 @@ class _Exchange:
         self.started = started
         self.status = response.status_code
         self.headers = response.headers
-        start = header_values(response.headers, _START_HEADERS)
+        self.values = start = header_values(response.headers, _RESPONSE_HEADERS)
         content_type = start.get("content-type", "")
         self.content_type = content_type
         self.stream = content_type.startswith("text/event-stream")
@@ -187,7 +192,7 @@ class _Exchange:
             self._done = True
         if self.pending is not None:  # a reader that stopped mid-body was handed it
             self.keep(self.pending)
-        headers = header_values(self.headers, _FINISH_HEADERS)
+        headers = self.values
         raw: bytes | None = None if self.over else b"".join(self.chunks)
         self.chunks = []
         chunk_ms = None

@@ -5,6 +5,11 @@ pause and a resume of the socket's reading, and a yield to the event loop even w
 are already there. The proxy reads once per stream chunk when a provider paces its tokens,
 so that is paid per chunk. Here the protocol fills a buffer as bytes arrive; a read takes
 from it without waiting when it holds something, and otherwise waits with one timer.
+
+Writes are joined: httpcore2 writes a request's head and its body apart, and each write on
+its own is a send, a segment and a wake-up of the upstream. A small write is held until the
+next write, the first read (the request is whole once its response is awaited) or the end
+of the event loop's current step, whichever comes first, so a request leaves in one send.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import httpcore2
 # Past this much unread upstream data the socket stops being read (back-pressure), and
 # below half of it reading resumes: memory per connection stays bounded.
 HIGH_WATER = 256 * 1024
+# Writes up to this size are held to be joined with the next (a request's head and body);
+# a larger one goes at once, after what is held.
+JOIN_BELOW = 64 * 1024
 
 
 class _Buffered(asyncio.Protocol):
@@ -86,12 +94,23 @@ async def _wait(proto: _Buffered, slot: str, timeout: float | None, late: type[E
 
 
 class _Stream(httpcore2.AsyncNetworkStream):
-    def __init__(self, transport: Any, proto: _Buffered) -> None:
+    def __init__(self, transport: Any, proto: _Buffered,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._transport = transport
         self._proto = proto
         proto.transport = transport
+        self._loop = loop
+        self._held = b""  # written, not yet handed to the transport (see the module's doc)
+
+    def _flush(self) -> None:
+        """Hand what is held to the transport (a closed one drops it: the read says why)."""
+        held, self._held = self._held, b""
+        if held and not self._transport.is_closing():
+            self._transport.write(held)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held:
+            self._flush()
         proto = self._proto
         while not proto.buffer and not proto.closed:
             await _wait(proto, "reader", timeout, httpcore2.ReadTimeout)
@@ -115,15 +134,26 @@ class _Stream(httpcore2.AsyncNetworkStream):
             return
         if self._proto.closed or self._transport.is_closing():
             raise httpcore2.WriteError("the upstream connection is closed")
-        self._transport.write(buffer)
+        if len(buffer) >= JOIN_BELOW or self._loop is None:
+            self._flush()
+            self._transport.write(buffer)
+        elif self._held:
+            self._held += buffer
+            if len(self._held) >= JOIN_BELOW:  # what is held stays bounded
+                self._flush()
+        else:
+            self._held = bytes(buffer)
+            self._loop.call_soon(self._flush)  # at the latest when this step ends
         while not self._proto.writable:
             await _wait(self._proto, "drained", timeout, httpcore2.WriteTimeout)
 
     async def aclose(self) -> None:
+        self._flush()
         self._transport.close()
 
     async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
                         timeout: float | None = None) -> httpcore2.AsyncNetworkStream:
+        self._flush()
         loop = asyncio.get_running_loop()
         try:
             transport = await loop.start_tls(self._transport, self._proto, ssl_context,
@@ -135,7 +165,7 @@ class _Stream(httpcore2.AsyncNetworkStream):
         except (OSError, ssl.SSLError) as exc:
             self._transport.close()
             raise httpcore2.ConnectError(str(exc)) from exc
-        return _Stream(transport, self._proto)
+        return _Stream(transport, self._proto, loop)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # an idle connection the upstream spoke on or closed
@@ -159,7 +189,7 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
             _Buffered, host, port, local_addr=local), timeout)
         for option in socket_options or ():
             transport.get_extra_info("socket").setsockopt(*option)
-        return _Stream(transport, proto)
+        return _Stream(transport, proto, loop)
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None,
@@ -167,7 +197,7 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
         loop = asyncio.get_running_loop()
         transport, proto = await _connect(loop.create_unix_connection(_Buffered, path),
                                           timeout)
-        return _Stream(transport, proto)
+        return _Stream(transport, proto, loop)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)

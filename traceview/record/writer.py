@@ -79,18 +79,22 @@ class CaptureWriter:
         with self._lock:
             if self._fd is None:
                 raise ValueError(f"capture {self.path} is closed")
-            start = os.fstat(self._fd).st_size
+            start = -1  # where this record began, known once part of it is written
             view = memoryview(line)
             try:
                 while view:  # a regular file takes it in one go; loop only for pathology
                     written = os.write(self._fd, view)
+                    if start < 0 and written < len(view):  # O_APPEND: it ends where we are
+                        start = os.lseek(self._fd, 0, os.SEEK_CUR) - written
                     view = view[written:]
                 if self.fsync:
                     os.fsync(self._fd)
             except OSError:
                 # Full disk, file size limit (EFBIG), quota: a partial line would merge with
                 # the next record. Cut the file back to where this record began.
-                if len(view) != len(line):
+                if start < 0 and not view:  # written whole, then fsync failed
+                    start = os.lseek(self._fd, 0, os.SEEK_CUR) - len(line)
+                if start >= 0:
                     try:
                         os.ftruncate(self._fd, start)
                     except OSError:

@@ -123,6 +123,7 @@ _HINT = re.compile(b"|".join([  # each led by a literal byte: sre skips the rest
 # The farthest a piece begins before the byte a scan finds in it ("?client_secret="), and
 # how far behind its start _HINT looks ('"conversation_key"').
 _REACH, _BEHIND = 14, 14
+_LINE_TRIES = 24  # finds tried one by one on a line before it is searched whole
 
 # How lines with a hint are found in about one pass over a chunk: the chunk is folded with
 # one `bytes.translate` (ASCII lower-cased, and each anchor byte made 0), and one regex led
@@ -168,29 +169,47 @@ _SCANS = _scans()
 
 def _hinted_lines(chunk: bytes) -> list[int]:
     """Start offsets, in order, of the lines of ``chunk`` (UTF-8) that hold a hint (see
-    _HINT): where a scan finds a piece's anchor, _HINT is searched for from the farthest
-    place the piece can begin to the line's end, and the scan goes on from there."""
+    _HINT). Every piece begins at most _REACH before a byte a scan finds in it, so where a
+    scan finds one, _HINT is tried at each place from there back to _REACH before it: a
+    few anchored tries, where a search to the line's end would cost all the rest of the
+    line (a record is one line). After _LINE_TRIES finds on a line without a hint, the
+    scan searches the rest of the line once and goes on after it."""
     folded = chunk.translate(_FOLD)
-    find, rfind = chunk.find, chunk.rfind
-    hinted: list[int] = []
+    find, rfind, size = chunk.find, chunk.rfind, len(chunk)
+    hinted: set[int] = set()
+    lowered: list[bytes] = []  # the chunk lower-cased, once a find needs it
+    tries: dict[int, int] = {}  # this scan's finds so far on the line starting at each offset
 
     def check(i: int) -> int:
-        """Where the scans go on, after a piece's byte at `i`: the line's end."""
-        start, end = rfind(b"\n", 0, i) + 1, find(b"\n", i)
-        end = len(chunk) if end < 0 else end
-        lo = max(start, i - _REACH - _BEHIND)
-        if _HINT.search(chunk[lo:end].lower(), max(start, i - _REACH) - lo):
-            hinted.append(start)
-        return end  # no hint from here to the line's end: nothing more to find on it
+        """Where the scan goes on after a piece's byte at `i`: past it, or past its line."""
+        start = rfind(b"\n", 0, i) + 1
+        end = find(b"\n", i)
+        end = size if end < 0 else end
+        if start in hinted:
+            return end
+        if not lowered:
+            lowered.append(chunk.lower())
+        text, first = lowered[0], max(start, i - _REACH)
+        tries[start] = tried = tries.get(start, 0) + 1
+        if tried <= _LINE_TRIES:
+            if any(_HINT.match(text, at, end) for at in range(first, i + 1)):
+                hinted.add(start)
+                return end
+            return i + 1
+        if _HINT.search(text, first, end) is not None:
+            hinted.add(start)
+        return end  # searched to the line's end: nothing more to find on it
 
     for scan in _SCANS:
+        tries.clear()
         m = scan.search(folded)
         while m is not None:
             m = scan.search(folded, check(m.start()))
+    tries.clear()
     i = find(b"=")
     while i >= 0:
         i = find(b"=", check(i))
-    return sorted(set(hinted))
+    return sorted(hinted)
 
 
 # --- The redactors -------------------------------------------------------------------------
@@ -251,9 +270,25 @@ def is_secret_name(name: str) -> bool:
     return name.lower().replace("-", "_") in SECRET_KEYS
 
 
-# A secret-named field as JSON text writes it, lower-cased ("-" or "_" alike).
+def _unhinted_names() -> list[str]:
+    """The secret names whose field, as JSON text writes it ("-" or "_" alike), holds no
+    hint of the pre-check (none today: each ends in a hint such as `key"` or holds one
+    such as "authoriz"); only those need the field search below."""
+    def spellings(name: str) -> list[str]:
+        first, _, rest = name.partition("_")
+        if not _:
+            return [first]
+        return [first + sep + tail for sep in "_-" for tail in spellings(rest)]
+
+    return sorted(k for k in SECRET_KEYS
+                  if any(not _hinted_lines(f'"{form}":'.encode()) for form in spellings(k)))
+
+
+# A secret-named field that no hint finds, as JSON text writes it, lower-cased.
+_UNHINTED = _unhinted_names()
 _SECRET_FIELD = re.compile(b'"(?:' + b"|".join(
-    re.escape(k.encode()).replace(b"_", b"[_-]") for k in sorted(SECRET_KEYS)) + b')":')
+    re.escape(k.encode()).replace(b"_", b"[_-]") for k in _UNHINTED) + b')":') if _UNHINTED \
+    else None
 
 
 def nothing_to_mask(text: bytes) -> bool:
@@ -266,7 +301,7 @@ def nothing_to_mask(text: bytes) -> bool:
     if _registered:
         return False
     return (b"\\" not in text and b"\n" not in text and not _hinted_lines(text)
-            and _SECRET_FIELD.search(text.lower()) is None)
+            and (_SECRET_FIELD is None or _SECRET_FIELD.search(text.lower()) is None))
 
 
 def _unchanged(value: Any) -> bool:
