@@ -92,8 +92,17 @@ def test_a_real_terminal_gets_no_title_no_clipboard_no_escape(tmp_path: Path) ->
         else:
             raise AssertionError(f"the inspector never showed the capture:\n{screen}")
         for keys in (["Enter"], ["r"], ["Escape", "p"]):
+            before = tmux("capture-pane", "-p", "-e", "-t", "h")
             tmux("send-keys", "-t", "h", *keys)
-            time.sleep(0.3)  # let the frame reach the pane before reading it back
+            end = time.monotonic() + 15  # each key redraws the pane: read until it has
+            shown = before
+            while shown == before and time.monotonic() < end:
+                time.sleep(0.05)  # polling interval of a bounded wait, not a synchronisation
+                shown = tmux("capture-pane", "-p", "-e", "-t", "h")
+            screen += shown
+        end = time.monotonic() + 15  # a frame may be drawn in parts: read until the text is in
+        while "\\x1b]5" not in screen and time.monotonic() < end:
+            time.sleep(0.05)  # polling interval of a bounded wait, not a synchronisation
             screen += tmux("capture-pane", "-p", "-e", "-t", "h")
         title = tmux("display-message", "-p", "-t", "h", "#{pane_title}")
         assert "pwned" not in title and "c1-title" not in title, title
