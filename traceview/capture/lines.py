@@ -77,16 +77,26 @@ class Records:
 
 
 def as_rows(pre: Pre, records: Records) -> Pre:
-    """`pre` with its facts record kept in `records` and replaced by its row number there:
-    what a worker process sends back (columns, not one pickled object per line)."""
+    """`pre` as a worker sends it: its facts record kept in `records` and replaced by its
+    row number there (columns, not one pickled object per line), and without the parsed
+    record `keep` left in it (a worker sends no bodies)."""
     if pre is None:
         return None
-    if pre[0] == "req" and pre[8] is not None:
-        records.requests.append(pre[8])
-        return (*pre[:8], len(records.requests) - 1, *pre[9:])
-    if pre[0] == "res" and pre[4] is not None:
-        records.responses.append(pre[4])
-        return (*pre[:4], len(records.responses) - 1, *pre[5:])
+    kind = pre[0]
+    if kind == "req":
+        facts = pre[8]
+        if facts is not None:
+            records.requests.append(facts)
+            facts = len(records.requests) - 1
+        return (*pre[:8], facts, pre[9], pre[10], None, *pre[12:])
+    if kind == "res":
+        facts = pre[4]
+        if facts is not None:
+            records.responses.append(facts)
+            facts = len(records.responses) - 1
+        return (*pre[:4], facts, pre[5], pre[6], None, *pre[8:])
+    if kind == "other" and pre[1] is not None:
+        return ("other", None)
     return pre
 
 
