@@ -71,9 +71,22 @@ class Records:
 
     def facts(self) -> Facts:
         facts = Facts()
-        facts.requests.add_all(self.requests)
-        facts.responses.add_all(self.responses)
+        facts.requests.add_all(_shared_extras(self.requests))
+        facts.responses.add_all(_shared_extras(self.responses))
         return facts
+
+
+def _shared_extras(records: list[Any]) -> list[Any]:
+    """`records` with equal `extra` facts made one object: the responses of a capture
+    repeat theirs (the same vector stores and retrieval lineage on every turn), which a
+    chunk then sends once and the table holds once a chunk, not once a row. Equal by
+    their repr: the same plain values of the same types. The facts are never changed
+    once stored."""
+    seen: dict[str, Any] = {}
+    for f in records:
+        if f.extra:
+            f.extra = seen.setdefault(repr(f.extra), f.extra)
+    return records
 
 
 def as_rows(pre: Pre, records: Records) -> Pre:
