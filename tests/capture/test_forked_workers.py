@@ -44,7 +44,7 @@ def first_to_claim():  # exactly one child misbehaves
     except FileExistsError:
         return False
 
-def extract(path, start, end):
+def extract(path, start, end, *along):
     if os.getpid() != MAIN:
         mine[0] += 1
         current[0] = start
@@ -60,7 +60,7 @@ def extract(path, start, end):
             os.killpg(0, signal.SIGINT)  # Ctrl-C: the whole foreground group
         if start == LAST and MODE == "fail" and first_to_claim():
             raise RuntimeError("a child that breaks")
-    return real(path, start, end)
+    return real(path, start, end, *along)
 
 parallel.extract = extract
 PATH = sys.argv[5]

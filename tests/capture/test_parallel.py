@@ -103,7 +103,7 @@ def test_a_worker_sends_its_facts_as_columns() -> None:
     from array import array
 
     size = Path(SAMPLE).stat().st_size
-    lines, facts = parallel.extract(SAMPLE, 0, size)
+    lines, facts, _ = parallel.extract(SAMPLE, 0, size)
     rows = [pre[8] for _, _, pre in lines if pre and pre[0] == "req" and pre[8] is not None]
     assert rows == list(range(facts.requests.rows)) and len(rows) > 10
     assert isinstance(facts.responses.cols["input_tokens"], array)

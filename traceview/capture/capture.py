@@ -208,7 +208,7 @@ class CaptureLoader:
         extractor = Extractor(n_workers, along, self.first_here)
         results = extractor.run(self._tasks(verdicts, sizes))
         try:
-            ahead: tuple[Task, Chunk | OSError, Any] | None = next(results, None)
+            ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
             for i, src in enumerate(files):
                 for kind, message in src.findings:  # about the whole file: before its lines
                     self.builder.problem(i, 1, kind, message)
@@ -220,11 +220,11 @@ class CaptureLoader:
                 with _Rereader(src.path) as reread:
                     while ahead is not None and ahead[0][0] == i:
                         result = ahead[1]
-                        if ahead[2] is not None and take is not None:
-                            take(i, ahead[2])
                         if isinstance(result, OSError):
                             at.failed = at.failed or result
                         elif at.failed is None:
+                            if result.made is not None and take is not None:
+                                take(i, result.made)
                             yield from self._pair(i, result, at, reread, every)
                         # The next chunk is asked for only now: the first one's rows show
                         # before the workers have even started.
@@ -249,7 +249,7 @@ class CaptureLoader:
     def _pair(self, i: int, chunk: Chunk, at: _Position, reread: _Rereader,
               every: int) -> Iterator[int]:
         """Pair a chunk's lines, its facts appended to the table first."""
-        lines, facts = chunk
+        lines, facts, _ = chunk
         self.builder.take(facts)
         feed = self.builder.feed_pre
         for length, ended, pre in lines:

@@ -71,22 +71,45 @@ class Records:
 
     def facts(self) -> Facts:
         facts = Facts()
-        facts.requests.add_all(self.requests)
-        facts.responses.add_all(self.responses)
+        facts.requests.add_all(_shared_extras(self.requests))
+        facts.responses.add_all(_shared_extras(self.responses))
         return facts
 
 
+def _shared_extras(records: list[Any]) -> list[Any]:
+    """`records` with equal `extra` facts made one object: the responses of a capture
+    repeat theirs (the same vector stores and retrieval lineage on every turn), which a
+    chunk then sends once and the table holds once a chunk, not once a row. Equal by
+    their repr: the same plain values of the same types. The facts are never changed
+    once stored."""
+    seen: dict[str, Any] = {}
+    for f in records:
+        if f.extra:
+            f.extra = seen.setdefault(repr(f.extra), f.extra)
+    return records
+
+
 def as_rows(pre: Pre, records: Records) -> Pre:
-    """`pre` with its facts record kept in `records` and replaced by its row number there:
-    what a worker process sends back (columns, not one pickled object per line)."""
+    """`pre` as a worker sends it: its facts record kept in `records` and replaced by its
+    row number there (columns, not one pickled object per line), and without the parsed
+    record `keep` left in it (a worker sends no bodies)."""
     if pre is None:
         return None
-    if pre[0] == "req" and pre[8] is not None:
-        records.requests.append(pre[8])
-        return (*pre[:8], len(records.requests) - 1, *pre[9:])
-    if pre[0] == "res" and pre[4] is not None:
-        records.responses.append(pre[4])
-        return (*pre[:4], len(records.responses) - 1, *pre[5:])
+    kind = pre[0]
+    if kind == "req":
+        facts = pre[8]
+        if facts is not None:
+            records.requests.append(facts)
+            facts = len(records.requests) - 1
+        return (*pre[:8], facts, pre[9], pre[10], None, *pre[12:])
+    if kind == "res":
+        facts = pre[4]
+        if facts is not None:
+            records.responses.append(facts)
+            facts = len(records.responses) - 1
+        return (*pre[:4], facts, pre[5], pre[6], None, *pre[8:])
+    if kind == "other" and pre[1] is not None:
+        return ("other", None)
     return pre
 
 

@@ -50,13 +50,21 @@ MIN_PARALLEL_ROWS = 8192
 # of a few kB are copied twice.
 READ_BUFFER = 128 << 10
 
-Chunk = tuple[list[tuple[int, bool, Pre]], Facts]
 Task = tuple[int, str, int, int]  # source index, path, start, end
 # Work a higher layer does in the worker that read a chunk, beside the facts: called with
-# the chunk's request lines (their bytes), its answer handed back with the chunk (None
-# when the chunk was read in this process). Sent to the workers by name: a module-level
-# function.
-Alongside = Callable[[list[tuple[int, bytes]]], Any]
+# the chunk's request records (by offset, as parsed for their facts: each line is parsed
+# once), its answer handed back with the chunk (None when the chunk was read in this
+# process). Sent to the workers by name: a module-level function.
+Alongside = Callable[[list[tuple[int, dict[str, Any]]]], Any]
+
+
+class Chunk(NamedTuple):
+    """A chunk's lines as (length with newline, ended by a newline, what it says), the
+    columns of their facts, and what `along` made of its requests (None: not run)."""
+
+    lines: list[tuple[int, bool, Pre]]
+    facts: Facts
+    made: Any = None
 
 
 def workers() -> int:
@@ -79,15 +87,18 @@ def chunk_bytes() -> int:
     return max(1, int(env)) if env.isdigit() else CHUNK_BYTES
 
 
-def extract(path: str, start: int, end: int) -> Chunk:
+def extract(path: str, start: int, end: int, along: Alongside | None = None) -> Chunk:
     """Every line in bytes [start, end) of `path` (which begin and end at line
     boundaries) as (length with newline, ended by a newline, what it says), read as the
     one-process loop reads them: a line past MAX_LINE_BYTES is a problem and skipped in
     bounded pieces, and a BOM before line 1 is an entry of its own (negative length).
-    Facts are rows of the chunk's own columns, returned with the lines."""
+    Facts are rows of the chunk's own columns, returned with the lines; `along` is run on
+    the chunk's request records, parsed once for both."""
     out: list[tuple[int, bool, Pre]] = []
     append = out.append
     records = Records()
+    requests: list[tuple[int, dict[str, Any]]] = []
+    keep = along is not None
     with open(path, "rb", buffering=READ_BUFFER) as f:
         f.seek(start)
         readline = f.readline
@@ -107,38 +118,18 @@ def extract(path: str, start: int, end: int) -> Chunk:
                                      "line skipped")))
                 pos += read
                 continue
+            at = pos
             pos += len(raw)
-            if pos == start + len(raw) and start == 0 and raw.startswith(BOM):
+            if at == 0 and raw.startswith(BOM):
                 append((-3, False, None))  # a BOM is not JSON
                 raw = raw[3:]
+                at = 3
                 ended = raw[-1:] == b"\n"  # the BOM was the whole line: no newline
-            append((len(raw), ended, as_rows(line_facts(raw, ended), records)))
-    return out, records.facts()
-
-
-class Along(NamedTuple):
-    """A chunk read by `extract_along`, with what `along` made of it."""
-
-    chunk: Chunk
-    made: Any
-
-
-def extract_along(path: str, start: int, end: int, along: Alongside) -> Along:
-    """`extract`, and `along` run on the chunk's request lines, read again by the lengths
-    `extract` found (one pread each: a skipped overlong line is never read whole)."""
-    chunk = extract(path, start, end)
-    requests: list[tuple[int, bytes]] = []
-    pos = start
-    with open(path, "rb") as f:
-        for length, ended, pre in chunk[0]:
-            if length < 0:
-                pos -= length
-                continue
-            if pre is not None and pre[0] == "req":
-                requests.append((pos, os.pread(f.fileno(), length - 1 if ended else length,
-                                               pos)))
-            pos += length
-    return Along(chunk, along(requests))
+            pre = line_facts(raw, ended, keep)
+            if keep and pre is not None and pre[0] == "req":
+                requests.append((at, pre[11]))
+            append((len(raw), ended, as_rows(pre, records)))
+    return Chunk(out, records.facts(), None if along is None else along(requests))
 
 
 def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
@@ -216,21 +207,18 @@ class Extractor:
             return None
 
     def _submit(self, task: Task) -> Future[Any] | None:
-        if self.along is not None:
-            return _submit_to(self.pool, self.workers, self.n_workers, extract_along,
-                              task[1], task[2], task[3], self.along)
         return _submit_to(self.pool, self.workers, self.n_workers, extract,
-                          task[1], task[2], task[3])
+                          task[1], task[2], task[3], self.along)
 
-    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError, Any]]:
-        """(task, its chunk or the OSError reading it met, what `along` made or None)."""
+    def run(self, tasks: Iterator[Task]) -> Iterator[tuple[Task, Chunk | OSError]]:
+        """(task, its chunk or the OSError reading it met)."""
         first = next(tasks, None)
         if first is None:
             return
         if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
-            yield first, _here(first), None
+            yield first, _here(first)
             for task in tasks:
-                yield task, _here(task), None
+                yield task, _here(task)
             return
         self.pool = self._start()
         queue: deque[tuple[Task, Future[Any] | None]] = deque()
@@ -241,7 +229,7 @@ class Extractor:
 
         if self.first_here:
             fill()
-            yield first, _here(first), None
+            yield first, _here(first)
         else:
             queue.append((first, self._submit(first)))
         while True:
@@ -249,11 +237,7 @@ class Extractor:
             if not queue:
                 return
             task, future = queue.popleft()
-            got = _here(task) if future is None else _result(task, future)
-            if isinstance(got, Along):
-                yield task, got.chunk, got.made
-            else:
-                yield task, got, None
+            yield task, _here(task) if future is None else _result(task, future)
 
     def close(self) -> None:
         _stop(self.pool, self.workers)
@@ -358,11 +342,11 @@ def _born_deaf(workers: set[BaseProcess], n_workers: int) -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _result(task: Task, future: Future[Any]) -> Chunk | Along | OSError:
+def _result(task: Task, future: Future[Any]) -> Chunk | OSError:
     """A worker's answer; an OSError its reading met is the one this process would meet;
     a worker that died or sent nonsense has its task read here."""
     try:
-        answer: Chunk | Along = future.result()
+        answer: Chunk = future.result()
     except OSError as exc:
         return exc
     except Exception:  # noqa: BLE001 - BrokenProcessPool, an unpicklable answer

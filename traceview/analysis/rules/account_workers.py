@@ -1,11 +1,12 @@
 """Each request's half of its input account, made where a capture's chunks are read: in
 the worker processes.
 
-Itemising a request (reading its body again, counting its text in the model's encoding,
-building its lines) is most of an input account's cost, and the vocabulary it needs is
-the largest thing a report would hold (o200k: ~70 MB). A worker that reads a chunk
-(capture/parallel.py) makes each request's half (rules/account.py `request_half`: the
-request's lines and what follows from them alone) and sends the halves back by offset,
+Itemising a request (counting its text in the model's encoding, building its lines) is
+most of an input account's cost, and the vocabulary it needs is the largest thing a
+report would hold (o200k: ~70 MB). A worker that reads a chunk (capture/parallel.py)
+makes each request's half (rules/account.py `request_half`: the request's lines and what
+follows from them alone) from the record it parsed for the line's facts, and sends the
+halves back by offset,
 with the counts it read by digest. The main process keeps them until the turn is
 analysed and joins the half with the response's lines. A half made for another model
 (the response named a different one), or that needed earlier turns (resent reasoning by
@@ -20,7 +21,6 @@ from typing import Any
 
 from traceview.analysis.account.tokens import fresh, shared
 from traceview.analysis.rules.account import Half, request_half
-from traceview.capture.bounded import loads as bounded_loads
 
 Halves = dict[int, Half]
 
@@ -42,19 +42,16 @@ class _Asked(Mapping[str, tuple[int, int | None]]):
         return 0
 
 
-def request_halves(requests: list[tuple[int, bytes]]) -> tuple[dict[bytes, int], Halves]:
-    """In a worker: each request line's half by its offset, and the counts it read. The
+def request_halves(requests: list[tuple[int, dict[str, Any]]]
+                   ) -> tuple[dict[bytes, int], Halves]:
+    """In a worker: each request record's half by its offset, and the counts it read. The
     chunk's requests repeat their lines and facts: each distinct one is one object, sent
     once (pickle sends an object it has sent already as a reference)."""
     seen = fresh()
     halves: Halves = {}
     pool: dict[Any, Any] = {}
-    for offset, raw in requests:
-        try:
-            record = bounded_loads(raw)
-        except ValueError:
-            continue
-        body = record.get("body") if isinstance(record, dict) else None
+    for offset, record in requests:
+        body = record.get("body")
         if not isinstance(body, dict):
             continue
         endpoint = record.get("endpoint")
