@@ -146,10 +146,22 @@ def timing_of(report: Any) -> dict[str, Any]:
     read, like `cost`)."""
     req, res = report.req, report.res
     if res is None:
-        return NO_TIMING.to_dict()
-    return turn_timing(report.turn.attempts, res.elapsed_ms, res.output_tokens,
+        return timing_dict(False, (), None, None, False, None, None)
+    return timing_dict(True, report.turn.attempts, res.elapsed_ms, res.output_tokens,
                        bool(req.background) if req is not None else False,
-                       req.extra if req is not None else None, res.extra).to_dict()
+                       req.extra if req is not None else None, res.extra)
+
+
+def timing_dict(answered: bool, attempts: Sequence[Attempt], elapsed_ms: int | None,
+                output_tokens: int | None, background: bool,
+                req_extra: dict[str, Any] | None,
+                res_extra: dict[str, Any] | None) -> dict[str, Any]:
+    """A turn's timing as the report writes it: nothing known of a turn without a
+    response (`answered` False), else `turn_timing` of its facts."""
+    if not answered:
+        return NO_TIMING.to_dict()
+    return turn_timing(attempts, elapsed_ms, output_tokens, background, req_extra,
+                       res_extra).to_dict()
 
 
 def response_limits(res: Any) -> dict[str, str] | None:

@@ -1,0 +1,449 @@
+"""Turns' rows (traceview.report/1's `turns`), made a batch of turns at a time.
+
+A row read through a TurnReport's properties (turn_report.py) took ~60 property calls a
+turn, each finding the turn's request and response again. Here each key of the row is one
+pass over a batch of turns: the turn table's and the analysis's columns are read at the
+batch's rows, and what several keys are made from (the sides' `extra`, the hosted calls,
+the price) is read once per batch (`Batch`). Every value that is computed is computed by
+the function a TurnReport's property calls (turn_sides.py, pricing, the account, timing,
+lineage, attribution, the ledger): this module reads their inputs, it decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from traceview.analysis.cost.attribution import NO_ATTRIBUTION, NONE, TurnAttribution, attribution
+from traceview.analysis.cost.price import price
+from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
+from traceview.analysis.lineage import lineage_of
+from traceview.analysis.pricing import Cost, counters_of
+from traceview.analysis.rules.account import report_lines
+from traceview.analysis.rules.deposit import model_passes
+from traceview.analysis.timing import timing_dict
+from traceview.analysis.turn_columns import Attribution, TurnColumns
+from traceview.analysis.turn_sides import (
+    FROM_REQUEST,
+    FROM_RESPONSE,
+    REQUEST_EXTRA,
+    RESPONSE_EXTRA,
+    attempts_of,
+    caller_elapsed,
+    conversation_of,
+    extra_value,
+    model_of,
+    shown_user_text,
+    store_of,
+    ts_of,
+)
+from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Side
+
+NOT_PRICED = Cost(None, None, 0.0, "not priced")  # the cost of a turn analysed without prices
+
+# ---- the computations a row shares with a TurnReport's properties --------------------------
+
+
+def unexplained(input_tokens: int | None, expected: int | None) -> int | None:
+    """Billed input minus expected input: positive is a deposit, negative compaction."""
+    return None if input_tokens is None or expected is None else input_tokens - expected
+
+
+def cost_usd(cost: Cost) -> float | None:
+    """A turn's cost in USD, tokens and hosted fees (None: the tokens' price is unknown)."""
+    return None if cost.tokens_usd is None else round(cost.tokens_usd + cost.hosted_usd, 6)
+
+
+def passes(output_types: Any, calls: tuple[Any, ...]) -> int:
+    """Model passes the output shows (1 + hosted calls the model continued after)."""
+    return model_passes(output_types) if calls else 1
+
+
+def attribution_dict(found: Any) -> dict[str, Any] | None:
+    """A deposit's attribution as the report gives it (None: none)."""
+    return found.to_dict() if type(found) is Attribution else found
+
+
+def owner_dict(owner: TurnAttribution) -> dict[str, Any]:
+    """Who the turn was for, as the report gives it (most turns': one shared dict)."""
+    return NO_ATTRIBUTION if owner is NONE else owner.to_dict()
+
+
+def carry_of(cols: TurnColumns, row: int, key: str, index: int) -> TurnCarry | None:
+    """What turn `index` of conversation `key` pays for context carried from earlier turns:
+    an override set on the row, else the ledger's account; None when it carries none."""
+    carry = cols.carried.get(row) if cols.carried else None
+    if carry is None and cols.ledger is not None:
+        carry = cols.ledger.carry(key, index)
+    return carry
+
+
+def input_account(cols: TurnColumns, row: int, handle: str | None, expected: int | None,
+                  index: int) -> list[dict[str, Any]] | None:
+    """The turn's billed input itemised (rules/account.py), its carried line named by
+    `handle`; None when the request could not be read."""
+    found = cols.account(row)
+    if found is None:
+        return None
+    lines, source = found
+    copy = cols.carried_copy.get(index) if cols.carried_copy else None  # none: no lookup
+    return report_lines(lines, handle, expected, source, copy)
+
+
+def context_value(context: dict[str, Any] | None, key: str) -> Any:
+    """A rare finding of the analysis (`context`) as its row key gives it."""
+    if key == "expected_input_unknown":  # why expected input is null though usage is known
+        return context.get("expected_unknown") if context else None
+    if key == "provider_counters":
+        return list(context.get("counters", ())) if context else []
+    return dict(context) if context else {}  # analysis_context
+
+
+# ---- a batch --------------------------------------------------------------------------------
+
+_SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
+
+
+def _getter(side: Side, c: Col) -> Callable[[int], Any]:
+    """How a row view reads column `c` of `side` at a row (capture/sides.py)."""
+    col: Any = side.cols.get(c.name)
+    if c.kind == "count" and c.null == UNKNOWN:
+        def count(r: int) -> Any:
+            n = col[r]
+            return None if n < 0 else n
+        return count
+    if c.kind == "pooled":
+        values = side.pool.values
+
+        def pooled(r: int) -> Any:
+            return values[col[r]]
+        return pooled
+    if c.kind == "flag":
+        flags, mask = side.flags, 1 << side.FLAGS.index(c.name)
+
+        def flag(r: int) -> bool:
+            return bool(flags[r] & mask)
+        return flag
+    if c.kind == "sparse":
+        d, null = side.dicts[c.name], c.null
+
+        def sparse(r: int) -> Any:
+            return d.get(r, null)
+        return sparse
+    return col.get if c.kind == "text" else col.__getitem__  # type: ignore[no-any-return]
+
+
+class Batch:
+    """Turns of one TurnColumns, by table row: each column a key reads, read once for the
+    batch (made when first asked for) and shared by every key that reads it."""
+
+    def __init__(self, cols: TurnColumns, rows: Sequence[int]) -> None:
+        table = cols.table
+        self.cols, self.table, self.rows = cols, table, rows
+        self.n = len(rows)
+        self._at = {"request": [table.req_row[r] for r in rows],
+                    "response": [table.res_row[r] for r in rows]}
+        self._read: dict[tuple[str, str, Any], list[Any]] = {}
+
+    def request(self, name: str, missing: Any = None) -> list[Any]:
+        """Fact `name` of each turn's request (`missing` where a turn has none)."""
+        return self._side("request", name, missing)
+
+    def response(self, name: str, missing: Any = None) -> list[Any]:
+        """Fact `name` of each turn's response (`missing` where a turn has none)."""
+        return self._side("response", name, missing)
+
+    def _side(self, which: str, name: str, missing: Any) -> list[Any]:
+        key = (which, name, missing)
+        got = self._read.get(key)
+        if got is None:
+            side = self.table.requests if which == "request" else self.table.responses
+            get = _getter(side, _SCHEMAS[type(side)][name])
+            got = self._read[key] = [get(r) if r >= 0 else missing for r in self._at[which]]
+        return got
+
+    def store(self, which: str) -> list[bool | None]:
+        """A side's `store` flag, None where it did not say (or the turn lacks the side)."""
+        said, value = self._side(which, "store_set", False), self._side(which, "store_value", None)
+        return [v if s else None for s, v in zip(said, value, strict=True)]
+
+    def count(self, name: str) -> list[int | None]:
+        """One of the analysis's counts (TurnColumns), None where unknown."""
+        col = getattr(self.cols, name)
+        return [None if (v := col[r]) < 0 else v for r in self.rows]
+
+    def once(self, name: str, make: Callable[[Batch], list[Any]]) -> list[Any]:
+        """A column several keys read (`make` of the batch), made once."""
+        key = ("batch", name, None)
+        got = self._read.get(key)
+        if got is None:
+            got = self._read[key] = make(self)
+        return got
+
+    @property
+    def index(self) -> list[int]:
+        return self.once("index", lambda b: [b.table.index[r] for r in b.rows])
+
+    @property
+    def calls(self) -> list[tuple[Any, ...]]:
+        return self.response("hosted_calls", ())
+
+    @property
+    def conversation(self) -> list[str | None]:
+        return self.once("conversation", lambda b: list(map(
+            conversation_of, b.request("conversation_id"), b.response("conversation_id"))))
+
+    @property
+    def model(self) -> list[str | None]:
+        return self.once("model", lambda b: list(map(
+            model_of, b.response("model"), b.request("model"))))
+
+    @property
+    def costs(self) -> list[Cost]:
+        return self.once("costs", _costs)
+
+
+def _costs(b: Batch) -> list[Cost]:
+    """Each turn's price (cost/price.py `price`, as TurnReport prices it)."""
+    pricing = b.cols.pricing
+    if pricing is None:
+        return [NOT_PRICED] * b.n
+    counters = map(counters_of, zip(b.response("web_search_requests"),
+                                    b.response("file_search_requests"), strict=True))
+    return [price(pricing, *facts) for facts in zip(
+        b.model, b.response("input_tokens"), b.response("cached_tokens"),
+        b.response("output_tokens"), b.calls, counters, b.response("service_tier"),
+        b.request("extra"), b.request("tools_offered", ()), strict=True)]
+
+
+# ---- the keys: how each is read for a batch ---------------------------------------------------
+
+Reader = Callable[[Batch], list[Any]]
+READ: dict[str, Reader] = {}
+
+
+def _from_side(which: str, name: str, missing: Any, convert: Any) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        values = b.request(name, missing) if which == "request" else b.response(name, missing)
+        return values if convert is None else list(map(convert, values))
+    return read
+
+
+def _from_extra(which: str, name: str, convert: Any) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        extras = b.request("extra") if which == "request" else b.response("extra")
+        return [extra_value(x, name, convert) for x in extras]
+    return read
+
+
+def _from_context(key: str) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        context = b.cols.context
+        return [context_value(context.get(r), key) for r in b.rows]
+    return read
+
+
+def _count(name: str) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        return b.count(name)
+    return read
+
+
+READ.update({key: _from_side("request", *spec) for key, spec in FROM_REQUEST.items()})
+READ.update({key: _from_side("response", *spec) for key, spec in FROM_RESPONSE.items()})
+READ.update({key: _from_extra("request", *spec) for key, spec in REQUEST_EXTRA.items()})
+READ.update({key: _from_extra("response", *spec) for key, spec in RESPONSE_EXTRA.items()})
+READ.update({key: _from_context(key) for key in (
+    "expected_input_unknown", "provider_counters", "analysis_context")})
+READ.update({key: _count(key) for key in (
+    "owned_state_bytes", "expected_input", "cumulative_input_tokens")})
+
+
+def reads(key: str) -> Callable[[Reader], Reader]:
+    """The reader of row key `key`."""
+    def register(read: Reader) -> Reader:
+        READ[key] = read
+        return read
+    return register
+
+
+@reads("index")
+def _index(b: Batch) -> list[Any]:
+    return b.index
+
+
+@reads("line")
+def _line(b: Batch) -> list[Any]:
+    return [b.table.line[r] for r in b.rows]
+
+
+@reads("api")
+def _api(b: Batch) -> list[Any]:
+    values, api = b.table.pool.values, b.table.api
+    return [values[api[r]] for r in b.rows]
+
+
+@reads("source")
+def _source(b: Batch) -> list[Any]:
+    sources, source = b.cols.sources, b.table.source
+    return [sources[source[r]] for r in b.rows]
+
+
+@reads("conversation_key")
+def _conversation_key(b: Batch) -> list[Any]:
+    keys, conv = b.cols.keys, b.cols.conv
+    return [keys[conv[r]] for r in b.rows]
+
+
+@reads("conversation")
+def _conversation(b: Batch) -> list[Any]:
+    return b.conversation
+
+
+@reads("model")
+def _model(b: Batch) -> list[Any]:
+    return b.model
+
+
+@reads("user_text")
+def _user_text(b: Batch) -> list[Any]:
+    return list(map(shown_user_text, b.request("user_text")))
+
+
+@reads("unexplained_tokens")
+def _unexplained(b: Batch) -> list[Any]:
+    return list(map(unexplained, b.response("input_tokens"), b.count("expected_input")))
+
+
+@reads("hosted_calls")
+def _hosted_calls(b: Batch) -> list[Any]:
+    return [[c.to_dict() for c in calls] for calls in b.calls]
+
+
+@reads("markers")
+def _markers(b: Batch) -> list[Any]:
+    lists, ids = b.cols.marker_lists, b.cols.marker_ids
+    return [lists[ids[r]] for r in b.rows]
+
+
+@reads("cost_usd")
+def _cost_usd(b: Batch) -> list[Any]:
+    return list(map(cost_usd, b.costs))
+
+
+@reads("cost")
+def _cost(b: Batch) -> list[Any]:
+    return [c.to_dict() for c in b.costs]
+
+
+@reads("input_account")
+def _input_account(b: Batch) -> list[Any]:
+    handles = map(_handle, b.request("previous_response_id"), b.request("conversation_id"))
+    return list(map(input_account, [b.cols] * b.n, b.rows, handles, b.count("expected_input"),
+                    b.index))
+
+
+def _handle(previous: str | None, conversation: str | None) -> str | None:
+    """What a turn's carried line is named by: its request's handle."""
+    return previous or conversation
+
+
+@reads("attribution")
+def _attribution(b: Batch) -> list[Any]:
+    return [attribution_dict(b.cols.attribution_of(r)) for r in b.rows]
+
+
+@reads("notes")
+def _notes(b: Batch) -> list[Any]:
+    notes = b.table.notes
+    return [list(notes.get(r, ())) for r in b.rows]
+
+
+def _attempts(b: Batch) -> list[tuple[Any, ...]]:
+    tried = b.table.attempts
+    return [tried.get(r, ()) for r in b.rows]
+
+
+@reads("attempts")
+def _attempt_dicts(b: Batch) -> list[Any]:
+    final = zip(_line(b), b.response("status", "unknown"), b.response("http_status"),
+                b.response("error"), b.response("error_code"), b.response("elapsed_ms"),
+                _limits(b), strict=True)
+    return [attempts_of(tried, partial(_final_attempt, last))
+            for tried, last in zip(_attempts(b), final, strict=True)]
+
+
+def _final_attempt(values: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(("line", "status", "http_status", "error", "error_code", "elapsed_ms",
+                     "limits"), values, strict=True))
+
+
+_limits = _from_extra("response", "limits", None)  # the final attempt's Retry-After, …
+
+
+@reads("caller_elapsed_ms")
+def _caller_elapsed(b: Batch) -> list[Any]:
+    return list(map(caller_elapsed, b.response("elapsed_ms"), _attempts(b)))
+
+
+@reads("store")
+def _store(b: Batch) -> list[Any]:
+    return list(map(store_of, b.store("request"), b.store("response")))
+
+
+@reads("model_passes")
+def _passes(b: Batch) -> list[Any]:
+    return list(map(passes, b.response("output_types"), b.calls))
+
+
+@reads("carried_context")
+def _carried(b: Batch) -> list[Any]:
+    carries = map(carry_of, [b.cols] * b.n, b.rows, READ["conversation_key"](b), b.index)
+    return [EMPTY_CARRY if c is None else c.to_dict() for c in carries]
+
+
+@reads("provider_copy")
+def _provider_copy(b: Batch) -> list[Any]:
+    copies = b.cols.provider_copy
+    return [copies.get(r) for r in b.rows]
+
+
+@reads("ts")
+def _ts(b: Batch) -> list[Any]:
+    return list(map(ts_of, b.response("started_at")))
+
+
+@reads("timing")
+def _timing(b: Batch) -> list[Any]:
+    answered = [s >= 0 for s in b._at["response"]]
+    return list(map(timing_dict, answered, _attempts(b), b.response("elapsed_ms"),
+                    b.response("output_tokens"), b.request("background", False),
+                    b.request("extra"), b.response("extra")))
+
+
+@reads("attributed_to")
+def _attributed_to(b: Batch) -> list[Any]:
+    metadata = b.cols.conversation_metadata
+    owners = map(attribution, b.request("extra"),
+                 [metadata.get(c or "") for c in b.conversation], b.response("extra"))
+    return list(map(owner_dict, owners))
+
+
+@reads("lineage")
+def _lineage(b: Batch) -> list[Any]:
+    found = b.cols.lineage
+    got = map(lineage_of, b.request("extra"), b.response("extra"), b.calls,
+              [found.get(r) for r in b.rows])
+    return [None if x is None else x.to_dict() for x in got]
+
+
+def rows(cols: TurnColumns, at: Sequence[int], keys: Sequence[str],
+         unread: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """The rows of the turns at table rows `at` of `cols`: dicts of `keys` in order, each
+    read a column at a time; the keys in `unread` are None (made by the caller, or not
+    wanted)."""
+    b = Batch(cols, at)
+    nothing = [None] * b.n
+    columns = [nothing if key in unread else READ[key](b) for key in keys]
+    return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
