@@ -105,33 +105,26 @@ def context_value(context: dict[str, Any] | None, key: str) -> Any:
 _SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
 
 
-def _getter(side: Side, c: Col) -> Callable[[int], Any]:
-    """How a row view reads column `c` of `side` at a row (capture/sides.py)."""
+def _column(side: Side, c: Col, at: list[int], missing: Any) -> list[Any]:
+    """Column `c` of `side` at its rows `at`, as a row view reads it (capture/sides.py);
+    `missing` where a row is -1 (the turn lacks that side)."""
     col: Any = side.cols.get(c.name)
     if c.kind == "count" and c.null == UNKNOWN:
-        def count(r: int) -> Any:
-            n = col[r]
-            return None if n < 0 else n
-        return count
+        return [missing if r < 0 else None if col[r] < 0 else col[r] for r in at]
+    if c.kind == "count":
+        return [missing if r < 0 else col[r] for r in at]
     if c.kind == "pooled":
         values = side.pool.values
-
-        def pooled(r: int) -> Any:
-            return values[col[r]]
-        return pooled
+        return [missing if r < 0 else values[col[r]] for r in at]
+    if c.kind == "text":
+        return [missing if r < 0 else col.get(r) for r in at]
     if c.kind == "flag":
         flags, mask = side.flags, 1 << side.FLAGS.index(c.name)
-
-        def flag(r: int) -> bool:
-            return bool(flags[r] & mask)
-        return flag
-    if c.kind == "sparse":
-        d, null = side.dicts[c.name], c.null
-
-        def sparse(r: int) -> Any:
-            return d.get(r, null)
-        return sparse
-    return col.get if c.kind == "text" else col.__getitem__  # type: ignore[no-any-return]
+        return [missing if r < 0 else bool(flags[r] & mask) for r in at]
+    d, null = side.dicts[c.name], c.null  # sparse
+    if not d:
+        return [missing if r < 0 else null for r in at]
+    return [missing if r < 0 else d.get(r, null) for r in at]
 
 
 class Batch:
@@ -159,8 +152,8 @@ class Batch:
         got = self._read.get(key)
         if got is None:
             side = self.table.requests if which == "request" else self.table.responses
-            get = _getter(side, _SCHEMAS[type(side)][name])
-            got = self._read[key] = [get(r) if r >= 0 else missing for r in self._at[which]]
+            column = _column(side, _SCHEMAS[type(side)][name], self._at[which], missing)
+            got = self._read[key] = column
         return got
 
     def store(self, which: str) -> list[bool | None]:
