@@ -360,16 +360,17 @@ def _attempts(b: Batch) -> list[tuple[Any, ...]]:
 
 @reads("attempts")
 def _attempt_dicts(b: Batch) -> list[Any]:
-    final = zip(_line(b), b.response("status", "unknown"), b.response("http_status"),
-                b.response("error"), b.response("error_code"), b.response("elapsed_ms"),
-                _limits(b), strict=True)
-    return [attempts_of(tried, partial(_final_attempt, last))
-            for tried, last in zip(_attempts(b), final, strict=True)]
+    return [attempts_of(tried, partial(_final_attempt, b, k))
+            for k, tried in enumerate(_attempts(b))]
 
 
-def _final_attempt(values: tuple[Any, ...]) -> dict[str, Any]:
-    return dict(zip(("line", "status", "http_status", "error", "error_code", "elapsed_ms",
-                     "limits"), values, strict=True))
+def _final_attempt(b: Batch, k: int) -> dict[str, Any]:
+    """The final try of the batch's `k`-th turn, as its `attempts` lists it last."""
+    res = b.response
+    return {"line": _line(b)[k], "status": res("status", "unknown")[k],
+            "http_status": res("http_status")[k], "error": res("error")[k],
+            "error_code": res("error_code")[k], "elapsed_ms": res("elapsed_ms")[k],
+            "limits": _limits(b)[k]}
 
 
 _limits = _from_extra("response", "limits", None)  # the final attempt's Retry-After, …
