@@ -25,7 +25,9 @@ from traceview.analysis.pricing import Cost
 from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import (
+from traceview.analysis.turn_rows import rows
+from traceview.analysis.turn_sides import UNREAD, TurnSides
+from traceview.analysis.turn_values import (
     NOT_PRICED,
     attribution_dict,
     carry_of,
@@ -34,10 +36,8 @@ from traceview.analysis.turn_rows import (
     input_account,
     owner_dict,
     passes,
-    rows,
     unexplained,
 )
-from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.capture.model import HostedCall, Turn
 
 __all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",

@@ -5,8 +5,8 @@ turn, each finding the turn's request and response again. Here each key of the r
 pass over a batch of turns: the turn table's and the analysis's columns are read at the
 batch's rows, and what several keys are made from (the sides' `extra`, the hosted calls,
 the price) is read once per batch (`Batch`). Every value that is computed is computed by
-the function a TurnReport's property calls (turn_sides.py, pricing, the account, timing,
-lineage, attribution, the ledger): this module reads their inputs, it decides nothing.
+the function a TurnReport's property calls (turn_values.py, turn_sides.py, pricing,
+timing, lineage, attribution): this module reads their inputs, it decides nothing.
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from traceview.analysis.cost.attribution import NO_ATTRIBUTION, NONE, TurnAttribution, attribution
+from traceview.analysis.cost.attribution import attribution
 from traceview.analysis.cost.price import price
-from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
+from traceview.analysis.hosted.carry import EMPTY_CARRY
 from traceview.analysis.lineage import lineage_of
 from traceview.analysis.pricing import Cost, counters_of
-from traceview.analysis.rules.account import report_lines
-from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.timing import timing_dict
-from traceview.analysis.turn_columns import Attribution, TurnColumns
+from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_sides import (
     FROM_REQUEST,
     FROM_RESPONSE,
@@ -38,67 +36,18 @@ from traceview.analysis.turn_sides import (
     store_of,
     ts_of,
 )
+from traceview.analysis.turn_values import (
+    NOT_PRICED,
+    attribution_dict,
+    carry_of,
+    context_value,
+    cost_usd,
+    input_account,
+    owner_dict,
+    passes,
+    unexplained,
+)
 from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Side
-
-NOT_PRICED = Cost(None, None, 0.0, "not priced")  # the cost of a turn analysed without prices
-
-# ---- the computations a row shares with a TurnReport's properties --------------------------
-
-
-def unexplained(input_tokens: int | None, expected: int | None) -> int | None:
-    """Billed input minus expected input: positive is a deposit, negative compaction."""
-    return None if input_tokens is None or expected is None else input_tokens - expected
-
-
-def cost_usd(cost: Cost) -> float | None:
-    """A turn's cost in USD, tokens and hosted fees (None: the tokens' price is unknown)."""
-    return None if cost.tokens_usd is None else round(cost.tokens_usd + cost.hosted_usd, 6)
-
-
-def passes(output_types: Any, calls: tuple[Any, ...]) -> int:
-    """Model passes the output shows (1 + hosted calls the model continued after)."""
-    return model_passes(output_types) if calls else 1
-
-
-def attribution_dict(found: Any) -> dict[str, Any] | None:
-    """A deposit's attribution as the report gives it (None: none)."""
-    return found.to_dict() if type(found) is Attribution else found
-
-
-def owner_dict(owner: TurnAttribution) -> dict[str, Any]:
-    """Who the turn was for, as the report gives it (most turns': one shared dict)."""
-    return NO_ATTRIBUTION if owner is NONE else owner.to_dict()
-
-
-def carry_of(cols: TurnColumns, row: int, key: str, index: int) -> TurnCarry | None:
-    """What turn `index` of conversation `key` pays for context carried from earlier turns:
-    an override set on the row, else the ledger's account; None when it carries none."""
-    carry = cols.carried.get(row) if cols.carried else None
-    if carry is None and cols.ledger is not None:
-        carry = cols.ledger.carry(key, index)
-    return carry
-
-
-def input_account(cols: TurnColumns, row: int, handle: str | None, expected: int | None,
-                  index: int) -> list[dict[str, Any]] | None:
-    """The turn's billed input itemised (rules/account.py), its carried line named by
-    `handle`; None when the request could not be read."""
-    found = cols.account(row)
-    if found is None:
-        return None
-    lines, source = found
-    copy = cols.carried_copy.get(index) if cols.carried_copy else None  # none: no lookup
-    return report_lines(lines, handle, expected, source, copy)
-
-
-def context_value(context: dict[str, Any] | None, key: str) -> Any:
-    """A rare finding of the analysis (`context`) as its row key gives it."""
-    if key == "expected_input_unknown":  # why expected input is null though usage is known
-        return context.get("expected_unknown") if context else None
-    if key == "provider_counters":
-        return list(context.get("counters", ())) if context else []
-    return dict(context) if context else {}  # analysis_context
-
 
 # ---- a batch --------------------------------------------------------------------------------
 
@@ -163,8 +112,10 @@ class Batch:
 
     def count(self, name: str) -> list[int | None]:
         """One of the analysis's counts (TurnColumns), None where unknown."""
-        col = getattr(self.cols, name)
-        return [None if (v := col[r]) < 0 else v for r in self.rows]
+        def read(b: Batch) -> list[int | None]:
+            col = getattr(b.cols, name)
+            return [None if (v := col[r]) < 0 else v for r in b.rows]
+        return self.once(name, read)
 
     def once(self, name: str, make: Callable[[Batch], list[Any]]) -> list[Any]:
         """A column several keys read (`make` of the batch), made once."""
