@@ -5,7 +5,9 @@ read from the analysis's columns (turn_columns.py), everything else from the Tur
 through properties. One copy of each number per turn and no object per turn held, which
 is what keeps a gigabyte capture's summary small. The properties that read the turn's
 request and response alone are TurnSides' (turn_sides.py); the row's keys and its reading
-back for the explanation are turn_row.py's.
+back for the explanation are turn_row.py's. A row is made by turn_rows.py, a batch of turns
+at a time (`row` is a batch of one); the values it computes are turn_values.py's functions,
+which the properties here call too.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@ response, each read from the turn table's row when asked ("unknown", None or emp
 the turn lacks that side).
 
 Apart from TurnReport (turn_report.py), which adds what the analysis found of the turn:
-these properties read the capture alone, those read the analysis's columns.
+these properties read the capture alone, those read the analysis's columns. What a side's
+row key reads (FROM_REQUEST, …) and how a value is made of it (`shown_user_text`, …) are
+declared here once, for these properties and for the batch row builder (turn_rows.py).
 """
 
 from __future__ import annotations
