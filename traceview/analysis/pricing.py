@@ -29,7 +29,12 @@ def counters_for(res: Any) -> dict[str, int] | None:
     uses them in place of counting items (the provider bills what it counted)."""
     if res is None:
         return None
-    out = {item: n for attr, item in COUNTERS if (n := getattr(res, attr)) is not None}
+    return counters_of([getattr(res, attr) for attr, _item in COUNTERS])
+
+
+def counters_of(counts: Sequence[int | None]) -> dict[str, int] | None:
+    """`counters_for` from the counters' values, in COUNTERS order (None: not reported)."""
+    out = {item: n for (_attr, item), n in zip(COUNTERS, counts, strict=True) if n is not None}
     return out or None
 
 

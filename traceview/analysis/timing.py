@@ -4,7 +4,7 @@ the caller waited over every attempt (backoff included), a background job's wall
 and what the stream's events say as evidence (counts by type, sequence faults, text that
 disagrees with itself).
 
-One small frozen record per turn (TurnTiming), made when read from the turn's facts: the
+One small immutable record per turn (TurnTiming), made when read from the turn's facts: the
 arrival offsets the recorder and proxy keep beside stream events (``event_ms``), the
 ``ts`` of each attempt's request, ``openai-processing-ms``. What a capture cannot say is
 None, never 0.
@@ -13,8 +13,7 @@ None, never 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.capture.model import Attempt
 
@@ -24,9 +23,9 @@ BASIS_ELAPSED = "elapsed"  # one attempt: its elapsed_ms is the whole wait
 BASIS_NO_TS = "elapsed_sum_no_ts"  # retried, no ts: the attempts' elapsed, backoff left out
 
 
-@dataclass(frozen=True, slots=True)
-class TurnTiming:
-    """One turn's timing and stream evidence (report key "timing")."""
+class TurnTiming(NamedTuple):
+    """One turn's timing and stream evidence (report key "timing"): a tuple, made for
+    every turn a report writes."""
 
     ttft_ms: int | None = None  # request sent -> first output text or output item event
     generation_ms: int | None = None  # first output event -> last event
@@ -46,13 +45,12 @@ class TurnTiming:
     stream_text_mismatch: str | None = None  # deltas disagree with .done or the body
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in _FIELDS}
+        d = dict(zip(self._fields, self, strict=True))
         if self.stream_events_by_type is not None:
             d["stream_events_by_type"] = dict(self.stream_events_by_type)
         return d
 
 
-_FIELDS = tuple(f.name for f in fields(TurnTiming))
 NO_TIMING = TurnTiming()
 
 
@@ -146,10 +144,22 @@ def timing_of(report: Any) -> dict[str, Any]:
     read, like `cost`)."""
     req, res = report.req, report.res
     if res is None:
-        return NO_TIMING.to_dict()
-    return turn_timing(report.turn.attempts, res.elapsed_ms, res.output_tokens,
+        return timing_dict(False, (), None, None, False, None, None)
+    return timing_dict(True, report.turn.attempts, res.elapsed_ms, res.output_tokens,
                        bool(req.background) if req is not None else False,
-                       req.extra if req is not None else None, res.extra).to_dict()
+                       req.extra if req is not None else None, res.extra)
+
+
+def timing_dict(answered: bool, attempts: Sequence[Attempt], elapsed_ms: int | None,
+                output_tokens: int | None, background: bool,
+                req_extra: dict[str, Any] | None,
+                res_extra: dict[str, Any] | None) -> dict[str, Any]:
+    """A turn's timing as the report writes it: nothing known of a turn without a
+    response (`answered` False), else `turn_timing` of its facts."""
+    if not answered:
+        return NO_TIMING.to_dict()
+    return turn_timing(attempts, elapsed_ms, output_tokens, background, req_extra,
+                       res_extra).to_dict()
 
 
 def response_limits(res: Any) -> dict[str, str] | None:

@@ -5,33 +5,41 @@ read from the analysis's columns (turn_columns.py), everything else from the Tur
 through properties. One copy of each number per turn and no object per turn held, which
 is what keeps a gigabyte capture's summary small. The properties that read the turn's
 request and response alone are TurnSides' (turn_sides.py); the row's keys and its reading
-back for the explanation are turn_row.py's.
+back for the explanation are turn_row.py's. A row is made by turn_rows.py, a batch of turns
+at a time (`row` is a batch of one); the values it computes are turn_values.py's functions,
+which the properties here call too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import groupby, islice
 from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
-from traceview.analysis.cost.attribution import (
-    NO_ATTRIBUTION,
-    NONE,
-    TurnAttribution,
-    attribution,
-)
+from traceview.analysis.cost.attribution import TurnAttribution, attribution
 from traceview.analysis.cost.price import price_sides
 from traceview.analysis.explain import explain, explain_and_findings, findings
 from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.lineage import lineage_of
 from traceview.analysis.pricing import Cost
-from traceview.analysis.rules.account import report_lines
-from traceview.analysis.rules.deposit import model_passes
 from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_columns import Attribution, TurnColumns
-from traceview.analysis.turn_row import ROW_KEYS, TABLE, WHOLE, RowRead
+from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
+from traceview.analysis.turn_rows import rows
 from traceview.analysis.turn_sides import UNREAD, TurnSides
+from traceview.analysis.turn_values import (
+    NOT_PRICED,
+    attribution_dict,
+    carry_of,
+    context_value,
+    cost_usd,
+    input_account,
+    owner_dict,
+    passes,
+    unexplained,
+)
 from traceview.capture.model import HostedCall, Turn
 
 __all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",
@@ -131,8 +139,7 @@ class TurnReport(TurnSides):
     def attribution(self) -> dict[str, Any] | None:
         """The hosted calls a deposit is attributed to: {"turn", "turns", "hosted_calls",
         "types", "evidence_missing", "include", "include_sent"} (made when read)."""
-        a = self._cols.attribution_of(self._r)
-        return a.to_dict() if type(a) is Attribution else a
+        return attribution_dict(self._cols.attribution_of(self._r))
 
     @attribution.setter
     def attribution(self, value: Attribution | dict[str, Any] | None) -> None:
@@ -148,11 +155,7 @@ class TurnReport(TurnSides):
     def carried(self) -> TurnCarry | None:
         """What this turn pays for context carried from earlier turns (the ledger's pass,
         analysis/ledger.py): looked up in the ledger when read; None when it carries none."""
-        cols = self._cols
-        carry = cols.carried.get(self._r) if cols.carried else None
-        if carry is None and cols.ledger is not None:
-            carry = cols.ledger.carry(self.conversation_key, self.index)
-        return carry
+        return carry_of(self._cols, self._r, self.conversation_key, self.index)
 
     @carried.setter
     def carried(self, carry: TurnCarry | None) -> None:
@@ -190,14 +193,9 @@ class TurnReport(TurnSides):
     def input_account(self) -> list[dict[str, Any]] | None:
         """The turn's billed input itemised (rules/account.py): [{component, name, tokens,
         basis, source_turn, reason}, …]; None when the request could not be read."""
-        found = self._cols.account(self._r)
-        if found is None:
-            return None
-        lines, source = found
         req = self.req
         handle = (req.previous_response_id or req.conversation_id) if req is not None else None
-        copy = self.carried_copy if self._cols.carried_copy else None  # none: no lookup
-        return report_lines(lines, handle, self.expected_input, source, copy)
+        return input_account(self._cols, self._r, handle, self.expected_input, self.index)
 
     @property
     def carried_copy(self) -> Any:
@@ -208,28 +206,28 @@ class TurnReport(TurnSides):
     @property
     def expected_input_unknown(self) -> str | None:
         """Why expected_input is null although the previous turn's usage is known."""
-        return self.context.get("expected_unknown") if self.context else None
+        return context_value(self.context, "expected_input_unknown")  # type: ignore[no-any-return]
 
     @property
     def model_passes(self) -> int:
         """Model passes the output shows (1 + hosted calls the model continued after)."""
-        return model_passes(self.res.output_types) if self.calls else 1
+        calls = self.calls
+        return passes(self.res.output_types if calls else None, calls)
 
     @property
     def provider_counters(self) -> list[dict[str, Any]]:
-        return list(self.context.get("counters", ())) if self.context else []
+        return context_value(self.context, "provider_counters")  # type: ignore[no-any-return]
 
     @property
     def analysis_context(self) -> dict[str, Any]:
         """Rare analysis findings behind the markers and the account (see README)."""
-        return dict(self.context) if self.context else {}
+        return context_value(self.context, "analysis_context")  # type: ignore[no-any-return]
 
     # ---- derived (not stored: a gigabyte capture holds a hundred thousand of these) ----
     @property
     def unexplained_tokens(self) -> int | None:
         """Billed input minus expected input: positive is a deposit, negative compaction."""
-        inp = self.input_tokens
-        return None if inp is None or self.expected_input is None else inp - self.expected_input
+        return unexplained(self.input_tokens, self.expected_input)
 
     def _cost(self) -> Cost:
         if self._price is not None:
@@ -237,7 +235,7 @@ class TurnReport(TurnSides):
         res = self.res
         pricing = self._cols.pricing
         if pricing is None:
-            cost = Cost(None, None, 0.0, "not priced")
+            cost = NOT_PRICED
         else:
             cost = price_sides(pricing, self.model, self.req, res, self.calls)
         self._price = cost
@@ -266,14 +264,12 @@ class TurnReport(TurnSides):
 
     @property
     def cost_usd(self) -> float | None:
-        c = self._cost()
-        return None if c.tokens_usd is None else round(c.tokens_usd + c.hosted_usd, 6)
+        return cost_usd(self._cost())
 
     @property
     def attributed_to(self) -> dict[str, Any]:
         """The report's form of `turn_attribution` (most turns': one shared dict)."""
-        owner = self.turn_attribution
-        return NO_ATTRIBUTION if owner is NONE else owner.to_dict()
+        return owner_dict(self.turn_attribution)
 
     # ---- composed on demand ----------------------------------------------------------
     @property
@@ -301,42 +297,72 @@ class TurnReport(TurnSides):
         return self.row()
 
     def row(self, explained: bool = True, *, whole: bool = True) -> dict[str, Any]:
-        """The turn's row: every key of CONTRACT_KEYS then EXTRA_KEYS, each the property of
-        that name. `explained=False`: the explanation and findings left None, the view kept
+        """The turn's row: every key of CONTRACT_KEYS then EXTRA_KEYS (turn_rows.py reads
+        them). `explained=False`: the explanation and findings left None, the view kept
         under "_view" for `explain_row`; `whole=False` as well: the accounts no table cell
         reads ("cost", "carried_context", "ts", "timing") left None, for the text report."""
-        keys, read = WHOLE if whole or explained else TABLE
-        d = dict.fromkeys(ROW_KEYS)  # every key, in order; then the values read
-        d.update(zip(keys, read(self), strict=True))
-        if explained:
-            d["explanation"], d["findings"] = explain_and_findings(RowRead(d, self))
-        else:
-            d["_view"] = self
-        return d
+        return _rows_of(self._cols, [self._r], explained, whole)[0]
 
     def unexplained_row(self) -> dict[str, Any]:
         """The row without its prose keys (`explanation`, `findings`), the others in row
         order: what the JSON report writes unless asked for the sentences."""
-        keys, read = WHOLE
-        return dict(zip(keys, read(self), strict=True))
+        return rows(self._cols, [self._r], WHOLE_KEYS)[0]
+
+
+# Turns a batch of rows is made for at a time (turn_rows.py): a batch's dicts are alive
+# together, and the per-batch reads are paid once per this many turns.
+BATCH = 64
+
+
+def _rows_of(cols: TurnColumns, at: list[int], explained: bool,
+             whole: bool) -> list[dict[str, Any]]:
+    """`row(explained, whole=whole)` of the turns at table rows `at` of `cols`."""
+    unread = PROSE if whole or explained else TABLE_UNREAD
+    out = rows(cols, at, ROW_KEYS, unread)
+    for d, r in zip(out, at, strict=True):
+        if explained:
+            d["explanation"], d["findings"] = explain_and_findings(RowRead(d, TurnReport(cols, r)))
+        else:
+            d["_view"] = TurnReport(cols, r)
+    return out
+
+
+def _batches(reports: Iterable[Any]) -> Iterator[tuple[TurnColumns | None, list[Any]]]:
+    """The reports in order, as runs of up to BATCH TurnReports of one TurnColumns (their
+    columns and table rows), anything else alone (None and [the report])."""
+    it = iter(reports)
+    while batch := list(islice(it, BATCH)):
+        for cols, run in groupby(batch, key=_columns_of):
+            if cols is None:
+                for other in run:
+                    yield None, [other]
+            else:
+                yield cols, [rep._r for rep in run]
+
+
+def _columns_of(rep: Any) -> TurnColumns | None:
+    return rep._cols if type(rep) is TurnReport else None
 
 
 def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
-    """`report.unexplained_row()` of each report, in order (anything else than a
-    TurnReport gives its `to_dict()` without the prose keys)."""
-    for rep in reports:
-        if type(rep) is TurnReport:
-            yield rep.unexplained_row()
-        else:
-            row = rep.to_dict()
-            row.pop("explanation", None)
-            row.pop("findings", None)
-            yield row
+    """`report.unexplained_row()` of each report, in order, made a batch at a time
+    (anything else than a TurnReport gives its `to_dict()` without the prose keys)."""
+    for cols, run in _batches(reports):
+        if cols is not None:
+            yield from rows(cols, run, WHOLE_KEYS)
+            continue
+        row = run[0].to_dict()
+        row.pop("explanation", None)
+        row.pop("findings", None)
+        yield row
 
 
 def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
               whole: bool = True) -> Iterator[dict[str, Any]]:
-    """`report.row(explained, whole=whole)` of each report, in order (anything else than
-    a TurnReport gives its `to_dict()`)."""
-    for rep in reports:
-        yield rep.row(explained, whole=whole) if type(rep) is TurnReport else rep.to_dict()
+    """`report.row(explained, whole=whole)` of each report, in order, made a batch at a
+    time (anything else than a TurnReport gives its `to_dict()`)."""
+    for cols, run in _batches(reports):
+        if cols is not None:
+            yield from _rows_of(cols, run, explained, whole)
+        else:
+            yield run[0].to_dict()

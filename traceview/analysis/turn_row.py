@@ -7,7 +7,6 @@ export reads, while the report is how one turn's values are found.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Any
 
 from traceview.analysis.explain import explain
@@ -41,17 +40,11 @@ EXTRA_KEYS: tuple[str, ...] = (
 ROW_KEYS = (*CONTRACT_KEYS, *EXTRA_KEYS)
 
 
-def _reader(skip: set[str]) -> tuple[tuple[str, ...], attrgetter[Any]]:
-    """The row's keys but `skip`, and one getter of those properties, in order."""
-    keys = tuple(k for k in ROW_KEYS if k not in skip)
-    return keys, attrgetter(*keys)
-
-
-# What a row reads: every property but the prose (made apart), or for a table
-# (`whole=False`) not the accounts no cell reads either.
-WHOLE = _reader({"explanation", "findings"})
-TABLE = _reader({"explanation", "findings", "cost", "carried_context", "ts", "timing",
-                 "attributed_to"})
+# The prose keys (made apart, from the row read back: RowRead), and the keys a text
+# report's table does not read either (`row(whole=False)`).
+PROSE = frozenset({"explanation", "findings"})
+TABLE_UNREAD = PROSE | {"cost", "carried_context", "ts", "timing", "attributed_to"}
+WHOLE_KEYS = tuple(k for k in ROW_KEYS if k not in PROSE)  # the JSON report's row
 
 
 def explain_row(d: dict[str, Any]) -> list[str]:

@@ -3,18 +3,21 @@ response, each read from the turn table's row when asked ("unknown", None or emp
 the turn lacks that side).
 
 Apart from TurnReport (turn_report.py), which adds what the analysis found of the turn:
-these properties read the capture alone, those read the analysis's columns.
+these properties read the capture alone, those read the analysis's columns. What a side's
+row key reads (FROM_REQUEST, …) and how a value is made of it (`shown_user_text`, …) are
+declared here once, for these properties and for the batch row builder (turn_rows.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from traceview.analysis.timing import response_limits
 from traceview.analysis.turn_columns import TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
-from traceview.capture.model import HostedCall, RecordRef, Turn
+from traceview.capture.model import Attempt, HostedCall, RecordRef, Turn
 
 UNREAD = object()  # a side not read yet (None is a side the turn lacks)
 
@@ -22,8 +25,62 @@ UNREAD = object()  # a side not read yet (None is a side the turn lacks)
 FIRST_SECOND, PAST_LAST_SECOND = -62_135_596_800, 253_402_300_800
 
 
-def of_request(name: str, default: Any = None, convert: Any = None) -> property:
-    """A request fact as the report gives it (`default` when the turn has no request)."""
+# The row keys read straight from one side's facts: key -> (the fact, the value when the
+# turn lacks that side, a conversion or None). Declared once for both ways a row is read:
+# a TurnSides property (one turn) and turn_rows.py (a batch of turns, a column at a time).
+FROM_REQUEST: dict[str, tuple[str, Any, Any]] = {
+    "previous_response_id": ("previous_response_id", None, None),
+    "user_words": ("user_words", None, None),
+    "request_bytes": ("request_bytes", None, None),
+    "new_input_estimate": ("new_input_tokens", None, None),
+    "include_sent": ("include", (), None),
+    "tools_offered": ("tools_offered", (), list),
+}
+FROM_RESPONSE: dict[str, tuple[str, Any, Any]] = {
+    "response_id": ("response_id", None, None),
+    "status": ("status", "unknown", None),
+    **{name: (name, None, None) for name in (
+        "input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "elapsed_ms",
+        "incomplete_reason", "error", "error_code", "http_status", "stream_events",
+        "service_tier")},
+    "system_fingerprint": ("fingerprint", None, None),
+}
+
+
+def unknown_items(items: Any) -> list[dict[str, Any]]:
+    return [{"index": i, "type": t} for i, t in items]
+
+
+def action_items(items: Any) -> list[dict[str, Any]]:
+    """Output items that hand the next step to the application."""
+    return [{"type": t, "call_id": c, "name": n, "id": i} for t, c, n, i in items]
+
+
+# The row keys read from a side's rarely set facts (its row's `extra`): key -> (the extra
+# key, a conversion of its value, () when unset; None: the value itself, None when unset).
+REQUEST_EXTRA: dict[str, tuple[str, Any]] = {
+    "media_input": ("media", list),  # non-text input, estimated tokens (null: unknown)
+}
+RESPONSE_EXTRA: dict[str, tuple[str, Any]] = {
+    "request_id": ("request_id", None),
+    "processing_ms": ("processing_ms", None),
+    "finish_reasons": ("finish_reasons", list),
+    "unknown_items": ("unknown_items", unknown_items),
+    "action_items": ("actions", action_items),
+}
+
+
+def extra_value(extra: dict[str, Any] | None, key: str, convert: Any) -> Any:
+    """A rarely set fact as the report gives it (see REQUEST_EXTRA)."""
+    if convert is None:
+        return extra.get(key) if extra else None
+    return convert(extra.get(key, ()) if extra else ())
+
+
+def of_request(key: str) -> property:
+    """Row key `key` of FROM_REQUEST, read from the turn's request."""
+    name, default, convert = FROM_REQUEST[key]
+
     def get(self: TurnSides) -> Any:
         req = self._req
         if req is UNREAD:
@@ -34,8 +91,10 @@ def of_request(name: str, default: Any = None, convert: Any = None) -> property:
     return property(get)
 
 
-def of_response(name: str, default: Any = None, convert: Any = None) -> property:
-    """A response fact as the report gives it (`default` when the turn has no response)."""
+def of_response(key: str) -> property:
+    """Row key `key` of FROM_RESPONSE, read from the turn's response."""
+    name, default, convert = FROM_RESPONSE[key]
+
     def get(self: TurnSides) -> Any:
         res = self._res
         if res is UNREAD:
@@ -46,25 +105,78 @@ def of_response(name: str, default: Any = None, convert: Any = None) -> property
     return property(get)
 
 
-def request_extra(key: str, convert: Any) -> property:
-    """A rarely set request fact (kept in the row's `extra`), converted for the report."""
+def request_extra(key: str) -> property:
+    """Row key `key` of REQUEST_EXTRA, read from the request's `extra`."""
+    name, convert = REQUEST_EXTRA[key]
+
     def get(self: TurnSides) -> Any:
-        x = self.req.extra if self.req is not None else None
-        return convert(x.get(key, ()) if x else ())
+        return extra_value(self.req.extra if self.req is not None else None, name, convert)
 
     return property(get)
 
 
-def response_extra(key: str, convert: Any = None) -> property:
-    """A rarely set response fact (kept in the row's `extra`); None, or `convert` of an
-    empty tuple, when unset."""
+def response_extra(key: str) -> property:
+    """Row key `key` of RESPONSE_EXTRA, read from the response's `extra`."""
+    name, convert = RESPONSE_EXTRA[key]
+
     def get(self: TurnSides) -> Any:
-        x = self.res.extra if self.res is not None else None
-        if convert is None:
-            return x.get(key) if x else None
-        return convert(x.get(key, ()) if x else ())
+        return extra_value(self.res.extra if self.res is not None else None, name, convert)
 
     return property(get)
+
+
+def conversation_of(req_id: str | None, res_id: str | None) -> str | None:
+    """A turn's conversation id: its request's, else its response's."""
+    return req_id or res_id
+
+
+def model_of(res_model: str | None, req_model: str | None) -> str | None:
+    """A turn's model: its response's, else its request's."""
+    return res_model or req_model
+
+
+def store_of(req_store: bool | None, res_store: bool | None) -> bool | None:
+    """The request's `store`, else the response's echo of it; None when neither says."""
+    return res_store if req_store is None else req_store
+
+
+def shown_user_text(text: str | None) -> str | None:
+    """The user text as the report gives it: cut at USER_TEXT_MAX, the cut marked "…"
+    (the full text is in the request body)."""
+    if text is not None and len(text) >= USER_TEXT_MAX:
+        return f"{text}…"
+    return text
+
+
+def calendar_seconds(started_at: Any) -> Any:
+    """A start in seconds since the epoch, or None when unknown or when no calendar holds
+    it (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
+    if started_at is None or not FIRST_SECOND <= started_at < PAST_LAST_SECOND:  # NaN too
+        return None
+    return started_at
+
+
+def ts_of(started_at: Any) -> str | None:
+    """A turn's `ts`: its start as ISO 8601 UTC, or None (see calendar_seconds)."""
+    s = calendar_seconds(started_at)
+    return None if s is None else iso_utc(s)
+
+
+def caller_elapsed(own: int | None, attempts: tuple[Attempt, ...]) -> int | None:
+    """What the caller waited: the final attempt plus every failed attempt before it
+    (those with a recorded elapsed time)."""
+    if own is None or not attempts:
+        return own
+    return own + sum(a.elapsed_ms or 0 for a in attempts)
+
+
+def attempts_of(attempts: tuple[Attempt, ...], final: Callable[[], dict[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """Every try of a turn in order: the failed ones retried, then the final one (`final`
+    makes its dict: only a turn with attempts needs it)."""
+    if not attempts:
+        return []
+    return [*(a.to_dict() for a in attempts), final()]
 
 
 class TurnSides:
@@ -102,15 +214,15 @@ class TurnSides:
     def conversation(self) -> str | None:
         """The request's conversation id, else the response's."""
         req, res = self.req, self.res
-        cid = req.conversation_id if req is not None else None
-        return cid or (res.conversation_id if res is not None else None)
+        return conversation_of(req.conversation_id if req is not None else None,
+                               res.conversation_id if res is not None else None)
 
     @property
     def model(self) -> str | None:
         """The response's model, else the request's."""
         req, res = self.req, self.res
-        model = res.model if res is not None else None
-        return model or (req.model if req is not None else None)
+        return model_of(res.model if res is not None else None,
+                        req.model if req is not None else None)
 
     @property
     def request_ref(self) -> RecordRef | None:
@@ -135,18 +247,15 @@ class TurnSides:
     @property
     def user_text(self) -> str | None:
         req = self.req
-        text = req.user_text if req is not None else None
-        if text is not None and len(text) >= USER_TEXT_MAX:
-            return f"{text}…"  # cut at read time; the full text is in the request body
-        return text
+        return shown_user_text(req.user_text if req is not None else None)
 
     previous_response_id = of_request("previous_response_id")
     user_words = of_request("user_words")
     request_bytes = of_request("request_bytes")
-    new_input_estimate = of_request("new_input_tokens")
-    include_sent = of_request("include", ())
-    tools_offered = of_request("tools_offered", (), list)
-    media_input = request_extra("media", list)  # non-text input, estimated tokens (null: unknown)
+    new_input_estimate = of_request("new_input_estimate")
+    include_sent = of_request("include_sent")
+    tools_offered = of_request("tools_offered")
+    media_input = request_extra("media_input")
 
     # ---- from the response ("unknown", None or empty when the turn has no response) -------
     @property
@@ -157,7 +266,7 @@ class TurnSides:
         return self._res
 
     response_id = of_response("response_id")
-    status = of_response("status", "unknown")
+    status = of_response("status")
     input_tokens = of_response("input_tokens")
     cached_tokens = of_response("cached_tokens")
     output_tokens = of_response("output_tokens")
@@ -169,7 +278,7 @@ class TurnSides:
     http_status = of_response("http_status")
     stream_events = of_response("stream_events")
     service_tier = of_response("service_tier")
-    system_fingerprint = of_response("fingerprint")
+    system_fingerprint = of_response("system_fingerprint")
 
     @property
     def calls(self) -> tuple[HostedCall, ...]:
@@ -184,59 +293,43 @@ class TurnSides:
 
     request_id = response_extra("request_id")
     processing_ms = response_extra("processing_ms")
-    finish_reasons = response_extra("finish_reasons", list)
-    unknown_items = response_extra(
-        "unknown_items", lambda items: [{"index": i, "type": t} for i, t in items])
-    # Output items that hand the next step to the application.
-    action_items = response_extra(
-        "actions", lambda items: [{"type": t, "call_id": c, "name": n, "id": i}
-                                  for t, c, n, i in items])
+    finish_reasons = response_extra("finish_reasons")
+    unknown_items = response_extra("unknown_items")
+    action_items = response_extra("action_items")  # they hand the next step to the caller
 
     @property
     def started_ms(self) -> int | None:
         """The start in ms since the epoch; None when unknown, or when no calendar holds it
         (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
-        s = self.res.started_at if self.res is not None else None
-        if s is None or not FIRST_SECOND <= s < PAST_LAST_SECOND:  # NaN too
-            return None
-        return s * 1000  # type: ignore[no-any-return]
+        s = calendar_seconds(self.res.started_at if self.res is not None else None)
+        return None if s is None else s * 1000
 
     @property
     def ts(self) -> str | None:
         """When the turn started, ISO 8601 UTC (the response's `created_at`, else the
         recorder's `ts` less the elapsed time); null when the capture does not say."""
-        s = self.res.started_at if self.res is not None else None
-        if s is None or not FIRST_SECOND <= s < PAST_LAST_SECOND:  # NaN too
-            return None
-        return iso_utc(s)
+        return ts_of(self.res.started_at if self.res is not None else None)
 
     @property
     def attempts(self) -> list[dict[str, Any]]:
         """Every try of this turn in order: the failed ones retried, then the final one."""
-        if not self.turn.attempts:
-            return []
-        final = {"line": self.line, "status": self.status, "http_status": self.http_status,
-                 "error": self.error, "error_code": self.error_code,
-                 "elapsed_ms": self.elapsed_ms, "limits": response_limits(self.res)}
-        return [*(a.to_dict() for a in self.turn.attempts), final]
+        return attempts_of(self.turn.attempts, lambda: {
+            "line": self.line, "status": self.status, "http_status": self.http_status,
+            "error": self.error, "error_code": self.error_code, "elapsed_ms": self.elapsed_ms,
+            "limits": response_limits(self.res)})
 
     @property
     def caller_elapsed_ms(self) -> int | None:
         """What the caller waited: the final attempt plus every failed attempt before it
         (those with a recorded elapsed time)."""
-        own: int | None = self.elapsed_ms
-        if own is None or not self.turn.attempts:
-            return own
-        return own + sum(a.elapsed_ms or 0 for a in self.turn.attempts)
+        return caller_elapsed(self.elapsed_ms, self.turn.attempts)
 
     @property
     def store(self) -> bool | None:
         """The request's `store`, else the response's echo of it; None when neither says."""
         req, res = self.req, self.res
-        s = req.store if req is not None else None
-        if s is None and res is not None:
-            s = res.store
-        return s
+        return store_of(req.store if req is not None else None,
+                        res.store if res is not None else None)
 
 
 _DAYS: dict[int, str] = {}  # "YYYY-MM-DDT" by day since the epoch (a capture spans a few)

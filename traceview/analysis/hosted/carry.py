@@ -270,17 +270,21 @@ class TurnCarry:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The turn's account as the report writes it (every turn's row has one): the
+        sources billed on it read in one walk."""
         led, k, turn = self._l, self._k, self.turn
-        active = self._active()
-        costs = [_cost_at(led, i, k) for i in active]
-        ids = [led._source_id(i) for i in active]
-        return {"tokens": sum(led._s_tokens[i] for i in active),
-                "cost_usd": rounded(cost_sum(costs)),
-                "sources": [{"id": sid, "tokens": led._s_tokens[i], "cost_usd": rounded(c)}
-                            for sid, i, c in zip(ids, active, costs, strict=True)],
-                "outlived_tools": led._outlived.get(k, []),
-                "arrived": [sid for sid, i in zip(ids, active, strict=True)
-                            if led._s_arrived[i] == turn]}
+        sources: list[dict[str, Any]] = []
+        costs: list[float | None] = []
+        arrived: list[str] = []
+        for i in self._active():
+            sid, cost = led._source_id(i), _cost_at(led, i, k)
+            costs.append(cost)
+            sources.append({"id": sid, "tokens": led._s_tokens[i], "cost_usd": rounded(cost)})
+            if led._s_arrived[i] == turn:
+                arrived.append(sid)
+        return {"tokens": sum(s["tokens"] for s in sources),
+                "cost_usd": rounded(cost_sum(costs)), "sources": sources,
+                "outlived_tools": led._outlived.get(k, []), "arrived": arrived}
 
 
 class ConversationLedger:

@@ -1,0 +1,394 @@
+"""Turns' rows (traceview.report/1's `turns`), made a batch of turns at a time.
+
+A row read through a TurnReport's properties (turn_report.py) took ~60 property calls a
+turn, each finding the turn's request and response again. Here each key of the row is one
+pass over a batch of turns: the turn table's and the analysis's columns are read at the
+batch's rows, and what several keys are made from (the sides' `extra`, the hosted calls,
+the price) is read once per batch (`Batch`). Every value that is computed is computed by
+the function a TurnReport's property calls (turn_values.py, turn_sides.py, pricing,
+timing, lineage, attribution): this module reads their inputs, it decides nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from traceview.analysis.cost.attribution import attribution
+from traceview.analysis.cost.price import price
+from traceview.analysis.hosted.carry import EMPTY_CARRY
+from traceview.analysis.lineage import lineage_of
+from traceview.analysis.pricing import Cost, counters_of
+from traceview.analysis.timing import timing_dict
+from traceview.analysis.turn_columns import TurnColumns
+from traceview.analysis.turn_sides import (
+    FROM_REQUEST,
+    FROM_RESPONSE,
+    REQUEST_EXTRA,
+    RESPONSE_EXTRA,
+    attempts_of,
+    caller_elapsed,
+    conversation_of,
+    extra_value,
+    model_of,
+    shown_user_text,
+    store_of,
+    ts_of,
+)
+from traceview.analysis.turn_values import (
+    NOT_PRICED,
+    attribution_dict,
+    carry_of,
+    context_value,
+    cost_usd,
+    input_account,
+    owner_dict,
+    passes,
+    unexplained,
+)
+from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Side
+
+# ---- a batch --------------------------------------------------------------------------------
+
+_SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
+
+
+def _column(side: Side, c: Col, at: list[int], missing: Any) -> list[Any]:
+    """Column `c` of `side` at its rows `at`, as a row view reads it (capture/sides.py);
+    `missing` where a row is -1 (the turn lacks that side)."""
+    col: Any = side.cols.get(c.name)
+    if c.kind == "count" and c.null == UNKNOWN:
+        return [missing if r < 0 else None if col[r] < 0 else col[r] for r in at]
+    if c.kind == "count":
+        return [missing if r < 0 else col[r] for r in at]
+    if c.kind == "pooled":
+        values = side.pool.values
+        return [missing if r < 0 else values[col[r]] for r in at]
+    if c.kind == "text":
+        return [missing if r < 0 else col.get(r) for r in at]
+    if c.kind == "flag":
+        flags, mask = side.flags, 1 << side.FLAGS.index(c.name)
+        return [missing if r < 0 else bool(flags[r] & mask) for r in at]
+    d, null = side.dicts[c.name], c.null  # sparse
+    if not d:
+        return [missing if r < 0 else null for r in at]
+    return [missing if r < 0 else d.get(r, null) for r in at]
+
+
+class Batch:
+    """Turns of one TurnColumns, by table row: each column a key reads, read once for the
+    batch (made when first asked for) and shared by every key that reads it."""
+
+    def __init__(self, cols: TurnColumns, rows: Sequence[int]) -> None:
+        table = cols.table
+        self.cols, self.table, self.rows = cols, table, rows
+        self.n = len(rows)
+        self._at = {"request": [table.req_row[r] for r in rows],
+                    "response": [table.res_row[r] for r in rows]}
+        self._read: dict[tuple[str, str, Any], list[Any]] = {}
+
+    def request(self, name: str, missing: Any = None) -> list[Any]:
+        """Fact `name` of each turn's request (`missing` where a turn has none)."""
+        return self._side("request", name, missing)
+
+    def response(self, name: str, missing: Any = None) -> list[Any]:
+        """Fact `name` of each turn's response (`missing` where a turn has none)."""
+        return self._side("response", name, missing)
+
+    def _side(self, which: str, name: str, missing: Any) -> list[Any]:
+        key = (which, name, missing)
+        got = self._read.get(key)
+        if got is None:
+            side = self.table.requests if which == "request" else self.table.responses
+            column = _column(side, _SCHEMAS[type(side)][name], self._at[which], missing)
+            got = self._read[key] = column
+        return got
+
+    def store(self, which: str) -> list[bool | None]:
+        """A side's `store` flag, None where it did not say (or the turn lacks the side)."""
+        said, value = self._side(which, "store_set", False), self._side(which, "store_value", None)
+        return [v if s else None for s, v in zip(said, value, strict=True)]
+
+    def count(self, name: str) -> list[int | None]:
+        """One of the analysis's counts (TurnColumns), None where unknown."""
+        def read(b: Batch) -> list[int | None]:
+            col = getattr(b.cols, name)
+            return [None if (v := col[r]) < 0 else v for r in b.rows]
+        return self.once(name, read)
+
+    def once(self, name: str, make: Callable[[Batch], list[Any]]) -> list[Any]:
+        """A column several keys read (`make` of the batch), made once."""
+        key = ("batch", name, None)
+        got = self._read.get(key)
+        if got is None:
+            got = self._read[key] = make(self)
+        return got
+
+    @property
+    def index(self) -> list[int]:
+        return self.once("index", lambda b: [b.table.index[r] for r in b.rows])
+
+    @property
+    def calls(self) -> list[tuple[Any, ...]]:
+        return self.response("hosted_calls", ())
+
+    @property
+    def conversation(self) -> list[str | None]:
+        return self.once("conversation", lambda b: list(map(
+            conversation_of, b.request("conversation_id"), b.response("conversation_id"))))
+
+    @property
+    def model(self) -> list[str | None]:
+        return self.once("model", lambda b: list(map(
+            model_of, b.response("model"), b.request("model"))))
+
+    @property
+    def costs(self) -> list[Cost]:
+        return self.once("costs", _costs)
+
+
+def _costs(b: Batch) -> list[Cost]:
+    """Each turn's price (cost/price.py `price`, as TurnReport prices it)."""
+    pricing = b.cols.pricing
+    if pricing is None:
+        return [NOT_PRICED] * b.n
+    counters = map(counters_of, zip(b.response("web_search_requests"),
+                                    b.response("file_search_requests"), strict=True))
+    return [price(pricing, *facts) for facts in zip(
+        b.model, b.response("input_tokens"), b.response("cached_tokens"),
+        b.response("output_tokens"), b.calls, counters, b.response("service_tier"),
+        b.request("extra"), b.request("tools_offered", ()), strict=True)]
+
+
+# ---- the keys: how each is read for a batch ---------------------------------------------------
+
+Reader = Callable[[Batch], list[Any]]
+READ: dict[str, Reader] = {}
+
+
+def _from_side(which: str, name: str, missing: Any, convert: Any) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        values = b.request(name, missing) if which == "request" else b.response(name, missing)
+        return values if convert is None else list(map(convert, values))
+    return read
+
+
+def _from_extra(which: str, name: str, convert: Any) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        extras = b.request("extra") if which == "request" else b.response("extra")
+        return [extra_value(x, name, convert) for x in extras]
+    return read
+
+
+def _from_context(key: str) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        context = b.cols.context
+        return [context_value(context.get(r), key) for r in b.rows]
+    return read
+
+
+def _count(name: str) -> Reader:
+    def read(b: Batch) -> list[Any]:
+        return b.count(name)
+    return read
+
+
+READ.update({key: _from_side("request", *spec) for key, spec in FROM_REQUEST.items()})
+READ.update({key: _from_side("response", *spec) for key, spec in FROM_RESPONSE.items()})
+READ.update({key: _from_extra("request", *spec) for key, spec in REQUEST_EXTRA.items()})
+READ.update({key: _from_extra("response", *spec) for key, spec in RESPONSE_EXTRA.items()})
+READ.update({key: _from_context(key) for key in (
+    "expected_input_unknown", "provider_counters", "analysis_context")})
+READ.update({key: _count(key) for key in (
+    "owned_state_bytes", "expected_input", "cumulative_input_tokens")})
+
+
+def reads(key: str) -> Callable[[Reader], Reader]:
+    """The reader of row key `key`."""
+    def register(read: Reader) -> Reader:
+        READ[key] = read
+        return read
+    return register
+
+
+@reads("index")
+def _index(b: Batch) -> list[Any]:
+    return b.index
+
+
+@reads("line")
+def _line(b: Batch) -> list[Any]:
+    return [b.table.line[r] for r in b.rows]
+
+
+@reads("api")
+def _api(b: Batch) -> list[Any]:
+    values, api = b.table.pool.values, b.table.api
+    return [values[api[r]] for r in b.rows]
+
+
+@reads("source")
+def _source(b: Batch) -> list[Any]:
+    sources, source = b.cols.sources, b.table.source
+    return [sources[source[r]] for r in b.rows]
+
+
+@reads("conversation_key")
+def _conversation_key(b: Batch) -> list[Any]:
+    keys, conv = b.cols.keys, b.cols.conv
+    return [keys[conv[r]] for r in b.rows]
+
+
+@reads("conversation")
+def _conversation(b: Batch) -> list[Any]:
+    return b.conversation
+
+
+@reads("model")
+def _model(b: Batch) -> list[Any]:
+    return b.model
+
+
+@reads("user_text")
+def _user_text(b: Batch) -> list[Any]:
+    return list(map(shown_user_text, b.request("user_text")))
+
+
+@reads("unexplained_tokens")
+def _unexplained(b: Batch) -> list[Any]:
+    return list(map(unexplained, b.response("input_tokens"), b.count("expected_input")))
+
+
+@reads("hosted_calls")
+def _hosted_calls(b: Batch) -> list[Any]:
+    return [[c.to_dict() for c in calls] for calls in b.calls]
+
+
+@reads("markers")
+def _markers(b: Batch) -> list[Any]:
+    lists, ids = b.cols.marker_lists, b.cols.marker_ids
+    return [lists[ids[r]] for r in b.rows]
+
+
+@reads("cost_usd")
+def _cost_usd(b: Batch) -> list[Any]:
+    return list(map(cost_usd, b.costs))
+
+
+@reads("cost")
+def _cost(b: Batch) -> list[Any]:
+    return [c.to_dict() for c in b.costs]
+
+
+@reads("input_account")
+def _input_account(b: Batch) -> list[Any]:
+    handles = map(_handle, b.request("previous_response_id"), b.request("conversation_id"))
+    return list(map(input_account, [b.cols] * b.n, b.rows, handles, b.count("expected_input"),
+                    b.index))
+
+
+def _handle(previous: str | None, conversation: str | None) -> str | None:
+    """What a turn's carried line is named by: its request's handle."""
+    return previous or conversation
+
+
+@reads("attribution")
+def _attribution(b: Batch) -> list[Any]:
+    return [attribution_dict(b.cols.attribution_of(r)) for r in b.rows]
+
+
+@reads("notes")
+def _notes(b: Batch) -> list[Any]:
+    notes = b.table.notes
+    return [list(notes.get(r, ())) for r in b.rows]
+
+
+def _attempts(b: Batch) -> list[tuple[Any, ...]]:
+    tried = b.table.attempts
+    return [tried.get(r, ()) for r in b.rows]
+
+
+@reads("attempts")
+def _attempt_dicts(b: Batch) -> list[Any]:
+    return [attempts_of(tried, partial(_final_attempt, b, k))
+            for k, tried in enumerate(_attempts(b))]
+
+
+def _final_attempt(b: Batch, k: int) -> dict[str, Any]:
+    """The final try of the batch's `k`-th turn, as its `attempts` lists it last."""
+    res = b.response
+    return {"line": _line(b)[k], "status": res("status", "unknown")[k],
+            "http_status": res("http_status")[k], "error": res("error")[k],
+            "error_code": res("error_code")[k], "elapsed_ms": res("elapsed_ms")[k],
+            "limits": _limits(b)[k]}
+
+
+_limits = _from_extra("response", "limits", None)  # the final attempt's Retry-After, …
+
+
+@reads("caller_elapsed_ms")
+def _caller_elapsed(b: Batch) -> list[Any]:
+    return list(map(caller_elapsed, b.response("elapsed_ms"), _attempts(b)))
+
+
+@reads("store")
+def _store(b: Batch) -> list[Any]:
+    return list(map(store_of, b.store("request"), b.store("response")))
+
+
+@reads("model_passes")
+def _passes(b: Batch) -> list[Any]:
+    return list(map(passes, b.response("output_types"), b.calls))
+
+
+@reads("carried_context")
+def _carried(b: Batch) -> list[Any]:
+    carries = map(carry_of, [b.cols] * b.n, b.rows, READ["conversation_key"](b), b.index)
+    return [EMPTY_CARRY if c is None else c.to_dict() for c in carries]
+
+
+@reads("provider_copy")
+def _provider_copy(b: Batch) -> list[Any]:
+    copies = b.cols.provider_copy
+    return [copies.get(r) for r in b.rows]
+
+
+@reads("ts")
+def _ts(b: Batch) -> list[Any]:
+    return list(map(ts_of, b.response("started_at")))
+
+
+@reads("timing")
+def _timing(b: Batch) -> list[Any]:
+    answered = [s >= 0 for s in b._at["response"]]
+    return list(map(timing_dict, answered, _attempts(b), b.response("elapsed_ms"),
+                    b.response("output_tokens"), b.request("background", False),
+                    b.request("extra"), b.response("extra")))
+
+
+@reads("attributed_to")
+def _attributed_to(b: Batch) -> list[Any]:
+    metadata = b.cols.conversation_metadata
+    owners = map(attribution, b.request("extra"),
+                 [metadata.get(c or "") for c in b.conversation], b.response("extra"))
+    return list(map(owner_dict, owners))
+
+
+@reads("lineage")
+def _lineage(b: Batch) -> list[Any]:
+    found = b.cols.lineage
+    got = map(lineage_of, b.request("extra"), b.response("extra"), b.calls,
+              [found.get(r) for r in b.rows])
+    return [None if x is None else x.to_dict() for x in got]
+
+
+def rows(cols: TurnColumns, at: Sequence[int], keys: Sequence[str],
+         unread: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """The rows of the turns at table rows `at` of `cols`: dicts of `keys` in order, each
+    read a column at a time; the keys in `unread` are None (made by the caller, or not
+    wanted)."""
+    b = Batch(cols, at)
+    nothing = [None] * b.n
+    columns = [nothing if key in unread else READ[key](b) for key in keys]
+    return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
