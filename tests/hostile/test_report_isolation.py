@@ -30,7 +30,8 @@ from traceview.analysis.follow import FollowSession
 from traceview.analysis.session import analyze
 from traceview.cli import main
 
-FORK = {"TRACEVIEW_WORKERS": "2", "TRACEVIEW_FORK_MIN_ROWS": "2"}
+# Rows written by forked workers past 2 turns (capture/parallel.py `inherited`).
+FORK = {"TRACEVIEW_WORKERS": "2", "TRACEVIEW_PARALLEL_MIN_ROWS": "2"}
 
 
 def _many(n: int, secret: str) -> list[dict[str, Any]]:
@@ -70,28 +71,38 @@ def _in_process(path: Path, fmt: str) -> bytes:
     return out.getvalue()
 
 
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Path, str], bytes]:
+    """Each capture's report (json, text) as a fresh process writes it, once for the module:
+    the reports written in this process, with or without forked workers, are held to it."""
+    where = tmp_path_factory.mktemp("isolation")
+    shape = KEY_SHAPES[1][1]  # an sk-proj key
+    captures = [
+        write_jsonl(where / "many.jsonl", _many(300, shape)),
+        ROOT / "tests/fixtures/real/dotnet_web_search_reasoning_cached.jsonl",
+        write_jsonl(where / "escapes.jsonl",
+                    escape_capture(ESCAPES["osc8_link"] + KEY_SHAPES[9][1])),
+        write_jsonl(where / "secret.jsonl", secret_capture(KEY_SHAPES[6][1])),
+        ROOT / "tests/fixtures/real/pai_conversation_explicit_and_auto.jsonl",
+    ]
+    return {(p, fmt): traceview("report", str(p), "--format", fmt, "--width", "160",
+                                env={"TRACEVIEW_WORKERS": "1"}, process=True).stdout
+            for fmt in ("json", "text") for p in captures}
+
+
 @pytest.mark.parametrize("env", [{"TRACEVIEW_WORKERS": "1"}, FORK], ids=["single", "forked"])
-def test_reports_in_one_process_equal_fresh_processes(tmp_path: Path, env: dict[str, str],
+def test_reports_in_one_process_equal_fresh_processes(fresh: dict[tuple[Path, str], bytes],
+                                                      env: dict[str, str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    shape = KEY_SHAPES[1][1]  # an sk-proj key
-    captures = [
-        write_jsonl(tmp_path / "many.jsonl", _many(300, shape)),
-        ROOT / "tests/fixtures/real/dotnet_web_search_reasoning_cached.jsonl",
-        write_jsonl(tmp_path / "escapes.jsonl",
-                    escape_capture(ESCAPES["osc8_link"] + KEY_SHAPES[9][1])),
-        write_jsonl(tmp_path / "secret.jsonl", secret_capture(KEY_SHAPES[6][1])),
-        ROOT / "tests/fixtures/real/pai_conversation_explicit_and_auto.jsonl",
-    ]
+    captures = list(dict.fromkeys(p for p, _ in fresh))
     # Each capture twice, others in between: the second of a pair follows other reports.
     order = [*captures, *reversed(captures)]
     for fmt in ("json", "text"):
-        fresh = {p: traceview("report", str(p), "--format", fmt, "--width", "160",
-                              env=env, process=True).stdout for p in captures}
         for p in order:
             got = _in_process(p, fmt)
-            assert got == fresh[p], f"{p.name} ({fmt}) differs after other reports"
+            assert got == fresh[p, fmt], f"{p.name} ({fmt}) differs after other reports"
             assert KEY_SHAPES[1][2].encode() not in got
 
 

@@ -58,6 +58,7 @@ def test_roundtrip_script_shows_deposit_and_evidence():
     done = subprocess.run([sys.executable, "-m", "traceview.commands.roundtrip"],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
     assert "claims.jsonl: ok" in done.stdout and "claims-include.jsonl: ok" in done.stdout
 
 
@@ -65,6 +66,7 @@ def test_committed_simulator_samples_are_current():
     done = subprocess.run([sys.executable, str(ROOT / "sample_traces" / "regenerate.py"),
                            "--check"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_demo_ab_runs_the_experiment_and_refuses_to_overwrite_it(tmp_path, capsys):
