@@ -58,15 +58,15 @@ def _misspelt(word: str) -> bool:
 
 
 def _stdout_gone(command: str, exc: OSError) -> int:
-    """A reader that went away (``| head -1``) or a full disk (``> /dev/full``): one line
-    on stderr, and stdout pointed at /dev/null so the interpreter's last flush is quiet."""
+    """A reader that went away (``| head -1``: it has what it wanted, so nothing is said and
+    the exit is 0, as `report` does) or a full disk (``> /dev/full``: one line on stderr,
+    exit 1); stdout is pointed at /dev/null so the interpreter's last flush is quiet."""
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     name = f"traceview {command}" if command in COMMANDS else "traceview"
     if exc.errno == errno.EPIPE:
-        print(f"{name}: output closed by the reader; stopped", file=sys.stderr)
         return 0
     print(f"{name}: cannot write the output ({exc.strerror or exc}); stopped", file=sys.stderr)
     return 1
