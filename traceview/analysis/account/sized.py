@@ -15,7 +15,6 @@ request's account stays a pure function of what earlier turns told it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -38,7 +37,9 @@ _REASON = ("sized on turn {0}: sent there identical (same data, file id, URL or 
 def media_key(model: str | None, part: Mapping[str, Any]) -> str:
     """The identity of a media part for one model: a digest of the part as sent (its data
     or reference, detail and file name together), so only a byte-identical resend
-    matches."""
+    matches. (hashlib loads OpenSSL: imported only when a turn has such a part.)"""
+    import hashlib
+
     try:
         text = json.dumps(part, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError):
