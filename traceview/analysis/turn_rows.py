@@ -11,7 +11,7 @@ timing, lineage, attribution): this module reads their inputs, it decides nothin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -204,6 +204,12 @@ READ.update({key: _count(key) for key in (
     "owned_state_bytes", "expected_input", "cumulative_input_tokens")})
 
 
+def _pooled(values: Sequence[Any] | Mapping[int, Any], index: Sequence[int],
+            rows: Sequence[int]) -> list[Any]:
+    """A column kept as an index into shared values (models, sources, keys, marker lists)."""
+    return [values[index[r]] for r in rows]
+
+
 def reads(key: str) -> Callable[[Reader], Reader]:
     """The reader of row key `key`."""
     def register(read: Reader) -> Reader:
@@ -224,20 +230,17 @@ def _line(b: Batch) -> list[Any]:
 
 @reads("api")
 def _api(b: Batch) -> list[Any]:
-    values, api = b.table.pool.values, b.table.api
-    return [values[api[r]] for r in b.rows]
+    return _pooled(b.table.pool.values, b.table.api, b.rows)
 
 
 @reads("source")
 def _source(b: Batch) -> list[Any]:
-    sources, source = b.cols.sources, b.table.source
-    return [sources[source[r]] for r in b.rows]
+    return _pooled(b.cols.sources, b.table.source, b.rows)
 
 
 @reads("conversation_key")
 def _conversation_key(b: Batch) -> list[Any]:
-    keys, conv = b.cols.keys, b.cols.conv
-    return [keys[conv[r]] for r in b.rows]
+    return _pooled(b.cols.keys, b.cols.conv, b.rows)
 
 
 @reads("conversation")
@@ -267,8 +270,7 @@ def _hosted_calls(b: Batch) -> list[Any]:
 
 @reads("markers")
 def _markers(b: Batch) -> list[Any]:
-    lists, ids = b.cols.marker_lists, b.cols.marker_ids
-    return [lists[ids[r]] for r in b.rows]
+    return _pooled(b.cols.marker_lists, b.cols.marker_ids, b.rows)
 
 
 @reads("cost_usd")
