@@ -10,9 +10,9 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from traceview.analysis.session import Analysis
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
+from traceview.analysis.session import Analysis
 from traceview.export.clean import columns
 from traceview.export.parts import write_parts
 from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, problem_tables
