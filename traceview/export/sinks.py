@@ -270,8 +270,11 @@ class DuckDBSink(Sink):
         duckdb = need("duckdb", "fleet")
         self._schemas = {t: arrow_schema(t) for t in TABLES}
         # Attached with small row groups: DuckDB holds the open row group in memory until it
-        # is full, and its default (122,880 rows) is a whole large capture's turns.
-        self.con = duckdb.connect()
+        # is full, and its default (122,880 rows) is a whole large capture's turns. One
+        # thread and a bounded buffer pool (spilling beside the output, as DuckDB does for
+        # a database file): its default pool grows towards most of the machine's memory.
+        self.con = duckdb.connect(config={"threads": 1, "memory_limit": "64MB",
+                                          "temp_directory": f"{path}.tmp"})
         try:
             where = str(path).replace("'", "''")
             self.con.execute(f"ATTACH '{where}' AS out (ROW_GROUP_SIZE {DUCKDB_ROW_GROUP})")
