@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# The markers a wrong account would raise falsely (each one found is read by hand).
+STATE_MARKERS = ("deposit", "compaction_likely", "compaction")
 # Markers that leave a turn out of the error: its billed input is not expected to match.
 MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item", "failed",
                     "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
@@ -183,8 +185,10 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
     errors: list[float] = []
     billed_turns = known = 0
     lacking: Counter[str] = Counter()
+    marked: Counter[str] = Counter()
     for stem, doc in docs:
         for turn in doc.get("turns", []):
+            marked.update(m for m in turn.get("markers") or () if m in STATE_MARKERS)
             tokens, expected = turn.get("input_tokens"), turn.get("expected_input")
             if not tokens:
                 continue
@@ -205,7 +209,8 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
                 print(f"{stem[:44]:44} {turn['index']:>4} {tokens:>7} {expected:>8}"
                       f" {error:>+7.1%}")
     print(f"billed turns {billed_turns}; expected known {known}"
-          f" ({known / max(billed_turns, 1):.0%}); unmarked with expected {len(errors)}")
+          f" ({known / max(billed_turns, 1):.1%}); unmarked with expected {len(errors)}")
+    print("markers: " + (", ".join(f"{m} {marked[m]}" for m in STATE_MARKERS) or "none"))
     if errors:
         print(calibration(errors))
     if listed:
