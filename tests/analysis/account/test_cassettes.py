@@ -7,6 +7,7 @@ the bugs this traffic showed, and the issue's targets on the whole set.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from functools import cache
 from pathlib import Path
@@ -159,3 +160,16 @@ def test_reasoning_reported_in_steps_is_counted_at_the_middle(
     assert (t["input_tokens"], t["expected_input"]) == (billed, after)
     assert reasoning["basis"] == "estimated" and "64-token steps" in reasoning["reason"]
     assert after - before == 32
+
+
+def test_sources_lists_every_converted_capture_once() -> None:
+    """Each capture is named by its cassette's path (more of it where a file name repeats
+    in sibling folders, as mirascope's and openinference's do), listed once with its
+    repository, commit and licence, and its licence text is shipped."""
+    rows = re.findall(r"^\| `([^`]+\.jsonl\.gz)` \| ([^|]+) \|", (CASSETTES / "SOURCES.md")
+                      .read_text(encoding="utf-8"), re.MULTILINE)
+    names = [name for name, _ in rows]
+    assert len(names) == len(set(names)) == 1559
+    assert sorted(names) == sorted(p.name for p in CASSETTES.glob("*.jsonl.gz"))
+    licences = {p.name.split("-LICENSE")[0] for p in (CASSETTES / "licenses").iterdir()}
+    assert {repo.strip().split("/")[1] for _, repo in rows} <= licences
