@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit", action="store_true", help="re-fit the framing constants")
     parser.add_argument("--analyse", action="store_true",
                         help="run the analysis on each capture and print its figures")
+    parser.add_argument("--by-source", action="store_true",
+                        help="with --analyse: group by the project a cassette came from")
     parser.add_argument("--fallback", action="store_true",
                         help="count with the labelled 4-bytes estimate instead (comparison)")
     args = parser.parse_args(argv)
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         fit(captures(args.paths))
         return 0
     if args.analyse:
-        analyse(captures(args.paths), args.all)
+        analyse(captures(args.paths), args.all, args.by_source)
         return 0
     errors: list[float] = []  # one per fully visible turn
     total = 0
@@ -141,18 +143,31 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# The markers a wrong account would raise falsely (each one found is read by hand).
+STATE_MARKERS = ("deposit", "compaction_likely", "compaction")
 # Markers that leave a turn out of the error: its billed input is not expected to match.
 MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item", "failed",
                     "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
 
 
-def analyse(paths: list[Path], listed: bool) -> None:
+# The projects whose cassettes were converted first; the others were added after them.
+FIRST = ("pai", "olm", "chatlas", "ellmer", "llm")
+
+
+def source(path: Path) -> str:
+    """The group a capture is counted in: its folder, or with --by-source the project
+    its cassette came from (the converted name's prefix)."""
+    name = path.name
+    return name.split("__", 1)[0] if "__" in name else path.parent.name
+
+
+def analyse(paths: list[Path], listed: bool, by_source: bool = False) -> None:
     """--analyse (see above), in this process: there are hundreds of captures."""
     from traceview.analysis.options import Options
     from traceview.analysis.session import analyze
     from traceview.report.json_out import render_json
 
-    by_folder: dict[Path, list[tuple[str, dict[str, Any]]]] = {}
+    by_folder: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for path in paths:
         try:
             analysis = analyze([str(path)], Options())
@@ -166,13 +181,21 @@ def analyse(paths: list[Path], listed: bool) -> None:
         if analysis.problems:
             print(f"{path.name}: {len(analysis.problems)} problem(s) while reading")
         stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
-        by_folder.setdefault(path.parent, []).append((stem, doc))
+        group = source(path) if by_source else path.parent.name
+        by_folder.setdefault(group, []).append((stem, doc))
     everything = []
     for folder, docs in by_folder.items():
         if len(by_folder) > 1:
-            print(f"== {folder.name} ({len(docs)} captures)")
+            print(f"== {folder} ({len(docs)} captures)")
         figures(docs, listed)
         everything.extend(docs)
+    if by_source:
+        for label, first in (("the shared captures and the first five projects", True),
+                             ("the projects added after them", False)):
+            docs = [d for g, ds in by_folder.items() if (g in FIRST or "__" not in ds[0][0])
+                    == first for d in ds]
+            print(f"== {label} ({len(docs)} captures)")
+            figures(docs, False)
     if len(by_folder) > 1:
         print(f"== all ({len(everything)} captures)")
         figures(everything, False)
@@ -183,8 +206,10 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
     errors: list[float] = []
     billed_turns = known = 0
     lacking: Counter[str] = Counter()
+    marked: Counter[str] = Counter()
     for stem, doc in docs:
         for turn in doc.get("turns", []):
+            marked.update(m for m in turn.get("markers") or () if m in STATE_MARKERS)
             tokens, expected = turn.get("input_tokens"), turn.get("expected_input")
             if not tokens:
                 continue
@@ -205,7 +230,8 @@ def figures(docs: list[tuple[str, dict[str, Any]]], listed: bool) -> None:
                 print(f"{stem[:44]:44} {turn['index']:>4} {tokens:>7} {expected:>8}"
                       f" {error:>+7.1%}")
     print(f"billed turns {billed_turns}; expected known {known}"
-          f" ({known / max(billed_turns, 1):.0%}); unmarked with expected {len(errors)}")
+          f" ({known / max(billed_turns, 1):.1%}); unmarked with expected {len(errors)}")
+    print("markers: " + (", ".join(f"{m} {marked[m]}" for m in STATE_MARKERS) or "none"))
     if errors:
         print(calibration(errors))
     if listed:

@@ -7,6 +7,7 @@ the bugs this traffic showed, and the issue's targets on the whole set.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from functools import cache
 from pathlib import Path
@@ -24,13 +25,19 @@ MARKED = frozenset({"deposit", "compaction", "compaction_likely", "unknown_item"
                     "incomplete", "cancelled", "stream_cut", "request_only", "response_only"})
 
 
-@cache
-def report(name: str) -> dict[str, Any]:
+# The five projects first converted; the seven after them were added whole on 2026-12-07.
+FIRST = ("pai__", "olm__", "chatlas__", "ellmer__", "llm__")
+
+
+def analysed(name: str) -> dict[str, Any]:
     analysis = analyze([str(CASSETTES / name)], Options())
     try:
         return json.loads(render_json(analysis))  # type: ignore[no-any-return]
     finally:
         analysis.capture.close()
+
+
+report = cache(analysed)
 
 
 def turn(name: str, index: int) -> dict[str, Any]:
@@ -72,13 +79,20 @@ def test_gpt5_mini_images_take_the_measured_multiplier(name: str, billed: int,
     assert (t["input_tokens"], t["expected_input"]) == (billed, expected)
 
 
+Figures = tuple[int, int, list[float], list[tuple[str, int, list[str]]]]
+
+
 @cache
-def figures() -> tuple[int, int, list[float], list[tuple[str, int, list[str]]]]:
+def figures(prefixes: tuple[str, ...] = ("",)) -> Figures:
+    """billed turns, turns with expected input, |error| of the unmarked ones, and the
+    turns marked deposit or compaction_likely, over the captures named with a prefix."""
     billed = known = 0
     errors: list[float] = []
     surprising: list[tuple[str, int, list[str]]] = []
     for path in sorted(CASSETTES.glob("*.jsonl.gz")):
-        for t in report(path.name)["turns"]:
+        if not path.name.startswith(prefixes):
+            continue
+        for t in analysed(path.name)["turns"]:
             marks = t["markers"] or []
             if {"deposit", "compaction_likely"} & set(marks):
                 surprising.append((path.name, t["index"], marks))
@@ -99,14 +113,20 @@ def test_no_deposit_or_likely_compaction_on_any_cassette() -> None:
     assert figures()[3] == []
 
 
-def test_account_error_on_the_cassettes() -> None:
-    """The issue's error targets on the 645 converted captures: median <= 1.5 %, p90 <= 5 %.
-    Known on 85 % of billed turns, not 90 %: docs/input-account.md says what the rest lack
-    (948 before media, added tools and tool search were sized on an earlier turn)."""
-    billed, known, errors, _ = figures()
+@pytest.mark.parametrize(("prefixes", "pinned"), [
+    (FIRST, (1132, 976, 967)),  # the five projects first converted: known on 86 %
+    (("",), (2984, 2796, 2772)),  # all twelve: known on 94 %
+])
+def test_account_error_on_the_cassettes(prefixes: tuple[str, ...],
+                                        pinned: tuple[int, int, int]) -> None:
+    """The issue's error targets on the converted captures: median <= 1.5 %, p90 <= 5 %.
+    On the first five projects expected input is known on 86 % of billed turns, not 90 %
+    (docs/input-account.md says what the rest lack); with the seven projects added whole
+    after them (1,852 billed turns, 98 % known) it is 94 % on all 1,559 captures."""
+    billed, known, errors, _ = figures(prefixes)
     ordered = sorted(errors)
     p90 = ordered[int(round(0.9 * (len(ordered) - 1)))]
-    assert (billed, known, len(errors)) == (1132, 966, 957)
+    assert (billed, known, len(errors)) == pinned
     assert statistics.median(ordered) <= 0.015
     assert p90 <= 0.05
 
@@ -140,3 +160,16 @@ def test_reasoning_reported_in_steps_is_counted_at_the_middle(
     assert (t["input_tokens"], t["expected_input"]) == (billed, after)
     assert reasoning["basis"] == "estimated" and "64-token steps" in reasoning["reason"]
     assert after - before == 32
+
+
+def test_sources_lists_every_converted_capture_once() -> None:
+    """Each capture is named by its cassette's path (more of it where a file name repeats
+    in sibling folders, as mirascope's and openinference's do), listed once with its
+    repository, commit and licence, and its licence text is shipped."""
+    rows = re.findall(r"^\| `([^`]+\.jsonl\.gz)` \| ([^|]+) \|", (CASSETTES / "SOURCES.md")
+                      .read_text(encoding="utf-8"), re.MULTILINE)
+    names = [name for name, _ in rows]
+    assert len(names) == len(set(names)) == 1559
+    assert sorted(names) == sorted(p.name for p in CASSETTES.glob("*.jsonl.gz"))
+    licences = {p.name.split("-LICENSE")[0] for p in (CASSETTES / "licenses").iterdir()}
+    assert {repo.strip().split("/")[1] for _, repo in rows} <= licences

@@ -30,7 +30,7 @@ class RequestFacts(NamedTuple):
     family: str
     chat: bool  # the body holds chat messages
     mode: str | None  # the request's reasoning mode
-    tools: bool  # the request sends tools
+    tools: str  # the tools it sends: "" none, "strict" strict function tools only, "other"
     media: bool  # an input line is an image, a file, audio or an unfamiliar part
 
 
@@ -75,7 +75,17 @@ def request_part(body: Mapping[str, Any], name: str, endpoint: str,
     media = any(c.component in _MEDIA for c in parts)
     return RequestPart(components, RequestFacts(
         name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
-        mode if isinstance(mode, str) else None, bool(body.get("tools")), media))
+        mode if isinstance(mode, str) else None, _tool_kind(body.get("tools")), media))
+
+
+def _tool_kind(tools: object) -> str:
+    """Which tools a request sends, as the early preamble depends on them."""
+    if not tools:
+        return ""
+    strict = isinstance(tools, list) and all(
+        isinstance(t, dict) and t.get("type") == "function" and t.get("strict") is True
+        for t in tools)
+    return "strict" if strict else "other"
 
 
 @lru_cache(maxsize=64)
@@ -245,26 +255,29 @@ def _outside_calibration(part: RequestFacts) -> tuple[Component, ...]:
     return tuple(lines)
 
 
-# Measured on three real gpt-4o Responses turns with text only and no tools created before
-# April 2025 (docs/input-account.md names them): each billed exactly this much above the
-# account.
-_PREAMBLE_TOKENS = 18
+# Measured on real gpt-4o Responses turns created before April 2025 (docs/input-account.md
+# names them), by the tools the request sends: with text only and no tools three turns
+# billed exactly 18 above the account; with strict function tools six turns of four
+# captures billed 208-228 above it (median 216; first turns 216 and 217).
+_PREAMBLE_TOKENS = {"": 18, "strict": 216}
 _MEDIA = frozenset({"image", "file", "audio", "part"})
 
 
 @lru_cache(maxsize=64)
-def _preamble(tools: bool, model: str, media: bool) -> Component:
-    """The pre-April-2025 provider preamble: measured on gpt-4o with text only and no
-    tools, else unknown (with tools or an image it was 208 to 230 tokens and varied)."""
+def _preamble(tools: str, model: str, media: bool) -> Component:
+    """The pre-April-2025 provider preamble: measured on gpt-4o with text only, without
+    tools or with strict function tools; else unknown (with other tools, an image or on
+    other models it was not measured consistently)."""
     name = model.lower()
-    if name.startswith("gpt-4o") and "mini" not in name and not tools \
+    if name.startswith("gpt-4o") and "mini" not in name and tools in _PREAMBLE_TOKENS \
             and not media:
-        return Component("preamble", "provider preamble", _PREAMBLE_TOKENS, ESTIMATED,
+        seen = "with strict function tools" if tools else "without tools"
+        return Component("preamble", "provider preamble", _PREAMBLE_TOKENS[tools], ESTIMATED,
                          reason="responses created before April 2025 carry a provider preamble:"
-                         " measured on real gpt-4o captures without tools")
+                         f" measured on real gpt-4o captures {seen}")
     return unknown("preamble", "provider preamble", "responses created before April 2025"
                    " carry a provider preamble, measured only on gpt-4o with text and no"
-                   " tools (with tools or media it varied by tens of tokens)")
+                   " tools or strict function tools (otherwise it varied by tens of tokens)")
 
 
 def _str(value: object) -> str:

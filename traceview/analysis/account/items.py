@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from traceview.analysis.account.context import Context
+from traceview.analysis.account.hosted import call_query
 from traceview.analysis.account.media import data_url_size, image_tokens
 from traceview.analysis.account.model import ESTIMATED, KNOWN, Component, unknown
 from traceview.analysis.account.sized import sized
@@ -204,7 +205,15 @@ def _in_steps(model: str | None, tokens: int) -> bool:
 
 
 def _other(ctx: Context, kind: str, item: Mapping[str, Any]) -> Component:
-    """A hosted call or another item resent as input: its fields as compact JSON, estimated."""
+    """A hosted call or another item resent as input: its query plus the framing measured
+    on real captures where there is one (hosted.py), else its fields as compact JSON;
+    estimated either way."""
+    measured = call_query(kind, item, ctx.model)
+    if measured is not None:
+        query, framing = measured
+        return Component(kind, str(item.get("id") or kind), ctx.count(query) + framing,
+                         ESTIMATED, reason=f"its query + {framing}, measured on real"
+                                           " captures of this model")
     body = {k: v for k, v in item.items() if k not in ("id", "status", "type")}
     text = kind + _text(body)
     tokens = ctx.count(text) + ctx.framing.call

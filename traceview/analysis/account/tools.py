@@ -2,7 +2,7 @@
 
 Function tools are billed as their TypeScript rendering (render.py) plus framing. A hosted
 tool's definition is billed too, but its text is the provider's own: where real captures
-pin its size (HOSTED_DEFINITION, with the captures named in docs/input-account.md) it is
+pin its size (hosted.py, with the captures named in docs/input-account.md) it is
 estimated from that, else it is unknown.
 """
 
@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from traceview.analysis.account.context import Context
+from traceview.analysis.account.hosted import definition
 from traceview.analysis.account.model import ESTIMATED, Component, unknown
 from traceview.analysis.account.render import (
     TOOLS_FOOTER,
@@ -24,12 +25,6 @@ from traceview.analysis.account.render import (
 )
 from traceview.analysis.account.sized import searched
 
-# (hosted tool type, model family) -> billed definition tokens, measured on real captures
-# where the tool was offered and not called (docs/input-account.md). Absent: unknown.
-HOSTED_DEFINITION: dict[tuple[str, str], int] = {
-    ("image_generation", "gpt-5"): 342,
-    ("code_interpreter", "gpt-5"): 613,
-}
 _FUNCTION_LIKE = frozenset({"function", "custom"})
 # The name of the `tools` line that holds the functions' namespace wrapper.
 NAMESPACE = "functions namespace"
@@ -51,7 +46,8 @@ def tool_components(ctx: Context, tools: Sequence[object],
         else:
             kind = str(tool.get("type") or "?")
             label = str(tool.get("server_label") or "mcp") if kind == "mcp" else ""
-            line = _hosted(kind, label, ctx.framing.family)
+            line = _hosted(kind, label, definition(tool, ctx.model, ctx.framing.family),
+                           ctx.framing.family)
             lines.append(searched(ctx, line, tools, items) if kind == "tool_search" else line)
     if functions:
         lines.insert(0, ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
@@ -82,12 +78,11 @@ def _function_text(tool: dict[str, Any]) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=256)
-def _hosted(kind: str, label: str, family: str) -> Component:
+def _hosted(kind: str, label: str, tokens: int | None, family: str) -> Component:
     """A hosted tool's line: the same on every request that offers it (a shared line)."""
     if kind == "mcp":
         return unknown("tools", f"mcp:{label}", "MCP tool list is fetched by the provider;"
                        " billed as an mcp_list_tools item when it is in the input")
-    tokens = HOSTED_DEFINITION.get((kind, family))
     if tokens is None:
         return unknown("tools", kind, f"hosted tool {kind!r}: billed definition not published"
                        f" and not measured on a real {family} capture")
