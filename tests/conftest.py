@@ -38,7 +38,9 @@ pytest_plugins = ["tests.fixtures_shared"]
 
 # The longest tests (each several seconds on a quiet 2-core machine), by node id prefix.
 # They are started first: a long test drawn last by the shuffle would leave one core idle
-# while it runs alone at the end.
+# while it runs alone at the end. Under xdist they head one worker's queue together (the
+# other steals from its tail), so tests sharing a cached figure run in one process and
+# make it once (the cassette figures: both tests of test_cassettes.py below).
 LONG_FIRST = (
     "tests/report/test_golden_report.py::test_bench_slice_report_is_byte_identical",
     "tests/hostile/test_bounded.py::test_many_tiny_lines_stream",
@@ -50,6 +52,7 @@ LONG_FIRST = (
     "tests/hostile/test_new_commands.py::test_importers_survive_a_wrong_type",
     "tests/experiment/test_compare.py::test_the_decomposition_sums_exactly",
     "tests/analysis/account/test_cassettes.py::test_account_error_on_the_cassettes",
+    "tests/analysis/account/test_cassettes.py::test_no_deposit_or_likely_compaction",
     "tests/hostile/test_fuzz_structure.py::",
     "tests/ui/test_live_views_widening.py::",
     "tests/hostile/test_headless.py::test_report_into_a_closed_pipe_is_quiet",
