@@ -9,6 +9,7 @@ then depend on the order the tests ran in.
 from __future__ import annotations
 
 import compileall
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,7 +39,9 @@ pytest_plugins = ["tests.fixtures_shared"]
 
 # The longest tests (each several seconds on a quiet 2-core machine), by node id prefix.
 # They are started first: a long test drawn last by the shuffle would leave one core idle
-# while it runs alone at the end.
+# while it runs alone at the end. Under xdist they head one worker's queue together (the
+# other steals from its tail), so tests sharing a cached figure run in one process and
+# make it once (the cassette figures: both tests of test_cassettes.py below).
 LONG_FIRST = (
     "tests/report/test_golden_report.py::test_bench_slice_report_is_byte_identical",
     "tests/hostile/test_bounded.py::test_many_tiny_lines_stream",
@@ -50,6 +53,7 @@ LONG_FIRST = (
     "tests/hostile/test_new_commands.py::test_importers_survive_a_wrong_type",
     "tests/experiment/test_compare.py::test_the_decomposition_sums_exactly",
     "tests/analysis/account/test_cassettes.py::test_account_error_on_the_cassettes",
+    "tests/analysis/account/test_cassettes.py::test_no_deposit_or_likely_compaction",
     "tests/hostile/test_fuzz_structure.py::",
     "tests/ui/test_live_views_widening.py::",
     "tests/hostile/test_headless.py::test_report_into_a_closed_pipe_is_quiet",
@@ -61,8 +65,12 @@ def pytest_configure(config: pytest.Config) -> None:
     """Compile traceview's modules once, before the workers start: where bytecode is not
     written (PYTHONDONTWRITEBYTECODE, as on CI), every `python -m traceview` a test starts
     would compile the package again (0.07 s of CPU each, 0.2-0.3 s when nothing is cached).
+    Likewise each process of the run (each xdist worker) keeps the test modules as pytest
+    rewrites their asserts in __pycache__, to be read by the next run's workers instead of
+    rewriting every module again (most of a worker's collection).
     Under xdist (`-n`), an idle worker takes queued tests from a busy one (`worksteal`)
     unless `--dist` was given."""
+    sys.dont_write_bytecode = False  # this process's imports; subprocesses keep the env's
     if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
         compileall.compile_dir(Path(__file__).resolve().parents[1] / "traceview", quiet=1)
         given = config.invocation_params.args

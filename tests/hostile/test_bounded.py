@@ -302,10 +302,27 @@ def test_empty_directory_is_one_line(tmp_path: Path) -> None:
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
+TINY_LINES = 2_500  # far past the writers' batches (64 rows, 8 conversations)
+
+
 def test_many_tiny_lines_stream(tmp_path: Path) -> None:
+    """A capture of many one-line requests (each its own conversation) is written whole in
+    every format: no turn lost between the writer's batches, nothing raised."""
+    n = TINY_LINES
     cap = tmp_path / "tiny.jsonl"
-    cap.write_bytes(b'{"dir":"req","body":{"model":"m","input":"x"}}\n' * 10_000)
+    cap.write_bytes(b'{"dir":"req","body":{"model":"m","input":"x"}}\n' * n)
+    outs = {}
     for fmt in ("text", "markdown", "json"):
         out = traceview("report", str(cap), "--format", fmt, timeout=120)
         assert_no_traceback(out)
         assert out.returncode in (0, 1)
+        outs[fmt] = out.stdout.decode()
+    text = outs["text"].splitlines()
+    assert text[0] == f"traceview · {cap} · {n:,} turns · {n:,} conversations"
+    assert [line.split(" ·")[0] for line in text if line.startswith("stateless ")] == [
+        f"stateless turn-{i}" for i in range(1, n + 1)]
+    assert outs["markdown"].count("| request_only |") == n
+    assert f"**Totals:** {n} turns," in outs["markdown"]
+    doc = orjson.loads(outs["json"])
+    assert [t["index"] for t in doc["turns"]] == list(range(1, n + 1))
+    assert len(doc["conversations"]) == n

@@ -247,11 +247,15 @@ def test_listening_beyond_loopback_warns(tmp_path):
     assert "warning" in first and "beyond loopback" in first
 
 
-# -- 5. a provider that sends one byte a second --------------------------------------------
+# -- 5. a provider that sends one byte every quarter second --------------------------------
+
+TRICKLE_S = 0.25  # seconds between the trickle's bytes
+
 
 @pytest.fixture
 def trickle():
-    """A loopback server that answers every request with headers, then one byte a second."""
+    """A loopback server that answers every request with headers, then one byte every
+    quarter second (TRICKLE_S): each read ends well inside any per-read timeout."""
     import socket
     import threading
 
@@ -266,7 +270,7 @@ def trickle():
                 conn.recv(65536)
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 100000\r\n\r\n")
-                while not stop.wait(1.0):
+                while not stop.wait(TRICKLE_S):
                     conn.sendall(b" ")
             except OSError:
                 pass
@@ -290,12 +294,13 @@ def trickle():
     ["diff", str(CLAIMS), "--live"],
 ])
 def test_a_slow_provider_is_bounded_by_timeout(tmp_path, trickle, args):
-    # The trickle never finishes its body (one byte a second of 100,000), so a command bounded
-    # only per read would run into the hang guard below: ending on its own is the check.
+    # The trickle never finishes its body (one byte every 0.25 s of 100,000), so a command
+    # bounded only per read (1 s, four times the gap) would run into the hang guard below:
+    # ending on its own is the check.
     env_args = [a.format(tmp=tmp_path) for a in args]
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-0000000000000000000000"}
     proc = subprocess.run([sys.executable, "-m", "traceview", *env_args, "--base-url", trickle,
-                           "--timeout", "3", "--max-retries", "0"], capture_output=True,
+                           "--timeout", "1", "--max-retries", "0"], capture_output=True,
                           text=True, timeout=120, env=env, cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "timed out" in proc.stderr, proc.stderr

@@ -4,6 +4,7 @@ and `:` goes to a turn number, a line of the capture or an id — at 80x24."""
 from __future__ import annotations
 
 import pytest
+from textual import events
 from textual.widgets import Input
 
 from traceview.ui.app import make_app
@@ -20,6 +21,18 @@ async def loaded(app, pilot):
 
 def title(app) -> str:
     return str(app.main.query_one("#title").render())
+
+
+async def enter(app, pilot, opener: str, text: str) -> None:
+    """Open a prompt with `opener`, then type `text` key by key, or paste it when it is a
+    whole id (as a terminal pastes: one event) -- each key typed is a search and a render,
+    and typing is what the short queries check."""
+    await pilot.press(opener)
+    if len(text) > 24:
+        app.focused.post_message(events.Paste(text))
+        await pilot.pause()
+    else:
+        await pilot.press(*text)
 
 
 @pytest.mark.parametrize(
@@ -39,7 +52,7 @@ async def test_slash_finds_ids_models_tools_markers_and_text(claims, query, expe
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("slash", *query)  # as typed: the turn reports (enter adds bodies)
+        await enter(app, pilot, "slash", query)  # no enter: the turn reports (enter adds bodies)
         await pilot.pause()
         main = app.main
         assert [main.rows[h].index for h in main.hits] == expected
@@ -90,7 +103,8 @@ async def test_colon_goes_to_a_turn_an_id_or_a_line(claims, typed, turn):
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await pilot.press("colon", *typed, "enter")
+        await enter(app, pilot, "colon", typed)
+        await pilot.press("enter")
         await pilot.pause()
         assert app.main.current_turn().index == turn
 
