@@ -176,3 +176,30 @@ async def test_capital_e_neutralises_formulas_and_never_writes_over_the_capture(
     assert rows and {r["user"] for r in rows} <= {"'=HYPERLINK(\"http://x\",\"y\")", ""}
     assert any(r["user"] for r in rows) and rows[0]["sent"].isdigit()
     assert cap.read_bytes() == before
+
+
+# A request whose head arrived whole and whose body then stopped (Content-Length 1000, five
+# bytes sent; or a chunked body with no last chunk) held its connection and the upstream's
+# for ever: the head deadline ended at the head, and `--timeout` never starts.
+@pytest.mark.parametrize("sent", [
+    b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"a\":",
+    b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n",
+])
+def test_a_body_that_stops_arriving_is_closed(tmp_path: Path, monkeypatch, sent: bytes) -> None:
+    import socket
+
+    from traceview.record import proxy_server
+
+    monkeypatch.setattr(proxy_server, "BODY_GAP_S", 0.5, raising=False)
+    up = socket.socket()  # an upstream that accepts and waits, as a real one may
+    up.bind(("127.0.0.1", 0))
+    up.listen(4)
+    with up, proxy_server.ProxyServer(
+            tmp_path / "c.jsonl", upstream=f"http://127.0.0.1:{up.getsockname()[1]}/v1") as p:
+        host, port = p.sock.getsockname()[:2]
+        with socket.create_connection((host, port), timeout=10) as conn:
+            conn.sendall(sent)
+            got = b""
+            while chunk := conn.recv(4096):  # closed by the proxy, long before the 10 s
+                got += chunk
+        assert not got.startswith(b"HTTP/1.1 200")
