@@ -203,3 +203,32 @@ def test_a_body_that_stops_arriving_is_closed(tmp_path: Path, monkeypatch, sent:
             while chunk := conn.recv(4096):  # closed by the proxy, long before the 10 s
                 got += chunk
         assert not got.startswith(b"HTTP/1.1 200")
+
+
+# Two proxies whose upstreams point at each other (a second proxy's OPENAI_BASE_URL left
+# on the first): the self-address check at start sees neither, and one call went round
+# until the descriptors ran out — 2,446 records in 25 s.
+def test_a_loop_of_two_proxies_ends_at_the_first_return(tmp_path: Path) -> None:
+    import http.client
+    import socket
+
+    from traceview.record.proxy_server import ProxyServer
+
+    spare = socket.socket()
+    spare.bind(("127.0.0.1", 0))
+    port_a = spare.getsockname()[1]
+    spare.close()
+    with ProxyServer(tmp_path / "b.jsonl", upstream=f"http://127.0.0.1:{port_a}/v1") as b:
+        port_b = b.sock.getsockname()[1]
+        with ProxyServer(tmp_path / "a.jsonl", upstream=f"http://127.0.0.1:{port_b}/v1",
+                         port=port_a):
+            conn = http.client.HTTPConnection("127.0.0.1", port_a, timeout=10)
+            conn.request("POST", "/v1/responses", body=b'{"a": 1}',
+                         headers={"Content-Type": "application/json"})
+            got = conn.getresponse()
+            status, content = got.status, got.read()
+            conn.close()
+    assert status == 508 and b"loop of proxies" in content
+    for name in ("a.jsonl", "b.jsonl"):
+        lines = (tmp_path / name).read_text().splitlines()
+        assert len(lines) == 2, (name, len(lines))  # one exchange each, the 508 relayed
