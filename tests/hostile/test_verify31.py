@@ -232,3 +232,17 @@ def test_a_loop_of_two_proxies_ends_at_the_first_return(tmp_path: Path) -> None:
     for name in ("a.jsonl", "b.jsonl"):
         lines = (tmp_path / name).read_text().splitlines()
         assert len(lines) == 2, (name, len(lines))  # one exchange each, the 508 relayed
+
+
+# OTLP spans exported into the folder of captures they came from were read back by the next
+# `report` of that folder as a second copy of every turn: 7 turns became 14, no problem said.
+def test_an_export_is_never_written_where_its_folder_reads_it_back(tmp_path: Path) -> None:
+    caps = tmp_path / "caps"
+    (caps / "deep").mkdir(parents=True)
+    shutil.copy(CLAIMS, caps / "claims.jsonl")
+    for out in (caps / "spans.json", caps / "deep" / "spans.JSON"):
+        got = traceview("export", str(caps), "--to", "otlp", str(out))
+        assert got.returncode == 2 and b"directory read as captures" in got.stderr
+        assert not out.exists()
+    got = traceview("export", str(caps), "--to", "otlp", str(tmp_path / "spans.json"))
+    assert got.returncode == 0, got.stderr
