@@ -24,6 +24,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from traceview.safety.outputs import read_bounded
+
+# The largest settings file read: a few lines; a FIFO, a device or a huge file is refused.
+CONFIG_MAX_BYTES = 1 << 20
+
 #: Each remembered key and the type its value must have (anything else is ignored).
 KEYS: dict[str, type | tuple[type, ...]] = {
     "theme": str, "turns_hidden": list, "turns_sort": str,
@@ -42,7 +47,7 @@ def config_path() -> Path:
 def load_settings(path: Path | None = None) -> dict[str, Any]:
     path = path or config_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     out: dict[str, Any] = {}

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from traceview.capture.model import HostedCall
+from traceview.safety.outputs import read_bounded
 
 _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
@@ -107,6 +108,12 @@ class Cost(NamedTuple):
                 "lines": [p.to_dict() for p in self.parts]}
 
 
+# The largest pricing table read: the bundled one is ~30 kB; a bigger file is refused unread.
+PRICING_MAX_BYTES = 16 << 20
+# Keys a section of the table may hold beside its entries: when and where it was taken.
+TABLE_NOTES = ("taken", "source", "note")
+
+
 def _price_ok(value: Any) -> bool:
     return type(value) in (int, float) and value >= 0 and value == value and value != float("inf")
 
@@ -126,6 +133,8 @@ def _shape_error(table: dict[str, Any]) -> str | None:
     if hosted is not None and not isinstance(hosted, dict):
         return f'"hosted_tools" must be an object, not {type(hosted).__name__}'
     for tool, fee in (hosted or {}).items():
+        if tool in TABLE_NOTES and isinstance(fee, str):
+            continue  # the section's own date and source, as the bundled table has
         if not isinstance(fee, dict):
             return f'hosted_tools["{tool}"] must be an object, not {type(fee).__name__}'
         for key in ("per_call", "per_container"):
@@ -164,7 +173,7 @@ class Pricing:
             raw = Path(__file__).with_name("pricing.json").read_bytes()
             return cls(orjson.loads(raw), "bundled")
         try:
-            table = orjson.loads(Path(path).read_bytes())
+            table = orjson.loads(read_bounded(path, PRICING_MAX_BYTES))
         except OSError as exc:
             raise PricingError(f"{path}: cannot read pricing file ({exc.strerror or exc})") from exc
         except orjson.JSONDecodeError as exc:

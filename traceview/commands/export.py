@@ -11,7 +11,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from traceview.capture.model import Problem
-from traceview.capture.sources import SourceError, expand_paths
+from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_paths
 from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
@@ -124,6 +124,20 @@ def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
         refuse_output(out, inputs, force=force, directory=True, produced=CSV_FILES)
     else:
         refuse_output(out, inputs, force=force)
+        _not_read_back(out, inputs)
+
+
+def _not_read_back(out: str, inputs: list[str]) -> None:
+    """PathRefused when a file output would sit inside an input directory with a name that
+    directory's next read takes as a capture: OTLP spans written into the captures' folder
+    were read back as a second copy of every turn (7 turns became 14, the cost doubled)."""
+    if not out.lower().endswith(CAPTURE_SUFFIXES):
+        return
+    folders = [p for p in inputs if os.path.isdir(p) and _under(out, p)]
+    if folders:
+        raise PathRefused(f"{out}: is inside {folders[0]}, a directory read as captures: the "
+                          "next read of it would take these spans as captures too; choose "
+                          "a path outside it")
 
 
 def _under(path: str, folder: str) -> bool:

@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "- for stdin)")
     p.add_argument("-o", "--output", required=True, metavar="CAPTURE",
                    help="capture file to write (marked as rebuilt from the provider)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing file (never an ids file read)")
     g = p.add_argument_group("provider")
     add_connection_arguments(g, checked=False)
     g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
@@ -89,7 +91,7 @@ def run(ns: argparse.Namespace) -> int:
             "log or the response's `id`); nothing fetched")
         return 2
     try:
-        refuse_output(ns.output, [s for s in ns.sources if os.path.exists(s)])
+        refuse_output(ns.output, [s for s in ns.sources if os.path.exists(s)], force=ns.force)
         for source in ns.sources:
             if os.path.exists(source):
                 regular_input(source, "ids file")

@@ -74,11 +74,12 @@ def config_thresholds() -> tuple[Path, dict[str, Any]]:
     change the markers without saying so."""
     import tomllib
 
-    from traceview.config import config_path
+    from traceview.config import CONFIG_MAX_BYTES, config_path
+    from traceview.safety.outputs import read_bounded
 
     path = config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         return path, {}
     except (OSError, UnicodeDecodeError) as exc:

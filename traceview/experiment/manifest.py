@@ -129,7 +129,8 @@ def offsets(folder: Path) -> dict[str, int]:
 def owned_outputs(folder: Path) -> None:
     """ManifestError unless every output the manifest lists is a regular file inside
     ``folder`` (or absent): ``--resume`` cuts them, and must never cut a file elsewhere
-    through a symlink or a capture that is not this run's."""
+    through a symlink or a capture that is not this run's. A hard link is another name of
+    a file elsewhere (a file the run wrote has one), so it is refused as a symlink is."""
     for name in (*OUTPUTS, JOURNAL, NAME, STORE):
         path = folder / name
         if path.is_symlink():
@@ -137,6 +138,9 @@ def owned_outputs(folder: Path) -> None:
                                 "files inside its folder")
         if path.exists() and not path.is_file():
             raise ManifestError(f"{path}: is not a regular file")
+        if path.exists() and path.stat().st_nlink > 1:
+            raise ManifestError(f"{path}: has another name (a hard link to a file elsewhere); "
+                                "--resume only touches the run's own files")
 
 
 def cut_to(folder: Path, lengths: dict[str, int]) -> int:
@@ -148,8 +152,12 @@ def cut_to(folder: Path, lengths: dict[str, int]) -> int:
         keep = int(lengths.get(name, 0))
         if path.exists() and path.stat().st_size > keep:
             removed += path.stat().st_size - keep
-            with open(path, "r+b") as handle:
-                handle.truncate(keep)
+            # O_NOFOLLOW: a symlink planted since the check above is not followed.
+            fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+            try:
+                os.ftruncate(fd, keep)
+            finally:
+                os.close(fd)
     return removed
 
 

@@ -128,6 +128,13 @@ def _refuse_views(con: Any, path: str) -> None:
         con.close()
         raise ExportError(f"{path}: '{views[0][0]}' is a view, not a table; a database's own "
                           "views are not run unless --unsafe")
+    # Its macros too: one named like a built-in (`upper`, `round`) would answer in its place.
+    macros = con.execute("SELECT function_name FROM duckdb_functions() WHERE NOT internal "
+                         "AND function_type IN ('macro', 'table_macro')").fetchall()
+    if macros:
+        con.close()
+        raise ExportError(f"{path}: defines the macro '{macros[0][0]}'; a database's own "
+                          "macros are not run unless --unsafe")
 
 
 def _locked(con: Any, unsafe: bool) -> Any:

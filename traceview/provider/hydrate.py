@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,15 +52,40 @@ def response_ids(args: list[str]) -> list[str]:
     for arg in args:
         path = Path(arg)
         if arg == "-":
-            found.extend(RESPONSE_ID.findall(sys.stdin.read()))
+            found.extend(_ids_in(sys.stdin))
         elif RESPONSE_ID.fullmatch(arg) or not path.exists():
             found.extend(RESPONSE_ID.findall(arg))
         else:
             try:
-                found.extend(RESPONSE_ID.findall(path.read_text("utf-8", errors="replace")))
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    found.extend(_ids_in(handle))
             except OSError as exc:
                 raise IdsError(f"{arg}: cannot read ({exc.strerror or exc})") from None
     return list(dict.fromkeys(found))
+
+
+IDS_CHUNK = 1 << 20
+ID_CARRY = 1024  # a response id is ~60 characters
+_ID_CHARS = string.ascii_letters + string.digits + "_"
+
+
+def _ids_in(handle: Any) -> list[str]:
+    """The response ids in a text stream, read a chunk at a time: an ids file may be a
+    service's whole log (gigabytes), so it is never held whole. The word a chunk ends in is
+    carried into the next (an id is never split) with the character before it (so ``\\b``
+    sees what it saw), at most ID_CARRY characters of it: a longer word is no id, and a
+    line of one endless word costs no memory."""
+    found: list[str] = []
+    carry = ""
+    while chunk := handle.read(IDS_CHUNK):
+        text = carry + chunk
+        cut = len(text.rstrip(_ID_CHARS))
+        found.extend(RESPONSE_ID.findall(text, 0, cut))
+        carry = text[max(cut - 1, 0):]
+        if len(carry) > ID_CARRY:  # inside a word that long: "x" keeps \b from matching
+            carry = "x" + carry[-ID_CARRY:]
+    found.extend(RESPONSE_ID.findall(carry))
+    return found
 
 
 def _input_items(client: openai.OpenAI, rid: str, include: list[str],

@@ -10,17 +10,19 @@ API it came from (``organization.costs.result``, ``organization.usage.completion
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from traceview.report.reconcile import BilledLine, BillRead, UsageLine
+from traceview.safety.outputs import read_bounded
 
 COSTS_OBJECT = "organization.costs.result"
 _USAGE_PREFIX, _USAGE_SUFFIX = "organization.usage.", ".result"
 # The count of each usage API, by endpoint: what "requests" means there.
 _COUNTS = ("num_model_requests", "num_sessions", "images")
+# The largest saved bill file read (parsed whole): a year of daily pages is a few MB.
+PAGES_MAX_BYTES = 64 << 20
 
 
 class PageError(Exception):
@@ -159,7 +161,7 @@ def load_saved(paths: list[str]) -> BillRead:
     bill = BillRead([], [], set(), True, [])
     for path in paths:
         try:
-            raw = Path(path).read_bytes()
+            raw = read_bounded(path, PAGES_MAX_BYTES)
         except OSError as exc:
             raise PageError(f"{path}: cannot read ({exc.strerror or exc})") from None
         pages = _pages_of(path, raw)

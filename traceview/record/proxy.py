@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -144,6 +145,11 @@ class RecordingProxy:
         self._transport: AsyncRecordingTransport | None = None
         self._timeouts = {"connect": min(timeout, 10.0), "read": timeout, "write": timeout,
                           "pool": timeout}
+        # This proxy's name in the Via header it adds upstream (RFC 9110 §7.6.3): a request
+        # that comes back carrying it has gone round a loop of proxies (two pointed at each
+        # other multiplied one call into thousands of records); the self-address check at
+        # start cannot see a loop through another proxy.
+        self._via = f"1.1 traceview-{secrets.token_hex(6)}".encode()
 
     def _upstream(self) -> AsyncRecordingTransport:
         """Built on first use, inside the server's event loop (its pool belongs to it).
@@ -199,6 +205,12 @@ class RecordingProxy:
                 length = None
         # As bytes, as the server read them: httpx2 takes them without a decode per header.
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP_BY_HOP_BYTES]
+        if any(k.lower() == b"via" and self._via in v for k, v in headers):
+            await _reply_error(send, 508, "proxy_loop", "traceview proxy: this request came "
+                               "back to the proxy that sent it (a loop of proxies: check "
+                               "each one's --upstream); not sent again")
+            return
+        headers.append((b"via", self._via))
         if length is not None:  # streamed upload: the upstream needs its length up front
             headers.append((b"content-length", str(length).encode()))
         # raw_path: the path as the client encoded it (``path`` is percent-decoded).

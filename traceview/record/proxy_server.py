@@ -25,6 +25,7 @@ from traceview.record.writer import CaptureWriter
 
 LOOPBACK = "127.0.0.1"
 HEAD_TIMEOUT_S = 20.0  # a connection sends a whole request head within this, or is closed
+BODY_GAP_S = 60.0  # …and, once its head is in, some of its body at least this often
 JOIN_BELOW = 64 * 1024  # body bytes up to this size go out in one write with the head
 
 
@@ -70,7 +71,9 @@ def _protocol() -> object:
     """uvicorn's HTTP protocol with a deadline on each request head: a connection that
     sends nothing, or half a head, is closed after HEAD_TIMEOUT_S (uvicorn only times out
     the idle gap *after* a response), so a thousand of them cannot take every descriptor;
-    and each response written through :class:`_HeadJoined`."""
+    a body that stops arriving for BODY_GAP_S is closed too (its upstream request with it),
+    unless the proxy itself paused reading it; and each response written through
+    :class:`_HeadJoined`."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # httptools not installed: uvicorn's own choice
@@ -80,9 +83,10 @@ def _protocol() -> object:
         _head_timer = None
         _joined: _HeadJoined | None = None
 
-        def _arm(self) -> None:
+        def _arm(self, seconds: float | None = None) -> None:
             self._disarm()
-            self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._head_late)
+            wait = HEAD_TIMEOUT_S if seconds is None else seconds
+            self._head_timer = self.loop.call_later(wait, self._head_late)
 
         def _disarm(self) -> None:
             if self._head_timer is not None:
@@ -91,7 +95,9 @@ def _protocol() -> object:
 
         def _head_late(self) -> None:
             self._head_timer = None
-            if not self.transport.is_closing():
+            if self.flow.read_paused:  # the proxy holds the body back, not the client
+                self._arm(BODY_GAP_S)
+            elif not self.transport.is_closing():
                 self.transport.close()
 
         def connection_made(self, transport: object) -> None:
@@ -108,10 +114,18 @@ def _protocol() -> object:
             self._arm()
 
         def on_headers_complete(self) -> None:
-            self._disarm()
+            self._arm(BODY_GAP_S)  # disarmed when the body is whole
             super().on_headers_complete()
             if self.cycle is not None and self._joined is not None:
                 self.cycle.transport = self._joined  # type: ignore[assignment]
+
+        def on_body(self, body: bytes) -> None:
+            self._arm(BODY_GAP_S)
+            super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            self._disarm()
+            super().on_message_complete()
 
     return HeadDeadline
 

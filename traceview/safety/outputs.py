@@ -100,6 +100,30 @@ def regular_input(path: str | os.PathLike[str], what: str) -> None:
         raise PathRefused(f"{what} {path}: is not a regular file")
 
 
+class Unread(OSError):
+    """A file refused before it was read: not a regular file, or larger than its reader
+    allows. An OSError, so each reader's own "cannot read (…)" message names the cause."""
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them: a FIFO would
+    block, a device never end, and a file the size of the disk (a sparse one costs nothing
+    to make) would be read whole into memory; each raises :class:`Unread`, read at most
+    one byte past the limit however the file grows."""
+    # O_NONBLOCK: opening a FIFO would wait for a writer; a regular file ignores it.
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise Unread(None, "not a regular file")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise Unread(None, f"larger than {_size(limit)}, more than such a file needs; not read")
+    return raw
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit >> 10} KiB"
+
+
 @contextmanager
 def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[Path]:
     """A temporary path beside ``output``; renamed over it when the block ends normally,

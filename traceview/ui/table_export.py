@@ -49,14 +49,14 @@ def display_value(column: Column, row: Any) -> str:
 
 
 def _csv_cell(value: Any) -> str:
-    """One CSV field: unknown empty, lists of names joined by ``;``, calls as JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        if all(isinstance(v, str) for v in value):
-            return ";".join(value)
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+    """One CSV field: unknown empty, lists of names joined by ``;``, calls as JSON; text
+    neutralised as every CSV traceview writes (a cell a spreadsheet would run as a formula
+    gets a leading apostrophe; numbers stay numbers)."""
+    from traceview.export.sinks import csv_safe
+
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = ";".join(value)
+    return str(csv_safe(value))
 
 
 def render(fmt: str, columns: Sequence[Column], rows: Sequence[Any]) -> str:
@@ -79,7 +79,14 @@ def render(fmt: str, columns: Sequence[Column], rows: Sequence[Any]) -> str:
     raise ValueError(f"unknown export format {fmt!r} (csv, json, markdown)")
 
 
-def write_export(path: Path, fmt: str, columns: Sequence[Column], rows: Sequence[Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(fmt, columns, rows), encoding="utf-8")
+def write_export(path: Path, fmt: str, columns: Sequence[Column], rows: Sequence[Any],
+                 inputs: Sequence[str] = ()) -> Path:
+    """Write the table to ``path`` whole or not at all; PathRefused when ``path`` is one of
+    the ``inputs`` (a typed name may be the capture itself) or not a regular file. Typing
+    an existing file's name is the choice to replace it: the prompt has no --force."""
+    from traceview.safety.outputs import refuse_output, replacing
+
+    refuse_output(path, inputs, force=True)
+    with replacing(path) as tmp:
+        tmp.write_text(render(fmt, columns, rows), encoding="utf-8")
     return path

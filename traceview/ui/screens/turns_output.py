@@ -79,10 +79,15 @@ class TurnsOutput:
         self.app.push_screen(prompt, chosen)
 
     def write_table(self, fmt_name: str, path: Path) -> Path | None:
+        from traceview.safety.outputs import PathRefused
         from traceview.ui.table_export import write_export
 
         try:
-            written = write_export(path, fmt_name, self.export_columns(), self.rows)
+            written = write_export(path, fmt_name, self.export_columns(), self.rows,
+                                   self.inspector.sources)
+        except PathRefused as exc:
+            self.notify(safe(f"nothing written: {exc}").plain, severity="error", markup=False)
+            return None
         except OSError as exc:
             self.notify(f"export failed: {exc.strerror or exc}", severity="error",
                         markup=False)
