@@ -54,16 +54,19 @@ class LineSums:
 
     def add(self, day: str | None, project: str | None, item: str, usd: float, qty: float,
             unit: str) -> None:
-        got = self.sums.get((day, project, item))
-        if got is None:
-            self.sums[(day, project, item)] = [usd, qty, unit]
-        else:
-            got[0] += usd
-            got[1] += qty
+        self.add_parts(day, project, ((item, usd, qty, 0.0, unit),))
 
     def add_parts(self, day: str | None, project: str | None, parts: Iterable[Any]) -> None:
-        for p in parts:
-            self.add(day, project, p.line_item, p.usd, p.quantity, p.unit)
+        """Priced parts (pricing.Part: line item, usd, quantity, rate, unit) into the sums
+        of their day and project."""
+        sums = self.sums
+        for item, usd, qty, _rate, unit in parts:
+            got = sums.get((day, project, item))
+            if got is None:
+                sums[(day, project, item)] = [usd, qty, unit]
+            else:
+                got[0] += usd
+                got[1] += qty
 
     def lines(self, extra: Iterable[CostLine] = (), project: str | None = None
               ) -> list[CostLine]:
@@ -112,11 +115,9 @@ class CaptureBill:
             parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
             source: str = "") -> None:
         project = self.projects.of(req_extra, res_extra, source)
-        day, add = day_of(started_at), self.sums.add
-        for p in parts:  # summed, and a container fee noted, in one look at each part
-            add(day, project, p.line_item, p.usd, p.quantity, p.unit)
-            if p.unit == "container":
-                self.containers = True
+        self.sums.add_parts(day_of(started_at), project, parts)
+        if not self.containers:
+            self.containers = any(p.unit == "container" for p in parts)
         if not self.attributed:
             self.attributed = (req_extra is not None and not ATTRIBUTED.isdisjoint(req_extra)
                                ) or (res_extra is not None
