@@ -109,19 +109,22 @@ class CaptureBill:
         self.sums = LineSums()
         self.attributed = False
         self.projects = TurnProjects(projects)
-        self.containers = False  # a turn paid a code-interpreter container fee
 
     def add(self, started_at: float | None, req_extra: dict[str, Any] | None,
             parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
             source: str = "") -> None:
         project = self.projects.of(req_extra, res_extra, source)
         self.sums.add_parts(day_of(started_at), project, parts)
-        if not self.containers:
-            self.containers = any(p.unit == "container" for p in parts)
         if not self.attributed:
             self.attributed = (req_extra is not None and not ATTRIBUTED.isdisjoint(req_extra)
                                ) or (res_extra is not None
                                      and not ATTRIBUTED.isdisjoint(res_extra))
+
+    @property
+    def containers(self) -> bool:
+        """Whether a turn paid a code-interpreter container fee: a line priced by the
+        container (read from the sums once, not noted per turn)."""
+        return any(unit == "container" for _usd, _qty, unit in self.sums.sums.values())
 
 
 ATTRIBUTED = frozenset(("metadata", "user", "safety_identifier", "project", "organization"))
