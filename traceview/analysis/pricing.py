@@ -82,12 +82,13 @@ class Part(NamedTuple):
 
 
 class _Rates(NamedTuple):
-    """A model's token prices at a tier (USD per 1M tokens) and its line items' names."""
+    """A model's token prices at a tier (USD per 1M tokens), and its three token lines
+    (input, cached input, output) as (line item, rate)."""
 
     input: float
     cached_input: float
     output: float
-    names: tuple[str, ...]
+    lines: tuple[tuple[str, float], ...]
 
 
 class Cost(NamedTuple):
@@ -217,7 +218,7 @@ class Pricing:
         rates = self._tier_rates(model, tier)
         if isinstance(rates, str):
             return Cost(None, None, hosted_usd, rates, tuple(parts), tier)
-        price_in, price_cached, price_out, names = rates
+        price_in, price_cached, price_out, lines = rates
         try:
             cached_n = cached or 0
             fresh = input_tokens - cached_n
@@ -227,9 +228,8 @@ class Pricing:
         except TypeError:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
                         tuple(parts), tier)
-        tokens = [Part(name, n * rate / 1e6, n, rate, "1M tokens") for name, n, rate in
-                  zip(names, (fresh, cached_n, output), (price_in, price_cached, price_out),
-                      strict=True) if n]
+        tokens = [Part(name, n * rate / 1e6, n, rate, "1M tokens")
+                  for (name, rate), n in zip(lines, (fresh, cached_n, output), strict=True) if n]
         return Cost(usd + hosted_usd, usd, hosted_usd, None, (*tokens, *parts), tier)
 
     def _tier_rates(self, model: str | None, tier: str) -> _Rates | str:
@@ -261,11 +261,12 @@ class Pricing:
                 return self._unknown_reason(model)
         suffix = "" if tier == "default" else f", {tier}"
         try:
-            rates = _Rates(prices["input"] * factor,
-                           prices.get("cached_input", prices["input"]) * factor,
-                           prices["output"] * factor,
-                           tuple(f"{model}, {kind}{suffix}"
-                                 for kind in ("input", "cached input", "output")))
+            rate = (prices["input"] * factor,
+                    prices.get("cached_input", prices["input"]) * factor,
+                    prices["output"] * factor)
+            rates = _Rates(*rate, tuple((f"{model}, {kind}{suffix}", r) for kind, r in
+                                        zip(("input", "cached input", "output"), rate,
+                                            strict=True)))
         except (KeyError, TypeError, AttributeError):
             return f"pricing entry for {model!r} is incomplete"
         if len(self._rates) < 1024:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 
@@ -21,19 +23,11 @@ def percentiles(values: list[int]) -> dict[str, float | None]:
 
 
 def _order_stats(counts: Counter[int], wanted: Sequence[int]) -> dict[int, int]:
-    """The values at the sorted positions `wanted` (0-based) of the multiset `counts`."""
-    out: dict[int, int] = {}
-    todo = sorted(set(wanted))
-    k = 0
-    seen = 0
-    for value in sorted(counts):
-        seen += counts[value]
-        while k < len(todo) and todo[k] < seen:
-            out[todo[k]] = value
-            k += 1
-        if k == len(todo):
-            break
-    return out
+    """The values at the sorted positions `wanted` (0-based) of the multiset `counts`: the
+    first distinct value whose running count passes the position."""
+    values = sorted(counts)
+    ends = list(accumulate(map(counts.__getitem__, values)))  # one past each value's last
+    return {w: values[bisect_right(ends, w)] for w in set(wanted)}
 
 
 def latency_percentiles(*parts: Sequence[int]) -> dict[str, float | None]:

@@ -113,9 +113,15 @@ def response_components(facts: RequestFacts, output_types: Iterable[str],
     kinds = sorted({kind for kind in output_types if kind in HOSTED_CALL_TYPES})
     lines = [_hosted_pass(kind) for kind in kinds]
     lines += _outside_calibration(facts)
-    if not facts.chat and isinstance(created, int | float) and 0 < created < _PREAMBLE_UNTIL:
+    if not facts.chat and preamble_era(created):
         lines.append(_preamble(facts.tools, facts.model, facts.media))
     return lines
+
+
+def preamble_era(created: object) -> bool:
+    """Whether a response created at `created` (seconds) carries the provider preamble:
+    all `response_components` reads of its creation time."""
+    return isinstance(created, int | float) and 0 < created < _PREAMBLE_UNTIL
 
 
 def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:

@@ -54,16 +54,19 @@ class LineSums:
 
     def add(self, day: str | None, project: str | None, item: str, usd: float, qty: float,
             unit: str) -> None:
-        got = self.sums.get((day, project, item))
-        if got is None:
-            self.sums[(day, project, item)] = [usd, qty, unit]
-        else:
-            got[0] += usd
-            got[1] += qty
+        self.add_parts(day, project, ((item, usd, qty, 0.0, unit),))
 
     def add_parts(self, day: str | None, project: str | None, parts: Iterable[Any]) -> None:
-        for p in parts:
-            self.add(day, project, p.line_item, p.usd, p.quantity, p.unit)
+        """Priced parts (pricing.Part: line item, usd, quantity, rate, unit) into the sums
+        of their day and project."""
+        sums = self.sums
+        for item, usd, qty, _rate, unit in parts:
+            got = sums.get((day, project, item))
+            if got is None:
+                sums[(day, project, item)] = [usd, qty, unit]
+            else:
+                got[0] += usd
+                got[1] += qty
 
     def lines(self, extra: Iterable[CostLine] = (), project: str | None = None
               ) -> list[CostLine]:
@@ -106,21 +109,22 @@ class CaptureBill:
         self.sums = LineSums()
         self.attributed = False
         self.projects = TurnProjects(projects)
-        self.containers = False  # a turn paid a code-interpreter container fee
 
     def add(self, started_at: float | None, req_extra: dict[str, Any] | None,
             parts: Iterable[Any], res_extra: dict[str, Any] | None = None,
             source: str = "") -> None:
         project = self.projects.of(req_extra, res_extra, source)
-        day, add = day_of(started_at), self.sums.add
-        for p in parts:  # summed, and a container fee noted, in one look at each part
-            add(day, project, p.line_item, p.usd, p.quantity, p.unit)
-            if p.unit == "container":
-                self.containers = True
+        self.sums.add_parts(day_of(started_at), project, parts)
         if not self.attributed:
             self.attributed = (req_extra is not None and not ATTRIBUTED.isdisjoint(req_extra)
                                ) or (res_extra is not None
                                      and not ATTRIBUTED.isdisjoint(res_extra))
+
+    @property
+    def containers(self) -> bool:
+        """Whether a turn paid a code-interpreter container fee: a line priced by the
+        container (read from the sums once, not noted per turn)."""
+        return any(unit == "container" for _usd, _qty, unit in self.sums.sums.values())
 
 
 ATTRIBUTED = frozenset(("metadata", "user", "safety_identifier", "project", "organization"))

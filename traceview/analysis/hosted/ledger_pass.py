@@ -22,7 +22,7 @@ from traceview.analysis.hosted.ledger_store import HOSTED, Meta
 from traceview.analysis.hosted.tools import ToolConfig, outlived, tool_name
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.reports import table_rows
-from traceview.analysis.turn_columns import TurnColumns
+from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_report import TurnReport
 from traceview.wire import CALL_TOOL
 
@@ -123,10 +123,14 @@ class Attributed(NamedTuple):
     include: Sequence[str]
 
 
-def attributed(a: dict[str, Any] | None) -> Attributed | None:
-    """A deposit's attribution from the report's dict (None when it has none)."""
+def attributed(a: Attribution | dict[str, Any] | None) -> Attributed | None:
+    """A deposit's attribution as the analyzer found it, or from the report's dict (None
+    when it has none)."""
+    if type(a) is Attribution:
+        return Attributed(a.turns, a.hosted_calls, a.types, a.evidence_missing, a.include)
     if not a:
         return None
+    assert isinstance(a, dict)
     return Attributed(a.get("turns") or (), a.get("hosted_calls") or (), a.get("types") or (),
                       bool(a.get("evidence_missing")), a.get("include") or ())
 
@@ -332,8 +336,9 @@ class _Table:
         expected = self.cols.count("expected_input", row)
         return None if inp is None or expected is None else inp - expected
 
-    def attribution(self, row: int) -> dict[str, Any] | None:
-        return TurnReport(self.cols, row).attribution  # a deposit's: a few per capture
+    def attribution(self, row: int) -> Attribution | dict[str, Any] | None:
+        """A deposit's attribution as found (not made into the report's dict)."""
+        return self.cols.attribution_of(row)  # type: ignore[no-any-return]
 
     def model(self, row: int) -> str | None:
         """The response's model, else the request's."""

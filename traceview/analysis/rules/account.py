@@ -17,7 +17,12 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from traceview.analysis.account.account import RequestFacts, request_part, response_components
+from traceview.analysis.account.account import (
+    RequestFacts,
+    preamble_era,
+    request_part,
+    response_components,
+)
 from traceview.analysis.account.carried import CarriedCount
 from traceview.analysis.account.context import ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
@@ -42,6 +47,7 @@ _EMPTY = Component("carried", "", 0, "known",
                           " yet")
 _RECENT = 16  # responses with reasoning kept for a later resend (the tool loop's turns)
 _PRODUCED = 4096  # reasoning item ids remembered, oldest forgotten first
+_RESPONSES = 4096  # distinct response-line combinations remembered (a hostile capture: more)
 
 
 class Static(NamedTuple):
@@ -164,6 +170,8 @@ class Accounts:
         self.pool: dict[Any, Any] = {}  # lines and static parts, shared
         # Each distinct account (request lines + response lines): its lines, sum, static.
         self.joined: dict[tuple[Any, ...], tuple[tuple[Line, ...], int | None, Static]] = {}
+        # Each distinct (request facts, output types, preamble era): its response lines.
+        self.responses: dict[tuple[Any, ...], tuple[Line, ...]] = {}
         self.produced: OrderedDict[str, tuple[int, int | None]] = OrderedDict()
         self.recent: deque[tuple[RecordRef, int, int]] = deque(maxlen=_RECENT)
         # Requests' halves made by the workers, by source and offset: until their turn.
@@ -181,11 +189,11 @@ class Accounts:
         """The turn's account, or None when its request body cannot be read. `billed`:
         the turn's billed input when its response completed (it may size a media part for
         later turns: analysis/account/sized.py)."""
-        ref = turn.request
-        half = self._waiting(ref)
+        half = self._waiting(turn)
         if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
             result: TurnAccount | None = self._join(fit, output_types, created)
-        elif isinstance(body := _body(self.read(ref) if ref is not None else None), dict):
+        elif isinstance(body := _body(self.read(ref) if (ref := turn.request) is not None
+                                      else None), dict):
             result = self._account(turn, body, model, output_types, created, billed)
         else:
             result = None
@@ -194,10 +202,12 @@ class Accounts:
             self.recent.append((turn.response, reasoning_tokens, turn.index))
         return result
 
-    def _waiting(self, ref: RecordRef | None) -> Half | None:
-        """The worker's half of this request, if one was made (taken: used once)."""
-        waiting = self.halves.get(ref.source) if ref is not None else None
-        return waiting.pop(ref.offset, None) if waiting and ref is not None else None
+    def _waiting(self, turn: Turn) -> Half | None:
+        """The worker's half of the turn's request, if one was made (taken: used once);
+        looked up by the request's source and offset, read from the turn table."""
+        table, row = turn.table, turn.row
+        waiting = self.halves.get(table.req_source[row])
+        return waiting.pop(table.req_offset[row], None) if waiting else None
 
     def _account(self, turn: Turn, body: dict[str, Any], model: str | None,
                  output_types: tuple[str, ...], created: float | None,
@@ -217,17 +227,29 @@ class Accounts:
               created: float | None) -> TurnAccount:
         """The request's half and the response's lines: the turn's account. Turns repeat
         their accounts, so each distinct one is summed once and its lines are shared."""
-        key = (half.lines, *response_components(half.facts, output_types, created))
+        key = (half.lines, self._response_lines(half.facts, output_types, created))
         joined = self.joined.get(key)
         if joined is None:
-            lines = tuple(self.pool.setdefault(line, line) for line in
-                          (*half.lines, *key[1:]))
+            lines = tuple(self.pool.setdefault(line, line) for line in (*half.lines, *key[1]))
             # Kept under its shared lines, not the ones this half arrived with.
-            key = (lines[:len(half.lines)], *lines[len(half.lines):])
+            key = (lines[:len(half.lines)], key[1])
             joined = self.joined[key] = (lines, _expected(lines), self._static(lines))
         lines, expected, static = joined
         return TurnAccount(lines, expected, half.hosted, half.items, half.items_unknown,
                            static, half.resent, half.compactable, half.carried_message)
+
+    def _response_lines(self, facts: RequestFacts, output_types: tuple[str, ...],
+                        created: float | None) -> tuple[Line, ...]:
+        """The response's lines (`response_components`), shared: turns repeat their
+        request facts and output types, so each distinct combination is made once."""
+        key = (facts, output_types, preamble_era(created))
+        lines = self.responses.get(key)
+        if lines is None:
+            lines = tuple(self.pool.setdefault(line, line) for line in
+                          response_components(facts, output_types, created))
+            if len(self.responses) < _RESPONSES:
+                self.responses[key] = lines
+        return lines
 
     def _static(self, all_lines: tuple[Line, ...]) -> Static:
         lines = [c for c in all_lines if c[0] in STATIC]
