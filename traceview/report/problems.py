@@ -50,6 +50,7 @@ def not_captures(problems: Sequence[ProblemRow], read_anything: bool) -> list[st
     lines = []
     for p in problems:
         name = p.source.replace("\\", "/").rsplit("/", 1)[-1]
-        why = p.message.removeprefix(f"{name}: ")  # the format sniffer names the file too
+        # The format sniffer names the file too, by its name or as it was given.
+        why = p.message.removeprefix(f"{p.source}: ").removeprefix(f"{name}: ")
         lines.append(f"{p.source}: {why}")
     return lines

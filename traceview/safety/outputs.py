@@ -112,10 +112,12 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     one byte past the limit however the file grows."""
     # O_NONBLOCK: opening a FIFO would wait for a writer; a regular file ignores it.
     with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
             raise Unread(None, "not a regular file")
-        raw = handle.read(limit + 1)
-    if len(raw) > limit:
+        # Too large by its size is refused unread; a file growing meanwhile, past the limit.
+        raw = b"" if st.st_size > limit else handle.read(limit + 1)
+    if st.st_size > limit or len(raw) > limit:
         raise Unread(None, f"larger than {_size(limit)}, more than such a file needs; not read")
     return raw
 

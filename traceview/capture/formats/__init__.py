@@ -21,6 +21,7 @@ import orjson
 
 from traceview.capture.foreign import foreign_document, foreign_message
 from traceview.capture.formats.common import Emitter, FormatError
+from traceview.safety.outputs import Unread, read_bounded
 
 # The importers (batch, har, otlp) and `describe` are imported where a foreign file is
 # met: a native capture, the common case, is judged by its first line, and HAR's streaming
@@ -30,6 +31,11 @@ FORMATS = ("capture", "har", "batch", "otlp")
 HEAD = 1 << 16
 FIRST_LINE_MAX = 64 << 20  # a first record larger than this is not sniffed further
 PRETTY_FIRST_LINE = 256
+# A JSON document over many lines (pretty-printed OTLP, or JSON of no format) is parsed
+# whole, and OTLP JSON Lines are held until their spans are ordered by start time: past
+# this size either is one problem naming the file, never memory several times its size.
+# (A HAR of any size is streamed; a capture is read a line at a time.)
+WHOLE_MAX = 256 << 20
 
 
 @dataclass
@@ -109,7 +115,9 @@ def sniff(path: str) -> tuple[str, Any]:
         if any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
             return "capture", None
         try:
-            doc = orjson.loads(Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf"))
+            doc = orjson.loads(read_bounded(path, WHOLE_MAX).removeprefix(b"\xef\xbb\xbf"))
+        except Unread:
+            return "too_large", None
         except orjson.JSONDecodeError:
             return "capture", None  # a damaged capture: the reader says where, line by line
         if isinstance(doc, dict) and isinstance(doc.get("log"), dict):
@@ -129,6 +137,11 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
         fmt, doc = sniff(path)
     except OSError:
         return Adopted("capture", path)  # the loader reports the unreadable file itself
+    if fmt == "too_large":
+        return Adopted("json", _EMPTY, None, [("unsupported_format", (
+            f"{Path(path).name}: a JSON document over many lines, larger than "
+            f"{WHOLE_MAX >> 20} MiB, is not parsed whole; a capture is JSON Lines (one "
+            "record a line, read at any size), and so is OTLP's file exporter"))])
     if forced is not None and forced != fmt:
         return _refuse(path, forced, fmt, doc)
     if fmt == "capture":
@@ -177,8 +190,7 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     target = _spooled(spool_dir, "batch-joined.jsonl")
     with open(target, "wb") as out:
         em = Emitter(out, "batch")
-        calls = batch.join([Path(a.original).read_bytes().splitlines() for a in inputs],
-                           [Path(a.original).read_bytes().splitlines() for a in outputs], em)
+        calls = batch.join([a.original for a in inputs], [a.original for a in outputs], em)
     first = inputs[0]
     first.path = str(target)
     first.summary = {**em.summary(calls), "side": "input+output"}
@@ -213,11 +225,16 @@ def _convert(fmt: str, path: str, doc: Any, em: Emitter) -> int:
         with open(path, "rb") as f:
             return har.convert(f, em)
     if fmt == "batch":
-        return batch.convert(Path(path).read_bytes().splitlines(), em)
+        return batch.convert(path, em)
     if doc is not None:
         return otlp.convert([doc], em)
+    try:  # its spans are ordered by start time, so they are all held: a bound, said
+        whole = read_bounded(path, WHOLE_MAX)
+    except Unread as exc:
+        raise FormatError("an OTLP JSON Lines file is held whole to put its spans in start "
+                          f"order, and this one is {exc.strerror}") from None
     docs = []  # OTLP JSON Lines (the collector's file exporter): one export request a line
-    for raw in Path(path).read_bytes().splitlines():
+    for raw in whole.splitlines():
         try:
             docs.append(orjson.loads(raw))
         except orjson.JSONDecodeError:

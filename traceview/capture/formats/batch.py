@@ -8,12 +8,16 @@ wire timing: ``elapsed_ms`` is unknown, never 0.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import orjson
 
 from traceview.capture.formats.common import Emitter, as_dict, provider_path
 
+# The longest batch line read as one (a request the Batch API would take is far smaller); a
+# longer one is skipped in reads of this size and counted as malformed.
+LINE_MAX = 64 << 20
 NO_TIMING = "elapsed time (a batch runs its requests offline)"
 
 
@@ -34,43 +38,75 @@ def side(first_line: bytes) -> str | None:
     return "input" if is_input(obj) else "output" if is_output(obj) else None
 
 
-def join(inputs: list[list[bytes]], outputs: list[list[bytes]], em: Emitter) -> int:
+def join(inputs: list[str], outputs: list[str], em: Emitter) -> int:
     """Input and output files read as one: each request followed by its own response, found
-    by ``custom_id`` wherever it sits in the output (a batch finishes in any order)."""
-    answers: dict[str, tuple[int, dict[str, Any]]] = {}
-    for lines in outputs:
-        for n, obj in _parsed(lines, em):
+    by ``custom_id`` wherever it sits in the output (a batch finishes in any order). Only
+    where each answer starts is kept, and it is read again when its request comes: a batch
+    of any size is joined in memory the size of its ids."""
+    answers: dict[str, tuple[int, int, int]] = {}  # custom_id -> (output file, line, offset)
+    for k, path in enumerate(outputs):
+        for n, at, obj in _parsed(path, em):
             if is_output(obj):
-                answers[str(obj["custom_id"])] = (n, obj)
+                answers[str(obj["custom_id"])] = (k, n, at)
             elif obj is not None:
                 em.ignore("not a batch line")
     calls = 0
-    for lines in inputs:
-        for n, obj in _parsed(lines, em):
-            if not is_input(obj):
-                if obj is not None:
-                    em.ignore("not a batch line")
-                continue
+    with ExitStack() as stack:
+        files = [stack.enter_context(open(path, "rb")) for path in outputs]
+
+        def answer(k: int, n: int, at: int) -> None:
+            files[k].seek(at)
+            obj = _loads(files[k].readline(LINE_MAX))
+            if is_output(obj):  # else the file changed under us: the line is not counted
+                em.write(_output(obj, n, em))
+
+        for path in inputs:
+            for n, _, obj in _parsed(path, em):
+                if not is_input(obj):
+                    if obj is not None:
+                        em.ignore("not a batch line")
+                    continue
+                calls += 1
+                _write_input(obj, n, em)
+                found = answers.pop(str(obj["custom_id"]), None)
+                if found is not None:
+                    answer(*found)
+        for found in answers.values():  # answers whose request is in no input file given
             calls += 1
-            _write_input(obj, n, em)
-            answer = answers.pop(str(obj["custom_id"]), None)
-            if answer is not None:
-                em.write(_output(answer[1], answer[0], em))
-    for n, obj in answers.values():  # answers whose request is in no input file given
-        calls += 1
-        em.write(_output(obj, n, em))
+            answer(*found)
     em.turns = calls
     return calls
 
 
-def _parsed(lines: list[bytes], em: Emitter) -> Iterator[tuple[int, Any]]:
-    """(line number, value) of each line; a blank line is None, a malformed one is counted
-    as ignored and skipped."""
-    for n, raw in enumerate(lines, start=1):
-        try:
-            yield n, (orjson.loads(raw) if raw.strip() else None)
-        except orjson.JSONDecodeError:
-            em.ignore("malformed line")
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _parsed(path: str, em: Emitter) -> Iterator[tuple[int, int, Any]]:
+    """(line number, offset, value) of each line, read a line at a time; a blank line is
+    skipped, a malformed one (or one over LINE_MAX, skipped in bounded reads) is counted as
+    ignored and skipped."""
+    with open(path, "rb") as f:
+        at = 0
+        for n, raw in enumerate(iter(lambda: f.readline(LINE_MAX), b""), start=1):
+            start, at = at, at + len(raw)
+            if len(raw) == LINE_MAX and not raw.endswith(b"\n"):
+                while (rest := f.readline(LINE_MAX)) and not rest.endswith(b"\n"):
+                    at += len(rest)
+                at += len(rest)
+                em.ignore("malformed line")
+                continue
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                em.ignore("malformed line")
+                continue
+            yield n, start, obj
 
 
 def _write_input(obj: dict[str, Any], n: int, em: Emitter) -> None:
@@ -81,16 +117,10 @@ def _write_input(obj: dict[str, Any], n: int, em: Emitter) -> None:
               "origin": em.origin(n, None, custom_id=obj["custom_id"])})
 
 
-def convert(lines: list[bytes], em: Emitter) -> int:
+def convert(path: str, em: Emitter) -> int:
+    """One batch file alone (input or output), streamed a line at a time."""
     calls = 0
-    for n, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            em.ignore("malformed line")
-            continue
+    for n, _, obj in _parsed(path, em):
         if is_input(obj):
             calls += 1
             _write_input(obj, n, em)
