@@ -81,13 +81,14 @@ class Calls:
             self.changed[row] = calls if calls else _GONE
             return
         number = self.pool.number
+        n_queries = len(self.queries.lens)
         for c in calls:
             self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail, c.size,
                                        c.quality)))
-            self.ids.append(c.id)
-            for q in c.queries:
-                self.queries.append(q)
-            self.q_ends.append(len(self.queries.lens))
+            n_queries += len(c.queries)
+            self.q_ends.append(n_queries)
+        self.ids.add_all([c.id for c in calls])
+        self.queries.add_all([q for c in calls for q in c.queries])
         rows.append(row)
         self.ends.append(len(self.shape))
 
