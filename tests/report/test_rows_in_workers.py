@@ -1,4 +1,4 @@
-"""A large capture's report rows and fidelity verdicts are written in forked workers
+"""A large capture's conversations, rows and fidelity verdicts are written in forked workers
 (report/json_out.py `_in_parts` through capture/parallel.py `inherited`): the document must
 be the one a single process writes, byte for byte, and the workers must all be gone
 afterwards.
@@ -32,7 +32,8 @@ with open(LOG, "a") as f:
 
 def part(span):
     with open(LOG, "a") as f:
-        f.write(f"{os.getpid()} {json_out._WRITE.func.__name__} {span[0]}\n")
+        listed = json_out._WRITE.args[0]  # the list a part is cut from: name its items
+        f.write(f"{os.getpid()} {type(listed[0]).__name__} {span[0]}\n")
     return real(span)
 
 json_out._part = part
@@ -69,11 +70,11 @@ def test_rows_written_by_workers_are_the_one_process_document(tmp_path: Path,
     assert [line for line in alone_log if not line.startswith("main ")] == []  # one go
     main_pid = next(line.split()[1] for line in log if line.startswith("main "))
     parts = [line for line in log if not line.startswith("main ")]
-    writers = {line.split()[0] for line in parts if "_turn_part" in line}
+    writers = {line.split()[0] for line in parts if "TurnReport" in line}
     # Written by the worker processes, not the main one (how many of the workers took a
     # part is the scheduler's business: one may take them all on a busy machine).
     assert writers and main_pid not in writers
-    for written in ("_turn_part", "_dict_part"):  # the turns' rows, the verdicts
+    for written in ("ConversationReport", "TurnReport", "Verdict"):
         starts = sorted(int(line.split()[2]) for line in parts if line.split()[1] == written)
         assert starts and starts == list(range(0, 2 * len(starts), 2))  # every part once
 
@@ -92,6 +93,6 @@ def test_verdicts_hashed_in_workers_leave_openssl_out_of_the_main_process(
     assert shared == alone and shared.count(b'"rebuilt_sha256": "') == 3
     assert b"hashlib loaded" in alone_err and b"hashlib loaded" not in err
     main_pid = next(line.split()[1] for line in log if line.startswith("main "))
-    verdicts = [line.split() for line in log if "_dict_part" in line]
+    verdicts = [line.split() for line in log if "Verdict" in line]
     assert sorted(start for _, _, start in verdicts) == ["0", "2"]
     assert main_pid not in {pid for pid, _, _ in verdicts}

@@ -115,7 +115,8 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
         analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS,
                            conversations=_CONVERSATIONS, verdicts=_VERDICTS),
         option=orjson.OPT_INDENT_2))
-    # A large capture's rows and verdicts are written in forked workers (`_in_parts`).
+    # A large capture's conversations, rows and verdicts are written in forked workers
+    # (`_in_parts`).
     forks = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
     while True:  # the placeholders in document order: those present, each once
         found = [(rest.find(m), m) for m in streamed if m in rest]
@@ -133,9 +134,11 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
             lists = _LongLists()
             yield from _items(values.dicts(lists), _same, indent, lists=lists)
         elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
-            yield from _items(values, _as_dict, indent, batch_size=CONVERSATIONS)
+            yield from _in_parts(len(values), partial(_dict_part, values, indent,
+                                                      CONVERSATIONS), forks)
         else:  # the verdicts: a hash each of some, over a conversation's input read again
-            yield from _in_parts(len(values), partial(_dict_part, values, indent), forks)
+            yield from _in_parts(len(values), partial(_dict_part, values, indent, BATCH),
+                                 forks)
         yield b"\n" + indent + b"]" if values else b"]"
     yield rest + b"\n"
 
@@ -154,8 +157,9 @@ def _in_parts(n: int, write: Callable[[int, int], Iterable[bytes]],
     """A list's `n` items as `_items` writes them, `write(start, stop)` a range of them;
     with `forks`, a range at a time in forked workers (capture/parallel.py `inherited`):
     the analysis is in their memory already. The turns' rows are most of the writer's
-    work, and a verdict's hash reads its conversation's input again (and loads OpenSSL,
-    megabytes of memory this process then need not hold)."""
+    work, a conversation's carried context is ~6 kB of JSON, and a verdict's hash reads
+    its conversation's input again (and loads OpenSSL, megabytes of memory this process
+    then need not hold)."""
     if not forks:
         yield from write(0, n)
         return
@@ -182,8 +186,9 @@ def _turn_part(turns: Sequence[Any], explain: bool, indent: bytes,
     return _items(_turn_rows(turns[start:stop], explain), _same, indent)
 
 
-def _dict_part(values: Sequence[Any], indent: bytes, start: int, stop: int) -> Iterator[bytes]:
-    return _items(values[start:stop], _as_dict, indent)
+def _dict_part(values: Sequence[Any], indent: bytes, batch_size: int,
+               start: int, stop: int) -> Iterator[bytes]:
+    return _items(values[start:stop], _as_dict, indent, batch_size)
 
 
 def _turn_rows(turns: Sequence[Any], explain: bool) -> Iterator[dict[str, Any]]:
