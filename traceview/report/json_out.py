@@ -145,8 +145,9 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
 
 # Items a worker writes a task: whole batches, so the parts joined are the one-process
 # document byte for byte; a few hundred kB of JSON a part, a few parts in flight (each
-# held by this process until its turn: larger parts raised the report's peak).
-ROWS_A_PART = 2 * BATCH
+# held by this process until its turn, and copied on the way: two batches a part made the
+# parts in flight the report's peak).
+ROWS_A_PART = BATCH
 # What `_part` writes in a worker: the items [start, stop) of the list being written (set
 # before the workers fork, inherited by them).
 _WRITE: Callable[[int, int], Iterable[bytes]] | None = None
