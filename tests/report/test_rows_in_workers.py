@@ -1,6 +1,7 @@
-"""A large capture's report rows are written in forked workers (report/json_out.py
-`_turn_parts` through capture/parallel.py `inherited`): the document must be the one a
-single process writes, byte for byte, and the workers must all be gone afterwards.
+"""A large capture's conversations, rows and fidelity verdicts are written in forked workers
+(report/json_out.py `_in_parts` through capture/parallel.py `inherited`): the document must
+be the one a single process writes, byte for byte, and the workers must all be gone
+afterwards.
 
 Each case runs `traceview report` in a fresh process (a test process may have threads,
 and then nothing forks), with the row threshold at 0 and parts of 2 rows, so a sample of
@@ -31,7 +32,8 @@ with open(LOG, "a") as f:
 
 def part(span):
     with open(LOG, "a") as f:
-        f.write(f"{os.getpid()} {span[0]}\n")
+        listed = json_out._WRITE.args[0]  # the list a part is cut from: name its items
+        f.write(f"{os.getpid()} {type(listed[0]).__name__} {span[0]}\n")
     return real(span)
 
 json_out._part = part
@@ -43,6 +45,8 @@ try:
     print("child left", file=sys.stderr)
 except ChildProcessError:
     pass
+if "hashlib" in sys.modules:
+    print("hashlib loaded", file=sys.stderr)
 raise SystemExit(rc)
 """
 
@@ -66,9 +70,29 @@ def test_rows_written_by_workers_are_the_one_process_document(tmp_path: Path,
     assert [line for line in alone_log if not line.startswith("main ")] == []  # one go
     main_pid = next(line.split()[1] for line in log if line.startswith("main "))
     parts = [line for line in log if not line.startswith("main ")]
-    writers = {line.split()[0] for line in parts}
+    writers = {line.split()[0] for line in parts if "TurnReport" in line}
     # Written by the worker processes, not the main one (how many of the workers took a
     # part is the scheduler's business: one may take them all on a busy machine).
     assert writers and main_pid not in writers
-    starts = sorted(int(line.split()[1]) for line in parts)
-    assert starts == list(range(0, 2 * len(starts), 2))  # every part once
+    for written in ("ConversationReport", "TurnReport", "Verdict"):
+        starts = sorted(int(line.split()[2]) for line in parts if line.split()[1] == written)
+        assert starts and starts == list(range(0, 2 * len(starts), 2))  # every part once
+
+
+def test_verdicts_hashed_in_workers_leave_openssl_out_of_the_main_process(
+        tmp_path: Path) -> None:
+    """A hosted conversation's verdict hashes its rebuilt input when written (hashlib:
+    OpenSSL, megabytes resident): in the workers, so the main process of a large capture's
+    report never loads it; one process does. Three copies of the hostile sample under
+    other response ids: three such verdicts, two parts."""
+    text = (ROOT / "sample_traces" / "hostile.jsonl").read_text()
+    path = tmp_path / "three.jsonl"
+    path.write_text("".join(text.replace("resp_68ac88", f"resp_{k}8ac88") for k in range(3)))
+    alone, alone_err, _ = _report(tmp_path, str(path), "1")
+    shared, err, log = _report(tmp_path, str(path), "2")
+    assert shared == alone and shared.count(b'"rebuilt_sha256": "') == 3
+    assert b"hashlib loaded" in alone_err and b"hashlib loaded" not in err
+    main_pid = next(line.split()[1] for line in log if line.startswith("main "))
+    verdicts = [line.split() for line in log if "Verdict" in line]
+    assert sorted(start for _, _, start in verdicts) == ["0", "2"]
+    assert main_pid not in {pid for pid, _, _ in verdicts}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -114,6 +115,9 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
         analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS,
                            conversations=_CONVERSATIONS, verdicts=_VERDICTS),
         option=orjson.OPT_INDENT_2))
+    # A large capture's conversations, rows and verdicts are written in forked workers
+    # (`_in_parts`).
+    forks = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
     while True:  # the placeholders in document order: those present, each once
         found = [(rest.find(m), m) for m in streamed if m in rest]
         if not found:
@@ -122,38 +126,46 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
         values, depth = streamed.pop(marker)
         before, rest = rest.split(marker, 1)
         yield before + b"["
+        indent = b"  " * depth
         if values is analysis.turns:  # the longest list: rows straight from the columns
-            yield from _turn_parts(values, explain, b"  " * depth)
+            yield from _in_parts(len(values), partial(_turn_part, values, explain, indent),
+                                 forks)
         elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
             lists = _LongLists()
-            yield from _items(values.dicts(lists), _same, b"  " * depth, lists=lists)
+            yield from _items(values.dicts(lists), _same, indent, lists=lists)
         elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
-            yield from _items(values, _as_dict, b"  " * depth, batch_size=CONVERSATIONS)
-        else:
-            yield from _items(values, _as_dict, b"  " * depth)
-        yield b"\n" + b"  " * depth + b"]" if values else b"]"
+            yield from _in_parts(len(values), partial(_dict_part, values, indent,
+                                                      CONVERSATIONS), forks)
+        else:  # the verdicts: a hash each of some, over a conversation's input read again
+            yield from _in_parts(len(values), partial(_dict_part, values, indent, BATCH),
+                                 forks)
+        yield b"\n" + indent + b"]" if values else b"]"
     yield rest + b"\n"
 
 
-# Rows a worker writes a task: whole batches, so the parts joined are the one-process
+# Items a worker writes a task: whole batches, so the parts joined are the one-process
 # document byte for byte; a few hundred kB of JSON a part, a few parts in flight (each
-# held by this process until its turn: larger parts raised the report's peak).
-ROWS_A_PART = 2 * BATCH
-# What `_part` reads in a worker: the turns, `explain`, the indent (set before the workers
-# fork, inherited by them).
-_PARTS: tuple[Sequence[Any], bool, bytes] | None = None
+# held by this process until its turn, and copied on the way: two batches a part made the
+# parts in flight the report's peak).
+ROWS_A_PART = BATCH
+# What `_part` writes in a worker: the items [start, stop) of the list being written (set
+# before the workers fork, inherited by them).
+_WRITE: Callable[[int, int], Iterable[bytes]] | None = None
 
 
-def _turn_parts(turns: Sequence[Any], explain: bool, indent: bytes) -> Iterator[bytes]:
-    """The turns' rows as `_items` writes them, a large capture's made a range of rows at
-    a time in forked workers (capture/parallel.py `inherited`): the analysis is in their
-    memory already, and the rows are most of the writer's work."""
-    n = len(turns)
-    if n < min_parallel_rows() or workers() < 2:
-        yield from _items(_turn_rows(turns, explain), _same, indent)
+def _in_parts(n: int, write: Callable[[int, int], Iterable[bytes]],
+              forks: bool) -> Iterator[bytes]:
+    """A list's `n` items as `_items` writes them, `write(start, stop)` a range of them;
+    with `forks`, a range at a time in forked workers (capture/parallel.py `inherited`):
+    the analysis is in their memory already. The turns' rows are most of the writer's
+    work, a conversation's carried context is ~6 kB of JSON, and a verdict's hash reads
+    its conversation's input again (and loads OpenSSL, megabytes of memory this process
+    then need not hold)."""
+    if not forks:
+        yield from write(0, n)
         return
-    global _PARTS
-    _PARTS = (turns, explain, indent)
+    global _WRITE
+    _WRITE = write
     try:
         spans = [(start, min(start + ROWS_A_PART, n)) for start in range(0, n, ROWS_A_PART)]
         for k, part in enumerate(inherited(_part, spans, workers())):
@@ -161,14 +173,23 @@ def _turn_parts(turns: Sequence[Any], explain: bool, indent: bytes) -> Iterator[
                 yield b","
             yield part
     finally:
-        _PARTS = None
+        _WRITE = None
 
 
 def _part(span: tuple[int, int]) -> bytes:
-    """Rows [start, stop) as `_items` writes them (in a worker, or here)."""
-    assert _PARTS is not None
-    turns, explain, indent = _PARTS
-    return b"".join(_items(_turn_rows(turns[span[0]:span[1]], explain), _same, indent))
+    """Items [start, stop) of the list being written (in a worker, or here)."""
+    assert _WRITE is not None
+    return b"".join(_WRITE(*span))
+
+
+def _turn_part(turns: Sequence[Any], explain: bool, indent: bytes,
+               start: int, stop: int) -> Iterator[bytes]:
+    return _items(_turn_rows(turns[start:stop], explain), _same, indent)
+
+
+def _dict_part(values: Sequence[Any], indent: bytes, batch_size: int,
+               start: int, stop: int) -> Iterator[bytes]:
+    return _items(values[start:stop], _as_dict, indent, batch_size)
 
 
 def _turn_rows(turns: Sequence[Any], explain: bool) -> Iterator[dict[str, Any]]:

@@ -139,27 +139,42 @@ _FOLD = bytes.maketrans(bytes(range(65, 91)) + _ANCHORS + _ANCHORS.upper(),
 
 
 def _scans() -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
-    """The two scans over the folded chunk (see _FOLD)."""
+    """The two scans over the folded chunk (see _FOLD). At a 0, each piece is tried as the
+    bytes after its first anchor, then the whole piece behind them; the pieces go in
+    groups by the byte after the anchor (sre passes over a group led by another byte
+    without entering it), and the pieces that end at the anchor behind one test of the
+    byte before it: most anchors begin no piece and are left after a byte or two."""
     def behind(folded: bytes) -> bytes:
         return b"(?<=" + re.escape(folded) + b")"
 
-    def from_byte(lead: int, lit: bytes, ahead: bytes = b"") -> bytes:
-        """`lit` matched from its first `lead` on, checked whole behind it."""
+    def from_byte(lead: int, lit: bytes, ahead: bytes = b"") -> tuple[bytes, bytes]:
+        """`lit` matched from after its first `lead` on (its first byte apart), checked
+        by `ahead`, then whole behind it."""
         at = lit.index(lead)
-        return re.escape(lit[at + 1:]) + (behind(lit) if at else b"") + ahead
+        return lit[at + 1:at + 2], re.escape(lit[at + 2:]) + ahead + (behind(lit) if at else b"")
 
     folded = [lit.translate(_FOLD) for lit in (*_LITERALS, _KELVIN)]
     separators = bytes(sorted(set(b":='\"\\ \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f".translate(_FOLD))))
-    ahead = (b"(?=[" + b"".join(re.escape(bytes([c])) for c in separators)
-             + b"\\x80-\\xff])")
+    sep = (b"(?=[" + b"".join(re.escape(bytes([c])) for c in separators)
+           + b"\\x80-\\xff])")
     # Not the fields _HINT passes over: traceview's `"key"` and `"conversation_key"`, the
     # wire's `"prompt_cache_key"`.
     own = b"".join(b"(?!" + behind(name.translate(_FOLD)) + b'")'
                    for name in (b'"key', b'"conversation_key', b'"prompt_cache_key'))
-    led = [from_byte(0, f) for f in folded if 0 in f]
-    led += [from_byte(0, b"key".translate(_FOLD), own + ahead),
-            from_byte(0, b"token".translate(_FOLD), ahead)]
-    bare = [from_byte(ord("s"), f) for f in folded if 0 not in f]
+    pieces = [(f, b"") for f in folded if 0 in f]
+    pieces += [(b"key".translate(_FOLD), sep + own), (b"token".translate(_FOLD), sep)]
+    groups: dict[bytes, list[bytes]] = {}  # the byte after the anchor -> the rests
+    ends = []  # the pieces whose first anchor is their last byte
+    for piece, ahead in pieces:
+        if piece.index(0) == len(piece) - 1:
+            ends.append(piece)
+        else:
+            first, rest = from_byte(0, piece, ahead)
+            groups.setdefault(first, []).append(rest)
+    led = [re.escape(first) + b"(?:" + b"|".join(rests) + b")" for first, rests in groups.items()]
+    led.append(b"(?<=[" + re.escape(bytes(e[-2] for e in ends)) + b"]\\x00)(?:"
+               + b"|".join(map(behind, ends)) + b")")
+    bare = [b"".join(from_byte(ord("s"), f)) for f in folded if 0 not in f]
     return (re.compile(b"\\x00(?:" + b"|".join(led) + b")"),
             re.compile(b"s(?:" + b"|".join(bare) + b")"))
 
