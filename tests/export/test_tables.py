@@ -253,10 +253,9 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
     [conv] = [r for t, r in rows if t == "conversations"]
     assert (conv["carried_context"], conv["carried_context_usd"]) == (6000, 1.5)
 
-    from traceview.export.run import export_files
-    from traceview.export.sinks import DuckDBSink
+    from traceview.export.duck import export_duckdb
 
-    export_files([str(SAMPLES / "claims.jsonl")], DuckDBSink(tmp_path / "c.duckdb"))
+    export_duckdb([str(SAMPLES / "claims.jsonl")], str(tmp_path / "c.duckdb"), None)
     con = duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True)
     [top] = con.execute(QUERIES["rebilled"][1]).fetchall()
     assert top[-1] == 6000  # measured carried context, not 4,001 × 2

@@ -17,6 +17,7 @@ from traceview.export.clean import columns
 from traceview.export.parts import write_parts
 from traceview.export.rows import BATCH_TURNS, Columns, capture_raw, problem_tables
 from traceview.export.sinks import ParquetSink, Sink
+from traceview.export.stage import StageSink
 
 
 def shared_pricing(options: Options | None) -> Pricing | None:
@@ -35,8 +36,16 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
     `on_problems` sees each file's problem rows too, so the command can name them."""
     pricing = shared_pricing(options) if len(files) > 1 else None
     batches: dict[str, Columns] = {}
-    # A large capture's Parquet rows are written by workers (export/parts.py).
-    elsewhere = partial(_hand_off, sink, on_problems) if isinstance(sink, ParquetSink) else None
+
+    def flush() -> None:  # the batches made so far, handed to the sink in table order
+        for table, batch in batches.items():
+            sink.add_columns(table, columns(table, batch))
+        batches.clear()
+
+    # A large capture's Parquet rows are written by workers (export/parts.py), after the
+    # rows before it.
+    elsewhere = (partial(_hand_off, sink, on_problems, flush)
+                 if isinstance(sink, ParquetSink | StageSink) else None)
     try:
         for path in files:
             for table, cols in capture_raw(path, options, pricing=pricing,
@@ -56,18 +65,19 @@ def export_files(files: list[str], sink: Sink, options: Options | None = None,
                 on_file(path)
     finally:
         try:
-            for table, batch in batches.items():
-                sink.add_columns(table, columns(table, batch))
+            flush()
         finally:
             sink.close()
     return dict(sink.counts)
 
 
-def _hand_off(sink: ParquetSink, on_problems: Callable[[Columns], None] | None,
-              analysis: Analysis) -> bool:
+def _hand_off(sink: ParquetSink | StageSink, on_problems: Callable[[Columns], None] | None,
+              flush: Callable[[], None], analysis: Analysis) -> bool:
     """Let workers write a large capture's Parquet parts; the command still sees its problem
     rows (to name the damaged lines), which the workers wrote."""
-    if not write_parts(sink, analysis):
+    flush()
+    if not (sink.write_parts(analysis) if isinstance(sink, StageSink)
+            else write_parts(sink, analysis)):
         return False
     if on_problems is not None:
         for _table, cols in problem_tables(analysis):

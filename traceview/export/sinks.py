@@ -1,7 +1,7 @@
-"""Where rows go: Parquet (partitioned), a DuckDB database, CSV files.
+"""Where rows go: Parquet (partitioned), CSV files (a DuckDB database: export/duck.py).
 
 Each sink takes rows one at a time, or a batch of rows as columns (`add_columns`, what the
-export feeds it), and writes them in batches (a Parquet row group, one DuckDB insert):
+export feeds it), and writes them in batches (a Parquet row group, a CSV block):
 memory holds one batch per open partition, never a whole table.
 """
 
@@ -24,7 +24,6 @@ from traceview.export.schema import TABLES, arrow_schema, column_names
 BATCH_ROWS = 2048  # rows a row sink (CSV, OTLP) holds as dicts before writing them
 ROW_GROUP_ROWS = 8192  # rows per Parquet row group (held as Arrow columns until written)
 ROW_GROUP_BYTES = 4 << 20  # or fewer, when rows are large (conversations' accounts)
-DUCKDB_ROW_GROUP = 8192  # rows per row group of an exported DuckDB database
 MANIFEST = "_traceview.json"
 PARTITION_KEYS = ("date", "model")
 
@@ -259,47 +258,6 @@ class ParquetSink(Sink):
             self.pq.ParquetWriter(buf, self.schema(table), compression="snappy").close()
             out[table] = buf.getvalue().to_pybytes()
         return out
-
-
-class DuckDBSink(Sink):
-    """A DuckDB database file holding the three tables (replaced if they exist)."""
-
-    def __init__(self, path: Path | str) -> None:
-        super().__init__()
-        self.pa = need("pyarrow", "fleet")
-        duckdb = need("duckdb", "fleet")
-        self._schemas = {t: arrow_schema(t) for t in TABLES}
-        # Attached with small row groups: DuckDB holds the open row group in memory until it
-        # is full, and its default (122,880 rows) is a whole large capture's turns. One
-        # thread and a bounded buffer pool (spilling beside the output, as DuckDB does for
-        # a database file): its default pool grows towards most of the machine's memory.
-        self.con = duckdb.connect(config={"threads": 1, "memory_limit": "64MB",
-                                          "temp_directory": f"{path}.tmp"})
-        try:
-            where = str(path).replace("'", "''")
-            self.con.execute(f"ATTACH '{where}' AS out (ROW_GROUP_SIZE {DUCKDB_ROW_GROUP})")
-            self.con.execute("USE out")
-        except duckdb.Error as exc:
-            self.con.close()
-            raise ExportError(f"{path}: cannot open as a DuckDB database ({exc})") from None
-        for table, schema in self._schemas.items():
-            empty = schema.empty_table()  # noqa: F841 (read by name below)
-            self.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM empty")
-
-    def add_columns(self, table: str, cols: dict[str, list[Any]]) -> None:
-        """A batch of rows given as columns: one Arrow batch, one insert."""
-        n = len(next(iter(cols.values()))) if cols else 0
-        if n:
-            self.counts[table] += n
-            batch = arrow_batch(self.pa, self._schemas[table], cols)  # noqa: F841
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
-
-    def _write(self, table: str, part: str, rows: list[dict[str, Any]]) -> None:
-        batch = self.pa.Table.from_pylist(rows, schema=self._schemas[table])  # noqa: F841
-        self.con.execute(f"INSERT INTO {table} SELECT * FROM batch")
-
-    def _close(self) -> None:
-        self.con.close()
 
 
 CSV_FILES = tuple(f"{table}.csv" for table in TABLES)

@@ -42,6 +42,10 @@ def export(files: list[str], kind: str, out: str | None, options: Options, *,
     if dask:
         return _on_cluster(dask, files, out or "", partition_by, options)
     use_system_pool()
+    if kind == "duckdb":
+        from traceview.export.duck import export_duckdb
+
+        return export_duckdb(files, out or "", options, on_problems)
     if kind == "parquet" and jobs > 1 and len(files) > 1:
         from traceview.export.run import export_parallel
         from traceview.export.sinks import ParquetSink, prepare_dir
@@ -87,8 +91,6 @@ def open_sink(kind: str, out: str | None, endpoint: str | None,
         sink = sinks.ParquetSink(Path(out or ""), partition_by=partition_by)
         sinks.prepare_dir(Path(out or ""))  # after the sink checked its arguments
         return sink
-    if kind == "duckdb":
-        return sinks.DuckDBSink(out or "")
     if kind == "csv":
         return sinks.CsvSink(out or "")
     from traceview.export.otlp import OtlpSink

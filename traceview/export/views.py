@@ -52,23 +52,30 @@ def create_views(con: Any, files: dict[str, list[str]], into: Path,
         for i, path in enumerate(paths):
             copy = into / f"{table}-{i:05d}.parquet"
             shutil.copyfile(path, copy)
-            local.append(_literal(str(copy)))
+            local.append(literal(str(copy)))
         allowed += local
-        # Parquet's millisecond times read back as DuckDB's (microsecond) TIMESTAMP: cast
-        # to the schema's type, as an Arrow table of the schema gave them.
-        cols = ", ".join(f'CAST("{n}" AS {_type(t)}) AS "{n}"' if t == "timestamp" else f'"{n}"'
-                         for n, t, _ in TABLES[table][1])
-        if local:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT {cols} FROM "
-                        f"read_parquet([{', '.join(local)}]) WHERE {where}")
-        else:  # no file: the table is empty, with its columns' types
-            typed = ", ".join(f'CAST(NULL AS {_type(t)}) AS "{n}"'
-                              for n, t, _ in TABLES[table][1])
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS SELECT {typed} WHERE false")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {table} AS "
+                    f"{table_select(table, local, where)}")
     con.execute(f"SET allowed_paths = [{', '.join(allowed)}]")
 
 
-def _literal(text: str) -> str:
+def table_select(table: str, files: list[str], where: str = "true") -> str:
+    """The SELECT of `table`'s documented columns from its Parquet `files` (SQL string
+    literals), read in the order given, rows where `where` holds; with no file, no row
+    but the columns' types. The
+    one reading of the tables' files: `sql`'s views and the DuckDB export's tables."""
+    if not files:
+        typed = ", ".join(f'CAST(NULL AS {_type(t)}) AS "{n}"' for n, t, _ in TABLES[table][1])
+        return f"SELECT {typed} WHERE false"
+    # Parquet's millisecond times read back as DuckDB's (microsecond) TIMESTAMP: cast
+    # to the schema's type, as an Arrow table of the schema gave them.
+    cols = ", ".join(f'CAST("{n}" AS {_type(t)}) AS "{n}"' if t == "timestamp" else f'"{n}"'
+                     for n, t, _ in TABLES[table][1])
+    return f"SELECT {cols} FROM read_parquet([{', '.join(files)}]) WHERE {where}"
+
+
+def literal(text: str) -> str:
+    """`text` as an SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
 
 
