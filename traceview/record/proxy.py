@@ -9,7 +9,9 @@ that writes a recorded SDK call: same records, same redaction, same whole-line w
 Request bodies are read whole (the record keeps their exact bytes), except large and
 multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
 upstream as they arrive; responses are relayed chunk by chunk as the upstream sends them,
-never buffered, and recorded up to a cap (transport.BODY_CAP).
+never buffered, and recorded up to a cap (transport.BODY_CAP). Records are built and
+written right after the relay, never on its path (`backlog.py`): a request's once it has
+left, a response's once the client has its last byte.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from urllib.parse import urlsplit
 import httpcore2
 import httpx2
 
+from traceview.record.backlog import RecordBacklog
 from traceview.record.recorder import Recorder
 from traceview.record.transport import (
     EXCHANGE_EXTENSION,
@@ -46,6 +49,8 @@ HOP_BY_HOP = frozenset({
 })
 
 _HOP_BY_HOP_BYTES = frozenset(h.encode() for h in HOP_BY_HOP)
+# A response's length is relayed: the client reads the body by it (a cut body shows short).
+_DROPPED_RESPONSE_HEADERS = _HOP_BY_HOP_BYTES - {b"content-length"}
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -152,16 +157,22 @@ class RecordingProxy:
         cookies from responses and sends them on later requests (one application's cookies
         would reach another's), adds headers of its own and follows redirects. A proxy
         wants none of that, and skipping it halves the proxy's own time per request.
+        The recorder's records go through a backlog of this loop (`backlog.py`).
         """
         if self._transport is None:
+            self.recorder.backlog = RecordBacklog(asyncio.get_running_loop())
             inner = self._inner or upstream_transport(self.upstream)
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
 
     async def aclose(self) -> None:
+        """Close the upstream's connections and write every record still waiting."""
         if self._transport is not None:
             await self._transport.aclose()
             self._transport = None
+        backlog, self.recorder.backlog = self.recorder.backlog, None
+        if backlog is not None:
+            backlog.drain()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -258,49 +269,23 @@ class RecordingProxy:
             await response.stream.aclose()  # type: ignore[union-attr]
 
     async def _pump(self, response: httpx2.Response, send: Send) -> None:
-        """Relay the body chunk by chunk. The record is written when the upstream body ends
-        and before the client can see the end, as with the recorder (a caller that has its
-        answer finds it in the capture): a stream ends with a separate empty chunk, and of a
-        body of known length the last chunk is held back until the record is written. The
-        head of a body of known length goes with its first bytes (one send to the client,
-        proxy_server._HeadJoined); any other head at once."""
-        headers, hold = [], False
-        for k, v in response.headers.raw:  # one pass: no Headers lookups per request
-            name = k.lower()
-            if name == b"content-length":
-                hold = True
-            elif name in _HOP_BY_HOP_BYTES:
-                continue
-            headers.append((k, v))
-        head = {"type": "http.response.start", "status": response.status_code,
-                "headers": headers}
-        start: dict[str, Any] | None = head  # not sent yet
-        if not hold:
-            await send(head)
-            start = None
-        held = b""
+        """Relay the body chunk by chunk, each as it arrives. The record is handed to the
+        backlog when the upstream body ends and written after the client has the end. The
+        head goes with the first body bytes when they are already in (one send to the
+        client, proxy_server._HeadJoined)."""
+        headers = [(k, v) for k, v in response.headers.raw  # as read: no Headers lookups
+                   if k.lower() not in _DROPPED_RESPONSE_HEADERS]
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": headers})
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
-                if hold:
-                    chunk, held = held, chunk
-                    if not chunk:
-                        continue
-                if start is not None:
-                    await send(start)
-                    start = None
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
-            # The upstream broke mid-body (recorded by the transport). A body of known length
-            # cannot be ended short: what arrived is sent and the connection left unfinished,
+            # The upstream broke mid-body (recorded by the transport). The body cannot be
+            # ended short: what arrived was sent and the connection is left unfinished,
             # which the server closes — the client sees the cut, the log no traceback.
-            if hold:
-                if start is not None:
-                    await send(start)
-                await send({"type": "http.response.body", "body": held, "more_body": True})
-                return
-        if start is not None:
-            await send(start)
-        await send({"type": "http.response.body", "body": held, "more_body": False})
+            return
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 class ClientGone(Exception):
