@@ -49,8 +49,6 @@ HOP_BY_HOP = frozenset({
 })
 
 _HOP_BY_HOP_BYTES = frozenset(h.encode() for h in HOP_BY_HOP)
-# A response's length is relayed: the client reads the body by it (a cut body shows short).
-_DROPPED_RESPONSE_HEADERS = _HOP_BY_HOP_BYTES - {b"content-length"}
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -273,18 +271,26 @@ class RecordingProxy:
         backlog when the upstream body ends and written after the client has the end. The
         head goes with the first body bytes when they are already in (one send to the
         client, proxy_server._HeadJoined)."""
-        headers = [(k, v) for k, v in response.headers.raw  # as read: no Headers lookups
-                   if k.lower() not in _DROPPED_RESPONSE_HEADERS]
+        headers, sized = [], False
+        for k, v in response.headers.raw:  # one pass, as read: no Headers lookups
+            name = k.lower()
+            if name == b"content-length":
+                sized = True
+            elif name in _HOP_BY_HOP_BYTES:
+                continue
+            headers.append((k, v))
         await send({"type": "http.response.start", "status": response.status_code,
                     "headers": headers})
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
-            # The upstream broke mid-body (recorded by the transport). The body cannot be
-            # ended short: what arrived was sent and the connection is left unfinished,
-            # which the server closes — the client sees the cut, the log no traceback.
-            return
+            # The upstream broke mid-body (recorded by the transport). A body of known length
+            # cannot be ended short: what arrived was sent and the connection is left
+            # unfinished, which the server closes — the client sees the cut, the log no
+            # traceback. A stream is ended where it broke (no terminal event).
+            if sized:
+                return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
