@@ -156,8 +156,9 @@ class Recorder:
         # Set by the proxy: records are built and written after the relay (backlog.py).
         self.backlog: RecordBacklog | None = None
 
-    def _emit(self, job: Callable[[], None], size: int = 0) -> None:
-        """Build and write a record now, or, with a backlog, once the relay is done."""
+    def later(self, job: Callable[[], None], size: int = 0) -> None:
+        """Build and write a record now, or, with a backlog, once the relay is done
+        (``size``: the body bytes the job holds on to meanwhile)."""
         if self.backlog is None:
             job()
         else:
@@ -190,15 +191,20 @@ class Recorder:
     ) -> str:
         """Write the request record now; returns the link id for the response. ``headers``:
         the request's SAFE_REQUEST_HEADERS that were sent (kept as the record's ``headers``)."""
-        link = self._link_ids()
-        self._emit(partial(self._request_record, link, self.clock.now(), method, raw_path, raw,
+        link = self.new_link()
+        self.later(partial(self.write_request, link, self.clock.now(), method, raw_path, raw,
                            content_type, length, headers), len(raw or b""))
         return link
 
-    def _request_record(
+    def new_link(self) -> str:
+        """The id that links an exchange's request and response records."""
+        return self._link_ids()
+
+    def write_request(
         self, link: str, ts: float, method: str, raw_path: str, raw: bytes | None,
         content_type: str, length: int | None, headers: dict[str, str] | None,
     ) -> None:
+        """The request record of ``link``, sent at ``ts``: built and written now."""
         record: dict[str, Any] = {
             "dir": "req",
             "id": link,
@@ -244,7 +250,7 @@ class Recorder:
         record says so and holds its size only. ``chunk_ms`` = (each chunk's end offset in
         ``raw``, its arrival in ms since the request was sent): each event's arrival,
         ``event_ms``, is that of the chunk its frame ended in."""
-        self._emit(partial(self._response_record, link, self.clock.now(), status_code,
+        self.later(partial(self._response_record, link, self.clock.now(), status_code,
                            elapsed_ms, raw, content_type, headers, stream, error, not_kept,
                            chunk_ms), len(raw))
 
@@ -299,7 +305,7 @@ class Recorder:
             "error": {"type": kind, "message": message},
             "body": None,
         }
-        self._emit(partial(self._write, record))
+        self.later(partial(self._write, record))
 
     def close(self) -> None:
         """Write what the backlog still holds, then close the capture."""
