@@ -68,9 +68,8 @@ async def timed_pump(self, response, send):
     streams.append(got)
 p.RecordingProxy._pump = timed_pump
 # The proxy thread's CPU (thread_time: waits do not count) on the relay's path, per call:
-# client bytes in -> the request handed to the upstream's socket, and upstream bytes in ->
-# the first body bytes handed to the client's (all of a plain call's body). Where a
-# checkout lacks one of the hooks, nothing is measured.
+# client bytes in -> request handed upstream; upstream bytes in -> first body bytes handed
+# to the client (all of a plain call's). A checkout without these hooks: nothing measured.
 path, mark, cpu = [], {}, time.thread_time
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as H
