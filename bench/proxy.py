@@ -6,8 +6,10 @@ keep-alive connections. Prints added latency per request (p50/p95); per stream c
 inside the proxy its arrival to the send that hands it on (DESIGN.md: "forwarded within
 1 ms of arrival") and at the client its arrival after the first byte less direct's, for
 streams sent in a burst and paced `--gap-ms` apart; then `--clients` concurrent clients
-(rate, errors), the proxy's CPU per call and per stream (from /proc: load inflates it far
-less than percentiles) and its RSS over `--rss-calls` more calls (it must stay flat).
+(rate, errors), the proxy's CPU per call (and how much of it is on the relay's path: before
+the request goes upstream, before the answer goes back) and per stream (from /proc: load
+inflates it far less than percentiles) and its RSS over `--rss-calls` more calls (it must
+stay flat).
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
@@ -65,8 +67,34 @@ async def timed_pump(self, response, send):
     await pump(self, response, timed)
     streams.append(got)
 p.RecordingProxy._pump = timed_pump
+# The proxy thread's CPU (thread_time: waits do not count) on the relay's path, per call:
+# client bytes in -> request handed upstream; upstream bytes in -> first body bytes handed
+# to the client (all of a plain call's). A checkout without these hooks: nothing measured.
+path, mark, cpu = [], {}, time.thread_time
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as H
+    from traceview.record import proxy_server as ps, upstream_io as up
+    def hook(cls, name, before):
+        orig = getattr(cls, name)
+        def hooked(self, *a):
+            before(self, *a)
+            return orig(self, *a)
+        setattr(cls, name, hooked)
+    def sent(self):
+        if self._held and "in" in mark:
+            mark["req"] = cpu() - mark.pop("in")
+    def answered(self, data):
+        if data and not data.startswith(b"HTTP/") and "up" in mark and "req" in mark:
+            path.append((mark.pop("req"), cpu() - mark.pop("up")))
+    hook(H, "data_received", lambda self, data: mark.setdefault("in", cpu()))
+    hook(up._Stream, "_flush", sent)
+    hook(up._Buffered, "data_received", lambda self, data: mark.setdefault("up", cpu()))
+    hook(ps._HeadJoined, "write", answered)
+except (ImportError, AttributeError):
+    pass
 if "TV_BENCH_FWD" in os.environ:
-    atexit.register(lambda: open(os.environ["TV_BENCH_FWD"], "w").write(json.dumps(streams)))
+    atexit.register(lambda: open(os.environ["TV_BENCH_FWD"], "w").write(
+        json.dumps({"streams": streams, "path": path})))
 from traceview.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -109,6 +137,14 @@ def _spread(values: list[float], most: bool = True) -> str:
         return "n/a"
     q = statistics.quantiles(values, n=100, method="inclusive")
     return f"{q[49]:.2f} / {q[94]:.2f}" + (f" / {max(values):.2f}" if most else "") + " ms"
+
+
+def _on_path(path: list[list[float]]) -> str:
+    """The proxy's CPU before the request goes on and before the answer goes back."""
+    if len(path) < 2:
+        return "n/a"
+    req, res = (statistics.median(side) * 1000 for side in zip(*path, strict=True))
+    return f"{req:.2f} / {res:.2f}"
 
 
 def _post(http: httpx2.Client, url: str) -> float:
@@ -331,8 +367,11 @@ def main() -> int:
             except subprocess.TimeoutExpired:  # a loaded machine: its figures are in
                 proc.kill()
                 proc.wait()
-    fwd = [orjson.loads((tmp / f"{x}.fwd").read_bytes()) for x in labels]
+    dumps = [orjson.loads((tmp / f"{x}.fwd").read_bytes()) for x in labels]
+    fwd = [d["streams"] for d in dumps]
     inside = [[sum(f[a:b], []) for f in fwd] for a, b in ((0, ns.streams), (ns.streams, None))]
+    # the sequential plain calls after the warm-up, as in "added per request"
+    on_path = [d["path"][50:50 + ns.calls * ns.repeat] for d in dumps]
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio (no [proxy] extra)"
     print(f"{ns.calls * ns.repeat} calls, {ns.streams} streams per path and case; direct "
           f"{rate_d:.0f} req/s with {ns.clients} clients ({err_d} errors); {loop}; "
@@ -345,6 +384,7 @@ def main() -> int:
         *((f"at client, chunk after 1st byte − direct, {c}: p50/p95",
            [_spread(ch[x], False) for x in labels]) for c, (ch, _), _ in cases),
         ("proxy CPU per call", [f"{cpu[x]:.2f} ms" for x in labels]),
+        ("of it on the path, request / response: p50 (ms)", [_on_path(p) for p in on_path]),
         *((f"proxy CPU per stream, {c}", [f"{cs[x]:.2f} ms" for x in labels])
           for c, (_, cs), _ in cases),
         (f"{ns.clients} clients: req/s (÷ direct), errors",

@@ -66,6 +66,7 @@ def test_proxy_capture_equals_the_recorders_for_the_same_calls(proxied, tmp_path
     with SimServer(seed="proxy") as twin:
         _scenario(traceview.record.client(direct, base_url=twin.base_url, api_key=API_KEY,
                                           max_retries=0))
+    proxy.flush()  # the proxy writes records just after each answer
     via_proxy, recorded = read_records(out), read_records(direct)
     assert len(via_proxy) == 20
     assert _untimed(via_proxy) == _untimed(recorded)
@@ -87,6 +88,7 @@ def test_the_key_is_forwarded_but_never_written(proxied):
     # the simulator answers 401 without a key: a 200 proves the header went through
     reply = _sdk(proxy).responses.create(model="gpt-4.1", input=f"my key is {API_KEY}")
     assert reply.status == "completed"
+    proxy.flush()  # the proxy writes records just after each answer
     raw = out.read_bytes()
     assert API_KEY.encode() not in raw and b"Bearer" not in raw
     assert b"authorization" not in raw.lower()
@@ -101,6 +103,7 @@ async def test_async_sdk_streams_and_32_concurrent_clients(proxied):
     stream = await client.responses.create(model="gpt-4.1", input="streamed", stream=True)
     types = [event.type async for event in stream]
     await client.close()
+    proxy.flush()  # the proxy writes records just after each answer
     records = read_records(out)
     assert len(records) == 66
     reqs = {r["id"]: r for r in records if r["dir"] == "req"}
@@ -123,6 +126,7 @@ def test_a_stream_reaches_the_client_before_the_upstream_finishes(proxied):
         gate.set()
         rest = [e.type for e in events]
     assert rest[-1] == "response.completed"
+    proxy.flush()  # the proxy writes records just after each answer
     assert read_records(out)[1]["events"][-1]["type"] == "response.completed"
 
 
@@ -172,6 +176,7 @@ def test_raw_http_any_endpoint_status_and_query_are_relayed(proxied):
         assert missing.status_code == 404
         no_key = http.get("/models", headers={"authorization": ""})
         assert no_key.status_code == 401
+    proxy.flush()  # the proxy writes records just after each answer
     records = read_records(out)
     reqs = [r for r in records if r["dir"] == "req"]
     assert reqs[0]["endpoint"] == "POST /v1/conversations"
@@ -198,6 +203,7 @@ def test_upstream_500_is_relayed_and_recorded(proxied):
     with pytest.raises(openai.InternalServerError) as err:
         _sdk(proxy).responses.create(model="gpt-4.1", input="Hi")
     assert err.value.status_code == 500
+    proxy.flush()  # the proxy writes records just after each answer
     res = read_records(out)[1]
     assert res["status_code"] == 500 and res["body"]["error"]["type"] == "server_error"
 
@@ -263,6 +269,7 @@ def test_multipart_uploads_are_recorded_like_the_recorder_does(proxied):
     _, proxy, out = proxied
     uploaded = _sdk(proxy).files.create(file=("notes.txt", b"hello world"),
                                         purpose="assistants")
+    proxy.flush()  # the proxy writes records just after each answer
     req, res = read_records(out)
     assert req["endpoint"] == "POST /v1/files"
     assert req["body"]["non_json"] is True
@@ -325,6 +332,7 @@ def test_a_large_upload_is_streamed_upstream_and_recorded_by_length(proxied):
     _, proxy, out = proxied
     payload = bytes(range(256)) * (3 * 4096)  # 3 MB: arrives in many pieces
     uploaded = _sdk(proxy).files.create(file=("big.bin", payload), purpose="assistants")
+    proxy.flush()  # the proxy writes records just after each answer
     req, res = read_records(out)
     assert uploaded.bytes == req["bytes"] > len(payload)  # the whole body reached the upstream
     assert req["body"] == {"non_json": True, "content_type": req["body"]["content_type"],

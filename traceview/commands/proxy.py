@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"upstream timeout per request (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--fsync", action="store_true",
-                   help="force each record to disk before the response is relayed")
+                   help="force each record to disk as it is written (just after the "
+                   "exchange is relayed)")
 
 
 WILDCARD = ("", "0.0.0.0", "::")

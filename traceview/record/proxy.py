@@ -9,7 +9,9 @@ that writes a recorded SDK call: same records, same redaction, same whole-line w
 Request bodies are read whole (the record keeps their exact bytes), except large and
 multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
 upstream as they arrive; responses are relayed chunk by chunk as the upstream sends them,
-never buffered, and recorded up to a cap (transport.BODY_CAP).
+never buffered, and recorded up to a cap (transport.BODY_CAP). Records are built and
+written right after the relay, never on its path (`backlog.py`): a request's once it has
+left, a response's once the client has its last byte.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from urllib.parse import urlsplit
 import httpcore2
 import httpx2
 
+from traceview.record.backlog import RecordBacklog
 from traceview.record.recorder import Recorder
 from traceview.record.transport import (
     EXCHANGE_EXTENSION,
@@ -59,6 +62,43 @@ def default_upstream(env: Mapping[str, str] | None = None) -> str:
     return (found or "").strip() or DEFAULT_UPSTREAM
 
 
+def _outgoing(scope: Scope, url: str, host: bytes, content: bytes | AsyncIterator[bytes],
+              length: int | None, timeouts: dict[str, float], via: bytes) -> httpx2.Request:
+    """The upstream request: the client's end-to-end headers as bytes, as the server read
+    them, with ``Host``, this proxy's ``Via`` and the body's framing (its length, or
+    chunked) that the upstream needs. Given as a stream, so httpx2 adds no headers of its
+    own: building the headers once is a third of what ``content=`` cost per request."""
+    method = scope["method"]
+    headers = [(b"Host", host)]
+    headers += [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP_BY_HOP_BYTES]
+    headers.append((b"via", via))
+    stream: httpx2.ByteStream | _Upload
+    if isinstance(content, bytes):
+        if content or method in ("POST", "PUT", "PATCH", "QUERY"):
+            headers.append((b"Content-Length", str(len(content)).encode()))
+        stream = httpx2.ByteStream(content)
+    else:  # streamed upload: the upstream needs its length up front, else chunks
+        headers.append((b"content-length", str(length).encode()) if length is not None
+                       else (b"Transfer-Encoding", b"chunked"))
+        stream = _Upload(content)
+    request = httpx2.Request(method, url, headers=headers, stream=stream,
+                             extensions={"timeout": timeouts})
+    if isinstance(content, bytes):
+        request.read()  # its bytes are its content (the record keeps them)
+    return request
+
+
+class _Upload(httpx2.AsyncByteStream):
+    """A request body streamed upstream as the client sends it."""
+
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._chunks:
+            yield chunk
+
+
 def upstream_url(upstream: str, path: str, query: bytes) -> str:
     """Where a request for ``path`` goes.
 
@@ -66,7 +106,7 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
     upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
     """
     path = _without_dot_segments(path)
-    base, v1 = _base(upstream)
+    base, v1, _ = _base(upstream)
     if v1 and (path == "/v1" or path.startswith("/v1/")):
         path = path[3:]
     url = base + path
@@ -74,11 +114,15 @@ def upstream_url(upstream: str, path: str, query: bytes) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _base(upstream: str) -> tuple[str, bool]:
-    """The upstream without its trailing slash, and whether its path ends in ``/v1``
-    (a proxy has one upstream: split once, not per request)."""
+def _base(upstream: str) -> tuple[str, bool, bytes]:
+    """The upstream without its trailing slash, whether its path ends in ``/v1``, and its
+    ``Host`` header (a proxy has one upstream: split once, not per request)."""
     base = upstream.rstrip("/")
-    return base, urlsplit(base).path.endswith("/v1")
+    netloc = httpx2.URL(base).netloc
+    if netloc.startswith(b"["):  # an IPv6 zone means something on this host only
+        host, bracket, port = netloc.partition(b"]")
+        netloc = host.partition(b"%")[0] + bracket + port
+    return base, urlsplit(base).path.endswith("/v1"), netloc
 
 
 def _without_dot_segments(path: str) -> str:
@@ -158,16 +202,22 @@ class RecordingProxy:
         cookies from responses and sends them on later requests (one application's cookies
         would reach another's), adds headers of its own and follows redirects. A proxy
         wants none of that, and skipping it halves the proxy's own time per request.
+        The recorder's records go through a backlog of this loop (`backlog.py`).
         """
         if self._transport is None:
+            self.recorder.backlog = RecordBacklog(asyncio.get_running_loop())
             inner = self._inner or upstream_transport(self.upstream)
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
 
     async def aclose(self) -> None:
+        """Close the upstream's connections and write every record still waiting."""
         if self._transport is not None:
             await self._transport.aclose()
             self._transport = None
+        backlog, self.recorder.backlog = self.recorder.backlog, None
+        if backlog is not None:
+            backlog.drain()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -203,22 +253,17 @@ class RecordingProxy:
             content = read
             if isinstance(read, bytes):
                 length = None
-        # As bytes, as the server read them: httpx2 takes them without a decode per header.
-        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP_BY_HOP_BYTES]
-        if any(k.lower() == b"via" and self._via in v for k, v in headers):
+        if any(k.lower() == b"via" and self._via in v for k, v in scope["headers"]):
             await _reply_error(send, 508, "proxy_loop", "traceview proxy: this request came "
                                "back to the proxy that sent it (a loop of proxies: check "
                                "each one's --upstream); not sent again")
             return
-        headers.append((b"via", self._via))
-        if length is not None:  # streamed upload: the upstream needs its length up front
-            headers.append((b"content-length", str(length).encode()))
         # raw_path: the path as the client encoded it (``path`` is percent-decoded).
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else scope["path"]
-        request = httpx2.Request(
-            scope["method"], upstream_url(self.upstream, path, scope["query_string"]),
-            headers=headers, content=content, extensions={"timeout": self._timeouts})
+        request = _outgoing(scope, upstream_url(self.upstream, path, scope["query_string"]),
+                            _base(self.upstream)[2], content, length, self._timeouts,
+                            self._via)
         try:
             response = await self._upstream().handle_async_request(request)
         except httpx2.TimeoutException as exc:
@@ -239,17 +284,25 @@ class RecordingProxy:
 
         The body is pumped in this task; one watcher task waits for the client's
         disconnect and, if it comes first, cancels this task (a task and an
-        ``asyncio.wait`` fewer per request than racing two tasks: bench/proxy.py)."""
+        ``asyncio.wait`` fewer per request than racing two tasks: bench/proxy.py). The
+        watcher is started when the loop's current step ends, i.e. before the pump first
+        waits; a body that is in whole (most answers) reaches the client first, and then
+        no watcher is needed at all."""
         me = asyncio.current_task()
         state = {"pumping": True, "cut": False}
+        watchers: list[asyncio.Future[None]] = []
 
         def gone(fut: asyncio.Future[None]) -> None:
             if state["pumping"] and not fut.cancelled() and fut.exception() is None:
                 state["cut"] = True
                 me.cancel()  # type: ignore[union-attr]
 
-        watch = asyncio.ensure_future(_disconnected(receive))
-        watch.add_done_callback(gone)
+        def watch() -> None:
+            watcher = asyncio.ensure_future(_disconnected(receive))
+            watcher.add_done_callback(gone)
+            watchers.append(watcher)
+
+        start = asyncio.get_running_loop().call_soon(watch)
         try:
             try:
                 await self._pump(response, send)
@@ -265,54 +318,38 @@ class RecordingProxy:
             finally:
                 state["pumping"] = False
         finally:
-            watch.cancel()
+            start.cancel()
+            for watcher in watchers:
+                watcher.cancel()
             # Closing the stream closes the upstream connection and writes the record.
             await response.stream.aclose()  # type: ignore[union-attr]
 
     async def _pump(self, response: httpx2.Response, send: Send) -> None:
-        """Relay the body chunk by chunk. The record is written when the upstream body ends
-        and before the client can see the end, as with the recorder (a caller that has its
-        answer finds it in the capture): a stream ends with a separate empty chunk, and of a
-        body of known length the last chunk is held back until the record is written. The
-        head of a body of known length goes with its first bytes (one send to the client,
-        proxy_server._HeadJoined); any other head at once."""
-        headers, hold = [], False
-        for k, v in response.headers.raw:  # one pass: no Headers lookups per request
+        """Relay the body chunk by chunk, each as it arrives. The record is handed to the
+        backlog when the upstream body ends and written after the client has the end. The
+        head goes with the first body bytes when they are already in (one send to the
+        client, proxy_server._HeadJoined)."""
+        headers, sized = [], False
+        for k, v in response.headers.raw:  # one pass, as read: no Headers lookups
             name = k.lower()
             if name == b"content-length":
-                hold = True
+                sized = True
             elif name in _HOP_BY_HOP_BYTES:
                 continue
             headers.append((k, v))
-        head = {"type": "http.response.start", "status": response.status_code,
-                "headers": headers}
-        start: dict[str, Any] | None = head  # not sent yet
-        if not hold:
-            await send(head)
-            start = None
-        held = b""
+        await send({"type": "http.response.start", "status": response.status_code,
+                    "headers": headers})
         try:
             async for chunk in response.stream:  # type: ignore[union-attr]
-                if hold:
-                    chunk, held = held, chunk
-                    if not chunk:
-                        continue
-                if start is not None:
-                    await send(start)
-                    start = None
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except httpx2.HTTPError:
             # The upstream broke mid-body (recorded by the transport). A body of known length
-            # cannot be ended short: what arrived is sent and the connection left unfinished,
-            # which the server closes — the client sees the cut, the log no traceback.
-            if hold:
-                if start is not None:
-                    await send(start)
-                await send({"type": "http.response.body", "body": held, "more_body": True})
+            # cannot be ended short: what arrived was sent and the connection is left
+            # unfinished, which the server closes — the client sees the cut, the log no
+            # traceback. A stream is ended where it broke (no terminal event).
+            if sized:
                 return
-        if start is not None:
-            await send(start)
-        await send({"type": "http.response.body", "body": held, "more_body": False})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 class ClientGone(Exception):

@@ -170,6 +170,7 @@ class ProxyServer:
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def base_url(self) -> str:
@@ -181,6 +182,7 @@ class ProxyServer:
         import asyncio
 
         async def main() -> None:
+            self._loop = asyncio.get_running_loop()
             config = self.server.config
             if not config.loaded:
                 config.load()
@@ -202,6 +204,19 @@ class ProxyServer:
         self._thread.start()
         self._ready.wait()
         return self
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Write the records still waiting (the proxy writes them just after each answer):
+        for a caller in another thread that reads the capture while the proxy runs."""
+        loop = self._loop
+        backlog = self.recorder.backlog
+        if loop is None or backlog is None or loop.is_closed():
+            return
+
+        async def drain() -> None:
+            backlog.drain()
+
+        asyncio.run_coroutine_threadsafe(drain(), loop).result(timeout)
 
     def serve_forever(self) -> None:
         """Run in this thread until Ctrl-C (uvicorn handles the signals)."""

@@ -3,7 +3,8 @@
 A request record is written *before* the request is sent, so a process that dies
 mid-turn leaves a ``request_only`` turn instead of nothing. The response record is
 written when the body has been read completely (for a stream: when it closes),
-linked to its request by ``id``.
+linked to its request by ``id``. Given a ``backlog`` (the proxy's), both are written just
+after: once the request has left, once the client has the response (`backlog.py`).
 """
 
 from __future__ import annotations
@@ -17,13 +18,17 @@ import uuid
 import warnings
 from bisect import bisect_left
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
 
 from traceview.record.sse import located_events, terminal_response
 from traceview.record.writer import CaptureWriter
+
+if TYPE_CHECKING:
+    from traceview.record.backlog import RecordBacklog
 
 # Response headers worth keeping: they identify the call to the provider's support, give
 # server-side timing, say when a retry may come (rate limits) and which organization and
@@ -148,6 +153,16 @@ class Recorder:
         self._link_ids = link_ids or random_link
         self.strict = strict
         self.write_failures = 0
+        # Set by the proxy: records are built and written after the relay (backlog.py).
+        self.backlog: RecordBacklog | None = None
+
+    def later(self, job: Callable[[], None], size: int = 0) -> None:
+        """Build and write a record now, or, with a backlog, once the relay is done
+        (``size``: the body bytes the job holds on to meanwhile)."""
+        if self.backlog is None:
+            job()
+        else:
+            self.backlog.submit(job, size)
 
     def _write(self, record: dict[str, Any]) -> None:
         try:
@@ -176,11 +191,24 @@ class Recorder:
     ) -> str:
         """Write the request record now; returns the link id for the response. ``headers``:
         the request's SAFE_REQUEST_HEADERS that were sent (kept as the record's ``headers``)."""
-        link = self._link_ids()
+        link = self.new_link()
+        self.later(partial(self.write_request, link, self.clock.now(), method, raw_path, raw,
+                           content_type, length, headers), len(raw or b""))
+        return link
+
+    def new_link(self) -> str:
+        """The id that links an exchange's request and response records."""
+        return self._link_ids()
+
+    def write_request(
+        self, link: str, ts: float, method: str, raw_path: str, raw: bytes | None,
+        content_type: str, length: int | None, headers: dict[str, str] | None,
+    ) -> None:
+        """The request record of ``link``, sent at ``ts``: built and written now."""
         record: dict[str, Any] = {
             "dir": "req",
             "id": link,
-            "ts": self.clock.now(),
+            "ts": ts,
             "endpoint": f"{method} {unquote(raw_path)}",
         }
         if raw is None:
@@ -202,7 +230,6 @@ class Recorder:
         if headers:
             record["headers"] = headers
         self._write(record)
-        return link
 
     def response(
         self,
@@ -223,10 +250,19 @@ class Recorder:
         record says so and holds its size only. ``chunk_ms`` = (each chunk's end offset in
         ``raw``, its arrival in ms since the request was sent): each event's arrival,
         ``event_ms``, is that of the chunk its frame ended in."""
+        self.later(partial(self._response_record, link, self.clock.now(), status_code,
+                           elapsed_ms, raw, content_type, headers, stream, error, not_kept,
+                           chunk_ms), len(raw))
+
+    def _response_record(
+        self, link: str, ts: float, status_code: int, elapsed_ms: int, raw: bytes,
+        content_type: str, headers: dict[str, str], stream: bool, error: dict[str, str] | None,
+        not_kept: tuple[int, int] | None, chunk_ms: tuple[list[int], list[int]] | None,
+    ) -> None:
         record: dict[str, Any] = {
             "dir": "res",
             "id": link,
-            "ts": self.clock.now(),
+            "ts": ts,
             "status_code": status_code,
             "elapsed_ms": elapsed_ms,
         }
@@ -260,17 +296,19 @@ class Recorder:
 
     def failure(self, link: str, *, kind: str, message: str, elapsed_ms: int) -> None:
         """The request never got a response: timeout, refused connection, reset."""
-        self._write(
-            {
-                "dir": "res",
-                "id": link,
-                "ts": self.clock.now(),
-                "status_code": None,
-                "elapsed_ms": elapsed_ms,
-                "error": {"type": kind, "message": message},
-                "body": None,
-            }
-        )
+        record = {
+            "dir": "res",
+            "id": link,
+            "ts": self.clock.now(),
+            "status_code": None,
+            "elapsed_ms": elapsed_ms,
+            "error": {"type": kind, "message": message},
+            "body": None,
+        }
+        self.later(partial(self._write, record))
 
     def close(self) -> None:
+        """Write what the backlog still holds, then close the capture."""
+        if self.backlog is not None:
+            self.backlog.drain()
         self.writer.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from time import perf_counter
 from typing import Any
 
@@ -54,6 +55,18 @@ _SECRET_HEADERS = frozenset(SECRET_HEADERS)
 
 
 def _begin(recorder: Recorder, request: httpx2.Request) -> str:
+    """The exchange's link; its request record (headers read, secrets noted) is made by
+    `_record_request`, now or, with a backlog (the proxy), once the request has gone."""
+    link = recorder.new_link()
+    try:
+        size = len(request.content)
+    except httpx2.RequestNotRead:  # streamed: its bytes are not kept
+        size = 0
+    recorder.later(partial(_record_request, recorder, request, link, recorder.clock.now()), size)
+    return link
+
+
+def _record_request(recorder: Recorder, request: httpx2.Request, link: str, ts: float) -> None:
     values = header_values(request.headers, _BEGIN_HEADERS)
     for name, value in values.items():  # the secret headers the request holds
         if name in _SECRET_HEADERS:
@@ -69,7 +82,8 @@ def _begin(recorder: Recorder, request: httpx2.Request) -> str:
         length = int(header) if header and header.isdigit() else None
     raw_path = request.url.raw_path.decode("ascii", errors="replace")
     kept = {k: values[k] for k in SAFE_REQUEST_HEADERS if k in values}
-    return recorder.request(request.method, raw_path, raw, content_type, length, kept or None)
+    recorder.write_request(link, ts, request.method, raw_path, raw, content_type, length,
+                           kept or None)
 
 
 def _failure_kind(exc: BaseException) -> str:
