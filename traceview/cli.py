@@ -25,16 +25,20 @@ def main(argv: list[str] | None = None) -> int:
 
     install_safe_stderr()  # every message: secrets masked, control made visible
     try:
-        if argv and argv[0] in COMMANDS:
-            from traceview.commands.parser import run_command
+        try:
+            if argv and argv[0] in COMMANDS:
+                from traceview.commands.parser import run_command
 
-            status = run_command(argv)
-        elif argv and _misspelt(argv[0]):
-            status = 2
-        else:
-            from traceview.commands.inspect import main as inspect
+                status = run_command(argv)
+            elif argv and _misspelt(argv[0]):
+                status = 2
+            else:
+                from traceview.commands.inspect import main as inspect
 
-            status = inspect(argv)
+                status = inspect(argv)
+        except SystemExit:
+            sys.stdout.flush()  # argparse's --help too: a full disk is said, not lost at exit
+            raise
         sys.stdout.flush()
     except OSError as exc:
         if exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT):

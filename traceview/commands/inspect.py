@@ -8,11 +8,12 @@ import sys
 from traceview import __version__
 from traceview.commands import COMMANDS, EXIT_OK, EXIT_USAGE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.parser import Parser
 
 
 def build_inspector_parser() -> argparse.ArgumentParser:
     cmds = "\n".join(f"  {k:<11} {v}" for k, v in COMMANDS.items())
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="traceview",
         description="Inspect captures of OpenAI API traffic: bytes sent vs tokens billed, "
                     "context that arrived without a request, hosted tool evidence, compaction.",

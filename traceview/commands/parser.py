@@ -6,10 +6,23 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 from traceview.commands import COMMANDS, EXIT_USAGE
 
 Run = Callable[[argparse.Namespace], int]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, except that ``--help`` into a full disk fails: argparse swallows
+    a failed write of its help, so `traceview --help > /dev/full` said nothing and exit 0.
+    The OSError reaches ``cli.main``, which says so and exits 1."""
+
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        (file or sys.stdout).write(self.format_help())
 
 
 def _unavailable(name: str, exc: Exception) -> Run:
@@ -22,7 +35,7 @@ def _unavailable(name: str, exc: Exception) -> Run:
 def build_command_parser(command: str) -> argparse.ArgumentParser:
     """``traceview COMMAND``'s parser; a command whose extras are not installed still parses
     and says so when run."""
-    parser = argparse.ArgumentParser(prog="traceview")
+    parser = Parser(prog="traceview")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(command, help=COMMANDS[command], description=COMMANDS[command])
     try:

@@ -3,14 +3,13 @@ clone (simulator, recorder, real SDK, ``traceview report``); see sim/roundtrip.p
 
 from __future__ import annotations
 
-import argparse
-
+from traceview.commands.parser import Parser
 from traceview.sim.roundtrip import __doc__ as ABOUT
 from traceview.sim.roundtrip import roundtrip
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(ABOUT or "").splitlines()[0])
+    parser = Parser(description=(ABOUT or "").splitlines()[0])
     parser.add_argument("--keep", metavar="DIR", help="write the captures here and keep them")
     return roundtrip(parser.parse_args(argv).keep)
 
