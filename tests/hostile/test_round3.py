@@ -408,3 +408,13 @@ def test_upstream_closing_mid_body_leaves_no_traceback(tmp_path, capfd):
     res = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()][-1]
     # The peer closing mid-body reads as a protocol error or a read error, by timing.
     assert res["error"]["type"] in ("RemoteProtocolError", "ReadError")
+
+
+@pytest.mark.parametrize("to", ["parquet", "csv", "duckdb"])
+def test_export_from_a_device_is_refused_and_writes_nothing(tmp_path, to):
+    out = tmp_path / "out"
+    proc = run("export", "/dev/zero", "--to", to, "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == ("traceview export: /dev/zero: is a device, not a capture "
+                                   "file (give a file, a directory, or - for a pipe)")
+    assert list(tmp_path.iterdir()) == []

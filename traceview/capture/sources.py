@@ -8,6 +8,7 @@ keeps random access without holding the decompressed bytes in memory.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -139,6 +140,21 @@ def _spool(reader: _Reader | IO[bytes], target: Path) -> int:
         return out.tell()
 
 
+def refuse_device(path: str) -> int:
+    """The mode of ``path``; SourceError for a device or a socket, which never end or never
+    hold a capture (a FIFO is read: process substitution gives one)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        raise SourceError(f"{path}: is a device, not a capture file (give a file, a "
+                          "directory, or - for a pipe)")
+    return mode
+
+
 def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
     """Check one path can be read; raises SourceError with a message a person can act on.
 
@@ -153,15 +169,9 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
         raise SourceError(f"{path}: no such file")
     if p.is_dir():
         raise SourceError(f"{path}: is a directory")
+    mode = refuse_device(path)
     import stat
 
-    try:
-        mode = p.stat().st_mode
-    except OSError as exc:
-        raise SourceError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-        raise SourceError(f"{path}: is a device, not a capture file (give a file, a "
-                          "directory, or - for a pipe)")
     if stat.S_ISFIFO(mode):
         # A pipe (process substitution <(…), a named FIFO) is read once, whole, into
         # the spool: peeking at it for the gzip magic would lose what was peeked.

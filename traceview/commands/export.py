@@ -11,7 +11,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from traceview.capture.model import Problem
-from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_paths
+from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_paths, refuse_device
 from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
@@ -77,6 +77,9 @@ def run(ns: argparse.Namespace) -> int:
         missing = next((f for f in files if f != "-" and not os.path.exists(f)), None)
         if missing is not None:  # nothing to export from it: refused before anything is made
             raise SourceError(f"{missing}: no such file or directory")
+        for f in files:  # nor from a device: said, exit 2, nothing written
+            if f != "-":
+                refuse_device(f)
         partition_by = tuple(k.strip() for k in ns.partition_by.split(",") if k.strip())
         if out is not None:
             _refuse(kind, out, [*ns.paths, *files], ns.force)
