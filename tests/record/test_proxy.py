@@ -19,7 +19,7 @@ import openai
 import pytest
 
 import traceview.record
-from tests.record.conftest import API_KEY, read_records
+from tests.record.conftest import API_KEY, proxy_process, read_records
 from traceview.capture.capture import load
 from traceview.record.proxy import upstream_url
 from traceview.record.proxy_server import ProxyServer
@@ -290,27 +290,13 @@ def test_rotating_proxy_records_through_the_current_file_link(tmp_path):
 
 def test_the_proxy_command_serves_and_stops_cleanly(tmp_path):
     """`traceview proxy` as a user runs it: its own process, Ctrl-C to stop."""
-    import re
     import signal
-    import subprocess
-    import sys
 
     out = tmp_path / "cli.jsonl"
     with SimServer() as sim:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "traceview", "proxy", "--port", "0", "-o", str(out),
-             "--upstream", sim.base_url], stderr=subprocess.PIPE, text=True)
-        try:
-            assert proc.stderr is not None
-            banner = "".join(proc.stderr.readline() for _ in range(2))  # printed once bound
-            base = re.search(r"OPENAI_BASE_URL=(\S+)", banner)
-            assert base, banner
-            client = openai.OpenAI(base_url=base.group(1), api_key=API_KEY, max_retries=0)
+        with proxy_process(out, sim.base_url, signal.SIGINT) as (proc, client):
             assert client.responses.create(model="gpt-4.1", input="Hi").status == "completed"
-            client.close()
-        finally:
-            proc.send_signal(signal.SIGINT)
-            assert proc.wait(30) == 0
+        assert proc.wait(30) == 0
     assert [r["dir"] for r in read_records(out)] == ["req", "res"]
 
 

@@ -4,15 +4,10 @@ lines, bounded, and nothing lost when it stops (lifespan end, recorder close, SI
 from __future__ import annotations
 
 import asyncio
-import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
-import openai
-
-from tests.record.conftest import API_KEY, read_records
+from tests.record.conftest import proxy_process, read_records
 from traceview.record.backlog import RecordBacklog
 from traceview.record.proxy import RecordingProxy
 from traceview.record.recorder import Recorder
@@ -95,24 +90,13 @@ def test_closing_the_recorder_writes_what_waits(tmp_path: Path) -> None:
 def test_sigterm_stops_the_proxy_with_every_record_written(tmp_path: Path) -> None:
     out = tmp_path / "term.jsonl"
     with SimServer() as sim:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "traceview", "proxy", "--port", "0", "-o", str(out),
-             "--upstream", sim.base_url], stderr=subprocess.PIPE, text=True)
-        try:
-            assert proc.stderr is not None
-            banner = "".join(proc.stderr.readline() for _ in range(2))
-            base = re.search(r"OPENAI_BASE_URL=(\S+)", banner)
-            assert base, banner
-            client = openai.OpenAI(base_url=base.group(1), api_key=API_KEY, max_retries=0)
+        with proxy_process(out, sim.base_url, signal.SIGTERM) as (proc, client):
             for n in range(20):
                 client.responses.create(model="gpt-4.1", input=f"task {n}")
             with client.responses.create(model="gpt-4.1", input="s", stream=True) as stream:
                 kinds = [event.type for event in stream]
-            client.close()
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            # uvicorn shuts down gracefully, then dies of the signal it caught, as told to
-            assert proc.wait(30) in (0, -signal.SIGTERM)
+        # uvicorn shuts down gracefully, then dies of the signal it caught, as told to
+        assert proc.wait(30) in (0, -signal.SIGTERM)
     records = read_records(out)
     assert [r["dir"] for r in records] == ["req", "res"] * 21
     assert [e["type"] for e in records[-1]["events"]] == kinds
