@@ -57,25 +57,18 @@ def test_resume_still_cuts_its_own_file(tmp_path: Path) -> None:
 # A file read whole, however large: a sparse 2 GiB file as --pricing ran the process out of
 # memory (2.1 GB RSS, then SIGSEGV under a 4 GB limit); so did $TRACEVIEW_CONFIG and a
 # saved bill given to `reconcile --costs`.
-def test_a_huge_pricing_file_is_refused_unread(tmp_path: Path) -> None:
-    out = traceview("report", str(CLAIMS), "--pricing", str(_sparse(tmp_path / "p.json")),
-                    timeout=60)
+@pytest.mark.parametrize("args, env, limit", [
+    (["report", str(CLAIMS), "--pricing", "{big}"], {}, b"larger than 16 MiB"),
+    (["report", str(CLAIMS)], {"TRACEVIEW_CONFIG": "{big}"}, b"larger than 1 MiB"),
+    (["reconcile", str(CLAIMS), "--costs", "{big}"], {}, b"larger than 64 MiB"),
+], ids=["pricing", "config", "saved bill"])
+def test_a_huge_settings_file_is_refused_unread(tmp_path: Path, args: list[str],
+                                                 env: dict[str, str], limit: bytes) -> None:
+    big = str(_sparse(tmp_path / "big.json"))
+    out = traceview(*[a.format(big=big) for a in args], timeout=60,
+                    **({"env": {k: v.format(big=big) for k, v in env.items()}} if env else {}))
     assert_no_traceback(out)
-    assert out.returncode == 2 and b"larger than 16 MiB" in out.stderr
-
-
-def test_a_huge_config_file_is_refused_unread(tmp_path: Path) -> None:
-    conf = _sparse(tmp_path / "config.toml")
-    out = traceview("report", str(CLAIMS), timeout=60, env={"TRACEVIEW_CONFIG": str(conf)})
-    assert_no_traceback(out)
-    assert out.returncode == 2 and b"larger than 1 MiB" in out.stderr
-
-
-def test_a_huge_saved_bill_is_refused_unread(tmp_path: Path) -> None:
-    out = traceview("reconcile", str(CLAIMS), "--costs", str(_sparse(tmp_path / "c.json")),
-                    timeout=60)
-    assert_no_traceback(out)
-    assert out.returncode == 2 and b"larger than 64 MiB" in out.stderr
+    assert out.returncode == 2 and limit in out.stderr
 
 
 # The pricing table users are told to copy and edit: the bundled one, verbatim, was refused
