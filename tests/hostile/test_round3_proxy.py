@@ -81,9 +81,10 @@ def _chunks(data: bytes, size: int) -> Iterator[bytes]:
 
 
 def _record_stream(capture: Path, chunks: list[bytes], headers: dict[str, str],
-                   seen: list[int]) -> dict[str, Any]:
-    """One response relayed through the recording transport in `chunks`; `seen` gets the
-    bytes the exchange held after each chunk."""
+                   seen: list[int], stamps: list[int] | None = None) -> dict[str, Any]:
+    """One response relayed through the recording transport in `chunks`, each stamped
+    on arrival and then kept, as the relay does; `seen` gets the bytes the exchange held
+    after each chunk, `stamps` how many arrival stamps it held."""
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, headers=headers, stream=httpx2.ByteStream(b""))
@@ -93,8 +94,11 @@ def _record_stream(capture: Path, chunks: list[bytes], headers: dict[str, str],
     response = tx.handle_request(httpx2.Request("GET", "http://up.test/v1/x"))
     exchange = response.extensions[transport.EXCHANGE_EXTENSION]
     for chunk in chunks:
+        exchange.arrive(chunk)
         exchange.keep(chunk)
         seen.append(sum(map(len, exchange.chunks)))
+        if stamps is not None:
+            stamps.append(len(exchange.arrived) + len(exchange.ends))
     exchange.finish()
     return read_records(capture)[-1]
 
@@ -123,7 +127,10 @@ def test_an_endless_stream_is_kept_up_to_the_cap_only(
     monkeypatch.setattr(transport, "BODY_CAP", 256 << 10)
     event = b'data: {"type":"response.output_text.delta","delta":"' + b"y" * 4000 + b'"}\n\n'
     seen: list[int] = []
+    stamps: list[int] = []
     res = _record_stream(tmp_path / "endless.jsonl", [event] * 1000,
-                         {"content-type": "text/event-stream"}, seen)
+                         {"content-type": "text/event-stream"}, seen, stamps)
     assert max(seen) <= 256 << 10 and seen[-1] == 0
+    # nor the chunks' arrival stamps: they held ~70 bytes a chunk for as long as it ran
+    assert max(stamps) <= 2 * (256 << 10) // len(event) + 2 and stamps[-1] == 0
     assert res["body"]["bytes"] == 1000 * len(event) and res["body"]["not_kept"]

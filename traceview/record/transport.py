@@ -186,10 +186,15 @@ class _Exchange:
         self.chunks.append(chunk)
 
     def _drop(self) -> None:
-        """Past the cap: nothing more is kept, and what was is let go."""
+        """Past the cap: nothing more is kept, and what was is let go — the chunks' arrival
+        stamps too (they index a body no longer kept): an endless stream held ~70 bytes a
+        chunk for as long as it ran."""
         self.over = True
         self.chunks = []
         self.inflate = None
+        self.stamped = False
+        self.arrived = []
+        self.ends = []
 
     def fail(self, exc: Exception) -> None:
         """The body stopped with an error: recorded with what arrived before it."""
