@@ -83,28 +83,33 @@ Figures = tuple[int, int, list[float], list[tuple[str, int, list[str]]]]
 
 
 @cache
-def figures(prefixes: tuple[str, ...] = ("",)) -> Figures:
+def capture_figures(name: str) -> Figures:
     """billed turns, turns with expected input, |error| of the unmarked ones, and the
-    turns marked deposit or compaction_likely, over the captures named with a prefix."""
+    turns marked deposit or compaction_likely, of one capture (each analysed once)."""
     billed = known = 0
     errors: list[float] = []
     surprising: list[tuple[str, int, list[str]]] = []
-    for path in sorted(CASSETTES.glob("*.jsonl.gz")):
-        if not path.name.startswith(prefixes):
+    for t in analysed(name)["turns"]:
+        marks = t["markers"] or []
+        if {"deposit", "compaction_likely"} & set(marks):
+            surprising.append((name, t["index"], marks))
+        if not t["input_tokens"]:
             continue
-        for t in analysed(path.name)["turns"]:
-            marks = t["markers"] or []
-            if {"deposit", "compaction_likely"} & set(marks):
-                surprising.append((path.name, t["index"], marks))
-            if not t["input_tokens"]:
-                continue
-            billed += 1
-            if t["expected_input"] is None:
-                continue
-            known += 1
-            if not MARKED & set(marks):
-                errors.append(abs(t["expected_input"] - t["input_tokens"]) / t["input_tokens"])
+        billed += 1
+        if t["expected_input"] is None:
+            continue
+        known += 1
+        if not MARKED & set(marks):
+            errors.append(abs(t["expected_input"] - t["input_tokens"]) / t["input_tokens"])
     return billed, known, errors, surprising
+
+
+def figures(prefixes: tuple[str, ...] = ("",)) -> Figures:
+    """capture_figures summed over the captures named with a prefix."""
+    parts = [capture_figures(path.name) for path in sorted(CASSETTES.glob("*.jsonl.gz"))
+             if path.name.startswith(prefixes)]
+    return (sum(p[0] for p in parts), sum(p[1] for p in parts),
+            [e for p in parts for e in p[2]], [s for p in parts for s in p[3]])
 
 
 def test_no_deposit_or_likely_compaction_on_any_cassette() -> None:
