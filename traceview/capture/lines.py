@@ -97,20 +97,20 @@ def as_rows(pre: Pre, records: Records) -> Pre:
         return None
     kind = pre[0]
     if kind == "req":
-        facts = pre[8]
-        if facts is not None:
-            records.requests.append(facts)
-            facts = len(records.requests) - 1
-        return (*pre[:8], facts, pre[9], pre[10], None, *pre[12:])
+        return (*pre[:8], _row(records.requests, pre[8]), pre[9], pre[10], None, *pre[12:])
     if kind == "res":
-        facts = pre[4]
-        if facts is not None:
-            records.responses.append(facts)
-            facts = len(records.responses) - 1
-        return (*pre[:4], facts, pre[5], pre[6], None, *pre[8:])
+        return (*pre[:4], _row(records.responses, pre[4]), pre[5], pre[6], None, *pre[8:])
     if kind == "other" and pre[1] is not None:
         return ("other", None)
     return pre
+
+
+def _row(kept: list[Any], facts: Any) -> int | None:
+    """`facts` appended to `kept`, as its row number there (None stays None)."""
+    if facts is None:
+        return None
+    kept.append(facts)
+    return len(kept) - 1
 
 
 def line_facts(raw: bytes, ended: bool, keep: bool = False) -> Pre:
