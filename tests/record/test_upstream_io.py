@@ -1,6 +1,6 @@
-"""The proxy's upstream connections (record/upstream_io.py), as a client of the proxy sees
-them: TLS verified against the trusted certificates, a large body relayed whole, and an
-upstream that closes its idle connections.
+"""The proxy's upstream connections (record/upstream_io.py, upstream_pool.py), as a client
+of the proxy sees them: TLS verified against the trusted certificates, a large body relayed
+whole, an upstream that closes its idle connections, an outgoing proxy's tunnel.
 
 The simulator serves TLS on loopback with a test-only certificate (tests/fixtures/tls);
 the proxy trusts it through SSL_CERT_FILE, as a user behind a private CA would set it.
@@ -21,9 +21,8 @@ import openai
 import pytest
 
 from tests.record.conftest import API_KEY, read_records
-from traceview.record.proxy import upstream_transport
 from traceview.record.proxy_server import ProxyServer
-from traceview.record.upstream_io import HIGH_WATER, AsyncioBackend, _Buffered, _Stream
+from traceview.record.upstream_io import HIGH_WATER, UpstreamConnection
 from traceview.sim import SimServer
 
 TLS = Path(__file__).parents[1] / "fixtures" / "tls"
@@ -150,27 +149,68 @@ class _Socket:
 
 
 def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
-    transport, proto = _Socket(), _Buffered()
-    stream = _Stream(transport, proto)
-    proto.data_received(b"x" * HIGH_WATER)
+    transport, conn = _Socket(), UpstreamConnection()
+    conn.connection_made(transport)  # type: ignore[arg-type]
+    conn.busy = True
+    conn.data_received(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % (HIGH_WATER * 2))
+    conn.data_received(b"x" * HIGH_WATER)
     assert transport.reading
-    proto.data_received(b"y")  # past the mark: the socket is no longer read
+    conn.data_received(b"y")  # past the mark: the socket is no longer read
     assert not transport.reading
-    got = asyncio.run(stream.read(HIGH_WATER // 2))
-    assert got == b"x" * (HIGH_WATER // 2) and not transport.reading  # half still held
-    got = asyncio.run(stream.read(1))
-    assert got == b"x" and transport.reading  # below half: read again
-    assert len(proto.buffer) == HIGH_WATER // 2  # what is left, in order
+    got = conn.take_body()
+    assert got == b"x" * HIGH_WATER + b"y" and transport.reading  # in order, read again
+    assert not conn.ended()  # the rest of its length is still to come
 
 
-def test_the_proxys_upstream_pool_reads_through_upstream_io():
-    # httpx2 has no setting for it: should a release build its pool otherwise, the proxy
-    # would fall back to anyio's slower reads without a word; this says so.
-    for env_proxy in (None, "http://corp-proxy:3128"):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("traceview.record.proxy.env_proxy", lambda upstream, p=env_proxy: p)
-            transport = upstream_transport("https://api.openai.com/v1")
-        assert isinstance(transport._pool._network_backend, AsyncioBackend)
+def _tunnel(seen: list[bytes]) -> str:
+    """A loopback outgoing proxy that serves CONNECT (each request head noted in ``seen``)
+    and then passes bytes both ways; its URL, with a user and password."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def pipe(a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                b.sendall(data)
+        with contextlib.suppress(OSError):
+            b.shutdown(socket.SHUT_WR)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(65536)
+            seen.append(head)
+            host, _, port = head.split(b" ")[1].decode().rpartition(":")
+            upstream = socket.create_connection((host, int(port)))
+            conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            threading.Thread(target=pipe, args=(conn, upstream), daemon=True).start()
+            threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://me:s%40cret@127.0.0.1:{server.getsockname()[1]}"
+
+
+def test_a_tls_upstream_is_reached_through_the_outgoing_proxys_tunnel(tmp_path, monkeypatch):
+    # HTTPS_PROXY as a company network sets it (loopback never goes through one, so the
+    # proxy's choice is set directly): a CONNECT tunnel, its credentials sent, TLS inside.
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
+    seen: list[bytes] = []
+    tunnel = _tunnel(seen)
+    monkeypatch.setattr("traceview.record.proxy.env_proxy", lambda upstream: tunnel)
+    out = tmp_path / "tunnel.jsonl"
+    with _tls_sim() as upstream, ProxyServer(out, upstream=upstream) as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url, api_key=API_KEY, max_retries=0)
+        answers = [client.responses.create(model="gpt-4.1", input=f"Hi {n}") for n in range(2)]
+    assert [a.status for a in answers] == ["completed", "completed"]
+    port = upstream.rsplit(":", 1)[1].split("/")[0]
+    assert len(seen) == 1  # one tunnel, kept alive for both calls
+    assert seen[0].startswith(b"CONNECT 127.0.0.1:%s HTTP/1.1\r\n" % port.encode())
+    assert b"Proxy-Authorization: Basic bWU6c0BjcmV0\r\n" in seen[0]  # me:s@cret
+    assert [r.get("status_code") for r in read_records(out)[1::2]] == [200, 200]
 
 
 def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):

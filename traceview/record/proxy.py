@@ -2,9 +2,10 @@
 
 The application only changes its base URL (``OPENAI_BASE_URL=http://127.0.0.1:8080/v1``).
 This module is the ASGI application; the listening side is uvicorn (``proxy_server.py``),
-the upstream side is the same httpx2 stack the openai SDK uses, wrapped in the recorder's
-own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
-that writes a recorded SDK call: same records, same redaction, same whole-line writes.
+the upstream side a small keep-alive client whose responses httptools parses
+(``upstream_pool.py``), wrapped in the recorder's own :class:`AsyncRecordingTransport` — so
+a proxied exchange is written by exactly the code that writes a recorded SDK call: same
+records, same redaction, same whole-line writes.
 
 Request bodies are read whole (the record keeps their exact bytes), except large and
 multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
@@ -24,17 +25,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpcore2
 import httpx2
 
 from traceview.record.backlog import RecordBacklog
 from traceview.record.recorder import Recorder
-from traceview.record.transport import (
-    EXCHANGE_EXTENSION,
-    AsyncRecordingTransport,
-    _default_limits,
-)
-from traceview.record.upstream_io import AsyncioBackend
+from traceview.record.transport import EXCHANGE_EXTENSION, AsyncRecordingTransport
+from traceview.record.upstream_pool import UpstreamPool
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
@@ -156,17 +152,12 @@ def env_proxy(upstream: str) -> str | None:
     return proxy
 
 
-def upstream_transport(upstream: str) -> httpx2.AsyncHTTPTransport:
-    """The HTTP client side of the proxy: the SDK's pooling, the environment's outgoing
-    proxy (and its SSL_CERT_FILE), and connections read through :mod:`upstream_io`, whose
-    reads cost a paced stream's chunks less than anyio's (bench/proxy.py, CPU per stream).
-    httpx2 takes no network backend of its own, so the pool it built is given one; should
-    a later httpx2 build it otherwise, its default backend stays."""
-    transport = httpx2.AsyncHTTPTransport(limits=_default_limits(), proxy=env_proxy(upstream))
-    pool = getattr(transport, "_pool", None)
-    if isinstance(pool, httpcore2.AsyncConnectionPool):
-        pool._network_backend = AsyncioBackend()
-    return transport
+def upstream_transport(upstream: str) -> UpstreamPool:
+    """The HTTP client side of the proxy: keep-alive connections whose responses httptools
+    parses as they arrive (`upstream_pool.py`; h11 and httpcore2 were half the proxy's time
+    on the relay's path), through the environment's outgoing proxy, trusting what the SDK
+    trusts (SSL_CERT_FILE…)."""
+    return UpstreamPool(proxy=env_proxy(upstream))
 
 
 def _error_body(kind: str, message: str) -> bytes:
