@@ -87,9 +87,20 @@ try:
         if data and not data.startswith(b"HTTP/") and "up" in mark and "req" in mark:
             path.append((mark.pop("req"), cpu() - mark.pop("up")))
     hook(H, "data_received", lambda self, data: mark.setdefault("in", cpu()))
-    hook(up._Stream, "_flush", sent)
-    hook(up._Buffered, "data_received", lambda self, data: mark.setdefault("up", cpu()))
     hook(ps._HeadJoined, "write", answered)
+    try:  # the request is handed upstream when _send returns (upstream_pool.py)
+        from traceview.record import upstream_pool as pool
+        send = pool._send
+        async def timed_send(*a):
+            await send(*a)
+            if "in" in mark:
+                mark["req"] = cpu() - mark.pop("in")
+        pool._send = timed_send
+        hook(up.UpstreamConnection, "data_received",
+             lambda self, data: mark.setdefault("up", cpu()))
+    except ImportError:  # a checkout reading upstream through httpcore2
+        hook(up._Stream, "_flush", sent)
+        hook(up._Buffered, "data_received", lambda self, data: mark.setdefault("up", cpu()))
 except (ImportError, AttributeError):
     pass
 if "TV_BENCH_FWD" in os.environ:

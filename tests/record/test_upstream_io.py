@@ -8,8 +8,8 @@ the proxy trusts it through SSL_CERT_FILE, as a user behind a private CA would s
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import re
 import socket
 import ssl
 import threading
@@ -242,3 +242,23 @@ def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):
     assert first_reads[0].endswith(b"\r\n\r\n" + body)
     assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and reply.endswith(b'\r\n\r\n{"ok":true}')
     assert [r["dir"] for r in read_records(tmp_path / "one.jsonl")] == ["req", "res"]
+
+
+@pytest.mark.parametrize(("head", "ending"), [
+    (b"content-length: 10\r\n", "(received 4 bytes, expected 10)"),
+    (b"transfer-encoding: chunked\r\n", "(incomplete chunked read)"),
+    (b"", None),  # no length, no chunks: the body ends where the upstream closes
+])
+def test_a_body_cut_short_is_an_error_one_without_a_length_ends_at_close(head, ending):
+    conn = UpstreamConnection()
+    conn.connection_made(_Socket())  # type: ignore[arg-type]
+    conn.busy = True
+    body = b"4\r\nabcd\r\n" if b"chunked" in head else b"abcd"
+    conn.data_received(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + body)
+    assert conn.take_body() == b"abcd" and not conn.ended()
+    conn.eof_received()
+    if ending is None:
+        assert conn.ended() and not conn.reusable()
+    else:
+        with pytest.raises(httpx2.RemoteProtocolError, match=re.escape(ending)):
+            conn.ended()

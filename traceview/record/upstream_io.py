@@ -49,6 +49,8 @@ class UpstreamConnection(asyncio.Protocol):
         self.headers: list[tuple[bytes, bytes]] = []
         self.has_head = False  # a final (non-1xx) response's head is in
         self.framed = False  # its body has a length or chunks (else it ends at close)
+        self.length: int | None = None  # its Content-Length
+        self.received = 0  # its body bytes so far
         self.complete = False
         self.keep_alive = False
         self.body: list[bytes] = []
@@ -104,8 +106,11 @@ class UpstreamConnection(asyncio.Protocol):
         if 100 <= self.status < 200:
             return  # an interim answer (100 Continue): the final one follows
         self.has_head = True
-        self.framed = any(k.lower() in (b"content-length", b"transfer-encoding")
-                          for k, _ in self.headers)
+        for name, value in self.headers:
+            name = name.lower()
+            if name == b"content-length" and value.strip().isdigit():
+                self.length = int(value)
+            self.framed = self.framed or name in (b"content-length", b"transfer-encoding")
         if self.head_only:
             self.complete = True
 
@@ -113,6 +118,7 @@ class UpstreamConnection(asyncio.Protocol):
         if not self.complete:
             self.body.append(body)
             self.buffered += len(body)
+            self.received += len(body)
 
     def on_message_complete(self) -> None:
         if self.has_head and not self.head_only:
@@ -147,9 +153,11 @@ class UpstreamConnection(asyncio.Protocol):
             return False
         if self.error is not None:
             raise self.error
-        if self.framed or not self.has_head:
-            raise httpx2.RemoteProtocolError("the upstream closed the connection before its "
-                                             "response ended")
+        if self.framed:  # h11's words, as the records said before
+            raise httpx2.RemoteProtocolError(
+                "peer closed connection without sending complete message body " + (
+                    f"(received {self.received} bytes, expected {self.length})"
+                    if self.length is not None else "(incomplete chunked read)"))
         self.complete = True  # read until close: this is its end
         return True
 

@@ -62,7 +62,7 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
             while not conn.has_head:
                 if conn.closed:
                     raise conn.error or httpx2.RemoteProtocolError(
-                        "the upstream closed the connection without sending a response")
+                        "Server disconnected without sending a response.")
                 await conn.wait("reader", timeouts.get("read"), httpx2.ReadTimeout)
             response = httpx2.Response(
                 conn.status, headers=conn.headers,
