@@ -8,6 +8,7 @@ the proxy trusts it through SSL_CERT_FILE, as a user behind a private CA would s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import socket
@@ -148,10 +149,19 @@ class _Socket:
         self.reading = True
 
 
-def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
-    transport, conn = _Socket(), UpstreamConnection()
+def _busy(transport: _Socket) -> UpstreamConnection:
+    """A connection on ``transport`` awaiting a response (its loop is never run)."""
+    loop = asyncio.new_event_loop()
+    loop.close()
+    conn = UpstreamConnection(loop)
     conn.connection_made(transport)  # type: ignore[arg-type]
     conn.busy = True
+    return conn
+
+
+def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
+    transport = _Socket()
+    conn = _busy(transport)
     conn.data_received(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % (HIGH_WATER * 2))
     conn.data_received(b"x" * HIGH_WATER)
     assert transport.reading
@@ -250,9 +260,7 @@ def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):
     (b"", None),  # no length, no chunks: the body ends where the upstream closes
 ])
 def test_a_body_cut_short_is_an_error_one_without_a_length_ends_at_close(head, ending):
-    conn = UpstreamConnection()
-    conn.connection_made(_Socket())  # type: ignore[arg-type]
-    conn.busy = True
+    conn = _busy(_Socket())
     body = b"4\r\nabcd\r\n" if b"chunked" in head else b"abcd"
     conn.data_received(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + body)
     assert conn.take_body() == b"abcd" and not conn.ended()

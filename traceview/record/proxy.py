@@ -178,6 +178,7 @@ class RecordingProxy:
         self.timeout = timeout
         self._inner = inner
         self._transport: AsyncRecordingTransport | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._timeouts = {"connect": min(timeout, 10.0), "read": timeout, "write": timeout,
                           "pool": timeout}
         # This proxy's name in the Via header it adds upstream (RFC 9110 §7.6.3): a request
@@ -196,7 +197,8 @@ class RecordingProxy:
         The recorder's records go through a backlog of this loop (`backlog.py`).
         """
         if self._transport is None:
-            self.recorder.backlog = RecordBacklog(asyncio.get_running_loop())
+            self._loop = asyncio.get_running_loop()  # kept: asking again reads the pid
+            self.recorder.backlog = RecordBacklog(self._loop)
             inner = self._inner or upstream_transport(self.upstream)
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
@@ -279,7 +281,8 @@ class RecordingProxy:
         watcher is started when the loop's current step ends, i.e. before the pump first
         waits; a body that is in whole (most answers) reaches the client first, and then
         no watcher is needed at all."""
-        me = asyncio.current_task()
+        loop = self._loop or asyncio.get_running_loop()
+        me = asyncio.current_task(loop)
         state = {"pumping": True, "cut": False}
         watchers: list[asyncio.Future[None]] = []
 
@@ -293,7 +296,7 @@ class RecordingProxy:
             watcher.add_done_callback(gone)
             watchers.append(watcher)
 
-        start = asyncio.get_running_loop().call_soon(watch)
+        start = loop.call_soon(watch)
         try:
             try:
                 await self._pump(response, send)

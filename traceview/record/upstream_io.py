@@ -27,9 +27,11 @@ HIGH_WATER = 256 * 1024
 
 class UpstreamConnection(asyncio.Protocol):
     """A connection to the upstream and the response in progress on it, parsed as it
-    arrives. One exchange at a time; :meth:`begin` readies it for the next."""
+    arrives. One exchange at a time; :meth:`begin` readies it for the next. It keeps its
+    event loop: asking for the running one reads the process id (a syscall) each time."""
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.transport: Any = None  # the one reads and writes go through (TLS or not)
         self.parser = httptools.HttpResponseParser(self)
         self.closed = False  # the upstream closed, or the connection failed
@@ -168,7 +170,7 @@ class UpstreamConnection(asyncio.Protocol):
     async def wait(self, slot: str, timeout: float | None, late: type[Exception]) -> None:
         """Wait for the protocol to wake ``slot`` ("reader" or "drained"); ``late`` after
         ``timeout`` seconds."""
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         waiter: asyncio.Future[None] = loop.create_future()
         setattr(self, slot, waiter)
 

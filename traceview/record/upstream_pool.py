@@ -82,10 +82,9 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
 
     def _reuse(self, origin: Origin) -> UpstreamConnection | None:
         idle = self._idle.get(origin)
-        now = asyncio.get_running_loop().time()
         while idle:
             conn = idle.pop()
-            if conn.closed or now - conn.idle_since > KEEPALIVE_S:
+            if conn.closed or conn.loop.time() - conn.idle_since > KEEPALIVE_S:
                 self._drop(conn)
                 continue
             return conn
@@ -99,7 +98,7 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
             self._drop(conn)
             return
         conn.begin(False)
-        conn.idle_since = asyncio.get_running_loop().time()
+        conn.idle_since = conn.loop.time()
         idle.append(conn)
 
     def _drop(self, conn: UpstreamConnection) -> None:
@@ -118,7 +117,7 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
             async with asyncio.timeout(timeout):
                 if proxy is None:
                     _, conn = await loop.create_connection(
-                        UpstreamConnection, name, port, ssl=tls,
+                        lambda: UpstreamConnection(loop), name, port, ssl=tls,
                         server_hostname=name if tls else None)
                 else:
                     conn = await self._via_proxy(proxy, name, port, tls)
@@ -135,7 +134,7 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
         loop = asyncio.get_running_loop()
         secure = ssl_context() if proxy.scheme == "https" else None
         _, conn = await loop.create_connection(
-            UpstreamConnection, proxy.hostname, proxy.port or (443 if secure else 80),
+            lambda: UpstreamConnection(loop), proxy.hostname, proxy.port or (443 if secure else 80),
             ssl=secure, server_hostname=proxy.hostname if secure else None)
         if tls is None:
             return conn
@@ -153,7 +152,7 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
             conn.transport.close()
             raise httpx2.ProxyError(f"the proxy answered CONNECT with {conn.status}")
         transport = await loop.start_tls(conn.transport, conn, tls, server_hostname=host)
-        fresh = UpstreamConnection()
+        fresh = UpstreamConnection(loop)
         fresh.connection_made(transport)
         transport.set_protocol(fresh)
         return fresh
