@@ -152,6 +152,8 @@ class UpstreamPool(httpx2.AsyncBaseTransport):
             conn.transport.close()
             raise httpx2.ProxyError(f"the proxy answered CONNECT with {conn.status}")
         transport = await loop.start_tls(conn.transport, conn, tls, server_hostname=host)
+        if transport is None:  # closed during the handshake
+            raise httpx2.ConnectError("the tunnel closed during the TLS handshake")
         fresh = UpstreamConnection(loop)
         fresh.connection_made(transport)
         transport.set_protocol(fresh)
