@@ -270,3 +270,18 @@ def test_a_body_cut_short_is_an_error_one_without_a_length_ends_at_close(head, e
     else:
         with pytest.raises(httpx2.RemoteProtocolError, match=re.escape(ending)):
             conn.ended()
+
+
+def test_the_answer_to_head_has_no_body_whatever_its_length_says(tmp_path):
+    # llhttp cannot be told a response answers HEAD: read as any other, this one would
+    # wait for 5 body bytes that never come; its connection is not reused after it.
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n"
+    upstream, _, accepted = _upstream(head, close_after=False)
+    with ProxyServer(tmp_path / "head.jsonl", upstream=upstream, timeout=5) as proxy, \
+            httpx2.Client() as http:
+        replies = [http.head(proxy.base_url + "/models") for _ in range(2)]
+    assert [(r.status_code, r.headers["content-length"], r.content) for r in replies] == [
+        (200, "5", b"")] * 2
+    assert len(accepted) == 2
+    assert [r.get("status_code") for r in read_records(tmp_path / "head.jsonl")[1::2]] == [
+        200, 200]

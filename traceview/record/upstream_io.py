@@ -73,6 +73,9 @@ class UpstreamConnection(asyncio.Protocol):
             self.fail(httpx2.RemoteProtocolError(f"the upstream's response is not HTTP/1.1: "
                                                  f"{exc}"))
             return
+        except httptools.HttpParserUpgrade:  # 101: the proxy never asks for another protocol
+            self.fail(httpx2.RemoteProtocolError("the upstream switched protocols"))
+            return
         if self.buffered > HIGH_WATER and not self.paused:
             self.paused = True
             self.transport.pause_reading()
