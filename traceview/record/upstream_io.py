@@ -47,6 +47,7 @@ class UpstreamConnection(asyncio.Protocol):
         """Ready for the next response; ``head_only`` for one with no body whatever its
         headers say (the answer to HEAD or to CONNECT: llhttp cannot be told)."""
         self.head_only = head_only
+        self.sent_whole = True  # the request went whole (an upload may be answered early)
         self.status = 0
         self.headers: list[tuple[bytes, bytes]] = []
         self.has_head = False  # a final (non-1xx) response's head is in
@@ -167,8 +168,8 @@ class UpstreamConnection(asyncio.Protocol):
         return True
 
     def reusable(self) -> bool:
-        return (self.complete and self.keep_alive and not self.head_only and not self.closed
-                and not self.body and not self.transport.is_closing())
+        return (self.complete and self.keep_alive and self.sent_whole and not self.head_only
+                and not self.closed and not self.body and not self.transport.is_closing())
 
     async def wait(self, slot: str, timeout: float | None, late: type[Exception]) -> None:
         """Wait for the protocol to wake ``slot`` ("reader" or "drained"); ``late`` after

@@ -190,8 +190,9 @@ async def _send(conn: UpstreamConnection, request: httpx2.Request, target: bytes
         return await _drained(conn, timeout)
     chunked = any(k.lower() == b"transfer-encoding" for k, _ in request.headers.raw)
     async for part in request.stream:  # type: ignore[union-attr]
-        if conn.closed or conn.has_head:
-            return  # the upstream answered (or hung up) before the upload ended
+        if conn.closed or conn.has_head:  # answered (or hung up on) before it ended
+            conn.sent_whole = False
+            return
         if part:
             conn.transport.write(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
             await _drained(conn, timeout)
