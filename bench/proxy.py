@@ -55,7 +55,7 @@ for line in sys.stdin:
 _PROXY = """
 import atexit, json, os, sys, time
 from traceview.record import proxy as p
-streams, events, pump = [], [], p.RecordingProxy._pump
+streams, events, pump, read_at = [], [], p.RecordingProxy._pump, [0.0]
 async def timed_pump(self, response, send):
     ex, got, each = response.extensions.get(getattr(p, "EXCHANGE_EXTENSION", "")), [], []
     if not getattr(ex, "stamped", False):  # not a stream, or a checkout without stamps
@@ -64,7 +64,9 @@ async def timed_pump(self, response, send):
         await send(message)
         if message.get("more_body"):
             got.append((time.perf_counter() - ex.arrived[-1]) * 1000)
-            each.extend(got[-1:] * message["body"].count(b"\\n\\n"))  # once per SSE event
+            # each event from the socket read that brought the last bytes in (read_at)
+            each.extend([(time.perf_counter() - read_at[0]) * 1000]
+                        * message["body"].count(b"\\n\\n"))
     await pump(self, response, timed)
     streams.append(got)
     events.append(each)
@@ -98,11 +100,12 @@ try:
             if "in" in mark:
                 mark["req"] = cpu() - mark.pop("in")
         pool._send = timed_send
-        hook(up.UpstreamConnection, "data_received",
-             lambda self, data: mark.setdefault("up", cpu()))
+        hook(up.UpstreamConnection, "data_received", lambda self, data: (
+            mark.setdefault("up", cpu()), read_at.__setitem__(0, time.perf_counter())))
     except ImportError:  # a checkout reading upstream through httpcore2
         hook(up._Stream, "_flush", sent)
-        hook(up._Buffered, "data_received", lambda self, data: mark.setdefault("up", cpu()))
+        hook(up._Buffered, "data_received", lambda self, data: (
+            mark.setdefault("up", cpu()), read_at.__setitem__(0, time.perf_counter())))
 except (ImportError, AttributeError):
     pass
 if "TV_BENCH_FWD" in os.environ:
@@ -395,10 +398,10 @@ def main() -> int:
         ("added per request, p50/p95 (≤ 1 / ≤ 5 ms)", [_spread(added[x], False) for x in labels]),
         *((f"in proxy, chunk arrival → sent, {c}: p50/p95/max (≤ 1 ms)",
            [_spread(v) for v in ins]) for c, _, ins in cases),
-        # a chunk carrying several events counted once per event: a proxy that hands on
-        # all that one read brought in one send has fewer, larger chunks than one that
-        # sends each event apart, and per chunk its few slow sends weigh more
-        *((f"in proxy, the same per event, {c}: p50/p95/max",
+        # per event, from the socket read that brought it: a proxy that hands on all one
+        # read brought in one send has fewer, larger chunks than one that sends each event
+        # apart (whose later events wait for the earlier sends, after their own stamps)
+        *((f"in proxy, per event, socket read → sent, {c}: p50/p95/max",
            [_spread(v) for v in evs]) for c, evs in zip([c for c, _, _ in cases], per_event,
                                                         strict=True)),
         *((f"at client, chunk after 1st byte − direct, {c}: p50/p95",
