@@ -62,7 +62,7 @@ async def timed_pump(self, response, send):
         return await pump(self, response, send)
     async def timed(message):
         await send(message)
-        if message.get("more_body"):
+        if message.get("more_body") and ex.arrived:  # none once past the body cap
             got.append((time.perf_counter() - ex.arrived[-1]) * 1000)
             # each event from the socket read that brought the last bytes in (read_at)
             each.extend([(time.perf_counter() - read_at[0]) * 1000]
