@@ -79,10 +79,12 @@ def test_an_upstream_certificate_not_valid_for_it_is_refused(trusted, host, why,
     assert read_records(out)[1]["error"]["type"] == "connection_error"
 
 
-def _upstream(answer: bytes, close_after: bool) -> tuple[str, threading.Event, list[int]]:
-    """A loopback upstream answering each request with ``answer`` (closing each connection
-    after it when ``close_after``, without saying so); ``closed`` is set once it has;
-    ``accepted`` counts connections."""
+def _upstream(answer: bytes, close_after: bool, answered: threading.Event | None = None,
+              ) -> tuple[str, threading.Event, list[int]]:
+    """A loopback upstream answering each request with ``answer`` as soon as it has its
+    head (closing each connection after it when ``close_after``, without saying so);
+    ``closed`` is set once it has, ``answered`` once it has answered; ``accepted`` counts
+    connections."""
     server = socket.create_server(("127.0.0.1", 0))
     closed, accepted = threading.Event(), []
 
@@ -104,6 +106,8 @@ def _upstream(answer: bytes, close_after: bool) -> tuple[str, threading.Event, l
                     if not data:
                         break
                     conn.sendall(answer)
+                    if answered is not None:
+                        answered.set()
                     if close_after:
                         break
             closed.set()
@@ -285,3 +289,26 @@ def test_the_answer_to_head_has_no_body_whatever_its_length_says(tmp_path):
     assert len(accepted) == 2
     assert [r.get("status_code") for r in read_records(tmp_path / "head.jsonl")[1::2]] == [
         200, 200]
+
+
+def test_an_upload_answered_before_it_ended_leaves_its_connection_unused(tmp_path,
+                                                                          monkeypatch):
+    # The upstream refuses a streamed upload at its head; what the proxy had not yet sent
+    # of the body is never sent, so the connection is mid-request: the next call must not
+    # go on it (the upstream would read it as the rest of the upload).
+    monkeypatch.setattr("traceview.record.proxy.STREAM_UPLOADS_ABOVE", 64 << 10)
+    answer = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 2\r\n\r\n{}"
+    answered = threading.Event()
+    upstream, _, accepted = _upstream(answer, close_after=False, answered=answered)
+    first = b"u" * (100 << 10)
+    with ProxyServer(tmp_path / "early.jsonl", upstream=upstream, timeout=10) as proxy:
+        host, port = proxy.sock.getsockname()[:2]
+        with socket.create_connection((host, port)) as client:
+            client.sendall(b"POST /v1/files HTTP/1.1\r\nhost: x\r\ntransfer-encoding: "
+                           b"chunked\r\n\r\n%x\r\n%s\r\n" % (len(first), first))
+            assert answered.wait(10)  # the upstream has answered; the upload goes on
+            client.sendall(b"4\r\nmore\r\n0\r\n\r\n")
+            assert client.recv(65536).startswith(b"HTTP/1.1 413")
+        with httpx2.Client() as http:
+            assert http.get(proxy.base_url + "/models").status_code == 413
+    assert len(accepted) == 2
