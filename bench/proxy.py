@@ -2,14 +2,14 @@
 
 The simulator and each proxy (this checkout's and each `--other DIR` checkout's) run in
 their own processes; this script calls direct, then through each proxy in turn, on
-keep-alive connections. Prints added latency per request (p50/p95); per stream chunk,
-inside the proxy its arrival to the send that hands it on (DESIGN.md: "forwarded within
-1 ms of arrival") and at the client its arrival after the first byte less direct's, for
-streams sent in a burst and paced `--gap-ms` apart; then `--clients` concurrent clients
-(rate, errors), the proxy's CPU per call (and how much of it is on the relay's path: before
-the request goes upstream, before the answer goes back) and per stream (from /proc: load
-inflates it far less than percentiles) and its RSS over `--rss-calls` more calls (it must
-stay flat).
+keep-alive connections. Prints added latency per request (p50/p95); per stream chunk (and
+per event), inside the proxy its arrival to the send that hands it on (DESIGN.md:
+"forwarded within 1 ms of arrival") and at the client its arrival after the first byte
+less direct's, for streams sent in a burst and paced `--gap-ms` apart; then `--clients`
+concurrent clients (rate, errors), the proxy's CPU per call (and how much of it is on the
+relay's path: before the request goes upstream, before the answer goes back) and per
+stream (from /proc: load inflates it far less than percentiles) and its RSS over
+`--rss-calls` more calls (it must stay flat).
 
     python bench/proxy.py                          # 1,000 calls each, 10,000 for RSS
     python bench/proxy.py --calls 300 --rss-calls 2000 --other /work/prev
@@ -55,17 +55,21 @@ for line in sys.stdin:
 _PROXY = """
 import atexit, json, os, sys, time
 from traceview.record import proxy as p
-streams, pump = [], p.RecordingProxy._pump
+streams, events, pump, read_at = [], [], p.RecordingProxy._pump, [0.0]
 async def timed_pump(self, response, send):
-    ex, got = response.extensions.get(getattr(p, "EXCHANGE_EXTENSION", "")), []
+    ex, got, each = response.extensions.get(getattr(p, "EXCHANGE_EXTENSION", "")), [], []
     if not getattr(ex, "stamped", False):  # not a stream, or a checkout without stamps
         return await pump(self, response, send)
     async def timed(message):
         await send(message)
-        if message.get("more_body"):
+        if message.get("more_body") and ex.arrived:  # none once past the body cap
             got.append((time.perf_counter() - ex.arrived[-1]) * 1000)
+            # each event from the socket read that brought the last bytes in (read_at)
+            each.extend([(time.perf_counter() - read_at[0]) * 1000]
+                        * message["body"].count(b"\\n\\n"))
     await pump(self, response, timed)
     streams.append(got)
+    events.append(each)
 p.RecordingProxy._pump = timed_pump
 # The proxy thread's CPU (thread_time: waits do not count) on the relay's path, per call:
 # client bytes in -> request handed upstream; upstream bytes in -> first body bytes handed
@@ -87,14 +91,26 @@ try:
         if data and not data.startswith(b"HTTP/") and "up" in mark and "req" in mark:
             path.append((mark.pop("req"), cpu() - mark.pop("up")))
     hook(H, "data_received", lambda self, data: mark.setdefault("in", cpu()))
-    hook(up._Stream, "_flush", sent)
-    hook(up._Buffered, "data_received", lambda self, data: mark.setdefault("up", cpu()))
     hook(ps._HeadJoined, "write", answered)
+    try:  # the request is handed upstream when _send returns (upstream_pool.py)
+        from traceview.record import upstream_pool as pool
+        send = pool._send
+        async def timed_send(*a):
+            await send(*a)
+            if "in" in mark:
+                mark["req"] = cpu() - mark.pop("in")
+        pool._send = timed_send
+        hook(up.UpstreamConnection, "data_received", lambda self, data: (
+            mark.setdefault("up", cpu()), read_at.__setitem__(0, time.perf_counter())))
+    except ImportError:  # a checkout reading upstream through httpcore2
+        hook(up._Stream, "_flush", sent)
+        hook(up._Buffered, "data_received", lambda self, data: (
+            mark.setdefault("up", cpu()), read_at.__setitem__(0, time.perf_counter())))
 except (ImportError, AttributeError):
     pass
 if "TV_BENCH_FWD" in os.environ:
     atexit.register(lambda: open(os.environ["TV_BENCH_FWD"], "w").write(
-        json.dumps({"streams": streams, "path": path})))
+        json.dumps({"streams": streams, "events": events, "path": path})))
 from traceview.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -368,8 +384,9 @@ def main() -> int:
                 proc.kill()
                 proc.wait()
     dumps = [orjson.loads((tmp / f"{x}.fwd").read_bytes()) for x in labels]
-    fwd = [d["streams"] for d in dumps]
-    inside = [[sum(f[a:b], []) for f in fwd] for a, b in ((0, ns.streams), (ns.streams, None))]
+    halves = ((0, ns.streams), (ns.streams, None))
+    inside = [[sum(d["streams"][a:b], []) for d in dumps] for a, b in halves]
+    per_event = [[sum(d["events"][a:b], []) for d in dumps] for a, b in halves]
     # the sequential plain calls after the warm-up, as in "added per request"
     on_path = [d["path"][50:50 + ns.calls * ns.repeat] for d in dumps]
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio (no [proxy] extra)"
@@ -381,6 +398,12 @@ def main() -> int:
         ("added per request, p50/p95 (≤ 1 / ≤ 5 ms)", [_spread(added[x], False) for x in labels]),
         *((f"in proxy, chunk arrival → sent, {c}: p50/p95/max (≤ 1 ms)",
            [_spread(v) for v in ins]) for c, _, ins in cases),
+        # per event, from the socket read that brought it: a proxy that hands on all one
+        # read brought in one send has fewer, larger chunks than one that sends each event
+        # apart (whose later events wait for the earlier sends, after their own stamps)
+        *((f"in proxy, per event, socket read → sent, {c}: p50/p95/max",
+           [_spread(v) for v in evs]) for c, evs in zip([c for c, _, _ in cases], per_event,
+                                                        strict=True)),
         *((f"at client, chunk after 1st byte − direct, {c}: p50/p95",
            [_spread(ch[x], False) for x in labels]) for c, (ch, _), _ in cases),
         ("proxy CPU per call", [f"{cpu[x]:.2f} ms" for x in labels]),

@@ -10,13 +10,17 @@ import pytest
 from traceview.cli import main
 
 
-def test_proxy_without_uvicorn_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("absent", ["uvicorn", "httptools"])
+def test_proxy_without_the_extra_names_it(absent: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # httptools parses the upstream's responses (record/upstream_io.py): the proxy needs it
+    # as it needs uvicorn, and says so rather than failing at its first request.
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "uvicorn" else real(name, *a))
+                        lambda name, *a: None if name == absent else real(name, *a))
     out = tmp_path / "trace.jsonl"
     assert main(["proxy", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "uvicorn is not installed" in err and "traceview[proxy]" in err
+    assert f"{absent} is not installed" in err and "traceview[proxy]" in err
     assert "Traceback" not in err and not out.exists()

@@ -1,6 +1,6 @@
-"""The proxy's upstream connections (record/upstream_io.py), as a client of the proxy sees
-them: TLS verified against the trusted certificates, a large body relayed whole, and an
-upstream that closes its idle connections.
+"""The proxy's upstream connections (record/upstream_io.py, upstream_pool.py), as a client
+of the proxy sees them: TLS verified against the trusted certificates, a large body relayed
+whole, an upstream that closes its idle connections, an outgoing proxy's tunnel.
 
 The simulator serves TLS on loopback with a test-only certificate (tests/fixtures/tls);
 the proxy trusts it through SSL_CERT_FILE, as a user behind a private CA would set it.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
 import ssl
 import threading
@@ -21,9 +22,8 @@ import openai
 import pytest
 
 from tests.record.conftest import API_KEY, read_records
-from traceview.record.proxy import upstream_transport
 from traceview.record.proxy_server import ProxyServer
-from traceview.record.upstream_io import HIGH_WATER, AsyncioBackend, _Buffered, _Stream
+from traceview.record.upstream_io import HIGH_WATER, UpstreamConnection
 from traceview.sim import SimServer
 
 TLS = Path(__file__).parents[1] / "fixtures" / "tls"
@@ -79,10 +79,12 @@ def test_an_upstream_certificate_not_valid_for_it_is_refused(trusted, host, why,
     assert read_records(out)[1]["error"]["type"] == "connection_error"
 
 
-def _upstream(answer: bytes, close_after: bool) -> tuple[str, threading.Event, list[int]]:
-    """A loopback upstream answering each request with ``answer`` (closing each connection
-    after it when ``close_after``, without saying so); ``closed`` is set once it has;
-    ``accepted`` counts connections."""
+def _upstream(answer: bytes, close_after: bool, answered: threading.Event | None = None,
+              ) -> tuple[str, threading.Event, list[int]]:
+    """A loopback upstream answering each request with ``answer`` as soon as it has its
+    head (closing each connection after it when ``close_after``, without saying so);
+    ``closed`` is set once it has, ``answered`` once it has answered; ``accepted`` counts
+    connections."""
     server = socket.create_server(("127.0.0.1", 0))
     closed, accepted = threading.Event(), []
 
@@ -104,6 +106,8 @@ def _upstream(answer: bytes, close_after: bool) -> tuple[str, threading.Event, l
                     if not data:
                         break
                     conn.sendall(answer)
+                    if answered is not None:
+                        answered.set()
                     if close_after:
                         break
             closed.set()
@@ -149,28 +153,78 @@ class _Socket:
         self.reading = True
 
 
+def _busy(transport: _Socket) -> UpstreamConnection:
+    """A connection on ``transport`` awaiting a response (its loop is never run)."""
+    loop = asyncio.new_event_loop()
+    loop.close()
+    conn = UpstreamConnection(loop)
+    conn.connection_made(transport)  # type: ignore[arg-type]
+    conn.busy = True
+    return conn
+
+
 def test_an_upstream_faster_than_the_client_is_held_back_not_buffered():
-    transport, proto = _Socket(), _Buffered()
-    stream = _Stream(transport, proto)
-    proto.data_received(b"x" * HIGH_WATER)
+    transport = _Socket()
+    conn = _busy(transport)
+    conn.data_received(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % (HIGH_WATER * 2))
+    conn.data_received(b"x" * HIGH_WATER)
     assert transport.reading
-    proto.data_received(b"y")  # past the mark: the socket is no longer read
+    conn.data_received(b"y")  # past the mark: the socket is no longer read
     assert not transport.reading
-    got = asyncio.run(stream.read(HIGH_WATER // 2))
-    assert got == b"x" * (HIGH_WATER // 2) and not transport.reading  # half still held
-    got = asyncio.run(stream.read(1))
-    assert got == b"x" and transport.reading  # below half: read again
-    assert len(proto.buffer) == HIGH_WATER // 2  # what is left, in order
+    got = conn.take_body()
+    assert got == b"x" * HIGH_WATER + b"y" and transport.reading  # in order, read again
+    assert not conn.ended()  # the rest of its length is still to come
 
 
-def test_the_proxys_upstream_pool_reads_through_upstream_io():
-    # httpx2 has no setting for it: should a release build its pool otherwise, the proxy
-    # would fall back to anyio's slower reads without a word; this says so.
-    for env_proxy in (None, "http://corp-proxy:3128"):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr("traceview.record.proxy.env_proxy", lambda upstream, p=env_proxy: p)
-            transport = upstream_transport("https://api.openai.com/v1")
-        assert isinstance(transport._pool._network_backend, AsyncioBackend)
+def _tunnel(seen: list[bytes]) -> str:
+    """A loopback outgoing proxy that serves CONNECT (each request head noted in ``seen``)
+    and then passes bytes both ways; its URL, with a user and password."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def pipe(a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                b.sendall(data)
+        with contextlib.suppress(OSError):
+            b.shutdown(socket.SHUT_WR)
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(65536)
+            seen.append(head)
+            host, _, port = head.split(b" ")[1].decode().rpartition(":")
+            upstream = socket.create_connection((host, int(port)))
+            conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            threading.Thread(target=pipe, args=(conn, upstream), daemon=True).start()
+            threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://me:s%40cret@127.0.0.1:{server.getsockname()[1]}"
+
+
+def test_a_tls_upstream_is_reached_through_the_outgoing_proxys_tunnel(tmp_path, monkeypatch):
+    # HTTPS_PROXY as a company network sets it (loopback never goes through one, so the
+    # proxy's choice is set directly): a CONNECT tunnel, its credentials sent, TLS inside.
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
+    seen: list[bytes] = []
+    tunnel = _tunnel(seen)
+    monkeypatch.setattr("traceview.record.proxy.env_proxy", lambda upstream: tunnel)
+    out = tmp_path / "tunnel.jsonl"
+    with _tls_sim() as upstream, ProxyServer(out, upstream=upstream) as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url, api_key=API_KEY, max_retries=0)
+        answers = [client.responses.create(model="gpt-4.1", input=f"Hi {n}") for n in range(2)]
+    assert [a.status for a in answers] == ["completed", "completed"]
+    port = upstream.rsplit(":", 1)[1].split("/")[0]
+    assert len(seen) == 1  # one tunnel, kept alive for both calls
+    assert seen[0].startswith(b"CONNECT 127.0.0.1:%s HTTP/1.1\r\n" % port.encode())
+    assert b"Proxy-Authorization: Basic bWU6c0BjcmV0\r\n" in seen[0]  # me:s@cret
+    assert [r.get("status_code") for r in read_records(out)[1::2]] == [200, 200]
 
 
 def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):
@@ -202,3 +256,59 @@ def test_a_request_and_a_response_each_cross_the_proxy_in_one_send(tmp_path):
     assert first_reads[0].endswith(b"\r\n\r\n" + body)
     assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and reply.endswith(b'\r\n\r\n{"ok":true}')
     assert [r["dir"] for r in read_records(tmp_path / "one.jsonl")] == ["req", "res"]
+
+
+@pytest.mark.parametrize(("head", "ending"), [
+    (b"content-length: 10\r\n", "(received 4 bytes, expected 10)"),
+    (b"transfer-encoding: chunked\r\n", "(incomplete chunked read)"),
+    (b"", None),  # no length, no chunks: the body ends where the upstream closes
+])
+def test_a_body_cut_short_is_an_error_one_without_a_length_ends_at_close(head, ending):
+    conn = _busy(_Socket())
+    body = b"4\r\nabcd\r\n" if b"chunked" in head else b"abcd"
+    conn.data_received(b"HTTP/1.1 200 OK\r\n" + head + b"\r\n" + body)
+    assert conn.take_body() == b"abcd" and not conn.ended()
+    conn.eof_received()
+    if ending is None:
+        assert conn.ended() and not conn.reusable()
+    else:
+        with pytest.raises(httpx2.RemoteProtocolError, match=re.escape(ending)):
+            conn.ended()
+
+
+def test_the_answer_to_head_has_no_body_whatever_its_length_says(tmp_path):
+    # llhttp cannot be told a response answers HEAD: read as any other, this one would
+    # wait for 5 body bytes that never come; its connection is not reused after it.
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\n"
+    upstream, _, accepted = _upstream(head, close_after=False)
+    with ProxyServer(tmp_path / "head.jsonl", upstream=upstream, timeout=5) as proxy, \
+            httpx2.Client() as http:
+        replies = [http.head(proxy.base_url + "/models") for _ in range(2)]
+    assert [(r.status_code, r.headers["content-length"], r.content) for r in replies] == [
+        (200, "5", b"")] * 2
+    assert len(accepted) == 2
+    assert [r.get("status_code") for r in read_records(tmp_path / "head.jsonl")[1::2]] == [
+        200, 200]
+
+
+def test_an_upload_answered_before_it_ended_leaves_its_connection_unused(tmp_path,
+                                                                          monkeypatch):
+    # The upstream refuses a streamed upload at its head; what the proxy had not yet sent
+    # of the body is never sent, so the connection is mid-request: the next call must not
+    # go on it (the upstream would read it as the rest of the upload).
+    monkeypatch.setattr("traceview.record.proxy.STREAM_UPLOADS_ABOVE", 64 << 10)
+    answer = b"HTTP/1.1 413 Payload Too Large\r\ncontent-length: 2\r\n\r\n{}"
+    answered = threading.Event()
+    upstream, _, accepted = _upstream(answer, close_after=False, answered=answered)
+    first = b"u" * (100 << 10)
+    with ProxyServer(tmp_path / "early.jsonl", upstream=upstream, timeout=10) as proxy:
+        host, port = proxy.sock.getsockname()[:2]
+        with socket.create_connection((host, port)) as client:
+            client.sendall(b"POST /v1/files HTTP/1.1\r\nhost: x\r\ntransfer-encoding: "
+                           b"chunked\r\n\r\n%x\r\n%s\r\n" % (len(first), first))
+            assert answered.wait(10)  # the upstream has answered; the upload goes on
+            client.sendall(b"4\r\nmore\r\n0\r\n\r\n")
+            assert client.recv(65536).startswith(b"HTTP/1.1 413")
+        with httpx2.Client() as http:
+            assert http.get(proxy.base_url + "/models").status_code == 413
+    assert len(accepted) == 2

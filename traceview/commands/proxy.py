@@ -104,9 +104,12 @@ def run(ns: argparse.Namespace) -> int:
     def visible(text: str) -> str:
         return _visible(redact_text(text))
 
-    if importlib.util.find_spec("uvicorn") is None:  # the [proxy] extra
-        print("traceview proxy: uvicorn is not installed: pip install 'traceview[proxy]' (in a "
-              "clone: .venv/bin/pip install -e '.[proxy]')", file=sys.stderr)
+    missing = [m for m in ("uvicorn", "httptools") if importlib.util.find_spec(m) is None]
+    if missing:  # the [proxy] extra: the listening side and the upstream's parser
+        print(f"traceview proxy: {' and '.join(missing)} "
+              f"{'is' if len(missing) == 1 else 'are'} not installed: pip install "
+              "'traceview[proxy]' (in a clone: .venv/bin/pip install -e '.[proxy]')",
+              file=sys.stderr)
         return 2
     upstream = ns.upstream or default_upstream()
     if not 0 <= ns.port <= 65535 or not ns.timeout > 0:

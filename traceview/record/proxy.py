@@ -2,9 +2,10 @@
 
 The application only changes its base URL (``OPENAI_BASE_URL=http://127.0.0.1:8080/v1``).
 This module is the ASGI application; the listening side is uvicorn (``proxy_server.py``),
-the upstream side is the same httpx2 stack the openai SDK uses, wrapped in the recorder's
-own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
-that writes a recorded SDK call: same records, same redaction, same whole-line writes.
+the upstream side a small keep-alive client whose responses httptools parses
+(``upstream_pool.py``), wrapped in the recorder's own :class:`AsyncRecordingTransport` — so
+a proxied exchange is written by exactly the code that writes a recorded SDK call: same
+records, same redaction, same whole-line writes.
 
 Request bodies are read whole (the record keeps their exact bytes), except large and
 multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
@@ -24,17 +25,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpcore2
 import httpx2
 
 from traceview.record.backlog import RecordBacklog
 from traceview.record.recorder import Recorder
-from traceview.record.transport import (
-    EXCHANGE_EXTENSION,
-    AsyncRecordingTransport,
-    _default_limits,
-)
-from traceview.record.upstream_io import AsyncioBackend
+from traceview.record.transport import EXCHANGE_EXTENSION, AsyncRecordingTransport
+from traceview.record.upstream_pool import UpstreamPool
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
@@ -156,17 +152,12 @@ def env_proxy(upstream: str) -> str | None:
     return proxy
 
 
-def upstream_transport(upstream: str) -> httpx2.AsyncHTTPTransport:
-    """The HTTP client side of the proxy: the SDK's pooling, the environment's outgoing
-    proxy (and its SSL_CERT_FILE), and connections read through :mod:`upstream_io`, whose
-    reads cost a paced stream's chunks less than anyio's (bench/proxy.py, CPU per stream).
-    httpx2 takes no network backend of its own, so the pool it built is given one; should
-    a later httpx2 build it otherwise, its default backend stays."""
-    transport = httpx2.AsyncHTTPTransport(limits=_default_limits(), proxy=env_proxy(upstream))
-    pool = getattr(transport, "_pool", None)
-    if isinstance(pool, httpcore2.AsyncConnectionPool):
-        pool._network_backend = AsyncioBackend()
-    return transport
+def upstream_transport(upstream: str) -> UpstreamPool:
+    """The HTTP client side of the proxy: keep-alive connections whose responses httptools
+    parses as they arrive (`upstream_pool.py`; h11 and httpcore2 were half the proxy's time
+    on the relay's path), through the environment's outgoing proxy, trusting what the SDK
+    trusts (SSL_CERT_FILE…)."""
+    return UpstreamPool(proxy=env_proxy(upstream))
 
 
 def _error_body(kind: str, message: str) -> bytes:
@@ -187,6 +178,7 @@ class RecordingProxy:
         self.timeout = timeout
         self._inner = inner
         self._transport: AsyncRecordingTransport | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._timeouts = {"connect": min(timeout, 10.0), "read": timeout, "write": timeout,
                           "pool": timeout}
         # This proxy's name in the Via header it adds upstream (RFC 9110 §7.6.3): a request
@@ -205,7 +197,8 @@ class RecordingProxy:
         The recorder's records go through a backlog of this loop (`backlog.py`).
         """
         if self._transport is None:
-            self.recorder.backlog = RecordBacklog(asyncio.get_running_loop())
+            self._loop = asyncio.get_running_loop()  # kept: asking again reads the pid
+            self.recorder.backlog = RecordBacklog(self._loop)
             inner = self._inner or upstream_transport(self.upstream)
             self._transport = AsyncRecordingTransport(self.recorder, inner)
         return self._transport
@@ -288,7 +281,8 @@ class RecordingProxy:
         watcher is started when the loop's current step ends, i.e. before the pump first
         waits; a body that is in whole (most answers) reaches the client first, and then
         no watcher is needed at all."""
-        me = asyncio.current_task()
+        loop = self._loop or asyncio.get_running_loop()
+        me = asyncio.current_task(loop)
         state = {"pumping": True, "cut": False}
         watchers: list[asyncio.Future[None]] = []
 
@@ -302,7 +296,7 @@ class RecordingProxy:
             watcher.add_done_callback(gone)
             watchers.append(watcher)
 
-        start = asyncio.get_running_loop().call_soon(watch)
+        start = loop.call_soon(watch)
         try:
             try:
                 await self._pump(response, send)

@@ -74,10 +74,7 @@ def _protocol() -> object:
     a body that stops arriving for BODY_GAP_S is closed too (its upstream request with it),
     unless the proxy itself paused reading it; and each response written through
     :class:`_HeadJoined`."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:  # httptools not installed: uvicorn's own choice
-        return "auto"
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadDeadline(HttpToolsProtocol):
         _head_timer = None
