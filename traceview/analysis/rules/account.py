@@ -336,8 +336,9 @@ _MODEL_ITEMS = frozenset({"function_call", "custom_tool_call", "reasoning", "web
 def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | None:
     """On a hosted turn: the tokens and count of the items before the last user message
     when they include model-produced ones (the history the provider already holds)."""
-    last_user = max((i for i, it in enumerate(items)
-                     if isinstance(it, dict) and it.get("role") == "user"), default=-1)
+    last_user = _last_user(items)
+    if last_user <= 0:  # nothing before it (a turn that sends only its new message)
+        return None
     before = [it for it in items[:last_user] if isinstance(it, dict)]
     if not any(it.get("role") == "assistant" or it.get("type") in _MODEL_ITEMS for it in before):
         return None
@@ -345,6 +346,16 @@ def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | 
     # belong to the first `last_user` items by walking both in order.
     tokens = _leading_tokens(item_comps, items, last_user)
     return (tokens, len(before)) if tokens else None
+
+
+def _last_user(items: list[Any]) -> int:
+    """The index of the last user message, -1 when there is none: looked for from the end,
+    where a turn's new message is."""
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if isinstance(item, dict) and item.get("role") == "user":
+            return i
+    return -1
 
 
 def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
