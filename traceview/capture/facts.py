@@ -6,7 +6,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 from __future__ import annotations
 
 from sys import intern
-from typing import Any
+from typing import Any, NamedTuple
 from zlib import crc32
 
 import orjson
@@ -155,6 +155,38 @@ def _tools(tools: Any) -> tuple[str, ...]:
     return shared(tuple(dict.fromkeys(intern(t) for t in types if type(t) is str)))
 
 
+class Offered(NamedTuple):
+    """What a request's `tools` say: the types offered, the function tools' names (None:
+    not listable, or no function tool) and a code-interpreter container's memory size."""
+
+    types: tuple[str, ...]
+    functions: tuple[str, ...] | None
+    container_memory: str | None
+
+
+_NO_TOOLS = Offered((), None, None)
+_OFFERED: dict[bytes, Offered] = {}
+_OFFERED_MAX = 1024
+
+
+def _offered(tools: Any) -> Offered:
+    """The `tools` read once per distinct list, keyed by its JSON bytes: a client sends
+    the same tool list on every turn, so the facts of each distinct one are made once a
+    process and shared."""
+    key = _dumps(tools)
+    found = _OFFERED.get(key)
+    if found is None:
+        types = _tools(tools)
+        listed = type(tools) is list
+        found = Offered(types,
+                        _function_names(tools) if listed and "function" in types else None,
+                        _container_memory(tools) if listed and "code_interpreter" in types
+                        else None)
+        if key and len(_OFFERED) < _OFFERED_MAX:
+            _OFFERED[key] = found
+    return found
+
+
 # `input` given as a string is one user message; its bytes as that item, without dumping it.
 _STR_ITEM_BYTES = len(orjson.dumps([{"role": "user", "content": ""}])) - 2
 
@@ -171,10 +203,10 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     model = intern(model) if type(model) is str and len(model) < 100 else None
     rb = recorded_bytes if type(recorded_bytes) is int else dumps_len(body)
     tools = g("tools")
-    tools_offered = _tools(tools) if tools else ()
+    offered = _offered(tools) if tools else _NO_TOOLS
     stream = g("stream") is True
     if api == "chat":
-        return _chat_request(model, rb, tools_offered, stream, body, tools)
+        return _chat_request(model, rb, offered, stream, body)
     conv = g("conversation")
     conv = (intern(conv) if conv else None) if type(conv) is str else conversation_of(conv)
     prev = g("previous_response_id")
@@ -203,8 +235,9 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = len(raw_items)
         # Only stateless turns are grouped by their first message.
         user_text, words, sig = _user_side(items, not chained)
+        new = _new_items(items)
         new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = \
-            _items(items, model)
+            _items(items, new, model)
         if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
             extra[UNHELD_ITEMS] = True
         if keys:
@@ -216,12 +249,10 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
                 and type(i.get("id")) is str] if b'"item_reference"' in raw_items else []
         if refs:
             extra["item_refs"] = tuple(refs)
-        if chained and items:
-            # History sent again on a chained turn: its bytes are not owned-state growth.
-            new = _new_items(items)
-            if len(new) < len(items):
-                # Their JSON less its brackets, plus the comma before the new items.
-                extra["resent_bytes"] = len(_dumps(items[: len(items) - len(new)])) - 1
+        if chained and len(new) < len(items):
+            # History sent again on a chained turn: its bytes are not owned-state growth;
+            # their JSON less its brackets, plus the comma before the new items.
+            extra["resent_bytes"] = len(_dumps(items[: len(items) - len(new)])) - 1
         if media:
             extra["media"] = media
             new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
@@ -239,10 +270,10 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
     if lineage is not None:
         extra[LINEAGE] = lineage
     f = RequestFacts(
-        api, model, conv, prev, include, tools_offered, rb, ib, count, new_tokens, user_text,
+        api, model, conv, prev, include, offered.types, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
         trunc if type(trunc) is str else None, stream, g("background") is True)
-    _request_common(f, g, tools, tools_offered, extra)
+    _request_common(f, g, offered, extra)
     return f
 
 
@@ -271,11 +302,11 @@ def answered_any(extra: dict[str, Any]) -> bool:
     return "answered" in extra
 
 
-def _items(items: list[Any], model: str | None) -> _Items:
-    """What a request's input items say: (estimated tokens of the new input, a compaction
-    item sent, a compaction trigger sent, compaction keys, call ids answered, non-text
-    parts of the new input, a `bare_reasoning` item sent)."""
-    new = _new_items(items)
+def _items(items: list[Any], new: list[Any], model: str | None) -> _Items:
+    """What a request's input items say (`new`: those the provider has not seen): (estimated
+    tokens of the new input, a compaction item sent, a compaction trigger sent, compaction
+    keys, call ids answered, non-text parts of the new input, a `bare_reasoning` item
+    sent)."""
     compaction_input = compaction_trigger = bare = False
     keys: list[str] = []
     answered: list[str] = []
@@ -329,7 +360,7 @@ def _function_names(tools: Any) -> tuple[str, ...] | None:
     return shared(tuple(names))
 
 
-def _request_common(f: RequestFacts, g: Any, tools: Any, offered: tuple[str, ...],
+def _request_common(f: RequestFacts, g: Any, offered: Offered,
                     extra: dict[str, Any]) -> None:
     """Facts both APIs' requests share: store, instructions, function names offered."""
     store = g("store")
@@ -339,11 +370,9 @@ def _request_common(f: RequestFacts, g: Any, tools: Any, offered: tuple[str, ...
     instr = g("instructions")
     if instr:
         f.instructions = True
-    if "function" in offered and type(tools) is list:
-        names = _function_names(tools)
-        if names is not None:
-            extra["functions"] = names
-    _billing_facts(g, tools, offered, extra)
+    if offered.functions is not None:
+        extra["functions"] = offered.functions
+    _billing_facts(g, offered, extra)
     if extra:
         f.extra = extra
 
@@ -353,7 +382,7 @@ def _request_common(f: RequestFacts, g: Any, tools: Any, offered: tuple[str, ...
 _ATTRIBUTION_KEYS = ("user", "safety_identifier")
 
 
-def _billing_facts(g: Any, tools: Any, offered: tuple[str, ...], extra: dict[str, Any]) -> None:
+def _billing_facts(g: Any, offered: Offered, extra: dict[str, Any]) -> None:
     """Kept in the request's `extra` only when set: most requests set none of them."""
     tier = g("service_tier")
     if type(tier) is str and tier and len(tier) < 40:
@@ -365,16 +394,23 @@ def _billing_facts(g: Any, tools: Any, offered: tuple[str, ...], extra: dict[str
         v = g(key)
         if type(v) is str and v:
             extra[key] = v[:256]
-    if "code_interpreter" in offered and type(tools) is list:
-        for t in tools:
-            box = t.get("container") if type(t) is dict and t.get("type") == \
-                "code_interpreter" else None
-            if type(box) is dict and type(box.get("memory_limit")) is str:
-                extra["container_memory"] = box["memory_limit"]
+    if offered.container_memory is not None:
+        extra["container_memory"] = offered.container_memory
 
 
-def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bool,
-                  body: dict[str, Any], raw_tools: Any) -> RequestFacts:
+def _container_memory(tools: list[Any]) -> str | None:
+    """The memory size the last code-interpreter tool asks its container for, if any."""
+    memory = None
+    for t in tools:
+        box = t.get("container") if type(t) is dict and t.get("type") == \
+            "code_interpreter" else None
+        if type(box) is dict and type(box.get("memory_limit")) is str:
+            memory = box["memory_limit"]
+    return memory
+
+
+def _chat_request(model: str | None, rb: int, offered: Offered, stream: bool,
+                  body: dict[str, Any]) -> RequestFacts:
     g = body.get
     messages = g("messages")
     items = messages if isinstance(messages, list) else []
@@ -395,7 +431,7 @@ def _chat_request(model: str | None, rb: int, tools: tuple[str, ...], stream: bo
     if lineage is not None:
         extra[LINEAGE] = lineage
     f = RequestFacts(
-        "chat", model, None, None, (), tools, rb, len(raw_items), len(items),
+        "chat", model, None, None, (), offered.types, rb, len(raw_items), len(items),
         new_tokens, user_text, words, sig, stream=stream)
-    _request_common(f, g, raw_tools, tools, extra)
+    _request_common(f, g, offered, extra)
     return f

@@ -166,7 +166,7 @@ def _raw_queries(item: dict[str, Any]) -> list[str]:
 def _state(value: Any) -> str:
     if value is None:
         return "missing"
-    if isinstance(value, list | dict | str) and len(value) == 0:
+    if isinstance(value, (list, dict, str)) and len(value) == 0:
         return "empty"
     return "captured"
 

@@ -74,7 +74,7 @@ def _one_copy(value: T) -> T:
 
 
 def _number(value: Any) -> float | int | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return value
     return None
 

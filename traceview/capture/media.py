@@ -219,7 +219,7 @@ def _walk(obj: Any, model: str | None, found: list[dict[str, Any]], depth: int) 
             return
         for key in ("content", "output"):
             v = obj.get(key)
-            if isinstance(v, list | dict):
+            if isinstance(v, (list, dict)):
                 _walk(v, model, found, depth + 1)
     elif isinstance(obj, list):
         for v in obj:

@@ -329,7 +329,7 @@ def _started_at(body: Any, ts: Any, elapsed: int | None) -> int | None:
         created = body.get("created_at")
         if created is None:
             created = body.get("created")
-        if isinstance(created, int | float) and not isinstance(created, bool) and created > 0:
+        if isinstance(created, (int, float)) and not isinstance(created, bool) and created > 0:
             return int(created)
     if type(ts) is str and ts:
         try:

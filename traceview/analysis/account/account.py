@@ -121,7 +121,7 @@ def response_components(facts: RequestFacts, output_types: Iterable[str],
 def preamble_era(created: object) -> bool:
     """Whether a response created at `created` (seconds) carries the provider preamble:
     all `response_components` reads of its creation time."""
-    return isinstance(created, int | float) and 0 < created < _PREAMBLE_UNTIL
+    return isinstance(created, (int, float)) and 0 < created < _PREAMBLE_UNTIL
 
 
 def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 # Billed definition tokens where the tool was offered and not called (docs/input-account.md,
@@ -32,9 +33,11 @@ CALL_FRAMING: dict[tuple[str, str], int] = {
 _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
+@lru_cache(maxsize=256)
 def model_key(model: str | None) -> str:
     """The model's name without provider prefix or date snapshot: gpt-4.1-2025-04-14 ->
-    gpt-4.1 (gpt-4.1-mini stays itself)."""
+    gpt-4.1 (gpt-4.1-mini stays itself). Made once per model: every request that offers
+    a hosted tool asks."""
     return _DATED.sub("", (model or "").lower().rsplit("/", 1)[-1])
 
 

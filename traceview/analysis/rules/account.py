@@ -111,14 +111,11 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
     name = model or _str(body.get("model"))
     part = request_part(body, name, "POST /v1/chat/completions" if chat else "POST /v1/responses",
                         item_tokens)
-    comps = part.components
     items = body.get("input")
-    hosted = any(c.component == "carried" for c in comps)
-    item_comps = [c for c in comps if c.component not in _APART and c.component not in STATIC]
+    lines, item_comps, hosted = _shared_lines(part.components, pool)
     unknown_item = next((c for c in item_comps if c.tokens is None), None)
     items_sum = None if unknown_item is not None else sum(
         c.tokens for c in item_comps if c.tokens is not None)
-    lines = tuple(pool.setdefault(line, line) for line in map(_line, comps))
     return Half(pool.setdefault(part.facts, part.facts), chat, lines, hosted, items_sum,
                 _why(unknown_item) if unknown_item is not None else None,
                 _resent(item_comps, items) if hosted and isinstance(items, list) else None,
@@ -126,8 +123,23 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
                 framing_for(name, CHAT if chat else RESPONSES).message - 1)
 
 
-def _line(c: Component) -> Line:
-    return _unnamed(c.reason) if c.component == "carried" else c
+def _shared_lines(comps: tuple[Component, ...], pool: dict[Any, Any]
+                  ) -> tuple[tuple[Line, ...], list[Component], bool]:
+    """In one pass over the request's components: its lines, each one shared through
+    `pool` (a carried line without its handle), the input items' lines among them, and
+    whether one is carried (a hosted turn)."""
+    lines: list[Line] = []
+    item_comps: list[Component] = []
+    hosted = False
+    for c in comps:
+        kind = c.component
+        if kind == "carried":
+            hosted = True
+            c = _unnamed(c.reason)
+        elif kind not in _APART and kind not in STATIC:
+            item_comps.append(c)
+        lines.append(pool.setdefault(c, c))
+    return tuple(lines), item_comps, hosted
 
 
 @lru_cache(maxsize=8)
@@ -324,8 +336,9 @@ _MODEL_ITEMS = frozenset({"function_call", "custom_tool_call", "reasoning", "web
 def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | None:
     """On a hosted turn: the tokens and count of the items before the last user message
     when they include model-produced ones (the history the provider already holds)."""
-    last_user = max((i for i, it in enumerate(items)
-                     if isinstance(it, dict) and it.get("role") == "user"), default=-1)
+    last_user = _last_user(items)
+    if last_user <= 0:  # nothing before it (a turn that sends only its new message)
+        return None
     before = [it for it in items[:last_user] if isinstance(it, dict)]
     if not any(it.get("role") == "assistant" or it.get("type") in _MODEL_ITEMS for it in before):
         return None
@@ -333,6 +346,16 @@ def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | 
     # belong to the first `last_user` items by walking both in order.
     tokens = _leading_tokens(item_comps, items, last_user)
     return (tokens, len(before)) if tokens else None
+
+
+def _last_user(items: list[Any]) -> int:
+    """The index of the last user message, -1 when there is none: looked for from the end,
+    where a turn's new message is."""
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if isinstance(item, dict) and item.get("role") == "user":
+            return i
+    return -1
 
 
 def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
