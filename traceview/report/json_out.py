@@ -130,9 +130,8 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
         if values is analysis.turns:  # the longest list: rows straight from the columns
             yield from _in_parts(len(values), partial(_turn_part, values, explain, indent),
                                  forks)
-        elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
-            lists = _LongLists()
-            yield from _items(values.dicts(lists), _same, indent, lists=lists)
+        elif hasattr(values, "dicts"):  # the objects' listing: a stored response a turn
+            yield from _in_parts(len(values), partial(_object_part, values, indent), forks)
         elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
             yield from _in_parts(len(values), partial(_dict_part, values, indent,
                                                       CONVERSATIONS), forks)
@@ -185,6 +184,11 @@ def _part(span: tuple[int, int]) -> bytes:
 def _turn_part(turns: Sequence[Any], explain: bool, indent: bytes,
                start: int, stop: int) -> Iterator[bytes]:
     return _items(_turn_rows(turns[start:stop], explain), _same, indent)
+
+
+def _object_part(listing: Any, indent: bytes, start: int, stop: int) -> Iterator[bytes]:
+    lists = _LongLists()
+    return _items(listing.dicts(lists, start, stop), _same, indent, lists=lists)
 
 
 def _dict_part(values: Sequence[Any], indent: bytes, batch_size: int,

@@ -10,11 +10,11 @@ its storage fee. The pass that builds it is analysis/hosted/inventory.py.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from traceview.analysis.by_index import finder
@@ -272,7 +272,8 @@ class ResponseRows:
 
 
 class _Listing:
-    """The inventory's list, made on demand: whole objects merged with response rows."""
+    """The inventory's list, made on demand: whole objects merged with response rows. A
+    range of it is made alone (`dicts(start, stop)`): the report's writers each write one."""
 
     def __init__(self, full: list[ProviderObject], rows: ResponseRows | None) -> None:
         self._full = full
@@ -284,25 +285,54 @@ class _Listing:
     def __bool__(self) -> bool:
         return len(self) > 0
 
+    @cached_property
+    def _order(self) -> list[ProviderObject | int]:
+        """The listing in order: each whole object, and each response row by its row
+        number. A whole object goes before the rows that sort after it (`order`); only a
+        whole response needs the rows searched for its place."""
+        rows = self._rows
+        if not rows:
+            return list(self._full)
+        out: list[ProviderObject | int] = []
+        taken = 0
+        for o in self._full:
+            at = _rows_before(o, rows)
+            out.extend(range(taken, at))
+            out.append(o)
+            taken = max(taken, at)
+        out.extend(range(taken, len(rows)))
+        return out
+
     def __iter__(self) -> Iterator[ProviderObject]:
-        if not self._rows:
-            return iter(self._full)
-        full = self._full
-        responses = [o for o in full if o.kind == "response"]
-        if responses:
-            return heapq.merge(full, self._rows, key=order)
-        # No whole response to interleave: the rows sit between the kinds before and after.
-        n = sum(1 for o in full if o.kind == "conversation")
-        return itertools.chain(full[:n], self._rows, full[n:])
+        return self.part(0, len(self))
+
+    def part(self, start: int, stop: int) -> Iterator[ProviderObject]:
+        """Objects [start, stop) of the listing (a response row made whole only here)."""
+        return map(self._made, self._order[start:stop])
+
+    def _made(self, entry: ProviderObject | int) -> ProviderObject:
+        if isinstance(entry, ProviderObject):
+            return entry
+        assert self._rows is not None  # a row number: there are rows
+        return self._rows.whole(entry)
 
     def dicts(self, turns_as: Callable[[array[int]], Any] | None = None,
-              ) -> Iterator[dict[str, Any]]:
+              start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
         """Each object's `to_dict(turns_as)`, in the listing's order (what a report
-        writes)."""
-        return (o.to_dict(turns_as) for o in self)
+        writes), of objects [start, stop)."""
+        return (o.to_dict(turns_as) for o in self.part(start, len(self) if stop is None else stop))
 
     def __getitem__(self, i: int) -> ProviderObject:
-        return list(self)[i]
+        return self._made(self._order[i])
+
+
+def _rows_before(o: ProviderObject, rows: ResponseRows) -> int:
+    """How many response rows the listing puts before whole object `o`: none before a
+    kind listed before responses, all before one listed after, and among responses those
+    whose place (`order`) sorts before its own (a tie: the whole object first)."""
+    if o.kind != "response":
+        return 0 if KINDS.index(o.kind) < KINDS.index("response") else len(rows)
+    return bisect_left(range(len(rows)), order(o), key=lambda r: order(rows.whole(r)))
 
 
 _NAN = float("nan")
