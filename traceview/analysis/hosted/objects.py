@@ -14,7 +14,6 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from functools import cached_property
 from typing import Any
 
 from traceview.analysis.by_index import finder
@@ -267,47 +266,27 @@ class ResponseRows:
         o.turns.append(t.index)
         return o
 
-    def __iter__(self) -> Iterator[ProviderObject]:
-        return (self.whole(r) for r in range(len(self.index)))
-
 
 class _Listing:
-    """The inventory's list, made on demand: whole objects merged with response rows. A
-    range of it is made alone (`dicts(start, stop)`): the report's writers each write one."""
+    """The inventory's list: whole objects merged with response rows, laid out when made
+    (before a report's writers fork: each then makes its own range, `dicts(start, stop)`);
+    a row is made a whole object only when listed."""
 
     def __init__(self, full: list[ProviderObject], rows: ResponseRows | None) -> None:
-        self._full = full
         self._rows = rows
+        self._order = _laid_out(full, rows) if rows else list(full)
 
     def __len__(self) -> int:
-        return len(self._full) + (len(self._rows) if self._rows is not None else 0)
+        return len(self._order)
 
     def __bool__(self) -> bool:
         return len(self) > 0
-
-    @cached_property
-    def _order(self) -> list[ProviderObject | int]:
-        """The listing in order: each whole object, and each response row by its row
-        number. A whole object goes before the rows that sort after it (`order`); only a
-        whole response needs the rows searched for its place."""
-        rows = self._rows
-        if not rows:
-            return list(self._full)
-        out: list[ProviderObject | int] = []
-        taken = 0
-        for o in self._full:
-            at = _rows_before(o, rows)
-            out.extend(range(taken, at))
-            out.append(o)
-            taken = max(taken, at)
-        out.extend(range(taken, len(rows)))
-        return out
 
     def __iter__(self) -> Iterator[ProviderObject]:
         return self.part(0, len(self))
 
     def part(self, start: int, stop: int) -> Iterator[ProviderObject]:
-        """Objects [start, stop) of the listing (a response row made whole only here)."""
+        """Objects [start, stop) of the listing."""
         return map(self._made, self._order[start:stop])
 
     def _made(self, entry: ProviderObject | int) -> ProviderObject:
@@ -326,13 +305,26 @@ class _Listing:
         return self._made(self._order[i])
 
 
-def _rows_before(o: ProviderObject, rows: ResponseRows) -> int:
-    """How many response rows the listing puts before whole object `o`: none before a
-    kind listed before responses, all before one listed after, and among responses those
-    whose place (`order`) sorts before its own (a tie: the whole object first)."""
-    if o.kind != "response":
-        return 0 if KINDS.index(o.kind) < KINDS.index("response") else len(rows)
-    return bisect_left(range(len(rows)), order(o), key=lambda r: order(rows.whole(r)))
+def _laid_out(full: list[ProviderObject], rows: ResponseRows) -> list[ProviderObject | int]:
+    """The listing in order (`order`): each whole object, and each response row by its
+    row number. A kind listed before responses goes before every row, one listed after
+    them after every row; a whole response goes before the rows whose place is not
+    before its own (a tie: the whole object first), which are then placed once."""
+    response = KINDS.index("response")
+    places: list[tuple[int, int, str]] = []
+    out: list[ProviderObject | int] = []
+    taken = 0
+    for o in full:
+        kind = KINDS.index(o.kind)
+        if kind == response and not places:
+            places = [order(rows.whole(r)) for r in range(len(rows))]
+        at = bisect_left(places, order(o)) if kind == response else (
+            0 if kind < response else len(rows))
+        out.extend(range(taken, at))
+        out.append(o)
+        taken = max(taken, at)
+    out.extend(range(taken, len(rows)))
+    return out
 
 
 _NAN = float("nan")
