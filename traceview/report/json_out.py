@@ -107,8 +107,8 @@ _VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
 # until its turn, and copied on the way: two batches a part made the parts in flight the
 # report's peak).
 ROWS_A_PART = BATCH
-# How `_part` writes the items [start, stop) of each list, by its placeholder (set before
-# the workers fork, inherited by them).
+# How `_part` writes the items [start, stop) of each list in a worker, by its placeholder
+# (set before the workers fork, inherited by them; only while they write).
 _WRITERS: dict[bytes, Callable[[int, int], Iterable[bytes]]] = {}
 Piece = bytes | tuple[bytes, int, int]  # the document's own bytes, or a list's part
 
@@ -133,13 +133,11 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
     pieces = list(_pieces(rest, {m: (n, depth) for m, (n, depth, _) in lists.items()}))
     # A large capture's lists are written by forked workers, all by one pool.
     forks = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
-    _WRITERS.update((m, write) for m, (_, _, write) in lists.items())
-    try:
-        with closing(_parts([p for p in pieces if type(p) is tuple], forks)) as parts:
-            for piece in pieces:
-                yield piece if type(piece) is bytes else next(parts)
-    finally:
-        _WRITERS.clear()
+    writers = {m: write for m, (_, _, write) in lists.items()}
+    tasks = [p for p in pieces if type(p) is tuple]
+    with closing(_parts(tasks, writers, forks)) as parts:
+        for piece in pieces:
+            yield piece if type(piece) is bytes else next(parts)
 
 
 def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]:
@@ -162,21 +160,29 @@ def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]
         yield b"\n" + b"  " * depth + b"]" if n else b"]"
 
 
-def _parts(tasks: list[tuple[bytes, int, int]], forks: bool) -> Generator[bytes, None, None]:
-    """Each part's bytes, in order; with `forks`, written by forked workers (capture/
-    parallel.py `inherited`): the analysis is in their memory already. The turns' rows
-    are most of the writer's work, a conversation's carried context is ~6 kB of JSON, a
-    stored response is an object to list, and a verdict's hash reads its conversation's
-    input again (and loads OpenSSL, megabytes of memory this process then need not
-    hold)."""
-    if forks:
+def _parts(tasks: list[tuple[bytes, int, int]],
+           writers: dict[bytes, Callable[[int, int], Iterable[bytes]]],
+           forks: bool) -> Generator[bytes, None, None]:
+    """Each part's bytes, in order, `writers[marker](start, stop)` writing it; with
+    `forks`, in forked workers (capture/parallel.py `inherited`): the analysis is in their
+    memory already. The turns' rows are most of the writer's work, a conversation's
+    carried context is ~6 kB of JSON, a stored response is an object to list, and a
+    verdict's hash reads its conversation's input again (and loads OpenSSL, megabytes of
+    memory this process then need not hold)."""
+    if not forks:
+        for marker, start, stop in tasks:
+            yield b"".join(writers[marker](start, stop))
+        return
+    _WRITERS.update(writers)
+    try:
         yield from inherited(_part, tasks, workers())
-    else:
-        yield from map(_part, tasks)
+    finally:
+        _WRITERS.clear()
 
 
 def _part(task: tuple[bytes, int, int]) -> bytes:
-    """Items [start, stop) of the list `marker` names (in a worker, or here)."""
+    """Items [start, stop) of the list `marker` names, in a worker (or here when none
+    could take it)."""
     marker, start, stop = task
     return b"".join(_WRITERS[marker](start, stop))
 
