@@ -137,7 +137,10 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
     tasks = [p for p in pieces if type(p) is tuple]
     with closing(_parts(tasks, writers, forks)) as parts:
         for piece in pieces:
-            yield piece if type(piece) is bytes else next(parts)
+            if type(piece) is bytes:
+                yield piece
+            else:
+                yield from next(parts)
 
 
 def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]:
@@ -162,20 +165,22 @@ def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]
 
 def _parts(tasks: list[tuple[bytes, int, int]],
            writers: dict[bytes, Callable[[int, int], Iterable[bytes]]],
-           forks: bool) -> Generator[bytes, None, None]:
-    """Each part's bytes, in order, `writers[marker](start, stop)` writing it; with
-    `forks`, in forked workers (capture/parallel.py `inherited`): the analysis is in their
-    memory already. The turns' rows are most of the writer's work, a conversation's
+           forks: bool) -> Generator[Iterable[bytes], None, None]:
+    """Each part's chunks, in order, `writers[marker](start, stop)` writing it (here:
+    streamed, a long turn list a slice at a time); with `forks`, each part whole from a
+    forked worker (capture/parallel.py `inherited`): the analysis is in their memory
+    already. The turns' rows are most of the writer's work, a conversation's
     carried context is ~6 kB of JSON, a stored response is an object to list, and a
     verdict's hash reads its conversation's input again (and loads OpenSSL, megabytes of
     memory this process then need not hold)."""
     if not forks:
         for marker, start, stop in tasks:
-            yield b"".join(writers[marker](start, stop))
+            yield writers[marker](start, stop)
         return
     _WRITERS.update(writers)
     try:
-        yield from inherited(_part, tasks, workers())
+        for part in inherited(_part, tasks, workers()):
+            yield (part,)
     finally:
         _WRITERS.clear()
 
