@@ -60,3 +60,24 @@ def test_without_explain_a_turn_keeps_everything_but_its_sentences() -> None:
     assert plain == explained
     assert plain["turns"][2]["markers"] == ["deposit", "tool_offered_unused"]
     assert plain["turns"][2]["unexplained_tokens"] == 4001
+
+
+def test_two_documents_written_at_once_in_one_process_are_each_their_own() -> None:
+    """A library caller may stream two reports side by side (the placeholders carry one
+    nonce per process): each document writes its own lists."""
+    from traceview.report.json_out import iter_json
+
+    first = analyze(str(ROOT / "sample_traces/claims.jsonl"))
+    second = analyze(str(ROOT / "sample_traces/service_day.jsonl"))
+    streams = [iter_json(first), iter_json(second)]
+    written: list[list[bytes]] = [[], []]
+    while streams[0] is not None or streams[1] is not None:
+        for k, stream in enumerate(streams):
+            chunk = next(stream, None) if stream is not None else None
+            if chunk is None:
+                streams[k] = None
+            else:
+                written[k].append(chunk)
+    assert b"".join(written[0]) == render_json(first)
+    assert b"".join(written[1]) == render_json(second)
+    assert b"".join(written[0]) != b"".join(written[1])

@@ -168,11 +168,12 @@ import os, sys
 from traceview.report import json_out
 json_out.ROWS_A_PART = 1
 real = json_out._part
-def part(span):
-    if json_out._WRITE.func.__name__ == "_turn_part":  # the rows (not the verdict)
+MAIN = os.getpid()
+def part(task):
+    if json_out._WRITERS[task[0]].func.__name__ == "_turn_part":  # the rows (not the verdict)
         with open(sys.argv[3], "a") as log:
-            log.write(f"part {os.getpid()}\n")
-    return real(span)
+            log.write("here\n" if os.getpid() == MAIN else "worker\n")
+    return real(task)
 json_out._part = part
 from traceview.cli import main
 raise SystemExit(main(["report", "--format", "json", sys.argv[1], "--items", sys.argv[2]]))
@@ -194,9 +195,9 @@ def test_rows_written_by_forked_workers_carry_the_copys_count(tmp_path: Path) ->
                              capture_output=True, env=env, check=True)
         return out.stdout, log.read_text().split() if log.exists() else []
 
-    alone, none = run("1")
+    alone, here = run("1")
     shared, parts = run("2")
-    assert none == [] and parts.count("part") == 4  # one row a part, in the workers
+    assert here == [] and parts == ["worker"] * 4  # one row a part, in the workers
     assert shared == alone
     doc = json.loads(shared)
     assert [_carried(t) for t in doc["turns"]] == [

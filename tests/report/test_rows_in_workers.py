@@ -1,7 +1,7 @@
-"""A large capture's conversations, rows and fidelity verdicts are written in forked workers
-(report/json_out.py `_in_parts` through capture/parallel.py `inherited`): the document must
-be the one a single process writes, byte for byte, and the workers must all be gone
-afterwards.
+"""A large capture's conversations, rows, provider objects and fidelity verdicts are written
+in forked workers, all by one pool (report/json_out.py `_parts` through capture/parallel.py
+`inherited`): the document must be the one a single process writes, byte for byte, and
+the workers must all be gone afterwards.
 
 Each case runs `traceview report` in a fresh process (a test process may have threads,
 and then nothing forks), with the row threshold at 0 and parts of 2 rows, so a sample of
@@ -30,11 +30,12 @@ real = json_out._part
 with open(LOG, "a") as f:
     f.write(f"main {os.getpid()}\n")
 
-def part(span):
+def part(task):
+    marker, start, _ = task
     with open(LOG, "a") as f:
-        listed = json_out._WRITE.args[0]  # the list a part is cut from: name its items
-        f.write(f"{os.getpid()} {type(listed[0]).__name__} {span[0]}\n")
-    return real(span)
+        listed = json_out._WRITERS[marker].args[0]  # the list a part is cut from: name its items
+        f.write(f"{os.getpid()} {type(listed[0]).__name__} {start}\n")
+    return real(task)
 
 json_out._part = part
 from traceview.cli import main
@@ -74,7 +75,8 @@ def test_rows_written_by_workers_are_the_one_process_document(tmp_path: Path,
     # Written by the worker processes, not the main one (how many of the workers took a
     # part is the scheduler's business: one may take them all on a busy machine).
     assert writers and main_pid not in writers
-    for written in ("ConversationReport", "TurnReport", "Verdict"):
+    assert main_pid not in {line.split()[0] for line in parts}  # every list's parts
+    for written in ("ConversationReport", "TurnReport", "ProviderObject", "Verdict"):
         starts = sorted(int(line.split()[2]) for line in parts if line.split()[1] == written)
         assert starts and starts == list(range(0, 2 * len(starts), 2))  # every part once
 

@@ -286,8 +286,9 @@ def _cost(b: Batch) -> list[Any]:
 @reads("input_account")
 def _input_account(b: Batch) -> list[Any]:
     handles = map(_handle, b.request("previous_response_id"), b.request("conversation_id"))
+    made: dict[Any, dict[str, Any]] = {}  # the batch's line dicts: most lines repeat
     return list(map(input_account, [b.cols] * b.n, b.rows, handles, b.count("expected_input"),
-                    b.index))
+                    b.index, [made] * b.n))
 
 
 def _handle(previous: str | None, conversation: str | None) -> str | None:

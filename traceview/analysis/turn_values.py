@@ -52,15 +52,17 @@ def carry_of(cols: TurnColumns, row: int, key: str, index: int) -> TurnCarry | N
 
 
 def input_account(cols: TurnColumns, row: int, handle: str | None, expected: int | None,
-                  index: int) -> list[dict[str, Any]] | None:
+                  index: int, made: dict[Any, dict[str, Any]] | None = None,
+                  ) -> list[dict[str, Any]] | None:
     """The turn's billed input itemised (rules/account.py), its carried line named by
-    `handle`; None when the request could not be read."""
+    `handle`; None when the request could not be read. `made`: the line dicts a batch of
+    rows shares (`report_lines`)."""
     found = cols.account(row)
     if found is None:
         return None
     lines, source = found
     copy = cols.carried_copy.get(index) if cols.carried_copy else None  # none: no lookup
-    return report_lines(lines, handle, expected, source, copy)
+    return report_lines(lines, handle, expected, source, copy, made)
 
 
 def context_value(context: dict[str, Any] | None, key: str) -> Any:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -96,95 +97,109 @@ def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:
     yield from _document(analysis, explain)
 
 
-# The lists that grow with the capture, streamed a batch at a time in place of a
-# placeholder: (placeholder, nesting depth of the list's key). A list dumped whole would
-# be the write's peak (every conversation's carried context, every verdict, at once).
+# The lists that grow with the capture, each streamed in place of its placeholder, a part
+# (`ROWS_A_PART` items) at a time. A list dumped whole would be the write's peak (every
+# conversation's carried context, every verdict, at once).
 _CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
 _VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
+# Items a part: whole batches, so the parts joined are the one-process document byte for
+# byte; a few hundred kB of JSON a part, a few parts in flight (each held by this process
+# until its turn, and copied on the way: two batches a part made the parts in flight the
+# report's peak).
+ROWS_A_PART = BATCH
+# How `_part` writes the items [start, stop) of each list in a worker, by its placeholder
+# (set before the workers fork, inherited by them; only while they write).
+_WRITERS: dict[bytes, Callable[[int, int], Iterable[bytes]]] = {}
+Piece = bytes | tuple[bytes, int, int]  # the document's own bytes, or a list's part
 
 
 def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
     fidelity = analysis.fidelity
-    streamed: dict[bytes, tuple[Any, int]] = {
-        orjson.dumps(_CONVERSATIONS): (analysis.conversations, 1),
-        orjson.dumps(_PLACEHOLDER): (analysis.turns, 1),
-        orjson.dumps(_OBJECTS): (analysis.objects.objects if analysis.objects else (), 2),
-        orjson.dumps(_VERDICTS): (fidelity.verdicts if fidelity else (), 2),
+    listing = analysis.objects.objects if analysis.objects else []
+    verdicts = fidelity.verdicts if fidelity else []
+    lists: dict[bytes, tuple[int, int, Callable[[int, int], Iterable[bytes]]]] = {
+        orjson.dumps(_CONVERSATIONS): (len(analysis.conversations), 1, partial(
+            _dict_part, analysis.conversations, b"  ", CONVERSATIONS)),
+        orjson.dumps(_PLACEHOLDER): (len(analysis.turns), 1, partial(
+            _turn_part, analysis.turns, explain, b"  ")),
+        orjson.dumps(_OBJECTS): (len(listing), 2, partial(_object_part, listing, b"    ")),
+        orjson.dumps(_VERDICTS): (len(verdicts), 2, partial(
+            _dict_part, verdicts, b"    ", BATCH)),
     }
     rest = _safe(orjson.dumps(
         analysis.to_report(turns=_PLACEHOLDER, objects=_OBJECTS,
                            conversations=_CONVERSATIONS, verdicts=_VERDICTS),
         option=orjson.OPT_INDENT_2))
-    # A large capture's conversations, rows and verdicts are written in forked workers
-    # (`_in_parts`).
+    pieces = list(_pieces(rest, {m: (n, depth) for m, (n, depth, _) in lists.items()}))
+    # A large capture's lists are written by forked workers, all by one pool.
     forks = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
+    writers = {m: write for m, (_, _, write) in lists.items()}
+    tasks = [p for p in pieces if type(p) is tuple]
+    with closing(_parts(tasks, writers, forks)) as parts:
+        for piece in pieces:
+            if type(piece) is bytes:
+                yield piece
+            else:
+                yield from next(parts)
+
+
+def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]:
+    """The document cut at its lists' placeholders (`lists`: each one's items and the
+    nesting depth of its key): its own bytes, and each list present as its parts
+    (placeholder, start, stop) between its brackets and commas."""
     while True:  # the placeholders in document order: those present, each once
-        found = [(rest.find(m), m) for m in streamed if m in rest]
+        found = [(rest.find(m), m) for m in lists if m in rest]
         if not found:
-            break
+            yield rest + b"\n"
+            return
         _, marker = min(found)
-        values, depth = streamed.pop(marker)
+        n, depth = lists.pop(marker)
         before, rest = rest.split(marker, 1)
         yield before + b"["
-        indent = b"  " * depth
-        if values is analysis.turns:  # the longest list: rows straight from the columns
-            yield from _in_parts(len(values), partial(_turn_part, values, explain, indent),
-                                 forks)
-        elif hasattr(values, "dicts"):  # the objects' listing: dicts made without objects
-            lists = _LongLists()
-            yield from _items(values.dicts(lists), _same, indent, lists=lists)
-        elif values is analysis.conversations:  # each one's carried context: ~6 kB of JSON
-            yield from _in_parts(len(values), partial(_dict_part, values, indent,
-                                                      CONVERSATIONS), forks)
-        else:  # the verdicts: a hash each of some, over a conversation's input read again
-            yield from _in_parts(len(values), partial(_dict_part, values, indent, BATCH),
-                                 forks)
-        yield b"\n" + indent + b"]" if values else b"]"
-    yield rest + b"\n"
-
-
-# Items a worker writes a task: whole batches, so the parts joined are the one-process
-# document byte for byte; a few hundred kB of JSON a part, a few parts in flight (each
-# held by this process until its turn, and copied on the way: two batches a part made the
-# parts in flight the report's peak).
-ROWS_A_PART = BATCH
-# What `_part` writes in a worker: the items [start, stop) of the list being written (set
-# before the workers fork, inherited by them).
-_WRITE: Callable[[int, int], Iterable[bytes]] | None = None
-
-
-def _in_parts(n: int, write: Callable[[int, int], Iterable[bytes]],
-              forks: bool) -> Iterator[bytes]:
-    """A list's `n` items as `_items` writes them, `write(start, stop)` a range of them;
-    with `forks`, a range at a time in forked workers (capture/parallel.py `inherited`):
-    the analysis is in their memory already. The turns' rows are most of the writer's
-    work, a conversation's carried context is ~6 kB of JSON, and a verdict's hash reads
-    its conversation's input again (and loads OpenSSL, megabytes of memory this process
-    then need not hold)."""
-    if not forks:
-        yield from write(0, n)
-        return
-    global _WRITE
-    _WRITE = write
-    try:
-        spans = [(start, min(start + ROWS_A_PART, n)) for start in range(0, n, ROWS_A_PART)]
-        for k, part in enumerate(inherited(_part, spans, workers())):
-            if k:
+        for start in range(0, n, ROWS_A_PART):
+            if start:
                 yield b","
-            yield part
+            yield marker, start, min(start + ROWS_A_PART, n)
+        yield b"\n" + b"  " * depth + b"]" if n else b"]"
+
+
+def _parts(tasks: list[tuple[bytes, int, int]],
+           writers: dict[bytes, Callable[[int, int], Iterable[bytes]]],
+           forks: bool) -> Generator[Iterable[bytes], None, None]:
+    """Each part's chunks, in order, `writers[marker](start, stop)` writing it (here:
+    streamed, a long turn list a slice at a time); with `forks`, each part whole from a
+    forked worker (capture/parallel.py `inherited`): the analysis is in their memory
+    already. The turns' rows are most of the writer's work, a conversation's
+    carried context is ~6 kB of JSON, a stored response is an object to list, and a
+    verdict's hash reads its conversation's input again (and loads OpenSSL, megabytes of
+    memory this process then need not hold)."""
+    if not forks:
+        for marker, start, stop in tasks:
+            yield writers[marker](start, stop)
+        return
+    _WRITERS.update(writers)
+    try:
+        for part in inherited(_part, tasks, workers()):
+            yield (part,)
     finally:
-        _WRITE = None
+        _WRITERS.clear()
 
 
-def _part(span: tuple[int, int]) -> bytes:
-    """Items [start, stop) of the list being written (in a worker, or here)."""
-    assert _WRITE is not None
-    return b"".join(_WRITE(*span))
+def _part(task: tuple[bytes, int, int]) -> bytes:
+    """Items [start, stop) of the list `marker` names, in a worker (or here when none
+    could take it)."""
+    marker, start, stop = task
+    return b"".join(_WRITERS[marker](start, stop))
 
 
 def _turn_part(turns: Sequence[Any], explain: bool, indent: bytes,
                start: int, stop: int) -> Iterator[bytes]:
     return _items(_turn_rows(turns[start:stop], explain), _same, indent)
+
+
+def _object_part(listing: Any, indent: bytes, start: int, stop: int) -> Iterator[bytes]:
+    lists = _LongLists()
+    return _items(listing.dicts(lists, start, stop), _same, indent, lists=lists)
 
 
 def _dict_part(values: Sequence[Any], indent: bytes, batch_size: int,

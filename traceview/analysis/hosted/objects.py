@@ -10,9 +10,8 @@ its storage fee. The pass that builds it is analysis/hosted/inventory.py.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -267,42 +266,65 @@ class ResponseRows:
         o.turns.append(t.index)
         return o
 
-    def __iter__(self) -> Iterator[ProviderObject]:
-        return (self.whole(r) for r in range(len(self.index)))
-
 
 class _Listing:
-    """The inventory's list, made on demand: whole objects merged with response rows."""
+    """The inventory's list: whole objects merged with response rows, laid out when made
+    (before a report's writers fork: each then makes its own range, `dicts(start, stop)`);
+    a row is made a whole object only when listed."""
 
     def __init__(self, full: list[ProviderObject], rows: ResponseRows | None) -> None:
-        self._full = full
         self._rows = rows
+        self._order = _laid_out(full, rows) if rows else list(full)
 
     def __len__(self) -> int:
-        return len(self._full) + (len(self._rows) if self._rows is not None else 0)
+        return len(self._order)
 
     def __bool__(self) -> bool:
         return len(self) > 0
 
     def __iter__(self) -> Iterator[ProviderObject]:
-        if not self._rows:
-            return iter(self._full)
-        full = self._full
-        responses = [o for o in full if o.kind == "response"]
-        if responses:
-            return heapq.merge(full, self._rows, key=order)
-        # No whole response to interleave: the rows sit between the kinds before and after.
-        n = sum(1 for o in full if o.kind == "conversation")
-        return itertools.chain(full[:n], self._rows, full[n:])
+        return self.part(0, len(self))
+
+    def part(self, start: int, stop: int) -> Iterator[ProviderObject]:
+        """Objects [start, stop) of the listing."""
+        return map(self._made, self._order[start:stop])
+
+    def _made(self, entry: ProviderObject | int) -> ProviderObject:
+        if isinstance(entry, ProviderObject):
+            return entry
+        assert self._rows is not None  # a row number: there are rows
+        return self._rows.whole(entry)
 
     def dicts(self, turns_as: Callable[[array[int]], Any] | None = None,
-              ) -> Iterator[dict[str, Any]]:
+              start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
         """Each object's `to_dict(turns_as)`, in the listing's order (what a report
-        writes)."""
-        return (o.to_dict(turns_as) for o in self)
+        writes), of objects [start, stop)."""
+        return (o.to_dict(turns_as) for o in self.part(start, len(self) if stop is None else stop))
 
     def __getitem__(self, i: int) -> ProviderObject:
-        return list(self)[i]
+        return self._made(self._order[i])
+
+
+def _laid_out(full: list[ProviderObject], rows: ResponseRows) -> list[ProviderObject | int]:
+    """The listing in order (`order`): each whole object, and each response row by its
+    row number. A kind listed before responses goes before every row, one listed after
+    them after every row; a whole response goes before the rows whose place is not
+    before its own (a tie: the whole object first), which are then placed once."""
+    response = KINDS.index("response")
+    places: list[tuple[int, int, str]] = []
+    out: list[ProviderObject | int] = []
+    taken = 0
+    for o in full:
+        kind = KINDS.index(o.kind)
+        if kind == response and not places:
+            places = [order(rows.whole(r)) for r in range(len(rows))]
+        at = bisect_left(places, order(o)) if kind == response else (
+            0 if kind < response else len(rows))
+        out.extend(range(taken, at))
+        out.append(o)
+        taken = max(taken, at)
+    out.extend(range(taken, len(rows)))
+    return out
 
 
 _NAN = float("nan")

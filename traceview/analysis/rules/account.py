@@ -296,18 +296,21 @@ _BY_DIFFERENCE = ("the conversation kept on the provider's side, sized by differ
 
 
 def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | None,
-                 source: int | None, copy: CarriedCount | None = None) -> list[dict[str, Any]]:
+                 source: int | None, copy: CarriedCount | None = None,
+                 made: dict[Line, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The report's `input_account`: each line as a dict, the carried line named by the
     turn's handle and, when the expected input is known and every other line is too,
     sized by difference (what is left of the expected input: estimated); `copy`: counted
-    instead from a provider copy's items (analysis/account/carried.py)."""
-    out = [{"component": c, "name": n, "tokens": t, "basis": b, "source_turn": s, "reason": r}
-           for c, n, t, b, s, r in lines]
+    instead from a provider copy's items (analysis/account/carried.py). `made`: the dicts
+    of the lines met so far (a batch of rows: turns repeat most lines), each shared by
+    the rows that hold its line; the carried line is every turn's own."""
+    made = {} if made is None else made
+    out = [_line_dict(line) if line[0] == "carried" else _shared(line, made) for line in lines]
     carried = next((d for d in out if d["component"] == "carried"), None)
     if carried is None:
         return out
     carried["name"] = handle or ""
-    others = [d["tokens"] for d in out if d["component"] not in ("carried", "hosted_pass")]
+    others = [line[2] for line in lines if line[0] not in ("carried", "hosted_pass")]
     counted = [t for t in others if isinstance(t, int)]
     rest = None if expected is None or source is None or len(counted) < len(others) \
         else expected - sum(counted)
@@ -317,6 +320,19 @@ def report_lines(lines: tuple[Line, ...], handle: str | None, expected: int | No
     if copy is not None:
         copy.fill(out)
     return out
+
+
+def _shared(line: Line, made: dict[Line, dict[str, Any]]) -> dict[str, Any]:
+    """The dict of `line`, made the first time it is met."""
+    d = made.get(line)
+    if d is None:
+        d = made[line] = _line_dict(line)
+    return d
+
+
+def _line_dict(line: Line) -> dict[str, Any]:
+    c, n, t, b, s, r = line
+    return {"component": c, "name": n, "tokens": t, "basis": b, "source_turn": s, "reason": r}
 
 
 def _resends_reasoning(items: list[Any]) -> bool:
