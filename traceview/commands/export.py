@@ -86,6 +86,11 @@ def run(ns: argparse.Namespace) -> int:
     except (ValueError, UsageError, SourceError, PathRefused) as exc:
         say("export", str(exc))
         return 2
+    foreign = no_capture(files, options.from_format)
+    if foreign:
+        for line in foreign:
+            say("export", line)
+        return 2
     named: list[Problem] = []
 
     def keep(cols: dict[str, list[Any]]) -> None:  # the first few, to name on stderr
@@ -111,6 +116,23 @@ def run(ns: argparse.Namespace) -> int:
                      else f"the problems table of {where}")
         return EXIT_PROBLEMS
     return 0
+
+
+def no_capture(files: list[str], from_format: str | None) -> list[str]:
+    """When none of ``files`` is a capture (a text file, a JSON array): a line per file
+    saying why, as `report` says them; else empty. Judged before the output is made, a
+    file at a time until one may hold traffic: an export of nothing was an empty output
+    and exit 1. Standard input is taken as a capture (it cannot be read twice)."""
+    from traceview.capture.capture import opening_problems
+    from traceview.report.problems import not_captures
+
+    found: list[Problem] = []
+    for f in files:
+        problems = [] if f == "-" else opening_problems(f, from_format)
+        if not problems:
+            return []
+        found.extend(problems)
+    return not_captures(found, read_anything=False)
 
 
 def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
