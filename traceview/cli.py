@@ -58,6 +58,10 @@ def _run(argv: list[str]) -> int:
         if exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT):
             raise
         return _stdout_gone(argv[0] if argv else "", exc)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback from wherever it landed
+        name = f"traceview {argv[0]}" if argv and argv[0] in COMMANDS else "traceview"
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
     return status
 
 

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from traceview.capture.model import Problem
@@ -15,7 +16,12 @@ from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_path
 from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.commands.outputs import PathRefused, refuse_output, replacing
+from traceview.commands.outputs import (
+    PathRefused,
+    refuse_output,
+    replacing,
+    replacing_entries,
+)
 from traceview.export import MissingExtra
 from traceview.export.targets import TARGETS, engine_errors, export
 from traceview.report.problems import NAMED_ON_STDERR
@@ -178,7 +184,14 @@ def _written(files: list[str], kind: str, out: str | None, options: Options, ns:
         return export(files, kind, target, options, partition_by=partition_by, jobs=ns.jobs,
                       dask=ns.dask, otlp_endpoint=ns.otlp_endpoint, on_problems=on_problems)
 
-    if out is None or kind in ("parquet", "csv"):
+    if out is None:
         return go(out)
+    if kind in ("parquet", "csv"):  # made whole beside the folder, then moved into it
+        if kind == "parquet":
+            from traceview.export.sinks import check_dir
+
+            check_dir(Path(out))
+        with replacing_entries(out) as folder:
+            return go(str(folder))
     with replacing(out) as tmp:
         return go(str(tmp))
