@@ -70,3 +70,24 @@ def test_an_empty_file_is_a_capture_being_written(tmp_path: Path) -> None:
     assert main(["report", str(tmp_path / "new.jsonl")]) == 0
     assert main(["export", str(tmp_path / "new.jsonl"), "--to", "csv", "-o",
                  str(tmp_path / "o")]) == 0
+
+
+def test_a_pipe_and_stdin_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither is judged before the export: read twice, the export found them empty (a
+    pipe's writer was gone once the judging read closed it)."""
+    import io
+    import os
+    import sys
+    import threading
+
+    capture = (SAMPLES / "claims.jsonl").read_bytes()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(capture,))
+    writer.start()
+    assert main(["export", str(fifo), "--to", "csv", "-o", str(tmp_path / "a")]) == 0
+    writer.join()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(capture)))
+    assert main(["export", "-", "--to", "csv", "-o", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err.count("4 turns, 1 conversations, 0 problems") == 2

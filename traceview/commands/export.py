@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable
 from itertools import islice
@@ -30,6 +31,9 @@ from traceview.safety.sanitise import visible
 
 if TYPE_CHECKING:
     from traceview.analysis.options import Options
+
+
+GZIP = b"\x1f\x8b"
 
 
 def say(command: str, message: str) -> None:
@@ -128,17 +132,31 @@ def no_capture(files: list[str], from_format: str | None) -> list[str]:
     """When none of ``files`` is a capture (a text file, a JSON array): a line per file
     saying why, as `report` says them; else empty. Judged before the output is made, a
     file at a time until one may hold traffic: an export of nothing was an empty output
-    and exit 1. Standard input is taken as a capture (it cannot be read twice)."""
+    and exit 1. Standard input and pipes are taken as captures (read twice, the export
+    found them empty), and so is a gzip file (judged only once decompressed whole)."""
     from traceview.capture.capture import opening_problems
     from traceview.report.problems import not_captures
 
     found: list[Problem] = []
     for f in files:
-        problems = [] if f == "-" else opening_problems(f, from_format)
+        problems = opening_problems(f, from_format) if _plain_file(f) else []
         if not problems:
             return []
         found.extend(problems)
     return not_captures(found, read_anything=False)
+
+
+def _plain_file(path: str) -> bool:
+    """A regular file that is not gzip: one whose first bytes can be read twice, cheaply."""
+    if path == "-":
+        return False
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # never opened: a pipe's writer would go
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(2) != GZIP
+    except OSError:
+        return True  # the read names it
 
 
 def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
