@@ -96,3 +96,11 @@ def test_a_table_planted_as_a_symlink_is_replaced_not_written_through(tmp_path: 
     assert main(["export", FIRST, "--to", "parquet", "-o", str(out)]) == 0
     assert list(elsewhere.iterdir()) == []
     assert not (out / "turns").is_symlink() and list((out / "turns").rglob("*.parquet"))
+
+
+def test_a_file_where_the_folder_should_be_is_said_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "fleet"
+    assert main(["export", FIRST, "--to", "parquet", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"traceview export: [Errno 20] Not a directory: '{out}'\n"

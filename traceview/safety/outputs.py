@@ -11,6 +11,7 @@ its inputs.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -178,8 +179,11 @@ def _private_folder(out: Path) -> Path:
     the path the user gave, not the temporary name they never saw."""
     import tempfile
 
-    out.parent.mkdir(parents=True, exist_ok=True)
     try:
+        if not out.parent.is_dir():
+            out.parent.mkdir(parents=True)  # a file in the way: said as not a directory
         return Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
+    except FileExistsError:
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out)) from None
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(out)) from None
