@@ -153,7 +153,6 @@ def run(ns: argparse.Namespace) -> int:
     return 0
 
 
-
 def _say_when_stopping(server: Any) -> None:
     """On the first Ctrl-C with answers still open, say what the proxy waits for: it
     waited for them in silence, for ever when a client had stopped reading."""

@@ -230,8 +230,8 @@ class RecordingProxy:
             try:
                 message = await receive()
             except asyncio.CancelledError:  # stopped at once (Ctrl-C twice): no shutdown
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]  # event comes
-                await self.aclose()
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                await self.aclose()  # event comes, and the loop's end cancels this task
                 return
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
