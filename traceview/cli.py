@@ -15,6 +15,8 @@ import sys
 from traceview import __version__
 from traceview.commands import COMMANDS
 
+PRIVATE = 0o077  # the umask bits a command adds: no access for group or others
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -24,6 +26,18 @@ def main(argv: list[str] | None = None) -> int:
     from traceview.safety.sanitise import install_safe_stderr
 
     install_safe_stderr()  # every message: secrets masked, control made visible
+    # Every file a command writes holds captured text or what is derived from it (exports,
+    # caches, snapshots, screenshots, ab's results): 0600 and folders 0700, as captures
+    # are, whichever library makes it (Arrow, DuckDB, SQLite). Restored for an embedder.
+    umask = os.umask(PRIVATE)
+    os.umask(umask | PRIVATE)  # a stricter umask of the user's is kept
+    try:
+        return _run(argv)
+    finally:
+        os.umask(umask)
+
+
+def _run(argv: list[str]) -> int:
     try:
         try:
             if argv and argv[0] in COMMANDS:
@@ -44,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         if exc.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT):
             raise
         return _stdout_gone(argv[0] if argv else "", exc)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback from wherever it landed
+        name = f"traceview {argv[0]}" if argv and argv[0] in COMMANDS else "traceview"
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
     return status
 
 

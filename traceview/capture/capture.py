@@ -203,17 +203,15 @@ class CaptureLoader:
         n_workers = workers() if sum(sizes) >= min_parallel_bytes() else 1
         # A foreign or binary file is judged before it is read: one clear problem, not one
         # per line, and its chunks are never sent.
-        verdicts = [None if src.findings else not_a_capture(src.path) for src in files]
+        verdicts = self.verdicts()
         along, take = self.along or (None, None)
         extractor = Extractor(n_workers, along, self.first_here)
         results = extractor.run(self._tasks(verdicts, sizes))
         try:
             ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
             for i, src in enumerate(files):
-                for kind, message in src.findings:  # about the whole file: before its lines
-                    self.builder.problem(i, 1, kind, message)
+                self._opening(i, verdicts[i])  # about the whole file: before its lines
                 if verdicts[i] is not None:
-                    self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdicts[i]}")
                     yield self.lines
                     continue
                 at = _Position(self.lines, self.bytes_read)
@@ -233,6 +231,17 @@ class CaptureLoader:
                 yield self.lines
         finally:
             extractor.close()
+
+    def verdicts(self) -> list[str | None]:
+        """Why each opened source is not a capture at all, judged from its first bytes
+        (None: it may be one); a source an importer already judged is not judged again."""
+        return [None if src.findings else not_a_capture(src.path) for src in self.capture._files]
+
+    def _opening(self, i: int, verdict: str | None) -> None:
+        for kind, message in self.capture._files[i].findings:
+            self.builder.problem(i, 1, kind, message)
+        if verdict is not None:
+            self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
 
     def _tasks(self, verdicts: list[str | None], sizes: list[int]) -> Iterator[Task]:
         chunk = chunk_bytes()
@@ -362,6 +371,22 @@ def not_a_capture(path: str) -> str | None:
 def _shown(raw: bytes) -> str:
     text = raw.strip()[:40].decode("utf-8", "replace")
     return repr(text) + ("…" if len(raw.strip()) > 40 else "")
+
+
+def opening_problems(path: str, from_format: str | None = None) -> list[Problem]:
+    """The problems a read of ``path`` gives before its first line: unreadable, a format
+    not imported, not a capture. A command that writes (export, sql's cache) asks this
+    first, so inputs of which none is a capture are refused before anything is made."""
+    loader = CaptureLoader([path], from_format)
+    try:
+        loader.open_all()
+    except SourceError as exc:
+        return [Problem(path, 1, "unreadable_source", str(exc))]
+    try:
+        loader._opening(0, loader.verdicts()[0])
+        return list(loader.builder.problems)
+    finally:
+        loader.capture.close()
 
 
 def load(paths: list[str] | str, from_format: str | None = None) -> Capture:

@@ -65,6 +65,27 @@ def expand_paths(paths: list[str], errors: list[tuple[str, str]] | None = None) 
             out.extend(found)
         else:
             out.append(raw)
+    return _once(out)
+
+
+def _once(paths: list[str]) -> list[str]:
+    """Each file once, where first named: the proxy's --rotate link beside the file it
+    points at, or a file given twice (or also inside a folder given), was read twice,
+    every turn and its cost counted twice with no word said."""
+    import os
+
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path) if path != "-" else None
+        except OSError:
+            st = None  # the read names it
+        if st is not None:
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+        out.append(path)
     return out
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable
 from itertools import islice
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from traceview.capture.model import Problem
@@ -15,7 +17,12 @@ from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_path
 from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.commands.outputs import PathRefused, refuse_output, replacing
+from traceview.commands.outputs import (
+    PathRefused,
+    refuse_output,
+    replacing,
+    replacing_entries,
+)
 from traceview.export import MissingExtra
 from traceview.export.targets import TARGETS, engine_errors, export
 from traceview.report.problems import NAMED_ON_STDERR
@@ -24,6 +31,9 @@ from traceview.safety.sanitise import visible
 
 if TYPE_CHECKING:
     from traceview.analysis.options import Options
+
+
+GZIP = b"\x1f\x8b"
 
 
 def say(command: str, message: str) -> None:
@@ -86,6 +96,11 @@ def run(ns: argparse.Namespace) -> int:
     except (ValueError, UsageError, SourceError, PathRefused) as exc:
         say("export", str(exc))
         return 2
+    foreign = no_capture(files, options.from_format)
+    if foreign:
+        for line in foreign:
+            say("export", line)
+        return 2
     named: list[Problem] = []
 
     def keep(cols: dict[str, list[Any]]) -> None:  # the first few, to name on stderr
@@ -111,6 +126,37 @@ def run(ns: argparse.Namespace) -> int:
                      else f"the problems table of {where}")
         return EXIT_PROBLEMS
     return 0
+
+
+def no_capture(files: list[str], from_format: str | None) -> list[str]:
+    """When none of ``files`` is a capture (a text file, a JSON array): a line per file
+    saying why, as `report` says them; else empty. Judged before the output is made, a
+    file at a time until one may hold traffic: an export of nothing was an empty output
+    and exit 1. Standard input and pipes are taken as captures (read twice, the export
+    found them empty), and so is a gzip file (judged only once decompressed whole)."""
+    from traceview.capture.capture import opening_problems
+    from traceview.report.problems import not_captures
+
+    found: list[Problem] = []
+    for f in files:
+        problems = opening_problems(f, from_format) if _plain_file(f) else []
+        if not problems:
+            return []
+        found.extend(problems)
+    return not_captures(found, read_anything=False)
+
+
+def _plain_file(path: str) -> bool:
+    """A regular file that is not gzip: one whose first bytes can be read twice, cheaply."""
+    if path == "-":
+        return False
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # never opened: a pipe's writer would go
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(2) != GZIP
+    except OSError:
+        return True  # the read names it
 
 
 def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
@@ -156,7 +202,14 @@ def _written(files: list[str], kind: str, out: str | None, options: Options, ns:
         return export(files, kind, target, options, partition_by=partition_by, jobs=ns.jobs,
                       dask=ns.dask, otlp_endpoint=ns.otlp_endpoint, on_problems=on_problems)
 
-    if out is None or kind in ("parquet", "csv"):
+    if out is None:
         return go(out)
+    if kind in ("parquet", "csv"):  # made whole beside the folder, then moved into it
+        if kind == "parquet":
+            from traceview.export.sinks import check_dir
+
+            check_dir(Path(out))
+        with replacing_entries(out) as folder:
+            return go(str(folder))
     with replacing(out) as tmp:
         return go(str(tmp))

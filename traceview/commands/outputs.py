@@ -8,7 +8,8 @@ from traceview.safety.outputs import (
     refuse_output,
     regular_input,
     replacing,
+    replacing_entries,
 )
 
 __all__ = ["FORCE_HINT", "PathRefused", "input_identities", "refuse_output", "regular_input",
-           "replacing"]
+           "replacing", "replacing_entries"]

@@ -12,6 +12,7 @@ import ipaddress
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from traceview.commands.outputs import PathRefused, refuse_output
@@ -144,6 +145,7 @@ def run(ns: argparse.Namespace) -> int:
     print(f"traceview proxy: recording into {visible(str(current))}; point clients at\n"
           f"  OPENAI_BASE_URL={server.base_url}\n"
           f"forwarding to {visible(upstream)} (Ctrl-C to stop)", file=sys.stderr)
+    _say_when_stopping(server)
     try:
         server.serve_forever()
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on
@@ -153,3 +155,18 @@ def run(ns: argparse.Namespace) -> int:
     print("traceview proxy: stopped", file=sys.stderr)
     return 0
 
+
+def _say_when_stopping(server: Any) -> None:
+    """On the first Ctrl-C with answers still open, say what the proxy waits for: it
+    waited for them in silence, for ever when a client had stopped reading."""
+    uvicorn = server.server
+    handle_exit = uvicorn.handle_exit
+
+    def handle(sig: int, frame: Any) -> None:
+        open_now = len(uvicorn.server_state.tasks)
+        if not uvicorn.should_exit and open_now:
+            print(f"traceview proxy: stopping once {open_now} open response(s) end; Ctrl-C "
+                  "again to stop now (they are recorded as cut)", file=sys.stderr, flush=True)
+        handle_exit(sig, frame)
+
+    uvicorn.handle_exit = handle

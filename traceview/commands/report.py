@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from traceview.commands import EXIT_USAGE
+from traceview.commands.numbers import integer
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.provider_flags import (
     add_copy_arguments,
@@ -24,7 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="CAPTURE",
                    help="capture files, directories of captures, .gz, or - for stdin")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
-    p.add_argument("--width", type=int, default=None, help="text width (default: terminal)")
+    # A width under a line's shortest cell dropped the report's first lines (≤ 0: its title).
+    p.add_argument("--width", type=integer(20, 100_000), default=None,
+                   help="text width, 20 or more (default: terminal)")
     p.add_argument("--explain", action="store_true",
                    help="JSON: write each turn's sentences too (text and markdown always do)")
     add_copy_arguments(p)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from traceview.capture.model import Problem
-from traceview.capture.sources import SourceError
+from traceview.capture.sources import SourceError, expand_paths
 from traceview.commands import EXIT_PROBLEMS
-from traceview.commands.export import say
+from traceview.commands.export import no_capture, say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, regular_input
 from traceview.export import MissingExtra, need, present
@@ -49,6 +49,12 @@ def run(ns: argparse.Namespace) -> int:
         for path in ns.paths:
             if os.path.exists(path) and not os.path.isdir(path):
                 regular_input(path, "source")
+        if sql.source_kind(ns.paths) == "captures":  # none a capture: no cache made
+            foreign = no_capture(expand_paths(ns.paths), options.from_format)
+            if foreign:
+                for line in foreign:
+                    say("sql", line)
+                return 2
         con, origin = sql.connect(ns.paths, Path(ns.cache) if ns.cache else default_cache_dir(),
                                   options, unsafe=ns.unsafe)
     except Exception as exc:  # an engine's errors are known once it is loaded

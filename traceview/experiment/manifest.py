@@ -37,7 +37,8 @@ def write(folder: Path, manifest: dict[str, Any]) -> None:
     text = redact_text(json.dumps(manifest, indent=1, ensure_ascii=True))
     if tmp.is_symlink() or tmp.exists():
         tmp.unlink()  # a leftover (or a planted link) is replaced, never written through
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    # 0o600 like the arms' captures and store beside it: it names the conversations sampled.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text + "\n")
     os.replace(tmp, path)

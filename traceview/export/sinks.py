@@ -74,14 +74,19 @@ class Sink:
         pass
 
 
-def prepare_dir(out: Path) -> None:
-    """An output directory: new, empty, or a previous export (whose tables are replaced)."""
+def check_dir(out: Path) -> None:
+    """ExportError unless ``out`` may take an export: new, empty, or a previous export."""
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise ExportError(f"{out}: directory is not empty and holds no traceview export; "
+                          "choose a new or empty directory")
+
+
+def prepare_dir(out: Path) -> None:
+    """An output directory: new, empty, or a previous export (whose tables are replaced)."""
+    check_dir(out)
     if out.is_dir() and any(out.iterdir()):
-        if not (out / MANIFEST).is_file():
-            raise ExportError(f"{out}: directory is not empty and holds no traceview export; "
-                              "choose a new or empty directory")
         for table in TABLES:
             shutil.rmtree(out / table, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)

@@ -220,7 +220,12 @@ class RecordingProxy:
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:  # stopped at once (Ctrl-C twice): no shutdown
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                await self.aclose()  # event comes, and the loop's end cancels this task
+                return
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -301,14 +306,13 @@ class RecordingProxy:
             try:
                 await self._pump(response, send)
             except asyncio.CancelledError:
-                if not state["cut"]:
-                    raise  # the server's own cancellation (shutdown): not a disconnect
+                # The client hung up, or the proxy was stopped with the answer still open
+                # (Ctrl-C twice: the loop cancels it). Either way the record says it was cut;
+                # the second was a traceback in uvicorn's log and a record that read whole.
                 me.uncancel()  # type: ignore[union-attr]
                 exchange = response.extensions.get(EXCHANGE_EXTENSION)
                 if exchange is not None:
-                    exchange.cut("client_disconnected",
-                                 "the client closed the connection before the response ended; "
-                                 "the upstream request was cancelled")
+                    exchange.cut(*_CUT["client" if state["cut"] else "stopped"])
             finally:
                 state["pumping"] = False
         finally:
@@ -344,6 +348,12 @@ class RecordingProxy:
             if sized:
                 return
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+_CUT = {"client": ("client_disconnected", "the client closed the connection before the "
+                    "response ended; the upstream request was cancelled"),
+        "stopped": ("proxy_stopped", "the proxy was stopped before the response ended; the "
+                    "upstream request was cancelled")}
 
 
 class ClientGone(Exception):

@@ -11,6 +11,7 @@ its inputs.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -133,12 +134,10 @@ def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Ite
     that may hold a user's text). The path is inside a fresh private folder (random name,
     0700): a name anyone could guess (``.out.tv-PID.tmp``) could be planted beforehand as a
     symlink, and the write would follow it onto the capture or any file."""
-    import shutil  # here: a plain report, which writes no file, never loads them
-    import tempfile
+    import shutil  # here: a plain report, which writes no file, never loads it
 
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
+    folder = _private_folder(out)
     tmp = folder / out.name
     if mode is not None:
         os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
@@ -148,3 +147,43 @@ def replacing(output: str | os.PathLike[str], *, mode: int | None = None) -> Ite
             os.replace(tmp, out)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def replacing_entries(output: str | os.PathLike[str]) -> Iterator[Path]:
+    """A private temporary folder beside the folder ``output``, for a whole export made of
+    several files (Parquet tables, CSV files): when the block ends normally each entry made
+    in it replaces the one of the same name in ``output`` (made if missing); it is removed
+    either way. An export that fails or is interrupted leaves ``output`` as it was: a
+    Ctrl-C left tables cut short under names that read as whole."""
+    import shutil
+
+    out = Path(output)
+    folder = _private_folder(out)
+    try:
+        yield folder
+        out.mkdir(exist_ok=True)
+        for entry in sorted(folder.iterdir()):
+            target = out / entry.name
+            if target.is_symlink():  # the link replaced, never what it points at
+                target.unlink()
+            elif target.is_dir():
+                shutil.rmtree(target)
+            os.replace(entry, target)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _private_folder(out: Path) -> Path:
+    """A fresh folder (random short name, 0700) beside ``out``; a failure names ``out``,
+    the path the user gave, not the temporary name they never saw."""
+    import tempfile
+
+    try:
+        if not out.parent.is_dir():
+            out.parent.mkdir(parents=True)  # a file in the way: said as not a directory
+        return Path(tempfile.mkdtemp(prefix=".tv-", dir=out.parent))  # short: any name fits
+    except FileExistsError:
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(out)) from None
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(out)) from None

@@ -118,7 +118,8 @@ _HINT = re.compile(b"|".join([  # each led by a literal byte: sre skips the rest
     *(stem + rb"(?:[:='\\]|" + _GAP + rb"++[:=])" for stem in (b"key", b"token")),
     b"key" + _GAP + rb"++[a-z0-9_\-]{16}",  # "api-key <hex>" (shapes.py _KEY_GAP)
     rb'token"', rb'key"(?<!"key")(?<!"conversation_key")(?<!"prompt_cache_key")',
-    *(re.escape(lead) + _QUERY_NAMES for lead in (b"?", b"&", b";")),
+    rb"[?&;]" + _QUERY_NAMES, rb"\\u0026" + _QUERY_NAMES,  # "&" as Go's JSON writes it
+    rb"signature=", rb"-credential=",  # a signed URL's X-Amz-* and X-Goog-* (shapes.py)
     re.escape(_KELVIN)]))
 # The farthest a piece begins before the byte a scan finds in it ("?client_secret="), and
 # how far behind its start _HINT looks ('"conversation_key"').

@@ -133,9 +133,12 @@ def _patterns(url: bool, jwt: bool, keep2: bool = True) -> re.Pattern[str]:
         "|" + _keep3(_RUN_START) +
         # Bearer <anything>
         rf"|(?P<keep4>\b(?i:bearer){_SPACE}+)(?!{_NAME_VALUE}){_VALUE}{{6,}}"
-        # Query strings: ?key= &api_key= &access_token= …
-        r"|(?P<keep5>[?&;](?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|"
-        r"signature|client[_-]?secret|password|secret|code)=)(?!\[redacted\])"
+        # Query strings: ?key= &api_key= &access_token= …, and a signed URL's signature,
+        # credential and session token (S3's X-Amz-*, GCS's X-Goog-*; Azure SAS: sig=).
+        # "&" also as Go's JSON writes it in a string: \u0026.
+        r"|(?P<keep5>(?:[?&;]|\\u0026)(?i:key|api[_-]?key|apikey|access[_-]?token|token|auth|"
+        r"sig|signature|client[_-]?secret|password|secret|code"
+        r"|x-(?:amz|goog)-(?:signature|credential)|x-amz-security-token)=)(?!\[redacted\])"
         r"[^&\s\"'#<>\\]{4,}"
         # https://user:password@host
         + ("|" + _KEEP6 if url else "")

@@ -1,0 +1,93 @@
+"""`export` and `sql` given inputs of which none is a capture: a line per file naming it and
+why, exit 2, nothing made, as `report` refuses them (they wrote an empty export or cache and
+exited 1). With one capture among them, the capture is exported and the rest named (exit 1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_shared import SAMPLES
+from traceview.cli import main
+
+TEXT = "not a capture: none of its first 2 lines is a JSON object (line 1: 'hello world')"
+ARRAY = "this is a JSON array of 2 values, not a capture"
+
+
+def _foreign(tmp_path: Path) -> list[str]:
+    (tmp_path / "notes.txt").write_text("hello world\nnot json\n")
+    (tmp_path / "arr.json").write_text("[1, 2]\n")
+    return [str(tmp_path / "notes.txt"), str(tmp_path / "arr.json")]
+
+
+@pytest.mark.parametrize("to", ["parquet", "csv", "duckdb", "otlp"])
+def test_export_of_no_capture_is_refused_and_makes_nothing(
+        to: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inputs, out = _foreign(tmp_path), tmp_path / "out"
+    assert main(["export", *inputs, "--to", to, "-o", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"traceview export: {inputs[0]}: {TEXT}; expected one JSON record per line",
+                   f"traceview export: {inputs[1]}: {ARRAY}; nothing read (traceview reads "
+                   "JSONL records, HAR, OpenAI Batch and OTLP JSON files)"]
+    assert not out.exists()
+    assert main(["report", *inputs]) == 2  # as report says it
+
+
+def test_binary_file_export_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blob = tmp_path / "image.jsonl"
+    blob.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    assert main(["export", str(blob), "--to", "parquet", "-o", str(tmp_path / "o")]) == 2
+    assert "image.jsonl: not a capture: binary data" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_sql_over_no_capture_is_refused_and_caches_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cache = tmp_path / "cache"
+    code = main(["sql", "SELECT count(*) FROM turns", *_foreign(tmp_path), "--cache", str(cache)])
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"traceview sql: {tmp_path}/notes.txt: {TEXT}" in captured.err
+    assert not cache.exists()
+
+
+def test_a_capture_among_them_is_exported_and_the_rest_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fleet"
+    inputs = [*_foreign(tmp_path), str(SAMPLES / "claims.jsonl")]
+    assert main(["export", *inputs, "--to", "parquet", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "4 turns, 1 conversations, 2 problems from 3 capture(s)" in err
+    assert f"notes.txt:1 not_a_capture: {TEXT}" in err
+    assert json.loads((out / "_traceview.json").read_text())["captures"] == 3
+
+
+def test_an_empty_file_is_a_capture_being_written(tmp_path: Path) -> None:
+    """Read as `report` reads it (0 turns, exit 0): the recorder's file before its first call."""
+    (tmp_path / "new.jsonl").write_bytes(b"")
+    assert main(["report", str(tmp_path / "new.jsonl")]) == 0
+    assert main(["export", str(tmp_path / "new.jsonl"), "--to", "csv", "-o",
+                 str(tmp_path / "o")]) == 0
+
+
+def test_a_pipe_and_stdin_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither is judged before the export: read twice, the export found them empty (a
+    pipe's writer was gone once the judging read closed it)."""
+    import io
+    import os
+    import sys
+    import threading
+
+    capture = (SAMPLES / "claims.jsonl").read_bytes()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(capture,))
+    writer.start()
+    assert main(["export", str(fifo), "--to", "csv", "-o", str(tmp_path / "a")]) == 0
+    writer.join()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(capture)))
+    assert main(["export", "-", "--to", "csv", "-o", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err.count("4 turns, 1 conversations, 0 problems") == 2
