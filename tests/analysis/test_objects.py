@@ -175,15 +175,15 @@ def test_a_long_turn_list_is_streamed_apart_and_a_short_one_is_a_list() -> None:
 def test_a_long_turn_list_leaves_its_object_chunk_small(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # Numbers a chunk, made small so three chunks' worth of turns stay a quick capture.
-    monkeypatch.setattr(json_out, "_NUMBERS", 400)
-    a = analyze(str(_one_store_capture(tmp_path, 3 * 400)))
+    monkeypatch.setattr(json_out, "_NUMBERS", 100)
+    a = analyze(str(_one_store_capture(tmp_path, 3 * 100)))  # past LONG_TURNS: apart
     chunks = list(json_out.iter_json(a, explain=True))
     assert b"".join(chunks) == json_out._safe(
         orjson.dumps(a.to_report(), option=orjson.OPT_INDENT_2) + b"\n")
-    # The vector store's list of 1,200 turns (the document's last list of numbers at this
-    # depth) is written 400 numbers a chunk: its start, middle and end in three chunks.
+    # The vector store's list of 300 turns (the document's last list of numbers at this
+    # depth) is written 100 numbers a chunk: its start, middle and end in three chunks.
     at = [max(k for k, c in enumerate(chunks) if b"\n          %d," % n in c)
-          for n in (2, 600, 1199)]
+          for n in (2, 150, 299)]
     assert len(set(at)) == 3, at
 
 

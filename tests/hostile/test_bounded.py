@@ -302,7 +302,9 @@ def test_empty_directory_is_one_line(tmp_path: Path) -> None:
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
-TINY_LINES = 2_500  # far past the writers' batches (64 rows, 8 conversations)
+# Past the JSON writer's batches, each with a part batch last: 10 of 64 rows and 10 rows,
+# 81 of 8 conversations and 2; one markdown chunk per conversation.
+TINY_LINES = 650
 
 
 def test_many_tiny_lines_stream(tmp_path: Path) -> None:

@@ -29,17 +29,19 @@ from tests.hostile.corpus import (
 from traceview.analysis.follow import FollowSession
 from traceview.analysis.session import analyze
 from traceview.cli import main
+from traceview.report.json_out import ROWS_A_PART
 
 # Rows written by forked workers past 2 turns (capture/parallel.py `inherited`).
 FORK = {"TRACEVIEW_WORKERS": "2", "TRACEVIEW_PARALLEL_MIN_ROWS": "2"}
 
 
 def _many(n: int, secret: str) -> list[dict[str, Any]]:
-    """A chain of `n` hosted-shape turns (rows cross the writer's 256-row batches and the
-    forked ranges), the secret in user text, a model name and an error near the seams."""
+    """A chain of `n` hosted-shape turns (rows cross the writer's batches of ROWS_A_PART,
+    which are also the forked ranges), the secret in user text, a model name and an error
+    near the seams."""
     recs: list[dict[str, Any]] = []
     for i in range(n):
-        hot = i in (0, 255, 256, 257, n - 1)
+        hot = i in (0, ROWS_A_PART - 1, ROWS_A_PART, ROWS_A_PART + 1, n - 1)
         body: dict[str, Any] = {
             "object": "response", "id": f"resp_{i}", "model": f"gpt-4o {secret}" if hot
             else "gpt-4o", "created_at": 1764480000 + 37 * i, "status": "completed",
@@ -78,7 +80,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Path, str], by
     where = tmp_path_factory.mktemp("isolation")
     shape = KEY_SHAPES[1][1]  # an sk-proj key
     captures = [
-        write_jsonl(where / "many.jsonl", _many(300, shape)),
+        write_jsonl(where / "many.jsonl", _many(2 * ROWS_A_PART + 12, shape)),
         ROOT / "tests/fixtures/real/dotnet_web_search_reasoning_cached.jsonl",
         write_jsonl(where / "escapes.jsonl",
                     escape_capture(ESCAPES["osc8_link"] + KEY_SHAPES[9][1])),

@@ -3,7 +3,6 @@ and `:` goes to a turn number, a line of the capture or an id — at 80x24."""
 
 from __future__ import annotations
 
-import pytest
 from textual import events
 from textual.widgets import Input
 
@@ -35,30 +34,36 @@ async def enter(app, pilot, opener: str, text: str) -> None:
         await pilot.press(*text)
 
 
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        (RESP_3[:14], [3]),          # a response id (a prefix from a log line)
-        ("conv_fb7345", [1, 2, 3, 4]),  # the conversation id
-        (FS_4, [4]),                 # a hosted call's id
-        ("req_00000000000000000000000000000003", [2]),  # x-request-id
-        ("gpt-4.1", [1, 2, 3, 4]),   # the model
-        ("file_search_call", [2, 4]),  # a hosted tool
-        ("deposit", [3]),            # a marker
-        ("excess", [3]),             # user text
-    ],
-)
-async def test_slash_finds_ids_models_tools_markers_and_text(claims, query, expected):
+# (query, turns it finds), each typed into one inspector from the top of the table
+SEARCHES = [
+    (RESP_3[:14], [3]),          # a response id (a prefix from a log line)
+    ("conv_fb7345", [1, 2, 3, 4]),  # the conversation id
+    (FS_4, [4]),                 # a hosted call's id
+    ("req_00000000000000000000000000000003", [2]),  # x-request-id
+    ("gpt-4.1", [1, 2, 3, 4]),   # the model
+    ("file_search_call", [2, 4]),  # a hosted tool
+    ("deposit", [3]),            # a marker
+    ("excess", [3]),             # user text
+]
+
+
+async def test_slash_finds_ids_models_tools_markers_and_text(claims):
+    """Each query from a fresh start (turn 1, no search): one inspector for all of them."""
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await enter(app, pilot, "slash", query)  # no enter: the turn reports (enter adds bodies)
-        await pilot.pause()
         main = app.main
-        assert [main.rows[h].index for h in main.hits] == expected
-        assert len(main.rows) == 4, "search keeps every row (& filters)"
-        assert main.current_turn().index == expected[0]
-        assert f"match 1 of {len(expected)}" in title(app)
+        for query, expected in SEARCHES:
+            await pilot.press("escape")  # the prompt closed, the last search cleared
+            main.table.move_to(0)
+            assert main.search_text == "" and main.current_turn().index == 1
+            # no enter: the turn reports are searched (enter adds the bodies)
+            await enter(app, pilot, "slash", query)
+            await pilot.pause()
+            assert [main.rows[h].index for h in main.hits] == expected, query
+            assert len(main.rows) == 4, "search keeps every row (& filters)"
+            assert main.current_turn().index == expected[0], query
+            assert f"match 1 of {len(expected)}" in title(app), query
 
 
 async def test_symbols_match_as_in_the_filter(claims):
@@ -95,18 +100,18 @@ async def test_no_match_is_said_in_the_title(claims):
         assert "no match for /zzz" in title(app)
 
 
-@pytest.mark.parametrize(
-    ("typed", "turn"),
-    [("3", 3), (RESP_3, 3), (FS_4, 4), ("L5", 2), ("line 11", 4), ("l 8", 3)],
-)
-async def test_colon_goes_to_a_turn_an_id_or_a_line(claims, typed, turn):
+async def test_colon_goes_to_a_turn_an_id_or_a_line(claims):
+    """One inspector, each target a move away from the turn the one before left."""
     app = make_app([claims])
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
-        await enter(app, pilot, "colon", typed)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.main.current_turn().index == turn
+        for typed, turn in [("3", 3), (FS_4, 4), (RESP_3, 3), ("L5", 2), ("line 11", 4),
+                            ("l 8", 3)]:
+            assert app.main.current_turn().index != turn
+            await enter(app, pilot, "colon", typed)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.main.current_turn().index == turn, typed
 
 
 async def test_colon_says_what_it_takes_when_nothing_is_found(claims):
