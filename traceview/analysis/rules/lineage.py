@@ -26,7 +26,7 @@ _CALL_KINDS = frozenset({*(t for calls in HOSTED_TOOL_CALLS.values() for t in ca
                          "tool_search_call", "tool_calls"})
 
 
-@dataclass
+@dataclass(slots=True)
 class _Sources:
     """What one conversation's captured retrievals returned so far, by source."""
 
