@@ -206,7 +206,9 @@ class Analyzer:
         if f.has_req and st.first_instructions is None:
             st.first_instructions = f.instructions
         st.open_actions = f.actions
-        st.last_report = report
+        # Read only to mark the turn when the next one leaves its calls unanswered: held
+        # only while it has calls open, not one report per conversation.
+        st.last_report = report if st.open_actions else None
 
     def _answer_actions(self, st: ConversationState, f: TurnFacts) -> None:
         """Mark the conversation's previous turn when this turn leaves its calls

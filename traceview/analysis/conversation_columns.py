@@ -69,7 +69,7 @@ class ConversationColumns:
         self.ids.append(id)
         self.kinds.append(kind)
         self.sources.append(source)
-        self.turn_indices.append(array("q"))
+        self.turn_indices.append(array("i"))
         self.input_tokens.append(NO_COUNT)
         self.cached_tokens.append(NO_COUNT)
         self.output_tokens.append(NO_COUNT)
@@ -151,7 +151,7 @@ class ConversationColumns:
         """Every conversation's turn indices into one array, once no turn will be added."""
         if self._flat is not None:
             return
-        flat = array("q")
+        flat = array("i")
         starts = array("q", [0])
         for a in self.turn_indices:
             flat.extend(a)

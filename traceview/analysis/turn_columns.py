@@ -3,9 +3,9 @@
 A capture's summary lives as long as the capture: a hundred thousand turns. As objects
 (one TurnReport a turn, five references, its markers and counts) it was ~80 bytes a
 turn before any number; here each of a turn's analysed values is one slot of an array at
-the turn's row, 8 bytes each (a count is clamped to the turn table's LIMIT, so one always
-fits). A TurnReport is a view of (columns, row) made when read (turn_report.py), and the list of
-reports a sequence of rows (reports.py).
+the turn's row, 8 bytes for a count (clamped to the turn table's LIMIT, so one always fits)
+and 4 for a number. A TurnReport is a view of (columns, row) made when read
+(turn_report.py), and the list of reports a sequence of rows (reports.py).
 
 What only some turns have (a finding's context, the provider copy the capture deleted, a
 carried-context override) is kept in dicts by row; a deposit's attribution is kept as the
@@ -50,11 +50,13 @@ def _sorted(names: set[str]) -> tuple[str, ...]:
     return shared(tuple(sorted(names)))
 
 
-# Columns by name and the value a row holds until the analyzer sets it (all 8-byte).
+# Columns by name, their typecode and the value a row holds until the analyzer sets it:
+# counts (clamped to the turn table's LIMIT) in 8 bytes, numbers of a list, a conversation
+# or a turn in 4.
 _COUNTS = ("owned_state_bytes", "expected_input", "cumulative_input_tokens")
-_COLUMNS = (*((name, UNKNOWN) for name in _COUNTS),
-            ("marker_ids", 0), ("conv", 0), ("attributed", -1), ("account_ids", -1),
-            ("account_from", -1))
+_COLUMNS = (*((name, "q", UNKNOWN) for name in _COUNTS),
+            ("marker_ids", "i", 0), ("conv", "i", 0), ("attributed", "i", -1),
+            ("account_ids", "i", -1), ("account_from", "i", -1))
 
 
 class TurnColumns:
@@ -78,14 +80,14 @@ class TurnColumns:
         self.owned_state_bytes: array[int] = array("q")
         self.expected_input: array[int] = array("q")
         self.cumulative_input_tokens: array[int] = array("q")
-        self.marker_ids: array[int] = array("q")
-        self.conv: array[int] = array("q")
-        self.attributed: array[int] = array("q")
+        self.marker_ids: array[int] = array("i")
+        self.conv: array[int] = array("i")
+        self.attributed: array[int] = array("i")
         # A turn's input account: a number into one list per distinct account (their
         # lines pooled, the carried line's handle and size filled when read), -1: none;
         # and the turn the carried conversation is sized from, -1: none.
-        self.account_ids: array[int] = array("q")
-        self.account_from: array[int] = array("q")
+        self.account_ids: array[int] = array("i")
+        self.account_from: array[int] = array("i")
         self.account_lists: list[tuple[Any, ...]] = []
         self._account_numbers: dict[tuple[Any, ...], int] = {}
         # Each conversation's metadata (analysis/cost/attribution.py), set once every
@@ -127,11 +129,11 @@ class TurnColumns:
         """Columns `rows` long (at least the table's rows: grown at once, not row by row),
         the rows added holding each column's default."""
         rows = max(rows, len(getattr(self.table, "index", ())))
-        for name, fill in _COLUMNS:
+        for name, typecode, fill in _COLUMNS:
             col = getattr(self, name)
             more = rows - len(col)
             if more > 0:
-                col.extend(array("q", (fill,)) * more)
+                col.extend(array(typecode, (fill,)) * more)
 
     def put_row(self, row: int, owned: int | None, expected: int | None,
                 cumulative: int | None, conv: int) -> None:

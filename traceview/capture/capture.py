@@ -7,7 +7,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -268,7 +267,7 @@ class CaptureLoader:
             at.line += 1
             if pre is not None:
                 n = length - 1 if ended else length
-                feed(i, at.line, at.offset, n, pre, partial(reread.read, at.offset, n))
+                feed(i, at.line, at.offset, n, pre, reread.read)
             at.offset += length
             if not at.line % every:
                 self.lines, self.bytes_read = at.lines0 + at.line, at.bytes0 + at.offset

@@ -33,6 +33,8 @@ from traceview.capture.table import Facts, ResponseSide, TurnTable, flag_bit
 from traceview.wire import NON_TERMINAL
 
 _STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
+# Parses the record at (offset, length) of the line's source again.
+Reread = Callable[[int, int], dict[str, Any]]
 
 
 class CaptureBuilder:
@@ -60,7 +62,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        # (turn, api, pre, reread)
+        # (turn, api, pre, reread, ref)
         self._last_input: tuple[Any, ...] | None = None
         self._failed: tuple[Turn, Any] | None = None
 
@@ -86,12 +88,13 @@ class CaptureBuilder:
                       line_facts(raw, ended, keep=True))
 
     def feed_pre(self, source: int, line: int, offset: int, n: int, pre: Pre,
-                 reread: Callable[[], dict[str, Any]] | None = None) -> None:
+                 reread: Reread | None = None) -> None:
         """Pair one line from what `line_facts` made of it (here or in a worker process).
 
-        `reread` parses the line again from the file, for the few records whose body the
-        pairing needs after all (exchanges, retries, stream events): a worker does not send
-        bodies back. In one process the parsed record rides in `pre` instead."""
+        `reread(offset, n)` parses the line again from the file, for the few records whose
+        body the pairing needs after all (exchanges, retries, stream events): a worker does
+        not send bodies back, and no closure is made per line for the few. In one process
+        the parsed record rides in `pre` instead."""
         if pre is None:
             return
         kind = pre[0]
@@ -112,7 +115,7 @@ class CaptureBuilder:
                 self._ended = None
                 self._response(pre, ref, reread)
             else:  # "other": stream events, bare response bodies, unknown records
-                obj = pre[1] if pre[1] is not None else reread() if reread else {}
+                obj = pre[1] if pre[1] is not None else reread(offset, n) if reread else {}
                 self._other(obj, ref)
         except (TypeError, ValueError, AttributeError, KeyError, IndexError,
                 RecursionError) as exc:
@@ -134,8 +137,7 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: Line, ref: RecordRef,
-                 reread: Callable[[], dict[str, Any]] | None) -> None:
+    def _request(self, pre: Line, ref: RecordRef, reread: Reread | None) -> None:
         if pre[1]:
             return  # the request was never recorded; its response will stand alone
         link, api, no_api = pre[2], pre[6], pre[7]
@@ -149,14 +151,14 @@ class CaptureBuilder:
         if api is not None:
             turns = self.turns
             retry_of = None if self._failed is None else \
-                self._retry_of(api, _obj(pre, reread), ref.source)
+                self._retry_of(api, _obj(pre, reread, ref), ref.source)
             index = retry_of.index if retry_of is not None else (
                 turns.n if turns.rows is None else len(turns.rows)) + 1  # len(turns) + 1
             turn = self._new_turn(index, api, ref, pre)
             if pre[9]:  # the body is a JSON object
                 if pre[10] is not None:  # an importer's origin
                     imported(turn, pre[10])
-                self._last_input = (turn, api, pre, reread)
+                self._last_input = (turn, api, pre, reread, ref)
             else:
                 self.problem(ref.source, ref.line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
@@ -217,8 +219,7 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: Line, ref: RecordRef,
-                  reread: Callable[[], dict[str, Any]] | None) -> None:
+    def _response(self, pre: Line, ref: RecordRef, reread: Reread | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None:
@@ -236,12 +237,12 @@ class CaptureBuilder:
         if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
-                facts = response_facts(_obj(pre, reread))
+                facts = response_facts(_obj(pre, reread, ref))
             elif type(facts) is int:  # a row of a worker's chunk
                 facts += self._res_base
             self._answer_turn(rec, facts, ref, pre[5], pre[6])
         else:
-            self._answer_exchange(rec, _obj(pre, reread), ref)
+            self._answer_exchange(rec, _obj(pre, reread, ref), ref)
 
     def _orphan(self, pre: Line, ref: RecordRef) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
@@ -304,8 +305,7 @@ class CaptureBuilder:
             if self._failed is not None:
                 self.finished.append(self._failed[0])
             # Held: the next request may retry it.
-            reread = last[3]
-            self._failed = (turn, lazy_input(last[1], partial(_obj, last[2], reread)))
+            self._failed = (turn, lazy_input(last[1], partial(_obj, last[2], last[3], last[4])))
             return
         self.finished.append(turn)
 
@@ -393,10 +393,11 @@ def _sequence_message(i: int, kind: str, seq: int, top: int) -> str:
     return f"stream event {i} {what[kind]}; the stream is not the provider's sequence"
 
 
-def _obj(pre: Line, reread: Callable[[], dict[str, Any]] | None) -> dict[str, Any]:
-    """The parsed record of a "req"/"res" line: the one `pre` carries (one process), else
-    read again from the file (`reread`; a worker sends no bodies), else nothing."""
+def _obj(pre: Line, reread: Reread | None, ref: RecordRef) -> dict[str, Any]:
+    """The parsed record of a "req"/"res" line at `ref`: the one `pre` carries (one
+    process), else read again from the file (`reread`; a worker sends no bodies), else
+    nothing."""
     obj: dict[str, Any] | None = pre[-1]
     if obj is not None:
         return obj
-    return reread() if reread is not None else {}
+    return reread(ref.offset, ref.length) if reread is not None else {}

@@ -92,7 +92,9 @@ def turn_markers(f: TurnFacts, st: ConversationState, expected: int | None, pass
 
 def _action_markers(f: TurnFacts, found: dict[str, Any]) -> list[str]:
     """unknown_item, approval_request, computer_action, unoffered_function."""
-    m = []
+    m: list[str] = []
+    if not f.res_extra:  # each of the four reads the response's extra facts
+        return m
     if f.unknown_items:
         m.append("unknown_item")
     if actions.approval_request(f):

@@ -26,7 +26,7 @@ _CALL_KINDS = frozenset({*(t for calls in HOSTED_TOOL_CALLS.values() for t in ca
                          "tool_search_call", "tool_calls"})
 
 
-@dataclass
+@dataclass(slots=True)
 class _Sources:
     """What one conversation's captured retrievals returned so far, by source."""
 
@@ -75,7 +75,9 @@ class LineageRule:
             found["tool_choice_met"] = met
             if not met:
                 markers.append("tool_choice_unmet")
-        src = self.sources.setdefault(conv, _Sources())
+        src = self.sources.get(conv)
+        if src is None:  # made on the conversation's first turn with lineage, not on each
+            src = self.sources[conv] = _Sources()
         _learn(src, f.index, retrievals(f.hosted_calls, r))
         verdicts = tuple(verdict(c, src) for c in r.get("citations", ()))
         if verdicts:
