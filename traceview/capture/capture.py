@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -16,6 +17,7 @@ import orjson
 from traceview.capture.bounded import loads as bounded_loads
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
+    FIRST_CHUNK_BYTES,
     Alongside,
     Chunk,
     Extractor,
@@ -206,7 +208,8 @@ class CaptureLoader:
         verdicts = [None if src.findings else not_a_capture(src.path) for src in files]
         along, take = self.along or (None, None)
         extractor = Extractor(n_workers, along, self.first_here)
-        results = extractor.run(self._tasks(verdicts, sizes))
+        tasks = self._tasks(verdicts, sizes)
+        results = extractor.run(tasks)
         try:
             ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
             for i, src in enumerate(files):
@@ -233,18 +236,25 @@ class CaptureLoader:
                 yield self.lines
         finally:
             extractor.close()
+            tasks.close()  # the file it finds chunks in is closed now, not when collected
 
-    def _tasks(self, verdicts: list[str | None], sizes: list[int]) -> Iterator[Task]:
+    def _tasks(self, verdicts: list[str | None],
+               sizes: list[int]) -> Generator[Task, None, None]:
         chunk = chunk_bytes()
+        # A screen's read starts with a screenful from the head (see Extractor).
+        head = min(chunk, FIRST_CHUNK_BYTES) if self.first_here else None
         for i, src in enumerate(self.capture._files):
             if verdicts[i] is not None:
                 continue
+            at = 0
             try:
-                ranges = split(src.path, sizes[i], chunk)
-            except OSError:
-                ranges = [(0, 1)]  # reading it meets the same error and reports it
-            for start, end in ranges:
-                yield i, src.path, start, end
+                with closing(split(src.path, sizes[i], chunk, head)) as ranges:
+                    for at, end in ranges:
+                        head = None
+                        yield i, src.path, at, end
+                        at = end
+            except OSError:  # reading the rest meets the same error and reports it
+                yield i, src.path, at, max(sizes[i], at + 1)
 
     def _pair(self, i: int, chunk: Chunk, at: _Position, reread: _Rereader,
               every: int) -> Iterator[int]:
