@@ -187,11 +187,11 @@ class Extractor:
     The first task runs here (`first_here`) and the workers start only once it is handed
     over: the first rows wait for neither the workers' start nor their share of the CPU.
     The second also runs here, while they start. A headless read sends every task to the
-    workers. A task the workers
-    cannot run (they could not start, or one died) also runs here: the result is the same
-    whichever process made it, so a load never fails for want of workers. `along` runs
-    only in the workers: what it makes must be something this process could make again
-    (a cache's entries), never something a chunk read here would lack."""
+    workers. A task the workers cannot run (they could not start, or one died) also runs
+    here: the result is the same whichever process made it, so a load never fails for want
+    of workers. `along` runs only in the workers: what it makes must be something this
+    process could make again (a cache's entries), never something a chunk read here would
+    lack."""
 
     def __init__(self, n_workers: int, along: Alongside | None = None,
                  first_here: bool = True) -> None:
