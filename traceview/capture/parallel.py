@@ -184,9 +184,10 @@ class Extractor:
     """Runs `extract` over tasks, results handed back in task order with a bounded number
     in flight (memory stays a few chunks, not the whole file).
 
-    The first task runs here (`first_here`) and the workers start only once it is handed
-    over: the first rows wait for neither the workers' start nor their share of the CPU.
-    The second also runs here, while they start. A headless read sends every task to the
+    The first task runs here (`first_here`), a screenful from the head, and the workers
+    are started once it is read: the first rows wait for no whole chunk, and the workers
+    start from the reading thread before a screen lowers its priority (they would inherit
+    it). The second task also runs here, while they start. A headless read sends every task to the
     workers. A task the workers cannot run (they could not start, or one died) also runs
     here: the result is the same whichever process made it, so a load never fails for want
     of workers. `along` runs only in the workers: what it makes must be something this
@@ -239,10 +240,12 @@ class Extractor:
                 queue.append((task, self._submit(task)))
 
         if self.first_here:
-            yield first, _here(first)
+            head = _here(first)
             second = next(tasks, None)
             if second is not None:
-                fill()  # the workers start on what follows it
+                fill()  # the workers start on what follows it, while the head is paired
+            yield first, head
+            if second is not None:
                 yield second, _here(second)
         else:
             started, self.pool = True, self._start()
