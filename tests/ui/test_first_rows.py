@@ -1,5 +1,5 @@
 """A large capture in the inspector: the first rows are on screen while the rest is still
-read, and a key holds the load back until its screen is drawn (ui/gate.py)."""
+read."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
 
 from traceview.analysis import Options
 from traceview.analysis.session import Batch, Session
 from traceview.ui.app import make_app
-from traceview.ui.gate import LoadGate
 
 from ..builders import conv_turn, write
-from .fakecore import claims_session
 
 TURNS = 300
 
@@ -74,35 +71,3 @@ async def test_the_first_rows_show_before_the_load_ends(tmp_path: Path,
         await pilot.pause()
         assert app.state.done and len(app.state.turns) == TURNS
         assert len(app.main.rows) == len(range(0, TURNS, 7))
-
-
-async def test_a_key_holds_the_load_until_its_screen_is_drawn() -> None:
-    app = make_app(["claims.jsonl"], session_factory=lambda p, o: claims_session(batch_size=1))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.load_gate.open
-        app.post_message(events.Key("j", "j"))
-        assert not app.load_gate.open
-        await pilot.pause()
-        assert app.load_gate.open and app.main.table.cursor == 1
-
-
-def test_a_closed_gate_holds_the_load_no_longer_than_its_hold() -> None:
-    gate = LoadGate()
-    gate.HOLD = 0.0  # a key that is never drawn: the load goes on at once
-    gate.key_arrived()
-    gate.wait()
-    assert not gate.open
-    gate.answered()
-    assert gate.open
-
-
-def test_the_session_offers_the_load_a_pause_between_steps(tmp_path: Path) -> None:
-    path = _large_capture(tmp_path / "large.jsonl")
-    session = Session(str(path), step_lines=16)
-    pauses: list[int] = []
-    session.pause = lambda: pauses.append(len(session.loader.builder.turns))
-    assert sum(len(b.turns) for b in session.run()) == TURNS
-    # One pause every 16 lines (and one at the end of the file), each with the read going on.
-    assert len(pauses) == 2 * TURNS // 16 + 1 and pauses == sorted(pauses)

@@ -8,7 +8,7 @@ first one sooner) so a screen can show rows while the rest of the file is still 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,10 +129,6 @@ class Session:
     # yielded): a run of turns keeps the analyzer's code and data in the CPU's caches,
     # which the reading between two steps pushes out.
     analyze_run = 256
-    # Called between steps of the read, in the reading thread: a caller that shares the
-    # interpreter with a screen waits there while the screen answers a key (the
-    # inspector's load gate, ui/gate.py); None: the read never stops.
-    pause: Callable[[], object] | None = None
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
                  *, interval: float = 0.25, first_interval: float = 0.05,
@@ -171,10 +167,7 @@ class Session:
         # The first batch goes as soon as a turn is finished: its rows then show before
         # anything slow (a large capture's worker pool starts after its first chunk).
         first = True
-        pause = self.pause
         for _ in self.loader.steps(self.step_lines):
-            if pause is not None:
-                pause()
             if len(finished) >= run:
                 self._analyze(fresh, names)
             now = time.monotonic()

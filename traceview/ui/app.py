@@ -21,7 +21,6 @@ from textual.screen import Screen
 
 from traceview.ui.app_load import InspectorLoad, SessionFactory, default_session, follow_session
 from traceview.ui.bindings import APP_BINDINGS
-from traceview.ui.gate import LoadGate
 from traceview.ui.palette import inspector_commands, view_of
 from traceview.ui.screens.main import MainScreen
 from traceview.ui.state import LoadState
@@ -64,7 +63,6 @@ class InspectorApp(InspectorLoad):
         self.follow = Follow(self)
         self.follow.on = follow
         self.state = LoadState()
-        self.load_gate = LoadGate()
         self.main = MainScreen()
         # The diff view (`d`): a snapshot to compare with offline instead of fetching, and
         # fetch settings (None: the CLI's defaults).

@@ -11,10 +11,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual import events
-from textual.message import Message
-
-from traceview.ui.gate import LoadGate
 from traceview.ui.loader import run_in_own_thread
 from traceview.ui.messages import LoadFinished, LoadProgress, ProblemsFound, TurnsLoaded
 from traceview.ui.palette import view_of
@@ -52,19 +48,6 @@ class InspectorLoad(InspectorViews):
     session: Any
     session_factory: SessionFactory
     follow: Follow
-    #: Closed while a key is answered: the load waits (InspectorApp makes it).
-    load_gate: LoadGate
-
-    def post_message(self, message: Message) -> bool:
-        """A key closes the load gate as it arrives, from whichever thread posts it."""
-        if isinstance(message, events.Key):
-            self.load_gate.key_arrived()
-        return super().post_message(message)
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
-            self.call_after_refresh(self.load_gate.answered)
-        await super().on_event(event)
 
     def _load(self) -> None:
         """The load worker: the core's session runs in a thread of its own and posts
@@ -83,8 +66,6 @@ class InspectorLoad(InspectorViews):
                 lowered = True
                 lower_this_threads_priority(load_nice())
 
-        if hasattr(self.session, "pause"):
-            self.session.pause = self.load_gate.wait
         with tuned_for_loading():
             run_in_own_thread(self.session, post, lambda: worker.is_cancelled)
 
