@@ -64,7 +64,7 @@ def extract(path, start, end, *along):
 
 parallel.extract = extract
 PATH = sys.argv[5]
-LAST = parallel.split(PATH, os.path.getsize(PATH), parallel.chunk_bytes())[-1][0]
+LAST = list(parallel.split(PATH, os.path.getsize(PATH), parallel.chunk_bytes()))[-1][0]
 fds = sorted(os.listdir("/proc/self/fd"))
 from traceview.cli import main
 try:
@@ -115,7 +115,7 @@ def test_children_read_the_chunks_and_the_report_is_the_same(
     assert out.stdout == one_process
     pids = {line.split()[0] for line in lines}
     assert len(pids) == 2  # both children read chunks (they are not the main process)
-    chunks = parallel.split(SAMPLE, Path(SAMPLE).stat().st_size, 3000)
+    chunks = list(parallel.split(SAMPLE, Path(SAMPLE).stat().st_size, 3000))
     assert len(chunks) > 5
     # A headless report has no first rows to show early: every chunk goes to the workers.
     assert sorted(int(line.split()[1]) for line in lines) == [s for s, _ in chunks]

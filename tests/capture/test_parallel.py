@@ -22,7 +22,7 @@ def test_chunks_cover_the_file_and_end_at_line_ends(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_bytes(b'{"a": 1}\n' * 50 + b'{"cut": ')  # last line without a newline
     size = path.stat().st_size
-    ranges = parallel.split(str(path), size, 20)
+    ranges = list(parallel.split(str(path), size, 20))
     assert ranges[0][0] == 0 and ranges[-1][1] == size
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
     data = path.read_bytes()
@@ -207,3 +207,11 @@ def test_a_lines_facts_become_its_row_and_nothing_else_changes() -> None:
             assert got == tuple(want)
         facts = records.facts()
         assert (facts.requests.rows, facts.responses.rows) == (rows["req"], rows["res"]) != (0, 0)
+
+
+def test_the_first_chunk_may_be_smaller_and_the_rest_keep_their_size(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 50)  # 9 bytes a line
+    ranges = list(parallel.split(str(path), path.stat().st_size, 45, first=18))
+    # Each range ends at the end of the line its size reaches into.
+    assert ranges[:3] == [(0, 27), (27, 81), (81, 135)] and ranges[-1][1] == 450

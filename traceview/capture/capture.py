@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -15,6 +16,7 @@ import orjson
 from traceview.capture.bounded import loads as bounded_loads
 from traceview.capture.model import Exchange, Problem, RecordRef, Turn
 from traceview.capture.parallel import (
+    FIRST_CHUNK_BYTES,
     Alongside,
     Chunk,
     Extractor,
@@ -205,7 +207,8 @@ class CaptureLoader:
         verdicts = self.verdicts()
         along, take = self.along or (None, None)
         extractor = Extractor(n_workers, along, self.first_here)
-        results = extractor.run(self._tasks(verdicts, sizes))
+        tasks = self._tasks(verdicts, sizes)
+        results = extractor.run(tasks)
         try:
             ahead: tuple[Task, Chunk | OSError] | None = next(results, None)
             for i, src in enumerate(files):
@@ -230,6 +233,7 @@ class CaptureLoader:
                 yield self.lines
         finally:
             extractor.close()
+            tasks.close()  # the file it finds chunks in is closed now, not when collected
 
     def verdicts(self) -> list[str | None]:
         """Why each opened source is not a capture at all, judged from its first bytes
@@ -242,17 +246,23 @@ class CaptureLoader:
         if verdict is not None:
             self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
 
-    def _tasks(self, verdicts: list[str | None], sizes: list[int]) -> Iterator[Task]:
+    def _tasks(self, verdicts: list[str | None],
+               sizes: list[int]) -> Generator[Task, None, None]:
         chunk = chunk_bytes()
+        # A screen's read starts with a screenful from the head (see Extractor).
+        head = min(chunk, FIRST_CHUNK_BYTES) if self.first_here else None
         for i, src in enumerate(self.capture._files):
             if verdicts[i] is not None:
                 continue
+            at = 0
             try:
-                ranges = split(src.path, sizes[i], chunk)
-            except OSError:
-                ranges = [(0, 1)]  # reading it meets the same error and reports it
-            for start, end in ranges:
-                yield i, src.path, start, end
+                with closing(split(src.path, sizes[i], chunk, head)) as ranges:
+                    for at, end in ranges:
+                        head = None
+                        yield i, src.path, at, end
+                        at = end
+            except OSError:  # reading the rest meets the same error and reports it
+                yield i, src.path, at, max(sizes[i], at + 1)
 
     def _pair(self, i: int, chunk: Chunk, at: _Position, reread: _Rereader,
               every: int) -> Iterator[int]:

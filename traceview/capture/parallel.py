@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -38,6 +38,9 @@ if TYPE_CHECKING:  # the pool is imported only where workers run
 # 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
 # inspector's event loop waits out while it loads.
 CHUNK_BYTES = 1 << 20
+# The first chunk of a screen's read (`first_here`): about a screenful of turns, so the
+# first rows wait for that much of the file's head, whatever the file's size.
+FIRST_CHUNK_BYTES = 64 << 10
 # The longest line read as a record; a longer one (a file of zeros, a runaway writer) is a
 # problem on its line and skipped in chunks, so memory stays bounded whatever the input.
 MAX_LINE_BYTES = 256 << 20
@@ -132,23 +135,26 @@ def extract(path: str, start: int, end: int, along: Alongside | None = None) -> 
     return Chunk(out, records.facts(), None if along is None else along(requests))
 
 
-def split(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
-    """[start, end) ranges of about `chunk` bytes, each ending just after a newline (the
-    last at the end of the file). Line ends are found in bounded reads."""
-    ranges: list[tuple[int, int]] = []
+def split(path: str, size: int, chunk: int,
+          first: int | None = None) -> Generator[tuple[int, int], None, None]:
+    """[start, end) ranges of about `chunk` bytes (the first of about `first`, when
+    given), each ending just after a newline (the last at the end of the file), found as
+    they are asked for: the first is there at once, however large the file. Line ends are
+    found in bounded reads."""
     start = 0
+    step = chunk if first is None else first
     with open(path, "rb") as f:
         while start < size:
-            f.seek(min(start + chunk, size))
+            f.seek(min(start + step, size))
+            step = chunk
             end = f.tell()
             while end < size:
                 piece = f.readline(1 << 20)
                 end = f.tell()
                 if not piece or piece[-1:] == b"\n":
                     break
-            ranges.append((start, end))
+            yield start, end
             start = end
-    return ranges
 
 
 def fork_safe() -> bool:
@@ -178,12 +184,15 @@ class Extractor:
     """Runs `extract` over tasks, results handed back in task order with a bounded number
     in flight (memory stays a few chunks, not the whole file).
 
-    The first task runs here (`first_here`), so the first rows show while the workers
-    start; a headless read sends it to the workers like the rest. A task the workers
-    cannot run (they could not start, or one died) also runs here: the result is the same
-    whichever process made it, so a load never fails for want of workers. `along` runs
-    only in the workers: what it makes must be something this process could make again
-    (a cache's entries), never something a chunk read here would lack."""
+    The first task runs here (`first_here`), a screenful from the head, and the workers
+    are started once it is read: the first rows wait for no whole chunk, and the workers
+    start from the reading thread before a screen lowers its priority (they would inherit
+    it). The second task also runs here, while they start. A headless read sends every task to the
+    workers. A task the workers cannot run (they could not start, or one died) also runs
+    here: the result is the same whichever process made it, so a load never fails for want
+    of workers. `along` runs only in the workers: what it makes must be something this
+    process could make again (a cache's entries), never something a chunk read here would
+    lack."""
 
     def __init__(self, n_workers: int, along: Alongside | None = None,
                  first_here: bool = True) -> None:
@@ -220,17 +229,26 @@ class Extractor:
             for task in tasks:
                 yield task, _here(task)
             return
-        self.pool = self._start()
         queue: deque[tuple[Task, Future[Any] | None]] = deque()
+        started = False
 
         def fill() -> None:
+            nonlocal started
             while len(queue) < self.ahead and (task := next(tasks, None)) is not None:
+                if not started:
+                    started, self.pool = True, self._start()
                 queue.append((task, self._submit(task)))
 
         if self.first_here:
-            fill()
-            yield first, _here(first)
+            head = _here(first)
+            second = next(tasks, None)
+            if second is not None:
+                fill()  # the workers start on what follows it, while the head is paired
+            yield first, head
+            if second is not None:
+                yield second, _here(second)
         else:
+            started, self.pool = True, self._start()
             queue.append((first, self._submit(first)))
         while True:
             fill()
