@@ -261,6 +261,8 @@ def trickle():
     import socket
     import threading
 
+    from tests.loopback import serve_each
+
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(16)
@@ -277,15 +279,7 @@ def trickle():
             except OSError:
                 pass
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
+    serve_each(srv, serve, stop)
     yield f"http://127.0.0.1:{srv.getsockname()[1]}/v1"
     stop.set()
     srv.close()

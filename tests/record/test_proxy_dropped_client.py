@@ -7,12 +7,12 @@ from __future__ import annotations
 import logging
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.loopback import serve_each
 from tests.record.conftest import read_records
 from traceview.record.proxy_server import ProxyServer
 
@@ -45,16 +45,7 @@ def _burst(conn: socket.socket) -> None:
 @pytest.fixture
 def upstream() -> Iterator[str]:
     server = socket.create_server(("127.0.0.1", 0))
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=_burst, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
+    serve_each(server, _burst)
     yield f"http://127.0.0.1:{server.getsockname()[1]}/v1"
     server.close()
 

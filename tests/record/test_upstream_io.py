@@ -21,6 +21,7 @@ import httpx2
 import openai
 import pytest
 
+from tests.loopback import accepted as accepted_conns
 from tests.record.conftest import API_KEY, read_records
 from traceview.record.proxy_server import ProxyServer
 from traceview.record.upstream_io import HIGH_WATER, UpstreamConnection
@@ -89,11 +90,7 @@ def _upstream(answer: bytes, close_after: bool, answered: threading.Event | None
     closed, accepted = threading.Event(), []
 
     def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
+        for conn in accepted_conns(server):
             accepted.append(1)
             with conn:
                 while True:
@@ -189,11 +186,7 @@ def _tunnel(seen: list[bytes]) -> str:
             b.shutdown(socket.SHUT_WR)
 
     def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
+        for conn in accepted_conns(server):
             head = b""
             while b"\r\n\r\n" not in head:
                 head += conn.recv(65536)
