@@ -215,3 +215,43 @@ def test_the_first_chunk_may_be_smaller_and_the_rest_keep_their_size(tmp_path: P
     ranges = list(parallel.split(str(path), path.stat().st_size, 45, first=18))
     # Each range ends at the end of the line its size reaches into.
     assert ranges[:3] == [(0, 27), (27, 81), (81, 135)] and ranges[-1][1] == 450
+
+
+_HOSTED_STDERR = """
+import sys, threading
+from traceview.capture import parallel
+
+class Captured:  # Textual's print capture while the inspector runs: no descriptor
+    def write(self, text): return len(text)
+    def flush(self): pass
+    def fileno(self): return -1
+
+sys.stderr = Captured()
+path = sys.argv[1]
+started = []
+
+def load():
+    extractor = parallel.Extractor(2, first_here=False)
+    tasks = iter([(0, path, 0, 36), (0, path, 36, 72), (0, path, 72, 127)])
+    chunks = [chunk for _, chunk in extractor.run(tasks)]
+    started.append((len(extractor.workers), sum(len(c.lines) for c in chunks)))
+    extractor.close()
+
+thread = threading.Thread(target=load)
+thread.start()
+thread.join()
+print(started[0])
+"""
+
+
+def test_the_inspectors_load_starts_its_workers_under_a_captured_stderr(
+        tmp_path: Path) -> None:
+    """The inspector loads from a thread while Textual has replaced sys.stderr with an
+    object whose descriptor is -1: its worker pool still starts (it used to fail, and
+    every chunk of a large capture was read by the load thread alone). A fresh
+    interpreter: the resource tracker it starts outlives the pool."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 13 + b'{"b": 22}\n')  # 127 bytes: three chunks at line ends
+    out = subprocess.run([sys.executable, "-c", _HOSTED_STDERR, str(path)],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["(2,", "14)"]

@@ -164,6 +164,25 @@ def fork_safe() -> bool:
             and threading.active_count() == 1)
 
 
+def _tracker_started() -> None:
+    """Start multiprocessing's resource tracker (which spawned workers need) with a real
+    stderr: it hands `sys.stderr.fileno()` to its process, and a host that replaced
+    sys.stderr with an object of its own (Textual's print capture says -1) made every
+    pool fail to start, so the inspector read every chunk in its own process."""
+    from multiprocessing import resource_tracker
+
+    try:
+        if sys.stderr is not None and sys.stderr.fileno() >= 0:
+            return
+    except (AttributeError, OSError, ValueError):
+        return  # no descriptor at all: the tracker leaves it out
+    held, sys.stderr = sys.stderr, sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = held
+
+
 def _quiet() -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
     process's to handle (it stops the pool; a worker ends when its queue closes). The
@@ -210,6 +229,8 @@ class Extractor:
 
         method = "fork" if fork_safe() else "spawn"
         try:
+            if method == "spawn":
+                _tracker_started()
             return ProcessPoolExecutor(self.n_workers, multiprocessing.get_context(method),
                                        initializer=_quiet)
         except (OSError, ValueError):
