@@ -1,7 +1,8 @@
 """A large capture's conversations, rows, provider objects and fidelity verdicts are written
-in forked workers, all by one pool (report/json_out.py `_parts` through capture/parallel.py
-`inherited`): the document must be the one a single process writes, byte for byte, and
-the workers must all be gone afterwards.
+in forked workers, all by one pool, each writing its parts to the output in turn
+(report/json_out.py `write_json` through capture/handoff.py `written`): the document must
+be the one a single process writes, byte for byte, and the workers must all be gone
+afterwards.
 
 Each case runs `traceview report` in a fresh process (a test process may have threads,
 and then nothing forks), with the row threshold at 0 and parts of 2 rows, so a sample of
