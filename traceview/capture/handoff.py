@@ -40,8 +40,9 @@ class _Turns(NamedTuple):
 
 
 _TURNS: _Turns | None = None
-# Parts a worker makes and holds while it waits for its turn.
-AHEAD = 2
+# Parts a worker makes and holds while it waits for its turn (a few hundred kB each): a
+# part slow to make, or a writer the scheduler set aside, then stalls the others less.
+AHEAD = 4
 
 
 def written(make: Callable[[Any], bytes], tasks: Sequence[tuple[bytes, Any]],
