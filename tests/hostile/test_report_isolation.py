@@ -31,7 +31,7 @@ from traceview.analysis.session import analyze
 from traceview.cli import main
 from traceview.report.json_out import ROWS_A_PART
 
-# Rows written by forked workers past 2 turns (capture/parallel.py `inherited`).
+# Rows written by forked workers past 2 turns (capture/handoff.py `written`).
 FORK = {"TRACEVIEW_WORKERS": "2", "TRACEVIEW_PARALLEL_MIN_ROWS": "2"}
 
 

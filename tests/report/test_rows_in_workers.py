@@ -1,7 +1,8 @@
 """A large capture's conversations, rows, provider objects and fidelity verdicts are written
-in forked workers, all by one pool (report/json_out.py `_parts` through capture/parallel.py
-`inherited`): the document must be the one a single process writes, byte for byte, and
-the workers must all be gone afterwards.
+in forked workers, all by one pool, each writing its parts to the output in turn
+(report/json_out.py `write_json` through capture/handoff.py `written`): the document must
+be the one a single process writes, byte for byte, and the workers must all be gone
+afterwards.
 
 Each case runs `traceview report` in a fresh process (a test process may have threads,
 and then nothing forks), with the row threshold at 0 and parts of 2 rows, so a sample of
@@ -98,3 +99,52 @@ def test_verdicts_hashed_in_workers_leave_openssl_out_of_the_main_process(
     verdicts = [line.split() for line in log if "Verdict" in line]
     assert sorted(start for _, _, start in verdicts) == ["0", "2"]
     assert main_pid not in {pid for pid, _, _ in verdicts}
+
+
+def _big_capture(tmp_path: Path) -> Path:
+    """4,000 turns: a document of megabytes, far more than a pipe holds."""
+    path = tmp_path / "big.jsonl"
+    with path.open("w") as f:
+        for i in range(4000):
+            f.write(f'{{"dir": "req", "id": "r{i}", "body": {{"model": "gpt-4o", '
+                    f'"input": "question {i}"}}}}\n')
+            f.write(f'{{"dir": "res", "id": "r{i}", "body": {{"object": "response", '
+                    f'"id": "resp_{i}", "status": "completed", "output": [], '
+                    f'"usage": {{"input_tokens": 7, "output_tokens": 1}}}}}}\n')
+    return path
+
+
+def _forked_report(path: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_ROWS="0")
+    return subprocess.Popen([sys.executable, "-m", "traceview", "report", str(path),
+                             "--format", "json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True)
+
+
+def test_forked_writers_into_a_closed_pipe_exit_quietly(tmp_path: Path) -> None:
+    """`report | head -1` while the workers write: exit 0, nothing on stderr."""
+    proc = _forked_report(_big_capture(tmp_path))
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"{\n"
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == b"", err
+
+
+def test_ctrl_c_while_the_forked_writers_write_exits_130_and_leaves_no_worker(
+        tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the terminal's process group) while the workers are blocked on a
+    full pipe: one line, exit 130, and every process of the group gone."""
+    import signal
+
+    proc = _forked_report(_big_capture(tmp_path))
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"{\n"  # the workers are writing; the pipe fills
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.stdout.read()  # to its end: every writer has closed it
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 130, err
+    assert b"Traceback" not in err and err.strip().count(b"\n") == 0, err
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)

@@ -55,11 +55,9 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
             print(refused, file=sys.stderr)
             return 2
         if fmt == "json":
-            from traceview.report.json_out import iter_json
+            from traceview.report.json_out import write_json
 
-            for chunk in iter_json(analysis, explain=explain):
-                sys.stdout.buffer.write(chunk)
-                del chunk  # not held while the next is made: a batch less at the peak
+            write_json(analysis, sys.stdout.buffer, explain=explain)
         elif fmt == "markdown":
             from traceview.report.markdown import iter_markdown
 

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import islice
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts, unexplained_rows
-from traceview.capture.parallel import inherited, min_parallel_rows, workers
+from traceview.capture.handoff import written
+from traceview.capture.parallel import min_parallel_rows, workers
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe
 
@@ -89,12 +89,51 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
 
 def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:
     """The document as chunks of bytes, indented like orjson's OPT_INDENT_2; with
-    `explain`, each turn carries its sentences (`explanation`, `findings`).
+    `explain`, each turn carries its sentences (`explanation`, `findings`). Made in this
+    process (`write_json` hands a large capture's lists to forked writers).
 
     Every value is redacted and every chunk made terminal-safe here, at the boundary, so
     no field (endpoint query, status, error, id) can carry a key or a control out.
     """
-    yield from _document(analysis, explain)
+    pieces, writers = _plan(analysis, explain)
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            yield piece
+        else:
+            marker, start, stop = piece
+            yield from writers[marker](start, stop)
+
+
+def write_json(analysis: Analysis, out: BinaryIO, explain: bool = False) -> None:
+    """The document (`iter_json`'s bytes) written to `out`. A large capture's lists are
+    made by forked writers that write their parts to `out`'s descriptor themselves, in
+    document order (capture/handoff.py): the analysis is in their memory already, and the
+    bytes they make never pass through this process."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stream: no descriptor
+        fd = -1
+    if fd < 0 or len(analysis.turns) < min_parallel_rows() or workers() < 2:
+        for chunk in iter_json(analysis, explain):
+            out.write(chunk)
+            del chunk  # not held while the next is made: a batch less at the peak
+        return
+    pieces, writers = _plan(analysis, explain)
+    tasks: list[tuple[bytes, tuple[bytes, int, int]]] = []
+    head: list[bytes] = []  # the document's own bytes since the last part
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            head.append(piece)
+        else:
+            tasks.append((b"".join(head), piece))
+            head = []
+    out.flush()
+    _WRITERS.update(writers)
+    try:
+        written(_part, tasks, workers(), fd)
+    finally:
+        _WRITERS.clear()
+    out.write(b"".join(head))
 
 
 # The lists that grow with the capture, each streamed in place of its placeholder, a part
@@ -103,9 +142,7 @@ def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:
 _CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
 _VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
 # Items a part: whole batches, so the parts joined are the one-process document byte for
-# byte; a few hundred kB of JSON a part, a few parts in flight (each held by this process
-# until its turn, and copied on the way: two batches a part made the parts in flight the
-# report's peak).
+# byte; a few hundred kB of JSON a part, one part a writer held until its turn.
 ROWS_A_PART = BATCH
 # How `_part` writes the items [start, stop) of each list in a worker, by its placeholder
 # (set before the workers fork, inherited by them; only while they write).
@@ -113,7 +150,10 @@ _WRITERS: dict[bytes, Callable[[int, int], Iterable[bytes]]] = {}
 Piece = bytes | tuple[bytes, int, int]  # the document's own bytes, or a list's part
 
 
-def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
+def _plan(analysis: Analysis, explain: bool) -> tuple[
+        list[Piece], dict[bytes, Callable[[int, int], Iterable[bytes]]]]:
+    """The document cut into its own bytes and its lists' parts, and how each list's part
+    is written (by its placeholder)."""
     fidelity = analysis.fidelity
     listing = analysis.objects.objects if analysis.objects else []
     verdicts = fidelity.verdicts if fidelity else []
@@ -131,16 +171,7 @@ def _document(analysis: Analysis, explain: bool) -> Iterator[bytes]:
                            conversations=_CONVERSATIONS, verdicts=_VERDICTS),
         option=orjson.OPT_INDENT_2))
     pieces = list(_pieces(rest, {m: (n, depth) for m, (n, depth, _) in lists.items()}))
-    # A large capture's lists are written by forked workers, all by one pool.
-    forks = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
-    writers = {m: write for m, (_, _, write) in lists.items()}
-    tasks = [p for p in pieces if type(p) is tuple]
-    with closing(_parts(tasks, writers, forks)) as parts:
-        for piece in pieces:
-            if type(piece) is bytes:
-                yield piece
-            else:
-                yield from next(parts)
+    return pieces, {m: write for m, (_, _, write) in lists.items()}
 
 
 def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]:
@@ -163,31 +194,12 @@ def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]
         yield b"\n" + b"  " * depth + b"]" if n else b"]"
 
 
-def _parts(tasks: list[tuple[bytes, int, int]],
-           writers: dict[bytes, Callable[[int, int], Iterable[bytes]]],
-           forks: bool) -> Generator[Iterable[bytes], None, None]:
-    """Each part's chunks, in order, `writers[marker](start, stop)` writing it (here:
-    streamed, a long turn list a slice at a time); with `forks`, each part whole from a
-    forked worker (capture/parallel.py `inherited`): the analysis is in their memory
-    already. The turns' rows are most of the writer's work, a conversation's
+def _part(task: tuple[bytes, int, int]) -> bytes:
+    """Items [start, stop) of the list `marker` names, in a forked writer (or here when
+    none could take it): the turns' rows are most of the writer's work, a conversation's
     carried context is ~6 kB of JSON, a stored response is an object to list, and a
     verdict's hash reads its conversation's input again (and loads OpenSSL, megabytes of
     memory this process then need not hold)."""
-    if not forks:
-        for marker, start, stop in tasks:
-            yield writers[marker](start, stop)
-        return
-    _WRITERS.update(writers)
-    try:
-        for part in inherited(_part, tasks, workers()):
-            yield (part,)
-    finally:
-        _WRITERS.clear()
-
-
-def _part(task: tuple[bytes, int, int]) -> bytes:
-    """Items [start, stop) of the list `marker` names, in a worker (or here when none
-    could take it)."""
     marker, start, stop = task
     return b"".join(_WRITERS[marker](start, stop))
 

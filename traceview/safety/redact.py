@@ -193,7 +193,9 @@ def _hinted_lines(chunk: bytes) -> list[int]:
     folded = chunk.translate(_FOLD)
     find, rfind, size = chunk.find, chunk.rfind, len(chunk)
     hinted: set[int] = set()
-    lowered: list[bytes] = []  # the chunk lower-cased, once a find needs it
+    # Each line a find is on, lower-cased once (by its start): most chunks have a find on
+    # a few lines, and lower-casing the whole chunk for them was a pass over every byte.
+    lowered: dict[int, bytes] = {}
     tries: dict[int, int] = {}  # this scan's finds so far on the line starting at each offset
 
     def check(i: int) -> int:
@@ -203,16 +205,17 @@ def _hinted_lines(chunk: bytes) -> list[int]:
         end = size if end < 0 else end
         if start in hinted:
             return end
-        if not lowered:
-            lowered.append(chunk.lower())
-        text, first = lowered[0], max(start, i - _REACH)
+        text = lowered.get(start)
+        if text is None:
+            text = lowered[start] = chunk[start:end].lower()
+        first, i, stop = max(start, i - _REACH) - start, i - start, end - start
         tries[start] = tried = tries.get(start, 0) + 1
         if tried <= _LINE_TRIES:
-            if any(_HINT.match(text, at, end) for at in range(first, i + 1)):
+            if any(_HINT.match(text, at, stop) for at in range(first, i + 1)):
                 hinted.add(start)
                 return end
-            return i + 1
-        if _HINT.search(text, first, end) is not None:
+            return start + i + 1
+        if _HINT.search(text, first, stop) is not None:
             hinted.add(start)
         return end  # searched to the line's end: nothing more to find on it
 
