@@ -22,7 +22,7 @@ from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.analysis.turn_report import row_dicts
 from traceview.capture.sources import SourceError
-from traceview.export.clean import clean_values, columns
+from traceview.export.clean import clean_values, columns, json_cells
 from traceview.export.schema import (
     ATTRIBUTED,
     CARRIED,
@@ -260,20 +260,13 @@ def _carried(values: list[Any]) -> Columns:
         else:
             tokens.append(v if type(v) is int else None)
             usd.append(None)
-    detail = _dumps_redacted([v if type(v) is dict else None for v in values])
+    detail = json_cells([v if type(v) is dict else None for v in values])
     return dict(zip(CARRIED, (tokens, usd, detail), strict=True))
 
 
 def _json_cells(values: list[Any]) -> list[str | None]:
     """A json column's cells: each non-empty value redacted and serialised, else null."""
-    return _dumps_redacted([v if v else None for v in values])
-
-
-def _dumps_redacted(values: list[Any]) -> list[str | None]:
-    """`orjson.dumps(redact(v))` of each value but None, the redactor run once over the
-    batch (it passes a batch with nothing to mask without walking it)."""
-    clean = redact(values)
-    return [None if v is None else orjson.dumps(v).decode() for v in clean]
+    return json_cells([v if v else None for v in values])
 
 
 def _extras(rests: list[dict[str, Any]]) -> list[str | None]:
