@@ -225,24 +225,38 @@ def test_docs_document_the_schema_and_queries() -> None:
     assert rewrite(readme) == readme, "stale: python -m traceview.export.readme_tables"
 
 
+def _rows_with(monkeypatch: pytest.MonkeyPatch, change) -> None:
+    """The export reads the report's turn rows with `change(row)` applied to each."""
+    from traceview.export import rows as export_rows
+
+    made = export_rows.row_dicts
+
+    def changed(reports):
+        for d in made(reports):
+            change(d)
+            yield d
+
+    monkeypatch.setattr(export_rows, "row_dicts", changed)
+
+
 def test_carried_context_is_picked_up_when_the_report_has_it(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The carried-context ledger's objects (issue #13's shape) fill the columns, and the
     re-billed query then sums the measured figure instead of the deposit estimate."""
-    from traceview.analysis.turn_report import ConversationReport, TurnReport
+    from traceview.analysis.turn_report import ConversationReport
 
     conv_dict = ConversationReport.to_dict
 
-    def with_carry(self):
-        return {"tokens": 1000 * (self.index - 1), "cost_usd": 0.5,
-                "sources": [{"id": "dep-3", "tokens": 7}]}
+    def with_carry(d):
+        d["carried_context"] = {"tokens": 1000 * (d["index"] - 1), "cost_usd": 0.5,
+                                "sources": [{"id": "dep-3", "tokens": 7}]}
 
     def conv_with_carry(self):
         d = conv_dict(self)
         d["carried_context"] = {"tokens": 6000, "cost_usd": 1.5, "sources": []}
         return d
 
-    monkeypatch.setattr(TurnReport, "carried_context", property(with_carry))
+    _rows_with(monkeypatch, with_carry)
     monkeypatch.setattr(ConversationReport, "to_dict", conv_with_carry)
     rows = list(capture_rows(str(SAMPLES / "claims.jsonl")))
     turns = [r for t, r in rows if t == "turns"]
@@ -262,12 +276,7 @@ def test_carried_context_is_picked_up_when_the_report_has_it(
 
 
 def test_a_report_key_without_a_column_lands_in_extras(monkeypatch: pytest.MonkeyPatch) -> None:
-    from traceview.analysis import turn_row
-    from traceview.analysis.turn_report import TurnReport
-
-    monkeypatch.setattr(turn_row, "ROW_KEYS", (*turn_row.ROW_KEYS, "future_key"))
-    monkeypatch.setattr(TurnReport, "future_key",
-                        property(lambda self: {"x": "sk-ABCDEFGHIJKL"}), raising=False)
+    _rows_with(monkeypatch, lambda d: d.update(future_key={"x": "sk-ABCDEFGHIJKL"}))
     turns = [r for t, r in capture_rows(str(SAMPLES / "claims.jsonl")) if t == "turns"]
     assert json.loads(turns[0]["extras"]) == {"future_key": {"x": "sk-[redacted]"}}
 

@@ -1,5 +1,6 @@
 """The output boundary of the fleet tables: every string of a batch of columns sanitised
-and redacted at once (an export is an output path, like the report and the screen)."""
+and redacted at once (an export is an output path, like the report and the screen); a
+json column's text is made here too (`json_cells`), cleaned as it is made."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import Any
 
+import orjson
+
 from traceview.export.schema import TABLES, column_types
-from traceview.safety.redact import MIN_SECRET_LENGTH, redact_json, redact_text
+from traceview.safety.redact import MIN_SECRET_LENGTH, redact, redact_json, redact_text
 from traceview.safety.sanitise import visible
 
 Columns = dict[str, list[Any]]
@@ -24,13 +27,14 @@ _LISTS = frozenset((list, type(None)))
 def columns(table: str, cols: Columns) -> Columns:
     """Columns (from `capture_raw`) in schema order, every string sanitised and redacted
     (nested ones too; tuples become lists), numbers untouched. The strings of the whole
-    batch are redacted together, and a column with nothing to change is passed on as is."""
+    batch are redacted together, and a column with nothing to change is passed on as is:
+    so is a json column, whose text `json_cells` made clean."""
     types = _TYPES[table]
     strings: dict[str, None] = {}
     touched: dict[str, dict[str, None] | None] = {}  # column -> its strings (None: rebuild)
     for name, kind in types.items():
         values = cols[name]
-        if kind in _NUMERIC and _SCALARS.issuperset(map(type, values)):
+        if kind == "json" or (kind in _NUMERIC and _SCALARS.issuperset(map(type, values))):
             continue
         own: dict[str, None] = {}
         tuples = _gather(values, own)
@@ -46,6 +50,19 @@ def columns(table: str, cols: Columns) -> Columns:
         else:
             out[name] = [v if type(v) in _SCALARS else _apply(v, changed) for v in values]
     return out
+
+
+def json_cells(values: list[Any]) -> list[str | None]:
+    """A json column's cells: `orjson.dumps(redact(v))` of each value but None, the text
+    cleaned as `columns` cleans a string. The redactor runs once over the batch; where it
+    finds nothing to mask in the batch's JSON text (`redact` then returns the very list),
+    which holds each cell's text whole, no cell's text holds anything to mask either, and
+    only the sanitiser is left to run on it."""
+    masked = redact(values)
+    texts = [None if v is None else orjson.dumps(v).decode() for v in masked]
+    if masked is values:
+        return [t if t is None or t.isprintable() else visible(t) for t in texts]
+    return clean_values(texts)
 
 
 def clean_values(values: list[Any]) -> list[Any]:

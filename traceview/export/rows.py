@@ -1,9 +1,9 @@
 """One capture file -> the fleet tables as columns (the map step every exporter shares).
 
-A turn's cells are the report's own values: each column is read in bulk from the
-TurnReport property of its name (`index` as `capture_index`, `cost` and
-`carried_context` split in three), so a table and `traceview report --format json` can
-never disagree, and no row dict is made per turn. Each file is analysed on its own,
+A turn's cells are the report's own values: its rows, made a batch of turns at a time as
+`report --format json --explain` makes them (`row_dicts`), each column the row key of its
+name (`index` as `capture_index`, `cost` and `carried_context` split in three), so a
+table and the report can never disagree. Each file is analysed on its own,
 exactly as `traceview report FILE` would: the unit a worker (or a cluster) takes.
 Every string leaves through the redactor and the sanitiser, a batch at a time: an export
 is an output path.
@@ -13,18 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from operator import attrgetter
 from typing import Any
 
 import orjson
 
-from traceview.analysis import turn_row
-from traceview.analysis.explain import explain_and_findings
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
+from traceview.analysis.turn_report import row_dicts
 from traceview.capture.sources import SourceError
-from traceview.export.clean import clean_values, columns
+from traceview.export.clean import clean_values, columns, json_cells
 from traceview.export.schema import (
     ATTRIBUTED,
     CARRIED,
@@ -50,13 +48,11 @@ _CONV_COLS = column_names("conversations")
 _TURN_KNOWN = set(_TURN_COLS) | set(TURN_RENAMED) | set(TURN_FLATTENED) | set(ATTRIBUTED)
 _CONV_KNOWN = set(_CONV_COLS)
 _TURN_JSON = [c for c in json_columns("turns") if c not in CARRIED]
-# Turn columns that are not the TurnReport property of the same name: made below.
+# Turn columns that are not the report row's key of the same name: made below.
 _MADE = {"capture_index", "conversation_index", "conversation_kind", "ts", "date",
          *TURN_FLATTENED["cost"], *TURN_FLATTENED["timing"], *CARRIED, "explanation",
          "findings", "extras", *COST_MORE, *ATTRIBUTED["attributed_to"]}
 _PROPS = tuple(c for c in _TURN_COLS if c not in _MADE)
-_READ_NAMES = ("index", "started_ms", "cost", "carried_context", "timing", *_PROPS)
-_READ = attrgetter(*_READ_NAMES)
 _DAYS: dict[int, str] = {}
 
 
@@ -133,8 +129,9 @@ def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
     for start in range(lo, hi, BATCH_TURNS):
         # The views are kept for the batch: each caches its sides and price while read.
         batch = list(turns[start:min(start + BATCH_TURNS, hi)])
-        yield "turns", turn_columns(batch, where)
-        calls = hosted_call_columns(batch)
+        rows = list(row_dicts(batch))
+        yield "turns", turn_columns(batch, rows, where)
+        calls = hosted_call_columns(rows)
         if calls["id"]:
             yield "hosted_calls", calls
 
@@ -153,21 +150,20 @@ def problem_tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
 
 
-def hosted_call_columns(views: Sequence[Any]) -> Columns:
-    """One row per hosted call of `views` (TurnReports): the report's `hosted_calls` with
-    the retrieval `lineage` gives it (queries, result files, sources, vector stores)."""
+def hosted_call_columns(rows: Sequence[Row]) -> Columns:
+    """One row per hosted call of the turns' `rows` (the report's): its `hosted_calls`
+    with the retrieval `lineage` gives it (queries, result files, sources, vector stores)."""
     cols: Columns = {k: [] for k in _TYPES["hosted_calls"]}
-    for t in views:
-        calls = t.hosted_calls
+    for t in rows:
+        calls = t["hosted_calls"]
         if not calls:
             continue
-        lin = t.lineage
-        found = {r["id"]: r for r in (lin or {}).get("retrieval", ()) if r["id"]}
+        found = {r["id"]: r for r in (t["lineage"] or {}).get("retrieval", ()) if r["id"]}
         for pos, c in enumerate(calls, 1):
             r = found.get(c["id"]) or {}
             res = r.get("results")
-            row = {"source": t.source, "capture_index": t.index,
-                   "conversation_key": t.conversation_key, "position": pos,
+            row = {"source": t["source"], "capture_index": t["index"],
+                   "conversation_key": t["conversation_key"], "position": pos,
                    "type": c["type"], "id": c["id"], "status": c["status"],
                    "evidence": c["evidence"], "include": c["include"],
                    "queries": list(c.get("queries") or r.get("queries") or []),
@@ -181,60 +177,49 @@ def hosted_call_columns(views: Sequence[Any]) -> Columns:
     return cols
 
 
-def turn_columns(views: Sequence[Any], where: dict[int, tuple[str, int]]) -> Columns:
-    """The turns table's columns of `views` (TurnReports), in schema order, not yet
-    cleaned."""
-    cells = [_READ(v) for v in views]  # a tuple of the turn's cells per view
-    got = dict(zip(_READ_NAMES, map(list, zip(*cells, strict=True)),
-                   strict=True)) if views else {name: [] for name in _READ_NAMES}
-    cols: Columns = {name: got[name] for name in _PROPS}
-    cols["capture_index"] = got["index"]
-    place = [where.get(i, (None, None)) for i in got["index"]]
+def turn_columns(views: Sequence[Any], rows: Sequence[Row],
+                 where: dict[int, tuple[str, int]]) -> Columns:
+    """The turns table's columns of `views` (TurnReports) and their `rows` (the report's,
+    explained: `row_dicts`), in schema order, not yet cleaned."""
+    def column(key: str) -> list[Any]:
+        return [d[key] for d in rows]
+
+    cols: Columns = {name: column(name) for name in _PROPS}
+    index = cols["capture_index"] = column("index")
+    place = [where.get(i, (None, None)) for i in index]
     cols["conversation_kind"] = [p[0] for p in place]
     cols["conversation_index"] = [p[1] for p in place]
-    ms = cols["ts"] = got["started_ms"]
+    ms = cols["ts"] = [v.started_ms for v in views]  # the row's `ts` is ISO text
     cols["date"] = [day(m) for m in ms]
-    costs = [c or {} for c in got["cost"]]
+    costs = column("cost")
     for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
                          strict=True):
         cols[name] = [c.get(key) for c in costs]
     cols["cost_tier"] = [c.get("tier") for c in costs]
     cols["cost_lines"] = [c.get("lines") for c in costs]
-    owners = [v.turn_attribution for v in views]
-    cols["metadata"] = [a.metadata or None for a in owners]
-    cols["end_user"] = [a.user for a in owners]
-    cols["safety_identifier"] = [a.safety_identifier for a in owners]
-    cols["project"] = [a.project for a in owners]
-    cols["organization"] = [a.organization for a in owners]
-    cols.update(_carried(got["carried_context"]))
-    timings = got["timing"]
+    owners = column("attributed_to")
+    cols["metadata"] = [a["metadata"] or None for a in owners]
+    for name, key in _OWNER:
+        cols[name] = [a[key] for a in owners]
+    cols.update(_carried(column("carried_context")))
+    timings = column("timing")
     for name in TURN_FLATTENED["timing"]:
         cols[name] = [t[name] for t in timings]
     for name in _TURN_JSON:
         cols[name] = _json_cells(cols[name])
-    prose = [explain_and_findings(_Read(dict(zip(_READ_NAMES, c, strict=True)), v))
-             for c, v in zip(cells, views, strict=True)]
-    cols["explanation"] = [p[0] for p in prose]
-    cols["findings"] = [p[1] for p in prose]
-    # Report keys this schema version has no column for (kept as JSON in `extras`).
-    extra = [k for k in turn_row.ROW_KEYS if k not in _TURN_KNOWN]
-    cols["extras"] = _extras([{k: getattr(v, k) for k in extra} for v in views]
-                             if extra else [{}] * len(views))
+    cols["explanation"] = column("explanation")
+    cols["findings"] = column("findings")
+    # Report keys this schema version has no column for (kept as JSON in `extras`); the
+    # rows of a batch have the same keys.
+    extra = [k for k in rows[0] if k not in _TURN_KNOWN] if rows else []
+    cols["extras"] = _extras([{k: d[k] for k in extra} for d in rows]
+                             if extra else [{}] * len(rows))
     return {name: cols[name] for name in _TURN_COLS}
 
 
-class _Read:
-    """A turn as the explainer reads it: the cells read for the table already, anything
-    else from the view (the prose restates the cells: each is read once, not twice)."""
-
-    __slots__ = ("__dict__", "_view")
-
-    def __init__(self, cells: dict[str, Any], view: Any) -> None:
-        self.__dict__ = cells
-        self._view = view
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._view, name)
+# The `attributed_to` keys with a column of their own, besides `metadata`.
+_OWNER = (("end_user", "user"), ("safety_identifier", "safety_identifier"),
+          ("project", "project"), ("organization", "organization"))
 
 
 def _conversation_columns(analysis: Analysis, conversations: Iterable[Any]) -> Columns:
@@ -275,20 +260,13 @@ def _carried(values: list[Any]) -> Columns:
         else:
             tokens.append(v if type(v) is int else None)
             usd.append(None)
-    detail = _dumps_redacted([v if type(v) is dict else None for v in values])
+    detail = json_cells([v if type(v) is dict else None for v in values])
     return dict(zip(CARRIED, (tokens, usd, detail), strict=True))
 
 
 def _json_cells(values: list[Any]) -> list[str | None]:
     """A json column's cells: each non-empty value redacted and serialised, else null."""
-    return _dumps_redacted([v if v else None for v in values])
-
-
-def _dumps_redacted(values: list[Any]) -> list[str | None]:
-    """`orjson.dumps(redact(v))` of each value but None, the redactor run once over the
-    batch (it passes a batch with nothing to mask without walking it)."""
-    clean = redact(values)
-    return [None if v is None else orjson.dumps(v).decode() for v in clean]
+    return json_cells([v if v else None for v in values])
 
 
 def _extras(rests: list[dict[str, Any]]) -> list[str | None]:

@@ -142,7 +142,7 @@ class ParquetSink(Sink):
         self._writers: dict[tuple[str, str], Any] = {}
         # Record batches waiting for a full row group: Arrow, never Python objects.
         self._pending: dict[tuple[str, str], list[Any]] = {}
-        self._npending: dict[tuple[str, str], int] = {}
+        self._npending: dict[tuple[str, str], tuple[int, int]] = {}  # (rows, bytes)
         self._part_names: dict[tuple[Any, ...], str] = {}
 
     @property
@@ -210,9 +210,11 @@ class ParquetSink(Sink):
     def _add_batch(self, table: str, part: str, batch: Any) -> None:
         key = (table, part)
         self._pending.setdefault(key, []).append(batch)
-        self._npending[key] = self._npending.get(key, 0) + batch.num_rows
-        if (self._npending[key] >= ROW_GROUP_ROWS
-                or sum(b.nbytes for b in self._pending[key]) >= ROW_GROUP_BYTES):
+        # Each batch's size is taken once (`nbytes` walks every buffer of its arrays).
+        rows, size = self._npending.get(key, (0, 0))
+        rows, size = rows + batch.num_rows, size + batch.nbytes
+        self._npending[key] = (rows, size)
+        if rows >= ROW_GROUP_ROWS or size >= ROW_GROUP_BYTES:
             self._flush(table, part)
 
     def _writer(self, table: str, part: str) -> Any:
