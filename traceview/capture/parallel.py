@@ -15,8 +15,7 @@ workers costs more than they save. A higher layer may run work of its own on eac
 requests in the same workers (`Alongside`: the input account's token counts).
 
 `inherited` is the other use of the same pool: work over ranges of something already in
-this process's memory (a report's rows), done by workers forked from it, answers in order;
-`aside`, one such task begun while this process does other work.
+this process's memory (a report's rows), done by workers forked from it, answers in order.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from traceview.capture.lines import Pre, Records, as_rows, line_facts
@@ -337,33 +335,6 @@ def inherited(fn: Callable[[Any], Any], tasks: Sequence[Any],
 
 
 _END = object()
-
-
-@contextmanager
-def aside(fn: Callable[[Any], Any], task: Any, fork: bool) -> Iterator[Callable[[], Any]]:
-    """`fn(task)` begun in a worker forked from this process (what `fn` reads was made
-    before the block: an analysis) while this process goes on with work of its own; the
-    call yielded waits for the answer. Where no worker can fork (`fork` False, threads
-    alive, no `fork`) or it dies, the call runs `fn(task)` here: the answer is the same
-    whichever process made it. The worker is joined when the block ends. `fn` is sent to
-    the worker by name: a module-level function."""
-    pool: ProcessPoolExecutor | None = None
-    started: set[BaseProcess] = set()
-    future: Future[Any] | None = None
-    if fork and fork_safe():
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        try:
-            pool = ProcessPoolExecutor(1, multiprocessing.get_context("fork"),
-                                       initializer=_quiet)
-        except (OSError, ValueError):
-            pass
-        future = _submit_to(pool, started, 1, fn, task)
-    try:
-        yield partial(fn, task) if future is None else partial(_answer, fn, task, future)
-    finally:
-        _stop(pool, started)
 
 
 def _submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,

@@ -33,7 +33,6 @@ from traceview.analysis.hosted.objects import (
     ResponseRows,
     first_line,
 )
-from traceview.analysis.hosted.tools import TurnConfigs
 from traceview.analysis.reports import table_rows
 from traceview.capture.model import Turn as turn_view
 from traceview.capture.scan import CREATED as _CREATED
@@ -45,42 +44,33 @@ from traceview.safety.redact import redact_text
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
 KIND_OF = {b"vs_": "vector_store", b"fil": "file"}  # a quoted id's prefix -> its kind
+OnRequest = Callable[[int, Sequence[str], Sequence[bytes]], None]
 _id = attrgetter("id")
 
 
 def inventory(turns: Sequence[Any], exchanges: list[Any],
               read_raw: Callable[..., bytes | None],
-              storage_price: dict[str, Any] | None = None) -> Objects:
+              storage_price: dict[str, Any] | None = None,
+              on_request: OnRequest | None = None) -> Objects:
     """The objects of a capture from its analysed turns (in index order) and exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit`, for the
-    turns the reader did not scan.
+    turns the reader did not scan. `on_request(index, tools offered, ids)` is told the
+    object ids quoted in each turn's request, for turns with one (the ledger reads its
+    vector stores there).
     """
     tables = [(Columns(cols.table), rows) for cols, rows in table_rows(turns)]
     inv = _Inventory(turns, _named(tables, exchanges))
     for c, rows in tables:  # one pass over the columns: no view made per turn
         for row in rows:
             t = _read(c, row)
-            inv.turn(t, _turn_ids(c, row, t, read_raw))
+            found = _turn_ids(c, row, t, read_raw)
+            inv.turn(t, found)
+            if on_request is not None and t.tools is not None:
+                on_request(t.turn, t.tools, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
-
-
-def request_configs(turns: Sequence[Any], read_raw: Callable[..., bytes | None],
-                    ) -> TurnConfigs:
-    """Each request's tool configuration: the tools it offered, and the object ids it
-    quotes (its vector stores), read as the inventory reads them. What the ledger asks of
-    each turn, found where the ledger is built (it may be another process than the
-    inventory's)."""
-    configs = TurnConfigs()
-    for cols, rows in table_rows(turns):
-        c = Columns(cols.table)
-        for row in rows:
-            t = _read(c, row)
-            if t.tools is not None:
-                configs.see(t.turn, t.tools, _turn_ids(c, row, t, read_raw).req_ids)
-    return configs
 
 
 class _Turn(NamedTuple):
