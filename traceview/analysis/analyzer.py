@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from traceview.analysis.account.tokens import forget_received
 from traceview.analysis.columns import Columns
 from traceview.analysis.conversation_columns import ConversationColumns, Conversations
 from traceview.analysis.conversations import ConversationGrouper
@@ -264,6 +265,7 @@ class Analyzer:
         self.lineage = LineageRule()
         if self.accounts is not None:
             self.accounts = Accounts(self.accounts.read)
+        forget_received()
         self.convs.compact()
 
     def conversations(self) -> Conversations:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from traceview.analysis.analyzer import Analyzer
@@ -139,20 +140,18 @@ class Session:
         self.interval = interval
         self.first_interval = first_interval
         self.totals = totals
+        held: list[Analyzer] = []  # the loader's hand-off holds the analyzer, not the session
         self.loader = CaptureLoader([paths] if isinstance(paths, str) else list(paths),
-                                    self.options.from_format, along=(request_halves, self._take),
+                                    self.options.from_format,
+                                    along=(request_halves, partial(_take, held)),
                                     first_here=first_rows)
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
                                  self.capture.exchanges)
+        held.append(self.analyzer)
         self.analysis = Analysis(self.capture, problems=self.capture.problems,
                                  options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
-
-    def _take(self, source: int, made: Any) -> None:
-        """A worker's halves of its chunk's accounts, kept until their turns."""
-        if self.analyzer.accounts is not None:
-            self.analyzer.accounts.take(source, made)
 
     def run(self) -> Iterator[Batch]:
         """Raises SourceError up front if the only path cannot be opened."""
@@ -244,6 +243,16 @@ def analyze(paths_or_capture: list[str] | str | Capture,
     attach_hosted_state(a)
     a.complete = True
     return a
+
+
+def _take(held: list[Analyzer], source: int, made: Any) -> None:
+    """A worker's halves of its chunk's accounts, kept until their turns. Handed to the
+    loader with the analyzer alone: a method of the session would make the session and its
+    loader a cycle, so the reader's pairing state and the analyzer's running state would
+    outlive the analysis until a collection ran (the report's peak)."""
+    accounts = held[0].accounts
+    if accounts is not None:
+        accounts.take(source, made)
 
 
 def _drop(_report: TurnReport) -> None:

@@ -158,6 +158,13 @@ def remember(counts: dict[bytes, int]) -> None:
         received.popitem(last=False)
 
 
+def forget_received() -> None:
+    """Drop the counts other processes sent: they serve the turns of the capture being
+    read, and once every turn is in they would only hold memory (a later read's workers
+    send their own)."""
+    _MEMO.received = OrderedDict()
+
+
 def fresh() -> dict[Key, int]:
     """Start recording the counts read from now on; returns the record (filled in place)."""
     _MEMO.seen = {}
