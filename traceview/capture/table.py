@@ -218,8 +218,8 @@ class Side:
             if c.kind in ("count", "number", "text"):
                 self.cols[c.name].extend(other.cols[c.name])
             elif c.kind == "pooled":
-                mine_numbers = [to_mine[n] for n in other.cols[c.name]]
-                _append_numbers(self.cols[c.name], mine_numbers)
+                _append_numbers(self.cols[c.name], list(map(to_mine.__getitem__,
+                                                            other.cols[c.name])))
             elif c.kind == "sparse":
                 mine, theirs = self.dicts[c.name], other.dicts[c.name]
                 if isinstance(mine, Calls):
