@@ -91,10 +91,15 @@ class ConversationColumns:
         markers into the conversation's totals (token sums over the turns with usage)."""
         self.turn_indices[n].append(index)
         if input_tokens is not None:
+            if self.usage_turns[n]:
+                self.input_tokens[n] += input_tokens
+                self.cached_tokens[n] += cached or 0
+                self.output_tokens[n] += output or 0
+            else:  # the conversation's first turn with usage: its sums start here
+                self.input_tokens[n] = input_tokens
+                self.cached_tokens[n] = cached or 0
+                self.output_tokens[n] = output or 0
             self.usage_turns[n] += 1
-            self.input_tokens[n] = max(self.input_tokens[n], 0) + input_tokens
-            self.cached_tokens[n] = max(self.cached_tokens[n], 0) + (cached or 0)
-            self.output_tokens[n] = max(self.output_tokens[n], 0) + (output or 0)
         self.hosted_calls[n] += hosted_calls
         if tokens_usd is None:
             self.cost_unknown_turns[n] += 1

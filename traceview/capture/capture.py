@@ -269,7 +269,7 @@ class CaptureLoader:
         """Pair a chunk's lines, its facts appended to the table first."""
         lines, facts, _ = chunk
         self.builder.take(facts)
-        feed = self.builder.feed_pre
+        feed, read = self.builder.feed_pre, reread.read
         for length, ended, pre in lines:
             if length < 0:  # bytes before line 1 that are no line's (a BOM)
                 at.offset -= length
@@ -277,7 +277,7 @@ class CaptureLoader:
             at.line += 1
             if pre is not None:
                 n = length - 1 if ended else length
-                feed(i, at.line, at.offset, n, pre, reread.read)
+                feed(i, at.line, at.offset, n, pre, read)
             at.offset += length
             if not at.line % every:
                 self.lines, self.bytes_read = at.lines0 + at.line, at.bytes0 + at.offset

@@ -35,6 +35,10 @@ from traceview.wire import NON_TERMINAL
 _STREAM_CUT = flag_bit(ResponseSide, "stream_cut")
 # Parses the record at (offset, length) of the line's source again.
 Reread = Callable[[int, int], dict[str, Any]]
+# Where a line's record is: (source, offset, length, line), a RecordRef's fields. A plain
+# tuple on the way through the pairing (two a turn); a RecordRef is made where one is kept
+# (an exchange's records, a stream's lines).
+Where = tuple[int, int, int, int]
 
 
 class CaptureBuilder:
@@ -62,7 +66,7 @@ class CaptureBuilder:
         # Retries: the input of the latest request (a reference to its parsed body, one at a
         # time), and a failed turn held back until the next request shows whether it is a
         # retry of it (then an attempt of that turn) or not (then a turn of its own).
-        # (turn, api, pre, reread, ref)
+        # (turn, api, pre, reread, where)
         self._last_input: tuple[Any, ...] | None = None
         self._failed: tuple[Turn, Any] | None = None
 
@@ -101,22 +105,22 @@ class CaptureBuilder:
         if kind == "problem":
             self.problem(source, line, pre[1], pre[2])
             return
-        ref = RecordRef(source, offset, n, line)
+        where = (source, offset, n, line)
         try:
             # The record itself is read (`_obj`) only by the few paths that need it.
             if kind == "req":
                 if self._stream is not None:
                     self._close_stream()
                 self._ended = None
-                self._request(pre, ref, reread)
+                self._request(pre, where, reread)
             elif kind == "res":
                 if self._stream is not None:
                     self._close_stream()
                 self._ended = None
-                self._response(pre, ref, reread)
+                self._response(pre, where, reread)
             else:  # "other": stream events, bare response bodies, unknown records
                 obj = pre[1] if pre[1] is not None else reread(offset, n) if reread else {}
-                self._other(obj, ref)
+                self._other(obj, RecordRef(*where))
         except (TypeError, ValueError, AttributeError, KeyError, IndexError,
                 RecursionError) as exc:
             # A shape nothing anticipated: a problem on its line, never a traceback. The
@@ -137,12 +141,13 @@ class CaptureBuilder:
                          '{"dir": "req"|"res", "body": {...}}; kept, not shown as a turn')
 
     # ---- requests ---------------------------------------------------------------------
-    def _request(self, pre: Line, ref: RecordRef, reread: Reread | None) -> None:
+    def _request(self, pre: Line, where: Where, reread: Reread | None) -> None:
         if pre[1]:
             return  # the request was never recorded; its response will stand alone
+        source, _, _, line = where
         link, api, no_api = pre[2], pre[6], pre[7]
         if no_api:
-            self.problem(ref.source, ref.line, "unknown_record",
+            self.problem(source, line, "unknown_record",
                          "request record without an endpoint whose body is not a "
                          "Responses or Chat Completions request; kept as an exchange")
         if link is None and self._pending is not None:
@@ -151,16 +156,16 @@ class CaptureBuilder:
         if api is not None:
             turns = self.turns
             retry_of = None if self._failed is None else \
-                self._retry_of(api, _obj(pre, reread, ref), ref.source)
+                self._retry_of(api, _obj(pre, reread, where), source)
             index = retry_of.index if retry_of is not None else (
                 turns.n if turns.rows is None else len(turns.rows)) + 1  # len(turns) + 1
-            turn = self._new_turn(index, api, ref, pre)
+            turn = self._new_turn(index, api, where, pre)
             if pre[9]:  # the body is a JSON object
                 if pre[10] is not None:  # an importer's origin
                     imported(turn, pre[10])
-                self._last_input = (turn, api, pre, reread, ref)
+                self._last_input = (turn, api, pre, reread, where)
             else:
-                self.problem(ref.source, ref.line, "unknown_record",
+                self.problem(source, line, "unknown_record",
                              "request body is not a JSON object; its numbers are unknown")
                 self._last_input = None
             if retry_of is not None:
@@ -172,22 +177,22 @@ class CaptureBuilder:
         else:
             method, path, query = pre[3:6]
             conv, rid = ids_in_path(path)
-            rec = Exchange(len(self.exchanges) + 1, ref.source, ref.line, method, path, query,
-                           request=ref, conversation_id=conv, response_id=rid)
+            rec = Exchange(len(self.exchanges) + 1, source, line, method, path, query,
+                           request=RecordRef(*where), conversation_id=conv, response_id=rid)
             self.exchanges.append(rec)
         if link is not None:  # held only until the response arrives, not per turn
             waiting = self._linked.setdefault(link, deque())
             if waiting:
-                self.problem(ref.source, ref.line, "duplicate_link",
+                self.problem(source, line, "duplicate_link",
                              f"link id {link!r} is already used by an unanswered request "
                              f"(line {waiting[-1].line}); responses are paired in file order")
             waiting.append(rec)
         else:
             self._pending = rec
 
-    def _new_turn(self, index: int, api: str, ref: RecordRef, pre: tuple[Any, ...]) -> Turn:
-        """A turn of request `ref` as a new table row, its request facts stored (a record,
-        or a worker's row)."""
+    def _new_turn(self, index: int, api: str, where: Where, pre: tuple[Any, ...]) -> Turn:
+        """A turn of the request at `where` as a new table row, its request facts stored (a
+        record, or a worker's row)."""
         req_row = -1
         if pre[9]:  # the body is a JSON object
             facts = pre[8]
@@ -195,7 +200,7 @@ class CaptureBuilder:
                 req_row = facts + self._req_base
             elif facts is not None:
                 req_row = self.table.requests.add(facts)
-        r = self.table.append_turn(index, ref.source, ref.line, api, ref, req_row)
+        r = self.table.append_turn(index, where[0], where[3], api, where, req_row)
         return Turn(self.table, r)
 
     def _retry_of(self, api: str, record: dict[str, Any], source: int) -> Turn | None:
@@ -219,7 +224,7 @@ class CaptureBuilder:
             self.finished.append(rec)
 
     # ---- responses --------------------------------------------------------------------
-    def _response(self, pre: Line, ref: RecordRef, reread: Reread | None) -> None:
+    def _response(self, pre: Line, where: Where, reread: Reread | None) -> None:
         link = pre[1]
         rec: Turn | Exchange | None = None
         if link is not None:
@@ -231,48 +236,50 @@ class CaptureBuilder:
         elif self._pending is not None:
             rec, self._pending = self._pending, None
         if rec is None:
-            rec = self._orphan(pre, ref)
+            rec = self._orphan(pre, where)
             if rec is None:
                 return
         if isinstance(rec, Turn):
             facts = pre[4]
             if facts is None:
-                facts = response_facts(_obj(pre, reread, ref))
+                facts = response_facts(_obj(pre, reread, where))
             elif type(facts) is int:  # a row of a worker's chunk
                 facts += self._res_base
-            self._answer_turn(rec, facts, ref, pre[5], pre[6])
+            self._answer_turn(rec, facts, where, pre[5], pre[6])
         else:
-            self._answer_exchange(rec, _obj(pre, reread, ref), ref)
+            self._answer_exchange(rec, _obj(pre, reread, where), RecordRef(*where))
 
-    def _orphan(self, pre: Line, ref: RecordRef) -> Turn | Exchange | None:
+    def _orphan(self, pre: Line, where: Where) -> Turn | Exchange | None:
         _, _, api, events, _, _, _, _ = pre
         if api is None and events:
             api = "responses"
+        source, _, _, line = where
         if api is not None:
-            turn = new_turn(len(self.turns) + 1, ref.source, ref.line, api, table=self.table)
+            turn = new_turn(len(self.turns) + 1, source, line, api, table=self.table)
             self.turns.append(turn)
             return turn
-        self.problem(ref.source, ref.line, "unknown_record",
+        self.problem(source, line, "unknown_record",
                      "response record with no request before it, and not a model response; "
                      "kept as an exchange")
-        ex = Exchange(len(self.exchanges) + 1, ref.source, ref.line, "?",
+        ex = Exchange(len(self.exchanges) + 1, source, line, "?",
                       "(request not recorded)", "")
         self.exchanges.append(ex)
         return ex
 
-    def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, ref: RecordRef,
+    def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, where: Where,
                      origin: Any = None, absurd: list[tuple[str, Any]] | tuple[()] = ()) -> None:
         row = facts if type(facts) is int else self.table.responses.add(facts)
-        self.table.set_response(turn._r, ref)
+        source, _, _, line = where
+        self.table.set_response(turn._r, where)
         self.table.res_row[turn._r] = row
         if absurd:
             for name, value in absurd:
-                self.problem(ref.source, ref.line, "absurd_number",
+                self.problem(source, line, "absurd_number",
                              f"usage.{name} is {value}: not a possible token count; shown as "
                              "unknown")
         if origin is not None:
             imported(turn, origin)
-        self._settle(turn, row, ref.source, ref.line)
+        self._settle(turn, row, source, line)
 
     def _settle(self, turn: Turn, row: int, source: int, line: int) -> None:
         """What an answered turn becomes once its response's row is in: finished, polled
@@ -393,11 +400,11 @@ def _sequence_message(i: int, kind: str, seq: int, top: int) -> str:
     return f"stream event {i} {what[kind]}; the stream is not the provider's sequence"
 
 
-def _obj(pre: Line, reread: Reread | None, ref: RecordRef) -> dict[str, Any]:
-    """The parsed record of a "req"/"res" line at `ref`: the one `pre` carries (one
+def _obj(pre: Line, reread: Reread | None, where: Where) -> dict[str, Any]:
+    """The parsed record of a "req"/"res" line at `where`: the one `pre` carries (one
     process), else read again from the file (`reread`; a worker sends no bodies), else
     nothing."""
     obj: dict[str, Any] | None = pre[-1]
     if obj is not None:
         return obj
-    return reread(ref.offset, ref.length) if reread is not None else {}
+    return reread(where[1], where[2]) if reread is not None else {}

@@ -218,8 +218,8 @@ class Side:
             if c.kind in ("count", "number", "text"):
                 self.cols[c.name].extend(other.cols[c.name])
             elif c.kind == "pooled":
-                mine_numbers = [to_mine[n] for n in other.cols[c.name]]
-                _append_numbers(self.cols[c.name], mine_numbers)
+                _append_numbers(self.cols[c.name], list(map(to_mine.__getitem__,
+                                                            other.cols[c.name])))
             elif c.kind == "sparse":
                 mine, theirs = self.dicts[c.name], other.dicts[c.name]
                 if isinstance(mine, Calls):
@@ -332,7 +332,7 @@ class TurnTable(Facts):
         self.attempts: dict[int, tuple[Any, ...]] = {}
         self.last_req: Any = None  # the last row views made (model.Turn.req / .res)
         self.last_res: Any = None
-        self._appends = [getattr(self, name).append for name in self.COLUMNS]
+        self._unanswered = (self.res_source, self.res_offset, self.res_length, self.res_line)
 
     # The columns, for the type checker (set from _TURN_SCHEMA above).
     index: array[int]
@@ -357,10 +357,19 @@ class TurnTable(Facts):
         """A new row: the turn's index, source and first line, its API, where its request
         record is (source, offset, length, line) and the request side's row; its number."""
         r = len(self.index)
-        at = (-1, -1, -1) if request is None else request[:3]
-        for append, value in zip(self._appends, (index, source, self.pool.number(api), line,
-                                                 *at, -1, -1, -1, -1, req_row, -1), strict=True):
-            append(value)
+        self.index.append(index)
+        self.source.append(source)
+        self.api.append(self.pool.number(api))
+        self.line.append(line)
+        if request is None:
+            request = (-1, -1, -1)
+        self.req_source.append(request[0])
+        self.req_offset.append(request[1])
+        self.req_length.append(request[2])
+        for col in self._unanswered:  # the response's columns: set when it arrives
+            col.append(-1)
+        self.req_row.append(req_row)
+        self.res_row.append(-1)
         return r
 
     def set_request(self, r: int, ref: Sequence[int] | None) -> None:

@@ -31,6 +31,8 @@ class CompactionItems:
         when one was seen before (a resend); remembers this turn's items."""
         sent = f.req_extra.get("compaction_keys", ()) if f.req_extra else ()
         made = f.res_extra.get("compaction_keys", ()) if f.res_extra else ()
+        if not sent and not made:  # most turns: nothing to look up or remember
+            return None
         seen = self.first_seen
         found = next((seen[k] for k in sent if k in seen), None)
         for k in (*sent, *made):

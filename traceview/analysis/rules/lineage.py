@@ -64,8 +64,10 @@ class LineageRule:
         TurnColumns' lineage findings, by row)."""
         q = f.req_extra.get(LINEAGE) if f.req_extra else None
         r = f.res_extra.get(LINEAGE) if f.res_extra else None
-        self._acknowledge(conv, q or {})
-        if q is None and r is None and not any(c.type in RETRIEVING for c in f.hosted_calls):
+        if self.pending:
+            self._acknowledge(conv, q or {})
+        if q is None and r is None and not (
+                f.hosted_calls and any(c.type in RETRIEVING for c in f.hosted_calls)):
             return []
         q, r = q or {}, r or {}
         found: dict[str, Any] = {}
