@@ -28,3 +28,54 @@ async def test_inspector_loads_with_workers(name: str, monkeypatch: pytest.Monke
         assert [t.to_dict() for t in got.turns] == [t.to_dict() for t in want.turns]
         assert [p.to_dict() for p in got.problems] == [p.to_dict() for p in want.problems]
         assert len(app.main.rows) > 0
+
+
+_FORKED_FIRST = """
+import asyncio, json, multiprocessing, os, sys
+os.environ["TRACEVIEW_WORKERS"] = "1"
+from traceview.analysis.session import analyze
+from traceview.capture import parallel
+from traceview.ui.app import make_app
+
+path = sys.argv[1]
+want = [t.to_dict() for t in analyze(path).turns]
+os.environ.update(TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_BYTES="0",
+                  TRACEVIEW_CHUNK_BYTES="4000", TEXTUAL_ANIMATIONS="none")
+
+def no_start(*_, **__):
+    raise AssertionError("a worker started while the app ran")
+
+used = []
+close = parallel.Extractor.close
+def closed(extractor):
+    used.append({p.pid for p in extractor.workers})
+    close(extractor)
+parallel.Extractor.close = closed
+
+async def main():
+    app = make_app([path])
+    forked = {p.pid for p in multiprocessing.active_children()}
+    for method in ("spawn", "fork"):
+        multiprocessing.get_context(method).Process.start = no_start
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        got = [t.to_dict() for t in app.state.analysis.turns]
+        print(len(forked), used == [forked], got == want, len(app.main.rows) > 0,
+              app.state.error, len(multiprocessing.active_children()))
+
+asyncio.run(main())
+"""
+
+
+def test_the_inspector_forks_its_workers_before_it_runs() -> None:
+    """The app forks its load's workers when it is made, while it has one thread: its
+    load (from a thread, where they could only be new interpreters importing traceview)
+    uses those and starts none, reads what a headless read does, and leaves none running.
+    A fresh interpreter: a test process may have threads, where nothing may fork."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FORKED_FIRST, sample("service_day")],
+                         capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.split() == ["2", "True", "True", "True", "None", "0"], out.stderr[-2000:]

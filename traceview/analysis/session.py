@@ -149,6 +149,13 @@ class Session:
                                  options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
 
+    def fork_workers(self) -> bool:
+        """Fork this read's worker processes now, while the caller has one thread (the
+        inspector, before its event loop starts threads): its load runs in a thread, where
+        they could only start as new interpreters, each importing traceview before its
+        first chunk. False: none were forked (a small capture, or threads already)."""
+        return self.loader.fork_workers()
+
     def _take(self, source: int, made: Any) -> None:
         """A worker's halves of its chunk's accounts, kept until their turns."""
         if self.analyzer.accounts is not None:

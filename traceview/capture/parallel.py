@@ -85,6 +85,11 @@ def min_parallel_bytes() -> int:
     return int(env) if env.isdigit() else MIN_PARALLEL_BYTES
 
 
+def workers_for(total_bytes: int) -> int:
+    """Worker processes for a read of this many bytes in all (1: no workers)."""
+    return workers() if total_bytes >= min_parallel_bytes() else 1
+
+
 def chunk_bytes() -> int:
     env = os.environ.get("TRACEVIEW_CHUNK_BYTES", "").strip()
     return max(1, int(env)) if env.isdigit() else CHUNK_BYTES
@@ -183,6 +188,49 @@ def _tracker_started() -> None:
         sys.stderr = held
 
 
+# Workers forked by `fork_ahead` for the next Extractor to take: (how many, the pool, its
+# processes).
+_ahead: list[tuple[int, ProcessPoolExecutor, set[BaseProcess]]] = []
+
+
+def fork_ahead(n_workers: int) -> bool:
+    """Fork the workers of a read still to come, now, for its Extractor to take in
+    whatever thread it runs. For a process that will read from a thread (the inspector):
+    started there they would be new interpreters, each importing traceview before its first
+    chunk; forked while the process has one thread, they are ready when the read begins.
+    False (nothing started) for one worker, where forking is unsafe, or when some wait
+    already."""
+    if n_workers < 2 or _ahead or not fork_safe():
+        return False
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started: set[BaseProcess] = set()
+    try:
+        pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("fork"),
+                                   initializer=_quiet)
+    except (OSError, ValueError):
+        return False
+    # A forking pool forks every worker at its first task.
+    if _submit_to(pool, started, n_workers, os.getpid) is None:
+        _stop(pool, started)
+        return False
+    _ahead.append((n_workers, pool, started))
+    return True
+
+
+def _taken(n_workers: int) -> tuple[ProcessPoolExecutor, set[BaseProcess]] | None:
+    """The workers forked ahead, if as many as asked for; others are stopped."""
+    try:
+        n, pool, started = _ahead.pop()
+    except IndexError:
+        return None
+    if n == n_workers:
+        return pool, started
+    _stop(pool, started)
+    return None
+
+
 def _quiet() -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
     process's to handle (it stops the pool; a worker ends when its queue closes). The
@@ -227,6 +275,10 @@ class Extractor:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        ahead = _taken(self.n_workers)
+        if ahead is not None:
+            self.workers.update(ahead[1])
+            return ahead[0]
         method = "fork" if fork_safe() else "spawn"
         try:
             if method == "spawn":
@@ -246,6 +298,7 @@ class Extractor:
         if first is None:
             return
         if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
+            _taken(0)  # workers forked ahead for a larger read are not left waiting
             yield first, _here(first)
             for task in tasks:
                 yield task, _here(task)

@@ -60,6 +60,11 @@ class InspectorApp(InspectorLoad):
         self.output_dir = Path(screenshot_dir) if screenshot_dir else Path(".")
         self.session_factory = session_factory or (follow_session if follow else default_session)
         self.session = self.session_factory(self.paths, options)
+        # Forked now, before the app's threads exist: the load runs in a thread, where
+        # they would start as new interpreters (each importing traceview first).
+        fork_workers = getattr(self.session, "fork_workers", None)
+        if fork_workers is not None:
+            fork_workers()
         self.follow = Follow(self)
         self.follow.on = follow
         self.state = LoadState()
