@@ -9,8 +9,9 @@ numbers, offsets, problems and turn order are exactly those of a single-process 
 `extract` is also what a cluster job would map over files.
 
 The workers are a `concurrent.futures.ProcessPoolExecutor`: forked in a process with one
-thread (the CLI), new interpreters in one with threads (the inspector loads from a thread,
-and forking a threaded process is unsafe). Small captures stay in one process: starting
+thread (the CLI), new interpreters in one with threads (forking a threaded process is
+unsafe). The inspector loads from a thread, so it forks its workers before its own threads
+start (`fork_ahead`) and its load takes them. Small captures stay in one process: starting
 workers costs more than they save. A higher layer may run work of its own on each chunk's
 requests in the same workers (`Alongside`: the input account's token counts).
 
@@ -252,14 +253,14 @@ class Extractor:
     in flight (memory stays a few chunks, not the whole file).
 
     The first task runs here (`first_here`), a screenful from the head, and the workers
-    are started once it is read: the first rows wait for no whole chunk, and the workers
-    start from the reading thread before a screen lowers its priority (they would inherit
-    it). The second task also runs here, while they start. A headless read sends every task to the
-    workers. A task the workers cannot run (they could not start, or one died) also runs
-    here: the result is the same whichever process made it, so a load never fails for want
-    of workers. `along` runs only in the workers: what it makes must be something this
-    process could make again (a cache's entries), never something a chunk read here would
-    lack."""
+    are started (or taken from `fork_ahead`) once it is read: the first rows wait for no
+    whole chunk, and workers started here start from the reading thread before a screen
+    lowers its priority (they would inherit it). The second task also runs here, while
+    they start. A headless read sends every task to the workers. A task the workers
+    cannot run (they could not start, or one died) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers. `along` runs
+    only in the workers: what it makes must be something this process could make again (a
+    cache's entries), never something a chunk read here would lack."""
 
     def __init__(self, n_workers: int, along: Alongside | None = None,
                  first_here: bool = True) -> None:
