@@ -1,8 +1,10 @@
-"""The inspector loads through worker processes too (issue #11): spawned from its loading
-thread (capture/children.py), under Textual, whose stderr has no file descriptor for them
-to inherit."""
+"""The inspector loads through worker processes too (issue #11): forked when the app is
+made, before its threads start, or (a reload, with threads alive) spawned from its loading
+thread under Textual, whose stderr has no file descriptor for them to inherit."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -79,3 +81,34 @@ def test_the_inspector_forks_its_workers_before_it_runs() -> None:
     out = subprocess.run([sys.executable, "-c", _FORKED_FIRST, sample("service_day")],
                          capture_output=True, text=True, timeout=300, check=True)
     assert out.stdout.split() == ["2", "True", "True", "True", "None", "0"], out.stderr[-2000:]
+
+
+_QUIT_EARLY = """
+import asyncio, multiprocessing, os, sys
+os.environ.update(TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_BYTES="0",
+                  TRACEVIEW_CHUNK_BYTES="1000", TEXTUAL_ANIMATIONS="none")
+from traceview.ui.app import make_app
+
+async def main():
+    app = make_app([sys.argv[1]])
+    print(*(p.pid for p in multiprocessing.active_children()), flush=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("q")
+
+asyncio.run(main())
+"""
+
+
+def test_quitting_as_the_load_starts_leaves_no_worker_running() -> None:
+    """`q` as soon as the app runs, its load just begun (or not yet taken its workers
+    forked ahead): once the process has exited, none of them is left running."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _QUIT_EARLY, sample("claims_owned_state")],
+                         capture_output=True, text=True, timeout=300, check=True)
+    pids = [int(pid) for pid in out.stdout.split()]
+    assert len(pids) == 2, out.stderr[-2000:]
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
