@@ -8,7 +8,7 @@ first one sooner) so a screen can show rows while the rest of the file is still 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,12 +149,13 @@ class Session:
                                  options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
 
-    def fork_workers(self) -> bool:
+    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
         """Fork this read's worker processes now, while the caller has one thread (the
         inspector, before its event loop starts threads): its load runs in a thread, where
         they could only start as new interpreters, each importing traceview before its
-        first chunk. False: none were forked (a small capture, or threads already)."""
-        return self.loader.fork_workers()
+        first chunk. `then` runs in each worker as it starts. False: none were forked (a
+        small capture, or threads already)."""
+        return self.loader.fork_workers(then)
 
     def _take(self, source: int, made: Any) -> None:
         """A worker's halves of its chunk's accounts, kept until their turns."""

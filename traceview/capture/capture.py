@@ -189,10 +189,10 @@ class CaptureLoader:
             if a.summary is not None:
                 self.capture.imports.append({"source": src.name, **a.summary})
 
-    def fork_workers(self) -> bool:
+    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
         """Fork the worker processes this read will use, now (parallel.py `fork_ahead`:
         for a caller about to start threads, which reads from one of them)."""
-        return fork_ahead(workers_for(sum(_size(path) for path in self.paths)))
+        return fork_ahead(workers_for(sum(_size(path) for path in self.paths)), then)
 
     def steps(self, every: int = 16) -> Iterator[int]:
         """Feed every line; yield the line count every `every` lines and at the end of each

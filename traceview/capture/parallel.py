@@ -194,13 +194,13 @@ def _tracker_started() -> None:
 _ahead: list[tuple[int, ProcessPoolExecutor, set[BaseProcess]]] = []
 
 
-def fork_ahead(n_workers: int) -> bool:
+def fork_ahead(n_workers: int, then: Callable[[], object] | None = None) -> bool:
     """Fork the workers of a read still to come, now, for its Extractor to take in
     whatever thread it runs. For a process that will read from a thread (the inspector):
     started there they would be new interpreters, each importing traceview before its first
     chunk; forked while the process has one thread, they are ready when the read begins.
-    False (nothing started) for one worker, where forking is unsafe, or when some wait
-    already."""
+    `then`: the caller's own start for each worker, after the pool's. False (nothing
+    started) for one worker, where forking is unsafe, or when some wait already."""
     if n_workers < 2 or _ahead or not fork_safe():
         return False
     import multiprocessing
@@ -209,7 +209,7 @@ def fork_ahead(n_workers: int) -> bool:
     started: set[BaseProcess] = set()
     try:
         pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("fork"),
-                                   initializer=_quiet)
+                                   initializer=_quiet, initargs=(then,))
     except (OSError, ValueError):
         return False
     # A forking pool forks every worker at its first task.
@@ -232,11 +232,11 @@ def _taken(n_workers: int) -> tuple[ProcessPoolExecutor, set[BaseProcess]] | Non
     return None
 
 
-def _quiet() -> None:
+def _quiet(then: Callable[[], object] | None = None) -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
     process's to handle (it stops the pool; a worker ends when its queue closes). The
     worker was born with SIGINT blocked (`_born_deaf`): ignored first, then unblocked, so
-    a Ctrl-C that arrives while it starts is never its own."""
+    a Ctrl-C that arrives while it starts is never its own. Then `then`, if given."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -246,6 +246,8 @@ def _quiet() -> None:
     for fd in (1, 2):
         os.dup2(null, fd)
     os.close(null)
+    if then is not None:
+        then()
 
 
 class Extractor:
