@@ -149,14 +149,6 @@ class Session:
                                  options=self.options.to_dict())
         self.analysis.pricing = _pricing_info(self.analyzer)
 
-    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
-        """Fork this read's worker processes now, while the caller has one thread (the
-        inspector, before its event loop starts threads): its load runs in a thread, where
-        they could only start as new interpreters, each importing traceview before its
-        first chunk. `then` runs in each worker as it starts. False: none were forked (a
-        small capture, or threads already)."""
-        return self.loader.fork_workers(then)
-
     def _take(self, source: int, made: Any) -> None:
         """A worker's halves of its chunk's accounts, kept until their turns."""
         if self.analyzer.accounts is not None:
@@ -224,6 +216,14 @@ class Session:
         for _ in self.run():
             pass
         return self.analysis
+
+    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
+        """Fork this read's worker processes now, while the caller has one thread (the
+        inspector, before its event loop starts threads): its load runs in a thread, where
+        they could only start as new interpreters, each importing traceview before its
+        first chunk. `then` runs in each worker as it starts. False: none were forked (a
+        small capture, or threads already)."""
+        return self.loader.fork_workers(then)
 
 
 def analyze(paths_or_capture: list[str] | str | Capture,
