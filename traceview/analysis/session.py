@@ -8,7 +8,7 @@ first one sooner) so a screen can show rows while the rest of the file is still 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -215,6 +215,14 @@ class Session:
         for _ in self.run():
             pass
         return self.analysis
+
+    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
+        """Fork this read's worker processes now, while the caller has one thread (the
+        inspector, before its event loop starts threads): its load runs in a thread, where
+        they could only start as new interpreters, each importing traceview before its
+        first chunk. `then` runs in each worker as it starts. False: none were forked (a
+        small capture, or threads already)."""
+        return self.loader.fork_workers(then)
 
 
 def analyze(paths_or_capture: list[str] | str | Capture,

@@ -22,9 +22,9 @@ from traceview.capture.parallel import (
     Extractor,
     Task,
     chunk_bytes,
-    min_parallel_bytes,
+    fork_ahead,
     split,
-    workers,
+    workers_for,
 )
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
@@ -189,6 +189,11 @@ class CaptureLoader:
             if a.summary is not None:
                 self.capture.imports.append({"source": src.name, **a.summary})
 
+    def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
+        """Fork the worker processes this read will use, now (parallel.py `fork_ahead`:
+        for a caller about to start threads, which reads from one of them)."""
+        return fork_ahead(workers_for(sum(_size(path) for path in self.paths)), then)
+
     def steps(self, every: int = 16) -> Iterator[int]:
         """Feed every line; yield the line count every `every` lines and at the end of each
         source, so a caller can take the finished turns and batch them by time.
@@ -201,7 +206,7 @@ class CaptureLoader:
         """
         files = self.capture._files
         sizes = [_size(src.path) for src in files]
-        n_workers = workers() if sum(sizes) >= min_parallel_bytes() else 1
+        n_workers = workers_for(sum(sizes))
         # A foreign or binary file is judged before it is read: one clear problem, not one
         # per line, and its chunks are never sent.
         verdicts = self.verdicts()

@@ -9,8 +9,9 @@ numbers, offsets, problems and turn order are exactly those of a single-process 
 `extract` is also what a cluster job would map over files.
 
 The workers are a `concurrent.futures.ProcessPoolExecutor`: forked in a process with one
-thread (the CLI), new interpreters in one with threads (the inspector loads from a thread,
-and forking a threaded process is unsafe). Small captures stay in one process: starting
+thread (the CLI), new interpreters in one with threads (forking a threaded process is
+unsafe). The inspector loads from a thread, so it forks its workers before its own threads
+start (`fork_ahead`) and its load takes them. Small captures stay in one process: starting
 workers costs more than they save. A higher layer may run work of its own on each chunk's
 requests in the same workers (`Alongside`: the input account's token counts).
 
@@ -83,6 +84,11 @@ def workers() -> int:
 def min_parallel_bytes() -> int:
     env = os.environ.get("TRACEVIEW_PARALLEL_MIN_BYTES", "").strip()
     return int(env) if env.isdigit() else MIN_PARALLEL_BYTES
+
+
+def workers_for(total_bytes: int) -> int:
+    """Worker processes for a read of this many bytes in all (1: no workers)."""
+    return workers() if total_bytes >= min_parallel_bytes() else 1
 
 
 def chunk_bytes() -> int:
@@ -183,11 +189,54 @@ def _tracker_started() -> None:
         sys.stderr = held
 
 
-def _quiet() -> None:
+# Workers forked by `fork_ahead` for the next Extractor to take: (how many, the pool, its
+# processes).
+_ahead: list[tuple[int, ProcessPoolExecutor, set[BaseProcess]]] = []
+
+
+def fork_ahead(n_workers: int, then: Callable[[], object] | None = None) -> bool:
+    """Fork the workers of a read still to come, now, for its Extractor to take in
+    whatever thread it runs. For a process that will read from a thread (the inspector):
+    started there they would be new interpreters, each importing traceview before its first
+    chunk; forked while the process has one thread, they are ready when the read begins.
+    `then`: the caller's own start for each worker, after the pool's. False (nothing
+    started) for one worker, where forking is unsafe, or when some wait already."""
+    if n_workers < 2 or _ahead or not fork_safe():
+        return False
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    started: set[BaseProcess] = set()
+    try:
+        pool = ProcessPoolExecutor(n_workers, multiprocessing.get_context("fork"),
+                                   initializer=_quiet, initargs=(then,))
+    except (OSError, ValueError):
+        return False
+    # A forking pool forks every worker at its first task.
+    if _submit_to(pool, started, n_workers, os.getpid) is None:
+        _stop(pool, started)
+        return False
+    _ahead.append((n_workers, pool, started))
+    return True
+
+
+def _taken(n_workers: int) -> tuple[ProcessPoolExecutor, set[BaseProcess]] | None:
+    """The workers forked ahead, if as many as asked for; others are stopped."""
+    try:
+        n, pool, started = _ahead.pop()
+    except IndexError:
+        return None
+    if n == n_workers:
+        return pool, started
+    _stop(pool, started)
+    return None
+
+
+def _quiet(then: Callable[[], object] | None = None) -> None:
     """A worker's start: nothing it prints reaches the terminal, and Ctrl-C is the main
     process's to handle (it stops the pool; a worker ends when its queue closes). The
     worker was born with SIGINT blocked (`_born_deaf`): ignored first, then unblocked, so
-    a Ctrl-C that arrives while it starts is never its own."""
+    a Ctrl-C that arrives while it starts is never its own. Then `then`, if given."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -197,6 +246,8 @@ def _quiet() -> None:
     for fd in (1, 2):
         os.dup2(null, fd)
     os.close(null)
+    if then is not None:
+        then()
 
 
 class Extractor:
@@ -204,14 +255,14 @@ class Extractor:
     in flight (memory stays a few chunks, not the whole file).
 
     The first task runs here (`first_here`), a screenful from the head, and the workers
-    are started once it is read: the first rows wait for no whole chunk, and the workers
-    start from the reading thread before a screen lowers its priority (they would inherit
-    it). The second task also runs here, while they start. A headless read sends every task to the
-    workers. A task the workers cannot run (they could not start, or one died) also runs
-    here: the result is the same whichever process made it, so a load never fails for want
-    of workers. `along` runs only in the workers: what it makes must be something this
-    process could make again (a cache's entries), never something a chunk read here would
-    lack."""
+    are started (or taken from `fork_ahead`) once it is read: the first rows wait for no
+    whole chunk, and workers started here start from the reading thread before a screen
+    lowers its priority (they would inherit it). The second task also runs here, while
+    they start. A headless read sends every task to the workers. A task the workers
+    cannot run (they could not start, or one died) also runs here: the result is the same
+    whichever process made it, so a load never fails for want of workers. `along` runs
+    only in the workers: what it makes must be something this process could make again (a
+    cache's entries), never something a chunk read here would lack."""
 
     def __init__(self, n_workers: int, along: Alongside | None = None,
                  first_here: bool = True) -> None:
@@ -227,6 +278,10 @@ class Extractor:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        ahead = _taken(self.n_workers)
+        if ahead is not None:
+            self.workers.update(ahead[1])
+            return ahead[0]
         method = "fork" if fork_safe() else "spawn"
         try:
             if method == "spawn":
@@ -246,6 +301,7 @@ class Extractor:
         if first is None:
             return
         if self.n_workers < 2:  # one process: each chunk read here, when it is asked for
+            _taken(0)  # workers forked ahead for a larger read are not left waiting
             yield first, _here(first)
             for task in tasks:
                 yield task, _here(task)

@@ -56,9 +56,11 @@ def load_nice() -> int:
 
 
 def lower_this_threads_priority(steps: int) -> None:
-    """Make the calling thread (the load's, and the worker processes it starts after) yield
-    the CPU to the event loop: on Linux each thread has its own nice value, and children
-    inherit it. Elsewhere, or where it is refused, nothing changes."""
+    """Make the calling thread yield the CPU to the event loop: the load's, once its first
+    rows are out, and each worker forked for it as the worker starts (level with the load
+    thread they feed: a worker above it would take the CPU the load waits for). On Linux
+    each thread has its own nice value, and children inherit it. Elsewhere, or where it is
+    refused, nothing changes."""
     if steps <= 0 or not sys.platform.startswith("linux"):
         return
     try:
