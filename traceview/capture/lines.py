@@ -81,12 +81,27 @@ def _shared_extras(records: list[Any]) -> list[Any]:
     repeat theirs (the same vector stores and retrieval lineage on every turn), which a
     chunk then sends once and the table holds once a chunk, not once a row. Equal by
     their repr: the same plain values of the same types. The facts are never changed
-    once stored."""
+    once stored. An extra that holds the very objects an earlier one held (a response's
+    stores and retrieval are kept once: capture/lineage.py) is that one's without a repr
+    (the records keep every object alive meanwhile, so no id is reused)."""
     seen: dict[str, Any] = {}
+    same: dict[tuple[Any, ...], Any] = {}
     for f in records:
-        if f.extra:
-            f.extra = seen.setdefault(repr(f.extra), f.extra)
+        extra = f.extra
+        if extra:
+            held = _held(extra)
+            kept = same.get(held)
+            if kept is None:
+                kept = same[held] = seen.setdefault(repr(extra), extra)
+            f.extra = kept
     return records
+
+
+def _held(extra: dict[str, Any]) -> tuple[Any, ...]:
+    """The keys of `extra` and the objects they hold, a dict's own keys and objects in
+    its place: two extras with the same are equal."""
+    return tuple((k, tuple((kk, id(vv)) for kk, vv in v.items()) if type(v) is dict
+                  else id(v)) for k, v in extra.items())
 
 
 def as_rows(pre: Pre, records: Records) -> Pre:
