@@ -40,21 +40,23 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
+def _absurd_counts(body: Any) -> tuple[tuple[str, Any], ...]:
     """Usage numbers no provider sends (negative, or beyond any real count), with their
-    keys (`input_tokens_details.cached_tokens` for a nested one)."""
+    keys (`input_tokens_details.cached_tokens` for a nested one). A tuple, the empty one
+    shared: a line's answer is kept until its chunk is paired, and an empty list a line
+    was one more object for the collector to visit."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
-        return []
+        return ()
     found: list[tuple[str, Any]] = []
     for key, value in usage.items():
         if isinstance(value, dict):
             for k, v in value.items():
-                if _absurd(v):
+                if v is not None and _absurd(v):
                     found.append((f"{key}.{k}", v))
-        elif _absurd(value):
+        elif value is not None and _absurd(value):
             found.append((str(key), value))
-    return found
+    return tuple(found)
 
 
 Line = tuple[Any, ...]  # what one line says (see above)
