@@ -33,3 +33,19 @@ def test_sharing_keeps_a_scores_type() -> None:
     score_f = as_float["retrieval"][0][1][0][2]
     score_i = as_int["retrieval"][0][1][0][2]
     assert (type(score_f), type(score_i)) == (float, int)
+
+
+def test_sharing_keeps_a_zero_scores_sign() -> None:
+    plus = response_lineage(_search(0.0), TOOLS)
+    minus = response_lineage(_search(-0.0), TOOLS)
+    assert plus is not None and minus is not None
+    assert repr(plus["retrieval"]) != repr(minus["retrieval"])
+    assert repr(minus["retrieval"][0][1][0][2]) == "-0.0"
+
+
+def test_unequal_retrievals_stay_apart() -> None:
+    first = response_lineage(_search(0.8), TOOLS)
+    other = response_lineage(_search(0.7), TOOLS)
+    assert first is not None and other is not None
+    assert other["retrieval"][0][1][0][2] == 0.7
+    assert first["retrieval"] is not other["retrieval"]

@@ -59,12 +59,14 @@ class _Repeated:
 redact_repeated = _Repeated()
 
 
-def _one_copy(value: T) -> T:
+def _one_copy(value: T, key: Any = None) -> T:
     """`value`, or an equal one kept before: a capture searches the same stores and
     retrieves the same files on many turns, and each turn's copy stayed in memory for the
     whole analysis. Keyed by repr, so 1 and 1.0 (or 0.0 and -0.0) stay apart and the
-    report writes exactly what the turn held."""
-    key = repr(value)
+    report writes exactly what the turn held; `key`: that repr when the caller has it, or
+    a tuple of strings itself (equal exactly when their reprs are)."""
+    if key is None:
+        key = repr(value)
     kept = _COPIES.get(key)
     if kept is not None:
         return kept  # type: ignore[no-any-return]
@@ -135,7 +137,8 @@ def _vector_stores(tools: Any) -> tuple[str, ...]:
     ids = [v for t in tools if type(t) is dict and t.get("type") == "file_search"
            and type(t.get("vector_store_ids")) is list
            for v in t["vector_store_ids"] if type(v) is str]
-    return _one_copy(tuple(dict.fromkeys(ids)))
+    stores = tuple(dict.fromkeys(ids))
+    return _one_copy(stores, stores)
 
 
 def _acknowledged(items: list[Any]) -> tuple[str, ...]:
@@ -153,6 +156,7 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
     request's `tools`: read here, not kept for every request that offers the tool)."""
     citations: list[tuple[Any, ...]] = []
     retrieval: list[tuple[Any, ...]] = []
+    keys: list[str] = []  # each retrieval's repr, made once: the tuple of them is kept too
     checks: list[tuple[Any, ...]] = []
     probs: list[float] = []
     searched = False
@@ -171,12 +175,14 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
             searched = searched or t == "file_search_call"
             found = _retrieval(item, t)
             if found != (None, None, None):  # the call's id and queries are its HostedCall's
-                retrieval.append(_one_copy((k, *found)))
+                entry = (k, *found)
+                keys.append(repr(entry))
+                retrieval.append(_one_copy(entry, keys[-1]))
         elif t == "computer_call" and type(item.get("pending_safety_checks")) is list:
             checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
                            _text(c.get("code"), 80))
                           for c in item["pending_safety_checks"] if type(c) is dict)
-    out = _pack(citations, retrieval, checks, probs)
+    out = _pack(citations, retrieval, checks, probs, _tuple_repr(keys))
     stores = _vector_stores(tools) if searched else ()
     if stores:  # beside the lineage, not in it: most searching turns have nothing else
         out = {**(out or {}), VECTOR_STORES: stores}
@@ -201,13 +207,21 @@ def chat_lineage(choices: list[Any]) -> dict[str, Any] | None:
     return _pack(citations, [], [], probs)
 
 
+def _tuple_repr(reprs: list[str]) -> str:
+    """The repr of a tuple whose items have these reprs (one item: a trailing comma)."""
+    return f"({reprs[0]},)" if len(reprs) == 1 else f"({', '.join(reprs)})"
+
+
 def _pack(citations: list[tuple[Any, ...]], retrieval: list[tuple[Any, ...]],
-          checks: list[tuple[Any, ...]], probs: list[float]) -> dict[str, Any] | None:
+          checks: list[tuple[Any, ...]], probs: list[float],
+          retrieval_key: str | None = None) -> dict[str, Any] | None:
+    """The lineage kept of a response (`retrieval_key`: the repr of its retrieval, when
+    the caller made its items' reprs already)."""
     out: dict[str, Any] = {}
     if citations:
         out["citations"] = tuple(citations)
     if retrieval:
-        out["retrieval"] = _one_copy(tuple(retrieval))
+        out["retrieval"] = _one_copy(tuple(retrieval), retrieval_key)
     if checks:
         out["safety_checks"] = tuple(checks)
     if probs:

@@ -40,21 +40,23 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-def _absurd_counts(body: Any) -> list[tuple[str, Any]]:
+def _absurd_counts(body: Any) -> tuple[tuple[str, Any], ...]:
     """Usage numbers no provider sends (negative, or beyond any real count), with their
-    keys (`input_tokens_details.cached_tokens` for a nested one)."""
+    keys (`input_tokens_details.cached_tokens` for a nested one). A tuple, the empty one
+    shared: a line's answer is kept until its chunk is paired, and an empty list a line
+    was one more object for the collector to visit."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
-        return []
+        return ()
     found: list[tuple[str, Any]] = []
     for key, value in usage.items():
         if isinstance(value, dict):
             for k, v in value.items():
-                if _absurd(v):
+                if v is not None and _absurd(v):
                     found.append((f"{key}.{k}", v))
-        elif _absurd(value):
+        elif value is not None and _absurd(value):
             found.append((str(key), value))
-    return found
+    return tuple(found)
 
 
 Line = tuple[Any, ...]  # what one line says (see above)
@@ -81,12 +83,27 @@ def _shared_extras(records: list[Any]) -> list[Any]:
     repeat theirs (the same vector stores and retrieval lineage on every turn), which a
     chunk then sends once and the table holds once a chunk, not once a row. Equal by
     their repr: the same plain values of the same types. The facts are never changed
-    once stored."""
+    once stored. An extra that holds the very objects an earlier one held (a response's
+    stores and retrieval are kept once: capture/lineage.py) is that one's without a repr
+    (the records keep every object alive meanwhile, so no id is reused)."""
     seen: dict[str, Any] = {}
+    same: dict[tuple[Any, ...], Any] = {}
     for f in records:
-        if f.extra:
-            f.extra = seen.setdefault(repr(f.extra), f.extra)
+        extra = f.extra
+        if extra:
+            held = _held(extra)
+            kept = same.get(held)
+            if kept is None:
+                kept = same[held] = seen.setdefault(repr(extra), extra)
+            f.extra = kept
     return records
+
+
+def _held(extra: dict[str, Any]) -> tuple[Any, ...]:
+    """The keys of `extra` and the objects they hold, a dict's own keys and objects in
+    its place: two extras with the same are equal."""
+    return tuple((k, tuple((kk, id(vv)) for kk, vv in v.items()) if type(v) is dict
+                  else id(v)) for k, v in extra.items())
 
 
 def as_rows(pre: Pre, records: Records) -> Pre:
