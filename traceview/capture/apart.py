@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from traceview.capture.parallel import fork_safe
+from traceview.capture.pool import fork_safe
 
 
 def apart(fn: Callable[..., Any], *args: Any) -> Any:

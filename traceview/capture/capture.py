@@ -22,10 +22,10 @@ from traceview.capture.parallel import (
     Extractor,
     Task,
     chunk_bytes,
-    fork_ahead,
     split,
     workers_for,
 )
+from traceview.capture.pool import fork_ahead
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import Source, SourceError, expand_paths, open_source
 from traceview.capture.table import TurnTable
@@ -190,7 +190,7 @@ class CaptureLoader:
                 self.capture.imports.append({"source": src.name, **a.summary})
 
     def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
-        """Fork the worker processes this read will use, now (parallel.py `fork_ahead`:
+        """Fork the worker processes this read will use, now (pool.py `fork_ahead`:
         for a caller about to start threads, which reads from one of them)."""
         return fork_ahead(workers_for(sum(_size(path) for path in self.paths)), then)
 

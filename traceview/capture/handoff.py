@@ -1,7 +1,7 @@
 """Forked writers that take turns at one output: each part of a document is made and written
 by the worker that made it, in document order, so no part passes through this process.
 
-`parallel.inherited` hands each answer back through the pool's pipes: for a report of
+`pool.inherited` hands each answer back through the pool's pipes: for a report of
 hundreds of megabytes, the main process then received, unpickled and wrote every byte the
 workers made. Here the workers write to (a copy of) the output's descriptor themselves:
 each takes the next part, makes it, and writes it when its turn comes (a semaphore the
@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from traceview.capture.parallel import _quiet, _stop, _submit_to, fork_safe
+from traceview.capture.pool import fork_safe, quiet, stop, submit_to
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -71,13 +71,13 @@ def written(make: Callable[[Any], bytes], tasks: Sequence[tuple[bytes, Any]],
     started: set[BaseProcess] = set()
     pool: ProcessPoolExecutor | None = None
     try:
-        pool = ProcessPoolExecutor(n_workers, context, initializer=_quiet)
+        pool = ProcessPoolExecutor(n_workers, context, initializer=quiet)
     except (OSError, ValueError):
         pass
     failed = True
     try:
         turns.turns[0].release()
-        sent = [_submit_to(pool, started, n_workers, _writer) for _ in range(n_workers)]
+        sent = [submit_to(pool, started, n_workers, _writer) for _ in range(n_workers)]
         futures = [f for f in sent if f is not None]
         if len(futures) == n_workers:
             done, running = wait(futures, return_when=FIRST_EXCEPTION)
@@ -88,7 +88,7 @@ def written(make: Callable[[Any], bytes], tasks: Sequence[tuple[bytes, Any]],
     finally:
         if failed:
             _halt(started, signal.SIGTERM)  # each ends its write first (it holds SIGTERM)
-        _stop(pool, started)
+        stop(pool, started)
         _TURNS = None
         os.close(turns.fd)
     if failed:  # a part's error, a worker that died or could not start, a closed pipe

@@ -3,7 +3,7 @@
 The analysis is made once, in this process. The rows, their cleaning and the Arrow and
 Parquet work after it are most of an export's time and all of pyarrow's memory, so they
 are done the way the report writes its rows: by workers forked once the analysis is made
-(capture/parallel.py `inherited`), a span of turns (or of conversations, or the problems)
+(capture/pool.py `inherited`), a span of turns (or of conversations, or the problems)
 a task. Each task writes its rows into the sink's layout as files of its own,
 `PREFIX-NNNNN.parquet`, numbered in table order: read back in name order, they are a
 one-process export's rows, row for row. This process never loads pyarrow for them.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from traceview.analysis.session import Analysis
-from traceview.capture.parallel import fork_safe, inherited, workers
+from traceview.capture.pool import fork_safe, inherited, workers
 from traceview.export.clean import columns
 from traceview.export.rows import (
     Columns,

@@ -24,7 +24,7 @@ import orjson
 from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts, unexplained_rows
 from traceview.capture.handoff import written
-from traceview.capture.parallel import min_parallel_rows, workers
+from traceview.capture.pool import min_parallel_rows, workers
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_safe
 

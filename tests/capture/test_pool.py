@@ -1,0 +1,87 @@
+"""The worker processes (capture/pool.py): workers forked ahead for a read from a thread
+(the inspector's), and none where forking is unsafe or none is needed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures_shared import SAMPLES
+from traceview.capture import parallel, pool
+
+SAMPLE = str(SAMPLES / "service_day.jsonl")
+
+
+_FORKED_AHEAD = """
+import multiprocessing, os, sys, threading
+from traceview.capture import parallel, pool
+
+path = sys.argv[1]
+assert pool.fork_ahead(2, then=lambda: os.nice(2))  # the caller's start, in each worker
+ahead = {p.pid for p in multiprocessing.active_children()}
+assert not pool.fork_ahead(2)  # the first ones wait: no second pool
+seen = []
+
+def no_start(*_, **__):
+    raise AssertionError("a worker was started after the ones forked ahead")
+
+multiprocessing.get_context("spawn").Process.start = no_start
+multiprocessing.get_context("fork").Process.start = no_start
+
+def load():  # from a thread, as the inspector reads
+    extractor = parallel.Extractor(2, first_here=False)
+    tasks = iter([(0, path, 0, 36), (0, path, 36, 72), (0, path, 72, 127)])
+    lines = sum(len(chunk.lines) for _, chunk in extractor.run(tasks))
+    nice = {os.getpriority(os.PRIO_PROCESS, pid) - os.nice(0) for pid in ahead}
+    seen.append(({p.pid for p in extractor.workers} == ahead, lines, *nice))
+    extractor.close()
+
+thread = threading.Thread(target=load)
+thread.start()
+thread.join()
+print(len(ahead), *seen[0], len(multiprocessing.active_children()))
+"""
+
+
+def test_workers_forked_ahead_are_the_ones_a_later_read_uses(tmp_path: Path) -> None:
+    """A process that will read from a thread (the inspector) forks its workers first,
+    while it has one thread, each starting with the caller's own start (here: 2 steps of
+    niceness): the read, from its thread, takes those (it starts no new interpreter), gets
+    every line, and leaves none running once closed. A fresh interpreter: a test process
+    may have threads, where nothing may fork."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b'{"a": 1}\n' * 13 + b'{"b": 22}\n')  # 127 bytes: three chunks at line ends
+    out = subprocess.run([sys.executable, "-c", _FORKED_AHEAD, str(path)],
+                         capture_output=True, text=True, timeout=120, check=True)
+    # (Below the highest niceness, 19, which a caller's own may already be near.)
+    assert out.stdout.split() == ["2", "True", "14", str(min(2, 19 - os.nice(0))), "0"]
+
+
+def test_nothing_is_forked_ahead_where_forking_is_unsafe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With threads alive (or one worker asked for) no worker is forked ahead: the read
+    starts its own, as it would without the call."""
+    import multiprocessing
+
+    before = multiprocessing.active_children()
+    monkeypatch.setattr(pool, "fork_safe", lambda: False)
+    assert not pool.fork_ahead(2)
+    monkeypatch.setattr(pool, "fork_safe", lambda: True)
+    assert not pool.fork_ahead(1)
+    assert multiprocessing.active_children() == before and pool._ahead == []
+
+
+def test_workers_forked_ahead_for_a_larger_read_are_stopped_by_a_small_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read that needs no workers (the capture was smaller than it looked) stops those
+    forked ahead instead of leaving them waiting until the process exits."""
+    stopped: list[object] = []
+    monkeypatch.setattr(pool, "stop", lambda workers, started: stopped.append(workers))
+    monkeypatch.setattr(pool, "_ahead", [(2, "pool", set())])
+    tasks = iter([(0, SAMPLE, 0, Path(SAMPLE).stat().st_size)])
+    assert len(list(parallel.Extractor(1).run(tasks))) == 1
+    assert stopped == ["pool"] and pool._ahead == []
