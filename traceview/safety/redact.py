@@ -317,8 +317,9 @@ def nothing_to_mask(text: bytes) -> bool:
     every key and string appears in it verbatim, so any hint and any secret-named field
     would show (a registered key may hide in any shape); with no line feed, its lines are
     the one line `redact_text` reads. A writer that has serialised a record asks this once
-    instead of masking it value by value and then as text."""
-    return b"\n" not in text and not lines_to_mask(text)
+    instead of masking it value by value and then as text. (The backslash is looked for
+    first as well: a text with one is told at once, without the pre-check.)"""
+    return b"\\" not in text and b"\n" not in text and not lines_to_mask(text)
 
 
 def lines_to_mask(chunk: bytes) -> set[int]:
