@@ -36,3 +36,28 @@ def test_rows_of_other_values_are_their_dicts() -> None:
 
     assert list(row_dicts([Other()])) == [{"index": 7}]
     assert list(row_dicts([])) == []
+
+
+def test_each_turn_is_priced_once_for_its_row_and_its_prose(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The row's batch prices its turns (turn_rows.py); the view the prose reads the price
+    # through (`priced`, `cost_hosted_usd`) is handed those prices, not priced again.
+    from traceview.analysis import turn_rows
+    from traceview.analysis.cost import price as price_module
+
+    a = analyze([str(ROOT / "sample_traces/claims.jsonl")])
+    calls: list[object] = []
+    real = price_module.price
+
+    def counted(*args: object) -> object:
+        calls.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(turn_rows, "price", counted)
+    monkeypatch.setattr(price_module, "price", counted)
+    rows = list(row_dicts(a.turns))
+    assert any(s.startswith("Cost ≈") for row in rows for s in row["explanation"])
+    assert len(calls) == len(a.turns) > 0
+    bare = list(row_dicts(a.turns, explained=False, whole=False))
+    assert [explain_row(b) for b in bare] == [row["explanation"] for row in rows]
+    assert len(calls) == 2 * len(a.turns)

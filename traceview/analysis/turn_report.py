@@ -27,7 +27,7 @@ from traceview.analysis.pricing import Cost
 from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import rows
+from traceview.analysis.turn_rows import Batch, batch_rows, rows
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.analysis.turn_values import (
     NOT_PRICED,
@@ -86,14 +86,16 @@ class TurnReport(TurnSides):
     # row and sides: TurnSides's slots).
     __slots__ = ("_price",)
 
-    def __init__(self, columns: TurnColumns, row: int) -> None:
+    def __init__(self, columns: TurnColumns, row: int, price: Cost | None = None) -> None:
+        """`price`: the turn's price when its row's batch has made it (turn_rows.py
+        `Batch.costs`), so that the prose made from the row does not price it again."""
         self._cols = columns
         self._r = row
         self._turn: Turn | None = None
         self._req: Any = UNREAD
         self._res: Any = UNREAD
         self._calls: tuple[HostedCall, ...] | None = None
-        self._price: Cost | None = None
+        self._price: Cost | None = price
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is TurnReport and other._cols is self._cols
@@ -318,12 +320,16 @@ def _rows_of(cols: TurnColumns, at: list[int], explained: bool,
              whole: bool) -> list[dict[str, Any]]:
     """`row(explained, whole=whole)` of the turns at table rows `at` of `cols`."""
     unread = PROSE if whole or explained else TABLE_UNREAD
-    out = rows(cols, at, ROW_KEYS, unread)
-    for d, r in zip(out, at, strict=True):
+    b = Batch(cols, at)
+    out = batch_rows(b, ROW_KEYS, unread)
+    # The row's cost_usd was read from the batch's prices: the view the prose reads the
+    # price through (`priced`, `cost_hosted_usd`) is handed them, each turn priced once.
+    for d, r, cost in zip(out, at, b.costs, strict=True):
+        view = TurnReport(cols, r, cost)
         if explained:
-            d["explanation"], d["findings"] = explain_and_findings(RowRead(d, TurnReport(cols, r)))
+            d["explanation"], d["findings"] = explain_and_findings(RowRead(d, view))
         else:
-            d["_view"] = TurnReport(cols, r)
+            d["_view"] = view
     return out
 
 

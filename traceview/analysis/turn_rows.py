@@ -391,7 +391,13 @@ def rows(cols: TurnColumns, at: Sequence[int], keys: Sequence[str],
     """The rows of the turns at table rows `at` of `cols`: dicts of `keys` in order, each
     read a column at a time; the keys in `unread` are None (made by the caller, or not
     wanted)."""
-    b = Batch(cols, at)
+    return batch_rows(Batch(cols, at), keys, unread)
+
+
+def batch_rows(b: Batch, keys: Sequence[str],
+               unread: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """`rows` of batch `b`'s turns: the caller keeps the batch to read what its rows were
+    made from (the prose reads each turn's price: `Batch.costs`, not priced again)."""
     nothing = [None] * b.n
     columns = [nothing if key in unread else READ[key](b) for key in keys]
     return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]

@@ -11,7 +11,13 @@ from typing import Any
 import orjson
 
 from traceview.export.schema import TABLES, column_types
-from traceview.safety.redact import MIN_SECRET_LENGTH, redact, redact_json, redact_text
+from traceview.safety.redact import (
+    MIN_SECRET_LENGTH,
+    lines_to_mask,
+    redact,
+    redact_json,
+    redact_text,
+)
 from traceview.safety.sanitise import visible
 
 Columns = dict[str, list[Any]]
@@ -54,15 +60,31 @@ def columns(table: str, cols: Columns) -> Columns:
 
 def json_cells(values: list[Any]) -> list[str | None]:
     """A json column's cells: `orjson.dumps(redact(v))` of each value but None, the text
-    cleaned as `columns` cleans a string. The redactor runs once over the batch; where it
-    finds nothing to mask in the batch's JSON text (`redact` then returns the very list),
-    which holds each cell's text whole, no cell's text holds anything to mask either, and
-    only the sanitiser is left to run on it."""
-    masked = redact(values)
-    texts = [None if v is None else orjson.dumps(v).decode() for v in masked]
-    if masked is values:
-        return [t if t is None or t.isprintable() else visible(t) for t in texts]
-    return clean_values(texts)
+    cleaned as `columns` cleans a string. The values' texts are judged a line each, in one
+    pass (`lines_to_mask`): a value whose text holds nothing to mask is its text, which
+    only the sanitiser is left to run on; the others are redacted and their text cleaned."""
+    texts = [None if v is None else orjson.dumps(v) for v in values]
+    chunk = b"\n".join(t for t in texts if t is not None)
+    flagged = lines_to_mask(chunk)
+    out: list[str | None] = []
+    masked: dict[int, Any] = {}  # the place in `out` of each value to mask -> the value
+    at = 0  # where the next text's line starts in `chunk`
+    for v, t in zip(values, texts, strict=True):
+        if t is None:
+            out.append(None)
+            continue
+        flag, at = at in flagged, at + len(t) + 1
+        if flag:
+            masked[len(out)] = v
+            out.append(None)  # its cell: below
+            continue
+        text = t.decode()
+        out.append(text if text.isprintable() else visible(text))
+    if masked:
+        done = clean_values([orjson.dumps(redact(v)).decode() for v in masked.values()])
+        for i, cell in zip(masked, done, strict=True):
+            out[i] = cell
+    return out
 
 
 def clean_values(values: list[Any]) -> list[Any]:

@@ -26,8 +26,9 @@ import orjson
 
 from traceview.safety import MASK
 
-__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "nothing_to_mask", "redact",
-           "redact_json", "redact_text", "registered", "registered_keys", "reset_registered"]
+__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
+           "nothing_to_mask", "redact", "redact_json", "redact_text", "registered",
+           "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
@@ -316,11 +317,30 @@ def nothing_to_mask(text: bytes) -> bool:
     every key and string appears in it verbatim, so any hint and any secret-named field
     would show (a registered key may hide in any shape); with no line feed, its lines are
     the one line `redact_text` reads. A writer that has serialised a record asks this once
-    instead of masking it value by value and then as text."""
+    instead of masking it value by value and then as text. (The backslash is looked for
+    first as well: a text with one is told at once, without the pre-check.)"""
+    return b"\\" not in text and b"\n" not in text and not lines_to_mask(text)
+
+
+def lines_to_mask(chunk: bytes) -> set[int]:
+    """Start offsets of the lines of `chunk` for which `nothing_to_mask(line)` is False:
+    every line while a key is registered, else those with a backslash, a hint or a
+    secret-named field. Each line is judged alone, as `_hinted_lines` judges it: values
+    serialised one a line (an export's json column) are judged in one pass, each check
+    stopping at its line's end, where one long line had every check run to its ends."""
     if _registered:
-        return False
-    return (b"\\" not in text and b"\n" not in text and not _hinted_lines(text)
-            and (_SECRET_FIELD is None or _SECRET_FIELD.search(text.lower()) is None))
+        return {0, *(m.end() for m in re.finditer(b"\n", chunk))}
+    out = set(_hinted_lines(chunk))
+    out.update(_line_starts(chunk, re.finditer(rb"\\[^\n]*", chunk)))
+    if _SECRET_FIELD is not None:
+        out.update(_line_starts(chunk, _SECRET_FIELD.finditer(chunk.lower())))
+    return out
+
+
+def _line_starts(chunk: bytes, found: Iterator[re.Match[bytes]]) -> Iterator[int]:
+    """The start of the line each match begins on."""
+    rfind = chunk.rfind
+    return (rfind(b"\n", 0, m.start()) + 1 for m in found)
 
 
 def _unchanged(value: Any) -> bool:
