@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from traceview.analysis.session import Analysis
@@ -44,8 +45,14 @@ class _Job:
 
     analysis: Analysis
     sink: ParquetSink  # the layout: folder, partitions, name prefix, tag columns
-    where: dict[int, tuple[str, int]]
     tags: tuple[str, ...]  # the tag columns' values (one per row of this capture)
+
+    @cached_property
+    def where(self) -> dict[int, tuple[str, int]]:
+        """Each turn's conversation kind and position (a dict entry a turn), made by each
+        worker at its first span of turns: this process never holds it beside the
+        analysis, whose memory is the export's peak."""
+        return places(self.analysis)
 
 
 _JOB: _Job | None = None
@@ -67,7 +74,7 @@ def write_parts(sink: ParquetSink, analysis: Analysis, tags: tuple[str, ...] = (
         return False
     global _JOB
     tasks = list(_tasks(analysis, sink.parts))
-    _JOB = _Job(analysis, sink, places(analysis), tags)
+    _JOB = _Job(analysis, sink, tags)
     try:
         for counts, empty in inherited(_write, tasks, workers()):
             sink.add_parts(counts, empty)
