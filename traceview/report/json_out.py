@@ -142,7 +142,8 @@ def write_json(analysis: Analysis, out: BinaryIO, explain: bool = False) -> None
 _CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
 _VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
 # Items a part: whole batches, so the parts joined are the one-process document byte for
-# byte; a few hundred kB of JSON a part, one part a writer held until its turn.
+# byte; a few hundred kB of JSON a part, a few held by each writer until their turn
+# (capture/handoff.py AHEAD).
 ROWS_A_PART = BATCH
 # How `_part` writes the items [start, stop) of each list in a worker, by its placeholder
 # (set before the workers fork, inherited by them; only while they write).
