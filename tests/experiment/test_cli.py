@@ -74,7 +74,7 @@ def test_ab_dry_run_fails_where_the_real_run_could_not_write(capsys, tmp_path, w
                  "--dry-run", "--base-url", "http://127.0.0.1:9/v1"]) == 2
     got = capsys.readouterr()
     assert got.out == ""  # no plan printed as if it could run
-    assert f"-o {out}:" in got.err
+    assert f"-o {out}: cannot create the results folder" in got.err
     assert blocker.read_text() == "not a folder"
 
 

@@ -77,12 +77,13 @@ def _check_folder(folder: Path) -> None:
     """PlanError unless `folder` is, or can be made, a folder to write the run in: checked
     before the plan, so a dry run does not pass where the real run would stop."""
     if folder.exists() and not folder.is_dir():
-        raise PlanError(f"-o {folder}: not a folder")
+        raise PlanError(f"-o {folder}: cannot create the results folder (a file is there)")
     there = folder
     while not there.exists():
         there = there.parent
     if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
-        raise PlanError(f"-o {folder}: cannot write in {there}")
+        raise PlanError(f"-o {folder}: cannot create the results folder ({there} is not a "
+                        "folder this user can write in)")
 
 
 def _planned(ns: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
