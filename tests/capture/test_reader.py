@@ -224,6 +224,28 @@ def test_gz_directory_and_stdin_read_the_same(tmp_path: Path) -> None:
     assert out.stdout.decode().strip() == "1 4 ['<stdin>']"
 
 
+def test_a_gzip_of_zeros_is_refused_by_its_head_not_decompressed_whole(tmp_path: Path) -> None:
+    """A gzip bomb (a few MB of zeros behind ~100 kB) is judged by its first decompressed
+    bytes: binary data, refused whole, and never more than those bytes spooled to disk
+    (it was decompressed whole first: 2 GB of zeros written to the spool)."""
+    from traceview.capture.capture import CaptureLoader
+    from traceview.capture.sources import SNIFF
+
+    bomb = tmp_path / "bomb.jsonl.gz"
+    bomb.write_bytes(gzip.compress(b"\0" * (64 << 20), compresslevel=9))
+    loader = CaptureLoader([str(bomb)])
+    loader.open_all()
+    try:
+        spooled = loader.capture._files[0]
+        assert spooled.size == SNIFF
+        assert loader.verdicts() == [
+            "binary data (NUL bytes) in its first bytes; expected JSON lines"]
+    finally:
+        loader.capture.close()
+    a = analyze(str(bomb))
+    assert a.turns == [] and [p.kind for p in a.problems] == ["not_a_capture"]
+
+
 def test_bodies_are_reread_by_byte_range(tmp_path: Path) -> None:
     p = write(tmp_path / "c.jsonl", [req({"model": "m", "input": "x" * 5000}),
                                      res(response("r", 1, 1))])

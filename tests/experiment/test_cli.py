@@ -65,6 +65,19 @@ def test_ab_dry_run_prints_the_plan_and_an_estimate(capsys, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("where", ["file", "under_a_file"])
+def test_ab_dry_run_fails_where_the_real_run_could_not_write(capsys, tmp_path, where):
+    blocker = tmp_path / "taken"
+    blocker.write_text("not a folder")
+    out = blocker if where == "file" else blocker / "r"
+    assert main(["ab", SOURCE, "-o", str(out), "--model", "gpt-4.1-2025-04-14",
+                 "--dry-run", "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    got = capsys.readouterr()
+    assert got.out == ""  # no plan printed as if it could run
+    assert f"-o {out}: cannot create the results folder" in got.err
+    assert blocker.read_text() == "not a folder"
+
+
 def test_ab_runs_and_resumes_from_the_command_line(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-sim-test-000000000000")
     out = tmp_path / "r"

@@ -91,3 +91,40 @@ def test_a_pipe_and_stdin_are_read_once(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(capture)))
     assert main(["export", "-", "--to", "csv", "-o", str(tmp_path / "b")]) == 0
     assert capsys.readouterr().err.count("4 turns, 1 conversations, 0 problems") == 2
+
+
+@pytest.mark.parametrize("how", ["gzip", "stdin", "pipe"])
+@pytest.mark.parametrize("to", ["parquet", "csv", "otlp"])
+def test_no_capture_read_once_is_refused_too(
+        how: str, to: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Judged only by the export's own read, a text file behind gzip, stdin or a pipe is
+    refused as the plain file is: its line, exit 2, the output not made (they wrote an
+    empty export and exited 1)."""
+    import gzip
+    import io
+    import os
+    import sys
+    import threading
+
+    text = b"hello world\nnot json\n"
+    out, writer = tmp_path / "out", None
+    if how == "gzip":
+        source = tmp_path / "notes.txt.gz"
+        source.write_bytes(gzip.compress(text))
+        given, named = str(source), str(source)
+    elif how == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+        given, named = "-", "<stdin>"
+    else:
+        source = tmp_path / "pipe"
+        os.mkfifo(source)
+        writer = threading.Thread(target=source.write_bytes, args=(text,))
+        writer.start()
+        given, named = str(source), str(source)
+    assert main(["export", given, "--to", to, "-o", str(out)]) == 2
+    if writer is not None:
+        writer.join()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"traceview export: {named}: {TEXT}; expected one JSON record per line"]
+    assert not out.exists()

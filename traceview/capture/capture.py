@@ -27,7 +27,14 @@ from traceview.capture.parallel import (
 )
 from traceview.capture.pool import fork_ahead
 from traceview.capture.reader import CaptureBuilder
-from traceview.capture.sources import Source, SourceError, expand_paths, open_source
+from traceview.capture.sources import (
+    SNIFF,
+    Source,
+    SourceError,
+    binary_head,
+    expand_paths,
+    open_source,
+)
 from traceview.capture.table import TurnTable
 
 if TYPE_CHECKING:
@@ -344,8 +351,6 @@ class _Rereader:
         return obj if isinstance(obj, dict) else {}
 
 
-SNIFF = 1 << 16
-NUL_RUN = b"\x00" * 8
 SNIFF_LINES = 20
 
 
@@ -357,9 +362,7 @@ def not_a_capture(path: str) -> str | None:
             head = handle.read(SNIFF)
     except OSError:
         return None  # the read loop reports it with the line it stopped at
-    if head.startswith(NUL_RUN) or head and not head.strip(b"\x00"):
-        # A leading run of NULs (a preallocated or zeroed file, a binary format): not
-        # lines at all. One NUL inside a line is that line's problem, not the file's.
+    if binary_head(head):
         return "binary data (NUL bytes) in its first bytes; expected JSON lines"
     lines = head.split(b"\n")
     complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]

@@ -153,11 +153,28 @@ class _Prefixed:
         self.rest.close()
 
 
+SNIFF = 1 << 16  # a file is judged a capture or not by its first bytes (capture.py)
+NUL_RUN = b"\x00" * 8
+
+
+def binary_head(head: bytes) -> bool:
+    """A leading run of NULs, or nothing but NULs: not lines at all (a preallocated or
+    zeroed file, a binary format). One NUL inside a line is that line's problem."""
+    return head.startswith(NUL_RUN) or bool(head) and not head.strip(b"\x00")
+
+
 def _spool(reader: _Reader | IO[bytes], target: Path) -> int:
+    """Copy `reader` into `target`. A head of NULs stops the copy: the file is refused
+    whole by that head, and a gzip bomb's gigabytes of zeros would fill the disk first."""
     import shutil  # here, like gzip and zlib below: plain files never need them
 
     with open(target, "wb") as out:
-        shutil.copyfileobj(reader, out, 1 << 20)
+        head = b""
+        while len(head) < SNIFF and (more := reader.read(SNIFF - len(head))):
+            head += more
+        out.write(head)
+        if not binary_head(head):
+            shutil.copyfileobj(reader, out, 1 << 20)
         return out.tell()
 
 

@@ -8,6 +8,7 @@ continues), 2 refused before anything was sent.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,10 +73,24 @@ def _resumed(ns: argparse.Namespace, folder: Path) -> dict[str, Any]:
     return m
 
 
+def _check_folder(folder: Path) -> None:
+    """PlanError unless `folder` is, or can be made, a folder to write the run in: checked
+    before the plan, so a dry run does not pass where the real run would stop."""
+    if folder.exists() and not folder.is_dir():
+        raise PlanError(f"-o {folder}: cannot create the results folder (a file is there)")
+    there = folder
+    while not there.exists():
+        there = there.parent
+    if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
+        raise PlanError(f"-o {folder}: cannot create the results folder ({there} is not a "
+                        "folder this user can write in)")
+
+
 def _planned(ns: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     """A new run's manifest (None for a dry run), its folder made."""
     if (folder / mf.NAME).exists():
         raise PlanError(f"{folder} already holds a run; use --resume or another --out")
+    _check_folder(folder)
     request = PlanRequest(model=ns.model, source=list(ns.source), sample=ns.sample,
                           runs=ns.runs, seed=ns.seed, allow_alias=ns.allow_alias,
                           docs=ns.docs, keep=ns.keep, base_url=ns.base_url,

@@ -25,7 +25,7 @@ from traceview.commands.outputs import (
 )
 from traceview.export import MissingExtra
 from traceview.export.targets import TARGETS, engine_errors, export
-from traceview.report.problems import NAMED_ON_STDERR
+from traceview.report.problems import NAMED_ON_STDERR, WHOLE_FILE, not_captures
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
@@ -102,13 +102,28 @@ def run(ns: argparse.Namespace) -> int:
             say("export", line)
         return 2
     named: list[Problem] = []
+    whole: list[Problem] = []  # files rejected whole: at most one problem a file
 
     def keep(cols: dict[str, list[Any]]) -> None:  # the first few, to name on stderr
-        rows = zip(cols["source"], cols["line"], cols["kind"], cols["message"], strict=True)
+        rows = list(zip(cols["source"], cols["line"], cols["kind"], cols["message"],
+                        strict=True))
         named.extend(Problem(*row) for row in islice(rows, NAMED_ON_STDERR - len(named)))
+        whole.extend(Problem(*row) for row in rows if row[2] in WHOLE_FILE)
+
+    def accept(counts: dict[str, int]) -> None:
+        """_NotCaptures when the inputs judged only once read (stdin, a pipe, a gzip file)
+        held no capture either: refused like a plain file, the output left as it was."""
+        if not counts["turns"] and counts["problems"] == len(whole):
+            lines = not_captures(whole, read_anything=False)
+            if lines:
+                raise _NotCaptures(lines)
 
     try:
-        counts = _written(files, kind, out, options, ns, partition_by, keep)
+        counts = _written(files, kind, out, options, ns, partition_by, keep, accept)
+    except _NotCaptures as exc:
+        for line in exc.lines:
+            say("export", line)
+        return 2
     except Exception as exc:  # an engine's errors are known once it is loaded
         if not isinstance(exc, (MissingExtra, ExportError, OSError, ValueError,
                                 *engine_errors())):
@@ -128,14 +143,21 @@ def run(ns: argparse.Namespace) -> int:
     return 0
 
 
+class _NotCaptures(Exception):
+    """No input was a capture, found once the export had read them."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines[0])
+        self.lines = lines
+
+
 def no_capture(files: list[str], from_format: str | None) -> list[str]:
     """When none of ``files`` is a capture (a text file, a JSON array): a line per file
     saying why, as `report` says them; else empty. Judged before the output is made, a
     file at a time until one may hold traffic: an export of nothing was an empty output
-    and exit 1. Standard input and pipes are taken as captures (read twice, the export
-    found them empty), and so is a gzip file (judged only once decompressed whole)."""
+    and exit 1. Standard input and pipes cannot be read twice, and a gzip file is judged
+    only once decompressed: those are judged by the export itself (`run`'s `accept`)."""
     from traceview.capture.capture import opening_problems
-    from traceview.report.problems import not_captures
 
     found: list[Problem] = []
     for f in files:
@@ -196,11 +218,16 @@ def _under(path: str, folder: str) -> bool:
 
 def _written(files: list[str], kind: str, out: str | None, options: Options, ns: argparse.Namespace,
              partition_by: tuple[str, ...],
-             on_problems: Callable[[dict[str, list[Any]]], None]) -> dict[str, int]:
-    """The export, a file output written under a temporary name and renamed when whole."""
+             on_problems: Callable[[dict[str, list[Any]]], None],
+             accept: Callable[[dict[str, int]], None]) -> dict[str, int]:
+    """The export, a file output written under a temporary name and renamed when whole,
+    unless `accept` raises on its counts (the output then stays as it was)."""
     def go(target: str | None) -> dict[str, int]:
-        return export(files, kind, target, options, partition_by=partition_by, jobs=ns.jobs,
-                      dask=ns.dask, otlp_endpoint=ns.otlp_endpoint, on_problems=on_problems)
+        counts = export(files, kind, target, options, partition_by=partition_by,
+                        jobs=ns.jobs, dask=ns.dask, otlp_endpoint=ns.otlp_endpoint,
+                        on_problems=on_problems)
+        accept(counts)
+        return counts
 
     if out is None:
         return go(out)
