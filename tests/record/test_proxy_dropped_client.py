@@ -129,3 +129,41 @@ def test_ctrl_c_with_a_response_open_says_what_the_proxy_waits_for(
     assert err.endswith("traceview proxy: stopped\n")
     assert [r["error"]["type"] for r in read_records(out) if r["dir"] == "res"] == \
         ["proxy_stopped"]
+
+
+def test_stop_ends_an_exchange_whose_client_stalled_mid_body(tmp_path, monkeypatch):
+    """A client that sent a request's head and part of its body, then nothing: stop()
+    gives it its grace and returns (it waited forever); the client is told the request
+    was not sent, and nothing is recorded, because nothing was forwarded."""
+    import socket
+    import threading
+
+    import traceview.record.proxy as proxy_module
+    from traceview.record.proxy_server import ProxyServer
+    from traceview.sim import SimServer
+
+    reading = threading.Event()
+    real_read = proxy_module._read_body
+
+    async def read_body(first, receive):
+        reading.set()
+        return await real_read(first, receive)
+
+    monkeypatch.setattr(proxy_module, "_read_body", read_body)
+    out = tmp_path / "c.jsonl"
+    with SimServer(seed="stall") as sim:
+        server = ProxyServer(out, upstream=sim.base_url).start()
+        host, port = server.sock.getsockname()[:2]
+        with socket.create_connection((host, port), timeout=10) as client:
+            client.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\n"
+                           b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                           b'{"model":')
+            assert reading.wait(10)
+            stopped = threading.Thread(target=server.stop, kwargs={"grace": 1})
+            stopped.start()
+            stopped.join(10)
+            assert not stopped.is_alive()
+            answer = client.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 503")
+    assert b"proxy_stopped" in answer and b"it was not sent" in answer
+    assert not out.exists() or out.read_text() == ""

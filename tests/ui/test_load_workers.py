@@ -120,3 +120,49 @@ def test_quitting_as_the_load_starts_leaves_no_worker_running() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+_RELOADED = """
+import asyncio, os, sys
+from traceview.capture import parallel
+from traceview.ui.app import make_app
+
+os.environ.update(TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_BYTES="0",
+                  TRACEVIEW_CHUNK_BYTES="4000", TEXTUAL_ANIMATIONS="none")
+base = os.nice(0)
+nice = []
+close = parallel.Extractor.close
+def closed(extractor):
+    nice.append(sorted({os.getpriority(os.PRIO_PROCESS, p.pid) - base
+                        for p in extractor.workers}))
+    close(extractor)
+parallel.Extractor.close = closed
+
+async def main():
+    app = make_app([sys.argv[1]])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("R")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        print(app.state.error, len(app.state.turns), *(n for ns in nice for n in ns))
+
+asyncio.run(main())
+"""
+
+
+def test_workers_started_for_a_reload_yield_the_cpu_too() -> None:
+    """After `R` the load's workers are spawned (the app has threads now, nothing may
+    fork): they start at the same lowered priority as those forked at start-up (they
+    ran at the event loop's, taking the CPU it needs to stay responsive)."""
+    import subprocess
+    import sys
+
+    from traceview.ui.tuning import load_nice
+
+    out = subprocess.run([sys.executable, "-c", _RELOADED, sample("service_day")],
+                         capture_output=True, text=True, timeout=300, check=True)
+    lower = str(min(load_nice(), 19 - os.nice(0)))
+    error, turns, *nice = out.stdout.split()
+    assert error == "None" and int(turns) > 0, out.stderr[-2000:]
+    assert nice == [lower, lower], out.stderr[-2000:]

@@ -134,6 +134,7 @@ class CaptureLoader:
         its rows show while the workers start (a headless read sends it to them too)."""
         self.along = along
         self.first_here = first_here
+        self.worker_start: Callable[[], object] | None = None  # see fork_workers
         self.unlisted: list[tuple[str, str]] = []  # sub-directories that could not be read
         self.paths = expand_paths(paths, self.unlisted)
         self.from_format = from_format  # None: detect each source's format
@@ -198,7 +199,10 @@ class CaptureLoader:
 
     def fork_workers(self, then: Callable[[], object] | None = None) -> bool:
         """Fork the worker processes this read will use, now (pool.py `fork_ahead`:
-        for a caller about to start threads, which reads from one of them)."""
+        for a caller about to start threads, which reads from one of them). `then` runs
+        in each worker as it starts, forked now or, where forking is not safe any more,
+        spawned when the read begins (it must then be picklable)."""
+        self.worker_start = then
         return fork_ahead(workers_for(sum(_size(path) for path in self.paths)), then)
 
     def steps(self, every: int = 16) -> Iterator[int]:
@@ -218,7 +222,7 @@ class CaptureLoader:
         # per line, and its chunks are never sent.
         verdicts = self.verdicts()
         along, take = self.along or (None, None)
-        extractor = Extractor(n_workers, along, self.first_here)
+        extractor = Extractor(n_workers, along, self.first_here, self.worker_start)
         tasks = self._tasks(verdicts, sizes)
         results = extractor.run(tasks)
         try:

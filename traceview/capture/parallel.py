@@ -167,10 +167,11 @@ class Extractor:
     cache's entries), never something a chunk read here would lack."""
 
     def __init__(self, n_workers: int, along: Alongside | None = None,
-                 first_here: bool = True) -> None:
+                 first_here: bool = True, start: Callable[[], object] | None = None) -> None:
         self.n_workers = n_workers
         self.along = along
         self.first_here = first_here
+        self.start = start  # run in each worker this read starts itself (pool.py `quiet`)
         self.ahead = 2 * n_workers
         self.pool: ProcessPoolExecutor | None = None
         # The pool's worker processes, joined by `close` whatever state the pool is in.
@@ -189,7 +190,7 @@ class Extractor:
             if method == "spawn":
                 tracker_started()
             return ProcessPoolExecutor(self.n_workers, multiprocessing.get_context(method),
-                                       initializer=quiet)
+                                       initializer=quiet, initargs=(self.start,))
         except (OSError, ValueError):
             return None
 

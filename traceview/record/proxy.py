@@ -245,7 +245,13 @@ class RecordingProxy:
             # with the SDK's multipart stream, its record keeps its length, not its bytes.
             content = _rest_of_body(first, receive)
         else:
-            read = await _read_body(first, receive)
+            try:
+                read = await _read_body(first, receive)
+            except asyncio.CancelledError:  # stopped while the client was still sending:
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                await _reply_error(send, 503, "proxy_stopped", "traceview proxy: stopped "
+                                   "before this request's body arrived; it was not sent")
+                return  # nothing was forwarded, so nothing happened to record
             if read is None:
                 return  # the client hung up mid-upload
             content = read

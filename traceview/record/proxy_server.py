@@ -150,6 +150,9 @@ def _writer(output: str | os.PathLike[str], rotate: str | None, fsync: bool) -> 
     return CaptureWriter(output, fsync=fsync)
 
 
+GRACE = 5  # seconds an in-process stop() waits for exchanges in flight
+
+
 class ProxyServer:
     """uvicorn serving :class:`RecordingProxy` on one pre-bound socket; a context manager."""
 
@@ -224,7 +227,10 @@ class ProxyServer:
         """Run in this thread until Ctrl-C (uvicorn handles the signals)."""
         self.server.run(sockets=[self.sock])
 
-    def stop(self) -> None:
+    def stop(self, grace: int = GRACE) -> None:
+        """Stop serving: exchanges in flight get `grace` seconds to finish, then are
+        cancelled (a client that sent half a request and stalled held stop() forever)."""
+        self.server.config.timeout_graceful_shutdown = grace
         self.server.should_exit = True
         if self._thread is not None:
             self._thread.join()

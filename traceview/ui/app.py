@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ from traceview.ui.palette import inspector_commands, view_of
 from traceview.ui.screens.main import MainScreen
 from traceview.ui.state import LoadState
 from traceview.ui.terminal import has_terminal, refusal_of, spool_stdin
-from traceview.ui.tuning import load_nice, lower_this_threads_priority
 
 
 class InspectorApp(InspectorLoad):
@@ -63,12 +61,8 @@ class InspectorApp(InspectorLoad):
         self.session_factory = session_factory or (follow_session if follow else default_session)
         self.session = self.session_factory(self.paths, options)
         # Forked now, before the app's threads exist: the load runs in a thread, where
-        # they would start as new interpreters (each importing traceview first). They
-        # yield the CPU as the load thread will once the first rows are out: below the
-        # event loop, level with the thread that pairs what they send.
-        fork_workers = getattr(self.session, "fork_workers", None)
-        if fork_workers is not None:
-            fork_workers(partial(lower_this_threads_priority, load_nice()))
+        # they would start as new interpreters (each importing traceview first).
+        self.start_workers()
         self.follow = Follow(self)
         self.follow.on = follow
         self.state = LoadState()

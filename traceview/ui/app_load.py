@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from traceview.ui.loader import run_in_own_thread
@@ -48,6 +49,15 @@ class InspectorLoad(InspectorViews):
     session: Any
     session_factory: SessionFactory
     follow: Follow
+
+    def start_workers(self) -> None:
+        """Start the session's worker processes, each yielding the CPU as the load thread
+        will once the first rows are out: below the event loop, level with the thread
+        that pairs what they send. At start-up they are forked (one thread yet); after
+        `R` or `F` they are spawned when the load starts, at the same priority."""
+        fork_workers = getattr(self.session, "fork_workers", None)
+        if fork_workers is not None:
+            fork_workers(partial(lower_this_threads_priority, load_nice()))
 
     def _load(self) -> None:
         """The load worker: the core's session runs in a thread of its own and posts
@@ -163,6 +173,7 @@ class InspectorLoad(InspectorViews):
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.notify(f"reload failed: {exc}", severity="error", markup=False)
             return
+        self.start_workers()
         self.state = LoadState()
         self.follow.seen = None
         self.follow.told_replaced = False
