@@ -109,20 +109,30 @@ def dies():
 
 with pool.aside(dies) as made:
     print(made())
+
+import tempfile
+
+def no_file():
+    raise OSError("no room for the answer")
+
+tempfile.TemporaryFile = no_file
+with pool.aside(where, "no file") as made:
+    print(*made())
 """
 
 
 def test_a_task_aside_is_made_in_a_worker_beside_this_process() -> None:
     """`aside` runs a function (a lambda: nothing of it is pickled) in a worker forked for
     it while the caller goes on, and hands its answer back; none is left once the block
-    ends. With `fork` false it runs here when asked, and here too when its worker dies.
+    ends. With `fork` false it runs here when asked, and here too when its worker dies or
+    no file can take its answer.
     A fresh interpreter: a test process may have threads, where nothing may fork."""
     out = subprocess.run([sys.executable, "-c", _ASIDE], capture_output=True, text=True,
                          timeout=120, check=True)
     total = str(sum(range(100_000)))
     assert out.stdout.split("\n") == [
         f"aside worker {total} beside here {total}", "0", f"asked here {total}",
-        "made here", ""]
+        "made here", f"no file here {total}", ""]
 
 
 _ABANDONED = r"""

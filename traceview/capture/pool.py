@@ -205,12 +205,17 @@ def aside(fn: Callable[..., T], *args: Any, fork: bool = True
     import tempfile
     from concurrent.futures import ProcessPoolExecutor
 
+    try:
+        answers = tempfile.TemporaryFile()
+    except OSError:  # nowhere to put the answer: it is made here
+        yield partial(fn, *args)
+        return
     number = next(_numbers)
     _ASIDE[number] = (fn, args)
     started: set[BaseProcess] = set()
     pool: ProcessPoolExecutor | None = None
     try:
-        with tempfile.TemporaryFile() as out:
+        with answers as out:
             try:
                 pool = ProcessPoolExecutor(1, multiprocessing.get_context("fork"),
                                            initializer=quiet)

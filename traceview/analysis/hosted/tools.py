@@ -78,9 +78,9 @@ class Configs:
             stores = frozenset(m.decode() for m in ids if m[:3] == b"vs_") \
                 if "file_search" in tools else frozenset()
             got = self._known.get((tools, stores))
-            if got is None:  # a hostile capture's distinct ids: not remembered
+            if got is None:
                 got = ToolConfig(tools, stores)
-                if len(self._known) < 4096:
+                if len(self._known) < 4096:  # a hostile capture's distinct ids: not kept
                     self._known[(tools, stores)] = got
             if len(self._seen) < 4096:
                 self._seen[key] = got
