@@ -8,6 +8,7 @@ import pytest
 
 from tests.builders import file_search, message, req, res, response, write
 from traceview.analysis import analyze
+from traceview.capture.table import TurnTable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
 
@@ -79,6 +80,18 @@ def test_context_outliving_its_tool_configuration_is_flagged(tmp_path: Path, lat
     assert len(out) == 1 and reason in out[0]["reason"]
     assert a.turn(2).to_dict()["carried_context"]["outlived_tools"] == []
     assert any("outlives its tool configuration" in s for s in a.turn(3).explanation)
+
+
+def test_vector_stores_of_a_request_not_scanned_are_read_from_its_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger reads a request's vector stores from the turn table (found as its line
+    was read); a request whose bytes were not scanned there (a rebuilt stream, say) is
+    read again, and tells the same configurations apart."""
+    monkeypatch.setattr(TurnTable, "request_ids", lambda _table, _row: None)
+    later = [{"type": "file_search", "vector_store_ids": ["vs_new"]}]
+    a = analyze(str(_deposit_conv(tmp_path, later_tools=later)))
+    [out] = a.turn(3).to_dict()["carried_context"]["outlived_tools"]
+    assert "vs_new, not vs_old" in out["reason"]
 
 
 def test_same_tool_configuration_is_not_flagged(tmp_path: Path) -> None:

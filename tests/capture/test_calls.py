@@ -64,3 +64,19 @@ def test_calls_read_back_past_hundreds_of_rows_and_shapes() -> None:
                                                                           hosted_calls=calls))
     store = table.responses.dicts["hosted_calls"]
     assert [store.get(i, ()) for i in range(600)] == made
+
+
+def test_a_rows_calls_read_in_brief_without_making_them() -> None:
+    """(type, id, evidence, include flag) of each call, in order, from the columns and for
+    a row set again out of order (kept apart): what the ledger and an attribution read."""
+    table = TurnTable()
+    calls = table.responses.dicts["hosted_calls"]
+    new_turn(1, 0, 1, "responses", table=table, res=ResponseFacts("r1", hosted_calls=(A, B)))
+    t2 = new_turn(2, 0, 3, "responses", table=table, res=ResponseFacts("r2", hosted_calls=(C,)))
+    brief = [("web_search_call", "ws_1", "captured", None),
+             ("file_search_call", None, "missing", "file_search_call.results")]
+    assert calls.brief(0) == brief and calls.brief(7) == []
+    assert calls.picked(0, "missing") == [("file_search_call", None)]
+    t2.res.hosted_calls = (B, C)  # out of order: read from what was set
+    assert calls.brief(1) == [brief[1], ("code_interpreter_call", "ci_9", "empty",
+                                         "code_interpreter_call.outputs")]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,77 @@ def test_workers_forked_ahead_for_a_larger_read_are_stopped_by_a_small_one(
     tasks = iter([(0, SAMPLE, 0, Path(SAMPLE).stat().st_size)])
     assert len(list(parallel.Extractor(1).run(tasks))) == 1
     assert stopped == ["pool"] and pool._ahead == []
+
+
+_ASIDE = r"""
+import multiprocessing, os
+from traceview.capture import pool
+
+main = os.getpid()
+big = list(range(100_000))  # made before the fork: the worker reads its own copy
+where = lambda tag: (tag, "worker" if os.getpid() != main else "here", sum(big))
+with pool.aside(where, "aside") as made:
+    beside = where("beside")  # this process goes on meanwhile
+    print(*made(), *beside)
+print(len(multiprocessing.active_children()))
+with pool.aside(where, "asked", fork=False) as made:
+    print(*made())
+
+def dies():
+    if os.getpid() != main:
+        os._exit(3)
+    return "made here"
+
+with pool.aside(dies) as made:
+    print(made())
+
+import tempfile
+
+def no_file():
+    raise OSError("no room for the answer")
+
+tempfile.TemporaryFile = no_file
+with pool.aside(where, "no file") as made:
+    print(*made())
+"""
+
+
+def test_a_task_aside_is_made_in_a_worker_beside_this_process() -> None:
+    """`aside` runs a function (a lambda: nothing of it is pickled) in a worker forked for
+    it while the caller goes on, and hands its answer back; none is left once the block
+    ends. With `fork` false it runs here when asked, and here too when its worker dies or
+    no file can take its answer.
+    A fresh interpreter: a test process may have threads, where nothing may fork."""
+    out = subprocess.run([sys.executable, "-c", _ASIDE], capture_output=True, text=True,
+                         timeout=120, check=True)
+    total = str(sum(range(100_000)))
+    assert out.stdout.split("\n") == [
+        f"aside worker {total} beside here {total}", "0", f"asked here {total}",
+        "made here", f"no file here {total}", ""]
+
+
+_ABANDONED = r"""
+import multiprocessing, os
+from traceview.capture import pool
+
+r, w = os.pipe()
+try:
+    with pool.aside(os.read, r, 1):  # in the worker: waits for a byte never written
+        raise KeyboardInterrupt
+except KeyboardInterrupt:
+    print("interrupted", len(multiprocessing.active_children()))
+"""
+
+
+def test_a_block_left_by_ctrl_c_ends_its_worker_at_once() -> None:
+    """Ctrl-C (any exception) in the block: the worker is ended, not waited for (its task
+    would never end here), and none is left."""
+    proc = subprocess.Popen([sys.executable, "-c", _ABANDONED], stdout=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=60)
+    finally:  # a worker waited for would wait forever: its group goes with the test
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert out == "interrupted 0\n"

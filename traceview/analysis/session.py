@@ -16,6 +16,7 @@ from typing import Any
 from traceview.analysis.analyzer import Analyzer
 from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
+from traceview.analysis.hosted.attach import ledger_aside
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.rules.account_workers import request_halves
@@ -200,14 +201,17 @@ class Session:
         self.analyzer.reports.sort()  # by index, in place: no second list of every turn
         a.turns = self.analyzer.reports
         a.conversations = self.analyzer.conversations()
-        if not self.follows:
-            self.analyzer.release()
-        _attach_exchanges(a)
-        if self.totals:
-            a.totals = self.analyzer.totals.to_dict()
-            a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
-        attach_hosted_state(a)
+        # The ledger reads only the turns, conversations and prices: on a large capture
+        # it is begun now in a worker, beside everything else here.
+        with ledger_aside(a) as ledger_made:
+            if not self.follows:
+                self.analyzer.release()
+            _attach_exchanges(a)
+            if self.totals:
+                a.totals = self.analyzer.totals.to_dict()
+                a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
+            attach_hosted_state(a, ledger_made)
         attach_cost(a, self.options.per_month, self.options.budget, self.analyzer.bill)
         a.complete = True
 

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.shared import shared
-from traceview.capture.model import HostedCall
+from traceview.capture.calls import Brief
 from traceview.capture.model import Turn as turn_view
 from traceview.capture.table import UNKNOWN
 from traceview.capture.table import count as stored
@@ -210,19 +210,21 @@ class TurnColumns:
 
     def attribution_from(self, rows: Any) -> Attribution:
         """What the analyzer found when the deposit arrived, from the hosted turns' facts
-        (the table's rows do not change once a turn is analysed)."""
+        (the table's rows do not change once a turn is analysed): their calls read from
+        the call columns (capture/calls.py `brief`), none made."""
         turns = [turn_view(self.table, r) for r in rows]
-        calls: list[HostedCall] = []
-        missing: list[tuple[HostedCall, tuple[str, ...]]] = []
+        res_row, hosted = self.table.res_row, self.table.responses.dicts["hosted_calls"]
+        calls: list[Brief] = []
+        missing: list[tuple[Brief, tuple[str, ...]]] = []
         for t in turns:
             include = t.req.include if t.req is not None else ()
-            hosted: tuple[HostedCall, ...] = t.res.hosted_calls if t.res is not None else ()
-            for h in hosted:
+            s = res_row[t._r]
+            for h in hosted.brief(s) if s >= 0 else ():
                 calls.append(h)
-                if h.evidence == "missing":
+                if h[2] == "missing":
                     missing.append((h, include))
-        flags = {h.include for h, inc in missing if h.include and h.include not in inc}
-        sent = {h.include for h, inc in missing if h.include and h.include in inc}
-        return Attribution(tuple(t.index for t in turns), tuple(h.id for h in calls),
-                           _sorted({h.type for h in calls}), bool(missing), _sorted(flags),
+        flags = {h[3] for h, inc in missing if h[3] and h[3] not in inc}
+        sent = {h[3] for h, inc in missing if h[3] and h[3] in inc}
+        return Attribution(tuple(t.index for t in turns), tuple(h[1] for h in calls),
+                           _sorted({h[0] for h in calls}), bool(missing), _sorted(flags),
                            _sorted(sent))

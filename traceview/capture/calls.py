@@ -27,6 +27,7 @@ from typing import Any
 from traceview.capture.texts import Pool, Texts
 
 _GONE = object()  # in `changed`: the row's calls were removed
+Brief = tuple[str, str | None, str, str | None]  # a call's type, id, evidence, include flag
 
 
 @dataclass(slots=True)
@@ -156,20 +157,23 @@ class Calls:
             return None
         return (self.ends[k - 1] if k else 0), self.ends[k]
 
-    def picked(self, row: int, evidence: str) -> list[tuple[str, str | None]]:
-        """(type, id) of each of row `row`'s calls whose evidence is `evidence`, in order,
-        without making the calls (the ledger asks this of every turn with calls)."""
+    def brief(self, row: int) -> list[Brief]:
+        """(type, id, evidence, include flag) of each of row `row`'s calls, in order,
+        without making the calls (what the ledger and a deposit's attribution read)."""
         span = self.span(row)
         if span is None:
-            calls = self.get(row, ())
-            return [(c.type, c.id) for c in calls if c.evidence == evidence]
+            return [(c.type, c.id, c.evidence, c.include) for c in self.get(row, ())]
         values, shape, ids = self.pool.values, self.shape, self.ids
         out = []
         for i in range(*span):
-            v = values[shape[i]]
-            if v[2] == evidence:
-                out.append((v[0], ids.get(i)))
+            kind, _status, evidence, include = values[shape[i]][:4]
+            out.append((kind, ids.get(i), evidence, include))
         return out
+
+    def picked(self, row: int, evidence: str) -> list[tuple[str, str | None]]:
+        """(type, id) of each of row `row`'s calls whose evidence is `evidence`, in order,
+        without making the calls (the ledger asks this of every turn with calls)."""
+        return [(kind, cid) for kind, cid, ev, _include in self.brief(row) if ev == evidence]
 
     def has(self, row: int, evidence: str) -> bool:
         """Whether any of row `row`'s calls has evidence `evidence` (no call made)."""

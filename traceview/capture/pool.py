@@ -7,8 +7,8 @@ workers before its own threads start (`fork_ahead`) and its load takes them. Eve
 starts quiet (`quiet`: its output to /dev/null, Ctrl-C left to the main process), and a
 pool is stopped only once each of its processes is joined (`stop`). `inherited` runs work
 over ranges of something already in this process's memory (a report's rows) in workers
-forked from it, answers in order; capture/parallel.py reads a capture's chunks with the
-same pool.
+forked from it, answers in order; `aside` runs one such task beside the caller's own
+work; capture/parallel.py reads a capture's chunks with the same pool.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from itertools import count
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # the pool is imported only where workers run
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -27,6 +29,7 @@ if TYPE_CHECKING:  # the pool is imported only where workers run
 
 # Below this many turns, a report's rows are written in one process (`inherited`).
 MIN_PARALLEL_ROWS = 8192
+T = TypeVar("T")
 
 
 def workers() -> int:
@@ -178,6 +181,82 @@ def inherited(fn: Callable[[Any], Any], tasks: Sequence[Any],
 
 
 _END = object()
+
+# What `aside` runs, by its number: the worker forked for it inherits the function and its
+# arguments (nothing of them is pickled).
+_ASIDE: dict[int, tuple[Callable[..., Any], tuple[Any, ...]]] = {}
+_numbers = count()
+
+
+@contextmanager
+def aside(fn: Callable[..., T], *args: Any, fork: bool = True
+          ) -> Iterator[Callable[[], T]]:
+    """`fn(*args)` begun in a worker forked now, while the block goes on; the call yielded
+    waits for its answer (call it once). The answer comes back through a file the worker
+    pickles it to, read in the thread that asks: through the pool's pipe it would be
+    unpickled by the pool's result thread, in a malloc arena of its own, memory new to this
+    process where the answer made here reuses what the process freed. Where no worker
+    can fork (`fork` false, threads alive, no `fork`) or the worker dies, `fn(*args)` runs
+    here when asked. Leaving the block by an exception (Ctrl-C) ends the worker at once."""
+    if not fork or not fork_safe():
+        yield partial(fn, *args)
+        return
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        answers = tempfile.TemporaryFile()
+    except OSError:  # nowhere to put the answer: it is made here
+        yield partial(fn, *args)
+        return
+    number = next(_numbers)
+    _ASIDE[number] = (fn, args)
+    started: set[BaseProcess] = set()
+    pool: ProcessPoolExecutor | None = None
+    try:
+        with answers as out:
+            try:
+                pool = ProcessPoolExecutor(1, multiprocessing.get_context("fork"),
+                                           initializer=quiet)
+            except (OSError, ValueError):
+                pass
+            future = submit_to(pool, started, 1, _aside, number, out.fileno())
+            del _ASIDE[number]  # forked: the worker holds its own copy
+            yield partial(_aside_answer, fn, args, future, out)
+    except BaseException:
+        for process in started:
+            process.terminate()
+        raise
+    finally:
+        _ASIDE.pop(number, None)
+        stop(pool, started)
+
+
+def _aside(number: int, fd: int) -> None:
+    """In the worker: the task `number` run, its answer pickled into the file `fd`."""
+    import pickle
+
+    fn, args = _ASIDE[number]
+    answer = fn(*args)
+    with open(fd, "wb", closefd=False) as out:
+        pickle.dump(answer, out, pickle.HIGHEST_PROTOCOL)
+
+
+def _aside_answer(fn: Callable[..., T], args: tuple[Any, ...], future: Future[Any] | None,
+                  out: IO[bytes]) -> T:
+    """The answer `_aside` wrote, read here; made here when no worker made it."""
+    import pickle
+
+    if future is None:
+        return fn(*args)
+    try:
+        future.result()
+    except Exception:  # noqa: BLE001 - BrokenProcessPool: the worker died
+        return fn(*args)
+    out.seek(0)
+    answer: T = pickle.load(out)
+    return answer
 
 
 def submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,

@@ -422,6 +422,16 @@ class TurnTable(Facts):
             return None
         return req_ids, res_ids, when, store, line
 
+    def request_ids(self, r: int) -> tuple[bytes, ...] | None:
+        """The object ids quoted in turn `r`'s request record, as found when its lines were
+        read (`seen`'s first); None when the turn has no request or it was not scanned."""
+        row = self.req_row[r] if self.req_source[r] >= 0 else -1
+        q = self.requests
+        if row < 0 or not q.flags[row] & _REQ_SCANNED:
+            return None
+        ids: tuple[bytes, ...] = self.pool.values[q.cols["quoted_ids"][row]]
+        return ids
+
     def nbytes(self) -> int:
         """Bytes held by the columns (not the dicts of rare values, nor the string pool)."""
         n = self.requests.nbytes() + self.responses.nbytes()

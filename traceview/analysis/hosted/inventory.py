@@ -44,20 +44,16 @@ from traceview.safety.redact import redact_text
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
 KIND_OF = {b"vs_": "vector_store", b"fil": "file"}  # a quoted id's prefix -> its kind
-OnRequest = Callable[[int, Sequence[str], Sequence[bytes]], None]
 _id = attrgetter("id")
 
 
 def inventory(turns: Sequence[Any], exchanges: list[Any],
               read_raw: Callable[..., bytes | None],
-              storage_price: dict[str, Any] | None = None,
-              on_request: OnRequest | None = None) -> Objects:
+              storage_price: dict[str, Any] | None = None) -> Objects:
     """The objects of a capture from its analysed turns (in index order) and exchanges.
 
     `read_raw(ref, limit=None)` returns a record's bytes, or its first `limit`, for the
-    turns the reader did not scan. `on_request(index, tools offered, ids)` is told the
-    object ids quoted in each turn's request, for turns with one (the ledger reads its
-    vector stores there).
+    turns the reader did not scan.
     """
     tables = [(Columns(cols.table), rows) for cols, rows in table_rows(turns)]
     inv = _Inventory(turns, _named(tables, exchanges))
@@ -66,16 +62,13 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             t = _read(c, row)
             found = _turn_ids(c, row, t, read_raw)
             inv.turn(t, found)
-            if on_request is not None and t.tools is not None:
-                on_request(t.turn, t.tools, found.req_ids)
     for ex in exchanges:
         _exchange(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
 
 
 class _Turn(NamedTuple):
-    """What the inventory reads of a turn, from the turn table's columns (`tools`: those
-    its request offered; None: no request)."""
+    """What the inventory reads of a turn, from the turn table's columns."""
 
     turn: int  # its index
     line: int
@@ -84,7 +77,6 @@ class _Turn(NamedTuple):
     previous_response_id: str | None
     conversation_id: str | None  # the request's, else the response's
     store: bool | None  # the request's flag, else the response's
-    tools: Sequence[str] | None
 
 
 def _read(c: Columns, row: int) -> _Turn:
@@ -96,12 +88,11 @@ def _read(c: Columns, row: int) -> _Turn:
         res_store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
     if q < 0:
         return _Turn(c.index[row], c.line[row], values[c.api[row]], rid, None, res_conv,
-                     res_store, None)
+                     res_store)
     bits = c.q_flags[q]
     store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
     return _Turn(c.index[row], c.line[row], values[c.api[row]], rid, c.q_prev.get(q),
-                 values[c.q_conv[q]] or res_conv, res_store if store is None else store,
-                 values[c.q_tools[q]])
+                 values[c.q_conv[q]] or res_conv, res_store if store is None else store)
 
 
 class _Named(NamedTuple):

@@ -19,39 +19,42 @@ from traceview.analysis.columns import Columns
 from traceview.analysis.hosted.growth import PROJECT_TURNS, growth_of
 from traceview.analysis.hosted.ledger import Ledger
 from traceview.analysis.hosted.ledger_store import HOSTED, Meta
-from traceview.analysis.hosted.tools import ToolConfig, outlived, tool_name
+from traceview.analysis.hosted.tools import Configs, ToolConfig, outlived
 from traceview.analysis.pricing import Pricing
 from traceview.analysis.reports import table_rows
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_report import TurnReport
+from traceview.capture.model import Turn as turn_view
+from traceview.capture.scan import IDS
 from traceview.wire import CALL_TOOL
 
 ENDS = ("compaction", "compaction_likely")
 
-ConfigOf = Callable[[int], ToolConfig | None]
+ReadRaw = Callable[[Any], bytes | None]
 
 
 def build_ledger(turns: Sequence[TurnReport], pricing: Pricing | None,
-                 config_of: ConfigOf | None = None,
                  bills: dict[str, float | None] | None = None,
-                 project: int = PROJECT_TURNS) -> Ledger:
+                 read_raw: ReadRaw | None = None, project: int = PROJECT_TURNS) -> Ledger:
     """The ledger of every conversation in `turns` (any order; grouped by conversation key,
     in the order keys are first seen).
 
-    `config_of(turn index)` gives a request's tool configuration (with the vector stores it
-    quoted); without it, the configuration is taken from `tools_offered`. `bills` maps a
-    conversation key to its cost, for the share of the bill.
+    `bills` maps a conversation key to its cost, for the share of the bill. A request's
+    tool configuration is read from the turn table, with the vector stores it quotes as
+    found when its lines were read, else in its bytes (`read_raw(ref)`): the ledger needs
+    nothing of the other passes, so it can be built beside them.
     """
     ledger = Ledger(project)
     rates = Rates(pricing)
     bills = bills or {}
-    tables = [_Table(cols, rows) for cols, rows in table_rows(turns)]
+    configs = Configs()
+    tables = [_Table(cols, rows, read_raw, configs) for cols, rows in table_rows(turns)]
     for key, at in _by_conversation(tables).items():
         # One conversation's turns at a time, each read once from the columns: no view
         # of a turn is made, and none is held for the whole pass.
         read = sorted((tables[t].read(row) for t, row in zip(at[::2], at[1::2],
                                                              strict=True)), key=_turn_index)
-        _Walk(ledger, read, rates, config_of).run(key, bills.get(key))
+        _Walk(ledger, read, rates).run(key, bills.get(key))
     ledger._seal()
     return ledger
 
@@ -147,12 +150,10 @@ class _Walk:
     """One conversation's walk: the sources open, the captured calls awaiting a billed
     turn, and the configuration of each turn (read once)."""
 
-    def __init__(self, ledger: Ledger, read: list[_Read], rates: Rates,
-                 config_of: ConfigOf | None) -> None:
+    def __init__(self, ledger: Ledger, read: list[_Read], rates: Rates) -> None:
         self.ledger = ledger
         self.read = read  # the conversation's turns, in index order
         self.rates = rates
-        self.config_of = config_of
         self.position = {r.turn: j for j, r in enumerate(read)}
         self.configs: dict[int, ToolConfig | None] = {}
         self.active: list[_Active] = []
@@ -240,12 +241,8 @@ class _Walk:
     def config(self, index: int) -> ToolConfig | None:
         """The tool configuration of the conversation's turn `index`."""
         if index not in self.configs:
-            c = self.config_of(index) if self.config_of is not None else None
-            if c is None:
-                r = self.read[self.position[index]]
-                offered = r.table.tools_offered(r.row)
-                c = ToolConfig(frozenset(map(tool_name, offered))) if offered else None
-            self.configs[index] = c
+            r = self.read[self.position[index]]
+            self.configs[index] = r.table.config(r.row)
         return self.configs[index]
 
     def deposit_source(self, index: int, tokens: int, a: Attributed | None) -> _Active:
@@ -311,9 +308,12 @@ class _Table:
     analysis's columns and the table's: the facts the walk needs, and nothing made per
     turn beyond its `_Read`."""
 
-    def __init__(self, cols: TurnColumns, rows: Sequence[int]) -> None:
+    def __init__(self, cols: TurnColumns, rows: Sequence[int], read_raw: ReadRaw | None,
+                 configs: Configs) -> None:
         self.cols, self.rows = cols, rows
         self.c = Columns(cols.table)
+        self.read_raw = read_raw
+        self.configs = configs
 
     def read(self, row: int) -> _Read:
         cols, c = self.cols, self.c
@@ -347,6 +347,22 @@ class _Table:
         model = c.values[c.s_model[s]] if s >= 0 else None
         return model or (c.values[c.q_model[q]] if q >= 0 else None)
 
-    def tools_offered(self, row: int) -> Sequence[str]:
+    def config(self, row: int) -> ToolConfig | None:
+        """The tool configuration of the turn's request (None: no request, or no tools
+        column), with the vector stores it quotes when it offers file_search."""
         q = self.c.req_row[row]
-        return self.c.values[self.c.q_tools[q]] if q >= 0 else ()
+        offered = self.c.values[self.c.q_tools[q]] if q >= 0 else None
+        if offered is None:
+            return None
+        return self.configs.of(offered, self.request_ids(row) if "file_search" in offered
+                               else ())
+
+    def request_ids(self, row: int) -> Sequence[bytes]:
+        """The object ids the turn's request quotes: as found when its lines were read,
+        else in its bytes."""
+        found = self.c.table.request_ids(row)
+        if found is not None:
+            return found
+        ref = turn_view(self.c.table, row).request
+        raw = self.read_raw(ref) if ref is not None and self.read_raw is not None else None
+        return IDS.findall(raw) if raw else ()

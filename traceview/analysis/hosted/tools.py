@@ -7,7 +7,6 @@ flags such context as outliving its configuration, and says why in a sentence.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,44 +59,29 @@ def outlived(config: ToolConfig | None, here: ToolConfig | None) -> str | None:
     return None
 
 
-class TurnConfigs:
-    """Each request's tool configuration by turn index, told by the objects pass (which
-    reads the vector store ids each request quotes) and asked by the ledger. A capture
-    repeats a handful of configurations on every turn: each distinct one is made once and
-    a turn holds its number."""
+class Configs:
+    """Each distinct tool configuration made once: a capture repeats a handful on every
+    turn, and turns that share one share the object (the ledger notes a configuration's
+    outlived sources once)."""
 
     def __init__(self) -> None:
-        self._number = array("I")  # by turn index; 0: none
-        self._made: list[ToolConfig | None] = [None]  # by number
-        self._known: dict[tuple[frozenset[str], frozenset[str]], int] = {}
-        self._seen: dict[tuple[tuple[str, ...], tuple[bytes, ...]], int] = {}
+        self._known: dict[tuple[frozenset[str], frozenset[str]], ToolConfig] = {}
+        self._seen: dict[tuple[tuple[str, ...], tuple[bytes, ...]], ToolConfig] = {}
 
-    def see(self, index: int, offered: Sequence[str], ids: Sequence[bytes]) -> None:
-        """Note the configuration of turn `index` (one with a request): the tools it
-        offered, and the vector store ids it quoted when it offers file_search."""
+    def of(self, offered: Sequence[str], ids: Sequence[bytes]) -> ToolConfig:
+        """The configuration of a request offering `offered`, quoting the object ids `ids`
+        (its vector stores count when it offers file_search)."""
         key = (tuple(offered), tuple(ids))
-        number = self._seen.get(key)
-        if number is None:
-            number = self._number_of(*key)
-            if len(self._seen) < 4096:  # a hostile capture's distinct ids: not remembered
-                self._seen[key] = number
-        held = self._number
-        if index >= len(held):
-            held.frombytes(bytes(held.itemsize * (index + 1 - len(held))))
-        held[index] = number
-
-    def _number_of(self, offered: tuple[str, ...], ids: tuple[bytes, ...]) -> int:
-        """The number of the configuration offering `offered` with these quoted ids."""
-        tools = frozenset(map(tool_name, offered))
-        stores = frozenset(m.decode() for m in ids if m[:3] == b"vs_") \
-            if "file_search" in tools else frozenset()
-        number = self._known.get((tools, stores))
-        if number is None:
-            number = self._known[(tools, stores)] = len(self._made)
-            self._made.append(ToolConfig(tools, stores))
-        return number
-
-    def get(self, index: int) -> ToolConfig | None:
-        """The configuration of turn `index` (None: no request, or not seen)."""
-        held = self._number
-        return self._made[held[index] if 0 <= index < len(held) else 0]
+        got = self._seen.get(key)
+        if got is None:
+            tools = frozenset(map(tool_name, offered))
+            stores = frozenset(m.decode() for m in ids if m[:3] == b"vs_") \
+                if "file_search" in tools else frozenset()
+            got = self._known.get((tools, stores))
+            if got is None:
+                got = ToolConfig(tools, stores)
+                if len(self._known) < 4096:  # a hostile capture's distinct ids: not kept
+                    self._known[(tools, stores)] = got
+            if len(self._seen) < 4096:
+                self._seen[key] = got
+        return got
