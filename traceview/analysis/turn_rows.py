@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from traceview.analysis.cost.attribution import attribution
@@ -54,10 +56,31 @@ from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Sid
 _SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
 
 
-def _column(side: Side, c: Col, at: list[int], missing: Any) -> list[Any]:
+def _gather(at: list[int]) -> Callable[[Any], list[Any]] | None:
+    """The items at rows `at` of a column, gathered in one C call (None: a turn lacks the
+    side, its row -1: each item is then read alone)."""
+    if not at or min(at) < 0:
+        return None
+    if len(at) == 1:
+        row = at[0]
+        return lambda col: [col[row]]
+    get = itemgetter(*at)
+    return lambda col: list(get(col))
+
+
+def _column(side: Side, c: Col, at: list[int], missing: Any,
+            gather: Callable[[Any], list[Any]] | None) -> list[Any]:
     """Column `c` of `side` at its rows `at`, as a row view reads it (capture/sides.py);
-    `missing` where a row is -1 (the turn lacks that side)."""
+    `missing` where a row is -1 (the turn lacks that side). `gather`: `_gather(at)`."""
     col: Any = side.cols.get(c.name)
+    if gather is not None and c.kind in ("count", "pooled", "flag"):
+        if c.kind == "flag":
+            mask = 1 << side.FLAGS.index(c.name)
+            return [bool(f & mask) for f in gather(side.flags)]
+        got = gather(col)
+        if c.kind == "pooled":
+            return list(map(side.pool.values.__getitem__, got))
+        return [None if v < 0 else v for v in got] if c.null == UNKNOWN else got
     if c.kind == "count" and c.null == UNKNOWN:
         return [missing if r < 0 else None if col[r] < 0 else col[r] for r in at]
     if c.kind == "count":
@@ -73,6 +96,8 @@ def _column(side: Side, c: Col, at: list[int], missing: Any) -> list[Any]:
     d, null = side.dicts[c.name], c.null  # sparse
     if not d:
         return [missing if r < 0 else null for r in at]
+    if gather is not None:
+        return list(map(d.get, at, repeat(null)))
     return [missing if r < 0 else d.get(r, null) for r in at]
 
 
@@ -86,6 +111,7 @@ class Batch:
         self.n = len(rows)
         self._at = {"request": [table.req_row[r] for r in rows],
                     "response": [table.res_row[r] for r in rows]}
+        self._gather = {which: _gather(at) for which, at in self._at.items()}
         self._read: dict[tuple[str, str, Any], list[Any]] = {}
 
     def request(self, name: str, missing: Any = None) -> list[Any]:
@@ -101,7 +127,8 @@ class Batch:
         got = self._read.get(key)
         if got is None:
             side = self.table.requests if which == "request" else self.table.responses
-            column = _column(side, _SCHEMAS[type(side)][name], self._at[which], missing)
+            column = _column(side, _SCHEMAS[type(side)][name], self._at[which], missing,
+                             self._gather[which])
             got = self._read[key] = column
         return got
 
@@ -167,24 +194,34 @@ Reader = Callable[[Batch], list[Any]]
 READ: dict[str, Reader] = {}
 
 
+# A value several rows of a batch give alike (a converted pooled tuple, what an unset fact
+# reads as) is made once for the batch and shared by those rows: no reader of a row changes
+# its values, and orjson writes a shared value's bytes as it writes a copy's.
+
+
 def _from_side(which: str, name: str, missing: Any, convert: Any) -> Reader:
     def read(b: Batch) -> list[Any]:
         values = b.request(name, missing) if which == "request" else b.response(name, missing)
-        return values if convert is None else list(map(convert, values))
+        if convert is None:
+            return values
+        made = {v: convert(v) for v in set(values)}  # pooled values: a few a batch
+        return list(map(made.__getitem__, values))
     return read
 
 
 def _from_extra(which: str, name: str, convert: Any) -> Reader:
     def read(b: Batch) -> list[Any]:
         extras = b.request("extra") if which == "request" else b.response("extra")
-        return [extra_value(x, name, convert) for x in extras]
+        unset = extra_value(None, name, convert)
+        return [extra_value(x, name, convert) if x else unset for x in extras]
     return read
 
 
 def _from_context(key: str) -> Reader:
     def read(b: Batch) -> list[Any]:
-        context = b.cols.context
-        return [context_value(context.get(r), key) for r in b.rows]
+        unset = context_value(None, key)
+        return [context_value(c, key) if c else unset
+                for c in map(b.cols.context.get, b.rows)]
     return read
 
 
@@ -265,7 +302,8 @@ def _unexplained(b: Batch) -> list[Any]:
 
 @reads("hosted_calls")
 def _hosted_calls(b: Batch) -> list[Any]:
-    return [[c.to_dict() for c in calls] for calls in b.calls]
+    none: list[Any] = []
+    return [[c.to_dict() for c in calls] if calls else none for calls in b.calls]
 
 
 @reads("markers")
@@ -304,7 +342,8 @@ def _attribution(b: Batch) -> list[Any]:
 @reads("notes")
 def _notes(b: Batch) -> list[Any]:
     notes = b.table.notes
-    return [list(notes.get(r, ())) for r in b.rows]
+    none: list[str] = []
+    return [list(n) if (n := notes.get(r)) else none for r in b.rows]
 
 
 def _attempts(b: Batch) -> list[tuple[Any, ...]]:
@@ -314,7 +353,8 @@ def _attempts(b: Batch) -> list[tuple[Any, ...]]:
 
 @reads("attempts")
 def _attempt_dicts(b: Batch) -> list[Any]:
-    return [attempts_of(tried, partial(_final_attempt, b, k))
+    none: list[Any] = []
+    return [attempts_of(tried, partial(_final_attempt, b, k)) if tried else none
             for k, tried in enumerate(_attempts(b))]
 
 
