@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,8 +27,8 @@ import orjson
 from traceview.safety import MASK
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
-           "nothing_to_mask", "redact", "redact_json", "redact_text", "registered",
-           "registered_keys", "reset_registered"]
+           "nothing_to_mask", "redact", "redact_dump", "redact_json", "redact_text",
+           "registered", "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
@@ -284,6 +284,26 @@ def redact_json(chunk: bytes) -> bytes:
         return chunk
     out.append(chunk[pos:])
     return b"".join(out)
+
+
+def redact_dump(chunk: bytes, keys: Sequence[str], values: Iterable[Any]) -> bytes:
+    """`redact_json(chunk)` for `chunk`, orjson's dump (at any indentation) of dicts whose
+    keys are among `keys` and each of whose values is, whole, somewhere inside one of
+    `values`: the pre-check is run on the keys and the values dumped apart, not on the
+    chunk, whose indentation and keys written again on every dict are most of its bytes.
+
+    The same verdict: each piece of _HINT lies within one JSON string token, its quotes
+    included (no piece can begin outside a string, where JSON writes no letter but those
+    of true, false, null and an exponent, and none holds an unescaped quote but a string's
+    last one; the names `"key"`, `"conversation_key"` and `"prompt_cache_key"` are
+    passed over by the token alone). orjson writes a string's token the same wherever it
+    is and at any indentation, and never across lines, so the chunk has a line to check
+    only if a key's or a value's dump does. Then, or while a key is registered, the chunk
+    goes through `redact_json` whole."""
+    if _registered:
+        return redact_json(chunk)
+    apart = b"\n".join([orjson.dumps(list(keys)), *map(orjson.dumps, values)])
+    return redact_json(chunk) if _hinted_lines(apart) else chunk
 
 
 def is_secret_name(name: str) -> bool:
