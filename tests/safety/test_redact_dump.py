@@ -17,7 +17,8 @@ import pytest
 
 from tests.safety.test_redact_json import SHAPES
 from traceview.safety import redact
-from traceview.safety.redact import redact_dump, redact_json
+from traceview.safety.redact import dumped_apart, redact_dump, redact_json
+from traceview.safety.sanitise import json_safe, json_safe_dump
 
 KEYS = ("index", "user_text", "tools_offered", "cost", "conversation_key", "key")
 
@@ -61,7 +62,7 @@ def test_a_secret_anywhere_in_the_values_is_masked_as_the_whole_dump_masks_it(
         rows = [_row(0, "plain", "value"), _row(1, text, where), _row(2, "x", "value")]
         chunk, columns = _dumped(rows, KEYS)
         expected = redact_json(chunk)
-        assert redact_dump(chunk, KEYS, columns) == expected, text
+        assert redact_dump(chunk, dumped_apart(KEYS, columns)) == expected, text
         masked += expected != chunk
     assert masked > len(_texts()) // 3
 
@@ -73,8 +74,8 @@ def test_a_secret_in_a_key_of_the_rows_is_masked() -> None:
         keys = (*KEYS, text)
         rows = [{**_row(0, "plain", "value"), text: "x"}]
         chunk, columns = _dumped(rows, keys)
-        assert redact_dump(chunk, keys, columns) == redact_json(chunk), text
-        assert value.encode() not in redact_dump(chunk, keys, columns), text
+        assert redact_dump(chunk, dumped_apart(keys, columns)) == redact_json(chunk), text
+        assert value.encode() not in redact_dump(chunk, dumped_apart(keys, columns)), text
 
 
 def test_rows_with_nothing_to_check_come_back_without_the_whole_dump_checked(
@@ -84,7 +85,7 @@ def test_rows_with_nothing_to_check_come_back_without_the_whole_dump_checked(
     checked: list[int] = []
     whole = redact._hinted_lines
     monkeypatch.setattr(redact, "_hinted_lines", lambda c: checked.append(len(c)) or whole(c))
-    assert redact_dump(chunk, KEYS, columns) is chunk
+    assert redact_dump(chunk, dumped_apart(KEYS, columns)) is chunk
     assert checked and max(checked) < len(chunk) // 2  # the keys and values apart, once
 
 
@@ -92,6 +93,21 @@ def test_a_registered_key_is_masked_whatever_its_shape() -> None:
     rows = [_row(0, "the code is 12345678 today", "value")]
     chunk, columns = _dumped(rows, KEYS)
     with redact.registered("12345678"):
-        out = redact_dump(chunk, KEYS, columns)
+        out = redact_dump(chunk, dumped_apart(KEYS, columns))
     assert b"12345678" not in out
     assert out == redact_json(chunk.replace(b"12345678", redact.MASK.encode()))
+
+
+@pytest.mark.parametrize("where", ["value", "item", "nested", "nested_key"])
+def test_a_character_a_terminal_acts_on_is_escaped_as_in_the_whole_dump(where: str) -> None:
+    for char in ("\u009b", "\u202e", "\u200b", "\ufeff", "\U000e0041", "\x7f", "\u00ad"):
+        rows = [_row(0, "plain", "value"), _row(1, f"a{char}b \u2026", where)]
+        chunk, columns = _dumped(rows, KEYS)
+        out = json_safe_dump(chunk, dumped_apart(KEYS, columns))
+        assert out == json_safe(chunk) != chunk, repr(char)
+
+
+def test_a_dump_with_nothing_to_escape_comes_back_as_it_is() -> None:
+    rows = [_row(i, f"cover \u2026 {i} \u2248 \u00e9t\u00e9", "value") for i in range(8)]
+    chunk, columns = _dumped(rows, KEYS)
+    assert json_safe_dump(chunk, dumped_apart(KEYS, columns)) is chunk

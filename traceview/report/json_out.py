@@ -25,8 +25,8 @@ from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts, unexplained_batches
 from traceview.capture.handoff import written
 from traceview.capture.pool import min_parallel_rows, workers
-from traceview.safety.redact import redact_dump, redact_json
-from traceview.safety.sanitise import json_safe
+from traceview.safety.redact import dumped_apart, redact_dump, redact_json
+from traceview.safety.sanitise import json_safe, json_safe_dump
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
 # otherwise spell one and be taken for the list it names.
@@ -43,6 +43,13 @@ BATCH = 64
 def _safe(chunk: bytes) -> bytes:
     """The one boundary every byte of the document passes: keys masked, controls escaped."""
     return json_safe(redact_json(chunk))
+
+
+def _safe_apart(chunk: bytes, keys: Sequence[str], values: Iterable[Any]) -> bytes:
+    """`_safe(chunk)` for a chunk dumped of dicts of `keys` made of `values` (their rows'
+    columns): the boundary's two checks judge the keys and values dumped apart."""
+    apart = dumped_apart(keys, values)
+    return json_safe_dump(redact_dump(chunk, apart), apart)
 
 
 def _items(batches: Iterator[Batch], indent: bytes,
@@ -79,7 +86,7 @@ def _items(batches: Iterator[Batch], indent: bytes,
         body = orjson.dumps(wrapped, option=orjson.OPT_INDENT_2)
         del wrapped
         body = body[len(head):-len(tail)]
-        body = _safe(body) if apart is None else json_safe(redact_dump(body, *apart))
+        body = _safe(body) if apart is None else _safe_apart(body, *apart)
         del apart
         if not first:
             yield b","  # apart: a comma glued on would copy the whole chunk once more
