@@ -40,9 +40,9 @@ def test_rows_of_other_values_are_their_dicts() -> None:
 
 def test_each_turn_is_priced_once_for_its_row_and_its_prose(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # The row's batch prices its turns (turn_rows.py); the view the prose reads the price
+    # The row's batch prices its turns (turn_batch.py); the view the prose reads the price
     # through (`priced`, `cost_hosted_usd`) is handed those prices, not priced again.
-    from traceview.analysis import turn_rows
+    from traceview.analysis import turn_batch
     from traceview.analysis.cost import price as price_module
 
     a = analyze([str(ROOT / "sample_traces/claims.jsonl")])
@@ -53,7 +53,7 @@ def test_each_turn_is_priced_once_for_its_row_and_its_prose(
         calls.append(args)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(turn_rows, "price", counted)
+    monkeypatch.setattr(turn_batch, "price", counted)
     monkeypatch.setattr(price_module, "price", counted)
     rows = list(row_dicts(a.turns))
     assert any(s.startswith("Cost ≈") for row in rows for s in row["explanation"])

@@ -25,9 +25,10 @@ from traceview.analysis.hosted.carry import EMPTY_CARRY, TurnCarry
 from traceview.analysis.lineage import lineage_of
 from traceview.analysis.pricing import Cost
 from traceview.analysis.timing import timing_of
+from traceview.analysis.turn_batch import Batch
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import Batch, batch_rows, rows
+from traceview.analysis.turn_rows import batch_columns, batch_rows, rows, rows_of
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.analysis.turn_values import (
     NOT_PRICED,
@@ -43,7 +44,7 @@ from traceview.analysis.turn_values import (
 from traceview.capture.model import HostedCall, Turn
 
 __all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",
-           "unexplained_rows"]
+           "unexplained_batches", "unexplained_rows"]
 
 
 def _count(name: str) -> property:
@@ -353,14 +354,24 @@ def _columns_of(rep: Any) -> TurnColumns | None:
 def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
     """`report.unexplained_row()` of each report, in order, made a batch at a time
     (anything else than a TurnReport gives its `to_dict()` without the prose keys)."""
+    for batch, _ in unexplained_batches(reports):
+        yield from batch
+
+
+def unexplained_batches(reports: Iterable[TurnReport]) -> Iterator[tuple[
+        list[dict[str, Any]], tuple[tuple[str, ...], list[list[Any]]] | None]]:
+    """`unexplained_rows` a batch at a time, each with what its rows were made of: their
+    keys and a list of values per key (the output boundary judges those apart:
+    safety/redact.py `redact_dump`); None for anything else than TurnReports."""
     for cols, run in _batches(reports):
         if cols is not None:
-            yield from rows(cols, run, WHOLE_KEYS)
+            columns = batch_columns(Batch(cols, run), WHOLE_KEYS)
+            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, columns)
             continue
         row = run[0].to_dict()
         row.pop("explanation", None)
         row.pop("findings", None)
-        yield row
+        yield [row], None
 
 
 def row_dicts(reports: Iterable[TurnReport], explained: bool = True,

@@ -4,9 +4,10 @@ A row read through a TurnReport's properties (turn_report.py) took ~60 property 
 turn, each finding the turn's request and response again. Here each key of the row is one
 pass over a batch of turns: the turn table's and the analysis's columns are read at the
 batch's rows, and what several keys are made from (the sides' `extra`, the hosted calls,
-the price) is read once per batch (`Batch`). Every value that is computed is computed by
-the function a TurnReport's property calls (turn_values.py, turn_sides.py, pricing,
-timing, lineage, attribution): this module reads their inputs, it decides nothing.
+the price) is read once per batch (`Batch`, turn_batch.py). Every value that is computed
+is computed by the function a TurnReport's property calls (turn_values.py, turn_sides.py,
+pricing, timing, lineage, attribution): this module reads their inputs, it decides
+nothing.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from functools import partial
 from typing import Any
 
 from traceview.analysis.cost.attribution import attribution
-from traceview.analysis.cost.price import price
 from traceview.analysis.hosted.carry import EMPTY_CARRY
 from traceview.analysis.lineage import lineage_of
-from traceview.analysis.pricing import Cost, counters_of
 from traceview.analysis.timing import timing_dict
+from traceview.analysis.turn_batch import Batch
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_sides import (
     FROM_REQUEST,
@@ -29,15 +29,12 @@ from traceview.analysis.turn_sides import (
     RESPONSE_EXTRA,
     attempts_of,
     caller_elapsed,
-    conversation_of,
     extra_value,
-    model_of,
     shown_user_text,
     store_of,
     ts_of,
 )
 from traceview.analysis.turn_values import (
-    NOT_PRICED,
     attribution_dict,
     carry_of,
     context_value,
@@ -47,119 +44,6 @@ from traceview.analysis.turn_values import (
     passes,
     unexplained,
 )
-from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Side
-
-# ---- a batch --------------------------------------------------------------------------------
-
-_SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
-
-
-def _column(side: Side, c: Col, at: list[int], missing: Any) -> list[Any]:
-    """Column `c` of `side` at its rows `at`, as a row view reads it (capture/sides.py);
-    `missing` where a row is -1 (the turn lacks that side)."""
-    col: Any = side.cols.get(c.name)
-    if c.kind == "count" and c.null == UNKNOWN:
-        return [missing if r < 0 else None if col[r] < 0 else col[r] for r in at]
-    if c.kind == "count":
-        return [missing if r < 0 else col[r] for r in at]
-    if c.kind == "pooled":
-        values = side.pool.values
-        return [missing if r < 0 else values[col[r]] for r in at]
-    if c.kind == "text":
-        return [missing if r < 0 else col.get(r) for r in at]
-    if c.kind == "flag":
-        flags, mask = side.flags, 1 << side.FLAGS.index(c.name)
-        return [missing if r < 0 else bool(flags[r] & mask) for r in at]
-    d, null = side.dicts[c.name], c.null  # sparse
-    if not d:
-        return [missing if r < 0 else null for r in at]
-    return [missing if r < 0 else d.get(r, null) for r in at]
-
-
-class Batch:
-    """Turns of one TurnColumns, by table row: each column a key reads, read once for the
-    batch (made when first asked for) and shared by every key that reads it."""
-
-    def __init__(self, cols: TurnColumns, rows: Sequence[int]) -> None:
-        table = cols.table
-        self.cols, self.table, self.rows = cols, table, rows
-        self.n = len(rows)
-        self._at = {"request": [table.req_row[r] for r in rows],
-                    "response": [table.res_row[r] for r in rows]}
-        self._read: dict[tuple[str, str, Any], list[Any]] = {}
-
-    def request(self, name: str, missing: Any = None) -> list[Any]:
-        """Fact `name` of each turn's request (`missing` where a turn has none)."""
-        return self._side("request", name, missing)
-
-    def response(self, name: str, missing: Any = None) -> list[Any]:
-        """Fact `name` of each turn's response (`missing` where a turn has none)."""
-        return self._side("response", name, missing)
-
-    def _side(self, which: str, name: str, missing: Any) -> list[Any]:
-        key = (which, name, missing)
-        got = self._read.get(key)
-        if got is None:
-            side = self.table.requests if which == "request" else self.table.responses
-            column = _column(side, _SCHEMAS[type(side)][name], self._at[which], missing)
-            got = self._read[key] = column
-        return got
-
-    def store(self, which: str) -> list[bool | None]:
-        """A side's `store` flag, None where it did not say (or the turn lacks the side)."""
-        said, value = self._side(which, "store_set", False), self._side(which, "store_value", None)
-        return [v if s else None for s, v in zip(said, value, strict=True)]
-
-    def count(self, name: str) -> list[int | None]:
-        """One of the analysis's counts (TurnColumns), None where unknown."""
-        def read(b: Batch) -> list[int | None]:
-            col = getattr(b.cols, name)
-            return [None if (v := col[r]) < 0 else v for r in b.rows]
-        return self.once(name, read)
-
-    def once(self, name: str, make: Callable[[Batch], list[Any]]) -> list[Any]:
-        """A column several keys read (`make` of the batch), made once."""
-        key = ("batch", name, None)
-        got = self._read.get(key)
-        if got is None:
-            got = self._read[key] = make(self)
-        return got
-
-    @property
-    def index(self) -> list[int]:
-        return self.once("index", lambda b: [b.table.index[r] for r in b.rows])
-
-    @property
-    def calls(self) -> list[tuple[Any, ...]]:
-        return self.response("hosted_calls", ())
-
-    @property
-    def conversation(self) -> list[str | None]:
-        return self.once("conversation", lambda b: list(map(
-            conversation_of, b.request("conversation_id"), b.response("conversation_id"))))
-
-    @property
-    def model(self) -> list[str | None]:
-        return self.once("model", lambda b: list(map(
-            model_of, b.response("model"), b.request("model"))))
-
-    @property
-    def costs(self) -> list[Cost]:
-        return self.once("costs", _costs)
-
-
-def _costs(b: Batch) -> list[Cost]:
-    """Each turn's price (cost/price.py `price`, as TurnReport prices it)."""
-    pricing = b.cols.pricing
-    if pricing is None:
-        return [NOT_PRICED] * b.n
-    counters = map(counters_of, zip(b.response("web_search_requests"),
-                                    b.response("file_search_requests"), strict=True))
-    return [price(pricing, *facts) for facts in zip(
-        b.model, b.response("input_tokens"), b.response("cached_tokens"),
-        b.response("output_tokens"), b.calls, counters, b.response("service_tier"),
-        b.request("extra"), b.request("tools_offered", ()), strict=True)]
-
 
 # ---- the keys: how each is read for a batch ---------------------------------------------------
 
@@ -167,24 +51,34 @@ Reader = Callable[[Batch], list[Any]]
 READ: dict[str, Reader] = {}
 
 
+# A value several rows of a batch give alike (a converted pooled tuple, what an unset fact
+# reads as) is made once for the batch and shared by those rows: no reader of a row changes
+# its values, and orjson writes a shared value's bytes as it writes a copy's.
+
+
 def _from_side(which: str, name: str, missing: Any, convert: Any) -> Reader:
     def read(b: Batch) -> list[Any]:
         values = b.request(name, missing) if which == "request" else b.response(name, missing)
-        return values if convert is None else list(map(convert, values))
+        if convert is None:
+            return values
+        made = {v: convert(v) for v in set(values)}  # pooled values: a few a batch
+        return list(map(made.__getitem__, values))
     return read
 
 
 def _from_extra(which: str, name: str, convert: Any) -> Reader:
     def read(b: Batch) -> list[Any]:
         extras = b.request("extra") if which == "request" else b.response("extra")
-        return [extra_value(x, name, convert) for x in extras]
+        unset = extra_value(None, name, convert)
+        return [extra_value(x, name, convert) if x else unset for x in extras]
     return read
 
 
 def _from_context(key: str) -> Reader:
     def read(b: Batch) -> list[Any]:
-        context = b.cols.context
-        return [context_value(context.get(r), key) for r in b.rows]
+        unset = context_value(None, key)
+        return [context_value(c, key) if c else unset
+                for c in map(b.cols.context.get, b.rows)]
     return read
 
 
@@ -265,7 +159,8 @@ def _unexplained(b: Batch) -> list[Any]:
 
 @reads("hosted_calls")
 def _hosted_calls(b: Batch) -> list[Any]:
-    return [[c.to_dict() for c in calls] for calls in b.calls]
+    none: list[Any] = []
+    return [[c.to_dict() for c in calls] if calls else none for calls in b.calls]
 
 
 @reads("markers")
@@ -304,7 +199,8 @@ def _attribution(b: Batch) -> list[Any]:
 @reads("notes")
 def _notes(b: Batch) -> list[Any]:
     notes = b.table.notes
-    return [list(notes.get(r, ())) for r in b.rows]
+    none: list[str] = []
+    return [list(n) if (n := notes.get(r)) else none for r in b.rows]
 
 
 def _attempts(b: Batch) -> list[tuple[Any, ...]]:
@@ -314,7 +210,8 @@ def _attempts(b: Batch) -> list[tuple[Any, ...]]:
 
 @reads("attempts")
 def _attempt_dicts(b: Batch) -> list[Any]:
-    return [attempts_of(tried, partial(_final_attempt, b, k))
+    none: list[Any] = []
+    return [attempts_of(tried, partial(_final_attempt, b, k)) if tried else none
             for k, tried in enumerate(_attempts(b))]
 
 
@@ -398,6 +295,16 @@ def batch_rows(b: Batch, keys: Sequence[str],
                unread: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """`rows` of batch `b`'s turns: the caller keeps the batch to read what its rows were
     made from (the prose reads each turn's price: `Batch.costs`, not priced again)."""
+    return rows_of(keys, batch_columns(b, keys, unread))
+
+
+def batch_columns(b: Batch, keys: Sequence[str],
+                  unread: frozenset[str] = frozenset()) -> list[list[Any]]:
+    """Each of `keys` read for batch `b`'s turns: a list of the turns' values per key."""
     nothing = [None] * b.n
-    columns = [nothing if key in unread else READ[key](b) for key in keys]
+    return [nothing if key in unread else READ[key](b) for key in keys]
+
+
+def rows_of(keys: Sequence[str], columns: list[list[Any]]) -> list[dict[str, Any]]:
+    """The rows whose values for `keys` are `columns` (`batch_columns`)."""
     return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]

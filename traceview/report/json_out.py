@@ -22,11 +22,11 @@ from typing import Any, BinaryIO
 import orjson
 
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import row_dicts, unexplained_rows
+from traceview.analysis.turn_report import row_dicts, unexplained_batches
 from traceview.capture.handoff import written
 from traceview.capture.pool import min_parallel_rows, workers
-from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe
+from traceview.safety.redact import dumped_apart, redact_dump, redact_json
+from traceview.safety.sanitise import json_safe, json_safe_dump
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
 # otherwise spell one and be taken for the list it names.
@@ -45,8 +45,14 @@ def _safe(chunk: bytes) -> bytes:
     return json_safe(redact_json(chunk))
 
 
-def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
-           indent: bytes, batch_size: int = BATCH,
+def _safe_apart(chunk: bytes, keys: Sequence[str], values: Iterable[Any]) -> bytes:
+    """`_safe(chunk)` for a chunk dumped of dicts of `keys` made of `values` (their rows'
+    columns): the boundary's two checks judge the keys and values dumped apart."""
+    apart = dumped_apart(keys, values)
+    return json_safe_dump(redact_dump(chunk, apart), apart)
+
+
+def _items(batches: Iterator[Batch], indent: bytes,
            lists: _LongLists | None = None) -> Iterator[bytes]:
     """The elements of a JSON list, as orjson's OPT_INDENT_2 writes them at ``indent``
     spaces of nesting plus 2, a batch at a time: `[` and the closing line are the caller's.
@@ -55,10 +61,10 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
     (`{"": {"": […]}}`), so orjson writes each element at its place in the document:
     exactly what dumping each element alone and shifting it by ``indent`` + 2 gave,
     separators included, cut out of the dump with one slice (shifting every line of a
-    batch dumped at nesting 1 took a pass and a copy of it). `batch_size`: elements a
-    batch; `lists`: the long turn lists the batch's dicts left markers for, written in
+    batch dumped at nesting 1 took a pass and a copy of it). `batches`: each batch's
+    elements, and what the redactor may judge apart (`redact_dump`'s keys and values) or
+    None; `lists`: the long turn lists the batch's dicts left markers for, written in
     their place."""
-    it = iter(values)
     first = True
     newline = b"\n" + indent
     depth = len(indent) // 2
@@ -68,15 +74,20 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
                                            for level in reversed(range(depth)))
     while True:
         # One batch alive at a time: the last batch's dicts and buffers are dropped before
-        # the next is built (a `while batch := …` loop holds both while building).
-        wrapped: Any = [to_dict(v) for v in islice(it, batch_size)]
-        if not wrapped:
+        # the next is made.
+        got = next(batches, None)
+        if got is None:
             return
+        wrapped: Any = got[0]
+        apart = got[1]
+        del got
         for _ in range(depth):
             wrapped = {"": wrapped}
         body = orjson.dumps(wrapped, option=orjson.OPT_INDENT_2)
         del wrapped
-        body = _safe(body[len(head):-len(tail)])
+        body = body[len(head):-len(tail)]
+        body = _safe(body) if apart is None else _safe_apart(body, *apart)
+        del apart
         if not first:
             yield b","  # apart: a comma glued on would copy the whole chunk once more
         first = False
@@ -85,6 +96,22 @@ def _items(values: Iterable[Any], to_dict: Callable[[Any], dict[str, Any]],
         else:
             yield body
         del body
+
+
+# A batch of a list's elements, and what the redactor may judge apart (`_items`).
+Batch = tuple[list[Any], tuple[Sequence[str], Iterable[Any]] | None]
+
+
+def _batched(values: Iterable[Any], to_dict: Callable[[Any], Any],
+             batch_size: int = BATCH) -> Iterator[Batch]:
+    """`to_dict` of each of `values`, `batch_size` a batch, each judged whole."""
+    it = iter(values)
+    while True:
+        batch = [to_dict(v) for v in islice(it, batch_size)]
+        if not batch:
+            return
+        yield batch, None
+        del batch  # not held while the next is made
 
 
 def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:
@@ -207,23 +234,22 @@ def _part(task: tuple[bytes, int, int]) -> bytes:
 
 def _turn_part(turns: Sequence[Any], explain: bool, indent: bytes,
                start: int, stop: int) -> Iterator[bytes]:
-    return _items(_turn_rows(turns[start:stop], explain), _same, indent)
+    """The turns' rows (analysis/turn_report.py), without their prose unless `explain`:
+    then the sentences are not made at all. Rows without prose come with the columns they
+    were made of, for the redactor to judge apart."""
+    turns = turns[start:stop]
+    return _items(_batched(row_dicts(turns), _same) if explain
+                  else unexplained_batches(turns), indent)
 
 
 def _object_part(listing: Any, indent: bytes, start: int, stop: int) -> Iterator[bytes]:
     lists = _LongLists()
-    return _items(listing.dicts(lists, start, stop), _same, indent, lists=lists)
+    return _items(_batched(listing.dicts(lists, start, stop), _same), indent, lists=lists)
 
 
 def _dict_part(values: Sequence[Any], indent: bytes, batch_size: int,
                start: int, stop: int) -> Iterator[bytes]:
-    return _items(values[start:stop], _as_dict, indent, batch_size)
-
-
-def _turn_rows(turns: Sequence[Any], explain: bool) -> Iterator[dict[str, Any]]:
-    """The turns' rows (analysis/turn_report.py), without their prose unless `explain`:
-    then the sentences are not made at all."""
-    return row_dicts(turns) if explain else unexplained_rows(turns)
+    return _items(_batched(values[start:stop], _as_dict, batch_size), indent)
 
 
 # Conversations a batch: each writes its carried-context ledger (every source's charges),

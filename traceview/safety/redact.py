@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,8 +27,8 @@ import orjson
 from traceview.safety import MASK
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
-           "nothing_to_mask", "redact", "redact_json", "redact_text", "registered",
-           "registered_keys", "reset_registered"]
+           "dumped_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
+           "redact_text", "registered", "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
@@ -284,6 +284,30 @@ def redact_json(chunk: bytes) -> bytes:
         return chunk
     out.append(chunk[pos:])
     return b"".join(out)
+
+
+def dumped_apart(keys: Sequence[str], values: Iterable[Any]) -> bytes:
+    """`keys` and each of `values` dumped apart, a line each: what `redact_dump` (and the
+    sanitiser's `json_safe_dump`) judge in place of a chunk dumped of dicts whose keys are
+    among `keys` and whose strings, but those keys, are all strings of `values` (at any
+    depth, keys or values), where most of the chunk's bytes (its indentation, its keys
+    written again on every dict) cannot hold what they look for."""
+    return b"\n".join([orjson.dumps(list(keys)), *map(orjson.dumps, values)])
+
+
+def redact_dump(chunk: bytes, apart: bytes) -> bytes:
+    """`redact_json(chunk)` for `chunk`, orjson's dump (at any indentation) of what
+    `apart` holds (`dumped_apart`), its pre-check run on `apart`, not on the chunk.
+
+    The same verdict: each piece of _HINT lies within one JSON string token, its quotes
+    included (no piece can begin outside a string, where JSON writes no letter but those
+    of true, false, null and an exponent, and none holds an unescaped quote but a string's
+    last one; the names `"key"`, `"conversation_key"` and `"prompt_cache_key"` are
+    passed over by the token alone). orjson writes a string's token the same wherever it
+    is and at any indentation, and never across lines, so the chunk has a line to check
+    only if `apart` has one. Then, or while a key is registered, the chunk goes through
+    `redact_json` whole."""
+    return redact_json(chunk) if _registered or _hinted_lines(apart) else chunk
 
 
 def is_secret_name(name: str) -> bool:

@@ -142,6 +142,14 @@ def json_safe(chunk: bytes) -> bytes:
     return _JSON_UNSAFE.sub(_json_escape, text).encode("utf-8")
 
 
+def json_safe_dump(chunk: bytes, apart: bytes) -> bytes:
+    """`json_safe(chunk)` for a chunk dumped of what `apart` holds (redact.py
+    `dumped_apart`), masked or not, judged on `apart`: the characters escaped here are
+    never outside a JSON string (JSON structure is ASCII, DEL included only in a string),
+    a string is written alike in both, and a mask adds none."""
+    return json_safe(chunk) if _maybe_json_unsafe(apart) else chunk
+
+
 class SafeStream:
     """A text stream whose every write goes through :func:`line` (stderr of every command).
 
