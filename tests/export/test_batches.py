@@ -30,3 +30,16 @@ def test_batches_of_turns_never_change_a_row(monkeypatch: pytest.MonkeyPatch) ->
     cut, sizes = _tables(path)
     assert sizes == [5, 5, 2]
     assert cut == whole
+
+
+def test_rows_made_a_few_at_a_time_make_the_batch_they_would_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's rows are made ROWS_AT_ONCE turns at a time (their dicts are not all
+    alive at once) and joined into the batch's columns, row for row, hosted calls too."""
+    path = str(SAMPLES / "service_day.jsonl")
+    whole, _ = _tables(path)
+    assert whole.get("hosted_calls")  # the joined calls are checked as well
+    monkeypatch.setattr(rows, "ROWS_AT_ONCE", 5)
+    joined, sizes = _tables(path)
+    assert sizes == [12]  # still one batch
+    assert joined == whole

@@ -32,3 +32,8 @@ def test_a_registered_key_is_masked_in_every_cell() -> None:
     with registered("Zq9Wx8Ec7Rv6Tb5Yn4"):
         assert json_cells([{"a": "x Zq9Wx8Ec7Rv6Tb5Yn4"}, {"b": "Zq9Wx8Ec7Rv6Tb5Yn4"}]) == [
             '{"a":"x [redacted]"}', '{"b":"[redacted]"}']
+
+
+def test_a_delete_character_is_shown_escaped_in_an_ascii_batch() -> None:
+    # orjson writes DEL raw: a batch of ASCII text is printable only without it.
+    assert json_cells([{"a": "x\x7fy"}, {"b": "ok"}]) == ['{"a":"x\\x7fy"}', '{"b":"ok"}']

@@ -66,6 +66,9 @@ def json_cells(values: list[Any]) -> list[str | None]:
     texts = [None if v is None else orjson.dumps(v) for v in values]
     chunk = b"\n".join(t for t in texts if t is not None)
     flagged = lines_to_mask(chunk)
+    # orjson escapes every C0 control: ASCII text without DEL is printable throughout (the
+    # sanitiser's own test of a chunk, sanitise.py json_safe), so no text is tested alone.
+    printable = chunk.isascii() and b"\x7f" not in chunk
     out: list[str | None] = []
     masked: dict[int, Any] = {}  # the place in `out` of each value to mask -> the value
     at = 0  # where the next text's line starts in `chunk`
@@ -79,7 +82,7 @@ def json_cells(values: list[Any]) -> list[str | None]:
             out.append(None)  # its cell: below
             continue
         text = t.decode()
-        out.append(text if text.isprintable() else visible(text))
+        out.append(text if printable or text.isprintable() else visible(text))
     if masked:
         done = clean_values([orjson.dumps(redact(v)).decode() for v in masked.values()])
         for i, cell in zip(masked, done, strict=True):

@@ -41,6 +41,9 @@ Columns = dict[str, list[Any]]
 BATCH_TURNS = 256
 # Conversations likewise: each carries its whole carried-context account (kilobytes).
 BATCH_CONVERSATIONS = 256
+# Turns whose report rows are alive at once while a batch is made (`turn_tables`): the
+# rows' own batch (analysis/turn_report.py).
+ROWS_AT_ONCE = 64
 
 _TYPES = {t: column_types(t) for t in ("turns", "conversations", "problems", "hosted_calls")}
 _TURN_COLS = column_names("turns")
@@ -124,16 +127,34 @@ def places(analysis: Analysis) -> dict[int, tuple[str, int]]:
 
 def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
                 hi: int) -> Iterator[tuple[str, Columns]]:
-    """The turns [lo, hi) as the turns and hosted_calls tables, a batch at a time."""
+    """The turns [lo, hi) as the turns and hosted_calls tables, a batch at a time. A
+    batch's report rows (dicts of dicts: the cost, the timing, the carried context, the
+    input account…) are made `ROWS_AT_ONCE` turns at a time and made columns at once:
+    the rows of a whole batch, alive together, no longer fit the processor's caches."""
     turns = analysis.turns
     for start in range(lo, hi, BATCH_TURNS):
-        # The views are kept for the batch: each caches its sides and price while read.
-        batch = list(turns[start:min(start + BATCH_TURNS, hi)])
-        rows = list(row_dicts(batch))
-        yield "turns", turn_columns(batch, rows, where)
-        calls = hosted_call_columns(rows)
+        stop = min(start + BATCH_TURNS, hi)
+        cols: Columns = {}
+        calls: Columns = {}
+        for at in range(start, stop, ROWS_AT_ONCE):
+            # The views are kept while their rows are made columns: each caches its sides
+            # and price while read.
+            views = list(turns[at:min(at + ROWS_AT_ONCE, stop)])
+            rows = list(row_dicts(views))
+            _extend(cols, turn_columns(views, rows, where))
+            _extend(calls, hosted_call_columns(rows))
+        yield "turns", cols
         if calls["id"]:
             yield "hosted_calls", calls
+
+
+def _extend(cols: Columns, more: Columns) -> None:
+    """`more`'s rows after `cols`'s (`more` itself when `cols` is empty)."""
+    if not cols:
+        cols.update(more)
+        return
+    for name, values in more.items():
+        cols[name] += values
 
 
 def conversation_tables(analysis: Analysis, lo: int, hi: int) -> Iterator[tuple[str, Columns]]:

@@ -5,6 +5,7 @@ Pricing.cost. The analyzer's totals and every report's turn read their cost from
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from traceview.analysis.pricing import Cost, Pricing, counters_for
@@ -54,13 +55,17 @@ def _rate(rate: float, per: str) -> str:
 def rates_text(parts: Sequence[Any], tier: str) -> str:
     """Each priced line with its quantity and rate, for the account sentence:
     "1,850 input tokens × $0.15/1M + 2 web search … × $25.00/1k (default tier)"."""
-    terms = []
-    for p in parts:
-        if p.unit == "1M tokens":
-            kind = p.line_item.split(", ")[1] if ", " in p.line_item else p.line_item
-            terms.append(f"{p.quantity:,} {_KIND.get(kind, kind)} × {_rate(p.rate, '1M')}")
-        elif p.unit == "call":
-            terms.append(f"{p.quantity:,} {p.line_item} × {_rate(p.rate * 1000, '1k')}")
-        else:
-            terms.append(f"{p.quantity:,} {p.line_item} × {_rate(p.rate, p.unit)}")
-    return " + ".join(terms) + f" ({tier} tier)"
+    return " + ".join([f"{p.quantity:,} {_priced_as(p.line_item, p.unit, p.rate)}"
+                       for p in parts]) + f" ({tier} tier)"
+
+
+@lru_cache(maxsize=1024)
+def _priced_as(line_item: str, unit: str, rate: float) -> str:
+    """What a unit of a priced line is and costs ("input tokens × $0.15/1M"): a turn's
+    lines are a few of its model's, so each is worded once, not once a turn."""
+    if unit == "1M tokens":
+        kind = line_item.split(", ")[1] if ", " in line_item else line_item
+        return f"{_KIND.get(kind, kind)} × {_rate(rate, '1M')}"
+    if unit == "call":
+        return f"{line_item} × {_rate(rate * 1000, '1k')}"
+    return f"{line_item} × {_rate(rate, unit)}"
