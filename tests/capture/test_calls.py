@@ -80,3 +80,25 @@ def test_a_rows_calls_read_in_brief_without_making_them() -> None:
     t2.res.hosted_calls = (B, C)  # out of order: read from what was set
     assert calls.brief(1) == [brief[1], ("code_interpreter_call", "ci_9", "empty",
                                          "code_interpreter_call.outputs")]
+
+
+def test_a_sides_new_rows_store_their_calls_in_one_append_per_buffer(monkeypatch) -> None:
+    """Rows added together (a worker's chunk) append their calls' ids and queries to each
+    buffer once, not once a row, and read back as stored; a row set out of order in the
+    same update is kept apart, as `calls[row] = …` keeps it."""
+    from traceview.capture.texts import Texts
+
+    appends: list[int] = []
+    real = Texts.add_all
+    monkeypatch.setattr(Texts, "add_all",
+                        lambda self, texts: (appends.append(1), real(self, texts))[1])
+    chunk = Facts()
+    chunk.responses.add_all([ResponseFacts("r1", hosted_calls=(A, B)), ResponseFacts("r2"),
+                             ResponseFacts("r3", hosted_calls=(C,)),
+                             ResponseFacts("r4", hosted_calls=(B,))])
+    calls = chunk.responses.dicts["hosted_calls"]
+    assert len(appends) == 3  # the rows' response ids, the calls' ids, their queries
+    assert [calls.get(r, ()) for r in range(4)] == [(A, B), (), (C,), (B,)]
+    calls.update([(5, (A,)), (4, (C,)), (6, (B,))])
+    assert [calls.get(r, ()) for r in range(4, 7)] == [(C,), (A,), (B,)]
+    assert calls.keys() == [0, 2, 3, 4, 5, 6]

@@ -76,22 +76,33 @@ class Calls:
 
     # ---- writing --------------------------------------------------------------------
     def __setitem__(self, row: int, calls: tuple[HostedCall, ...]) -> None:
+        self.update([(row, calls)])
+
+    def update(self, rows_calls: list[tuple[int, tuple[HostedCall, ...]]]) -> None:
+        """Set each (row, calls) in turn, as `calls[row] = …` would. Rows after the last
+        stored, in increasing order (a side's new rows), go to the columns together: their
+        ids and queries in one append to each buffer, not one per row."""
         self.last = (-1, None)
         rows = self.rows
-        if self.changed or (rows and row <= rows[-1]) or not calls:
-            self.changed[row] = calls if calls else _GONE
-            return
         number = self.pool.number
         n_queries = len(self.queries.lens)
-        for c in calls:
-            self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail, c.size,
-                                       c.quality)))
-            n_queries += len(c.queries)
-            self.q_ends.append(n_queries)
-        self.ids.add_all([c.id for c in calls])
-        self.queries.add_all([q for c in calls for q in c.queries])
-        rows.append(row)
-        self.ends.append(len(self.shape))
+        ids: list[str | None] = []
+        queries: list[str] = []
+        for row, calls in rows_calls:
+            if self.changed or (rows and row <= rows[-1]) or not calls:
+                self.changed[row] = calls if calls else _GONE
+                continue
+            for c in calls:
+                self.shape.append(number((c.type, c.status, c.evidence, c.include, c.detail,
+                                          c.size, c.quality)))
+                n_queries += len(c.queries)
+                self.q_ends.append(n_queries)
+                ids.append(c.id)
+                queries += c.queries
+            rows.append(row)
+            self.ends.append(len(self.shape))
+        self.ids.add_all(ids)
+        self.queries.add_all(queries)
 
     def pop(self, row: int, default: Any = None) -> Any:
         value = self.get(row, _GONE)

@@ -168,7 +168,8 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
         if t == "message" or (t is None and "role" in item):
             content = item.get("content")
             for part in content if type(content) is list else ():
-                if type(part) is dict:
+                # Most parts hold neither (an empty list, a null): passed over here.
+                if type(part) is dict and (part.get("annotations") or part.get("logprobs")):
                     _part(part, n, citations, probs)
         elif t in RETRIEVING:
             k += 1
@@ -182,7 +183,7 @@ def response_lineage(output: list[Any], tools: Any) -> dict[str, Any] | None:
             checks.extend((_text(item.get("call_id"), 80), _text(c.get("id"), 80),
                            _text(c.get("code"), 80))
                           for c in item["pending_safety_checks"] if type(c) is dict)
-    out = _pack(citations, retrieval, checks, probs, _tuple_repr(keys))
+    out = _pack(citations, retrieval, checks, probs, _tuple_repr(keys) if keys else None)
     stores = _vector_stores(tools) if searched else ()
     if stores:  # beside the lineage, not in it: most searching turns have nothing else
         out = {**(out or {}), VECTOR_STORES: stores}

@@ -200,9 +200,8 @@ class Side:
                     bits[i] |= bit
             else:  # sparse: kept where set
                 is_set, d = SET[c.how], self.dicts[c.name]
-                for row, v in enumerate(values, base):
-                    if v is not None and is_set(v):
-                        d[row] = v
+                d.update([(row, v) for row, v in enumerate(values, base)
+                          if v is not None and is_set(v)])
         _append_numbers(self.flags, bits)
         return base
 

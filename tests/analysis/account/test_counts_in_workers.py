@@ -68,3 +68,17 @@ def test_requests_itemised_in_workers_only_joined_here() -> None:
     # The first chunk is read here (its rows show while the workers start): only its
     # requests are itemised in this process.
     assert made_here < turns / 2
+
+
+def test_a_request_that_needs_earlier_turns_leaves_the_next_ones_halves_made() -> None:
+    """A request resending reasoning by id has no half made in the worker (it needs the
+    earlier turns); the requests after it in the chunk still have theirs."""
+    from traceview.analysis.rules.account_workers import request_halves
+
+    plain = {"dir": "req", "body": {"model": "gpt-4o", "input": "hello there"}}
+    resent = {"dir": "req", "body": {"model": "gpt-4o", "input": [
+        {"role": "user", "content": "and then?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []}]}}
+    _, halves = request_halves([(0, plain), (10, resent), (20, plain), (30, resent),
+                                (40, plain)])
+    assert sorted(halves) == [0, 20, 40]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from traceview.analysis.account.context import Context, ItemTokens
@@ -72,7 +73,7 @@ def request_part(body: Mapping[str, Any], name: str, endpoint: str,
     parts = _chat(ctx, body) if chat else _responses(ctx, body)
     components = (_framing_line(framing.request, ctx.basis), *parts)
     mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
-    media = any(c.component in _MEDIA for c in parts)
+    media = not _MEDIA.isdisjoint(map(_KIND, parts))
     return RequestPart(components, RequestFacts(
         name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
         mode if isinstance(mode, str) else None, _tool_kind(body.get("tools")), media))
@@ -267,6 +268,7 @@ def _outside_calibration(part: RequestFacts) -> tuple[Component, ...]:
 # captures billed 208-228 above it (median 216; first turns 216 and 217).
 _PREAMBLE_TOKENS = {"": 18, "strict": 216}
 _MEDIA = frozenset({"image", "file", "audio", "part"})
+_KIND = itemgetter(0)  # a component's kind (Component.component), read in C
 
 
 @lru_cache(maxsize=64)

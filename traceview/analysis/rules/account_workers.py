@@ -50,13 +50,14 @@ def request_halves(requests: list[tuple[int, dict[str, Any]]]
     seen = fresh()
     halves: Halves = {}
     pool: dict[Any, Any] = {}
+    asked = _Asked()  # one for the chunk, told afresh for each request
     for offset, record in requests:
         body = record.get("body")
         if not isinstance(body, dict):
             continue
         endpoint = record.get("endpoint")
         chat = isinstance(endpoint, str) and "chat/completions" in endpoint
-        asked = _Asked()
+        asked.asked = False
         try:
             half = request_half(body, None, chat, asked, pool)
         except Exception:  # noqa: BLE001 - a body the account trips on: made where used
