@@ -176,7 +176,7 @@ class Analyzer:
         caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
                                           f.req_extra.get("ts") if f.req_extra else None)
         self.totals.timing.add(bool(n_calls), caller, stream["ttft_ms"] if stream else None,
-                               basis == BASIS_NO_TS)
+                               basis == BASIS_NO_TS, elapsed)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
                compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:
