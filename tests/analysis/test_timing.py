@@ -112,6 +112,25 @@ def test_caller_latency_includes_backoff_from_ts_and_is_labelled_without_it(
     assert u.timing["backoff_ms"] is None
 
 
+def test_totals_count_a_retried_turn_by_its_backoff_as_caller_latency_only(
+        tmp_path: Path) -> None:
+    """The capture's latency counts a retried turn's attempts' own times (77 ms); its
+    caller latency the backoff its ts measured (3087 ms): the two totals differ only there
+    (Totals keeps the caller latencies as its own with those turns swapped in)."""
+    body = {"model": "m", "input": "retry me"}
+    err = {"error": {"message": "slow down", "type": "rate_limit_error", "code": "rate"}}
+    p = write(tmp_path / "ts.jsonl", [
+        req(body, ts=1000.0), res(err, elapsed=40, status_code=429),
+        req(body, ts=1003.05), res(response("resp_1", 5, 5), elapsed=37),
+        req({"model": "m", "input": "next"}, ts=1010.0),
+        res(response("resp_2", 5, 5), elapsed=100)])
+    totals = analyze(str(p)).totals
+    assert (totals["latency_ms"]["p50"], totals["caller_latency_ms"]["p50"]) == (88.5, 1593.5)
+    assert (totals["latency_ms"]["without"]["p95"],
+            totals["caller_latency_ms"]["without"]["p95"]) == (98.8, 2937.7)
+    assert totals["caller_latency_ms"]["with_hosted_tools"]["p50"] is None
+
+
 def test_a_capture_without_timings_reads_as_before_with_the_new_figures_null(
         tmp_path: Path, capsys: Any) -> None:
     p = write(tmp_path / "c.jsonl", [req({"model": "m", "input": "hi"}),

@@ -131,3 +131,35 @@ def test_an_image_of_auto_size_keeps_the_flat_rate(tmp_path: Path) -> None:
     a = one(tmp_path, {"model": "gpt-4.1", "input": "draw"},
             response("gpt-4.1", 100, 10, output=[call]))
     assert a.turns[0].cost_hosted_usd == pytest.approx(0.042)
+
+
+def test_a_turns_hosted_fees_follow_its_own_settings_when_its_calls_repeat() -> None:
+    """One Pricing prices many turns with the same calls: each turn's fee still follows
+    its own model class, tools offered, container and image shape (issue 29: the fees of
+    a set of calls are made once and shared)."""
+    from traceview.analysis.pricing import Pricing
+    from traceview.capture.model import HostedCall
+
+    p = Pricing.load()
+    search = (HostedCall("web_search_call", "ws_1", "completed", "missing", None),)
+    preview = ("web_search_preview",)
+
+    def fee(model: str, calls: tuple[HostedCall, ...], tools: tuple[str, ...] = (),
+            container: str | None = None) -> float:
+        return p.cost(model, 10, 0, 5, calls, tools=tools, container=container).hosted_usd
+
+    assert fee("gpt-4o-mini", search, preview) == 0.025  # non-reasoning preview
+    assert fee("o4-mini", search, preview) == 0.010  # reasoning preview
+    assert fee("gpt-4o-mini", search, ("web_search",)) == 0.010  # GA
+    assert fee("gpt-4o-mini", search, preview) == 0.025
+    box = (HostedCall("code_interpreter_call", "ci_1", "completed", "captured", None),)
+    assert fee("gpt-4o-mini", box, container="4g") == 0.12
+    assert fee("gpt-4o-mini", box) == 0.03
+    image = HostedCall("image_generation_call", "ig_1", "completed", "captured", None,
+                       size="1024x1024", quality="high")
+    assert fee("gpt-4o-mini", (image,)) == 0.167
+    assert fee("gpt-4o-mini", (image, image)) == 2 * 0.167
+    cheap = HostedCall("image_generation_call", "ig_2", "completed", "captured", None,
+                       size="1024x1024", quality="low")
+    assert fee("gpt-4o-mini", (cheap,)) == 0.011
+    assert fee("gpt-4o-mini", search, preview, container="4g") == 0.025

@@ -85,9 +85,10 @@ class Analyzer:
             keep(self._add(turn, names[turn.source] if names is not None else source_name))
 
     def _add(self, turn: Turn, source_name: str) -> TurnReport:
-        f = TurnFacts(turn, self._bound(turn.table))
+        table = turn.table
+        f = TurnFacts(turn, self._bound(table))
         st = self._state(turn, f, source_name)
-        tc = self._columns_of(turn.table)
+        tc = self._columns_of(table)
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
         if acc is not None and acc.hosted and st.last_input is None \
@@ -175,7 +176,7 @@ class Analyzer:
         caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
                                           f.req_extra.get("ts") if f.req_extra else None)
         self.totals.timing.add(bool(n_calls), caller, stream["ttft_ms"] if stream else None,
-                               basis == BASIS_NO_TS)
+                               basis == BASIS_NO_TS, elapsed)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
                compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:

@@ -156,6 +156,8 @@ class Pricing:
         # (model, tier) -> its prices and line items, once they are known whole
         self._rates: dict[tuple[str | None, str], _Rates] = {}
         self._reasons: dict[Any, str] = {}
+        # (calls' types and image shapes, counters, model, tools, container) -> fees
+        self._fee_sets: dict[tuple[Any, ...], tuple[float, tuple[Part, ...]]] = {}
         tiers = table.get("tiers")
         self.tiers: dict[str, Any] = {k: tiers[v["same_as"]] if isinstance(v, dict)
                                       and v.get("same_as") in tiers else v
@@ -209,15 +211,13 @@ class Pricing:
         "batch" for Batch API lines), hosted fees by tool and model class (`tools`: the
         tool types offered, which tell web_search_preview from GA web_search)."""
         tier = TIER_ALIASES.get(tier or "default", tier or "default")
-        parts: list[Part] = []
-        hosted_usd = self._hosted(hosted, counters, model, tools, container, parts) \
-            if hosted or counters else 0.0
+        hosted_usd, parts = self._fees(hosted, counters, model, tools, container) \
+            if hosted or counters else (0.0, ())
         if input_tokens is None or output is None:
-            return Cost(None, None, hosted_usd, "no usage recorded for this turn", tuple(parts),
-                        tier)
+            return Cost(None, None, hosted_usd, "no usage recorded for this turn", parts, tier)
         rates = self._tier_rates(model, tier)
         if isinstance(rates, str):
-            return Cost(None, None, hosted_usd, rates, tuple(parts), tier)
+            return Cost(None, None, hosted_usd, rates, parts, tier)
         price_in, price_cached, price_out, lines = rates
         try:
             cached_n = cached or 0
@@ -227,7 +227,7 @@ class Pricing:
             usd = (fresh * price_in + cached_n * price_cached + output * price_out) / 1_000_000
         except TypeError:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
-                        tuple(parts), tier)
+                        parts, tier)
         tokens = [Part(name, n * rate / 1e6, n, rate, "1M tokens")
                   for (name, rate), n in zip(lines, (fresh, cached_n, output), strict=True) if n]
         return Cost(usd + hosted_usd, usd, hosted_usd, None, (*tokens, *parts), tier)
@@ -298,6 +298,23 @@ class Pricing:
             if len(self._reasons) < 1024:
                 self._reasons[model] = reason
         return reason
+
+    def _fees(self, hosted: Sequence[HostedCall], counters: dict[str, int] | None,
+              model: str | None, tools: Sequence[str], container: str | None
+              ) -> tuple[float, tuple[Part, ...]]:
+        """The hosted fees (`_hosted`) and their sum, made once per distinct set of calls,
+        counters and settings: turns repeat them (a search a turn), only tokens differ."""
+        key = (tuple([(c.type, c.size, c.quality) for c in hosted]),
+               tuple(counters.items()) if counters else None, model,
+               tools if type(tools) is tuple else tuple(tools), container)
+        fees = self._fee_sets.get(key)
+        if fees is None:
+            parts: list[Part] = []
+            fees = (self._hosted(hosted, counters, model, tools, container, parts),
+                    tuple(parts))
+            if len(self._fee_sets) < 1024:
+                self._fee_sets[key] = fees
+        return fees
 
     def _hosted(self, hosted: Sequence[HostedCall], counters: dict[str, int] | None,
                 model: str | None, tools: Sequence[str], container: str | None,

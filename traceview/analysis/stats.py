@@ -82,7 +82,7 @@ class Totals:
         self.attempts = 0  # failed attempts that were retried (not counted as turns)
         self.usage_turns = 0  # turns whose billed usage is known
         self.cost_turns = 0  # turns whose cost is known
-        self.timing = TimingTotals()
+        self.timing = TimingTotals((self.latency_hosted, self.latency_plain))
 
     def add_turn(self, has_res: bool, input_tokens: int | None, cached: int | None,
                  output: int | None, reasoning: int | None, request_bytes: int | None,
@@ -155,22 +155,51 @@ TTFT_BASIS = ("request sent -> first output text or output item event, from the 
 
 class TimingTotals:
     """Caller latency and time to first token of every turn that has them, split by
-    whether a hosted tool ran (8 bytes a turn each, as Totals' latency)."""
+    whether a hosted tool ran. A turn's caller latency is its latency in the capture's
+    totals (`latency`: Totals' two arrays) on every turn but a retried one whose `ts`
+    measured the backoff: only those few are kept here, not a second array a turn."""
 
-    __slots__ = ("caller_hosted", "caller_plain", "ttft_hosted", "ttft_plain", "caller_no_ts")
+    __slots__ = ("latency", "apart", "ttft_hosted", "ttft_plain", "caller_no_ts")
 
-    def __init__(self) -> None:
-        self.caller_hosted, self.caller_plain = array("q"), array("q")
+    def __init__(self, latency: tuple[array[int], array[int]]) -> None:
+        self.latency = latency
+        # (hosted, its latency in `latency`, its caller latency) where the two differ
+        self.apart: list[tuple[bool, int | None, int | None]] = []
         self.ttft_hosted, self.ttft_plain = array("q"), array("q")
         self.caller_no_ts = 0  # retried turns whose backoff could not be measured
 
     def add(self, hosted: bool, caller_ms: int | None, ttft_ms: int | None,
-            no_ts: bool) -> None:
-        if caller_ms is not None:
-            (self.caller_hosted if hosted else self.caller_plain).append(caller_ms)
+            no_ts: bool, latency_ms: int | None) -> None:
+        """One turn; `latency_ms`: what the capture's totals hold of it."""
+        if caller_ms != latency_ms:
+            self.apart.append((hosted, latency_ms, caller_ms))
         if ttft_ms is not None:
             (self.ttft_hosted if hosted else self.ttft_plain).append(ttft_ms)
         self.caller_no_ts += no_ts
+
+    @property
+    def caller_hosted(self) -> array[int]:
+        return self._caller(True)
+
+    @property
+    def caller_plain(self) -> array[int]:
+        return self._caller(False)
+
+    def _caller(self, hosted: bool) -> array[int]:
+        """The caller latencies of the turns with (or without) hosted tools, in no
+        particular order (their percentiles are read): the totals' latencies with the
+        turns kept apart swapped in."""
+        held = self.latency[0 if hosted else 1]
+        moved = [(was, now) for h, was, now in self.apart if h is hosted]
+        if not moved:
+            return held
+        out = array("q", held)
+        for was, now in moved:
+            if was is not None:
+                out.remove(was)
+            if now is not None:
+                out.append(now)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {

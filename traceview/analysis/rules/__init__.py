@@ -83,10 +83,11 @@ def turn_markers(f: TurnFacts, st: ConversationState, expected: int | None, pass
     if outcome.refusal(f):
         m.append("refusal")
     m.extend(_chain_markers(f, st, found))
-    if stream.stream_sequence(f):
-        m.append("stream_sequence")
-    if stream.stream_text_mismatch(f):
-        m.append("stream_text_mismatch")
+    if f.res_extra:  # the stream's evidence is among the response's extra facts
+        if stream.stream_sequence(f):
+            m.append("stream_sequence")
+        if stream.stream_text_mismatch(f):
+            m.append("stream_text_mismatch")
     return m
 
 

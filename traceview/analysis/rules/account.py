@@ -125,9 +125,9 @@ def request_half(body: dict[str, Any], model: str | None, chat: bool,
 
 def _shared_lines(comps: tuple[Component, ...], pool: dict[Any, Any]
                   ) -> tuple[tuple[Line, ...], list[Component], bool]:
-    """In one pass over the request's components: its lines, each one shared through
-    `pool` (a carried line without its handle), the input items' lines among them, and
-    whether one is carried (a hosted turn)."""
+    """In one pass over the request's components: its lines, each one and their tuple
+    shared through `pool` (a carried line without its handle), the input items' lines
+    among them, and whether one is carried (a hosted turn)."""
     lines: list[Line] = []
     item_comps: list[Component] = []
     hosted = False
@@ -139,7 +139,8 @@ def _shared_lines(comps: tuple[Component, ...], pool: dict[Any, Any]
         elif kind not in _APART and kind not in STATIC:
             item_comps.append(c)
         lines.append(pool.setdefault(c, c))
-    return tuple(lines), item_comps, hosted
+    shared = tuple(lines)
+    return pool.setdefault(shared, shared), item_comps, hosted
 
 
 @lru_cache(maxsize=8)
@@ -238,13 +239,20 @@ class Accounts:
     def _join(self, half: Half, output_types: tuple[str, ...],
               created: float | None) -> TurnAccount:
         """The request's half and the response's lines: the turn's account. Turns repeat
-        their accounts, so each distinct one is summed once and its lines are shared."""
-        key = (half.lines, self._response_lines(half.facts, output_types, created))
+        their accounts, so each distinct one is summed once and its lines are shared; it
+        is found by what decides it (the request's lines and facts, the output types, the
+        preamble era), so the response's lines are made only for a new one."""
+        key = (half.lines, half.facts, output_types, preamble_era(created))
         joined = self.joined.get(key)
         if joined is None:
-            lines = tuple(self.pool.setdefault(line, line) for line in (*half.lines, *key[1]))
-            # Kept under its shared lines, not the ones this half arrived with.
-            key = (lines[:len(half.lines)], key[1])
+            pool = self.pool
+            response = self._response_lines(half.facts, output_types, created)
+            made = tuple(pool.setdefault(line, line) for line in (*half.lines, *response))
+            lines = pool.setdefault(made, made)
+            # Kept under the shared lines and facts, not the ones this half arrived with.
+            shared = lines[:len(half.lines)]
+            key = (pool.setdefault(shared, shared), pool.setdefault(half.facts, half.facts),
+                   *key[2:])
             joined = self.joined[key] = (lines, _expected(lines), self._static(lines))
         lines, expected, static = joined
         return TurnAccount(lines, expected, half.hosted, half.items, half.items_unknown,

@@ -44,7 +44,8 @@ class TurnFacts:
         "status", "hosted_calls", "output_types", "cache_miss_reason", "fingerprint",
         "started_at",
         "service_tier", "output_bytes", "elapsed_ms", "compaction_output", "stream_cut",
-        "refusal", "res_extra", "web_search_requests", "file_search_requests",
+        "refusal", "res_extra", "web_search_requests", "file_search_requests", "actions",
+        "unknown_items",
         # both
         "store", "conversation_id",
     )
@@ -86,6 +87,11 @@ class TurnFacts:
     res_extra: dict[str, Any] | None
     web_search_requests: int | None
     file_search_requests: int | None
+    # Output items that hand the next step to the application: (type, call id, name,
+    # item id).
+    actions: tuple[tuple[str, str | None, str | None, str | None], ...]
+    # Whether the response holds an output item of a type traceview does not know.
+    unknown_items: bool
     store: bool | None
     conversation_id: str | None  # the request's, else the response's
 
@@ -142,6 +148,7 @@ class TurnFacts:
             self.hosted_calls = self.output_types = ()
             self.output_bytes = 0
             self.compaction_output = self.stream_cut = self.refusal = False
+            self.actions, self.unknown_items = (), False
             return None, None, None
         values, bits = c.values, c.s_flags[s]
         self.input_tokens = _count(c.s_in[s])
@@ -162,19 +169,9 @@ class TurnFacts:
         self.compaction_output = bool(bits & S_COMPACTION_OUTPUT)
         self.stream_cut = bool(bits & S_STREAM_CUT)
         self.refusal = bool(bits & S_REFUSAL)
-        self.res_extra = c.s_extra.get(s)
+        x = self.res_extra = c.s_extra.get(s)
+        # Read by several rules each: looked up once here.
+        self.actions = x.get("actions", ()) if x else ()
+        self.unknown_items = bool(x) and "unknown_items" in x
         store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
         return store, values[c.s_model[s]], values[c.s_conv[s]]
-
-    @property
-    def actions(self) -> tuple[tuple[str, str | None, str | None, str | None], ...]:
-        """Output items that hand the next step to the application: (type, call id, name,
-        item id)."""
-        x = self.res_extra
-        return x.get("actions", ()) if x else ()
-
-    @property
-    def unknown_items(self) -> bool:
-        """Whether the response holds an output item of a type traceview does not know."""
-        x = self.res_extra
-        return bool(x) and "unknown_items" in x  # type: ignore[operator]
