@@ -38,14 +38,14 @@ def _lines_hinted_whole(chunk: bytes) -> list[int]:
     return starts
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(TEXT)
 def test_the_scans_name_exactly_the_lines_hint_finds(text: str) -> None:
     chunk = text.encode("utf-8", "surrogatepass")
     assert _hinted_lines(chunk) == _lines_hinted_whole(chunk)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(TEXT)
 def test_a_text_the_pre_check_passes_over_is_one_the_masker_leaves(text: str) -> None:
     assert redact_text(text) == mask.mask(text)
