@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -190,8 +190,28 @@ def _hinted_lines(chunk: bytes) -> list[int]:
     scan finds one, _HINT is tried at each place from there back to _REACH before it: a
     few anchored tries, where a search to the line's end would cost all the rest of the
     line (a record is one line). After _LINE_TRIES finds on a line without a hint, the
-    scan searches the rest of the line once and goes on after it."""
+    scan searches the rest of the line once and goes on after it. Each scan's first find
+    comes first, before any line is looked at: most texts (a prompt's excerpt, a query)
+    have none, and are told by the scans alone."""
     folded = chunk.translate(_FOLD)
+    scan0, scan1 = _SCANS
+    first0, first1, eq = scan0.search(folded), scan1.search(folded), chunk.find(b"=")
+    if first0 is None and first1 is None and eq < 0:
+        return []
+    check, hinted, tries = _checker(chunk)
+    for scan, m in ((scan0, first0), (scan1, first1)):
+        tries.clear()
+        while m is not None:
+            m = scan.search(folded, check(m.start()))
+    tries.clear()
+    while eq >= 0:
+        eq = chunk.find(b"=", check(eq))
+    return sorted(hinted)
+
+
+def _checker(chunk: bytes) -> tuple[Callable[[int], int], set[int], dict[int, int]]:
+    """`check(i)` for _hinted_lines' finds in `chunk`, the set of hinted line starts it
+    fills, and its count of finds a line (cleared by the caller before each scan)."""
     find, rfind, size = chunk.find, chunk.rfind, len(chunk)
     hinted: set[int] = set()
     # Each line a find is on, lower-cased once (by its start): most chunks have a find on
@@ -220,16 +240,7 @@ def _hinted_lines(chunk: bytes) -> list[int]:
             hinted.add(start)
         return end  # searched to the line's end: nothing more to find on it
 
-    for scan in _SCANS:
-        tries.clear()
-        m = scan.search(folded)
-        while m is not None:
-            m = scan.search(folded, check(m.start()))
-    tries.clear()
-    i = find(b"=")
-    while i >= 0:
-        i = find(b"=", check(i))
-    return sorted(hinted)
+    return check, hinted, tries
 
 
 # --- The redactors -------------------------------------------------------------------------
