@@ -22,7 +22,13 @@ import multiprocessing, os, sys, threading
 from traceview.capture import parallel, pool
 
 path = sys.argv[1]
-assert pool.fork_ahead(2, then=lambda: os.nice(2))  # the caller's start, in each worker
+begun = multiprocessing.Semaphore(0)  # released by each worker once its start has run
+
+def begin():  # the caller's start, in each worker
+    os.nice(2)
+    begun.release()
+
+assert pool.fork_ahead(2, then=begin)
 ahead = {p.pid for p in multiprocessing.active_children()}
 assert not pool.fork_ahead(2)  # the first ones wait: no second pool
 seen = []
@@ -37,6 +43,8 @@ def load():  # from a thread, as the inspector reads
     extractor = parallel.Extractor(2, first_here=False)
     tasks = iter([(0, path, 0, 36), (0, path, 36, 72), (0, path, 72, 127)])
     lines = sum(len(chunk.lines) for _, chunk in extractor.run(tasks))
+    # A worker the tasks never reached may not have run its start yet (a busy machine).
+    assert all(begun.acquire(timeout=60) for _ in ahead)
     nice = {os.getpriority(os.PRIO_PROCESS, pid) - os.nice(0) for pid in ahead}
     seen.append(({p.pid for p in extractor.workers} == ahead, lines, *nice))
     extractor.close()

@@ -145,7 +145,7 @@ async def main():
         await pilot.press("R")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        print(app.state.error, len(app.state.turns), *(n for ns in nice for n in ns))
+        print(app.state.error, len(app.state.turns), *(",".join(map(str, ns)) for ns in nice))
 
 asyncio.run(main())
 """
@@ -163,6 +163,8 @@ def test_workers_started_for_a_reload_yield_the_cpu_too() -> None:
     out = subprocess.run([sys.executable, "-c", _RELOADED, sample("service_day")],
                          capture_output=True, text=True, timeout=300, check=True)
     lower = str(min(load_nice(), 19 - os.nice(0)))
-    error, turns, *nice = out.stdout.split()
+    error, turns, *reads = out.stdout.split()
     assert error == "None" and int(turns) > 0, out.stderr[-2000:]
-    assert nice == [lower, lower], out.stderr[-2000:]
+    # Each read's workers that took its chunks ran their start first; on a busy machine
+    # one may still be starting (not yet lowered) when the other has read every chunk.
+    assert len(reads) == 2 and all(lower in read.split(",") for read in reads), reads
