@@ -121,13 +121,25 @@ def test_responses_only_their_own_turn_touched_list_in_order_between_touched_one
 
 
 def test_dates_and_times_are_iso_utc_and_none_past_the_calendar() -> None:
-    from traceview.analysis.hosted.objects import _date, _iso
+    from traceview.analysis.hosted.retention import iso_date as _date
+    from traceview.analysis.hosted.retention import iso_time as _iso
 
     assert _iso(1767225600) == "2026-01-01T00:00:00Z"
     assert _iso(1767225601.75) == "2026-01-01T00:00:01Z"
     assert _iso(253402300799.0) == "9999-12-31T23:59:59Z"
     assert _iso(253402300800.0) is None and _date(1e20) is None  # past year 9999
     assert _iso(None) is None and _date(86400 * 31) == "1970-02-01"
+
+
+def test_a_time_a_rounding_away_from_midnight_is_on_the_day_timedelta_rounds_it_to() -> None:
+    from traceview.analysis.hosted.retention import iso_date, iso_time
+
+    # timedelta rounds to the microsecond: these are on the next day, not the one their
+    # seconds floor to (each day is formatted once, by the day timedelta gives).
+    assert iso_date(1767225600 - 2.4e-7) == "2026-01-01"
+    assert iso_time(86399.9999996) == "1970-01-02T00:00:00Z"
+    assert iso_date(86399.9999994) == "1970-01-01" and iso_time(-0.4) == "1969-12-31T23:59:59Z"
+    assert iso_date(float("nan")) is None and iso_time(float("inf")) is None
 
 
 def _one_store_capture(tmp_path: Path, turns: int) -> Path:

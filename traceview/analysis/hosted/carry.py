@@ -42,8 +42,13 @@ class Charge:
         self.cost_usd = cost_usd
 
     def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "tokens": self.tokens,
-                "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6)}
+        return charge_dict(self.turn, self.tokens, self.cost_usd)
+
+
+def charge_dict(turn: int, tokens: int, cost_usd: float | None) -> dict[str, Any]:
+    """A charge as the report writes it (a source's charges are written without making a
+    `Charge` each: a conversation's ledger lists every one)."""
+    return {"turn": turn, "tokens": tokens, "cost_usd": rounded(cost_usd)}
 
 
 class Source:
@@ -199,7 +204,7 @@ def _source_dict(led: LedgerColumns, i: int, run: _Run) -> dict[str, Any]:
         "later_turns": len(run.later), "tokens_billed": tokens * len(run.costs),
         "tokens_rebilled": tokens * len(run.later), "cost_usd": rounded(cost_sum(run.costs)),
         "cost_rebilled_usd": rounded(cost_sum(run.later)),
-        "charges": [Charge(t, tokens, c).to_dict()
+        "charges": [charge_dict(t, tokens, c)
                     for t, c in zip(run.turns, run.costs, strict=True)],
         "ended_by": None if ended is None else {"turn": ended[0], "kind": ended[1]},
     }

@@ -13,27 +13,11 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from traceview.analysis.by_index import finder
+from traceview.analysis.hosted.retention import RETENTION, expiry, iso_time, retention
 
-RETENTION_SOURCE = ("OpenAI API docs, Conversation state guide "
-                    "(platform.openai.com/docs/guides/conversation-state)")
-RETENTION_AS_OF = "2025-10-01"
-RETENTION: dict[str, dict[str, Any]] = {
-    "response": {"days": 30, "text": "stored responses are kept 30 days by default",
-                 "source": RETENTION_SOURCE, "as_of": RETENTION_AS_OF},
-    "conversation": {"days": None, "text": "conversations and their items are not subject to "
-                     "the 30-day TTL: kept until deleted", "source": RETENTION_SOURCE,
-                     "as_of": RETENTION_AS_OF},
-    "file": {"days": None, "text": "files are kept until deleted (unless uploaded with "
-             "expires_after)", "source": "OpenAI API reference, Files",
-             "as_of": RETENTION_AS_OF},
-    "vector_store": {"days": None, "text": "vector stores are kept until deleted unless "
-                     "expires_after is set", "source": "OpenAI API reference, Vector stores",
-                     "as_of": RETENTION_AS_OF},
-}
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
           "vector_stores": "vector_store"}
@@ -105,66 +89,73 @@ class ProviderObject:
 
     @property
     def state(self) -> str:
-        if self.deleted_line is not None:
-            return "deleted"
-        if self.missing_line is not None:
-            return "not_found"
-        if self.kind == "response" and self.store is False:
-            return "not_stored"
-        return "exists"
+        return state_of(self.kind, self.store, self.deleted_line, self.missing_line)
 
     def retention(self) -> dict[str, Any]:
-        base = dict(RETENTION[self.kind])
-        if self.expires_after:
-            base["text"] = (f"expires_after {self.expires_after.get('days')} day(s) after "
-                            f"{self.expires_after.get('anchor', 'last_active_at')}")
-            base["source"] = "the vector store's expires_after (in the capture)"
-        return base
+        return retention(self.kind, self.expires_after)
 
     def expires(self) -> tuple[str | None, str]:
         """(ISO date or None, sentence)."""
-        if self.state == "deleted":
-            return None, f"provider copy deleted (line {self.deleted_line})"
-        if self.state == "not_stored":
-            return None, "not stored (store=false): nothing kept to expire"
-        when = self.expires_at
-        if when is None:
-            days = RETENTION[self.kind]["days"]
-            if self.expires_after:
-                days = self.expires_after.get("days")
-                anchor = self.last_used_at or self.created_at
-            else:
-                anchor = self.created_at
-            if isinstance(days, int | float) and anchor is not None:
-                when = anchor + float(days) * 86400
-            elif days is None:
-                return None, RETENTION[self.kind]["text"]
-            else:
-                return None, "expiry unknown (no creation time in the capture)"
-        date = _date(when)
-        return date, f"expires around {date}" if date is not None else _OUT_OF_RANGE
+        return expiry(self.kind, self.state, self.deleted_line, self.expires_at,
+                      self.expires_after, self.last_used_at, self.created_at)
 
     def to_dict(self, turns_as: Callable[[array[int]], Any] | None = None) -> dict[str, Any]:
         """`turns_as(turns)` writes the turn list in place of a list (a streaming writer's
         pre-serialised JSON: a vector store used on every turn lists every turn)."""
-        date, sentence = self.expires()
-        return {
-            "kind": self.kind, "id": self.id, "state": self.state, "name": self.name,
-            "created_line": self.created_line, "created_at": _iso(self.created_at),
-            "used_lines": self.used_lines.tolist(), "uses": self.uses,
-            "turns": self.turns.tolist() if turns_as is None else turns_as(self.turns),
-            "store": self.store, "deleted_line": self.deleted_line,
-            "missing_line": self.missing_line,
-            "items_deleted_lines": list(self._more.get("items_deleted_lines") or ())
-            if self._more is not None else [],
-            # The documented default is stated once, in the inventory's retention_defaults;
-            # only a vector store's own expires_after is spelled out here.
-            "retention": self.retention() if self.expires_after else "default",
-            "expires_around": date, "expiry": sentence,
-            "usage_bytes": self.usage_bytes, "expires_after": self.expires_after,
-            "storage_usd_per_day": None if self.storage_usd_per_day is None
-            else round(self.storage_usd_per_day, 6),
-        }
+        more = self._more or {}
+        return object_dict(
+            self.kind, self.id, self.created_line, self.created_at,
+            self.turns.tolist() if turns_as is None else turns_as(self.turns), self.store,
+            name=more.get("name"), used_lines=self.used_lines.tolist(), uses=self.uses,
+            last_used_at=self.last_used_at, deleted_line=more.get("deleted_line"),
+            missing_line=more.get("missing_line"),
+            items_deleted_lines=list(more.get("items_deleted_lines") or ()),
+            usage_bytes=more.get("usage_bytes"), expires_after=more.get("expires_after"),
+            expires_at=more.get("expires_at"),
+            storage_usd_per_day=more.get("storage_usd_per_day"))
+
+
+def state_of(kind: str, store: bool | None, deleted_line: int | None,
+             missing_line: int | None) -> str:
+    """An object's state: deleted, not_found (a later 404 names it), not_stored (a
+    response the request asked not to store) or exists."""
+    if deleted_line is not None:
+        return "deleted"
+    if missing_line is not None:
+        return "not_found"
+    if kind == "response" and store is False:
+        return "not_stored"
+    return "exists"
+
+
+def object_dict(kind: str, id: str, created_line: int | None,  # noqa: A002 - the object's id
+                created_at: float | None, turns: Any, store: bool | None, *,
+                name: str | None = None, used_lines: list[int] | None = None, uses: int = 0,
+                last_used_at: float | None = None, deleted_line: int | None = None,
+                missing_line: int | None = None, items_deleted_lines: list[int] | None = None,
+                usage_bytes: int | None = None, expires_after: dict[str, Any] | None = None,
+                expires_at: float | None = None,
+                storage_usd_per_day: float | None = None) -> dict[str, Any]:
+    """An object as a report lists it, made of its values: a whole object's
+    (`ProviderObject.to_dict`) and a stored response's row (`ResponseRows.to_dict`), which
+    is listed without being made an object."""
+    state = state_of(kind, store, deleted_line, missing_line)
+    date, sentence = expiry(kind, state, deleted_line, expires_at, expires_after,
+                            last_used_at, created_at)
+    return {
+        "kind": kind, "id": id, "state": state, "name": name,
+        "created_line": created_line, "created_at": iso_time(created_at),
+        "used_lines": used_lines or [], "uses": uses, "turns": turns,
+        "store": store, "deleted_line": deleted_line, "missing_line": missing_line,
+        "items_deleted_lines": items_deleted_lines or [],
+        # The documented default is stated once, in the inventory's retention_defaults;
+        # only a vector store's own expires_after is spelled out here.
+        "retention": retention(kind, expires_after) if expires_after else "default",
+        "expires_around": date, "expiry": sentence,
+        "usage_bytes": usage_bytes, "expires_after": expires_after,
+        "storage_usd_per_day": None if storage_usd_per_day is None
+        else round(storage_usd_per_day, 6),
+    }
 
 
 class Objects:
@@ -214,7 +205,7 @@ class Objects:
 
     def to_dict(self, *, objects: Any = None) -> dict[str, Any]:
         """`objects` replaces the list (a placeholder for a streaming writer)."""
-        listed = [o.to_dict() for o in self.objects] if objects is None else objects
+        listed = list(self.objects.dicts()) if objects is None else objects
         return {"counts": self.counts(), "objects": listed,
                 "storage_price": self.storage_price,
                 "retention_defaults": RETENTION}
@@ -259,6 +250,13 @@ class ResponseRows:
         self.created = array("d", [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
+    def to_dict(self, r: int) -> dict[str, Any]:
+        """Row `r` as the report lists it (`object_dict`), not made an object first: a
+        hosted capture lists one a turn."""
+        t = self.find(self.index[r])
+        return object_dict("response", t.response_id, _created_line(t), self.created_at(r),
+                           [t.index], bool(self.store[r]))
+
     def whole(self, r: int) -> ProviderObject:
         t = self.find(self.index[r])
         o = ProviderObject("response", t.response_id, _created_line(t), self.created_at(r),
@@ -299,7 +297,13 @@ class _Listing:
               start: int = 0, stop: int | None = None) -> Iterator[dict[str, Any]]:
         """Each object's `to_dict(turns_as)`, in the listing's order (what a report
         writes), of objects [start, stop)."""
-        return (o.to_dict(turns_as) for o in self.part(start, len(self) if stop is None else stop))
+        rows = self._rows
+        for entry in self._order[start:len(self) if stop is None else stop]:
+            if isinstance(entry, ProviderObject):
+                yield entry.to_dict(turns_as)
+            else:
+                assert rows is not None  # a row number: there are rows
+                yield rows.to_dict(entry)
 
     def __getitem__(self, i: int) -> ProviderObject:
         return self._made(self._order[i])
@@ -326,7 +330,6 @@ def _laid_out(full: list[ProviderObject], rows: ResponseRows) -> list[ProviderOb
     out.extend(range(taken, len(rows)))
     return out
 
-
 _NAN = float("nan")
 
 
@@ -345,29 +348,3 @@ def _created_line(t: Any) -> int:
     ref = t.response_ref
     line: int = ref.line if ref is not None else t.line
     return line
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
-
-
-def _time(epoch: float) -> datetime | None:
-    """A time in epoch seconds as a UTC datetime; None for one no calendar holds (a
-    damaged capture's year 11476, or milliseconds where seconds belong)."""
-    try:
-        return _EPOCH + timedelta(seconds=epoch)
-    except (OverflowError, ValueError):
-        return None
-
-
-def _date(epoch: float) -> str | None:
-    """The ISO date of a time in epoch seconds (None: no calendar date)."""
-    t = _time(epoch)
-    return t.date().isoformat() if t is not None else None
-
-
-def _iso(epoch: float | None) -> str | None:
-    """A time in epoch seconds as ISO 8601 UTC to the second (None: unknown, or no
-    calendar time)."""
-    t = _time(epoch) if epoch is not None else None
-    return t.isoformat(timespec="seconds").replace("+00:00", "Z") if t is not None else None
