@@ -128,3 +128,20 @@ def test_no_capture_read_once_is_refused_too(
     err = capsys.readouterr().err.splitlines()
     assert err == [f"traceview export: {named}: {TEXT}; expected one JSON record per line"]
     assert not out.exists()
+
+
+def test_captures_written_after_to_are_exported_or_named_missing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--to KIND [TARGET]` takes every word after it: a capture written after it (with the
+    output given by -o) is exported as if written first; with no capture at all the
+    message says how to name one (it said CAPTURE was required, with the capture given)."""
+    claims, out = str(SAMPLES / "claims.jsonl"), tmp_path / "out"
+    assert main(["export", "--to", "parquet", claims, "-o", str(out)]) == 0
+    assert "4 turns, 1 conversations, 0 problems from 1 capture(s)" in capsys.readouterr().err
+    assert json.loads((out / "_traceview.json").read_text())["captures"] == 1
+    for args in (["--to", "parquet", claims], ["--to", "csv", "-o", str(tmp_path / "c")]):
+        assert main(["export", *args]) == 2
+        assert capsys.readouterr().err == (
+            "traceview export: no capture given: name the capture(s) first, as in "
+            "`traceview export trace.jsonl --to parquet -o out/`\n")
+    assert not (tmp_path / "c").exists()

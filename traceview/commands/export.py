@@ -41,7 +41,9 @@ def say(command: str, message: str) -> None:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="CAPTURE",
+    # "*", not "+": `--to KIND [TARGET]` takes every word after it, so captures written
+    # after it arrive there (run() sorts them out) rather than as a missing CAPTURE.
+    p.add_argument("paths", nargs="*", metavar="CAPTURE",
                    help="capture files or directories of captures")
     p.add_argument("--to", nargs="+", required=True, metavar=("KIND", "TARGET"),
                    help="parquet | duckdb | csv | otlp, optionally followed by the output "
@@ -77,10 +79,25 @@ def _target(ns: argparse.Namespace) -> tuple[str, str | None]:
     return kind, out
 
 
+def _captures_after_to(ns: argparse.Namespace) -> None:
+    """`export --to parquet trace.jsonl -o out/`: argparse gives the capture to --to (it
+    takes every word after it); with the output given by -o, those words are the
+    captures. UsageError when no capture is given at all."""
+    if ns.paths:
+        return
+    kind, *rest = ns.to
+    if rest and ns.output:
+        ns.paths, ns.to = rest, [kind]
+        return
+    raise UsageError("no capture given: name the capture(s) first, as in "
+                     "`traceview export trace.jsonl --to parquet -o out/`")
+
+
 def run(ns: argparse.Namespace) -> int:
     from traceview.export.sinks import ExportError
 
     try:
+        _captures_after_to(ns)
         kind, out = _target(ns)
         options = options_from(ns)
         files = expand_paths(ns.paths)
