@@ -94,7 +94,7 @@ def test_a_pipe_and_stdin_are_read_once(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("how", ["gzip", "stdin", "pipe"])
-@pytest.mark.parametrize("to", ["parquet", "csv", "otlp"])
+@pytest.mark.parametrize("to", ["parquet", "csv", "duckdb", "otlp"])
 def test_no_capture_read_once_is_refused_too(
         how: str, to: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -145,3 +145,24 @@ def test_captures_written_after_to_are_exported_or_named_missing(
             "traceview export: no capture given: name the capture(s) first, as in "
             "`traceview export trace.jsonl --to parquet -o out/`\n")
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("to", ["duckdb", "parquet"])
+def test_a_capture_on_stdin_is_exported_whole(to: str, tmp_path: Path) -> None:
+    """`cat trace.jsonl | traceview export - --to duckdb`: the DuckDB export reads the
+    capture in a forked child, and multiprocessing closes a child's stdin: it exported
+    0 turns and exited 0. Real standard input, through a real process."""
+    import subprocess
+    import sys
+
+    out = tmp_path / ("o.duckdb" if to == "duckdb" else "o")
+    proc = subprocess.run([sys.executable, "-m", "traceview", "export", "-", "--to", to,
+                           "-o", str(out)], input=(SAMPLES / "claims.jsonl").read_bytes(),
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    assert b"4 turns, 1 conversations, 0 problems from 1 capture(s)" in proc.stderr
+    if to == "duckdb":
+        import duckdb
+
+        with duckdb.connect(str(out), read_only=True) as db:
+            assert db.execute("SELECT count(*) FROM turns").fetchone() == (4,)

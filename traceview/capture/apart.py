@@ -8,6 +8,7 @@ analysis and what the command needs of it; the command goes on as small as it be
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,8 +27,15 @@ def apart(fn: Callable[..., Any], *args: Any) -> Any:
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_answer_into, args=(send, fn, args))
-    child.start()
+    stdin = sys.stdin
+    child = context.Process(target=_answer_into, args=(send, fn, args, stdin))
+    # A child of multiprocessing closes the stdin it inherits; one it does not see it
+    # keeps, so `fn` reads a capture given as `-` (it read nothing: an empty export).
+    sys.stdin = None
+    try:
+        child.start()
+    finally:
+        sys.stdin = stdin
     send.close()
     try:
         ok, answer = receive.recv()
@@ -41,8 +49,10 @@ def apart(fn: Callable[..., Any], *args: Any) -> Any:
     return answer
 
 
-def _answer_into(send: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _answer_into(send: Any, fn: Callable[..., Any], args: tuple[Any, ...],
+                 stdin: Any) -> None:
     """`apart`'s child: (True, answer) or (False, the exception) sent back."""
+    sys.stdin = stdin
     try:
         answer = (True, fn(*args))
     except BaseException as exc:  # noqa: BLE001 - raised again in the parent

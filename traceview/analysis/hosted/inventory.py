@@ -36,8 +36,7 @@ from traceview.analysis.hosted.objects import (
 from traceview.analysis.reports import table_rows
 from traceview.capture.model import Turn as turn_view
 from traceview.capture.scan import CREATED as _CREATED
-from traceview.capture.scan import HEAD_BYTES
-from traceview.capture.scan import IDS as _IDS
+from traceview.capture.scan import HEAD_BYTES, ids_in
 from traceview.capture.scan import STORE as _STORE
 from traceview.safety.redact import redact_text
 
@@ -283,8 +282,8 @@ def _turn_ids(c: Columns, row: int, t: _Turn, read_raw: Callable[..., bytes | No
     s = c.res_row[row]
     head = None if s >= 0 and s in c.s_hosted else HEAD_BYTES
     req_raw, res_raw = _read_pair(read_raw, req_ref, res_ref, head)
-    return _TurnIds(_IDS.findall(req_raw) if req_raw else [],
-                    _IDS.findall(res_raw) if res_raw else [], _created(res_raw),
+    return _TurnIds(ids_in(req_raw, len(req_raw)) if req_raw else (),
+                    ids_in(res_raw, len(res_raw)) if res_raw else (), _created(res_raw),
                     flag if isinstance(flag, bool) else _store(req_raw, res_raw),
                     res_ref.line if res_ref is not None else None)
 

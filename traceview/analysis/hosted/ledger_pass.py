@@ -25,7 +25,7 @@ from traceview.analysis.reports import table_rows
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.model import Turn as turn_view
-from traceview.capture.scan import IDS
+from traceview.capture.scan import ids_in
 from traceview.wire import CALL_TOOL
 
 ENDS = ("compaction", "compaction_likely")
@@ -365,4 +365,4 @@ class _Table:
             return found
         ref = turn_view(self.c.table, row).request
         raw = self.read_raw(ref) if ref is not None and self.read_raw is not None else None
-        return IDS.findall(raw) if raw else ()
+        return ids_in(raw, len(raw)) if raw else ()
