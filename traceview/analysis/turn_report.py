@@ -28,7 +28,7 @@ from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_batch import Batch
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import batch_columns, batch_rows, rows, rows_of
+from traceview.analysis.turn_rows import batch_columns, batch_rows, judged, rows, rows_of
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.analysis.turn_values import (
     NOT_PRICED,
@@ -361,12 +361,13 @@ def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
 def unexplained_batches(reports: Iterable[TurnReport]) -> Iterator[tuple[
         list[dict[str, Any]], tuple[tuple[str, ...], list[list[Any]]] | None]]:
     """`unexplained_rows` a batch at a time, each with what its rows were made of: their
-    keys and a list of values per key (the output boundary judges those apart:
-    safety/redact.py `redact_dump`); None for anything else than TurnReports."""
+    keys and a list of values per key, each value shared by several rows listed once
+    (`judged`: the output boundary judges those apart, safety/redact.py `redact_dump`);
+    None for anything else than TurnReports."""
     for cols, run in _batches(reports):
         if cols is not None:
             columns = batch_columns(Batch(cols, run), WHOLE_KEYS)
-            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, columns)
+            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, judged(WHOLE_KEYS, columns))
             continue
         row = run[0].to_dict()
         row.pop("explanation", None)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from traceview.analysis.hosted.retention import TWO_DIGITS
 from traceview.analysis.timing import response_limits
 from traceview.analysis.turn_columns import TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
@@ -347,7 +348,8 @@ def iso_utc(seconds: float) -> str | None:
                 date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
                 if len(_DAYS) < 4096:
                     _DAYS[day] = date
-            return f"{date}{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}Z"
+            two = TWO_DIGITS
+            return f"{date}{two[sec // 3600]}:{two[sec // 60 % 60]}:{two[sec % 60]}Z"
         stamp = datetime.fromtimestamp(seconds * 1000 / 1000, tz=UTC)
     except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
         return None
