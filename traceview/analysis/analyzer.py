@@ -173,10 +173,14 @@ class Analyzer:
                              cost.tokens_usd, cost.hosted_usd, len(f.attempts), markers)
         x = f.res_extra
         stream = x.get("stream") if x else None
-        caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
-                                          f.req_extra.get("ts") if f.req_extra else None)
-        self.totals.timing.add(bool(n_calls), caller, stream["ttft_ms"] if stream else None,
-                               basis == BASIS_NO_TS, elapsed)
+        # A turn of one attempt and no stream adds nothing to the timing totals: its caller
+        # latency is its latency above (TimingTotals keeps the turns where they differ).
+        if f.attempts or stream:
+            caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
+                                              f.req_extra.get("ts") if f.req_extra else None)
+            self.totals.timing.add(bool(n_calls), caller,
+                                   stream["ttft_ms"] if stream else None,
+                                   basis == BASIS_NO_TS, elapsed)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
                compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:
