@@ -71,24 +71,33 @@ class Analyzer:
         # the cost section's lines and attribution (issue 33)
         self.bill = CaptureBill(self.options.projects)
         self.lineage = LineageRule()
-        self.bound: Columns | None = None  # the last table's columns (_bound)
+        # The table of the last turn, its columns' binding and its TurnColumns (_switch).
+        self.table: TurnTable | None = None
+        self.bound: Columns = None  # type: ignore[assignment]  # set by _switch
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
-        return self._add(turn, source_name)
+        return self._add(turn, None, source_name)
 
     def add_all(self, turns: Iterable[Turn], names: Sequence[str] | None,
                 keep: Callable[[TurnReport], Any], source_name: str = "") -> None:
         """Each turn analysed in order, `keep(report)` for each. A turn's source is named
         `names[turn.source]` (`source_name` when `names` is None)."""
+        add = self._add
         for turn in turns:
-            keep(self._add(turn, names[turn.source] if names is not None else source_name))
+            keep(add(turn, names, source_name))
 
-    def _add(self, turn: Turn, source_name: str) -> TurnReport:
-        table = turn.table
-        f = TurnFacts(turn, self._bound(table))
+    def _add(self, turn: Turn, names: Sequence[str] | None, source_name: str) -> TurnReport:
+        """One turn (named by `names[its source]`, else `source_name`). The turn's table
+        and row are read from the view's slots: a property call each, every turn."""
+        table = turn._t
+        if table is not self.table:
+            self._switch(table)
+        f = TurnFacts(turn._r, self.bound)
+        if names is not None:
+            source_name = names[f.source]
         st = self._state(turn, f, source_name)
-        tc = self._columns_of(table)
+        tc = self.columns
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
         if acc is not None and acc.hosted and st.last_input is None \
@@ -240,25 +249,20 @@ class Analyzer:
         elif row >= 0:  # the hosted turns are another table's rows: read them now
             tc.attribution[row] = st.pending_cols.attribution_from(rows)
 
-    def _bound(self, table: TurnTable) -> Columns:
-        """The binding of `table`'s columns the turn's facts are read through."""
-        cols = self.bound
-        if cols is None or cols.table is not table:
-            cols = self.bound = Columns(table)
-        return cols
-
-    def _columns_of(self, table: Any) -> TurnColumns:
-        """The columns of `table`'s rows (made on its first turn)."""
+    def _switch(self, table: TurnTable) -> None:
+        """Turns of `table` from now on: the binding of its columns their facts are read
+        through, and the columns of its rows (made on its first turn)."""
+        self.table = table
+        self.bound = Columns(table)
         tc = self.columns
         if tc.table is table:
-            return tc
+            return
         if tc.table is None:
             tc.table = table
-            return tc
+            return
         self._by_table[id(tc.table)] = tc
-        tc = self._by_table.get(id(table)) or TurnColumns(self.pricing, table, self.keys)
-        self.columns = tc
-        return tc
+        self.columns = self._by_table.get(id(table)) or TurnColumns(self.pricing, table,
+                                                                    self.keys)
 
     def release(self) -> None:
         """Drop what only the next turn needs (each conversation's running state, the

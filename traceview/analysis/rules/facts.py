@@ -22,7 +22,7 @@ from traceview.analysis.columns import (
     S_STREAM_CUT,
     Columns,
 )
-from traceview.capture.model import Attempt, HostedCall, Turn
+from traceview.capture.model import Attempt, HostedCall
 
 
 class TurnFacts:
@@ -90,9 +90,8 @@ class TurnFacts:
     store: bool | None
     conversation_id: str | None  # the request's, else the response's
 
-    def __init__(self, turn: Turn, c: Columns) -> None:
-        """`c`: the binding of the turn's table (analysis/columns.py)."""
-        r = turn.row
+    def __init__(self, r: int, c: Columns) -> None:
+        """The turn at row `r` of the table `c` binds (analysis/columns.py)."""
         self.index = c.index[r]
         self.row = r
         self.source = c.source[r]
