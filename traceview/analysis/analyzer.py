@@ -77,19 +77,23 @@ class Analyzer:
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
-        return self._add(turn, None, source_name)
+        return TurnReport(self.columns, self._add(turn, None, source_name))
 
     def add_all(self, turns: Iterable[Turn], names: Sequence[str] | None,
-                keep: Callable[[TurnReport], Any], source_name: str = "") -> None:
-        """Each turn analysed in order, `keep(report)` for each. A turn's source is named
+                keep: Callable[[TurnReport], Any] | None, source_name: str = "") -> None:
+        """Each turn analysed in order, `keep(report)` for each (None: no report made a
+        turn; they are read from `reports` once in). A turn's source is named
         `names[turn.source]` (`source_name` when `names` is None)."""
         add = self._add
         for turn in turns:
-            keep(add(turn, names, source_name))
+            row = add(turn, names, source_name)
+            if keep is not None:
+                keep(TurnReport(self.columns, row))
 
-    def _add(self, turn: Turn, names: Sequence[str] | None, source_name: str) -> TurnReport:
-        """One turn (named by `names[its source]`, else `source_name`). The turn's table
-        and row are read from the view's slots: a property call each, every turn."""
+    def _add(self, turn: Turn, names: Sequence[str] | None, source_name: str) -> int:
+        """One turn (named by `names[its source]`, else `source_name`); its row. The
+        turn's table and row are read from the view's slots: a property call each, every
+        turn."""
         table = turn._t
         if table is not self.table:
             self._switch(table)
@@ -123,13 +127,12 @@ class Analyzer:
             self._answer_actions(st, f)
         if found:
             tc.context[f.row] = found
-        report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
         self.bill.add(f.started_at, f.req_extra, cost.parts, f.res_extra, source_name)
         self._count(f, st, markers, cost, owned)
-        self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
+        self._carry(f, st, tc, passes, "compaction" in markers, acc)
         self.reports.append(tc, f.row)
-        return report
+        return f.row
 
     def _account(self, turn: Turn, f: TurnFacts) -> TurnAccount | None:
         """The turn's input account (None without a reader or a readable request)."""
@@ -192,7 +195,7 @@ class Analyzer:
                                    basis == BASIS_NO_TS, elapsed)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
-               compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:
+               compacted: bool, acc: TurnAccount | None) -> None:
         """What the conversation's next turn reads of this one."""
         if f.input_tokens is not None:
             st.cumulative += f.input_tokens
@@ -223,7 +226,7 @@ class Analyzer:
         st.open_actions = f.actions
         # Read only to mark the turn when the next one leaves its calls unanswered: held
         # only while it has calls open, not one report per conversation.
-        st.last_report = report if st.open_actions else None
+        st.last_report = TurnReport(tc, f.row) if st.open_actions else None
 
     def _answer_actions(self, st: ConversationState, f: TurnFacts) -> None:
         """Mark the conversation's previous turn when this turn leaves its calls
