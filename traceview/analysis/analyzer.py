@@ -91,13 +91,11 @@ class Analyzer:
                 keep(TurnReport(self.columns, row))
 
     def _add(self, turn: Turn, names: Sequence[str] | None, source_name: str) -> int:
-        """One turn (named by `names[its source]`, else `source_name`); its row. The
-        turn's table and row are read from the view's slots: a property call each, every
-        turn."""
-        table = turn._t
+        """One turn (named by `names[its source]`, else `source_name`); its row."""
+        table = turn.table
         if table is not self.table:
             self._switch(table)
-        f = TurnFacts(turn._r, self.bound)
+        f = TurnFacts(turn.row, self.bound)
         if names is not None:
             source_name = names[f.source]
         st = self._state(turn, f, source_name)

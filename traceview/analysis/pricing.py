@@ -110,10 +110,6 @@ class Cost(NamedTuple):
                 "lines": [p.to_dict() for p in self.parts]}
 
 
-# A priced turn's Cost and token Parts made from their values' tuple (what a NamedTuple's
-# own `__new__`, a Python function, does after a call frame: one a part, three a turn).
-_made = tuple.__new__
-
 # The largest pricing table read: the bundled one is ~30 kB; a bigger file is refused unread.
 PRICING_MAX_BYTES = 16 << 20
 # Keys a section of the table may hold beside its entries: when and where it was taken.
@@ -233,9 +229,9 @@ class Pricing:
         except TypeError:
             return Cost(None, None, hosted_usd, f"pricing entry for {model!r} is incomplete",
                         parts, tier)
-        tokens = [_made(Part, (name, n * rate / 1e6, n, rate, "1M tokens"))
+        tokens = [Part(name, n * rate / 1e6, n, rate, "1M tokens")
                   for (name, rate), n in zip(lines, (fresh, cached_n, output), strict=True) if n]
-        return _made(Cost, (usd + hosted_usd, usd, hosted_usd, None, (*tokens, *parts), tier))
+        return Cost(usd + hosted_usd, usd, hosted_usd, None, (*tokens, *parts), tier)
 
     def _tier_rates(self, model: str | None, tier: str) -> _Rates | str:
         """(input, cached_input, output) USD per 1M tokens at `tier` with the three line

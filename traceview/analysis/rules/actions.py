@@ -7,23 +7,20 @@ clients echo as the call id). A function the request never offered is flagged to
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
 from traceview.analysis.rules.facts import TurnFacts
 from traceview.analysis.rules.state import Action
 
-_KIND = itemgetter(0)  # an action's type, read in C over a turn's actions
-
 
 def approval_request(f: TurnFacts) -> bool:
     """The turn ends waiting for approval of an MCP tool call."""
-    return "mcp_approval_request" in map(_KIND, f.actions)
+    return any(a[0] == "mcp_approval_request" for a in f.actions)
 
 
 def computer_action(f: TurnFacts) -> bool:
     """The model asked the application to perform a computer action."""
-    return "computer_call" in map(_KIND, f.actions)
+    return any(a[0] == "computer_call" for a in f.actions)
 
 
 def unoffered_functions(f: TurnFacts) -> list[str]:

@@ -18,7 +18,7 @@ _PASS_TYPES = HOSTED_CALL_TYPES - {"mcp_list_tools"}
 def model_passes(types: tuple[str, ...]) -> int:
     """Model passes a response's output shows: one, plus one per hosted call the model
     continued after (its billed input counts the context once per pass)."""
-    return 1 + sum(map(_PASS_TYPES.__contains__, types[:-1]))
+    return 1 + sum(1 for t in types[:-1] if t in _PASS_TYPES)
 
 
 def deposit(input_tokens: int | None, expected: int | None, passes: int,

@@ -7,18 +7,13 @@ which flag would have shown what the provider found.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from traceview.analysis.rules.facts import TurnFacts
 from traceview.wire import HOSTED_TOOL_CALLS
-
-# A call's evidence and type, read in C over a turn's calls (no generator frame a turn).
-_EVIDENCE, _TYPE = attrgetter("evidence"), attrgetter("type")
 
 
 def evidence_missing(f: TurnFacts) -> bool:
     """Whether a hosted call of the response lacks its evidence (results null/absent)."""
-    return "missing" in map(_EVIDENCE, f.hosted_calls)
+    return bool(f.hosted_calls) and any(h.evidence == "missing" for h in f.hosted_calls)
 
 
 def tool_offered_unused(f: TurnFacts) -> bool:
@@ -26,7 +21,7 @@ def tool_offered_unused(f: TurnFacts) -> bool:
     response (informational; a response with unknown items might hold them)."""
     if not (f.has_req and f.status == "completed" and f.tools_offered) or f.unknown_items:
         return False
-    used = set(map(_TYPE, f.hosted_calls))
+    used = {h.type for h in f.hosted_calls}
     for tool in f.tools_offered:
         calls = HOSTED_TOOL_CALLS.get(tool)
         if calls and used.isdisjoint(calls):
