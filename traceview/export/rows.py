@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -137,25 +138,21 @@ def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
     turns = analysis.turns
     for start in range(lo, hi, BATCH_TURNS):
         stop = min(start + BATCH_TURNS, hi)
-        cols: Columns = {}
-        calls: Columns = {}
+        cols: list[Columns] = []
+        calls: list[Columns] = []
         for at in range(start, stop, ROWS_AT_ONCE):
             for made in explained_batches(turns[at:min(at + ROWS_AT_ONCE, stop)]):
-                _extend(cols, turn_columns(made, where))
-                _extend(calls, hosted_call_columns(made.columns))
-        yield "turns", cols
-        if calls["id"]:
-            yield "hosted_calls", calls
+                cols.append(turn_columns(made, where))
+                calls.append(hosted_call_columns(made.columns))
+        yield "turns", _joined(cols)
+        if any(c["id"] for c in calls):
+            yield "hosted_calls", _joined(calls)
 
 
-def _extend(cols: Columns, more: Columns) -> None:
-    """`more`'s rows after `cols`'s (`more` itself when `cols` is empty: its lists are
-    never extended in place, as a batch's columns may share a list)."""
-    if not cols:
-        cols.update(more)
-        return
-    for name, values in more.items():
-        cols[name] = cols[name] + values
+def _joined(parts: list[Columns]) -> Columns:
+    """The rows of `parts` one after another, as new lists (a batch's columns may share
+    a list: none is extended in place)."""
+    return {name: list(chain.from_iterable(p[name] for p in parts)) for name in parts[0]}
 
 
 def conversation_tables(analysis: Analysis, lo: int, hi: int) -> Iterator[tuple[str, Columns]]:
