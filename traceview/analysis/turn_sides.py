@@ -157,6 +157,12 @@ def calendar_seconds(started_at: Any) -> Any:
     return started_at
 
 
+def started_ms_of(started_at: Any) -> int | None:
+    """A turn's start in ms since the epoch, or None (see calendar_seconds)."""
+    s = calendar_seconds(started_at)
+    return None if s is None else s * 1000
+
+
 def ts_of(started_at: Any) -> str | None:
     """A turn's `ts`: its start as ISO 8601 UTC, or None (see calendar_seconds)."""
     s = calendar_seconds(started_at)
@@ -302,8 +308,7 @@ class TurnSides:
     def started_ms(self) -> int | None:
         """The start in ms since the epoch; None when unknown, or when no calendar holds it
         (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
-        s = calendar_seconds(self.res.started_at if self.res is not None else None)
-        return None if s is None else s * 1000
+        return started_ms_of(self.res.started_at if self.res is not None else None)
 
     @property
     def ts(self) -> str | None:
