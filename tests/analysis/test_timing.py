@@ -11,6 +11,7 @@ from typing import Any
 
 from tests.builders import message, req, res, response, write
 from traceview.analysis.session import analyze
+from traceview.analysis.timing import TurnTiming
 from traceview.capture.sse import located_events, parse_events
 from traceview.cli import main
 
@@ -172,3 +173,16 @@ def test_sse_events_know_where_their_frame_ended_lf_and_crlf() -> None:
     crlf = raw.replace(b"\n", b"\r\n")
     assert located_events(crlf) == [({"a": 1}, 17), ({"b": 2}, 34)]
     assert parse_events(crlf) == [{"a": 1}, {"b": 2}]
+
+
+def test_the_timing_dict_names_every_field_in_order() -> None:
+    """TurnTiming.to_dict writes its keys out: they are the fields, in order, each with
+    its value (and the stream's counts a copy)."""
+    values = list(range(len(TurnTiming._fields)))
+    values[TurnTiming._fields.index("stream_events_by_type")] = {"response.created": 1}
+    timing = TurnTiming(*values)
+    d = timing.to_dict()
+    assert list(d) == list(TurnTiming._fields)
+    assert list(d.values()) == values
+    assert d["stream_events_by_type"] is not timing.stream_events_by_type
+    assert TurnTiming().to_dict() == dict.fromkeys(TurnTiming._fields)

@@ -226,17 +226,20 @@ def test_docs_document_the_schema_and_queries() -> None:
 
 
 def _rows_with(monkeypatch: pytest.MonkeyPatch, change) -> None:
-    """The export reads the report's turn rows with `change(row)` applied to each."""
+    """The export reads the report's turn rows with `change(row)` applied to each (and
+    the columns they were made of, as the changed rows hold them)."""
     from traceview.export import rows as export_rows
 
-    made = export_rows.row_dicts
+    made = export_rows.explained_batches
 
     def changed(reports):
-        for d in made(reports):
-            change(d)
-            yield d
+        for batch in made(reports):
+            for d in batch.rows:
+                change(d)
+            keyed = {k: [d[k] for d in batch.rows] for k in batch.rows[0]}
+            yield batch._replace(columns=keyed)
 
-    monkeypatch.setattr(export_rows, "row_dicts", changed)
+    monkeypatch.setattr(export_rows, "explained_batches", changed)
 
 
 def test_carried_context_is_picked_up_when_the_report_has_it(

@@ -49,3 +49,36 @@ def test_unequal_retrievals_stay_apart() -> None:
     assert first is not None and other is not None
     assert other["retrieval"][0][1][0][2] == 0.7
     assert first["retrieval"] is not other["retrieval"]
+
+
+def test_a_result_read_before_a_key_is_registered_is_masked_after() -> None:
+    """Results are read once by their values, under the registered keys: a key registered
+    later masks the next read of the same result."""
+    from traceview.safety.redact import registered
+
+    secret = "file_abc_secret_value_123"
+    search = [{"type": "file_search_call", "id": "fs_1", "status": "completed",
+               "results": [{"file_id": secret, "filename": "policy.pdf", "score": 0.5}]}]
+    before = response_lineage(search, TOOLS)
+    assert before is not None and before["retrieval"][0][1][0][0] == secret
+    with registered(secret):
+        after = response_lineage(search, TOOLS)
+    assert after is not None and secret not in repr(after["retrieval"])
+
+
+def test_results_of_other_values_or_kinds_are_read_each() -> None:
+    """A score that is a bool, a string or a list, and ids of other kinds, give what the
+    result says, whatever was read before."""
+    def one(result: dict[str, Any]) -> Any:
+        lin = response_lineage([{"type": "file_search_call", "results": [result]}], None)
+        assert lin is not None
+        return lin["retrieval"][0][1][0]
+
+    assert one({"file_id": "file_a", "score": 1}) == ("file_a", None, 1, None)
+    assert one({"file_id": "file_a", "score": True}) == ("file_a", None, None, None)
+    assert one({"file_id": "file_a", "score": [1]}) == ("file_a", None, None, None)
+    assert one({"file_id": ["file_a"], "score": 1}) == (None, None, 1, None)
+    assert one({"file_id": "file_a", "score": 1, "attributes": {"vector_store_id": "vs_1"}}) \
+        == ("file_a", None, 1, "vs_1")
+    assert one({"file_id": "file_a", "score": 1, "vector_store_id": "vs_2",
+                "attributes": {"vector_store_id": "vs_1"}}) == ("file_a", None, 1, "vs_2")

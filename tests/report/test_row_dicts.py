@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from traceview.analysis.session import analyze
-from traceview.analysis.turn_report import row_dicts
+from traceview.analysis.turn_report import explained_batches, row_dicts
 from traceview.analysis.turn_row import CONTRACT_KEYS, EXTRA_KEYS, explain_row
 
 ROOT = Path(__file__).parent.parent.parent
@@ -61,3 +61,27 @@ def test_each_turn_is_priced_once_for_its_row_and_its_prose(
     bare = list(row_dicts(a.turns, explained=False, whole=False))
     assert [explain_row(b) for b in bare] == [row["explanation"] for row in rows]
     assert len(calls) == 2 * len(a.turns)
+
+
+@pytest.mark.parametrize("path", [*FIXTURES[:2], ROOT / "sample_traces/claims.jsonl"],
+                         ids=lambda p: p.name)
+def test_explained_batches_are_the_rows_and_the_columns_they_were_made_of(path: Path) -> None:
+    # An exporter reads a batch's columns, not its rows taken apart again: the same values.
+    a = analyze([str(path)])
+    batches = list(explained_batches(a.turns))
+    assert [d for b in batches for d in b.rows] == list(row_dicts(a.turns))
+    for b in batches:
+        assert list(b.columns) == [*CONTRACT_KEYS, *EXTRA_KEYS]
+        for key, values in b.columns.items():
+            if key not in ("explanation", "findings"):  # the rows hold the sentences
+                assert values == [d[key] for d in b.rows], key
+        assert b.batch.rows == [a.turns[d["index"] - 1]._r for d in b.rows]
+
+
+def test_explained_batches_take_only_turn_reports() -> None:
+    class Other:
+        def to_dict(self) -> dict[str, int]:
+            return {"index": 7}
+
+    with pytest.raises(TypeError):
+        list(explained_batches([Other()]))  # type: ignore[list-item]

@@ -71,24 +71,35 @@ class Analyzer:
         # the cost section's lines and attribution (issue 33)
         self.bill = CaptureBill(self.options.projects)
         self.lineage = LineageRule()
-        self.bound: Columns | None = None  # the last table's columns (_bound)
+        # The table of the last turn, its columns' binding and its TurnColumns (_switch).
+        self.table: TurnTable | None = None
+        self.bound: Columns = None  # type: ignore[assignment]  # set by _switch
 
     def add(self, turn: Turn, source_name: str) -> TurnReport:
         """Numbers, markers, cost and conversation totals of one turn."""
-        return self._add(turn, source_name)
+        return TurnReport(self.columns, self._add(turn, None, source_name))
 
     def add_all(self, turns: Iterable[Turn], names: Sequence[str] | None,
-                keep: Callable[[TurnReport], Any], source_name: str = "") -> None:
-        """Each turn analysed in order, `keep(report)` for each. A turn's source is named
+                keep: Callable[[TurnReport], Any] | None, source_name: str = "") -> None:
+        """Each turn analysed in order, `keep(report)` for each (None: no report made a
+        turn; they are read from `reports` once in). A turn's source is named
         `names[turn.source]` (`source_name` when `names` is None)."""
+        add = self._add
         for turn in turns:
-            keep(self._add(turn, names[turn.source] if names is not None else source_name))
+            row = add(turn, names, source_name)
+            if keep is not None:
+                keep(TurnReport(self.columns, row))
 
-    def _add(self, turn: Turn, source_name: str) -> TurnReport:
+    def _add(self, turn: Turn, names: Sequence[str] | None, source_name: str) -> int:
+        """One turn (named by `names[its source]`, else `source_name`); its row."""
         table = turn.table
-        f = TurnFacts(turn, self._bound(table))
+        if table is not self.table:
+            self._switch(table)
+        f = TurnFacts(turn.row, self.bound)
+        if names is not None:
+            source_name = names[f.source]
         st = self._state(turn, f, source_name)
-        tc = self._columns_of(table)
+        tc = self.columns
         found: dict[str, Any] = {}
         acc = self._account(turn, f)
         if acc is not None and acc.hosted and st.last_input is None \
@@ -114,13 +125,12 @@ class Analyzer:
             self._answer_actions(st, f)
         if found:
             tc.context[f.row] = found
-        report = TurnReport(tc, f.row)
         cost = turn_cost(self.pricing, f)
         self.bill.add(f.started_at, f.req_extra, cost.parts, f.res_extra, source_name)
         self._count(f, st, markers, cost, owned)
-        self._carry(f, st, tc, passes, "compaction" in markers, report, acc)
+        self._carry(f, st, tc, passes, "compaction" in markers, acc)
         self.reports.append(tc, f.row)
-        return report
+        return f.row
 
     def _account(self, turn: Turn, f: TurnFacts) -> TurnAccount | None:
         """The turn's input account (None without a reader or a readable request)."""
@@ -173,13 +183,17 @@ class Analyzer:
                              cost.tokens_usd, cost.hosted_usd, len(f.attempts), markers)
         x = f.res_extra
         stream = x.get("stream") if x else None
-        caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
-                                          f.req_extra.get("ts") if f.req_extra else None)
-        self.totals.timing.add(bool(n_calls), caller, stream["ttft_ms"] if stream else None,
-                               basis == BASIS_NO_TS, elapsed)
+        # A turn of one attempt and no stream adds nothing to the timing totals: its caller
+        # latency is its latency above (TimingTotals keeps the turns where they differ).
+        if f.attempts or stream:
+            caller, basis, _ = caller_latency(f.attempts, f.elapsed_ms,
+                                              f.req_extra.get("ts") if f.req_extra else None)
+            self.totals.timing.add(bool(n_calls), caller,
+                                   stream["ttft_ms"] if stream else None,
+                                   basis == BASIS_NO_TS, elapsed)
 
     def _carry(self, f: TurnFacts, st: ConversationState, tc: TurnColumns, passes: int,
-               compacted: bool, report: TurnReport, acc: TurnAccount | None) -> None:
+               compacted: bool, acc: TurnAccount | None) -> None:
         """What the conversation's next turn reads of this one."""
         if f.input_tokens is not None:
             st.cumulative += f.input_tokens
@@ -210,7 +224,7 @@ class Analyzer:
         st.open_actions = f.actions
         # Read only to mark the turn when the next one leaves its calls unanswered: held
         # only while it has calls open, not one report per conversation.
-        st.last_report = report if st.open_actions else None
+        st.last_report = TurnReport(tc, f.row) if st.open_actions else None
 
     def _answer_actions(self, st: ConversationState, f: TurnFacts) -> None:
         """Mark the conversation's previous turn when this turn leaves its calls
@@ -236,25 +250,20 @@ class Analyzer:
         elif row >= 0:  # the hosted turns are another table's rows: read them now
             tc.attribution[row] = st.pending_cols.attribution_from(rows)
 
-    def _bound(self, table: TurnTable) -> Columns:
-        """The binding of `table`'s columns the turn's facts are read through."""
-        cols = self.bound
-        if cols is None or cols.table is not table:
-            cols = self.bound = Columns(table)
-        return cols
-
-    def _columns_of(self, table: Any) -> TurnColumns:
-        """The columns of `table`'s rows (made on its first turn)."""
+    def _switch(self, table: TurnTable) -> None:
+        """Turns of `table` from now on: the binding of its columns their facts are read
+        through, and the columns of its rows (made on its first turn)."""
+        self.table = table
+        self.bound = Columns(table)
         tc = self.columns
         if tc.table is table:
-            return tc
+            return
         if tc.table is None:
             tc.table = table
-            return tc
+            return
         self._by_table[id(tc.table)] = tc
-        tc = self._by_table.get(id(table)) or TurnColumns(self.pricing, table, self.keys)
-        self.columns = tc
-        return tc
+        self.columns = self._by_table.get(id(table)) or TurnColumns(self.pricing, table,
+                                                                    self.keys)
 
     def release(self) -> None:
         """Drop what only the next turn needs (each conversation's running state, the

@@ -48,7 +48,8 @@ class ConversationGrouper:
         if cid:  # the common case on a large capture: one dict lookup
             if cid not in self.kinds:
                 self._new(cid, "conversation", cid)
-            self._note_compactions(f, cid)
+            if f.req_extra or f.res_extra:  # where compaction items are noted
+                self._note_compactions(f, cid)
             return cid
         res = turn.res
         rid = res.response_id if res is not None else None

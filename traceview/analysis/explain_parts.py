@@ -6,11 +6,14 @@ order).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from traceview.analysis.explain_words import count_text, include_text, usd_text
 from traceview.analysis.turn_reading import TurnReading
 from traceview.capture.media import RULE as IMAGE_RULE
+
+if TYPE_CHECKING:
+    from traceview.analysis.hosted.carry import TurnCarry
 
 
 def hosted_sentence(c: dict[str, Any], sent: tuple[str, ...] = ()) -> str:
@@ -31,34 +34,32 @@ def hosted_sentence(c: dict[str, Any], sent: tuple[str, ...] = ()) -> str:
     return base + f"no evidence recorded{' — ' + c['detail'] if c.get('detail') else ''}."
 
 
-def carried_sentences(carry: Any, index: int) -> list[str]:
-    """The ledger's account: what this turn's arrivals cost later, what it carries now."""
+def carried_sentences(carry: TurnCarry, index: int) -> list[str]:
+    """The ledger's account: what this turn's arrivals cost later, what it carries now,
+    from the ledger's one walk of the turn's sources (`TurnCarry.account`)."""
     out: list[str] = []
-    charges = carry.charges  # (source, charge) of every source active on this turn
-    for s in [s for s, c in charges if s.arrived_turn == c.turn]:  # carry.arrived
-        what = "This deposit" if s.kind == "deposit" else "These captured hosted results"
-        later = s.later_turns
-        if later:
-            out.append(f"{what} has been re-billed on {later} later turn"
-                       f"{'s' if later != 1 else ''}: ≈ {count_text(s.tokens_rebilled)} tokens, "
-                       f"{usd_text(s.cost_rebilled_usd)} (apportioned at each turn's cached/fresh "
-                       "split)" + (f"; carrying ended by {s.ended_by['kind'].replace('_', ' ')} "
-                                   f"on turn {s.ended_by['turn']}." if s.ended_by else "."))
-        else:
-            out.append(f"{what} is billed on this turn ({count_text(s.tokens)} tokens); no "
-                       "later turn of the conversation has re-billed it yet"
-                       + (f" (compaction on turn {s.ended_by['turn']} ended it)."
-                          if s.ended_by else "."))
     # The sources that arrived before this turn: their tokens, their cost (None once one
     # is unknown; else added in order, as sum() adds), and where they came from.
     tokens, froms = 0, []
     cost: float | None = 0.0
-    for s, c in charges:
-        if s.arrived_turn != index:
-            tokens += c.tokens
+    for arrived, n, here, kind, later, rebilled, ended in carry.account():
+        if kind is not None:  # arrived on this turn: what it costs later
+            what = "This deposit" if kind == "deposit" else "These captured hosted results"
+            if later:
+                out.append(f"{what} has been re-billed on {later} later turn"
+                           f"{'s' if later != 1 else ''}: ≈ {count_text(n * later)} tokens, "
+                           f"{usd_text(rebilled)} (apportioned at each turn's cached/fresh "
+                           "split)" + (f"; carrying ended by {ended[1].replace('_', ' ')} "
+                                       f"on turn {ended[0]}." if ended else "."))
+            else:
+                out.append(f"{what} is billed on this turn ({count_text(n)} tokens); no "
+                           "later turn of the conversation has re-billed it yet"
+                           + (f" (compaction on turn {ended[0]} ended it)." if ended else "."))
+        if arrived != index:
+            tokens += n
             if cost is not None:
-                cost = None if c.cost_usd is None else cost + c.cost_usd
-            froms.append(f"turn {s.arrived_turn}")
+                cost = None if here is None else cost + here
+            froms.append(f"turn {arrived}")
     if froms:
         out.append(f"Carries ≈ {count_text(tokens)} tokens of context that arrived without a "
                    f"request ({', '.join(froms)}): {usd_text(cost)} of this turn's cost "

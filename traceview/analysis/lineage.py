@@ -10,7 +10,7 @@ acknowledgements, notes). A turn with none of it has no lineage (null in the rep
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.capture.lineage import LINEAGE, RETRIEVING, VECTOR_STORES
 from traceview.wire import INCLUDE_FLAGS
@@ -43,10 +43,10 @@ class Citation:
                 "source": self.verdict, "retrieved_by": self.by, "include": self.include}
 
 
-@dataclass(frozen=True, slots=True)
-class TurnLineage:
+class TurnLineage(NamedTuple):
     """A turn's citations, retrievals, choices and settings (None: the request or
-    response did not say)."""
+    response did not say). A tuple: made for every turn with any, where a frozen
+    dataclass set each of its fields through object.__setattr__."""
 
     tool_choice: str | None
     tool_choice_met: bool | None

@@ -77,8 +77,9 @@ class Part(NamedTuple):
     unit: str  # "1M tokens", "call", "container", …
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line_item": self.line_item, "usd": round(self.usd, 6),
-                "quantity": self.quantity, "rate": self.rate, "unit": self.unit}
+        line_item, usd, quantity, rate, unit = self
+        return {"line_item": line_item, "usd": round(usd, 6), "quantity": quantity,
+                "rate": rate, "unit": unit}
 
 
 class _Rates(NamedTuple):

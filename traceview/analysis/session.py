@@ -131,6 +131,9 @@ class Session:
     # yielded): a run of turns keeps the analyzer's code and data in the CPU's caches,
     # which the reading between two steps pushes out.
     analyze_run = 256
+    # Whether each batch carries its turns' reports (a screen reads them; `run_to_end`
+    # does not, and no report is then made a turn).
+    batch_turns = True
 
     def __init__(self, paths: list[str] | str, options: Options | None = None,
                  *, interval: float = 0.25, first_interval: float = 0.05,
@@ -188,7 +191,7 @@ class Session:
         if finished:  # one run through the analyzer (its columns bound once a run)
             turns = list(finished)
             finished.clear()
-            self.analyzer.add_all(turns, names, fresh.append)
+            self.analyzer.add_all(turns, names, fresh.append if self.batch_turns else None)
 
     def _batch(self, fresh: list[TurnReport], done: bool) -> Batch:
         problems = list(self.loader.builder.new_problems)
@@ -216,6 +219,9 @@ class Session:
         a.complete = True
 
     def run_to_end(self) -> Analysis:
+        """The whole analysis; its batches are not read, so no report is made for them
+        (the analysis's `turns` are the analyzer's reports, made when read)."""
+        self.batch_turns = False
         for _ in self.run():
             pass
         return self.analysis
@@ -242,7 +248,7 @@ def analyze(paths_or_capture: list[str] | str | Capture,
                        first_rows=False).run_to_end()
     cap = paths_or_capture
     analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
-    analyzer.add_all(cap.turns, cap.sources, _drop)
+    analyzer.add_all(cap.turns, cap.sources, None)
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer),
                  options=(options or Options()).to_dict())
     a.turns = analyzer.reports
@@ -265,10 +271,6 @@ def _take(held: list[Analyzer], source: int, made: Any) -> None:
     accounts = held[0].accounts
     if accounts is not None:
         accounts.take(source, made)
-
-
-def _drop(_report: TurnReport) -> None:
-    """A report not kept apart (the analyzer's own list holds every one)."""
 
 
 def _pricing_info(analyzer: Analyzer) -> dict[str, Any]:

@@ -45,10 +45,17 @@ class TurnTiming(NamedTuple):
     stream_text_mismatch: str | None = None  # deltas disagree with .done or the body
 
     def to_dict(self) -> dict[str, Any]:
-        d = dict(zip(self._fields, self, strict=True))
-        if self.stream_events_by_type is not None:
-            d["stream_events_by_type"] = dict(self.stream_events_by_type)
-        return d
+        """The report's dict, written out: made for every turn, a dict display is made
+        at its size (pairs zipped in grew it twice on the way)."""
+        (ttft, gen, rate, processing, share, queue, hosted, caller, basis, backoff, wall,
+         polls, wall_basis, types, faults, mismatch) = self
+        return {"ttft_ms": ttft, "generation_ms": gen, "output_tokens_per_s": rate,
+                "processing_ms": processing, "processing_share": share,
+                "network_queue_ms": queue, "hosted_ms": hosted, "caller_latency_ms": caller,
+                "caller_latency_basis": basis, "backoff_ms": backoff, "background_ms": wall,
+                "background_polls": polls, "background_basis": wall_basis,
+                "stream_events_by_type": None if types is None else dict(types),
+                "stream_sequence_faults": faults, "stream_text_mismatch": mismatch}
 
 
 NO_TIMING = TurnTiming()

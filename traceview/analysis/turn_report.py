@@ -12,10 +12,10 @@ which the properties here call too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby, islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.cost.attribution import TurnAttribution, attribution
@@ -28,7 +28,7 @@ from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_batch import Batch
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import batch_columns, batch_rows, rows, rows_of
+from traceview.analysis.turn_rows import batch_columns, judged, rows, rows_of
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.analysis.turn_values import (
     NOT_PRICED,
@@ -43,8 +43,8 @@ from traceview.analysis.turn_values import (
 )
 from traceview.capture.model import HostedCall, Turn
 
-__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport", "row_dicts",
-           "unexplained_batches", "unexplained_rows"]
+__all__ = ["Attribution", "ConversationReport", "Explained", "TurnColumns", "TurnReport",
+           "explained_batches", "row_dicts", "unexplained_batches", "unexplained_rows"]
 
 
 def _count(name: str) -> property:
@@ -320,18 +320,45 @@ BATCH = 64
 def _rows_of(cols: TurnColumns, at: list[int], explained: bool,
              whole: bool) -> list[dict[str, Any]]:
     """`row(explained, whole=whole)` of the turns at table rows `at` of `cols`."""
-    unread = PROSE if whole or explained else TABLE_UNREAD
-    b = Batch(cols, at)
-    out = batch_rows(b, ROW_KEYS, unread)
+    return _made(Batch(cols, at), explained, whole)[0]
+
+
+def _made(b: Batch, explained: bool, whole: bool) -> tuple[list[dict[str, Any]],
+                                                           list[list[Any]]]:
+    """`_rows_of` of batch `b`'s turns, with the values of each of ROW_KEYS they were
+    made of (`batch_columns`; the prose keys' are None: the rows hold the sentences)."""
+    columns = batch_columns(b, ROW_KEYS, PROSE if whole or explained else TABLE_UNREAD)
+    out = rows_of(ROW_KEYS, columns)
     # The row's cost_usd was read from the batch's prices: the view the prose reads the
     # price through (`priced`, `cost_hosted_usd`) is handed them, each turn priced once.
-    for d, r, cost in zip(out, at, b.costs, strict=True):
-        view = TurnReport(cols, r, cost)
+    for d, r, cost in zip(out, b.rows, b.costs, strict=True):
+        view = TurnReport(b.cols, r, cost)
         if explained:
             d["explanation"], d["findings"] = explain_and_findings(RowRead(d, view))
         else:
             d["_view"] = view
-    return out
+    return out, columns
+
+
+class Explained(NamedTuple):
+    """A batch of turns' explained rows (`row()`), what each key's values were read as,
+    and the batch read (a reader of its columns: an exporter's table is columns)."""
+
+    rows: list[dict[str, Any]]
+    columns: dict[str, list[Any]]  # row key -> the turns' values (the prose: the rows')
+    batch: Batch
+
+
+def explained_batches(reports: Sequence[TurnReport]) -> Iterator[Explained]:
+    """`row_dicts(reports)` a batch at a time, each with the columns its rows were made of:
+    a table's columns are those, not the rows taken apart again. Every report is a
+    TurnReport (an analysis's turns)."""
+    for cols, run in _batches(reports):
+        if cols is None:
+            raise TypeError(f"not a TurnReport: {run[0]!r}")
+        b = Batch(cols, run)
+        out, columns = _made(b, True, True)
+        yield Explained(out, dict(zip(ROW_KEYS, columns, strict=True)), b)
 
 
 def _batches(reports: Iterable[Any]) -> Iterator[tuple[TurnColumns | None, list[Any]]]:
@@ -361,12 +388,13 @@ def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
 def unexplained_batches(reports: Iterable[TurnReport]) -> Iterator[tuple[
         list[dict[str, Any]], tuple[tuple[str, ...], list[list[Any]]] | None]]:
     """`unexplained_rows` a batch at a time, each with what its rows were made of: their
-    keys and a list of values per key (the output boundary judges those apart:
-    safety/redact.py `redact_dump`); None for anything else than TurnReports."""
+    keys and a list of values per key, each value shared by several rows listed once
+    (`judged`: the output boundary judges those apart, safety/redact.py `redact_dump`);
+    None for anything else than TurnReports."""
     for cols, run in _batches(reports):
         if cols is not None:
             columns = batch_columns(Batch(cols, run), WHOLE_KEYS)
-            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, columns)
+            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, judged(WHOLE_KEYS, columns))
             continue
         row = run[0].to_dict()
         row.pop("explanation", None)

@@ -44,6 +44,7 @@ from traceview.analysis.turn_values import (
     passes,
     unexplained,
 )
+from traceview.safety.redact import keys_apart
 
 # ---- the keys: how each is read for a batch ---------------------------------------------------
 
@@ -308,3 +309,46 @@ def batch_columns(b: Batch, keys: Sequence[str],
 def rows_of(keys: Sequence[str], columns: list[list[Any]]) -> list[dict[str, Any]]:
     """The rows whose values for `keys` are `columns` (`batch_columns`)."""
     return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
+# The keys whose rows share most of their values (a pooled value, a dict made once a
+# batch: `_pooled`, `owner_dict`, the conversation's key), those whose rows' lists share
+# their items (`input_account`'s line dicts, made once a batch), and those whose values
+# are dicts of the same few keys.
+SHARED = frozenset({"api", "status", "source", "conversation_key", "conversation", "model",
+                    "markers", "tools_offered", "attributed_to"})
+SHARED_ITEMS = frozenset({"input_account"})
+DICTS = frozenset({"timing", "cost", "carried_context"})
+
+
+def judged(keys: Sequence[str], columns: list[list[Any]]) -> list[list[Any]]:
+    """What the output boundary judges of `columns` (safety/redact.py `dumped_apart`): each
+    column, but for the keys whose rows share values each distinct value once (by
+    identity: every string of the column is in one of them), not the column's copies of
+    them, and for columns of dicts their keys once and each one's values (`_fields`):
+    half a hosted batch's bytes."""
+    return [_distinct(c) if key in SHARED else _fields(_items(c)) if key in SHARED_ITEMS
+            else _fields(c) if key in DICTS else c
+            for key, c in zip(keys, columns, strict=True)]
+
+
+def _distinct(column: list[Any]) -> list[Any]:
+    return list({id(v): v for v in column}.values())
+
+
+def _items(column: list[Any]) -> list[Any]:
+    """Each distinct item of the column's lists (and each value that is not a list)."""
+    out: dict[int, Any] = {}
+    for value in column:
+        if type(value) is list:
+            out.update(zip(map(id, value), value, strict=True))
+        else:
+            out[id(value)] = value
+    return list(out.values())
+
+
+def _fields(column: list[Any]) -> list[Any]:
+    """A column of dicts as their keys, once, and each one's values (`keys_apart`); the
+    column as it is when a value is not a dict."""
+    apart = keys_apart(column)
+    return column if apart is None else [apart[0], *apart[1]]

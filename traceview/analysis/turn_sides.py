@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from traceview.analysis.hosted.retention import TWO_DIGITS
 from traceview.analysis.timing import response_limits
 from traceview.analysis.turn_columns import TurnColumns, turn_view
 from traceview.capture.facts import USER_TEXT_MAX
@@ -154,6 +155,12 @@ def calendar_seconds(started_at: Any) -> Any:
     if started_at is None or not FIRST_SECOND <= started_at < PAST_LAST_SECOND:  # NaN too
         return None
     return started_at
+
+
+def started_ms_of(started_at: Any) -> int | None:
+    """A turn's start in ms since the epoch, or None (see calendar_seconds)."""
+    s = calendar_seconds(started_at)
+    return None if s is None else s * 1000
 
 
 def ts_of(started_at: Any) -> str | None:
@@ -301,8 +308,7 @@ class TurnSides:
     def started_ms(self) -> int | None:
         """The start in ms since the epoch; None when unknown, or when no calendar holds it
         (a damaged capture's year 11476: `ts` is null then, and so is every export's)."""
-        s = calendar_seconds(self.res.started_at if self.res is not None else None)
-        return None if s is None else s * 1000
+        return started_ms_of(self.res.started_at if self.res is not None else None)
 
     @property
     def ts(self) -> str | None:
@@ -347,7 +353,8 @@ def iso_utc(seconds: float) -> str | None:
                 date = datetime.fromtimestamp(day * 86400, tz=UTC).strftime("%Y-%m-%dT")
                 if len(_DAYS) < 4096:
                     _DAYS[day] = date
-            return f"{date}{sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}Z"
+            two = TWO_DIGITS
+            return f"{date}{two[sec // 3600]}:{two[sec // 60 % 60]}:{two[sec % 60]}Z"
         stamp = datetime.fromtimestamp(seconds * 1000 / 1000, tz=UTC)
     except (OverflowError, ValueError, OSError):  # past year 9999: no calendar time
         return None

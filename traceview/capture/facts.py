@@ -5,6 +5,7 @@ Called once per record while the capture is scanned; the body is dropped afterwa
 
 from __future__ import annotations
 
+from collections.abc import KeysView
 from sys import intern
 from typing import Any, NamedTuple
 from zlib import crc32
@@ -273,7 +274,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         api, model, conv, prev, include, offered.types, rb, ib, count, new_tokens, user_text,
         words, sig, compaction_input, compaction_trigger, bool(g("context_management")),
         trunc if type(trunc) is str else None, stream, g("background") is True)
-    _request_common(f, g, offered, extra)
+    _request_common(f, g, body.keys(), offered, extra)
     return f
 
 
@@ -360,9 +361,10 @@ def _function_names(tools: Any) -> tuple[str, ...] | None:
     return shared(tuple(names))
 
 
-def _request_common(f: RequestFacts, g: Any, offered: Offered,
+def _request_common(f: RequestFacts, g: Any, keys: KeysView[str], offered: Offered,
                     extra: dict[str, Any]) -> None:
-    """Facts both APIs' requests share: store, instructions, function names offered."""
+    """Facts both APIs' requests share: store, instructions, function names offered
+    (`keys`: the body's, which most bodies' billing facts are told absent by)."""
     store = g("store")
     if type(store) is bool:
         f.store_set = True
@@ -372,7 +374,8 @@ def _request_common(f: RequestFacts, g: Any, offered: Offered,
         f.instructions = True
     if offered.functions is not None:
         extra["functions"] = offered.functions
-    _billing_facts(g, offered, extra)
+    if offered.container_memory is not None or not keys.isdisjoint(_BILLING_KEYS):
+        _billing_facts(g, offered, extra)
     if extra:
         f.extra = extra
 
@@ -380,6 +383,7 @@ def _request_common(f: RequestFacts, g: Any, offered: Offered,
 # What a request says about who it was for and how it is billed (issue 33): the tier it
 # asked for, its metadata and end-user ids, a code-interpreter container's memory size.
 _ATTRIBUTION_KEYS = ("user", "safety_identifier")
+_BILLING_KEYS = frozenset(("service_tier", "metadata", *_ATTRIBUTION_KEYS))
 
 
 def _billing_facts(g: Any, offered: Offered, extra: dict[str, Any]) -> None:
@@ -433,5 +437,5 @@ def _chat_request(model: str | None, rb: int, offered: Offered, stream: bool,
     f = RequestFacts(
         "chat", model, None, None, (), offered.types, rb, len(raw_items), len(items),
         new_tokens, user_text, words, sig, stream=stream)
-    _request_common(f, g, offered, extra)
+    _request_common(f, g, body.keys(), offered, extra)
     return f

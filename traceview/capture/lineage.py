@@ -10,6 +10,7 @@ any: analysis/lineage.py reads them into a TurnLineage.
 from __future__ import annotations
 
 import math
+from math import copysign
 from typing import Any, TypeVar
 
 from traceview.safety.redact import redact_text, registered_keys
@@ -32,23 +33,33 @@ def _text(value: Any, limit: int = _TEXT_MAX) -> str | None:
     return redact_repeated(value)[:limit] if type(value) is str and value else None
 
 
-class _Repeated:
-    """Short strings a capture repeats on many turns (file ids and names, queries), each
-    masked once: text -> redact_text(text), kept with the registered keys (which
-    redact_text also masks) it was made under, and dropped when they change."""
+class _Kept:
+    """What is made once of values a capture repeats on many turns, kept with the
+    registered keys (which redact_text masks) it was made under, and dropped when they
+    change."""
 
-    LONGEST = 256  # longer strings are seldom repeated: masked each time
+    LONGEST = 256  # longer strings are seldom repeated: made each time
     MOST = 4096
 
     def __init__(self) -> None:
-        self.state: tuple[tuple[str, ...] | None, dict[str, str]] = (None, {})
+        self.state: tuple[tuple[str, ...] | None, dict[Any, Any]] = (None, {})
 
-    def __call__(self, text: str) -> str:
-        under, masked = self.state
+    def kept(self) -> dict[Any, Any]:
+        """What was made under the keys registered now."""
+        under, made = self.state
         keys = registered_keys()
         if under is not keys:
-            under, masked = self.state = (keys, {})
-        got = masked.get(text)
+            under, made = self.state = (keys, {})
+        return made
+
+
+class _Repeated(_Kept):
+    """Short strings (file ids and names, queries), each masked once: text ->
+    redact_text(text)."""
+
+    def __call__(self, text: str) -> str:
+        masked = self.kept()
+        got: str | None = masked.get(text)
         if got is None:
             got = redact_text(text)
             if len(text) <= self.LONGEST and len(masked) < self.MOST:
@@ -56,7 +67,45 @@ class _Repeated:
         return got
 
 
+class _Results(_Kept):
+    """File-search results (the same file, name, score and store on many turns), each
+    read once: result dict -> (file_id, filename, score, vector store), kept by those
+    values. The score is kept with its type and its sign (1 and 1.0, 0.0 and -0.0 stay
+    apart); a result with a score of another kind, or longer strings, is read each time."""
+
+    def __call__(self, r: dict[str, Any]) -> tuple[Any, ...]:
+        fid, name, score = r.get("file_id"), r.get("filename"), r.get("score")
+        attrs = r.get("attributes")
+        store = r.get("vector_store_id") or (
+            attrs.get("vector_store_id") if type(attrs) is dict else None)
+        fid = fid if type(fid) is str else None
+        name = name if type(name) is str else None
+        store = store if type(store) is str else None
+        if type(score) is float:
+            key: Any = (fid, name, store, score, copysign(1.0, score))
+        elif type(score) is int or score is None:
+            key = (fid, name, store, score)
+        else:
+            return _result(fid, name, score, store)
+        made = self.kept()
+        got: tuple[Any, ...] | None = made.get(key)
+        if got is None:
+            got = _result(fid, name, score, store)
+            if len(made) < self.MOST and sum(len(s) for s in (fid, name, store) if s) \
+                    <= self.LONGEST:
+                made[key] = got
+        return got
+
+
+def _result(fid: str | None, name: str | None, score: Any,
+            store: str | None) -> tuple[Any, ...]:
+    """One file-search result's facts, masked and clipped (its store: where the result or
+    its attributes name one)."""
+    return _text(fid, 120), _text(name), _number(score), _text(store, 120)
+
+
 redact_repeated = _Repeated()
+_file_result = _Results()
 
 
 def _one_copy(value: T, key: Any = None) -> T:
@@ -102,8 +151,17 @@ def tool_choice(value: Any) -> str | None:
     return _text(kind, 80)
 
 
+# The body keys request_lineage reads.
+_REQUEST_KEYS = frozenset(("tool_choice", *_SETTINGS, "reasoning", "reasoning_effort",
+                           "metadata", "user", "safety_identifier"))
+
+
 def request_lineage(body: dict[str, Any], items: list[Any] | None) -> dict[str, Any] | None:
-    """A request's choices and settings (only those it set), or None."""
+    """A request's choices and settings (only those it set), or None. A body with none of
+    their keys (most bodies: the check is one pass over its few keys in C) and no items to
+    read has none, without a lookup of each."""
+    if not items and body.keys().isdisjoint(_REQUEST_KEYS):
+        return None
     g = body.get
     out: dict[str, Any] = {}
     choice = tool_choice(g("tool_choice"))
@@ -271,9 +329,7 @@ def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
     if kind == "file_search_call":
         raw = item.get("results")
         if type(raw) is list:
-            results = tuple((_text(r.get("file_id"), 120), _text(r.get("filename")),
-                             _number(r.get("score")), _store_of(r))
-                            for r in raw if type(r) is dict)
+            results = tuple([_file_result(r) for r in raw if type(r) is dict])
     elif kind == "web_search_call":
         action = item.get("action")
         if type(action) is dict:
@@ -283,11 +339,3 @@ def _retrieval(item: dict[str, Any], kind: str) -> tuple[Any, ...]:
             elif action.get("type") in ("open_page", "find_in_page"):
                 sources = (_text(action.get("url"), 500),)  # the page read is the source
     return results, sources, _text(item.get("container_id"), 120)
-
-
-def _store_of(result: dict[str, Any]) -> str | None:
-    """The vector store a file-search result came from, when its attributes name it."""
-    attrs = result.get("attributes")
-    v = result.get("vector_store_id") or (
-        attrs.get("vector_store_id") if type(attrs) is dict else None)
-    return _text(v, 120)

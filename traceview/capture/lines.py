@@ -54,7 +54,8 @@ def _absurd_counts(body: Any) -> tuple[tuple[str, Any], ...]:
             continue  # the usual value: a count in range, judged without a call
         if isinstance(value, dict):
             for k, v in value.items():
-                if v is not None and _absurd(v):
+                if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT) \
+                        and _absurd(v):
                     found.append((f"{key}.{k}", v))
         elif value is not None and _absurd(value):
             found.append((str(key), value))

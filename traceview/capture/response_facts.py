@@ -189,10 +189,10 @@ def _extra(f: ResponseFacts) -> dict[str, Any]:
 def _output_extras(f: ResponseFacts, output: list[Any], types: tuple[str, ...]) -> None:
     """Unknown item types, items that hand the next step to the application, refusals and
     compaction keys: each read only when the output holds that kind of item."""
-    unknown = [(i, redact_text(t)[:100]) for i, t in enumerate(types)
-               if t not in KNOWN_OUTPUT_TYPES]
-    if unknown:
-        _extra(f)["unknown_items"] = tuple(unknown)
+    if not KNOWN_OUTPUT_TYPES.issuperset(types):
+        _extra(f)["unknown_items"] = tuple([(i, redact_text(t)[:100])
+                                            for i, t in enumerate(types)
+                                            if t not in KNOWN_OUTPUT_TYPES])
     if not ACTION_TYPES.isdisjoint(types):
         actions = []
         for item in output:

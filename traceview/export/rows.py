@@ -1,8 +1,9 @@
 """One capture file -> the fleet tables as columns (the map step every exporter shares).
 
 A turn's cells are the report's own values: its rows, made a batch of turns at a time as
-`report --format json --explain` makes them (`row_dicts`), each column the row key of its
-name (`index` as `capture_index`, `cost` and `carried_context` split in three), so a
+`report --format json --explain` makes them (`explained_batches`), each column the values
+of the row key of its name (`index` as `capture_index`, `cost` and `carried_context`
+split in three), so a
 table and the report can never disagree. Each file is analysed on its own,
 exactly as `traceview report FILE` would: the unit a worker (or a cluster) takes.
 Every string leaves through the redactor and the sanitiser, a batch at a time: an export
@@ -11,8 +12,9 @@ is an output path.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -20,7 +22,8 @@ import orjson
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
 from traceview.analysis.session import Analysis, analyze
-from traceview.analysis.turn_report import row_dicts
+from traceview.analysis.turn_report import Explained, explained_batches
+from traceview.analysis.turn_sides import started_ms_of
 from traceview.capture.sources import SourceError
 from traceview.export.clean import clean_values, columns, json_cells
 from traceview.export.schema import (
@@ -129,32 +132,27 @@ def turn_tables(analysis: Analysis, where: dict[int, tuple[str, int]], lo: int,
                 hi: int) -> Iterator[tuple[str, Columns]]:
     """The turns [lo, hi) as the turns and hosted_calls tables, a batch at a time. A
     batch's report rows (dicts of dicts: the cost, the timing, the carried context, the
-    input account…) are made `ROWS_AT_ONCE` turns at a time and made columns at once:
-    the rows of a whole batch, alive together, no longer fit the processor's caches."""
+    input account…) are made `ROWS_AT_ONCE` turns at a time, and the columns they were
+    made of joined: the rows of a whole batch, alive together, no longer fit the
+    processor's caches."""
     turns = analysis.turns
     for start in range(lo, hi, BATCH_TURNS):
         stop = min(start + BATCH_TURNS, hi)
-        cols: Columns = {}
-        calls: Columns = {}
+        cols: list[Columns] = []
+        calls: list[Columns] = []
         for at in range(start, stop, ROWS_AT_ONCE):
-            # The views are kept while their rows are made columns: each caches its sides
-            # and price while read.
-            views = list(turns[at:min(at + ROWS_AT_ONCE, stop)])
-            rows = list(row_dicts(views))
-            _extend(cols, turn_columns(views, rows, where))
-            _extend(calls, hosted_call_columns(rows))
-        yield "turns", cols
-        if calls["id"]:
-            yield "hosted_calls", calls
+            for made in explained_batches(turns[at:min(at + ROWS_AT_ONCE, stop)]):
+                cols.append(turn_columns(made, where))
+                calls.append(hosted_call_columns(made.columns))
+        yield "turns", _joined(cols)
+        if any(c["id"] for c in calls):
+            yield "hosted_calls", _joined(calls)
 
 
-def _extend(cols: Columns, more: Columns) -> None:
-    """`more`'s rows after `cols`'s (`more` itself when `cols` is empty)."""
-    if not cols:
-        cols.update(more)
-        return
-    for name, values in more.items():
-        cols[name] += values
+def _joined(parts: list[Columns]) -> Columns:
+    """The rows of `parts` one after another, as new lists (a batch's columns may share
+    a list: none is extended in place)."""
+    return {name: list(chain.from_iterable(p[name] for p in parts)) for name in parts[0]}
 
 
 def conversation_tables(analysis: Analysis, lo: int, hi: int) -> Iterator[tuple[str, Columns]]:
@@ -171,20 +169,21 @@ def problem_tables(analysis: Analysis) -> Iterator[tuple[str, Columns]]:
         yield "problems", {k: [d[k] for d in ds] for k in _TYPES["problems"]}
 
 
-def hosted_call_columns(rows: Sequence[Row]) -> Columns:
-    """One row per hosted call of the turns' `rows` (the report's): its `hosted_calls`
-    with the retrieval `lineage` gives it (queries, result files, sources, vector stores)."""
+def hosted_call_columns(keyed: Columns) -> Columns:
+    """One row per hosted call of a batch of turns (the report's rows' columns: `keyed`):
+    its `hosted_calls` with the retrieval `lineage` gives it (queries, result files,
+    sources, vector stores)."""
     cols: Columns = {k: [] for k in _TYPES["hosted_calls"]}
-    for t in rows:
-        calls = t["hosted_calls"]
+    for k, calls in enumerate(keyed["hosted_calls"]):
         if not calls:
             continue
-        found = {r["id"]: r for r in (t["lineage"] or {}).get("retrieval", ()) if r["id"]}
+        lineage = keyed["lineage"][k]
+        found = {r["id"]: r for r in (lineage or {}).get("retrieval", ()) if r["id"]}
         for pos, c in enumerate(calls, 1):
             r = found.get(c["id"]) or {}
             res = r.get("results")
-            row = {"source": t["source"], "capture_index": t["index"],
-                   "conversation_key": t["conversation_key"], "position": pos,
+            row = {"source": keyed["source"][k], "capture_index": keyed["index"][k],
+                   "conversation_key": keyed["conversation_key"][k], "position": pos,
                    "type": c["type"], "id": c["id"], "status": c["status"],
                    "evidence": c["evidence"], "include": c["include"],
                    "queries": list(c.get("queries") or r.get("queries") or []),
@@ -193,46 +192,43 @@ def hosted_call_columns(rows: Sequence[Row]) -> Columns:
                    "result_scores": None if res is None else [x["score"] for x in res],
                    "vector_stores": r.get("vector_stores") or [],
                    "sources": r.get("sources"), "container_id": r.get("container_id")}
-            for k, v in row.items():
-                cols[k].append(v)
+            for name, v in row.items():
+                cols[name].append(v)
     return cols
 
 
-def turn_columns(views: Sequence[Any], rows: Sequence[Row],
-                 where: dict[int, tuple[str, int]]) -> Columns:
-    """The turns table's columns of `views` (TurnReports) and their `rows` (the report's,
-    explained: `row_dicts`), in schema order, not yet cleaned."""
-    def column(key: str) -> list[Any]:
-        return [d[key] for d in rows]
-
-    cols: Columns = {name: column(name) for name in _PROPS}
-    index = cols["capture_index"] = column("index")
+def turn_columns(made: Explained, where: dict[int, tuple[str, int]]) -> Columns:
+    """The turns table's columns of a batch of turns (the report's explained rows and the
+    columns they were made of: `explained_batches`), in schema order, not yet cleaned."""
+    keyed, rows = made.columns, made.rows
+    cols: Columns = {name: keyed[name] for name in _PROPS}
+    index = cols["capture_index"] = keyed["index"]
     place = [where.get(i, (None, None)) for i in index]
     cols["conversation_kind"] = [p[0] for p in place]
     cols["conversation_index"] = [p[1] for p in place]
-    ms = cols["ts"] = [v.started_ms for v in views]  # the row's `ts` is ISO text
+    # The row's `ts` is ISO text: the table's is the start in ms.
+    ms = cols["ts"] = list(map(started_ms_of, made.batch.response("started_at")))
     cols["date"] = [day(m) for m in ms]
-    costs = column("cost")
+    costs = keyed["cost"]
     for name, key in zip(TURN_FLATTENED["cost"], ("tokens_usd", "hosted_usd", "reason"),
                          strict=True):
         cols[name] = [c.get(key) for c in costs]
     cols["cost_tier"] = [c.get("tier") for c in costs]
     cols["cost_lines"] = [c.get("lines") for c in costs]
-    owners = column("attributed_to")
+    owners = keyed["attributed_to"]
     cols["metadata"] = [a["metadata"] or None for a in owners]
     for name, key in _OWNER:
         cols[name] = [a[key] for a in owners]
-    cols.update(_carried(column("carried_context")))
-    timings = column("timing")
+    cols.update(_carried(keyed["carried_context"]))
+    timings = keyed["timing"]
     for name in TURN_FLATTENED["timing"]:
         cols[name] = [t[name] for t in timings]
     for name in _TURN_JSON:
         cols[name] = _json_cells(cols[name])
-    cols["explanation"] = column("explanation")
-    cols["findings"] = column("findings")
-    # Report keys this schema version has no column for (kept as JSON in `extras`); the
-    # rows of a batch have the same keys.
-    extra = [k for k in rows[0] if k not in _TURN_KNOWN] if rows else []
+    cols["explanation"] = [d["explanation"] for d in rows]
+    cols["findings"] = [d["findings"] for d in rows]
+    # Report keys this schema version has no column for (kept as JSON in `extras`).
+    extra = [k for k in keyed if k not in _TURN_KNOWN]
     cols["extras"] = _extras([{k: d[k] for k in extra} for d in rows]
                              if extra else [{}] * len(rows))
     return {name: cols[name] for name in _TURN_COLS}

@@ -25,7 +25,7 @@ from traceview.analysis.session import Analysis
 from traceview.analysis.turn_report import row_dicts, unexplained_batches
 from traceview.capture.handoff import written
 from traceview.capture.pool import min_parallel_rows, workers
-from traceview.safety.redact import dumped_apart, redact_dump, redact_json
+from traceview.safety.redact import dumped_apart, keys_apart, redact_dump, redact_json
 from traceview.safety.sanitise import json_safe, json_safe_dump
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
@@ -104,14 +104,22 @@ Batch = tuple[list[Any], tuple[Sequence[str], Iterable[Any]] | None]
 
 def _batched(values: Iterable[Any], to_dict: Callable[[Any], Any],
              batch_size: int = BATCH) -> Iterator[Batch]:
-    """`to_dict` of each of `values`, `batch_size` a batch, each judged whole."""
+    """`to_dict` of each of `values`, `batch_size` a batch, each judged by its keys and
+    values (`_apart`)."""
     it = iter(values)
     while True:
         batch = [to_dict(v) for v in islice(it, batch_size)]
         if not batch:
             return
-        yield batch, None
+        yield batch, _apart(batch)
         del batch  # not held while the next is made
+
+
+def _apart(batch: list[Any]) -> tuple[Sequence[str], Iterable[Any]] | None:
+    """What the boundary judges of a batch of dicts in place of its indented dump
+    (`redact_dump`): their keys once, and each dict's values on a line (`keys_apart`);
+    None (the batch judged whole) when an item is not a dict."""
+    return keys_apart(batch)
 
 
 def iter_json(analysis: Analysis, explain: bool = False) -> Iterator[bytes]:

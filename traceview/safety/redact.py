@@ -27,7 +27,7 @@ import orjson
 from traceview.safety import MASK
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
-           "dumped_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
+           "dumped_apart", "keys_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
            "redact_text", "registered", "registered_keys", "reset_registered"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
@@ -304,6 +304,15 @@ def dumped_apart(keys: Sequence[str], values: Iterable[Any]) -> bytes:
     depth, keys or values), where most of the chunk's bytes (its indentation, its keys
     written again on every dict) cannot hold what they look for."""
     return b"\n".join([orjson.dumps(list(keys)), *map(orjson.dumps, values)])
+
+
+def keys_apart(dicts: list[Any]) -> tuple[list[str], list[list[Any]]] | None:
+    """What `dumped_apart` may judge in place of a list of dicts: their keys, once, and
+    each one's values (every string of the dicts is one of them), where their dump writes
+    every dict's keys again; None when an item is not a dict."""
+    if any(type(d) is not dict for d in dicts):
+        return None
+    return list(set().union(*dicts)), list(map(list, map(dict.values, dicts)))
 
 
 def redact_dump(chunk: bytes, apart: bytes) -> bytes:

@@ -9,12 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from traceview.analysis.account.context import Context, ItemTokens
 from traceview.analysis.account.framing import CHAT, RESPONSES, framing_for
 from traceview.analysis.account.items import input_components, message_components
-from traceview.analysis.account.model import ESTIMATED, Basis, Component, InputAccount, unknown
+from traceview.analysis.account.model import (
+    ESTIMATED,
+    KNOWN,
+    UNKNOWN,
+    Basis,
+    Component,
+    InputAccount,
+    unknown,
+)
 from traceview.analysis.account.tokens import counter_for
 from traceview.analysis.account.tools import response_format_components, tool_components
 from traceview.wire import HOSTED_CALL_TYPES
@@ -64,29 +73,65 @@ def account(request_body: Mapping[str, Any], model: str | None = None,
 def request_part(body: Mapping[str, Any], name: str, endpoint: str,
                  item_tokens: ItemTokens | None = None) -> RequestPart:
     """The request's own lines, in model `name`'s encoding and framing."""
+    return RequestPart(*request_lines(body, name, endpoint, item_tokens))
+
+
+def request_lines(body: Mapping[str, Any], name: str, endpoint: str,
+                  item_tokens: ItemTokens | None = None
+                  ) -> tuple[tuple[Component, ...], RequestFacts]:
+    """`request_part` as a plain pair (a worker makes one for each request it reads)."""
     chat = "chat/completions" in endpoint or "messages" in body
-    framing = framing_for(name, CHAT if chat else RESPONSES)
     reasoning = body.get("reasoning")
     keep = isinstance(reasoning, dict) and reasoning.get("context") == "all_turns"
-    ctx = Context(name, counter_for(name), framing,
-                  item_tokens if item_tokens is not None else {}, keep)
+    ctx = _context(name, CHAT if chat else RESPONSES, keep, item_tokens)
     parts = _chat(ctx, body) if chat else _responses(ctx, body)
+    framing = ctx.framing
     components = (_framing_line(framing.request, ctx.basis), *parts)
     mode = reasoning.get("mode") if isinstance(reasoning, dict) else None
     media = not _MEDIA.isdisjoint(map(_KIND, parts))
-    return RequestPart(components, RequestFacts(
-        name, ctx.counter.encoding, ctx.framing.family, "messages" in body,
-        mode if isinstance(mode, str) else None, _tool_kind(body.get("tools")), media))
+    return components, _facts(
+        name, ctx.counter.encoding, framing.family, "messages" in body,
+        mode if isinstance(mode, str) else None, _tool_kind(body.get("tools")), media)
+
+
+# Requests repeat their facts: each distinct one is made once and shared.
+_facts = lru_cache(maxsize=256)(RequestFacts)
+
+
+_NO_ITEMS: ItemTokens = MappingProxyType({})
+# Contexts made, by (model, API, whether reasoning is kept); emptied past this many.
+_CONTEXTS: dict[tuple[str, str, bool], Context] = {}
+_CONTEXTS_SIZE = 256
+
+
+def _context(name: str, api: str, keep: bool, item_tokens: ItemTokens | None) -> Context:
+    """The context a request of model `name` on `api` is itemised in. It is the same for
+    every such request given the same `item_tokens` object (a worker's chunk is itemised
+    with one: rules/account_workers.py; none is an empty one), so it is made once for
+    them, not once a request."""
+    items = _NO_ITEMS if item_tokens is None else item_tokens
+    key = (name, api, keep)
+    ctx = _CONTEXTS.get(key)
+    if ctx is None or ctx.item_tokens is not items:
+        counter, framing = counter_for(name), framing_for(name, api)
+        ctx = Context(name, api, counter, framing,
+                      KNOWN if counter.exact and framing.calibrated else ESTIMATED, items, keep)
+        if len(_CONTEXTS) >= _CONTEXTS_SIZE:
+            _CONTEXTS.clear()
+        _CONTEXTS[key] = ctx
+    return ctx
 
 
 def _tool_kind(tools: object) -> str:
     """Which tools a request sends, as the early preamble depends on them."""
     if not tools:
         return ""
-    strict = isinstance(tools, list) and all(
-        isinstance(t, dict) and t.get("type") == "function" and t.get("strict") is True
-        for t in tools)
-    return "strict" if strict else "other"
+    if not isinstance(tools, list):
+        return "other"
+    for t in tools:
+        if not (isinstance(t, dict) and t.get("type") == "function" and t.get("strict") is True):
+            return "other"
+    return "strict"
 
 
 @lru_cache(maxsize=64)
@@ -127,6 +172,7 @@ def preamble_era(created: object) -> bool:
 
 def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:
     lines = _carried(body)
+    items = body.get("input")
     instructions = body.get("instructions")
     if isinstance(instructions, str) and instructions:
         lines.append(ctx.counted("instructions", "instructions", instructions,
@@ -135,12 +181,13 @@ def _responses(ctx: Context, body: Mapping[str, Any]) -> list[Component]:
         lines += input_components(ctx, instructions)
     tools = body.get("tools")
     if isinstance(tools, list):
-        lines += tool_components(ctx, tools, body.get("input"))
+        lines += tool_components(ctx, tools, items)
     text = body.get("text")
     if isinstance(text, dict):
         lines += response_format_components(ctx, text.get("format"))
-    lines += _prompt(ctx, body.get("prompt"))
-    items = body.get("input")
+    prompt = body.get("prompt")
+    if isinstance(prompt, dict):
+        lines += _prompt(ctx, prompt)
     if isinstance(items, str):
         lines += message_components(ctx, {"role": "user", "content": items})
     elif isinstance(items, list):
@@ -158,17 +205,21 @@ def _carried(body: Mapping[str, Any]) -> list[Component]:
     lines = []
     for key, reason in _CARRIED.items():
         handle = body.get(key)
+        if not handle:
+            continue
         if isinstance(handle, dict):
             handle = handle.get("id")
         if isinstance(handle, str) and handle:
-            lines.append(unknown("carried", handle, reason))
+            lines.append(_carried_line("carried", handle, None, UNKNOWN, None, reason))
     return lines
 
 
-def _prompt(ctx: Context, prompt: object) -> list[Component]:
+# A conversation's turns repeat its handle: each carried line is made once and shared.
+_carried_line = lru_cache(maxsize=256)(Component)
+
+
+def _prompt(ctx: Context, prompt: Mapping[str, Any]) -> list[Component]:
     """A reusable prompt: its stored text is unknown; its variables are counted."""
-    if not isinstance(prompt, dict):
-        return []
     pid = _str(prompt.get("id")) or "prompt"
     version = _str(prompt.get("version"))
     lines = [unknown("prompt", f"{pid}@{version}" if version else pid,

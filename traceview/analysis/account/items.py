@@ -52,14 +52,16 @@ def input_components(ctx: Context, items: Sequence[object]) -> list[Component]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             lines.append(unknown("item", f"#{index}", "not an object"))
-        elif index < compacted:
-            lines.append(Component(str(item.get("type") or "message"), _label(item), 0,
+            continue
+        kind = item.get("type")
+        if index < compacted:
+            lines.append(Component(str(kind or "message"), _label(item), 0,
                                    ESTIMATED, reason=_COMPACTED))
-        elif item.get("type") == "reasoning" and index < last_user and not ctx.keep_reasoning:
+        elif kind == "reasoning" and index < last_user and not ctx.keep_reasoning:
             lines.append(Component("reasoning", str(item.get("id") or ""), 0, ESTIMATED,
                                    reason=_DROPPED))
         else:
-            lines += _item(ctx, item, names)
+            lines += _item(ctx, item, kind, names)
     return lines
 
 
@@ -71,11 +73,12 @@ def _scan(items: Sequence[object]) -> tuple[dict[str, str], int, int]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             continue
-        kind = _type(item)
-        if kind == "compaction":
-            compacted = index
-        elif kind in _CALLS:
-            names[str(item.get("call_id"))] = str(item.get("name") or "")
+        kind = item.get("type")
+        if isinstance(kind, str):
+            if kind == "compaction":
+                compacted = index
+            elif kind in _CALLS:
+                names[str(item.get("call_id"))] = str(item.get("name") or "")
         if item.get("role") == "user":
             last_user = index
     return names, last_user, compacted
@@ -91,9 +94,10 @@ def _label(item: Mapping[str, Any]) -> str:
     return str(item.get("role") or item.get("id") or item.get("name") or "")
 
 
-def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> list[Component]:
-    kind = _type(item)
-    if kind is None and item.get("type") is not None:
+def _item(ctx: Context, item: Mapping[str, Any], kind: object,
+          names: Mapping[str, str]) -> list[Component]:
+    """An item's lines by its type (`kind`: its "type" as sent)."""
+    if kind is not None and not isinstance(kind, str):
         return [unknown("item", "?", "an item whose type is not a string")]
     if kind in (None, "message") and "role" in item:
         return message_components(ctx, item)
@@ -122,11 +126,13 @@ def _item(ctx: Context, item: Mapping[str, Any], names: Mapping[str, str]) -> li
 
 def message_components(ctx: Context, msg: Mapping[str, Any]) -> list[Component]:
     """A message: its text (with framing) first, then each media part on its own line."""
-    role = str(msg.get("role") or "user")
+    role = msg.get("role") or "user"
+    if not isinstance(role, str):
+        role = str(role)
     content = msg.get("content")
     name = msg.get("name")
     framing = ctx.framing.message + (ctx.framing.name if name else 0)
-    name_text = str(name or "")
+    name_text = str(name) if name else ""
     if content is None or isinstance(content, str):
         return [ctx.counted("message", role, name_text + (content or ""), framing)]
     if not isinstance(content, list):  # not the wire's shape

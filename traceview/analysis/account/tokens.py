@@ -12,11 +12,12 @@ import importlib.machinery
 import importlib.util
 import math
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Protocol
 
 O200K = "o200k_base"
 CL100K = "cl100k_base"
@@ -108,23 +109,18 @@ class _Memo:
         self.seen: dict[Key, int] | None = None
 
 
-def _put(memo: OrderedDict[Any, int], key: Any, n: int) -> None:
-    memo[key] = n
-    if len(memo) > MEMO_SIZE:
-        memo.popitem(last=False)
-
-
 _MEMO = _Memo()
 
 
-def _digest(key: Key) -> bytes:
-    """The digest another process knows a count by: computed only where counts cross a
-    process boundary, so a one-process report never loads hashlib's OpenSSL."""
+def _digests(keys: Iterable[Key]) -> list[bytes]:
+    """The digests another process knows counts by: computed only where counts cross a
+    process boundary, so a one-process report never loads hashlib's OpenSSL; a chunk's
+    together (one import statement, one lookup of the hash for them all)."""
     import hashlib
 
-    encoding, text = key
-    return hashlib.blake2b(f"{encoding}\n{text}".encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+    blake2b = hashlib.blake2b
+    return [blake2b(f"{encoding}\n{text}".encode("utf-8", "surrogatepass"),
+                    digest_size=16).digest() for encoding, text in keys]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +134,19 @@ class Counter:
         if not self.exact:
             return estimate(text)
         key = (self.encoding, text)
-        n = _MEMO.counts.get(key)
+        memo = _MEMO
+        counts = memo.counts
+        n = counts.get(key)
         if n is None:
-            n = _MEMO.received.get(_digest(key)) if _MEMO.received else None
+            n = memo.received.get(_digests((key,))[0]) if memo.received else None
             if n is None:
                 backend = _backend(self.encoding)
                 n = estimate(text) if backend is None else backend.count(text)
-            _put(_MEMO.counts, key, n)
-        if _MEMO.seen is not None:
-            _MEMO.seen[key] = n
+            counts[key] = n
+            if len(counts) > MEMO_SIZE:  # the oldest forgotten first
+                counts.popitem(last=False)
+        if memo.seen is not None:
+            memo.seen[key] = n
         return n
 
 
@@ -174,7 +174,7 @@ def fresh() -> dict[Key, int]:
 def shared(seen: dict[Key, int]) -> dict[bytes, int]:
     """A record of `fresh` as another process takes it (`remember`): each distinct text's
     count by its digest."""
-    return {_digest(key): n for key, n in seen.items()}
+    return dict(zip(_digests(seen), seen.values(), strict=True))
 
 
 @lru_cache(maxsize=256)

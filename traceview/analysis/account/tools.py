@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from traceview.analysis.account.context import Context
 from traceview.analysis.account.hosted import definition
 from traceview.analysis.account.model import ESTIMATED, Component, unknown
@@ -30,29 +32,66 @@ _FUNCTION_LIKE = frozenset({"function", "custom"})
 NAMESPACE = "functions namespace"
 
 
+# Tools' lines made, by (model, API, the tools' JSON bytes), with the texts they count: a
+# request sends its tools again on every turn. Emptied past this many.
+_MADE: dict[tuple[str | None, str, bytes], tuple[tuple[Component, ...], tuple[str, ...]]] = {}
+_MADE_SIZE = 256
+
+
 def tool_components(ctx: Context, tools: Sequence[object],
                     items: object = None) -> list[Component]:
     """One component per tool, plus the namespace wrapper when function tools are offered.
-    `items`: the request's input, which holds the tools a tool search has loaded."""
+    `items`: the request's input, which holds the tools a tool search has loaded. Made once
+    per distinct tool list of a model and API (unless a tool search sizes a line from the
+    input); a list made before has its texts counted again only to note them read
+    (tokens.py `fresh`: a worker sends the counts its chunk read)."""
+    try:
+        key: tuple[str | None, str, bytes] | None = (ctx.model, ctx.api, orjson.dumps(tools))
+    except TypeError:  # not JSON (a caller's own objects): made each time
+        key = None
+    made = _MADE.get(key) if key is not None else None
+    if made is not None:
+        for text in made[1]:
+            ctx.count(text)
+        return list(made[0])
+    lines, texts, searching = _tool_lines(ctx, tools, items)
+    if key is not None and not searching:
+        if len(_MADE) >= _MADE_SIZE:
+            _MADE.clear()
+        _MADE[key] = (tuple(lines), tuple(texts))
+    return lines
+
+
+def _tool_lines(ctx: Context, tools: Sequence[object],
+                items: object) -> tuple[list[Component], list[str], bool]:
+    """The tools' lines, the texts counted for them, and whether a tool search's line
+    was sized from the input (then the lines depend on more than the tools)."""
     lines = []
-    functions = False
+    texts = []
+    searching = False
     for tool in tools:
         if not isinstance(tool, dict):
             lines.append(unknown("tools", "?", "not an object"))
         elif _is_function(tool):
             name, text = rendered("function", tool, _function_text)
             lines.append(ctx.counted("tools", name, text, ctx.framing.tool))
-            functions = True
+            texts.append(text)
         else:
             kind = str(tool.get("type") or "?")
             label = str(tool.get("server_label") or "mcp") if kind == "mcp" else ""
             line = _hosted(kind, label, definition(tool, ctx.model, ctx.framing.family),
                            ctx.framing.family)
-            lines.append(searched(ctx, line, tools, items) if kind == "tool_search" else line)
-    if functions:
-        lines.insert(0, ctx.counted("tools", NAMESPACE, TOOLS_HEADER + TOOLS_FOOTER,
-                                    ctx.framing.tools_block))
-    return lines
+            if kind == "tool_search":
+                line = searched(ctx, line, tools, items)
+                searching = True
+            lines.append(line)
+    if texts:
+        lines.insert(0, ctx.counted("tools", NAMESPACE, _NAMESPACE, ctx.framing.tools_block))
+        texts.append(_NAMESPACE)
+    return lines, texts, searching
+
+
+_NAMESPACE = TOOLS_HEADER + TOOLS_FOOTER
 
 
 def _is_function(tool: Mapping[str, Any]) -> bool:

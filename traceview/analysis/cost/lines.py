@@ -47,10 +47,20 @@ class CostLine:
 
 class LineSums:
     """Priced parts summed by (day, project, line item): what `cost_lines` returns, fed
-    either from analysed turns or by the analyzer as it prices each turn (`CaptureBill`)."""
+    either from analysed turns or by the analyzer as it prices each turn (`CaptureBill`).
+    Held by (day, project), then line item: a turn's parts share their day and project,
+    which are then found once a turn, not once a part."""
 
     def __init__(self) -> None:
-        self.sums: dict[tuple[str | None, str | None, str], list[Any]] = {}
+        self.by: dict[tuple[str | None, str | None], dict[str, list[Any]]] = {}
+        # Each (day, project, line item) in the order first summed (`sums`' order).
+        self.order: list[tuple[str | None, str | None, str]] = []
+
+    @property
+    def sums(self) -> dict[tuple[str | None, str | None, str], list[Any]]:
+        """[usd, quantity, unit] by (day, project, line item), in the order first summed."""
+        by = self.by
+        return {k: by[(k[0], k[1])][k[2]] for k in self.order}
 
     def add(self, day: str | None, project: str | None, item: str, usd: float, qty: float,
             unit: str) -> None:
@@ -59,11 +69,14 @@ class LineSums:
     def add_parts(self, day: str | None, project: str | None, parts: Iterable[Any]) -> None:
         """Priced parts (pricing.Part: line item, usd, quantity, rate, unit) into the sums
         of their day and project."""
-        sums = self.sums
+        sums = self.by.get((day, project))
+        if sums is None:
+            sums = self.by[(day, project)] = {}
         for item, usd, qty, _rate, unit in parts:
-            got = sums.get((day, project, item))
+            got = sums.get(item)
             if got is None:
-                sums[(day, project, item)] = [usd, qty, unit]
+                sums[item] = [usd, qty, unit]
+                self.order.append((day, project, item))
             else:
                 got[0] += usd
                 got[1] += qty
@@ -72,7 +85,8 @@ class LineSums:
               ) -> list[CostLine]:
         """The sums and `extra` as lines, by day (unknown last), project, line item."""
         sums = LineSums()
-        sums.sums = {k: list(v) for k, v in self.sums.items()}
+        for (day, proj, item), (usd, qty, unit) in self.sums.items():
+            sums.add(day, proj, item, usd, qty, unit)
         for line in extra:
             sums.add(line.day, line.project or project, line.line_item, line.usd,
                      line.quantity, line.unit)

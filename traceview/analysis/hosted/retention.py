@@ -67,6 +67,9 @@ def expiry(kind: str, state: str, deleted_line: int | None, expires_at: float | 
 
 
 _EPOCH = date(1970, 1, 1)
+# "00" to "59": an hour, minute or second written by a lookup (a format spec such as
+# "{h:02d}" is parsed again on every call: most of a time's formatting).
+TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
 
 
 def _day_and_second(epoch: float) -> tuple[int, int] | None:
@@ -104,4 +107,4 @@ def iso_time(epoch: float | None) -> str | None:
     if got is None or day is None:
         return None
     s = got[1]
-    return f"{day}T{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}Z"
+    return f"{day}T{TWO_DIGITS[s // 3600]}:{TWO_DIGITS[s // 60 % 60]}:{TWO_DIGITS[s % 60]}Z"

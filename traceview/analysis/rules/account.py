@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from traceview.analysis.account.account import (
     RequestFacts,
     preamble_era,
-    request_part,
+    request_lines,
     response_components,
 )
 from traceview.analysis.account.carried import CarriedCount
@@ -106,41 +106,59 @@ class Half(NamedTuple):
 def request_half(body: dict[str, Any], model: str | None, chat: bool,
                  item_tokens: ItemTokens, pool: dict[Any, Any]) -> Half:
     """The request's lines and what follows from them alone (`model`: the turn's, else the
-    request's; `item_tokens`: resent reasoning by id). Requests repeat their lines and
-    facts: each distinct one is kept once, in `pool`."""
+    request's; `item_tokens`: resent reasoning by id). Requests repeat their halves (the
+    same lines and facts, a message of the same length): each distinct one is kept once,
+    in `pool`, found by its fields; only a new one has its lines and facts shared there."""
     name = model or _str(body.get("model"))
-    part = request_part(body, name, "POST /v1/chat/completions" if chat else "POST /v1/responses",
-                        item_tokens)
+    comps, facts = request_lines(body, name, _CHAT_CALL if chat else _RESPONSES_CALL,
+                                 item_tokens)
     items = body.get("input")
-    lines, item_comps, hosted = _shared_lines(part.components, pool)
-    unknown_item = next((c for c in item_comps if c.tokens is None), None)
-    items_sum = None if unknown_item is not None else sum(
-        c.tokens for c in item_comps if c.tokens is not None)
-    return Half(pool.setdefault(part.facts, part.facts), chat, lines, hosted, items_sum,
-                _why(unknown_item) if unknown_item is not None else None,
-                _resent(item_comps, items) if hosted and isinstance(items, list) else None,
-                _compactable(body, hosted),
-                framing_for(name, CHAT if chat else RESPONSES).message - 1)
+    lines, item_comps, hosted, items_sum, unknown_item = _lines(comps)
+    fields = (facts, chat, lines, hosted, items_sum,
+              _why(unknown_item) if unknown_item is not None else None,
+              _resent(item_comps, items) if hosted and isinstance(items, list) else None,
+              _compactable(body, hosted),
+              framing_for(name, CHAT if chat else RESPONSES).message - 1)
+    half: Half | None = pool.get(fields)  # a Half equals the tuple of its fields
+    if half is None:
+        shared = tuple([pool.setdefault(c, c) for c in lines])
+        half = Half(pool.setdefault(facts, facts), chat, pool.setdefault(shared, shared),
+                    *fields[3:])
+        pool[half] = half
+    return half
 
 
-def _shared_lines(comps: tuple[Component, ...], pool: dict[Any, Any]
-                  ) -> tuple[tuple[Line, ...], list[Component], bool]:
-    """In one pass over the request's components: its lines, each one and their tuple
-    shared through `pool` (a carried line without its handle), the input items' lines
-    among them, and whether one is carried (a hosted turn)."""
+_CHAT_CALL = "POST /v1/chat/completions"
+_RESPONSES_CALL = "POST /v1/responses"
+_NOT_ITEMS = _APART | STATIC
+
+
+def _lines(comps: tuple[Component, ...]) -> tuple[tuple[Line, ...], list[Component], bool,
+                                                   int | None, Component | None]:
+    """In one pass over the request's components: its lines (a carried line without its
+    handle: every hosted turn shares it), the input items' lines among them, whether one
+    is carried (a hosted turn), and the items' sum (None when one is unknown: the first
+    such, returned last)."""
     lines: list[Line] = []
     item_comps: list[Component] = []
     hosted = False
+    items_sum = 0
+    unknown_item = None
     for c in comps:
-        kind = c.component
+        kind = c[0]
         if kind == "carried":
             hosted = True
-            c = _unnamed(c.reason)
-        elif kind not in _APART and kind not in STATIC:
+            c = _unnamed(c[5])
+        elif kind not in _NOT_ITEMS:
             item_comps.append(c)
-        lines.append(pool.setdefault(c, c))
-    shared = tuple(lines)
-    return pool.setdefault(shared, shared), item_comps, hosted
+            tokens = c[2]
+            if tokens is not None:
+                items_sum += tokens
+            elif unknown_item is None:
+                unknown_item = c
+        lines.append(c)
+    return (tuple(lines), item_comps, hosted, items_sum if unknown_item is None else None,
+            unknown_item)
 
 
 @lru_cache(maxsize=8)
@@ -360,7 +378,14 @@ _MODEL_ITEMS = frozenset({"function_call", "custom_tool_call", "reasoning", "web
 def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | None:
     """On a hosted turn: the tokens and count of the items before the last user message
     when they include model-produced ones (the history the provider already holds)."""
-    last_user = _last_user(items)
+    if len(items) < 2:  # one item sends no history
+        return None
+    last_user = -1  # the last user message: looked for from the end, where a turn's new one is
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if isinstance(item, dict) and item.get("role") == "user":
+            last_user = i
+            break
     if last_user <= 0:  # nothing before it (a turn that sends only its new message)
         return None
     before = [it for it in items[:last_user] if isinstance(it, dict)]
@@ -370,16 +395,6 @@ def _resent(item_comps: list[Component], items: list[Any]) -> tuple[int, int] | 
     # belong to the first `last_user` items by walking both in order.
     tokens = _leading_tokens(item_comps, items, last_user)
     return (tokens, len(before)) if tokens else None
-
-
-def _last_user(items: list[Any]) -> int:
-    """The index of the last user message, -1 when there is none: looked for from the end,
-    where a turn's new message is."""
-    for i in range(len(items) - 1, -1, -1):
-        item = items[i]
-        if isinstance(item, dict) and item.get("role") == "user":
-            return i
-    return -1
 
 
 def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
@@ -396,14 +411,17 @@ def _leading_tokens(comps: list[Component], items: list[Any], n: int) -> int:
 
 
 def _compactable(body: Mapping[str, Any], hosted: bool) -> bool:
-    """Whether the provider could have compacted this turn's context: it truncates
-    automatically, manages the context (`context_management`), the input holds a compaction
-    item, or it carries a stored conversation (`hosted`, store not false). A stateless
-    request is billed for what it sends: without truncation nothing can shrink it."""
+    """Whether the provider could have compacted this turn's context: it carries a stored
+    conversation (`hosted`, store not false), truncates automatically, manages the context
+    (`context_management`), or the input holds a compaction item. A stateless request is
+    billed for what it sends: without truncation nothing can shrink it."""
+    if hosted and body.get("store") is not False:
+        return True
     if body.get("truncation") == "auto" or body.get("context_management"):
         return True
     items = body.get("input")
-    if isinstance(items, list) and any(
-            isinstance(i, dict) and i.get("type") == "compaction" for i in items):
-        return True
-    return hosted and body.get("store") is not False
+    if isinstance(items, list):
+        for i in items:
+            if isinstance(i, dict) and i.get("type") == "compaction":
+                return True
+    return False

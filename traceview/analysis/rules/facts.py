@@ -22,12 +22,7 @@ from traceview.analysis.columns import (
     S_STREAM_CUT,
     Columns,
 )
-from traceview.capture.model import Attempt, HostedCall, Turn
-
-
-def _count(n: int) -> int | None:
-    """A nullable count column's value (negative: unknown)."""
-    return None if n < 0 else n
+from traceview.capture.model import Attempt, HostedCall
 
 
 class TurnFacts:
@@ -95,83 +90,85 @@ class TurnFacts:
     store: bool | None
     conversation_id: str | None  # the request's, else the response's
 
-    def __init__(self, turn: Turn, c: Columns) -> None:
-        """`c`: the binding of the turn's table (analysis/columns.py)."""
-        r = turn.row
+    def __init__(self, r: int, c: Columns) -> None:
+        """The turn at row `r` of the table `c` binds (analysis/columns.py). Both sides'
+        facts are read here, in one frame (a method a side was two calls a turn); an
+        absent side's are filled by `_no_request` / `_no_response`."""
         self.index = c.index[r]
         self.row = r
         self.source = c.source[r]
-        self.api = c.values[c.api[r]]
+        values = c.values
+        self.api = values[c.api[r]]
         self.attempts = c.attempts.get(r, ())
-        req_store, req_model = self._request(c, c.req_row[r])
-        res_store, res_model, res_conv = self._response(c, c.res_row[r])
+        q, s = c.req_row[r], c.res_row[r]
+        self.has_req, self.has_res = q >= 0, s >= 0
+        req_store = res_store = req_model = res_model = res_conv = None
+        if q >= 0:
+            bits = c.q_flags[q]
+            self.request_bytes = n if (n := c.q_bytes[q]) >= 0 else None
+            self.input_bytes = c.q_input_bytes[q]
+            self.new_input_tokens = c.q_new[q]
+            self.req_conversation_id = values[c.q_conv[q]]
+            self.previous_response_id = c.q_prev.get(q)
+            self.tools_offered = values[c.q_tools[q]]
+            self.instructions = bool(bits & Q_INSTRUCTIONS)
+            self.compaction_input = bool(bits & Q_COMPACTION_INPUT)
+            self.compaction_trigger = bool(bits & Q_COMPACTION_TRIGGER)
+            self.req_extra = c.q_extra.get(q)
+            req_store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
+            req_model = values[c.q_model[q]]
+        else:
+            self._no_request()
+        if s >= 0:
+            bits = c.s_flags[s]
+            # A nullable count column's value (negative: unknown), read in place.
+            self.input_tokens = n if (n := c.s_in[s]) >= 0 else None
+            self.cached_tokens = n if (n := c.s_cached[s]) >= 0 else None
+            self.output_tokens = n if (n := c.s_out[s]) >= 0 else None
+            self.reasoning_tokens = n if (n := c.s_reasoning[s]) >= 0 else None
+            self.elapsed_ms = n if (n := c.s_elapsed[s]) >= 0 else None
+            self.started_at = n if (n := c.s_started[s]) >= 0 else None
+            self.output_bytes = c.s_out_bytes[s]
+            self.status = values[c.s_status[s]]
+            self.output_types = values[c.s_types[s]]
+            self.service_tier = values[c.s_tier[s]]
+            self.fingerprint = values[c.s_fp[s]]
+            self.hosted_calls = c.s_hosted.get(s, ())
+            self.cache_miss_reason = c.s_miss.get(s)
+            self.web_search_requests = c.s_web.get(s)
+            self.file_search_requests = c.s_file.get(s)
+            self.compaction_output = bool(bits & S_COMPACTION_OUTPUT)
+            self.stream_cut = bool(bits & S_STREAM_CUT)
+            self.refusal = bool(bits & S_REFUSAL)
+            x = self.res_extra = c.s_extra.get(s)
+            # Read by several rules each: looked up once here.
+            self.actions = x.get("actions", ()) if x else ()
+            self.unknown_items = bool(x) and "unknown_items" in x
+            res_store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
+            res_model, res_conv = values[c.s_model[s]], values[c.s_conv[s]]
+        else:
+            self._no_response()
         self.model = res_model or req_model
         self.conversation_id = self.req_conversation_id or res_conv
         self.store = req_store if req_store is not None else res_store
 
-    def _request(self, c: Columns, q: int) -> tuple[bool | None, str | None]:
-        """The request's facts at side row `q` (-1: none); its store flag and model."""
-        self.has_req = q >= 0
-        if q < 0:
-            self.request_bytes = self.req_conversation_id = None
-            self.previous_response_id = self.req_extra = None
-            self.input_bytes = self.new_input_tokens = 0
-            self.tools_offered = ()
-            self.instructions = self.compaction_input = self.compaction_trigger = False
-            return None, None
-        values, bits = c.values, c.q_flags[q]
-        n = c.q_bytes[q]
-        self.request_bytes = None if n < 0 else n
-        self.input_bytes = c.q_input_bytes[q]
-        self.new_input_tokens = c.q_new[q]
-        self.req_conversation_id = values[c.q_conv[q]]
-        self.previous_response_id = c.q_prev.get(q)
-        self.tools_offered = values[c.q_tools[q]]
-        self.instructions = bool(bits & Q_INSTRUCTIONS)
-        self.compaction_input = bool(bits & Q_COMPACTION_INPUT)
-        self.compaction_trigger = bool(bits & Q_COMPACTION_TRIGGER)
-        self.req_extra = c.q_extra.get(q)
-        store = bool(bits & Q_STORE_VALUE) if bits & Q_STORE_SET else None
-        return store, values[c.q_model[q]]
+    def _no_request(self) -> None:
+        """The facts of a turn with no request record."""
+        self.request_bytes = self.req_conversation_id = None
+        self.previous_response_id = self.req_extra = None
+        self.input_bytes = self.new_input_tokens = 0
+        self.tools_offered = ()
+        self.instructions = self.compaction_input = self.compaction_trigger = False
 
-    def _response(self, c: Columns, s: int) -> tuple[bool | None, str | None, str | None]:
-        """The response's facts at side row `s` (-1: none); its store flag, model and
-        conversation id."""
-        self.has_res = s >= 0
-        if s < 0:
-            self.input_tokens = self.cached_tokens = self.output_tokens = None
-            self.reasoning_tokens = self.elapsed_ms = self.cache_miss_reason = None
-            self.fingerprint = self.service_tier = self.res_extra = None
-            self.started_at = None
-            self.web_search_requests = self.file_search_requests = None
-            self.status = "unknown"
-            self.hosted_calls = self.output_types = ()
-            self.output_bytes = 0
-            self.compaction_output = self.stream_cut = self.refusal = False
-            self.actions, self.unknown_items = (), False
-            return None, None, None
-        values, bits = c.values, c.s_flags[s]
-        self.input_tokens = _count(c.s_in[s])
-        self.cached_tokens = _count(c.s_cached[s])
-        self.output_tokens = _count(c.s_out[s])
-        self.reasoning_tokens = _count(c.s_reasoning[s])
-        self.elapsed_ms = _count(c.s_elapsed[s])
-        self.started_at = _count(c.s_started[s])
-        self.output_bytes = c.s_out_bytes[s]
-        self.status = values[c.s_status[s]]
-        self.output_types = values[c.s_types[s]]
-        self.service_tier = values[c.s_tier[s]]
-        self.fingerprint = values[c.s_fp[s]]
-        self.hosted_calls = c.s_hosted.get(s, ())
-        self.cache_miss_reason = c.s_miss.get(s)
-        self.web_search_requests = c.s_web.get(s)
-        self.file_search_requests = c.s_file.get(s)
-        self.compaction_output = bool(bits & S_COMPACTION_OUTPUT)
-        self.stream_cut = bool(bits & S_STREAM_CUT)
-        self.refusal = bool(bits & S_REFUSAL)
-        x = self.res_extra = c.s_extra.get(s)
-        # Read by several rules each: looked up once here.
-        self.actions = x.get("actions", ()) if x else ()
-        self.unknown_items = bool(x) and "unknown_items" in x
-        store = bool(bits & S_STORE_VALUE) if bits & S_STORE_SET else None
-        return store, values[c.s_model[s]], values[c.s_conv[s]]
+    def _no_response(self) -> None:
+        """The facts of a turn with no response record (status "unknown", no usage)."""
+        self.input_tokens = self.cached_tokens = self.output_tokens = None
+        self.reasoning_tokens = self.elapsed_ms = self.cache_miss_reason = None
+        self.fingerprint = self.service_tier = self.res_extra = None
+        self.started_at = None
+        self.web_search_requests = self.file_search_requests = None
+        self.status = "unknown"
+        self.hosted_calls = self.output_types = ()
+        self.output_bytes = 0
+        self.compaction_output = self.stream_cut = self.refusal = False
+        self.actions, self.unknown_items = (), False

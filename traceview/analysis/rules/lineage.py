@@ -10,6 +10,7 @@ checks are acknowledged (or not) by the next turn, and a `seed` sent again with 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -19,6 +20,8 @@ from traceview.capture.lineage import LINEAGE, RETRIEVING
 from traceview.wire import HOSTED_TOOL_CALLS, INCLUDE_FLAGS
 
 _FAILED = ("failed", "cancelled", "unknown", "queued", "in_progress")
+# A call's type, read in C over a turn's calls; the types that retrieve a source.
+_TYPE, _RETRIEVING = attrgetter("type"), frozenset(RETRIEVING)
 # Output item kinds that are a call of some tool (chat: "tool_calls").
 _CALL_KINDS = frozenset({*(t for calls in HOSTED_TOOL_CALLS.values() for t in calls),
                          "function_call", "custom_tool_call", "computer_call",
@@ -66,8 +69,7 @@ class LineageRule:
         r = f.res_extra.get(LINEAGE) if f.res_extra else None
         if self.pending:
             self._acknowledge(conv, q or {})
-        if q is None and r is None and not (
-                f.hosted_calls and any(c.type in RETRIEVING for c in f.hosted_calls)):
+        if q is None and r is None and _RETRIEVING.isdisjoint(map(_TYPE, f.hosted_calls)):
             return []
         q, r = q or {}, r or {}
         found: dict[str, Any] = {}
