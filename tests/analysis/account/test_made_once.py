@@ -90,7 +90,8 @@ def test_alike_halves_of_two_chunks_are_joined_once() -> None:
     accounts.take(0, ({}, first))
     accounts.take(1, ({}, second))
     assert accounts.halves == {0: {0: 0, 10: 1, 20: 0}, 1: {0: 0}}
-    made = accounts._joined(0, ("message",), None)
-    assert accounts._joined(0, ("message",), None) is made
+    made = accounts._joined(0, "gpt-4o", False, ("message",), None)
+    assert accounts._joined(0, "gpt-4o", False, ("message",), None) is made
     assert made == accounts._join(second[0], ("message",), None)
-    assert made != accounts._joined(1, ("message",), None)
+    assert made != accounts._joined(1, "gpt-4o", False, ("message",), None)
+    assert accounts._joined(0, "gpt-4o", True, ("message",), None) is None  # not the chat's

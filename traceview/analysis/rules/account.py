@@ -210,8 +210,10 @@ class Accounts:
         self.halves: dict[int, dict[int, int]] = {}
         self.known: list[Half] = []
         self.numbers: dict[Half, int] = {}
-        # Each distinct (half's number, output types, preamble era): its turns' account.
-        self.accounts: dict[tuple[int, tuple[str, ...], bool], TurnAccount] = {}
+        # Each distinct (half's number, turn's model, chat, output types, preamble era):
+        # its turns' account.
+        self.accounts: dict[tuple[int, str | None, bool, tuple[str, ...], bool],
+                            TurnAccount] = {}
 
     def take(self, source: int, made: Any) -> None:
         """A worker's counts remembered and its halves kept, before its chunk is paired.
@@ -246,31 +248,27 @@ class Accounts:
         the turn's billed input when its response completed (it may size a media part for
         later turns: analysis/account/sized.py)."""
         number = self._waiting(turn)
-        fit = _fit(self.known[number], model, turn.api == "chat") if number is not None \
-            else None
-        if number is not None and fit is self.known[number]:
-            result: TurnAccount | None = self._joined(number, output_types, created)
-        elif fit is not None:
-            result = self._join(fit, output_types, created)
-        elif isinstance(body := _body(self.read(ref) if (ref := turn.request) is not None
-                                      else None), dict):
+        result = self._joined(number, model, turn.api == "chat", output_types, created) \
+            if number is not None else None
+        if result is None and isinstance(
+                body := _body(self.read(ref) if (ref := turn.request) is not None else None),
+                dict):
             result = self._account(turn, body, model, output_types, created, billed)
-        else:
-            result = None
         if "reasoning" in output_types and reasoning_tokens is not None \
                 and turn.response is not None:
             self.recent.append((turn.response, reasoning_tokens, turn.index))
         return result
 
-    def _joined(self, number: int, output_types: tuple[str, ...],
-                created: float | None) -> TurnAccount:
-        """`_join` of a worker's half, kept by the half's number: turns repeat their
-        request and output types, so most find their account without hashing its lines."""
-        key = (number, output_types, preamble_era(created))
+    def _joined(self, number: int, model: str | None, chat: bool,
+                output_types: tuple[str, ...], created: float | None) -> TurnAccount | None:
+        """The account of a worker's half as the turn's (`_fit`), None when the half does
+        not fit the turn. Turns repeat their request, model and output types: each
+        distinct combination is joined once and its account shared, found by a small key
+        rather than by hashing its lines each turn."""
+        key = (number, model, chat, output_types, preamble_era(created))
         account = self.accounts.get(key)
-        if account is None:
-            account = self.accounts[key] = self._join(self.known[number], output_types,
-                                                         created)
+        if account is None and (fit := _fit(self.known[number], model, chat)) is not None:
+            account = self.accounts[key] = self._join(fit, output_types, created)
         return account
 
     def _waiting(self, turn: Turn) -> int | None:
