@@ -7,15 +7,22 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from traceview.analysis.hosted.objects import Objects, ProviderObject, ResponseRows, order
+from traceview.capture.model import Turn
+from traceview.capture.sides import ResponseFacts
+from traceview.capture.table import TurnTable
 
 
-def _turn(index: int, line: int) -> SimpleNamespace:
-    return SimpleNamespace(index=index, line=line, response_id=f"resp_{line:03d}",
-                           response_ref=None)
+def _turn(table: TurnTable, index: int, line: int) -> SimpleNamespace:
+    """A report's view of a turn as the rows read it: its index and its `Turn` (a row of
+    the turn table with a response, no response record: the row's line is the turn's)."""
+    turn = Turn(table, table.append_turn(index, 0, line, "responses"))
+    turn.res = ResponseFacts(response_id=f"resp_{line:03d}")
+    return SimpleNamespace(index=index, line=line, turn=turn)
 
 
 def _listing() -> tuple[list[ProviderObject], Objects]:
-    turns = [_turn(i + 1, 10 * (i + 1)) for i in range(6)]  # response rows at lines 10..60
+    table = TurnTable()  # response rows at lines 10..60
+    turns = [_turn(table, i + 1, 10 * (i + 1)) for i in range(6)]
     rows = ResponseRows(turns)
     for t in turns:
         rows.add(t.index, 1764480000.0 + t.line, True)

@@ -73,3 +73,25 @@ def test_a_chunk_s_alike_requests_share_one_half() -> None:
     other["body"]["conversation"] = "conv_b"  # the handle is the turn's own: not in a half
     _, halves = request_halves([(0, record), (10, other)])
     assert halves[0] is halves[10]
+
+
+def test_alike_halves_of_two_chunks_are_joined_once() -> None:
+    """Each chunk's halves are other objects: the main process numbers them by value, so
+    turns of any chunk with an alike request and response share one account."""
+    from traceview.analysis.rules.account import Accounts
+
+    record = {"dir": "req", "body": {"model": "gpt-4o",
+                                     "input": [{"role": "user", "content": "same words"}]}}
+    other = {"dir": "req", "body": {"model": "gpt-4o", "input": "other and more words"}}
+    _, first = request_halves([(0, record), (10, other), (20, copy.deepcopy(record))])
+    _, second = request_halves([(0, copy.deepcopy(record))])
+    assert first[0] is not second[0]
+    accounts = Accounts(lambda ref: None)
+    accounts.take(0, ({}, first))
+    accounts.take(1, ({}, second))
+    assert accounts.halves == {0: {0: 0, 10: 1, 20: 0}, 1: {0: 0}}
+    made = accounts._joined(0, "gpt-4o", False, ("message",), None)
+    assert accounts._joined(0, "gpt-4o", False, ("message",), None) is made
+    assert made == accounts._join(second[0], ("message",), None)
+    assert made != accounts._joined(1, "gpt-4o", False, ("message",), None)
+    assert accounts._joined(0, "gpt-4o", True, ("message",), None) is None  # not the chat's

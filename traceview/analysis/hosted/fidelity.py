@@ -187,8 +187,10 @@ class _Remake:
         reason = CODES[code - 1]
         if code > len(EARLY):  # no provider copy, no item read: its hash made when read
             turns = [t for t in map(self._turn, conv.turn_indices) if t is not None]
-            v = judge_hosted(conv.key, conv.id, final_at, rid, None, None,
-                             _late_reason(turns, final, []))
+            # `assess` found the late reason already: its sentence is read again only
+            # when there is one (outside_capture), not to find that there is none.
+            late = _late_reason(turns, final, []) if reason != "no_provider_copy" else None
+            v = judge_hosted(conv.key, conv.id, final_at, rid, None, None, late)
             v._rebuild = partial(_rebuilt_hosted, self._cap, conv, turns, final,
                                  self._writes)
             return v

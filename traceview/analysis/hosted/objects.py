@@ -17,6 +17,7 @@ from typing import Any
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.hosted.retention import RETENTION, expiry, iso_time, retention
+from traceview.capture.model import Turn
 
 KINDS = ("conversation", "response", "file", "vector_store")
 _PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
@@ -242,26 +243,35 @@ class ResponseRows:
         are when one file is read."""
         if in_order and not dead:
             return
-        find = self.find
-        keys = sorted((_created_line(t), t.response_id or "", r)
-                      for r, t in enumerate(map(find, self.index)) if r not in dead)
+        keys = sorted((*self._read(r), r) for r in range(len(self)) if r not in dead)
         index, created, store = self.index, self.created, self.store
         self.index = array("I", [index[r] for _l, _i, r in keys])
         self.created = array("d", [created[r] for _l, _i, r in keys])
         self.store = bytearray(store[r] for _l, _i, r in keys)
 
+    def _read(self, r: int) -> tuple[int, str]:
+        """Row `r`'s created line and response id, read from its turn's table row (the
+        columns `Turn.response` and `Turn.response_id` read, without making the record's
+        reference and the response's row view they are read through). A row is made only
+        for a turn whose response has an id."""
+        turn = self.find(self.index[r]).turn
+        table, row = turn.table, turn.row
+        res_row = table.res_row[row]
+        rid = table.responses.cols["response_id"].get(res_row) if res_row >= 0 else None
+        assert rid is not None  # a row is a stored response's: it has an id
+        return _created_line(turn), rid
+
     def to_dict(self, r: int) -> dict[str, Any]:
         """Row `r` as the report lists it (`object_dict`), not made an object first: a
         hosted capture lists one a turn."""
-        t = self.find(self.index[r])
-        return object_dict("response", t.response_id, _created_line(t), self.created_at(r),
-                           [t.index], bool(self.store[r]))
+        line, rid = self._read(r)
+        return object_dict("response", rid, line, self.created_at(r), [self.index[r]],
+                           bool(self.store[r]))
 
     def whole(self, r: int) -> ProviderObject:
-        t = self.find(self.index[r])
-        o = ProviderObject("response", t.response_id, _created_line(t), self.created_at(r),
-                           bool(self.store[r]))
-        o.turns.append(t.index)
+        line, rid = self._read(r)
+        o = ProviderObject("response", rid, line, self.created_at(r), bool(self.store[r]))
+        o.turns.append(self.index[r])
         return o
 
 
@@ -343,8 +353,10 @@ def first_line(o: ProviderObject) -> int:
     return o.created_line or (o.used_lines[0] if o.used_lines else 0)
 
 
-def _created_line(t: Any) -> int:
-    """The line of the response that created a stored response (else its turn's)."""
-    ref = t.response_ref
-    line: int = ref.line if ref is not None else t.line
+def _created_line(turn: Turn) -> int:
+    """The line of the response that created a stored response (else its turn's): the
+    response record's line (`Turn.response`'s) read from the table without making the
+    record's reference."""
+    table, row = turn.table, turn.row
+    line: int = table.res_line[row] if table.res_source[row] >= 0 else table.line[row]
     return line

@@ -28,6 +28,7 @@ RETENTION: dict[str, dict[str, Any]] = {
                      "as_of": RETENTION_AS_OF},
 }
 _OUT_OF_RANGE = "expiry unknown (a time in the capture past year 9999)"
+_NUMBER = int | float  # made once (`int | float` in a call makes a union on each)
 
 
 def retention(kind: str, expires_after: dict[str, Any] | None) -> dict[str, Any]:
@@ -56,7 +57,7 @@ def expiry(kind: str, state: str, deleted_line: int | None, expires_at: float | 
             anchor = last_used_at or created_at
         else:
             anchor = created_at
-        if isinstance(days, int | float) and anchor is not None:
+        if isinstance(days, _NUMBER) and anchor is not None:
             when = anchor + float(days) * 86400
         elif days is None:
             return None, RETENTION[kind]["text"]
@@ -70,16 +71,22 @@ _EPOCH = date(1970, 1, 1)
 # "00" to "59": an hour, minute or second written by a lookup (a format spec such as
 # "{h:02d}" is parsed again on every call: most of a time's formatting).
 TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
+_MAX_DAYS = timedelta.max.days  # either way from the epoch
 
 
 def _day_and_second(epoch: float) -> tuple[int, int] | None:
-    """A time in epoch seconds as (days since the epoch, second of that day), rounded as
-    `timedelta` rounds it; None for one no `timedelta` holds (a damaged capture's NaN)."""
+    """A time in epoch seconds as (days since the epoch, second of that day), rounded to
+    the microsecond as `timedelta(seconds=epoch)` rounds it (the whole seconds kept, the
+    fraction's microseconds rounded half to even) in integers: making the `timedelta`
+    was most of a time's formatting. None for one no `timedelta` holds (a damaged
+    capture's NaN, or a time past its days)."""
     try:
-        t = timedelta(seconds=epoch)
+        whole = int(epoch)
     except (OverflowError, ValueError):
         return None
-    return t.days, t.seconds
+    seconds = (whole * 1_000_000 + round((epoch - whole) * 1e6)) // 1_000_000
+    days, second = divmod(seconds, 86_400)
+    return (days, second) if -_MAX_DAYS <= days <= _MAX_DAYS else None
 
 
 @lru_cache(maxsize=4096)

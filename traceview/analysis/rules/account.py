@@ -205,14 +205,41 @@ class Accounts:
         self.responses: dict[tuple[Any, ...], tuple[Line, ...]] = {}
         self.produced: OrderedDict[str, tuple[int, int | None]] = OrderedDict()
         self.recent: deque[tuple[RecordRef, int, int]] = deque(maxlen=_RECENT)
-        # Requests' halves made by the workers, by source and offset: until their turn.
-        self.halves: dict[int, dict[int, Half]] = {}
+        # Requests' halves made by the workers, by source and offset: until their turn; each
+        # by its number in `known`, the distinct halves (their lines and facts pooled).
+        self.halves: dict[int, dict[int, int]] = {}
+        self.known: list[Half] = []
+        self.numbers: dict[Half, int] = {}
+        # Each distinct (half's number, turn's model, chat, output types, preamble era):
+        # its turns' account.
+        self.accounts: dict[tuple[int, str | None, bool, tuple[str, ...], bool],
+                            TurnAccount] = {}
 
     def take(self, source: int, made: Any) -> None:
-        """A worker's counts remembered and its halves kept, before its chunk is paired."""
+        """A worker's counts remembered and its halves kept, before its chunk is paired.
+        The chunk's alike requests share one Half object (account_workers.py): each is
+        numbered once here, so its turns find their account by a small key."""
         counts, halves = made
         remember(counts)
-        self.halves.setdefault(source, {}).update(halves)
+        chunk: dict[int, int] = {}  # id of a half of this chunk (all held in `halves`) -> number
+        waiting = self.halves.setdefault(source, {})
+        for offset, half in halves.items():
+            number = chunk.get(id(half))
+            if number is None:
+                number = chunk[id(half)] = self._number(half)
+            waiting[offset] = number
+
+    def _number(self, half: Half) -> int:
+        """The number of `half`'s value, kept with its lines and facts pooled."""
+        number = self.numbers.get(half)
+        if number is None:
+            pool = self.pool
+            lines = tuple([pool.setdefault(c, c) for c in half.lines])
+            half = half._replace(facts=pool.setdefault(half.facts, half.facts),
+                                 lines=pool.setdefault(lines, lines))
+            number = self.numbers[half] = len(self.known)
+            self.known.append(half)
+        return number
 
     def of(self, turn: Turn, model: str | None, output_types: tuple[str, ...],
            reasoning_tokens: int | None, created: float | None,
@@ -220,22 +247,33 @@ class Accounts:
         """The turn's account, or None when its request body cannot be read. `billed`:
         the turn's billed input when its response completed (it may size a media part for
         later turns: analysis/account/sized.py)."""
-        half = self._waiting(turn)
-        if half is not None and (fit := _fit(half, model, turn.api == "chat")) is not None:
-            result: TurnAccount | None = self._join(fit, output_types, created)
-        elif isinstance(body := _body(self.read(ref) if (ref := turn.request) is not None
-                                      else None), dict):
+        number = self._waiting(turn)
+        result = self._joined(number, model, turn.api == "chat", output_types, created) \
+            if number is not None else None
+        if result is None and isinstance(
+                body := _body(self.read(ref) if (ref := turn.request) is not None else None),
+                dict):
             result = self._account(turn, body, model, output_types, created, billed)
-        else:
-            result = None
         if "reasoning" in output_types and reasoning_tokens is not None \
                 and turn.response is not None:
             self.recent.append((turn.response, reasoning_tokens, turn.index))
         return result
 
-    def _waiting(self, turn: Turn) -> Half | None:
-        """The worker's half of the turn's request, if one was made (taken: used once);
-        looked up by the request's source and offset, read from the turn table."""
+    def _joined(self, number: int, model: str | None, chat: bool,
+                output_types: tuple[str, ...], created: float | None) -> TurnAccount | None:
+        """The account of a worker's half as the turn's (`_fit`), None when the half does
+        not fit the turn. Turns repeat their request, model and output types: each
+        distinct combination is joined once and its account shared, found by a small key
+        rather than by hashing its lines each turn."""
+        key = (number, model, chat, output_types, preamble_era(created))
+        account = self.accounts.get(key)
+        if account is None and (fit := _fit(self.known[number], model, chat)) is not None:
+            account = self.accounts[key] = self._join(fit, output_types, created)
+        return account
+
+    def _waiting(self, turn: Turn) -> int | None:
+        """The number of the worker's half of the turn's request, if one was made (taken:
+        used once); looked up by the request's source and offset, read from the turn table."""
         table, row = turn.table, turn.row
         waiting = self.halves.get(table.req_source[row])
         return waiting.pop(table.req_offset[row], None) if waiting else None
