@@ -24,7 +24,8 @@ from traceview.capture.items import (
 from traceview.capture.lineage import LINEAGE, request_lineage
 from traceview.capture.media import media_parts
 from traceview.capture.model import RequestFacts
-from traceview.safety.redact import redact_text
+from traceview.safety import MASK
+from traceview.safety.redact import is_secret_name, redact_text
 from traceview.wire import (
     ANSWER_KEYS,
 )
@@ -386,6 +387,15 @@ _ATTRIBUTION_KEYS = ("user", "safety_identifier")
 _BILLING_KEYS = frozenset(("service_tier", "metadata", *_ATTRIBUTION_KEYS))
 
 
+def metadata_tags(meta: dict[Any, Any]) -> dict[str, str]:
+    """A request's or a conversation's metadata as attribution reads it: 16 tags at most,
+    clipped. A tag becomes a report's group name and value, no longer a field of its own,
+    so a tag named like a secret (`api_key`) has its value masked here, as the output
+    boundary masks such a field; every other value is judged there as before."""
+    tags = {str(k)[:64]: str(v)[:512] for k, v in list(meta.items())[:16]}
+    return {k: MASK if is_secret_name(k) else v for k, v in tags.items()}
+
+
 def _billing_facts(g: Any, offered: Offered, extra: dict[str, Any]) -> None:
     """Kept in the request's `extra` only when set: most requests set none of them."""
     tier = g("service_tier")
@@ -393,7 +403,7 @@ def _billing_facts(g: Any, offered: Offered, extra: dict[str, Any]) -> None:
         extra["service_tier"] = intern(tier)
     meta = g("metadata")
     if type(meta) is dict and meta:
-        extra["metadata"] = {str(k)[:64]: str(v)[:512] for k, v in list(meta.items())[:16]}
+        extra["metadata"] = metadata_tags(meta)
     for key in _ATTRIBUTION_KEYS:
         v = g(key)
         if type(v) is str and v:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from traceview.capture.facts import metadata_tags
 from traceview.capture.model import Exchange, RecordRef
 
 # Keys that are not metadata but are grouped by alike.
@@ -112,7 +113,7 @@ def conversation_metadata(exchanges: Sequence[Exchange],
             body = rec.get("body") if isinstance(rec, dict) else None
             meta = body.get("metadata") if isinstance(body, dict) else None
             if isinstance(meta, dict) and meta:
-                found = {str(k)[:64]: str(v)[:512] for k, v in list(meta.items())[:16]}
+                found = metadata_tags(meta)
                 break
         if found is not None:
             out[ex.conversation_id] = found
