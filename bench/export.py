@@ -19,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 import side
-from gen_fleet import write_fleet
+
+from tests.shapes.fleet import write_fleet
 
 WHAT = ("report", "export", "duckdb", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
 AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
@@ -66,7 +67,7 @@ def main() -> int:
     ap.add_argument("--path", type=side.capture_file, help="capture to export (default: generated)")
     ap.add_argument("--mb", type=int, default=200, help="size of the generated capture")
     ap.add_argument("--files", type=int, default=0,
-                    help="also a directory of this many small captures (bench/gen_fleet.py)")
+                    help="also a directory of this many small captures (tests/shapes/fleet.py)")
     ap.add_argument("--what", nargs="+", default=list(WHAT), choices=WHAT, metavar="COMMAND",
                     help="the commands to run (default: all): " + "; ".join(WHAT))
     ns = ap.parse_args()

@@ -1,6 +1,6 @@
 """`traceview report` on a large HAR, pretty-printed and minified, against reading it.
 
-Turns a hosted-shape capture (bench/gen_hosted.py, or `--source`) into HAR entries as
+Turns a hosted-shape capture (tests/shapes/hosted.py, or `--source`) into HAR entries as
 browser devtools write them until the file reaches `--mb`, pretty-printed and on one line,
 and runs `report --format json` on each. Prints wall and CPU seconds and peak RSS as a share
 of the file: the importer streams entries, so a HAR's size must not set its memory.

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from gen_hosted import generate
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the generated shapes: tests/shapes
+from tests.shapes.hosted import generate  # noqa: E402
 
 # Runs `traceview ARGS` and writes the main process's peak RSS (VmHWM: ru_maxrss would
 # carry the parent's peak over the fork) where TV_BENCH_HWM says.
@@ -93,7 +94,7 @@ def capture_file(text: str) -> Path:
 
 
 def generated(shape: str, mb: int) -> Path:
-    """A generated capture of `shape` ("hosted": bench/gen_hosted.py), written once and reused."""
+    """A generated capture of `shape` ("hosted": tests/shapes/hosted.py), made once, reused."""
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
         print(f"generating {path} ({mb} MB, {shape} shape)…", flush=True)

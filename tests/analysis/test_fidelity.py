@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -241,11 +240,10 @@ def test_a_settled_verdicts_line_reads_no_body(tmp_path: Path) -> None:
 def test_each_conversations_verdict_is_found_by_its_key_in_any_order(tmp_path: Path) -> None:
     """The conversations screen asks for every verdict by key: in any order, the same
     verdicts."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    import gen_hosted
+    from tests.shapes import hosted
 
     path = tmp_path / "hosted.jsonl"
-    gen_hosted.generate(path, 10**12, lines=1500)
+    hosted.generate(path, 10**12, lines=1500)
     a = analyze(str(path))
     f = fid.assess(a, objects=a.objects)
     want = {v.conversation: v.to_dict() for v in f.verdicts}

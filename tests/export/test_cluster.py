@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from bench.gen_fleet import write_fleet
+from tests.shapes.fleet import write_fleet
 from traceview.cli import main
 from traceview.export.cluster import export_on_cluster
 from traceview.export.run import chunks

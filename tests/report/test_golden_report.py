@@ -3,7 +3,7 @@
 sha256 of `traceview report --format json --explain` (the whole document, every turn's
 sentences included), of the text report (width 100) and of the default JSON report (no
 prose) for every
-real fixture, every sample and a 2,400-line slice of each bench shape (generated here,
+real fixture, every sample and a 2,400-line slice of each generated shape (tests/shapes,
 deterministically; with workers, its rows are written in forked parts as a large capture's
 are). A digest that changes means the report changed: if that was meant
 (a new key, a fixed number), re-pin in one process with
@@ -16,21 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.shapes import big_turns, hosted
 from traceview.cli import main
 
 ROOT = Path(__file__).parent.parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import gen_hosted  # noqa: E402
-
-from tests.report import big_turns  # noqa: E402
 
 SLICE_LINES = 2_400
-SLICES = {"bench_slice.jsonl": big_turns.generate, "hosted_slice.jsonl": gen_hosted.generate}
+SLICES = {"bench_slice.jsonl": big_turns.generate, "hosted_slice.jsonl": hosted.generate}
 
 
 def captures() -> list[str]:

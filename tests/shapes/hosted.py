@@ -3,7 +3,7 @@
 Conversations of 12 turns, a conversation handle plus one short message per request,
 response bodies shaped like `resp.model_dump()` (every declared key, most null), file
 search on ~40 % of turns (half with results captured). About 4 kB a turn: the cost of
-loading it is per turn, not per byte, which the bigger-turn `gen_capture` shape hides.
+loading it is per turn, not per byte, which the bigger-turn shape (big_turns.py) hides.
 Deterministic (seeded); `lines` stops after that many lines (a slice of the same file).
 """
 

@@ -3,7 +3,7 @@
 Each file is one conversation of 2-6 hosted-state turns spread over several days and two
 models, file search on some turns (evidence missing on half of them), a deposit now and
 then. Deterministic for a given count and seed. Used by bench/export.py and the cluster
-job's test.  usage: gen_fleet.py DIR COUNT
+job's test.  usage: python -m tests.shapes.fleet DIR COUNT
 """
 
 from __future__ import annotations
