@@ -4,7 +4,7 @@ the worker processes.
 Itemising a request (counting its text in the model's encoding, building its lines) is
 most of an input account's cost, and the vocabulary it needs is the largest thing a
 report would hold (o200k: ~70 MB). A worker that reads a chunk (capture/parallel.py)
-makes each request's half (rules/account.py `request_half`: the request's lines and what
+makes each request's half (rules/request_half.py `request_half`: the request's lines and what
 follows from them alone) from the record it parsed for the line's facts, and sends the
 halves back by offset,
 with the counts it read by digest. The main process keeps them until the turn is
@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from traceview.analysis.account.tokens import fresh, shared
-from traceview.analysis.rules.account import Half, request_half
+from traceview.analysis.rules.request_half import Half, request_half
 
 Halves = dict[int, Half]
 
