@@ -12,7 +12,7 @@ import pytest
 
 from traceview.analysis.session import analyze
 from traceview.capture import load, parallel
-from traceview.capture.facts import signature
+from traceview.capture.user_side import signature
 from traceview.report.json_out import render_json
 
 ROOT = Path(__file__).parent.parent.parent
@@ -116,7 +116,7 @@ def test_a_worker_sends_its_facts_as_columns() -> None:
 
 def test_signatures_agree_across_processes() -> None:
     """hash() of a str differs per process; a signature made in a worker must match."""
-    code = "from traceview.capture.facts import signature; print(signature('water damage'))"
+    code = "from traceview.capture.user_side import signature; print(signature('water damage'))"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env={"PYTHONHASHSEED": "random"}).stdout.strip()
     assert int(other) == signature("water damage")

@@ -206,7 +206,7 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
 # -- 3. the proxy's small holes -------------------------------------------------------------
 
 def test_dot_segments_never_leave_the_upstream_base_path():
-    from traceview.record.proxy import upstream_url
+    from traceview.record.upstream import upstream_url
 
     assert upstream_url("http://h/base/v1", "/v1/../../echo", b"") == "http://h/base/v1/echo"
     assert upstream_url("http://h/base/v1", "/v1/%2e%2e/%2E%2E/x", b"") == "http://h/base/v1/x"

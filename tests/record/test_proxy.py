@@ -21,9 +21,9 @@ import pytest
 import traceview.record
 from tests.record.conftest import API_KEY, proxy_process, read_records
 from traceview.capture.capture import load
-from traceview.record.proxy import upstream_url
 from traceview.record.proxy_server import ProxyServer
 from traceview.record.recorder import Recorder
+from traceview.record.upstream import upstream_url
 from traceview.sim import SimServer
 
 TIMING = ("ts", "elapsed_ms", "id", "event_ms")
@@ -246,7 +246,7 @@ def test_upstream_paths_join_without_doubling_v1():
 
 
 def test_default_upstream_honours_the_proxys_own_environment():
-    from traceview.record.proxy import DEFAULT_UPSTREAM, default_upstream
+    from traceview.record.upstream import DEFAULT_UPSTREAM, default_upstream
 
     assert default_upstream({}) == DEFAULT_UPSTREAM == "https://api.openai.com/v1"
     assert default_upstream({"OPENAI_BASE_URL": "http://gw:9/v1"}) == "http://gw:9/v1"
@@ -301,7 +301,7 @@ def test_the_proxy_command_serves_and_stops_cleanly(tmp_path):
 
 
 def test_the_upstream_goes_through_the_environments_proxy(monkeypatch):
-    from traceview.record.proxy import env_proxy
+    from traceview.record.upstream import env_proxy
 
     for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY",
                  "ALL_PROXY"):

@@ -207,7 +207,7 @@ def test_a_tls_upstream_is_reached_through_the_outgoing_proxys_tunnel(tmp_path, 
     monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "cert.pem"))
     seen: list[bytes] = []
     tunnel = _tunnel(seen)
-    monkeypatch.setattr("traceview.record.proxy.env_proxy", lambda upstream: tunnel)
+    monkeypatch.setattr("traceview.record.upstream.env_proxy", lambda upstream: tunnel)
     out = tmp_path / "tunnel.jsonl"
     with _tls_sim() as upstream, ProxyServer(out, upstream=upstream) as proxy:
         client = openai.OpenAI(base_url=proxy.base_url, api_key=API_KEY, max_retries=0)

@@ -17,8 +17,8 @@ from typing import Any
 from traceview.analysis.hosted.retention import TWO_DIGITS
 from traceview.analysis.timing import response_limits
 from traceview.analysis.turn_columns import TurnColumns, turn_view
-from traceview.capture.facts import USER_TEXT_MAX
 from traceview.capture.model import Attempt, HostedCall, RecordRef, Turn
+from traceview.capture.user_side import USER_TEXT_MAX
 
 UNREAD = object()  # a side not read yet (None is a side the turn lacks)
 

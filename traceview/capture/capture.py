@@ -28,11 +28,10 @@ from traceview.capture.parallel import (
 from traceview.capture.pool import Kept, fork_ahead
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import (
-    SNIFF,
     Source,
     SourceError,
-    binary_head,
     expand_paths,
+    not_a_capture,
     open_source,
 )
 from traceview.capture.table import TurnTable
@@ -372,45 +371,6 @@ class _Rereader:
         except (OSError, ValueError):
             return {}
         return obj if isinstance(obj, dict) else {}
-
-
-SNIFF_LINES = 20
-
-
-def not_a_capture(path: str) -> str | None:
-    """Why the file at ``path`` is not a JSONL capture, judged from its first 64 KB; None
-    if it may be one (an empty file may still become one: it is being written)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(SNIFF)
-    except OSError:
-        return None  # the read loop reports it with the line it stopped at
-    if binary_head(head):
-        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
-    lines = head.split(b"\n")
-    complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]
-    if b"\x00" in head and not any(line.lstrip().startswith(b"{") for line in complete):
-        # NULs and not one JSON object among the first lines: a binary file (an image,
-        # an archive), said as such rather than as lines that are not JSON.
-        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
-    if not complete:
-        start = head.lstrip().removeprefix(b"\xef\xbb\xbf")[:1]
-        if start and start != b"{":
-            return f"it starts with {_shown(head)}; expected one JSON object per line"
-        return None
-    for line in complete:
-        try:
-            if isinstance(orjson.loads(line), dict):
-                return None
-        except orjson.JSONDecodeError:
-            continue
-    return (f"none of its first {len(complete)} lines is a JSON object (line 1: "
-            f"{_shown(complete[0])}); expected one JSON record per line")
-
-
-def _shown(raw: bytes) -> str:
-    text = raw.strip()[:40].decode("utf-8", "replace")
-    return repr(text) + ("…" if len(raw.strip()) > 40 else "")
 
 
 def opening_problems(path: str, from_format: str | None = None) -> list[Problem]:

@@ -1,4 +1,6 @@
-"""Reduce a request or response body to the few facts analysis needs.
+"""Reduce a request body to the few facts analysis needs, and the small helpers both
+sides share (the response's facts: response_facts.py and body_facts.py; what the user
+said: user_side.py).
 
 Called once per record while the capture is scanned; the body is dropped afterwards.
 """
@@ -16,21 +18,17 @@ from traceview.capture.estimate import BYTES_PER_TOKEN, TOKENS_PER_ITEM, estimat
 from traceview.capture.items import (
     UNHELD_ITEMS,
     bare_reasoning,
-    describe_item,
-    is_message,
     message_text,
-    model_produced,
 )
 from traceview.capture.lineage import LINEAGE, request_lineage
 from traceview.capture.media import media_parts
 from traceview.capture.model import RequestFacts
+from traceview.capture.user_side import new_items, signature, user_excerpt, user_side
 from traceview.safety import MASK
-from traceview.safety.redact import is_secret_name, redact_text
+from traceview.safety.redact import is_secret_name
 from traceview.wire import (
     ANSWER_KEYS,
 )
-
-USER_TEXT_MAX = 160
 
 
 def _dumps(obj: Any) -> bytes:
@@ -73,80 +71,6 @@ def shared(t: tuple[str, ...]) -> tuple[str, ...]:
 def short_name(value: Any) -> str | None:
     """A short string repeated on many turns (model, status): one shared copy, not one each."""
     return intern(value) if isinstance(value, str) and len(value) < 100 else None
-
-
-def _clip(text: str, limit: int) -> str:
-    """Whitespace folded, secrets masked, cut at `limit` (marked where shown, see model)."""
-    return _excerpt(text[: limit * 2].split(), limit)
-
-
-def _excerpt(words: list[str], limit: int = USER_TEXT_MAX) -> str:
-    """The words joined by single spaces, secrets masked (redact_text), cut at `limit`."""
-    return redact_text(" ".join(words))[:limit]
-
-
-def _user_text(text: str) -> tuple[str, int]:
-    """(excerpt, number of words) of a user text: the excerpt is made of the words of its
-    first USER_TEXT_MAX * 2 characters (as `_clip`), which are all of its words when that
-    is the whole text."""
-    head = text[: USER_TEXT_MAX * 2]
-    words = head.split()
-    n_words = len(words) if len(head) == len(text) else len(text.split())
-    return _excerpt(words), n_words
-
-
-def signature(text: str) -> int:
-    """A stable 64-bit signature of a text, equal in every process: the CRC-32 of its bytes
-    and of its bytes reversed (two texts share it only when both collide). Not hash(): str
-    hashes are salted per process, and facts are made in worker processes whose signatures
-    the main process compares; not hashlib, which brings OpenSSL into a one-process report."""
-    raw = text.encode("utf-8", "surrogatepass")
-    return crc32(raw) << 32 | crc32(raw[::-1])
-
-
-def _user_side(items: list[Any], want_sig: bool = True,
-               ) -> tuple[str | None, int | None, int | None]:
-    """(short text of the last input item, words of that text, signature of the first user
-    text — only when `want_sig`: a chained turn is never grouped by it)."""
-    first_sig = first = first_text = None
-    if want_sig:
-        for item in items:
-            if is_message(item) and item.get("role") == "user":
-                first, first_text = item, message_text(item) or ""
-                first_sig = signature(first_text)
-                break
-    if not items:
-        return None, None, first_sig
-    last = items[-1]
-    lt = last.get("type") if type(last) is dict else None
-    if lt == "compaction_trigger":
-        for item in reversed(items):  # the last item that is not a trigger, if any
-            if not (isinstance(item, dict) and item.get("type") == "compaction_trigger"):
-                last = item
-                break
-        lt = last.get("type") if type(last) is dict else None
-    # is_message(last), read here: a dict typed "message", or untyped with a role.
-    if type(last) is dict and last.get("role") == "user" and (
-            lt == "message" or (lt is None and "type" not in last)):
-        if last is first:
-            text = first_text
-        else:
-            text = last.get("content")
-            if type(text) is not str:  # a list of parts (or none): message_text reads it
-                text = message_text(last) or ""
-        excerpt, n_words = _user_text(text or "")
-        return excerpt, n_words, first_sig
-    return describe_item(last), None, first_sig
-
-
-def _new_items(items: list[Any]) -> list[Any]:
-    """Input the provider has not seen before: what follows the last item the model
-    produced. A stateless client resends the rest; so does a chained client that sends the
-    whole history again (billed twice, but not new input)."""
-    for i in range(len(items) - 1, -1, -1):
-        if model_produced(items[i]):
-            return items[i + 1 :]
-    return items
 
 
 def _tools(tools: Any) -> tuple[str, ...]:
@@ -226,7 +150,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         ib = dumps_len(raw_input)
         ib = ib + _STR_ITEM_BYTES if ib else 0
         user_text: str | None
-        user_text, n_words = _user_text(raw_input)
+        user_text, n_words = user_excerpt(raw_input)
         words: int | None = n_words
         sig = None if chained else signature(raw_input)
         new_tokens = -(-_utf8_len(raw_input) // BYTES_PER_TOKEN) + TOKENS_PER_ITEM
@@ -236,8 +160,8 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
         raw_items = _dumps(items) if items else b""
         ib = len(raw_items)
         # Only stateless turns are grouped by their first message.
-        user_text, words, sig = _user_side(items, not chained)
-        new = _new_items(items)
+        user_text, words, sig = user_side(items, not chained)
+        new = new_items(items)
         new_tokens, compaction_input, compaction_trigger, keys, answered, media, bare = \
             _items(items, new, model)
         if compaction_input or bare:  # what replay fidelity must read (capture/items.py)
@@ -266,7 +190,7 @@ def request_facts(api: str, body: dict[str, Any], recorded_bytes: Any) -> Reques
             extra.setdefault("media", []).extend(media)
             new_tokens += sum(m["tokens"] for m in media if m["tokens"] is not None)
         if user_text is None:
-            user_text, words = _user_text(message_text(prompt) or "")
+            user_text, words = user_excerpt(message_text(prompt) or "")
             sig = None if chained else signature(user_text or "")
     lineage = request_lineage(body, raw_input if answered_any(extra) else None)
     if lineage is not None:
@@ -429,8 +353,8 @@ def _chat_request(model: str | None, rb: int, offered: Offered, stream: bool,
     messages = g("messages")
     items = messages if isinstance(messages, list) else []
     raw_items = _dumps(items)
-    user_text, words, sig = _user_side(items)
-    new = _new_items(items)
+    user_text, words, sig = user_side(items)
+    new = new_items(items)
     new_tokens = estimate_tokens(new)
     extra: dict[str, Any] = {}
     answered = [m["tool_call_id"] for m in new if type(m) is dict and m.get("role") == "tool"

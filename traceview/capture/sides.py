@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from traceview.capture.calls import HostedCall
-from traceview.capture.table import (
+from traceview.capture.side_columns import (
     LIMIT,
     NO_CREATED,
     SET,

@@ -3,7 +3,9 @@
 Bodies are re-read by byte range long after the first scan (detail view, diff), so
 every source must support random access. Plain files are read in place; a `.gz`
 capture or standard input is spooled once into an unnamed temporary file, which
-keeps random access without holding the decompressed bytes in memory.
+keeps random access without holding the decompressed bytes in memory. A source that is
+not a capture at all (binary, or no JSON object in its first lines) is told apart by its
+first bytes (`not_a_capture`) before any line is read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, Protocol
+
+import orjson
 
 CAPTURE_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".ndjson", ".ndjson.gz", ".log", ".gz",
                     ".har")
@@ -153,7 +157,7 @@ class _Prefixed:
         self.rest.close()
 
 
-SNIFF = 1 << 16  # a file is judged a capture or not by its first bytes (capture.py)
+SNIFF = 1 << 16  # a file is judged a capture or not by its first bytes (not_a_capture)
 NUL_RUN = b"\x00" * 8
 
 
@@ -161,6 +165,45 @@ def binary_head(head: bytes) -> bool:
     """A leading run of NULs, or nothing but NULs: not lines at all (a preallocated or
     zeroed file, a binary format). One NUL inside a line is that line's problem."""
     return head.startswith(NUL_RUN) or bool(head) and not head.strip(b"\x00")
+
+
+SNIFF_LINES = 20
+
+
+def not_a_capture(path: str) -> str | None:
+    """Why the file at ``path`` is not a JSONL capture, judged from its first 64 KB; None
+    if it may be one (an empty file may still become one: it is being written)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SNIFF)
+    except OSError:
+        return None  # the read loop reports it with the line it stopped at
+    if binary_head(head):
+        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
+    lines = head.split(b"\n")
+    complete = [line for line in lines[:-1] if line.strip()][:SNIFF_LINES]
+    if b"\x00" in head and not any(line.lstrip().startswith(b"{") for line in complete):
+        # NULs and not one JSON object among the first lines: a binary file (an image,
+        # an archive), said as such rather than as lines that are not JSON.
+        return "binary data (NUL bytes) in its first bytes; expected JSON lines"
+    if not complete:
+        start = head.lstrip().removeprefix(b"\xef\xbb\xbf")[:1]
+        if start and start != b"{":
+            return f"it starts with {_shown(head)}; expected one JSON object per line"
+        return None
+    for line in complete:
+        try:
+            if isinstance(orjson.loads(line), dict):
+                return None
+        except orjson.JSONDecodeError:
+            continue
+    return (f"none of its first {len(complete)} lines is a JSON object (line 1: "
+            f"{_shown(complete[0])}); expected one JSON record per line")
+
+
+def _shown(raw: bytes) -> str:
+    text = raw.strip()[:40].decode("utf-8", "replace")
+    return repr(text) + ("…" if len(raw.strip()) > 40 else "")
 
 
 def _spool(reader: _Reader | IO[bytes], target: Path) -> int:

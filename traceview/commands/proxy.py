@@ -16,9 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from traceview.commands.outputs import PathRefused, refuse_output
-from traceview.record.proxy import DEFAULT_TIMEOUT, default_upstream
+from traceview.record.proxy import DEFAULT_TIMEOUT
 from traceview.record.proxy_server import LOOPBACK, ProxyServer
 from traceview.record.rotate import RotateError
+from traceview.record.upstream import default_upstream
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 
 from traceview.export.schema import TABLES, column_types
+from traceview.safety.known_keys import MIN_SECRET_LENGTH
 from traceview.safety.redact import (
-    MIN_SECRET_LENGTH,
     lines_to_mask,
     redact,
     redact_json,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from traceview.analysis.diff import DiffResult, diff
-from traceview.analysis.hosted.inventory import deletions
+from traceview.analysis.hosted.object_calls import deletions
 from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
 from traceview.provider.client import ProviderConfig, make_client

@@ -2,10 +2,10 @@
 
 The application only changes its base URL (``OPENAI_BASE_URL=http://127.0.0.1:8080/v1``).
 This module is the ASGI application; the listening side is uvicorn (``proxy_server.py``),
-the upstream side a small keep-alive client whose responses httptools parses
-(``upstream_pool.py``), wrapped in the recorder's own :class:`AsyncRecordingTransport` — so
-a proxied exchange is written by exactly the code that writes a recorded SDK call: same
-records, same redaction, same whole-line writes.
+the request sent upstream is made in ``upstream.py`` and carried by a small keep-alive
+client whose responses httptools parses (``upstream_pool.py``), wrapped in the recorder's
+own :class:`AsyncRecordingTransport` — so a proxied exchange is written by exactly the code
+that writes a recorded SDK call: same records, same redaction, same whole-line writes.
 
 Request bodies are read whole (the record keeps their exact bytes), except large and
 multipart uploads (also chunked ones of unknown length, once past 8 MB), which stream
@@ -18,146 +18,32 @@ left, a response's once the client has its last byte.
 from __future__ import annotations
 
 import asyncio
-import functools
-import os
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2
 
 from traceview.record.backlog import RecordBacklog
 from traceview.record.recorder import Recorder
 from traceview.record.transport import EXCHANGE_EXTENSION, AsyncRecordingTransport
-from traceview.record.upstream_pool import UpstreamPool
+from traceview.record.upstream import (
+    DEFAULT_UPSTREAM,
+    HOP_BY_HOP_BYTES,
+    Scope,
+    outgoing,
+    upstream_host,
+    upstream_transport,
+    upstream_url,
+)
 
-DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
 # Request bodies up to this size are read whole (the record keeps their exact bytes);
 # larger ones, and every multipart upload, are streamed upstream as they arrive.
 STREAM_UPLOADS_ABOVE = 8 << 20
 
-# Connection-level headers belong to one hop, not to the exchange (RFC 9110 §7.6.1);
-# host and content-length are set again by the upstream client for the bytes it sends.
-HOP_BY_HOP = frozenset({
-    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-    "transfer-encoding", "upgrade", "host", "content-length",
-})
-
-_HOP_BY_HOP_BYTES = frozenset(h.encode() for h in HOP_BY_HOP)
-
-Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def default_upstream(env: Mapping[str, str] | None = None) -> str:
-    """``OPENAI_BASE_URL`` of the proxy's own environment, else the provider's public API."""
-    found = (os.environ if env is None else env).get("OPENAI_BASE_URL")
-    return (found or "").strip() or DEFAULT_UPSTREAM
-
-
-def _outgoing(scope: Scope, url: str, host: bytes, content: bytes | AsyncIterator[bytes],
-              length: int | None, timeouts: dict[str, float], via: bytes) -> httpx2.Request:
-    """The upstream request: the client's end-to-end headers as bytes, as the server read
-    them, with ``Host``, this proxy's ``Via`` and the body's framing (its length, or
-    chunked) that the upstream needs. Given as a stream, so httpx2 adds no headers of its
-    own: building the headers once is a third of what ``content=`` cost per request."""
-    method = scope["method"]
-    headers = [(b"Host", host)]
-    headers += [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP_BY_HOP_BYTES]
-    headers.append((b"via", via))
-    stream: httpx2.ByteStream | _Upload
-    if isinstance(content, bytes):
-        if content or method in ("POST", "PUT", "PATCH", "QUERY"):
-            headers.append((b"Content-Length", str(len(content)).encode()))
-        stream = httpx2.ByteStream(content)
-    else:  # streamed upload: the upstream needs its length up front, else chunks
-        headers.append((b"content-length", str(length).encode()) if length is not None
-                       else (b"Transfer-Encoding", b"chunked"))
-        stream = _Upload(content)
-    request = httpx2.Request(method, url, headers=headers, stream=stream,
-                             extensions={"timeout": timeouts})
-    if isinstance(content, bytes):
-        request.read()  # its bytes are its content (the record keeps them)
-    return request
-
-
-class _Upload(httpx2.AsyncByteStream):
-    """A request body streamed upstream as the client sends it."""
-
-    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
-        self._chunks = chunks
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._chunks:
-            yield chunk
-
-
-def upstream_url(upstream: str, path: str, query: bytes) -> str:
-    """Where a request for ``path`` goes.
-
-    Clients are pointed at ``http://proxy/v1``, so their paths start with ``/v1``; an
-    upstream whose base already ends in ``/v1`` takes the rest of the path after its own.
-    """
-    path = _without_dot_segments(path)
-    base, v1, _ = _base(upstream)
-    if v1 and (path == "/v1" or path.startswith("/v1/")):
-        path = path[3:]
-    url = base + path
-    return f"{url}?{query.decode('latin-1')}" if query else url
-
-
-@functools.lru_cache(maxsize=8)
-def _base(upstream: str) -> tuple[str, bool, bytes]:
-    """The upstream without its trailing slash, whether its path ends in ``/v1``, and its
-    ``Host`` header (a proxy has one upstream: split once, not per request)."""
-    base = upstream.rstrip("/")
-    netloc = httpx2.URL(base).netloc
-    if netloc.startswith(b"["):  # an IPv6 zone means something on this host only
-        host, bracket, port = netloc.partition(b"]")
-        netloc = host.partition(b"%")[0] + bracket + port
-    return base, urlsplit(base).path.endswith("/v1"), netloc
-
-
-def _without_dot_segments(path: str) -> str:
-    """``path`` with ``.`` and ``..`` (also percent-encoded) resolved, never above its root:
-    the HTTP client would resolve them against the upstream's URL, and ``/v1/../../x``
-    would leave the upstream's base path."""
-    kept: list[str] = []
-    for segment in path.split("/"):
-        plain = segment.lower().replace("%2e", ".")
-        if plain in ("", "."):
-            continue
-        if plain == "..":
-            if kept:
-                kept.pop()
-            continue
-        kept.append(segment)
-    return "/" + "/".join(kept)
-
-
-def env_proxy(upstream: str) -> str | None:
-    """The outgoing proxy the environment names for the upstream (HTTPS_PROXY, NO_PROXY…),
-    as an httpx2 client would use it: the upstream is fixed, so this is decided once."""
-    from urllib.request import getproxies, proxy_bypass
-
-    parts = urlsplit(upstream)
-    proxies = getproxies()
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy or parts.hostname in ("localhost", "127.0.0.1", "::1") or (
-            parts.hostname and proxy_bypass(parts.hostname)):
-        return None
-    return proxy
-
-
-def upstream_transport(upstream: str) -> UpstreamPool:
-    """The HTTP client side of the proxy: keep-alive connections whose responses httptools
-    parses as they arrive (`upstream_pool.py`; h11 and httpcore2 were half the proxy's time
-    on the relay's path), through the environment's outgoing proxy, trusting what the SDK
-    trusts (SSL_CERT_FILE…)."""
-    return UpstreamPool(proxy=env_proxy(upstream))
 
 
 def _error_body(kind: str, message: str) -> bytes:
@@ -265,8 +151,8 @@ class RecordingProxy:
         # raw_path: the path as the client encoded it (``path`` is percent-decoded).
         raw_path = scope.get("raw_path")
         path = raw_path.decode("latin-1") if raw_path else scope["path"]
-        request = _outgoing(scope, upstream_url(self.upstream, path, scope["query_string"]),
-                            _base(self.upstream)[2], content, length, self._timeouts,
+        request = outgoing(scope, upstream_url(self.upstream, path, scope["query_string"]),
+                            upstream_host(self.upstream), content, length, self._timeouts,
                             self._via)
         try:
             response = await self._upstream().handle_async_request(request)
@@ -338,7 +224,7 @@ class RecordingProxy:
             name = k.lower()
             if name == b"content-length":
                 sized = True
-            elif name in _HOP_BY_HOP_BYTES:
+            elif name in HOP_BY_HOP_BYTES:
                 continue
             headers.append((k, v))
         await send({"type": "http.response.start", "status": response.status_code,

@@ -18,9 +18,10 @@ import socket
 import threading
 from typing import Any
 
-from traceview.record.proxy import DEFAULT_TIMEOUT, RecordingProxy, default_upstream
+from traceview.record.proxy import DEFAULT_TIMEOUT, RecordingProxy
 from traceview.record.recorder import Clock, Recorder
 from traceview.record.rotate import RotatingCaptureWriter, parse_rotate
+from traceview.record.upstream import default_upstream
 from traceview.record.writer import CaptureWriter
 
 LOOPBACK = "127.0.0.1"

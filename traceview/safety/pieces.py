@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from traceview.safety import MASK
+from traceview.safety import MASK, known_keys
 from traceview.safety import redact as _redact
 from traceview.safety.mask import mask_spans
 
@@ -36,7 +36,7 @@ def _key_spans(text: str, keys: Iterable[str]) -> list[tuple[int, int]]:
 def secret_spans(text: str, keys: Iterable[str] = ()) -> list[tuple[int, int]]:
     """The (start, end) spans of `text` that `redact_text` masks (with `keys` registered
     too), in order and apart."""
-    keyed = _key_spans(text, (*_redact.registered_keys(), *keys))
+    keyed = _key_spans(text, (*known_keys.held, *keys))
     # The text as the shapes see it: each exact key already a mask. `moves` maps an offset
     # in it back to the text: (offset there, offset here, the key's span here or None).
     parts: list[str] = []
@@ -51,7 +51,7 @@ def secret_spans(text: str, keys: Iterable[str] = ()) -> list[tuple[int, int]]:
     parts.append(text[pos:])
     seen = "".join(parts)
     hinted = _redact._hinted_lines(seen.encode("utf-8", "surrogatepass").replace(b"\n", b" "))
-    shaped = mask_spans(seen) if hinted and len(seen) >= _redact.MIN_SECRET_LENGTH else []
+    shaped = mask_spans(seen) if hinted and len(seen) >= known_keys.MIN_SECRET_LENGTH else []
     spans = list(keyed)
     for start, end in shaped:
         spans.append((_back(moves, start, False), _back(moves, end, True)))

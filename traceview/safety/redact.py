@@ -5,7 +5,7 @@ a prompt that quotes a config file, an error that echoes the key, a query string
 ``?api_key=``. Values under secret-named keys are masked whole; key-shaped strings are
 masked wherever they occur (also inside words and after ``_``); and the exact keys this
 process knows (the one in use, from the environment or registered by a command with
-:func:`add_secret`) are masked wherever they appear, whatever their shape.
+:func:`add_secret`; known_keys.py) are masked wherever they appear, whatever their shape.
 
 This is the one redactor: the recorder, every report, the inspector (through
 ``traceview.safety.sanitise.visible``), snapshots and stderr all use it. Every path runs
@@ -15,16 +15,20 @@ secret shape holds?) and, where it says yes, the masker of shapes.py.
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import orjson
 
-from traceview.safety import MASK
+from traceview.safety import MASK, known_keys
+from traceview.safety.known_keys import (
+    MIN_SECRET_LENGTH,
+    add_secret,
+    registered,
+    registered_keys,
+    reset_registered,
+)
 
 __all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
            "dumped_apart", "keys_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
@@ -38,62 +42,6 @@ SECRET_KEYS = {
     "passwd", "client_secret", "secret", "secret_key", "private_key", "cookie", "set_cookie",
     "subscription_key",
 }
-
-# --- The keys this process knows ---------------------------------------------------------
-
-MIN_SECRET_LENGTH = 8  # shorter values would mangle ordinary text
-ENV_KEYS = ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
-_registered: tuple[str, ...] = ()  # longest first: a key inside a longer one goes second
-_lock = threading.Lock()
-
-
-def _key_of(value: str | None) -> str | None:
-    """The key a header value or a setting holds ("Bearer " dropped), if long enough."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.lower().startswith("bearer "):
-        value = value[7:].strip()
-    return value if len(value) >= MIN_SECRET_LENGTH else None
-
-
-def _set_registered(keys: Iterable[str]) -> None:
-    global _registered
-    with _lock:
-        _registered = tuple(sorted(set(keys), key=len, reverse=True))
-
-
-def add_secret(value: str | None) -> None:
-    """Mask this exact value wherever it appears from now on (the key a command uses)."""
-    key = _key_of(value)
-    if key is not None and key not in _registered:
-        _set_registered((*_registered, key))
-
-
-def registered_keys() -> tuple[str, ...]:
-    """The keys masked whatever their shape, longest first."""
-    return _registered
-
-
-def reset_registered(keys: Iterable[str] = ()) -> None:
-    """Forget every registered key, then register `keys` (an embedder, a test)."""
-    _set_registered(k for k in map(_key_of, keys) if k is not None)
-
-
-@contextmanager
-def registered(*values: str) -> Iterator[None]:
-    """The keys registered now, plus `values`, for the block; afterwards exactly those
-    registered before it, whatever the block registered."""
-    before = _registered
-    for value in values:
-        add_secret(value)
-    try:
-        yield
-    finally:
-        _set_registered(before)
-
-
-reset_registered(os.environ.get(name) or "" for name in ENV_KEYS)  # the keys in use
 
 # --- The pre-check: which lines may hold a secret ----------------------------------------
 
@@ -259,7 +207,7 @@ def redact_text(text: str) -> str:
     """The text with every key-shaped substring and every registered key masked."""
     if len(text) < MIN_SECRET_LENGTH:  # too short to hold any shape or registered key
         return text
-    for key in _registered:
+    for key in known_keys.held:
         if key in text:
             text = text.replace(key, MASK)
     # One line (a line feed as a space): a name's gap may run past a line's end.
@@ -276,7 +224,7 @@ def redact_json(chunk: bytes) -> bytes:
     Safe on JSON text: no shape's masked part can contain a quote or a backslash, so
     string boundaries and escapes stay intact and the document stays valid.
     """
-    for key in _registered:
+    for key in known_keys.held:
         chunk = chunk.replace(key.encode("utf-8", "surrogatepass"), MASK.encode())
     out: list[bytes] = []
     pos = 0
@@ -327,7 +275,7 @@ def redact_dump(chunk: bytes, apart: bytes) -> bytes:
     is and at any indentation, and never across lines, so the chunk has a line to check
     only if `apart` has one. Then, or while a key is registered, the chunk goes through
     `redact_json` whole."""
-    return redact_json(chunk) if _registered or _hinted_lines(apart) else chunk
+    return redact_json(chunk) if known_keys.held or _hinted_lines(apart) else chunk
 
 
 def is_secret_name(name: str) -> bool:
@@ -372,7 +320,7 @@ def lines_to_mask(chunk: bytes) -> set[int]:
     secret-named field. Each line is judged alone, as `_hinted_lines` judges it: values
     serialised one a line (an export's json column) are judged in one pass, each check
     stopping at its line's end, where one long line had every check run to its ends."""
-    if _registered:
+    if known_keys.held:
         return {0, *(m.end() for m in re.finditer(b"\n", chunk))}
     out = set(_hinted_lines(chunk))
     out.update(_line_starts(chunk, re.finditer(rb"\\[^\n]*", chunk)))

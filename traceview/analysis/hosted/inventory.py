@@ -16,8 +16,6 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
-import orjson
-
 from traceview.analysis.columns import (
     Q_STORE_SET,
     Q_STORE_VALUE,
@@ -25,6 +23,7 @@ from traceview.analysis.columns import (
     S_STORE_VALUE,
     Columns,
 )
+from traceview.analysis.hosted.object_calls import PATHS, exchange_into, path_parts
 from traceview.analysis.hosted.objects import (
     KINDS,
     MAX_LINES,
@@ -38,10 +37,7 @@ from traceview.capture.model import Turn as turn_view
 from traceview.capture.scan import CREATED as _CREATED
 from traceview.capture.scan import HEAD_BYTES, ids_in
 from traceview.capture.scan import STORE as _STORE
-from traceview.safety.redact import redact_text
 
-_PATHS = {"conversations": "conversation", "responses": "response", "files": "file",
-          "vector_stores": "vector_store"}
 KIND_OF = {b"vs_": "vector_store", b"fil": "file"}  # a quoted id's prefix -> its kind
 _id = attrgetter("id")
 
@@ -62,7 +58,7 @@ def inventory(turns: Sequence[Any], exchanges: list[Any],
             found = _turn_ids(c, row, t, read_raw)
             inv.turn(t, found)
     for ex in exchanges:
-        _exchange(ex, inv.obj, inv.use, read_raw)
+        exchange_into(ex, inv.obj, inv.use, read_raw)
     return inv.finish(storage_price)
 
 
@@ -122,8 +118,8 @@ def _named(tables: Sequence[tuple[Columns, Sequence[int]]], exchanges: list[Any]
             if rid:
                 hashes.append(hash(rid))
     for ex in exchanges:
-        parts = _path(ex)
-        if not parts or _PATHS.get(parts[0]) != "response":
+        parts = path_parts(ex)
+        if not parts or PATHS.get(parts[0]) != "response":
             continue
         if len(parts) == 1:
             return _Named(None, set())
@@ -131,12 +127,6 @@ def _named(tables: Sequence[tuple[Columns, Sequence[int]]], exchanges: list[Any]
     ordered = sorted(hashes)
     return _Named(ids, {h for h, after in zip(ordered, ordered[1:], strict=False)
                         if h == after})
-
-
-def _path(ex: Any) -> list[str]:
-    """An exchange's path as its parts, without a leading v1."""
-    parts = [p for p in ex.path.split("/") if p]
-    return parts[1:] if parts and parts[0] == "v1" else parts
 
 
 class _TurnIds(NamedTuple):
@@ -312,66 +302,6 @@ def _read_pair(read_raw: Callable[..., bytes | None], req: Any, res: Any,
             read_raw(res, head) if res is not None else None)
 
 
-def _exchange(ex: Any, obj: Callable[[str, str], ProviderObject],
-              use: Callable[[ProviderObject, int, int | None, float | None], None],
-              read_raw: Callable[[Any], bytes | None]) -> None:
-    parts = _path(ex)
-    if not parts or parts[0] not in _PATHS:
-        return
-    kind = _PATHS[parts[0]]
-    ok = ex.status_code in (None, 200, 201)
-    if len(parts) == 1:  # a create
-        if ex.method == "POST" and ok:
-            raw = read_raw(ex.response)
-            body = _json(raw)
-            oid = body.get("id") if isinstance(body, dict) else None
-            if isinstance(oid, str):
-                o = obj(kind, oid)
-                o.created_line = ex.line
-                _details(o, body)
-        return
-    oid = parts[1]
-    if kind == "response" and oid == "compact":
-        return
-    o = obj(kind, oid)
-    sub = parts[2:]
-    if ex.method == "DELETE" and ok:
-        if sub and kind == "conversation" and sub[0] == "items":
-            o.items_deleted_lines.append(ex.line)
-        elif not sub:
-            o.deleted_line = o.deleted_line or ex.line
-        return
-    if ex.status_code == 404 and not sub:
-        o.missing_line = o.missing_line or ex.line
-        return
-    if ex.status_code == 404 and kind == "response" and sub == ["input_items"]:
-        o.missing_line = o.missing_line or ex.line
-        return
-    use(o, ex.line, None, None)
-    if ok and not sub and ex.method in ("GET", "POST"):
-        body = _json(read_raw(ex.response))
-        if isinstance(body, dict) and body.get("id") == oid:
-            _details(o, body)
-
-
-def _details(o: ProviderObject, body: dict[str, Any]) -> None:
-    created = body.get("created_at")
-    if isinstance(created, int | float) and o.created_at is None:
-        o.created_at = float(created)
-    for key in ("filename", "name"):
-        if isinstance(body.get(key), str) and o.name is None:
-            o.name = redact_text(body[key])  # names are the application's text
-    size = body.get("usage_bytes", body.get("bytes"))
-    if isinstance(size, int):
-        o.usage_bytes = size
-    if isinstance(body.get("expires_after"), dict):
-        o.expires_after = body["expires_after"]
-    if isinstance(body.get("expires_at"), int | float):
-        o.expires_at = float(body["expires_at"])
-    if o.kind == "response" and isinstance(body.get("store"), bool):
-        o.store = body["store"]
-
-
 def _attach_to_turns(result: Objects, turns: Sequence[Any]) -> None:
     """Each turn whose provider copy was deleted (or found gone) gets a note."""
     gone = {o.id: o for o in result._full if o.state in ("deleted", "not_found")}
@@ -414,23 +344,13 @@ def _created(raw: bytes | None) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _json(raw: bytes | None) -> Any:
-    if not raw:
-        return None
-    try:
-        rec = orjson.loads(raw)
-    except ValueError:
-        return None
-    return rec.get("body") if isinstance(rec, dict) else None
-
-
 def deletions(exchanges: list[Any]) -> dict[str, int]:
     """Object id -> the line of the ``DELETE`` exchange that removed it (no body reads)."""
     out: dict[str, int] = {}
     for ex in exchanges:
         if ex.method != "DELETE" or ex.status_code not in (None, 200):
             continue
-        parts = _path(ex)
-        if len(parts) == 2 and parts[0] in _PATHS:
+        parts = path_parts(ex)
+        if len(parts) == 2 and parts[0] in PATHS:
             out.setdefault(parts[1], ex.line)
     return out
