@@ -20,8 +20,6 @@ from pathlib import Path
 
 import side
 
-from tests.shapes.fleet import write_fleet
-
 WHAT = ("report", "export", "duckdb", "csv", "sql, cold", "sql, cached")  # "export": to Parquet
 AGG = ("SELECT model, count(*) AS turns, sum(input_tokens) AS billed_input "
        "FROM turns GROUP BY model ORDER BY model")
@@ -79,7 +77,7 @@ def main() -> int:
         if ns.files:
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"
             if not fleet.exists():
-                write_fleet(fleet, ns.files)
+                side.shape("fleet").write_fleet(fleet, ns.files)
             measure(fleet.name, sorted(fleet.glob("*.jsonl")), trees, ns.repeat, work, what)
     return 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from side import ROOT, checkouts, child_runs, ms, parser, table
+from side import ROOT, checkouts, child_runs, measured_root, ms, parser, table
 
 SAMPLE = ROOT / "sample_traces" / "claims.jsonl"
 
@@ -79,7 +79,8 @@ def main() -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     if ns.child:
-        print(json.dumps(asyncio.run(measure(ns.appends, ns.idle))))
+        print(json.dumps({**asyncio.run(measure(ns.appends, ns.idle)),
+                          "root": measured_root()}))
         return 0
     trees = checkouts(ns.other)
     got = child_runs(__file__, trees, ["--appends", str(ns.appends), "--idle", str(ns.idle)],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib
 import json
 import os
 import subprocess
@@ -25,8 +26,6 @@ from typing import Any
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the generated shapes: tests/shapes
-from tests.shapes.hosted import generate  # noqa: E402
 
 # Runs `traceview ARGS` and writes the main process's peak RSS (VmHWM: ru_maxrss would
 # carry the parent's peak over the fork) where TV_BENCH_HWM says.
@@ -98,8 +97,24 @@ def generated(shape: str, mb: int) -> Path:
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
         print(f"generating {path} ({mb} MB, {shape} shape)…", flush=True)
-        generate(path, mb * 1_000_000)
+        shape("hosted").generate(path, mb * 1_000_000)
     return path
+
+
+def shape(name: str) -> Any:
+    """tests/shapes/NAME.py of this checkout (a generated capture's writer). Found after
+    every other path: a measured checkout's child must import its own traceview, never
+    this checkout's, which a path put first would give it."""
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    return importlib.import_module(f"tests.shapes.{name}")
+
+
+def measured_root() -> str:
+    """The checkout whose traceview this process imported (a child reports it)."""
+    import traceview
+
+    return str(Path(traceview.__file__).resolve().parents[1])
 
 
 def pairs(path: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
@@ -212,6 +227,9 @@ def child_runs(script: str, trees: Sequence[Checkout], args: Sequence[str],
                                   env=tree.env(), capture_output=True, text=True, check=False)
             if proc.returncode:
                 sys.exit(f"{tree.label}: {proc.stderr[-600:]}")
-            got[tree.label].append(json.loads(proc.stdout.splitlines()[-1]))
+            answer = json.loads(proc.stdout.splitlines()[-1])
+            if answer.pop("root", None) != str(tree.root.resolve()):
+                sys.exit(f"{tree.label}: its child did not import {tree.root}'s traceview")
+            got[tree.label].append(answer)
     return {label: {key: min((r[key] for r in runs if r[key] is not None), default=None)
                     for key in runs[0]} for label, runs in got.items()}

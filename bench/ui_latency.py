@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)
     if ns.child:
-        print(json.dumps(asyncio.run(measure(ns.capture, ns.keys, ns.gap))))
+        print(json.dumps({**asyncio.run(measure(ns.capture, ns.keys, ns.gap)),
+                          "root": side.measured_root()}))
         return 0
     path = (ns.capture or side.generated("hosted", ns.mb)).resolve()
     trees = side.checkouts(ns.other)
