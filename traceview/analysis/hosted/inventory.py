@@ -343,14 +343,3 @@ def _created(raw: bytes | None) -> float | None:
     m = _CREATED.search(raw or b"")
     return float(m.group(1)) if m else None
 
-
-def deletions(exchanges: list[Any]) -> dict[str, int]:
-    """Object id -> the line of the ``DELETE`` exchange that removed it (no body reads)."""
-    out: dict[str, int] = {}
-    for ex in exchanges:
-        if ex.method != "DELETE" or ex.status_code not in (None, 200):
-            continue
-        parts = path_parts(ex)
-        if len(parts) == 2 and parts[0] in PATHS:
-            out.setdefault(parts[1], ex.line)
-    return out
