@@ -1,7 +1,6 @@
 """What the end of a capture's analysis (Session._finish) leaves and where it works: the
-carried-context ledger built in a worker beside the other passes (the same ledger one
-process builds; forked, or where nothing may fork, a screen's, sent to a worker its read
-kept), and nothing of the read kept alive once the analysis is returned (no
+carried-context ledger built in a forked worker beside the other passes (the same ledger
+one process builds), and nothing of the read kept alive once the analysis is returned (no
 session cycle waiting for a collection, no token counts the workers sent)."""
 
 from __future__ import annotations
@@ -70,61 +69,6 @@ def test_the_ledger_built_in_a_worker_is_the_one_built_here(tmp_path: Path) -> N
     (source,) = [s for c in here["conversations"] if c for s in c["sources"]]
     assert (source["id"], source["turns_carried"]) == ("deposit@2", 2)
     assert [o["source"] for t in here["turns"] for o in t["outlived_tools"]] == ["deposit@2"]
-
-
-_SCREEN = r"""
-import multiprocessing, os, sys, threading
-import orjson
-from traceview.analysis.hosted import attach
-
-main, built, of_tables = os.getpid(), attach._ledger, attach.ledger_of_tables
-
-def log(word):
-    with open(sys.argv[2], "a") as out:  # a worker's own stderr is /dev/null
-        out.write(word + "\n")
-
-def ledger(analysis):
-    log("here")
-    return built(analysis)
-
-def tables(*args):
-    log("worker" if os.getpid() != main else "here")
-    return of_tables(*args)
-
-attach._ledger, attach.ledger_of_tables = ledger, tables
-from traceview.analysis.session import Session
-session = Session(sys.argv[1])
-session.fork_workers()  # as the inspector does, while it has one thread
-
-def load():
-    for _ in session.run():
-        pass
-
-thread = threading.Thread(target=load)  # a screen's load: threads alive, nothing may fork
-thread.start()
-thread.join()
-a = session.analysis
-print(len(multiprocessing.active_children()), file=sys.stderr)
-sys.stdout.buffer.write(orjson.dumps({
-    "conversations": [a.ledger.conversation(c.key) for c in a.conversations],
-    "turns": [t.to_dict()["carried_context"] for t in a.turns],
-    "problems": [p.to_dict() for p in a.problems]}))
-"""
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked workers: POSIX")
-def test_a_screens_ledger_is_built_by_a_worker_its_read_kept(tmp_path: Path) -> None:
-    """A screen loads from a thread, where no worker may be forked with the analysis: the
-    workers that read the capture are kept and one is sent the turns' columns, so the
-    ledger is still built beside the other passes; the same ledger, no worker left."""
-    here, _, _ = _analysed(tmp_path, "1")
-    log = tmp_path / "where-screen"
-    env = dict(os.environ, TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_ROWS="0",
-               TRACEVIEW_PARALLEL_MIN_BYTES="0", TRACEVIEW_CHUNK_BYTES="3000")
-    out = subprocess.run([sys.executable, "-c", _SCREEN, TENANTS, str(log)], cwd=ROOT,
-                         env=env, capture_output=True, timeout=120, check=True)
-    assert (log.read_text(), out.stderr.decode()) == ("worker\n", "0\n")
-    assert orjson.loads(out.stdout) == here
 
 
 def test_the_session_and_its_read_go_when_the_analysis_is_returned() -> None:

@@ -50,10 +50,10 @@ def no_start(*_, **__):
 used, nice = [], set()
 base = os.nice(0)  # this thread's: the load thread's is lowered once its first rows are out
 close = parallel.Extractor.close
-def closed(extractor, **keep):
+def closed(extractor):
     used.append({p.pid for p in extractor.workers})
     nice.update(os.getpriority(os.PRIO_PROCESS, p.pid) - base for p in extractor.workers)
-    return close(extractor, **keep)
+    close(extractor)
 parallel.Extractor.close = closed
 
 async def main():
@@ -132,10 +132,10 @@ os.environ.update(TRACEVIEW_WORKERS="2", TRACEVIEW_PARALLEL_MIN_BYTES="0",
 base = os.nice(0)
 nice = []
 close = parallel.Extractor.close
-def closed(extractor, **keep):
+def closed(extractor):
     nice.append(sorted({os.getpriority(os.PRIO_PROCESS, p.pid) - base
                         for p in extractor.workers}))
-    return close(extractor, **keep)
+    close(extractor)
 parallel.Extractor.close = closed
 
 async def main():

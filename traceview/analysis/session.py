@@ -25,7 +25,6 @@ from traceview.capture.capture import Capture, CaptureLoader, Progress
 from traceview.capture.estimate import METHOD
 from traceview.capture.media import RULE as MEDIA_RULE
 from traceview.capture.model import Problem
-from traceview.capture.pool import stop
 
 SCHEMA = "traceview.report/1"
 # Which numbers are estimates, and how they are made: stated in every report.
@@ -150,9 +149,6 @@ class Session:
                                     self.options.from_format,
                                     along=(request_halves, partial(_take, held)),
                                     first_here=first_rows)
-        # A screen's read runs in a thread, where no worker may be forked with the analysis:
-        # the workers that read the capture are kept to build its ledger (`_finish`).
-        self.loader.keep_workers = first_rows
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
                                  self.capture.exchanges)
@@ -174,24 +170,19 @@ class Session:
         # The first batch goes as soon as a turn is finished: its rows then show before
         # anything slow (a large capture's worker pool starts after its first chunk).
         first = True
-        try:
-            for _ in self.loader.steps(self.step_lines):
-                if len(finished) >= run:
-                    self._analyze(fresh, names)
-                now = time.monotonic()
-                if now - last >= wait or (first and (finished or fresh)):
-                    self._analyze(fresh, names)
-                    yield self._batch(fresh, done=False)
-                    fresh = []
-                    last = now
-                    wait = self.interval
-                    first = False
-            self._analyze(fresh, names)
-            self._finish()
-        finally:
-            if self.loader.kept is not None:  # stopped by the ledger's worker, or unused
-                stop(*self.loader.kept)
-                self.loader.kept = None
+        for _ in self.loader.steps(self.step_lines):
+            if len(finished) >= run:
+                self._analyze(fresh, names)
+            now = time.monotonic()
+            if now - last >= wait or (first and (finished or fresh)):
+                self._analyze(fresh, names)
+                yield self._batch(fresh, done=False)
+                fresh = []
+                last = now
+                wait = self.interval
+                first = False
+        self._analyze(fresh, names)
+        self._finish()
         yield self._batch(fresh, done=True)
 
     def _analyze(self, fresh: list[TurnReport], names: list[str]) -> None:
@@ -216,7 +207,7 @@ class Session:
         a.pricing_table = self.analyzer.pricing
         # The ledger reads only the turns, conversations and prices: on a large capture
         # it is begun now in a worker, beside everything else here.
-        with ledger_aside(a, self.loader.kept) as ledger_made:
+        with ledger_aside(a) as ledger_made:
             if not self.follows:
                 self.analyzer.release()
             _attach_exchanges(a)

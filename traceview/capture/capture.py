@@ -25,7 +25,7 @@ from traceview.capture.parallel import (
     split,
     workers_for,
 )
-from traceview.capture.pool import Kept, fork_ahead
+from traceview.capture.pool import fork_ahead
 from traceview.capture.reader import CaptureBuilder
 from traceview.capture.sources import (
     Source,
@@ -111,16 +111,6 @@ class Capture:
         except OSError:
             return None
 
-    def file_paths(self) -> list[str]:
-        """The file each source's bytes are read from (a spooled copy for .gz or stdin)."""
-        return [src.path for src in self._files]
-
-    @classmethod
-    def reading(cls, paths: list[str]) -> Capture:
-        """A Capture that only re-reads records from these files (another process's
-        `file_paths`): work sent to a worker process reads bodies through it."""
-        return cls(sources=list(paths), _files=[Source(path, path, None) for path in paths])
-
     def close(self) -> None:
         with self._lock:
             for h in self._handles.values():
@@ -158,11 +148,6 @@ class CaptureLoader:
         self.bytes_read = 0
         self.lines = 0
         self.total_bytes: int | None = 0
-        # With `keep_workers` a read keeps its workers running, in `kept`, for one more task
-        # of the caller's, which then stops them (pool.on_kept): for a read in a thread,
-        # where no worker may be forked later.
-        self.keep_workers = False
-        self.kept: Kept | None = None
 
     def open_all(self) -> None:
         """Check every source up front, so a bad path fails before anything is shown.
@@ -261,12 +246,8 @@ class CaptureLoader:
                         ahead = next(results, None)
                 self._end_source(i, src, at)
                 yield self.lines
-        except BaseException:
-            extractor.close()
-            raise
-        else:
-            self.kept = extractor.close(keep=self.keep_workers)
         finally:
+            extractor.close()
             tasks.close()  # the file it finds chunks in is closed now, not when collected
 
     def verdicts(self) -> list[str | None]:

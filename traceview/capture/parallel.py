@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from traceview.capture.lines import Pre, Records, as_rows, line_facts
 from traceview.capture.pool import (
-    Kept,
     fork_safe,
     quiet,
     stop,
@@ -238,14 +237,9 @@ class Extractor:
             task, future = queue.popleft()
             yield task, _here(task) if future is None else _result(task, future)
 
-    def close(self, keep: bool = False) -> Kept | None:
-        """Stop the workers; with `keep`, hand them back running instead, for the caller
-        to give one more task (`pool.on_kept`) and stop."""
-        kept = (self.pool, self.workers) if keep and self.pool is not None else None
-        if kept is None:
-            stop(self.pool, self.workers)
-        self.pool, self.workers = None, set()
-        return kept
+    def close(self) -> None:
+        stop(self.pool, self.workers)
+        self.pool = None
 
 
 def _result(task: Task, future: Future[Any]) -> Chunk | OSError:

@@ -259,41 +259,6 @@ def _aside_answer(fn: Callable[..., T], args: tuple[Any, ...], future: Future[An
     return answer
 
 
-# A read's workers kept running after it (Extractor.close(keep=True)): the pool and its
-# processes, for one more task given by value (`on_kept`).
-Kept = tuple["ProcessPoolExecutor", set["BaseProcess"]]
-
-
-@contextmanager
-def on_kept(kept: Kept, fn: Callable[..., T], *args: Any) -> Iterator[Callable[[], T]]:
-    """`fn(*args)` begun in a worker a read kept, while the block goes on; the call yielded
-    waits for its answer. For a process that may not fork (threads alive: a screen) and so
-    cannot hand a worker its memory as `aside` does: the arguments are pickled to the
-    worker and the answer back, so they must be worth sending. A worker that cannot take
-    it or dies has `fn(*args)` run here when asked. The workers are stopped on leaving."""
-    pool, started = kept
-    try:
-        future = submit_to(pool, started, len(started), fn, *args)
-        yield partial(_kept_answer, fn, args, future)
-    except BaseException:
-        for process in started:
-            process.terminate()
-        raise
-    finally:
-        stop(pool, started)
-
-
-def _kept_answer(fn: Callable[..., T], args: tuple[Any, ...], future: Future[Any] | None
-                 ) -> T:
-    if future is not None:
-        try:
-            answer: T = future.result()
-            return answer
-        except Exception:  # noqa: BLE001 - BrokenProcessPool: the worker died
-            pass
-    return fn(*args)
-
-
 def submit_to(pool: ProcessPoolExecutor | None, started: set[BaseProcess], n_workers: int,
                fn: Callable[..., Any], *args: Any) -> Future[Any] | None:
     """`fn(*args)` sent to the pool; None when it cannot take it (no pool, a broken one):

@@ -19,11 +19,10 @@ from traceview.analysis.by_index import finder
 from traceview.analysis.hosted.fidelity import assess
 from traceview.analysis.hosted.inventory import inventory
 from traceview.analysis.hosted.ledger import Ledger
-from traceview.analysis.hosted.ledger_pass import build_ledger, ledger_of_tables
+from traceview.analysis.hosted.ledger_pass import build_ledger
 from traceview.analysis.reports import table_rows
-from traceview.capture.capture import Capture
 from traceview.capture.model import Problem
-from traceview.capture.pool import Kept, aside, min_parallel_rows, on_kept, stop, workers
+from traceview.capture.pool import aside, min_parallel_rows, workers
 
 LABEL = "capture only"  # fidelity from the capture alone, no provider copy given
 
@@ -53,20 +52,12 @@ def attach(analysis: Any, ledger_made: LedgerMade | None = None) -> None:
             f"{type(exc).__name__}: {exc}; every other number is unaffected"))
 
 
-def ledger_aside(analysis: Any, kept: Kept | None = None) -> AbstractContextManager[LedgerMade]:
+def ledger_aside(analysis: Any) -> AbstractContextManager[LedgerMade]:
     """The carried-context ledger of `analysis` (its turns, conversations and price table
-    set), begun in a worker on a large capture while the block goes on; the call yielded
-    waits for it (built then, in one process). The worker is forked now, inheriting the
-    analysis, or given workers a read `kept` (a screen's, which loads in a thread where
-    nothing may fork), one is sent the turns' columns; `kept` is stopped either way."""
-    apart = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
-    if kept is not None:
-        if apart:
-            bills = {c.key: c.cost_usd for c in analysis.conversations}
-            return on_kept(kept, _ledger_in_worker, table_rows(analysis.turns),
-                           analysis.pricing_table, bills, analysis.capture.file_paths())
-        stop(*kept)
-    return aside(_ledger, analysis, fork=apart)
+    set), begun in a forked worker on a large capture while the block goes on; the call
+    yielded waits for it (built then, in one process)."""
+    fork = len(analysis.turns) >= min_parallel_rows() and workers() >= 2
+    return aside(_ledger, analysis, fork=fork)
 
 
 def _attach(analysis: Any, ledger_made: LedgerMade) -> None:
@@ -97,13 +88,6 @@ def _ledger(analysis: Any) -> Ledger:
     bills = {c.key: c.cost_usd for c in analysis.conversations}
     return build_ledger(analysis.turns, analysis.pricing_table, bills,
                         analysis.capture.read_raw)
-
-
-def _ledger_in_worker(parts: list[tuple[Any, Any]], pricing: Any,
-                      bills: dict[str, float | None], paths: list[str]) -> Ledger:
-    """The ledger made in a worker from what `ledger_aside` sent it: the turns' columns,
-    the price table, each conversation's bill and the capture's file paths."""
-    return ledger_of_tables(parts, pricing, bills, Capture.reading(paths).read_raw)
 
 
 def _storage_price(pricing: Any) -> dict[str, Any] | None:

@@ -44,19 +44,11 @@ def build_ledger(turns: Sequence[TurnReport], pricing: Pricing | None,
     found when its lines were read, else in its bytes (`read_raw(ref)`): the ledger needs
     nothing of the other passes, so it can be built beside them.
     """
-    return ledger_of_tables(table_rows(turns), pricing, bills, read_raw, project)
-
-
-def ledger_of_tables(parts: Sequence[tuple[TurnColumns, Sequence[int]]],
-                     pricing: Pricing | None, bills: dict[str, float | None] | None = None,
-                     read_raw: ReadRaw | None = None, project: int = PROJECT_TURNS) -> Ledger:
-    """`build_ledger` of turns given as runs of rows of their columns (`table_rows`): what
-    a worker process is sent, the columns holding every fact the walk reads."""
     ledger = Ledger(project)
     rates = Rates(pricing)
     bills = bills or {}
     configs = Configs()
-    tables = [_Table(cols, rows, read_raw, configs) for cols, rows in parts]
+    tables = [_Table(cols, rows, read_raw, configs) for cols, rows in table_rows(turns)]
     for key, at in _by_conversation(tables).items():
         # One conversation's turns at a time, each read once from the columns: no view
         # of a turn is made, and none is held for the whole pass.
