@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from traceview.safety import redact
+from traceview.safety import known_keys
 
 
 @pytest.fixture(autouse=True)
 def _restore_registered_keys() -> Iterator[None]:
-    with redact.registered():
+    with known_keys.registered():
         yield
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from traceview.capture import items
 from traceview.capture.facts import request_facts
-from traceview.safety import redact
+from traceview.safety import known_keys
 
 HOSTED_SHAPES: list[list[Any]] = [
     [{"type": "shell_call", "id": "sh_1", "call_id": "c1", "status": "completed",
@@ -38,7 +38,7 @@ def test_hosted_calls_read_their_outputs_by_call_id() -> None:
 def test_a_registered_key_of_plain_words_is_masked_in_the_user_text() -> None:
     body = {"conversation": "c", "input": [{"role": "user", "content": "plain wordsmith"}]}
     assert request_facts("responses", body, None).user_text == "plain wordsmith"
-    redact.add_secret("wordsmith")  # the root conftest forgets it after the test
+    known_keys.add_secret("wordsmith")  # the root conftest forgets it after the test
     assert "wordsmith" not in (request_facts("responses", body, None).user_text or "")
     assert "wordsmith" not in (request_facts("responses", {"input": "plain wordsmith"},
                                              None).user_text or "")
@@ -89,7 +89,7 @@ def test_a_file_name_seen_before_is_masked_once_a_key_is_registered() -> None:
         return results[0][1], f.hosted_calls[0].queries[0]
 
     assert seen() == ("quillfeather.pdf", "notes of quillfeather")
-    redact.add_secret("quillfeather")  # the root conftest forgets it after the test
+    known_keys.add_secret("quillfeather")  # the root conftest forgets it after the test
     name, query = seen()
     assert "quillfeather" not in name and "quillfeather" not in query
     assert name.endswith(".pdf") and query.startswith("notes of ")

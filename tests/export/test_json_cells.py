@@ -4,7 +4,7 @@ and its text sanitised, whether or not anything in the batch needed masking."""
 from __future__ import annotations
 
 from traceview.export.clean import json_cells
-from traceview.safety.redact import registered
+from traceview.safety.known_keys import registered
 
 
 def test_a_json_cell_is_sanitised_when_nothing_in_the_batch_is_masked() -> None:

@@ -54,7 +54,7 @@ def test_unequal_retrievals_stay_apart() -> None:
 def test_a_result_read_before_a_key_is_registered_is_masked_after() -> None:
     """Results are read once by their values, under the registered keys: a key registered
     later masks the next read of the same result."""
-    from traceview.safety.redact import registered
+    from traceview.safety.known_keys import registered
 
     secret = "file_abc_secret_value_123"
     search = [{"type": "file_search_call", "id": "fs_1", "status": "completed",

@@ -3,7 +3,8 @@ an export serialises a json column's values one a line and masks only the lines 
 
 from __future__ import annotations
 
-from traceview.safety.redact import lines_to_mask, nothing_to_mask, registered
+from traceview.safety.known_keys import registered
+from traceview.safety.redact import lines_to_mask, nothing_to_mask
 
 LINES = [
     b'{"a":"plain words, nothing to mask"}',     # 0: clean

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from tests.safety.test_redact_json import SHAPES
-from traceview.safety import redact
+from traceview.safety import known_keys, redact
 from traceview.safety.redact import dumped_apart, redact_dump, redact_json
 from traceview.safety.sanitise import json_safe, json_safe_dump
 
@@ -92,7 +92,7 @@ def test_rows_with_nothing_to_check_come_back_without_the_whole_dump_checked(
 def test_a_registered_key_is_masked_whatever_its_shape() -> None:
     rows = [_row(0, "the code is 12345678 today", "value")]
     chunk, columns = _dumped(rows, KEYS)
-    with redact.registered("12345678"):
+    with known_keys.registered("12345678"):
         out = redact_dump(chunk, dumped_apart(KEYS, columns))
     assert b"12345678" not in out
     assert out == redact_json(chunk.replace(b"12345678", redact.MASK.encode()))

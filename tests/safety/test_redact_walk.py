@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceview.safety.redact import redact, registered
+from traceview.safety.known_keys import registered
+from traceview.safety.redact import redact
 
 # Pieces that make the sanitiser or the redactor act, mixed with ordinary text.
 PIECES = st.sampled_from([

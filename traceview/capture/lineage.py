@@ -13,7 +13,8 @@ import math
 from math import copysign
 from typing import Any, TypeVar
 
-from traceview.safety.redact import redact_text, registered_keys
+from traceview.safety.known_keys import registered_keys
+from traceview.safety.redact import redact_text
 
 LINEAGE = "lineage"  # the key in a side's `extra`
 VECTOR_STORES = "vector_stores"  # also a key of the response's `extra`

@@ -20,7 +20,7 @@ import openai
 from traceview.provider.errors import ProviderError, scrub
 from traceview.provider.limits import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from traceview.provider.limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
-from traceview.safety.redact import add_secret
+from traceview.safety.known_keys import add_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the other defaults: provider/limits.py
 

@@ -24,7 +24,7 @@ from traceview.provider.client import DeadlineTransport, ProviderConfig
 from traceview.provider.errors import ProviderError, scrub
 from traceview.provider.org_pages import PageError, read_page
 from traceview.report.reconcile import BillRead
-from traceview.safety.redact import add_secret
+from traceview.safety.known_keys import add_secret
 
 ADMIN_KEY_ENV = "OPENAI_ADMIN_KEY"
 MAX_RETRY_WAIT = 60.0  # a Retry-After longer than this is not waited for

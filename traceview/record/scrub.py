@@ -13,12 +13,11 @@ import threading
 
 import orjson
 
+from traceview.safety.known_keys import MIN_SECRET_LENGTH
 from traceview.safety.redact import redact, redact_text
 
 KEY_PATTERN = re.compile(rb"(?i:sk)-[A-Za-z0-9_\-]{16,}")  # "SK-…" too (bytes: ASCII case)
 REDACTED = b"sk-***REDACTED***"
-# Shorter values are not secrets worth the risk of mangling ordinary text.
-MIN_SECRET_LENGTH = 8
 
 
 class Scrubber:

@@ -22,17 +22,11 @@ from typing import Any
 import orjson
 
 from traceview.safety import MASK, known_keys
-from traceview.safety.known_keys import (
-    MIN_SECRET_LENGTH,
-    add_secret,
-    registered,
-    registered_keys,
-    reset_registered,
-)
+from traceview.safety.known_keys import MIN_SECRET_LENGTH
 
-__all__ = ["MASK", "SECRET_KEYS", "add_secret", "is_secret_name", "lines_to_mask",
-           "dumped_apart", "keys_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
-           "redact_text", "registered", "registered_keys", "reset_registered"]
+__all__ = ["MASK", "SECRET_KEYS", "is_secret_name", "lines_to_mask", "dumped_apart",
+           "keys_apart", "nothing_to_mask", "redact", "redact_dump", "redact_json",
+           "redact_text"]
 
 # Field names whose (non-empty) value is a secret, compared lower-case with "-" as "_".
 SECRET_KEYS = {
