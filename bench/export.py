@@ -77,7 +77,7 @@ def main() -> int:
         if ns.files:
             fleet = Path(tempfile.gettempdir()) / f"traceview-fleet-{ns.files}"
             if not fleet.exists():
-                side.shape("fleet").write_fleet(fleet, ns.files)
+                side.shape_module("fleet").write_fleet(fleet, ns.files)
             measure(fleet.name, sorted(fleet.glob("*.jsonl")), trees, ns.repeat, work, what)
     return 0
 

@@ -97,11 +97,11 @@ def generated(shape: str, mb: int) -> Path:
     path = Path(tempfile.gettempdir()) / f"traceview-{shape}-{mb}mb.jsonl"
     if not path.exists():
         print(f"generating {path} ({mb} MB, {shape} shape)…", flush=True)
-        shape("hosted").generate(path, mb * 1_000_000)
+        shape_module(shape).generate(path, mb * 1_000_000)
     return path
 
 
-def shape(name: str) -> Any:
+def shape_module(name: str) -> Any:
     """tests/shapes/NAME.py of this checkout (a generated capture's writer). Found after
     every other path: a measured checkout's child must import its own traceview, never
     this checkout's, which a path put first would give it."""
