@@ -138,7 +138,7 @@ def test_every_column_holds_the_values_its_schema_declares() -> None:
     past 4 GB, a row's value written later through a view, all read back exact, and a
     binding of the columns made before (analysis/columns.py) sees them."""
     from traceview.analysis.columns import Columns
-    from traceview.capture.table import LIMIT
+    from traceview.capture.side_columns import LIMIT
 
     table = TurnTable()
     small = new_turn(1, 0, 1, "responses", table=table,

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from traceview.capture.table import LIMIT
+from traceview.capture.side_columns import LIMIT
 
 # Values at and around each boundary a column steps through.
 EDGES = (0, 1, 127, 128, 255, 256, 32767, 32768, 65535, 65536, 2**31 - 1, 2**31,

@@ -8,7 +8,8 @@ rules' facts (rules/facts.py) are read through this binding.
 
 from __future__ import annotations
 
-from traceview.capture.table import RequestSide, ResponseSide, TurnTable, flag_bit
+from traceview.capture.side_columns import RequestSide, ResponseSide, flag_bit
+from traceview.capture.table import TurnTable
 
 Q_COMPACTION_INPUT = flag_bit(RequestSide, "compaction_input")
 Q_COMPACTION_TRIGGER = flag_bit(RequestSide, "compaction_trigger")

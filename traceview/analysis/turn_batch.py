@@ -16,7 +16,7 @@ from traceview.analysis.pricing import Cost, counters_of
 from traceview.analysis.turn_columns import TurnColumns
 from traceview.analysis.turn_sides import conversation_of, model_of
 from traceview.analysis.turn_values import NOT_PRICED
-from traceview.capture.table import UNKNOWN, Col, RequestSide, ResponseSide, Side
+from traceview.capture.side_columns import UNKNOWN, Col, RequestSide, ResponseSide, Side
 
 _SCHEMAS = {side: {c.name: c for c in side.SCHEMA} for side in (RequestSide, ResponseSide)}
 

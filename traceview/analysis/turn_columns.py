@@ -21,8 +21,8 @@ from traceview.analysis.markers import NO_MARKERS
 from traceview.analysis.shared import shared
 from traceview.capture.calls import Brief
 from traceview.capture.model import Turn as turn_view
-from traceview.capture.table import UNKNOWN
-from traceview.capture.table import count as stored
+from traceview.capture.side_columns import UNKNOWN
+from traceview.capture.side_columns import count as stored
 
 __all__ = ["Attribution", "TurnColumns", "turn_view"]
 

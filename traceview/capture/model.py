@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from traceview.capture.calls import HostedCall
+from traceview.capture.side_columns import Side
 from traceview.capture.sides import (
     RequestFacts,
     RequestRow,
@@ -21,7 +22,7 @@ from traceview.capture.sides import (
     ResponseRow,
     RowView,
 )
-from traceview.capture.table import Side, TurnTable
+from traceview.capture.table import TurnTable
 
 __all__ = ["Attempt", "Exchange", "HostedCall", "Problem", "RecordRef", "RequestFacts",
            "RequestRow", "ResponseFacts", "ResponseRow", "Turn", "Turns", "new_turn"]

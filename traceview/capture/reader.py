@@ -29,7 +29,8 @@ from traceview.capture.model import (
 )
 from traceview.capture.origin import imported
 from traceview.capture.response_facts import response_facts
-from traceview.capture.table import Facts, ResponseSide, TurnTable, flag_bit
+from traceview.capture.side_columns import ResponseSide, flag_bit
+from traceview.capture.table import Facts, TurnTable
 from traceview.wire import NON_TERMINAL
 
 _STREAM_CUT = flag_bit(ResponseSide, "stream_cut")

@@ -25,21 +25,14 @@ from typing import Any
 
 from traceview.capture.calls import Calls
 from traceview.capture.side_columns import (
-    LIMIT,
     NO_CREATED,
-    UNKNOWN,
-    Col,
     RequestSide,
     ResponseSide,
-    Side,
-    count,
-    count0,
     flag_bit,
 )
 from traceview.capture.texts import Pool, Texts
 
-__all__ = ["LIMIT", "NO_CREATED", "UNKNOWN", "Calls", "Col", "Facts", "Pool", "RequestSide",
-           "ResponseSide", "Side", "Texts", "TurnTable", "count", "count0", "flag_bit"]
+__all__ = ["Calls", "Facts", "Pool", "Texts", "TurnTable"]
 
 
 class Facts:
