@@ -287,6 +287,53 @@ def test_absurd_counts_read_as_unknown_not_as_wrapped_numbers(tmp_path: Path) ->
     assert t.res.status == "completed" and t.req.request_bytes > 0
 
 
+def _usage_report(tmp_path: Path, **change: object) -> dict:
+    body = response("r", 100, 20, cached=50, reasoning=5, model="gpt-4o-mini")
+    for where, value in change.items():
+        node = body["usage"]
+        *path, last = where.split("__")
+        for key in path:
+            node = node[key]
+        node[last] = value
+    p = write(tmp_path / "u.jsonl", [req({"model": "gpt-4o-mini", "input": "hi"}),
+                                     {"dir": "res", "body": body}])
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(p), "--format",
+                          "json"], capture_output=True, check=False)
+    assert out.returncode == 1, out.stderr
+    return orjson.loads(out.stdout)
+
+
+def test_a_part_larger_than_its_whole_is_unknown_and_told(tmp_path: Path) -> None:
+    """Found by an attack pass: cached 500 of 100 input was shown ("100 (500 cached)") and
+    priced on 500 cached tokens, with no problem. A part beyond its whole cannot be: the
+    part reads as unknown and the line says why; the whole stands, and the turn is priced
+    as every unknown cached count is (all fresh: 100 in at $0.15, 20 out at $0.60 per 1M)."""
+    doc = _usage_report(tmp_path, input_tokens_details__cached_tokens=500,
+                        output_tokens_details__reasoning_tokens=21)
+    [turn] = doc["turns"]
+    assert (turn["input_tokens"], turn["cached_tokens"]) == (100, None)
+    assert (turn["output_tokens"], turn["reasoning_tokens"]) == (20, None)
+    assert turn["cost_usd"] == pytest.approx((100 * 0.15 + 20 * 0.60) / 1e6)
+    assert [(p["line"], p["kind"], p["message"]) for p in doc["problems"]] == [
+        (2, "absurd_number", "usage.input_tokens_details.cached_tokens is 500: more than "
+                             "input_tokens (100); shown as unknown"),
+        (2, "absurd_number", "usage.output_tokens_details.reasoning_tokens is 21: more than "
+                             "output_tokens (20); shown as unknown")]
+
+
+@pytest.mark.parametrize(("value", "shown"), [("100", "'100': a string"),
+                                              (True, "True: a boolean"),
+                                              ([100], "[100]: a list")])
+def test_a_count_of_another_type_is_told_not_silently_dropped(
+        tmp_path: Path, value: object, shown: str) -> None:
+    doc = _usage_report(tmp_path, input_tokens=value)
+    [turn] = doc["turns"]
+    assert (turn["input_tokens"], turn["output_tokens"]) == (None, 20)
+    [problem] = doc["problems"]
+    assert problem["message"] == (f"usage.input_tokens is {shown}, not a token count; "
+                                  "shown as unknown")
+
+
 def test_record_refs_reach_past_four_gigabytes() -> None:
     from traceview.capture.model import RecordRef, new_turn
 

@@ -37,15 +37,19 @@ from traceview.capture.table import TurnTable
 
 # Reads one record again by its byte range (Capture.read).
 Reader = Callable[[RecordRef | None], dict[str, Any] | None]
+# Tells a problem: (source number, line, kind, message).
+ProblemNote = Callable[[int, int, str, str], None]
 
 
 class Analyzer:
     """Analyses turns one after another; holds the reports, conversations and totals."""
 
     def __init__(self, options: Options | None = None, pricing: Pricing | None = None,
-                 read: Reader | None = None, exchanges: Sequence[Exchange] | None = None
-                 ) -> None:
+                 read: Reader | None = None, exchanges: Sequence[Exchange] | None = None,
+                 problem: ProblemNote | None = None) -> None:
         self.options = options or Options()
+        # Where a turn the analysis trips on is told (source, line, kind, message).
+        self.problem = problem
         # Each turn's input account, from its request body read again (None: no reader, as
         # for turns built alone, whose expected input is then unknown).
         self.accounts = Accounts(read) if read is not None else None
@@ -137,8 +141,18 @@ class Analyzer:
         if self.accounts is None:
             return None
         billed = f.input_tokens if f.status == "completed" and not f.stream_cut else None
-        return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens,
-                                f.started_at, billed)
+        try:
+            return self.accounts.of(turn, f.model, f.output_types, f.reasoning_tokens,
+                                    f.started_at, billed)
+        except Exception as exc:  # noqa: BLE001 - a shape nothing anticipated: this turn's
+            # account is unknown (its expected input null), every other number stands.
+            if self.problem is not None:
+                ref = turn.request
+                self.problem(f.source, ref.line if ref is not None else 0,
+                             "input_account_error",
+                             f"turn {f.index}: its input account could not be made "
+                             f"({type(exc).__name__}: {exc}); its expected input is unknown")
+            return None
 
     def _empty_at_start(self, conversation: str) -> bool:
         """Whether the capture created `conversation` with no items (POST

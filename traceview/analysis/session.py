@@ -151,7 +151,7 @@ class Session:
                                     first_here=first_rows)
         self.capture = self.loader.capture
         self.analyzer = Analyzer(self.options, pricing, self.capture.read,
-                                 self.capture.exchanges)
+                                 self.capture.exchanges, self.loader.builder.problem)
         held.append(self.analyzer)
         self.analysis = Analysis(self.capture, problems=self.capture.problems,
                                  options=self.options.to_dict())
@@ -247,7 +247,8 @@ def analyze(paths_or_capture: list[str] | str | Capture,
         return Session(paths_or_capture, options, pricing=pricing, totals=totals,
                        first_rows=False).run_to_end()
     cap = paths_or_capture
-    analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges)
+    analyzer = Analyzer(options or Options(), read=cap.read, exchanges=cap.exchanges,
+                        problem=partial(_problem, cap))
     analyzer.add_all(cap.turns, cap.sources, None)
     a = Analysis(cap, problems=cap.problems, pricing=_pricing_info(analyzer),
                  options=(options or Options()).to_dict())
@@ -271,6 +272,11 @@ def _take(held: list[Analyzer], source: int, made: Any) -> None:
     accounts = held[0].accounts
     if accounts is not None:
         accounts.take(source, made)
+
+
+def _problem(cap: Capture, source: int, line: int, kind: str, message: str) -> None:
+    name = cap.sources[source] if 0 <= source < len(cap.sources) else "?"
+    cap.problems.append(Problem(name, line, kind, message))
 
 
 def _pricing_info(analyzer: Analyzer) -> dict[str, Any]:

@@ -40,26 +40,60 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-def _absurd_counts(body: Any) -> tuple[tuple[str, Any], ...]:
-    """Usage numbers no provider sends (negative, or beyond any real count), with their
-    keys (`input_tokens_details.cached_tokens` for a nested one). A tuple, the empty one
-    shared: a line's answer is kept until its chunk is paired, and an empty list a line
-    was one more object for the collector to visit."""
+# The usage fields that are token counts (Responses and Chat Completions names): a value
+# of another type there is told; other fields (a provider's own) may hold anything.
+_COUNT_FIELDS = frozenset({"input_tokens", "output_tokens", "total_tokens", "prompt_tokens",
+                           "completion_tokens", "cached_tokens", "reasoning_tokens"})
+# (the part, the whole it is part of) under both APIs' names.
+_PARTS = (("input_tokens_details", "cached_tokens", "input_tokens"),
+          ("output_tokens_details", "reasoning_tokens", "output_tokens"),
+          ("prompt_tokens_details", "cached_tokens", "prompt_tokens"),
+          ("completion_tokens_details", "reasoning_tokens", "completion_tokens"))
+NO_COUNT = "not a possible token count"
+
+
+def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
+    """Usage numbers no provider sends, with their keys (`input_tokens_details.cached_tokens`
+    for a nested one) and why: negative or beyond any real count, a count field of another
+    type (a string, a boolean), or a part larger than its whole (cached beyond input,
+    reasoning beyond output). Each reads back as unknown. A tuple, the empty one shared: a
+    line's answer is kept until its chunk is paired, and an empty list a line was one more
+    object for the collector to visit."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
         return ()
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, Any, str]] = []
     for key, value in usage.items():
         if type(value) is int and 0 <= value < _COUNT_LIMIT:
             continue  # the usual value: a count in range, judged without a call
         if isinstance(value, dict):
             for k, v in value.items():
                 if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT) \
-                        and _absurd(v):
-                    found.append((f"{key}.{k}", v))
-        elif value is not None and _absurd(value):
-            found.append((str(key), value))
+                        and (why := _not_a_count(k, v)):
+                    found.append((f"{key}.{k}", v, why))
+        elif value is not None and (why := _not_a_count(key, value)):
+            found.append((str(key), value, why))
+    for details, part, whole in _PARTS:
+        d, n = usage.get(details), usage.get(whole)
+        p = d.get(part) if type(d) is dict else None
+        if type(p) is int and type(n) is int and 0 <= n < p < _COUNT_LIMIT:
+            found.append((f"{details}.{part}", p, f"more than {whole} ({n})"))
     return tuple(found)
+
+
+def _not_a_count(key: Any, value: Any) -> str | None:
+    """Why `value` under `key` cannot be a token count (None: it may be one, or the field
+    is not a count)."""
+    if _absurd(value):
+        return NO_COUNT
+    if key in _COUNT_FIELDS and type(value) is not int and type(value) is not float:
+        return f"a {_kind(value)}, not a token count"
+    return None
+
+
+def _kind(value: Any) -> str:
+    return {bool: "boolean", str: "string", list: "list", dict: "object"}.get(
+        type(value), type(value).__name__)
 
 
 Line = tuple[Any, ...]  # what one line says (see above)

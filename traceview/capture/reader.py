@@ -9,7 +9,7 @@ Finished turns are queued so a caller can show them while the rest is still read
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -268,16 +268,16 @@ class CaptureBuilder:
         return ex
 
     def _answer_turn(self, turn: Turn, facts: ResponseFacts | int, where: Where,
-                     origin: Any = None, absurd: list[tuple[str, Any]] | tuple[()] = ()) -> None:
+                     origin: Any = None, absurd: Sequence[tuple[str, Any, str]] = ()) -> None:
         row = facts if type(facts) is int else self.table.responses.add(facts)
         source, _, _, line = where
         self.table.set_response(turn._r, where)
         self.table.res_row[turn._r] = row
         if absurd:
-            for name, value in absurd:
+            for name, value, why in absurd:
+                shown = value if type(value) in (int, float) else repr(value)
                 self.problem(source, line, "absurd_number",
-                             f"usage.{name} is {value}: not a possible token count; shown as "
-                             "unknown")
+                             f"usage.{name} is {shown}: {why}; shown as unknown")
         if origin is not None:
             imported(turn, origin)
         self._settle(turn, row, source, line)

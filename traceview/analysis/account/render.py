@@ -60,7 +60,8 @@ def _object_body(schema: object, depth: int) -> str:
     if not props:
         return "object"
     required = schema.get("required") if isinstance(schema, dict) else None
-    needed = set(required) if isinstance(required, list) else set()
+    # Only names can be required; a schema that lists anything else requires nothing more.
+    needed = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
     lines = ["{"]
     for key, spec in props.items():
         lines.extend(_property_lines(str(key), spec, key in needed, depth))
