@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from traceview.analysis.pricing_check import shape_error
 from traceview.capture.model import HostedCall
 from traceview.safety.outputs import read_bounded
 
@@ -112,37 +113,6 @@ class Cost(NamedTuple):
 
 # The largest pricing table read: the bundled one is ~30 kB; a bigger file is refused unread.
 PRICING_MAX_BYTES = 16 << 20
-# Keys a section of the table may hold beside its entries: when and where it was taken.
-TABLE_NOTES = ("taken", "source", "note")
-
-
-def _price_ok(value: Any) -> bool:
-    return type(value) in (int, float) and value >= 0 and value == value and value != float("inf")
-
-
-def _shape_error(table: dict[str, Any]) -> str | None:
-    """The first entry of a pricing table that cannot be a price, named by its key."""
-    for model, prices in table["models"].items():
-        if not isinstance(prices, dict):
-            return f'models["{model}"] must be an object of USD prices, not {type(prices).__name__}'
-        for need in ("input", "output"):
-            if need not in prices:
-                return f'models["{model}"] has no "{need}" price'
-        for key, value in prices.items():
-            if key in ("input", "cached_input", "output") and not _price_ok(value):
-                return f'models["{model}"]["{key}"] must be a number ≥ 0, not {value!r}'
-    hosted = table.get("hosted_tools")
-    if hosted is not None and not isinstance(hosted, dict):
-        return f'"hosted_tools" must be an object, not {type(hosted).__name__}'
-    for tool, fee in (hosted or {}).items():
-        if tool in TABLE_NOTES and isinstance(fee, str):
-            continue  # the section's own date and source, as the bundled table has
-        if not isinstance(fee, dict):
-            return f'hosted_tools["{tool}"] must be an object, not {type(fee).__name__}'
-        for key in ("per_call", "per_container"):
-            if key in fee and not _price_ok(fee[key]):
-                return f'hosted_tools["{tool}"]["{key}"] must be a number ≥ 0, not {fee[key]!r}'
-    return None
 
 
 class Pricing:
@@ -185,7 +155,7 @@ class Pricing:
         if not isinstance(table, dict) or not isinstance(table.get("models"), dict):
             raise PricingError(f'{path}: pricing file needs a "models" object '
                                '(model -> {"input", "cached_input", "output"} USD per 1M tokens)')
-        bad = _shape_error(table)
+        bad = shape_error(table)
         if bad:
             raise PricingError(f"{path}: {bad}")
         return cls(table, path)
