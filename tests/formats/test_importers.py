@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_shared import SAMPLES
 from traceview.analysis.options import Options
 from traceview.analysis.session import analyze
 from traceview.cli import main
@@ -214,3 +215,23 @@ def test_openinference_llm_spans(tmp_path):
     assert (turn["input_tokens"], turn["cached_tokens"], turn["output_tokens"]) == (321, 256, 12)
     assert turn["user_text"] == "What is covered?" and turn["elapsed_ms"] == 450
     assert turn["conversation"] == "conv_oi1"
+
+
+@pytest.mark.parametrize("first", [
+    b"[1,2,3]",
+    b'{"custom_id":"x","method":"POST","url":"/v1/responses","body":{"model":"m"}}',
+    b'{"resourceSpans":[]}',
+    b'{"log":{"entries":[]}}',
+])
+def test_a_capture_whose_first_line_is_odd_is_still_read_whole(tmp_path, capsys, first):
+    """Found by an attack pass: the format was judged by the first line alone, so one odd
+    line (an array, another format's record) before a capture's records refused the file
+    (exit 2), or read it as a Batch file (1 turn, exit 0, the 4 real turns 'ignored'), as
+    OTLP (0 turns) or as a HAR ('trailing garbage'). Records that follow make it a
+    capture, and the odd line is that line's problem."""
+    path = tmp_path / "odd_first.jsonl"
+    path.write_bytes(first + b"\n" + (SAMPLES / "claims.jsonl").read_bytes())
+    assert main(["report", str(path), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["turns"]) == 4 and doc["imports"] == []
+    assert [(p["line"], p["kind"]) for p in doc["problems"]] == [(1, "unknown_record")]

@@ -81,9 +81,8 @@ def sniff(path: str) -> tuple[str, Any]:
     'json' for a whole-file JSON that is none of the importable formats."""
     with open(path, "rb") as f:
         head = f.read(HEAD)
-        if _HAR_START.match(head):
-            return "har", None
-        if b"\n" not in head.lstrip()[:HEAD - 1]:  # a first line longer than the head
+        har = _HAR_START.match(head) is not None
+        if not har and b"\n" not in head.lstrip()[:HEAD - 1]:  # a first line longer than the head
             head += f.readline(FIRST_LINE_MAX)
     line = _first_line(head)
     if not line:
@@ -92,6 +91,14 @@ def sniff(path: str) -> tuple[str, Any]:
         first = orjson.loads(line)
     except orjson.JSONDecodeError:
         first = None
+    if not (isinstance(first, dict) and _capture_like(first)) \
+            and any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
+        # Capture records follow: a capture whose first line is odd (another format's,
+        # damaged, an array), which the reader tells as that line's problem. Judged by
+        # the first line alone, every record after it was dropped or refused.
+        return "capture", None
+    if har:
+        return "har", None
     if isinstance(first, dict):
         if _capture_like(first):
             return "capture", None
@@ -103,17 +110,13 @@ def sniff(path: str) -> tuple[str, Any]:
             return "otlp", None
         if isinstance(first.get("log"), dict):
             return "har", first
-        if any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
-            return "capture", None
         return "json", first  # a JSON object (or JSONL of them) of a shape not imported
     if isinstance(first, list):
         return "json", first
     if first is None and len(line) <= PRETTY_FIRST_LINE and line[:1] in (b"{", b"["):
         # Pretty-printed JSON opens with a short line ("{", '{"log": {'); a JSONL record
-        # cut short is long, and its file may be gigabytes: never read that whole. Nor a
-        # capture whose first record is short and damaged: records follow it, line by line.
-        if any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
-            return "capture", None
+        # cut short is long, and its file may be gigabytes: never read that whole (a
+        # capture whose first record is short and damaged was told apart above).
         try:
             doc = orjson.loads(read_bounded(path, WHOLE_MAX).removeprefix(b"\xef\xbb\xbf"))
         except Unread:
