@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -33,11 +34,13 @@ def _markers(markers: list[str]) -> str:
     return " ".join(f"{MARKER_SYMBOLS.get(m, '?')}{MARKER_SHORT.get(m, m)}" for m in markers)
 
 
-# (heading, widest it may grow, right-aligned): columns fit their content up to the cap,
-# so a typical conversation reads in 100 columns; markers come last and are never cut.
-_COLUMNS = [("#", 7, True), ("user", 17, False), ("sent", 8, True), ("billed in", 11, True),
-            ("unexpl.", 9, True), ("cached", 9, True), ("out", 8, True), ("hosted", 14, False),
-            ("ms", 8, True), ("markers", 0, False)]
+# (heading, widest it may grow, right-aligned): the text columns fit their content up to
+# the cap, so a typical conversation reads in 100 columns; a number (None) is never cut,
+# however wide it is; markers come last and are never cut either.
+_COLUMNS: list[tuple[str, int | None, bool]] = [
+    ("#", None, True), ("user", 17, False), ("sent", None, True), ("billed in", None, True),
+    ("unexpl.", None, True), ("cached", None, True), ("out", None, True),
+    ("hosted", 14, False), ("ms", None, True), ("markers", 0, False)]
 
 
 def _cell(value: str, width: int, right: bool) -> str:
@@ -72,7 +75,7 @@ def _table_lines(rows: list[dict[str, Any]],
          num(r["output_tokens"]), hosted_text(r), _latency(r), _markers(r["markers"]))
         for r in rows
     ]
-    widths = [min(cap, max([len(h)] + [len(r[i]) for r in cells])) if cap else 0
+    widths = [0 if cap == 0 else min(cap or sys.maxsize, max([len(h)] + [len(r[i]) for r in cells]))
               for i, (h, cap, _) in enumerate(_COLUMNS)]
     header = "  ".join(_cell(h, w, r) if w else h
                        for (h, _, r), w in zip(_COLUMNS, widths, strict=True))
