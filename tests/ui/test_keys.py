@@ -249,3 +249,26 @@ def test_every_binding_has_an_id_and_a_description():
     for _, bindings in binding_groups():
         for binding in bindings:
             assert binding.id and binding.description
+
+
+async def test_a_view_opened_again_over_another_is_returned_to_not_made_twice(claims):
+    """Found by a newcomer (shell text typed into a running inspector): c, i, c popped the
+    context and the conversations screens and at once pushed a new conversations screen
+    with the same id while the old one was still being removed — DuplicateIds, and the
+    inspector exited with a traceback. Each key sequence now ends on that view, once."""
+    from traceview.ui.screens.context import ContextScreen
+
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        for keys, view in ((("c", "i", "c"), ConversationsScreen),
+                           (("p", "i", "p"), ProblemsScreen),
+                           (("c", "i", "c", "i", "c"), ConversationsScreen),
+                           (("enter", "c", "i", "c"), ConversationsScreen)):
+            await pilot.press("escape", "escape", "escape")
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert isinstance(app.screen, view), keys
+            assert sum(isinstance(s, view) for s in app.screen_stack) == 1, keys
+            assert not any(isinstance(s, ContextScreen) for s in app.screen_stack), keys
+        assert app.return_code is None  # still running: no crash

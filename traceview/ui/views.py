@@ -100,6 +100,13 @@ class InspectorViews(App[int]):
             self._show(HelpScreen(id="help-screen"))
 
     def _show(self, screen: Screen[Any]) -> None:
+        """Show a view over the turns (or the detail). A view already open under others (c,
+        i, c) is returned to: popping it and pushing `screen` at once would mount a second
+        screen of its id while the first is still being removed."""
+        if screen.id is not None and any(s.id == screen.id for s in self.screen_stack[1:]):
+            while self.screen.id != screen.id:
+                self.pop_screen()
+            return
         while len(self.screen_stack) > 1 and view_of(self.screen) != "detail":
             self.pop_screen()
         self.push_screen(screen)
