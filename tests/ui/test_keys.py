@@ -272,3 +272,32 @@ async def test_a_view_opened_again_over_another_is_returned_to_not_made_twice(cl
             assert sum(isinstance(s, view) for s in app.screen_stack) == 1, keys
             assert not any(isinstance(s, ContextScreen) for s in app.screen_stack), keys
         assert app.return_code is None  # still running: no crash
+
+
+def test_a_crash_traceback_reads_plainly_on_the_safe_stderr(claims, monkeypatch):
+    """The CLI's stderr shows every control character as text (SafeStream); Textual printed
+    a crash's traceback in colour there, so the newcomer who hit DuplicateIds read
+    `\\x1b[31m│\\x1b[0m …` on every line. The app's error console writes no colour."""
+    import io
+
+    from rich.traceback import Traceback
+
+    from traceview.safety.sanitise import SafeStream
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    raw = Terminal()
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TEXTUAL", raising=False)
+    monkeypatch.setattr("sys.stderr", SafeStream(raw))
+    app = make_app([claims])
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        app.error_console.print(Traceback())
+    text = raw.getvalue()
+    assert "RuntimeError: boom" in text
+    assert "\\x1b" not in text and "\x1b" not in text

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from textual.app import SystemCommand
 from textual.screen import Screen
 
@@ -46,6 +47,10 @@ class InspectorApp(InspectorLoad):
         theme: str | None = None,
     ) -> None:
         super().__init__()
+        # A crash's traceback goes to stderr, which shows every control character as text
+        # (safety's SafeStream): written without colour, it stays readable there.
+        self.error_console = Console(markup=False, highlight=False, stderr=True,
+                                     color_system=None)
         #: The theme to start with (--theme, else the remembered one); saved when changed.
         self.start_theme = theme
         #: Remember the theme, hidden columns and sort in the config file (the CLI's app
