@@ -18,7 +18,7 @@ from rich.text import Text
 
 from traceview.analysis.diff import KINDS, DiffResult, DiffRow
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe, plain
+from traceview.safety.sanitise import json_shown, plain
 
 SYMBOLS = {"same": "=", "changed": "~", "provider_only": "+P", "capture_only": "-C"}
 LEGEND = {
@@ -126,10 +126,10 @@ def render_markdown(result: DiffResult) -> str:
 def render_json(result: DiffResult) -> str:
     """The ``traceview.diff/1`` document."""
     doc: dict[str, Any] = result.to_dict()
-    # Through the one redactor and the JSON sanitiser, as the report's JSON: C1 controls
-    # and bidi overrides from a provider's text leave as \uXXXX escapes, never raw.
+    # Through the one redactor and the JSON sanitiser, as the report's JSON: every string
+    # decodes to the sanitiser's text (a C1 control or bidi override as its escape).
     text = json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8", "surrogatepass")
-    return json_safe(redact_json(text)).decode("utf-8", "surrogatepass") + "\n"
+    return json_shown(redact_json(text)).decode("utf-8", "surrogatepass") + "\n"
 
 
 def render(result: DiffResult, fmt: str, width: int = 100) -> str:

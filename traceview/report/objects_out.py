@@ -11,14 +11,14 @@ import orjson
 
 from traceview.safety.outputs import refuse_output, replacing
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe, plain, visible
+from traceview.safety.sanitise import json_shown, plain, visible
 
 _HEADS = ("kind", "id", "state", "expires", "delete with")
 _LIVE = {"present": "STILL PRESENT", "gone": "gone (404)", "error": "not checked"}
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
-    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+    return json_shown(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
 
 
 def sidecar_path(capture: Path, now: datetime) -> Path:
