@@ -93,10 +93,10 @@ def say(*parts: object, file: TextIO | None = None) -> None:
     print(" ".join(line(p) for p in parts), file=file or sys.stderr)
 
 
-_JSON_UNSAFE = re.compile(
-    "[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
-    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
+# The characters of UNSAFE that JSON text may hold raw, which `json_safe` escapes: all but
+# C0 controls (a JSON writer escapes those itself; raw, they are only the whitespace
+# between tokens). One table: what the sanitiser shows as escapes, a written file escapes.
+_JSON_UNSAFE = re.compile("(?![\x00-\x1f])" + UNSAFE.pattern)
 
 
 def _json_escape(m: re.Match[str]) -> str:
@@ -128,9 +128,12 @@ def _maybe_json_unsafe(chunk: bytes) -> bool:
 def json_safe(chunk: bytes) -> bytes:
     """JSON text with the characters a terminal acts on written as ``\\uXXXX`` escapes.
 
-    orjson escapes C0 controls already; C1, bidi, invisible and tag characters it writes
-    raw. Escaping them keeps the JSON equal (same value after parsing) and inert on a
-    terminal. Only ever applied inside strings: these characters are invalid elsewhere.
+    For the captures and snapshots traceview writes (recorder, proxy, hydrate, fetch,
+    imports): their data must stay verbatim, yet `cat` or `less` of the file must not act
+    on it. JSON writers escape C0 controls already; C1, bidi, invisible and tag characters
+    they write raw. Escaping them keeps the JSON equal (same value after parsing) and
+    inert on a terminal. Only ever applied inside strings: these characters are invalid
+    elsewhere. (The documents traceview prints go through :func:`json_shown` instead.)
     """
     if chunk.isascii() and b"\x7f" not in chunk:
         return chunk
@@ -143,11 +146,11 @@ def json_safe(chunk: bytes) -> bytes:
 
 
 # In JSON text: one backslash escape (a surrogate pair, a \uXXXX, or one character) or one
-# raw character of UNSAFE but C0 (raw, those are only the whitespace between tokens).
+# raw character of _JSON_UNSAFE.
 # Escapes are matched whole, left to right, so an escaped backslash before an "n" is never
 # read as an escaped newline.
 _JSON_TOKEN = re.compile(r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-                         r"|u[0-9a-fA-F]{4}|.)|(?![\x00-\x1f])" + UNSAFE.pattern)
+                         r"|u[0-9a-fA-F]{4}|.)|" + _JSON_UNSAFE.pattern)
 _JSON_SHORT = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _MAYBE_ESCAPED = re.compile(rb"\\[bfnrtu]")  # an escape that may stand for a control
 
