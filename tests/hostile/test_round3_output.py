@@ -1,5 +1,6 @@
 """Round 3's output findings: `diff --format json` printed a provider's raw C1 CSI
-(U+009B) and a right-to-left override (U+202E); JSON leaves through the sanitiser."""
+(U+009B) and a right-to-left override (U+202E); JSON leaves through the sanitiser, each
+string decoding to the sanitiser's text (as the report's JSON: `jq -r` writes it raw)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def test_diff_json_escapes_c1_controls_and_bidi_overrides(tmp_path: Path) -> Non
     assert text, out.stderr
     for raw in ("\x9b", "\x9d", "\x9c", "\u202e", "\u202c"):
         assert raw not in text, repr(raw)
-    assert "\\u202e" in text.lower() and "\\u009b" in text.lower()
-    assert hostile in json.dumps(json.loads(text), ensure_ascii=False)  # same values
+    shown = "pay \\x9b31m\\u202eevil\\u202c \\x9d0;title\\x9c done"
+    assert json.dumps(shown)[1:-1] in text  # each value decodes to the sanitiser's text
 
 
 def test_a_keymap_key_string_holding_osc_is_refused(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from tests.safety.test_redact_json import SHAPES
 from traceview.safety import known_keys, redact
 from traceview.safety.redact import dumped_apart, redact_dump, redact_json
-from traceview.safety.sanitise import json_safe, json_safe_dump
+from traceview.safety.sanitise import json_shown, json_shown_dump
 
 KEYS = ("index", "user_text", "tools_offered", "cost", "conversation_key", "key")
 
@@ -100,14 +100,15 @@ def test_a_registered_key_is_masked_whatever_its_shape() -> None:
 
 @pytest.mark.parametrize("where", ["value", "item", "nested", "nested_key"])
 def test_a_character_a_terminal_acts_on_is_escaped_as_in_the_whole_dump(where: str) -> None:
-    for char in ("\u009b", "\u202e", "\u200b", "\ufeff", "\U000e0041", "\x7f", "\u00ad"):
+    for char in ("\u009b", "\u202e", "\u200b", "\ufeff", "\U000e0041", "\x7f", "\u00ad",
+                 "\x1b", "\n", "\t"):
         rows = [_row(0, "plain", "value"), _row(1, f"a{char}b \u2026", where)]
         chunk, columns = _dumped(rows, KEYS)
-        out = json_safe_dump(chunk, dumped_apart(KEYS, columns))
-        assert out == json_safe(chunk) != chunk, repr(char)
+        out = json_shown_dump(chunk, dumped_apart(KEYS, columns))
+        assert out == json_shown(chunk) != chunk, repr(char)
 
 
 def test_a_dump_with_nothing_to_escape_comes_back_as_it_is() -> None:
     rows = [_row(i, f"cover \u2026 {i} \u2248 \u00e9t\u00e9", "value") for i in range(8)]
     chunk, columns = _dumped(rows, KEYS)
-    assert json_safe_dump(chunk, dumped_apart(KEYS, columns)) is chunk
+    assert json_shown_dump(chunk, dumped_apart(KEYS, columns)) is chunk

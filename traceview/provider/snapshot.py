@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from traceview.capture import bounded
 from traceview.provider.provider_copy import ProviderCopy
 from traceview.safety.redact import redact
+from traceview.safety.sanitise import json_safe
 
 SNAPSHOT_SCHEMA = "traceview.snapshot/1"
 
@@ -76,9 +77,11 @@ def save_snapshot(copy: ProviderCopy, path: str | Path,
     """Write ``copy`` (and the final response's input items) to ``path`` (UTF-8 JSON),
     secrets masked: a provider's stored text can quote a key (the one in use, or any
     other), and the file holds nothing the redactor would not let through to a screen.
+    The provider's text is kept verbatim, its C1, bidi and invisible characters written as
+    ``\\uXXXX`` escapes (`json_safe`), so showing the file on a terminal acts on none.
     """
     text = json.dumps(redact(snapshot_dict(copy, input_items)), ensure_ascii=False, indent=1)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    Path(path).write_bytes(json_safe(text.encode("utf-8", "surrogatepass")) + b"\n")
 
 
 # The largest file read as a snapshot or listing: it is parsed whole, so a bigger one (a

@@ -19,6 +19,7 @@ import orjson
 
 from traceview.record.scrub import Scrubber
 from traceview.safety.redact import nothing_to_mask, redact
+from traceview.safety.sanitise import json_safe
 
 _PATH_LOCKS: dict[str, threading.Lock] = {}
 _PATH_LOCKS_GUARD = threading.Lock()
@@ -104,11 +105,13 @@ class CaptureWriter:
     def _line(self, record: dict[str, Any]) -> bytes:
         """The record's line, masked: serialised once and, when its text holds nothing the
         redactor would mask (most records), only this recorder's exact secrets looked for;
-        else masked value by value, then as text (a shape across a key and its value)."""
+        else masked value by value, then as text (a shape across a key and its value).
+        C1, bidi and invisible characters leave as ``\\uXXXX`` (`json_safe`): the data
+        verbatim, the file inert on a terminal."""
         raw = _dumps(record)
         if nothing_to_mask(raw):
-            return self.scrubber.scrub_bytes(raw, shapes=False) + b"\n"
-        return self.scrubber.scrub_bytes(_dumps(redact(record))) + b"\n"
+            return json_safe(self.scrubber.scrub_bytes(raw, shapes=False)) + b"\n"
+        return json_safe(self.scrubber.scrub_bytes(_dumps(redact(record)))) + b"\n"
 
     def close(self) -> None:
         with self._lock:

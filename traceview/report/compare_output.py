@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from traceview.safety.redact import redact, redact_text
-from traceview.safety.sanitise import visible
+from traceview.safety.sanitise import json_shown, visible
 
 COMPONENT_NAMES = {"fresh_input": "fresh input", "cached_input": "cached input",
                    "output": "output"}
@@ -150,9 +150,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def render_json(doc: dict[str, Any]) -> str:
-    # Each value redacted on its own, then every non-ASCII character escaped: C1 controls,
-    # bidi and zero-width characters cannot reach a terminal, and the document is unchanged.
-    return json.dumps(redact(doc), indent=1, ensure_ascii=True) + "\n"
+    # Each value redacted on its own, then through the JSON sanitiser, as the report's JSON:
+    # every string decodes to the sanitiser's text (controls, bidi, zero-width as escapes).
+    text = json.dumps(redact(doc), indent=1, ensure_ascii=True).encode()
+    return json_shown(text).decode() + "\n"
 
 
 def build(paths: list[str], *, seed: int = 0, resamples: int = 2000,

@@ -16,7 +16,7 @@ from traceview.analysis.session import Analysis
 from traceview.report.context_origin import origin_totals, with_origins
 from traceview.report.fmt import num
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe, plain, visible
+from traceview.safety.sanitise import json_shown, plain, visible
 
 SCHEMA = "traceview.context/1"
 _BASIS = {"known": "known", "estimated": "≈ estimated", "unknown": "? unknown"}
@@ -52,7 +52,7 @@ def turn_context(turn: Any) -> dict[str, Any]:
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
-    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+    return json_shown(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
 
 
 def render_text(doc: dict[str, Any], markdown: bool = False) -> str:

@@ -1,16 +1,15 @@
 """Render a DiffResult as text (a Rich table), markdown, or the ``traceview.diff/1`` JSON.
 
-Item fields come from captures and the provider: untrusted. They reach the terminal only
-as ``rich.text.Text`` (never markup) with control characters made visible, and markdown
-cells are escaped. Kind symbols (``=`` ``~`` ``+P`` ``-C``) keep the table legible without
-colour.
+Item fields, the snapshot's host and its warnings come from captures, snapshot files and
+the provider: untrusted. They reach the terminal only as ``rich.text.Text`` (never markup),
+each through the shared sanitiser and redactor (``plain``), and markdown cells are
+escaped. Kind symbols (``=`` ``~`` ``+P`` ``-C``) keep the table legible without colour.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from typing import Any
 
 from rich.console import Console
@@ -19,7 +18,7 @@ from rich.text import Text
 
 from traceview.analysis.diff import KINDS, DiffResult, DiffRow
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe
+from traceview.safety.sanitise import json_shown, plain
 
 SYMBOLS = {"same": "=", "changed": "~", "provider_only": "+P", "capture_only": "-C"}
 LEGEND = {
@@ -29,13 +28,13 @@ LEGEND = {
     "capture_only": "only the capture holds it",
 }
 _STYLES = {"same": "dim", "changed": "yellow", "provider_only": "cyan", "capture_only": "magenta"}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def safe(value: object, limit: int = 200) -> str:
-    """One line of untrusted text: control and bidi characters shown as escapes."""
-    text = "" if value is None else str(value)
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", " "))
+def _short(value: object, limit: int = 200) -> str:
+    """One line of untrusted text, at most `limit` characters: made safe by the shared
+    boundary (`plain`: secrets masked, every control and format character an escape,
+    newlines included), then cut, so a diff prints a field as every other output does."""
+    text = "" if value is None else plain(str(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -44,11 +43,11 @@ def describe(result: DiffResult) -> str:
     origin = {"live": "fetched live", "snapshot": "from a snapshot",
               "capture": "from a listing recorded in the capture"}.get(result.origin,
                                                                        result.origin)
-    bits = [f"{result.kind} {safe(result.conversation)}", origin]
+    bits = [f"{result.kind} {_short(result.conversation)}", origin]
     if result.host:
-        bits.append(f"host {safe(result.host)}")
+        bits.append(f"host {_short(result.host)}")
     if result.fetched_at:
-        bits.append(f"at {safe(result.fetched_at)}")
+        bits.append(f"at {_short(result.fetched_at)}")
     bits.append(f"{result.pages} page{'s' if result.pages != 1 else ''}")
     bits.append("complete" if result.complete else "PARTIAL")
     return " · ".join(bits)
@@ -62,8 +61,8 @@ def _counts_line(result: DiffResult) -> str:
 def item_label(row: DiffRow) -> str:
     """``type (role) id`` — what the row is about, in one short untrusted-safe string."""
     role = row.item.get("role") if row.item_type == "message" else None
-    label = safe(row.item_type, 40) + (f" ({safe(role, 20)})" if role else "")
-    return label + (f" {safe(row.item_id, 80)}" if row.item_id else "")
+    label = _short(row.item_type, 40) + (f" ({_short(role, 20)})" if role else "")
+    return label + (f" {_short(row.item_id, 80)}" if row.item_id else "")
 
 
 def _turn(row: DiffRow) -> str:
@@ -85,17 +84,17 @@ def render_text(result: DiffResult, width: int = 100, color: bool = False) -> st
     for row in result.rows:
         style = _STYLES.get(row.kind, "") if color else ""
         table.add_row(Text(SYMBOLS.get(row.kind, "?"), style=style), Text(_turn(row)),
-                      Text(item_label(row)), Text(safe(row.reason, 400)))
+                      Text(item_label(row)), Text(_short(row.reason, 400)))
     console.print(table)
-    console.print(Text(safe(result.verdict, 2000)))
+    console.print(Text(_short(result.verdict, 2000)))
     for warning in result.warnings:
-        console.print(Text("note: " + safe(warning, 400)))
+        console.print(Text("note: " + _short(warning, 400)))
     console.print(Text("legend: " + "  ".join(f"{SYMBOLS[k]} {LEGEND[k]}" for k in KINDS)))
     return buf.getvalue()
 
 
 def _md(value: object) -> str:
-    return safe(value, 400).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`") \
+    return _short(value, 400).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`") \
         .replace("<", "&lt;")
 
 
@@ -127,10 +126,10 @@ def render_markdown(result: DiffResult) -> str:
 def render_json(result: DiffResult) -> str:
     """The ``traceview.diff/1`` document."""
     doc: dict[str, Any] = result.to_dict()
-    # Through the one redactor and the JSON sanitiser, as the report's JSON: C1 controls
-    # and bidi overrides from a provider's text leave as \uXXXX escapes, never raw.
+    # Through the one redactor and the JSON sanitiser, as the report's JSON: every string
+    # decodes to the sanitiser's text (a C1 control or bidi override as its escape).
     text = json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8", "surrogatepass")
-    return json_safe(redact_json(text)).decode("utf-8", "surrogatepass") + "\n"
+    return json_shown(redact_json(text)).decode("utf-8", "surrogatepass") + "\n"
 
 
 def render(result: DiffResult, fmt: str, width: int = 100) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from traceview.analysis.hosted.verdicts import REASONS, Fidelity
 from traceview.safety.redact import redact, redact_text
-from traceview.safety.sanitise import plain
+from traceview.safety.sanitise import json_shown, plain
 
 SCHEMA = "traceview.fidelity/1"
 
@@ -20,8 +20,9 @@ def to_json(scores: list[Fidelity], sources: list[str]) -> str:
     doc: dict[str, Any] = {"schema": SCHEMA, "sources": sources,
                            "scores": [f.to_dict() for f in scores]}
     # Each value redacted on its own (an escaped control before a key would hide its word
-    # boundary), then every non-ASCII character escaped: nothing reaches a terminal raw.
-    return json.dumps(redact(doc), indent=2, ensure_ascii=True) + "\n"
+    # boundary), then through the JSON sanitiser: every string decodes to its safe text.
+    text = json.dumps(redact(doc), indent=2, ensure_ascii=True).encode()
+    return json_shown(text).decode() + "\n"
 
 
 def _score(f: Fidelity) -> str:

@@ -26,13 +26,14 @@ from traceview.analysis.turn_report import row_dicts, unexplained_batches
 from traceview.capture.handoff import written
 from traceview.capture.pool import min_parallel_rows, workers
 from traceview.safety.redact import dumped_apart, keys_apart, redact_dump, redact_json
-from traceview.safety.sanitise import json_safe, json_safe_dump
+from traceview.safety.sanitise import json_shown, json_shown_dump
 
 # Placeholders carry a per-process nonce: a capture's string (a query, a problem) could
-# otherwise spell one and be taken for the list it names.
+# otherwise spell one and be taken for the list it names. They are plain ASCII, which the
+# boundary (`_safe`) leaves as it is: they are looked for in its output.
 _NONCE = os.urandom(8).hex()  # secrets.token_hex, without hmac's import of OpenSSL
-_PLACEHOLDER = f"\u0000turns-{_NONCE}\u0000"
-_OBJECTS = f"\u0000objects-{_NONCE}\u0000"  # the provider objects' list: one per stored response
+_PLACEHOLDER = f"turns-{_NONCE}"
+_OBJECTS = f"objects-{_NONCE}"  # the provider objects' list: one per stored response
 # Rows per dumps / redact / sanitise call: ~0.4 MB of hosted-shape turns (a row with its
 # carried context is ~6 kB of JSON). A batch's dicts and its three buffers (dumps, the
 # indented copy, the chunk) are the write's peak above the analysis; 256 rows made that
@@ -41,15 +42,17 @@ BATCH = 64
 
 
 def _safe(chunk: bytes) -> bytes:
-    """The one boundary every byte of the document passes: keys masked, controls escaped."""
-    return json_safe(redact_json(chunk))
+    """The one boundary every byte of the document passes: keys masked, and every string
+    made what the sanitiser shows of it (a control decodes to its escape, never to itself:
+    `jq -r` writes a decoded value raw)."""
+    return json_shown(redact_json(chunk))
 
 
 def _safe_apart(chunk: bytes, keys: Sequence[str], values: Iterable[Any]) -> bytes:
     """`_safe(chunk)` for a chunk dumped of dicts of `keys` made of `values` (their rows'
     columns): the boundary's two checks judge the keys and values dumped apart."""
     apart = dumped_apart(keys, values)
-    return json_safe_dump(redact_dump(chunk, apart), apart)
+    return json_shown_dump(redact_dump(chunk, apart), apart)
 
 
 def _items(batches: Iterator[Batch], indent: bytes,
@@ -174,8 +177,8 @@ def write_json(analysis: Analysis, out: BinaryIO, explain: bool = False) -> None
 # The lists that grow with the capture, each streamed in place of its placeholder, a part
 # (`ROWS_A_PART` items) at a time. A list dumped whole would be the write's peak (every
 # conversation's carried context, every verdict, at once).
-_CONVERSATIONS = f"\u0000conversations-{_NONCE}\u0000"
-_VERDICTS = f"\u0000verdicts-{_NONCE}\u0000"
+_CONVERSATIONS = f"conversations-{_NONCE}"
+_VERDICTS = f"verdicts-{_NONCE}"
 # Items a part: whole batches, so the parts joined are the one-process document byte for
 # byte; a few hundred kB of JSON a part, a few held by each writer until their turn
 # (capture/handoff.py AHEAD).
@@ -280,7 +283,7 @@ class _LongLists:
 
     def __init__(self) -> None:
         self.held: list[array[int]] = []
-        self.marker = orjson.dumps(f"\u0000turn-list-{_NONCE}\u0000")
+        self.marker = orjson.dumps(f"turn-list-{_NONCE}")
 
     def __call__(self, turns: array[int]) -> Any:
         if len(turns) <= LONG_TURNS:

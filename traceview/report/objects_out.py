@@ -11,14 +11,14 @@ import orjson
 
 from traceview.safety.outputs import refuse_output, replacing
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe, plain, visible
+from traceview.safety.sanitise import json_shown, plain, visible
 
 _HEADS = ("kind", "id", "state", "expires", "delete with")
 _LIVE = {"present": "STILL PRESENT", "gone": "gone (404)", "error": "not checked"}
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
-    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+    return json_shown(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
 
 
 def sidecar_path(capture: Path, now: datetime) -> Path:
@@ -55,17 +55,20 @@ def _rows(doc: dict[str, Any]) -> list[tuple[str, ...]]:
 
 def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
     """One line per object, in the order to delete them, and what is left."""
-    who = (f"case {doc['case']}" if doc["case"] else
-           f"conversation {doc['conversation']}" if doc["conversation"] else "the capture")
+    # Every field on a line of its own through `plain` (a newline in a case id or an
+    # error shown as \n): the whole text is made visible below with its line feeds kept.
+    who = (f"case {plain(doc['case'])}" if doc["case"] else
+           f"conversation {plain(doc['conversation'])}" if doc["conversation"] else
+           "the capture")
     turns = doc["turns"]
     head = (f"deletion checklist · {who} · {len(turns)} turn(s) · {len(doc['objects'])} "
             f"provider object(s), {doc['remaining']} not deleted in the capture")
-    rows = _rows(doc)
+    rows = [tuple(map(plain, r)) for r in _rows(doc)]
     if not rows:
         body = ["no provider object holds this case's data in the capture"]
     elif markdown:
         body = ["| " + " | ".join(_HEADS) + " |", "|---|---|---|---|---|",
-                *("| " + " | ".join(plain(x).replace("|", "\\|") for x in r) + " |"
+                *("| " + " | ".join(x.replace("|", "\\|") for x in r) + " |"
                   for r in rows)]
     else:
         widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(_HEADS)]
@@ -75,9 +78,11 @@ def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
     ver = doc.get("verify")
     if ver is not None:
         c = ver["counts"]
-        tail = ["", f"checked live at {ver['checked_at']} ({ver['host']}): {c['gone']} gone, "
-                f"{c['present']} present, {c['error']} not answered — {ver['verdict']}"
-                + (f"; written to {doc['sidecar']}" if doc.get("sidecar") else "")]
-        tail += [f"  {s['kind']} {s['id']}: {s['error']}" for s in ver["objects"] if s["error"]]
+        tail = ["", f"checked live at {plain(ver['checked_at'])} ({plain(ver['host'])}): "
+                f"{c['gone']} gone, {c['present']} present, {c['error']} not answered — "
+                f"{ver['verdict']}"
+                + (f"; written to {plain(doc['sidecar'])}" if doc.get("sidecar") else "")]
+        tail += [f"  {plain(s['kind'])} {plain(s['id'])}: {plain(s['error'])}"
+                 for s in ver["objects"] if s["error"]]
     lines = [("# " if markdown else "") + head, "", *body, *tail]
     return visible("\n".join(line.rstrip() for line in lines) + "\n", multiline=True)

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from traceview.safety.redact import redact_json
-from traceview.safety.sanitise import json_safe, plain
+from traceview.safety.sanitise import json_shown, plain
 
 _HEAD = ("day", "project", "line item", "attributed", "billed", "remainder", "status")
 
@@ -96,4 +96,4 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def render_json(doc: dict[str, Any]) -> bytes:
-    return json_safe(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"
+    return json_shown(redact_json(orjson.dumps(doc, option=orjson.OPT_INDENT_2))) + b"\n"

@@ -156,7 +156,7 @@ def render_text(analysis: Analysis, console: Console) -> None:
     width = console.width
     out = _Out(console)
     by_index = finder(analysis.turns)  # no map of every turn: its reports are made on read
-    src = ", ".join(analysis.capture.sources)
+    src = ", ".join(map(plain, analysis.capture.sources))  # one line: a name's \n escaped
     out.part(f"traceview · {src} · {_plural(len(analysis.turns), 'turn')} · "
              f"{_plural(len(analysis.conversations), 'conversation')}", style="bold")
     for conv in analysis.conversations:

@@ -241,7 +241,7 @@ def redact_json(chunk: bytes) -> bytes:
 
 def dumped_apart(keys: Sequence[str], values: Iterable[Any]) -> bytes:
     """`keys` and each of `values` dumped apart, a line each: what `redact_dump` (and the
-    sanitiser's `json_safe_dump`) judge in place of a chunk dumped of dicts whose keys are
+    sanitiser's `json_shown_dump`) judge in place of a chunk dumped of dicts whose keys are
     among `keys` and whose strings, but those keys, are all strings of `values` (at any
     depth, keys or values), where most of the chunk's bytes (its indentation, its keys
     written again on every dict) cannot hold what they look for."""

@@ -93,10 +93,10 @@ def say(*parts: object, file: TextIO | None = None) -> None:
     print(" ".join(line(p) for p in parts), file=file or sys.stderr)
 
 
-_JSON_UNSAFE = re.compile(
-    "[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
-    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
+# The characters of UNSAFE that JSON text may hold raw, which `json_safe` escapes: all but
+# C0 controls (a JSON writer escapes those itself; raw, they are only the whitespace
+# between tokens). One table: what the sanitiser shows as escapes, a written file escapes.
+_JSON_UNSAFE = re.compile("(?![\x00-\x1f])" + UNSAFE.pattern)
 
 
 def _json_escape(m: re.Match[str]) -> str:
@@ -128,9 +128,12 @@ def _maybe_json_unsafe(chunk: bytes) -> bool:
 def json_safe(chunk: bytes) -> bytes:
     """JSON text with the characters a terminal acts on written as ``\\uXXXX`` escapes.
 
-    orjson escapes C0 controls already; C1, bidi, invisible and tag characters it writes
-    raw. Escaping them keeps the JSON equal (same value after parsing) and inert on a
-    terminal. Only ever applied inside strings: these characters are invalid elsewhere.
+    For the captures and snapshots traceview writes (recorder, proxy, hydrate, fetch,
+    imports): their data must stay verbatim, yet `cat` or `less` of the file must not act
+    on it. JSON writers escape C0 controls already; C1, bidi, invisible and tag characters
+    they write raw. Escaping them keeps the JSON equal (same value after parsing) and
+    inert on a terminal. Only ever applied inside strings: these characters are invalid
+    elsewhere. (The documents traceview prints go through :func:`json_shown` instead.)
     """
     if chunk.isascii() and b"\x7f" not in chunk:
         return chunk
@@ -142,12 +145,66 @@ def json_safe(chunk: bytes) -> bytes:
     return _JSON_UNSAFE.sub(_json_escape, text).encode("utf-8")
 
 
-def json_safe_dump(chunk: bytes, apart: bytes) -> bytes:
-    """`json_safe(chunk)` for a chunk dumped of what `apart` holds (redact.py
-    `dumped_apart`), masked or not, judged on `apart`: the characters escaped here are
-    never outside a JSON string (JSON structure is ASCII, DEL included only in a string),
-    a string is written alike in both, and a mask adds none."""
-    return json_safe(chunk) if _maybe_json_unsafe(apart) else chunk
+# In JSON text: one backslash escape (a surrogate pair, a \uXXXX, or one character) or one
+# raw character of _JSON_UNSAFE.
+# Escapes are matched whole, left to right, so an escaped backslash before an "n" is never
+# read as an escaped newline.
+_JSON_TOKEN = re.compile(r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                         r"|u[0-9a-fA-F]{4}|.)|" + _JSON_UNSAFE.pattern)
+_JSON_SHORT = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_MAYBE_ESCAPED = re.compile(rb"\\[bfnrtu]")  # an escape that may stand for a control
+
+
+def _shown_token(m: re.Match[str]) -> str:
+    """The JSON text of what :func:`visible` shows of one character: the escape (or raw
+    character) itself when it is not unsafe, else its stand-in as a JSON string's text."""
+    token = m.group()
+    if token[0] != "\\":
+        char = token
+    elif token[1] == "u":
+        code = int(token[2:6], 16)
+        if len(token) > 6:  # a surrogate pair: one astral character (a tag character)
+            code = 0x10000 + ((code - 0xD800) << 10) + (int(token[8:12], 16) - 0xDC00)
+        char = chr(code)
+    else:
+        char = _JSON_SHORT.get(token[1], "")
+    if not char or not UNSAFE.match(char):
+        return token
+    return _stand_in(ord(char)).replace("\\", "\\\\")
+
+
+def _maybe_json_shown(chunk: bytes) -> bool:
+    """False only when ``chunk`` (JSON text) holds no character :func:`json_shown` changes:
+    neither a raw one (`_maybe_json_unsafe`) nor an escape that may stand for a control."""
+    return _maybe_json_unsafe(chunk) or (b"\\" in chunk and
+                                         _MAYBE_ESCAPED.search(chunk) is not None)
+
+
+def json_shown(chunk: bytes) -> bytes:
+    """JSON text whose every string (keys too) is what :func:`visible` shows of it: each
+    control and format character of UNSAFE, raw or escaped (``\\u001b``, ``\\n``), becomes
+    its stand-in as text (``\\\\x1b``, ``\\\\n``).
+
+    The documents traceview prints (report, diff, objects, …) are read by people and by
+    ``jq -r``, which writes a decoded value raw: a value that decodes to ESC ] 52 would
+    write the clipboard. A decoded string is therefore already the sanitiser's text, as
+    the report contract says. Captures and snapshots, which must keep their data, use
+    :func:`json_safe` instead.
+    """
+    if chunk.isascii() and b"\x7f" not in chunk and b"\\" not in chunk:
+        return chunk
+    if not _maybe_json_shown(chunk):
+        return chunk
+    text = chunk.decode("utf-8", "surrogatepass")
+    shown = _JSON_TOKEN.sub(_shown_token, text)
+    return chunk if shown == text else shown.encode("utf-8", "surrogatepass")
+
+
+def json_shown_dump(chunk: bytes, apart: bytes) -> bytes:
+    """`json_shown(chunk)` for a chunk dumped of what `apart` holds (redact.py
+    `dumped_apart`), judged on `apart`: every character or escape it changes is inside a
+    JSON string, and a string is written alike in both."""
+    return json_shown(chunk) if _maybe_json_shown(apart) else chunk
 
 
 class SafeStream:

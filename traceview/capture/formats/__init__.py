@@ -22,6 +22,7 @@ import orjson
 from traceview.capture.foreign import foreign_document, foreign_message
 from traceview.capture.formats.common import Emitter, FormatError
 from traceview.safety.outputs import Unread, read_bounded
+from traceview.safety.sanitise import json_safe
 
 # The importers (batch, har, otlp) and `describe` are imported where a foreign file is
 # met: a native capture, the common case, is judged by its first line, and HAR's streaming
@@ -249,7 +250,7 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
     if isinstance(doc, dict) and _capture_like(doc):
         # One pretty-printed response body: a capture of one response, not a foreign file.
         target = _spooled(spool_dir, f"{Path(path).name}.jsonl")
-        target.write_bytes(orjson.dumps({"dir": "res", "body": doc}) + b"\n")
+        target.write_bytes(json_safe(orjson.dumps({"dir": "res", "body": doc})) + b"\n")
         return Adopted("capture", str(target))
     from traceview.capture.formats.describe import looks_like
 

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from traceview.capture.sse import parse_events, terminal_response
+from traceview.safety.sanitise import json_safe
 
 # The provider's resources, wherever the URL puts them (/v1/…, Azure's /openai/…, a gateway).
 _RESOURCE = re.compile(
@@ -75,7 +76,7 @@ class Emitter:
         return o
 
     def write(self, record: dict[str, Any]) -> None:
-        self.out.write(orjson.dumps(record) + b"\n")
+        self.out.write(json_safe(orjson.dumps(record)) + b"\n")  # a capture written
         self.records += 1
 
     def ignore(self, what: str) -> None:
