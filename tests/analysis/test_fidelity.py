@@ -122,18 +122,31 @@ def test_compare_reports_fidelity_per_arm() -> None:
 
 
 
-def test_a_deposit_whose_usage_contradicts_itself_is_named_without_a_number(
-        capsys) -> None:
-    """Cached tokens above input tokens, reasoning above output: the deposit marker stands
-    but its count is None. `traceview fidelity` crashed formatting None (found by the fifth
-    pass's differential check, tests/fixtures/contradicting_usage.jsonl); it must name the
-    reason, without a number the capture does not support."""
+def test_usage_that_contradicts_itself_invents_no_deposit(capsys) -> None:
+    """Cached tokens above input tokens, reasoning above output (tests/fixtures/
+    contradicting_usage.jsonl). Read as given, turn 1's visible output was 200 - 70,000, so
+    turn 2 "expected" a negative input and was marked a deposit that fidelity named
+    ("context entered before turn 2 with no request or hosted call"); before that,
+    `traceview fidelity` crashed formatting its count. A part larger than its whole cannot
+    be: what it would decide is unknown (turn 1's cost, turn 2's expected input), no
+    marker is made of it, and both lines are problems that say so."""
     from traceview.cli import main
 
     rc = main(["fidelity", str(REAL.parent / "contradicting_usage.jsonl")])
-    out = capsys.readouterr().out
-    assert rc == 1  # the conversation does not replay
-    assert "context entered before turn 2 with no request or hosted call" in out
+    captured = capsys.readouterr()
+    assert rc == 1  # the conversation is not verified
+    assert "context entered" not in captured.out
+    assert ("usage.input_tokens_details.cached_tokens is 128: more than input_tokens (127); "
+            "the turn's cost is unknown") in captured.err
+    a = analyze(str(REAL.parent / "contradicting_usage.jsonl"))
+    assert [(t.expected_input, t.markers) for t in a.turns] == [
+        (None, ["tool_offered_unused"]), (None, ["tool_offered_unused"])]
+    assert [p.message for p in a.problems] == [
+        "usage.input_tokens_details.cached_tokens is 128: more than input_tokens (127); the "
+        "turn's cost is unknown",
+        "usage.output_tokens_details.reasoning_tokens is 70000: more than output_tokens (200); "
+        "the next turn's expected input is unknown"]
+    assert a.turns[0].cost_usd is None
 
 
 REASONING = {"id": "rs_1", "type": "reasoning", "summary": []}

@@ -303,22 +303,24 @@ def _usage_report(tmp_path: Path, **change: object) -> dict:
     return orjson.loads(out.stdout)
 
 
-def test_a_part_larger_than_its_whole_is_unknown_and_told(tmp_path: Path) -> None:
+def test_a_part_larger_than_its_whole_is_told_and_decides_nothing(tmp_path: Path) -> None:
     """Found by an attack pass: cached 500 of 100 input was shown ("100 (500 cached)") and
     priced on 500 cached tokens, with no problem. A part beyond its whole cannot be: the
-    part reads as unknown and the line says why; the whole stands, and the turn is priced
-    as every unknown cached count is (all fresh: 100 in at $0.15, 20 out at $0.60 per 1M)."""
+    line says so, the numbers read as the capture says, and what the part would decide is
+    unknown: the turn's cost (which tokens were cached?) and, for reasoning beyond output,
+    the next turn's expected input (tests/analysis/test_fidelity.py)."""
     doc = _usage_report(tmp_path, input_tokens_details__cached_tokens=500,
                         output_tokens_details__reasoning_tokens=21)
     [turn] = doc["turns"]
-    assert (turn["input_tokens"], turn["cached_tokens"]) == (100, None)
-    assert (turn["output_tokens"], turn["reasoning_tokens"]) == (20, None)
-    assert turn["cost_usd"] == pytest.approx((100 * 0.15 + 20 * 0.60) / 1e6)
+    assert (turn["input_tokens"], turn["cached_tokens"]) == (100, 500)
+    assert (turn["output_tokens"], turn["reasoning_tokens"]) == (20, 21)
+    assert turn["cost_usd"] is None
+    assert turn["cost"]["reason"] == "its usage says more cached tokens than input tokens"
     assert [(p["line"], p["kind"], p["message"]) for p in doc["problems"]] == [
         (2, "absurd_number", "usage.input_tokens_details.cached_tokens is 500: more than "
-                             "input_tokens (100); shown as unknown"),
+                             "input_tokens (100); the turn's cost is unknown"),
         (2, "absurd_number", "usage.output_tokens_details.reasoning_tokens is 21: more than "
-                             "output_tokens (20); shown as unknown")]
+                             "output_tokens (20); the next turn's expected input is unknown")]
 
 
 @pytest.mark.parametrize(("value", "shown"), [("100", "'100': a string"),

@@ -217,7 +217,10 @@ class Analyzer:
                                         if f.cached_tokens is not None and f.input_tokens
                                         else None)
                 st.last_input = f.input_tokens
-                st.last_visible = f.output_tokens - (f.reasoning_tokens or 0)
+                reasoning = f.reasoning_tokens or 0
+                # More reasoning than output cannot be: what it left visible is unknown.
+                st.last_visible = (f.output_tokens - reasoning
+                                   if reasoning <= f.output_tokens else None)
                 st.last_messages = f.output_types.count("message")
                 st.last_compacted = compacted
                 st.last_passes = passes

@@ -186,6 +186,9 @@ class Pricing:
             if hosted or counters else (0.0, ())
         if input_tokens is None or output is None:
             return Cost(None, None, hosted_usd, "no usage recorded for this turn", parts, tier)
+        if cached is not None and cached > input_tokens:  # which part was cached is unknown
+            return Cost(None, None, hosted_usd, "its usage says more cached tokens than input "
+                        "tokens", parts, tier)
         rates = self._tier_rates(model, tier)
         if isinstance(rates, str):
             return Cost(None, None, hosted_usd, rates, parts, tier)

@@ -44,15 +44,9 @@ def _usage(usage: Any) -> tuple[int | None, int | None, int | None, int | None]:
     else:  # Chat Completions names for the same four numbers
         inp, out = ug("prompt_tokens"), ug("completion_tokens")
         det, odet = ug("prompt_tokens_details"), ug("completion_tokens_details")
-    inp, out = _int(inp), _int(out)
-    cached = _int(det.get("cached_tokens")) if type(det) is dict else None
-    reasoning = _int(odet.get("reasoning_tokens")) if type(odet) is dict else None
-    # A part larger than its whole cannot be: unknown, as lines.py tells it.
-    if cached is not None and inp is not None and cached > inp:
-        cached = None
-    if reasoning is not None and out is not None and reasoning > out:
-        reasoning = None
-    return inp, cached, out, reasoning
+    cached = det.get("cached_tokens") if type(det) is dict else None
+    reasoning = odet.get("reasoning_tokens") if type(odet) is dict else None
+    return _int(inp), _int(cached), _int(out), _int(reasoning)
 
 
 def body_facts(body: dict[str, Any], elapsed: int | None, http: int | None) -> ResponseFacts:

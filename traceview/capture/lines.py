@@ -44,19 +44,23 @@ def _absurd(value: Any) -> bool:
 # of another type there is told; other fields (a provider's own) may hold anything.
 _COUNT_FIELDS = frozenset({"input_tokens", "output_tokens", "total_tokens", "prompt_tokens",
                            "completion_tokens", "cached_tokens", "reasoning_tokens"})
-# (the part, the whole it is part of) under both APIs' names.
-_PARTS = (("input_tokens_details", "cached_tokens", "input_tokens"),
-          ("output_tokens_details", "reasoning_tokens", "output_tokens"),
-          ("prompt_tokens_details", "cached_tokens", "prompt_tokens"),
-          ("completion_tokens_details", "reasoning_tokens", "completion_tokens"))
-NO_COUNT = "not a possible token count"
+# (the part, the whole it is part of, what cannot be known then) under both APIs' names.
+_CACHED = "the turn's cost is unknown"
+_REASONING = "the next turn's expected input is unknown"
+_PARTS = (("input_tokens_details", "cached_tokens", "input_tokens", _CACHED),
+          ("output_tokens_details", "reasoning_tokens", "output_tokens", _REASONING),
+          ("prompt_tokens_details", "cached_tokens", "prompt_tokens", _CACHED),
+          ("completion_tokens_details", "reasoning_tokens", "completion_tokens", _REASONING))
+NO_COUNT = "not a possible token count; shown as unknown"
 
 
 def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
     """Usage numbers no provider sends, with their keys (`input_tokens_details.cached_tokens`
-    for a nested one) and why: negative or beyond any real count, a count field of another
-    type (a string, a boolean), or a part larger than its whole (cached beyond input,
-    reasoning beyond output). Each reads back as unknown. A tuple, the empty one shared: a
+    for a nested one) and what follows: negative or beyond any real count, or a count field
+    of another type (a string, a boolean), read back as unknown; a part larger than its
+    whole (cached beyond input, reasoning beyond output) is shown as the capture says, and
+    what it would decide is unknown (the cost, the next turn's expected input). A tuple, the
+    empty one shared: a
     line's answer is kept until its chunk is paired, and an empty list a line was one more
     object for the collector to visit."""
     usage = body.get("usage") if isinstance(body, dict) else None
@@ -73,11 +77,11 @@ def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
                     found.append((f"{key}.{k}", v, why))
         elif value is not None and (why := _not_a_count(key, value)):
             found.append((str(key), value, why))
-    for details, part, whole in _PARTS:
+    for details, part, whole, unknown in _PARTS:
         d, n = usage.get(details), usage.get(whole)
         p = d.get(part) if type(d) is dict else None
         if type(p) is int and type(n) is int and 0 <= n < p < _COUNT_LIMIT:
-            found.append((f"{details}.{part}", p, f"more than {whole} ({n})"))
+            found.append((f"{details}.{part}", p, f"more than {whole} ({n}); {unknown}"))
     return tuple(found)
 
 
@@ -87,7 +91,7 @@ def _not_a_count(key: Any, value: Any) -> str | None:
     if _absurd(value):
         return NO_COUNT
     if key in _COUNT_FIELDS and type(value) is not int and type(value) is not float:
-        return f"a {_kind(value)}, not a token count"
+        return f"a {_kind(value)}, not a token count; shown as unknown"
     return None
 
 

@@ -276,8 +276,7 @@ class CaptureBuilder:
         if absurd:
             for name, value, why in absurd:
                 shown = value if type(value) in (int, float) else repr(value)
-                self.problem(source, line, "absurd_number",
-                             f"usage.{name} is {shown}: {why}; shown as unknown")
+                self.problem(source, line, "absurd_number", f"usage.{name} is {shown}: {why}")
         if origin is not None:
             imported(turn, origin)
         self._settle(turn, row, source, line)

@@ -56,6 +56,11 @@ def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
                                      " billed each turn is unknown and changed since the"
                                      " previous turn")
         return None
+    if st.last_visible is None:
+        found["expected_unknown"] = ("expected input unknown: the previous turn's usage says "
+                                     "more reasoning than output, so its visible output is "
+                                     "unknown")
+        return None
     change: int = acc.items + acc.static.known - prev.known
     carried = st.last_visible + st.last_messages * acc.carried_message
     return st.last_input + carried + change

@@ -23,7 +23,7 @@ class ConversationState:
     # Billed input and visible output (output - reasoning) of the last response whose
     # usage is known: what the next turn's expected input starts from.
     last_input: int | None = None
-    last_visible: int = 0
+    last_visible: int | None = 0  # None: its usage said more reasoning than output
     last_messages: int = 0  # output messages among it
     last_compacted: bool = False
     # Model passes of that turn (a hosted loop bills the context once per pass), its index.
