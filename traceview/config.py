@@ -10,10 +10,13 @@ sits below both and imports nothing of traceview's (a headless `report` loads no
     deposit_min_tokens = 800     # the analysis thresholds (commands/options.py reads
     deposit_ratio = 0.3          # them; a command-line flag overrides each)
     compaction_min_drop = 100
+    pricing = "prices.json"      # as --pricing; relative to this file's folder
 
 Read at start-up, written when the user picks a theme (palette: "Change theme"), hides
-or shows a turns column, or sorts the turns (S). A file that cannot be read or parsed is
-ignored: settings are a convenience, never a reason not to open a capture.
+or shows a turns column, or sorts the turns (S). Here a file that cannot be read or parsed
+is ignored; the commands refuse it first (commands/options.py: an unknown key, a bad
+threshold, a file $TRACEVIEW_CONFIG names that is not there), since a setting silently
+dropped would change the numbers without saying so.
 """
 
 from __future__ import annotations
@@ -33,11 +36,18 @@ CONFIG_MAX_BYTES = 1 << 20
 KEYS: dict[str, type | tuple[type, ...]] = {
     "theme": str, "turns_hidden": list, "turns_sort": str,
     # Kept when the inspector rewrites the file; checked where they are used.
-    "deposit_min_tokens": int, "deposit_ratio": (int, float), "compaction_min_drop": int}
+    "deposit_min_tokens": int, "deposit_ratio": (int, float), "compaction_min_drop": int,
+    "pricing": str}
+
+
+def named_config() -> str | None:
+    """The config file the user named ($TRACEVIEW_CONFIG), which must exist; None when
+    the default place is used, where no file means no settings."""
+    return os.environ.get("TRACEVIEW_CONFIG") or None
 
 
 def config_path() -> Path:
-    named = os.environ.get("TRACEVIEW_CONFIG")
+    named = named_config()
     if named:
         return Path(named)
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")

@@ -167,7 +167,7 @@ def test_the_context_command_prints_the_stack(tmp_path: Path) -> None:
     md = ok(*run, "--format", "markdown")
     assert "| response_format | answer | 36 |" in md
     missing = run_cli(*run[:-1], "7")
-    assert missing.returncode == 1 and b"no turn 7" in missing.stderr
+    assert missing.returncode == 2 and b"no turn 7" in missing.stderr
 
 
 def test_a_reusable_prompt_is_listed_and_its_text_unknown(tmp_path: Path) -> None:

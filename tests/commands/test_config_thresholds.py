@@ -28,7 +28,8 @@ def _report(capsys, *flags: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_without_a_config_file_the_defaults_are_reported(config, capsys):
+def test_without_a_config_file_the_defaults_are_reported(capsys):
+    # No $TRACEVIEW_CONFIG, an empty config home (tests/conftest.py): no file, no error.
     doc = _report(capsys)
     assert doc["options"] == {"deposit_min_tokens": 500, "deposit_ratio": 0.25,
                               "compaction_min_drop": 0, "pricing": None, "from_format": None,
@@ -68,3 +69,60 @@ def test_the_inspector_keeps_the_thresholds_when_it_saves_the_theme(config):
     assert save_theme("nord") == config
     settings = load_settings(config)
     assert settings == {"theme": "nord", "deposit_min_tokens": 800, "deposit_ratio": 0.3}
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("deposit_min_token = 99999", "unknown key 'deposit_min_token' (did you mean "
+                                  "'deposit_min_tokens'?)"),
+    ("colour = 1", "unknown key 'colour' (the keys are compaction_min_drop, "
+                   "deposit_min_tokens, deposit_ratio, pricing, theme, turns_hidden, "
+                   "turns_sort)"),
+])
+def test_an_unknown_key_in_the_config_is_a_usage_error(config, capsys, line, said):
+    """A misspelt threshold silently ignored would leave the default in force unsaid."""
+    config.write_text(line + "\n")
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == ("", f"traceview: config file {config}: {said}\n")
+
+
+def test_a_config_file_named_by_the_environment_must_exist(config, capsys):
+    assert not config.exists()
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (
+        "", f"traceview: config file {config} (named by $TRACEVIEW_CONFIG): no such file\n")
+
+
+def test_the_config_file_sets_the_pricing_file_beside_it(config, capsys):
+    """`pricing` is --pricing's key, its path relative to the config file's folder."""
+    table = json.loads((ROOT / "traceview" / "analysis" / "pricing.json").read_text())
+    for prices in table["models"].values():
+        for name in ("input", "cached_input", "output"):
+            if isinstance(prices.get(name), (int, float)):
+                prices[name] *= 2
+    (config.parent / "prices.json").write_text(json.dumps(table))
+    config.write_text('pricing = "prices.json"\n')
+    bundled = _report(capsys, "--pricing", str(ROOT / "traceview/analysis/pricing.json"))
+    doc = _report(capsys)
+    assert doc["options"]["pricing"] == str(config.parent / "prices.json")
+    assert doc["options"]["config"] == str(config)
+    assert doc["options"]["from_config"] == ["pricing"]
+    assert doc["totals"]["cost_usd"] > bundled["totals"]["cost_usd"]  # its token prices doubled
+    assert bundled["options"]["config"] is None and bundled["options"]["from_config"] == []
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('pricing = "nope.json"', "pricing {dir}/nope.json: cannot read pricing file (No such file "
+                              "or directory)"),
+    ("pricing = 5", "pricing must be a file's path, not 5"),
+])
+def test_a_bad_pricing_in_the_config_is_a_usage_error(config, capsys, line, said):
+    config.write_text(line + "\n")
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    said = said.format(dir=config.parent)
+    assert capsys.readouterr() == ("", f"traceview: config file {config}: {said}\n")
+
+
+def test_the_inspector_keeps_the_pricing_when_it_saves_a_setting(config):
+    config.write_text('pricing = "prices.json"\n')
+    assert save_theme("nord") == config
+    assert load_settings(config) == {"theme": "nord", "pricing": "prices.json"}

@@ -29,5 +29,5 @@ def test_without_a_copy_the_same_turn_is_shown(capsys):
 
 
 def test_a_turn_the_capture_lacks_is_still_said_as_such(capsys):
-    assert main(["context", STATELESS, "--turn", "9", "--items", SNAPSHOT]) == 1
-    assert "no turn 9 (the capture has 4)" in capsys.readouterr().err
+    assert main(["context", STATELESS, "--turn", "9", "--items", SNAPSHOT]) == 2
+    assert "no turn 9 (the capture has 4 turns)" in capsys.readouterr().err

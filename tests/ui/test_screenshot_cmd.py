@@ -116,3 +116,25 @@ def test_every_inspector_view_can_be_screenshot(tmp_path):
                  "--size", "80x24"]) == 0
     svg = html.unescape(out.read_text()).replace("\xa0", " ")
     assert "p50" in svg and "p95" in svg
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    ("[1,2,3]\n", "this is a JSON array of 3 values, not a capture; nothing read (traceview "
+                  "reads JSONL records, HAR, OpenAI Batch and OTLP JSON files)"),
+    ("hello\nworld\n", "not a capture: none of its first 2 lines is a JSON object (line 1: "
+                       "'hello'); expected one JSON record per line"),
+], ids=["json-array", "text"])
+def test_a_file_report_refuses_as_not_a_capture_is_refused_alike(tmp_path, capsys, content,
+                                                                  said):
+    """Not "wrote …" and exit 0 over a picture of an empty inspector: `report`'s message
+    and exit status, nothing written."""
+    from traceview.cli import main
+
+    path, out = tmp_path / "input.json", tmp_path / "shot.svg"
+    path.write_text(content)
+    assert main(["report", str(path)]) == 2
+    assert capsys.readouterr() == ("", f"traceview: {path}: {said}\n")
+    assert main(["screenshot", str(path), "-o", str(out), "--view", "detail",
+                 "--turn", "1"]) == 2
+    assert capsys.readouterr() == ("", f"traceview screenshot: {path}: {said}\n")
+    assert not out.exists()

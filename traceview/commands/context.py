@@ -1,9 +1,9 @@
 """``traceview context CAPTURE --turn N [--items FILE | --live]``: what the model was shown
 on turn N, as a stack.
 
-Exit 0 when the turn is found, 1 when the capture has no such turn, 2 unusable input, a
-provider copy asked for a turn that is not hosted, or a provider that could not be read
-(`--live`: nothing printed but the message).
+Exit 0 when the turn is found; 2 when it cannot be shown: the capture has no such turn,
+unusable input, a provider copy asked for a turn that is not hosted, or a provider that
+could not be read (`--live`) — nothing printed but the message.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
+from traceview.commands import EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.provider_flags import (
@@ -87,10 +87,11 @@ def run(ns: argparse.Namespace) -> int:
         return EXIT_USAGE
     finally:
         analysis.capture.close()
-    if doc is None:
-        print(f"traceview: no turn {ns.turn} (the capture has {len(analysis.turns)})",
-              file=sys.stderr)
-        return EXIT_PROBLEMS
+    if doc is None:  # what was asked for is not there: not done, so not "done with problems"
+        count = len(analysis.turns)
+        print(f"traceview context: no turn {ns.turn} (the capture has {count} "
+              f"turn{'' if count == 1 else 's'})", file=sys.stderr)
+        return EXIT_USAGE
     if ns.format == "json":
         sys.stdout.buffer.write(render_json(doc))
     else:

@@ -24,7 +24,8 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "analysis thresholds",
         "each also settable in the config file (~/.config/traceview/config.toml, or "
-        "$TRACEVIEW_CONFIG) as deposit_min_tokens = 800 …; a flag overrides the file")
+        "$TRACEVIEW_CONFIG) as deposit_min_tokens = 800 …, pricing = \"FILE\"; a flag "
+        "overrides the file")
     g.add_argument("--deposit-min-tokens", type=COUNT, default=None, metavar="N",
                    help="smallest unexplained rise marked as a deposit (default 500)")
     g.add_argument("--deposit-ratio", type=RATIO, default=None, metavar="R",
@@ -39,29 +40,39 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
 
 
 def options_from(ns: argparse.Namespace) -> Options:
-    """Analysis options from the flags; a pricing file is checked now, not mid-load."""
+    """Analysis options from the flags and the config file (a flag overrides the file); a
+    pricing file is checked now, not mid-load."""
     from traceview.analysis.options import Options
+
+    path, configured = config_thresholds()
+    given = {name: getattr(ns, name, None) for name in (*THRESHOLDS, "pricing")}
+    taken = tuple(n for n in (*THRESHOLDS, "pricing") if given[n] is None and n in configured)
+    values: dict[str, Any] = {n: given[n] if given[n] is not None else configured[n]
+                              for n in THRESHOLDS if given[n] is not None or n in configured}
+    pricing = given["pricing"] or configured.get("pricing")
+    if pricing:
+        _check_pricing(pricing, None if given["pricing"] else path)
+    return Options(**values, pricing_path=pricing,
+                   from_format=getattr(ns, "from_format", None),
+                   config=str(path) if taken else None, from_config=taken)
+
+
+def _check_pricing(pricing: str, config: Path | None) -> None:
+    """UsageError unless `pricing` (from --pricing, or the `config` file) is a pricing
+    table, said in the loader's own words, a missing file too."""
     from traceview.analysis.pricing import Pricing, PricingError
     from traceview.commands.outputs import PathRefused, regular_input
 
-    if ns.pricing:
-        try:  # a missing file is said by the pricing loader, in its own words
-            if os.path.lexists(ns.pricing):
-                regular_input(ns.pricing, "--pricing")
-        except PathRefused as exc:
-            raise UsageError(str(exc)) from None
-        try:
-            Pricing.load(ns.pricing)
-        except PricingError as exc:
-            raise UsageError(str(exc)) from None
-    path, configured = config_thresholds()
-    given = {name: getattr(ns, name, None) for name in THRESHOLDS}
-    taken = tuple(n for n in THRESHOLDS if given[n] is None and n in configured)
-    values: dict[str, Any] = {n: given[n] if given[n] is not None else configured[n]
-              for n in THRESHOLDS if given[n] is not None or n in configured}
-    return Options(**values, pricing_path=ns.pricing,
-                   from_format=getattr(ns, "from_format", None),
-                   config=str(path) if taken else None, from_config=taken)
+    where = "" if config is None else f"config file {config}: "
+    try:
+        if os.path.lexists(pricing):
+            regular_input(pricing, "pricing" if config else "--pricing")
+    except PathRefused as exc:
+        raise UsageError(f"{where}{exc}") from None
+    try:
+        Pricing.load(pricing)
+    except PricingError as exc:
+        raise UsageError(f"{where}{'pricing ' if config else ''}{exc}") from None
 
 
 #: The thresholds a config file may set, each checked by its flag's own rule.
@@ -69,18 +80,22 @@ THRESHOLDS = {"deposit_min_tokens": COUNT, "deposit_ratio": RATIO, "compaction_m
 
 
 def config_thresholds() -> tuple[Path, dict[str, Any]]:
-    """The thresholds the config file sets (the inspector's settings file); UsageError
-    naming the file and key when one is unusable — a threshold silently ignored would
-    change the markers without saying so."""
+    """The thresholds and pricing file the config file sets (the inspector's settings
+    file); UsageError naming the file and key when one is unusable or unknown, or when the
+    file $TRACEVIEW_CONFIG names is not there — a setting silently ignored would change
+    the markers without saying so."""
     import tomllib
 
-    from traceview.config import CONFIG_MAX_BYTES, config_path
+    from traceview.config import CONFIG_MAX_BYTES, KEYS, config_path, named_config
     from traceview.safety.outputs import read_bounded
 
     path = config_path()
     try:
         text = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
+        if named_config():
+            raise UsageError(f"config file {path} (named by $TRACEVIEW_CONFIG): no such "
+                             "file") from None
         return path, {}
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"config file {path}: cannot read ({exc})") from None
@@ -88,6 +103,9 @@ def config_thresholds() -> tuple[Path, dict[str, Any]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"config file {path}: not TOML ({exc})") from None
+    for name in data:
+        if name not in KEYS:
+            raise UsageError(f"config file {path}: {_unknown(name, sorted(KEYS))}")
     out: dict[str, Any] = {}
     for name, parse in THRESHOLDS.items():
         if name not in data:
@@ -100,5 +118,20 @@ def config_thresholds() -> tuple[Path, dict[str, Any]]:
         except argparse.ArgumentTypeError as exc:
             raise UsageError(f"config file {path}: {name} {exc}; fix it or override it "
                              f"with --{name.replace('_', '-')}") from None
+    if "pricing" in data:
+        if not isinstance(data["pricing"], str) or not data["pricing"]:
+            raise UsageError(f"config file {path}: pricing must be a file's path, not "
+                             f"{data['pricing']!r}")
+        out["pricing"] = str(path.parent / Path(data["pricing"]).expanduser())
     return path, out
 
+
+def _unknown(name: str, known: list[str]) -> str:
+    """An unknown key said with the known one it most likely misspells, else all of them."""
+    import difflib
+
+    from traceview.safety.sanitise import visible
+
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean '{close[0]}'?" if close else f"the keys are {', '.join(known)}"
+    return f"unknown key '{visible(name)}' ({hint})"

@@ -1,6 +1,7 @@
 """``traceview screenshot CAPTURE -o FILE``: a view of the inspector, headless, as SVG or PNG.
 
-Exit 2 when nothing was written (a bad flag, a missing file, a view that cannot be shown).
+Exit 2 when nothing was written (a bad flag, a missing file, no capture among the files, a
+view that cannot be shown).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from pathlib import Path
 from traceview.commands import EXIT_OK, EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
+from traceview.safety.redact import redact_text
+from traceview.safety.sanitise import visible
 from traceview.ui.screenshot import (
     PNG_HINT,
     VIEWS,
+    NotACapture,
     ScreenshotRefused,
     render_svg,
     svg_to_png,
@@ -101,6 +105,10 @@ def run(ns: argparse.Namespace) -> int:
 
     try:
         svg, warning = _render(ns, size)
+    except NotACapture as exc:  # as `report` says it, a line per file
+        for line in exc.lines:
+            _say(visible(redact_text(line)))
+        return EXIT_USAGE
     except (ScreenshotRefused, SourceError) as exc:
         return _say(f"{exc}; nothing written")
     if warning:

@@ -22,8 +22,9 @@ from traceview.report.problems import NAMED_ON_STDERR
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("query", metavar="SQL", help="a DuckDB query over the tables turns, "
-                   "conversations, problems")
+    p.add_argument("query", metavar="SQL", help="one DuckDB query over the tables turns, "
+                   "conversations, problems, hosted_calls (an empty query, or more than one "
+                   "statement, is refused: exit 2)")
     p.add_argument("paths", nargs="+", metavar="SOURCE",
                    help="captures or directories of captures (cached), an export directory, "
                         "or a .duckdb file")
@@ -63,14 +64,14 @@ def run(ns: argparse.Namespace) -> int:
             raise
         say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
         return 2
-    try:
+    try:  # closed whatever happens: an open connection holds the cache's lock
         named, total = _problems(con.con) if sql.source_kind(ns.paths) == "captures" else ([], 0)
         cols, rows = sql.query(con, ns.query)
-    except need("duckdb", "fleet").Error as exc:
-        con.close()
+    except (ExportError, need("duckdb", "fleet").Error) as exc:
         say("sql", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return 2
-    con.close()
+    finally:
+        con.close()
     sys.stdout.write(sql.render(cols, rows, ns.format))
     sys.stdout.flush()
     say("sql", origin)

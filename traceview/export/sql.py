@@ -152,6 +152,15 @@ def _locked(con: Any, unsafe: bool) -> Any:
 
 
 def query(tables: Tables, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The columns and rows of `sql`, which must be one statement: DuckDB runs an empty
+    query (blank, `;`, only comments) as nothing and several as only the last one's
+    result, so both are refused rather than answered with a traceback or a silent part."""
+    count = len(tables.con.extract_statements(sql))
+    if count == 0:
+        raise ExportError("no SQL statement given")
+    if count > 1:
+        raise ExportError(f"{count} SQL statements given; traceview sql runs one query at a "
+                          "time (combine them with WITH … or run one command per statement)")
     cur = tables.con.execute(sql)
     cols = [d[0] for d in cur.description] if cur.description else []
     return cols, cur.fetchall() if cols else []

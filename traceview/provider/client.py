@@ -7,12 +7,13 @@ from the environment only and never printed, stored or echoed back in an error.
 
 from __future__ import annotations
 
+import base64
 import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx2
 import openai
@@ -53,6 +54,35 @@ def host_of(url: str) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
+def url_credentials(url: str) -> bool:
+    """Whether ``url`` carries ``user:password@``: the HTTP client then sends them as Basic
+    auth in place of the Bearer key, so a refusal is theirs, not the key's. The password is
+    registered for masking wherever it appears (a provider echoing it back, say), as is
+    the Basic token made of them."""
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            user, password = unquote(parts.username or ""), unquote(parts.password)
+            for secret in (parts.password, password,
+                           base64.b64encode(f"{user}:{password}".encode()).decode()):
+                add_secret(secret)
+        return parts.username is not None or parts.password is not None
+    except ValueError:  # not a URL (an unbalanced "["): said by whoever uses it
+        return False
+
+
+def refused(config: ProviderConfig, code: int, key: str = "API key",
+            reading: str = "") -> str | None:
+    """What a 401/403 refused when it was not the key in ``config.api_key_env``: the base
+    URL's credentials; None when it was the key."""
+    if not url_credentials(config.resolved_base_url()):
+        return None
+    return (f"the provider refused the user name and password in the base URL (--base-url "
+            f"or $OPENAI_BASE_URL) (HTTP {code}{reading}): they are sent as HTTP Basic auth "
+            f"in place of the {key} in ${config.api_key_env}. Check them, or take them out "
+            "of the URL to send the key.")
+
+
 OFFLINE = "diff against a saved snapshot with --items FILE, which needs no key"
 
 
@@ -67,6 +97,7 @@ def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai
             "holds the key with --api-key-env NAME" + (f" — or {offline}." if offline else "."),
         )
     add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
+    url_credentials(config.resolved_base_url())  # and so is a password in the base URL
     try:
         return openai.OpenAI(
             api_key=key,
@@ -163,6 +194,8 @@ def _status_error(exc: openai.APIStatusError, *, what: str, config: ProviderConf
     host = config.host
     code = exc.status_code
     said = _server_message(exc)
+    if code in (401, 403) and (url := refused(config, code)):
+        return ProviderError("auth", f"{url}{said}", status_code=code)
     if code in (401, 403):
         return ProviderError(
             "auth",

@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 
 from traceview.capture import bounded
-from traceview.provider.client import DeadlineTransport, ProviderConfig
+from traceview.provider.client import DeadlineTransport, ProviderConfig, refused, url_credentials
 from traceview.provider.errors import ProviderError, scrub
 from traceview.provider.org_pages import PageError, read_page
 from traceview.report.reconcile import BillRead
@@ -80,6 +80,8 @@ def _status_error(resp: httpx2.Response, what: str, config: ProviderConfig) -> P
     said = f" The provider said: {scrub(' '.join(msg.split()))[:300]}" if isinstance(msg, str) \
         else ""
     tries = f"after {config.max_retries} retr{'y' if config.max_retries == 1 else 'ies'}"
+    if code in (401, 403) and (url := refused(config, code, "admin key", f" reading {what}")):
+        return ProviderError("auth", f"{url}{said}", status_code=code)
     if code in (401, 403):
         return ProviderError("auth", f"the provider refused the admin key in "
                              f"${config.api_key_env} (HTTP {code}) reading {what}. The Costs "
@@ -116,6 +118,7 @@ class OrgReader:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.config = config
         self.key = admin_key(config)
+        url_credentials(config.resolved_base_url())  # its password masked, as the key is
         self.max_pages = max_pages
         self.sleep = sleep
         self.client = httpx2.Client(

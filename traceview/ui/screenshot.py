@@ -44,7 +44,10 @@ async def render_svg(
         await app.workers.wait_for_complete()
         await pilot.pause()
         svg = app.export_screenshot(title=f"traceview · {view}")
-        failure = _failure(app, view, turn)
+        foreign = _not_captures(app)
+        failure = None if foreign else _failure(app, view, turn)
+    if foreign:
+        raise NotACapture(foreign)
     if failure:  # a picture of a failure is not the picture that was asked for
         raise ScreenshotRefused(failure)
     return svg, warning
@@ -52,6 +55,27 @@ async def render_svg(
 
 class ScreenshotRefused(Exception):
     """The view asked for cannot be shown truthfully (load failed, no such turn, no diff)."""
+
+
+class NotACapture(ScreenshotRefused):
+    """No file given was a capture (a text file, a JSON array): `lines` says why, a line per
+    file, in the words `report` refuses them with — a picture of an empty inspector is not
+    a screenshot of a capture."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(lines[0])
+        self.lines = lines
+
+
+def _not_captures(app: Any) -> list[str]:
+    """`report`'s verdict (`not_captures`) on what the app loaded: the same problems, and
+    anything read when there are turns or exchanges (a moderation) in it."""
+    from traceview.report.problems import not_captures
+
+    if getattr(app.state, "error", None):
+        return []  # said by _failure: the load itself failed
+    exchanges = getattr(getattr(app.session, "capture", None), "exchanges", None)
+    return not_captures(app.state.problems, bool(app.state.turns or exchanges))
 
 
 def _failure(app: Any, view: str, turn: int | None) -> str | None:
