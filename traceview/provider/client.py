@@ -53,7 +53,7 @@ def host_of(url: str) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
-OFFLINE = "diff against a saved snapshot with --items FILE, which needs no key"
+OFFLINE = "use a saved snapshot with --items FILE, which needs no key"
 
 
 def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai.OpenAI:
