@@ -4,9 +4,9 @@ Drives ``traceview.sim`` (seeded ids, frozen clock) through ``traceview.record``
 real openai SDK, so every byte is what the recorder writes for what the simulator
 answers. Deterministic: a second run gives byte-identical files.
 
-    /tmp/venv/bin/python sample_traces/regenerate.py                  # rewrite
-    /tmp/venv/bin/python sample_traces/regenerate.py --check          # exit 1 if stale
-    /tmp/venv/bin/python sample_traces/regenerate.py --out-dir DIR    # write elsewhere
+    .venv/bin/python sample_traces/regenerate.py                      # rewrite
+    .venv/bin/python sample_traces/regenerate.py --check              # exit 1 if stale
+    .venv/bin/python sample_traces/regenerate.py --out-dir DIR        # write elsewhere
 
 Also writes ``claims.snapshot.json``: the simulator's provider copy of the claims
 conversation and the input_items of its final response, saved as `traceview fetch` saves
