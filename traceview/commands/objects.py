@@ -16,7 +16,7 @@ from pathlib import Path
 
 from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.commands.provider_flags import add_connection_arguments
+from traceview.commands.provider_flags import add_connection_arguments, add_limit_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,8 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="allow network calls to the provider (with --verify)")
     g = p.add_argument_group("provider")
     add_connection_arguments(g)
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
-    g.add_argument("--max-retries", type=int, default=2, metavar="N")
+    add_limit_arguments(g)
     add_analysis_options(p)
 
 
