@@ -1,6 +1,6 @@
 """Regenerate the sample captures in this directory, deterministically.
 
-Run:  /tmp/venv/bin/python sample_traces/make_samples.py
+Run:  .venv/bin/python sample_traces/make_samples.py
 
 ``claims.jsonl`` and ``claims_included.jsonl`` are not built here: ``regenerate.py``
 records them from the loopback simulator. This script writes the samples the simulator

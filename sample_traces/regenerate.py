@@ -4,13 +4,14 @@ Drives ``traceview.sim`` (seeded ids, frozen clock) through ``traceview.record``
 real openai SDK, so every byte is what the recorder writes for what the simulator
 answers. Deterministic: a second run gives byte-identical files.
 
-    /tmp/venv/bin/python sample_traces/regenerate.py                  # rewrite
-    /tmp/venv/bin/python sample_traces/regenerate.py --check          # exit 1 if stale
-    /tmp/venv/bin/python sample_traces/regenerate.py --out-dir DIR    # write elsewhere
+    .venv/bin/python sample_traces/regenerate.py                      # rewrite
+    .venv/bin/python sample_traces/regenerate.py --check              # exit 1 if stale
+    .venv/bin/python sample_traces/regenerate.py --out-dir DIR        # write elsewhere
 
 Also writes ``claims.snapshot.json``: the simulator's provider copy of the claims
-conversation, saved as a snapshot (``fetched_at`` pinned to the frozen clock, host named
-"simulator"), so `d` on the sample works offline.
+conversation and the input_items of its final response, saved as `traceview fetch` saves
+them (``fetched_at`` pinned to the frozen clock, host named "simulator"), so `d` on the
+sample works offline and `fidelity --items` has the input the model received.
 
 Writes ``claims.jsonl`` (the scenario in ``traceview/sim/scenario.py``, file search
 without ``include``: results null, the deposit unexplained) and ``claims_included.jsonl``
@@ -59,17 +60,20 @@ def record(path: Path, *, include: bool, sim=None) -> None:  # noqa: ANN001
                                          api_key="sk-sample-0000000000000000", max_retries=0)
         try:
             conversation = run_claims(client, include=include)
-            if path.name == SNAPSHOT_OF:
-                snapshot(live, conversation, path.with_name("claims.snapshot.json"))
         finally:
             client.close()
             recorder.close()
+        if path.name == SNAPSHOT_OF:  # the capture complete, so its final turn is known
+            snapshot(live, conversation, path, path.with_name("claims.snapshot.json"))
 
 
-def snapshot(sim, conversation: str, target: Path) -> None:  # noqa: ANN001
-    """The simulator's copy of ``conversation``, every page, as a deterministic snapshot."""
+def snapshot(sim, conversation: str, capture: Path, target: Path) -> None:  # noqa: ANN001
+    """The simulator's copy of ``conversation``, every page, and the input_items of the
+    capture's final response, as a deterministic snapshot: what `traceview fetch` saves."""
     from traceview.provider.client import ProviderConfig, make_client
+    from traceview.provider.diffing import FetchSettings, fetch_final_input, load_target
     from traceview.provider.fetch import HOSTED_EVIDENCE_INCLUDE, fetch_conversation_items
+    from traceview.provider.provider_copy import ProviderCopy
     from traceview.provider.snapshot import save_snapshot
 
     os.environ.setdefault("TRACEVIEW_SAMPLE_KEY", "sk-sample-0000000000000000")
@@ -79,7 +83,15 @@ def snapshot(sim, conversation: str, target: Path) -> None:  # noqa: ANN001
                                     include=list(HOSTED_EVIDENCE_INCLUDE), config=config)
     copy.fetched_at = FETCHED_AT
     copy.host = "simulator (loopback)"
-    save_snapshot(copy, target)
+    cap, found = load_target(str(capture), conversation, allow_unlisted=False)
+    try:
+        inputs = fetch_final_input(FetchSettings(config), cap, found)
+    finally:
+        cap.close()
+    if not isinstance(inputs, ProviderCopy):
+        raise RuntimeError(f"the simulator did not list the final input: {inputs}")
+    inputs.fetched_at, inputs.host = FETCHED_AT, copy.host
+    save_snapshot(copy, target, inputs)
 
 
 def build(directory: Path) -> dict[str, bytes]:

@@ -64,6 +64,11 @@ RUN: dict[str, tuple[list[str], int, str] | str] = {
         (["screenshot", "trace.jsonl", "-o", "t3.svg", "--view", "detail", "--turn", "3"],
          0, ""),
     "traceview fidelity trace.jsonl": (["fidelity", "trace.jsonl"], 1, "0 of 1"),
+    "traceview context trace.jsonl --turn 3":
+        (["context", "trace.jsonl", "--turn", "3"], 0, "unexplained 4,001"),
+    "traceview fidelity sample_traces/claims.jsonl --items sample_traces/claims.snapshot.json":
+        (["fidelity", "trace.jsonl", "--items", "claims.snapshot.json"], 1,
+         "received sha256"),
     "traceview export captures/ --to parquet -o fleet/":
         (["export", "captures/", "--to", "parquet", "-o", "fleet/"], 0, ""),
     "traceview sql \"SELECT model, count(*) FROM turns GROUP BY model\" captures/":

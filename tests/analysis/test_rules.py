@@ -53,6 +53,8 @@ def test_deposit_at_exactly_its_threshold() -> None:
     assert deposit(10_000 + 2500, 10_000, 1, OPTIONS)  # the ratio decides: 2,500
     assert not deposit(10_000 + 2499, 10_000, 1, OPTIONS)
     assert not deposit(None, 2000, 1, OPTIONS) and not deposit(5000, None, 1, OPTIONS)
+    # only a conversation the provider holds takes in context unsent (the rule, in one place)
+    assert not deposit(2000 + 5000, 2000, 1, OPTIONS, hosted=False)
 
 
 def test_a_hosted_loop_bills_the_context_once_per_pass() -> None:

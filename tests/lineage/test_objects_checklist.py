@@ -46,8 +46,17 @@ def test_checklist_by_conversation_and_unknown_case(
     path = write_capture(tmp_path / "case.jsonl")
     main(["objects", str(path), "--conversation", "conv_case88213", "--format", "json"])
     assert _json(capsys)["turns"] == [1, 2, 3]
-    assert main(["objects", str(path), "--case", "CS-0"]) == 1
-    assert "no turn of case CS-0" in capsys.readouterr().err
+    # Nothing to list is "could not do what was asked" (2), not "done with problems" (1).
+    assert main(["objects", str(path), "--case", "CS-0"]) == 2
+    assert capsys.readouterr().err == "traceview: no turn of case CS-0 in the capture\n"
+    assert main(["objects", str(path), "--conversation", "conv_0"]) == 2
+    assert capsys.readouterr().err == "traceview: no turn of conv_0 in the capture\n"
+    # An empty ID matched no turn yet printed an empty checklist, exit 0.
+    for flag in ("--case", "--conversation"):
+        assert main(["objects", str(path), flag, ""]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == "traceview: --case and --conversation need an ID\n"
+        assert captured.out == ""
 
 
 def test_containers_come_from_code_interpreter_calls(

@@ -136,6 +136,29 @@ def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str
     assert "Traceback" not in capsys.readouterr().err
 
 
+NO_KEY = ("no API key: $TV_NO_KEY is not set. Set it, or name the variable that holds the "
+          "key with --api-key-env NAME")
+
+
+@pytest.mark.parametrize("command, offline", [
+    # fetch has no --items: it is how a snapshot is made, so it offers nothing without a key
+    ("fetch", "."),
+    ("diff", " — or use a saved snapshot with --items FILE, which needs no key."),
+    ("fidelity", " — or use a saved snapshot with --items FILE, which needs no key."),
+])
+def test_no_key_says_what_this_command_can_do(command: str, offline: str, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("TV_NO_KEY", raising=False)
+    cap = write_capture(tmp_path / "c.jsonl")
+    out = ["-o", str(tmp_path / "snap.json")] if command == "fetch" else []
+    live = ["--live"] if command == "fidelity" else []
+    assert main([command, str(cap), *out, *live, "--api-key-env", "TV_NO_KEY",
+                 "--base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert capsys.readouterr().err == f"traceview {command}: {NO_KEY}{offline}\n"
+    assert not (tmp_path / "snap.json").exists()
+
+
 def test_unusable_items_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cap = write_capture(tmp_path / "c.jsonl")
     bad = tmp_path / "bad.json"

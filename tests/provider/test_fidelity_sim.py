@@ -174,7 +174,11 @@ def test_bad_input_is_a_message_and_exit_2_never_a_traceback(
     snap.write_text('{"schema": "traceview.snapshot/1", "items": []}')
     claims = str(SAMPLES / "claims.jsonl")
     assert main(["fidelity", claims, "--items", str(snap)]) == 2
-    assert "holds no input_items listing" in capsys.readouterr().err
+    # what to do, in the present tense (it said "which now saves it": project history)
+    assert capsys.readouterr().err == (
+        f"traceview fidelity: {snap}: this snapshot holds no input_items listing; take one "
+        "that does with `traceview fetch CAPTURE -o FILE` (it saves the final response's "
+        "input items), or read them from the provider with --live\n")
     assert main(["fidelity", claims, "--live", "--base-url", "http://127.0.0.1:9/v1"]) == 2
     assert "no API key" in capsys.readouterr().err
 

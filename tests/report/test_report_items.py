@@ -50,9 +50,12 @@ def test_a_conversation_snapshot_fills_every_hosted_turn_of_claims(capsys) -> No
     assert copy["fetched_at"] == "2026-01-01T00:00:10Z"
     assert copy["conversations_filled"] == [plain["turns"][0]["conversation_key"]]
     assert copy["turns_filled"] == [1, 2, 3, 4] and copy["missing"] == []
+    # Turns 1-3 are the conversation cut at each turn; the snapshot also holds the final
+    # response's own input_items listing (as `fetch` saves it), which sizes turn 4 — to the
+    # same 9 items and 4,916 tokens the cut conversation gives.
     assert [(t["listing"], t["items"], t["by_difference"]) for t in copy["turns"]] == [
         ("conversation", 1, None), ("conversation", 3, None), ("conversation", 6, None),
-        ("conversation", 9, None)]
+        ("input_items", 9, None)]
     # The copy sizes the account; what the application's traffic lets one expect (the
     # 4,001-token deposit on turn 3 among it) does not move.
     assert _numbers(filled) == _numbers(plain)

@@ -37,6 +37,12 @@ async def test_remapped_key_runs_the_action(tmp_path: Path, monkeypatch) -> None
     ('[keys]\n"app.qiut" = "x"\n', "unknown binding id(s) app.qiut"),
     ('[keys]\n"app.quit" = 3\n', "must be non-empty strings"),
     ("[keys\n", "not valid TOML"),
+    # Bindings above any table were read as no keymap at all, silently.
+    ('"app.quit" = "ctrl+q"\n', "app.quit is outside the [keys] table, where bindings go: "
+                               'a line [keys], then "binding.id" = "key" lines'),
+    ('app.quit = "ctrl+q"\n"app.help" = "x"\n[keys]\n"app.quit" = "q"\n',
+     "app.help, app.quit are outside the [keys] table"),
+    ('[key]\n"app.quit" = "ctrl+q"\n', "key.app.quit is outside the [keys] table"),
 ])
 def test_bad_keymap_is_refused_with_the_file_named(tmp_path: Path, text: str,
                                                    needle: str) -> None:

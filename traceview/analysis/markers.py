@@ -1,4 +1,5 @@
-"""The markers a turn can carry: their rules live in the analyzer, their words here."""
+"""The markers a turn can carry: their words here; their rules in analysis/rules/ (one
+module per rule, listed in its __init__), run per turn by analysis/analyzer.py."""
 
 from __future__ import annotations
 

@@ -211,8 +211,15 @@ def _refuse(kind: str, out: str, inputs: list[str], force: bool) -> None:
     elif kind == "csv":
         refuse_output(out, inputs, force=force, directory=True, produced=CSV_FILES)
     else:
+        if out.endswith(("/", os.sep)):  # a directory's name, written as a file without it
+            example = FILE_EXAMPLE.get(kind, "FILE")
+            raise PathRefused(f"{out}: ends in a slash, so names a directory; --to {kind} "
+                              f"writes one file: give its path (-o {example})")
         refuse_output(out, inputs, force=force)
         _not_read_back(out, inputs)
+
+
+FILE_EXAMPLE = {"duckdb": "fleet.duckdb", "otlp": "spans.json"}
 
 
 def _not_read_back(out: str, inputs: list[str]) -> None:

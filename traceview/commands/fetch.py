@@ -34,6 +34,7 @@ def run(ns: argparse.Namespace) -> int:
         print(f"traceview fetch: {exc}", file=sys.stderr)
         return EXIT_ERROR
     settings = fetch_settings(ns)
+    settings.offline = None  # fetch is how a snapshot is made: nothing to do without a key
     try:
         cap, target = load_target(ns.capture, ns.conversation, allow_unlisted=True)
         copy, error = fetch_copy(settings, target)

@@ -14,8 +14,12 @@ from typing import Any
 
 from traceview.commands.numbers import base_url
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
-from traceview.commands.provider_flags import add_connection_arguments, provider_config
-from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, make_client
+from traceview.commands.provider_flags import (
+    add_connection_arguments,
+    add_limit_arguments,
+    provider_config,
+)
+from traceview.provider.client import make_client
 from traceview.provider.errors import ProviderError
 from traceview.provider.hydrate import RESPONSE_ID, IdsError, hydrate, response_ids
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
@@ -31,8 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="replace an existing file (never an ids file read)")
     g = p.add_argument_group("provider")
     add_connection_arguments(g, checked=False)
-    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    g.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES, metavar="N")
+    add_limit_arguments(g, checked=False)
     g.add_argument("--max-pages", type=int, default=1000, metavar="N",
                    help="stop an input_items listing after N pages (default 1000)")
     g.add_argument("--include", action="append", metavar="FLAG",

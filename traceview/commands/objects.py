@@ -5,7 +5,7 @@ and its state in the capture; ``--verify --live`` asks the provider about each (
 gone) and writes what it saw to a dated sidecar file beside the capture — never to the
 capture. Exit 0 when every listed object is gone (or, without --verify, nothing is left
 in the capture), 1 when something is left, unverified, or the capture had problems,
-2 unusable input.
+2 unusable input or no turn of the case or conversation in the capture.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
-from traceview.commands.provider_flags import add_connection_arguments
+from traceview.commands.provider_flags import add_connection_arguments, add_limit_arguments
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,8 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="allow network calls to the provider (with --verify)")
     g = p.add_argument_group("provider")
     add_connection_arguments(g)
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
-    g.add_argument("--max-retries", type=int, default=2, metavar="N")
+    add_limit_arguments(g)
     add_analysis_options(p)
 
 
@@ -47,6 +46,9 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.capture.sources import SourceError
     from traceview.report.objects_out import render_json, render_text
 
+    if ns.case == "" or ns.conversation == "":  # matched no turn, then read as "no case"
+        print("traceview: --case and --conversation need an ID", file=sys.stderr)
+        return EXIT_USAGE
     if ns.verify != ns.live:
         print("traceview: --verify and --live go together: --verify --live asks the "
               "provider about each object", file=sys.stderr)
@@ -67,10 +69,10 @@ def run(ns: argparse.Namespace) -> int:
                         created)
     finally:
         analysis.capture.close()
-    if (ns.case or ns.conversation) and not doc["turns"]:
+    if (ns.case or ns.conversation) and not doc["turns"]:  # nothing to list: not done
         print(f"traceview: no turn of {'case ' + ns.case if ns.case else ns.conversation} "
               "in the capture", file=sys.stderr)
-        return EXIT_PROBLEMS
+        return EXIT_USAGE
     if ns.verify:
         status = _verify(ns, doc)
         if status is not None:

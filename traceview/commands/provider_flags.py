@@ -23,6 +23,16 @@ def add_connection_arguments(g: argparse._ArgumentGroup, *, checked: bool = True
                    help="environment variable that holds the API key (default: OPENAI_API_KEY)")
 
 
+def add_limit_arguments(g: argparse._ArgumentGroup, *, checked: bool = True) -> None:
+    """``--timeout`` and ``--max-retries`` of every command that reads the provider;
+    ``checked=False``: the command checks their range itself (hydrate says it in one line)."""
+    g.add_argument("--timeout", type=SECONDS if checked else float, default=DEFAULT_TIMEOUT,
+                   metavar="SECONDS", help=f"per-request timeout (default {DEFAULT_TIMEOUT:g})")
+    g.add_argument("--max-retries", type=COUNT if checked else int,
+                   default=DEFAULT_MAX_RETRIES, metavar="N",
+                   help=f"retries on timeouts, 429 and 5xx (default {DEFAULT_MAX_RETRIES})")
+
+
 def add_provider_arguments(p: argparse.ArgumentParser, *, conversation: bool = True) -> None:
     """The ``provider`` group of fetch, diff, fidelity and context (which names a turn, not
     a conversation: ``conversation=False``)."""
@@ -32,10 +42,7 @@ def add_provider_arguments(p: argparse.ArgumentParser, *, conversation: bool = T
                        help="conversation (conv_…) or chain response id (resp_…) to use; "
                             "needed when the capture holds several")
     add_connection_arguments(g)
-    g.add_argument("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"per-request timeout (default {DEFAULT_TIMEOUT:g})")
-    g.add_argument("--max-retries", type=COUNT, default=DEFAULT_MAX_RETRIES, metavar="N",
-                   help=f"retries on timeouts, 429 and 5xx (default {DEFAULT_MAX_RETRIES})")
+    add_limit_arguments(g)
     g.add_argument("--max-pages", type=POSITIVE, default=DEFAULT_MAX_PAGES, metavar="N",
                    help=f"stop a listing that never ends after N pages (default "
                         f"{DEFAULT_MAX_PAGES})")

@@ -16,10 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from traceview.commands.outputs import PathRefused, refuse_output
-from traceview.record.proxy import DEFAULT_TIMEOUT
-from traceview.record.proxy_server import LOOPBACK, ProxyServer
-from traceview.record.rotate import RotateError
-from traceview.record.upstream import default_upstream
+from traceview.record.limits import DEFAULT_TIMEOUT, LOOPBACK
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -113,6 +110,12 @@ def run(ns: argparse.Namespace) -> int:
               "'traceview[proxy]' (in a clone: .venv/bin/pip install -e '.[proxy]')",
               file=sys.stderr)
         return 2
+    # Imported only now: the upstream's connections need httptools, and the parser above
+    # must not (without the extra, `--help` listed no option and every flag was refused).
+    from traceview.record.proxy_server import ProxyServer
+    from traceview.record.rotate import RotateError
+    from traceview.record.upstream import default_upstream
+
     upstream = ns.upstream or default_upstream()
     if not 0 <= ns.port <= 65535 or not ns.timeout > 0:
         print("traceview proxy: --port must be 0-65535 and --timeout above 0", file=sys.stderr)

@@ -83,7 +83,7 @@ def refused(config: ProviderConfig, code: int, key: str = "API key",
             "of the URL to send the key.")
 
 
-OFFLINE = "diff against a saved snapshot with --items FILE, which needs no key"
+OFFLINE = "use a saved snapshot with --items FILE, which needs no key"
 
 
 def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai.OpenAI:

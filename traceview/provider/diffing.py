@@ -15,7 +15,7 @@ from traceview.analysis.diff import DiffResult, diff
 from traceview.analysis.hosted.object_calls import deletions
 from traceview.analysis.transcript import CaptureItem, Target, capture_side, pick_target
 from traceview.capture import SourceError, load
-from traceview.provider.client import ProviderConfig, make_client
+from traceview.provider.client import OFFLINE, ProviderConfig, make_client
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import (
     DEFAULT_MAX_PAGES,
@@ -36,11 +36,13 @@ class InputError(Exception):
 @dataclass
 class FetchSettings:
     """How to read the provider copy: where (``config``), with which include flags (None:
-    the flags that capture hosted tools' evidence) and at most how many pages."""
+    the flags that capture hosted tools' evidence) and at most how many pages. ``offline``:
+    what the command can do without a key, said when there is none (None: nothing)."""
 
     config: ProviderConfig = field(default_factory=ProviderConfig)
     include: list[str] | None = None
     max_pages: int = DEFAULT_MAX_PAGES
+    offline: str | None = OFFLINE
 
     @property
     def include_flags(self) -> list[str]:
@@ -78,7 +80,7 @@ def fetch_copy(settings: FetchSettings,
     settings.check()
     config = settings.config
     try:
-        client = make_client(config)
+        client = make_client(config, settings.offline)
         fetch = fetch_conversation_items if target.kind == "conversation" else fetch_chain_items
         return fetch(client, target.id, include=settings.include_flags,
                      max_pages=settings.max_pages, config=config), None
@@ -108,7 +110,8 @@ def fetch_final_input(settings: FetchSettings, cap: Any,
         return None
     config = settings.config
     try:
-        return fetch_input_items(make_client(config), rid, include=settings.include_flags,
+        client = make_client(config, settings.offline)
+        return fetch_input_items(client, rid, include=settings.include_flags,
                                  max_pages=settings.max_pages, config=config)
     except ProviderError as err:
         return {"response": rid, "status": "not_found" if err.kind == "not_found" else "error",

@@ -359,8 +359,10 @@ def load_input_items(path: str | Path) -> dict[str, InputItemsCopy]:
                 "snapshot", status, sec.get("error") if isinstance(sec.get("error"), str)
                 else None)
         if not found:
-            raise SnapshotError(f"{p}: this snapshot holds no input_items listing (take a new "
-                                "one with `traceview fetch`, which now saves it)")
+            raise SnapshotError(f"{p}: this snapshot holds no input_items listing; take one "
+                                "that does with `traceview fetch CAPTURE -o FILE` (it saves "
+                                "the final response's input items), or read them from the "
+                                "provider with --live")
         return found
     if isinstance(doc, dict):
         raise SnapshotError(f"{p}: not a {SNAPSHOT_SCHEMA} snapshot or a capture")

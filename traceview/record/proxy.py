@@ -25,6 +25,7 @@ from typing import Any
 import httpx2
 
 from traceview.record.backlog import RecordBacklog
+from traceview.record.limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from traceview.record.recorder import Recorder
 from traceview.record.transport import EXCHANGE_EXTENSION, AsyncRecordingTransport
 from traceview.record.upstream import (
@@ -37,7 +38,6 @@ from traceview.record.upstream import (
     upstream_url,
 )
 
-DEFAULT_TIMEOUT = 600.0  # the openai SDK's own default
 # Request bodies up to this size are read whole (the record keeps their exact bytes);
 # larger ones, and every multipart upload, are streamed upstream as they arrive.
 STREAM_UPLOADS_ABOVE = 8 << 20

@@ -18,13 +18,13 @@ import socket
 import threading
 from typing import Any
 
+from traceview.record.limits import LOOPBACK as LOOPBACK
 from traceview.record.proxy import DEFAULT_TIMEOUT, RecordingProxy
 from traceview.record.recorder import Clock, Recorder
 from traceview.record.rotate import RotatingCaptureWriter, parse_rotate
 from traceview.record.upstream import default_upstream
 from traceview.record.writer import CaptureWriter
 
-LOOPBACK = "127.0.0.1"
 HEAD_TIMEOUT_S = 20.0  # a connection sends a whole request head within this, or is closed
 BODY_GAP_S = 60.0  # …and, once its head is in, some of its body at least this often
 JOIN_BELOW = 64 * 1024  # body bytes up to this size go out in one write with the head

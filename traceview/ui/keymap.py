@@ -8,8 +8,8 @@ them). A file of id → key overrides the defaults:
     "app.quit" = "ctrl+q"
     "turns.next_marked" = "n,m"
 
-An unknown id or a value that is not a key string is refused with the file's name, so a
-typo never silently does nothing.
+An unknown id, a value that is not a key string, or anything outside the ``[keys]`` table
+is refused with the file's name, so a typo never silently does nothing.
 """
 
 from __future__ import annotations
@@ -71,6 +71,13 @@ def load_keymap(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
         raise KeymapError(f"{file}: cannot read keymap ({exc})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise KeymapError(f"{file}: not valid TOML ({exc})") from exc
+    outside = sorted(f"{k}.{sub}" if isinstance(v, dict) else k
+                     for k, v in doc.items() if k != "keys"
+                     for sub in (v if isinstance(v, dict) and v else [None]))
+    if outside:  # `"app.quit" = "ctrl+q"` above any table: read as nothing, silently
+        raise KeymapError(f"{file}: {', '.join(visible(n) for n in outside)} "
+                          f"{'is' if len(outside) == 1 else 'are'} outside the [keys] table, "
+                          'where bindings go: a line [keys], then "binding.id" = "key" lines')
     keys = doc.get("keys", {})
     if not isinstance(keys, dict):
         raise KeymapError(f'{file}: expected a [keys] table of "binding.id" = "key"')

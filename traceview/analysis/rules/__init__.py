@@ -48,9 +48,7 @@ def turn_markers(f: TurnFacts, st: ConversationState, expected: int | None, pass
     ones goes into `found` (the turn's analysis context). `acc`: the turn's input account
     (None: its request could not be read)."""
     m: list[str] = []
-    # Only a conversation kept on the provider's side can take in context without a
-    # request: where the whole input is visible, a surplus is the account's, not a deposit.
-    if (acc is None or acc.hosted) and deposit(f.input_tokens, expected, passes, options):
+    if deposit(f.input_tokens, expected, passes, options, hosted=acc is None or acc.hosted):
         m.append("deposit")
     if resent is not None:
         found["compaction_resent"] = resent
