@@ -26,3 +26,19 @@ def test_every_number_of_a_wide_turn_is_whole(tmp_path: Path, width: int,
     assert row.split()[4:10] == ["99,999,999", "+99,999,991", "33,333,333", "9,999,999", "—",
                                  "123,456,789"]
     assert "…" not in row
+
+
+def test_latency_reads_the_same_in_text_and_markdown(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """Found by a newcomer: the markdown report's totals said p95 16,317.8 ms where the text
+    report said 16,318 (a percentile of whole-ms timings is not more precise than they are).
+    Both now take fmt.ms."""
+    from tests.fixtures_shared import SAMPLES
+
+    path = str(SAMPLES / "service_day.jsonl")
+    assert main(["report", "--format", "markdown", path]) == 0
+    markdown = capsys.readouterr().out
+    assert main(["report", "--format", "text", "--width", "200", path]) == 0
+    text = capsys.readouterr().out
+    assert "latency p50 2,025 ms / p95 16,318 ms." in markdown
+    assert "latency p50 2,025 ms, p95 16,318 ms" in text

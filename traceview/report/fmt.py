@@ -55,13 +55,14 @@ def hosted_cell(calls: list[dict[str, Any]], unknown: list[dict[str, Any]] | Non
     return " ".join(parts) or "—"
 
 
+def ms(v: float | None) -> str:
+    """Whole milliseconds: a median of two turns is not more precise than its inputs."""
+    return num(None if v is None else round(v))
+
+
 def _pair(block: dict[str, Any] | None) -> str:
     """"p50 X / p95 Y ms" of a percentile block (whole ms); a dash for unknown."""
     block = block or {}
-
-    def ms(v: Any) -> str:
-        return num(None if v is None else round(v))
-
     return f"p50 {ms(block.get('p50'))} / p95 {ms(block.get('p95'))} ms"
 
 

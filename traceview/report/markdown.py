@@ -8,7 +8,7 @@ from traceview.analysis.by_index import finder
 from traceview.analysis.session import Analysis
 from traceview.report.copy_text import copy_markdown
 from traceview.report.cost_text import cost_markdown
-from traceview.report.fmt import hosted_cell, latency, num, signed, size, timing_lines, usd
+from traceview.report.fmt import hosted_cell, latency, ms, num, signed, size, timing_lines, usd
 from traceview.safety.sanitise import plain, visible
 
 
@@ -61,8 +61,8 @@ def _chunks(analysis: Analysis) -> Iterator[list[str]]:
     out.append(f"**Totals:** {tot.get('turns')} turns, billed input "
                f"{num(tot.get('input_tokens'))} ({num(tot.get('cached_tokens'))} cached), output "
                f"{num(tot.get('output_tokens'))}, {tot.get('hosted_calls')} hosted calls, cost "
-               f"{usd(tot.get('cost_usd'))}, latency p50 {num(lat.get('p50'))} ms / p95 "
-               f"{num(lat.get('p95'))} ms.")
+               f"{usd(tot.get('cost_usd'))}, latency p50 {ms(lat.get('p50'))} ms / p95 "
+               f"{ms(lat.get('p95'))} ms.")
     out += [f"- {line}" for line in timing_lines(tot)]
     out += cost_markdown(analysis.cost, _cell)  # issue 33: the text report's cost section
     copy = analysis.provider_copy  # --items/--live: the carried lines it counted

@@ -18,7 +18,7 @@ from traceview.analysis.turn_report import TurnReport, row_dicts
 from traceview.analysis.turn_row import explain_row
 from traceview.report.copy_text import copy_text
 from traceview.report.cost_text import cost_text
-from traceview.report.fmt import hosted_cell, num, signed, size, timing_lines, usd
+from traceview.report.fmt import hosted_cell, ms, num, signed, size, timing_lines, usd
 from traceview.report.problems import problem_line
 from traceview.safety.sanitise import plain, visible
 
@@ -51,8 +51,8 @@ def _cell(value: str, width: int, right: bool) -> str:
 
 def _latency(r: dict[str, Any]) -> str:
     """fmt.latency from a row: caller latency in ms, ``×N`` when it took N attempts."""
-    ms, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
-    return f"{ms}×{n}" if n > 1 else ms
+    shown, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
+    return f"{shown}×{n}" if n > 1 else shown
 
 
 def _table_lines(rows: list[dict[str, Any]],
@@ -211,11 +211,6 @@ def _conversation(out: _Out, conv: Any, by_index: Callable[[int], TurnReport | N
         out.part("\n".join(notes), laid_out=True)
 
 
-def _ms(v: float | None) -> str:
-    """Whole milliseconds: a median of two turns is not more precise than its inputs."""
-    return num(None if v is None else round(v))
-
-
 def _imported(imp: dict[str, Any]) -> str:
     """One line per imported file: what it was, how many calls, what was left out."""
     line = (f"imported {imp.get('source')} as {imp.get('format')}: "
@@ -243,5 +238,5 @@ def _totals(analysis: Analysis) -> Text:
         + f"({num(t.get('cached_tokens'))} cached) · out {num(t.get('output_tokens'))} · "
         f"{t.get('hosted_calls')} hosted calls · cost {usd(t.get('cost_usd'))}"
         + (f" ({t['cost_unknown_turns']} turns unpriced)" if t.get("cost_unknown_turns") else "")
-        + f" · latency p50 {_ms(lat.get('p50'))} ms, p95 {_ms(lat.get('p95'))} ms"
+        + f" · latency p50 {ms(lat.get('p50'))} ms, p95 {ms(lat.get('p95'))} ms"
     )
