@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
@@ -41,6 +41,7 @@ from traceview.ui.widgets.diff_table import (
 )
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -117,7 +118,7 @@ class DiffScreen(InspectorScreen):
         table = DiffTable(diff_columns(), id="diff-rows")
         yield RowHeader(table, id="diff-header")
         yield table
-        with VerticalScroll(id="diff-row"):
+        with TextScroll(id="diff-row"):
             yield Static(id="diff-row-text")
         yield Static(legend_text(), id="diff-legend")
         yield KeyFooter()
@@ -294,9 +295,9 @@ class DiffBodiesScreen(Screen[None]):
         yield Static(title, id="diff-bodies-title")
         yield Static(safe(redact_text(row.reason), multiline=True), id="diff-bodies-reason")
         with Horizontal(id="diff-bodies-panes"):
-            with VerticalScroll(id="diff-capture-body", classes="diff-body"):
+            with TextScroll(id="diff-capture-body", classes="diff-body"):
                 yield Static(body_text("capture", row.capture_item, "not in the capture"))
-            with VerticalScroll(id="diff-provider-body", classes="diff-body"):
+            with TextScroll(id="diff-provider-body", classes="diff-body"):
                 yield Static(body_text("provider", row.provider_item, "not at the provider"))
         yield KeyFooter()
 

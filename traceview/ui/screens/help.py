@@ -5,13 +5,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
@@ -26,10 +26,12 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.screens.main import MainScreen
     from traceview.ui.screens.objects import ObjectsScreen
     from traceview.ui.widgets.row_table import RowTable
+    from traceview.ui.widgets.text_scroll import TextScroll
 
     groups = [
         ("everywhere", APP_BINDINGS),
         ("lists (turns, conversations, problems)", RowTable.BINDINGS),
+        ("pages of text (help, ledger, latency, an account, bodies)", TextScroll.BINDINGS),
         ("turns view", MainScreen.BINDINGS),
         ("detail", DetailScreen.BINDINGS),
         ("conversations", ConversationsScreen.BINDINGS),
@@ -117,7 +119,7 @@ class HelpScreen(Screen[None]):
     BINDINGS = [Binding("escape,q", "back", "Back", id="help.back")]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help"):
+        with TextScroll(id="help"):
             yield Static(help_text(getattr(self.app, "keymap", None)), id="help-text")
         yield KeyFooter()
 

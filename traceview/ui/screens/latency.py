@@ -14,11 +14,11 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.timing import LEGEND, latency_bars, percentile_panel
 
 MOST_BARS = 2000  # bars drawn; the percentiles are over every turn
@@ -46,19 +46,19 @@ class LatencyScreen(InspectorScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="latency"):
+        with TextScroll(id="latency"):
             yield Static(id="latency-body")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()
-        self.query_one("#latency", VerticalScroll).focus()
+        self.query_one("#latency", TextScroll).focus()
 
     def on_resize(self) -> None:
         self.refresh_data()
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one("#latency", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#latency", TextScroll).scroll_relative(y=lines, animate=False)
 
     def refresh_data(self) -> None:
         app = self.inspector

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -26,6 +25,7 @@ from traceview.ui.widgets.account import account_text
 from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.title_bar import TitleBar
 from traceview.ui.widgets.turns_table import is_marked, make_turns_table
 
@@ -88,7 +88,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         yield table
         yield TurnChart(id="chart")
         yield Static(id="legend")
-        with VerticalScroll(id="summary"):
+        with TextScroll(id="summary"):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
                     id="filter")
