@@ -78,3 +78,26 @@ async def test_latency_legend_breaks_between_entries() -> None:
             "hosted calls running", "provider processing", "network/queue", "backoff",
             "not split", "hosted tools ran"))]
         assert legend and not any(row.rstrip().endswith(TERMS) for row in legend), rows
+
+
+@pytest.mark.parametrize("size", [(120, 40), (200, 55), (100, 34)])
+async def test_turns_legend_shows_each_entry_whole(size: tuple[int, int]) -> None:
+    """The marker legend under the chart: every entry it shows is whole, none is cut
+    mid-sentence; what does not fit points to `?`."""
+    from traceview.ui import format as fmt
+
+    async with opened(sample("claims"), size) as (app, pilot):
+        legend = app.main.query_one("#legend", Static)
+        assert legend.display
+        rows = screen_rows(app)
+        top = legend.region.y
+        shown = " ".join(row.strip() for row in rows[top:top + legend.region.height])
+        meanings = [fmt.marker_meaning(m) for m in ("deposit", "evidence_missing")]
+        for meaning in meanings:
+            assert meaning in shown, shown
+        # Every meaning shown is shown to its end (the words after the symbol).
+        for marker in fmt.known_markers():
+            symbol, meaning = fmt.marker_symbol(marker), fmt.marker_meaning(marker)
+            if f"{symbol} {meaning.split()[0]}" in shown:
+                assert meaning in shown, (marker, shown)
+        assert shown.endswith(("is an estimate", "every marker and key")), shown

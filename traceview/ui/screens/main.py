@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +23,7 @@ from traceview.ui.state import ALL
 from traceview.ui.widgets.account import account_text
 from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.legend_box import LegendBox
 from traceview.ui.widgets.row_table import RowHeader, RowTable
 from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.title_bar import TitleBar
@@ -78,7 +78,6 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
         self._position_of: tuple[str | None, Any, int] | None = None
-        self._legend_shown: Text | None = None  # what #legend shows now
 
 
     def compose(self) -> ComposeResult:
@@ -87,7 +86,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         yield RowHeader(table, id="turns-header")
         yield table
         yield TurnChart(id="chart")
-        yield Static(id="legend")
+        yield LegendBox(id="legend")
         with TextScroll(id="summary"):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
