@@ -34,12 +34,13 @@ from traceview.ui.widgets.diff_table import (
     banner_text,
     body_text,
     diff_columns,
-    legend_text,
+    legend_entries,
     status_text,
     summary_text,
     turn_cell,
 )
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.legend_box import LegendBox
 from traceview.ui.widgets.row_table import RowHeader, RowTable
 from traceview.ui.widgets.text_scroll import TextScroll
 
@@ -120,7 +121,9 @@ class DiffScreen(InspectorScreen):
         yield table
         with TextScroll(id="diff-row"):
             yield Static(id="diff-row-text")
-        yield Static(legend_text(), id="diff-legend")
+        legend = LegendBox(id="diff-legend", max_lines=2)
+        legend.show(legend_entries())
+        yield legend
         yield KeyFooter()
 
     @property

@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from traceview.ui.legend import joined, pack
 
-MORE = Text("… ? lists every marker and key", style="dim")
+MORE = Text("… ? lists every marker and key", style="dim")  # a whole entry, never cut
 
 
 class LegendBox(Static):
@@ -23,9 +23,11 @@ class LegendBox(Static):
     #: The most lines it takes (the table and the account keep the rest of the screen).
     MAX_LINES = 6
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, id: str | None = None, max_lines: int | None = None) -> None:
         super().__init__(id=id)
         self.entries: list[Text] = []
+        if max_lines is not None:
+            self.MAX_LINES = max_lines
 
     def show(self, entries: Sequence[Text]) -> None:
         if list(entries) != self.entries:  # the same within a conversation: no redraw

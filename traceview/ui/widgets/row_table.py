@@ -223,8 +223,12 @@ class RowTable(ScrollView, can_focus=True):
 
     def _update_virtual(self) -> None:
         width = self.size.width
+        rows_before = self.virtual_size.height
         self.virtual_size = Size(max(self.full_width(width), self._reach(width) + width),
                                  len(self.rows))
+        height = self.styles.height
+        if height is not None and height.is_auto and len(self.rows) != rows_before:
+            self.refresh(layout=True)  # a table sized to its rows grows with them
         if self.header is not None:
             self.header.refresh()
 
