@@ -356,9 +356,10 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         self.apply_search(event.value, bodies=True)  # enter: the bodies on disk as well
+        # The line closes; the search stays (the title shows `/query` and the count,
+        # n / N step through the matches, esc clears them, `/` edits the query).
+        self.query_one("#search", Input).remove_class("visible")
         self.table.focus()
-        if not event.value:
-            self.query_one("#search", Input).remove_class("visible")
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)
