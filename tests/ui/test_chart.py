@@ -63,3 +63,26 @@ async def test_compaction_is_a_fall_and_the_chart_widens_with_the_terminal():
             assert per_turn(lines["markers"], cell, 8)[7] == "↘"
             widths[width] = cell * 8
     assert widths[200] > widths[80]
+
+
+async def test_the_label_of_the_last_turn_is_never_cut() -> None:
+    """On the last turn the label sits at the right: the scale note shortens or goes,
+    and never ends in a cut-off parenthesis (`linear scale (L:`)."""
+    from rich.cells import cell_len
+
+    from .conftest import opened
+
+    for size in ((80, 24), (100, 30), (120, 40)):
+        async with opened(sample("claims"), size, "G") as (app, pilot):
+            chart = app.main.query_one(TurnChart)
+            label = chart_lines(app)["label"].rstrip()
+            assert "▲ turn 4" in label
+            assert cell_len(label) <= chart.size.width, (size, label)
+            assert label.count("(") == label.count(")"), (size, label)
+            assert "linear" in label, (size, label)  # the scale is always named
+        async with opened(sample("long_conversation"), size, "G", "L") as (app, pilot):
+            chart = app.main.query_one(TurnChart)
+            label = chart_lines(app)["label"].rstrip()
+            assert cell_len(label) <= chart.size.width, (size, label)
+            assert label.count("(") == label.count(")"), (size, label)
+            assert "log" in label, (size, label)

@@ -159,3 +159,56 @@ async def test_escape_and_q_go_back_everywhere_and_q_quits_only_from_the_turns(c
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_one_right_shows_out_reasoning_and_ms_whole_and_one_left_goes_back(claims):
+    """README: at 80x24 out, reasoning and ms are "one → away". → moves by a group of
+    whole columns (to the first one not wholly shown), ← by a group back."""
+    app = make_app([claims])
+    async with app.run_test(size=SMALL) as pilot:
+        await loaded(app, pilot)
+        table = app.main.query_one("#turns", RowTable)
+        await pilot.press("right")
+        await pilot.pause()
+        head = header(app)
+        words = head.replace("←", " ").replace("→", " ").split()
+        for column in ("out", "reasoning", "ms"):
+            assert column in words, (column, head)  # whole, not `rea→`
+        assert table_lines(app)[3].split()[0] == "4"  # `#` stays
+        assert "510" in table_lines(app)[3] and "6,140" in table_lines(app)[3]
+        await pilot.press("left")
+        await pilot.pause()
+        assert table.scroll_offset.x == 0 and "user" in header(app)
+
+
+async def test_right_steps_through_many_hidden_columns_a_screenful_at_a_time():
+    """A table wider than two screens: each → shows the columns that were cut or hidden
+    next, whole at its left edge; ← comes back the same way; no column is skipped."""
+    from traceview.ui.widgets.row_table import Column
+
+    columns = [Column("#", 4, str)] + [
+        Column(f"c{i}", 9, lambda r, i=i: f"{r.index * i:,}") for i in range(1, 25)]
+    app = make_app([sample("claims")])
+    async with app.run_test(size=SMALL) as pilot:
+        await loaded(app, pilot)
+        table = app.main.query_one("#turns", RowTable)
+        table.columns = columns
+        table.set_column(0, columns[0])
+        await pilot.pause()
+        width = table.size.width
+        starts = table._column_starts(width)
+        span = width - table.pinned_width(width)
+        seen = [0]
+        for _ in range(10):
+            await pilot.press("right")
+            await pilot.pause()
+            seen.append(int(table.scroll_offset.x))
+        assert seen[1] > starts[1]  # more than one column at a time
+        for before, after in zip(seen, seen[1:], strict=False):
+            assert after in starts or after == before
+            assert after - before <= span  # the next column was (partly) on screen
+        assert seen[-1] == max(s for s in starts if s <= table._reach(width))
+        for _ in range(10):
+            await pilot.press("left")
+        await pilot.pause()
+        assert table.scroll_offset.x == 0

@@ -168,3 +168,25 @@ async def test_a_big_view_is_searched_in_the_worker_at_enter_not_while_typing():
         assert [app.main.rows[h].index for h in app.main.hits] == [2999]
         assert app.main.current_turn().index == 2999
         assert "match 1 of 1" in title(app)
+
+
+async def test_enter_closes_the_search_line_and_the_search_stays_for_n(claims):
+    """After enter the query line leaves the screen (the title keeps `/query` and the
+    match count); n / N still step through the matches and esc still clears them."""
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await enter(app, pilot, "slash", "file_search")
+        await pilot.press("enter")
+        await loaded(app, pilot)
+        box = app.main.query_one("#search", Input)
+        assert not box.display and not box.has_class("visible")
+        assert app.main.search_text == "file_search" and app.main.hits
+        assert "/file_search" in title(app)
+        first = app.main.table.cursor
+        await pilot.press("n")
+        assert app.main.table.cursor != first
+        await pilot.press("escape")
+        assert app.main.search_text == "" and not app.main.hits
+        await pilot.press("slash")  # `/` opens the line again
+        assert box.display and box.has_focus

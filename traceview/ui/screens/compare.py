@@ -14,13 +14,14 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
 from traceview.report.compare_output import component_name, rows
 from traceview.ui.safe_text import safe
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 BARS = " ▁▂▃▄▅▆▇█"
 
@@ -137,7 +138,7 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         doc = self.doc
-        with VerticalScroll(id="cmp-page"):
+        with TextScroll(id="cmp-page"):
             yield Static(header(doc), id="cmp-header")
             yield Static(id="cmp-table")
             yield Static(safe(doc["difference"]["latency_median_ms"]["claim"], "bold"),
@@ -148,7 +149,7 @@ class CompareScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#cmp-page", VerticalScroll).focus()
+        self.query_one("#cmp-page", TextScroll).focus()
         self._layout()
 
     def on_resize(self) -> None:
@@ -162,7 +163,7 @@ class CompareScreen(Screen[None]):
             self.query_one("#cmp-table", Static).update(side_by_side(self.doc, narrow))
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one("#cmp-page", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#cmp-page", TextScroll).scroll_relative(y=lines, animate=False)
 
     def action_help(self) -> None:
         self.app.push_screen(CompareHelp())
@@ -176,9 +177,9 @@ class CompareHelp(Screen[None]):
     def compose(self) -> ComposeResult:
         text = Text()
         text.append("compare keys\n", style="bold underline")
-        for key, what in (("↑ ↓ / j k", "scroll"), ("pgup pgdn, home end", "scroll by a page, "
-                          "to the top / bottom"), ("?", "this help"), ("q", "quit"),
-                          ("^p", "command palette")):
+        for key, what in (("↑ ↓ / k j", "scroll"),
+                          ("pgup pgdn, home end / g G", "scroll by a page, to the top / bottom"),
+                          ("?", "this help"), ("q", "quit"), ("^p", "command palette")):
             text.append(f"  {key:<22}", style="bold")
             text.append(f"{what}\n")
         text.append("\nwhat it shows\n", style="bold underline")
@@ -189,12 +190,12 @@ class CompareHelp(Screen[None]):
             "  time; its steps sum to the net. The latency plot bins every turn on one axis,\n"
             "  split by whether the turn made hosted calls. Every number is in\n"
             "  `traceview compare --format json`.\n")
-        with VerticalScroll(id="cmp-help"):
+        with TextScroll(id="cmp-help"):
             yield Static(text)
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#cmp-help", VerticalScroll).focus()
+        self.query_one("#cmp-help", TextScroll).focus()
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -16,13 +16,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -173,20 +173,20 @@ class ContextScreen(InspectorScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="context-title")
-        with VerticalScroll(id="context"):
+        with TextScroll(id="context"):
             yield Static(id="context-body")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()
-        self.query_one("#context", VerticalScroll).focus()
+        self.query_one("#context", TextScroll).focus()
 
     def on_resize(self) -> None:
         if (self.app.size.width < self.NARROW) != self._narrow:
             self.refresh_data()
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one("#context", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#context", TextScroll).scroll_relative(y=lines, animate=False)
 
     def document(self) -> dict[str, Any]:
         """The core's context document for the turn (the finished analysis's turn when
@@ -262,7 +262,7 @@ class ContextScreen(InspectorScreen):
         main.table.move_to(target)
         self.turn = rows[target]
         self.refresh_data()
-        self.query_one("#context", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#context", TextScroll).scroll_home(animate=False)
 
     def action_back(self) -> None:
         self.app.pop_screen()

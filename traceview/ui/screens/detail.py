@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, Input, Static
 
 from traceview.ui import format as fmt
@@ -25,6 +24,7 @@ from traceview.ui.widgets.account import account_text, capture_name, findings_te
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.json_tree import BodyTree, Path, find, raw_text
 from traceview.ui.widgets.lineage import lineage_text
+from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.timing import attempts_text, timing_text
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class DetailScreen(InspectorScreen):
         if conv:
             title.append_text(safe(f" · {fmt.short_id(conv, 24)}"))
         yield Static(title, id="detail-title")
-        with VerticalScroll(id="account"):
+        with TextScroll(id="account"):
             # The finding first: at 80x24 it is the one thing that must be on screen.
             findings = Static(findings_text(self.turn), id="findings")
             findings.display = bool(getattr(self.turn, "findings", None))
@@ -134,7 +134,7 @@ class DetailScreen(InspectorScreen):
         yield Static(Text("bodies: loading…", style="dim"), id="bodies-title")
         with ContentSwitcher(initial="raw" if self.raw else "tree", id="bodies"):
             yield BodyTree(id="tree")
-            with VerticalScroll(id="raw"):
+            with TextScroll(id="raw"):
                 yield Static(id="raw-text")
         yield Input(placeholder="search bodies (enter: next match)", id="search")
         yield KeyFooter()

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
@@ -34,13 +34,15 @@ from traceview.ui.widgets.diff_table import (
     banner_text,
     body_text,
     diff_columns,
-    legend_text,
+    legend_entries,
     status_text,
     summary_text,
     turn_cell,
 )
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.legend_box import LegendBox
 from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -117,9 +119,11 @@ class DiffScreen(InspectorScreen):
         table = DiffTable(diff_columns(), id="diff-rows")
         yield RowHeader(table, id="diff-header")
         yield table
-        with VerticalScroll(id="diff-row"):
+        with TextScroll(id="diff-row"):
             yield Static(id="diff-row-text")
-        yield Static(legend_text(), id="diff-legend")
+        legend = LegendBox(id="diff-legend", max_lines=2)
+        legend.show(legend_entries())
+        yield legend
         yield KeyFooter()
 
     @property
@@ -294,9 +298,9 @@ class DiffBodiesScreen(Screen[None]):
         yield Static(title, id="diff-bodies-title")
         yield Static(safe(redact_text(row.reason), multiline=True), id="diff-bodies-reason")
         with Horizontal(id="diff-bodies-panes"):
-            with VerticalScroll(id="diff-capture-body", classes="diff-body"):
+            with TextScroll(id="diff-capture-body", classes="diff-body"):
                 yield Static(body_text("capture", row.capture_item, "not in the capture"))
-            with VerticalScroll(id="diff-provider-body", classes="diff-body"):
+            with TextScroll(id="diff-provider-body", classes="diff-body"):
                 yield Static(body_text("provider", row.provider_item, "not at the provider"))
         yield KeyFooter()
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
 from traceview.report.diff_output import LEGEND, SYMBOLS
 from traceview.ui import format as fmt
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 
 def binding_groups() -> list[tuple[str, list[Binding]]]:
@@ -26,10 +26,12 @@ def binding_groups() -> list[tuple[str, list[Binding]]]:
     from traceview.ui.screens.main import MainScreen
     from traceview.ui.screens.objects import ObjectsScreen
     from traceview.ui.widgets.row_table import RowTable
+    from traceview.ui.widgets.text_scroll import TextScroll
 
     groups = [
         ("everywhere", APP_BINDINGS),
         ("lists (turns, conversations, problems)", RowTable.BINDINGS),
+        ("pages of text (help, ledger, latency, an account, bodies)", TextScroll.BINDINGS),
         ("turns view", MainScreen.BINDINGS),
         ("detail", DetailScreen.BINDINGS),
         ("conversations", ConversationsScreen.BINDINGS),
@@ -63,8 +65,14 @@ def _key_label(keys: str) -> str:
     return " ".join(one(k.strip()) for k in keys.split(","))
 
 
-def help_text(keymap: dict[str, str] | None = None) -> Text:
-    """Every binding with the key that is live now (``keymap``: the user's remapping)."""
+def help_text(keymap: dict[str, str] | None = None, width: int | None = None) -> Text:
+    """Every binding with the key that is live now (``keymap``: the user's remapping).
+
+    ``width``: the cells a line has; the legends then wrap between entries and each
+    meaning under itself, never a term from its meaning (no width: one line each)."""
+    from traceview.ui.legend import hanging, joined, pack
+    from traceview.ui.widgets.timing import legend_entries
+
     keymap = keymap or {}
     out = Text()
     out.append("traceview keys", style="bold")
@@ -87,28 +95,42 @@ def help_text(keymap: dict[str, str] | None = None) -> Text:
         "  &  shows only the matching turns (the same rule); esc clears either\n"
         "  :  goes to a turn number, a line of the capture (L123 or line 123), or an id\n"
         "     (resp_…, conv_…, call_…)\n\n")
+
+    def entry(symbol: str, name: str, meaning: str) -> None:
+        lead = Text("  ")
+        lead.append(f"{symbol:<4}", style="bold")
+        lead.append(f"{name:<22}")
+        out.append_text(hanging(lead, meaning, width))
+        out.append("\n")
+
     out.append("markers\n", style="bold underline")
     for marker in fmt.known_markers():
-        out.append(f"  {fmt.marker_symbol(marker):<4}", style="bold")
-        out.append(f"{marker:<22}{fmt.marker_meaning(marker)}\n")
+        entry(fmt.marker_symbol(marker), marker, fmt.marker_meaning(marker))
     out.append("\nhosted-call evidence\n", style="bold underline")
     for state, symbol in fmt.EVIDENCE_SYMBOLS.items():
-        out.append(f"  {symbol:<4}", style="bold")
-        out.append(f"{state:<22}{fmt.EVIDENCE_MEANING[state]}\n")
+        entry(symbol, state, fmt.EVIDENCE_MEANING[state])
     out.append("\ndiff rows (capture vs provider copy)\n", style="bold underline")
     for kind, symbol in SYMBOLS.items():
-        out.append(f"  {symbol:<4}", style="bold")
-        out.append(f"{kind:<22}{LEGEND[kind]}\n")
+        entry(symbol, kind, LEGEND[kind])
     out.append("\ncolumns\n", style="bold underline")
-    out.append(
-        "  sent = request bytes on the wire · billed in = usage.input_tokens · unexpl.≈ = billed\n"
-        "  minus expected input, an estimate (+ deposit, − compaction) · — = not known\n"
-    )
-    from traceview.ui.widgets.timing import LEGEND as LATENCY_LEGEND
-
+    for column, meaning in COLUMNS:
+        lead = Text("  ")
+        lead.append(f"{column:<26}", style="bold")
+        out.append_text(hanging(lead, meaning, width))
+        out.append("\n")
     out.append("\nlatency bars (t)\n", style="bold underline")
-    out.append(f"  {LATENCY_LEGEND}\n")
+    out.append_text(joined(pack(legend_entries(), width, gap=2, indent=2)))
+    out.append("\n")
     return out
+
+
+#: The turns table's columns whose meaning is not in their title.
+COLUMNS = (
+    ("sent", "request bytes on the wire"),
+    ("billed in", "usage.input_tokens"),
+    ("unexpl.≈", "billed minus expected input, an estimate (+ deposit, − compaction)"),
+    ("—", "not known"),
+)
 
 
 class HelpScreen(Screen[None]):
@@ -116,10 +138,19 @@ class HelpScreen(Screen[None]):
 
     BINDINGS = [Binding("escape,q", "back", "Back", id="help.back")]
 
+    #: Cells the help's lines lose to its padding (2 each side) and scrollbar (2).
+    MARGIN = 6
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help"):
-            yield Static(help_text(getattr(self.app, "keymap", None)), id="help-text")
+        with TextScroll(id="help"):
+            yield Static(self._text(), id="help-text")
         yield KeyFooter()
+
+    def _text(self) -> Text:
+        return help_text(getattr(self.app, "keymap", None), self.app.size.width - self.MARGIN)
+
+    def on_resize(self) -> None:
+        self.query_one("#help-text", Static).update(self._text())
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -14,12 +14,13 @@ from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from traceview.ui.legend import joined, pack
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.footer import KeyFooter
-from traceview.ui.widgets.timing import LEGEND, latency_bars, percentile_panel
+from traceview.ui.widgets.text_scroll import TextScroll
+from traceview.ui.widgets.timing import latency_bars, legend_entries, percentile_panel
 
 MOST_BARS = 2000  # bars drawn; the percentiles are over every turn
 HEADER = "    # H    caller ms   ttft  bar (scaled to the slowest turn shown)"
@@ -31,7 +32,7 @@ def latency_renderable(name: str, totals: dict[str, Any] | None, turns: list[Any
     head.append(f" · {name}")
     return Group(head, percentile_panel(totals), Text(""),
                  Text(HEADER, style="underline"), latency_bars(turns, width, cursor),
-                 Text(""), Text(LEGEND, style="dim"))
+                 Text(""), joined(pack(legend_entries("dim"), width, gap=2)))
 
 
 class LatencyScreen(InspectorScreen):
@@ -46,19 +47,19 @@ class LatencyScreen(InspectorScreen):
     ]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="latency"):
+        with TextScroll(id="latency"):
             yield Static(id="latency-body")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()
-        self.query_one("#latency", VerticalScroll).focus()
+        self.query_one("#latency", TextScroll).focus()
 
     def on_resize(self) -> None:
         self.refresh_data()
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one("#latency", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#latency", TextScroll).scroll_relative(y=lines, animate=False)
 
     def refresh_data(self) -> None:
         app = self.inspector

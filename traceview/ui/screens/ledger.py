@@ -14,7 +14,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from traceview.ui import format as fmt
@@ -22,6 +21,7 @@ from traceview.ui.safe_text import safe
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.state import ALL
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 
 def _pct(share: float | None) -> str:
@@ -148,20 +148,20 @@ class LedgerScreen(InspectorScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="ledger-title")
-        with VerticalScroll(id="ledger"):
+        with TextScroll(id="ledger"):
             yield Static(id="ledger-body")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.refresh_data()
-        self.query_one("#ledger", VerticalScroll).focus()
+        self.query_one("#ledger", TextScroll).focus()
 
     def on_resize(self) -> None:
         if (self.app.size.width < self.NARROW) != self._narrow:
             self.refresh_data()
 
     def action_scroll(self, lines: int) -> None:
-        self.query_one("#ledger", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#ledger", TextScroll).scroll_relative(y=lines, animate=False)
 
     def refresh_data(self) -> None:
         app = self.inspector

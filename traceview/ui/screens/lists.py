@@ -18,6 +18,7 @@ from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.state import ALL
 from traceview.ui.widgets.footer import KeyFooter
 from traceview.ui.widgets.row_table import Column, RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 
 if TYPE_CHECKING:
     from traceview.ui.inspector import Inspector
@@ -153,7 +154,8 @@ class ConversationsScreen(InspectorScreen):
         table = RowTable(CONVERSATION_COLUMNS, marked=lambda r: bool(r.markers), id="conv-table")
         yield RowHeader(table)
         yield table
-        yield Static(id="conversation-fidelity")
+        with TextScroll(id="conversation-explain"):
+            yield Static(id="conversation-fidelity")
         yield KeyFooter()
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -25,7 +23,9 @@ from traceview.ui.state import ALL
 from traceview.ui.widgets.account import account_text
 from traceview.ui.widgets.chart import TurnChart
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.legend_box import LegendBox
 from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.title_bar import TitleBar
 from traceview.ui.widgets.turns_table import is_marked, make_turns_table
 
@@ -78,7 +78,6 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
         self._position_of: tuple[str | None, Any, int] | None = None
-        self._legend_shown: Text | None = None  # what #legend shows now
 
 
     def compose(self) -> ComposeResult:
@@ -87,8 +86,8 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         yield RowHeader(table, id="turns-header")
         yield table
         yield TurnChart(id="chart")
-        yield Static(id="legend")
-        with VerticalScroll(id="summary"):
+        yield LegendBox(id="legend")
+        with TextScroll(id="summary"):
             yield Static(id="summary-text")
         yield Input(placeholder="filter: text, marker or hosted tool (deposit, ⊕, file_search, ✗)",
                     id="filter")
@@ -357,9 +356,10 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         self.apply_search(event.value, bodies=True)  # enter: the bodies on disk as well
+        # The line closes; the search stays (the title shows `/query` and the count,
+        # n / N step through the matches, esc clears them, `/` edits the query).
+        self.query_one("#search", Input).remove_class("visible")
         self.table.focus()
-        if not event.value:
-            self.query_one("#search", Input).remove_class("visible")
 
     def action_raw(self) -> None:
         self.inspector.action_detail(raw=True)

@@ -32,6 +32,7 @@ from traceview.ui.widgets.objects_text import (
     object_detail,
 )
 from traceview.ui.widgets.row_table import RowHeader, RowTable
+from traceview.ui.widgets.text_scroll import TextScroll
 
 
 class ObjectsScreen(InspectorScreen):
@@ -61,7 +62,8 @@ class ObjectsScreen(InspectorScreen):
         yield listed
         yield Input(placeholder="case id (enter: filter the checklist; empty: every case)",
                     id="case-filter")
-        yield Static(id="object-detail")
+        with TextScroll(id="object-explain"):
+            yield Static(id="object-detail")
         yield KeyFooter()
 
     def on_mount(self) -> None:

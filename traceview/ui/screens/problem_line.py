@@ -11,12 +11,12 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from traceview.ui.safe_text import clip, safe
 from traceview.ui.screens.base import InspectorScreen
 from traceview.ui.widgets.footer import KeyFooter
+from traceview.ui.widgets.text_scroll import TextScroll
 
 LIMIT = 8000  # characters of the line shown; the rest is counted, not rendered
 
@@ -66,7 +66,7 @@ class ProblemLineScreen(InspectorScreen):
             body.append(f"line {p.line} as written ({len(raw):,} bytes shown, "
                         "control characters made visible):\n", style="dim")
             body.append_text(safe(clip(raw.decode("utf-8", "replace"), LIMIT)))
-        with VerticalScroll(id="problem-line-body"):
+        with TextScroll(id="problem-line-body"):
             yield Static(body, id="problem-line-text")
         yield KeyFooter()
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual.css.query import NoMatches
-from textual.widgets import Static
 
 from traceview.ui import format as fmt
 from traceview.ui.safe_text import safe
@@ -41,7 +40,6 @@ class TurnsTitle:
     inspector: Inspector
     #: (key, the state's by_key it was found in, its 1-based position there)
     _position_of: tuple[str | None, Any, int] | None
-    _legend_shown: Text | None  # what #legend shows now
 
     if TYPE_CHECKING:  # the screen's own, declared for the type checker only
         def query_one(self, selector: str, expect_type: type[W]) -> W: ...
@@ -143,20 +141,24 @@ class TurnsTitle:
         return dict(sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))
 
     def show_legend(self) -> None:
+        """The legend's entries, each whole (the box lays them out for its width)."""
+        from traceview.ui.widgets.legend_box import LegendBox
+
         present: list[str] = []
         for marker in self.marker_counts():
             if marker not in present:
                 present.append(marker)
-        legend = Text()
+        entries: list[Text] = []
         for marker in present:
-            legend.append(f"{fmt.marker_symbol(marker)} ", style="bold")
-            legend.append_text(safe(f"{fmt.marker_meaning(marker)}   "))
+            entry = Text(f"{fmt.marker_symbol(marker)} ", style="bold")
+            entry.append_text(safe(fmt.marker_meaning(marker)))
+            entries.append(entry)
         if set(present) - INFORMATIONAL:
-            legend.append("m", style="bold")
-            legend.append(" / ")
-            legend.append("M", style="bold")
-            legend.append(" next / previous marked turn   ")
-        legend.append("hosted: ✓ captured ∅ empty ✗ missing · unexpl.≈ is an estimate", style="dim")
-        if legend != self._legend_shown:  # the same within a conversation: no redraw
-            self._legend_shown = legend
-            self.query_one("#legend", Static).update(legend)
+            entry = Text("m", style="bold")
+            entry.append(" / ")
+            entry.append("M", style="bold")
+            entry.append(" next / previous marked turn")
+            entries.append(entry)
+        entries.append(Text("hosted: ✓ captured ∅ empty ✗ missing · unexpl.≈ is an estimate",
+                            style="dim"))
+        self.query_one("#legend", LegendBox).show(entries)

@@ -140,9 +140,22 @@ class TurnChart(Widget):
             pad = max(0, min(at, self.size.width - len(label) - 1))
             out.append("\n" + " " * pad)
             out.append(label, style=mark)
-            note = f"   {scale} scale (L: {'linear' if self.log_scale else 'log'})"
-            if start > 0 or start + span < len(self.rows):
-                first, last = self.number(window[0]), self.number(window[-1])
-                note += f" · turns {first}–{last} of {len(self.rows):,}"
-            out.append(note, style="dim")
+            out.append(self._note(scale, start, span, window,
+                                  self.size.width - pad - len(label)), style="dim")
         return out
+
+    def _note(self, scale: str, start: int, span: int, window: Sequence[TurnRow],
+              room: int) -> str:
+        """The scale (and the turns shown, when not all) beside the label: the longest
+        wording that fits ``room`` cells, shorter near the right edge, never cut."""
+        other = "linear" if self.log_scale else "log"
+        turns = ""
+        if start > 0 or start + span < len(self.rows):
+            first, last = self.number(window[0]), self.number(window[-1])
+            turns = f" · turns {first}–{last} of {len(self.rows):,}"
+        wordings = (f"{scale} scale (L: {other})", f"{scale} (L: {other})", scale)
+        for tail in (turns, ""):  # the turns shown are worth more than the hint
+            for wording in wordings:
+                if len(note := f"   {wording}{tail}") <= room:
+                    return note
+        return ""

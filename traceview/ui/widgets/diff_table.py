@@ -142,11 +142,13 @@ def summary_text(outcome: DiffOutcome) -> Text:
     return out
 
 
-def legend_text() -> Text:
-    out = Text()
+def legend_entries() -> list[Text]:
+    """One entry per row kind (its symbol and meaning), laid out whole by LegendBox."""
+    out = []
     for kind in KINDS:
-        out.append(f"{SYMBOLS[kind]} ", style="bold")
-        out.append(f"{LEGEND[kind]}   ")
+        entry = Text(f"{SYMBOLS[kind]} ", style="bold")
+        entry.append(LEGEND[kind])
+        out.append(entry)
     return out
 
 

@@ -78,7 +78,8 @@ def checklist_detail(o: dict[str, Any] | None) -> Text:
     answer = o.get("answer")
     if answer is not None:
         said = f"HTTP {answer['http_status']}" if answer["http_status"] else "no answer"
-        out.append_text(safe(f"\nprovider now: {o['live']} ({said})"
+        out.append("\n")
+        out.append_text(safe(f"provider now: {o['live']} ({said})"
                              + (f": {answer['error']}" if answer["error"] else "")))
     return out
 
@@ -110,5 +111,6 @@ def object_detail(o: dict[str, Any] | None,
                          f"as of {ret.get('as_of')}", style="dim"))
     if o["state"] == "exists" and o["kind"] in DELETE_KINDS:  # the deletion checklist's
         call = delete_call(o["kind"], o["id"])
-        out.append_text(safe(f"\ndelete with: {call['http']}  ({call['sdk']})"))
+        out.append("\n")
+        out.append_text(safe(f"delete with: {call['http']}  ({call['sdk']})"))
     return out

@@ -223,8 +223,12 @@ class RowTable(ScrollView, can_focus=True):
 
     def _update_virtual(self) -> None:
         width = self.size.width
+        rows_before = self.virtual_size.height
         self.virtual_size = Size(max(self.full_width(width), self._reach(width) + width),
                                  len(self.rows))
+        height = self.styles.height
+        if height is not None and height.is_auto and len(self.rows) != rows_before:
+            self.refresh(layout=True)  # a table sized to its rows grows with them
         if self.header is not None:
             self.header.refresh()
 
@@ -249,14 +253,26 @@ class RowTable(ScrollView, can_focus=True):
         self.refresh()
 
     def action_scroll_columns(self, direction: int) -> None:
-        """→/←: move the view by whole columns, so a column is never half shown."""
+        """→/←: move the view by a group of whole columns, as a page: → brings the first
+        column not wholly shown to the left edge (beside the pinned one), so every column
+        that was cut or hidden next is shown whole; ← shows the columns before the left
+        edge, as many as fit. A column is never half shown at the left."""
         width = self.size.width
-        starts = [s for s in self._column_starts(width) if s <= self._reach(width)]
+        reach = self._reach(width)
+        span = max(1, width - self.pinned_width(width))  # cells the scrolled columns get
         current = int(self.scroll_offset.x)
+        columns = [(s, w) for s, (_, w) in zip(self._column_starts(width),
+                                                self.fit_columns(width)[1:], strict=True)]
+        starts = [s for s, _ in columns if s <= reach]
         if direction > 0:
-            target = next((s for s in starts if s > current), current)
+            cut = next((s for s, w in columns if s + w > current + span), None)
+            if cut is None or cut <= current:  # all shown, or one column wider than the view
+                target = next((s for s in starts if s > current), current)
+            else:
+                target = min(cut, reach)
         else:
-            target = next((s for s in reversed(starts) if s < current), 0)
+            target = next((s for s in starts if current - span <= s < current),
+                          next((s for s in reversed(starts) if s < current), 0))
         self.scroll_to(x=target, animate=False, immediate=True)
 
     def restyle(self) -> None:

@@ -18,8 +18,16 @@ from traceview.ui.safe_text import safe
 # Bar segments, readable without colour: provider processing, network and queue, backoff
 # between attempts; a turn whose time is not split is drawn whole.
 PROCESSING, NETWORK, BACKOFF, WHOLE, HOSTED = "█", "▒", "░", "▆", "▓"
-LEGEND = (f"{HOSTED} hosted calls running  {PROCESSING} provider processing  {NETWORK} "
-          f"network/queue  {BACKOFF} backoff  {WHOLE} not split  H: hosted tools ran")
+#: (symbol, meaning) of the bars, in the order the legend lists them.
+LEGEND_ENTRIES = ((HOSTED, "hosted calls running"), (PROCESSING, "provider processing"),
+                  (NETWORK, "network/queue"), (BACKOFF, "backoff"), (WHOLE, "not split"),
+                  ("H:", "hosted tools ran"))
+LEGEND = "  ".join(f"{symbol} {meaning}" for symbol, meaning in LEGEND_ENTRIES)
+
+
+def legend_entries(style: str = "") -> list[Text]:
+    """One Text per bar symbol, to be laid out whole (ui/legend.py)."""
+    return [Text(f"{symbol} {meaning}", style=style) for symbol, meaning in LEGEND_ENTRIES]
 
 
 def _ms(v: Any) -> str:
