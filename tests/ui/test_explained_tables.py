@@ -1,4 +1,4 @@
-"""Conversations (c), objects (o) and the diff (d) at 80x24: a table takes the rows it has,
+"""Conversations (c), objects (o), problems (p) and the diff (d) at 80x24: a table takes the rows it has,
 and the explanation under it gets the rest of the screen, wrapped, not cut."""
 
 from __future__ import annotations
@@ -73,3 +73,17 @@ async def test_object_explanation_breaks_lines_instead_of_showing_backslash_n():
         rows = screen_rows(app)
         assert not any("\\n" in row for row in rows), rows
         assert any(row.strip().startswith("delete with:") for row in rows), rows
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_problems_table_takes_its_rows_and_the_message_the_rest(size):
+    """The problems screen (p) as conversations and objects: its four rows, and the whole
+    message of the selected one under them (at 80x24 the table took the screen and the
+    message had 3 lines)."""
+    async with opened(sample("damaged"), size, "p") as (app, pilot):
+        table = app.screen.query_one("#problem-table", RowTable)
+        assert table.region.height == len(table.rows) == 4
+        explain = app.screen.query_one("#problem-explain", ScrollableContainer)
+        assert explain.region.height >= size[1] - 9
+        assert "expected a string key: line 1 column 62 (char 61)); line skipped" \
+            in _shown(screen_rows(app))

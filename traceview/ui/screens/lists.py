@@ -255,7 +255,8 @@ class ProblemsScreen(InspectorScreen):
         table = RowTable(PROBLEM_COLUMNS, id="problem-table")
         yield RowHeader(table)
         yield table
-        yield Static(id="problem-detail")
+        with TextScroll(id="problem-explain"):
+            yield Static(id="problem-detail")
         yield KeyFooter()
 
 
