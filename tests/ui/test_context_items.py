@@ -62,7 +62,9 @@ async def test_the_snapshot_beside_the_sample_counts_it_as_d_uses_it(claims,  # 
     assert "carried, counted from the provider's items" in body
     # The title names the command that prints this same document: with the snapshot.
     title = await _context(make_app([claims]), 3, "#context-title")
-    assert "(traceview context --turn 3 --items " in title
+    # Run as shown, it prints the same document: the capture first (found by a newcomer:
+    # without it the command failed).
+    assert f"(traceview context {claims} --turn 3 --items " in title
     assert title.rstrip().endswith("claims.snapshot.json)")
 
 

@@ -9,6 +9,8 @@ with its reason. Nothing here is computed: the lines, origins and sums are the c
 from __future__ import annotations
 
 import os
+import shlex
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
@@ -239,16 +241,22 @@ class ContextScreen(InspectorScreen):
         # the carried line (`--items`, or the one beside the capture that `d` reads).
         path = self._snapshot_used()
         n = self.turn.index
-        if narrow:  # the command whole, in 80 columns
+        if narrow:  # the command whole, in 80 columns: file names without their folders
             title = Text(f"turn {n} · ", style="bold")
-            title.append(f"traceview context --turn {n}"
-                         + (f" --items {os.path.basename(path)}" if path else ""), style="dim")
+            title.append_text(safe(self._command(os.path.basename, path), style="dim"))
         else:
             title = Text("what the model was shown", style="bold")
-            title.append(f" · turn {n} · input account (traceview context --turn {n}"
-                         + (f" --items {path}" if path else "") + ")", style="dim")
+            title.append(f" · turn {n} · input account (", style="dim")
+            title.append_text(safe(self._command(str, path) + ")", style="dim"))
         self.query_one("#context-title", Static).update(title)
         self.query_one("#context-body", Static).update(body)
+
+    def _command(self, name: Callable[[str], str], snapshot: str | None) -> str:
+        """`traceview context CAPTURE… --turn N [--items SNAPSHOT]`, as it can be run (each
+        path quoted for a shell; `name` shortens it)."""
+        files = " ".join(shlex.quote(name(p)) for p in self.inspector.sources)
+        items = f" --items {shlex.quote(name(snapshot))}" if snapshot else ""
+        return f"traceview context {files} --turn {self.turn.index}{items}"
 
     def action_step(self, direction: int) -> None:
         """]/[: the next or previous turn of the turns view, moving its selection too."""
