@@ -1,5 +1,5 @@
-"""Conversations (c), objects (o), problems (p) and the diff (d) at 80x24: a table takes the rows it has,
-and the explanation under it gets the rest of the screen, wrapped, not cut."""
+"""Conversations (c), objects (o), problems (p) and the diff (d) at 80x24: a table takes the
+rows it has, and the explanation under it gets the rest of the screen, wrapped, not cut."""
 
 from __future__ import annotations
 

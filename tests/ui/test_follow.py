@@ -203,3 +203,43 @@ async def test_follow_moves_on_when_a_rotated_link_points_to_a_new_file(tmp_path
         await pilot.pause()
         assert app.follow.on and any("rotated to trace-2026-11-30.jsonl" in n.message
                                      for n in app._notifications)
+
+
+def _stateless(n: int) -> bytes:
+    """One stateless call: its own conversation (a proxy in front of a chat app)."""
+    import orjson
+
+    return (orjson.dumps({"dir": "req", "body": {"model": "gpt-4o-mini", "input": f"call {n}"}})
+            + b"\n" + orjson.dumps({"dir": "res", "elapsed_ms": 100, "body": {
+                "id": f"resp_{n}", "object": "response", "status": "completed",
+                "model": "gpt-4o-mini", "output": [],
+                "usage": {"input_tokens": 10, "output_tokens": 1}}}) + b"\n")
+
+
+async def test_following_the_newest_conversation_moves_on_to_the_next(tmp_path):
+    """Found by a newcomer following a proxy's capture of stateless calls: each call is a
+    conversation of its own, and the view stayed on the first, so nothing new ever showed.
+    On the newest conversation's last turn, the view follows into a newer one (as on the
+    last row it follows a newer turn); anywhere else it stays where the user put it."""
+    capture = tmp_path / "proxy.jsonl"
+    capture.write_bytes(_stateless(1))
+    waiter = Waiter()
+    app = make_app([str(capture)], follow=True)
+    async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
+        await waiter.until(lambda: app.state.done and len(app.main.rows) == 1, "call 1")
+        for n in (2, 3):
+            with capture.open("ab") as out:
+                out.write(_stateless(n))
+            await waiter.until(lambda n=n: len(app.state.turns) == n, f"call {n}")
+            await pilot.pause()
+            assert app.main.current_turn().index == n
+            assert len(app.main.rows) == 1
+        await pilot.press("c", "home", "j", "enter")  # the first call (under "all"): not tailing
+        await pilot.pause()
+        assert app.main.current_turn().index == 1
+        with capture.open("ab") as out:
+            out.write(_stateless(4))
+        await waiter.until(lambda: len(app.state.turns) == 4, "call 4")
+        await pilot.pause()
+        assert app.main.current_turn().index == 1  # stayed put
+        assert "(1 of 4, c to pick)" in str(app.main.query_one("#title").render())

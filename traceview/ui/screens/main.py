@@ -78,7 +78,8 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.sort_at = 0  # index into SORTS
         #: (key, the state's by_key it was found in, its 1-based position there)
         self._position_of: tuple[str | None, Any, int] | None = None
-
+        #: The newest conversation when turns last arrived (follow mode tails into a newer).
+        self._newest: str | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleBar(id="title")
@@ -190,9 +191,17 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         newest turn (like ``tail -f``)."""
         table = self.table
         on_last = bool(self.rows) and table.cursor == table.virtual_size.height - 1
+        by_key = self.inspector.state.by_key
+        newest = self._newest
+        self._newest = now = next(reversed(by_key), None)
         if self.key is None and touched:
-            self.key = next(iter(self.inspector.state.by_key))
+            self.key = next(iter(by_key))
             self._rebuild()
+            return
+        if on_last and self.inspector.follow.on and now is not None and self.key == newest != now:
+            # On the newest conversation's last turn, a newer conversation is followed into,
+            # as a newer turn is (a proxy of stateless calls makes each call one).
+            self.show_conversation(now, by_key[now][-1].index)
             return
         if self.key == ALL or self.key in touched:
             if self.SORTS[self.sort_at][1] is not None:
