@@ -46,3 +46,27 @@ def test_an_empty_file_is_still_an_empty_capture(tmp_path, capsys):
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")
     assert main(["report", str(path)]) == 0
+
+
+def test_screenshot_beside_a_capture_exits_as_report_does_and_still_writes_the_picture(
+        tmp_path, capsys):
+    """A capture and a file that is not one: `report` exits 1 (done, with problems); so
+    does `screenshot`, having written the picture of what was read (it exited 0)."""
+    path = tmp_path / "package.json"
+    path.write_text('{"name": "x"}\n')
+    claims = str(SAMPLES / "claims.jsonl")
+    assert main(["report", str(path), claims]) == 1
+    capsys.readouterr()
+    out = tmp_path / "both.svg"
+    assert main(["screenshot", str(path), claims, "-o", str(out)]) == 1
+    said = capsys.readouterr()
+    assert said.out == f"wrote {out}\n"
+    assert said.err == ("traceview screenshot: 1 problem while reading; everything readable "
+                        "is shown\n")
+    assert "conv_fb7345419a" in out.read_text(encoding="utf-8")
+
+
+def test_screenshot_of_a_clean_capture_still_exits_0(tmp_path, capsys):
+    out = tmp_path / "claims.svg"
+    assert main(["screenshot", str(SAMPLES / "claims.jsonl"), "-o", str(out)]) == 0
+    assert capsys.readouterr().err == "" and out.exists()

@@ -84,6 +84,66 @@ def test_hydrate_says_a_malformed_base_url_in_one_line(tmp_path, capsys):
     assert err.count("\n") == 1 and not out.exists()
 
 
+PROVIDER_COMMANDS = [  # every command that reads the provider, as it is asked to
+    ["fetch", CLAIMS, "-o", "{tmp}/snap.json"],
+    ["diff", CLAIMS, "--live"],
+    ["fidelity", CLAIMS, "--live"],
+    ["context", CLAIMS, "--turn", "1", "--live"],
+    ["report", CLAIMS, "--live"],
+    ["objects", "{tmp}/claims.jsonl", "--verify", "--live"],
+    ["reconcile", CLAIMS, "--live"],
+    ["hydrate", "resp_0123456789abcdef", "-o", "{tmp}/h.jsonl"],
+]
+
+
+def _provider_argv(command, tmp_path, monkeypatch, url):
+    """``command`` to run with ``$OPENAI_BASE_URL`` set to ``url`` (the keys set, so the
+    URL is what decides; a copy of the capture for objects --verify to write beside)."""
+    import shutil
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    monkeypatch.setenv("OPENAI_ADMIN_KEY", "sk-admin-dummy")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    shutil.copy(CLAIMS, tmp_path / "claims.jsonl")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    return [*argv, "--timeout", "1", "--max-retries", "0"]
+
+
+@pytest.mark.parametrize("command", PROVIDER_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("url", ["http://[bad/v1", "http://127.0.0.1:99999/v1", "not a url",
+                                 "http://user:pw-SECRET-1@[bad/v1"])
+def test_a_malformed_openai_base_url_is_refused_before_any_request(command, url, tmp_path,
+                                                                   monkeypatch, capsys):
+    """$OPENAI_BASE_URL is checked by the check --base-url gets (it was a ValueError
+    traceback from host_of, or "cannot reach :" after a request to nowhere)."""
+    assert main(_provider_argv(command, tmp_path, monkeypatch, url)) == 2
+    out, err = capsys.readouterr()
+    shown = url.replace("pw-SECRET-1", "[redacted]")
+    said = (f"$OPENAI_BASE_URL: not a URL: {shown!r}; give the provider's base URL, e.g. "
+            "https://api.openai.com/v1 or http://127.0.0.1:8080/v1.")
+    if command[0] == "objects":
+        assert err == f"traceview: {said} Nothing was written.\n"
+    else:
+        assert err == f"traceview {command[0]}: {said}\n"
+    assert out == "" and "SECRET" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["claims.jsonl"]  # nothing written
+
+
+@pytest.mark.parametrize("command", PROVIDER_COMMANDS, ids=lambda c: c[0])
+def test_a_closed_port_in_openai_base_url_is_the_connection_error(command, tmp_path,
+                                                                  monkeypatch, capsys):
+    """A well-formed URL nothing listens on: the provider could not be reached, said as
+    such (fidelity says it in its verdict), no traceback."""
+    code = main(_provider_argv(command, tmp_path, monkeypatch, "http://127.0.0.1:9/v1"))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if command[0] == "fidelity":  # a score of what could be read: the verdict says why
+        assert code == 1
+        return
+    assert code == 2 and "cannot reach 127.0.0.1:9" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["claims.jsonl"]
+
+
 @pytest.mark.parametrize(("argv", "said"), [
     (["report", CLAIMS, "--deposit-ratio", "-5"], "--deposit-ratio: must be a number at least 0"),
     (["report", CLAIMS, "--deposit-ratio", "nan"], "--deposit-ratio: must be a number"),

@@ -159,6 +159,32 @@ def test_no_key_says_what_this_command_can_do(command: str, offline: str, tmp_pa
     assert not (tmp_path / "snap.json").exists()
 
 
+@pytest.mark.parametrize(("flag", "env", "named"), [
+    ("http://[bad/v1", None, "--base-url"),
+    (None, "http://[bad/v1", "$OPENAI_BASE_URL"),
+    ("http://[bad/v1", "http://[bad/v1", "$OPENAI_BASE_URL"),  # the inspector passes it on
+    ("http://[bad/v1", "http://127.0.0.1:9/v1", "--base-url"),
+])
+def test_a_client_is_not_made_for_a_malformed_base_url(flag: str | None, env: str | None,
+                                                       named: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one base-URL check (provider/urls.py), before any request, naming where the URL
+    came from; a ProviderError, never the HTTP client's ValueError."""
+    from traceview.provider.client import ProviderConfig, make_client
+    from traceview.provider.errors import ProviderError
+
+    monkeypatch.setenv("TV_TEST_KEY", KEY)
+    if env is None:
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    else:
+        monkeypatch.setenv("OPENAI_BASE_URL", env)
+    with pytest.raises(ProviderError) as exc:
+        make_client(ProviderConfig(base_url=flag, api_key_env="TV_TEST_KEY"))
+    assert str(exc.value) == (f"{named}: not a URL: 'http://[bad/v1'; give the provider's "
+                              "base URL, e.g. https://api.openai.com/v1 or "
+                              "http://127.0.0.1:8080/v1.")
+
+
 def test_unusable_items_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cap = write_capture(tmp_path / "c.jsonl")
     bad = tmp_path / "bad.json"

@@ -100,6 +100,25 @@ def test_no_key_is_said_before_any_request(capsys: pytest.CaptureFixture[str], s
     assert "no admin key: $OPENAI_ADMIN_KEY is not set" in err
 
 
+@pytest.mark.parametrize("url", ["http://[bad/v1", "http://127.0.0.1:99999/v1", "notaurl",
+                                 "http://user:pw-SECRET-1@[bad/v1"])
+def test_a_malformed_base_url_is_a_usage_error_before_any_request(
+        url: str, capsys: pytest.CaptureFixture[str], capture: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--base-url is checked as every other command checks it (it was a ValueError
+    traceback from the HTTP client)."""
+    monkeypatch.setenv("OPENAI_ADMIN_KEY", ADMIN)
+    with pytest.raises(SystemExit) as exc:
+        main(["reconcile", str(capture), "--live", "--base-url", url])
+    out, err = capsys.readouterr()
+    assert (exc.value.code, out) == (2, "")
+    shown = url.replace("pw-SECRET-1", "[redacted]")
+    assert err.endswith(f"traceview reconcile: error: argument --base-url: not a URL: "
+                        f"{shown!r}; give the provider's base URL, e.g. "
+                        "https://api.openai.com/v1 or http://127.0.0.1:8080/v1\n")
+    assert "Traceback" not in err and "SECRET" not in err
+
+
 def test_429_says_retry_after(capsys: pytest.CaptureFixture[str], sim: SimServer,
                               capture: Path) -> None:
     sim.inject(status=429, times=0, path="/v1/organization/costs")

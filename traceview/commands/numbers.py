@@ -47,17 +47,11 @@ SECONDS = number(0, above=True)
 
 def base_url(text: str) -> str:
     """An http(s) URL with a host (`--base-url`): a malformed one is refused before any
-    request, not retried as if the network had failed."""
-    from urllib.parse import urlsplit
+    request, not retried as if the network had failed (provider/urls.py: the one check,
+    also of `$OPENAI_BASE_URL` when a client is made)."""
+    from traceview.provider.urls import base_url_fault
 
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
-            or any(c.isspace() for c in text):
-        raise argparse.ArgumentTypeError(
-            f"not a URL: {text!r}; give the provider's base URL, e.g. "
-            "https://api.openai.com/v1 or http://127.0.0.1:8080/v1")
+    fault = base_url_fault(text)
+    if fault:
+        raise argparse.ArgumentTypeError(fault)
     return text

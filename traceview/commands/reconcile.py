@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from traceview.commands import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from traceview.commands.numbers import base_url
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.provider.client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 
@@ -41,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(default 1)")
     p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     g = p.add_argument_group("provider (--live)")
-    g.add_argument("--base-url", metavar="URL",
+    g.add_argument("--base-url", metavar="URL", type=base_url,
                    help="provider base URL (default: $OPENAI_BASE_URL, else api.openai.com)")
     g.add_argument("--api-key-env", metavar="NAME", default="OPENAI_ADMIN_KEY",
                    help="environment variable holding the admin key (default OPENAI_ADMIN_KEY)")

@@ -1,7 +1,8 @@
 """``traceview screenshot CAPTURE -o FILE``: a view of the inspector, headless, as SVG or PNG.
 
 Exit 2 when nothing was written (a bad flag, a missing file, no capture among the files, a
-view that cannot be shown).
+view that cannot be shown); 1 when the picture was written but reading had problems (a
+file beside the capture that is not one, damaged lines), as `report` exits.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
-from traceview.commands import EXIT_OK, EXIT_USAGE
+from traceview.commands import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.safety.redact import redact_text
@@ -78,13 +80,25 @@ def _refusal(ns: argparse.Namespace, png: bool) -> str | None:
     return None
 
 
-def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | None]:
+def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | None, int]:
+    """The picture, a warning if any, and how many problems reading the capture had (the
+    session's, which `report` counts: the picture is of what was read, exit 1 as there)."""
     if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
         from traceview.ui.compare_app import render_compare_svg
 
-        return asyncio.run(render_compare_svg(list(ns.capture), size))
-    return asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size,
-                                  items=getattr(ns, "items", None)))
+        return *asyncio.run(render_compare_svg(list(ns.capture), size)), 0
+    from traceview.ui.app_load import default_session
+
+    sessions: list[Any] = []
+
+    def session(paths: list[str], options: Any) -> Any:
+        sessions.append(default_session(paths, options))
+        return sessions[-1]
+
+    svg, warning = asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size,
+                                          items=getattr(ns, "items", None),
+                                          session_factory=session))
+    return svg, warning, len(sessions[-1].analysis.problems) if sessions else 0
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -104,7 +118,7 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.capture.sources import SourceError
 
     try:
-        svg, warning = _render(ns, size)
+        svg, warning, problems = _render(ns, size)
     except NotACapture as exc:  # as `report` says it, a line per file
         for line in exc.lines:
             _say(visible(redact_text(line)))
@@ -122,4 +136,9 @@ def run(ns: argparse.Namespace) -> int:
     except OSError as exc:
         return _say(f"cannot write {output}: {exc.strerror or exc}")
     print(f"wrote {output}")
+    if problems:
+        from traceview.report.problems import read_summary
+
+        print(f"traceview screenshot: {read_summary(problems)}", file=sys.stderr)
+        return EXIT_PROBLEMS
     return EXIT_OK

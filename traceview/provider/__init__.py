@@ -1,6 +1,7 @@
 """The only code that talks to the provider; it returns plain data or raises ProviderError.
 
 client           the openai client from flags and environment; SDK errors made actionable
+urls             whether a base URL can be sent to (--base-url and $OPENAI_BASE_URL alike)
 errors           ProviderError, the one error type (a partial copy rides on it)
 provider_copy    ProviderCopy: a conversation's items as the provider lists them
 fetch            every page of a conversation, a response chain, or a response's input items

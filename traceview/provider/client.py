@@ -21,6 +21,7 @@ import openai
 from traceview.provider.errors import ProviderError, scrub
 from traceview.provider.limits import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from traceview.provider.limits import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from traceview.provider.urls import base_url_fault
 from traceview.safety.known_keys import add_secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"  # the other defaults: provider/limits.py
@@ -38,6 +39,19 @@ class ProviderConfig:
     def resolved_base_url(self) -> str:
         """The base URL the SDK will use: flag, else ``OPENAI_BASE_URL``, else the default."""
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+    def checked_base_url(self) -> str:
+        """``resolved_base_url()``, refused (ProviderError) before any request when it is
+        not a usable URL: ``$OPENAI_BASE_URL`` is checked here as ``--base-url`` is by
+        argparse, by the same check (provider/urls.py)."""
+        url = self.resolved_base_url()
+        fault = base_url_fault(url)
+        if fault:  # the inspector passes $OPENAI_BASE_URL on as base_url: named as such
+            env = os.environ.get("OPENAI_BASE_URL")
+            where = "--base-url" if self.base_url and self.base_url != env \
+                else "$OPENAI_BASE_URL"
+            raise ProviderError("network", scrub(f"{where}: {fault}."))
+        return url
 
     @property
     def host(self) -> str:
@@ -97,11 +111,12 @@ def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai
             "holds the key with --api-key-env NAME" + (f" — or {offline}." if offline else "."),
         )
     add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
-    url_credentials(config.resolved_base_url())  # and so is a password in the base URL
+    base_url = config.checked_base_url()
+    url_credentials(base_url)  # and so is a password in the base URL
     try:
         return openai.OpenAI(
             api_key=key,
-            base_url=config.resolved_base_url(),
+            base_url=base_url,
             timeout=config.timeout,
             max_retries=config.max_retries,
             http_client=openai.DefaultHttpxClient(transport=DeadlineTransport(config.timeout)),

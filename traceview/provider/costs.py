@@ -118,11 +118,12 @@ class OrgReader:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.config = config
         self.key = admin_key(config)
-        url_credentials(config.resolved_base_url())  # its password masked, as the key is
+        base_url = config.checked_base_url()  # a malformed one refused before any request
+        url_credentials(base_url)  # its password masked, as the key is
         self.max_pages = max_pages
         self.sleep = sleep
         self.client = httpx2.Client(
-            base_url=config.resolved_base_url().rstrip("/") + "/",
+            base_url=base_url.rstrip("/") + "/",
             headers={"authorization": f"Bearer {self.key}"},
             transport=DeadlineTransport(config.timeout), timeout=config.timeout)
 
