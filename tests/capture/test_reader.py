@@ -323,6 +323,43 @@ def test_a_part_larger_than_its_whole_is_told_and_decides_nothing(tmp_path: Path
                              "output_tokens (20); the next turn's expected input is unknown")]
 
 
+def test_a_providers_own_usage_fields_are_not_judged_as_counts(tmp_path: Path) -> None:
+    """Found by an attack pass: OpenRouter's `cost`, Groq's `queue_time` and such beside the
+    token counts were told as 'not a possible token count' (exit 1). Only token counts
+    (`*_tokens`, and those in `*_tokens_details`) are judged."""
+    body = response("r", 10, 5, model="gpt-4o-mini")
+    body["usage"].update({"cost": 0.0012, "service_tier": "standard", "queue_time": 0.012,
+                          "cost_details": {"upstream_inference_cost": 0.0012},
+                          "credits": -3, "latency_ms": 12.5})
+    p = write(tmp_path / "ext.jsonl", [req({"model": "gpt-4o-mini", "input": "hi"}),
+                                       {"dir": "res", "body": body}])
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(p), "--format",
+                          "json"], capture_output=True, check=False)
+    assert out.returncode == 0, out.stderr
+    doc = orjson.loads(out.stdout)
+    assert doc["problems"] == [] and doc["turns"][0]["input_tokens"] == 10
+
+
+def test_a_streamed_responses_usage_is_judged_as_a_body_is(tmp_path: Path) -> None:
+    """Found by an attack pass: only a body's usage was looked at, so the same impossible
+    usage in a stream's final event read as fine (exit 0)."""
+    body = response("r", 10, 5, cached=50, model="gpt-4o-mini")
+    events = [{"type": "response.created", "response": {**body, "status": "in_progress",
+                                                         "usage": None}},
+              {"type": "response.completed", "response": body}]
+    p = write(tmp_path / "st.jsonl", [req({"model": "gpt-4o-mini", "input": "hi",
+                                           "stream": True}),
+                                      {"dir": "res", "elapsed_ms": 100, "events": events}])
+    out = subprocess.run([sys.executable, "-m", "traceview", "report", str(p), "--format",
+                          "json"], capture_output=True, check=False)
+    assert out.returncode == 1, out.stderr
+    doc = orjson.loads(out.stdout)
+    assert [(q["line"], q["message"]) for q in doc["problems"]] == [
+        (2, "usage.input_tokens_details.cached_tokens is 50: more than input_tokens (10); "
+            "the turn's cost is unknown")]
+    assert doc["turns"][0]["cost_usd"] is None
+
+
 @pytest.mark.parametrize(("value", "shown"), [("100", "'100': a string"),
                                               (True, "True: a boolean"),
                                               ([100], "[100]: a list")])

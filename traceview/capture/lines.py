@@ -40,10 +40,6 @@ def _absurd(value: Any) -> bool:
     return type(value) is float and not (value.is_integer() and 0 <= value < _COUNT_LIMIT)
 
 
-# The usage fields that are token counts (Responses and Chat Completions names): a value
-# of another type there is told; other fields (a provider's own) may hold anything.
-_COUNT_FIELDS = frozenset({"input_tokens", "output_tokens", "total_tokens", "prompt_tokens",
-                           "completion_tokens", "cached_tokens", "reasoning_tokens"})
 # (the part, the whole it is part of, what cannot be known then) under both APIs' names.
 _CACHED = "the turn's cost is unknown"
 _REASONING = "the next turn's expected input is unknown"
@@ -55,14 +51,15 @@ NO_COUNT = "not a possible token count; shown as unknown"
 
 
 def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
-    """Usage numbers no provider sends, with their keys (`input_tokens_details.cached_tokens`
-    for a nested one) and what follows: negative or beyond any real count, or a count field
-    of another type (a string, a boolean), read back as unknown; a part larger than its
+    """Usage token counts no provider sends, with their keys (`input_tokens_details.
+    cached_tokens` for a nested one) and what follows: negative or beyond any real count,
+    or of another type (a string, a boolean), read back as unknown; a part larger than its
     whole (cached beyond input, reasoning beyond output) is shown as the capture says, and
-    what it would decide is unknown (the cost, the next turn's expected input). A tuple, the
-    empty one shared: a
-    line's answer is kept until its chunk is paired, and an empty list a line was one more
-    object for the collector to visit."""
+    what it would decide is unknown (the cost, the next turn's expected input). Only token
+    counts are judged (`*_tokens`, and `*_tokens` in `*_tokens_details`): a provider's own
+    fields (`cost`, `queue_time`) may hold anything. A tuple, the empty one shared: a line's
+    answer is kept until its chunk is paired, and an empty list a line was one more object
+    for the collector to visit."""
     usage = body.get("usage") if isinstance(body, dict) else None
     if not isinstance(usage, dict):
         return ()
@@ -70,12 +67,12 @@ def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
     for key, value in usage.items():
         if type(value) is int and 0 <= value < _COUNT_LIMIT:
             continue  # the usual value: a count in range, judged without a call
-        if isinstance(value, dict):
+        if type(value) is dict and str(key).endswith("_tokens_details"):
             for k, v in value.items():
-                if v is not None and not (type(v) is int and 0 <= v < _COUNT_LIMIT) \
+                if not (type(v) is int and 0 <= v < _COUNT_LIMIT) \
                         and (why := _not_a_count(k, v)):
                     found.append((f"{key}.{k}", v, why))
-        elif value is not None and (why := _not_a_count(key, value)):
+        elif why := _not_a_count(key, value):
             found.append((str(key), value, why))
     for details, part, whole, unknown in _PARTS:
         d, n = usage.get(details), usage.get(whole)
@@ -86,12 +83,27 @@ def _absurd_counts(body: Any) -> tuple[tuple[str, Any, str], ...]:
 
 
 def _not_a_count(key: Any, value: Any) -> str | None:
-    """Why `value` under `key` cannot be a token count (None: it may be one, or the field
-    is not a count)."""
+    """Why `value` under `key`, a token count's field, cannot be one (None: it may be, or
+    the field is not a token count)."""
+    if value is None or not str(key).endswith("_tokens"):
+        return None
     if _absurd(value):
         return NO_COUNT
-    if key in _COUNT_FIELDS and type(value) is not int and type(value) is not float:
+    if type(value) is not int and type(value) is not float:
         return f"a {_kind(value)}, not a token count; shown as unknown"
+    return None
+
+
+def _streamed_usage(events: Any) -> Any:
+    """The object that holds a streamed response's usage: the final response an event
+    carries (Responses API), else the chunk with usage (Chat Completions); None."""
+    for event in reversed(events) if type(events) is list else ():
+        if type(event) is dict:
+            response = event.get("response")
+            if type(response) is dict and "usage" in response:
+                return response
+            if "usage" in event:
+                return event
     return None
 
 
@@ -288,8 +300,9 @@ def response_pre(obj: dict[str, Any], keep: bool, raw: bytes | None = None,
         facts.scanned = True
         facts.quoted_ids = ids_in(raw, n)
         facts.raw_created_at = created_in(raw, n)
+    counted = body if type(body) is dict else _streamed_usage(g("events")) if events else None
     return ("res", link, api, events, facts, g("origin"),
-            _absurd_counts(body) if type(body) is dict else (), obj if keep else None)
+            _absurd_counts(counted) if counted is not None else (), obj if keep else None)
 
 
 def _bad_line(raw: bytes, ended: bool, exc: Exception) -> Pre:
