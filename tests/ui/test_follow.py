@@ -243,3 +243,25 @@ async def test_following_the_newest_conversation_moves_on_to_the_next(tmp_path):
         await pilot.pause()
         assert app.main.current_turn().index == 1  # stayed put
         assert "(1 of 4, c to pick)" in str(app.main.query_one("#title").render())
+
+
+async def test_following_an_empty_capture_shows_the_newest_of_several_calls(tmp_path):
+    """Found by a second attack pass: three calls appended at once to an empty followed
+    capture showed the first, and later calls never moved the view (it was not on the
+    newest). The newest is shown, on its last turn, and followed on from there."""
+    capture = tmp_path / "proxy.jsonl"
+    capture.touch()
+    waiter = Waiter()
+    app = make_app([str(capture)], follow=True)
+    async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
+        await waiter.until(lambda: app.state.done, "the first (empty) load")
+        with capture.open("ab") as out:
+            out.write(_stateless(1) + _stateless(2) + _stateless(3))
+        await waiter.until(lambda: len(app.state.turns) == 3, "calls 1-3")
+        await pilot.pause()
+        assert app.main.current_turn().index == 3
+        with capture.open("ab") as out:
+            out.write(_stateless(4))
+        await waiter.until(lambda: len(app.state.turns) == 4, "call 4")
+        await pilot.pause()
+        assert app.main.current_turn().index == 4

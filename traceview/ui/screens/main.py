@@ -195,8 +195,11 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         newest = self._newest
         self._newest = now = next(reversed(by_key), None)
         if self.key is None and touched:
-            self.key = next(iter(by_key))
-            self._rebuild()
+            # Following a capture that was empty, the newest conversation is shown (as
+            # below); reading one, its first.
+            tail = self.inspector.follow.on and self.inspector.state.done
+            self.key = next(reversed(by_key)) if tail else next(iter(by_key))
+            self._rebuild(by_key[self.key][-1].index if tail else None)
             return
         if on_last and self.inspector.follow.on and now is not None and self.key == newest != now:
             # On the newest conversation's last turn, a newer conversation is followed into,
