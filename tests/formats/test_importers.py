@@ -235,3 +235,20 @@ def test_a_capture_whose_first_line_is_odd_is_still_read_whole(tmp_path, capsys,
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["turns"]) == 4 and doc["imports"] == []
     assert [(p["line"], p["kind"]) for p in doc["problems"]] == [(1, "unknown_record")]
+
+
+def test_an_odd_first_line_before_a_record_longer_than_the_head(tmp_path, capsys):
+    """Found by a second attack pass: the records after an odd first line were looked for
+    in the head's 64 KiB only, so one note line before a 70 kB record refused the capture
+    ('a JSON document (keys: note), not a capture; nothing read'). The second line is read
+    whole when the head holds none."""
+    lines = (SAMPLES / "claims.jsonl").read_bytes().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first.setdefault("body", {})["padding"] = "x" * 70_000
+    path = tmp_path / "odd_big.jsonl"
+    path.write_bytes(b'{"note":"exported by tool X"}\n' + json.dumps(first).encode() + b"\n"
+                     + b"".join(lines[1:]))
+    assert main(["report", str(path), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["turns"]) == 4
+    assert [(p["line"], p["kind"]) for p in doc["problems"]] == [(1, "unknown_record")]

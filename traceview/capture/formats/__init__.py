@@ -77,6 +77,17 @@ def _objects(lines: list[bytes]) -> list[dict[str, Any]]:
 _HAR_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"log"\s*:\s*\{')
 
 
+def _next_lines(path: str, head: bytes) -> list[bytes]:
+    """The lines after the first that the head holds whole (up to 39), else the second line
+    read to its end: a capture's record can be longer than the head."""
+    lines = head.split(b"\n")[1:-1][:39]
+    if lines or b"\n" not in head:
+        return lines
+    with open(path, "rb") as f:
+        f.readline(FIRST_LINE_MAX)
+        return [f.readline(FIRST_LINE_MAX)]
+
+
 def sniff(path: str) -> tuple[str, Any]:
     """(format, parsed document or None). 'capture' for JSONL records and anything unparsed;
     'json' for a whole-file JSON that is none of the importable formats."""
@@ -93,7 +104,7 @@ def sniff(path: str) -> tuple[str, Any]:
     except orjson.JSONDecodeError:
         first = None
     if not (isinstance(first, dict) and _capture_like(first)) \
-            and any(_capture_like(o) for o in _objects(head.split(b"\n")[1:40])):
+            and any(_capture_like(o) for o in _objects(_next_lines(path, head))):
         # Capture records follow: a capture whose first line is odd (another format's,
         # damaged, an array), which the reader tells as that line's problem. Judged by
         # the first line alone, every record after it was dropped or refused.
