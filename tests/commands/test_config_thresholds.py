@@ -5,6 +5,7 @@ report's `options` says which were used and where they came from."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,23 @@ def test_compare_refuses_a_missing_or_bad_config_file(config, capsys):
     assert capsys.readouterr() == (  # no --deposit-ratio to override it with: compare has none
         "", f"traceview compare: config file {config}: deposit_ratio must be a number at "
             "least 0, not -1; fix it\n")
+
+
+def test_a_config_file_that_is_a_directory_is_said_so(tmp_path, monkeypatch, capsys):
+    """It said `cannot read ([Errno 21] Is a directory: 3)`: a descriptor's number for the
+    file's name."""
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(tmp_path))
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (
+        "", f"traceview: config file {tmp_path} (named by $TRACEVIEW_CONFIG): is a directory, "
+            "not a config file\n")
+
+
+def test_a_config_file_that_is_no_regular_file_is_said_plainly(tmp_path, monkeypatch, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(fifo))
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (  # was "cannot read ([Errno None] not a regular file)"
+        "", f"traceview: config file {fifo} (named by $TRACEVIEW_CONFIG): cannot read (not a "
+            "regular file)\n")

@@ -150,3 +150,11 @@ def test_export_names_the_pricing_file_it_refuses(tmp_path: Path) -> None:
     assert out.stderr.decode() == (
         f"traceview export: {pricing}: hosted_tools[\"code_interpreter_call\"][\"by_memory\"]"
         f"[\"1g\"] must be a number from 0 to 1,000,000, not 'abc'\n")
+
+
+def test_a_pricing_path_that_is_a_directory_is_said_so(tmp_path: Path) -> None:
+    from traceview.analysis.pricing import Pricing, PricingError
+
+    with pytest.raises(PricingError) as got:
+        Pricing.load(str(tmp_path))
+    assert str(got.value) == f"{tmp_path}: cannot read pricing file (is a directory)"

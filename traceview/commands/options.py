@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,15 +93,21 @@ def config_thresholds(*, flags: bool = True) -> tuple[Path, dict[str, Any]]:
     from traceview.safety.outputs import read_bounded
 
     path = config_path()
+    named = " (named by $TRACEVIEW_CONFIG)" if named_config() else ""
     try:
         text = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
-        if named_config():
-            raise UsageError(f"config file {path} (named by $TRACEVIEW_CONFIG): no such "
-                             "file") from None
+        if named:
+            raise UsageError(f"config file {path}{named}: no such file") from None
         return path, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"config file {path}: cannot read ({exc})") from None
+    except OSError as exc:  # its strerror: str() would add "[Errno N]" and the file again
+        if exc.errno == errno.EISDIR:
+            raise UsageError(f"config file {path}{named}: is a directory, not a config "
+                             "file") from None
+        raise UsageError(f"config file {path}{named}: cannot read "
+                         f"({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"config file {path}{named}: cannot read ({exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
