@@ -5,6 +5,7 @@ report's `options` says which were used and where they came from."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,58 @@ def test_the_inspector_keeps_the_pricing_when_it_saves_a_setting(config):
     config.write_text('pricing = "prices.json"\n')
     assert save_theme("nord") == config
     assert load_settings(config) == {"theme": "nord", "pricing": "prices.json"}
+
+
+def _compare(capsys, *flags: str) -> dict:
+    assert main(["compare", CLAIMS, CLAIMS, "--format", "json", *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_compare_reads_the_config_file_as_report_does(config, capsys):
+    """`compare` ignored the config file: its pricing was not used, and a $TRACEVIEW_CONFIG
+    naming no file exited 0 where every other command refuses it."""
+    table = json.loads((ROOT / "traceview" / "analysis" / "pricing.json").read_text())
+    for prices in table["models"].values():
+        for name in ("input", "cached_input", "output"):
+            if isinstance(prices.get(name), (int, float)):
+                prices[name] *= 2
+    (config.parent / "prices.json").write_text(json.dumps(table))
+    config.write_text('pricing = "prices.json"\n')
+    doc = _compare(capsys)
+    bundled = _compare(capsys, "--pricing", str(ROOT / "traceview/analysis/pricing.json"))
+    tokens = ("fresh_input", "cached_input", "output")
+    for arm in ("A", "B"):
+        got, base = (d["arms"][arm]["cost"]["components_usd"] for d in (doc, bundled))
+        assert [got[k] for k in tokens] == pytest.approx([2 * base[k] for k in tokens])
+
+
+def test_compare_refuses_a_missing_or_bad_config_file(config, capsys):
+    assert main(["compare", CLAIMS, CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (
+        "", f"traceview compare: config file {config} (named by $TRACEVIEW_CONFIG): no such "
+            "file\n")
+    config.write_text("deposit_ratio = -1\n")  # the thresholds move its arms' markers
+    assert main(["compare", CLAIMS, CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (  # no --deposit-ratio to override it with: compare has none
+        "", f"traceview compare: config file {config}: deposit_ratio must be a number at "
+            "least 0, not -1; fix it\n")
+
+
+def test_a_config_file_that_is_a_directory_is_said_so(tmp_path, monkeypatch, capsys):
+    """It said `cannot read ([Errno 21] Is a directory: 3)`: a descriptor's number for the
+    file's name."""
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(tmp_path))
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (
+        "", f"traceview: config file {tmp_path} (named by $TRACEVIEW_CONFIG): is a directory, "
+            "not a config file\n")
+
+
+def test_a_config_file_that_is_no_regular_file_is_said_plainly(tmp_path, monkeypatch, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(fifo))
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == (  # was "cannot read ([Errno None] not a regular file)"
+        "", f"traceview: config file {fifo} (named by $TRACEVIEW_CONFIG): cannot read (not a "
+            "regular file)\n")

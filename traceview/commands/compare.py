@@ -35,17 +35,19 @@ def run(ns: argparse.Namespace) -> int:
     from traceview.analysis.compare_arms import ArmsError
     from traceview.analysis.pricing import PricingError
     from traceview.capture.sources import SourceError
-    from traceview.commands.outputs import PathRefused, regular_input
+    from traceview.commands.options import UsageError, options_from
 
     try:
-        if ns.pricing:
-            regular_input(ns.pricing, "--pricing")
-    except PathRefused as exc:
+        # The config file as every analysing command reads it: its pricing (--pricing
+        # overrides it) and its thresholds, which move the markers an arm's replay fidelity
+        # reads; a file $TRACEVIEW_CONFIG names that is not there is refused.
+        options = options_from(ns)
+    except UsageError as exc:
         print(f"traceview compare: {safe(exc)}", file=sys.stderr)
         return 2
     try:
         doc = build(list(ns.arms), seed=ns.seed, resamples=max(ns.resamples, 100),
-                    pricing_path=ns.pricing)
+                    options=options)
     except (ArmsError, PricingError, SourceError) as exc:
         print(f"traceview compare: {safe(exc)}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,8 @@ def options_from(ns: argparse.Namespace) -> Options:
     pricing file is checked now, not mid-load."""
     from traceview.analysis.options import Options
 
-    path, configured = config_thresholds()
+    path, configured = config_thresholds(
+        flags=all(hasattr(ns, name) for name in THRESHOLDS))  # compare has none
     given = {name: getattr(ns, name, None) for name in (*THRESHOLDS, "pricing")}
     taken = tuple(n for n in (*THRESHOLDS, "pricing") if given[n] is None and n in configured)
     values: dict[str, Any] = {n: given[n] if given[n] is not None else configured[n]
@@ -79,26 +81,33 @@ def _check_pricing(pricing: str, config: Path | None) -> None:
 THRESHOLDS = {"deposit_min_tokens": COUNT, "deposit_ratio": RATIO, "compaction_min_drop": COUNT}
 
 
-def config_thresholds() -> tuple[Path, dict[str, Any]]:
+def config_thresholds(*, flags: bool = True) -> tuple[Path, dict[str, Any]]:
     """The thresholds and pricing file the config file sets (the inspector's settings
     file); UsageError naming the file and key when one is unusable or unknown, or when the
     file $TRACEVIEW_CONFIG names is not there — a setting silently ignored would change
-    the markers without saying so."""
+    the markers without saying so. `flags`: whether the command has the threshold flags
+    that override the file (`compare` has not)."""
     import tomllib
 
     from traceview.config import CONFIG_MAX_BYTES, KEYS, config_path, named_config
     from traceview.safety.outputs import read_bounded
 
     path = config_path()
+    named = " (named by $TRACEVIEW_CONFIG)" if named_config() else ""
     try:
         text = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
-        if named_config():
-            raise UsageError(f"config file {path} (named by $TRACEVIEW_CONFIG): no such "
-                             "file") from None
+        if named:
+            raise UsageError(f"config file {path}{named}: no such file") from None
         return path, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"config file {path}: cannot read ({exc})") from None
+    except OSError as exc:  # its strerror: str() would add "[Errno N]" and the file again
+        if exc.errno == errno.EISDIR:
+            raise UsageError(f"config file {path}{named}: is a directory, not a config "
+                             "file") from None
+        raise UsageError(f"config file {path}{named}: cannot read "
+                         f"({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"config file {path}{named}: cannot read ({exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -116,8 +125,9 @@ def config_thresholds() -> tuple[Path, dict[str, Any]]:
                 raise argparse.ArgumentTypeError(f"must be a number, not {value!r}")
             out[name] = parse(str(value))
         except argparse.ArgumentTypeError as exc:
-            raise UsageError(f"config file {path}: {name} {exc}; fix it or override it "
-                             f"with --{name.replace('_', '-')}") from None
+            fix = f"fix it or override it with --{name.replace('_', '-')}" if flags \
+                else "fix it"
+            raise UsageError(f"config file {path}: {name} {exc}; {fix}") from None
     if "pricing" in data:
         if not isinstance(data["pricing"], str) or not data["pricing"]:
             raise UsageError(f"config file {path}: pricing must be a file's path, not "

@@ -8,10 +8,13 @@ redactor like every other output path.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from traceview.safety.redact import redact, redact_text
 from traceview.safety.sanitise import json_shown, visible
+
+if TYPE_CHECKING:  # the analysis is loaded when a comparison is built, not to render one
+    from traceview.analysis.options import Options
 
 COMPONENT_NAMES = {"fresh_input": "fresh input", "cached_input": "cached input",
                    "output": "output"}
@@ -157,13 +160,15 @@ def render_json(doc: dict[str, Any]) -> str:
 
 
 def build(paths: list[str], *, seed: int = 0, resamples: int = 2000,
-          pricing_path: str | None = None) -> dict[str, Any]:
+          pricing_path: str | None = None, options: Options | None = None) -> dict[str, Any]:
+    """The comparison of the arms at `paths`, analysed with `options` (the command's: flags
+    and config file), else with the defaults and `pricing_path`."""
     from traceview.analysis.compare import compare
     from traceview.analysis.compare_arms import load_arms
     from traceview.analysis.options import Options
     from traceview.analysis.pricing import Pricing
 
-    options = Options(pricing_path=pricing_path)
+    options = options or Options(pricing_path=pricing_path)
     a, b, meta = load_arms(paths, options)
-    return compare(a, b, Pricing.load(pricing_path), seed=seed, resamples=resamples,
+    return compare(a, b, Pricing.load(options.pricing_path), seed=seed, resamples=resamples,
                    latency=meta["latency"])

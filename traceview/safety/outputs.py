@@ -112,12 +112,20 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     to make) would be read whole into memory; each raises :class:`Unread`, read at most
     one byte past the limit however the file grows."""
     # O_NONBLOCK: opening a FIFO would wait for a writer; a regular file ignores it.
-    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-        st = os.fstat(handle.fileno())
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        # Checked on the descriptor, before open() wraps it: open() refuses a directory
+        # with the descriptor's number for its name ("Is a directory: 3").
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise Unread(errno.EISDIR, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise Unread(None, "not a regular file")
         # Too large by its size is refused unread; a file growing meanwhile, past the limit.
-        raw = b"" if st.st_size > limit else handle.read(limit + 1)
+        with open(fd, "rb", closefd=False) as handle:
+            raw = b"" if st.st_size > limit else handle.read(limit + 1)
+    finally:
+        os.close(fd)
     if st.st_size > limit or len(raw) > limit:
         raise Unread(None, f"larger than {_size(limit)}, more than such a file needs; not read")
     return raw
