@@ -118,7 +118,7 @@ def test_a_malformed_openai_base_url_is_refused_before_any_request(command, url,
     traceback from host_of, or "cannot reach :" after a request to nowhere)."""
     assert main(_provider_argv(command, tmp_path, monkeypatch, url)) == 2
     out, err = capsys.readouterr()
-    shown = url.replace("pw-SECRET-1", "[redacted]")
+    shown = url.replace("user:pw-SECRET-1", "[redacted]")  # the user name too
     said = (f"$OPENAI_BASE_URL: not a URL: {shown!r}; give the provider's base URL, e.g. "
             "https://api.openai.com/v1 or http://127.0.0.1:8080/v1.")
     if command[0] == "objects":

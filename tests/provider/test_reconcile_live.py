@@ -112,7 +112,7 @@ def test_a_malformed_base_url_is_a_usage_error_before_any_request(
         main(["reconcile", str(capture), "--live", "--base-url", url])
     out, err = capsys.readouterr()
     assert (exc.value.code, out) == (2, "")
-    shown = url.replace("pw-SECRET-1", "[redacted]")
+    shown = url.replace("user:pw-SECRET-1", "[redacted]")  # the user name too
     assert err.endswith(f"traceview reconcile: error: argument --base-url: not a URL: "
                         f"{shown!r}; give the provider's base URL, e.g. "
                         "https://api.openai.com/v1 or http://127.0.0.1:8080/v1\n")

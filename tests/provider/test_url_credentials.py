@@ -86,3 +86,38 @@ def test_reconcile_live_refused_says_the_url_credentials_were_refused(
     assert said.err.startswith("traceview reconcile: " + REFUSED.format(
         reading=" reading /v1/organization/costs", key="admin key", env="OPENAI_ADMIN_KEY"))
     assert_unsaid(said.err)
+
+
+HINT = "; give the provider's base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1"
+
+
+@pytest.mark.parametrize("url,said", [
+    # A space in the password stopped the redactor short: the password was printed.
+    (f"http://alice:{PASSWORD} x@127.0.0.1/v1",
+     "not a URL: 'http://[redacted]@127.0.0.1/v1' (it has a space in its user name or "
+     "password, which no URL has)"),
+    (f"http://alice:{PASSWORD}/x@[bad/v1", "not a URL: 'http://[redacted]@[bad/v1'"),
+    (f"http://alice:{PASSWORD}@127.0.0.1:99999/v1",
+     "not a URL: 'http://[redacted]@127.0.0.1:99999/v1'"),
+    # A URL but for a space: refused as just "not a URL", the cause unsaid.
+    ("http://127.0.0.1:18181/v1 ", "not a URL: 'http://127.0.0.1:18181/v1 ' (it has a space "
+                                   "at its end, which no URL has)"),
+    ("\thttp://127.0.0.1:18181/v1", "not a URL: '\\thttp://127.0.0.1:18181/v1' (it has a tab "
+                                    "at its start, which no URL has)"),
+    ("http://127.0.0.1 :18181/v1", "not a URL: 'http://127.0.0.1 :18181/v1' (it has a space "
+                                   "inside it, which no URL has)"),
+])
+def test_a_bad_base_url_is_said_with_its_cause_and_never_its_password(
+        url: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-000000000000")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    cap = write_capture(tmp_path / "c.jsonl")
+    code = main(["fetch", str(cap), "-o", str(tmp_path / "snap.json"), "--max-retries", "0"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"traceview fetch: $OPENAI_BASE_URL: {said}"), err
+    assert HINT in err and "Traceback" not in err
+    assert_unsaid(err)
+    assert PASSWORD not in err and "alice" not in err
+    assert not (tmp_path / "snap.json").exists()

@@ -138,3 +138,26 @@ def test_a_file_report_refuses_as_not_a_capture_is_refused_alike(tmp_path, capsy
                  "--turn", "1"]) == 2
     assert capsys.readouterr() == ("", f"traceview screenshot: {path}: {said}\n")
     assert not out.exists()
+
+
+def test_the_screenshot_shows_the_users_keymap(tmp_path, monkeypatch):
+    """It rendered the default keys whatever the keymap said, and never read the file."""
+    keymap = tmp_path / "k.toml"
+    keymap.write_text('[keys]\n"app.help" = "f2"\n')
+    monkeypatch.setenv("TRACEVIEW_KEYMAP", str(keymap))
+    out = tmp_path / "help.svg"
+    assert command.run(parse(sample("claims"), "-o", str(out), "--view", "help")) == 0
+    text = svg_text(out.read_text())
+    assert re.search(r"\bf2\b", text) and not re.search(r"^\s*\?\s+Help", text, re.M), text
+
+
+def test_a_bad_keymap_refuses_the_screenshot_as_the_inspector_does(tmp_path, monkeypatch,
+                                                                   capsys):
+    keymap = tmp_path / "k.toml"
+    keymap.write_text("[keys]\nkeys = 5\n")
+    monkeypatch.setenv("TRACEVIEW_KEYMAP", str(keymap))
+    out = tmp_path / "x.svg"
+    assert command.run(parse(sample("claims"), "-o", str(out))) == 2
+    err = capsys.readouterr().err
+    assert "k.toml: unknown binding id(s) keys" in err and "nothing written" in err
+    assert not out.exists()

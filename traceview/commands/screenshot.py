@@ -77,6 +77,12 @@ def _refusal(ns: argparse.Namespace, png: bool) -> str | None:
         refuse_output(ns.output, [*ns.capture, *([items] if items else [])], force=ns.force)
     except PathRefused as exc:
         return f"{exc}; nothing written"
+    from traceview.ui.keymap import KeymapError, load_keymap
+
+    try:  # the inspector's keymap, so the footer and help show the keys it would
+        ns.keymap = load_keymap()
+    except KeymapError as exc:
+        return f"{exc}; nothing written"
     return None
 
 
@@ -97,6 +103,7 @@ def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | N
 
     svg, warning = asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size,
                                           items=getattr(ns, "items", None),
+                                          keymap=getattr(ns, "keymap", None),
                                           session_factory=session))
     return svg, warning, len(sessions[-1].analysis.problems) if sessions else 0
 

@@ -8,8 +8,9 @@ them). A file of id → key overrides the defaults:
     "app.quit" = "ctrl+q"
     "turns.next_marked" = "n,m"
 
-An unknown id, a value that is not a key string, or anything outside the ``[keys]`` table
-is refused with the file's name, so a typo never silently does nothing.
+An unknown id, a value that is not a key a terminal can send (``"ctrl+"``, ``","``, an
+unknown key name), or anything outside the ``[keys]`` table is refused with the file's
+name, so a typo never silently does nothing — nor leaves quit unpressable.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
+from functools import lru_cache
 from pathlib import Path
 
 from traceview.safety.sanitise import visible
@@ -37,6 +39,79 @@ def _read_bounded(file: Path) -> bytes:
     if len(raw) > MAX_BYTES:
         raise OSError(f"larger than {MAX_BYTES >> 10} KiB, which no keymap needs")
     return raw
+
+
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+
+
+@lru_cache(1)
+def _named_keys() -> frozenset[str]:
+    """The key names Textual gives a key press (``escape``, ``f2``, ``pageup``, …): its
+    ``Keys`` table, without modifiers and placeholders such as ``<any>``."""
+    from textual.keys import Keys
+
+    return frozenset(k.value.rpartition("+")[2] for k in Keys
+                     if not k.value.startswith("<"))
+
+
+def _key_name_fault(name: str, modified: bool) -> str | None:
+    """Why ``name`` (the part after any modifiers) names no key Textual can report, or None."""
+    from textual.keys import REPLACED_KEYS, _character_to_key, key_to_character
+
+    if len(name) == 1:
+        if not name.isprintable() or name.isspace():
+            return "is not a printable character"
+        if modified and not name.isalnum():
+            # Textual reports ctrl+, as ctrl+comma: "ctrl+," would never match a press.
+            return f"must be written by name after a modifier ({_character_to_key(name)})"
+        return None
+    if name in _named_keys():
+        return None
+    # A character's name as Textual spells it (comma, slash, question_mark, …): one that
+    # turns into a printable character and back into the same name.
+    char = key_to_character(REPLACED_KEYS.get(name, name))
+    if char is not None and char.isprintable() and _character_to_key(char) == name:
+        return None
+    return "is not a key name Textual knows (e.g. q, comma, escape, f2, pageup, space)"
+
+
+def key_fault(value: object) -> str | None:
+    """Why ``value`` is not a key string a terminal can send, or None.
+
+    Each comma-separated alternative must be modifiers (ctrl, shift, alt, meta, super,
+    hyper) joined by ``+`` to one key: a printable character or a key name Textual knows.
+    ``"ctrl+"`` or ``","`` would be accepted by Textual and bind nothing anyone can press.
+    """
+    if not isinstance(value, str):
+        return f"must be a key string, not {type(value).__name__}"
+    if not value.strip():
+        return "is empty; give a key"
+    if visible(value) != value:
+        # It reaches the footer, the help screen and the terminal: a control or format
+        # character (OSC 0 sets the window title) is no key.
+        return f"{visible(repr(value))} holds a control or format character, which no key is"
+    shown = visible(repr(value))
+    hint = ("; a comma separates alternatives, so the comma key is named comma (ctrl+comma)"
+            if "," in value else
+            "; + joins a modifier, so the + key is named plus (ctrl+plus)"
+            if "++" in value else "")
+    for alternative in value.split(","):
+        key = alternative.strip()
+        if not key:
+            return f"{shown} has an empty key between or beside its commas{hint}"
+        part = shown if key == value.strip() else f"{shown}: {visible(repr(key))}"
+        *modifiers, name = key.split("+")
+        bad = [m for m in modifiers if m not in MODIFIERS]
+        if bad:
+            return (f"{shown}: {bad[0]!r} is not a modifier "
+                    f"(one of {', '.join(MODIFIERS)})" if bad[0] else
+                    f"{part} has an empty part between its + signs{hint}")
+        if not name:
+            return f"{part} has no key after {key[:-1].rpartition('+')[2]}+{hint}"
+        fault = _key_name_fault(name, bool(modifiers))
+        if fault is not None:
+            return f"{shown}: {name!r} {fault}"
+    return None
 
 
 class KeymapError(Exception):
@@ -86,12 +161,9 @@ def load_keymap(path: str | os.PathLike[str] | None = None) -> dict[str, str]:
     if unknown:
         raise KeymapError(f"{file}: unknown binding id(s) {', '.join(unknown)}; "
                           f"known ids: {', '.join(sorted(known))}")
-    bad = sorted(k for k, v in keys.items() if not isinstance(v, str) or not v.strip())
-    # A key string reaches the footer, the help screen and the terminal: one holding a
-    # control or format character (OSC 0 sets the window title) is no key, and refused.
-    bad += sorted(k for k, v in keys.items()
-                  if isinstance(v, str) and v.strip() and visible(v) != v)
-    if bad:
-        raise KeymapError(f"{file}: keys for {', '.join(bad)} must be non-empty strings "
-                          '(e.g. "ctrl+q" or "n,m")')
+    faults = [f"{k}: {fault}" for k, v in sorted(keys.items())
+              if (fault := key_fault(v)) is not None]
+    if faults:
+        raise KeymapError(f"{file}: {'; '.join(faults)} "
+                          '(a key is e.g. "ctrl+q", "f2" or "n,m" for either n or m)')
     return {k: v.strip() for k, v in keys.items()}

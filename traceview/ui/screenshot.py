@@ -23,16 +23,19 @@ async def render_svg(
     options: Any = None,
     session_factory: Any = None,
     items: str | None = None,
+    keymap: dict[str, str] | None = None,
 ) -> tuple[str, str | None]:
     """The SVG of ``view`` once the whole capture is loaded, and a warning if any.
 
     ``items``: the snapshot the diff view compares with (offline); see ``--items``.
+    ``keymap``: the user's remapped keys (ui/keymap.py), so footer and help show them.
     """
     from traceview.ui.app import make_app
 
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     app = make_app(paths, options, session_factory=session_factory)
     app.items_path = items
+    app.keymap = keymap or {}
     warning = None
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
