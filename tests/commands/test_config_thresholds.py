@@ -93,8 +93,8 @@ def test_a_config_file_named_by_the_environment_must_exist(config, capsys):
         "", f"traceview: config file {config} (named by $TRACEVIEW_CONFIG): no such file\n")
 
 
-def test_the_config_file_sets_the_pricing_file_beside_it(config, capsys):
-    """`pricing` is --pricing's key, its path relative to the config file's folder."""
+def _doubled_prices_beside(config):
+    """A pricing file beside the config file, every model's prices doubled, named by it."""
     table = json.loads((ROOT / "traceview" / "analysis" / "pricing.json").read_text())
     for prices in table["models"].values():
         for name in ("input", "cached_input", "output"):
@@ -102,6 +102,11 @@ def test_the_config_file_sets_the_pricing_file_beside_it(config, capsys):
                 prices[name] *= 2
     (config.parent / "prices.json").write_text(json.dumps(table))
     config.write_text('pricing = "prices.json"\n')
+
+
+def test_the_config_file_sets_the_pricing_file_beside_it(config, capsys):
+    """`pricing` is --pricing's key, its path relative to the config file's folder."""
+    _doubled_prices_beside(config)
     bundled = _report(capsys, "--pricing", str(ROOT / "traceview/analysis/pricing.json"))
     doc = _report(capsys)
     assert doc["options"]["pricing"] == str(config.parent / "prices.json")
@@ -137,13 +142,7 @@ def _compare(capsys, *flags: str) -> dict:
 def test_compare_reads_the_config_file_as_report_does(config, capsys):
     """`compare` ignored the config file: its pricing was not used, and a $TRACEVIEW_CONFIG
     naming no file exited 0 where every other command refuses it."""
-    table = json.loads((ROOT / "traceview" / "analysis" / "pricing.json").read_text())
-    for prices in table["models"].values():
-        for name in ("input", "cached_input", "output"):
-            if isinstance(prices.get(name), (int, float)):
-                prices[name] *= 2
-    (config.parent / "prices.json").write_text(json.dumps(table))
-    config.write_text('pricing = "prices.json"\n')
+    _doubled_prices_beside(config)
     doc = _compare(capsys)
     bundled = _compare(capsys, "--pricing", str(ROOT / "traceview/analysis/pricing.json"))
     tokens = ("fresh_input", "cached_input", "output")

@@ -54,11 +54,14 @@ def sim():
         yield server
 
 
+def followed(path: Path, content: bytes = b"") -> tuple[Path, Waiter, object]:
+    """A capture of `content` at `path`, and an app following it with a Waiter's hook."""
+    path.write_bytes(content)
+    return path, Waiter(), make_app([str(path)], follow=True)
+
+
 async def test_follow_shows_turns_the_recorder_writes_while_the_app_runs(sim, tmp_path):
-    capture = tmp_path / "live.jsonl"
-    capture.touch()
-    waiter = Waiter()
-    app = make_app([str(capture)], follow=True)
+    capture, waiter, app = followed(tmp_path / "live.jsonl")
     async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
         await waiter.until(lambda: app.state.done, "the first (empty) load")
         assert "following" in str(app.main.query_one("#title").render())
@@ -216,31 +219,30 @@ def _stateless(n: int) -> bytes:
                 "usage": {"input_tokens": 10, "output_tokens": 1}}}) + b"\n")
 
 
+async def _append(app, pilot, waiter, capture, data: bytes, turns: int) -> None:
+    """Append `data` to the followed capture and wait until the app holds `turns` turns."""
+    with capture.open("ab") as out:
+        out.write(data)
+    await waiter.until(lambda: len(app.state.turns) == turns, f"{turns} turns")
+    await pilot.pause()
+
+
 async def test_following_the_newest_conversation_moves_on_to_the_next(tmp_path):
     """Found by a newcomer following a proxy's capture of stateless calls: each call is a
     conversation of its own, and the view stayed on the first, so nothing new ever showed.
     On the newest conversation's last turn, the view follows into a newer one (as on the
     last row it follows a newer turn); anywhere else it stays where the user put it."""
-    capture = tmp_path / "proxy.jsonl"
-    capture.write_bytes(_stateless(1))
-    waiter = Waiter()
-    app = make_app([str(capture)], follow=True)
+    capture, waiter, app = followed(tmp_path / "proxy.jsonl", _stateless(1))
     async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
         await waiter.until(lambda: app.state.done and len(app.main.rows) == 1, "call 1")
         for n in (2, 3):
-            with capture.open("ab") as out:
-                out.write(_stateless(n))
-            await waiter.until(lambda n=n: len(app.state.turns) == n, f"call {n}")
-            await pilot.pause()
+            await _append(app, pilot, waiter, capture, _stateless(n), n)
             assert app.main.current_turn().index == n
             assert len(app.main.rows) == 1
         await pilot.press("c", "home", "j", "enter")  # the first call (under "all"): not tailing
         await pilot.pause()
         assert app.main.current_turn().index == 1
-        with capture.open("ab") as out:
-            out.write(_stateless(4))
-        await waiter.until(lambda: len(app.state.turns) == 4, "call 4")
-        await pilot.pause()
+        await _append(app, pilot, waiter, capture, _stateless(4), 4)
         assert app.main.current_turn().index == 1  # stayed put
         assert "(1 of 4, c to pick)" in str(app.main.query_one("#title").render())
 
@@ -249,19 +251,11 @@ async def test_following_an_empty_capture_shows_the_newest_of_several_calls(tmp_
     """Found by a second attack pass: three calls appended at once to an empty followed
     capture showed the first, and later calls never moved the view (it was not on the
     newest). The newest is shown, on its last turn, and followed on from there."""
-    capture = tmp_path / "proxy.jsonl"
-    capture.touch()
-    waiter = Waiter()
-    app = make_app([str(capture)], follow=True)
+    capture, waiter, app = followed(tmp_path / "proxy.jsonl")
     async with app.run_test(size=SIZE, message_hook=waiter.hook) as pilot:
         await waiter.until(lambda: app.state.done, "the first (empty) load")
-        with capture.open("ab") as out:
-            out.write(_stateless(1) + _stateless(2) + _stateless(3))
-        await waiter.until(lambda: len(app.state.turns) == 3, "calls 1-3")
-        await pilot.pause()
+        await _append(app, pilot, waiter, capture, _stateless(1) + _stateless(2)
+                      + _stateless(3), 3)
         assert app.main.current_turn().index == 3
-        with capture.open("ab") as out:
-            out.write(_stateless(4))
-        await waiter.until(lambda: len(app.state.turns) == 4, "call 4")
-        await pilot.pause()
+        await _append(app, pilot, waiter, capture, _stateless(4), 4)
         assert app.main.current_turn().index == 4

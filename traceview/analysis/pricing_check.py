@@ -11,7 +11,7 @@ kind (SETTINGS: a container's billing rule)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # Keys a section or entry of the table may hold beside its prices, as text: when and where
@@ -92,20 +92,31 @@ def shape_error(table: dict[str, Any]) -> str | None:
     return None
 
 
-def _section_error(name: str, section: Any) -> str | None:
-    """The first entry of a priced section that is no object, or a leaf in it that is no
-    price."""
+def _entries(label: str, section: Any) -> Iterator[str | tuple[str, str, dict[str, Any]]]:
+    """Each entry of a section that is not a note, as (its key, where it is, its object);
+    a string instead says why the section or an entry is no object (nothing follows it)."""
     if section is None:
-        return None
+        return
     if not isinstance(section, dict):
-        return f'"{name}" must be an object, not {_kind(section)}'
+        yield f'"{label}" must be an object, not {_kind(section)}'
+        return
     for key, entry in section.items():
         if key in TABLE_NOTES and isinstance(entry, str):
             continue  # the section's own date and source, as the bundled table has
-        where = f'{name}["{key}"]'
+        where = f'{label}["{key}"]'
         if not isinstance(entry, dict):
-            return f"{where} must be an object, not {_kind(entry)}"
-        if bad := _leaves_error(where, entry):
+            yield f"{where} must be an object, not {_kind(entry)}"
+            return
+        yield key, where, entry
+
+
+def _section_error(name: str, section: Any) -> str | None:
+    """The first entry of a priced section that is no object, or a leaf in it that is no
+    price."""
+    for got in _entries(name, section):
+        if isinstance(got, str):
+            return got
+        if bad := _leaves_error(got[1], got[2]):
             return bad
     return None
 
@@ -146,28 +157,22 @@ def _reasoning_error(spec: Any) -> str | None:
 def _tiers_error(tiers: Any) -> str | None:
     """The first service tier that cannot be priced: a factor that is no number, a table
     of models that is no price, a `same_as` that names no tier."""
-    if tiers is None:
-        return None
-    if not isinstance(tiers, dict):
-        return f'"tiers" must be an object, not {_kind(tiers)}'
-    for tier, spec in tiers.items():
-        if tier in TABLE_NOTES and isinstance(spec, str):
-            continue
-        if not isinstance(spec, dict):
-            return f'tiers["{tier}"] must be an object, not {_kind(spec)}'
-        if "factor" in spec and (bad := _price_error(f'tiers["{tier}"]["factor"]',
-                                                     spec["factor"])):
+    for got in _entries("tiers", tiers):
+        if isinstance(got, str):
+            return got
+        tier, where, spec = got
+        if "factor" in spec and (bad := _price_error(f'{where}["factor"]', spec["factor"])):
             return bad
         if "same_as" in spec:
             same = spec["same_as"]
             if not (isinstance(same, str) and same != tier
                     and (same == "default" or isinstance(tiers.get(same), dict))):
-                return (f'tiers["{tier}"]["same_as"] must name another tier of the table '
+                return (f'{where}["same_as"] must name another tier of the table '
                         f"(or \"default\"), not {same!r}")
         models = spec.get("models")
         if models is not None and not isinstance(models, dict):
-            return f'tiers["{tier}"]["models"] must be an object, not {_kind(models)}'
+            return f'{where}["models"] must be an object, not {_kind(models)}'
         for model, prices in (models or {}).items():
-            if bad := _model_error(f'tiers["{tier}"]["models"]["{model}"]', prices):
+            if bad := _model_error(f'{where}["models"]["{model}"]', prices):
                 return bad
     return None
