@@ -209,3 +209,19 @@ def test_an_otlp_export_read_back_keeps_its_hosted_calls(tmp_path, capsys):
     assert [[(c["type"], c["id"], c["status"], c["evidence"], c["include"], c["queries"])
              for c in t["hosted_calls"]] for t in after["turns"]] == calls
     assert [t["markers"] for t in after["turns"]][1] == ["evidence_missing"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["report", "--bogus", "sample_traces/claims.jsonl"],
+    ["sql", "select 1", "sample_traces/claims.jsonl", "--bogus"],
+    ["export", "sample_traces/claims.jsonl", "--to", "csv", "-o", "out", "--bogus"]])
+def test_a_flag_the_command_does_not_take_is_said_by_the_command(argv, capsys):
+    """`traceview report --bogus` answered with the top parser's usage, `traceview [-h]
+    {report} ...`, which names no flag of the command and reads as if `report` were the
+    only command; the command's own parser says it, with its usage."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err.startswith(f"usage: traceview {argv[0]} [-h]")
+    assert err.endswith(f"traceview {argv[0]}: error: unrecognized arguments: --bogus\n")

@@ -32,9 +32,10 @@ def _unavailable(name: str, exc: Exception) -> Run:
     return run
 
 
-def build_command_parser(command: str) -> argparse.ArgumentParser:
-    """``traceview COMMAND``'s parser; a command whose extras are not installed still parses
-    and says so when run."""
+def build_command_parser(command: str) -> tuple[argparse.ArgumentParser,
+                                                argparse.ArgumentParser]:
+    """``traceview COMMAND``'s parser and the command's own; a command whose extras are not
+    installed still parses and says so when run."""
     parser = Parser(prog="traceview")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(command, help=COMMANDS[command], description=COMMANDS[command])
@@ -42,13 +43,18 @@ def build_command_parser(command: str) -> argparse.ArgumentParser:
         module = importlib.import_module(f"traceview.commands.{command}")
     except ImportError as exc:
         p.set_defaults(run=_unavailable(command, exc))
-        return parser
+        return parser, p
     module.add_arguments(p)
     p.set_defaults(run=module.run)
-    return parser
+    return parser, p
 
 
 def run_command(argv: list[str]) -> int:
-    """Parse ``argv`` (its first word names the command) and run it; the exit status."""
-    ns = build_command_parser(argv[0]).parse_args(argv)
+    """Parse ``argv`` (its first word names the command) and run it; the exit status. A
+    word the command does not take is said by the command's parser, with its usage (the
+    top parser's would show `traceview [-h] {report} ...`)."""
+    parser, command = build_command_parser(argv[0])
+    ns, extras = parser.parse_known_args(argv)
+    if extras:
+        command.error(f"unrecognized arguments: {' '.join(extras)}")
     return int(ns.run(ns) or 0)
