@@ -54,6 +54,21 @@ def test_ab_refuses_an_alias_before_sending_anything(capsys, tmp_path):
     assert not out.exists()
 
 
+def test_ab_refuses_a_malformed_openai_base_url_before_making_its_folder(
+        capsys, tmp_path, monkeypatch):
+    """Found by a colleague: with a bad $OPENAI_BASE_URL `ab` made its results folder and
+    manifest, then stopped at the first call with 'APIConnectionError: Connection error.'
+    The URL it will send to is checked first; nothing is made."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000000000000000")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://[bad/v1")
+    out = tmp_path / "r"
+    assert main(["ab", SOURCE, "-o", str(out), "--model", "gpt-4.1-2025-04-14"]) == 2
+    assert capsys.readouterr().err == (
+        "traceview ab: $OPENAI_BASE_URL: not a URL: 'http://[bad/v1'; give the provider's "
+        "base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1\n")
+    assert not out.exists()
+
+
 def test_ab_dry_run_prints_the_plan_and_an_estimate(capsys, tmp_path):
     out = tmp_path / "r"
     assert main(["ab", SOURCE, "-o", str(out), "--model", "gpt-4.1-2025-04-14", "--sample",

@@ -24,6 +24,7 @@ from traceview.experiment.steps import (
     make_clients,
     plan_manifest,
 )
+from traceview.provider.urls import base_url_fault
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
 
@@ -70,7 +71,17 @@ def _resumed(ns: argparse.Namespace, folder: Path) -> dict[str, Any]:
         raise PlanError("this run used --docs; pass the same --docs DIR to resume it")
     if ns.model and ns.model != m["model"]:
         raise PlanError(f"--model {ns.model} differs from the run's {m['model']}")
+    _check_url(ns.base_url or m["options"].get("base_url"))
     return m
+
+
+def _check_url(base_url: str | None) -> None:
+    """PlanError when the URL the run will send to (`--base-url`, the run's own, else
+    $OPENAI_BASE_URL) is none: said before the results folder is made or written, not as
+    a connection error after it."""
+    env = os.environ.get("OPENAI_BASE_URL")
+    if base_url is None and env and (fault := base_url_fault(env)):
+        raise PlanError(f"$OPENAI_BASE_URL: {fault}")
 
 
 def _check_folder(folder: Path) -> None:
@@ -91,6 +102,8 @@ def _planned(ns: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     if (folder / mf.NAME).exists():
         raise PlanError(f"{folder} already holds a run; use --resume or another --out")
     _check_folder(folder)
+    if not ns.dry_run:
+        _check_url(ns.base_url)
     request = PlanRequest(model=ns.model, source=list(ns.source), sample=ns.sample,
                           runs=ns.runs, seed=ns.seed, allow_alias=ns.allow_alias,
                           docs=ns.docs, keep=ns.keep, base_url=ns.base_url,
