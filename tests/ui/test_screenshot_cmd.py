@@ -161,3 +161,20 @@ def test_a_bad_keymap_refuses_the_screenshot_as_the_inspector_does(tmp_path, mon
     err = capsys.readouterr().err
     assert "k.toml: unknown binding id(s) keys" in err and "nothing written" in err
     assert not out.exists()
+
+
+def test_a_compare_of_an_arm_read_with_problems_exits_as_compare_does(tmp_path, capsys):
+    """`screenshot --view compare` exited 0 where `compare` on the same arms exits 1 (an
+    arm's capture read with problems): the picture is written, and the exit and the line
+    on stderr say what `report` would."""
+    from tests.fixtures_shared import SAMPLES
+    from traceview.cli import main
+
+    arm_a = tmp_path / "A.jsonl"
+    arm_a.write_bytes((SAMPLES / "ab" / "A.jsonl").read_bytes() + b"{bad json\n")
+    out = tmp_path / "cmp.svg"
+    assert main(["screenshot", "--view", "compare", str(arm_a), str(SAMPLES / "ab" / "B.jsonl"),
+                 "-o", str(out)]) == 1
+    assert out.read_text().startswith("<svg")
+    assert capsys.readouterr().err == (
+        "traceview screenshot: 1 problem while reading; everything readable is shown\n")

@@ -92,7 +92,7 @@ def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | N
     if ns.view == "compare":  # arms: an `ab` results folder, or two captures (A then B)
         from traceview.ui.compare_app import render_compare_svg
 
-        return *asyncio.run(render_compare_svg(list(ns.capture), size)), 0
+        return asyncio.run(render_compare_svg(list(ns.capture), size))
     from traceview.ui.app_load import default_session
 
     sessions: list[Any] = []

@@ -77,10 +77,12 @@ def run_compare_app(paths: list[str], doc: dict[str, Any] | None = None) -> int:
 
 
 async def render_compare_svg(paths: list[str], size: tuple[int, int] = (160, 48),
-                             doc: dict[str, Any] | None = None) -> tuple[str, str | None]:
-    """The compare screen's SVG once the comparison is computed (no warning); raises
-    ScreenshotRefused when no comparison could be made: a picture of the error is not the
-    picture that was asked for."""
+                             doc: dict[str, Any] | None = None
+                             ) -> tuple[str, str | None, int]:
+    """The compare screen's SVG once the comparison is computed (no warning), and how many
+    problems reading the arms' captures had (`compare` exits 1 on them, as `screenshot`
+    then does); raises ScreenshotRefused when no comparison could be made: a picture of
+    the error is not the picture that was asked for."""
     import os
 
     from traceview.ui.screenshot import ScreenshotRefused
@@ -94,4 +96,7 @@ async def render_compare_svg(paths: list[str], size: tuple[int, int] = (160, 48)
         svg = app.export_screenshot(title="traceview · compare")
     if app.error is not None:
         raise ScreenshotRefused(f"cannot compare: {app.error}")
-    return svg, None
+    arms = (app.doc or {}).get("arms") or {}
+    problems = sum(a.get("problems") or 0 for a in (
+        arms.values() if isinstance(arms, dict) else arms) if isinstance(a, dict))
+    return svg, None, problems
