@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,21 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     # Kept when the inspector rewrites the file; checked where they are used.
     "deposit_min_tokens": int, "deposit_ratio": (int, float), "compaction_min_drop": int,
     "pricing": str}
+#: The inspector's own settings, as a wrong one is said (the commands refuse it).
+_INSPECTOR = {"theme": "a string", "turns_sort": "a string",
+              "turns_hidden": "a list of column names"}
+
+
+def wrong_setting(key: str, value: Any) -> str | None:
+    """What is wrong with an inspector setting's value (None: usable, or not one of them)."""
+    if key not in _INSPECTOR or _usable(key, value):
+        return None
+    return f"{key} must be {_INSPECTOR[key]}, not {value!r}"
+
+
+def _usable(key: str, value: Any) -> bool:
+    return isinstance(value, KEYS[key]) and not isinstance(value, bool) and (
+        not isinstance(value, list) or all(isinstance(v, str) for v in value))
 
 
 def named_config() -> str | None:
@@ -60,33 +76,60 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
-    out: dict[str, Any] = {}
-    for key, kind in KEYS.items():
-        value = data.get(key)
-        if isinstance(value, kind) and (not isinstance(value, list)
-                                        or all(isinstance(v, str) for v in value)):
-            out[key] = value
-    return out
+    return {key: data[key] for key in KEYS if key in data and _usable(key, data[key])}
 
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
     """Remember ``key = value`` beside the others; None if the file cannot be written
-    (said by the caller). Strings are written as JSON strings, which TOML reads alike."""
+    (said by the caller). The user's own lines and comments stay: only the key's line is
+    replaced (or added), unless the file then reads differently, when it is written again
+    from its settings. Written beside and renamed, so a failed write leaves the old file."""
     path = path or config_path()
     settings = load_settings(path)
     settings[key] = value
-    lines = []
-    for name, item in sorted(settings.items()):
-        if isinstance(item, list):
-            lines.append(f"{name} = [{', '.join(json.dumps(v) for v in item)}]\n")
-        else:
-            lines.append(f"{name} = {json.dumps(item)}\n")
+    try:
+        old = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        old = ""
+    text = _edited(old, key, value, settings)
+    if text is None:
+        text = "".join(_line(name, item) for name, item in sorted(settings.items()))
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(lines), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
     except OSError:
+        temporary.unlink(missing_ok=True)
         return None
     return path
+
+
+def _line(name: str, item: Any) -> str:
+    """One setting as a TOML line; strings as JSON strings, which TOML reads alike."""
+    if isinstance(item, list):
+        return f"{name} = [{', '.join(json.dumps(v) for v in item)}]\n"
+    return f"{name} = {json.dumps(item)}\n"
+
+
+def _edited(old: str, key: str, value: Any, settings: dict[str, Any]) -> str | None:
+    """`old` with `key`'s line replaced by its new value (added at the end when it has
+    none), or None when that would not read back as exactly `settings`."""
+    lines = old.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    at = re.compile(rf"\s*{re.escape(key)}\s*=")
+    found = next((i for i, line in enumerate(lines) if at.match(line)), None)
+    if found is None:
+        lines.append(_line(key, value))
+    else:
+        lines[found] = _line(key, value)
+    text = "".join(lines)
+    try:
+        read = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    return text if {k: v for k, v in read.items() if k in KEYS} == settings else None
 
 
 def save_theme(name: str, path: Path | None = None) -> Path | None:

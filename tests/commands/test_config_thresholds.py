@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from traceview.cli import main
-from traceview.config import load_settings, save_theme
+from traceview.config import load_settings, save_setting, save_theme
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = str(ROOT / "sample_traces" / "claims.jsonl")
@@ -181,3 +181,41 @@ def test_a_config_file_that_is_no_regular_file_is_said_plainly(tmp_path, monkeyp
     assert capsys.readouterr() == (  # was "cannot read ([Errno None] not a regular file)"
         "", f"traceview: config file {fifo} (named by $TRACEVIEW_CONFIG): cannot read (not a "
             "regular file)\n")
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("theme = 7", "theme must be a string, not 7"),
+    ('turns_hidden = "ms"', "turns_hidden must be a list of column names, not 'ms'"),
+    ("turns_hidden = [1]", "turns_hidden must be a list of column names, not [1]"),
+    ("turns_sort = true", "turns_sort must be a string, not True"),
+])
+def test_a_wrong_typed_inspector_setting_is_a_usage_error(config, capsys, line, said):
+    """Ignored, it would leave the user wondering why the theme never changes (and the
+    inspector's next save would drop it)."""
+    config.write_text(line + "\n")
+    assert main(["report", CLAIMS, "--format", "json"]) == 2
+    assert capsys.readouterr() == ("", f"traceview: config file {config}: {said}\n")
+
+
+def test_saving_a_setting_keeps_the_users_comments_and_layout(config):
+    text = ("# my traceview settings\n"
+            "deposit_min_tokens = 800   # big deposits only\n"
+            "\n"
+            'theme = "nord"  # dark\n'
+            "deposit_ratio = 0.3\n")
+    config.write_text(text)
+    assert save_theme("gruvbox") == config
+    assert config.read_text() == text.replace('theme = "nord"  # dark', 'theme = "gruvbox"')
+    assert save_setting("turns_hidden", ["ms", "reasoning"]) == config
+    assert config.read_text().endswith('deposit_ratio = 0.3\nturns_hidden = ["ms", '
+                                       '"reasoning"]\n')
+    assert load_settings(config) == {"theme": "gruvbox", "deposit_min_tokens": 800,
+                                     "deposit_ratio": 0.3, "turns_hidden": ["ms", "reasoning"]}
+
+
+def test_a_setting_spread_over_lines_is_saved_whole(config):
+    """A list written over several lines cannot be replaced line by line: the file is
+    written again from its settings, still one that reads back the same."""
+    config.write_text('turns_hidden = [\n  "ms",\n]\ndeposit_ratio = 0.3\n')
+    assert save_setting("turns_hidden", ["reasoning"]) == config
+    assert load_settings(config) == {"turns_hidden": ["reasoning"], "deposit_ratio": 0.3}

@@ -89,7 +89,8 @@ def config_thresholds(*, flags: bool = True) -> tuple[Path, dict[str, Any]]:
     that override the file (`compare` has not)."""
     import tomllib
 
-    from traceview.config import CONFIG_MAX_BYTES, KEYS, config_path, named_config
+    from traceview.config import (CONFIG_MAX_BYTES, KEYS, config_path, named_config,
+                                  wrong_setting)
     from traceview.safety.outputs import read_bounded
 
     path = config_path()
@@ -115,6 +116,9 @@ def config_thresholds(*, flags: bool = True) -> tuple[Path, dict[str, Any]]:
     for name in data:
         if name not in KEYS:
             raise UsageError(f"config file {path}: {_unknown(name, sorted(KEYS))}")
+        wrong = wrong_setting(name, data[name])
+        if wrong:
+            raise UsageError(f"config file {path}: {wrong}")
     out: dict[str, Any] = {}
     for name, parse in THRESHOLDS.items():
         if name not in data:
