@@ -70,19 +70,27 @@ def host_of(url: str) -> str:
 
 def url_credentials(url: str) -> bool:
     """Whether ``url`` carries ``user:password@``: the HTTP client then sends them as Basic
-    auth in place of the Bearer key, so a refusal is theirs, not the key's. The password is
-    registered for masking wherever it appears (a provider echoing it back, say), as is
-    the Basic token made of them."""
+    auth in place of the Bearer key, so a refusal is theirs, not the key's."""
     try:
         parts = urlsplit(url)
-        if parts.password:
-            user, password = unquote(parts.username or ""), unquote(parts.password)
-            for secret in (parts.password, password,
-                           base64.b64encode(f"{user}:{password}".encode()).decode()):
-                add_secret(secret)
         return parts.username is not None or parts.password is not None
     except ValueError:  # not a URL (an unbalanced "["): said by whoever uses it
         return False
+
+
+def mask_url_credentials(url: str) -> None:
+    """Register the password in ``url`` for masking wherever it appears (a provider
+    echoing it back, say), as is the Basic token made of it and the user name."""
+    try:
+        parts = urlsplit(url)
+        if not parts.password:
+            return
+        user, password = unquote(parts.username or ""), unquote(parts.password)
+    except ValueError:
+        return
+    for secret in (parts.password, password,
+                   base64.b64encode(f"{user}:{password}".encode()).decode()):
+        add_secret(secret)
 
 
 def refused(config: ProviderConfig, code: int, key: str = "API key",
@@ -112,7 +120,7 @@ def make_client(config: ProviderConfig, offline: str | None = OFFLINE) -> openai
         )
     add_secret(key)  # the key in use is masked wherever it appears (stored text, errors)
     base_url = config.checked_base_url()
-    url_credentials(base_url)  # and so is a password in the base URL
+    mask_url_credentials(base_url)  # and so is a password in the base URL
     try:
         return openai.OpenAI(
             api_key=key,

@@ -20,7 +20,12 @@ from typing import Any
 import httpx2
 
 from traceview.capture import bounded
-from traceview.provider.client import DeadlineTransport, ProviderConfig, refused, url_credentials
+from traceview.provider.client import (
+    DeadlineTransport,
+    ProviderConfig,
+    mask_url_credentials,
+    refused,
+)
 from traceview.provider.errors import ProviderError, scrub
 from traceview.provider.org_pages import PageError, read_page
 from traceview.report.reconcile import BillRead
@@ -119,7 +124,7 @@ class OrgReader:
         self.config = config
         self.key = admin_key(config)
         base_url = config.checked_base_url()  # a malformed one refused before any request
-        url_credentials(base_url)  # its password masked, as the key is
+        mask_url_credentials(base_url)  # its password masked, as the key is
         self.max_pages = max_pages
         self.sleep = sleep
         self.client = httpx2.Client(
