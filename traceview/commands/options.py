@@ -89,8 +89,7 @@ def config_thresholds(*, flags: bool = True) -> tuple[Path, dict[str, Any]]:
     that override the file (`compare` has not)."""
     import tomllib
 
-    from traceview.config import (CONFIG_MAX_BYTES, KEYS, config_path, named_config,
-                                  wrong_setting)
+    from traceview.config import CONFIG_MAX_BYTES, KEYS, config_path, named_config, wrong_setting
     from traceview.safety.outputs import read_bounded
 
     path = config_path()
