@@ -143,7 +143,7 @@ class Pricing:
     @classmethod
     def load(cls, path: str | None = None) -> Pricing:
         if path is None:
-            # Next to this module (importlib.resources would cost 2 MB of imports for one file).
+            # Next to this module (importlib.resources would import much more for one file).
             raw = Path(__file__).with_name("pricing.json").read_bytes()
             return cls(orjson.loads(raw), "bundled")
         try:

@@ -16,7 +16,7 @@ def percentiles(values: list[int]) -> dict[str, float | None]:
         return {"p50": None, "p95": None}
     if len(values) == 1:
         return {"p50": float(values[0]), "p95": float(values[0])}
-    import statistics  # ~1.6 MB resident with fractions/decimal: only when used
+    import statistics  # pulls in fractions and decimal: only when used
 
     q = statistics.quantiles(values, n=100, method="inclusive")
     return {"p50": round(q[49], 1), "p95": round(q[94], 1)}

@@ -94,7 +94,7 @@ class TurnColumns:
         # exchange is in: what a turn's `attributed_to` merges its request's metadata over.
         self.conversation_metadata: dict[str, dict[str, str]] = {}
         # Cost is priced again when read (a dict lookup and three products) rather than
-        # held: two floats and a reason per turn are 5 % of a large capture's summary.
+        # held: two floats and a reason per turn would grow a large capture's summary.
         self.pricing = pricing
         # A turn's markers: a number into one list per distinct combination (a few dozen
         # cover a capture; 0 is NO_MARKERS). The lists are shared and never mutated.

@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # the pool is imported only where workers run
     from concurrent.futures import Future, ProcessPoolExecutor
     from multiprocessing.process import BaseProcess
 
-# 1 MB: unpickling a chunk's result holds the GIL (a few ms for 1 MB), which the
-# inspector's event loop waits out while it loads.
+# Unpickling a chunk's result holds the GIL, which the inspector's event loop waits out
+# while it loads: chunks stay small enough that a key never waits long.
 CHUNK_BYTES = 1 << 20
 # The first chunk of a screen's read (`first_here`): about a screenful of turns, so the
 # first rows wait for that much of the file's head, whatever the file's size.
@@ -47,7 +47,7 @@ FIRST_CHUNK_BYTES = 64 << 10
 # problem on its line and skipped in chunks, so memory stays bounded whatever the input.
 MAX_LINE_BYTES = 256 << 20
 BOM = b"\xef\xbb\xbf"
-# Below this many bytes in all, one process: a worker's start-up (~0.1 s) outweighs it.
+# Below this many bytes in all, one process: a worker's start-up outweighs what it saves.
 MIN_PARALLEL_BYTES = 48 << 20
 # A worker reads its chunk through a buffer this size: with the default 8 kB most records
 # of a few kB are copied twice.

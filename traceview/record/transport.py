@@ -353,8 +353,8 @@ def _default_limits() -> Any:
     """The SDK's own connection limits, so recording does not change pooling behaviour.
 
     Read from the SDK only when it is already loaded (an application recording its own
-    client): importing the whole `openai` package just for two numbers cost the proxy
-    ~25 MB of RSS and a first request that waited for the import."""
+    client): importing the whole `openai` package just for two numbers would grow the
+    proxy's memory and make its first request wait for the import."""
     import sys
 
     if "openai" not in sys.modules:

@@ -34,10 +34,9 @@ from traceview.safety.sanitise import json_shown, json_shown_dump
 _NONCE = os.urandom(8).hex()  # secrets.token_hex, without hmac's import of OpenSSL
 _PLACEHOLDER = f"turns-{_NONCE}"
 _OBJECTS = f"objects-{_NONCE}"  # the provider objects' list: one per stored response
-# Rows per dumps / redact / sanitise call: ~0.4 MB of hosted-shape turns (a row with its
-# carried context is ~6 kB of JSON). A batch's dicts and its three buffers (dumps, the
-# indented copy, the chunk) are the write's peak above the analysis; 256 rows made that
-# ~9 MB. Per-call costs are still paid once per 64 rows: a fraction of a µs per row.
+# Rows per dumps / redact / sanitise call. A batch's dicts and its three buffers (dumps,
+# the indented copy, the chunk) are the write's peak above the analysis, so a batch stays
+# small; the per-call costs, paid once a batch, are then a small share of a row's.
 BATCH = 64
 
 
@@ -236,7 +235,7 @@ def _pieces(rest: bytes, lists: dict[bytes, tuple[int, int]]) -> Iterator[Piece]
 def _part(task: tuple[bytes, int, int]) -> bytes:
     """Items [start, stop) of the list `marker` names, in a forked writer (or here when
     none could take it): the turns' rows are most of the writer's work, a conversation's
-    carried context is ~6 kB of JSON, a stored response is an object to list, and a
+    carried context is kilobytes of JSON, a stored response is an object to list, and a
     verdict's hash reads its conversation's input again (and loads OpenSSL, megabytes of
     memory this process then need not hold)."""
     marker, start, stop = task
@@ -277,8 +276,8 @@ class _LongLists:
     a marker that `write` replaces with the list's numbers, streamed a slice at a time.
 
     A vector store used on every turn lists every turn. Made inside its batch, its bytes
-    were copied by the dump, the safe pass and the indent shift, ~3 copies of ~0.8 MB on a
-    200 MB hosted capture: the write's peak. The marker carries the per-process nonce, so
+    were copied by the dump, the safe pass and the indent shift, three copies of a list
+    as long as the capture: the write's peak. The marker carries the per-process nonce, so
     no capture string can spell it."""
 
     def __init__(self) -> None:

@@ -52,7 +52,7 @@ class _Backend(Protocol):
 
 @lru_cache(maxsize=4)
 def _backend(encoding: str) -> _Backend | None:
-    """Load an encoding once per process (o200k: about 0.3 s and 68 MB)."""
+    """Load an encoding once per process: its vocabulary is large and slow to load."""
     bindings = _bindings()
     if bindings is None:
         return None
@@ -68,7 +68,7 @@ def _bindings() -> ModuleType | None:
     """bpe-openai's compiled tokenizer, loaded without running the package's __init__.
 
     Importing `bpe_openai` decodes all three of its vocabularies into Python dicts for its
-    tiktoken-compatible layer (2.5 s and 35 MB more); the counts come from the compiled
+    tiktoken-compatible layer (seconds and memory more); the counts come from the compiled
     module alone, which carries its vocabularies inside.
     """
     spec = importlib.util.find_spec("bpe_openai")
