@@ -27,7 +27,7 @@ from traceview.ui.widgets.legend_box import LegendBox
 from traceview.ui.widgets.row_table import RowHeader, RowTable
 from traceview.ui.widgets.text_scroll import TextScroll
 from traceview.ui.widgets.title_bar import TitleBar
-from traceview.ui.widgets.turns_table import is_marked, make_turns_table
+from traceview.ui.widgets.turns_table import make_turns_table
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -299,16 +299,6 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         return self.table.current()
 
     # -- actions --------------------------------------------------------------------------
-    def action_next_marked(self, direction: int) -> None:
-        start = self.table.cursor + direction
-        indices = range(start, len(self.rows)) if direction > 0 else range(start, -1, -1)
-        for i in indices:
-            if is_marked(self.rows[i]):
-                self.table.move_to(i)
-                return
-        where = "below" if direction > 0 else "above"
-        self.notify(f"no more marked turns {where}", markup=False)
-
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.add_class("visible")
@@ -354,11 +344,6 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
             self.table.focus()
 
     # -- search: every row stays, the cursor goes to the matches (like less, lnav) -------
-    def action_search(self) -> None:
-        box = self.query_one("#search", Input)
-        box.add_class("visible")
-        box.focus()
-
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
         # Live while typing where one pass is quick; on a big view, at enter only.
@@ -377,12 +362,6 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
         self.inspector.action_detail(raw=True)
 
     # -- habits from other apps: go to, sort, copy, export, columns ------------------------
-    def action_goto(self) -> None:
-        box = self.query_one("#goto", Input)
-        box.value = ""
-        box.add_class("visible")
-        box.focus()
-
     @on(Input.Submitted, "#goto")
     def _goto_submitted(self, event: Input.Submitted) -> None:
         box = self.query_one("#goto", Input)

@@ -1,5 +1,6 @@
-"""The turns view's finding: `/` search with n/N, and `:` go to (a turn number, a line,
-an id). The screen owns the prompts; this holds what they do (ui/search.py the rule).
+"""The turns view's finding: `/` search with n/N, `:` go to (a turn number, a line, an
+id), and m/M to the next marked turn. The screen owns the prompts' widgets; this holds
+what they do (ui/search.py the rule).
 
 Search runs in two passes: the turn reports at once, then (on enter) the bodies on disk,
 re-read and redacted in a thread worker that posts what it found every quarter second —
@@ -9,9 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.widgets import Input
+
 from traceview.ui.messages import BodyMatches
 from traceview.ui.search import matches
 from traceview.ui.state import ALL
+from traceview.ui.widgets.turns_table import is_marked
 
 if TYPE_CHECKING:
     from traceview.analysis.seams import TurnRow
@@ -43,6 +47,32 @@ class TurnsFind:
         def refresh_title(self) -> None: ...
         def _rebuild(self, turn_index: int | None = None) -> None: ...
         def action_clear_filter(self) -> None: ...
+
+    def action_search(self) -> None:
+        """/: the search line, opened."""
+        self._prompt("#search")
+
+    def action_goto(self) -> None:
+        """:: the go-to line, opened empty."""
+        self._prompt("#goto").value = ""
+
+    def _prompt(self, selector: str) -> Input:
+        screen: Any = self  # the prompts are the screen's this is mixed into
+        box: Input = screen.query_one(selector, Input)
+        box.add_class("visible")
+        box.focus()
+        return box
+
+    def action_next_marked(self, direction: int) -> None:
+        """m/M: the cursor to the next marked turn below (above)."""
+        start = self.table.cursor + direction
+        indices = range(start, len(self.rows)) if direction > 0 else range(start, -1, -1)
+        for i in indices:
+            if is_marked(self.rows[i]):
+                self.table.move_to(i)
+                return
+        where = "below" if direction > 0 else "above"
+        self.notify(f"no more marked turns {where}", markup=False)
 
     def apply_search(self, query: str, bodies: bool = False) -> None:
         """Find ``query`` in the rows shown and move to the first match at or below the
