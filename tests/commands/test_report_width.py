@@ -24,6 +24,6 @@ def test_a_width_too_narrow_is_refused(width: str, capsys: pytest.CaptureFixture
 def test_the_narrowest_width_shows_every_part(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", CAPTURE, "--width", "20"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("traceview · ")
+    assert text.startswith("traceview ·\n")
     flat = "".join(text.split())
     assert "claims.jsonl·4turns" in flat and "totals:4turns" in flat

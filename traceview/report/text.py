@@ -142,6 +142,10 @@ class _Out:
             if laid_out or all(cell_len(line) <= self.width for line in text.split("\n")):
                 self.write(text + "\n")
                 return
+            if not laid_out:  # Rich's wrap, without the space it leaves where it breaks
+                for line in Text(text).wrap(self.console, self.width):
+                    self.write(line.plain.rstrip(" ") + "\n")
+                return
         self.console.print(Text(text, style=style or ""), soft_wrap=laid_out)
 
     def table(self, header: str, body: str) -> None:
