@@ -94,11 +94,14 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
     text = _edited(old, key, value, settings)
     if text is None:
         text = "".join(_line(name, item) for name, item in sorted(settings.items()))
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    target = Path(os.path.realpath(path))  # a symlinked config: the file it points to
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
+        if target.exists():
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        os.replace(temporary, target)
     except OSError:
         temporary.unlink(missing_ok=True)
         return None

@@ -219,3 +219,19 @@ def test_a_setting_spread_over_lines_is_saved_whole(config):
     config.write_text('turns_hidden = [\n  "ms",\n]\ndeposit_ratio = 0.3\n')
     assert save_setting("turns_hidden", ["reasoning"]) == config
     assert load_settings(config) == {"turns_hidden": ["reasoning"], "deposit_ratio": 0.3}
+
+
+def test_saving_a_setting_writes_through_a_symlinked_config(tmp_path, monkeypatch):
+    """Dotfiles kept in a repository are often symlinked into place: the link stays, the
+    file it points to gets the setting, its mode kept."""
+    real = tmp_path / "dotfiles" / "traceview.toml"
+    real.parent.mkdir()
+    real.write_text("deposit_ratio = 0.3\n")
+    real.chmod(0o600)
+    link = tmp_path / "config.toml"
+    link.symlink_to(real)
+    monkeypatch.setenv("TRACEVIEW_CONFIG", str(link))
+    assert save_theme("nord") == link
+    assert link.is_symlink() and real.read_text() == 'deposit_ratio = 0.3\ntheme = "nord"\n'
+    assert real.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in real.parent.iterdir()) == ["traceview.toml"]
