@@ -77,3 +77,12 @@ def test_demo_ab_runs_the_experiment_and_refuses_to_overwrite_it(tmp_path, capsy
     assert (out / "manifest.json").exists() and (out / "A.jsonl").exists()
     assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 2
     assert "already holds a run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("delay", ["nan", "inf", "-1", "1e308"])
+def test_sim_refuses_a_slow_fault_it_cannot_wait(delay, capsys, monkeypatch):
+    """Such a delay was accepted, and each request it hit was a 500 (an OverflowError in
+    the wait) or not slow at all: not the rehearsal asked for."""
+    monkeypatch.setattr(cli.SimServer, "serve_forever", lambda self: None)  # never blocks
+    assert cli.run(_ns(cli, ["--fault", f"slow={delay}"])) == 2
+    assert "slow=SECONDS" in capsys.readouterr().err
