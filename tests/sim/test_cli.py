@@ -86,3 +86,22 @@ def test_sim_refuses_a_slow_fault_it_cannot_wait(delay, capsys, monkeypatch):
     monkeypatch.setattr(cli.SimServer, "serve_forever", lambda self: None)  # never blocks
     assert cli.run(_ns(cli, ["--fault", f"slow={delay}"])) == 2
     assert "slow=SECONDS" in capsys.readouterr().err
+
+
+def test_demo_that_cannot_write_its_capture_says_so(tmp_path, capsys, monkeypatch):
+    """A full disk: the recorder only warns (the application's call must not fail), but the
+    demo's whole point is the capture; it said "recorded … (4 turns)" and exited 0."""
+    import errno
+
+    from traceview.record.writer import CaptureWriter
+
+    def full(self, record):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(CaptureWriter, "write", full)
+    out = tmp_path / "demo.jsonl"
+    assert demo.run(_ns(demo, ["--out", str(out), "--no-open"])) == 1
+    said = capsys.readouterr()
+    assert "recorded" not in said.out
+    assert f"cannot write {out}: No space left on device" in said.err
+    assert "Traceback" not in said.err
