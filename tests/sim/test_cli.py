@@ -105,3 +105,14 @@ def test_demo_that_cannot_write_its_capture_says_so(tmp_path, capsys, monkeypatc
     assert "recorded" not in said.out
     assert f"cannot write {out}: No space left on device" in said.err
     assert "Traceback" not in said.err
+
+
+def test_demo_refuses_an_out_that_is_no_regular_file(tmp_path, capsys):
+    """A FIFO nobody reads took the records and lost them; the demo said "recorded"."""
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert demo.run(_ns(demo, ["--out", str(fifo), "--no-open"])) == 2
+    said = capsys.readouterr()
+    assert "recorded" not in said.out and "is not a regular file" in said.err

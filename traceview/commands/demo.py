@@ -2,7 +2,7 @@
 ``traceview demo --ab``: a small hosted-vs-owned experiment, then its comparison.
 
 Needs no API key and no network. Exit 1 when the capture cannot be written, 2 when --out
-already holds one.
+already holds one or is no regular file (a FIFO, a device).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from traceview.commands.outputs import PathRefused, refuse_output
 from traceview.sim.demo import DEMO_KEY, record_claims, record_demo
 
 
@@ -38,6 +39,11 @@ def run(ns: argparse.Namespace) -> int:
     path = Path(ns.out or f"traceview-demo-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     if path.exists() and path.stat().st_size:
         print(f"traceview demo: {path} already exists; choose another --out", file=sys.stderr)
+        return 2
+    try:  # an empty file is written into; a FIFO, a device or a dangling link is not
+        refuse_output(path, [], force=True)
+    except PathRefused as exc:
+        print(f"traceview demo: --out {exc}", file=sys.stderr)
         return 2
     if ns.no_open:
         try:
