@@ -116,3 +116,16 @@ def test_demo_refuses_an_out_that_is_no_regular_file(tmp_path, capsys):
     assert demo.run(_ns(demo, ["--out", str(fifo), "--no-open"])) == 2
     said = capsys.readouterr()
     assert "recorded" not in said.out and "is not a regular file" in said.err
+
+
+def test_demo_ab_that_cannot_write_its_store_says_so(tmp_path, capsys, monkeypatch):
+    """A full disk fails SQLite's store with its own error, not an OSError: a traceback."""
+    import sqlite3
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    out = tmp_path / "ab"
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 1
+    assert f"cannot write {out}: database or disk is full" in capsys.readouterr().err

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -105,8 +106,9 @@ def run_ab(out: str | None, *, no_open: bool = False) -> int:
         return 2
     try:
         m = run_ab_demo(folder, progress=sys.stderr)
-    except OSError as exc:
-        print(f"traceview demo: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+    except (OSError, sqlite3.Error) as exc:  # arm A's store is SQLite: a full disk is its error
+        print(f"traceview demo: cannot write {folder}: {getattr(exc, 'strerror', None) or exc}",
+              file=sys.stderr)
         return 1
     print(f"traceview demo: {m['status']} — {len(m['completed'])} units in {folder} "
           "(latencies simulated)")
