@@ -130,3 +130,22 @@ def test_gzip_responses_are_recorded_decoded(capture):
         recorder, httpx2.MockTransport(handler)))
     assert http.get("http://127.0.0.1:9/v1/responses/resp_1").json() == payload
     assert read_records(capture)[1]["body"] == payload
+
+
+def test_a_body_that_is_not_the_gzip_it_claims_is_not_said_to_be_over_the_cap(capture):
+    """Its record said "over 33,554,432 bytes (decoded)" of a 30-byte body."""
+    body = b'{"id": "resp_1"} is not gzip'
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-encoding": "gzip",
+                                             "content-type": "application/json"},
+                               stream=httpx2.ByteStream(body))
+
+    recorder = traceview.record.Recorder(capture)
+    tx = traceview.record.RecordingTransport(recorder, httpx2.MockTransport(handler))
+    response = tx.handle_request(httpx2.Request("GET", "http://127.0.0.1:9/v1/responses/r"))
+    assert b"".join(response.stream) == body  # relayed as it came
+    response.stream.close()
+    kept = read_records(capture)[1]["body"]
+    assert kept["bytes"] == len(body) and "not recorded" in kept["not_kept"]
+    assert "over" not in kept["not_kept"] and "gzip" in kept["not_kept"]

@@ -77,3 +77,55 @@ def test_demo_ab_runs_the_experiment_and_refuses_to_overwrite_it(tmp_path, capsy
     assert (out / "manifest.json").exists() and (out / "A.jsonl").exists()
     assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 2
     assert "already holds a run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("delay", ["nan", "inf", "-1", "1e308"])
+def test_sim_refuses_a_slow_fault_it_cannot_wait(delay, capsys, monkeypatch):
+    """Such a delay was accepted, and each request it hit was a 500 (an OverflowError in
+    the wait) or not slow at all: not the rehearsal asked for."""
+    monkeypatch.setattr(cli.SimServer, "serve_forever", lambda self: None)  # never blocks
+    assert cli.run(_ns(cli, ["--fault", f"slow={delay}"])) == 2
+    assert "slow=SECONDS" in capsys.readouterr().err
+
+
+def test_demo_that_cannot_write_its_capture_says_so(tmp_path, capsys, monkeypatch):
+    """A full disk: the recorder only warns (the application's call must not fail), but the
+    demo's whole point is the capture; it said "recorded … (4 turns)" and exited 0."""
+    import errno
+
+    from traceview.record.writer import CaptureWriter
+
+    def full(self, record):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(CaptureWriter, "write", full)
+    out = tmp_path / "demo.jsonl"
+    assert demo.run(_ns(demo, ["--out", str(out), "--no-open"])) == 1
+    said = capsys.readouterr()
+    assert "recorded" not in said.out
+    assert f"cannot write {out}: No space left on device" in said.err
+    assert "Traceback" not in said.err
+
+
+def test_demo_refuses_an_out_that_is_no_regular_file(tmp_path, capsys):
+    """A FIFO nobody reads took the records and lost them; the demo said "recorded"."""
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert demo.run(_ns(demo, ["--out", str(fifo), "--no-open"])) == 2
+    said = capsys.readouterr()
+    assert "recorded" not in said.out and "is not a regular file" in said.err
+
+
+def test_demo_ab_that_cannot_write_its_store_says_so(tmp_path, capsys, monkeypatch):
+    """A full disk fails SQLite's store with its own error, not an OSError: a traceback."""
+    import sqlite3
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    out = tmp_path / "ab"
+    assert demo.run(_ns(demo, ["--ab", "--out", str(out), "--no-open"])) == 1
+    assert f"cannot write {out}: database or disk is full" in capsys.readouterr().err

@@ -2,19 +2,21 @@
 ``traceview demo --ab``: a small hosted-vs-owned experiment, then its comparison.
 
 Needs no API key and no network. Exit 1 when the capture cannot be written, 2 when --out
-already holds one.
+already holds one or is no regular file (a FIFO, a device).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from traceview.commands.outputs import PathRefused, refuse_output
 from traceview.sim.demo import DEMO_KEY, record_claims, record_demo
 
 
@@ -38,6 +40,11 @@ def run(ns: argparse.Namespace) -> int:
     path = Path(ns.out or f"traceview-demo-{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
     if path.exists() and path.stat().st_size:
         print(f"traceview demo: {path} already exists; choose another --out", file=sys.stderr)
+        return 2
+    try:  # an empty file is written into; a FIFO, a device or a dangling link is not
+        refuse_output(path, [], force=True)
+    except PathRefused as exc:
+        print(f"traceview demo: --out {exc}", file=sys.stderr)
         return 2
     if ns.no_open:
         try:
@@ -99,8 +106,9 @@ def run_ab(out: str | None, *, no_open: bool = False) -> int:
         return 2
     try:
         m = run_ab_demo(folder, progress=sys.stderr)
-    except OSError as exc:
-        print(f"traceview demo: cannot write {folder}: {exc.strerror or exc}", file=sys.stderr)
+    except (OSError, sqlite3.Error) as exc:  # arm A's store is SQLite: a full disk is its error
+        print(f"traceview demo: cannot write {folder}: {getattr(exc, 'strerror', None) or exc}",
+              file=sys.stderr)
         return 1
     print(f"traceview demo: {m['status']} — {len(m['completed'])} units in {folder} "
           "(latencies simulated)")

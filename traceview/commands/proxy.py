@@ -93,6 +93,10 @@ def _upstream_fault(upstream: str) -> str | None:
         return f"not a usable URL ({exc})"
     if not parts.scheme.startswith("http") or not parts.hostname:
         return "expected an http(s) URL"
+    if parts.query or parts.fragment or upstream.rstrip().endswith(("?", "#")):
+        # Each client's path is joined after it: behind a query it went nowhere it should.
+        return "a query or fragment (?…, #…) cannot be joined to each request's path; give " \
+               "the base URL alone (a client's own query is forwarded)"
     return None
 
 

@@ -37,6 +37,7 @@ from traceview.record.upstream import (
     upstream_transport,
     upstream_url,
 )
+from traceview.safety.redact import redact_text
 
 # Request bodies up to this size are read whole (the record keeps their exact bytes);
 # larger ones, and every multipart upload, are streamed upstream as they arrive.
@@ -61,6 +62,7 @@ class RecordingProxy:
                  inner: httpx2.AsyncBaseTransport | None = None) -> None:
         self.recorder = recorder
         self.upstream = upstream
+        self._shown = redact_text(upstream)  # its password or key: the operator's, not a client's
         self.timeout = timeout
         self._inner = inner
         self._transport: AsyncRecordingTransport | None = None
@@ -162,7 +164,7 @@ class RecordingProxy:
             return
         except httpx2.HTTPError as exc:
             await _reply_error(send, 502, "upstream_unreachable",
-                               f"traceview proxy: cannot reach the upstream {self.upstream} "
+                               f"traceview proxy: cannot reach the upstream {self._shown} "
                                f"({type(exc).__name__}: {exc})")
             return
         except ClientGone:

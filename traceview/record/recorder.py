@@ -242,14 +242,14 @@ class Recorder:
         headers: dict[str, str],
         stream: bool,
         error: dict[str, str] | None = None,
-        not_kept: tuple[int, int] | None = None,
+        not_kept: tuple[int, str] | None = None,
         chunk_ms: tuple[list[int], list[int]] | None = None,
     ) -> None:
         """Write the response record; a stream is stored as events plus its final body.
-        ``not_kept`` = (bytes relayed, cap): the body was relayed but too large to keep; the
-        record says so and holds its size only. ``chunk_ms`` = (each chunk's end offset in
-        ``raw``, its arrival in ms since the request was sent): each event's arrival,
-        ``event_ms``, is that of the chunk its frame ended in."""
+        ``not_kept`` = (bytes relayed, why): the body was relayed but not kept (too large,
+        not its encoding); the record says why and holds its size only. ``chunk_ms`` =
+        (each chunk's end offset in ``raw``, its arrival in ms since the request was sent):
+        each event's arrival, ``event_ms``, is that of the chunk its frame ended in."""
         self.later(partial(self._response_record, link, self.clock.now(), status_code,
                            elapsed_ms, raw, content_type, headers, stream, error, not_kept,
                            chunk_ms), len(raw))
@@ -257,7 +257,7 @@ class Recorder:
     def _response_record(
         self, link: str, ts: float, status_code: int, elapsed_ms: int, raw: bytes,
         content_type: str, headers: dict[str, str], stream: bool, error: dict[str, str] | None,
-        not_kept: tuple[int, int] | None, chunk_ms: tuple[list[int], list[int]] | None,
+        not_kept: tuple[int, str] | None, chunk_ms: tuple[list[int], list[int]] | None,
     ) -> None:
         record: dict[str, Any] = {
             "dir": "res",
@@ -268,8 +268,8 @@ class Recorder:
         }
         if not_kept is not None:
             record["body"] = {"non_json": True, "content_type": content_type,
-                              "bytes": not_kept[0], "not_kept": f"over {not_kept[1]:,} bytes "
-                              "(decoded): relayed to the client, not recorded"}
+                              "bytes": not_kept[0], "not_kept": f"{not_kept[1]}: relayed to "
+                              "the client, not recorded"}
         elif stream:
             from traceview.record.deltas import mask_deltas
 

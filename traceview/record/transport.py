@@ -147,7 +147,8 @@ class _Exchange:
         self.pending: bytes | None = None  # handed on, not yet kept
         self.size = 0  # bytes relayed, kept or not
         self.kept = 0  # bytes held for the record (decoded, for gzip and deflate)
-        self.over = False  # passed BODY_CAP: nothing more kept
+        self.over = False  # passed BODY_CAP (or not its encoding): nothing more kept
+        self.why: str | None = None  # why not, when not for the cap (the record says it)
         self.inflate = _inflater(start.get("content-encoding", ""))
         self.error: dict[str, str] | None = None
         self._done = False
@@ -174,7 +175,8 @@ class _Exchange:
             try:
                 chunk = self.inflate.decompress(chunk, BODY_CAP - self.kept + 1)
             except zlib.error:  # not the encoding it claims: recorded by size only
-                self._drop()
+                self._drop(f"not the {self.values['content-encoding'].strip()} it is "
+                           "labelled (content-encoding)")
                 return
             if self.inflate.unconsumed_tail:
                 self._drop()
@@ -185,11 +187,12 @@ class _Exchange:
             return
         self.chunks.append(chunk)
 
-    def _drop(self) -> None:
+    def _drop(self, why: str | None = None) -> None:
         """Past the cap: nothing more is kept, and what was is let go — the chunks' arrival
         stamps too (they index a body no longer kept): an endless stream held ~70 bytes a
-        chunk for as long as it ran."""
+        chunk for as long as it ran. ``why``: another reason than the cap, for the record."""
         self.over = True
+        self.why = why
         self.chunks = []
         self.inflate = None
         self.stamped = False
@@ -228,7 +231,8 @@ class _Exchange:
             status_code=self.status,
             elapsed_ms=self.recorder.clock.elapsed_ms(self.started, headers),
             raw=raw if raw is not None else b"",
-            not_kept=None if raw is not None else (self.size, BODY_CAP),
+            not_kept=None if raw is not None else (
+                self.size, self.why or f"over {BODY_CAP:,} bytes (decoded)"),
             content_type=self.content_type,
             headers=headers,
             stream=self.stream,

@@ -15,14 +15,26 @@ def record_claims(path: str | Path, base_url: str, *, include: bool = False,
                   stream: bool = False) -> str:
     """Run the scenario against the simulator at ``base_url`` into ``path``; returns the
     conversation id."""
+    import openai
+
     import traceview.record
+    from traceview.record.recorder import Recorder
     from traceview.sim.scenario import run_claims
 
-    client = traceview.record.client(path, base_url=base_url, api_key=DEMO_KEY, max_retries=0)
+    # strict: the capture is what the demo makes, so a record that cannot be written (a
+    # full disk) fails it with the OSError; an application's recorder only warns.
+    recorder = Recorder(path, strict=True)
+    client = traceview.record.client(recorder, base_url=base_url, api_key=DEMO_KEY,
+                                     max_retries=0)
     try:
         return run_claims(client, include=include, stream=stream)
+    except openai.APIConnectionError as exc:
+        if isinstance(exc.__cause__, OSError):  # the SDK wraps what its transport raised
+            raise exc.__cause__ from None
+        raise
     finally:
         client.close()
+        recorder.close()
 
 
 def record_demo(path: str | Path, *, include: bool = False, stream: bool = False) -> str:

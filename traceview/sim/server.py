@@ -92,9 +92,11 @@ def parse_fault(spec: str) -> dict[str, object]:
         out["kind"] = kind
         if kind == "slow":
             try:
-                out["delay"] = float(arg or 5)
+                out["delay"] = delay = float(arg or 5)
             except ValueError:
-                raise ValueError(f"--fault {spec}: slow=SECONDS needs a number") from None
+                delay = -1.0
+            if not 0 <= delay <= threading.TIMEOUT_MAX:  # nan, below 0, past a wait's range
+                raise ValueError(f"--fault {spec}: slow=SECONDS needs a number of seconds ≥ 0")
     else:
         raise ValueError(f"--fault {spec}: KIND must be an HTTP status 400-599 or one of "
                          f"{', '.join(FAULT_KINDS)}")
