@@ -171,3 +171,31 @@ def test_screenshot_of_the_compare_view_is_written_headless(capsys, tmp_path):
     rc = main(["screenshot", str(tmp_path / "nowhere"), "--view", "compare",
                "-o", str(tmp_path / "x.svg")])
     assert rc != 0 and not (tmp_path / "x.svg").exists()
+
+
+@pytest.mark.parametrize("error", ["sqlite", "oserror"])
+def test_ab_that_cannot_write_its_results_says_so_and_keeps_the_manifest(
+        capsys, tmp_path, monkeypatch, error):
+    """A full disk fails arm A's SQLite store with SQLite's own error, and a capture or the
+    manifest with an OSError: either is one line naming the folder, exit 1, and --resume
+    continues from the manifest as it stood — not a traceback."""
+    import sqlite3
+
+    def full(*args, **kwargs):
+        if error == "sqlite":
+            raise sqlite3.OperationalError("database or disk is full")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-sim-test-000000000000")
+    monkeypatch.setattr(sqlite3, "connect", full)
+    out = tmp_path / "r"
+    with SimServer(seed="cli") as sim:
+        code = main(["ab", SOURCE, "-o", str(out), "--model", "gpt-4.1-2025-04-14",
+                     "--sample", "2", "--runs", "1", "--base-url", sim.base_url,
+                     "--max-retries", "0"])
+    said = capsys.readouterr().err
+    reason = "database or disk is full" if error == "sqlite" else "No space left on device"
+    assert code == 1 and "Traceback" not in said
+    assert said.startswith(f"traceview ab: cannot write {out}: {reason}; the results so far "
+                           f"are in {out} (--resume continues)")
+    assert json.loads((out / "manifest.json").read_text())["completed"] == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,14 @@ def _planned(ns: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     return m
 
 
+def _keep_manifest(folder: Path, m: dict[str, Any]) -> None:
+    """The manifest as it stood, written if the disk still lets it."""
+    try:
+        mf.write(folder, m)
+    except OSError:
+        pass
+
+
 def run(ns: argparse.Namespace) -> int:
     folder = Path(ns.out)
     try:
@@ -135,8 +144,14 @@ def run(ns: argparse.Namespace) -> int:
     try:
         execute(folder, m, docs, clients)
     except Aborted as exc:
-        mf.write(folder, m)
+        _keep_manifest(folder, m)
         return _err(f"stopped: {exc}; the results so far are in {folder} (--resume continues)")
+    except (OSError, sqlite3.Error) as exc:  # a full disk: arm A's store is SQLite
+        _keep_manifest(folder, m)
+        why = getattr(exc, "strerror", None) or exc
+        _err(f"cannot write {folder}: {why}; the results so far are in {folder} "
+             "(--resume continues)")
+        return 1
     finally:
         for c in clients.values():
             c.close()
