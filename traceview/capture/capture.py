@@ -256,8 +256,8 @@ class CaptureLoader:
         return [None if src.findings else not_a_capture(src.path) for src in self.capture._files]
 
     def _opening(self, i: int, verdict: str | None) -> None:
-        for kind, message in self.capture._files[i].findings:
-            self.builder.problem(i, 1, kind, message)
+        for kind, message, line in self.capture._files[i].findings:
+            self.builder.problem(i, line, kind, message)
         if verdict is not None:
             self.builder.problem(i, 1, "not_a_capture", f"not a capture: {verdict}")
 

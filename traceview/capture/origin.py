@@ -20,7 +20,11 @@ def origin_note(origin: Any) -> str | None:
     fmt = {"har": "HAR", "batch": "an OpenAI Batch file", "otlp": "OTLP spans",
            "provider": "the provider (hydrate), not a wire capture"}.get(origin["format"],
                                                                      origin["format"])
-    note = f"imported from {fmt}, entry {origin.get('entry')}"
+    file = origin.get("file")
+    if isinstance(file, str) and file:  # a Batch file: its own name and line
+        note = f"imported from {file} ({fmt}), line {origin.get('entry')}"
+    else:
+        note = f"imported from {fmt}, entry {origin.get('entry')}"
     missing = origin.get("cannot_carry")
     if isinstance(missing, list) and missing:
         note += "; not in that format: " + "; ".join(str(m) for m in missing)

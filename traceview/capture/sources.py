@@ -42,7 +42,7 @@ class Source:
     spooled: bool = False
     notes: list[str] = field(default_factory=list)
     # (problem kind, message) about the whole file, e.g. an unsupported format.
-    findings: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 def expand_paths(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[str]:

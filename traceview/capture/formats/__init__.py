@@ -46,8 +46,10 @@ class Adopted:
     fmt: str  # one of FORMATS
     path: str  # where the records are read from (the spooled conversion, or the file itself)
     summary: dict[str, Any] | None = None  # for the report's ``imports`` list
-    findings: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    # (kind, message, the line of the file it is about)
+    findings: list[tuple[str, str, int]] = field(default_factory=list)
     original: str = ""  # the file the conversion was read from
+    name: str = ""  # the source as given, as its problems name it
 
 
 def _first_line(head: bytes) -> bytes:
@@ -156,7 +158,7 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
         return Adopted("json", _EMPTY, None, [("unsupported_format", (
             f"{Path(path).name}: a JSON document over many lines, larger than "
             f"{WHOLE_MAX >> 20} MiB, is not parsed whole; a capture is JSON Lines (one "
-            "record a line, read at any size), and so is OTLP's file exporter"))])
+            "record a line, read at any size), and so is OTLP's file exporter"), 1)])
     if forced is not None and forced != fmt:
         return _refuse(path, forced, fmt, doc)
     if fmt == "capture":
@@ -169,7 +171,7 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
         try:
             calls = _convert(fmt, path, doc, em)
         except FormatError as exc:
-            return Adopted(fmt, str(target), None, [("unsupported_format", f"{name}: {exc}")])
+            return Adopted(fmt, str(target), None, [("unsupported_format", f"{name}: {exc}", 1)])
         except (TypeError, ValueError, AttributeError, KeyError, IndexError,
                 RecursionError) as exc:
             # A value of the wrong type where the format has a structure: the converters
@@ -177,19 +179,19 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
             # file is one problem naming it, never a traceback (hostile input, issue #9).
             return Adopted(fmt, _EMPTY, None, [(
                 "unsupported_format", f"{name}: a malformed {_NAMES[fmt]} "
-                f"({type(exc).__name__}: {str(exc)[:200]})")])
+                f"({type(exc).__name__}: {str(exc)[:200]})", 1)])
     summary = em.summary(calls)
     if fmt == "batch":
         from traceview.capture.formats import batch
 
         with open(path, "rb") as f:
             summary["side"] = batch.side(_first_line(f.read(HEAD)))
-    findings = [("damaged_import", f"{name}: {where}") for where in em.damage]
+    findings = [("damaged_import", f"{name}: {where}", line) for line, where in em.damage]
     if calls == 0:
         findings.append(("no_provider_calls", f"this is {_NAMES[fmt]} with 0 provider calls"
                          + (f" ({summary['ignored']} other entries ignored)"
-                            if summary["ignored"] else "")))
-    return Adopted(fmt, str(target), summary, findings, path)
+                            if summary["ignored"] else ""), 1))
+    return Adopted(fmt, str(target), summary, findings, path, name)
 
 
 def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
@@ -203,9 +205,13 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     from traceview.capture.formats import batch
 
     target = _spooled(spool_dir, "batch-joined.jsonl")
+    doubled: list[list[tuple[int, str]]] = [[] for _ in outputs]
     with open(target, "wb") as out:
         em = Emitter(out, "batch")
-        calls = batch.join([a.original for a in inputs], [a.original for a in outputs], em)
+        calls = batch.join([a.original for a in inputs], [a.original for a in outputs], em,
+                           doubled)
+    for a, said in zip(outputs, doubled, strict=True):
+        a.findings += [("damaged_import", f"{a.name}: {where}", line) for line, where in said]
     first = inputs[0]
     first.path = str(target)
     first.summary = {**em.summary(calls), "side": "input+output"}
@@ -268,9 +274,9 @@ def _unrecognised(path: str, doc: Any, spool_dir: Callable[[], Path]) -> Adopted
     foreign = foreign_document(doc)
     if foreign is not None:  # a bare body or stream event a line: say whose
         return Adopted("json", _EMPTY, None, [("foreign_traffic", f"{Path(path).name}: "
-                                               f"{foreign_message(foreign)}")])
+                                               f"{foreign_message(foreign)}", 1)])
     return Adopted("json", _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
-                                           f"{looks_like(doc)}")])
+                                           f"{looks_like(doc)}", 1)])
 
 
 def _refuse(path: str, forced: str, fmt: str, doc: Any) -> Adopted:
@@ -278,7 +284,7 @@ def _refuse(path: str, forced: str, fmt: str, doc: Any) -> Adopted:
 
     what = looks_like(doc) if fmt == "json" else f"this is {_NAMES.get(fmt, fmt)}"
     return Adopted(forced, _EMPTY, None, [("unsupported_format", f"{Path(path).name}: "
-                                           f"--from {forced}, but {what}")])
+                                           f"--from {forced}, but {what}", 1)])
 
 
 _EMPTY = os.devnull

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,6 +20,8 @@ from traceview.capture.formats.common import Emitter, as_dict, provider_path
 # longer one is skipped in reads of this size and counted as malformed.
 LINE_MAX = 64 << 20
 NO_TIMING = "elapsed time (a batch runs its requests offline)"
+# Malformed lines named one by one in a file's problems; past these, how many more.
+NAMED = 10
 
 
 def is_input(obj: Any) -> bool:
@@ -38,18 +41,31 @@ def side(first_line: bytes) -> str | None:
     return "input" if is_input(obj) else "output" if is_output(obj) else None
 
 
-def join(inputs: list[str], outputs: list[str], em: Emitter) -> int:
+def join(inputs: list[str], outputs: list[str], em: Emitter,
+         doubled: list[list[tuple[int, str]]] | None = None) -> int:
     """Input and output files read as one: each request followed by its own response, found
     by ``custom_id`` wherever it sits in the output (a batch finishes in any order). Only
     where each answer starts is kept, and it is read again when its request comes: a batch
-    of any size is joined in memory the size of its ids."""
+    of any size is joined in memory the size of its ids. An id answered again is shown as
+    a response without its request and said in `doubled` (a list per output file)."""
     answers: dict[str, tuple[int, int, int]] = {}  # custom_id -> (output file, line, offset)
+    again: list[tuple[int, int, int]] = []  # an id answered twice: its later answers
+    if doubled is None:
+        doubled = [[] for _ in outputs]
     for k, path in enumerate(outputs):
         for n, at, obj in _parsed(path, em):
-            if is_output(obj):
-                answers[str(obj["custom_id"])] = (k, n, at)
-            elif obj is not None:
-                em.ignore("not a batch line")
+            if not is_output(obj):
+                if obj is not None:
+                    em.ignore("not a batch line")
+                continue
+            first = answers.setdefault(str(obj["custom_id"]), (k, n, at))
+            if first != (k, n, at):
+                again.append((k, n, at))
+                said = "" if first[0] == k else f" of {outputs[first[0]]}"
+                doubled[k].append((n, f"line {n} answers custom_id "
+                                      f"{str(obj['custom_id'])!r} again (first on line "
+                                      f"{first[1]}{said}); shown as a response without its "
+                                      "request"))
     calls = 0
     with ExitStack() as stack:
         files = [stack.enter_context(open(path, "rb")) for path in outputs]
@@ -58,7 +74,7 @@ def join(inputs: list[str], outputs: list[str], em: Emitter) -> int:
             files[k].seek(at)
             obj = _loads(files[k].readline(LINE_MAX))
             if is_output(obj):  # else the file changed under us: the line is not counted
-                em.write(_output(obj, n, em))
+                em.write(_output(obj, n, em, outputs[k]))
 
         for path in inputs:
             for n, _, obj in _parsed(path, em):
@@ -67,11 +83,11 @@ def join(inputs: list[str], outputs: list[str], em: Emitter) -> int:
                         em.ignore("not a batch line")
                     continue
                 calls += 1
-                _write_input(obj, n, em)
+                _write_input(obj, n, em, path)
                 found = answers.pop(str(obj["custom_id"]), None)
                 if found is not None:
                     answer(*found)
-        for found in answers.values():  # answers whose request is in no input file given
+        for found in [*answers.values(), *again]:  # answers with no request to follow
             calls += 1
             answer(*found)
     em.turns = calls
@@ -85,10 +101,12 @@ def _loads(raw: bytes) -> Any:
         return None
 
 
-def _parsed(path: str, em: Emitter) -> Iterator[tuple[int, int, Any]]:
+def _parsed(path: str, em: Emitter, damage: list[tuple[int, str]] | None = None
+            ) -> Iterator[tuple[int, int, Any]]:
     """(line number, offset, value) of each line, read a line at a time; a blank line is
     skipped, a malformed one (or one over LINE_MAX, skipped in bounded reads) is counted as
-    ignored and skipped."""
+    ignored, skipped and said in `damage` (the first NAMED by number, then how many more)."""
+    malformed, first_unnamed = 0, 0
     with open(path, "rb") as f:
         at = 0
         for n, raw in enumerate(iter(lambda: f.readline(LINE_MAX), b""), start=1):
@@ -97,50 +115,59 @@ def _parsed(path: str, em: Emitter) -> Iterator[tuple[int, int, Any]]:
                 while (rest := f.readline(LINE_MAX)) and not rest.endswith(b"\n"):
                     at += len(rest)
                 at += len(rest)
-                em.ignore("malformed line")
+                why = f"is over {LINE_MAX >> 20} MiB"
+            elif not raw.strip():
                 continue
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                em.ignore("malformed line")
-                continue
-            yield n, start, obj
+            else:
+                try:
+                    yield n, start, orjson.loads(raw)
+                    continue
+                except orjson.JSONDecodeError:
+                    why = "is not JSON"
+            em.ignore("malformed line")
+            malformed += 1
+            if malformed <= NAMED and damage is not None:
+                damage.append((n, f"line {n} {why}; skipped"))
+            elif malformed == NAMED + 1:
+                first_unnamed = n
+    if damage is not None and malformed > NAMED:
+        damage.append((first_unnamed, f"{malformed - NAMED} more lines from line "
+                                      f"{first_unnamed} on are malformed; skipped"))
 
 
-def _write_input(obj: dict[str, Any], n: int, em: Emitter) -> None:
+def _write_input(obj: dict[str, Any], n: int, em: Emitter, file: str) -> None:
     path = provider_path(str(obj.get("url") or "")) or str(obj.get("url"))
     em.write({"dir": "req", "id": f"batch:{obj['custom_id']}",
               "endpoint": f"{str(obj.get('method') or 'POST').upper()} {path}",
               "body": obj.get("body"),
-              "origin": em.origin(n, None, custom_id=obj["custom_id"])})
+              "origin": em.origin(n, None, custom_id=obj["custom_id"],
+                                  file=Path(file).name)})
 
 
 def convert(path: str, em: Emitter) -> int:
     """One batch file alone (input or output), streamed a line at a time."""
     calls = 0
-    for n, _, obj in _parsed(path, em):
+    for n, _, obj in _parsed(path, em, em.damage):
         if is_input(obj):
             calls += 1
-            _write_input(obj, n, em)
+            _write_input(obj, n, em, path)
         elif is_output(obj):
             calls += 1
-            em.write(_output(obj, n, em))
+            em.write(_output(obj, n, em, path))
         else:
             em.ignore("not a batch line")
     em.turns = calls
     return calls
 
 
-def _output(obj: dict[str, Any], n: int, em: Emitter) -> dict[str, Any]:
+def _output(obj: dict[str, Any], n: int, em: Emitter, file: str) -> dict[str, Any]:
     response = as_dict(obj.get("response"))
     record: dict[str, Any] = {
         "dir": "res", "id": f"batch:{obj['custom_id']}",
         "status_code": response.get("status_code"), "elapsed_ms": None,
         "body": response.get("body"),
         "origin": em.origin(n, [NO_TIMING], custom_id=obj["custom_id"],
-                            batch_request=obj.get("id")),
+                            batch_request=obj.get("id"), file=Path(file).name),
     }
     if isinstance(response.get("request_id"), str):
         record["headers"] = {"x-request-id": response["request_id"]}

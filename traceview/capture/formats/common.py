@@ -65,7 +65,9 @@ class Emitter:
     turns: int = 0
     ignored: dict[str, int] = field(default_factory=dict)
     cannot_carry: set[str] = field(default_factory=set)
-    damage: list[str] = field(default_factory=list)  # where the file broke: one problem each
+    # Where the file broke, one problem each: (its line in the file, 1 for a whole-document
+    # format such as HAR, whose text names the entry; what is wrong there).
+    damage: list[tuple[int, str]] = field(default_factory=list)
 
     def origin(self, entry: int | str, cannot_carry: list[str] | None = None,
                **extra: Any) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def _entries(f: IO[bytes], em: Emitter) -> Iterator[Any]:
         where = ("after its entries" if values.ended else
                  f"in entry {n + 1}" if values.found else "before its entries")
         read = f"; the {n:,} entries before it are read" if n else ""
-        em.damage.append(f"the HAR breaks {where} ({_cause(exc)}){read}")
+        em.damage.append((1, f"the HAR breaks {where} ({_cause(exc)}){read}"))
         return
     if not values.found:
         raise FormatError("not a HAR file: no log.entries list")
@@ -139,9 +139,9 @@ def convert(f: IO[bytes], em: Emitter) -> int:
     if damaged:
         named = ", ".join(str(n) for n in damaged[:NAMED])
         more = f" and {len(damaged) - NAMED} more" if len(damaged) > NAMED else ""
-        em.damage.insert(0, f"{'entry' if len(damaged) == 1 else 'entries'} {named}{more} "
-                            "of the wrong shape (not an object with a request, or nested past "
-                            f"{MAX_DEPTH:,} levels) left out")
+        em.damage.insert(0, (1, f"{'entry' if len(damaged) == 1 else 'entries'} {named}{more} "
+                                "of the wrong shape (not an object with a request, or nested "
+                                f"past {MAX_DEPTH:,} levels) left out"))
     return calls
 
 
