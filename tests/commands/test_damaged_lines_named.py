@@ -81,3 +81,14 @@ def test_sql_over_an_export_queries_its_problems_as_data_and_exits_0(tmp_path, c
                         str(tmp_path / "e"), "--format", "csv")
     assert (rc, out) == (0, "n\n4\n")  # said when the export was made
     assert "malformed_json" not in err
+
+
+@pytest.mark.parametrize("argv", [["context", "--turn", "1"], ["objects"]])
+def test_context_and_objects_name_the_damaged_lines_and_exit_1(capsys, argv):
+    """Done with problems, as README's exit rule says: the output is printed, every
+    damaged line named on stderr, exit 1 (context exited 0 and said nothing)."""
+    rc, out, err = _run(capsys, *argv, DAMAGED)
+    assert rc == 1 and out
+    assert all(n in err for n in NAMED)
+    assert f"traceview {argv[0]}: 4 problems while reading; everything readable is shown" \
+        in err

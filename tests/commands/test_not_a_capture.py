@@ -70,3 +70,25 @@ def test_screenshot_of_a_clean_capture_still_exits_0(tmp_path, capsys):
     out = tmp_path / "claims.svg"
     assert main(["screenshot", str(SAMPLES / "claims.jsonl"), "-o", str(out)]) == 0
     assert capsys.readouterr().err == "" and out.exists()
+
+
+@pytest.mark.parametrize("argv", [["context", "--turn", "1"], ["objects"], ["fidelity"],
+                                  ["diff", "--items", "x.json"]])
+def test_every_command_on_a_file_that_is_not_a_capture_says_so_and_exits_2(
+        tmp_path, capsys, argv):
+    """Not "no turn 1 (the capture has 0 turns)", a silent exit 1, or a conversation
+    missing: the file is named with why, as `report` names it."""
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\nworld\n")
+    assert main([*argv, str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (f"traceview {argv[0]}: {path}: not a capture: none of its first 2 "
+                       "lines is a JSON object (line 1: 'hello'); expected one JSON record "
+                       "per line\n")
+
+
+def test_diff_names_a_missing_capture_once(tmp_path, capsys):
+    missing = tmp_path / "nope.jsonl"
+    assert main(["diff", str(missing), "--items", "x.json"]) == 2
+    assert capsys.readouterr().err == f"traceview diff: {missing}: no such file\n"

@@ -259,12 +259,12 @@ def test_a_malformed_otlp_time_is_unknown_not_a_crash(tmp_path):
 SOURCES = {  # source -> documented exit for (fidelity, compare, export, sql)
     "missing.jsonl": (2, 2, 2, 2),  # a path that is not there: refused, nothing written
     "nocaptures": (2, 2, 2, 2),
-    # No capture at all: export and sql refuse it as report does, nothing written.
-    "rand.jsonl": (1, 1, 2, 2),
+    # No capture at all: fidelity, export and sql refuse it as report does, nothing written.
+    "rand.jsonl": (2, 1, 2, 2),
     "trunc.jsonl": (1, 1, 1, 1),  # sql answers the query and names the problems, as report
-    "deep.jsonl": (1, 1, 2, 2),  # nested past the parser: no line is a JSON object
+    "deep.jsonl": (2, 1, 2, 2),  # nested past the parser: no line is a JSON object
     "deep_otlp.json": (1, 1, 1, 1),
-    "arr.json": (1, 1, 2, 2),
+    "arr.json": (2, 1, 2, 2),
     "empty.jsonl": (0, 0, 0, 0),
 }
 

@@ -1,8 +1,9 @@
 """``traceview context CAPTURE --turn N [--items FILE | --live]``: what the model was shown
 on turn N, as a stack.
 
-Exit 0 when the turn is found; 2 when it cannot be shown: the capture has no such turn,
-unusable input, a provider copy asked for a turn that is not hosted, or a provider that
+Exit 0 when the turn is found; 1 when it is, in a capture read with problems (each named
+on stderr); 2 when it cannot be shown: the capture has no such turn, no file given is a
+capture, unusable input, a provider copy asked for a turn that is not hosted, or a provider that
 could not be read (`--live`) — nothing printed but the message.
 """
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from traceview.commands import EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.problems import refused, told
 from traceview.commands.provider_flags import (
     add_copy_arguments,
     add_provider_arguments,
@@ -78,6 +80,8 @@ def run(ns: argparse.Namespace) -> int:
     except (UsageError, SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if refused("traceview context", analysis):
+        return EXIT_USAGE
     try:
         _fill(ns, analysis)
         doc = context_doc(analysis, ns.turn)
@@ -96,4 +100,4 @@ def run(ns: argparse.Namespace) -> int:
         sys.stdout.buffer.write(render_json(doc))
     else:
         sys.stdout.write(render_text(doc, markdown=ns.format == "markdown"))
-    return 0
+    return told("traceview context", analysis)

@@ -2,7 +2,8 @@
 
 Scores replay fidelity (analysis/fidelity.py; the provider's side: provider/fidelity_scores.py).
 Exit status: 0 every conversation replays; 1 some do not (or are unverified), or the
-capture was read with problems; 2 bad arguments or an unreadable file.
+capture was read with problems (each named on stderr); 2 bad arguments, an unreadable
+file, or a file that is not a capture.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from traceview.commands.problems import told
 from traceview.commands.provider_flags import add_provider_arguments, fetch_settings
 from traceview.provider.diffing import InputError
 from traceview.provider.fidelity_scores import scores
@@ -46,10 +48,6 @@ def run(ns: argparse.Namespace) -> int:
         return EXIT_SOME
     finally:
         analysis.capture.close()
-    if analysis.problems:  # a damaged or hostile capture never scores "all replay" silently
-        first = analysis.problems[0]
-        print(visible(redact_text(
-            f"traceview fidelity: {len(analysis.problems)} problem(s) reading the capture; "
-            f"first: {first.source} line {first.line}: {first.message}")), file=sys.stderr)
+    if told("traceview fidelity", analysis):  # a damaged capture never scores "all replay"
         return EXIT_SOME
     return EXIT_ALL if all(v.replays for f in result for v in f.verdicts) else EXIT_SOME

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from traceview.commands import EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
+from traceview.commands.problems import refused, told
 from traceview.commands.provider_flags import add_connection_arguments, add_limit_arguments
 
 
@@ -63,6 +64,8 @@ def run(ns: argparse.Namespace) -> int:
     except (UsageError, SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if refused("traceview objects", analysis):
+        return EXIT_USAGE
     try:
         created = conversation_metadata(analysis.capture.exchanges, analysis.capture.read)
         doc = checklist(list(analysis.turns), analysis.objects, ns.case, ns.conversation,
@@ -82,7 +85,7 @@ def run(ns: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(doc, markdown=ns.format == "markdown"))
     left = doc["verify"]["verdict"] != "verified" if ns.verify else doc["remaining"] > 0
-    return EXIT_PROBLEMS if left or analysis.problems else 0
+    return EXIT_PROBLEMS if told("traceview objects", analysis) or left else 0
 
 
 def _verify(ns: argparse.Namespace, doc: dict[str, object]) -> int | None:

@@ -25,6 +25,7 @@ from traceview.provider.fetch import (
 )
 from traceview.provider.provider_copy import ProviderCopy
 from traceview.provider.snapshot import SnapshotError, load_items
+from traceview.report.problems import not_captures
 from traceview.safety.redact import redact
 from traceview.wire import HOSTED_EVIDENCE_INCLUDE
 
@@ -61,8 +62,14 @@ def load_target(capture: str, conversation: str | None, *,
     id the capture does not hold is still a target (fetching a copy needs only the id)."""
     try:
         cap = load([capture])
-    except (SourceError, OSError) as exc:
+    except SourceError as exc:  # its message names the file
+        raise InputError(str(exc)) from None
+    except OSError as exc:
         raise InputError(f"{capture}: {exc}") from None
+    foreign = not_captures(cap.problems, bool(cap.turns or cap.exchanges))
+    if foreign:
+        cap.close()
+        raise InputError(foreign[0])
     try:
         return cap, pick_target(cap, conversation)
     except ValueError as exc:

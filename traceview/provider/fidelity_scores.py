@@ -19,6 +19,7 @@ from traceview.provider.diffing import FetchSettings, InputError
 from traceview.provider.errors import ProviderError
 from traceview.provider.fetch import fetch_input_items
 from traceview.provider.snapshot import InputItemsCopy, SnapshotError, load_input_items
+from traceview.report.problems import not_captures
 
 
 def _saved(paths: list[str]) -> dict[str, InputItemsCopy]:
@@ -79,6 +80,10 @@ def scores(capture: str, *, snapshots: list[str] | None = None, live: bool = Fal
     except SourceError as exc:
         text = str(exc)
         raise InputError(text if capture in text else f"{capture}: {text}") from None
+    foreign = not_captures(analysis.problems, bool(analysis.turns or analysis.capture.exchanges))
+    if foreign:
+        analysis.capture.close()
+        raise InputError(foreign[0])
     saved = _saved(snapshots or [])
     result: list[Fidelity] = []
     if saved:
