@@ -52,9 +52,11 @@ CONVERSATION_COLUMNS = [
     Column("turns", 8, lambda r: fmt.num(r.turns)),
     Column("billed input", 14, lambda r: fmt.num(r.input_tokens)),
     Column("cost", 10, lambda r: fmt.cost(r.cost_usd)),
-    Column("carried", 9, lambda r: fmt.num(r.carried) if r.carried else fmt.DASH),
-    Column("replay", 12, lambda r: r.replay, align="left"),
-    Column("markers", 24, lambda r: _markers(r.markers), align="left"),
+    # At 80 columns these wait past the right edge, whole (→ reaches them): a number cut
+    # at the edge reads as another number (8,002 as `8,`).
+    Column("carried", 9, lambda r: fmt.num(r.carried) if r.carried else fmt.DASH, priority=1),
+    Column("replay", 12, lambda r: r.replay, align="left", priority=2),
+    Column("markers", 24, lambda r: _markers(r.markers), align="left", priority=3, shrink=16),
 ]
 
 
