@@ -219,3 +219,13 @@ def test_report_states_which_numbers_are_estimates(tmp_path: Path) -> None:
     assert set(doc["estimates"]) == {"expected_input", "new_input_estimate", "unexplained_tokens",
                                      "media_input", "caller_elapsed_ms", "input_account"}
     assert "2025-10" in doc["estimates"]["media_input"]
+
+
+def test_the_sent_sentence_counts_words_as_every_number_reads() -> None:
+    """A real 2,092-word prompt-cache request: thousands separated, as the numbers beside
+    it are (it read "(2092 words)")."""
+    from tests.fixtures_shared import REAL
+
+    turn = analyze(str(REAL / "pai_responses_prompt_cache.jsonl")).turns[0]
+    assert turn.user_words == 2092
+    assert "Sent 13.1 kB (2,092 words)." in turn.explanation

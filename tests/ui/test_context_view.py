@@ -148,3 +148,18 @@ def test_screenshot_shows_the_context_view(claims, tmp_path):
                  "--size", "120x30"]) == 0
     text = html.unescape(re.sub(r"<[^>]+>", "", out.read_text())).replace("\xa0", " ")
     assert "what the model was shown" in text and "stored (provider)" in text
+
+
+async def test_the_title_keeps_the_whole_command_at_80_columns():
+    """A long file name wraps the command onto a second title line: cut at one line, the
+    command lost its `--turn 11`."""
+    app = make_app([str(REAL / "chatlas_tool_variations_stream_11turns.jsonl")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press(":", *"11", "enter", "i")
+        await pilot.pause()
+        assert isinstance(app.screen, ContextScreen)
+        title = app.screen.query_one("#context-title", Static)
+        shown = " ".join(strip.text for strip in title.render_lines(title.region.reset_offset))
+        assert "chatlas_tool_variations_stream_11turns.jsonl --turn 11" in " ".join(
+            shown.split())

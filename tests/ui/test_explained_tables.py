@@ -87,3 +87,15 @@ async def test_problems_table_takes_its_rows_and_the_message_the_rest(size):
         assert explain.region.height >= size[1] - 9
         assert "expected a string key: line 1 column 62 (char 61)); line skipped" \
             in _shown(screen_rows(app))
+
+
+async def test_conversation_totals_over_some_turns_read_as_floors():
+    """service_day: 2 of its 12 turns have no usage. `report` says "billed in 14,613 (over
+    10 of 12 turns with usage)"; the all row says ≥ too, and a whole sum stays bare."""
+    async with opened(sample("service_day"), (80, 24), "c") as (app, pilot):
+        table = app.screen.query_one("#conv-table", RowTable)
+        every, first = table.render_line(0).text, table.render_line(1).text
+        assert "≥ 14,613" in every and "≥ $0.0133" in every
+        assert "4,180" in first and "≥" not in first
+        [cost] = [c for c in table.columns if c.title == "cost"]
+        assert len("≥ $12,345.67") <= cost.width  # a day's floor fits whole

@@ -133,3 +133,23 @@ async def test_capital_y_in_the_detail_copies_the_body_under_the_cursor(claims):
         assert json.loads(app.clipboard)["input_tokens"] == 6110
         assert any("response.body.usage copied as JSON" in n.message
                    for n in app._notifications)
+
+
+async def test_the_ms_column_exports_and_sorts_by_the_latency_it_shows(tmp_path):
+    """A retried turn shows `4×2`: the caller's latency over both attempts (report's
+    caller_elapsed_ms); the export wrote the final attempt's 3 and S sorted by it."""
+    from traceview.ui.screens.main import MainScreen
+
+    recorded = Path(__file__).resolve().parents[1] / "fixtures" / "timing" / "recorded.jsonl"
+    app = make_app([str(recorded)], screenshot_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(app, pilot)
+        await pilot.press(":", "3", "enter")
+        await pilot.pause()
+        assert "4×2" in app.main.table.render_line(0).text
+        await pilot.press("E", "enter")
+        await pilot.pause()
+        written = app.main.last_export
+    [row] = list(csv.DictReader(written.open(encoding="utf-8")))
+    assert row["user"].startswith("And accidental") and row["ms"] == "4"
+    assert dict(MainScreen.SORTS)["ms"] == "caller_elapsed_ms"

@@ -53,6 +53,19 @@ async def test_l_opens_the_ledger_of_the_shown_conversation_and_escape_closes_it
         assert not isinstance(app.screen, LedgerScreen)
 
 
+async def test_the_ledger_says_a_compaction_left_too_few_turns_to_project():
+    """long_conversation: 8 turns with usage, the last after a likely compaction: the line
+    is refitted from there, so one turn is too few (not "too few turns with usage")."""
+    app = make_app([sample("long_conversation")])
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("l")
+        await pilot.pause()
+        body = " ".join(_text(app.screen, "#ledger-body").split())
+        assert ("projection: fewer than 2 turns with usage since the last compaction: no "
+                "growth line to fit") in body
+
+
 async def test_o_lists_provider_objects_and_a_deletion_with_its_line():
     app = make_app([str(REAL / "dotnet_retrieve_delete_then_404.jsonl")])
     async with app.run_test(size=SIZE) as pilot:

@@ -111,3 +111,22 @@ def test_narrow_compare_snapshot(snap_compare, monkeypatch):
 
     app = CompareApp([os.path.relpath(SAMPLES / "ab", ROOT)])
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+async def test_conversations_at_80_columns_cut_no_number_and_right_reaches_carried(claims):
+    """The carried column (8,002 on claims) leaves the screen whole at 80 columns: a cell
+    cut at the right edge would read `8,` — a different number."""
+    app = make_app([claims])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        table = app.screen.query_one("#conv-table", RowTable)
+        row = table.render_line(1).text  # conversation 1, as the screen shows it
+        assert "8,002" in row or "8," not in row
+        assert "carried" not in str(app.screen.query_one("RowHeader").render())
+        for _ in range(3):
+            await pilot.press("right")
+        await pilot.pause()
+        assert "carried" in str(app.screen.query_one("RowHeader").render())
+        assert "8,002" in table.render_line(1).text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from textual.widgets import Static
 
 from traceview.analysis.explain import _dollars
@@ -95,3 +96,19 @@ async def test_detail_says_what_sent_counts_next_to_the_trees_sizes(claims):
         await pilot.pause()
         title = str(app.screen.query_one("#bodies-title", Static).render())
         assert "`sent` counts only the request body" in title
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_what_sent_counts_is_on_screen_not_past_the_edge(claims, size):
+    """The tree's `request 600 B` beside `sent 578 B`: the sentence that reconciles them
+    wraps rather than being cut after "sizes" (80) or "`sent`" (120)."""
+    app = make_app([claims])
+    async with app.run_test(size=size) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        title = app.screen.query_one("#bodies-title", Static)
+        shown = " ".join(s.text for s in title.render_lines(title.region.reset_offset))
+        assert "`sent` counts only the request body on the wire" in " ".join(shown.split())

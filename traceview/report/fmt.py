@@ -21,10 +21,15 @@ def signed(v: int | float | None) -> str:
     return "—" if v is None else f"{int(v):+,}"
 
 
+def caller_ms(turn: object) -> int | None:
+    """What the caller waited for the turn (failed attempts included), else its elapsed_ms."""
+    return getattr(turn, "caller_elapsed_ms", getattr(turn, "elapsed_ms", None))
+
+
 def latency(turn: object) -> str:
     """A turn's caller latency in ms; ``×N`` when it took N attempts (the failed tries'
     time is included in the number)."""
-    ms = num(getattr(turn, "caller_elapsed_ms", getattr(turn, "elapsed_ms", None)))
+    ms = num(caller_ms(turn))
     n = len(getattr(turn, "attempts", None) or ())
     return f"{ms}×{n}" if n > 1 else ms
 

@@ -56,6 +56,7 @@ def markers_cell(markers: Iterable[str]) -> str:
 
 
 # The same numbers read the same in the report and on screen.
+caller_ms = fmt.caller_ms
 num = fmt.num
 signed = fmt.signed
 size = fmt.size

@@ -97,7 +97,8 @@ def turns_table(turns: list[Any]) -> Table:
 def projection_text(ledger: dict[str, Any]) -> Text:
     p = (ledger.get("growth") or {}).get("projection")
     if not p:
-        return Text("projection: too few turns with usage to fit a growth line", style="dim")
+        return Text("projection: fewer than 2 turns with usage since the last compaction: "
+                    "no growth line to fit", style="dim")  # analysis/hosted/growth.py
     nxt = ", ".join(f"+{n['turn_offset']}: {fmt.num(n['input_tokens'])}" for n in p["next"])
     out = Text("PROJECTION ", style="bold italic")
     out.append(f"(not a measurement) next turns' billed input ≈ {nxt}; cumulative ≈ "

@@ -39,6 +39,19 @@ class ConversationRow:
     carried: int | None = None  # carried-context tokens (analysis/ledger.py)
     replay: str = fmt.DASH  # replay fidelity verdict (analysis/fidelity.py)
     replay_line: str = ""
+    usage_turns: int | None = None  # turns whose usage was recorded (None: all of them)
+    cost_unknown_turns: int = 0  # turns that could not be priced
+
+
+def _floor(value: str, partial: bool) -> str:
+    """A sum over only some of the turns (the others have no usage, or no price) is a
+    floor, as the report's "(over 10 of 12 turns with usage)" says: ≥."""
+    return f"≥ {value}" if partial and value != fmt.DASH else value
+
+
+def _input_cell(r: ConversationRow) -> str:
+    partial = None not in (r.usage_turns, r.turns) and r.usage_turns != r.turns
+    return _floor(fmt.num(r.input_tokens), partial)
 
 
 def _markers(counts: dict[str, int]) -> str:
@@ -50,11 +63,13 @@ CONVERSATION_COLUMNS = [
     Column("conversation", 0, lambda r: r.name, align="left", min_width=16),
     Column("kind", 13, lambda r: r.kind, align="left"),
     Column("turns", 8, lambda r: fmt.num(r.turns)),
-    Column("billed input", 14, lambda r: fmt.num(r.input_tokens)),
-    Column("cost", 10, lambda r: fmt.cost(r.cost_usd)),
-    Column("carried", 9, lambda r: fmt.num(r.carried) if r.carried else fmt.DASH),
-    Column("replay", 12, lambda r: r.replay, align="left"),
-    Column("markers", 24, lambda r: _markers(r.markers), align="left"),
+    Column("billed input", 14, _input_cell),
+    Column("cost", 12, lambda r: _floor(fmt.cost(r.cost_usd), r.cost_unknown_turns > 0)),
+    # At 80 columns these wait past the right edge, whole (→ reaches them): a number cut
+    # at the edge reads as another number (8,002 as `8,`).
+    Column("carried", 9, lambda r: fmt.num(r.carried) if r.carried else fmt.DASH, priority=1),
+    Column("replay", 12, lambda r: r.replay, align="left", priority=2),
+    Column("markers", 24, lambda r: _markers(r.markers), align="left", priority=3, shrink=16),
 ]
 
 
@@ -71,6 +86,8 @@ def conversation_rows(app: Inspector) -> list[ConversationRow]:
             totals.get("input_tokens") if state.done else None,
             totals.get("cost_usd") if state.done else None,
             {},
+            usage_turns=totals.get("usage_turns"),
+            cost_unknown_turns=totals.get("cost_unknown_turns") or 0,
         )
     ]
     fidelity = getattr(state.analysis, "fidelity", None)
@@ -94,6 +111,8 @@ def conversation_rows(app: Inspector) -> list[ConversationRow]:
                 carried.tokens if carried is not None else None,
                 _replay_cell(verdict),
                 verdict.line() if verdict is not None else "",
+                getattr(conv, "usage_turns", None),
+                getattr(conv, "cost_unknown_turns", 0) or 0,
             )
         )
     return rows

@@ -62,7 +62,7 @@ class MainScreen(TurnsFind, TurnsOutput, InspectorScreen, TurnsTitle):
     SORTS: list[tuple[str, str | None]] = [
         ("#", None), ("billed in", "input_tokens"), ("unexpl.≈", "unexplained_tokens"),
         ("sent", "request_bytes"), ("cached", "cached_tokens"), ("out", "output_tokens"),
-        ("ms", "elapsed_ms"),
+        ("ms", "caller_elapsed_ms"),  # the latency the column shows (attempts included)
     ]
 
     def __init__(self) -> None:

@@ -55,7 +55,7 @@ TURN_COLUMNS: list[Column] = [
     Column("hosted", 17, lambda t: fmt.hosted_cell(t.hosted_calls,
                                                     getattr(t, "unknown_items", None)),
            align="left", shrink=12, fit=_hosted, value=_hosted_value),
-    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5, value=lambda t: t.elapsed_ms),
+    Column("ms", 7, lambda t: fmt.latency_cell(t), priority=5, value=fmt.caller_ms),
     Column("markers", 7, lambda t: fmt.markers_cell(t.markers or ()), align="left", shrink=5,
            value=lambda t: list(t.markers or ())),
 ]
