@@ -13,9 +13,10 @@ column moves (``shrink``), and may render themselves for the width they got (``f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -49,6 +50,9 @@ class Column:
     fit: Callable[[Any, int], Text] | None = None
     #: The raw value behind the cell, for exports (None: the cell's text).
     value: Callable[[Any], Any] | None = None
+    #: Widens to a cell that does not fit (a number is never cut: `1,234,…` reads as
+    #: nothing); it stays that wide.
+    grow: bool = False
 
     @property
     def least(self) -> int:
@@ -119,6 +123,7 @@ class RowTable(ScrollView, can_focus=True):
         self.hidden: set[str] = set()
         self._layout_generation = 0
         self._columns_cache: tuple[tuple[int, int, int], list[tuple[Column, int]]] | None = None
+        self._need: dict[str, int] = {}  # growing columns' widest cell not yet fitted
         self.header: Any = None  # a RowHeader that repaints when the view scrolls sideways
 
     # -- data ---------------------------------------------------------------------------
@@ -196,10 +201,28 @@ class RowTable(ScrollView, can_focus=True):
         return self._line([_fit(c.title, w, c.align) for c, w in self.fit_columns(total)])
 
     def row_text(self, row: Any, total: int) -> Text:
-        return self._line([
-            _fit(c.fit(row, w) if c.fit is not None else c.cell(row), w, c.align)
-            for c, w in self.fit_columns(total)
-        ])
+        parts = []
+        for c, w in self.fit_columns(total):
+            cell = c.fit(row, w) if c.fit is not None else c.cell(row)
+            if c.grow and cell_len(cell.plain if isinstance(cell, Text) else cell) > w:
+                self._wider(c, cell)
+            parts.append(_fit(cell, w, c.align))
+        return self._line(parts)
+
+    def _wider(self, column: Column, cell: str | Text) -> None:
+        """A growing column's cell did not fit: the column is widened after this paint
+        (a row is drawn cut for one frame, then whole)."""
+        need = cell_len(cell.plain if isinstance(cell, Text) else cell)
+        if need > self._need.get(column.title, 0):
+            if not self._need:
+                self.call_after_refresh(self._widen)
+            self._need[column.title] = need
+
+    def _widen(self) -> None:
+        need, self._need = self._need, {}
+        for at, column in enumerate(self.columns):
+            if need.get(column.title, 0) > column.width:
+                self.set_column(at, replace(column, width=need[column.title]))
 
     def pinned_width(self, total: int) -> int:
         parts = self.fit_columns(total)
