@@ -13,7 +13,7 @@ column moves (``shrink``), and may render themselves for the width they got (``f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from rich.cells import cell_len
@@ -30,48 +30,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from traceview.ui.safe_text import safe, visible
+from traceview.ui.widgets.columns import Column, fit_cell, lay_out
 
-
-@dataclass(frozen=True)
-class Column:
-    """One column: a title, a width (0 = takes the free space) and a cell renderer."""
-
-    title: str
-    width: int
-    cell: Callable[[Any], str | Text]
-    align: str = "right"
-    min_width: int = 8
-    #: 0: always on screen; higher numbers leave the screen first when it is narrow.
-    priority: int = 0
-    #: The narrowest a fixed column may get before anything else moves (None: its width).
-    shrink: int | None = None
-    #: Renders the cell for a given width (e.g. abbreviate a name, keep a symbol).
-    fit: Callable[[Any, int], Text] | None = None
-    #: The raw value behind the cell, for exports (None: the cell's text).
-    value: Callable[[Any], Any] | None = None
-    #: Widens to a cell that does not fit (a number is never cut: `1,234,…` reads as
-    #: nothing); it stays that wide.
-    grow: bool = False
-
-    @property
-    def least(self) -> int:
-        if not self.width:
-            return self.min_width
-        return self.shrink if self.shrink is not None else self.width
-
-
-def _fit(value: str | Text, width: int, align: str) -> Text:
-    """One cell, made safe here whatever the column's renderer built (the table boundary)."""
-    if isinstance(value, Text):
-        plain = value.plain
-        text = value.copy() if visible(plain) == plain else safe(plain, style=value.style)
-    else:
-        text = safe(value)
-    text.no_wrap = True
-    text.truncate(width, overflow="ellipsis")
-    text.align("left" if align == "left" else "right", width)
-    return text
+__all__ = ["Column", "RowHeader", "RowTable"]
 
 
 class RowTable(ScrollView, can_focus=True):
@@ -153,37 +114,12 @@ class RowTable(ScrollView, can_focus=True):
 
     # -- layout -------------------------------------------------------------------------
     def fit_columns(self, total: int) -> list[tuple[Column, int]]:
-        """Columns in screen order with their widths: those that fit ``total`` cells first
-        (by priority), then the rest at their natural width, past the right edge."""
+        """Columns in screen order with their widths (columns.py `lay_out`), kept until
+        the width, the hidden columns or a column changes."""
         cache_key = (total, len(self.hidden), self._layout_generation)
         if self._columns_cache is not None and self._columns_cache[0] == cache_key:
             return self._columns_cache[1]
-        cols = [c for c in self.columns if c.title not in self.hidden]
-        shown = list(cols)
-        def need(group: list[Column], natural: bool = False) -> int:
-            widths = (c.width if natural and c.width and not c.priority else c.least
-                      for c in group)
-            return sum(widths) + len(group) - 1 + 1
-        # Optional columns leave before a signal column has to shrink.
-        for column in sorted((c for c in cols if c.priority), key=lambda c: -c.priority):
-            if need(shown, natural=True) <= total:
-                break
-            shown.remove(column)
-        spare = max(0, total - need(shown))
-        widths: dict[int, int] = {}
-        for c in sorted(shown, key=lambda c: c.priority):
-            w = c.least
-            if c.width and spare:
-                grow = min(spare, c.width - w)
-                w += grow
-                spare -= grow
-            widths[id(c)] = w
-        for c in shown:
-            if not c.width:
-                widths[id(c)] += spare
-                break
-        out = [(c, widths[id(c)]) for c in shown]
-        out += [(c, c.width or max(c.min_width, 24)) for c in cols if c not in shown]
+        out = lay_out([c for c in self.columns if c.title not in self.hidden], total)
         self._columns_cache = (cache_key, out)
         return out
 
@@ -198,7 +134,7 @@ class RowTable(ScrollView, can_focus=True):
         return Text(" ").join(parts)
 
     def header_text(self, total: int) -> Text:
-        return self._line([_fit(c.title, w, c.align) for c, w in self.fit_columns(total)])
+        return self._line([fit_cell(c.title, w, c.align) for c, w in self.fit_columns(total)])
 
     def row_text(self, row: Any, total: int) -> Text:
         parts = []
@@ -206,7 +142,7 @@ class RowTable(ScrollView, can_focus=True):
             cell = c.fit(row, w) if c.fit is not None else c.cell(row)
             if c.grow and cell_len(cell.plain if isinstance(cell, Text) else cell) > w:
                 self._wider(c, cell)
-            parts.append(_fit(cell, w, c.align))
+            parts.append(fit_cell(cell, w, c.align))
         return self._line(parts)
 
     def _wider(self, column: Column, cell: str | Text) -> None:
