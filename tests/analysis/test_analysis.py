@@ -229,3 +229,11 @@ def test_the_sent_sentence_counts_words_as_every_number_reads() -> None:
     turn = analyze(str(REAL / "pai_responses_prompt_cache.jsonl")).turns[0]
     assert turn.user_words == 2092
     assert "Sent 13.1 kB (2,092 words)." in turn.explanation
+
+
+def test_a_one_word_message_is_one_word(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.jsonl", [req({"model": "gpt-4o-mini", "input": "hello"}),
+                                         res(response("resp_1", 10, 2))])
+    turn = analyze(str(path)).turns[0]
+    assert turn.user_words == 1
+    assert "Sent 39 B (1 word)." in turn.explanation

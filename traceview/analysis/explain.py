@@ -123,7 +123,8 @@ def _sent_and_billed(r: TurnReading, plan: _Plan, out: list[str]) -> None:
         out.append("The request was not recorded, so nothing is known about what was sent.")
     else:
         words = r.user_words
-        out.append(f"Sent {_b(request_bytes)} ({_n(words)} words)." if words is not None
+        out.append(f"Sent {_b(request_bytes)} ({_n(words)} word{'' if words == 1 else 's'})."
+                   if words is not None
                    else f"Sent {_b(request_bytes)}.")
     inp = r.input_tokens
     if inp is not None:
