@@ -65,7 +65,7 @@ RUN: dict[str, tuple[list[str], int, str] | str] = {
          0, ""),
     "traceview fidelity trace.jsonl": (["fidelity", "trace.jsonl"], 1, "0 of 1"),
     "traceview context trace.jsonl --turn 3":
-        (["context", "trace.jsonl", "--turn", "3"], 0, "unexplained 4,001"),
+        (["context", "trace.jsonl", "--turn", "3"], 0, "unexplained +4,001"),
     "traceview fidelity sample_traces/claims.jsonl --items sample_traces/claims.snapshot.json":
         (["fidelity", "trace.jsonl", "--items", "claims.snapshot.json"], 1,
          "received sha256"),

@@ -14,7 +14,7 @@ import orjson
 
 from traceview.analysis.session import Analysis
 from traceview.report.context_origin import origin_totals, with_origins
-from traceview.report.fmt import num
+from traceview.report.fmt import num, signed
 from traceview.safety.redact import redact_json
 from traceview.safety.sanitise import json_shown, plain, visible
 
@@ -63,7 +63,7 @@ def render_text(doc: dict[str, Any], markdown: bool = False) -> str:
     head = (f"turn {doc['turn']} · {doc['model'] or '?'} · {doc['api']} · billed "
             f"{num(doc['input_tokens'])} input tokens (cached {num(doc['cached_tokens'])})")
     sums = (f"expected {num(doc['expected_input'])} · unexplained "
-            f"{num(doc['unexplained_tokens'])} · counted {num(doc['known_tokens'])}"
+            f"{signed(doc['unexplained_tokens'])} · counted {num(doc['known_tokens'])}"
             f" + {doc['unknown_lines']} unknown line(s)")
     if doc["input_account"] is None:
         body = ["the request body could not be read again: no account"]
