@@ -3,8 +3,8 @@ on turn N, as a stack.
 
 Exit 0 when the turn is found; 1 when it is, in a capture read with problems (each named
 on stderr); 2 when it cannot be shown: the capture has no such turn, no file given is a
-capture, unusable input, a provider copy asked for a turn that is not hosted, or a provider that
-could not be read (`--live`) — nothing printed but the message.
+capture, unusable input, a provider copy asked for a turn that is not hosted, or a
+provider that could not be read (`--live`) — nothing printed but the message.
 """
 
 from __future__ import annotations
