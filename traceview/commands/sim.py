@@ -57,7 +57,7 @@ def run(ns: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"traceview sim: cannot listen on {ns.host}:{ns.port}: {exc.strerror or exc}",
               file=sys.stderr)
-        return 1
+        return 2
     if not _is_loopback(ns.host):
         print(f"traceview sim: warning: listening on {ns.host}, not loopback; anyone who can "
               "reach this address can use it (it accepts any key)", file=sys.stderr)

@@ -163,10 +163,18 @@ class ProxyServer:
                  clock: Clock | None = None) -> None:
         import uvicorn
 
-        self.recorder = output if isinstance(output, Recorder) else Recorder(
-            _writer(output, rotate, fsync), clock=clock)
+        # Bound first: a port another process holds makes no capture file.
+        try:
+            self.sock = _bind(host, port)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        try:
+            self.recorder = output if isinstance(output, Recorder) else Recorder(
+                _writer(output, rotate, fsync), clock=clock)
+        except BaseException:
+            self.sock.close()
+            raise
         self.upstream = upstream or default_upstream()
-        self.sock = _bind(host, port)
         self.app = RecordingProxy(self.recorder, self.upstream, timeout=timeout)
         # The upstream's own `date` and `server` headers are relayed: uvicorn adding its
         # own gave each response two of each; nor are X-Forwarded-* read (proxy_headers).
