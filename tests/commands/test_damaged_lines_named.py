@@ -92,3 +92,16 @@ def test_context_and_objects_name_the_damaged_lines_and_exit_1(capsys, argv):
     assert all(n in err for n in NAMED)
     assert f"traceview {argv[0]}: 4 problems while reading; everything readable is shown" \
         in err
+
+
+def test_diff_of_a_damaged_capture_exits_1_even_when_nothing_differs(tmp_path, capsys):
+    """A copy that matches the readable part is not a clean diff: a damaged line may hold
+    an item that differs (exit 1, as report; the note says how many problems)."""
+    listing = Path(__file__).parents[1] / "provider" / "fixtures" / \
+        "dotnet_conversation_item_endpoints.jsonl"
+    cap = tmp_path / "cap.jsonl"
+    cap.write_bytes(listing.read_bytes() + b'{"broken\n')
+    rc, out, _ = _run(capsys, "diff", str(cap), "--items", str(listing))
+    assert rc == 1
+    assert "the capture had 1 problem(s) while loading" in out
+    assert _run(capsys, "diff", str(listing), "--items", str(listing))[0] == 0

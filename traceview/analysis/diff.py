@@ -108,6 +108,7 @@ class DiffResult:
     fetched_at: str | None = None
     stopped: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    problems: int = 0  # the capture's damaged lines: the diff may miss what they held
 
     @property
     def counts(self) -> dict[str, int]:

@@ -1,7 +1,8 @@
 """``traceview diff CAPTURE [--conversation ID] [--items FILE | --live] [--format …]``.
 
-Exit status: 0 no differences (complete copy); 1 differences, or a partial provider copy;
-2 bad arguments, an unreadable file, or a provider error with nothing read.
+Exit status: 0 no differences (complete copy); 1 differences, a partial provider copy, or
+a capture read with problems; 2 bad arguments, an unreadable file, or a provider error
+with nothing read.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    """Print the diff; exit 0 same, 1 different or partial, 2 when it could not be made."""
+    """Print the diff; exit 0 same, 1 different, partial or damaged, 2 when it could not
+    be made."""
     result, error = build_diff(ns.capture, ns.conversation, items=ns.items,
                                settings=fetch_settings(ns))
     if result is None:
         print(f"traceview diff: {error}", file=sys.stderr)
         return EXIT_ERROR
     sys.stdout.write(render(result, ns.format))
-    return EXIT_DIFFERENT if result.differs or not result.complete else EXIT_SAME
+    return EXIT_DIFFERENT if result.differs or not result.complete or result.problems \
+        else EXIT_SAME

@@ -172,9 +172,11 @@ def compare(cap: Any, target: Any, copy: ProviderCopy, error: str | None = None)
     if not copy.covers_output and target.turns:
         last = target.turns[-1]
         items = [ci for ci in items if not (ci.turn == last and ci.side == "output")]
-    return diff(
+    result = diff(
         items, copy.items, conversation=target.id,
         complete=copy.complete, pages=copy.pages, include=copy.include, kind=copy.kind,
         origin=copy.origin, host=copy.host, fetched_at=copy.fetched_at, stopped=copy.stopped,
         warnings=warnings,
     )
+    result.problems = len(cap.problems)
+    return result
