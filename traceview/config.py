@@ -80,17 +80,20 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
 
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
-    """Remember ``key = value`` beside the others; None if the file cannot be written
-    (said by the caller). The user's own lines and comments stay: only the key's line is
+    """Remember ``key = value`` beside the others; None if the file cannot be written, or
+    is there but cannot be read as TOML (said by the caller). The user's own lines and comments stay: only the key's line is
     replaced (or added), unless the file then reads differently, when it is written again
     from its settings. Written beside and renamed, so a failed write leaves the old file."""
     path = path or config_path()
-    settings = load_settings(path)
-    settings[key] = value
     try:
         old = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        tomllib.loads(old)
+    except FileNotFoundError:
         old = ""
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # a file that does not read (half edited?) is the user's: kept
+    settings = load_settings(path)
+    settings[key] = value
     text = _edited(old, key, value, settings)
     if text is None:
         text = "".join(_line(name, item) for name, item in sorted(settings.items()))

@@ -235,3 +235,14 @@ def test_saving_a_setting_writes_through_a_symlinked_config(tmp_path, monkeypatc
     assert link.is_symlink() and real.read_text() == 'deposit_ratio = 0.3\ntheme = "nord"\n'
     assert real.stat().st_mode & 0o777 == 0o600
     assert sorted(p.name for p in real.parent.iterdir()) == ["traceview.toml"]
+
+
+@pytest.mark.parametrize("raw", [b'# half-edited\ntheme = "nord\n',
+                                 b"# caf\xe9 settings\ntheme = 'nord'\n",
+                                 b'\xef\xbb\xbftheme = "nord"\n'])
+def test_a_config_that_does_not_read_is_not_overwritten(config, raw):
+    """A file the user is half-way through editing (or saved in another encoding) is not
+    replaced by the one setting: the save fails (the inspector says so), the file kept."""
+    config.write_bytes(raw)
+    assert save_theme("gruvbox") is None
+    assert config.read_bytes() == raw
