@@ -81,9 +81,10 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
 
 def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
     """Remember ``key = value`` beside the others; None if the file cannot be written, or
-    is there but cannot be read as TOML (said by the caller). The user's own lines and comments stay: only the key's line is
-    replaced (or added), unless the file then reads differently, when it is written again
-    from its settings. Written beside and renamed, so a failed write leaves the old file."""
+    is there but cannot be read as TOML (said by the caller). The user's own lines and
+    comments stay: only the key's lines are replaced (or added), unless the file then reads
+    differently, when it is written again from its settings. Written beside and renamed,
+    so a failed write leaves the old file."""
     path = path or config_path()
     try:
         old = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
@@ -119,23 +120,36 @@ def _line(name: str, item: Any) -> str:
 
 
 def _edited(old: str, key: str, value: Any, settings: dict[str, Any]) -> str | None:
-    """`old` with `key`'s line replaced by its new value (added at the end when it has
-    none), or None when that would not read back as exactly `settings`."""
+    """`old` with `key`'s value replaced by the new one (added at the end when it has
+    none), or None when that would not read back as exactly `settings`. A value over
+    several lines (a list) is replaced whole; a line that only looks like the key's (inside
+    another setting's multi-line string) is passed over."""
     lines = old.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     at = re.compile(rf"\s*{re.escape(key)}\s*=")
-    found = next((i for i, line in enumerate(lines) if at.match(line)), None)
-    if found is None:
-        lines.append(_line(key, value))
-    else:
-        lines[found] = _line(key, value)
-    text = "".join(lines)
+    tries = [lines + [_line(key, value)]]
+    for i in (i for i, line in enumerate(lines) if at.match(line)):
+        end = next((j for j in range(i + 1, len(lines) + 1) if _reads("".join(lines[i:j]))),
+                   i + 1)
+        tries.insert(-1, lines[:i] + [_line(key, value)] + lines[end:])
+    for edit in tries:
+        text = "".join(edit)
+        try:
+            read = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            continue
+        if {k: v for k, v in read.items() if k in KEYS} == settings:
+            return text
+    return None
+
+
+def _reads(text: str) -> bool:
     try:
-        read = tomllib.loads(text)
+        tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return None
-    return text if {k: v for k, v in read.items() if k in KEYS} == settings else None
+        return False
+    return True
 
 
 def save_theme(name: str, path: Path | None = None) -> Path | None:

@@ -214,11 +214,21 @@ def test_saving_a_setting_keeps_the_users_comments_and_layout(config):
 
 
 def test_a_setting_spread_over_lines_is_saved_whole(config):
-    """A list written over several lines cannot be replaced line by line: the file is
-    written again from its settings, still one that reads back the same."""
-    config.write_text('turns_hidden = [\n  "ms",\n]\ndeposit_ratio = 0.3\n')
+    """A list written over several lines is replaced whole, its lines and no others: the
+    user's comments around it stay."""
+    config.write_text('# columns I never read\nturns_hidden = [\n  "ms",\n]\n'
+                      'deposit_ratio = 0.3  # fewer deposits\n')
     assert save_setting("turns_hidden", ["reasoning"]) == config
+    assert config.read_text() == ('# columns I never read\nturns_hidden = ["reasoning"]\n'
+                                  'deposit_ratio = 0.3  # fewer deposits\n')
     assert load_settings(config) == {"turns_hidden": ["reasoning"], "deposit_ratio": 0.3}
+
+
+def test_a_key_written_inside_another_settings_string_is_not_the_one_replaced(config):
+    text = '# prices\npricing = """\ntheme = "x"\n"""\ntheme = "nord"\n'
+    config.write_text(text)
+    assert save_theme("gruvbox") == config
+    assert config.read_text() == text.replace('"nord"', '"gruvbox"')
 
 
 def test_saving_a_setting_writes_through_a_symlinked_config(tmp_path, monkeypatch):
