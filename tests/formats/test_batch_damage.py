@@ -78,3 +78,16 @@ def test_an_imported_turns_note_names_the_file_its_record_came_from(tmp_path):
     assert "imported from in.jsonl (an OpenAI Batch file), line 1" in notes
     assert any(n.startswith("imported from out.jsonl (an OpenAI Batch file), line 2; not in "
                             "that format: elapsed time") for n in notes)
+
+
+def test_a_byte_order_mark_before_line_1_is_not_a_damaged_line(tmp_path):
+    """Windows tools write one (PowerShell's UTF8 encoding); a capture or another import
+    reads past it, and so does a Batch file, input or output, alone or joined."""
+    inp = _write(tmp_path / "in.jsonl", [_request(0), _request(1)])
+    out = _write(tmp_path / "out.jsonl", [_answer(1), _answer(0)])
+    for path in (inp, out):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
+    r = _report(inp, out)
+    assert [p["message"] for p in r["problems"]] == []
+    assert [t["response_id"] for t in r["turns"]] == ["resp_0_10", "resp_1_10"]
+    assert len(_report(inp)["turns"]) == 2

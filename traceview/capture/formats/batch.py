@@ -20,6 +20,7 @@ from traceview.capture.formats.common import Emitter, as_dict, provider_path
 # longer one is skipped in reads of this size and counted as malformed.
 LINE_MAX = 64 << 20
 NO_TIMING = "elapsed time (a batch runs its requests offline)"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (Windows tools) before line 1
 # Malformed lines named one by one in a file's problems; past these, how many more.
 NAMED = 10
 
@@ -111,7 +112,10 @@ def _parsed(path: str, em: Emitter, damage: list[tuple[int, str]] | None = None
         at = 0
         for n, raw in enumerate(iter(lambda: f.readline(LINE_MAX), b""), start=1):
             start, at = at, at + len(raw)
-            if len(raw) == LINE_MAX and not raw.endswith(b"\n"):
+            over = len(raw) == LINE_MAX and not raw.endswith(b"\n")
+            if n == 1 and raw.startswith(BOM):  # not the line's: re-read from past it
+                raw, start = raw[len(BOM):], start + len(BOM)
+            if over:
                 while (rest := f.readline(LINE_MAX)) and not rest.endswith(b"\n"):
                     at += len(rest)
                 at += len(rest)
