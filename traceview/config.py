@@ -99,6 +99,8 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
     if text is None:
         text = "".join(_line(name, item) for name, item in sorted(settings.items()))
     target = Path(os.path.realpath(path))  # a symlinked config: the file it points to
+    if target.exists() and not os.access(target, os.W_OK):
+        return None  # made read-only by its owner: not renamed over
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

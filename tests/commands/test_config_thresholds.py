@@ -256,3 +256,16 @@ def test_a_config_that_does_not_read_is_not_overwritten(config, raw):
     config.write_bytes(raw)
     assert save_theme("gruvbox") is None
     assert config.read_bytes() == raw
+
+
+def test_a_read_only_config_is_not_replaced(config, monkeypatch):
+    """A file its owner made read-only is theirs to change: the save says it failed
+    (renaming over it would have worked, the directory being writable)."""
+    import os
+
+    config.write_text('theme = "nord"\n')
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(config)
+                        and mode == os.W_OK else real_access(p, mode, **kw))
+    assert save_theme("gruvbox") is None
+    assert config.read_text() == 'theme = "nord"\n'
