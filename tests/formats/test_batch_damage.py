@@ -58,8 +58,8 @@ def test_many_malformed_lines_are_named_up_to_a_limit(tmp_path):
 
 
 def test_an_answer_given_twice_is_shown_and_named_not_dropped(tmp_path):
-    """The first answer pairs with its request; the second is a response without one,
-    shown as such, and the doubled custom_id is named."""
+    """The first answer pairs with its request; the second, with no request left for it,
+    is a response without one, shown as such, and the repeated custom_id is named."""
     inp = _write(tmp_path / "in.jsonl", [_request(0), _request(1)])
     out = _write(tmp_path / "out.jsonl", [_answer(0, 10), _answer(1), _answer(0, 99)])
     r = _report(inp, out)
@@ -67,8 +67,22 @@ def test_an_answer_given_twice_is_shown_and_named_not_dropped(tmp_path):
     assert [(t["response_id"], t["input_tokens"], t["markers"]) for t in turns] == [
         ("resp_0_10", 10, []), ("resp_1_10", 10, []), ("resp_0_99", 99, ["response_only"])]
     said = [p["message"] for p in r["problems"] if p["kind"] == "damaged_import"]
-    assert said == [f"{out}: line 3 answers custom_id 'r0' again (first on line 1); "
-                    "shown as a response without its request"]
+    assert said == [f"{out}: line 3 answers custom_id 'r0' again (first on line 1); an id's "
+                    "requests and answers are paired in order, an answer left over shown alone"]
+
+
+def test_an_id_requested_twice_pairs_its_requests_and_answers_in_order(tmp_path):
+    inp = _write(tmp_path / "in.jsonl", [_request(0), _request(1), _request(0)])
+    out = _write(tmp_path / "out.jsonl", [_answer(0, 10), _answer(1), _answer(0, 99)])
+    r = _report(inp, out)
+    assert [(t["line"], t["response_id"], t["markers"]) for t in r["turns"]] == [
+        (1, "resp_0_10", []), (3, "resp_1_10", []), (5, "resp_0_99", [])]
+    said = [(p["source"], p["line"], p["message"].split(";")[0]) for p in r["problems"]
+            if p["kind"] == "damaged_import"]
+    assert said == [(str(inp), 3, f"{inp}: line 3 requests custom_id 'r0' again (first on "
+                                  "line 1)"),
+                    (str(out), 3, f"{out}: line 3 answers custom_id 'r0' again (first on "
+                                  "line 1)")]
 
 
 def test_an_imported_turns_note_names_the_file_its_record_came_from(tmp_path):

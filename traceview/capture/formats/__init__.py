@@ -205,13 +205,14 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     from traceview.capture.formats import batch
 
     target = _spooled(spool_dir, "batch-joined.jsonl")
-    doubled: list[list[tuple[int, str]]] = [[] for _ in outputs]
+    doubled: dict[str, list[tuple[int, str]]] = {}
     with open(target, "wb") as out:
         em = Emitter(out, "batch")
         calls = batch.join([a.original for a in inputs], [a.original for a in outputs], em,
                            doubled)
-    for a, said in zip(outputs, doubled, strict=True):
-        a.findings += [("damaged_import", f"{a.name}: {where}", line) for line, where in said]
+    for a in inputs + outputs:
+        a.findings += [("damaged_import", f"{a.name}: {where}", line)
+                       for line, where in doubled.get(a.original, ())]
     first = inputs[0]
     first.path = str(target)
     first.summary = {**em.summary(calls), "side": "input+output"}

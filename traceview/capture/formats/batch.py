@@ -43,30 +43,28 @@ def side(first_line: bytes) -> str | None:
 
 
 def join(inputs: list[str], outputs: list[str], em: Emitter,
-         doubled: list[list[tuple[int, str]]] | None = None) -> int:
+         doubled: dict[str, list[tuple[int, str]]] | None = None) -> int:
     """Input and output files read as one: each request followed by its own response, found
     by ``custom_id`` wherever it sits in the output (a batch finishes in any order). Only
     where each answer starts is kept, and it is read again when its request comes: a batch
-    of any size is joined in memory the size of its ids. An id answered again is shown as
-    a response without its request and said in `doubled` (a list per output file)."""
+    of any size is joined in memory the size of its ids. An id requested or answered again
+    pairs its requests and answers in order (the answers left over are shown alone), and is
+    said in `doubled` (by file: (line, what))."""
     answers: dict[str, tuple[int, int, int]] = {}  # custom_id -> (output file, line, offset)
-    again: list[tuple[int, int, int]] = []  # an id answered twice: its later answers
-    if doubled is None:
-        doubled = [[] for _ in outputs]
+    again: dict[str, list[tuple[int, int, int]]] = {}  # an id's later answers, in order
+    said = doubled if doubled is not None else {}
     for k, path in enumerate(outputs):
         for n, at, obj in _parsed(path, em):
             if not is_output(obj):
                 if obj is not None:
                     em.ignore("not a batch line")
                 continue
-            first = answers.setdefault(str(obj["custom_id"]), (k, n, at))
+            cid = str(obj["custom_id"])
+            first = answers.setdefault(cid, (k, n, at))
             if first != (k, n, at):
-                again.append((k, n, at))
-                said = "" if first[0] == k else f" of {outputs[first[0]]}"
-                doubled[k].append((n, f"line {n} answers custom_id "
-                                      f"{str(obj['custom_id'])!r} again (first on line "
-                                      f"{first[1]}{said}); shown as a response without its "
-                                      "request"))
+                again.setdefault(cid, []).append((k, n, at))
+                said.setdefault(path, []).append(_repeat(n, "answers", cid, first[1], (
+                    outputs[first[0]] if first[0] != k else None)))
     calls = 0
     with ExitStack() as stack:
         files = [stack.enter_context(open(path, "rb")) for path in outputs]
@@ -77,22 +75,38 @@ def join(inputs: list[str], outputs: list[str], em: Emitter,
             if is_output(obj):  # else the file changed under us: the line is not counted
                 em.write(_output(obj, n, em, outputs[k]))
 
+        asked: dict[str, tuple[str, int]] = {}  # custom_id -> (input file, line) first seen
         for path in inputs:
             for n, _, obj in _parsed(path, em):
                 if not is_input(obj):
                     if obj is not None:
                         em.ignore("not a batch line")
                     continue
+                cid = str(obj["custom_id"])
+                first_asked = asked.setdefault(cid, (path, n))
+                if first_asked != (path, n):
+                    said.setdefault(path, []).append(_repeat(n, "requests", cid, first_asked[1], (
+                        first_asked[0] if first_asked[0] != path else None)))
                 calls += 1
                 _write_input(obj, n, em, path)
-                found = answers.pop(str(obj["custom_id"]), None)
+                found = answers.pop(cid, None)
+                if found is None and again.get(cid):
+                    found = again[cid].pop(0)
                 if found is not None:
                     answer(*found)
-        for found in [*answers.values(), *again]:  # answers with no request to follow
+        left = [*answers.values(), *(a for later in again.values() for a in later)]
+        for found in left:  # answers with no request to follow
             calls += 1
             answer(*found)
     em.turns = calls
     return calls
+
+
+def _repeat(n: int, does: str, cid: str, first: int, elsewhere: str | None) -> tuple[int, str]:
+    """A line that repeats a custom_id, as its file's problem says it."""
+    where = f"line {first}" + (f" of {elsewhere}" if elsewhere else "")
+    return (n, f"line {n} {does} custom_id {cid!r} again (first on {where}); an id's "
+               "requests and answers are paired in order, an answer left over shown alone")
 
 
 def _loads(raw: bytes) -> Any:
