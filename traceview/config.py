@@ -126,15 +126,17 @@ def _edited(old: str, key: str, value: Any, settings: dict[str, Any]) -> str | N
     none), or None when that would not read back as exactly `settings`. A value over
     several lines (a list) is replaced whole; a line that only looks like the key's (inside
     another setting's multi-line string) is passed over."""
+    newline = "\r\n" if "\r\n" in old else "\n"  # the file's own line ends
     lines = old.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+        lines[-1] += newline
+    line = _line(key, value).removesuffix("\n") + newline
     at = re.compile(rf"\s*{re.escape(key)}\s*=")
-    tries = [lines + [_line(key, value)]]
-    for i in (i for i, line in enumerate(lines) if at.match(line)):
+    tries = [lines + [line]]
+    for i in (i for i, text in enumerate(lines) if at.match(text)):
         end = next((j for j in range(i + 1, len(lines) + 1) if _reads("".join(lines[i:j]))),
                    i + 1)
-        tries.insert(-1, lines[:i] + [_line(key, value)] + lines[end:])
+        tries.insert(-1, lines[:i] + [line] + lines[end:])
     for edit in tries:
         text = "".join(edit)
         try:

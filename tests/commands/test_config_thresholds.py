@@ -269,3 +269,11 @@ def test_a_read_only_config_is_not_replaced(config, monkeypatch):
                         and mode == os.W_OK else real_access(p, mode, **kw))
     assert save_theme("gruvbox") is None
     assert config.read_text() == 'theme = "nord"\n'
+
+
+def test_a_crlf_config_keeps_its_line_endings(config):
+    config.write_bytes(b"# mine\r\ndeposit_ratio = 0.3\r\ntheme = \"nord\"\r\n")
+    assert save_theme("gruvbox") == config
+    assert config.read_bytes() == b"# mine\r\ndeposit_ratio = 0.3\r\ntheme = \"gruvbox\"\r\n"
+    assert save_setting("turns_sort", "ms") == config
+    assert config.read_bytes().endswith(b"theme = \"gruvbox\"\r\nturns_sort = \"ms\"\r\n")

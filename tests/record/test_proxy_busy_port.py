@@ -34,3 +34,17 @@ def test_the_simulator_on_a_busy_port_exits_2(busy_port: int,
     assert main(["sim", "--port", str(busy_port)]) == 2
     assert capsys.readouterr().err == (
         f"traceview sim: cannot listen on 127.0.0.1:{busy_port}: Address already in use\n")
+
+
+def test_an_ipv6_address_is_said_in_brackets(capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    """`::1:8080` reads as neither address nor port; `[::1]:8080` is how URLs say it."""
+    with socket.socket(socket.AF_INET6) as s:
+        s.bind(("::1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["proxy", "--host", "::1", "--port", str(port),
+                     "-o", str(tmp_path / "t.jsonl")]) == 2
+        assert f"cannot listen on [::1]:{port}: " in capsys.readouterr().err
+        assert main(["sim", "--host", "::1", "--port", str(port)]) == 2
+        assert f"cannot listen on [::1]:{port}: " in capsys.readouterr().err

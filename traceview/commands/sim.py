@@ -55,7 +55,8 @@ def run(ns: argparse.Namespace) -> int:
     try:
         sim = SimServer(ns.host, ns.port, seed=ns.seed, log=None if ns.quiet else sys.stderr)
     except OSError as exc:
-        print(f"traceview sim: cannot listen on {ns.host}:{ns.port}: {exc.strerror or exc}",
+        host = f"[{ns.host}]" if ":" in ns.host else ns.host
+        print(f"traceview sim: cannot listen on {host}:{ns.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
     if not _is_loopback(ns.host):

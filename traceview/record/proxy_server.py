@@ -167,7 +167,8 @@ class ProxyServer:
         try:
             self.sock = _bind(host, port)
         except OSError as exc:
-            raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+            shown = f"[{host}]" if ":" in host else host
+            raise OSError(f"cannot listen on {shown}:{port}: {exc.strerror or exc}") from None
         try:
             self.recorder = output if isinstance(output, Recorder) else Recorder(
                 _writer(output, rotate, fsync), clock=clock)
