@@ -43,6 +43,8 @@ def test_a_malformed_batch_line_is_named_by_file_and_line(tmp_path):
     assert said == [(str(inp), 2, f"{inp}: line 2 is not JSON; skipped"),
                     (str(out), 3, f"{out}: line 3 is not JSON; skipped")]
     assert [t["response_id"] for t in r["turns"]] == ["resp_0_10", "resp_1_10"]
+    # each file's summary counts its own ignored lines, not the other file's
+    assert [(i["source"], i["ignored"]) for i in r["imports"]] == [(str(inp), 1), (str(out), 1)]
     alone = _report(inp)  # one file alone names its lines too
     assert [p["message"] for p in alone["problems"] if p["kind"] == "damaged_import"] == [
         f"{inp}: line 2 is not JSON; skipped"]

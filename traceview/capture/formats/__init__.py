@@ -215,7 +215,9 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
                        for line, where in doubled.get(a.original, ())]
     first = inputs[0]
     first.path = str(target)
-    first.summary = {**em.summary(calls), "side": "input+output"}
+    own = first.summary or {}  # what the first input file itself held (its own read)
+    first.summary = {**em.summary(calls), "side": "input+output",
+                     **{k: own[k] for k in ("ignored", "ignored_kinds") if k in own}}
     for a in inputs[1:] + outputs:
         a.path = _EMPTY
         a.summary = {**(a.summary or {}), "joined_into": "the first batch input file"}
