@@ -131,7 +131,8 @@ def _edited(old: str, key: str, value: Any, settings: dict[str, Any]) -> str | N
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += newline
     line = _line(key, value).removesuffix("\n") + newline
-    at = re.compile(rf"\s*{re.escape(key)}\s*=")
+    name = re.escape(key)
+    at = re.compile(rf"""\s*(?:{name}|"{name}"|'{name}')\s*=""")  # bare or quoted
     tries = [lines + [line]]
     for i in (i for i, text in enumerate(lines) if at.match(text)):
         end = next((j for j in range(i + 1, len(lines) + 1) if _reads("".join(lines[i:j]))),

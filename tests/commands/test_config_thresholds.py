@@ -277,3 +277,9 @@ def test_a_crlf_config_keeps_its_line_endings(config):
     assert config.read_bytes() == b"# mine\r\ndeposit_ratio = 0.3\r\ntheme = \"gruvbox\"\r\n"
     assert save_setting("turns_sort", "ms") == config
     assert config.read_bytes().endswith(b"theme = \"gruvbox\"\r\nturns_sort = \"ms\"\r\n")
+
+
+def test_a_quoted_key_is_replaced_in_place(config):
+    config.write_text('# mine\n"theme" = "nord"  # dark\ndeposit_ratio = 0.3\n')
+    assert save_theme("gruvbox") == config
+    assert config.read_text() == '# mine\ntheme = "gruvbox"\ndeposit_ratio = 0.3\n'
