@@ -76,6 +76,11 @@ def load_settings(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
+    return _settings(data)
+
+
+def _settings(data: dict[str, Any]) -> dict[str, Any]:
+    """The remembered keys of a read file whose values are usable."""
     return {key: data[key] for key in KEYS if key in data and _usable(key, data[key])}
 
 
@@ -88,12 +93,11 @@ def save_setting(key: str, value: Any, path: Path | None = None) -> Path | None:
     path = path or config_path()
     try:
         old = read_bounded(path, CONFIG_MAX_BYTES).decode("utf-8")
-        tomllib.loads(old)
+        settings = _settings(tomllib.loads(old))
     except FileNotFoundError:
-        old = ""
+        old, settings = "", {}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None  # a file that does not read (half edited?) is the user's: kept
-    settings = load_settings(path)
     settings[key] = value
     text = _edited(old, key, value, settings)
     if text is None:

@@ -107,3 +107,10 @@ def test_a_byte_order_mark_before_line_1_is_not_a_damaged_line(tmp_path):
     assert [p["message"] for p in r["problems"]] == []
     assert [t["response_id"] for t in r["turns"]] == ["resp_0_10", "resp_1_10"]
     assert len(_report(inp)["turns"]) == 2
+
+
+def test_a_files_problems_come_in_its_line_order(tmp_path):
+    inp = _write(tmp_path / "in.jsonl", [_request(0), _request(0), "{bad"])
+    out = _write(tmp_path / "out.jsonl", [_answer(0)])
+    lines = [p["line"] for p in _report(inp, out)["problems"] if p["source"] == str(inp)]
+    assert lines == [2, 3]

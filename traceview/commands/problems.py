@@ -4,25 +4,12 @@ the capture was read with problems (each damaged line named on stderr, exit 1)."
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from traceview.commands import EXIT_OK, EXIT_PROBLEMS
-from traceview.report.problems import not_captures, say_problems
-from traceview.safety.redact import redact_text
-from traceview.safety.sanitise import visible
+from traceview.report.problems import refused, say_problems
 
-
-def refused(name: str, analysis: Any) -> bool:
-    """True, each file said on stderr and the capture closed, when no file given was a
-    capture: the command could not do what was asked."""
-    lines = not_captures(analysis.problems,
-                         bool(analysis.turns or analysis.capture.exchanges))
-    if lines:
-        analysis.capture.close()
-        for line in lines:
-            print(f"{name}: {visible(redact_text(line))}", file=sys.stderr)
-    return bool(lines)
+__all__ = ["refused", "told"]
 
 
 def told(name: str, analysis: Any) -> int:

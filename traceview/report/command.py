@@ -11,9 +11,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.pricing import PricingError
 from traceview.analysis.session import Analysis, analyze
 from traceview.capture.sources import SourceError
-from traceview.report.problems import not_captures
-from traceview.safety.redact import redact_text
-from traceview.safety.sanitise import visible
+from traceview.report.problems import refused
 
 
 def _console(width: int | None) -> Any:  # a rich Console (imported for the text report only)
@@ -43,16 +41,12 @@ def run_report(paths: list[str], options: Options, *, fmt: str = "text",
     except (SourceError, PricingError) as exc:
         print(f"traceview: {exc}", file=sys.stderr)
         return 2
-    foreign = not_captures(analysis.problems, bool(analysis.turns or analysis.capture.exchanges))
-    if foreign:
-        analysis.capture.close()
-        for line in foreign:
-            print(f"traceview: {visible(redact_text(line))}", file=sys.stderr)
+    if refused("traceview", analysis):
         return 2
     try:
-        refused = prepare(analysis) if prepare is not None else None
-        if refused is not None:
-            print(refused, file=sys.stderr)
+        unusable = prepare(analysis) if prepare is not None else None
+        if unusable is not None:
+            print(unusable, file=sys.stderr)
             return 2
         if fmt == "json":
             from traceview.report.json_out import write_json

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from traceview.analysis.seams import ProblemRow
 from traceview.safety.redact import redact_text
@@ -54,3 +55,15 @@ def not_captures(problems: Sequence[ProblemRow], read_anything: bool) -> list[st
         why = p.message.removeprefix(f"{p.source}: ").removeprefix(f"{name}: ")
         lines.append(f"{p.source}: {why}")
     return lines
+
+
+def refused(name: str, analysis: Any) -> bool:
+    """True, each file said on stderr as `name: …` and the capture closed, when no file
+    given was a capture (`not_captures`): the command could not do what was asked."""
+    lines = not_captures(analysis.problems,
+                         bool(analysis.turns or analysis.capture.exchanges))
+    if lines:
+        analysis.capture.close()
+        for line in lines:
+            print(f"{name}: {visible(redact_text(line))}", file=sys.stderr)
+    return bool(lines)

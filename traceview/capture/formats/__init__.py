@@ -213,6 +213,7 @@ def join_batches(adopted: list[Adopted], spool_dir: Callable[[], Path]) -> None:
     for a in inputs + outputs:
         a.findings += [("damaged_import", f"{a.name}: {where}", line)
                        for line, where in doubled.get(a.original, ())]
+        a.findings.sort(key=lambda finding: finding[2])  # in the file's order
     first = inputs[0]
     first.path = str(target)
     own = first.summary or {}  # what the first input file itself held (its own read)
