@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from traceview.analysis.report_rows import explained_batches, row_dicts
 from traceview.analysis.session import analyze
-from traceview.analysis.turn_report import explained_batches, row_dicts
 from traceview.analysis.turn_row import CONTRACT_KEYS, EXTRA_KEYS, explain_row
 
 ROOT = Path(__file__).parent.parent.parent

@@ -6,16 +6,14 @@ through properties. One copy of each number per turn and no object per turn held
 is what keeps a gigabyte capture's summary small. The properties that read the turn's
 request and response alone are TurnSides' (turn_sides.py); the row's keys and its reading
 back for the explanation are turn_row.py's. A row is made by turn_rows.py, a batch of turns
-at a time (`row` is a batch of one); the values it computes are turn_values.py's functions,
-which the properties here call too.
+at a time (`row` is a batch of one; many reports' rows: report_rows.py); the values it
+computes are turn_values.py's functions, which the properties here call too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import groupby, islice
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from traceview.analysis.conversation_report import ConversationReport
 from traceview.analysis.cost.attribution import TurnAttribution, attribution
@@ -28,7 +26,7 @@ from traceview.analysis.timing import timing_of
 from traceview.analysis.turn_batch import Batch
 from traceview.analysis.turn_columns import Attribution, TurnColumns
 from traceview.analysis.turn_row import PROSE, ROW_KEYS, TABLE_UNREAD, WHOLE_KEYS, RowRead
-from traceview.analysis.turn_rows import batch_columns, judged, rows, rows_of
+from traceview.analysis.turn_rows import batch_columns, rows, rows_of
 from traceview.analysis.turn_sides import UNREAD, TurnSides
 from traceview.analysis.turn_values import (
     NOT_PRICED,
@@ -43,8 +41,7 @@ from traceview.analysis.turn_values import (
 )
 from traceview.capture.model import HostedCall, Turn
 
-__all__ = ["Attribution", "ConversationReport", "Explained", "TurnColumns", "TurnReport",
-           "explained_batches", "row_dicts", "unexplained_batches", "unexplained_rows"]
+__all__ = ["Attribution", "ConversationReport", "TurnColumns", "TurnReport"]
 
 
 def _count(name: str) -> property:
@@ -304,7 +301,7 @@ class TurnReport(TurnSides):
         them). `explained=False`: the explanation and findings left None, the view kept
         under "_view" for `explain_row`; `whole=False` as well: the accounts no table cell
         reads ("cost", "carried_context", "ts", "timing") left None, for the text report."""
-        return _rows_of(self._cols, [self._r], explained, whole)[0]
+        return rows_at(self._cols, [self._r], explained, whole)[0]
 
     def unexplained_row(self) -> dict[str, Any]:
         """The row without its prose keys (`explanation`, `findings`), the others in row
@@ -312,20 +309,15 @@ class TurnReport(TurnSides):
         return rows(self._cols, [self._r], WHOLE_KEYS)[0]
 
 
-# Turns a batch of rows is made for at a time (turn_rows.py): a batch's dicts are alive
-# together, and the per-batch reads are paid once per this many turns.
-BATCH = 64
-
-
-def _rows_of(cols: TurnColumns, at: list[int], explained: bool,
-             whole: bool) -> list[dict[str, Any]]:
+def rows_at(cols: TurnColumns, at: list[int], explained: bool,
+            whole: bool) -> list[dict[str, Any]]:
     """`row(explained, whole=whole)` of the turns at table rows `at` of `cols`."""
-    return _made(Batch(cols, at), explained, whole)[0]
+    return made_rows(Batch(cols, at), explained, whole)[0]
 
 
-def _made(b: Batch, explained: bool, whole: bool) -> tuple[list[dict[str, Any]],
-                                                           list[list[Any]]]:
-    """`_rows_of` of batch `b`'s turns, with the values of each of ROW_KEYS they were
+def made_rows(b: Batch, explained: bool,
+              whole: bool) -> tuple[list[dict[str, Any]], list[list[Any]]]:
+    """`rows_at` of batch `b`'s turns, with the values of each of ROW_KEYS they were
     made of (`batch_columns`; the prose keys' are None: the rows hold the sentences)."""
     columns = batch_columns(b, ROW_KEYS, PROSE if whole or explained else TABLE_UNREAD)
     out = rows_of(ROW_KEYS, columns)
@@ -338,76 +330,3 @@ def _made(b: Batch, explained: bool, whole: bool) -> tuple[list[dict[str, Any]],
         else:
             d["_view"] = view
     return out, columns
-
-
-class Explained(NamedTuple):
-    """A batch of turns' explained rows (`row()`), what each key's values were read as,
-    and the batch read (a reader of its columns: an exporter's table is columns)."""
-
-    rows: list[dict[str, Any]]
-    columns: dict[str, list[Any]]  # row key -> the turns' values (the prose: the rows')
-    batch: Batch
-
-
-def explained_batches(reports: Sequence[TurnReport]) -> Iterator[Explained]:
-    """`row_dicts(reports)` a batch at a time, each with the columns its rows were made of:
-    a table's columns are those, not the rows taken apart again. Every report is a
-    TurnReport (an analysis's turns)."""
-    for cols, run in _batches(reports):
-        if cols is None:
-            raise TypeError(f"not a TurnReport: {run[0]!r}")
-        b = Batch(cols, run)
-        out, columns = _made(b, True, True)
-        yield Explained(out, dict(zip(ROW_KEYS, columns, strict=True)), b)
-
-
-def _batches(reports: Iterable[Any]) -> Iterator[tuple[TurnColumns | None, list[Any]]]:
-    """The reports in order, as runs of up to BATCH TurnReports of one TurnColumns (their
-    columns and table rows), anything else alone (None and [the report])."""
-    it = iter(reports)
-    while batch := list(islice(it, BATCH)):
-        for cols, run in groupby(batch, key=_columns_of):
-            if cols is None:
-                for other in run:
-                    yield None, [other]
-            else:
-                yield cols, [rep._r for rep in run]
-
-
-def _columns_of(rep: Any) -> TurnColumns | None:
-    return rep._cols if type(rep) is TurnReport else None
-
-
-def unexplained_rows(reports: Iterable[TurnReport]) -> Iterator[dict[str, Any]]:
-    """`report.unexplained_row()` of each report, in order, made a batch at a time
-    (anything else than a TurnReport gives its `to_dict()` without the prose keys)."""
-    for batch, _ in unexplained_batches(reports):
-        yield from batch
-
-
-def unexplained_batches(reports: Iterable[TurnReport]) -> Iterator[tuple[
-        list[dict[str, Any]], tuple[tuple[str, ...], list[list[Any]]] | None]]:
-    """`unexplained_rows` a batch at a time, each with what its rows were made of: their
-    keys and a list of values per key, each value shared by several rows listed once
-    (`judged`: the output boundary judges those apart, safety/redact.py `redact_dump`);
-    None for anything else than TurnReports."""
-    for cols, run in _batches(reports):
-        if cols is not None:
-            columns = batch_columns(Batch(cols, run), WHOLE_KEYS)
-            yield rows_of(WHOLE_KEYS, columns), (WHOLE_KEYS, judged(WHOLE_KEYS, columns))
-            continue
-        row = run[0].to_dict()
-        row.pop("explanation", None)
-        row.pop("findings", None)
-        yield [row], None
-
-
-def row_dicts(reports: Iterable[TurnReport], explained: bool = True,
-              whole: bool = True) -> Iterator[dict[str, Any]]:
-    """`report.row(explained, whole=whole)` of each report, in order, made a batch at a
-    time (anything else than a TurnReport gives its `to_dict()`)."""
-    for cols, run in _batches(reports):
-        if cols is not None:
-            yield from _rows_of(cols, run, explained, whole)
-        else:
-            yield run[0].to_dict()

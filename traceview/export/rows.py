@@ -21,8 +21,8 @@ import orjson
 
 from traceview.analysis.options import Options
 from traceview.analysis.pricing import Pricing, PricingError
+from traceview.analysis.report_rows import Explained, explained_batches
 from traceview.analysis.session import Analysis, analyze
-from traceview.analysis.turn_report import Explained, explained_batches
 from traceview.analysis.turn_sides import started_ms_of
 from traceview.capture.sources import SourceError
 from traceview.export.clean import clean_values, columns, json_cells

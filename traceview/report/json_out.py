@@ -21,8 +21,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from traceview.analysis.report_rows import row_dicts, unexplained_batches
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import row_dicts, unexplained_batches
 from traceview.capture.handoff import written
 from traceview.capture.pool import min_parallel_rows, workers
 from traceview.safety.redact import dumped_apart, keys_apart, redact_dump, redact_json

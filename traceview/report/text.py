@@ -13,8 +13,9 @@ from rich.text import Text
 
 from traceview.analysis.by_index import finder
 from traceview.analysis.markers import MARKER_LEGEND, MARKER_SHORT, MARKER_SYMBOLS
+from traceview.analysis.report_rows import row_dicts
 from traceview.analysis.session import Analysis
-from traceview.analysis.turn_report import TurnReport, row_dicts
+from traceview.analysis.turn_report import TurnReport
 from traceview.analysis.turn_row import explain_row
 from traceview.report.copy_text import copy_text
 from traceview.report.cost_text import cost_text
