@@ -65,6 +65,9 @@ def _run(argv: list[str]) -> int:
     return status
 
 
+_HELP_WORDS = ("help", "commands")
+
+
 def _misspelt(word: str) -> bool:
     """A first word that names no file but is spelled like a command (`traceview reprot
     trace.jsonl`): said as such, exit 2, rather than "no such file: reprot"."""
@@ -72,6 +75,10 @@ def _misspelt(word: str) -> bool:
         return False
     import difflib
 
+    if word in _HELP_WORDS:
+        print(f"traceview: no command or file '{word}': `traceview --help` lists the commands,"
+              " `traceview COMMAND --help` each one's options", file=sys.stderr)
+        return True
     close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.75)
     if close:
         print(f"traceview: no command or file '{word}': did you mean `traceview {close[0]}`?",

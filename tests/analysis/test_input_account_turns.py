@@ -189,3 +189,18 @@ def test_a_conversation_created_empty_carries_nothing_on_its_first_turn() -> Non
     [carried] = [c for c in t.input_account if c["component"] == "carried"]
     assert (carried["tokens"], carried["basis"]) == (0, "known")
     assert t.expected_input == t.input_tokens == 21 and t.unexplained_tokens == 0
+
+
+def test_a_hosted_turn_with_nothing_earlier_says_why_its_expectation_is_unknown(
+        tmp_path: Path) -> None:
+    """The first turn the capture holds of a conversation the capture did not create empty
+    (the claims sample's turn 1) or of a chain: what the provider held is not in the
+    capture. Its expected input is null, and `expected_input_unknown` says why."""
+    recs = [req({"model": MODEL, "conversation": "conv_1", "input": "Is flood covered?"}),
+            reply("r1", 900, 40, conversation={"id": "conv_1"}),
+            req({"model": MODEL, "previous_response_id": "r0", "input": "And fire?"}),
+            reply("r2", 700, 30)]
+    for t in analyze(str(write(tmp_path / "first.jsonl", recs))).turns:
+        assert t.expected_input is None and t.unexplained_tokens is None
+        assert t.expected_input_unknown is not None
+        assert "not in the capture" in t.expected_input_unknown

@@ -22,3 +22,16 @@ def test_a_file_named_like_a_command_still_opens_as_a_capture(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "reprot").write_text("")
     assert not cli._misspelt("reprot")  # an existing path is never second-guessed
+
+
+@pytest.mark.parametrize("word", ["help", "commands"])
+def test_asking_for_help_by_word_points_at_the_help_flag(
+        word: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`traceview help` is a newcomer's first guess: it said "no such file or directory:
+    help" as if a capture were missing."""
+    monkeypatch.chdir(tmp_path)
+    assert main([word]) == 2
+    err = capsys.readouterr().err
+    assert f"no command or file '{word}'" in err and "traceview --help" in err
+    assert "no such file" not in err

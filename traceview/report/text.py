@@ -50,6 +50,24 @@ def _cell(value: str, width: int, right: bool) -> str:
     return value.rjust(width) if right else value.ljust(width)
 
 
+_HOSTED_WIDTH = next(cap for h, cap, _ in _COLUMNS if h == "hosted") or 0
+
+
+def _hosted_fit(calls: list[dict[str, Any]], unknown: list[dict[str, Any]] | None,
+                clean: Callable[[str], str]) -> str:
+    """The hosted cell within its column, made safe by `clean` before anything is cut (a
+    key cut short would no longer be masked): every call when they fit, else the first
+    call's name abbreviated with its evidence glyph and how many more (the glyph is the
+    signal, the name is context; the inspector's column does the same)."""
+    cell = clean(hosted_cell(calls, unknown))
+    if len(cell) <= _HOSTED_WIDTH or not calls:
+        return cell
+    name, _, glyph = clean(hosted_cell(calls[:1])).rpartition(" ")
+    tail = f" {glyph}" + (f" +{len(calls) - 1}" if len(calls) > 1 else "")
+    room = _HOSTED_WIDTH - len(tail)
+    return (name if len(name) <= room else name[: room - 1] + "…") + tail
+
+
 def _latency(r: dict[str, Any]) -> str:
     """fmt.latency from a row: caller latency in ms, ``×N`` when it took N attempts."""
     shown, n = num(r["caller_elapsed_ms"]), len(r["attempts"])
@@ -64,10 +82,10 @@ def _table_lines(rows: list[dict[str, Any]],
     seen = {} if hosted is None else hosted
 
     def hosted_text(r: dict[str, Any]) -> str:
-        cell = hosted_cell(r["hosted_calls"], r["unknown_items"])
-        text = seen.get(cell)
+        key = hosted_cell(r["hosted_calls"], r["unknown_items"])
+        text = seen.get(key)
         if text is None:
-            text = seen[cell] = plain(cell)
+            text = seen[key] = _hosted_fit(r["hosted_calls"], r["unknown_items"], plain)
         return text
 
     cells = [

@@ -10,7 +10,9 @@ from traceview.analysis.rules.facts import TurnFacts
 from traceview.analysis.rules.state import ConversationState
 
 UNREADABLE = "expected input unknown: the request body could not be read again"
-PREVIOUS_UNKNOWN = "expected input unknown: the previous turn's billed input is unknown"
+NOTHING_EARLIER = ("expected input unknown: what the provider held before this turn is not in"
+                   " the capture (no earlier turn of this conversation with known usage to"
+                   " start from)")
 
 
 def owned_state_bytes(f: TurnFacts, st: ConversationState) -> int | None:
@@ -46,6 +48,7 @@ def expected_input(f: TurnFacts, st: ConversationState, acc: TurnAccount | None,
             found["expected_unknown"] = f"expected input unknown: {line[0]} {line[1]}: {line[5]}"
         return acc.expected
     if st.last_input is None:
+        found["expected_unknown"] = NOTHING_EARLIER
         return None
     if acc.items is None:
         found["expected_unknown"] = f"expected input unknown: {acc.items_unknown}"
