@@ -26,9 +26,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
-from traceview.analysis.session import Batch, Session, _attach_exchanges
+from traceview.analysis.session import Batch, Session, _attach_exchanges, _vector_stores
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
 from traceview.capture.parallel import MAX_LINE_BYTES
@@ -210,15 +211,19 @@ class FollowSession(Session):
             conv.exchanges.clear()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         self._hosted_state(a)
         a.complete = True
 
     def _hosted_state(self, a: Any) -> None:
-        """The ledger, fidelity and objects, again when the budget allows (see above)."""
+        """The ledger, fidelity and objects, and the cost section after them (conversation
+        metadata's tenants, flagged moderations: what a read to the end attaches), again
+        when the budget allows (see above)."""
         started = time.monotonic()
         if started >= self._hosted_due:
             attach_hosted_state(a)
+            attach_cost(a, self.options.per_month, self.options.budget, self.analyzer.bill)
             self.hosted_state_turns = len(a.turns)
             self._hosted_due = time.monotonic() + 9 * (time.monotonic() - started)
         elif a.ledger is not None:
