@@ -32,7 +32,7 @@ from traceview.analysis.options import Options
 from traceview.analysis.session import Batch, Session, _attach_exchanges, _vector_stores
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
-from traceview.capture.parallel import MAX_LINE_BYTES
+from traceview.capture.parallel import BOM, MAX_LINE_BYTES
 from traceview.capture.sources import SourceError
 
 CHUNK = 1 << 20
@@ -180,6 +180,10 @@ class FollowSession(Session):
                 yield fresh
 
     def _feed(self, raw: bytes) -> None:
+        if not self.offset and raw.startswith(BOM):
+            # A byte order mark before line 1 is no line's, as the loader reads it (a
+            # capture written by a Windows tool); fed, line 1 was not JSON.
+            self.offset, raw = len(BOM), raw[len(BOM):]
         self.line_no += 1
         self.loader.builder.feed(0, self.line_no, self.offset, raw, True)
         self.offset += len(raw)
