@@ -11,7 +11,8 @@ import csv
 import io
 import json
 import os
-from datetime import date, datetime
+import uuid
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -167,9 +168,12 @@ def query(tables: Tables, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
 
 
 def _plain(v: Any) -> Any:
-    """A result value as JSON-shaped data: times as ISO text, decimals as floats."""
-    if isinstance(v, datetime | date):
+    """A result value as JSON-shaped data: dates and times as ISO text, decimals as floats,
+    an interval and a UUID as their text (a type `json` cannot write was a traceback)."""
+    if isinstance(v, datetime | date | time):
         return v.isoformat()
+    if isinstance(v, timedelta | uuid.UUID):
+        return str(v)
     if isinstance(v, Decimal):
         return float(v)
     if isinstance(v, list | tuple):
