@@ -38,3 +38,17 @@ def test_the_same_values_in_the_other_formats(tv, cache: Path, fmt: str) -> None
     rc, out, _ = tv("sql", "SELECT INTERVAL 3 DAY AS i, TIME '12:30:01' AS t", CLAIMS,
                     "--cache", cache, "--format", fmt)
     assert rc == 0 and "3 days, 0:00:00" in out and "12:30:01" in out
+
+
+@pytest.mark.parametrize(("expr", "value"), [
+    ("'nan'::DOUBLE", None), ("1e308 * 10", None), ("-1e308 * 10", None),
+    ("['nan'::DOUBLE, 1.5]", [None, 1.5]), ("{'x': 'inf'::FLOAT}", {"x": None}),
+])
+def test_nan_and_infinity_are_null_in_strict_json(tv, cache: Path, expr: str,
+                                                   value: object) -> None:
+    rc, out, _ = tv("sql", f"SELECT {expr} AS v", CLAIMS, "--cache", cache, "--format", "json")
+
+    def refuse(token: str) -> None:
+        raise ValueError(f"not JSON: {token}")
+    assert rc == 0
+    assert json.loads(out, parse_constant=refuse) == [{"v": value}]

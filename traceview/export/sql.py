@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import uuid
 from datetime import date, datetime, time, timedelta
@@ -185,6 +186,19 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _finite(v: Any) -> Any:
+    """A value for strict JSON: NaN and ±Infinity (a division by zero, a `'nan'::DOUBLE`)
+    become null; written as the bare NaN / Infinity tokens, jq and other parsers refused
+    the whole document."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    return v
+
+
 def _safe(v: Any) -> Any:
     if isinstance(v, str):
         return visible(redact_text(v))
@@ -210,8 +224,9 @@ def cell(v: Any) -> str:
 def render(cols: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
     cols = [visible(c) for c in cols]
     if fmt == "json":
-        data = [{c: _safe(_plain(v)) for c, v in zip(cols, r, strict=True)} for r in rows]
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        data = [{c: _finite(_safe(_plain(v))) for c, v in zip(cols, r, strict=True)}
+                for r in rows]
+        return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
