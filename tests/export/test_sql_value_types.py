@@ -52,3 +52,13 @@ def test_nan_and_infinity_are_null_in_strict_json(tv, cache: Path, expr: str,
         raise ValueError(f"not JSON: {token}")
     assert rc == 0
     assert json.loads(out, parse_constant=refuse) == [{"v": value}]
+
+
+def test_columns_of_one_name_are_each_kept_in_json(tv, cache: Path) -> None:
+    sql = ("SELECT t.source, c.source, 3 AS source_1 FROM turns t "
+           "JOIN conversations c ON t.conversation_key = c.key LIMIT 1")
+    rc, out, _ = tv("sql", sql, CLAIMS, "--cache", cache, "--format", "json")
+    row = json.loads(out)[0]
+    assert rc == 0 and list(row) == ["source", "source_2", "source_1"]
+    assert row["source"] == row["source_2"] is not None
+    assert row["source_1"] == 3

@@ -221,10 +221,26 @@ def cell(v: Any) -> str:
     return str(v)
 
 
+def _distinct(cols: list[str]) -> list[str]:
+    """Column names as distinct JSON keys, a repeat suffixed as DuckDB names one in a new
+    table (`source`, `source_1`): a join's two `source` columns were one
+    key, the first column's values silently dropped."""
+    taken = set(cols)
+    out: list[str] = []
+    for c in cols:
+        name, n = c, 0
+        while name in out or (n and name in taken):
+            n += 1
+            name = f"{c}_{n}"
+        out.append(name)
+    return out
+
+
 def render(cols: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
     cols = [visible(c) for c in cols]
     if fmt == "json":
-        data = [{c: _finite(_safe(_plain(v))) for c, v in zip(cols, r, strict=True)}
+        keys = _distinct(cols)
+        data = [{c: _finite(_safe(_plain(v))) for c, v in zip(keys, r, strict=True)}
                 for r in rows]
         return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
