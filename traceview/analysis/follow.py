@@ -33,7 +33,7 @@ from traceview.analysis.session import Batch, Session, _attach_exchanges, _vecto
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
 from traceview.capture.parallel import BOM, MAX_LINE_BYTES
-from traceview.capture.sources import SourceError
+from traceview.capture.sources import FOLLOW_NEEDS, SourceError
 
 CHUNK = 1 << 20
 SEEN_BYTES = 4096  # kept from before the offset, compared on each poll (a rewrite's test)
@@ -75,8 +75,7 @@ class FollowSession(Session):
         self.loader.open_all()
         files = self.capture._files
         if len(files) != 1 or files[0].spooled:
-            raise SourceError("--follow needs exactly one plain capture file (not a directory, "
-                              ".gz or stdin)")
+            raise SourceError(FOLLOW_NEEDS)
         self.file_id = self._identify()
         fresh = []
         last = time.monotonic()
