@@ -26,13 +26,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from traceview.analysis.cost.section import attach_cost
 from traceview.analysis.hosted.attach import attach as attach_hosted_state
 from traceview.analysis.options import Options
-from traceview.analysis.session import Batch, Session, _attach_exchanges
+from traceview.analysis.session import Batch, Session, _attach_exchanges, _vector_stores
 from traceview.analysis.turn_report import TurnReport
 from traceview.capture.capture import Progress
-from traceview.capture.parallel import MAX_LINE_BYTES
-from traceview.capture.sources import SourceError
+from traceview.capture.parallel import BOM, MAX_LINE_BYTES
+from traceview.capture.sources import FOLLOW_NEEDS, SourceError
 
 CHUNK = 1 << 20
 SEEN_BYTES = 4096  # kept from before the offset, compared on each poll (a rewrite's test)
@@ -74,8 +75,7 @@ class FollowSession(Session):
         self.loader.open_all()
         files = self.capture._files
         if len(files) != 1 or files[0].spooled:
-            raise SourceError("--follow needs exactly one plain capture file (not a directory, "
-                              ".gz or stdin)")
+            raise SourceError(FOLLOW_NEEDS)
         self.file_id = self._identify()
         fresh = []
         last = time.monotonic()
@@ -179,6 +179,10 @@ class FollowSession(Session):
                 yield fresh
 
     def _feed(self, raw: bytes) -> None:
+        if not self.offset and raw.startswith(BOM):
+            # A byte order mark before line 1 is no line's, as the loader reads it (a
+            # capture written by a Windows tool); fed, line 1 was not JSON.
+            self.offset, raw = len(BOM), raw[len(BOM):]
         self.line_no += 1
         self.loader.builder.feed(0, self.line_no, self.offset, raw, True)
         self.offset += len(raw)
@@ -210,15 +214,19 @@ class FollowSession(Session):
             conv.exchanges.clear()
         _attach_exchanges(a)
         a.totals = self.analyzer.totals.to_dict()
+        a.totals["vector_stores"] = _vector_stores(a, self.analyzer)
         a.pricing_table = self.analyzer.pricing
         self._hosted_state(a)
         a.complete = True
 
     def _hosted_state(self, a: Any) -> None:
-        """The ledger, fidelity and objects, again when the budget allows (see above)."""
+        """The ledger, fidelity and objects, and the cost section after them (conversation
+        metadata's tenants, flagged moderations: what a read to the end attaches), again
+        when the budget allows (see above)."""
         started = time.monotonic()
         if started >= self._hosted_due:
             attach_hosted_state(a)
+            attach_cost(a, self.options.per_month, self.options.budget, self.analyzer.bill)
             self.hosted_state_turns = len(a.turns)
             self._hosted_due = time.monotonic() + 9 * (time.monotonic() - started)
         elif a.ledger is not None:

@@ -113,6 +113,7 @@ class Cost(NamedTuple):
 
 # The largest pricing table read: the bundled one is ~30 kB; a bigger file is refused unread.
 PRICING_MAX_BYTES = 16 << 20
+BUNDLED = Path(__file__).with_name("pricing.json")  # the table used without --pricing
 
 
 class Pricing:
@@ -144,7 +145,7 @@ class Pricing:
     def load(cls, path: str | None = None) -> Pricing:
         if path is None:
             # Next to this module (importlib.resources would import much more for one file).
-            raw = Path(__file__).with_name("pricing.json").read_bytes()
+            raw = BUNDLED.read_bytes()
             return cls(orjson.loads(raw), "bundled")
         try:
             table = orjson.loads(read_bounded(path, PRICING_MAX_BYTES))

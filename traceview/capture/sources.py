@@ -236,6 +236,27 @@ def refuse_device(path: str) -> int:
     return mode
 
 
+FOLLOW_NEEDS = ("--follow needs exactly one plain capture file (not a directory, .gz or "
+                "stdin)")
+
+
+def unfollowable(paths: list[str]) -> str | None:
+    """Why `paths` cannot be followed as they grow (FOLLOW_NEEDS, naming the path), or None:
+    said before the inspector opens, not as a load that stopped on an empty screen."""
+    import stat
+
+    if len(paths) != 1 or paths[0] == "-":
+        return FOLLOW_NEEDS
+    try:
+        if not stat.S_ISREG(os.stat(paths[0]).st_mode):
+            return f"{paths[0]}: {FOLLOW_NEEDS}"
+        with open(paths[0], "rb") as handle:
+            gzipped = handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return None  # the load names why it cannot be read
+    return f"{paths[0]}: {FOLLOW_NEEDS}" if gzipped else None
+
+
 def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
     """Check one path can be read; raises SourceError with a message a person can act on.
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from traceview.commands import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 from traceview.commands.numbers import POSITIVE
+from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, refuse_output, regular_input, replacing
 from traceview.safety.redact import redact_text
 from traceview.safety.sanitise import visible
@@ -41,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--items", metavar="FILE", default=None,
                         help="with --view diff: a snapshot to diff against offline (without it "
                              "the provider copy is fetched with $OPENAI_API_KEY/$OPENAI_BASE_URL)")
+    # The inspector's and report's thresholds and prices (flags or the config file), so
+    # the picture shows the numbers they show.
+    add_analysis_options(parser)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -102,6 +106,7 @@ def _render(ns: argparse.Namespace, size: tuple[int, int]) -> tuple[str, str | N
         return sessions[-1]
 
     svg, warning = asyncio.run(render_svg(list(ns.capture), ns.view, ns.turn, size,
+                                          options=getattr(ns, "options", None),
                                           items=getattr(ns, "items", None),
                                           keymap=getattr(ns, "keymap", None),
                                           session_factory=session))
@@ -122,6 +127,10 @@ def run(ns: argparse.Namespace) -> int:
     refusal = _refusal(ns, png)
     if refusal:
         return _say(refusal)
+    try:
+        ns.options = options_from(ns)
+    except UsageError as exc:
+        return _say(f"{exc}; nothing written")
     from traceview.capture.sources import SourceError
 
     try:

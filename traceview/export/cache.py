@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from traceview.analysis.options import Options
+from traceview.analysis.pricing import BUNDLED
 from traceview.export import present
 from traceview.export.clean import columns
 from traceview.export.parts import tagged, write_parts
@@ -68,6 +69,19 @@ def _same(st: os.stat_result, path: str) -> bool:
 def file_hash(path: str) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "blake2b").hexdigest()[:32]
+
+
+def pricing_key(path: str | None) -> str:
+    """What the cached costs were priced with: the pricing file's digest, not its name, so
+    an edited price file (or a newer bundled table) re-prices the captures instead of
+    answering with the old costs. A pipe or an unreadable file matches nothing cached."""
+    target = BUNDLED if path is None else Path(path)
+    try:
+        if target.is_file():
+            return file_hash(str(target))
+    except OSError:
+        pass
+    return uuid.uuid4().hex
 
 
 class CacheLock:
@@ -126,7 +140,8 @@ class Cache:
         present("duckdb", "fleet")  # and queried with it
         directory.mkdir(parents=True, exist_ok=True)
         self.options = options or Options()
-        self.version = CACHE_VERSION + f";{self.options!r}"
+        self.version = (CACHE_VERSION + f";{self.options!r};"
+                        + pricing_key(self.options.pricing_path))
         self.directory = directory
         self.segments = directory / SEGMENTS
         self.catalog = directory / CATALOG

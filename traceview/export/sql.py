@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
-from datetime import date, datetime
+import uuid
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -167,9 +169,12 @@ def query(tables: Tables, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
 
 
 def _plain(v: Any) -> Any:
-    """A result value as JSON-shaped data: times as ISO text, decimals as floats."""
-    if isinstance(v, datetime | date):
+    """A result value as JSON-shaped data: dates and times as ISO text, decimals as floats,
+    an interval and a UUID as their text (a type `json` cannot write was a traceback)."""
+    if isinstance(v, datetime | date | time):
         return v.isoformat()
+    if isinstance(v, timedelta | uuid.UUID):
+        return str(v)
     if isinstance(v, Decimal):
         return float(v)
     if isinstance(v, list | tuple):
@@ -178,6 +183,19 @@ def _plain(v: Any) -> Any:
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, bytes):
         return v.hex()
+    return v
+
+
+def _finite(v: Any) -> Any:
+    """A value for strict JSON: NaN and ±Infinity (a division by zero, a `'nan'::DOUBLE`)
+    become null; written as the bare NaN / Infinity tokens, jq and other parsers refused
+    the whole document."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
     return v
 
 
@@ -203,11 +221,28 @@ def cell(v: Any) -> str:
     return str(v)
 
 
+def _distinct(cols: list[str]) -> list[str]:
+    """Column names as distinct JSON keys, a repeat suffixed as DuckDB names one in a new
+    table (`source`, `source_1`): a join's two `source` columns were one
+    key, the first column's values silently dropped."""
+    taken = set(cols)
+    out: list[str] = []
+    for c in cols:
+        name, n = c, 0
+        while name in out or (n and name in taken):
+            n += 1
+            name = f"{c}_{n}"
+        out.append(name)
+    return out
+
+
 def render(cols: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
     cols = [visible(c) for c in cols]
     if fmt == "json":
-        data = [{c: _safe(_plain(v)) for c, v in zip(cols, r, strict=True)} for r in rows]
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        keys = _distinct(cols)
+        data = [{c: _finite(_safe(_plain(v))) for c, v in zip(keys, r, strict=True)}
+                for r in rows]
+        return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

@@ -95,7 +95,11 @@ def turn_listing(analysis: Analysis, turn: Any, conversation: Listing) -> dict[s
     body = response_body(analysis.capture.read(turn.turn.response))
     outputs = {it.get("id") for it in (body or {}).get("output") or ()
                if isinstance(it, dict) and isinstance(it.get("id"), str)}
-    first = next((n for n, it in enumerate(conversation) if it.get("id") in outputs), None)
+    # A snapshot is someone's file: an item id that is not a string (a list, an object)
+    # matches no output, rather than stopping the report with a traceback.
+    first = next((n for n, it in enumerate(conversation)
+                  if isinstance(it, dict) and isinstance(it.get("id"), str)
+                  and it["id"] in outputs), None)
     return {} if first is None else {turn.response_id: conversation[:first]}
 
 

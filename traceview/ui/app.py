@@ -227,7 +227,7 @@ def run_inspector(
     """
     from traceview.ui.keymap import KeymapError, load_keymap
 
-    refusal = refusal_of(paths)
+    refusal = refusal_of(paths, follow)
     if refusal is None:
         try:
             keymap = load_keymap()

@@ -155,6 +155,12 @@ class InspectorLoad(InspectorViews):
             self.follow.start()
             self.notify("following the capture", markup=False, timeout=2)
         else:
+            from traceview.capture.sources import unfollowable
+
+            why = unfollowable(self.paths)
+            if why is not None:  # reloaded, the view read so far was lost to an error
+                self.notify(why, severity="warning", markup=False)
+                return
             # Opened without --follow: read it again as a followed capture.
             self.follow.on = True
             self.session_factory = follow_session

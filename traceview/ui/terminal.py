@@ -37,8 +37,9 @@ def has_terminal(paths: list[str]) -> bool:
     return "-" in paths or os.isatty(0)
 
 
-def refusal_of(paths: list[str]) -> str | None:
-    """Why the inspector cannot start on ``paths`` here (one line), or None."""
+def refusal_of(paths: list[str], follow: bool = False) -> str | None:
+    """Why the inspector cannot start on ``paths`` here (one line), or None; with
+    ``follow``, also why they cannot be followed."""
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:
         return f"no such file or directory: {missing[0]}"
@@ -50,4 +51,8 @@ def refusal_of(paths: list[str]) -> str | None:
         expand_paths([p for p in paths if p != "-"])
     except SourceError as exc:  # an empty directory: one line, before any screen
         return str(exc)
+    if follow:
+        from traceview.capture.sources import unfollowable
+
+        return unfollowable(paths)
     return None

@@ -73,14 +73,20 @@ def rates(turns: Sequence[Any], conversations: int) -> dict[str, Any]:
             carried_tokens += d.get("tokens") or 0
             carried_usd += d.get("cost_usd") or 0.0
     n = max(conversations, 1)
+    priced = sum(1 for t in turns if t.cost_usd is not None)
+
+    def per(total: float, known: bool = True) -> float | None:
+        # No conversation, or no turn priced: the rate is unknown, not 0.
+        return total / n if conversations and known else None
     return {"conversations": conversations, "turns": len(turns),
-            "turns_per_conversation": len(turns) / n,
+            "turns_per_conversation": per(len(turns)),
             "trigger_rate": triggered / len(turns) if turns else None,
             "hosted": {k: {"calls_per_conversation": c / n, "usd_per_call": u / c if c else 0.0}
                        for k, (c, u) in sorted(calls.items())},
-            "carried_tokens_per_conversation": carried_tokens / n,
-            "carried_usd_per_conversation": carried_usd / n,
-            "token_usd_per_conversation": tokens_usd / n}
+            "carried_tokens_per_conversation": per(carried_tokens),
+            "carried_usd_per_conversation": per(carried_usd, priced > 0),
+            "token_usd_per_conversation": per(tokens_usd, priced > 0),
+            "cost_unknown_turns": len(turns) - priced}
 
 
 def project(turns: Sequence[Any], conversations: int, per_month: int) -> dict[str, Any]:
@@ -94,6 +100,8 @@ def project(turns: Sequence[Any], conversations: int, per_month: int) -> dict[st
         lines.append({"what": item, "usd": round(usd, 2), "arithmetic":
                       f"{per:.1f} {item} per conversation × {n} conversations × "
                       f"{_money(fee * 1000)} per 1,000 = {_money(usd)}"})
+    if r["token_usd_per_conversation"] is None:
+        return _unknown(r, per_month, lines)
     carried = r["carried_tokens_per_conversation"] * per_month
     carried_usd = r["carried_usd_per_conversation"] * per_month
     lines.append({"what": "carried context", "usd": round(carried_usd, 2), "tokens": round(carried),
@@ -110,6 +118,19 @@ def project(turns: Sequence[Any], conversations: int, per_month: int) -> dict[st
             "total_arithmetic": " + ".join(_money(x["usd"]) for x in lines
                                            if x["what"] != "carried context")
             + f" = {_money(total)}"}
+
+
+def _unknown(r: dict[str, Any], per_month: int, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """The projection when the capture gives no token cost per conversation to scale (no
+    conversation, or no turn priced): its token cost and total are null and say why, where
+    they read $0.0000 as if the month cost nothing."""
+    why = ("the capture has no conversation to take a rate from" if not r["conversations"]
+           else f"none of the capture's {r['turns']:,} turns is priced: their model is not "
+                "in the pricing table")
+    lines.append({"what": "token cost", "usd": None,
+                  "arithmetic": f"token cost per conversation unknown: {why}"})
+    return {"label": LABEL, "per_month": per_month, "rates": _rounded(r), "lines": lines,
+            "total_usd": None, "total_arithmetic": f"unknown ({why})"}
 
 
 def _rounded(r: dict[str, Any]) -> dict[str, Any]:

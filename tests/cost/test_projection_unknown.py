@@ -1,0 +1,43 @@
+"""`--per-month` never projects a month that costs $0 from a capture that gives no cost to
+scale: with no turn priced (a model not in the pricing table) or no conversation at all,
+the token cost per conversation and the total are null and the arithmetic says why (they
+read "$0.0000 of tokens per conversation … total: $0.0000", while totals.cost_usd was null)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from tests.cost.helpers import response, write
+from tests.fixtures_shared import SAMPLES
+from traceview.cli import main
+
+
+def _projection(capsys, *argv: str) -> dict:
+    assert main(["report", *argv, "--format", "json", "--per-month", "1000"]) == 0
+    return orjson.loads(capsys.readouterr().out)["cost"]["projection"]
+
+
+def test_no_turn_priced_projects_an_unknown_cost(tmp_path: Path, capsys) -> None:
+    records = [{"dir": "req", "body": {"model": "gpt-nobody-knows", "input": "hi"}},
+               {"dir": "res", "body": response("gpt-nobody-knows", 100, 10)}]
+    proj = _projection(capsys, str(write(tmp_path / "c.jsonl", records)))
+    assert proj["total_usd"] is None
+    assert proj["rates"]["token_usd_per_conversation"] is None
+    assert proj["lines"][-1]["usd"] is None
+    assert "not in the pricing table" in proj["total_arithmetic"]
+
+
+def test_no_conversation_projects_nothing(tmp_path: Path, capsys) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    proj = _projection(capsys, str(empty))
+    assert proj["total_usd"] is None
+    assert proj["rates"]["turns_per_conversation"] is None
+    assert "no conversation" in proj["total_arithmetic"]
+
+
+def test_a_priced_capture_projects_as_before(capsys) -> None:
+    proj = _projection(capsys, str(SAMPLES / "tenants.jsonl"))
+    assert proj["total_usd"] == 51.02 and proj["rates"]["cost_unknown_turns"] == 0
