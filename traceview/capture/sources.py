@@ -11,6 +11,7 @@ first bytes (`not_a_capture`) before any line is read.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -224,8 +225,6 @@ def _spool(reader: _Reader | IO[bytes], target: Path) -> int:
 def refuse_device(path: str) -> int:
     """The mode of ``path``; SourceError for a device or a socket, which never end or never
     hold a capture (a FIFO is read: process substitution gives one)."""
-    import stat
-
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
@@ -243,8 +242,6 @@ FOLLOW_NEEDS = ("--follow needs exactly one plain capture file (not a directory,
 def unfollowable(paths: list[str]) -> str | None:
     """Why `paths` cannot be followed as they grow (FOLLOW_NEEDS, naming the path), or None:
     said before the inspector opens, not as a load that stopped on an empty screen."""
-    import stat
-
     if len(paths) != 1 or paths[0] == "-":
         return FOLLOW_NEEDS
     try:
@@ -272,8 +269,6 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
     if p.is_dir():
         raise SourceError(f"{path}: is a directory")
     mode = refuse_device(path)
-    import stat
-
     if stat.S_ISFIFO(mode):
         # A pipe (process substitution <(…), a named FIFO) is read once, whole, into
         # the spool: peeking at it for the gzip magic would lose what was peeked.
