@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from tests.cost.helpers import response, write
 from tests.fixtures_shared import SAMPLES
+from traceview.analysis.cost.volume import Budget
 from traceview.cli import main
 
 
@@ -41,3 +43,25 @@ def test_no_conversation_projects_nothing(tmp_path: Path, capsys) -> None:
 def test_a_priced_capture_projects_as_before(capsys) -> None:
     proj = _projection(capsys, str(SAMPLES / "tenants.jsonl"))
     assert proj["total_usd"] == 51.02 and proj["rates"]["cost_unknown_turns"] == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-3", str(10**13), "1e23"])
+def test_per_month_out_of_range_is_a_usage_error(value: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A month's conversations from 1 to a trillion: past that the dollar amounts are
+    float noise, not a projection."""
+    with pytest.raises(SystemExit) as ended:
+        main(["report", str(SAMPLES / "claims.jsonl"), f"--per-month={value}"])
+    assert ended.value.code == 2
+    assert "--per-month" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["usd=1,per=day,usd=2", "usd=1,garbage", "usd=1,,per=day"])
+def test_a_budget_with_a_repeated_or_bare_field_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="--budget"):
+        Budget.parse(text)
+
+
+def test_a_budget_reads_both_fields() -> None:
+    assert Budget.parse("usd=2.5,per=day") == Budget(2.5, "day")
+    assert Budget.parse("usd=3") == Budget(3.0, "conversation")

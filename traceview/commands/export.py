@@ -40,6 +40,14 @@ def say(command: str, message: str) -> None:
     print(f"traceview {command}: {visible(redact_text(str(message)))}", file=sys.stderr)
 
 
+def failure(exc: BaseException) -> str:
+    """The one line a failure is said in: a system error names its path and the system's
+    reason, as a refused path does, not Python's "[Errno 20] …" form."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: cannot be used ({exc.strerror})"
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     # "*", not "+": `--to KIND [TARGET]` takes every word after it, so captures written
     # after it arrive there (run() sorts them out) rather than as a missing CAPTURE.
@@ -145,7 +153,7 @@ def run(ns: argparse.Namespace) -> int:
         if not isinstance(exc, (MissingExtra, ExportError, OSError, ValueError,
                                 *engine_errors())):
             raise
-        say("export", (str(exc).splitlines() or [type(exc).__name__])[0])
+        say("export", failure(exc))
         return 2
     where = out if out else ns.otlp_endpoint
     say("export", f"{counts['turns']:,} turns, {counts['conversations']:,} conversations, "

@@ -42,6 +42,8 @@ def number(low: float, *, above: bool = False) -> Callable[[str], float]:
 COUNT = integer(0)  # retries, token thresholds
 POSITIVE = integer(1)  # turns, pages, samples, runs, jobs
 PORT = integer(0, 65535)
+# Conversations a month (`--per-month`): past a trillion the amounts are float noise.
+MONTHLY = integer(1, 10**12)
 SECONDS = number(0, above=True)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from traceview.commands import EXIT_USAGE
-from traceview.commands.numbers import integer
+from traceview.commands.numbers import MONTHLY, integer
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.provider_flags import (
     add_copy_arguments,
@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_copy_arguments(p)
     add_analysis_options(p)
     g = p.add_argument_group("cost")
-    g.add_argument("--per-month", type=int, default=None, metavar="N",
+    g.add_argument("--per-month", type=MONTHLY, default=None, metavar="N",
                    help="project tool fees, carried context and token cost to N "
                         "conversations a month from the capture's own rates (a projection)")
     g.add_argument("--budget", default=None, metavar="usd=X,per=conversation|day",
@@ -91,9 +91,6 @@ def run(ns: argparse.Namespace) -> int:
 
     try:
         options = options_from(ns)
-        if ns.per_month is not None and ns.per_month < 1:
-            raise UsageError(f"--per-month must be a count of conversations ≥ 1, "
-                             f"not {ns.per_month}")
         if ns.fail_over_budget and ns.budget is None:
             raise UsageError("--fail-over-budget needs --budget usd=X[,per=conversation|day]")
         budget = Budget.parse(ns.budget) if ns.budget is not None else None

@@ -13,7 +13,7 @@ from typing import Any
 from traceview.capture.model import Problem
 from traceview.capture.sources import SourceError, expand_paths
 from traceview.commands import EXIT_PROBLEMS
-from traceview.commands.export import no_capture, say
+from traceview.commands.export import failure, no_capture, say
 from traceview.commands.options import UsageError, add_analysis_options, options_from
 from traceview.commands.outputs import PathRefused, regular_input
 from traceview.export import MissingExtra, need, present
@@ -62,7 +62,7 @@ def run(ns: argparse.Namespace) -> int:
         if not isinstance(exc, (UsageError, SourceError, MissingExtra, PathRefused,
                                 ExportError, OSError, *engine_errors())):
             raise
-        say("sql", (str(exc).splitlines() or [type(exc).__name__])[0])
+        say("sql", failure(exc))
         return 2
     try:  # closed whatever happens: an open connection holds the cache's lock
         named, total = _problems(con.con) if sql.source_kind(ns.paths) == "captures" else ([], 0)

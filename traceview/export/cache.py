@@ -138,6 +138,9 @@ class Cache:
                  inputs: list[str] = ()) -> None:  # type: ignore[assignment]
         present("pyarrow", "fleet")  # the segments are written with it (by the workers)
         present("duckdb", "fleet")  # and queried with it
+        if directory.exists() and not directory.is_dir():
+            raise ExportError(f"{directory}: exists and is not a directory; --cache names "
+                              "the folder the cache is kept in")
         directory.mkdir(parents=True, exist_ok=True)
         self.options = options or Options()
         self.version = (CACHE_VERSION + f";{self.options!r};"

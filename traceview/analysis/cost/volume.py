@@ -26,9 +26,11 @@ class Budget:
     @classmethod
     def parse(cls, text: str) -> Budget:
         """The budget from its flag's text; ValueError naming what is wrong."""
-        fields = dict(p.split("=", 1) for p in text.split(",") if "=" in p)
-        unknown = set(fields) - {"usd", "per"}
-        if unknown or "usd" not in fields:
+        pairs = [p.split("=", 1) for p in text.split(",")]
+        fields = dict(p for p in pairs if len(p) == 2)
+        # A bare or repeated field is refused, not dropped or overridden: the budget a
+        # person typed is the one applied.
+        if len(fields) != len(pairs) or set(fields) - {"usd", "per"} or "usd" not in fields:
             raise ValueError(f"--budget {text!r}: expected usd=AMOUNT[,per=conversation|day]")
         try:
             usd = float(fields["usd"])
