@@ -80,7 +80,7 @@ def test_an_output_that_cannot_be_made_is_named_not_its_temporary_folder(
         out = tmp_path / f"out.{to}"
         assert main(["export", FIRST, "--to", to, "-o", str(out)]) == 2
         assert capsys.readouterr().err == \
-            f"traceview export: [Errno 13] Permission denied: '{out}'\n"
+            f"traceview export: {out}: cannot be used (Permission denied)\n"
 
 
 def test_a_table_planted_as_a_symlink_is_replaced_not_written_through(tmp_path: Path) -> None:
@@ -103,4 +103,4 @@ def test_a_file_where_the_folder_should_be_is_said_as_such(
     (tmp_path / "afile").write_text("x")
     out = tmp_path / "afile" / "fleet"
     assert main(["export", FIRST, "--to", "parquet", "-o", str(out)]) == 2
-    assert capsys.readouterr().err == f"traceview export: [Errno 20] Not a directory: '{out}'\n"
+    assert capsys.readouterr().err == f"traceview export: {out}: cannot be used (Not a directory)\n"
