@@ -35,3 +35,15 @@ def test_asking_for_help_by_word_points_at_the_help_flag(
     err = capsys.readouterr().err
     assert f"no command or file '{word}'" in err and "traceview --help" in err
     assert "no such file" not in err
+
+
+def test_a_missing_file_is_said_alike_by_the_inspector_and_the_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One wording for one fault: the path first, as every other refusal names it."""
+    missing = tmp_path / "nope.jsonl"
+    main(["report", str(missing)])
+    report = capsys.readouterr().err
+    assert report == f"traceview: {missing}: no such file or directory\n"
+    from traceview.ui.terminal import refusal_of
+
+    assert refusal_of([str(missing)]) == f"{missing}: no such file or directory"

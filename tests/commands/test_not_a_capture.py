@@ -91,4 +91,4 @@ def test_every_command_on_a_file_that_is_not_a_capture_says_so_and_exits_2(
 def test_diff_names_a_missing_capture_once(tmp_path, capsys):
     missing = tmp_path / "nope.jsonl"
     assert main(["diff", str(missing), "--items", "x.json"]) == 2
-    assert capsys.readouterr().err == f"traceview diff: {missing}: no such file\n"
+    assert capsys.readouterr().err == f"traceview diff: {missing}: no such file or directory\n"

@@ -265,7 +265,7 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
         return Source("<stdin>", str(target), size, spooled=True)
     p = Path(path)
     if not p.exists():
-        raise SourceError(f"{path}: no such file")
+        raise SourceError(f"{path}: no such file or directory")
     if p.is_dir():
         raise SourceError(f"{path}: is a directory")
     mode = refuse_device(path)

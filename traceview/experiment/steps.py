@@ -70,7 +70,7 @@ def _read_source(req: PlanRequest) -> tuple[list[Path], list[Any], list[Any]]:
         raise PlanError("name the capture whose conversations are replayed (or --resume)")
     missing = [p for p in req.source if p != "-" and not os.path.exists(p)]
     if missing:
-        raise PlanError(f"no such file or directory: {missing[0]}")
+        raise PlanError(f"{missing[0]}: no such file or directory")
     try:
         docs = doc_files(req.docs)
         conversations, skipped = extract(list(req.source))

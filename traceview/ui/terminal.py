@@ -42,7 +42,7 @@ def refusal_of(paths: list[str], follow: bool = False) -> str | None:
     ``follow``, also why they cannot be followed."""
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:
-        return f"no such file or directory: {missing[0]}"
+        return f"{missing[0]}: no such file or directory"
     if not paths:
         return "give a capture file, a directory or - for stdin"
     from traceview.capture.sources import SourceError, expand_paths
