@@ -10,7 +10,9 @@ newline arrives instead of being reported as a truncated line. A request whose
 response has not arrived yet stays pending in the builder, as it would mid-file.
 
 ``poll()`` is cheap when nothing changed (one ``os.stat``), so a caller can run it a
-few times a second without costing CPU while the capture is idle. When no regular file is
+few times a second without costing CPU while the capture is idle. A rewrite to the same
+length (truncated and written again, or overwritten in place) changes the mtime, not the
+size: only then are the bytes before the offset compared. When no regular file is
 at the path (deleted, moved away, a directory or a FIFO in its place) ``gone`` says why and
 nothing is opened; the turns read stay, and the next file at the path is judged as any
 file found there is: the same one is tailed on, another one is ``replaced``.
@@ -67,6 +69,7 @@ class FollowSession(Session):
         self.file_id: FileId | None = None
         self._tail = 0  # bytes of a last line still without its newline: counted, not held
         self._seen = b""  # the bytes just before `offset`, to notice a rewritten file
+        self._mtime = 0  # st_mtime_ns at the last poll: a same-size rewrite changes only it
         self.replaced = False
         #: Why no regular file is at the path now ("is gone (deleted or moved away)"), or
         #: None while one is: the caller says so instead of "following" nothing.
@@ -120,7 +123,12 @@ class FollowSession(Session):
         ):
             self.replaced = True
             return None
+        written = st.st_mtime_ns != self._mtime
+        self._mtime = st.st_mtime_ns
         if st.st_size == read:
+            if written and self._rewritten():  # the same length written again
+                self.replaced = True
+                return None
             if self.hosted_state_pending and time.monotonic() >= self._hosted_due:
                 self._publish()  # the turns the last pass missed, now that it is due
                 return self._batch([], done=True)
@@ -156,12 +164,14 @@ class FollowSession(Session):
             st = os.stat(self.path)
         except OSError:
             return None
+        self._mtime = st.st_mtime_ns
         return FileId(st.st_dev, st.st_ino)
 
     def _rewritten(self) -> bool:
         """True when the bytes before ``offset`` are no longer the ones read: the file was
-        truncated and written again past the old end between two polls (same inode, and
-        not shorter, so neither test above sees it)."""
+        truncated and written again to or past the old end between two polls (same inode,
+        and not shorter, so neither test above sees it). Run when it grew or its mtime
+        changed, never on an idle poll: one pread of SEEN_BYTES at most."""
         if not self._seen:
             return False
         try:

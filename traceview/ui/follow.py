@@ -1,10 +1,11 @@
 """Follow mode in the app: a cheap timer notices growth, a thread worker reads it.
 
 The timer only calls ``os.stat`` (a few microseconds) every POLL seconds, so an idle
-capture costs no CPU worth measuring; when the file grew, a thread worker runs the
-core's ``FollowSession.poll()`` (which reads only the appended bytes) and posts the same
-TurnsLoaded/ProblemsFound messages the first load posts, plus FollowUpdated with the
-refreshed conversation totals. The worker never touches a widget.
+capture costs no CPU worth measuring; when the file grew or its mtime changed (a rewrite
+to the same length), a thread worker runs the core's ``FollowSession.poll()`` (which
+reads only the appended bytes) and posts the same TurnsLoaded/ProblemsFound messages the
+first load posts, plus FollowUpdated with the refreshed conversation totals. The worker
+never touches a widget.
 
 With no file at the path the stat fails on every tick; that is one more key (GONE), so
 the worker runs once to say the file is gone and once more when a file is back.
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 #: Seconds between stats of the followed file: well under the 250 ms target, and idle.
 POLL = 0.1
 #: The tick's key while nothing can be stat'ed at the path.
-GONE = (-1, -1)
+GONE = (-1, -1, -1)
 
 
 class FollowUpdated(Message):
@@ -50,7 +51,7 @@ class Follow:
         self.app = app
         self.on = False
         self.timer: Timer | None = None
-        self.seen: tuple[int, int] | None = None
+        self.seen: tuple[int, int, int] | None = None
         self.busy = False
         self.told_replaced = False
         #: Why the followed file is not there, as last told (set by the handler only).
@@ -79,7 +80,7 @@ class Follow:
             return
         try:
             st = os.stat(session.path)
-            key = (st.st_ino, st.st_size)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
             key = GONE  # polled once, to say so; not again until something is there
         # A hosted-state pass that is due re-polls an unchanged file; not one that is gone
