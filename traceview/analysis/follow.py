@@ -10,7 +10,12 @@ newline arrives instead of being reported as a truncated line. A request whose
 response has not arrived yet stays pending in the builder, as it would mid-file.
 
 ``poll()`` is cheap when nothing changed (one ``os.stat``), so a caller can run it a
-few times a second without costing CPU while the capture is idle.
+few times a second without costing CPU while the capture is idle. A rewrite to the same
+length (truncated and written again, or overwritten in place) changes the mtime, not the
+size: only then are the bytes before the offset compared. When no regular file is
+at the path (deleted, moved away, a directory or a FIFO in its place) ``gone`` says why and
+nothing is opened; the turns read stay, and the next file at the path is judged as any
+file found there is: the same one is tailed on, another one is ``replaced``.
 
 The hosted-state passes (ledger, replay fidelity, objects) read bodies again over the
 whole capture, so they run on a budget: again only once nine times their last duration has
@@ -20,7 +25,10 @@ context the last pass found, and ``hosted_state_turns`` says how many turns it c
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,7 +69,11 @@ class FollowSession(Session):
         self.file_id: FileId | None = None
         self._tail = 0  # bytes of a last line still without its newline: counted, not held
         self._seen = b""  # the bytes just before `offset`, to notice a rewritten file
+        self._mtime = 0  # st_mtime_ns at the last poll: a same-size rewrite changes only it
         self.replaced = False
+        #: Why no regular file is at the path now ("is gone (deleted or moved away)"), or
+        #: None while one is: the caller says so instead of "following" nothing.
+        self.gone: str | None = None
         self._hosted_due = 0.0  # monotonic time after which the hosted-state passes run again
         #: The turns the last hosted-state pass covered (the carried and replay columns).
         self.hosted_state_turns = 0
@@ -93,19 +105,30 @@ class FollowSession(Session):
         """The turns and problems that arrived since the last call; None if nothing did.
 
         Sets ``replaced`` (and reads nothing) when the path now holds another file or a
-        shorter one: the caller offers a reload.
+        shorter one: the caller offers a reload. Sets ``gone`` (and opens nothing) while no
+        regular file is at the path; clears it when one is back.
         """
         try:
             st = os.stat(self.path)
-        except OSError:
+        except OSError as exc:
+            self.gone = self._why_gone(exc)
             return None
+        if not stat.S_ISREG(st.st_mode):
+            self.gone = f"is {_kind(st.st_mode)} now"
+            return None
+        self.gone = None
         read = self.offset + self._tail
         if self.file_id is not None and (
             FileId(st.st_dev, st.st_ino) != self.file_id or st.st_size < read
         ):
             self.replaced = True
             return None
+        written = st.st_mtime_ns != self._mtime
+        self._mtime = st.st_mtime_ns
         if st.st_size == read:
+            if written and self._rewritten():  # the same length written again
+                self.replaced = True
+                return None
             if self.hosted_state_pending and time.monotonic() >= self._hosted_due:
                 self._publish()  # the turns the last pass missed, now that it is due
                 return self._batch([], done=True)
@@ -113,7 +136,12 @@ class FollowSession(Session):
         if self._rewritten():
             self.replaced = True
             return None
-        fresh = [t for turns in self._read_new() for t in turns]
+        fresh: list[TurnReport] = []
+        try:
+            for turns in self._read_new():
+                fresh.extend(turns)
+        except OSError as exc:  # gone between the stat and the read: what was read stands
+            self.gone = self._why_gone(exc)
         problems = bool(self.loader.builder.new_problems)
         if not fresh and not problems:
             return None
@@ -126,21 +154,28 @@ class FollowSession(Session):
         return self.hosted_state_turns < len(self.analyzer.reports)
 
     # -- internals ----------------------------------------------------------------------
+    def _why_gone(self, exc: OSError) -> str:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "is gone (deleted or moved away)" if self.file_id else "does not exist"
+        return f"cannot be read ({exc.strerror or exc})"
+
     def _identify(self) -> FileId | None:
         try:
             st = os.stat(self.path)
         except OSError:
             return None
+        self._mtime = st.st_mtime_ns
         return FileId(st.st_dev, st.st_ino)
 
     def _rewritten(self) -> bool:
         """True when the bytes before ``offset`` are no longer the ones read: the file was
-        truncated and written again past the old end between two polls (same inode, and
-        not shorter, so neither test above sees it)."""
+        truncated and written again to or past the old end between two polls (same inode,
+        and not shorter, so neither test above sees it). Run when it grew or its mtime
+        changed, never on an idle poll: one pread of SEEN_BYTES at most."""
         if not self._seen:
             return False
         try:
-            with open(self.path, "rb") as handle:
+            with _open(self.path) as handle:
                 return os.pread(handle.fileno(), len(self._seen),
                                 self.offset - len(self._seen)) != self._seen
         except OSError:
@@ -155,7 +190,7 @@ class FollowSession(Session):
         MAX_LINE_BYTES, as the loader does."""
         b = self.loader.builder
         names = self.capture.sources
-        with open(self.path, "rb") as handle:
+        with _open(self.path) as handle:
             handle.seek(self.offset + self._tail)
             while chunk := handle.read(CHUNK):
                 end = chunk.rfind(b"\n") + 1
@@ -235,3 +270,20 @@ class FollowSession(Session):
 
     def progress(self) -> Progress:
         return Progress(self.offset, self.offset + self._tail, self.line_no, True)
+
+
+def _open(path: str) -> io.BufferedReader:
+    """The followed file for reading, opened O_NONBLOCK: a FIFO swapped in after the
+    ``stat`` would otherwise wait for a writer for ever (a regular file ignores the flag)."""
+    return open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb")
+
+
+def _kind(mode: int) -> str:
+    """What is at the path instead of a file, for ``gone``."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "something else"

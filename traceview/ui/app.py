@@ -92,7 +92,8 @@ class InspectorApp(InspectorLoad):
     def follow_label(self) -> str:
         """What the title says about follow mode ("" when not following)."""
         if self.follow.on:
-            return "● following (F pauses)"
+            return "◌ waiting for a file there (F pauses)" if self.follow.gone \
+                else "● following (F pauses)"
         if hasattr(self.session, "poll"):
             return "following paused (F)"
         return ""

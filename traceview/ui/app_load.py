@@ -123,6 +123,8 @@ class InspectorLoad(InspectorViews):
         self.state.analysis = analysis
         for conv in getattr(analysis, "conversations", None) or []:
             self.state.conversations[str(conv.key)] = conv
+        if message.gone != self.follow.gone:
+            self._say_gone(message.gone, message.replaced)
         if message.replaced and len(self.paths) == 1 and os.path.islink(self.paths[0]):
             # `traceview proxy --rotate` keeps the path as a link to the current file: a
             # rotation is a new file to follow, read from its start.
@@ -137,6 +139,18 @@ class InspectorLoad(InspectorViews):
         self.main.refresh_title()
         self.main.show_legend()
         self._refresh_lists(problems=True)
+
+    def _say_gone(self, gone: str | None, replaced: bool) -> None:
+        """The followed file went away or is back: said once each way, and in the title
+        while it is away (the rows shown stay); a file back that is another one is said
+        replaced, as any new file at the path is."""
+        self.follow.gone = gone
+        if gone is not None:
+            self.notify(f"{self.paths[0]} {gone}: the rows shown stay, and following "
+                        "resumes when a file is there again", severity="warning",
+                        markup=False)
+        elif not replaced:
+            self.notify(f"{self.paths[0]} is back: following it", markup=False, timeout=3)
 
     def _refresh_lists(self, problems: bool = False) -> None:
         """The conversations list follows every batch; the other lists follow problems
@@ -169,7 +183,12 @@ class InspectorLoad(InspectorViews):
         self.main.refresh_title()
 
     def action_reload(self) -> None:
-        """R: read the capture again from the start (after it was replaced)."""
+        """R: read the capture again from the start (after it was replaced). Not while the
+        followed file is gone: the read would fail and take the rows shown with it."""
+        if self.follow.gone is not None and not os.path.isfile(self.paths[0]):
+            self.notify(f"{self.paths[0]} {self.follow.gone}: nothing to read again; the "
+                        "rows shown stay", severity="warning", markup=False)
+            return
         self.workers.cancel_group(self, "load")
         self.workers.cancel_group(self, "follow")
         while len(self.screen_stack) > 1 and self.screen is not self.main:
@@ -183,6 +202,7 @@ class InspectorLoad(InspectorViews):
         self.state = LoadState()
         self.follow.seen = None
         self.follow.told_replaced = False
+        self.follow.gone = None
         self.follow.busy = False
         self.main.reset()
         self.run_worker(self._load, thread=True, name="load capture", group="load")

@@ -1,10 +1,14 @@
 """Follow mode in the app: a cheap timer notices growth, a thread worker reads it.
 
 The timer only calls ``os.stat`` (a few microseconds) every POLL seconds, so an idle
-capture costs no CPU worth measuring; when the file grew, a thread worker runs the
-core's ``FollowSession.poll()`` (which reads only the appended bytes) and posts the same
-TurnsLoaded/ProblemsFound messages the first load posts, plus FollowUpdated with the
-refreshed conversation totals. The worker never touches a widget.
+capture costs no CPU worth measuring; when the file grew or its mtime changed (a rewrite
+to the same length), a thread worker runs the core's ``FollowSession.poll()`` (which
+reads only the appended bytes) and posts the same TurnsLoaded/ProblemsFound messages the
+first load posts, plus FollowUpdated with the refreshed conversation totals. The worker
+never touches a widget.
+
+With no file at the path the stat fails on every tick; that is one more key (GONE), so
+the worker runs once to say the file is gone and once more when a file is back.
 """
 
 from __future__ import annotations
@@ -24,15 +28,20 @@ if TYPE_CHECKING:
 
 #: Seconds between stats of the followed file: well under the 250 ms target, and idle.
 POLL = 0.1
+#: The tick's key while nothing can be stat'ed at the path.
+GONE = (-1, -1, -1)
 
 
 class FollowUpdated(Message):
-    """The followed capture grew (``analysis`` refreshed) or was replaced."""
+    """The followed capture grew (``analysis`` refreshed), was replaced, or is gone
+    (``gone`` says why; None once a file is at the path again)."""
 
-    def __init__(self, analysis: AnalysisView | None, replaced: bool = False) -> None:
+    def __init__(self, analysis: AnalysisView | None, replaced: bool = False,
+                 gone: str | None = None) -> None:
         super().__init__()
         self.analysis = analysis
         self.replaced = replaced
+        self.gone = gone
 
 
 class Follow:
@@ -42,9 +51,11 @@ class Follow:
         self.app = app
         self.on = False
         self.timer: Timer | None = None
-        self.seen: tuple[int, int] | None = None
+        self.seen: tuple[int, int, int] | None = None
         self.busy = False
         self.told_replaced = False
+        #: Why the followed file is not there, as last told (set by the handler only).
+        self.gone: str | None = None
 
     def start(self) -> None:
         self.on = True
@@ -69,10 +80,14 @@ class Follow:
             return
         try:
             st = os.stat(session.path)
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
         except OSError:
-            return
-        key = (st.st_ino, st.st_size)
-        if key == self.seen and not getattr(session, "hosted_state_pending", False):
+            key = GONE  # polled once, to say so; not again until something is there
+        # A hosted-state pass that is due re-polls an unchanged file; not one that is gone
+        # or replaced (the pass reads the file: it waits, as the rows do, for a file or R).
+        due = getattr(session, "hosted_state_pending", False) and not (
+            key == GONE or session.replaced or session.gone)
+        if key == self.seen and not due:
             return  # nothing appended, and the carried / replay columns are up to date
         self.seen = key
         self.busy = True
@@ -84,13 +99,15 @@ class Follow:
         try:
             if session is None:
                 return
+            was_gone = session.gone
             batch = session.poll()
             if batch is not None:
                 if batch.turns:
                     post(TurnsLoaded(list(batch.turns)))
                 if batch.problems:
                     post(ProblemsFound(list(batch.problems)))
-            if batch is not None or session.replaced:
-                post(FollowUpdated(session.analysis, replaced=session.replaced))
+            if batch is not None or session.replaced or session.gone != was_gone:
+                post(FollowUpdated(session.analysis, replaced=session.replaced,
+                                   gone=session.gone))
         finally:
             self.busy = False

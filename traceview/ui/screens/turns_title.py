@@ -72,7 +72,11 @@ class TurnsTitle:
             # How to reach them, on the first screen too (the legend is hidden when short).
             parts.append(Part(2, [Text("m: next marked", style="italic"),
                                   Text("m →", style="italic")]))
-        if self.inspector.follow.told_replaced:
+        if self.inspector.follow.gone is not None:
+            # Until a file is there again: the rows shown are the last ones read.
+            parts.append(Part(0, [Text(f"⚠ file {self.inspector.follow.gone}", style="bold"),
+                                  Text("⚠ file gone", style="bold")]))
+        elif self.inspector.follow.told_replaced:
             # Until R: the rows shown are the old file's, whatever follow mode says.
             parts.append(Part(0, [Text("⚠ file replaced or truncated: R reads it again",
                                        style="bold"),
