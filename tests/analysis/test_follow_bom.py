@@ -6,18 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.analysis.following import followed
 from tests.fixtures_shared import SAMPLES
-from traceview.analysis.follow import FollowSession
 from traceview.analysis.session import analyze
 
 BOM = b"\xef\xbb\xbf"
-
-
-def followed(path: Path) -> FollowSession:
-    session = FollowSession(str(path), interval=0.0, first_interval=0.0)
-    for _ in session.run():
-        pass
-    return session
 
 
 def test_a_bom_before_line_1_is_read_past(tmp_path: Path) -> None:

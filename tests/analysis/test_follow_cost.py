@@ -8,16 +8,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.analysis.following import followed
 from tests.fixtures_shared import SAMPLES
-from traceview.analysis.follow import FollowSession
 from traceview.analysis.session import analyze
-
-
-def followed(path: Path) -> FollowSession:
-    session = FollowSession(str(path), interval=0.0, first_interval=0.0)
-    for _ in session.run():
-        pass
-    return session
 
 
 def test_a_followed_capture_has_the_cost_section_of_a_full_read(tmp_path: Path) -> None:

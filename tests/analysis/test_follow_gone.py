@@ -9,21 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
-
+from tests.analysis.following import followed, lines
 from tests.builders import conv_turn, write
-from traceview.analysis.follow import FollowSession
-
-
-def lines(*turns: list) -> bytes:
-    return b"".join(orjson.dumps(r) + b"\n" for t in turns for r in t)
-
-
-def follow(path: Path) -> FollowSession:
-    session = FollowSession(str(path), interval=0.0, first_interval=0.0)
-    for _ in session.run():
-        pass
-    return session
 
 
 def capture(tmp_path: Path) -> Path:
@@ -33,7 +20,7 @@ def capture(tmp_path: Path) -> Path:
 
 def test_a_deleted_file_is_gone_and_the_turns_stay(tmp_path: Path) -> None:
     path = capture(tmp_path)
-    session = follow(path)
+    session = followed(path)
     path.unlink()
     assert session.poll() is None
     assert session.gone is not None and "gone" in session.gone
@@ -43,7 +30,7 @@ def test_a_deleted_file_is_gone_and_the_turns_stay(tmp_path: Path) -> None:
 
 def test_a_rotated_log_is_gone_then_replaced_by_the_new_file(tmp_path: Path) -> None:
     path = capture(tmp_path)
-    session = follow(path)
+    session = followed(path)
     path.rename(tmp_path / "live.jsonl.1")  # moved away: nothing at the path
     assert session.poll() is None and session.gone is not None
     write(path, conv_turn("conv_2", "new", "r9", 500, 50))  # recreated: another inode
@@ -54,7 +41,7 @@ def test_a_rotated_log_is_gone_then_replaced_by_the_new_file(tmp_path: Path) -> 
 
 def test_the_same_file_moved_back_is_tailed_on(tmp_path: Path) -> None:
     path = capture(tmp_path)
-    session = follow(path)
+    session = followed(path)
     away = tmp_path / "elsewhere.jsonl"
     path.rename(away)
     assert session.poll() is None and session.gone is not None
@@ -68,7 +55,7 @@ def test_the_same_file_moved_back_is_tailed_on(tmp_path: Path) -> None:
 
 def test_a_directory_at_the_path_is_not_a_file_to_read(tmp_path: Path) -> None:
     path = capture(tmp_path)
-    session = follow(path)
+    session = followed(path)
     path.unlink()
     path.mkdir()
     assert session.poll() is None
@@ -78,7 +65,7 @@ def test_a_directory_at_the_path_is_not_a_file_to_read(tmp_path: Path) -> None:
 
 def test_a_fifo_at_the_path_is_never_opened(tmp_path: Path) -> None:
     path = capture(tmp_path)
-    session = follow(path)
+    session = followed(path)
     path.unlink()
     os.mkfifo(path)  # opened for reading, it would wait for a writer for ever
     assert session.poll() is None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from tests.analysis.following import followed
 from tests.builders import conv_turn, write
 from traceview.analysis.follow import FollowSession
 
@@ -22,10 +23,7 @@ PAST = 1_000_000_000 * 10**9  # 2001, in ns
 
 def follow(path: Path) -> FollowSession:
     os.utime(path, ns=(PAST, PAST))
-    session = FollowSession(str(path), interval=0.0, first_interval=0.0)
-    for _ in session.run():
-        pass
-    return session
+    return followed(path)
 
 
 def capture(tmp_path: Path) -> tuple[Path, bytes]:

@@ -7,27 +7,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
-
+from tests.analysis.following import followed, lines
 from tests.builders import conv_turn, write
-from traceview.analysis.follow import FollowSession
-
-
-def lines(*turns: list) -> bytes:
-    return b"".join(orjson.dumps(r) + b"\n" for t in turns for r in t)
-
-
-def follow(path: Path) -> FollowSession:
-    session = FollowSession(str(path), interval=0.0, first_interval=0.0)
-    for _ in session.run():
-        pass
-    return session
 
 
 def test_a_file_truncated_in_place_is_replaced_not_tailed(tmp_path: Path) -> None:
     path = write(tmp_path / "live.jsonl", conv_turn("conv_1", "one", "r1", 1000, 100)
                  + conv_turn("conv_1", "two", "r2", 1100, 100))
-    session = follow(path)
+    session = followed(path)
     inode = os.stat(path).st_ino
     with open(path, "r+b") as f:
         f.truncate(10)
@@ -38,7 +25,7 @@ def test_a_file_truncated_in_place_is_replaced_not_tailed(tmp_path: Path) -> Non
 
 def test_an_append_is_tailed_not_replaced(tmp_path: Path) -> None:
     path = write(tmp_path / "live.jsonl", conv_turn("conv_1", "one", "r1", 1000, 100))
-    session = follow(path)
+    session = followed(path)
     with open(path, "ab") as f:
         f.write(lines(conv_turn("conv_1", "two", "r2", 1100, 100)))
     batch = session.poll()
