@@ -65,3 +65,22 @@ def test_a_budget_with_a_repeated_or_bare_field_is_refused(text: str) -> None:
 def test_a_budget_reads_both_fields() -> None:
     assert Budget.parse("usd=2.5,per=day") == Budget(2.5, "day")
     assert Budget.parse("usd=3") == Budget(3.0, "conversation")
+
+
+def test_a_partly_priced_capture_projects_a_lower_bound_and_says_so(tmp_path: Path,
+                                                                    capsys) -> None:
+    """An unpriced turn adds nothing to the token cost per conversation: the month is at
+    least the projected amount, and the line and the total say how many turns were left
+    out, instead of a total that reads as the whole month."""
+    records = [{"dir": "req", "body": {"model": "gpt-4.1", "input": "hi"}},
+               {"dir": "res", "body": response("gpt-4.1", 1000, 100, rid="resp_1")},
+               {"dir": "req", "body": {"model": "gpt-nobody-knows", "input": "hi"}},
+               {"dir": "res", "body": response("gpt-nobody-knows", 1000, 100, rid="resp_2")}]
+    proj = _projection(capsys, str(write(tmp_path / "c.jsonl", records)))
+    token = proj["lines"][-1]
+    # gpt-4.1: 1,000 × $2.00/1M + 100 × $8.00/1M = $0.0028 over 2 conversations
+    assert proj["rates"]["token_usd_per_conversation"] == 0.0014
+    assert proj["rates"]["cost_unknown_turns"] == 1
+    assert token["usd"] == 1.4 and proj["total_usd"] == 1.4
+    assert "1 of the capture's 2 turns is not priced" in token["arithmetic"]
+    assert proj["total_arithmetic"] == "$1.40 = $1.40, a lower bound (unpriced turns)"

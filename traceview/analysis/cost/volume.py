@@ -111,15 +111,28 @@ def project(turns: Sequence[Any], conversations: int, per_month: int) -> dict[st
                   f"per conversation × {n} conversations = {carried:,.0f} tokens re-billed, "
                   f"{_money(carried_usd)} (included in the token cost below)"})
     token_usd = r["token_usd_per_conversation"] * per_month
+    unpriced = _unpriced(r)
     lines.append({"what": "token cost", "usd": round(token_usd, 2), "arithmetic":
                   f"{_money(r['token_usd_per_conversation'])} of tokens per conversation × "
-                  f"{n} conversations = {_money(token_usd)}"})
+                  f"{n} conversations = {_money(token_usd)}{unpriced}"})
     total = token_usd + sum(x["usd"] for x in lines[:-2])
     return {"label": LABEL, "per_month": per_month, "rates": _rounded(r), "lines": lines,
             "total_usd": round(total, 2),
             "total_arithmetic": " + ".join(_money(x["usd"]) for x in lines
                                            if x["what"] != "carried context")
-            + f" = {_money(total)}"}
+            + f" = {_money(total)}" + (", a lower bound (unpriced turns)" if unpriced else "")}
+
+
+def _unpriced(r: dict[str, Any]) -> str:
+    """What the token cost leaves out when some turns are not priced (each adds nothing to
+    the rate, so the month is a lower bound): said on the line, not left to be read as the
+    whole month."""
+    k = r["cost_unknown_turns"]
+    if not k:
+        return ""
+    is_, adds = ("is", "adds") if k == 1 else ("are", "add")
+    return (f", a lower bound: {k:,} of the capture's {r['turns']:,} turns {is_} not "
+            f"priced (no price for the model, or no usage) and {adds} nothing")
 
 
 def _unknown(r: dict[str, Any], per_month: int, lines: list[dict[str, Any]]) -> dict[str, Any]:
