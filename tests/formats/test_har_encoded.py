@@ -57,3 +57,13 @@ def test_a_body_that_cannot_be_decoded_says_why_not_that_the_exporter_left_it_ou
     notes = " ".join(turn["notes"])
     assert "response body" in notes and "could not be decoded" in notes
     assert "left out of the HAR" not in notes
+
+
+def test_a_status_written_as_a_string_is_still_the_status(tmp_path):
+    """Some exporters write ``"status": "200"``: the answer is there, and was dropped as
+    'no response (aborted, refused or still pending)'."""
+    path = _har(tmp_path, {"text": _answer().decode()}, "identity")
+    path.write_text(path.read_text().replace('"status": 200', '"status": "200"'))
+    turn = analyze(str(path)).to_report()["turns"][0]
+    assert (turn["input_tokens"], turn["status"]) == (10, "completed")
+    assert "no response" not in (turn["error"] or "")

@@ -91,6 +91,14 @@ def _inflated(raw: bytes, encoding: str) -> tuple[bytes | None, str]:
     return out, ""
 
 
+def _status(value: Any) -> Any:
+    """The status code; some exporters write it as a string ("200"), and read as no
+    status at all the answer that is there was dropped as 'no response'."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return value
+
+
 def _elapsed(entry: dict[str, Any]) -> int | None:
     total = entry.get("time")
     if isinstance(total, (int, float)) and not isinstance(total, bool) and total >= 0:
@@ -201,7 +209,7 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
     res = as_dict(entry.get("response"))
     content = as_dict(res.get("content"))
     body_raw, unread = _text_bytes(content, res)
-    status = res.get("status")
+    status = _status(res.get("status"))
     elapsed = _elapsed(entry)
     out: dict[str, Any] = {"dir": "res", "id": link,
                            "ts": None if started is None or elapsed is None
