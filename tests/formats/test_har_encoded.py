@@ -67,3 +67,17 @@ def test_a_status_written_as_a_string_is_still_the_status(tmp_path):
     turn = analyze(str(path)).to_report()["turns"][0]
     assert (turn["input_tokens"], turn["status"]) == (10, "completed")
     assert "no response" not in (turn["error"] or "")
+
+
+@pytest.mark.parametrize("field, value", [("url", 5), ("method", {"x": 1}), ("method", ["POST"])])
+def test_a_url_or_method_of_the_wrong_type_is_a_damaged_entry(tmp_path, field, value):
+    """Not 'not a provider call' (silently ignored), nor an endpoint spelt with a Python
+    repr ("{'X': 1} /v1/responses"): an entry of the wrong shape, named."""
+    path = _har(tmp_path, {"text": _answer().decode()}, "identity")
+    doc = json.loads(path.read_text())
+    doc["log"]["entries"][0]["request"][field] = value
+    path.write_text(json.dumps(doc))
+    report = analyze(str(path)).to_report()
+    assert report["turns"] == [] and report["exchanges"] == []
+    said = [p["message"] for p in report["problems"] if p["kind"] == "damaged_import"]
+    assert len(said) == 1 and said[0].startswith(f"{path}: entry 1 of the wrong shape")

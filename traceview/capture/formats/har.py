@@ -160,15 +160,14 @@ def convert(f: IO[bytes], em: Emitter) -> int:
     calls = 0
     damaged: list[int] = []
     for n, entry in enumerate(_entries(f, em), start=1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
+        if not _shaped(entry):
             em.ignore("damaged entry")
             damaged.append(n)
             continue
         req = entry["request"]
-        url = req.get("url") if isinstance(req.get("url"), str) else ""
-        parts = urlsplit(url)
+        parts = urlsplit(req["url"])
         path = provider_path(parts.path)
-        method = str(req.get("method") or "GET").upper()
+        method = (req.get("method") or "GET").upper()
         if path is None or method == "OPTIONS":
             em.ignore("not a provider call")
             continue
@@ -183,9 +182,18 @@ def convert(f: IO[bytes], em: Emitter) -> int:
         named = ", ".join(str(n) for n in damaged[:NAMED])
         more = f" and {len(damaged) - NAMED} more" if len(damaged) > NAMED else ""
         em.damage.insert(0, (1, f"{'entry' if len(damaged) == 1 else 'entries'} {named}{more} "
-                                "of the wrong shape (not an object with a request, or nested "
-                                f"past {MAX_DEPTH:,} levels) left out"))
+                                "of the wrong shape (not an object with a request and its "
+                                f"url, or nested past {MAX_DEPTH:,} levels) left out"))
     return calls
+
+
+def _shaped(entry: Any) -> bool:
+    """An object with a request whose url is a string (and method, when there is one):
+    else the entry was ignored as 'not a provider call', or its endpoint spelt with a
+    Python repr of the value ("{'X': 1} /v1/responses")."""
+    req = entry.get("request") if isinstance(entry, dict) else None
+    return isinstance(req, dict) and isinstance(req.get("url"), str) and isinstance(
+        req.get("method") or "GET", str)
 
 
 def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter) -> None:
