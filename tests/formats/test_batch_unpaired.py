@@ -43,3 +43,16 @@ def test_matching_files_say_nothing(tmp_path):
     inp = _write(tmp_path / "in.jsonl", [_request(0), _request(1)])
     out = _write(tmp_path / "out.jsonl", [_answer(1), _answer(0)])
     assert _report(inp, out)["problems"] == []
+
+
+def test_a_response_of_the_wrong_type_is_named_at_its_line(tmp_path):
+    """Shown as an answer of unknown status with no problem (exit 0), the line looked
+    fine; it is named, alone or joined."""
+    inp = _write(tmp_path / "in.jsonl", [_request(0), _request(1)])
+    out = _write(tmp_path / "out.jsonl", [{**_answer(0), "response": "oops"}, _answer(1)])
+    named = (str(out), 1, f"{out}: line 1's response is not a JSON object; its numbers are "
+                          "unknown")
+    joined = [(p["source"], p["line"], p["message"]) for p in _report(inp, out)["problems"]]
+    assert joined == [named]
+    alone = [(p["source"], p["line"], p["message"]) for p in _report(out)["problems"]]
+    assert named in alone

@@ -198,6 +198,10 @@ def convert(path: str, em: Emitter) -> int:
         elif is_output(obj):
             calls += 1
             em.write(_output(obj, n, em, path))
+            if obj.get("response") is not None and not isinstance(obj["response"], dict):
+                # Else an answer of unknown status, and nothing said: the line looked fine.
+                em.damage.append((n, f"line {n}'s response is not a JSON object; its "
+                                     "numbers are unknown"))
         else:
             em.ignore("not a batch line")
     em.turns = calls
