@@ -103,7 +103,7 @@ def test_entries_of_the_wrong_shape_are_named_and_the_rest_read(tmp_path: Path) 
     assert [t["input_tokens"] for t in report["turns"]] == [100, 101, None]
     assert [(p["kind"], p["message"]) for p in report["problems"]] == [(
         "damaged_import", f"{path}: entries 2, 3, 4 of the wrong shape (not an object with a "
-        "request, or nested past 1,024 levels) left out")]
+        "request and its url, or nested past 1,024 levels) left out")]
     assert report["imports"][0]["ignored_kinds"] == {"damaged entry": 3}
 
 

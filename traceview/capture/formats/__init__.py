@@ -178,8 +178,8 @@ def adopt(name: str, path: str, spool_dir: Callable[[], Path],
             # check the shapes they know, and this is the backstop, so a malformed foreign
             # file is one problem naming it, never a traceback (hostile input, issue #9).
             return Adopted(fmt, _EMPTY, None, [(
-                "unsupported_format", f"{name}: a malformed {_NAMES[fmt]} "
-                f"({type(exc).__name__}: {str(exc)[:200]})", 1)])
+                "unsupported_format", f"{name}: {_NAMES[fmt]} with a value of the wrong "
+                f"type, not read ({type(exc).__name__}: {str(exc)[:200]})", 1)])
     summary = em.summary(calls)
     if fmt == "batch":
         from traceview.capture.formats import batch

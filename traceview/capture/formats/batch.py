@@ -76,6 +76,7 @@ def join(inputs: list[str], outputs: list[str], em: Emitter,
                 em.write(_output(obj, n, em, outputs[k]))
 
         asked: dict[str, tuple[str, int]] = {}  # custom_id -> (input file, line) first seen
+        unanswered: dict[str, list[tuple[int, str]]] = {}  # input file -> (line, custom_id)
         for path in inputs:
             for n, _, obj in _parsed(path, em):
                 if not is_input(obj):
@@ -94,12 +95,37 @@ def join(inputs: list[str], outputs: list[str], em: Emitter,
                     found = again[cid].pop(0)
                 if found is not None:
                     answer(*found)
+                elif first_asked == (path, n):  # a repeat is already said as one
+                    unanswered.setdefault(path, []).append((n, cid))
+        unasked: dict[str, list[tuple[int, str]]] = {}  # output file -> (line, custom_id)
+        for cid, (k, n, _) in answers.items():
+            unasked.setdefault(outputs[k], []).append((n, cid))
         left = [*answers.values(), *(a for later in again.values() for a in later)]
         for found in left:  # answers with no request to follow
             calls += 1
             answer(*found)
+    for path, lines in unanswered.items():
+        said.setdefault(path, []).extend(_unpaired(lines, "request", "no output file given "
+                                                   "answers", ""))
+    for path, lines in unasked.items():
+        said.setdefault(path, []).extend(_unpaired(lines, "answer", "no input file given "
+                                                   "requests", "; shown alone"))
     em.turns = calls
     return calls
+
+
+def _unpaired(lines: list[tuple[int, str]], does: str, nobody: str, shown: str
+              ) -> list[tuple[int, str]]:
+    """The lines whose custom_id the other side never mentions (files of different
+    batches, or answers only in the error file): the first NAMED one by one, then how
+    many more. Silently shown as they were, the files looked like a matching pair."""
+    out = [(n, f"line {n} {does}s custom_id {cid!r}, which {nobody}{shown}")
+           for n, cid in lines[:NAMED]]
+    if len(lines) > NAMED:
+        first = lines[NAMED][0]
+        out.append((first, f"{len(lines) - NAMED} more lines from line {first} on {does} "
+                           f"custom_ids {nobody}{shown}"))
+    return out
 
 
 def _repeat(n: int, does: str, cid: str, first: int, elsewhere: str | None) -> tuple[int, str]:
@@ -172,6 +198,10 @@ def convert(path: str, em: Emitter) -> int:
         elif is_output(obj):
             calls += 1
             em.write(_output(obj, n, em, path))
+            if obj.get("response") is not None and not isinstance(obj["response"], dict):
+                # Else an answer of unknown status, and nothing said: the line looked fine.
+                em.damage.append((n, f"line {n}'s response is not a JSON object; its "
+                                     "numbers are unknown"))
         else:
             em.ignore("not a batch line")
     em.turns = calls

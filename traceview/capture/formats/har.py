@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import zlib
 from collections.abc import Iterator
 from datetime import datetime
 from typing import IO, Any
@@ -45,16 +46,57 @@ def _epoch(text: Any) -> float | None:
         return None
 
 
-def _text_bytes(holder: dict[str, Any]) -> bytes | None:
+def _text_bytes(holder: dict[str, Any], part: dict[str, Any]) -> tuple[bytes | None, str]:
+    """(the body's bytes, or None; why a body that is there could not be read, or "").
+    Fiddler, Charles and some proxies export the bytes still content-encoded (base64 of a
+    gzip): those are inflated here, else the turn's numbers were silently unknown."""
     text = holder.get("text")
     if not isinstance(text, str):
-        return None
-    if holder.get("encoding") == "base64":
-        try:
-            return base64.b64decode(text, validate=False)
-        except (binascii.Error, ValueError):
-            return None
-    return text.encode("utf-8", "surrogatepass")
+        return None, ""
+    if holder.get("encoding") != "base64":
+        return text.encode("utf-8", "surrogatepass"), ""
+    try:
+        raw = base64.b64decode(text, validate=False)
+    except (binascii.Error, ValueError):
+        return None, "base64 that could not be decoded"
+    encoding = _headers(part, ("content-encoding",)).get("content-encoding", "")
+    return _inflated(raw, encoding.strip().lower())
+
+
+# A body stored compressed is inflated up to this (a small gzip can hold gigabytes);
+# the same bound as a capture's longest line.
+INFLATED_MAX = 256 << 20
+
+
+def _inflated(raw: bytes, encoding: str) -> tuple[bytes | None, str]:
+    """`raw` inflated when it is a gzip or zlib stream; as it is otherwise (Chrome exports
+    the decoded body beside a ``Content-Encoding: gzip`` header)."""
+    if raw[:2] == b"\x1f\x8b":
+        wbits = 31
+    elif encoding == "deflate" and raw[:1] == b"x":
+        wbits = 15
+    else:
+        return raw, ""
+    inflater = zlib.decompressobj(wbits)
+    try:
+        out = inflater.decompress(raw, INFLATED_MAX)
+    except zlib.error:
+        return None, f"stored {'gzip' if wbits == 31 else encoding}-compressed and could " \
+            "not be decoded"
+    if inflater.unconsumed_tail:
+        return None, f"over {INFLATED_MAX >> 20} MiB once decompressed, not read"
+    if not inflater.eof:
+        return None, f"stored {'gzip' if wbits == 31 else encoding}-compressed, cut short, " \
+            "and could not be decoded"
+    return out, ""
+
+
+def _status(value: Any) -> Any:
+    """The status code; some exporters write it as a string ("200"), and read as no
+    status at all the answer that is there was dropped as 'no response'."""
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return value
 
 
 def _elapsed(entry: dict[str, Any]) -> int | None:
@@ -81,6 +123,7 @@ def _headers(entry_part: dict[str, Any], kept: tuple[str, ...] = KEPT_HEADERS
     return out
 
 
+LEFT_OUT = "(left out of the HAR by the tool that exported it)"
 NAMED = 5  # damaged entries named one by one in the problem; the rest are counted
 _MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 
@@ -117,15 +160,14 @@ def convert(f: IO[bytes], em: Emitter) -> int:
     calls = 0
     damaged: list[int] = []
     for n, entry in enumerate(_entries(f, em), start=1):
-        if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
+        if not _shaped(entry):
             em.ignore("damaged entry")
             damaged.append(n)
             continue
         req = entry["request"]
-        url = req.get("url") if isinstance(req.get("url"), str) else ""
-        parts = urlsplit(url)
+        parts = urlsplit(req["url"])
         path = provider_path(parts.path)
-        method = str(req.get("method") or "GET").upper()
+        method = (req.get("method") or "GET").upper()
         if path is None or method == "OPTIONS":
             em.ignore("not a provider call")
             continue
@@ -140,9 +182,18 @@ def convert(f: IO[bytes], em: Emitter) -> int:
         named = ", ".join(str(n) for n in damaged[:NAMED])
         more = f" and {len(damaged) - NAMED} more" if len(damaged) > NAMED else ""
         em.damage.insert(0, (1, f"{'entry' if len(damaged) == 1 else 'entries'} {named}{more} "
-                                "of the wrong shape (not an object with a request, or nested "
-                                f"past {MAX_DEPTH:,} levels) left out"))
+                                "of the wrong shape (not an object with a request and its "
+                                f"url, or nested past {MAX_DEPTH:,} levels) left out"))
     return calls
+
+
+def _shaped(entry: Any) -> bool:
+    """An object with a request whose url is a string (and method, when there is one):
+    else the entry was ignored as 'not a provider call', or its endpoint spelt with a
+    Python repr of the value ("{'X': 1} /v1/responses")."""
+    req = entry.get("request") if isinstance(entry, dict) else None
+    return isinstance(req, dict) and isinstance(req.get("url"), str) and isinstance(
+        req.get("method") or "GET", str)
 
 
 def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter) -> None:
@@ -150,11 +201,11 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
     link = f"har_{n:06d}"
     started = _epoch(entry.get("startedDateTime"))
     post = req.get("postData") if isinstance(req.get("postData"), dict) else {}
-    raw = _text_bytes(post)
-    missing: list[str] = []
+    raw, unread = _text_bytes(post, req)
+    missing: list[str] = [f"request body ({unread})"] if unread else []
     size = req.get("bodySize")
-    if raw is None and isinstance(size, int) and size > 0:
-        missing.append("request body")
+    if raw is None and not unread and isinstance(size, int) and size > 0:
+        missing.append(f"request body {LEFT_OUT}")
     record: dict[str, Any] = {"dir": "req", "id": link, "ts": started,
                               "endpoint": f"{method} {endpoint}",
                               "bytes": len(raw) if raw is not None else (
@@ -165,8 +216,8 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
         record["headers"] = asked
     res = as_dict(entry.get("response"))
     content = as_dict(res.get("content"))
-    body_raw = _text_bytes(content)
-    status = res.get("status")
+    body_raw, unread = _text_bytes(content, res)
+    status = _status(res.get("status"))
     elapsed = _elapsed(entry)
     out: dict[str, Any] = {"dir": "res", "id": link,
                            "ts": None if started is None or elapsed is None
@@ -181,8 +232,10 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
         out.update(status_code=status, elapsed_ms=elapsed)
         mime = str(content.get("mimeType") or "")
         size = content.get("size")
-        if body_raw is None and isinstance(size, int) and size > 0:
-            missing.append("response body")
+        if unread:
+            missing.append(f"response body ({unread})")
+        elif body_raw is None and isinstance(size, int) and size > 0:
+            missing.append(f"response body {LEFT_OUT}")
         if body_raw is not None and mime.startswith("text/event-stream"):
             out["body"], out["events"] = stream_body(body_raw)
         else:
@@ -190,8 +243,7 @@ def _pair(entry: dict[str, Any], n: int, method: str, endpoint: str, em: Emitter
         headers = _headers(res)
         if headers:
             out["headers"] = headers
-    origin = em.origin(n, [f"{m} (left out of the HAR by the tool that exported it)"
-                           for m in missing])
+    origin = em.origin(n, missing)
     record["origin"] = origin
     out["origin"] = origin
     em.write(record)

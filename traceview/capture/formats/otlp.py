@@ -18,12 +18,16 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.formats.common import Emitter
+from traceview.capture.formats.common import Emitter, as_dict
 from traceview.capture.formats.otlp_hosted import CANNOT_CARRY, hosted_item, is_hosted_tool
 
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content", "responses", "completion")
 ALWAYS_MISSING = ["request bytes (a span holds attributes, not the request body)",
                   "hosted tool evidence (hosted calls are not recorded as spans)"]
+
+INT64 = 1 << 63
+# A span with a value of a wrong type deep in it: that span is left out and named.
+_MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 
 # Attribute names for the same number across the conventions' versions and the two big
 # instrumentations (OpenLLMetry's gen_ai.*, OpenInference's llm.*).
@@ -51,17 +55,18 @@ def _value(v: Any) -> Any:
         return v["stringValue"]
     if "intValue" in v:
         try:
-            return int(v["intValue"])
+            n = int(v["intValue"])
         except (TypeError, ValueError):
             return None
+        return n if -INT64 <= n < INT64 else None  # OTLP's intValue is an int64
     if "doubleValue" in v:
         return v["doubleValue"]
     if "boolValue" in v:
         return v["boolValue"]
     if "arrayValue" in v:
-        return [_value(x) for x in (v["arrayValue"] or {}).get("values") or []]
+        return [_value(x) for x in _list(as_dict(v["arrayValue"]).get("values"))]
     if "kvlistValue" in v:
-        return _attrs((v["kvlistValue"] or {}).get("values"))
+        return _attrs(as_dict(v["kvlistValue"]).get("values"))
     return None
 
 
@@ -157,18 +162,32 @@ def convert(docs: list[Any], em: Emitter) -> int:
     spans = [s for doc in docs for s in spans_of(doc)]
     spans.sort(key=lambda s: _nanos(s.get("startTimeUnixNano")))
     hosted: dict[Any, list[dict[str, Any]]] = {}
-    for span in spans:
-        attrs = _attrs(span.get("attributes"))
-        if span.get("parentSpanId") and is_hosted_tool(attrs):
-            hosted.setdefault(span["parentSpanId"], []).append(hosted_item(attrs))
+    damaged: dict[int, Any] = {}  # span (in start order) -> its id
+    for n, span in enumerate(spans, start=1):
+        try:
+            attrs = _attrs(span.get("attributes"))
+            if span.get("parentSpanId") and is_hosted_tool(attrs):
+                hosted.setdefault(span["parentSpanId"], []).append(hosted_item(attrs))
+        except _MALFORMED:
+            damaged[n] = span.get("spanId")
     calls = 0
     for n, span in enumerate(spans, start=1):
-        attrs = _attrs(span.get("attributes"))
-        if not is_model_call(attrs):
-            em.ignore(str(attrs.get("gen_ai.operation.name") or "not a model call"))
+        if n in damaged:
+            continue
+        try:
+            attrs = _attrs(span.get("attributes"))
+            if not is_model_call(attrs):
+                em.ignore(str(attrs.get("gen_ai.operation.name") or "not a model call"))
+                continue
+            _turn(span, attrs, n, em, hosted.get(span.get("spanId")) or [])
+        except _MALFORMED:  # one span's wrong type loses that span, not the whole file
+            damaged[n] = span.get("spanId")
             continue
         calls += 1
-        _turn(span, attrs, n, em, hosted.get(span.get("spanId")) or [])
+    for n, sid in sorted(damaged.items()):
+        em.ignore("damaged span")
+        em.damage.append((1, f"span {n} (id {str(sid)[:60]!r}) has a value of the wrong "
+                             "type; left out"))
     return calls
 
 
