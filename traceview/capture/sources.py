@@ -23,6 +23,9 @@ import orjson
 CAPTURE_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".ndjson", ".ndjson.gz", ".log", ".gz",
                     ".har")
 
+# The first two bytes of a gzip stream: how a compressed capture is told from a plain one.
+GZIP_MAGIC = b"\x1f\x8b"
+
 
 class SourceError(Exception):
     """A path that cannot be read at all (missing, unreadable, not a capture)."""
@@ -248,7 +251,7 @@ def unfollowable(paths: list[str]) -> str | None:
         if not stat.S_ISREG(os.stat(paths[0]).st_mode):
             return f"{paths[0]}: {FOLLOW_NEEDS}"
         with open(paths[0], "rb") as handle:
-            gzipped = handle.read(2) == b"\x1f\x8b"
+            gzipped = handle.read(2) == GZIP_MAGIC
     except OSError:
         return None  # the load names why it cannot be read
     return f"{paths[0]}: {FOLLOW_NEEDS}" if gzipped else None
@@ -280,7 +283,7 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
             head = stream.read(2)
             stream.head = head + stream.head
             target = spool_dir() / f"{len(list(spool_dir().iterdir()))}-pipe.jsonl"
-            if head == b"\x1f\x8b":
+            if head == GZIP_MAGIC:
                 import gzip
 
                 with gzip.GzipFile(fileobj=stream) as gz:  # type: ignore[call-overload]
@@ -295,7 +298,7 @@ def open_source(path: str, spool_dir: Callable[[], Path]) -> Source:
     try:
         with open(p, "rb") as handle:
             magic = handle.read(2)
-            if magic != b"\x1f\x8b":
+            if magic != GZIP_MAGIC:
                 return Source(path, path, p.stat().st_size)
             handle.seek(0)  # the magic bytes belong to the gzip header
             import gzip

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from traceview.capture.model import Problem
-from traceview.capture.sources import CAPTURE_SUFFIXES, SourceError, expand_paths, refuse_device
+from traceview.capture.sources import (
+    CAPTURE_SUFFIXES,
+    GZIP_MAGIC,
+    SourceError,
+    expand_paths,
+    refuse_device,
+)
 from traceview.commands import EXIT_PROBLEMS
 from traceview.commands.numbers import POSITIVE
 from traceview.commands.options import UsageError, add_analysis_options, options_from
@@ -33,7 +39,6 @@ if TYPE_CHECKING:
     from traceview.analysis.options import Options
 
 
-GZIP = b"\x1f\x8b"
 
 
 def say(command: str, message: str) -> None:
@@ -201,7 +206,7 @@ def _plain_file(path: str) -> bool:
         if not stat.S_ISREG(os.stat(path).st_mode):  # never opened: a pipe's writer would go
             return False
         with open(path, "rb") as handle:
-            return handle.read(2) != GZIP
+            return handle.read(2) != GZIP_MAGIC
     except OSError:
         return True  # the read names it
 

@@ -28,6 +28,11 @@ class FormatError(ValueError):
     """The file is not of the format it was taken for; the message names what it is."""
 
 
+# What reading a value of a wrong type deep in an imported record raises: that record (an
+# entry, a span) is left out and named, the rest of the file is read.
+MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     """`value` when it is a JSON object, else an empty one (a missing or damaged field)."""
     return value if isinstance(value, dict) else {}

@@ -23,6 +23,7 @@ from typing import IO, Any
 from urllib.parse import urlsplit
 
 from traceview.capture.formats.common import (
+    MALFORMED,
     Emitter,
     FormatError,
     as_dict,
@@ -31,6 +32,7 @@ from traceview.capture.formats.common import (
     stream_body,
 )
 from traceview.capture.formats.streamed import MAX_DEPTH, ArrayValues, JSONError
+from traceview.capture.sources import GZIP_MAGIC
 
 KEPT_HEADERS = ("x-request-id", "openai-processing-ms", "openai-organization", "openai-project")
 # The request's own: which organization and project the client asked to be billed to.
@@ -71,7 +73,7 @@ INFLATED_MAX = 256 << 20
 def _inflated(raw: bytes, encoding: str) -> tuple[bytes | None, str]:
     """`raw` inflated when it is a gzip or zlib stream; as it is otherwise (Chrome exports
     the decoded body beside a ``Content-Encoding: gzip`` header)."""
-    if raw[:2] == b"\x1f\x8b":
+    if raw[:2] == GZIP_MAGIC:
         wbits = 31
     elif encoding == "deflate" and raw[:1] == b"x":
         wbits = 15
@@ -125,7 +127,6 @@ def _headers(entry_part: dict[str, Any], kept: tuple[str, ...] = KEPT_HEADERS
 
 LEFT_OUT = "(left out of the HAR by the tool that exported it)"
 NAMED = 5  # damaged entries named one by one in the problem; the rest are counted
-_MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 
 
 def _entries(f: IO[bytes], em: Emitter) -> Iterator[Any]:
@@ -173,7 +174,7 @@ def convert(f: IO[bytes], em: Emitter) -> int:
             continue
         try:
             _pair(entry, n, method, path + (f"?{parts.query}" if parts.query else ""), em)
-        except _MALFORMED:  # a value of a wrong type deep in the entry: that entry only
+        except MALFORMED:  # a value of a wrong type deep in the entry: that entry only
             em.ignore("damaged entry")
             damaged.append(n)
             continue

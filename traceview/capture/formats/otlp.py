@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from traceview.capture.formats.common import Emitter, as_dict
+from traceview.capture.formats.common import MALFORMED, Emitter, as_dict
 from traceview.capture.formats.otlp_hosted import CANNOT_CARRY, hosted_item, is_hosted_tool
 
 MODEL_OPERATIONS = ("chat", "text_completion", "generate_content", "responses", "completion")
@@ -26,8 +26,6 @@ ALWAYS_MISSING = ["request bytes (a span holds attributes, not the request body)
                   "hosted tool evidence (hosted calls are not recorded as spans)"]
 
 INT64 = 1 << 63
-# A span with a value of a wrong type deep in it: that span is left out and named.
-_MALFORMED = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 
 # Attribute names for the same number across the conventions' versions and the two big
 # instrumentations (OpenLLMetry's gen_ai.*, OpenInference's llm.*).
@@ -168,7 +166,7 @@ def convert(docs: list[Any], em: Emitter) -> int:
             attrs = _attrs(span.get("attributes"))
             if span.get("parentSpanId") and is_hosted_tool(attrs):
                 hosted.setdefault(span["parentSpanId"], []).append(hosted_item(attrs))
-        except _MALFORMED:
+        except MALFORMED:
             damaged[n] = span.get("spanId")
     calls = 0
     for n, span in enumerate(spans, start=1):
@@ -180,7 +178,7 @@ def convert(docs: list[Any], em: Emitter) -> int:
                 em.ignore(str(attrs.get("gen_ai.operation.name") or "not a model call"))
                 continue
             _turn(span, attrs, n, em, hosted.get(span.get("spanId")) or [])
-        except _MALFORMED:  # one span's wrong type loses that span, not the whole file
+        except MALFORMED:  # one span's wrong type loses that span, not the whole file
             damaged[n] = span.get("spanId")
             continue
         calls += 1
